@@ -1,0 +1,39 @@
+// ModelZoo: whole networks (PVTv2 b0–b5 and b2_li, Twins-SVT-S, LRA text and retrieval) built as layer lists
+// from the hyper-parameters in ops_counter/data/model_zoo.json, for a chosen attention variant and input size.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ecosim/ops_counter/layers.hpp"
+
+namespace ecosim {
+
+struct ModelOptions {
+  AttentionConfig attention;     // variant and its parameters (bits, support, features, ...); shapes are ignored
+  std::uint64_t batch = 1;
+  std::uint64_t resolution = 0;  // image models: input height = width; 0 = the model's image_size
+  std::uint64_t seq_len = 0;     // sequence models; 0 = the model's seq_len
+};
+
+class ModelZoo {
+ public:
+  static ModelZoo builtin();
+  static ModelZoo parse(std::string_view json_text, const std::string& origin);
+
+  std::vector<std::string> names() const;
+  /// Layers of `model` in execution order; throws ecosim::Error for an unknown model (listing the valid
+  /// ones), a bad option (resolution not a multiple of the total stride, ...) or a bad zoo entry.
+  std::vector<Layer> build(const std::string& model, const ModelOptions& options) const;
+
+ private:
+  nlohmann::json resolved(const std::string& model, int depth = 0) const;
+  nlohmann::json entries_;
+};
+
+/// True for the attention layers (those counted under --scope attention, projections included).
+bool is_attention(const Layer& layer);
+
+}  // namespace ecosim

@@ -1,0 +1,61 @@
+// Builders of the primitive operations in the exact convention: each returns an OpRecord holding the
+// operations the algorithm performs (formulas in ops_counter/README.md) and the bytes it must read and
+// write once. The analytic counter and the instrumented kernels build their records with these.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "ecosim/ops_counter/op_record.hpp"
+
+namespace ecosim::ops {
+
+struct GemmShape {
+  std::uint64_t batch = 1, m = 1, n = 1, k = 1;
+  DType a = DType::fp32, b = DType::fp32, out = DType::fp32;
+  bool bias = false;            // one add per output element
+  bool b_shared = false;        // B (weights) is the same for every batch entry: read once
+};
+
+/// C = A·B: batch·m·n·k multiplications, batch·m·n·(k−1) additions (+ bias).
+OpRecord gemm(std::string name, const GemmShape& s);
+
+/// C = H·B with H ∈ {−1,+1}^{m×k} packed as bits: batch·m·n·(k−1) additions/subtractions, no multiplications.
+OpRecord popcount_accumulate(std::string name, const GemmShape& s);
+
+/// Counts of one operation mix applied `times` times (per element or per row).
+struct OpMix {
+  std::uint64_t mul = 0, add = 0, cmp = 0, exp = 0, div = 0, sqrt = 0, popcount = 0;
+};
+OpCounts scaled(const OpMix& mix, std::uint64_t times, DType t);
+
+/// Elementwise op over batch·m·n elements with `per_element` operations each; `inputs` operands read.
+OpRecord eltwise(std::string name, std::string func, std::uint64_t batch, std::uint64_t m, std::uint64_t n,
+                 DType t, const OpMix& per_element, unsigned inputs = 1);
+
+/// Row-wise op over batch·rows rows of `len` elements, writing `out_per_row` elements per row.
+OpRecord reduce(std::string name, std::string func, std::uint64_t batch, std::uint64_t rows, std::uint64_t len,
+                DType t, const OpMix& per_row, std::uint64_t out_per_row);
+
+/// Data movement of batch·m·n elements (gathers, scatters, copies): bytes only, no arithmetic.
+OpRecord memcpy(std::string name, std::uint64_t batch, std::uint64_t m, std::uint64_t n, DType t);
+
+// Standard row operations (per row of length L): formulas in ops_counter/README.md.
+OpMix softmax_row(std::uint64_t len);       // max, subtract, exp, sum, one reciprocal, L multiplies
+OpMix layernorm_row(std::uint64_t len);     // mean, variance, rsqrt, normalise, affine
+OpMix l2_normalize_row(std::uint64_t len);  // x / max(‖x‖, eps): never divides by zero
+OpMix sum_row(std::uint64_t len);           // L−1 additions
+OpMix gelu_element();                       // tanh form
+OpMix relu_element();
+
+OpRecord softmax(std::string name, std::uint64_t batch, std::uint64_t rows, std::uint64_t len,
+                 DType t = DType::fp32);
+OpRecord l2_normalize(std::string name, std::uint64_t batch, std::uint64_t rows, std::uint64_t len,
+                      DType t = DType::fp32);
+
+/// `exact` under the given convention: under paper its operations are replaced by `paper` (bytes kept).
+OpRecord in_convention(OpRecord exact, Convention convention, const OpCounts& paper);
+
+/// Multiply–accumulate counts for the paper convention: n MACs = n multiplications + n additions.
+OpCounts macs(std::uint64_t n, DType t = DType::fp32);
+
+}  // namespace ecosim::ops

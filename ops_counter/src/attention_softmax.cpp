@@ -1,0 +1,25 @@
+// Op counts of softmax attention: MSA (keys = all N tokens) and Linformer (keys and values projected
+// along the sequence to k rows by one matrix E shared by K and V, and by every head and batch entry).
+#include "attention_emitter.hpp"
+#include "ecosim/ops_counter/checked.hpp"
+
+namespace ecosim::detail {
+
+void emit_softmax_attention(const AttentionConfig& c, const AttentionEmitter& emit) {
+  const std::uint64_t g = checked_mul(c.batch, c.heads), n = c.seq, d = c.head_dim;
+  std::uint64_t keys = n;
+  if (c.variant == AttentionVariant::linformer) {
+    keys = c.proj_k;
+    // (E·K)ᵀ = Kᵀ·Eᵀ: d×n times n×k, with Eᵀ shared by every (batch, head)
+    const ops::GemmShape proj{.batch = g, .m = d, .n = keys, .k = n, .b_shared = true};
+    emit(ops::gemm("k_proj", proj), ops::macs(checked_product({g, d, keys, n})));
+    emit(ops::gemm("v_proj", proj), ops::macs(checked_product({g, d, keys, n})));
+  }
+  const std::uint64_t pairs = checked_product({g, n, keys});
+  emit(ops::gemm("scores", {.batch = g, .m = n, .n = keys, .k = d}), ops::macs(checked_mul(pairs, d)));
+  emit(ops::eltwise("scale", "scale", g, n, keys, DType::fp32, {.mul = 1}), muls(pairs));
+  emit(ops::softmax("softmax", g, n, keys), {});
+  emit(ops::gemm("context", {.batch = g, .m = n, .n = d, .k = keys}), ops::macs(checked_mul(pairs, d)));
+}
+
+}  // namespace ecosim::detail

@@ -1,0 +1,84 @@
+// Op counts of the network layers in both conventions (exact formulas: ops_counter/README.md; paper: the
+// mmcv MAC rules of the model zoo notes, one MAC = one multiplication + one addition).
+#include "ecosim/ops_counter/layers.hpp"
+
+#include "ecosim/ops_counter/checked.hpp"
+#include "ecosim/ops_counter/primitives.hpp"
+
+namespace ecosim {
+
+namespace {
+
+std::uint64_t conv_out(std::uint64_t in, std::uint64_t kernel, std::uint64_t stride, std::uint64_t pad) {
+  if (stride == 0 || kernel == 0) throw Error("convolution with zero kernel or stride");
+  if (in + 2 * pad < kernel) throw Error("convolution kernel larger than its padded input");
+  return (in + 2 * pad - kernel) / stride + 1;
+}
+
+struct LayerEmitter {
+  const std::string& name;
+  Convention convention;
+  OpSink& sink;
+
+  void operator()(OpRecord r, const OpCounts& paper) const {
+    r.name = name;
+    sink.record(ops::in_convention(std::move(r), convention, paper));
+  }
+
+  void operator()(const Linear& l) const {
+    const ops::GemmShape s{.batch = 1, .m = l.tokens, .n = l.out, .k = l.in, .bias = l.bias, .b_shared = true};
+    (*this)(ops::gemm("", s), ops::macs(checked_product({l.tokens, l.in, l.out})));
+  }
+
+  void operator()(const Conv2d& c) const {
+    if (c.groups == 0 || c.in_ch % c.groups || c.out_ch % c.groups)
+      throw Error("layer '" + name + "': channels not divisible by groups");
+    const std::uint64_t pixels = checked_product({c.batch, c.out_h(), c.out_w()});
+    const std::uint64_t patch = checked_product({c.kernel, c.kernel, c.in_ch / c.groups});
+    // im2col GEMM per group: pixels × (out/groups) outputs of a patch-long dot product
+    const ops::GemmShape s{.batch = c.groups, .m = pixels, .n = c.out_ch / c.groups, .k = patch, .bias = c.bias,
+                           .b_shared = false};
+    OpRecord r = ops::gemm("", s);
+    r.params = {{"kernel", c.kernel}, {"stride", c.stride}};
+    const std::uint64_t outputs = checked_mul(pixels, c.out_ch);
+    (*this)(std::move(r), ops::macs(checked_add(checked_mul(outputs, patch), c.bias ? outputs : 0)));
+  }
+
+  void operator()(const LayerNorm& l) const {
+    (*this)(ops::reduce("", "layernorm", 1, l.rows, l.width, DType::fp32, ops::layernorm_row(l.width), l.width),
+            ops::macs(checked_product({2, l.rows, l.width})));
+  }
+
+  void operator()(const Activation& a) const {
+    if (a.func == ActivationFunc::gelu)
+      (*this)(ops::eltwise("", "gelu", 1, 1, a.elements, DType::fp32, ops::gelu_element()), {});
+    else
+      (*this)(ops::eltwise("", "relu", 1, 1, a.elements, DType::fp32, ops::relu_element()), ops::macs(a.elements));
+  }
+
+  void operator()(const ResidualAdd& r) const {
+    (*this)(ops::eltwise("", "add", 1, 1, r.elements, DType::fp32, {.add = 1}, 2), {});
+  }
+
+  void operator()(const ElementwiseMul& m) const {
+    (*this)(ops::eltwise("", "mul", 1, 1, m.elements, DType::fp32, {.mul = 1}, 2), {});
+  }
+
+  void operator()(const MeanPool& p) const {
+    (*this)(ops::reduce("", "mean", p.batch, p.width, p.tokens, DType::fp32, {.mul = 1, .add = p.tokens - 1}, 1),
+            {});
+  }
+
+  void operator()(const AttentionConfig& a) const { emit_attention(name, a, convention, sink); }
+};
+
+}  // namespace
+
+std::uint64_t Conv2d::out_h() const { return conv_out(in_h, kernel, stride, pad); }
+std::uint64_t Conv2d::out_w() const { return conv_out(in_w, kernel, stride, pad); }
+
+void emit(const Layer& layer, Convention convention, OpSink& sink) {
+  std::visit(LayerEmitter{layer.name, convention, sink}, layer.op);
+}
+
+}  // namespace ecosim

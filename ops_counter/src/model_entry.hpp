@@ -1,0 +1,33 @@
+// Internal: typed, checked access to one resolved model-zoo entry, and the per-family builders.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ecosim/ops_counter/model_zoo.hpp"
+
+namespace ecosim::detail {
+
+class ModelEntry {
+ public:
+  ModelEntry(std::string model, const nlohmann::json& j) : model_(std::move(model)), j_(j) {}
+  const std::string& model() const { return model_; }
+  std::uint64_t uint(const std::string& key) const;
+  bool flag(const std::string& key) const;
+  std::vector<std::uint64_t> uints(const std::string& key, std::size_t size) const;
+
+ private:
+  std::string model_;
+  const nlohmann::json& j_;
+};
+
+/// The attention layer of a block: the chosen variant, or MSA for the stages listed in msa_stages.
+AttentionConfig block_attention(const ModelOptions& o, bool keep_msa, std::uint64_t tokens, std::uint64_t heads,
+                                std::uint64_t head_dim, std::uint64_t width);
+
+std::vector<Layer> build_hierarchical_vit(const ModelEntry& e, const ModelOptions& o);
+std::vector<Layer> build_lra(const ModelEntry& e, const ModelOptions& o);
+
+}  // namespace ecosim::detail

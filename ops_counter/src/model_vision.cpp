@@ -1,0 +1,70 @@
+// Builder of hierarchical vision transformers (PVTv2, Twins-SVT): per stage an overlapping or plain patch
+// embedding conv + LayerNorm, pre-norm blocks x + Attn(LN(x)), x + MLP(LN(x)) (MLP with optional ReLU and
+// depthwise 3×3 conv), optional positional-encoding conv after the first block, optional stage/final norm,
+// then mean pooling and a Linear classifier.
+#include <algorithm>
+
+#include "ecosim/ops_counter/checked.hpp"
+#include "model_entry.hpp"
+
+namespace ecosim::detail {
+
+std::vector<Layer> build_hierarchical_vit(const ModelEntry& e, const ModelOptions& o) {
+  constexpr std::size_t kStages = 4;
+  const auto dims = e.uints("embed_dims", kStages), heads = e.uints("num_heads", kStages);
+  const auto ratios = e.uints("mlp_ratios", kStages), depths = e.uints("depths", kStages);
+  const auto kernels = e.uints("patch_kernels", kStages), strides = e.uints("patch_strides", kStages);
+  const auto pads = e.uints("patch_pads", kStages), msa_stages = e.uints("msa_stages", 0);
+  const bool dwconv = e.flag("mlp_dwconv"), relu = e.flag("mlp_relu"), peg = e.flag("peg");
+  const bool stage_norm = e.flag("stage_norm"), final_norm = e.flag("final_norm");
+  const std::uint64_t size = o.resolution ? o.resolution : e.uint("image_size");
+  if (size > 16384) throw Error("resolution " + std::to_string(size) + " is larger than 16384");
+
+  std::vector<Layer> layers;
+  std::uint64_t h = size, w = size, in_ch = e.uint("in_chans");
+  for (std::size_t s = 0; s < kStages; ++s) {
+    const std::string stage = "stage" + std::to_string(s + 1);
+    const std::uint64_t c = dims[s];
+    if (heads[s] == 0 || c % heads[s]) throw Error("model '" + e.model() + "': embed dim not divisible by heads");
+    Conv2d patch{.batch = o.batch, .in_ch = in_ch, .out_ch = c, .in_h = h, .in_w = w,
+                 .kernel = kernels[s], .stride = strides[s], .pad = pads[s]};
+    if (h + 2 * pads[s] < kernels[s])
+      throw Error("resolution " + std::to_string(size) + " is too small for " + e.model() + " (" + stage + ")");
+    layers.push_back({stage + ".patch_embed", patch});
+    h = patch.out_h();
+    w = patch.out_w();
+    in_ch = c;
+    const std::uint64_t n = checked_mul(h, w), rows = checked_mul(o.batch, n), hidden = checked_mul(c, ratios[s]);
+    layers.push_back({stage + ".patch_norm", LayerNorm{rows, c}});
+    const bool keep_msa = std::find(msa_stages.begin(), msa_stages.end(), s) != msa_stages.end();
+    for (std::uint64_t b = 0; b < depths[s]; ++b) {
+      const std::string block = stage + ".block" + std::to_string(b);
+      layers.push_back({block + ".norm1", LayerNorm{rows, c}});
+      layers.push_back({block + ".attn", block_attention(o, keep_msa, n, heads[s], c / heads[s], c)});
+      layers.push_back({block + ".residual1", ResidualAdd{checked_mul(rows, c)}});
+      layers.push_back({block + ".norm2", LayerNorm{rows, c}});
+      layers.push_back({block + ".fc1", Linear{rows, c, hidden}});
+      if (relu) layers.push_back({block + ".relu", Activation{ActivationFunc::relu, checked_mul(rows, hidden)}});
+      if (dwconv)
+        layers.push_back({block + ".dwconv", Conv2d{.batch = o.batch, .in_ch = hidden, .out_ch = hidden, .in_h = h,
+                                                    .in_w = w, .kernel = 3, .stride = 1, .pad = 1, .groups = hidden}});
+      layers.push_back({block + ".gelu", Activation{ActivationFunc::gelu, checked_mul(rows, hidden)}});
+      layers.push_back({block + ".fc2", Linear{rows, hidden, c}});
+      layers.push_back({block + ".residual2", ResidualAdd{checked_mul(rows, c)}});
+      if (peg && b == 0) {
+        layers.push_back({stage + ".pos_conv", Conv2d{.batch = o.batch, .in_ch = c, .out_ch = c, .in_h = h, .in_w = w,
+                                                      .kernel = 3, .stride = 1, .pad = 1, .groups = c}});
+        layers.push_back({stage + ".pos_residual", ResidualAdd{checked_mul(rows, c)}});
+      }
+    }
+    if (stage_norm) layers.push_back({stage + ".norm", LayerNorm{rows, c}});
+    if (s + 1 == kStages) {
+      if (final_norm) layers.push_back({"norm", LayerNorm{rows, c}});
+      layers.push_back({"pool", MeanPool{o.batch, n, c}});
+      layers.push_back({"head", Linear{o.batch, c, e.uint("num_classes")}});
+    }
+  }
+  return layers;
+}
+
+}  // namespace ecosim::detail

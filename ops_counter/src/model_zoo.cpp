@@ -1,0 +1,101 @@
+// ModelZoo: loading and resolving the zoo data file, and dispatch to the family builders.
+#include "ecosim/ops_counter/model_zoo.hpp"
+
+#include "ecosim/ops_counter/error.hpp"
+#include "model_entry.hpp"
+
+namespace ecosim {
+
+namespace embedded {
+std::string_view model_zoo_json();
+}
+
+namespace detail {
+
+std::uint64_t ModelEntry::uint(const std::string& key) const {
+  if (!j_.contains(key) || !j_[key].is_number_unsigned() || j_[key].get<std::uint64_t>() == 0)
+    throw Error("model '" + model_ + "': '" + key + "' must be a positive integer");
+  return j_[key].get<std::uint64_t>();
+}
+
+bool ModelEntry::flag(const std::string& key) const {
+  if (!j_.contains(key) || !j_[key].is_boolean()) throw Error("model '" + model_ + "': '" + key + "' must be true or false");
+  return j_[key].get<bool>();
+}
+
+std::vector<std::uint64_t> ModelEntry::uints(const std::string& key, std::size_t size) const {
+  const bool ok = j_.contains(key) && j_[key].is_array() && (size == 0 || j_[key].size() == size);
+  if (!ok) throw Error("model '" + model_ + "': '" + key + "' must be an array of " + std::to_string(size) + " integers");
+  std::vector<std::uint64_t> v;
+  for (const auto& x : j_[key]) {
+    if (!x.is_number_unsigned()) throw Error("model '" + model_ + "': '" + key + "' must hold non-negative integers");
+    v.push_back(x.get<std::uint64_t>());
+  }
+  return v;
+}
+
+AttentionConfig block_attention(const ModelOptions& o, bool keep_msa, std::uint64_t tokens, std::uint64_t heads,
+                                std::uint64_t head_dim, std::uint64_t width) {
+  AttentionConfig a = o.attention;
+  if (keep_msa) a.variant = AttentionVariant::msa;
+  a.batch = o.batch;
+  a.seq = tokens;
+  a.heads = heads;
+  a.head_dim = head_dim;
+  a.embed_dim = width;
+  a.projections = true;
+  return a;
+}
+
+}  // namespace detail
+
+ModelZoo ModelZoo::builtin() { return parse(embedded::model_zoo_json(), "builtin model_zoo.json"); }
+
+ModelZoo ModelZoo::parse(std::string_view json_text, const std::string& origin) {
+  ModelZoo zoo;
+  try {
+    zoo.entries_ = nlohmann::json::parse(json_text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(origin + ": not valid JSON: " + e.what());
+  }
+  if (!zoo.entries_.is_object()) throw Error(origin + ": the model zoo must be a JSON object");
+  return zoo;
+}
+
+std::vector<std::string> ModelZoo::names() const {
+  std::vector<std::string> v;
+  for (const auto& [key, value] : entries_.items())
+    if (key.front() != '_') v.push_back(key);
+  return v;
+}
+
+nlohmann::json ModelZoo::resolved(const std::string& model, int depth) const {
+  if (model.empty() || model.front() == '_' || !entries_.contains(model)) {
+    std::string valid;
+    for (const auto& n : names()) valid += (valid.empty() ? "" : ", ") + n;
+    throw Error("unknown model '" + model + "' (valid: " + valid + ")");
+  }
+  if (depth > 16) throw Error("model '" + model + "': 'extends' chain too long or circular");
+  nlohmann::json entry = entries_[model];
+  if (!entry.is_object()) throw Error("model '" + model + "': entry must be an object");
+  if (!entry.contains("extends")) return entry;
+  if (!entry["extends"].is_string()) throw Error("model '" + model + "': 'extends' must be a model name");
+  nlohmann::json base = resolved(entry["extends"].get<std::string>(), depth + 1);
+  entry.erase("extends");
+  base.update(entry);
+  return base;
+}
+
+std::vector<Layer> ModelZoo::build(const std::string& model, const ModelOptions& options) const {
+  const nlohmann::json entry = resolved(model);
+  const detail::ModelEntry e(model, entry);
+  if (options.batch == 0) throw Error("batch must be positive");
+  const std::string family = entry.value("family", std::string{});
+  if (family == "hierarchical_vit") return detail::build_hierarchical_vit(e, options);
+  if (family == "lra") return detail::build_lra(e, options);
+  throw Error("model '" + model + "': unknown family '" + family + "'");
+}
+
+bool is_attention(const Layer& layer) { return std::holds_alternative<AttentionConfig>(layer.op); }
+
+}  // namespace ecosim

@@ -1,0 +1,160 @@
+// Exact-convention op counts and compulsory bytes of the primitive operations.
+#include "ecosim/ops_counter/primitives.hpp"
+
+#include <utility>
+
+#include "ecosim/ops_counter/checked.hpp"
+
+namespace ecosim::ops {
+
+namespace {
+
+void require_positive(const GemmShape& s, const std::string& name) {
+  if (s.batch == 0 || s.m == 0 || s.n == 0 || s.k == 0)
+    throw Error("operation '" + name + "' has a zero dimension");
+}
+
+void add_gemm_bytes(OpCounts& c, const GemmShape& s) {
+  c.add_read_bytes(s.a, storage_bytes(s.a, checked_product({s.batch, s.m, s.k})));
+  c.add_read_bytes(s.b, storage_bytes(s.b, checked_product({s.b_shared ? 1 : s.batch, s.k, s.n})));
+  if (s.bias) c.add_read_bytes(s.out, storage_bytes(s.out, s.n));
+  c.add_written_bytes(s.out, storage_bytes(s.out, checked_product({s.batch, s.m, s.n})));
+}
+
+OpRecord gemm_like(std::string name, OpClass kind, const GemmShape& s) {
+  require_positive(s, name);
+  OpRecord r;
+  r.name = std::move(name);
+  r.kind = kind;
+  r.batch = s.batch;
+  r.m = s.m;
+  r.n = s.n;
+  r.k = s.k;
+  r.a_dtype = s.a;
+  r.b_dtype = s.b;
+  add_gemm_bytes(r.counts, s);
+  return r;
+}
+
+}  // namespace
+
+OpRecord gemm(std::string name, const GemmShape& s) {
+  OpRecord r = gemm_like(std::move(name), OpClass::gemm, s);
+  const std::uint64_t outputs = checked_product({s.batch, s.m, s.n});
+  r.counts.add(OpKind::mul, s.out, checked_mul(outputs, s.k));
+  r.counts.add(OpKind::add, s.out, checked_add(checked_mul(outputs, s.k - 1), s.bias ? outputs : 0));
+  return r;
+}
+
+OpRecord popcount_accumulate(std::string name, const GemmShape& s) {
+  OpRecord r = gemm_like(std::move(name), OpClass::popcount_accumulate, s);
+  const std::uint64_t outputs = checked_product({s.batch, s.m, s.n});
+  r.counts.add(OpKind::add, s.out, checked_add(checked_mul(outputs, s.k - 1), s.bias ? outputs : 0));
+  return r;
+}
+
+OpCounts scaled(const OpMix& mix, std::uint64_t times, DType t) {
+  OpCounts c;
+  c.add(OpKind::mul, t, checked_mul(mix.mul, times));
+  c.add(OpKind::add, t, checked_mul(mix.add, times));
+  c.add(OpKind::cmp, t, checked_mul(mix.cmp, times));
+  c.add(OpKind::exp, t, checked_mul(mix.exp, times));
+  c.add(OpKind::div, t, checked_mul(mix.div, times));
+  c.add(OpKind::sqrt, t, checked_mul(mix.sqrt, times));
+  c.add(OpKind::popcount, t, checked_mul(mix.popcount, times));
+  return c;
+}
+
+OpRecord eltwise(std::string name, std::string func, std::uint64_t batch, std::uint64_t m, std::uint64_t n,
+                 DType t, const OpMix& per_element, unsigned inputs) {
+  if (batch == 0 || m == 0 || n == 0) throw Error("operation '" + name + "' has a zero dimension");
+  OpRecord r;
+  r.name = std::move(name);
+  r.kind = OpClass::eltwise;
+  r.func = std::move(func);
+  r.batch = batch;
+  r.m = m;
+  r.n = n;
+  r.a_dtype = r.b_dtype = t;
+  const std::uint64_t elements = checked_product({batch, m, n});
+  r.counts = scaled(per_element, elements, t);
+  r.counts.add_read_bytes(t, checked_mul(storage_bytes(t, elements), inputs));
+  r.counts.add_written_bytes(t, storage_bytes(t, elements));
+  return r;
+}
+
+OpRecord reduce(std::string name, std::string func, std::uint64_t batch, std::uint64_t rows, std::uint64_t len,
+                DType t, const OpMix& per_row, std::uint64_t out_per_row) {
+  if (batch == 0 || rows == 0 || len == 0) throw Error("operation '" + name + "' has a zero dimension");
+  OpRecord r;
+  r.name = std::move(name);
+  r.kind = OpClass::reduce;
+  r.func = std::move(func);
+  r.batch = batch;
+  r.m = rows;
+  r.n = len;
+  r.a_dtype = r.b_dtype = t;
+  const std::uint64_t all_rows = checked_mul(batch, rows);
+  r.counts = scaled(per_row, all_rows, t);
+  r.counts.add_read_bytes(t, storage_bytes(t, checked_mul(all_rows, len)));
+  r.counts.add_written_bytes(t, storage_bytes(t, checked_mul(all_rows, out_per_row)));
+  return r;
+}
+
+OpRecord memcpy(std::string name, std::uint64_t batch, std::uint64_t m, std::uint64_t n, DType t) {
+  OpRecord r = eltwise(std::move(name), "copy", batch, m, n, t, {});
+  r.kind = OpClass::memcpy;
+  return r;
+}
+
+OpMix softmax_row(std::uint64_t len) {
+  // max: L−1 compares; x − max: L adds; exp: L; sum: L−1 adds; 1/sum: 1 div; normalise: L muls.
+  return {.mul = len, .add = 2 * len - 1, .cmp = len - 1, .exp = len, .div = 1};
+}
+
+OpMix layernorm_row(std::uint64_t len) {
+  // mean: L−1 adds + 1 mul; centre: L adds; variance: L muls + L−1 adds + 1 mul; + eps: 1 add;
+  // sqrt; reciprocal: 1 div; normalise: L muls; affine: L muls + L adds.
+  return {.mul = 3 * len + 2, .add = 4 * len - 1, .div = 1, .sqrt = 1};
+}
+
+OpMix l2_normalize_row(std::uint64_t len) {
+  // ‖x‖²: L muls + L−1 adds; sqrt; max(‖x‖, eps): 1 compare; reciprocal: 1 div; scale: L muls.
+  return {.mul = 2 * len, .add = len - 1, .cmp = 1, .div = 1, .sqrt = 1};
+}
+
+OpMix sum_row(std::uint64_t len) { return {.add = len - 1}; }
+
+OpMix gelu_element() {
+  // 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), tanh(y) = 1 − 2/(exp(2y) + 1):
+  // x³ (2), ·0.044715, ·√(2/π), 2y, 2/(…)→div, ·x, ·0.5 → 6 muls; 4 adds; 1 exp; 1 div.
+  return {.mul = 6, .add = 4, .exp = 1, .div = 1};
+}
+
+OpMix relu_element() { return {.cmp = 1}; }
+
+OpRecord softmax(std::string name, std::uint64_t batch, std::uint64_t rows, std::uint64_t len, DType t) {
+  return reduce(std::move(name), "softmax", batch, rows, len, t, softmax_row(len), len);
+}
+
+OpRecord l2_normalize(std::string name, std::uint64_t batch, std::uint64_t rows, std::uint64_t len, DType t) {
+  return reduce(std::move(name), "l2_normalize", batch, rows, len, t, l2_normalize_row(len), len);
+}
+
+OpRecord in_convention(OpRecord exact, Convention convention, const OpCounts& paper) {
+  if (convention == Convention::paper) {
+    OpCounts c = exact.counts.bytes_only();
+    c += paper;
+    exact.counts = c;
+  }
+  return exact;
+}
+
+OpCounts macs(std::uint64_t n, DType t) {
+  OpCounts c;
+  c.add(OpKind::mul, t, n);
+  c.add(OpKind::add, t, n);
+  return c;
+}
+
+}  // namespace ecosim::ops

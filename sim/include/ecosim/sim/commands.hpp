@@ -1,0 +1,26 @@
+// The ecosim subcommands: each takes its arguments (after the subcommand name), prints its results and
+// returns the process exit code; bad input throws ecosim::Error (main prints it and exits 2).
+#pragma once
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ecosim::cli {
+
+using Args = std::vector<std::string>;
+
+struct Command {
+  std::string_view name;
+  std::string_view summary;
+  int (*run)(const Args& args);
+};
+
+std::span<const Command> commands();
+/// Runs `ecosim <args...>` (args without the program name); returns the exit code.
+int main(const Args& args);
+
+int count(const Args& args);
+int trace(const Args& args);
+
+}  // namespace ecosim::cli

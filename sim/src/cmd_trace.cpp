@@ -1,0 +1,29 @@
+// `ecosim trace`: writes the analytic op trace (format v1) of a zoo model or an attention layer.
+#include <fmt/core.h>
+
+#include "ecosim/ops_counter/error.hpp"
+#include "ecosim/sim/commands.hpp"
+#include "ecosim/traces/trace_writer.hpp"
+#include "workload.hpp"
+
+namespace ecosim::cli {
+
+int trace(const Args& args) {
+  po::options_description options("ecosim trace");
+  options.add_options()("help,h", "this help")("output,o", po::value<std::string>(), "trace file to write (JSON Lines)");
+  options.add(workload_options());
+  po::variables_map vm;
+  if (!parse_args(args, options, vm, "ecosim trace (--model NAME | --layer attention --seq N ...) -o FILE [options]"))
+    return 0;
+  if (!vm.count("output")) throw Error("give the trace file with -o FILE");
+  const Workload w = parse_workload(vm);
+  const std::string path = vm["output"].as<std::string>();
+  trace::TraceWriter writer(path, {trace::kFormatVersion, "ecosim " ECOSIM_VERSION " trace", w.convention,
+                                   w.describe()});
+  for (const Layer& layer : w.layers()) emit(layer, w.convention, writer);
+  writer.finish();
+  fmt::print(stderr, "wrote {}\n", path);
+  return 0;
+}
+
+}  // namespace ecosim::cli

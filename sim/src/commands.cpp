@@ -1,0 +1,56 @@
+// Subcommand table and top-level dispatch: --help, --version, error reporting and exit codes.
+#include "ecosim/sim/commands.hpp"
+
+#include <array>
+#include <boost/program_options/errors.hpp>
+#include <fmt/core.h>
+
+#include "ecosim/ops_counter/error.hpp"
+
+namespace ecosim::cli {
+
+namespace {
+constexpr std::array kCommands = {
+    Command{"count", "count ops and energy of a model, one attention layer, or a trace", &count},
+    Command{"trace", "write the analytic op trace of a model or an attention layer", &trace},
+};
+
+void usage() {
+  fmt::print("ecosim {} — what attention variants and activation compression cost, on GPU and a 45 nm "
+             "accelerator\n\nusage: ecosim <command> [options]   (ecosim <command> --help for its options)\n\n",
+             ECOSIM_VERSION);
+  for (const auto& c : kCommands) fmt::print("  {:<10} {}\n", c.name, c.summary);
+}
+}  // namespace
+
+std::span<const Command> commands() { return kCommands; }
+
+int main(const Args& args) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    usage();
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "--version") {
+    fmt::print("ecosim {}\n", ECOSIM_VERSION);
+    return 0;
+  }
+  for (const auto& c : kCommands) {
+    if (c.name != args[0]) continue;
+    try {
+      return c.run(Args(args.begin() + 1, args.end()));
+    } catch (const Error& e) {
+      fmt::print(stderr, "ecosim {}: error: {}\n", c.name, e.what());
+    } catch (const boost::program_options::error& e) {
+      fmt::print(stderr, "ecosim {}: error: {} (see ecosim {} --help)\n", c.name, e.what(), c.name);
+    } catch (const std::bad_alloc&) {
+      fmt::print(stderr, "ecosim {}: error: out of memory\n", c.name);
+    }
+    return 2;
+  }
+  std::string valid;
+  for (const auto& c : kCommands) valid += (valid.empty() ? "" : ", ") + std::string(c.name);
+  fmt::print(stderr, "ecosim: error: unknown command '{}' (valid: {})\n", args[0], valid);
+  return 2;
+}
+
+}  // namespace ecosim::cli

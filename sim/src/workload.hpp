@@ -1,0 +1,41 @@
+// Internal: the workload options shared by count, trace (and later run/compare) — a zoo model or a single
+// attention layer, the attention variant and its parameters, convention and scope — and their parsing.
+#pragma once
+#include <boost/program_options.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ecosim/ops_counter/model_zoo.hpp"
+
+namespace ecosim::cli {
+
+namespace po = boost::program_options;
+
+struct Workload {
+  std::string model;            // zoo model; empty = one attention layer (`layer`)
+  ModelOptions model_options;
+  AttentionConfig layer;        // the attention layer, or the variant parameters for a model
+  Convention convention = Convention::paper;
+  bool attention_scope = false; // count only attention layers (projections included)
+
+  nlohmann::json describe() const;
+  /// The layers counted: the model's (filtered by scope) or the single attention layer.
+  std::vector<Layer> layers() const;
+};
+
+/// --model/--layer, --attention, --convention, --scope, shapes and variant parameters.
+po::options_description workload_options();
+/// Reads the options above; throws ecosim::Error for missing, contradictory or out-of-range values.
+Workload parse_workload(const po::variables_map& vm);
+
+/// A strictly positive integer option (parsed signed, so "-3" is rejected rather than wrapped).
+std::uint64_t positive(const po::variables_map& vm, const std::string& key);
+
+/// Parses `args` against `options`; prints help and returns false on --help.
+bool parse_args(const std::vector<std::string>& args, const po::options_description& options,
+                po::variables_map& vm, const std::string& usage_line);
+
+}  // namespace ecosim::cli

@@ -1,0 +1,38 @@
+// JSON form of trace header and op records (the writer's half of format v1).
+#include "ecosim/traces/trace.hpp"
+
+namespace ecosim::trace {
+
+nlohmann::json to_json(const Header& h) {
+  return {{"record", "header"},      {"format", kFormatName},           {"version", h.version},
+          {"producer", h.producer},  {"convention", name(h.convention)}, {"workload", h.workload}};
+}
+
+nlohmann::json to_json(const OpRecord& r) {
+  nlohmann::json ops = nlohmann::json::object(), read = nlohmann::json::object(),
+                 written = nlohmann::json::object();
+  for (OpKind k : kAllOpKinds)
+    for (DType t : kAllDTypes)
+      if (auto n = r.counts.ops(k, t)) ops[std::string(name(k))][std::string(name(t))] = n;
+  for (DType t : kAllDTypes) {
+    if (auto n = r.counts.read_bytes(t)) read[std::string(name(t))] = n;
+    if (auto n = r.counts.written_bytes(t)) written[std::string(name(t))] = n;
+  }
+  nlohmann::json j{{"record", "op"},
+                   {"name", r.name},
+                   {"kind", name(r.kind)},
+                   {"batch", r.batch},
+                   {"m", r.m},
+                   {"n", r.n},
+                   {"k", r.k},
+                   {"a_dtype", name(r.a_dtype)},
+                   {"b_dtype", name(r.b_dtype)},
+                   {"ops", ops},
+                   {"bytes_read", read},
+                   {"bytes_written", written}};
+  if (!r.func.empty()) j["func"] = r.func;
+  if (!r.params.empty()) j["params"] = r.params;
+  return j;
+}
+
+}  // namespace ecosim::trace
