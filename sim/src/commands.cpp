@@ -13,6 +13,7 @@ namespace {
 constexpr std::array kCommands = {
     Command{"count", "count ops and energy of a model, one attention layer, or a trace", &count},
     Command{"trace", "write the analytic op trace of a model or an attention layer", &trace},
+    Command{"validate", "check GPU kernels against CPU references and their mathematical properties", &validate},
 };
 
 void usage() {

@@ -22,5 +22,6 @@ int main(const Args& args);
 
 int count(const Args& args);
 int trace(const Args& args);
+int validate(const Args& args);
 
 }  // namespace ecosim::cli

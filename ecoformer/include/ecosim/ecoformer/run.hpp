@@ -1,0 +1,39 @@
+// Running one attention variant on given inputs — CUDA kernel or CPU reference — while reporting its work
+// to an OpSink (exact convention). This is the entry point `ecosim run` and `ecosim compare` use.
+// Layout: Q, K, V and the output are [batch][heads][seq][head_dim], row-major fp32.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "ecosim/ops_counter/attention.hpp"
+#include "ecosim/ops_counter/op_record.hpp"
+
+namespace ecosim::ecoformer {
+
+enum class Device { cpu, cuda };
+
+struct Tensor {
+  std::uint64_t batch = 0, heads = 0, seq = 0, dim = 0;
+  std::vector<float> data;  // batch·heads·seq·dim values
+};
+
+struct AttentionInputs {
+  Tensor q, k, v;
+};
+
+struct RunResult {
+  Tensor out;
+  double latency_ms = 0;  // CUDA events on the GPU, steady clock on the CPU; kernel time only
+  Device device = Device::cpu;
+};
+
+/// Deterministic synthetic inputs of the config's shape (standard normal from the seed).
+AttentionInputs synthetic_inputs(const AttentionConfig& config, std::uint64_t seed);
+
+/// Runs config.variant (config.projections is ignored: inputs are already projected); reports every
+/// operation performed to `sink`. Throws ecosim::Error for mismatched shapes, bad parameters, or
+/// Device::cuda when no GPU is available.
+RunResult run_attention(const AttentionInputs& inputs, const AttentionConfig& config, Device device,
+                        std::uint64_t seed, OpSink& sink);
+
+}  // namespace ecosim::ecoformer

@@ -1,0 +1,42 @@
+// `ecosim validate --suite NAME [--device auto|cpu|cuda]`: GPU kernels against their CPU references and
+// the mathematical properties each must have; prints a PASS/FAIL/SKIP table, exit 1 on any FAIL.
+#include <fmt/core.h>
+
+#include <utility>
+
+#include "ecosim/ops_counter/error.hpp"
+#include "ecosim/sim/commands.hpp"
+#include "validation.hpp"
+#include "workload.hpp"
+
+namespace ecosim::cli {
+
+namespace {
+// Each suite lives in validate_<suite>.cpp and is declared in validation.hpp.
+const std::vector<std::pair<std::string, void (*)(Validation&)>>& suites() {
+  static const std::vector<std::pair<std::string, void (*)(Validation&)>> table = {};
+  return table;
+}
+}  // namespace
+
+int validate(const Args& args) {
+  po::options_description options("ecosim validate");
+  options.add_options()("help,h", "this help")("suite", po::value<std::string>(), "which suite to run")(
+      "device", po::value<std::string>()->default_value("auto"), "auto, cpu or cuda");
+  po::variables_map vm;
+  if (!parse_args(args, options, vm, "ecosim validate --suite NAME [--device auto|cpu|cuda]")) return 0;
+  std::string valid;
+  for (const auto& [name, run] : suites()) valid += (valid.empty() ? "" : ", ") + name;
+  if (!vm.count("suite")) throw Error("give --suite (valid: " + valid + ")");
+  const std::string suite = vm["suite"].as<std::string>();
+  for (const auto& [name, run] : suites()) {
+    if (name != suite) continue;
+    Validation v(resolve_device(vm["device"].as<std::string>()));
+    run(v);
+    v.print(suite);
+    return v.failed() ? 1 : 0;
+  }
+  throw Error("unknown suite '" + suite + "' (valid: " + valid + ")");
+}
+
+}  // namespace ecosim::cli
