@@ -2,6 +2,7 @@
 // the value for (seed, stream, index) is a pure function, so CPU and GPU produce the same bits and one
 // tensor's seed can change while every other stays fixed.
 #pragma once
+#include <cmath>
 #include <cstdint>
 
 #if defined(__CUDACC__)
@@ -49,6 +50,16 @@ ECOSIM_HD float to_uniform(std::uint32_t word) { return static_cast<float>(word 
 /// U[0,1) for element `index` of `stream` under `seed`.
 ECOSIM_HD float uniform(std::uint64_t seed, std::uint32_t stream, std::uint64_t index) {
   return to_uniform(random_words(seed, stream, index).v[0]);
+}
+
+/// Standard normal for element `index` of `stream` (Box–Muller on two words). Host and device libm may
+/// differ in the last ulp: draw parameters that must match bit for bit (anchors, rotations, features) on
+/// the host and copy them to the device.
+inline float normal(std::uint64_t seed, std::uint32_t stream, std::uint64_t index) {
+  const Philox4x32 w = random_words(seed, stream, index);
+  const double u1 = (static_cast<double>(w.v[0]) + 1.0) / 4294967296.0;  // (0, 1]
+  const double u2 = static_cast<double>(w.v[1]) / 4294967296.0;
+  return static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
 }
 
 }  // namespace ecosim::rng
