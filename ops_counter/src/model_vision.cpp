@@ -18,7 +18,14 @@ std::vector<Layer> build_hierarchical_vit(const ModelEntry& e, const ModelOption
   const bool dwconv = e.flag("mlp_dwconv"), relu = e.flag("mlp_relu"), peg = e.flag("peg");
   const bool stage_norm = e.flag("stage_norm"), final_norm = e.flag("final_norm");
   const std::uint64_t size = o.resolution ? o.resolution : e.uint("image_size");
-  if (size > 16384) throw Error("resolution " + std::to_string(size) + " is larger than 16384");
+  std::uint64_t total_stride = 1;
+  for (auto s : strides) {
+    if (s == 0) throw Error("model '" + e.model() + "': patch strides must be positive");
+    total_stride = checked_mul(total_stride, s);
+  }
+  if (size % total_stride || size > 16384)
+    throw Error("resolution " + std::to_string(size) + " must be a multiple of " + std::to_string(total_stride) +
+                " (the total patch stride of " + e.model() + ") and at most 16384");
 
   std::vector<Layer> layers;
   std::uint64_t h = size, w = size, in_ch = e.uint("in_chans");
@@ -28,8 +35,6 @@ std::vector<Layer> build_hierarchical_vit(const ModelEntry& e, const ModelOption
     if (heads[s] == 0 || c % heads[s]) throw Error("model '" + e.model() + "': embed dim not divisible by heads");
     Conv2d patch{.batch = o.batch, .in_ch = in_ch, .out_ch = c, .in_h = h, .in_w = w,
                  .kernel = kernels[s], .stride = strides[s], .pad = pads[s]};
-    if (h + 2 * pads[s] < kernels[s])
-      throw Error("resolution " + std::to_string(size) + " is too small for " + e.model() + " (" + stage + ")");
     layers.push_back({stage + ".patch_embed", patch});
     h = patch.out_h();
     w = patch.out_w();

@@ -44,6 +44,7 @@ AttentionConfig block_attention(const ModelOptions& o, bool keep_msa, std::uint6
   a.head_dim = head_dim;
   a.embed_dim = width;
   a.projections = true;
+  a.validate();
   return a;
 }
 

@@ -11,9 +11,22 @@ namespace ecosim::cli {
 
 namespace {
 
+/// One row per record: the parts of a single attention layer.
+struct RecordRows : OpSink {
+  std::vector<CountRow>& rows;
+  explicit RecordRows(std::vector<CountRow>& r) : rows(r) {}
+  void record(const OpRecord& op) override { rows.push_back({op.name, op.counts}); }
+};
+
+/// Rows per layer of a model, or per record of a single attention layer.
 CountReport count_workload(const Workload& w) {
   CountReport report{w.describe(), {}};
   for (const Layer& layer : w.layers()) {
+    if (w.model.empty()) {
+      RecordRows rows(report.rows);
+      emit(layer, w.convention, rows);
+      continue;
+    }
     OpCounter counter;
     emit(layer, w.convention, counter);
     report.rows.push_back({layer.name, counter.total()});

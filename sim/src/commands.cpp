@@ -27,9 +27,14 @@ void usage() {
 std::span<const Command> commands() { return kCommands; }
 
 int main(const Args& args) {
-  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+  if (args.empty()) {
     usage();
-    return args.empty() ? 2 : 0;
+    fmt::print(stderr, "ecosim: error: no command given\n");
+    return 2;
+  }
+  if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    usage();
+    return 0;
   }
   if (args[0] == "--version") {
     fmt::print("ecosim {}\n", ECOSIM_VERSION);

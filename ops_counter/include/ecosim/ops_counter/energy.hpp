@@ -6,6 +6,7 @@
 #include <string_view>
 #include <utility>
 
+#include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/op_counts.hpp"
 
 namespace ecosim {

@@ -1,0 +1,90 @@
+// Each network layer's counts against values computed by hand, in both conventions.
+#include <catch2/catch.hpp>
+
+#include "record_helpers.hpp"
+
+using namespace ecosim;
+using test::count;
+
+TEST_CASE("Linear: exact K muls and K-1 adds + bias per output; paper one MAC per weight use") {
+  const Layer l{"fc", Linear{.tokens = 10, .in = 4, .out = 3, .bias = true}};
+  const OpCounts e = count(l, Convention::exact);
+  CHECK(e.ops(OpKind::mul) == 10 * 3 * 4);
+  CHECK(e.ops(OpKind::add) == 10 * 3 * 3 + 10 * 3);
+  CHECK(e.read_bytes() == (10 * 4 + 4 * 3 + 3) * 4);  // inputs, weights once, bias
+  CHECK(e.written_bytes() == 10 * 3 * 4);
+  const OpCounts p = count(l, Convention::paper);
+  CHECK(p.ops(OpKind::mul) == 120);
+  CHECK(p.ops(OpKind::add) == 120);  // bias not counted by mmcv for Linear
+  CHECK(p.read_bytes() == e.read_bytes());
+}
+
+TEST_CASE("Conv2d: im2col counts, padding taps included; paper adds the bias MACs") {
+  // 16×16×3 → 8×8×8, k3 s2 p1: 64 pixels × 8 channels × 27 taps
+  const Layer l{"conv", Conv2d{.batch = 1, .in_ch = 3, .out_ch = 8, .in_h = 16, .in_w = 16, .kernel = 3, .stride = 2,
+                               .pad = 1}};
+  const OpCounts e = count(l, Convention::exact);
+  CHECK(e.ops(OpKind::mul) == 64 * 8 * 27);
+  CHECK(e.ops(OpKind::add) == 64 * 8 * 26 + 64 * 8);
+  const OpCounts p = count(l, Convention::paper);
+  CHECK(p.ops(OpKind::mul) == 64 * 8 * 27 + 64 * 8);
+  CHECK(p.ops(OpKind::add) == p.ops(OpKind::mul));
+}
+
+TEST_CASE("depthwise Conv2d counts one input channel per output") {
+  const Layer l{"dw", Conv2d{.batch = 2, .in_ch = 4, .out_ch = 4, .in_h = 5, .in_w = 5, .kernel = 3, .stride = 1,
+                             .pad = 1, .groups = 4}};
+  const OpCounts e = count(l, Convention::exact);
+  CHECK(e.ops(OpKind::mul) == 2 * 25 * 4 * 9);
+  CHECK(e.ops(OpKind::add) == 2 * 25 * 4 * 8 + 2 * 25 * 4);
+  CHECK(count(l, Convention::paper).ops(OpKind::mul) == 2 * 25 * 4 * 9 + 2 * 25 * 4);
+}
+
+TEST_CASE("Conv2d rejects groups that do not divide the channels and kernels larger than the input") {
+  const Layer bad_groups{"c", Conv2d{.in_ch = 3, .out_ch = 4, .in_h = 4, .in_w = 4, .groups = 2}};
+  const Layer too_small{"c", Conv2d{.in_h = 2, .in_w = 2, .kernel = 5}};
+  CHECK_THROWS_AS(count(bad_groups, Convention::exact), Error);
+  CHECK_THROWS_AS(count(too_small, Convention::exact), Error);
+}
+
+TEST_CASE("LayerNorm: 4C-1 adds, 3C+2 muls, one div and one sqrt per row; paper 2 MACs per element") {
+  const Layer l{"ln", LayerNorm{.rows = 2, .width = 8}};
+  const OpCounts e = count(l, Convention::exact);
+  CHECK(e.ops(OpKind::add) == 2 * 31);
+  CHECK(e.ops(OpKind::mul) == 2 * 26);
+  CHECK(e.ops(OpKind::div) == 2);
+  CHECK(e.ops(OpKind::sqrt) == 2);
+  CHECK(count(l, Convention::paper).ops(OpKind::mul) == 32);
+}
+
+TEST_CASE("activations: GELU (tanh form) and ReLU") {
+  const OpCounts gelu = count({"g", Activation{ActivationFunc::gelu, 10}}, Convention::exact);
+  CHECK(gelu.ops(OpKind::mul) == 60);
+  CHECK(gelu.ops(OpKind::add) == 40);
+  CHECK(gelu.ops(OpKind::exp) == 10);
+  CHECK(gelu.ops(OpKind::div) == 10);
+  CHECK(count({"g", Activation{ActivationFunc::gelu, 10}}, Convention::paper).ops(OpKind::mul) == 0);
+  const Layer relu{"r", Activation{ActivationFunc::relu, 10}};
+  CHECK(count(relu, Convention::exact).ops(OpKind::cmp) == 10);
+  CHECK(count(relu, Convention::paper).ops(OpKind::mul) == 10);  // mmcv: elements of the output
+}
+
+TEST_CASE("residual add, elementwise product and mean pooling") {
+  CHECK(count({"r", ResidualAdd{7}}, Convention::exact).ops(OpKind::add) == 7);
+  CHECK(count({"r", ResidualAdd{7}}, Convention::paper).ops(OpKind::add) == 0);
+  CHECK(count({"x", ElementwiseMul{7}}, Convention::exact).ops(OpKind::mul) == 7);
+  const OpCounts pool = count({"p", MeanPool{.batch = 2, .tokens = 5, .width = 3}}, Convention::exact);
+  CHECK(pool.ops(OpKind::add) == 2 * 3 * 4);
+  CHECK(pool.ops(OpKind::mul) == 2 * 3);
+  CHECK(count({"p", MeanPool{.batch = 2, .tokens = 5, .width = 3}}, Convention::paper).ops(OpKind::add) == 0);
+}
+
+TEST_CASE("records carry the layer name and gemm shape") {
+  test::RecordingSink sink;
+  emit({"stage1.fc1", Linear{.tokens = 6, .in = 2, .out = 5}}, Convention::exact, sink);
+  REQUIRE(sink.records.size() == 1);
+  const OpRecord& r = sink.records[0];
+  CHECK(r.name == "stage1.fc1");
+  CHECK(r.kind == OpClass::gemm);
+  CHECK((r.m == 6 && r.n == 5 && r.k == 2 && r.batch == 1));
+}

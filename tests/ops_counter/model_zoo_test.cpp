@@ -1,0 +1,128 @@
+// Whole-network counts: the EcoFormer paper's reference figures (DESIGN §3) computed from the zoo data and
+// the formulas, the model zoo's structure, and its errors.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "ecosim/ops_counter/energy.hpp"
+#include "ecosim/ops_counter/model_zoo.hpp"
+#include "record_helpers.hpp"
+
+using namespace ecosim;
+
+namespace {
+
+struct Totals {
+  double muls_g, adds_g, energy_pj_g;
+};
+
+Totals count_model(const std::string& model, AttentionVariant v, bool attention_only) {
+  ModelOptions o;
+  o.attention.variant = v;
+  OpCounter counter;
+  for (const Layer& l : ModelZoo::builtin().build(model, o))
+    if (!attention_only || is_attention(l)) emit(l, Convention::paper, counter);
+  const OpCounts& t = counter.total();
+  return {t.ops(OpKind::mul) / 1e9, t.ops(OpKind::add) / 1e9, TechTable::builtin_45nm().energy_pj(t) / 1e9};
+}
+
+/// True when x printed with `decimals` decimals reads `printed`.
+bool rounds_to(double x, double printed, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::abs(std::round(x * scale) - std::round(printed * scale)) < 0.5;
+}
+
+}  // namespace
+
+TEST_CASE("paper convention reproduces the EcoFormer reference figures at 224×224") {
+  struct Case {
+    const char* model;
+    AttentionVariant variant;
+    bool attention_only;
+    double muls, adds, energy;
+  };
+  const Case cases[] = {
+      {"pvt_v2_b0", AttentionVariant::msa, false, 2.02, 1.99, 9.3},
+      {"pvt_v2_b0", AttentionVariant::ecoformer, false, 0.54, 0.56, 2.5},
+      {"pvt_v2_b1", AttentionVariant::msa, false, 5.02, 5.00, 23.1},
+      {"pvt_v2_b1", AttentionVariant::ecoformer, false, 2.03, 2.09, 9.4},
+      {"pvt_v2_b0", AttentionVariant::msa, true, 1.58, 1.56, 7.26},
+      {"pvt_v2_b0", AttentionVariant::ecoformer, true, 0.10, 0.13, 0.50},
+  };
+  for (const auto& c : cases) {
+    const Totals t = count_model(c.model, c.variant, c.attention_only);
+    INFO(c.model << " " << name(c.variant) << (c.attention_only ? " attention" : " model") << ": " << t.muls_g
+                 << " G muls, " << t.adds_g << " G adds, " << t.energy_pj_g << " G pJ");
+    CHECK(rounds_to(t.muls_g, c.muls, 2));
+    CHECK(rounds_to(t.adds_g, c.adds, 2));
+    CHECK(rounds_to(t.energy_pj_g, c.energy, c.attention_only ? 2 : 1));
+  }
+}
+
+TEST_CASE("paper energy is 3.7 pJ per mul + 0.9 pJ per add") {
+  const Totals t = count_model("pvt_v2_b0", AttentionVariant::msa, false);
+  CHECK(t.energy_pj_g == Approx(3.7 * t.muls_g + 0.9 * t.adds_g).epsilon(1e-12));
+}
+
+TEST_CASE("EcoFormer models keep MSA in the last stage") {
+  ModelOptions o;
+  o.attention.variant = AttentionVariant::ecoformer;
+  for (const char* model : {"pvt_v2_b0", "twins_svt_s"})
+    for (const Layer& l : ModelZoo::builtin().build(model, o))
+      if (is_attention(l)) {
+        const auto& a = std::get<AttentionConfig>(l.op);
+        const bool last_stage = l.name.starts_with("stage4");
+        CHECK(a.variant == (last_stage ? AttentionVariant::msa : AttentionVariant::ecoformer));
+      }
+}
+
+TEST_CASE("PVTv2 structure: token grids 56², 28², 14², 7²; head width = embedding / heads") {
+  ModelOptions o;
+  std::vector<std::uint64_t> seqs;
+  for (const Layer& l : ModelZoo::builtin().build("pvt_v2_b2", o))
+    if (is_attention(l)) {
+      const auto& a = std::get<AttentionConfig>(l.op);
+      CHECK(a.head_dim == 64);  // b1–b5: 64/1, 128/2, 320/5, 512/8
+      seqs.push_back(a.seq);
+    }
+  REQUIRE(seqs.size() == 3 + 4 + 6 + 3);
+  CHECK(seqs.front() == 56 * 56);
+  CHECK(seqs[3] == 28 * 28);
+  CHECK(seqs[7] == 14 * 14);
+  CHECK(seqs.back() == 7 * 7);
+}
+
+TEST_CASE("deeper and wider PVTv2 models cost more; b2_li adds only ReLUs") {
+  auto muls = [](const char* m) { return count_model(m, AttentionVariant::msa, false).muls_g; };
+  CHECK(muls("pvt_v2_b0") < muls("pvt_v2_b1"));
+  CHECK(muls("pvt_v2_b1") < muls("pvt_v2_b2"));
+  CHECK(muls("pvt_v2_b2") < muls("pvt_v2_b3"));
+  CHECK(muls("pvt_v2_b3") < muls("pvt_v2_b4"));
+  CHECK(muls("pvt_v2_b2_li") > muls("pvt_v2_b2"));  // ReLU counts one MAC per element in the paper convention
+}
+
+TEST_CASE("LRA encoders: sequence length parameter and the dual retrieval encoder") {
+  ModelOptions o;
+  o.attention.variant = AttentionVariant::msa;
+  OpCounter text, retrieval, shorter;
+  for (const Layer& l : ModelZoo::builtin().build("lra_text", o)) emit(l, Convention::paper, text);
+  for (const Layer& l : ModelZoo::builtin().build("lra_retrieval", o)) emit(l, Convention::paper, retrieval);
+  o.seq_len = 1024;
+  for (const Layer& l : ModelZoo::builtin().build("lra_text", o)) emit(l, Convention::paper, shorter);
+  CHECK(retrieval.total().ops(OpKind::mul) > 2 * text.total().ops(OpKind::mul) - 1000000);
+  // attention dominates at 4096 tokens: a quarter of the tokens costs well under a quarter
+  CHECK(shorter.total().ops(OpKind::mul) * 4 < text.total().ops(OpKind::mul));
+}
+
+TEST_CASE("model zoo errors name what is wrong") {
+  ModelOptions o;
+  CHECK_THROWS_WITH(ModelZoo::builtin().build("pvt_v3", o), Catch::Contains("valid: ") && Catch::Contains("pvt_v2_b0"));
+  o.resolution = 2;
+  CHECK_THROWS_WITH(ModelZoo::builtin().build("pvt_v2_b0", o), Catch::Contains("multiple of 32"));
+  o.resolution = 100;
+  CHECK_THROWS_WITH(ModelZoo::builtin().build("twins_svt_s", o), Catch::Contains("multiple of 32"));
+  o.resolution = 64;  // stage 3 has 2×2 tokens, fewer than the 25 anchors
+  o.attention.variant = AttentionVariant::ecoformer;
+  CHECK_THROWS_WITH(ModelZoo::builtin().build("pvt_v2_b0", o), Catch::Contains("support"));
+  CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {"extends": "m"}})", "t").build("m", {}), Catch::Contains("circular"));
+  CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {"family": "lra"}})", "t").build("m", {}), Catch::Contains("seq_len"));
+}

@@ -1,0 +1,22 @@
+// Test helpers: a sink that keeps every record, and the total counts of one layer in one convention.
+#pragma once
+#include <vector>
+
+#include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/layers.hpp"
+#include "ecosim/ops_counter/op_counter.hpp"
+
+namespace ecosim::test {
+
+struct RecordingSink : OpSink {
+  std::vector<OpRecord> records;
+  void record(const OpRecord& op) override { records.push_back(op); }
+};
+
+inline OpCounts count(const Layer& layer, Convention convention) {
+  OpCounter c;
+  emit(layer, convention, c);
+  return c.total();
+}
+
+}  // namespace ecosim::test

@@ -1,0 +1,30 @@
+# `ecosim trace` then `ecosim count --trace` gives the same totals as `ecosim count` on the workload,
+# for both conventions, a model and a single layer.
+function(json_totals out_var)
+  execute_process(COMMAND ${EXE} count ${ARGN} --format json RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                  ERROR_VARIABLE err WORKING_DIRECTORY ${WORKDIR})
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "ecosim count ${ARGN} failed: ${err}")
+  endif()
+  string(JSON muls GET "${out}" muls)
+  string(JSON adds GET "${out}" adds)
+  string(JSON energy GET "${out}" energy_pj)
+  set(${out_var} "${muls}/${adds}/${energy}" PARENT_SCOPE)
+endfunction()
+
+foreach(workload "--model;pvt_v2_b0;--attention;ecoformer" "--layer;attention;--attention;reformer;--seq;333;--heads;3")
+  foreach(convention paper exact)
+    set(args ${workload} --convention ${convention})
+    execute_process(COMMAND ${EXE} trace ${args} -o rt.jsonl RESULT_VARIABLE rc ERROR_VARIABLE err
+                    WORKING_DIRECTORY ${WORKDIR})
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "ecosim trace ${args} failed: ${err}")
+    endif()
+    json_totals(direct ${args})
+    json_totals(traced --trace rt.jsonl)
+    if(NOT direct STREQUAL traced)
+      message(FATAL_ERROR "${args}: count gives ${direct}, count --trace gives ${traced}")
+    endif()
+    message("${args}: ${direct} (muls/adds/pJ) both ways")
+  endforeach()
+endforeach()

@@ -1,0 +1,86 @@
+// The trace reader rejects each kind of malformed trace with a message naming the line and the field.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "ecosim/traces/trace.hpp"
+
+using namespace ecosim;
+
+namespace {
+
+const std::string kHeader =
+    R"({"record":"header","format":"ecosim-trace","version":1,"producer":"t","convention":"exact","workload":{}})";
+const std::string kOp =
+    R"({"record":"op","name":"l.qk","kind":"gemm","batch":1,"m":2,"n":3,"k":4,"a_dtype":"fp32","b_dtype":"fp32",)"
+    R"("ops":{"mul":{"fp32":24},"add":{"fp32":18}},"bytes_read":{"fp32":80},"bytes_written":{"fp32":24}})";
+const std::string kEnd1 = R"({"record":"end","ops":1})";
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  const auto at = s.find(from);
+  REQUIRE(at != std::string::npos);
+  return s.replace(at, from.size(), to);
+}
+
+std::string with_op(const std::string& op) { return kHeader + "\n" + op + "\n" + kEnd1 + "\n"; }
+
+}  // namespace
+
+TEST_CASE("a well-formed trace parses") {
+  const trace::Trace t = trace::parse(with_op(kOp), "ok.jsonl");
+  REQUIRE(t.ops.size() == 1);
+  CHECK(t.ops[0].counts.ops(OpKind::mul, DType::fp32) == 24);
+  CHECK(t.ops[0].k == 4);
+}
+
+TEST_CASE("malformed traces are rejected with line and field") {
+  struct Case {
+    std::string text, message;
+  };
+  const std::string no_end = kHeader + "\n" + kOp + "\n";
+  const Case cases[] = {
+      {"", "empty trace"},
+      {kOp + "\n" + kEnd1, "t.jsonl:1: field 'record': the first record must be the header"},
+      {replace(kHeader, "ecosim-trace", "other") + "\n" + R"({"record":"end","ops":0})", "not an ecosim trace"},
+      {replace(kHeader, "\"version\":1", "\"version\":2") + "\n", "unsupported trace version 2"},
+      {replace(kHeader, "\"version\":1", "\"version\":\"1\"") + "\n", "field 'version': must be an integer"},
+      {replace(kHeader, "\"producer\":\"t\",", "") + "\n", "field 'producer': missing"},
+      {replace(kHeader, "exact", "fuzzy") + "\n", "field 'convention'"},
+      {replace(kHeader, "\"workload\":{}", "\"workload\":3") + "\n", "field 'workload': must be an object"},
+      {kHeader + "\n{not json\n" + kEnd1, "t.jsonl:2: not valid JSON"},
+      {kHeader + "\n\n" + kEnd1, "t.jsonl:2: blank line"},
+      {kHeader + "\n[1,2]\n", "t.jsonl:2: a record must be a JSON object"},
+      {kHeader + "\n" + R"({"record":"comment"})", "unknown record type 'comment'"},
+      {kHeader + "\n" + kHeader, "t.jsonl:2: field 'record': a second header"},
+      {with_op(replace(kOp, "\"name\":\"l.qk\",", "")), "t.jsonl:2: field 'name': missing"},
+      {with_op(replace(kOp, "\"name\":\"l.qk\"", "\"name\":\"\"")), "field 'name': must not be empty"},
+      {with_op(replace(kOp, "\"kind\":\"gemm\"", "\"kind\":\"fft\"")), "unsupported operation kind 'fft'"},
+      {with_op(replace(kOp, "\"m\":2", "\"m\":0")), "field 'm': must be an integer in 1..2^40"},
+      {with_op(replace(kOp, "\"batch\":1", "\"batch\":-1")), "field 'batch'"},
+      {with_op(replace(kOp, "\"n\":3", "\"n\":\"3\"")), "field 'n': must be a non-negative integer"},
+      {with_op(replace(kOp, "\"k\":4", "\"k\":4.5")), "field 'k'"},
+      {with_op(replace(kOp, "\"a_dtype\":\"fp32\"", "\"a_dtype\":\"fp8\"")), "field 'a_dtype': unknown data type 'fp8'"},
+      {with_op(replace(kOp, "\"b_dtype\":\"fp32\",", "")), "field 'b_dtype': missing"},
+      {with_op(replace(kOp, "\"kind\":\"gemm\"", "\"kind\":\"popcount_accumulate\"")), "needs binary codes"},
+      {with_op(replace(kOp, "\"mul\":{", "\"fma\":{")), "unknown op kind 'fma'"},
+      {with_op(replace(kOp, "\"fp32\":24", "\"fp32\":-24")), "field 'ops.mul.fp32': must be a non-negative integer"},
+      {with_op(replace(kOp, "{\"fp32\":80}", "80")), "field 'bytes_read'"},
+      {with_op(replace(kOp, ",\"bytes_written\":{\"fp32\":24}", "")), "field 'bytes_written': missing"},
+      {with_op(replace(kOp, "\"k\":4", "\"k\":4,\"colour\":1")), "field 'colour': unknown field"},
+      {with_op(replace(kOp, "\"k\":4", "\"k\":4,\"params\":{\"support\":-2}")), "field 'params.support'"},
+      {with_op(replace(replace(kOp, "\"m\":2", "\"m\":1099511627776"), "\"n\":3", "\"n\":1099511627776")),
+       "overflows 64 bits"},
+      {no_end, "t.jsonl:2: trace is truncated (no end record)"},
+      {kHeader + "\n" + kOp + "\n" + R"({"record":"end","ops":2})", "end record counts 2 ops but the trace holds 1"},
+      {with_op(kOp) + kOp, "t.jsonl:4: content after the end record"},
+  };
+  STATIC_REQUIRE(std::size(cases) >= 20);
+  for (const auto& c : cases) {
+    INFO("trace:\n" << c.text);
+    CHECK_THROWS_WITH(trace::parse(c.text, "t.jsonl"), Catch::Contains(c.message));
+  }
+}
+
+TEST_CASE("unreadable files are errors") {
+  CHECK_THROWS_WITH(trace::read_file("/nonexistent/x.jsonl"), Catch::Contains("cannot open '/nonexistent/x.jsonl'"));
+  CHECK_THROWS_WITH(trace::read_file("/tmp"), Catch::Contains("is a directory"));
+}

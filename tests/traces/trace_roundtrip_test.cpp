@@ -1,0 +1,51 @@
+// A model's records written by TraceWriter read back identical, header included.
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "ecosim/ops_counter/model_zoo.hpp"
+#include "ecosim/ops_counter/op_counter.hpp"
+#include "ecosim/traces/trace_writer.hpp"
+
+using namespace ecosim;
+
+namespace {
+struct Collect : OpSink {
+  std::vector<OpRecord> ops;
+  void record(const OpRecord& op) override { ops.push_back(op); }
+};
+}  // namespace
+
+TEST_CASE("trace round trip keeps every record and the header") {
+  const auto path = (std::filesystem::temp_directory_path() / "ecosim_roundtrip.jsonl").string();
+  for (auto variant : {AttentionVariant::msa, AttentionVariant::ecoformer, AttentionVariant::reformer}) {
+    ModelOptions o;
+    o.attention.variant = variant;
+    trace::Header h{1, "test", Convention::exact, {{"model", "pvt_v2_b0"}}};
+    Collect expected;
+    {
+      trace::TraceWriter writer(path, h);
+      for (const Layer& l : ModelZoo::builtin().build("pvt_v2_b0", o)) {
+        emit(l, Convention::exact, writer);
+        emit(l, Convention::exact, expected);
+      }
+      writer.finish();
+    }
+    const trace::Trace t = trace::read_file(path);
+    CHECK(t.header.producer == "test");
+    CHECK(t.header.convention == Convention::exact);
+    CHECK(t.header.workload["model"] == "pvt_v2_b0");
+    REQUIRE(t.ops.size() == expected.ops.size());
+    for (std::size_t i = 0; i < t.ops.size(); ++i) CHECK(t.ops[i] == expected.ops[i]);
+  }
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("an unfinished writer leaves no file behind") {
+  const auto path = (std::filesystem::temp_directory_path() / "ecosim_unfinished.jsonl").string();
+  std::filesystem::remove(path);
+  {
+    trace::TraceWriter writer(path, {});
+    writer.record(OpRecord{.name = "x"});
+  }
+  CHECK_FALSE(std::filesystem::exists(path));
+}
