@@ -65,17 +65,28 @@ OpCounts scaled(const OpMix& mix, std::uint64_t times, DType t) {
   return c;
 }
 
-OpRecord eltwise(std::string name, std::string func, std::uint64_t batch, std::uint64_t m, std::uint64_t n,
-                 DType t, const OpMix& per_element, unsigned inputs) {
+namespace {
+
+/// A one-operand record of type t over batch × m × n (eltwise elements, or reduce rows × length).
+OpRecord vector_record(std::string name, OpClass kind, std::string func, std::uint64_t batch, std::uint64_t m,
+                       std::uint64_t n, DType t) {
   if (batch == 0 || m == 0 || n == 0) throw Error("operation '" + name + "' has a zero dimension");
   OpRecord r;
   r.name = std::move(name);
-  r.kind = OpClass::eltwise;
+  r.kind = kind;
   r.func = std::move(func);
   r.batch = batch;
   r.m = m;
   r.n = n;
   r.a_dtype = r.b_dtype = t;
+  return r;
+}
+
+}  // namespace
+
+OpRecord eltwise(std::string name, std::string func, std::uint64_t batch, std::uint64_t m, std::uint64_t n,
+                 DType t, const OpMix& per_element, unsigned inputs) {
+  OpRecord r = vector_record(std::move(name), OpClass::eltwise, std::move(func), batch, m, n, t);
   const std::uint64_t elements = checked_product({batch, m, n});
   r.counts = scaled(per_element, elements, t);
   r.counts.add_read_bytes(t, checked_mul(storage_bytes(t, elements), inputs));
@@ -85,15 +96,7 @@ OpRecord eltwise(std::string name, std::string func, std::uint64_t batch, std::u
 
 OpRecord reduce(std::string name, std::string func, std::uint64_t batch, std::uint64_t rows, std::uint64_t len,
                 DType t, const OpMix& per_row, std::uint64_t out_per_row) {
-  if (batch == 0 || rows == 0 || len == 0) throw Error("operation '" + name + "' has a zero dimension");
-  OpRecord r;
-  r.name = std::move(name);
-  r.kind = OpClass::reduce;
-  r.func = std::move(func);
-  r.batch = batch;
-  r.m = rows;
-  r.n = len;
-  r.a_dtype = r.b_dtype = t;
+  OpRecord r = vector_record(std::move(name), OpClass::reduce, std::move(func), batch, rows, len, t);
   const std::uint64_t all_rows = checked_mul(batch, rows);
   r.counts = scaled(per_row, all_rows, t);
   r.counts.add_read_bytes(t, storage_bytes(t, checked_mul(all_rows, len)));

@@ -67,15 +67,16 @@ TEST_CASE("EcoFormer paper: the DESIGN §3 terms summed") {
 TEST_CASE("EcoFormer exact by hand (H=2, N=3, C=4, m=2, b=4)") {
   const OpCounts e = attention(small(AttentionVariant::ecoformer), Convention::exact);
   // per head: normalise 3 rows (8 mul, 3 add, 1 sqrt, 1 cmp, 1 div each);
-  // hash: ‖x−a‖² 6·(4 mul, 7 add); σ: 5 adds, 2 muls, 1 div; −d/2σ 6 muls; exp 6; centre 3·1 + 6 adds, 3 muls;
+  // hash: ‖x−a‖² 6·(4 mul, 7 add); σ: 5 adds, 2 muls, 1 div, 1 cmp (σ kept above 0); −d/2σ 6 muls; exp 6;
+  //       centre each anchor's column over the 3 tokens: 2·2 + 6 adds, 2 muls;
   //       projection 3·4·2 muls, 3·4·1 adds; sign 12 cmp
   // code sum 4·2 int adds; value sum 4·2 adds + 4 muls; context 4·4·2 adds; numerator 3·4·3 + 12 adds;
   // denominator 3·3 + 3 int adds; normalise 3·4 muls + 3 divs
   const std::uint64_t heads = 2;
-  CHECK(e.ops(OpKind::mul, DType::fp32) == heads * (24 + 24 + 2 + 6 + 3 + 24 + 4 + 12));
-  CHECK(e.ops(OpKind::add, DType::fp32) == heads * (9 + 42 + 5 + 9 + 12 + 8 + 32 + 48));
+  CHECK(e.ops(OpKind::mul, DType::fp32) == heads * (24 + 24 + 2 + 6 + 2 + 24 + 4 + 12));
+  CHECK(e.ops(OpKind::add, DType::fp32) == heads * (9 + 42 + 5 + 10 + 12 + 8 + 32 + 48));
   CHECK(e.ops(OpKind::add, DType::int32) == heads * (8 + 12));
-  CHECK(e.ops(OpKind::cmp) == heads * (3 + 12));
+  CHECK(e.ops(OpKind::cmp) == heads * (3 + 1 + 12));
   CHECK(e.ops(OpKind::exp) == heads * 6);
   CHECK(e.ops(OpKind::div) == heads * (3 + 1 + 3));
   CHECK(e.ops(OpKind::sqrt) == heads * 3);
