@@ -19,7 +19,7 @@ Availability probe() {
   if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) return {false, "", "cannot query CUDA device 0"};
   return {true, prop.name, ""};
 #else
-  return {false, "", "built without CUDA (nvcc not found at configure time)"};
+  return {false, "", "built without CUDA (ECOSIM_CUDA=OFF, or no nvcc at configure time)"};
 #endif
 }
 

@@ -36,20 +36,22 @@ OpRecord hash_record(const AttentionConfig& c, std::uint64_t g) {
     r.params["support"] = m;
     per_head.add = checked_add(checked_mul(nm, 2 * d - 1), nm - 1);  // ‖x − a‖², then their sum for σ
     per_head.mul = checked_add(checked_mul(nm, d), 2);                // squares; σ = sum/(N·m); 2σ
+    per_head.cmp = 1;                                                 // max(σ, tiny): identical tokens
     per_head.div = 1;                                                 // 1/(2σ)
     per_head.mul = checked_add(per_head.mul, nm);                     // −d/(2σ)
     per_head.exp = nm;
-    per_head.add = checked_add(per_head.add, checked_add(checked_mul(n, m - 1), nm));  // centre: mean, subtract
-    per_head.mul = checked_add(per_head.mul, n);                                       // ·1/m
+    // KSH centring: each anchor's kernel value minus its mean over the N tokens (m means, then N·m subtractions)
+    per_head.add = checked_add(per_head.add, checked_add(checked_mul(m, n - 1), nm));
+    per_head.mul = checked_add(per_head.mul, m);                                       // ·1/N
     per_head.mul = checked_add(per_head.mul, checked_product({n, b, m}));              // projection W (b×m)
     per_head.add = checked_add(per_head.add, checked_product({n, b, m - 1}));
-    weights = checked_product({m, d + b});  // anchors and projection
+    weights = checked_product({c.heads, m, d + b});  // anchors and projection, one set per head
   } else if (c.variant == AttentionVariant::lsh_ecoformer) {
     per_head.mul = checked_product({n, b, d});
     per_head.add = checked_product({n, b, d - 1});
-    weights = checked_mul(b, d);
+    weights = checked_product({c.heads, b, d});  // hyperplanes, one set per head
   }
-  if (binary) per_head.cmp = checked_mul(n, b);  // sign
+  if (binary) per_head.cmp = checked_add(per_head.cmp, checked_mul(n, b));  // sign
   r.counts = ops::scaled(per_head, g, DType::fp32);
   r.counts.add_read_bytes(DType::fp32, storage_bytes(DType::fp32, checked_add(checked_product({g, n, d}), weights)));
   const DType code_type = binary ? DType::binary : DType::fp32;

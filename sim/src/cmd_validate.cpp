@@ -14,7 +14,11 @@ namespace ecosim::cli {
 namespace {
 // Checks live in validate_<part>.cpp, declared in validation.hpp; every entry whose suite name matches runs.
 const std::vector<std::pair<std::string, void (*)(Validation&)>>& suites() {
-  static const std::vector<std::pair<std::string, void (*)(Validation&)>> table = {};
+  static const std::vector<std::pair<std::string, void (*)(Validation&)>> table = {
+      {"attention", &validate_attention},
+      {"compression", &validate_compression},
+      {"compression", &validate_fewbit},
+  };
   return table;
 }
 }  // namespace

@@ -11,8 +11,13 @@ namespace ecosim::cli {
 
 namespace {
 constexpr std::array kCommands = {
+    Command{"compress", "compress an activation tensor (ActNN, GACT, Mesa, Few-Bit): bits, ratio, error, time", &compress},
+    Command{"compare", "every attention variant on GPU and the 45 nm accelerator: counts, latency, energy", &compare},
     Command{"count", "count ops and energy of a model, one attention layer, or a trace", &count},
     Command{"trace", "write the analytic op trace of a model or an attention layer", &trace},
+    Command{"fewbit", "solve the Few-Bit Backward quantiser of an activation's derivative", &fewbit},
+    Command{"replay", "replay a trace on the SystemC BitFusion-like accelerator: cycles, latency, energy", &replay},
+    Command{"run", "run one attention kernel: latency, instrumented op counts, error against MSA", &run},
     Command{"validate", "check GPU kernels against CPU references and their mathematical properties", &validate},
 };
 
@@ -50,6 +55,8 @@ int main(const Args& args) {
       fmt::print(stderr, "ecosim {}: error: {} (see ecosim {} --help)\n", c.name, e.what(), c.name);
     } catch (const std::bad_alloc&) {
       fmt::print(stderr, "ecosim {}: error: out of memory\n", c.name);
+    } catch (const std::exception& e) {  // a library or device failure (CUDA, thrust, SystemC)
+      fmt::print(stderr, "ecosim {}: error: {}\n", c.name, e.what());
     }
     return 2;
   }

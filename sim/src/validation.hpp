@@ -32,4 +32,9 @@ class Validation {
   std::vector<Row> rows_;
 };
 
+void validate_compression(Validation& v);  // ActNN, GACT, Mesa (validate_compression.cpp)
+void validate_fewbit(Validation& v);       // Few-Bit Backward (validate_fewbit.cpp)
+
+void validate_attention(Validation& v);  // validate_attention.cpp
+
 }  // namespace ecosim::cli

@@ -45,7 +45,9 @@ TEST_CASE("an unfinished writer leaves no file behind") {
   std::filesystem::remove(path);
   {
     trace::TraceWriter writer(path, {});
-    writer.record(OpRecord{.name = "x"});
+    OpRecord op;
+    op.name = "x";
+    writer.record(op);
   }
   CHECK_FALSE(std::filesystem::exists(path));
 }

@@ -23,5 +23,10 @@ int main(const Args& args);
 int count(const Args& args);
 int trace(const Args& args);
 int validate(const Args& args);
+int compress(const Args& args);
+int run(const Args& args);
+int fewbit(const Args& args);
+int replay(const Args& args);
+int compare(const Args& args);
 
 }  // namespace ecosim::cli

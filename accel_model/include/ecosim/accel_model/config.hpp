@@ -1,0 +1,57 @@
+// AccelConfig: every parameter of the BitFusion-like accelerator (array, buffers, DRAM, vector unit, how trace
+// data types map onto the hardware), read from a JSON data file (format in accel_model/README.md).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "ecosim/ops_counter/dtype.hpp"
+#include "ecosim/ops_counter/op_counts.hpp"
+
+namespace ecosim::accel {
+
+enum class Buffer : std::uint8_t { weights, inputs, outputs };
+inline constexpr std::size_t kBufferCount = 3;
+inline constexpr std::array<Buffer, kBufferCount> kAllBuffers = {Buffer::weights, Buffer::inputs, Buffer::outputs};
+std::string_view name(Buffer b);
+
+struct BufferConfig {
+  std::uint64_t bytes = 0;
+  double read_pj_per_bit = 0, write_pj_per_bit = 0;
+  std::uint64_t half_bits() const { return bytes * 8 / 2; }  // double buffering: one tile may use half
+};
+
+/// Where popcount_accumulate (binary codes × values) runs: on the array with codes as 2-bit operands, or as
+/// additions/subtractions on the vector unit.
+enum class BinaryMapping : std::uint8_t { array, vector };
+
+struct AccelConfig {
+  std::string name;
+  double clock_mhz = 0;
+  std::uint64_t rows = 0, cols = 0;  // fusion units
+  double array_pj_per_cycle = 0;     // per non-stalled array cycle
+  std::uint64_t accumulator_bits = 0;
+  std::array<BufferConfig, kBufferCount> buffers{};
+  std::uint64_t dram_bits_per_cycle = 0, dram_latency_cycles = 0;
+  double dram_pj_per_bit = 0;
+  std::uint64_t vector_lanes = 0;
+  DType vector_float_dtype = DType::fp16;                 // float work on the vector unit runs at this type
+  std::array<std::uint64_t, kOpKindCount> vector_cycles_per_op{};  // lane cycles per operation, by OpKind
+  std::uint64_t float_operand_bits = 0;  // fp32/fp16/bf16 trace operands run (and are stored) at this width
+  BinaryMapping binary_codes = BinaryMapping::array;
+
+  const BufferConfig& buffer(Buffer b) const { return buffers[static_cast<std::size_t>(b)]; }
+  double cycles_to_ms(double cycles) const { return cycles / (clock_mhz * 1e3); }
+};
+
+/// The embedded default, `bitfusion-45nm` (accel_model/data/bitfusion_45nm.json).
+std::string_view default_config_json();
+/// Parses a configuration: `json_text` is merged over the default (so a file may override any subset),
+/// then validated. Throws ecosim::Error naming the unknown key or impossible value.
+AccelConfig parse_config(std::string_view json_text, const std::string& origin);
+/// A built-in configuration by name ("bitfusion-45nm"); throws ecosim::Error listing valid names.
+AccelConfig builtin_config(std::string_view name);
+AccelConfig load_config(const std::string& path);
+
+}  // namespace ecosim::accel

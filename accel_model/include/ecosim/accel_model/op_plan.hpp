@@ -1,0 +1,50 @@
+// How one trace operation runs on the accelerator: the unit it uses and its sequence of tiles, each with the
+// DRAM traffic, buffer accesses and compute cycles it costs. Both the SystemC model and the closed-form model
+// replay these plans; the tiling choice itself is in tiling.hpp.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ecosim/accel_model/config.hpp"
+#include "ecosim/ops_counter/energy.hpp"
+#include "ecosim/ops_counter/op_record.hpp"
+
+namespace ecosim::accel {
+
+enum class Unit : std::uint8_t { array, vector, dma };  // dma: data movement only (memcpy)
+std::string_view name(Unit u);
+
+struct TileWork {
+  Unit unit = Unit::array;
+  std::uint64_t compute_cycles = 0;
+  std::array<std::uint64_t, kBufferCount> load_bits{};        // DRAM → buffer, before the tile computes
+  std::uint64_t store_bits = 0;                                // outputs buffer → DRAM, after it computes
+  std::array<std::uint64_t, kBufferCount> unit_read_bits{};   // compute unit reading each buffer
+  std::array<std::uint64_t, kBufferCount> unit_write_bits{};  // compute unit writing each buffer
+  std::uint64_t macs = 0;                                      // multiply-accumulates done on the array
+  double vector_pj = 0;                                        // arithmetic energy on the vector unit
+
+  std::uint64_t load_total_bits() const { return load_bits[0] + load_bits[1] + load_bits[2]; }
+};
+
+struct OpPlan {
+  std::string name;
+  OpClass kind = OpClass::gemm;
+  std::string mapping;  // human-readable: precision, tile sizes, loop order, unit
+  std::vector<TileWork> tiles;
+};
+
+/// Bits one element of type t occupies on the accelerator: floats run at config.float_operand_bits,
+/// integer and binary types at their own width.
+unsigned operand_bits(DType t, const AccelConfig& config);
+
+/// Plans one operation; throws ecosim::Error when the record cannot run (e.g. an operand wider than 32 bits).
+OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& tech);
+
+/// DRAM cycles of one transfer of `bits` (0 when nothing moves).
+std::uint64_t dram_cycles(std::uint64_t bits, const AccelConfig& config);
+
+}  // namespace ecosim::accel

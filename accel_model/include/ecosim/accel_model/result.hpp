@@ -1,0 +1,73 @@
+// Results of replaying a trace on the accelerator: cycles, latency, energy by component, per-operation rows,
+// utilisation and stall cycles; and the energy ledger both models charge as tiles move and compute.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ecosim/accel_model/config.hpp"
+#include "ecosim/accel_model/op_plan.hpp"
+
+namespace ecosim::accel {
+
+struct EnergyBreakdown {
+  double array_pj = 0, vector_pj = 0, dram_pj = 0;
+  std::array<double, kBufferCount> sram_pj{};  // by Buffer
+  double total_pj() const { return array_pj + vector_pj + dram_pj + sram_pj[0] + sram_pj[1] + sram_pj[2]; }
+  EnergyBreakdown operator-(const EnergyBreakdown& o) const;
+  EnergyBreakdown& operator+=(const EnergyBreakdown& o);
+};
+
+/// Charges energy for what the units do, from the configuration's per-cycle and per-bit energies.
+class EnergyLedger {
+ public:
+  explicit EnergyLedger(const AccelConfig& config) : config_(&config) {}
+  void dram(std::uint64_t bits) { total_.dram_pj += double(bits) * config_->dram_pj_per_bit; }
+  void sram(Buffer buffer, std::uint64_t bits, bool write);
+  void array(std::uint64_t cycles) { total_.array_pj += double(cycles) * config_->array_pj_per_cycle; }
+  void vector(double pj) { total_.vector_pj += pj; }
+  const EnergyBreakdown& total() const { return total_; }
+
+ private:
+  const AccelConfig* config_;
+  EnergyBreakdown total_;
+};
+
+struct OpRow {
+  std::string name;
+  OpClass kind = OpClass::gemm;
+  std::string mapping;
+  std::uint64_t tiles = 0, macs = 0;
+  std::uint64_t cycles = 0;                              // first load to last store
+  std::uint64_t array_cycles = 0, vector_cycles = 0;     // busy cycles of each compute unit
+  std::uint64_t dram_cycles = 0, dram_bits = 0;          // DMA busy cycles and bits moved
+  std::array<std::uint64_t, kBufferCount> sram_read_bits{}, sram_write_bits{};  // by Buffer
+  std::uint64_t stall_cycles() const { return cycles - array_cycles - vector_cycles; }
+  EnergyBreakdown energy;
+};
+
+struct ReplayResult {
+  std::string accelerator;
+  std::string engine;  // "systemc" or "closed-form"
+  double clock_mhz = 0;
+  std::uint64_t peak_macs_per_cycle = 0;  // rows·cols·16 (2-bit operands)
+  std::vector<OpRow> ops;
+  OpRow total;  // summed over ops (ops run one after another)
+
+  double latency_ms() const { return double(total.cycles) / (clock_mhz * 1e3); }
+  double array_utilisation() const { return total.cycles ? double(total.array_cycles) / double(total.cycles) : 0; }
+  /// Appends a row and adds it to the total.
+  void add(OpRow row);
+};
+
+ReplayResult make_result(const AccelConfig& config, std::string engine);
+/// Charges everything one tile does (the closed-form model's ledger; SystemC units charge the same parts).
+void charge_tile(const TileWork& tile, EnergyLedger& ledger);
+/// Per-op energy and counters that do not depend on timing: tiles, MACs, busy cycles, DRAM bits/cycles.
+OpRow static_row(const OpPlan& plan, const AccelConfig& config);
+nlohmann::json to_json(const ReplayResult& result, bool per_op);
+
+}  // namespace ecosim::accel

@@ -1,0 +1,159 @@
+// Parsing and validation of accelerator configurations (JSON merged over the embedded bitfusion-45nm default).
+#include "ecosim/accel_model/config.hpp"
+
+#include <cmath>
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/text_file.hpp"
+
+namespace ecosim::embedded {
+std::string_view accel_bitfusion_45nm();
+}
+
+namespace ecosim::accel {
+
+using nlohmann::json;
+
+std::string_view name(Buffer b) {
+  constexpr std::array<std::string_view, kBufferCount> names = {"weights", "inputs", "outputs"};
+  return names[static_cast<std::size_t>(b)];
+}
+
+std::string_view default_config_json() { return embedded::accel_bitfusion_45nm(); }
+
+namespace {
+
+/// Rejects any key of `user` that the default does not have (recursively), naming its path.
+void reject_unknown_keys(const json& user, const json& reference, const std::string& path) {
+  for (const auto& [key, value] : user.items()) {
+    const std::string where = path.empty() ? key : path + "." + key;
+    if (!reference.contains(key)) throw Error(fmt::format("unknown key '{}'", where));
+    if (value.is_object() && reference[key].is_object()) reject_unknown_keys(value, reference[key], where);
+  }
+}
+
+class Reader {
+ public:
+  Reader(const json& root, std::string origin) : root_(root), origin_(std::move(origin)) {}
+
+  const json& at(const std::string& path) const {
+    const json* node = &root_;
+    std::size_t start = 0;
+    while (start <= path.size()) {
+      const std::size_t dot = std::min(path.find('.', start), path.size());
+      const std::string key = path.substr(start, dot - start);
+      if (!node->is_object() || !node->contains(key)) fail(path, "missing");
+      node = &(*node)[key];
+      start = dot + 1;
+    }
+    return *node;
+  }
+  std::uint64_t count(const std::string& path, std::uint64_t min, std::uint64_t max) const {
+    const json& v = at(path);
+    if (!v.is_number_integer() || (v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() < 0))
+      fail(path, "must be a non-negative integer");
+    const auto n = v.get<std::uint64_t>();
+    if (n < min || n > max) fail(path, fmt::format("{} is out of range [{}, {}]", n, min, max));
+    return n;
+  }
+  double number(const std::string& path, bool strictly_positive) const {
+    const json& v = at(path);
+    if (!v.is_number()) fail(path, "must be a number");
+    const double x = v.get<double>();
+    if (!std::isfinite(x) || x < 0 || (strictly_positive && x == 0))
+      fail(path, strictly_positive ? "must be a positive number" : "must be a non-negative number");
+    return x;
+  }
+  std::string text(const std::string& path) const {
+    const json& v = at(path);
+    if (!v.is_string()) fail(path, "must be a string");
+    return v.get<std::string>();
+  }
+  [[noreturn]] void fail(const std::string& path, const std::string& problem) const {
+    throw Error(fmt::format("{}: {}: {}", origin_, path, problem));
+  }
+
+ private:
+  const json& root_;
+  std::string origin_;
+};
+
+void check_fits_one_tile(const AccelConfig& c, const Reader& r) {
+  // The smallest tile the array can work on: one array load of weights at the widest operand (16 bits), one
+  // input vector of `rows` operands, one row of `cols` accumulators.
+  const std::array<std::uint64_t, kBufferCount> min_half_bits = {c.rows * c.cols * 16, c.rows * 16,
+                                                                 c.cols * c.accumulator_bits};
+  for (Buffer b : kAllBuffers) {
+    const std::uint64_t need = min_half_bits[static_cast<std::size_t>(b)];
+    if (c.buffer(b).half_bits() < need)
+      r.fail(fmt::format("buffers.{}.bytes", name(b)),
+             fmt::format("{} bytes is too small for one tile (half the buffer must hold {} bits; need at least "
+                         "{} bytes)",
+                         c.buffer(b).bytes, need, (need * 2 + 7) / 8));
+  }
+}
+
+}  // namespace
+
+AccelConfig parse_config(std::string_view json_text, const std::string& origin) {
+  json user;
+  try {
+    user = json::parse(json_text);
+  } catch (const json::parse_error& e) {
+    throw Error(fmt::format("{}: not valid JSON: {}", origin, e.what()));
+  }
+  if (!user.is_object()) throw Error(fmt::format("{}: the configuration must be a JSON object", origin));
+  json merged = json::parse(default_config_json());
+  try {
+    reject_unknown_keys(user, merged, "");
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", origin, e.what()));
+  }
+  merged.merge_patch(user);
+
+  const Reader r(merged, origin);
+  AccelConfig c;
+  c.name = r.text("name");
+  c.clock_mhz = r.number("clock_mhz", true);
+  c.rows = r.count("array.rows", 1, 1 << 16);
+  c.cols = r.count("array.cols", 1, 1 << 16);
+  c.array_pj_per_cycle = r.number("array.pj_per_cycle", false);
+  c.accumulator_bits = r.count("array.accumulator_bits", 8, 64);
+  for (Buffer b : kAllBuffers) {
+    const std::string key = fmt::format("buffers.{}", name(b));
+    BufferConfig& buf = c.buffers[static_cast<std::size_t>(b)];
+    buf.bytes = r.count(key + ".bytes", 1, std::uint64_t{1} << 40);
+    buf.read_pj_per_bit = r.number(key + ".read_pj_per_bit", false);
+    buf.write_pj_per_bit = r.number(key + ".write_pj_per_bit", false);
+  }
+  c.dram_bits_per_cycle = r.count("dram.bits_per_cycle", 1, 1 << 20);
+  c.dram_latency_cycles = r.count("dram.latency_cycles", 0, 1 << 20);
+  c.dram_pj_per_bit = r.number("dram.pj_per_bit", false);
+  c.vector_lanes = r.count("vector_unit.lanes", 1, 1 << 20);
+  const auto float_dtype = parse_dtype(r.text("vector_unit.float_dtype"));
+  if (!float_dtype || !is_float(*float_dtype)) r.fail("vector_unit.float_dtype", "must be fp32, fp16 or bf16");
+  c.vector_float_dtype = *float_dtype;
+  for (OpKind k : kAllOpKinds)
+    c.vector_cycles_per_op[static_cast<std::size_t>(k)] =
+        r.count(fmt::format("vector_unit.cycles_per_op.{}", ecosim::name(k)), 1, 1 << 16);
+  c.float_operand_bits = r.count("mapping.float_operand_bits", 2, 16);
+  if (c.float_operand_bits != 2 && c.float_operand_bits != 4 && c.float_operand_bits != 8 && c.float_operand_bits != 16)
+    r.fail("mapping.float_operand_bits", "must be 2, 4, 8 or 16 (BitFusion's fused precisions)");
+  const std::string binary = r.text("mapping.binary_codes");
+  if (binary == "array") c.binary_codes = BinaryMapping::array;
+  else if (binary == "vector") c.binary_codes = BinaryMapping::vector;
+  else r.fail("mapping.binary_codes", "must be 'array' or 'vector'");
+  check_fits_one_tile(c, r);
+  return c;
+}
+
+AccelConfig builtin_config(std::string_view name) {
+  if (name == "bitfusion-45nm") return parse_config("{}", "bitfusion-45nm");
+  throw Error(fmt::format("unknown accelerator '{}' (built in: bitfusion-45nm; or give --accel-config FILE)", name));
+}
+
+AccelConfig load_config(const std::string& path) { return parse_config(read_text_file(path), path); }
+
+}  // namespace ecosim::accel

@@ -1,0 +1,151 @@
+// Mapping of each trace operation class onto the accelerator's units (array, vector unit, DMA) as tiles.
+#include "ecosim/accel_model/op_plan.hpp"
+
+#include <algorithm>
+#include <fmt/core.h>
+
+#include "ecosim/accel_model/tiling.hpp"
+#include "ecosim/ops_counter/checked.hpp"
+#include "ecosim/ops_counter/error.hpp"
+
+namespace ecosim::accel {
+
+std::string_view name(Unit u) {
+  constexpr std::array<std::string_view, 3> names = {"array", "vector", "dma"};
+  return names[static_cast<std::size_t>(u)];
+}
+
+unsigned operand_bits(DType t, const AccelConfig& config) {
+  return is_float(t) ? static_cast<unsigned>(config.float_operand_bits) : bits(t);
+}
+
+std::uint64_t dram_cycles(std::uint64_t bits, const AccelConfig& config) {
+  if (bits == 0) return 0;
+  return config.dram_latency_cycles + bits / config.dram_bits_per_cycle + (bits % config.dram_bits_per_cycle != 0);
+}
+
+namespace {
+
+std::uint64_t split(std::uint64_t total, std::uint64_t parts, std::uint64_t i) {
+  return total / parts + (i < total % parts ? 1 : 0);
+}
+
+/// Bits the bytes of `counts` (read or written) occupy on the accelerator, floats at the operand width.
+std::uint64_t stored_bits(const OpCounts& counts, bool read, const AccelConfig& config) {
+  std::uint64_t total = 0;
+  for (DType t : kAllDTypes) {
+    const std::uint64_t bytes = read ? counts.read_bytes(t) : counts.written_bytes(t);
+    total = checked_add(total, checked_mul(bytes, 8) / bits(t) * operand_bits(t, config));
+  }
+  return total;
+}
+
+struct VectorWork {
+  std::uint64_t cycles = 0;
+  double pj = 0;
+};
+
+/// The op's arithmetic on the vector unit: float work at the configured vector type, `covered_macs`
+/// multiplications and additions removed (they ran on the array).
+VectorWork vector_work(const OpCounts& counts, std::uint64_t covered_macs, const AccelConfig& config,
+                       const TechTable& tech) {
+  OpCounts mapped;
+  std::uint64_t lane_cycles = 0;
+  for (OpKind k : kAllOpKinds) {
+    std::uint64_t covered = (k == OpKind::mul || k == OpKind::add) ? covered_macs : 0;
+    for (DType t : kAllDTypes) {
+      std::uint64_t n = counts.ops(k, t);
+      if (is_float(t)) {
+        const std::uint64_t removed = std::min(n, covered);
+        n -= removed, covered -= removed;
+      }
+      if (n == 0) continue;
+      mapped.add(k, is_float(t) ? config.vector_float_dtype : t, n);
+      lane_cycles = checked_add(lane_cycles, checked_mul(n, config.vector_cycles_per_op[std::size_t(k)]));
+    }
+  }
+  return {lane_cycles / config.vector_lanes + (lane_cycles % config.vector_lanes != 0), tech.energy_pj(mapped)};
+}
+
+/// Streams `read_bits` in and `write_bits` out through the inputs/outputs buffers, in as few tiles as fit
+/// half of each, the unit's cycles and energy spread evenly over them.
+void stream_tiles(Unit unit, std::uint64_t read_bits, std::uint64_t write_bits, VectorWork work,
+                  const AccelConfig& config, std::vector<TileWork>& tiles) {
+  const std::uint64_t half_in = config.buffer(Buffer::inputs).half_bits();
+  const std::uint64_t half_out = config.buffer(Buffer::outputs).half_bits();
+  const std::uint64_t count = std::max({std::uint64_t{1}, read_bits / half_in + (read_bits % half_in != 0),
+                                        write_bits / half_out + (write_bits % half_out != 0)});
+  for (std::uint64_t i = 0; i < count; ++i) {
+    TileWork t;
+    t.unit = unit;
+    t.load_bits[std::size_t(Buffer::inputs)] = split(read_bits, count, i);
+    t.store_bits = split(write_bits, count, i);
+    t.compute_cycles = split(work.cycles, count, i);
+    t.vector_pj = work.pj / double(count);
+    if (unit == Unit::vector) {
+      t.unit_read_bits[std::size_t(Buffer::inputs)] = t.load_bits[std::size_t(Buffer::inputs)];
+      t.unit_write_bits[std::size_t(Buffer::outputs)] = t.store_bits;
+    }
+    tiles.push_back(t);
+  }
+}
+
+std::string plan_gemm(const GemmShape& shape, const AccelConfig& config, std::vector<TileWork>& tiles) {
+  const GemmTiling tiling = choose_tiling(shape, config);
+  std::vector<TileWork> more = gemm_tiles(shape, tiling, config);
+  tiles.insert(tiles.end(), more.begin(), more.end());
+  const Fusion f = fusion(shape.a_bits, shape.w_bits);
+  return fmt::format("array {}×{}-bit (pf {}{}), {}", shape.a_bits, shape.w_bits, f.spatial,
+                     f.passes > 1 ? fmt::format(", {} passes", f.passes) : "", tiling.describe());
+}
+
+std::string plan_vector(const OpRecord& op, std::uint64_t covered_macs, const AccelConfig& config,
+                        const TechTable& tech, std::vector<TileWork>& tiles) {
+  const VectorWork work = vector_work(op.counts, covered_macs, config, tech);
+  stream_tiles(Unit::vector, stored_bits(op.counts, true, config), stored_bits(op.counts, false, config), work,
+               config, tiles);
+  return fmt::format("vector unit, {} lanes", config.vector_lanes);
+}
+
+}  // namespace
+
+OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& tech) {
+  OpPlan plan{op.name, op.kind, "", {}};
+  const unsigned a = operand_bits(op.a_dtype, config), w = operand_bits(op.b_dtype, config);
+  switch (op.kind) {
+    case OpClass::gemm:
+      plan.mapping = plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, plan.tiles);
+      break;
+    case OpClass::popcount_accumulate:
+      plan.mapping = config.binary_codes == BinaryMapping::array
+                         ? "codes as 2-bit operands: " + plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, plan.tiles)
+                         : "±additions on the " + plan_vector(op, 0, config, tech, plan.tiles);
+      break;
+    case OpClass::eltwise:
+    case OpClass::reduce:
+      plan.mapping = plan_vector(op, 0, config, tech, plan.tiles);
+      break;
+    case OpClass::hash: {
+      const auto support = op.params.find("support");
+      if (support == op.params.end() || support->second == 0)
+        throw Error(fmt::format("op '{}': a hash op needs params.support (kernel anchors) > 0", op.name));
+      const std::uint64_t tokens = checked_mul(op.batch, op.m), anchors = support->second;
+      // Kernel distances to the anchors and the projection onto the code bits run on the array; exp,
+      // centring and signs on the vector unit.
+      const std::string distances = plan_gemm({1, tokens, anchors, op.k, a, a}, config, plan.tiles);
+      const std::string projection = plan_gemm({1, tokens, op.n, anchors, a, a}, config, plan.tiles);
+      const std::uint64_t covered = checked_mul(tokens, checked_add(checked_mul(op.k, anchors), checked_mul(anchors, op.n)));
+      plan.mapping = fmt::format("distances: {}; projection: {}; rest: {}", distances, projection,
+                                 plan_vector(op, covered, config, tech, plan.tiles));
+      break;
+    }
+    case OpClass::memcpy:
+      stream_tiles(Unit::dma, stored_bits(op.counts, true, config), stored_bits(op.counts, false, config), {},
+                   config, plan.tiles);
+      plan.mapping = "DMA only";
+      break;
+  }
+  return plan;
+}
+
+}  // namespace ecosim::accel

@@ -1,0 +1,126 @@
+// Energy ledger, result accumulation and JSON rendering of replay results.
+#include "ecosim/accel_model/result.hpp"
+
+#include "ecosim/ops_counter/checked.hpp"
+
+namespace ecosim::accel {
+
+EnergyBreakdown EnergyBreakdown::operator-(const EnergyBreakdown& o) const {
+  EnergyBreakdown r = *this;
+  r.array_pj -= o.array_pj, r.vector_pj -= o.vector_pj, r.dram_pj -= o.dram_pj;
+  for (std::size_t b = 0; b < kBufferCount; ++b) r.sram_pj[b] -= o.sram_pj[b];
+  return r;
+}
+
+EnergyBreakdown& EnergyBreakdown::operator+=(const EnergyBreakdown& o) {
+  array_pj += o.array_pj, vector_pj += o.vector_pj, dram_pj += o.dram_pj;
+  for (std::size_t b = 0; b < kBufferCount; ++b) sram_pj[b] += o.sram_pj[b];
+  return *this;
+}
+
+void EnergyLedger::sram(Buffer buffer, std::uint64_t bits, bool write) {
+  const BufferConfig& buf = config_->buffer(buffer);
+  total_.sram_pj[std::size_t(buffer)] += double(bits) * (write ? buf.write_pj_per_bit : buf.read_pj_per_bit);
+}
+
+void ReplayResult::add(OpRow row) {
+  total.tiles = checked_add(total.tiles, row.tiles);
+  total.macs = checked_add(total.macs, row.macs);
+  total.cycles = checked_add(total.cycles, row.cycles);
+  total.array_cycles = checked_add(total.array_cycles, row.array_cycles);
+  total.vector_cycles = checked_add(total.vector_cycles, row.vector_cycles);
+  total.dram_cycles = checked_add(total.dram_cycles, row.dram_cycles);
+  total.dram_bits = checked_add(total.dram_bits, row.dram_bits);
+  for (std::size_t b = 0; b < kBufferCount; ++b) {
+    total.sram_read_bits[b] = checked_add(total.sram_read_bits[b], row.sram_read_bits[b]);
+    total.sram_write_bits[b] = checked_add(total.sram_write_bits[b], row.sram_write_bits[b]);
+  }
+  total.energy += row.energy;
+  ops.push_back(std::move(row));
+}
+
+ReplayResult make_result(const AccelConfig& config, std::string engine) {
+  ReplayResult r;
+  r.accelerator = config.name;
+  r.engine = std::move(engine);
+  r.clock_mhz = config.clock_mhz;
+  r.peak_macs_per_cycle = config.rows * config.cols * 16;
+  r.total.name = "total";
+  return r;
+}
+
+void charge_tile(const TileWork& t, EnergyLedger& ledger) {
+  for (Buffer b : kAllBuffers) {
+    const std::size_t i = std::size_t(b);
+    ledger.dram(t.load_bits[i]);
+    ledger.sram(b, t.load_bits[i], true);
+    ledger.sram(b, t.unit_read_bits[i], false);
+    ledger.sram(b, t.unit_write_bits[i], true);
+  }
+  ledger.dram(t.store_bits);
+  ledger.sram(Buffer::outputs, t.store_bits, false);
+  if (t.unit == Unit::array) ledger.array(t.compute_cycles);
+  if (t.unit == Unit::vector) ledger.vector(t.vector_pj);
+}
+
+OpRow static_row(const OpPlan& plan, const AccelConfig& config) {
+  OpRow row;
+  row.name = plan.name;
+  row.kind = plan.kind;
+  row.mapping = plan.mapping;
+  row.tiles = plan.tiles.size();
+  EnergyLedger ledger(config);
+  for (const TileWork& t : plan.tiles) {
+    row.macs = checked_add(row.macs, t.macs);
+    if (t.unit == Unit::array) row.array_cycles = checked_add(row.array_cycles, t.compute_cycles);
+    if (t.unit == Unit::vector) row.vector_cycles = checked_add(row.vector_cycles, t.compute_cycles);
+    row.dram_bits = checked_add(row.dram_bits, checked_add(t.load_total_bits(), t.store_bits));
+    row.dram_cycles += dram_cycles(t.load_total_bits(), config) + dram_cycles(t.store_bits, config);
+    for (std::size_t b = 0; b < kBufferCount; ++b) {
+      row.sram_write_bits[b] += t.load_bits[b] + t.unit_write_bits[b];
+      row.sram_read_bits[b] += t.unit_read_bits[b];
+    }
+    row.sram_read_bits[std::size_t(Buffer::outputs)] += t.store_bits;
+    charge_tile(t, ledger);
+  }
+  row.energy = ledger.total();
+  return row;
+}
+
+namespace {
+nlohmann::json row_json(const OpRow& r, double clock_mhz) {
+  nlohmann::json energy = {{"array", r.energy.array_pj}, {"vector_unit", r.energy.vector_pj},
+                           {"dram", r.energy.dram_pj}, {"total", r.energy.total_pj()}};
+  nlohmann::json sram;
+  for (Buffer b : kAllBuffers) {
+    energy["sram_" + std::string(name(b))] = r.energy.sram_pj[std::size_t(b)];
+    sram[std::string(name(b))] = {{"read", r.sram_read_bits[std::size_t(b)]}, {"written", r.sram_write_bits[std::size_t(b)]}};
+  }
+  return {{"name", r.name},           {"kind", std::string(ecosim::name(r.kind))},
+          {"mapping", r.mapping},     {"tiles", r.tiles},
+          {"macs", r.macs},           {"cycles", r.cycles},
+          {"latency_ms", double(r.cycles) / (clock_mhz * 1e3)},
+          {"array_cycles", r.array_cycles}, {"vector_cycles", r.vector_cycles},
+          {"stall_cycles", r.stall_cycles()}, {"dram_cycles", r.dram_cycles},
+          {"dram_bits", r.dram_bits}, {"energy_pj", energy}, {"sram_bits", sram}};
+}
+}  // namespace
+
+nlohmann::json to_json(const ReplayResult& result, bool per_op) {
+  nlohmann::json j = row_json(result.total, result.clock_mhz);
+  j.erase("name"), j.erase("kind"), j.erase("mapping");
+  j["accelerator"] = result.accelerator;
+  j["engine"] = result.engine;
+  j["clock_mhz"] = result.clock_mhz;
+  j["array_utilisation"] = result.array_utilisation();
+  j["mac_utilisation"] = result.total.cycles ? double(result.total.macs) /
+                                                  (double(result.total.cycles) * double(result.peak_macs_per_cycle) / 16)
+                                             : 0.0;
+  if (per_op) {
+    j["ops"] = nlohmann::json::array();
+    for (const OpRow& r : result.ops) j["ops"].push_back(row_json(r, result.clock_mhz));
+  }
+  return j;
+}
+
+}  // namespace ecosim::accel

@@ -1,0 +1,120 @@
+// Internal: the SystemC modules of the accelerator — SRAM buffers, DMA/DRAM, fusion-unit array, vector unit —
+// and the interfaces they are connected by. Each transaction is one tile transfer or one tile computation;
+// time advances by wait() for the cycles it costs (1 cycle = 1 ns of SystemC time; latency uses the clock).
+#pragma once
+#include <systemc>
+#include <vector>
+
+#include "ecosim/accel_model/replay.hpp"
+
+namespace ecosim::accel::sc {
+
+using namespace sc_core;
+
+/// State of the replay being simulated, shared by the modules (one replay at a time per process).
+struct Job {
+  const AccelConfig* config = nullptr;
+  EnergyLedger* ledger = nullptr;
+  std::vector<TimelineEvent>* timeline = nullptr;
+  std::string op;                           // the op now running (timeline labels)
+  std::uint64_t busy_cycles[3] = {0, 0, 0};  // by Unit: array, vector, dma
+
+  void busy(Unit unit, bool store, std::uint64_t start, std::uint64_t cycles) {
+    busy_cycles[std::size_t(unit)] += cycles;
+    if (timeline && cycles) timeline->push_back({unit, store, op, start, cycles});
+  }
+};
+
+inline std::uint64_t now_cycles() { return sc_time_stamp().value() / sc_time(1, SC_NS).value(); }
+inline void wait_cycles(std::uint64_t n) {
+  if (n) wait(sc_time(double(n), SC_NS));
+}
+
+struct BufferIf : virtual sc_interface {
+  virtual void access(std::uint64_t bits, bool write) = 0;
+};
+struct DramIf : virtual sc_interface {
+  virtual void load(const TileWork& tile) = 0;   // DRAM → weights/inputs/outputs buffers
+  virtual void store(const TileWork& tile) = 0;  // outputs buffer → DRAM
+};
+struct ComputeIf : virtual sc_interface {
+  virtual void execute(const TileWork& tile) = 0;
+};
+
+/// One SRAM buffer: counts the bits read and written and charges their energy.
+class SramBuffer : public sc_module, public BufferIf {
+ public:
+  sc_export<BufferIf> target{"target"};
+  SramBuffer(sc_module_name name, Buffer id, Job& job) : sc_module(name), id_(id), job_(job) { target.bind(*this); }
+  void access(std::uint64_t bits, bool write) override {
+    (write ? write_bits_ : read_bits_) += bits;
+    job_.ledger->sram(id_, bits, write);
+  }
+  std::uint64_t read_bits() const { return read_bits_; }
+  std::uint64_t write_bits() const { return write_bits_; }
+
+ private:
+  Buffer id_;
+  Job& job_;
+  std::uint64_t read_bits_ = 0, write_bits_ = 0;
+};
+
+/// The DMA engine and DRAM interface: one transfer at a time over `bits_per_cycle`, plus a fixed latency.
+class Dma : public sc_module, public DramIf {
+ public:
+  sc_export<DramIf> target{"target"};
+  sc_port<BufferIf> buffers[kBufferCount];
+  Dma(sc_module_name name, Job& job) : sc_module(name), job_(job) { target.bind(*this); }
+
+  void load(const TileWork& tile) override {
+    channel_.lock();
+    const std::uint64_t start = now_cycles(), cycles = dram_cycles(tile.load_total_bits(), *job_.config);
+    wait_cycles(cycles);
+    for (Buffer b : kAllBuffers) {
+      const std::uint64_t bits = tile.load_bits[std::size_t(b)];
+      job_.ledger->dram(bits);
+      buffers[std::size_t(b)]->access(bits, true);
+    }
+    job_.busy(Unit::dma, false, start, cycles);
+    channel_.unlock();
+  }
+  void store(const TileWork& tile) override {
+    channel_.lock();
+    const std::uint64_t start = now_cycles(), cycles = dram_cycles(tile.store_bits, *job_.config);
+    wait_cycles(cycles);
+    buffers[std::size_t(Buffer::outputs)]->access(tile.store_bits, false);
+    job_.ledger->dram(tile.store_bits);
+    job_.busy(Unit::dma, true, start, cycles);
+    channel_.unlock();
+  }
+
+ private:
+  Job& job_;
+  sc_mutex channel_;
+};
+
+/// A compute unit (the fusion-unit array or the vector unit): reads and writes its buffers for a tile and is
+/// busy for the tile's cycles.
+class ComputeUnit : public sc_module, public ComputeIf {
+ public:
+  sc_export<ComputeIf> target{"target"};
+  sc_port<BufferIf> buffers[kBufferCount];
+  ComputeUnit(sc_module_name name, Unit unit, Job& job) : sc_module(name), unit_(unit), job_(job) {
+    target.bind(*this);
+  }
+  void execute(const TileWork& tile) override {
+    const std::uint64_t start = now_cycles();
+    for (Buffer b : kAllBuffers) buffers[std::size_t(b)]->access(tile.unit_read_bits[std::size_t(b)], false);
+    wait_cycles(tile.compute_cycles);
+    for (Buffer b : kAllBuffers) buffers[std::size_t(b)]->access(tile.unit_write_bits[std::size_t(b)], true);
+    if (unit_ == Unit::array) job_.ledger->array(tile.compute_cycles);
+    else job_.ledger->vector(tile.vector_pj);
+    job_.busy(unit_, false, start, tile.compute_cycles);
+  }
+
+ private:
+  Unit unit_;
+  Job& job_;
+};
+
+}  // namespace ecosim::accel::sc

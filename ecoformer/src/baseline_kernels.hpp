@@ -1,0 +1,53 @@
+// Internal: the baseline attention variants (MSA, Performer, Linformer, Reformer) as CPU references and
+// CUDA kernels of one shape: they take inputs already validated against config (run.cpp does that), draw
+// their random parameters on the host from `seed`, and report each stage to `report` as they run it.
+// Reformer shares queries and keys (keys are the L2-normalised queries), so it reads Q and V only.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "attention_stages.hpp"
+#include "ecosim/ecoformer/run.hpp"
+
+namespace ecosim::ecoformer::detail {
+
+Tensor msa_cpu(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed, const Reporter& report);
+Tensor performer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,
+                     const Reporter& report);
+Tensor linformer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,
+                     const Reporter& report);
+Tensor reformer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,
+                    const Reporter& report);
+
+/// Softmax attention of one group (row-major n×d queries, keys×d keys and values) in the online form:
+/// key blocks with a running maximum and sum, so no n×keys matrix is ever held. Shared by MSA and Linformer.
+void softmax_attention_cpu(const float* q, const float* k, const float* v, float* out, std::uint64_t n,
+                           std::uint64_t keys, std::uint64_t d);
+
+/// Throws ecosim::Error unless config is valid and Q, K, V are non-empty, finite and of config's shape.
+void validate_inputs(const AttentionInputs& in, const AttentionConfig& c);
+
+/// An empty output tensor of the inputs' shape.
+inline Tensor output_like(const Tensor& q) { return Tensor{q.batch, q.heads, q.seq, q.dim, std::vector<float>(q.data.size())}; }
+
+#if ECOSIM_HAS_CUDA
+// CUDA kernels: RunResult.latency_ms is the time of the kernels alone (CUDA events), without transfers.
+RunResult msa_cuda(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed, const Reporter& report);
+RunResult performer_cuda(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,
+                         const Reporter& report);
+RunResult linformer_cuda(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,
+                         const Reporter& report);
+RunResult reformer_cuda(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,
+                        const Reporter& report);
+
+/// Online-softmax attention on device buffers: g groups of n queries (group stride n·d) over `keys` keys
+/// and values (group stride keys·d), head dim d ≤ 128. Shared by MSA and Linformer.
+/// MSA on fp16 inputs (IEEE half bits, group-major like the fp32 tensors), converted to fp32 on load.
+RunResult msa_fp16_cuda(const std::vector<std::uint16_t>& q, const std::vector<std::uint16_t>& k,
+                        const std::vector<std::uint16_t>& v, const AttentionConfig& c, const Reporter& report);
+
+void softmax_attention_cuda(const float* q, const float* k, const float* v, float* out, std::uint64_t g,
+                            std::uint64_t n, std::uint64_t keys, std::uint64_t d);
+#endif
+
+}  // namespace ecosim::ecoformer::detail

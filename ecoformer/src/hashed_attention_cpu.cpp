@@ -1,0 +1,198 @@
+// CPU reference of hashed attention: every phase over all (batch, head) groups, then its report. Products
+// with binary codes are bit-selected additions/subtractions on the packed words (BinaryCodes), never
+// multiplications by ±1 floats.
+#include <chrono>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "hash_math.hpp"
+#include "hashed_backends.hpp"
+#include "hashed_common.hpp"
+
+namespace ecosim::ecoformer::detail {
+
+namespace {
+
+/// Adds the wall time of each timed phase (kernel time only: reporting is not timed).
+class PhaseClock {
+ public:
+  template <class F>
+  void operator()(F&& phase) {
+    const auto start = std::chrono::steady_clock::now();
+    phase();
+    total_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
+  double total_ms() const { return total_ms_; }
+
+ private:
+  double total_ms_ = 0;
+};
+
+struct Shape {
+  std::uint64_t groups, n, d, b, m, heads;
+};
+
+/// y [g][n][b]: the projections before the sign (or the signs' inputs x for bi-ecoformer).
+std::vector<float> hash_projections(const HashedProblem& p, const Shape& s, const std::vector<float>& x,
+                                    HashedReporter& report, PhaseClock& clock) {
+  std::vector<float> y(s.groups * s.n * s.b);
+  const HashParams& params = p.params;
+  if (params.kernel()) {
+    std::vector<float> k(s.groups * s.n * s.m);
+    std::vector<float> inv(s.groups);
+    auto anchors = [&](std::uint64_t g) { return &params.anchors[(g % s.heads) * s.m * s.d]; };
+    clock([&] {
+      for (std::uint64_t g = 0; g < s.groups; ++g)
+        squared_distances(&x[g * s.n * s.d], s.n, s.d, anchors(g), s.m, &k[g * s.n * s.m]);
+    });
+    report.distances();
+    clock([&] {
+      for (std::uint64_t g = 0; g < s.groups; ++g) inv[g] = inverse_bandwidth(&k[g * s.n * s.m], s.n * s.m);
+    });
+    report.bandwidth();
+    clock([&] {
+      for (std::uint64_t g = 0; g < s.groups; ++g) rbf_values(&k[g * s.n * s.m], s.n * s.m, inv[g]);
+    });
+    report.kernel_values();
+    clock([&] {
+      for (std::uint64_t g = 0; g < s.groups; ++g) centre_columns(&k[g * s.n * s.m], s.n, s.m);
+    });
+    report.centred();
+    clock([&] {
+      for (std::uint64_t g = 0; g < s.groups; ++g)
+        project(&k[g * s.n * s.m], s.n, s.m, &params.projection[(g % s.heads) * s.b * s.m], s.b, &y[g * s.n * s.b]);
+    });
+    report.projected();
+  } else if (params.variant == AttentionVariant::lsh_ecoformer) {
+    clock([&] {
+      for (std::uint64_t g = 0; g < s.groups; ++g)
+        project(&x[g * s.n * s.d], s.n, s.d, &params.projection[(g % s.heads) * s.b * s.d], s.b, &y[g * s.n * s.b]);
+    });
+    report.projected();
+  } else {  // bi-ecoformer: the signs of the d = b normalised features
+    y = x;
+  }
+  return y;
+}
+
+/// Packs bit r of token i as y_ir > 0 (sign(0) = −1).
+PackedCodes pack_signs(const std::vector<float>& y, std::uint64_t tokens, unsigned bits) {
+  PackedCodes codes(tokens, bits);
+  with_code_word(bits, [&](auto word) {
+    using Word = decltype(word);
+    std::vector<Word>& words = codes.words<Word>();
+    for (std::uint64_t i = 0; i < tokens; ++i) {
+      Word w = 0;
+      for (unsigned r = 0; r < bits; ++r)
+        if (y[i * bits + r] > 0) w = static_cast<Word>(w | (Word{1} << r));
+      words[i] = w;
+    }
+  });
+  return codes;
+}
+
+/// out_i = (h_i·M + c·z) / (h_i·s + c·N) per group, phase by phase; Codes is BinaryCodes or RealCodes.
+template <class Codes>
+void attend(const Codes& codes, const HashedProblem& p, const Shape& s, float* out, HashedReporter& report,
+            PhaseClock& clock) {
+  using Sum = typename Codes::Sum;
+  const std::uint64_t g_count = s.groups, n = s.n, d = s.d, b = s.b;
+  const auto unsigned_b = static_cast<unsigned>(b);
+  const float* v = p.v.data.data();
+  std::vector<Sum> sums(g_count * b);
+  std::vector<float> bias_z(g_count * d), ctx(g_count * b * d);
+  std::vector<Sum> den(g_count * n);
+
+  clock([&] {
+    for (std::uint64_t g = 0; g < g_count; ++g)
+      for (unsigned r = 0; r < unsigned_b; ++r) {
+        Sum acc = codes.code(g * n, r);
+        for (std::uint64_t j = 1; j < n; ++j) acc += codes.code(g * n + j, r);
+        sums[g * b + r] = acc;
+      }
+  });
+  report.code_sums();
+  clock([&] {
+    for (std::uint64_t g = 0; g < g_count; ++g) {
+      using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+      const Eigen::Map<const RowMajor> values(v + g * n * d, static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(d));
+      Eigen::Map<Eigen::RowVectorXf>(&bias_z[g * d], static_cast<Eigen::Index>(d)) =
+          static_cast<float>(p.bias) * values.colwise().sum();
+    }
+  });
+  report.value_sums();
+  clock([&] {
+    for (std::uint64_t g = 0; g < g_count; ++g)  // token-major for locality; each sum runs over j in order
+      for (std::uint64_t j = 0; j < n; ++j)
+        for (unsigned r = 0; r < unsigned_b; ++r) {
+          float* row = &ctx[(g * b + r) * d];
+          const float* value = &v[(g * n + j) * d];
+          for (std::uint64_t k = 0; k < d; ++k)
+            row[k] = j == 0 ? codes.times(g * n, r, value[k]) : row[k] + codes.times(g * n + j, r, value[k]);
+        }
+  });
+  report.context();
+  clock([&] {
+    for (std::uint64_t g = 0; g < g_count; ++g)
+      for (std::uint64_t i = 0; i < n; ++i)
+        for (std::uint64_t k = 0; k < d; ++k) {
+          float acc = codes.times(g * n + i, 0, ctx[g * b * d + k]);
+          for (unsigned r = 1; r < unsigned_b; ++r) acc += codes.times(g * n + i, r, ctx[(g * b + r) * d + k]);
+          out[(g * n + i) * d + k] = acc + bias_z[g * d + k];
+        }
+  });
+  report.numerator();
+  clock([&] {
+    const Sum bias_n = static_cast<Sum>(p.bias) * static_cast<Sum>(n);
+    for (std::uint64_t g = 0; g < g_count; ++g)
+      for (std::uint64_t i = 0; i < n; ++i) {
+        Sum acc = codes.times(g * n + i, 0, sums[g * b]);
+        for (unsigned r = 1; r < unsigned_b; ++r) acc += codes.times(g * n + i, r, sums[g * b + r]);
+        den[g * n + i] = acc + bias_n;
+      }
+  });
+  report.denominator();
+  clock([&] {
+    for (std::uint64_t row = 0; row < g_count * n; ++row) {
+      const float inv = 1.0f / static_cast<float>(den[row]);
+      for (std::uint64_t k = 0; k < d; ++k) out[row * d + k] *= inv;
+    }
+  });
+  report.normalised();
+}
+
+}  // namespace
+
+HashedOutput hashed_attention_cpu(const HashedProblem& p, HashedReporter& report) {
+  const AttentionConfig& c = p.config;
+  const Shape s{c.batch * c.heads, c.seq, c.head_dim, c.code_bits(), c.support, c.heads};
+  PhaseClock clock;
+  HashedOutput result;
+  result.out = Tensor{c.batch, c.heads, c.seq, c.head_dim, std::vector<float>(p.qk.data.size())};
+
+  std::vector<float> x(p.qk.data.size());
+  clock([&] { l2_normalize_rows(p.qk.data.data(), x.data(), s.groups * s.n, s.d); });
+  report.normalized();
+  result.hashes.projections = hash_projections(p, s, x, report, clock);
+  const auto bits = static_cast<unsigned>(s.b);
+  if (p.params.binary()) {
+    clock([&] { result.hashes.codes = pack_signs(result.hashes.projections, s.groups * s.n, bits); });
+    report.signs();
+  }
+  report.hashed();
+
+  float* out = result.out.data.data();
+  if (p.params.binary()) {
+    with_code_word(bits, [&](auto word) {
+      using Word = decltype(word);
+      attend(BinaryCodes<Word>{result.hashes.codes.words<Word>().data()}, p, s, out, report, clock);
+    });
+  } else {
+    attend(RealCodes{result.hashes.projections.data(), bits}, p, s, out, report, clock);
+  }
+  result.latency_ms = clock.total_ms();
+  return result;
+}
+
+}  // namespace ecosim::ecoformer::detail

@@ -1,0 +1,319 @@
+// CUDA kernels of hashed attention, the same phases as the CPU reference (hashed_attention_cpu.cpp). The
+// hash steps use the CPU's summation order with explicitly rounded fp32 operations (no FMA contraction),
+// exp in double rounded to fp32, and double accumulators for the two reductions over tokens, so codes match
+// the CPU bit for bit except where a projection lies within rounding of 0 (a tie). Codes live in global
+// memory only as packed words; products with codes are bit-selected additions/subtractions (BinaryCodes).
+#include <algorithm>
+#include <string>
+#include <type_traits>
+
+#include "cuda_support.cuh"
+#include "hashed_backends.hpp"
+#include "hashed_common.hpp"
+
+namespace ecosim::ecoformer::detail {
+
+namespace {
+
+constexpr unsigned kThreads = 256;
+constexpr std::uint64_t kChunkTokens = 256;  // tokens per block of the context partial sums
+
+__global__ void normalize_rows_kernel(const float* x, float* out, long long rows, int d) {
+  const long long row = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  const float* in = x + row * d;
+  float norm2 = 0.0f;
+  for (int c = 0; c < d; ++c) norm2 = __fadd_rn(norm2, __fmul_rn(in[c], in[c]));
+  const float inv = 1.0f / fmaxf(sqrtf(norm2), kNormEps);
+  for (int c = 0; c < d; ++c) out[row * d + c] = __fmul_rn(in[c], inv);
+}
+
+// dist[(g·n + i)·m + a] = ‖x_gi − anchor_{head(g), a}‖²
+__global__ void distances_kernel(const float* x, const float* anchors, float* dist, long long pairs, long long n,
+                                 int d, int m, long long heads) {
+  const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= pairs) return;
+  const long long token = e / m, a = e % m, g = token / n;
+  const float* xi = x + token * d;
+  const float* an = anchors + ((g % heads) * m + a) * d;
+  float sum = 0.0f;
+  for (int c = 0; c < d; ++c) {
+    const float diff = __fsub_rn(xi[c], an[c]);
+    sum = __fadd_rn(sum, __fmul_rn(diff, diff));
+  }
+  dist[e] = sum;
+}
+
+/// Block-wide sum in double of the `count` values at `values` (stride `stride`), valid in thread 0.
+__device__ double block_sum(const float* values, long long count, long long stride) {
+  __shared__ double partial[kThreads];
+  double sum = 0.0;
+  for (long long i = threadIdx.x; i < count; i += blockDim.x) sum += values[i * stride];
+  partial[threadIdx.x] = sum;
+  __syncthreads();
+  for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
+    __syncthreads();
+  }
+  return partial[0];
+}
+
+// One block per group: inv[g] = 1/(2σ), σ = max(mean distance, tiny).
+__global__ void bandwidth_kernel(const float* dist, float* inv, long long per_group) {
+  const double sum = block_sum(dist + blockIdx.x * per_group, per_group, 1);
+  if (threadIdx.x == 0) {
+    const float sigma = fmaxf(__fmul_rn(static_cast<float>(sum), 1.0f / static_cast<float>(per_group)), kMinSigma);
+    inv[blockIdx.x] = 1.0f / __fmul_rn(2.0f, sigma);
+  }
+}
+
+__global__ void rbf_kernel(float* dist, const float* inv, long long count, long long per_group) {
+  const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= count) return;
+  dist[e] = static_cast<float>(exp(static_cast<double>(__fmul_rn(dist[e], -inv[e / per_group]))));
+}
+
+// One block per (anchor, group): the anchor's column minus its mean over the n tokens.
+__global__ void centre_kernel(float* k, long long n, int m) {
+  float* column = k + static_cast<long long>(blockIdx.y) * n * m + blockIdx.x;
+  __shared__ float mean;
+  const double sum = block_sum(column, n, m);
+  if (threadIdx.x == 0) mean = __fmul_rn(static_cast<float>(sum), 1.0f / static_cast<float>(n));
+  __syncthreads();
+  for (long long i = threadIdx.x; i < n; i += blockDim.x) column[i * m] = __fsub_rn(column[i * m], mean);
+}
+
+// One thread per token: y_r = Σ_c w_r,c·f_c (or y_r = f_r without a projection), then either packed signs
+// (words != nullptr) or the real values (fp-ecoformer).
+template <class Word>
+__global__ void hash_kernel(const float* f, int f_len, const float* w, int bits, long long tokens, long long n,
+                            long long heads, Word* words, float* real) {
+  const long long token = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (token >= tokens) return;
+  const float* fi = f + token * f_len;
+  const float* wh = w ? w + ((token / n) % heads) * bits * f_len : nullptr;
+  Word packed = 0;
+  for (int r = 0; r < bits; ++r) {
+    float y = 0.0f;
+    if (wh) {
+      for (int c = 0; c < f_len; ++c) y = __fadd_rn(y, __fmul_rn(wh[r * f_len + c], fi[c]));
+    } else {
+      y = fi[r];  // bi-ecoformer: bits = f_len = d
+    }
+    if (words) {
+      if (y > 0.0f) packed = static_cast<Word>(packed | (Word{1} << r));
+    } else {
+      real[token * bits + r] = y;
+    }
+  }
+  if (words) words[token] = packed;
+}
+
+// Grid (chunks, groups): partial sums over one chunk of tokens of M = Σ h_j v_jᵀ (b×d), z = Σ v_j (d) and
+// s = Σ h_j (b), into partial_f [g][chunk][b·d + d] and partial_s [g][chunk][b].
+template <class Codes>
+__global__ void context_partials_kernel(Codes codes, const float* v, long long n, int d, int bits,
+                                        float* partial_f, typename Codes::Sum* partial_s) {
+  const long long g = blockIdx.y, chunk = blockIdx.x, chunks = gridDim.x;
+  const long long first = chunk * static_cast<long long>(kChunkTokens);
+  const long long last = min(first + static_cast<long long>(kChunkTokens), n);
+  const int floats = bits * d + d;
+  for (int e = threadIdx.x; e < floats + bits; e += blockDim.x) {
+    if (e < floats) {
+      const int r = e / d, k = e % d;
+      float acc = 0.0f;
+      for (long long j = first; j < last; ++j) {
+        const float value = v[(g * n + j) * d + k];
+        acc += r < bits ? codes.times(g * n + j, r, value) : value;
+      }
+      partial_f[(g * chunks + chunk) * floats + e] = acc;
+    } else {
+      const int r = e - floats;
+      typename Codes::Sum acc = 0;
+      for (long long j = first; j < last; ++j) acc += codes.code(g * n + j, r);
+      partial_s[(g * chunks + chunk) * bits + r] = acc;
+    }
+  }
+}
+
+// One thread per (group, element): the chunks' partials summed in chunk order; z is scaled by c.
+template <class Sum>
+__global__ void context_reduce_kernel(const float* partial_f, const Sum* partial_s, long long groups, long long chunks,
+                                      int bits, int d, float bias, float* ctx_z, Sum* sums) {
+  const int floats = bits * d + d;
+  const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= groups * (floats + bits)) return;
+  const long long g = e / (floats + bits);
+  const int local = static_cast<int>(e % (floats + bits));
+  if (local < floats) {
+    float acc = 0.0f;
+    for (long long c = 0; c < chunks; ++c) acc += partial_f[(g * chunks + c) * floats + local];
+    ctx_z[g * floats + local] = local < bits * d ? acc : bias * acc;
+  } else {
+    Sum acc = 0;
+    for (long long c = 0; c < chunks; ++c) acc += partial_s[(g * chunks + c) * bits + (local - floats)];
+    sums[g * bits + (local - floats)] = acc;
+  }
+}
+
+// One thread per token: 1/(h_i·s + c·N).
+template <class Codes>
+__global__ void denominator_kernel(Codes codes, const typename Codes::Sum* sums, long long tokens, long long n,
+                                   int bits, typename Codes::Sum bias_n, float* inv_den) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= tokens) return;
+  const typename Codes::Sum* s = sums + (i / n) * bits;
+  typename Codes::Sum acc = codes.times(i, 0, s[0]);
+  for (int r = 1; r < bits; ++r) acc += codes.times(i, r, s[r]);
+  inv_den[i] = 1.0f / static_cast<float>(acc + bias_n);
+}
+
+// One thread per (token, k): (h_i·M + c·z)_k · 1/den_i.
+template <class Codes>
+__global__ void output_kernel(Codes codes, const float* ctx_z, const float* inv_den, long long tokens, long long n,
+                              int bits, int d, float* out) {
+  const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= tokens * d) return;
+  const long long i = e / d;
+  const int k = static_cast<int>(e % d);
+  const float* m = ctx_z + (i / n) * (bits * d + d);
+  float acc = codes.times(i, 0, m[k]);
+  for (int r = 1; r < bits; ++r) acc += codes.times(i, r, m[r * d + k]);
+  out[e] = (acc + m[bits * d + k]) * inv_den[i];
+}
+
+struct Dims {
+  long long groups, n, heads, tokens;
+  int d, b, m;
+  std::uint64_t chunks() const { return (static_cast<std::uint64_t>(n) + kChunkTokens - 1) / kChunkTokens; }
+  std::uint64_t floats() const { return static_cast<std::uint64_t>(b) * d + d; }  // M and z per group
+  std::uint64_t count(long long a, long long b2 = 1) const { return static_cast<std::uint64_t>(a) * b2; }
+};
+
+/// Every device buffer of one run, allocated (and inputs uploaded) before timing starts.
+template <class Word, class Sum>
+struct Workspace {
+  Workspace(const HashedProblem& p, const Dims& s)
+      : qk(p.qk.data), v(p.v.data), anchors(p.params.anchors), projection(p.params.projection),
+        x(s.count(s.tokens, s.d)), out(s.count(s.tokens, s.d)),
+        kernel(p.params.kernel() ? s.count(s.tokens, s.m) : 0), inv(p.params.kernel() ? s.count(s.groups) : 0),
+        words(p.params.binary() ? s.count(s.tokens) : 0), real(p.params.binary() ? 0 : s.count(s.tokens, s.b)),
+        partial_f(s.count(s.groups) * s.chunks() * s.floats()), partial_s(s.count(s.groups, s.b) * s.chunks()),
+        ctx_z(s.count(s.groups) * s.floats()), sums(s.count(s.groups, s.b)), inv_den(s.count(s.tokens)) {}
+  const cuda::DeviceBuffer<float> qk, v, anchors, projection;
+  cuda::DeviceBuffer<float> x, out, kernel, inv;
+  cuda::DeviceBuffer<Word> words;
+  cuda::DeviceBuffer<float> real, partial_f;
+  cuda::DeviceBuffer<Sum> partial_s;
+  cuda::DeviceBuffer<float> ctx_z;
+  cuda::DeviceBuffer<Sum> sums;
+  cuda::DeviceBuffer<float> inv_den;
+};
+
+/// Normalisation and the hash: packed words (binary variants) or real codes (fp-ecoformer).
+template <class Word, class Sum>
+void hash_tokens(const HashedProblem& p, const Dims& s, Workspace<Word, Sum>& w, HashedReporter& report) {
+  const std::uint64_t tokens = s.count(s.tokens);
+  normalize_rows_kernel<<<cuda::blocks_for(tokens, kThreads), kThreads>>>(w.qk.get(), w.x.get(), s.tokens, s.d);
+  cuda::check_launch("hashed q/k normalisation");
+  report.normalized();
+  const float* features = w.x.get();
+  int f_len = s.d;
+  if (p.params.kernel()) {
+    const std::uint64_t pairs = s.count(s.tokens, s.m);
+    const long long per_group = s.n * s.m;
+    distances_kernel<<<cuda::blocks_for(pairs, kThreads), kThreads>>>(
+        w.x.get(), w.anchors.get(), w.kernel.get(), static_cast<long long>(pairs), s.n, s.d, s.m, s.heads);
+    cuda::check_launch("hashed anchor distances");
+    report.distances();
+    bandwidth_kernel<<<static_cast<unsigned>(s.groups), kThreads>>>(w.kernel.get(), w.inv.get(), per_group);
+    cuda::check_launch("hashed kernel bandwidth");
+    report.bandwidth();
+    rbf_kernel<<<cuda::blocks_for(pairs, kThreads), kThreads>>>(w.kernel.get(), w.inv.get(),
+                                                              static_cast<long long>(pairs), per_group);
+    cuda::check_launch("hashed RBF kernel");
+    report.kernel_values();
+    centre_kernel<<<dim3(static_cast<unsigned>(s.m), static_cast<unsigned>(s.groups)), kThreads>>>(w.kernel.get(),
+                                                                                                 s.n, s.m);
+    cuda::check_launch("hashed kernel centring");
+    report.centred();
+    features = w.kernel.get();
+    f_len = s.m;
+  }
+  const float* projection = p.params.projection.empty() ? nullptr : w.projection.get();
+  hash_kernel<Word><<<cuda::blocks_for(tokens, kThreads), kThreads>>>(features, f_len, projection, s.b, s.tokens, s.n,
+                                                                      s.heads, w.words.get(), w.real.get());
+  cuda::check_launch("hashed projection and sign");
+  if (projection) report.projected();
+  if (p.params.binary()) report.signs();
+  report.hashed();
+}
+
+/// out_i = (h_i·M + c·z) / (h_i·s + c·N): partial sums per chunk of tokens, their reduction, denominators,
+/// then numerators scaled by the reciprocal denominators.
+template <class Codes, class Word>
+void attend(const Codes& codes, const HashedProblem& p, const Dims& s, Workspace<Word, typename Codes::Sum>& w,
+            HashedReporter& report) {
+  using Sum = typename Codes::Sum;
+  const std::uint64_t chunks = s.chunks(), floats = s.floats();
+  context_partials_kernel<<<dim3(static_cast<unsigned>(chunks), static_cast<unsigned>(s.groups)), kThreads>>>(
+      codes, w.v.get(), s.n, s.d, s.b, w.partial_f.get(), w.partial_s.get());
+  cuda::check_launch("hashed context partial sums");
+  context_reduce_kernel<<<cuda::blocks_for(s.count(s.groups) * (floats + s.b), kThreads), kThreads>>>(
+      w.partial_f.get(), w.partial_s.get(), s.groups, static_cast<long long>(chunks), s.b, s.d,
+      static_cast<float>(p.bias), w.ctx_z.get(), w.sums.get());
+  cuda::check_launch("hashed context reduction");
+  report.code_sums();
+  report.value_sums();
+  report.context();
+  const Sum bias_n = static_cast<Sum>(p.bias) * static_cast<Sum>(s.n);
+  denominator_kernel<<<cuda::blocks_for(s.count(s.tokens), kThreads), kThreads>>>(codes, w.sums.get(), s.tokens, s.n,
+                                                                                 s.b, bias_n, w.inv_den.get());
+  cuda::check_launch("hashed denominators");
+  output_kernel<<<cuda::blocks_for(s.count(s.tokens, s.d), kThreads), kThreads>>>(
+      codes, w.ctx_z.get(), w.inv_den.get(), s.tokens, s.n, s.b, s.d, w.out.get());
+  cuda::check_launch("hashed numerators and output");
+  report.numerator();
+  report.denominator();
+  report.normalised();
+}
+
+/// kBinary: packed codes and int32 sums; otherwise the real codes of fp-ecoformer.
+template <class Word, bool kBinary>
+HashedOutput run(const HashedProblem& p, const Dims& s, HashedReporter& report) {
+  Workspace<Word, std::conditional_t<kBinary, std::int32_t, float>> w(p, s);
+  HashedOutput result;
+  cuda::EventTimer timer;
+  hash_tokens(p, s, w, report);
+  if constexpr (kBinary)
+    attend(BinaryCodes<Word>{w.words.get()}, p, s, w, report);
+  else
+    attend(RealCodes{w.real.get(), static_cast<unsigned>(s.b)}, p, s, w, report);
+  result.latency_ms = timer.stop_ms();
+  if constexpr (kBinary) {
+    result.hashes.codes = PackedCodes(s.count(s.tokens), static_cast<unsigned>(s.b));
+    result.hashes.codes.words<Word>() = w.words.download();
+  } else {
+    result.hashes.projections = w.real.download();
+  }
+  const AttentionConfig& c = p.config;
+  result.out = Tensor{c.batch, c.heads, c.seq, c.head_dim, w.out.download()};
+  return result;
+}
+
+}  // namespace
+
+HashedOutput hashed_attention_cuda(const HashedProblem& p, HashedReporter& report) {
+  const AttentionConfig& c = p.config;
+  const Dims s{static_cast<long long>(c.batch * c.heads), static_cast<long long>(c.seq),
+               static_cast<long long>(c.heads), static_cast<long long>(c.batch * c.heads * c.seq),
+               static_cast<int>(c.head_dim), static_cast<int>(c.code_bits()), static_cast<int>(c.support)};
+  if (c.batch * c.heads > cuda::kMaxGridYZ)
+    throw Error("CUDA hashed attention: batch·heads = " + std::to_string(c.batch * c.heads) + " exceeds the grid");
+  return with_code_word(static_cast<unsigned>(s.b), [&](auto word) {
+    using Word = decltype(word);
+    return p.params.binary() ? run<Word, true>(p, s, report) : run<Word, false>(p, s, report);
+  });
+}
+
+}  // namespace ecosim::ecoformer::detail

@@ -1,0 +1,35 @@
+// Internal, host and device: constants and code accessors shared by the CPU reference and the CUDA kernels
+// of hashed attention, so both compute h_r·x the same way — a bit-selected ±x for packed binary codes,
+// a multiplication for the real codes of fp-ecoformer.
+#pragma once
+#include <cstdint>
+
+#include "ecosim/kernels/philox.hpp"  // ECOSIM_HD
+
+namespace ecosim::ecoformer::detail {
+
+inline constexpr float kNormEps = 1e-12f;   // x / max(‖x‖, eps): a zero token stays zero
+inline constexpr float kMinSigma = 1e-12f;  // σ = max(mean ‖x − a‖², tiny): identical tokens give k = 1
+
+/// Packed codes [token] of type Word; bit r set ⇔ h_r = +1.
+template <class Word>
+struct BinaryCodes {
+  const Word* words;
+  using Sum = std::int32_t;  // Σ of ±1 codes is an exact integer
+  ECOSIM_HD bool bit(std::uint64_t i, unsigned r) const { return (words[i] >> r) & Word{1}; }
+  template <class T>
+  ECOSIM_HD T times(std::uint64_t i, unsigned r, T x) const { return bit(i, r) ? x : -x; }  // h_ir·x
+  ECOSIM_HD Sum code(std::uint64_t i, unsigned r) const { return bit(i, r) ? 1 : -1; }
+};
+
+/// Real codes [token][bits] (fp-ecoformer).
+struct RealCodes {
+  const float* values;
+  unsigned bits;
+  using Sum = float;
+  template <class T>
+  ECOSIM_HD T times(std::uint64_t i, unsigned r, T x) const { return values[i * bits + r] * x; }
+  ECOSIM_HD Sum code(std::uint64_t i, unsigned r) const { return values[i * bits + r]; }
+};
+
+}  // namespace ecosim::ecoformer::detail

@@ -1,0 +1,142 @@
+// CUDA softmax attention (MSA, 1/√d scaling) in the online form: each thread owns one query row (q and the
+// output accumulator in registers), the block streams tiles of keys and values through shared memory and
+// keeps a running row maximum and sum, so no n×keys matrix exists at any sequence length (N = 16384 fits).
+// Inputs are fp32 or fp16 (converted to fp32 on load); arithmetic is fp32.
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "baseline_kernels.hpp"
+#include "cuda_support.cuh"
+
+namespace ecosim::ecoformer::detail {
+
+namespace {
+constexpr int kQueries = 64;  // threads (query rows) per block
+constexpr int kKeyTile = 32;  // keys per shared-memory tile
+constexpr std::uint64_t kMaxHeadDim = 128;
+
+__device__ float to_float(float x) { return x; }
+__device__ float to_float(__half x) { return __half2float(x); }
+
+template <int kMaxD, class T>
+__global__ void online_softmax_attention(const T* q, const T* k, const T* v, float* out, long long n,
+                                         long long keys, int d, float scale) {
+  extern __shared__ float shared[];
+  float* k_tile = shared;                  // [kKeyTile][d]
+  float* v_tile = k_tile + kKeyTile * d;   // [kKeyTile][d]
+  float* s_tile = v_tile + kKeyTile * d;   // [kKeyTile][kQueries]: this thread's scores of the tile
+  const long long group = blockIdx.y;
+  const long long row = static_cast<long long>(blockIdx.x) * kQueries + threadIdx.x;
+  const bool active = row < n;
+  const T* kg = k + group * keys * d;
+  const T* vg = v + group * keys * d;
+  float q_row[kMaxD], acc[kMaxD];
+#pragma unroll
+  for (int c = 0; c < kMaxD; ++c) {
+    q_row[c] = active && c < d ? to_float(q[(group * n + row) * d + c]) : 0.0f;
+    acc[c] = 0.0f;
+  }
+  float row_max = -INFINITY, row_sum = 0.0f;
+  for (long long k0 = 0; k0 < keys; k0 += kKeyTile) {
+    const int kn = static_cast<int>(keys - k0 < kKeyTile ? keys - k0 : kKeyTile);
+    for (int e = threadIdx.x; e < kn * d; e += kQueries) {
+      k_tile[e] = to_float(kg[k0 * d + e]);
+      v_tile[e] = to_float(vg[k0 * d + e]);
+    }
+    __syncthreads();
+    float tile_max = -INFINITY;
+    for (int j = 0; j < kn; ++j) {
+      float s = 0.0f;
+#pragma unroll
+      for (int c = 0; c < kMaxD; ++c)
+        if (c < d) s += q_row[c] * k_tile[j * d + c];
+      s *= scale;
+      s_tile[j * kQueries + threadIdx.x] = s;
+      tile_max = fmaxf(tile_max, s);
+    }
+    const float new_max = fmaxf(row_max, tile_max);
+    const float rescale = expf(row_max - new_max);  // 0 for the first tile (row_max = −∞)
+    row_sum *= rescale;
+#pragma unroll
+    for (int c = 0; c < kMaxD; ++c) acc[c] *= rescale;
+    for (int j = 0; j < kn; ++j) {
+      const float p = expf(s_tile[j * kQueries + threadIdx.x] - new_max);
+      row_sum += p;
+#pragma unroll
+      for (int c = 0; c < kMaxD; ++c)
+        if (c < d) acc[c] += p * v_tile[j * d + c];
+    }
+    row_max = new_max;
+    __syncthreads();  // the tiles are overwritten next
+  }
+  if (active) {
+    const float inverse = 1.0f / row_sum;
+#pragma unroll
+    for (int c = 0; c < kMaxD; ++c)  // constant bounds keep acc in registers
+      if (c < d) out[(group * n + row) * d + c] = acc[c] * inverse;
+  }
+}
+
+template <int kMaxD, class T>
+void launch(const T* q, const T* k, const T* v, float* out, std::uint64_t g, std::uint64_t n,
+            std::uint64_t keys, std::uint64_t d) {
+  const std::size_t shared_bytes = sizeof(float) * (2 * kKeyTile * d + kKeyTile * kQueries);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  for (std::uint64_t first = 0; first < g; first += cuda::kMaxGridYZ) {  // grid y is limited to 65535
+    const std::uint64_t count = std::min(cuda::kMaxGridYZ, g - first);
+    const dim3 grid(cuda::blocks_for(n, kQueries), static_cast<unsigned>(count));
+    online_softmax_attention<kMaxD, T><<<grid, kQueries, shared_bytes>>>(
+        q + first * n * d, k + first * keys * d, v + first * keys * d, out + first * n * d,
+        static_cast<long long>(n), static_cast<long long>(keys), static_cast<int>(d), scale);
+    cuda::check_launch("online_softmax_attention");
+  }
+}
+
+template <class T>
+void softmax_attention(const T* q, const T* k, const T* v, float* out, std::uint64_t g, std::uint64_t n,
+                       std::uint64_t keys, std::uint64_t d) {
+  if (d > kMaxHeadDim)
+    throw Error("CUDA softmax attention supports head dim ≤ " + std::to_string(kMaxHeadDim) + ", got " +
+                std::to_string(d) + " (use --device cpu)");
+  if (d <= 16) return launch<16>(q, k, v, out, g, n, keys, d);
+  if (d <= 32) return launch<32>(q, k, v, out, g, n, keys, d);
+  if (d <= 64) return launch<64>(q, k, v, out, g, n, keys, d);
+  launch<128>(q, k, v, out, g, n, keys, d);
+}
+}  // namespace
+
+void softmax_attention_cuda(const float* q, const float* k, const float* v, float* out, std::uint64_t g,
+                            std::uint64_t n, std::uint64_t keys, std::uint64_t d) {
+  softmax_attention(q, k, v, out, g, n, keys, d);
+}
+
+RunResult msa_fp16_cuda(const std::vector<std::uint16_t>& q_bits, const std::vector<std::uint16_t>& k_bits,
+                        const std::vector<std::uint16_t>& v_bits, const AttentionConfig& c, const Reporter& report) {
+  const std::uint64_t g = c.batch * c.heads, n = c.seq, d = c.head_dim;
+  const cuda::DeviceBuffer<std::uint16_t> q(q_bits), k(k_bits), v(v_bits);
+  cuda::DeviceBuffer<float> out(q_bits.size());
+  const auto half = [](const cuda::DeviceBuffer<std::uint16_t>& b) { return reinterpret_cast<const __half*>(b.get()); };
+  cuda::EventTimer timer;
+  softmax_attention(half(q), half(k), half(v), out.get(), g, n, n, d);
+  const double ms = timer.stop_ms();
+  report(softmax_attention_records(g, n, n, d, DType::fp16));
+  Tensor result{c.batch, c.heads, n, d, out.download()};
+  return RunResult{std::move(result), ms, Device::cuda};
+}
+
+RunResult msa_cuda(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t, const Reporter& report) {
+  const std::uint64_t g = c.batch * c.heads, n = c.seq, d = c.head_dim;
+  const cuda::DeviceBuffer<float> q(in.q.data), k(in.k.data), v(in.v.data);
+  cuda::DeviceBuffer<float> out(in.q.data.size());
+  cuda::EventTimer timer;
+  softmax_attention_cuda(q.get(), k.get(), v.get(), out.get(), g, n, n, d);
+  const double ms = timer.stop_ms();
+  report(softmax_attention_records(g, n, n, d));
+  Tensor result = output_like(in.q);
+  result.data = out.download();
+  return RunResult{std::move(result), ms, Device::cuda};
+}
+
+}  // namespace ecosim::ecoformer::detail

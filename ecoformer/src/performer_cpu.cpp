@@ -1,0 +1,45 @@
+// CPU reference of Performer FAVOR+: φ(x) = exp(ωᵀx̃ − ‖x̃‖²/2)/√F with x̃ = x/d^¼ (positive orthogonal
+// random features), out = φ(Q)(φ(K)ᵀV) / (φ(Q)·Σ_j φ(k_j)).
+#include <cmath>
+
+#include "baseline_kernels.hpp"
+#include "ecosim/ecoformer/random_parameters.hpp"
+#include "eigen_views.hpp"
+
+namespace ecosim::ecoformer::detail {
+
+namespace {
+RowMatrix positive_features(const ConstMatrixMap& x, const ConstMatrixMap& omega, float input_scale,
+                            float feature_scale) {
+  const RowMatrix scaled = x * input_scale;
+  const Eigen::VectorXf half_sq_norm = scaled.rowwise().squaredNorm() * 0.5f;
+  RowMatrix projected = scaled * omega.transpose();
+  return ((projected.colwise() - half_sq_norm).array().exp() * feature_scale).matrix();
+}
+}  // namespace
+
+Tensor performer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,
+                     const Reporter& report) {
+  const std::uint64_t g = groups(in.q), n = c.seq, d = c.head_dim, f = c.features;
+  const std::vector<float> omega_values = performer_omega(d, f, seed);
+  const ConstMatrixMap omega(omega_values.data(), static_cast<Eigen::Index>(f), static_cast<Eigen::Index>(d));
+  const float input_scale = static_cast<float>(std::pow(static_cast<double>(d), -0.25));
+  const float feature_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(f)));
+  std::vector<RowMatrix> phi_q(g), phi_k(g);
+  for (std::uint64_t i = 0; i < g; ++i) phi_q[i] = positive_features(group(in.q, i), omega, input_scale, feature_scale);
+  report(performer_feature_records("q", g, n, d, f));
+  for (std::uint64_t i = 0; i < g; ++i) phi_k[i] = positive_features(group(in.k, i), omega, input_scale, feature_scale);
+  report(performer_feature_records("k", g, n, d, f));
+  Tensor out = output_like(in.q);
+  for (std::uint64_t i = 0; i < g; ++i) {
+    const RowMatrix kv = phi_k[i].transpose() * group(in.v, i);          // F×d
+    const Eigen::RowVectorXf k_sum = phi_k[i].colwise().sum();           // F
+    const RowMatrix numerator = phi_q[i] * kv;                           // n×d
+    const Eigen::VectorXf denominator = phi_q[i] * k_sum.transpose();    // n
+    group(out, i) = denominator.cwiseInverse().asDiagonal() * numerator;
+  }
+  report(performer_mixing_records(g, n, d, f));
+  return out;
+}
+
+}  // namespace ecosim::ecoformer::detail

@@ -1,0 +1,87 @@
+// run_attention: input validation, then dispatch to the variant's CUDA kernel or CPU reference (hashed
+// variants go to run_hashed); CPU time by steady clock, GPU time by CUDA events inside the kernels.
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "baseline_kernels.hpp"
+#include "ecosim/ecoformer/hashed_attention.hpp"
+#include "ecosim/kernels/gpu.hpp"
+#include "ecosim/ops_counter/checked.hpp"
+#include "ecosim/ops_counter/error.hpp"
+
+namespace ecosim::ecoformer {
+
+namespace {
+
+void validate_tensor(const char* what, const Tensor& t, const AttentionConfig& c) {
+  const auto shape = [](std::uint64_t b, std::uint64_t h, std::uint64_t n, std::uint64_t d) {
+    return "[" + std::to_string(b) + ", " + std::to_string(h) + ", " + std::to_string(n) + ", " + std::to_string(d) + "]";
+  };
+  if (t.batch == 0 || t.heads == 0 || t.seq == 0 || t.dim == 0 || t.data.empty())
+    throw Error(std::string(what) + " is empty (shape " + shape(t.batch, t.heads, t.seq, t.dim) + ")");
+  if (t.batch != c.batch || t.heads != c.heads || t.seq != c.seq || t.dim != c.head_dim)
+    throw Error(std::string(what) + " has shape " + shape(t.batch, t.heads, t.seq, t.dim) + ", expected " +
+                shape(c.batch, c.heads, c.seq, c.head_dim) + " (batch, heads, seq, dim)");
+  if (t.data.size() != checked_product({t.batch, t.heads, t.seq, t.dim}))
+    throw Error(std::string(what) + " holds " + std::to_string(t.data.size()) + " values, its shape needs " +
+                std::to_string(checked_product({t.batch, t.heads, t.seq, t.dim})));
+  for (std::size_t i = 0; i < t.data.size(); ++i)
+    if (!std::isfinite(t.data[i]))
+      throw Error(std::string(what) + " holds a non-finite value (" + std::to_string(t.data[i]) + ") at flat index " +
+                  std::to_string(i));
+}
+
+using CpuKernel = Tensor (*)(const AttentionInputs&, const AttentionConfig&, std::uint64_t, const detail::Reporter&);
+
+CpuKernel cpu_kernel(AttentionVariant v) {
+  switch (v) {
+    case AttentionVariant::msa: return &detail::msa_cpu;
+    case AttentionVariant::performer: return &detail::performer_cpu;
+    case AttentionVariant::linformer: return &detail::linformer_cpu;
+    case AttentionVariant::reformer: return &detail::reformer_cpu;
+    default: throw Error("no baseline kernel for variant " + std::string(name(v)));
+  }
+}
+
+RunResult run_cuda(const AttentionInputs& inputs, const AttentionConfig& c, std::uint64_t seed,
+                   const detail::Reporter& report) {
+  const gpu::Availability gpu = gpu::probe();
+  if (!gpu.available) throw Error("device cuda requested but no GPU is available (" + gpu.reason + ")");
+#if ECOSIM_HAS_CUDA
+  switch (c.variant) {
+    case AttentionVariant::msa: return detail::msa_cuda(inputs, c, seed, report);
+    case AttentionVariant::performer: return detail::performer_cuda(inputs, c, seed, report);
+    case AttentionVariant::linformer: return detail::linformer_cuda(inputs, c, seed, report);
+    case AttentionVariant::reformer: return detail::reformer_cuda(inputs, c, seed, report);
+    default: break;
+  }
+#else
+  (void)inputs, (void)seed, (void)report;
+#endif
+  throw Error("no CUDA kernel for variant " + std::string(name(c.variant)));
+}
+
+}  // namespace
+
+void detail::validate_inputs(const AttentionInputs& inputs, const AttentionConfig& config) {
+  config.validate();
+  validate_tensor("Q", inputs.q, config);
+  validate_tensor("K", inputs.k, config);
+  validate_tensor("V", inputs.v, config);
+}
+
+RunResult run_attention(const AttentionInputs& inputs, const AttentionConfig& config, Device device,
+                        std::uint64_t seed, OpSink& sink) {
+  detail::validate_inputs(inputs, config);
+  if (is_hashed(config.variant)) return run_hashed(inputs, config, device, seed, sink);
+  const detail::Reporter report(sink);
+  if (device == Device::cuda) return run_cuda(inputs, config, seed, report);
+  const CpuKernel kernel = cpu_kernel(config.variant);
+  const auto start = std::chrono::steady_clock::now();
+  Tensor out = kernel(inputs, config, seed, report);
+  const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
+  return RunResult{std::move(out), elapsed.count(), Device::cpu};
+}
+
+}  // namespace ecosim::ecoformer

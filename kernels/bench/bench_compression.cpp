@@ -1,0 +1,135 @@
+// bench_compression: quantize+pack and unpack(+dequantize) throughput of ActNN (1/2/4/8 bits), Mesa and
+// Few-Bit (GELU, 1..4 bits), in GB/s of bytes read + written, as a ratio to copying the input's bytes
+// measured in the same run (cudaMemcpy device-to-device on the GPU, std::memcpy on the CPU). GACT runs the
+// ActNN kernels (its choice is a bit width per tensor), so its rows are the ActNN rows. Few-Bit's forward
+// pass also writes f(x) and its backward reads the incoming gradient: both are counted in its bytes.
+//
+// usage: bench_compression [--device cpu|cuda] [--elements N] [--repetitions R]
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ecosim/kernels/actnn.hpp"
+#include "ecosim/kernels/fewbit.hpp"
+#include "ecosim/kernels/gpu.hpp"
+#include "ecosim/kernels/mesa.hpp"
+#include "ecosim/kernels/philox.hpp"
+#include "ecosim/ops_counter/error.hpp"
+
+using namespace ecosim;
+using namespace ecosim::kernels;
+
+namespace {
+
+struct Options {
+  bool gpu = false;
+  std::uint64_t elements = std::uint64_t{64} << 20;
+  int repetitions = 5;
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  o.gpu = gpu::probe().available;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string key = argv[i], value = argv[i + 1];
+    if (key == "--device" && (value == "cpu" || value == "cuda")) o.gpu = value == "cuda";
+    else if (key == "--elements") o.elements = std::stoull(value);
+    else if (key == "--repetitions") o.repetitions = std::max(1, std::stoi(value));
+    else throw Error("usage: bench_compression [--device cpu|cuda] [--elements N] [--repetitions R]");
+  }
+  if (argc % 2 == 0) throw Error("usage: bench_compression [--device cpu|cuda] [--elements N] [--repetitions R]");
+  if (o.gpu && !gpu::probe().available) throw Error("--device cuda: " + gpu::probe().reason);
+  return o;
+}
+
+/// Best wall time in ms of `repetitions` runs after one warm-up.
+double best_ms(int repetitions, const std::function<void()>& run) {
+  run();
+  double best = 1e300;
+  for (int r = 0; r < repetitions; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    run();
+    best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  return best;
+}
+
+/// CPU timings with the same meaning as the CUDA ones.
+CudaTiming time_cpu(const TensorView& x, int repetitions, const std::function<std::uint64_t()>& quantize,
+                    const std::function<std::uint64_t()>& dequantize) {
+  const std::uint64_t bytes = x.elements * (bits(x.dtype) / 8);
+  std::vector<std::uint8_t> copy(bytes);
+  CudaTiming t;
+  t.input_bytes = bytes;
+  t.quantize_ms = best_ms(repetitions, [&] { t.compressed_bytes = quantize(); });
+  t.dequantize_ms = best_ms(repetitions, [&] { t.output_bytes = dequantize(); });
+  t.copy_ms = best_ms(repetitions, [&] { std::memcpy(copy.data(), x.data, bytes); });
+  return t;
+}
+
+/// `extra_bytes`: bytes each pass moves besides the compressed form and its input/output (Few-Bit: f(x)
+/// written by the forward pass, the incoming gradient read by the backward pass).
+void print_rows(const std::string& scheme, DType dtype, const CudaTiming& t, std::uint64_t extra_bytes = 0) {
+  const double copy_gbs = 2.0 * static_cast<double>(t.input_bytes) / t.copy_ms / 1e6;
+  const double q_gbs = static_cast<double>(t.input_bytes + t.compressed_bytes + extra_bytes) / t.quantize_ms / 1e6;
+  const double d_gbs = static_cast<double>(t.compressed_bytes + t.output_bytes + extra_bytes) / t.dequantize_ms / 1e6;
+  fmt::print("{:<14} {:<5} {:<15} {:>10.3f} {:>9.1f} {:>9.1f} {:>7.2f}\n", scheme, name(dtype), "quantize+pack",
+             t.quantize_ms, q_gbs, copy_gbs, q_gbs / copy_gbs);
+  fmt::print("{:<14} {:<5} {:<15} {:>10.3f} {:>9.1f} {:>9.1f} {:>7.2f}\n", scheme, name(dtype), "unpack",
+             t.dequantize_ms, d_gbs, copy_gbs, d_gbs / copy_gbs);
+}
+
+void run(const Options& o) {
+  std::vector<float> values(o.elements);
+  for (std::uint64_t i = 0; i < o.elements; ++i) values[i] = rng::normal(1, 0, i);
+  fmt::print("bench_compression: {} elements on {}, best of {} (GB/s = bytes read + written per second; ratio "
+             "= GB/s / copy GB/s, copy = {})\n",
+             o.elements, o.gpu ? gpu::probe().device_name : "CPU", o.repetitions,
+             o.gpu ? "cudaMemcpy device-to-device" : "std::memcpy");
+  fmt::print("{:<14} {:<5} {:<15} {:>10} {:>9} {:>9} {:>7}\n", "scheme", "dtype", "pass", "ms", "GB/s", "copy GB/s",
+             "ratio");
+  for (DType dtype : {DType::fp32, DType::fp16}) {
+    const std::vector<std::uint8_t> bytes = encode(values, dtype);
+    const TensorView x{bytes.data(), dtype, o.elements};
+    for (unsigned b : {1u, 2u, 4u, 8u}) {
+      const actnn::Layout layout = actnn::Layout::uniform(o.elements, b);
+      actnn::Compressed c;
+      const CudaTiming t = o.gpu ? actnn::time_cuda(x, layout, o.repetitions)
+                                 : time_cpu(x, o.repetitions, [&] { c = actnn::quantize_cpu(x, layout, 1); return c.storage_bytes(); },
+                                            [&] { return 4 * actnn::dequantize_cpu(c).size(); });
+      print_rows(fmt::format("actnn {}-bit", b), dtype, t);
+    }
+    const mesa::Layout heads{1, 1, o.elements};
+    mesa::Compressed m;
+    const CudaTiming tm = o.gpu ? mesa::time_cuda(x, heads, o.repetitions)
+                                : time_cpu(x, o.repetitions, [&] { mesa::State s; m = mesa::quantize_cpu(x, heads, s, 1); return m.storage_bytes(); },
+                                           [&] { return 4 * mesa::dequantize_cpu(m).size(); });
+    print_rows("mesa 8-bit", dtype, tm);
+    for (unsigned b : {1u, 2u, 3u, 4u}) {
+      const fewbit::Codebook book = fewbit::Codebook::from(fewbit::solve(fewbit::Activation::gelu, b, {10.0, 2000}));
+      std::optional<fewbit::Forward> f;
+      const CudaTiming tf = o.gpu ? fewbit::time_cuda(book, x, o.repetitions)
+                                  : time_cpu(x, o.repetitions, [&] { f = fewbit::forward_cpu(book, x); return f->codes.size(); },
+                                             [&] { return fewbit::backward_cpu(book, f->codes, x).bytes.size(); });
+      print_rows(fmt::format("fewbit {}-bit", b), dtype, tf, tf.input_bytes);
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    run(parse(argc, argv));
+    return 0;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "bench_compression: error: {}\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,131 @@
+// Internal (CUDA sources only): error checking that turns CUDA failures into ecosim::Error, an owning device
+// buffer, the per-launch error flag that kernels raise for bad input, and event timing for benchmarks.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ecosim/kernels/gpu.hpp"
+#include "ecosim/ops_counter/error.hpp"
+
+namespace ecosim::cuda {
+
+inline void check(cudaError_t err, const char* what) {
+  if (err != cudaSuccess) throw Error(std::string("CUDA ") + what + ": " + cudaGetErrorString(err));
+}
+
+/// Throws ecosim::Error naming the reason when no GPU can run the kernels.
+inline void require_gpu(const char* scheme) {
+  const gpu::Availability a = gpu::probe();
+  if (!a.available) throw Error(std::string(scheme) + ": no GPU (" + a.reason + ")");
+}
+
+template <class T>
+class Buffer {
+ public:
+  explicit Buffer(std::uint64_t count) : count_(count) {
+    if (count > 0) check(cudaMalloc(&data_, count * sizeof(T)), "cudaMalloc");
+  }
+  Buffer(const T* host, std::uint64_t count) : Buffer(count) { upload(host); }
+  explicit Buffer(const std::vector<T>& host) : Buffer(host.data(), host.size()) {}
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer() { cudaFree(data_); }
+
+  T* get() const { return data_; }
+  void upload(const T* host) {
+    if (count_ > 0) check(cudaMemcpy(data_, host, count_ * sizeof(T), cudaMemcpyHostToDevice), "upload");
+  }
+  std::vector<T> download() const {
+    std::vector<T> host(count_);
+    if (count_ > 0) check(cudaMemcpy(host.data(), data_, count_ * sizeof(T), cudaMemcpyDeviceToHost), "download");
+    return host;
+  }
+
+ private:
+  T* data_ = nullptr;
+  std::uint64_t count_;
+};
+
+/// First bad element / group a kernel found (UINT64_MAX = none); kernels lower it with atomicMin.
+struct Flags {
+  unsigned long long bad_element, bad_group;
+};
+inline constexpr unsigned long long kNone = ~0ull;
+
+inline Buffer<Flags> make_flags() {
+  const Flags none{kNone, kNone};
+  return Buffer<Flags>(&none, 1);
+}
+
+/// Throws the same messages as the CPU reference for the flags a launch raised.
+inline void throw_flags(const Buffer<Flags>& flags, const char* scheme) {
+  const Flags f = flags.download()[0];
+  if (f.bad_element != kNone)
+    throw Error(std::string(scheme) + ": non-finite input (NaN or Inf) at element " + std::to_string(f.bad_element));
+  if (f.bad_group != kNone)
+    throw Error(std::string(scheme) + ": the range of group " + std::to_string(f.bad_group) +
+                " overflows bf16 metadata");
+}
+
+inline void check_launch(const char* what) {
+  check(cudaGetLastError(), what);
+  check(cudaDeviceSynchronize(), what);
+}
+
+/// Grid size for `blocks` blocks, or ecosim::Error when it exceeds the 1-D grid limit.
+inline unsigned grid_size(std::uint64_t blocks, const char* scheme) {
+  if (blocks == 0 || blocks > 0x7fffffffu) throw Error(std::string(scheme) + ": tensor too large for one launch");
+  return static_cast<unsigned>(blocks);
+}
+
+/// Mean milliseconds of `launch()` over `repetitions` runs after one warm-up, timed with CUDA events.
+template <class Launch>
+double time_ms(int repetitions, Launch launch) {
+  launch();
+  check_launch("warm-up");
+  cudaEvent_t start, stop;
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
+  cudaEventRecord(start);
+  for (int r = 0; r < repetitions; ++r) launch();
+  cudaEventRecord(stop);
+  check(cudaEventSynchronize(stop), "timing");
+  float ms = 0;
+  cudaEventElapsedTime(&ms, start, stop);
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  check_launch("timed launches");
+  return static_cast<double>(ms) / repetitions;
+}
+
+/// Warp-wide min and max (every lane of the warp must call it); all lanes get the result.
+__device__ inline void warp_min_max(float& lo, float& hi) {
+  for (int offset = 16; offset > 0; offset /= 2) {
+    lo = fminf(lo, __shfl_xor_sync(0xffffffffu, lo, offset));
+    hi = fmaxf(hi, __shfl_xor_sync(0xffffffffu, hi, offset));
+  }
+}
+
+/// Block-wide min and max of one value per thread (blockDim.x a multiple of 32, at most 1024).
+__device__ inline void block_min_max(float& lo, float& hi) {
+  __shared__ float warp_lo[32], warp_hi[32];
+  warp_min_max(lo, hi);
+  const unsigned warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  if (threadIdx.x % 32 == 0) {
+    warp_lo[warp] = lo;
+    warp_hi[warp] = hi;
+  }
+  __syncthreads();
+  lo = warp_lo[0];
+  hi = warp_hi[0];
+  for (unsigned w = 1; w < warps; ++w) {
+    lo = fminf(lo, warp_lo[w]);
+    hi = fmaxf(hi, warp_hi[w]);
+  }
+  __syncthreads();  // the shared arrays may be reused by a later call
+}
+
+}  // namespace ecosim::cuda

@@ -1,0 +1,77 @@
+// Accelerator option parsing and rendering of replay results (table, CSV, JSON).
+#include "accel_report.hpp"
+
+#include <fmt/core.h>
+
+#include "ecosim/ops_counter/error.hpp"
+
+namespace ecosim::cli {
+
+namespace po = boost::program_options;
+
+po::options_description accel_options() {
+  po::options_description o("Accelerator");
+  o.add_options()("accel", po::value<std::string>()->default_value("bitfusion-45nm"), "built-in accelerator")(
+      "accel-config", po::value<std::string>(),
+      "accelerator JSON file, merged over the built-in one (format: accel_model/README.md)");
+  return o;
+}
+
+accel::AccelConfig parse_accel(const po::variables_map& vm) {
+  if (vm.count("accel-config")) {
+    if (!vm["accel"].defaulted()) throw Error("give either --accel or --accel-config, not both");
+    return accel::load_config(vm["accel-config"].as<std::string>());
+  }
+  return accel::builtin_config(vm["accel"].as<std::string>());
+}
+
+namespace {
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string quoted = "\"";
+  for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string row_line(const accel::OpRow& r, double clock_mhz, bool csv) {
+  const auto& e = r.energy;
+  const double sram = e.sram_pj[0] + e.sram_pj[1] + e.sram_pj[2];
+  const double ms = double(r.cycles) / (clock_mhz * 1e3);
+  if (csv)
+    return fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{}\n",
+                       csv_field(r.name), name(r.kind), r.tiles, r.macs, r.cycles, ms, r.array_cycles,
+                       r.vector_cycles, r.stall_cycles(), r.dram_bits, e.total_pj(), e.array_pj, e.vector_pj,
+                       e.sram_pj[0], e.sram_pj[1], e.sram_pj[2], e.dram_pj, sram, csv_field(r.mapping));
+  return fmt::format("{:<34} {:>13} {:>12} {:>10.4f} {:>11} {:>11} {:>11} {:>11.4g} {:>10.3g} {:>10.3g} {:>10.3g} {:>10.3g}\n",
+                     r.name.size() > 34 ? r.name.substr(r.name.size() - 34) : r.name, r.macs, r.cycles, ms,
+                     r.array_cycles, r.vector_cycles, r.stall_cycles(), e.total_pj(), e.array_pj, e.vector_pj, sram,
+                     e.dram_pj);
+}
+
+}  // namespace
+
+std::string render(const accel::ReplayResult& result, Format format) {
+  if (format == Format::json) return to_json(result, true).dump(2) + "\n";
+  std::string out;
+  if (format == Format::csv) {
+    out = "op,kind,tiles,macs,cycles,latency_ms,array_cycles,vector_cycles,stall_cycles,dram_bits,energy_pj,"
+          "array_pj,vector_pj,sram_weights_pj,sram_inputs_pj,sram_outputs_pj,dram_pj,sram_pj,mapping\n";
+    for (const auto& r : result.ops) out += row_line(r, result.clock_mhz, true);
+    return out + row_line(result.total, result.clock_mhz, true);
+  }
+  out = fmt::format("accelerator {} ({} model), {:.0f} MHz\n", result.accelerator, result.engine, result.clock_mhz);
+  out += fmt::format("{:<34} {:>13} {:>12} {:>10} {:>11} {:>11} {:>11} {:>11} {:>10} {:>10} {:>10} {:>10}\n", "op",
+                     "MACs", "cycles", "ms", "array_cyc", "vector_cyc", "stall_cyc", "energy_pJ", "array_pJ",
+                     "vector_pJ", "sram_pJ", "dram_pJ");
+  for (const auto& r : result.ops) out += row_line(r, result.clock_mhz, false);
+  out += row_line(result.total, result.clock_mhz, false);
+  const auto& e = result.total.energy;
+  out += fmt::format("latency {:.4f} ms; energy {:.6g} pJ (array {:.3g}, vector unit {:.3g}, SRAM weights {:.3g} / "
+                     "inputs {:.3g} / outputs {:.3g}, DRAM {:.3g}); array busy {:.1f} % of cycles, {} stall cycles\n",
+                     result.latency_ms(), e.total_pj(), e.array_pj, e.vector_pj, e.sram_pj[0], e.sram_pj[1],
+                     e.sram_pj[2], e.dram_pj, 100 * result.array_utilisation(), result.total.stall_cycles());
+  return out;
+}
+
+}  // namespace ecosim::cli

@@ -1,0 +1,195 @@
+// `ecosim compare`: for each attention variant, runs the kernel (GPU when present, else the CPU reference)
+// while counting its operations and writing its trace, replays the trace on the SystemC accelerator model,
+// and reports op counts, accelerator latency/energy, GPU latency and ratios to MSA beside the published ones.
+// With --model, compares whole-model analytic traces instead. Reports are written only when all runs succeed.
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/core.h>
+#include <sstream>
+
+#include "accel_report.hpp"
+#include "compare_report.hpp"
+#include "device_option.hpp"
+#include "ecosim/ecoformer/run.hpp"
+#include "ecosim/kernels/gpu.hpp"
+#include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/op_counter.hpp"
+#include "ecosim/sim/commands.hpp"
+#include "ecosim/traces/atomic_file.hpp"
+#include "ecosim/traces/trace_writer.hpp"
+#include "gpu_estimate.hpp"
+#include "workload.hpp"
+
+namespace ecosim::embedded {
+std::string_view published_accelerator();
+}
+
+namespace ecosim::cli {
+
+namespace {
+
+constexpr std::uint64_t kInputSeed = 1;
+
+/// Forwards every record to several sinks (op counter, trace writer, the list replayed on the accelerator).
+class FanOut : public OpSink {
+ public:
+  explicit FanOut(std::vector<OpSink*> sinks) : sinks_(std::move(sinks)) {}
+  void record(const OpRecord& op) override {
+    for (OpSink* s : sinks_) s->record(op);
+  }
+
+ private:
+  std::vector<OpSink*> sinks_;
+};
+
+struct RecordList : OpSink {
+  std::vector<OpRecord> ops;
+  void record(const OpRecord& op) override { ops.push_back(op); }
+};
+
+struct VariantRun {
+  std::vector<OpRecord> ops;
+  OpCounts total;
+  std::optional<double> measured_gpu_ms;
+  std::string source;
+};
+
+/// The kernel-run step: the variant's kernel on synthetic inputs, its records teed into an op counter, the
+/// trace file and the list returned for the replay.
+VariantRun run_kernel(const AttentionConfig& config, DeviceChoice device, const std::string& trace_path,
+                      const nlohmann::json& workload) {
+  const ecoformer::AttentionInputs inputs = ecoformer::synthetic_inputs(config, kInputSeed);
+  OpCounter counter;
+  RecordList list;
+  trace::TraceWriter writer(trace_path, {trace::kFormatVersion, "ecosim " ECOSIM_VERSION " compare", Convention::exact,
+                                         workload});
+  FanOut sink({&counter, &writer, &list});
+  const auto dev = device == DeviceChoice::cuda ? ecoformer::Device::cuda : ecoformer::Device::cpu;
+  const ecoformer::RunResult r = ecoformer::run_attention(inputs, config, dev, kInputSeed, sink);
+  writer.finish();
+  VariantRun run{std::move(list.ops), counter.total(), std::nullopt, dev == ecoformer::Device::cuda ? "kernel (cuda)" : "kernel (cpu)"};
+  if (r.device == ecoformer::Device::cuda) run.measured_gpu_ms = r.latency_ms;
+  return run;
+}
+
+/// Whole-model analytic trace (exact convention) with every attention layer of the given variant.
+VariantRun run_model(const std::string& model, const AttentionConfig& variant, std::uint64_t batch,
+                     const std::string& trace_path, const nlohmann::json& workload) {
+  Workload w;
+  w.model = model;
+  w.model_options.attention = variant;
+  w.model_options.batch = batch;
+  w.convention = Convention::exact;
+  OpCounter counter;
+  RecordList list;
+  trace::TraceWriter writer(trace_path, {trace::kFormatVersion, "ecosim " ECOSIM_VERSION " compare", Convention::exact,
+                                         workload});
+  FanOut sink({&counter, &writer, &list});
+  for (const Layer& layer : w.layers()) emit(layer, Convention::exact, sink);
+  writer.finish();
+  return {std::move(list.ops), counter.total(), std::nullopt, "analytic"};
+}
+
+std::vector<AttentionVariant> parse_variants(const std::string& list) {
+  std::vector<AttentionVariant> out;
+  std::stringstream items(list);
+  for (std::string item; std::getline(items, item, ',');) {
+    const auto v = parse_attention_variant(item);
+    if (!v) throw Error("unknown variant '" + item + "' in --variants");
+    out.push_back(*v);
+  }
+  if (out.empty()) throw Error("--variants is empty");
+  return out;
+}
+
+/// Creates the output folder and checks that files can be written there, before any work is done.
+void prepare_output_dir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw Error(fmt::format("cannot create output directory '{}': {}", dir, ec.message()));
+  AtomicFile probe(dir + "/compare.json");  // throws a clear error when the folder is not writable
+}
+
+void plot(const std::string& json_path, const std::string& png_path) {
+  const std::string command = fmt::format("/usr/bin/python3 '{}/plot_compare.py' '{}' '{}'", ECOSIM_SCRIPTS_DIR,
+                                          json_path, png_path);
+  if (std::system(command.c_str()) != 0)
+    fmt::print(stderr, "warning: no bar chart written: {} failed (is python3-matplotlib installed?); CSV and "
+                       "JSON are complete\n", command);
+  else
+    fmt::print(stderr, "wrote {}\n", png_path);
+}
+
+}  // namespace
+
+int compare(const Args& args) {
+  po::options_description options("ecosim compare");
+  options.add_options()("help,h", "this help")
+      ("batch", po::value<std::int64_t>()->default_value(16), "batch size B")
+      ("seq", po::value<std::int64_t>()->default_value(3136), "tokens N (attention layer)")
+      ("dim", po::value<std::int64_t>()->default_value(32), "head width D")
+      ("heads", po::value<std::int64_t>()->default_value(1), "heads H")
+      ("variants", po::value<std::string>()->default_value("msa,performer,linformer,reformer,ecoformer"),
+       "attention variants, comma-separated")
+      ("model", po::value<std::string>(), "compare whole-model analytic traces of this zoo model instead")
+      ("device", po::value<std::string>()->default_value("auto"), "kernels on auto|cpu|cuda")
+      ("gpu", po::value<std::string>()->default_value(""), "GPU named in the roofline estimate (default H100 SXM)")
+      ("out", po::value<std::string>()->default_value("reports"), "output directory");
+  options.add(accel_options());
+  po::variables_map vm;
+  if (!parse_args(args, options, vm, "ecosim compare [--batch 16 --seq 3136 --dim 32 --heads 1] [--variants ...] "
+                                     "[--model NAME] [--device auto] [--out reports/]"))
+    return 0;
+  const accel::AccelConfig accel_config = parse_accel(vm);
+  const auto variants = parse_variants(vm["variants"].as<std::string>());
+  const std::string model = vm.count("model") ? vm["model"].as<std::string>() : "";
+  const DeviceChoice device = resolve_device(vm["device"].as<std::string>());
+  const std::string out = vm["out"].as<std::string>();
+  const TechTable tech = TechTable::builtin_45nm();
+  prepare_output_dir(out);
+
+  CompareReport report;
+  report.published = nlohmann::json::parse(embedded::published_accelerator());
+  report.workload = {{"batch", positive(vm, "batch")}, {"heads", positive(vm, "heads")}, {"accelerator", accel_config.name}};
+  if (model.empty()) report.workload.update({{"seq", positive(vm, "seq")}, {"dim", positive(vm, "dim")}});
+  else report.workload["model"] = model;
+  for (AttentionVariant v : variants) {
+    AttentionConfig config;
+    config.variant = v;
+    config.batch = positive(vm, "batch");
+    config.heads = positive(vm, "heads");
+    config.seq = model.empty() ? positive(vm, "seq") : 1;
+    config.head_dim = positive(vm, "dim");
+    config.projections = false;  // kernels take projected q, k, v
+    if (model.empty()) config.validate();
+    const std::string trace_path = fmt::format("{}/{}.jsonl", out, name(v));
+    nlohmann::json workload = report.workload;
+    workload["variant"] = name(v);
+    fmt::print(stderr, "[{}] {} ...\n", name(v), model.empty() ? "running kernel" : "building model trace");
+    const VariantRun run = model.empty() ? run_kernel(config, device, trace_path, workload)
+                                         : run_model(model, config, config.batch, trace_path, workload);
+    fmt::print(stderr, "[{}] replaying {} ops on {} ...\n", name(v), run.ops.size(), accel_config.name);
+    const accel::ReplayResult replay =
+        accel::replay_systemc(accel::plan_ops(run.ops, accel_config, tech), accel_config);
+    CompareRow row{std::string(name(v)), run.source, run.total.ops(OpKind::mul), run.total.ops(OpKind::add),
+                   tech.energy_pj(run.total), replay.total, replay.latency_ms(), 0, false, ""};
+    if (run.measured_gpu_ms) {
+      row.gpu_latency_ms = *run.measured_gpu_ms;
+      row.gpu_measured = true;
+      row.gpu_label = "measured, CUDA events (" + gpu::probe().device_name + ")";
+    } else {
+      const GpuEstimate est = estimate_gpu_latency(run.ops, vm["gpu"].as<std::string>());
+      row.gpu_latency_ms = est.latency_ms;
+      row.gpu_label = "est. " + est.gpu + " roofline (no GPU kernel run)";
+    }
+    report.rows.push_back(std::move(row));
+  }
+  write_file_atomically(out + "/compare.csv", render_csv(report));
+  write_file_atomically(out + "/compare.json", to_json(report).dump(2) + "\n");
+  fmt::print(stderr, "wrote {0}/compare.csv, {0}/compare.json and the traces {0}/<variant>.jsonl\n", out);
+  plot(out + "/compare.json", out + "/compare.png");
+  fmt::print("{}", render_table(report));
+  return 0;
+}
+
+}  // namespace ecosim::cli

@@ -1,0 +1,146 @@
+// `ecosim compress`: compresses a synthetic (seeded normal) or .npy activation tensor with one scheme and
+// reports storage (bits per element including metadata, ratio to the input dtype), error and time.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "compress_schemes.hpp"
+#include "count_report.hpp"
+#include "ecosim/ecoformer/npy.hpp"
+#include "ecosim/kernels/philox.hpp"
+#include "ecosim/ops_counter/checked.hpp"
+#include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/primitives.hpp"
+#include "ecosim/sim/commands.hpp"
+#include "ecosim/traces/trace_writer.hpp"
+#include "workload.hpp"
+
+namespace ecosim::cli {
+
+namespace {
+
+/// "128x197x192" → {128, 197, 192}; every dimension a positive integer.
+std::vector<std::uint64_t> parse_shape(const std::string& text) {
+  std::vector<std::uint64_t> shape;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t end = text.find('x', start);
+    const std::string part = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (part.empty() || part.size() > 18 || !std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+        std::stoull(part) == 0)
+      throw Error("--shape must be positive integers joined by 'x' (e.g. 128x197x192), not '" + text + "'");
+    shape.push_back(std::stoull(part));
+    if (end == std::string::npos) return shape;
+    start = end + 1;
+  }
+}
+
+std::string shape_text(const std::vector<std::uint64_t>& shape) {
+  std::string s = std::to_string(shape.front());
+  for (std::size_t i = 1; i < shape.size(); ++i) s.append("x").append(std::to_string(shape[i]));
+  return s;
+}
+
+}  // namespace
+
+int compress(const Args& args) {
+  po::options_description options("ecosim compress");
+  options.add_options()("help,h", "this help")
+      ("scheme", po::value<std::string>(), "actnn, gact, mesa or fewbit")
+      ("bits", po::value<std::int64_t>(), "bits per element (gact: average budget, 32 = raw; mesa: 8)")
+      ("activation", po::value<std::string>()->default_value("gelu"), "fewbit: the activation")
+      ("shape", po::value<std::string>()->default_value("128x197x192"), "synthetic tensor shape")
+      ("dtype", po::value<std::string>()->default_value("fp32"), "fp32, fp16 or bf16")
+      ("device", po::value<std::string>()->default_value("auto"), "auto, cpu or cuda")
+      ("seed", po::value<std::int64_t>()->default_value(0), "seed of the input and of the stochastic rounding")
+      ("groups", po::value<std::int64_t>()->default_value(1), "mesa: channel groups of the last dimension")
+      ("input", po::value<std::string>(), ".npy tensor (float32, C order) instead of a synthetic one")
+      ("format", po::value<std::string>()->default_value("table"), "table or json")
+      ("trace", po::value<std::string>(), "also write the op records (format v1): the uncompressed activation's "
+                                           "save and load, then the scheme's compress and decompress passes");
+  po::variables_map vm;
+  if (!parse_args(args, options, vm, "ecosim compress --scheme NAME --bits B [--shape AxBxC] [options]")) return 0;
+  if (!vm.count("scheme") || !vm.count("bits")) throw Error("give --scheme and --bits");
+  const CompressScheme& scheme = find_scheme(vm["scheme"].as<std::string>());
+  const Format format = parse_format(vm["format"].as<std::string>());
+  if (format == Format::csv) throw Error("compress prints a table or json, not csv");
+  const std::optional<DType> dtype = parse_dtype(vm["dtype"].as<std::string>());
+  if (!dtype || !is_float(*dtype)) throw Error("--dtype must be fp32, fp16 or bf16");
+
+  CompressRequest request;
+  const std::uint64_t bits = positive(vm, "bits");  // signed parse: "-1" is refused, not wrapped
+  if (bits > 32) throw Error("--bits " + std::to_string(bits) + " is more than the 32 of a raw fp32 element");
+  request.bits = static_cast<unsigned>(bits);
+  request.activation = vm["activation"].as<std::string>();
+  if (vm["seed"].as<std::int64_t>() < 0) throw Error("--seed must be ≥ 0");
+  request.seed = static_cast<std::uint64_t>(vm["seed"].as<std::int64_t>());
+  request.groups = positive(vm, "groups");
+  request.device = resolve_device(vm["device"].as<std::string>());
+  std::vector<float> values;
+  if (vm.count("input")) {
+    ecoformer::NpyArray a = ecoformer::read_npy(vm["input"].as<std::string>());
+    request.shape = a.shape;
+    values = std::move(a.data);
+  } else {
+    request.shape = parse_shape(vm["shape"].as<std::string>());
+    std::uint64_t elements = 1;
+    for (auto d : request.shape) elements = checked_mul(elements, d);
+    if (elements > (std::uint64_t{1} << 32)) throw Error("--shape: more than 2^32 elements");
+    values.resize(elements);
+    for (std::uint64_t i = 0; i < values.size(); ++i) values[i] = rng::normal(request.seed, 0x1a9u, i);
+  }
+  const std::vector<std::uint8_t> bytes = kernels::encode(values, *dtype);
+  request.x = {bytes.data(), *dtype, values.size()};
+  const std::vector<float> input = kernels::decode(request.x);  // the values after rounding to --dtype
+
+  std::optional<trace::TraceWriter> trace_writer;
+  if (vm.count("trace")) {
+    const nlohmann::json workload = {{"compress", std::string(scheme.name)}, {"bits", request.bits},
+                                     {"shape", shape_text(request.shape)}, {"dtype", name(*dtype)}};
+    trace_writer.emplace(vm["trace"].as<std::string>(),
+                         trace::Header{trace::kFormatVersion, "ecosim " ECOSIM_VERSION " compress", Convention::exact, workload});
+    // Without compression the activation is written once in the forward pass and read once in the backward.
+    trace_writer->record(ops::memcpy("uncompressed.save_activation", 1, 1, values.size(), *dtype));
+    trace_writer->record(ops::memcpy("uncompressed.load_activation", 1, 1, values.size(), *dtype));
+    request.sink = &*trace_writer;
+  }
+  const CompressResult result = scheme.run(request);
+  if (trace_writer) trace_writer->finish();
+  const std::vector<float>& reference = result.reference.empty() ? input : result.reference;
+  if (result.reconstruction.size() != reference.size()) throw Error("scheme returned a tensor of the wrong size");
+  double max_error = 0, sum_error = 0;
+  for (std::size_t i = 0; i < reference.size(); ++i) {
+    const double e = std::abs(static_cast<double>(result.reconstruction[i]) - reference[i]);
+    max_error = std::max(max_error, e);
+    sum_error += e;
+  }
+  const std::uint64_t input_bytes = storage_bytes(*dtype, values.size());
+  const nlohmann::ordered_json report = {
+      {"scheme", scheme.name},
+      {"bits", request.bits},
+      {"shape", shape_text(request.shape)},
+      {"dtype", name(*dtype)},
+      {"device", request.device == DeviceChoice::cuda ? "cuda" : "cpu"},
+      {"elements", values.size()},
+      {"input_bytes", input_bytes},
+      {"storage_bytes", result.storage_bytes},
+      {"bits_per_element", 8.0 * static_cast<double>(result.storage_bytes) / static_cast<double>(values.size())},
+      {"ratio", static_cast<double>(input_bytes) / static_cast<double>(result.storage_bytes)},
+      {"max_error", max_error},
+      {"mean_error", sum_error / static_cast<double>(values.size())},
+      {"latency_ms", result.latency_ms},
+      {"detail", result.detail}};
+  if (format == Format::json) {
+    fmt::print("{}\n", report.dump(2));
+    return 0;
+  }
+  for (const auto& [key, value] : report.items())
+    fmt::print("{:<18} {}\n", key, value.is_string() ? value.get<std::string>() : value.dump());
+  return 0;
+}
+
+}  // namespace ecosim::cli

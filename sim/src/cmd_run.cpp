@@ -1,0 +1,195 @@
+// `ecosim run`: runs one attention variant's kernel (CUDA, or the CPU reference) on synthetic or .npy input,
+// times it, counts the operations it reports (and writes them as a trace), and compares its output with
+// exact softmax attention on the same input (for the variants that share queries and keys — Reformer and
+// the hashed family read Q as both — the reference is MSA(Q, Q, V), the attention they approximate).
+#include <fmt/core.h>
+
+#include <optional>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "count_report.hpp"
+#include "device_option.hpp"
+#include "ecosim/ecoformer/npy.hpp"
+#include "ecosim/ecoformer/reference.hpp"
+#include "ecosim/ecoformer/run.hpp"
+#include "ecosim/kernels/gpu.hpp"
+#include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/op_counter.hpp"
+#include "ecosim/sim/commands.hpp"
+#include "ecosim/traces/trace_writer.hpp"
+#include "workload.hpp"
+
+namespace ecosim::cli {
+
+namespace {
+
+// error_vs_msa is computed up to this length (exact MSA on the CPU costs N² per head).
+constexpr std::uint64_t kMaxSeqForError = 4096;
+
+/// Forwards every record to two sinks (the counter and, with --trace, the trace writer).
+class TeeSink : public OpSink {
+ public:
+  TeeSink(OpSink& first, OpSink* second) : first_(first), second_(second) {}
+  void record(const OpRecord& op) override {
+    first_.record(op);
+    if (second_) second_->record(op);
+  }
+
+ private:
+  OpSink& first_;
+  OpSink* second_;
+};
+
+ecoformer::Tensor tensor_from_npy(const std::string& path) {
+  ecoformer::NpyArray a = ecoformer::read_npy(path);
+  if (a.shape.size() != 4)
+    throw Error(path + ": expected a 4-dimensional array [batch, heads, seq, dim], got " +
+                std::to_string(a.shape.size()) + " dimensions");
+  return {a.shape[0], a.shape[1], a.shape[2], a.shape[3], std::move(a.data)};
+}
+
+ecoformer::AttentionInputs inputs_from_files(const std::string& list) {
+  std::vector<std::string> paths;
+  std::stringstream items(list);
+  for (std::string path; std::getline(items, path, ',');) paths.push_back(path);
+  if (paths.size() != 3) throw Error("--input takes three files q.npy,k.npy,v.npy, got '" + list + "'");
+  return {tensor_from_npy(paths[0]), tensor_from_npy(paths[1]), tensor_from_npy(paths[2])};
+}
+
+std::optional<std::uint64_t> optional_positive(const po::variables_map& vm, const std::string& key) {
+  if (!vm.count(key)) return std::nullopt;
+  return positive(vm, key);
+}
+
+AttentionConfig parse_config(const po::variables_map& vm) {
+  AttentionConfig c;
+  const std::string variant = vm["variant"].as<std::string>();
+  const auto v = parse_attention_variant(variant);
+  if (!v) {
+    std::string valid;
+    for (auto each : all_attention_variants()) valid += (valid.empty() ? "" : ", ") + std::string(name(each));
+    throw Error("unknown variant '" + variant + "' (valid: " + valid + ")");
+  }
+  c.variant = *v;
+  c.projections = false;
+  c.batch = optional_positive(vm, "batch").value_or(1);
+  c.heads = optional_positive(vm, "heads").value_or(1);
+  c.seq = optional_positive(vm, "seq").value_or(0);
+  c.head_dim = optional_positive(vm, "dim").value_or(32);
+  c.bits = positive(vm, "bits");
+  c.support = positive(vm, "support");
+  c.features = positive(vm, "features");
+  c.proj_k = positive(vm, "proj-k");
+  c.hashes = positive(vm, "hashes");
+  c.chunk = positive(vm, "chunk");
+  return c;
+}
+
+/// With --input the shape comes from Q's file; a shape option given as well must agree with it.
+void take_shape(AttentionConfig& c, const ecoformer::Tensor& q, const po::variables_map& vm) {
+  const std::pair<const char*, std::uint64_t> dims[] = {{"batch", q.batch}, {"heads", q.heads}, {"seq", q.seq},
+                                                        {"dim", q.dim}};
+  for (const auto& [key, value] : dims)
+    if (vm.count(key) && positive(vm, key) != value)
+      throw Error(std::string("--") + key + " = " + std::to_string(positive(vm, key)) +
+                  " disagrees with the input file's " + std::to_string(value));
+  c.batch = q.batch, c.heads = q.heads, c.seq = q.seq, c.head_dim = q.dim;
+}
+
+nlohmann::json describe(const AttentionConfig& c) {
+  return {{"variant", name(c.variant)}, {"batch", c.batch}, {"heads", c.heads}, {"seq", c.seq}, {"dim", c.head_dim},
+          {"bits", c.bits},             {"support", c.support}, {"features", c.features}, {"proj_k", c.proj_k},
+          {"hashes", c.hashes},         {"chunk", c.chunk}};
+}
+
+}  // namespace
+
+int run(const Args& args) {
+  po::options_description options("ecosim run");
+  options.add_options()("help,h", "this help")
+      ("variant", po::value<std::string>()->required(),
+       "msa|performer|linformer|reformer|ecoformer|lsh-ecoformer|klsh-ecoformer|bi-ecoformer|fp-ecoformer")
+      ("batch", po::value<std::int64_t>(), "batch size B (default 1)")
+      ("heads", po::value<std::int64_t>(), "heads H (default 1)")
+      ("seq", po::value<std::int64_t>(), "tokens N (required without --input)")
+      ("dim", po::value<std::int64_t>(), "head width D (default 32)")
+      ("bits", po::value<std::int64_t>()->default_value(16), "EcoFormer hash bits b (1..64)")
+      ("support", po::value<std::int64_t>()->default_value(25), "EcoFormer kernel anchors m (≤ N)")
+      ("features", po::value<std::int64_t>()->default_value(256), "Performer random features")
+      ("proj-k", po::value<std::int64_t>()->default_value(256), "Linformer projected length k")
+      ("hashes", po::value<std::int64_t>()->default_value(2), "Reformer hash rounds")
+      ("chunk", po::value<std::int64_t>()->default_value(64), "Reformer chunk length")
+      ("device", po::value<std::string>()->default_value("auto"), "auto, cpu or cuda")
+      ("seed", po::value<std::uint64_t>()->default_value(0), "seed of the synthetic input and random parameters")
+      ("trace", po::value<std::string>(), "write the instrumented op trace (JSON Lines) here")
+      ("input", po::value<std::string>(), "q.npy,k.npy,v.npy: float32 [batch, heads, seq, dim] instead of synthetic")
+      ("format", po::value<std::string>()->default_value("table"), "table or json");
+  po::variables_map vm;
+  if (!parse_args(args, options, vm, "ecosim run --variant NAME --seq N [--batch B --heads H --dim D] [options]"))
+    return 0;
+  const Format format = parse_format(vm["format"].as<std::string>());
+  if (format == Format::csv) throw Error("--format must be table or json");
+  AttentionConfig config = parse_config(vm);
+  const std::uint64_t seed = vm["seed"].as<std::uint64_t>();
+  ecoformer::AttentionInputs inputs;
+  if (vm.count("input")) {
+    inputs = inputs_from_files(vm["input"].as<std::string>());
+    take_shape(config, inputs.q, vm);
+    config.validate();
+  } else {
+    if (!vm.count("seq")) throw Error("give --seq N (or --input q.npy,k.npy,v.npy)");
+    inputs = ecoformer::synthetic_inputs(config, seed);  // validates config
+  }
+  const ecoformer::Device device = resolve_device(vm["device"].as<std::string>()) == DeviceChoice::cuda
+                                       ? ecoformer::Device::cuda
+                                       : ecoformer::Device::cpu;
+
+  OpCounter counter;
+  std::optional<trace::TraceWriter> writer;
+  if (vm.count("trace"))
+    writer.emplace(vm["trace"].as<std::string>(),
+                   trace::Header{.producer = std::string("ecosim run ") + ECOSIM_VERSION,
+                                 .convention = Convention::exact,
+                                 .workload = describe(config)});
+  TeeSink sink(counter, writer ? &*writer : nullptr);
+  const ecoformer::RunResult result = ecoformer::run_attention(inputs, config, device, seed, sink);
+  if (writer) writer->finish();
+
+  std::optional<double> error_vs_msa;
+  const bool shared_qk = config.variant == AttentionVariant::reformer || is_hashed(config.variant);
+  if (config.seq <= kMaxSeqForError) {
+    AttentionConfig msa = config;
+    msa.variant = AttentionVariant::msa;
+    ecoformer::AttentionInputs reference = inputs;
+    if (shared_qk) reference.k = reference.q;
+    OpCounter discard;
+    error_vs_msa = ecoformer::relative_frobenius_error(
+        result.out.data, ecoformer::run_attention(reference, msa, ecoformer::Device::cpu, seed, discard).out.data);
+  }
+  const std::string device_name =
+      result.device == ecoformer::Device::cuda ? "cuda (" + gpu::probe().device_name + ")" : "cpu";
+  const OpCounts& total = counter.total();
+  if (format == Format::json) {
+    nlohmann::json j = describe(config);
+    j["device"] = device_name;
+    j["latency_ms"] = result.latency_ms;
+    j["muls"] = total.ops(OpKind::mul);
+    j["adds"] = total.ops(OpKind::add);
+    j["error_vs_msa"] = error_vs_msa ? nlohmann::json(*error_vs_msa) : nlohmann::json(nullptr);
+    j["msa_reference"] = shared_qk ? "msa(q, q, v)" : "msa(q, k, v)";
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    fmt::print("variant       {}  (B={} H={} N={} D={})\n", name(config.variant), config.batch, config.heads,
+               config.seq, config.head_dim);
+    fmt::print("device        {}\nlatency_ms    {:.4f}\nmuls          {}\nadds          {}\n", device_name,
+               result.latency_ms, total.ops(OpKind::mul), total.ops(OpKind::add));
+    fmt::print("error_vs_msa  {} (against {})\n",
+               error_vs_msa ? fmt::format("{:.3e}", *error_vs_msa) : std::string("n/a (N > 4096)"),
+               shared_qk ? "msa(q, q, v): queries and keys are shared" : "msa(q, k, v)");
+  }
+  return 0;
+}
+
+}  // namespace ecosim::cli

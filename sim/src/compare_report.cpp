@@ -1,0 +1,117 @@
+// Rendering of the compare table: ratios to MSA computed here, published ratios from the data file.
+#include "compare_report.hpp"
+
+#include <fmt/core.h>
+
+namespace ecosim::cli {
+
+namespace {
+
+const CompareRow* msa_row(const CompareReport& r) {
+  for (const auto& row : r.rows)
+    if (row.variant == "msa") return &row;
+  return nullptr;
+}
+
+std::optional<double> ratio(double value, const CompareRow* msa, double CompareRow::*field) {
+  if (!msa || msa->*field <= 0) return std::nullopt;
+  return value / (msa->*field);
+}
+
+std::optional<double> published_ratio(const CompareReport& r, const std::string& variant, const char* key) {
+  const auto& v = r.published["variants"];
+  if (!v.contains(variant) || !v.contains("msa")) return std::nullopt;
+  return v[variant][key].get<double>() / v["msa"][key].get<double>();
+}
+
+double energy_of(const CompareRow& row) { return row.accel.energy.total_pj(); }
+
+std::string fmt_ratio(std::optional<double> x) { return x ? fmt::format("{:.3f}", *x) : "-"; }
+
+double sram_pj(const CompareRow& row) {
+  return row.accel.energy.sram_pj[0] + row.accel.energy.sram_pj[1] + row.accel.energy.sram_pj[2];
+}
+
+}  // namespace
+
+std::string render_table(const CompareReport& r) {
+  const CompareRow* msa = msa_row(r);
+  std::string out = fmt::format(
+      "{:<10} {:<13} {:>14} {:>14} {:>11} {:>12} {:>10} {:>11} {:>9} {:>9} {:>9} {:>9} {:>10} {:<5} {:>8} {:>8} "
+      "{:>8} {:>8}\n",
+      "variant", "source", "muls", "adds", "op_uJ", "accel_cyc", "accel_ms", "accel_uJ", "array", "vector", "sram",
+      "dram", "gpu_ms", "", "lat/MSA", "pub", "E/MSA", "pub");
+  for (const auto& row : r.rows) {
+    const double e = energy_of(row);
+    out += fmt::format(
+        "{:<10} {:<13} {:>14} {:>14} {:>11.2f} {:>12} {:>10.4f} {:>11.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} "
+        "{:>10.4f} {:<5} {:>8} {:>8} {:>8} {:>8}\n",
+        row.variant, row.source, row.muls, row.adds, row.op_energy_pj / 1e6, row.accel.cycles, row.accel_latency_ms,
+        e / 1e6, row.accel.energy.array_pj / 1e6, row.accel.energy.vector_pj / 1e6, sram_pj(row) / 1e6,
+        row.accel.energy.dram_pj / 1e6, row.gpu_latency_ms, row.gpu_measured ? "" : "est.",
+        fmt_ratio(ratio(row.accel_latency_ms, msa, &CompareRow::accel_latency_ms)),
+        fmt_ratio(published_ratio(r, row.variant, "latency_ms")),
+        fmt_ratio(msa ? std::optional<double>(e / energy_of(*msa)) : std::nullopt),
+        fmt_ratio(published_ratio(r, row.variant, "energy_pj")));
+  }
+  if (!r.rows.empty())
+    out += fmt::format("accelerator energies in µJ (array / vector unit / SRAM / DRAM); GPU: {}; pub = published "
+                       "ratio to MSA ({})\n",
+                       r.rows.front().gpu_label, r.published["source"].get<std::string>());
+  return out;
+}
+
+std::string render_csv(const CompareReport& r) {
+  std::string out =
+      "variant,source,muls,adds,op_energy_pj,accel_cycles,accel_latency_ms,accel_energy_pj,accel_array_pj,"
+      "accel_vector_pj,accel_sram_weights_pj,accel_sram_inputs_pj,accel_sram_outputs_pj,accel_dram_pj,"
+      "accel_stall_cycles,gpu_latency_ms,gpu_latency_kind,latency_ratio_msa,energy_ratio_msa,"
+      "published_latency_ratio_msa,published_energy_ratio_msa\n";
+  const CompareRow* msa = msa_row(r);
+  auto opt = [](std::optional<double> x) { return x ? fmt::format("{:.6g}", *x) : std::string(); };
+  for (const auto& row : r.rows) {
+    const auto& e = row.accel.energy;
+    out += fmt::format("{},{},{},{},{:.6g},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{:.6g},{},{},{},{},{}\n",
+                       row.variant, row.source, row.muls, row.adds, row.op_energy_pj, row.accel.cycles,
+                       row.accel_latency_ms, e.total_pj(), e.array_pj, e.vector_pj, e.sram_pj[0], e.sram_pj[1],
+                       e.sram_pj[2], e.dram_pj, row.accel.stall_cycles(), row.gpu_latency_ms,
+                       row.gpu_measured ? "measured" : "estimated",
+                       opt(ratio(row.accel_latency_ms, msa, &CompareRow::accel_latency_ms)),
+                       opt(msa ? std::optional<double>(e.total_pj() / energy_of(*msa)) : std::nullopt),
+                       opt(published_ratio(r, row.variant, "latency_ms")),
+                       opt(published_ratio(r, row.variant, "energy_pj")));
+  }
+  return out;
+}
+
+nlohmann::json to_json(const CompareReport& r) {
+  const CompareRow* msa = msa_row(r);
+  nlohmann::json variants = nlohmann::json::array();
+  auto opt = [](std::optional<double> x) { return x ? nlohmann::json(*x) : nlohmann::json(nullptr); };
+  for (const auto& row : r.rows) {
+    const auto& e = row.accel.energy;
+    variants.push_back(
+        {{"name", row.variant},
+         {"source", row.source},
+         {"muls", row.muls},
+         {"adds", row.adds},
+         {"op_energy_pj", row.op_energy_pj},
+         {"accel_cycles", row.accel.cycles},
+         {"accel_latency_ms", row.accel_latency_ms},
+         {"accel_energy_pj", e.total_pj()},
+         {"accel_energy_breakdown_pj",
+          {{"array", e.array_pj}, {"vector_unit", e.vector_pj}, {"sram_weights", e.sram_pj[0]},
+           {"sram_inputs", e.sram_pj[1]}, {"sram_outputs", e.sram_pj[2]}, {"dram", e.dram_pj}}},
+         {"accel_stall_cycles", row.accel.stall_cycles()},
+         {"gpu_latency_ms", row.gpu_latency_ms},
+         {"gpu_latency_kind", row.gpu_measured ? "measured" : "estimated"},
+         {"gpu", row.gpu_label},
+         {"latency_ratio_msa", opt(ratio(row.accel_latency_ms, msa, &CompareRow::accel_latency_ms))},
+         {"energy_ratio_msa", opt(msa ? std::optional<double>(e.total_pj() / energy_of(*msa)) : std::nullopt)},
+         {"published_latency_ratio_msa", opt(published_ratio(r, row.variant, "latency_ms"))},
+         {"published_energy_ratio_msa", opt(published_ratio(r, row.variant, "energy_pj"))}});
+  }
+  return {{"workload", r.workload}, {"published_source", r.published["source"]}, {"variants", variants}};
+}
+
+}  // namespace ecosim::cli

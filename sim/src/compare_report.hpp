@@ -1,0 +1,39 @@
+// Internal: the result table of `ecosim compare` — per attention variant the op counts, op-table energy,
+// accelerator cycles/latency/energy (with breakdown), GPU latency (measured or estimated), ratios to MSA
+// beside the published ratios — rendered as a terminal table, CSV and JSON.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ecosim/accel_model/result.hpp"
+
+namespace ecosim::cli {
+
+struct CompareRow {
+  std::string variant;
+  std::string source;  // how the trace was obtained: "kernel (cpu)", "kernel (cuda)" or "analytic"
+  std::uint64_t muls = 0, adds = 0;
+  double op_energy_pj = 0;  // op counts × the 45 nm technology table
+  accel::OpRow accel;       // accelerator totals (cycles, energy breakdown)
+  double accel_latency_ms = 0;
+  double gpu_latency_ms = 0;
+  bool gpu_measured = false;
+  std::string gpu_label;    // "measured (NVIDIA H100 ...)" or "est. H100 SXM roofline"
+};
+
+struct CompareReport {
+  nlohmann::json workload;
+  nlohmann::json published;  // sim/data/published_accelerator.json
+  std::vector<CompareRow> rows;
+};
+
+std::string render_table(const CompareReport& report);
+std::string render_csv(const CompareReport& report);
+/// {"workload", "published_source", "variants": [{"name", "accel_latency_ms", "accel_energy_pj", "gpu_latency_ms",
+///  "gpu_latency_kind", "muls", "adds", ...}]}
+nlohmann::json to_json(const CompareReport& report);
+
+}  // namespace ecosim::cli

@@ -1,0 +1,51 @@
+// Accelerator configuration: the built-in values are DESIGN §5's; overrides merge; bad files are rejected.
+#include <catch2/catch.hpp>
+
+#include "ecosim/accel_model/config.hpp"
+#include "ecosim/ops_counter/error.hpp"
+
+using namespace ecosim;
+using namespace ecosim::accel;
+
+TEST_CASE("bitfusion-45nm carries the BitFusion 45 nm values") {
+  const AccelConfig c = builtin_config("bitfusion-45nm");
+  CHECK(c.rows == 16);
+  CHECK(c.cols == 32);
+  CHECK(c.clock_mhz == 500);
+  CHECK(c.buffer(Buffer::weights).bytes == 64 * 1024);
+  CHECK(c.buffer(Buffer::inputs).bytes == 32 * 1024);
+  CHECK(c.buffer(Buffer::outputs).bytes == 16 * 1024);
+  CHECK(c.dram_bits_per_cycle == 192);
+  CHECK(c.array_pj_per_cycle == Approx(235.1));
+  CHECK(c.dram_pj_per_bit == 15);
+  CHECK(c.buffer(Buffer::inputs).write_pj_per_bit == Approx(0.114));
+  CHECK(c.accumulator_bits == 32);
+}
+
+TEST_CASE("a user file overrides only what it names") {
+  const AccelConfig c = parse_config(R"({"dram": {"bits_per_cycle": 96}, "array": {"rows": 8}})", "user.json");
+  CHECK(c.dram_bits_per_cycle == 96);
+  CHECK(c.rows == 8);
+  CHECK(c.cols == 32);
+  CHECK(c.dram_pj_per_bit == 15);
+}
+
+TEST_CASE("configuration errors name the key and the problem") {
+  auto message = [](const char* text) {
+    try {
+      parse_config(text, "bad.json");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(message(R"({"array": {"rowz": 4}})"), Catch::Contains("unknown key 'array.rowz'"));
+  CHECK_THAT(message(R"({"array": {"rows": 0}})"), Catch::Contains("array.rows"));
+  CHECK_THAT(message(R"({"buffers": {"outputs": {"bytes": 64}}})"), Catch::Contains("too small for one tile"));
+  CHECK_THAT(message(R"({"clock_mhz": -5})"), Catch::Contains("clock_mhz"));
+  CHECK_THAT(message(R"({"mapping": {"float_operand_bits": 3}})"), Catch::Contains("float_operand_bits"));
+  CHECK_THAT(message(R"({"mapping": {"binary_codes": "fpga"}})"), Catch::Contains("binary_codes"));
+  CHECK_THAT(message("[1, 2]"), Catch::Contains("JSON object"));
+  CHECK_THAT(message("{"), Catch::Contains("not valid JSON"));
+  CHECK_THROWS_AS(builtin_config("tpu-v9"), Error);
+}

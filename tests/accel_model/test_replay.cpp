@@ -1,0 +1,150 @@
+// Replay: SystemC against the closed form, physical bounds, scaling, DRAM width, and the ranking of the
+// attention variants on the default compare workload (batch 16, N = 3136, D = 32; analytic traces).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "ecosim/accel_model/replay.hpp"
+#include "ecosim/accel_model/tiling.hpp"
+#include "ecosim/ops_counter/attention.hpp"
+#include "ecosim/ops_counter/error.hpp"
+
+using namespace ecosim;
+using namespace ecosim::accel;
+
+namespace {
+
+struct RecordList : OpSink {
+  std::vector<OpRecord> ops;
+  void record(const OpRecord& op) override { ops.push_back(op); }
+};
+
+OpRecord gemm(std::uint64_t batch, std::uint64_t m, std::uint64_t n, std::uint64_t k, DType t) {
+  OpRecord op;
+  op.name = "gemm";
+  op.kind = OpClass::gemm;
+  op.batch = batch, op.m = m, op.n = n, op.k = k;
+  op.a_dtype = op.b_dtype = t;
+  op.counts.add(OpKind::mul, t, batch * m * n * k).add(OpKind::add, t, batch * m * n * k);
+  return op;
+}
+
+std::vector<OpRecord> attention_layer(AttentionVariant v) {
+  AttentionConfig c;
+  c.variant = v;
+  c.batch = 16, c.heads = 1, c.seq = 3136, c.head_dim = 32;
+  c.projections = false;
+  RecordList list;
+  emit_attention("attention", c, Convention::exact, list);
+  return list.ops;
+}
+
+/// True when, for every tile, the DMA work overlapping it (store of i−1, load of i+1) fits in its compute.
+bool compute_bound(const OpPlan& p, const AccelConfig& c) {
+  for (std::size_t i = 0; i < p.tiles.size(); ++i) {
+    const std::uint64_t store = i ? dram_cycles(p.tiles[i - 1].store_bits, c) : 0;
+    const std::uint64_t load = i + 1 < p.tiles.size() ? dram_cycles(p.tiles[i + 1].load_total_bits(), c) : 0;
+    if (p.tiles[i].compute_cycles < store + load) return false;
+  }
+  return true;
+}
+
+const TechTable& tech() {
+  static const TechTable t = TechTable::builtin_45nm();
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("SystemC cycles equal the closed form for compute-bound GEMMs") {
+  const AccelConfig c = builtin_config("bitfusion-45nm");
+  // Shapes whose chosen tilings are compute-bound in every tile (checked below, not assumed).
+  const OpRecord shapes[] = {gemm(1, 1024, 64, 256, DType::int8), gemm(1, 1024, 256, 256, DType::int4),
+                             gemm(1, 4096, 256, 64, DType::int2), gemm(1, 64, 32, 1024, DType::int16)};
+  for (const OpRecord& op : shapes) {
+    const std::vector<OpPlan> plans = plan_ops({op}, c, tech());
+    INFO(plans[0].mapping);
+    REQUIRE(compute_bound(plans[0], c));
+    const ReplayResult sc = replay_systemc(plans, c);
+    const ReplayResult cf = replay_closed_form(plans, c);
+    CHECK(sc.total.cycles == cf.total.cycles);
+    // Compute-bound: first load + every tile's compute + last store.
+    std::uint64_t compute = 0;
+    for (const auto& t : plans[0].tiles) compute += t.compute_cycles;
+    CHECK(sc.total.cycles == dram_cycles(plans[0].tiles.front().load_total_bits(), c) + compute +
+                                 dram_cycles(plans[0].tiles.back().store_bits, c));
+    CHECK(sc.total.array_cycles == compute);
+    CHECK(sc.total.energy.total_pj() == Approx(cf.total.energy.total_pj()).epsilon(1e-9));
+    CHECK(sc.total.sram_read_bits == cf.total.sram_read_bits);  // counted by the SystemC buffers
+    CHECK(sc.total.sram_write_bits == cf.total.sram_write_bits);
+  }
+}
+
+TEST_CASE("doubling the batch doubles compute cycles of a compute-bound GEMM") {
+  const AccelConfig c = builtin_config("bitfusion-45nm");
+  const auto one = replay_systemc(plan_ops({gemm(1, 1024, 64, 256, DType::int8)}, c, tech()), c);
+  const auto two = replay_systemc(plan_ops({gemm(2, 1024, 64, 256, DType::int8)}, c, tech()), c);
+  CHECK(two.total.array_cycles == 2 * one.total.array_cycles);
+  // The second batch element reloads every operand, so the total lies between pure compute and two
+  // separate runs.
+  CHECK(two.total.cycles >= two.total.array_cycles);
+  CHECK(two.total.cycles <= 2 * one.total.cycles);
+  CHECK(two.total.macs == 2 * one.total.macs);
+}
+
+TEST_CASE("default workload: EcoFormer cheapest, MSA dearest, bounds hold, narrower DRAM never faster") {
+  const AccelConfig c = builtin_config("bitfusion-45nm");
+  AccelConfig narrow = c;
+  narrow.dram_bits_per_cycle = c.dram_bits_per_cycle / 2;
+  const double min_pj_per_mac = c.array_pj_per_cycle / double(c.rows * c.cols * 16);  // 2-bit peak
+  const std::uint64_t peak_macs_per_cycle = c.rows * c.cols * 16;
+  struct Cost {
+    AttentionVariant v;
+    double latency_ms, energy_pj;
+  };
+  std::vector<Cost> costs;
+  for (AttentionVariant v : {AttentionVariant::msa, AttentionVariant::performer, AttentionVariant::linformer,
+                             AttentionVariant::reformer, AttentionVariant::ecoformer}) {
+    const auto ops = attention_layer(v);
+    const ReplayResult r = replay_systemc(plan_ops(ops, c, tech()), c);
+    const ReplayResult slow = replay_closed_form(plan_ops(ops, narrow, tech()), narrow);
+    const ReplayResult fast = replay_closed_form(plan_ops(ops, c, tech()), c);
+    INFO(name(v));
+    CHECK(r.total.energy.total_pj() >= double(r.total.macs) * min_pj_per_mac);
+    CHECK(r.total.cycles * peak_macs_per_cycle >= r.total.macs);
+    CHECK(r.total.macs > 0);
+    CHECK(slow.total.cycles >= fast.total.cycles);
+    costs.push_back({v, r.latency_ms(), r.total.energy.total_pj()});
+  }
+  auto by_latency = [](const Cost& a, const Cost& b) { return a.latency_ms < b.latency_ms; };
+  auto by_energy = [](const Cost& a, const Cost& b) { return a.energy_pj < b.energy_pj; };
+  CHECK(std::min_element(costs.begin(), costs.end(), by_latency)->v == AttentionVariant::ecoformer);
+  CHECK(std::min_element(costs.begin(), costs.end(), by_energy)->v == AttentionVariant::ecoformer);
+  CHECK(std::max_element(costs.begin(), costs.end(), by_latency)->v == AttentionVariant::msa);
+  CHECK(std::max_element(costs.begin(), costs.end(), by_energy)->v == AttentionVariant::msa);
+}
+
+TEST_CASE("binary codes × values: on the array at 2 bits or as additions on the vector unit") {
+  AccelConfig c = builtin_config("bitfusion-45nm");
+  OpRecord op;
+  op.name = "context";
+  op.kind = OpClass::popcount_accumulate;
+  op.batch = 16, op.m = 16, op.n = 32, op.k = 3136;
+  op.a_dtype = DType::binary, op.b_dtype = DType::fp32;
+  op.counts.add(OpKind::add, DType::fp32, 16ull * 16 * 32 * 3136);
+  const ReplayResult on_array = replay_closed_form(plan_ops({op}, c, tech()), c);
+  CHECK(on_array.total.vector_cycles == 0);
+  CHECK(on_array.total.macs == 16ull * 16 * 32 * 3136);
+  c.binary_codes = BinaryMapping::vector;
+  const ReplayResult on_vector = replay_closed_form(plan_ops({op}, c, tech()), c);
+  CHECK(on_vector.total.array_cycles == 0);
+  CHECK(on_vector.total.vector_cycles == (16ull * 16 * 32 * 3136 + c.vector_lanes - 1) / c.vector_lanes);
+}
+
+TEST_CASE("a hash op without its anchor count is rejected") {
+  OpRecord op;
+  op.name = "hash";
+  op.kind = OpClass::hash;
+  op.batch = 1, op.m = 10, op.n = 16, op.k = 32;
+  CHECK_THROWS_AS(plan_op(op, builtin_config("bitfusion-45nm"), tech()), Error);
+}

@@ -1,0 +1,33 @@
+// GPU kernels of the baselines against their CPU references (same host-drawn random parameters), with the
+// same instrumented counts; skipped visibly when no GPU is present.
+#include <catch2/catch.hpp>
+
+#include "baseline_test_support.hpp"
+#include "ecosim/ecoformer/reference.hpp"
+#include "ecosim/kernels/gpu.hpp"
+
+using namespace ecosim;
+using namespace ecosim::test;
+
+TEST_CASE("baseline GPU kernels match their CPU references", "[baselines][gpu]") {
+  const gpu::Availability gpu = gpu::probe();
+  if (!gpu.available) {
+    WARN("SKIPPED: no GPU (" + gpu.reason + ")");
+    return;
+  }
+  for (AttentionVariant v : {AttentionVariant::msa, AttentionVariant::linformer, AttentionVariant::performer,
+                             AttentionVariant::reformer})
+    for (auto [b, h, n, d] : {std::array<std::uint64_t, 4>{1, 1, 7, 16}, {2, 3, 333, 32}, {1, 2, 1000, 64},
+                              {1, 1, 70, 128}}) {
+      AttentionConfig c = baseline_config(v, b, h, n, d);
+      c.chunk = 64;
+      INFO(std::string(name(v)) << " B" << b << " H" << h << " N" << n << " D" << d);
+      const AttentionInputs in = synthetic_inputs(c, 2);
+      OpCounter cpu_counts, gpu_counts;
+      const RunResult cpu = run_attention(in, c, Device::cpu, 4, cpu_counts);
+      const RunResult gpu_run = run_attention(in, c, Device::cuda, 4, gpu_counts);
+      CHECK(gpu_run.device == Device::cuda);
+      CHECK(max_relative_error(gpu_run.out.data, cpu.out.data) < (v == AttentionVariant::msa ? 1e-5 : 1e-4));
+      CHECK(gpu_counts.total() == cpu_counts.total());
+    }
+}

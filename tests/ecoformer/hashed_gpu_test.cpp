@@ -1,0 +1,59 @@
+// GPU against the CPU reference for every hashed variant: codes bit for bit except documented ties (a bit
+// whose CPU projection lies within kTie of 0, where fp32 rounding may go either way), fp-ecoformer codes and
+// all outputs within tolerance. Skips visibly without a GPU.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <iostream>
+
+#include "ecosim/kernels/gpu.hpp"
+#include "hashed_test_support.hpp"
+
+using namespace ecosim;
+using namespace ecosim::test;
+
+namespace {
+constexpr double kTie = 1e-5;  // |projection| below this may round to either sign on CPU and GPU
+}
+
+TEST_CASE("GPU hashed attention agrees with the CPU reference", "[hashed][gpu]") {
+  const gpu::Availability gpu = gpu::probe();
+  if (!gpu.available) {
+    WARN("SKIPPED: no GPU (" + gpu.reason + ")");
+    return;
+  }
+  struct Shape {
+    std::uint64_t batch, heads, seq, dim, bits, support;
+  };
+  const Shape shapes[] = {{2, 3, 301, 32, 16, 25}, {1, 2, 9, 64, 64, 9}, {2, 1, 1000, 16, 24, 25}};
+  for (AttentionVariant v : kHashedVariants)
+    for (const Shape& s : shapes) {
+      const AttentionConfig c = hashed_config(v, s.batch, s.heads, s.seq, s.dim, s.bits, s.support);
+      INFO("variant " << name(v) << ", N=" << s.seq << " D=" << s.dim << " b=" << c.code_bits());
+      const AttentionInputs in = synthetic_inputs(c, 9);
+      RecordingSink sink;
+      const HashedRun cpu = run_hashed_detailed(in, c, Device::cpu, 9, sink);
+      const HashedRun cuda = run_hashed_detailed(in, c, Device::cuda, 9, sink);
+      const auto bits = static_cast<unsigned>(cpu.params.bits);
+      const std::uint64_t tokens = c.batch * c.heads * c.seq;
+      if (cpu.params.binary()) {
+        std::uint64_t ties = 0;
+        for (std::uint64_t i = 0; i < tokens; ++i)
+          for (unsigned r = 0; r < bits; ++r)
+            if (cpu.hashes.codes.sign(i, r) != cuda.hashes.codes.sign(i, r)) {
+              ++ties;
+              REQUIRE(std::fabs(cpu.hashes.projections[i * bits + r]) < kTie);
+            }
+        std::cout << name(v) << " N=" << s.seq << ": " << ties << " tied bits of " << tokens * bits << "\n";
+        bool positive = false;  // the GPU output is the hashed attention of the GPU's own codes
+        CHECK(relative_error(cuda.result.out.data, naive_hashed(cuda, in.v, &positive)) <= 1e-5);
+        if (ties == 0) CHECK(relative_error(cuda.result.out.data, naive_hashed(cpu, in.v, &positive)) <= 1e-5);
+      } else {
+        for (std::uint64_t e = 0; e < cpu.hashes.projections.size(); ++e)
+          REQUIRE(cuda.hashes.projections[e] == Approx(cpu.hashes.projections[e]).margin(1e-6));
+        bool positive = false;
+        CHECK(relative_error(cuda.result.out.data, naive_hashed(cpu, in.v, &positive)) <= 1e-4);
+      }
+      CHECK(cuda.result.device == Device::cuda);
+      CHECK(cuda.result.latency_ms > 0);
+    }
+}

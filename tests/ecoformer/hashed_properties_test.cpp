@@ -1,0 +1,96 @@
+// Mathematical properties of hashed attention: the packed-code dot product identity, positive similarities
+// with c > b, agreement with the naive O(N²) form, and zero tokens normalising without NaN.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "hashed_test_support.hpp"
+
+using namespace ecosim;
+using namespace ecosim::test;
+
+namespace {
+OpSink& null_sink() {
+  static RecordingSink sink;
+  sink.records.clear();
+  return sink;
+}
+
+HashedRun run_cpu(const AttentionConfig& c, std::uint64_t seed, const HashedOptions& options = {}) {
+  return run_hashed_detailed(synthetic_inputs(c, seed), c, Device::cpu, seed, null_sink(), options);
+}
+}  // namespace
+
+TEST_CASE("h_i·h_j = b − 2·Hamming(h_i, h_j) on packed codes", "[hashed]") {
+  for (unsigned bits : {1u, 7u, 16u, 17u, 32u, 33u, 63u, 64u}) {
+    PackedCodes codes(64, bits);
+    const std::uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
+    for (std::uint64_t i = 0; i < codes.size(); ++i) {
+      const rng::Philox4x32 w = rng::random_words(bits, 3, i);
+      codes.set_word(i, ((std::uint64_t{w.v[0]} << 32) | w.v[1]) & mask);
+    }
+    CHECK(codes.word_bytes() == (bits <= 16 ? 2u : bits <= 32 ? 4u : 8u));
+    for (std::uint64_t i = 0; i < codes.size(); ++i)
+      for (std::uint64_t j = 0; j < codes.size(); ++j) {
+        int unpacked = 0, hamming = 0;
+        for (unsigned r = 0; r < bits; ++r) {
+          unpacked += codes.sign(i, r) * codes.sign(j, r);
+          hamming += codes.sign(i, r) != codes.sign(j, r);
+        }
+        REQUIRE(code_dot(codes.word(i), codes.word(j), bits) == unpacked);
+        REQUIRE(unpacked == static_cast<int>(bits) - 2 * hamming);
+      }
+  }
+}
+
+TEST_CASE("the bias c exceeds b: next integer or next power of two", "[hashed]") {
+  using Bias = HashedOptions::Bias;
+  CHECK(hash_bias(16, Bias::next_integer) == 17);
+  CHECK(hash_bias(16, Bias::power_of_two) == 32);
+  CHECK(hash_bias(15, Bias::power_of_two) == 16);
+  CHECK(hash_bias(1, Bias::power_of_two) == 2);
+  CHECK(hash_bias(64, Bias::next_integer) == 65);
+  CHECK(hash_bias(64, Bias::power_of_two) == 128);
+  CHECK_THROWS_AS(hash_bias(0, Bias::next_integer), Error);
+  CHECK_THROWS_AS(hash_bias(65, Bias::power_of_two), Error);
+}
+
+TEST_CASE("hashed attention equals the naive O(N²) form, with every similarity positive", "[hashed]") {
+  for (AttentionVariant v : kHashedVariants)
+    for (HashedOptions::Bias bias : {HashedOptions::Bias::next_integer, HashedOptions::Bias::power_of_two}) {
+      const AttentionConfig c = hashed_config(v, 2, 2, 37, 16, 12, 9);
+      const AttentionInputs in = synthetic_inputs(c, 11);
+      const HashedRun run = run_hashed_detailed(in, c, Device::cpu, 11, null_sink(), {bias});
+      bool all_positive = false;
+      const std::vector<double> naive = naive_hashed(run, in.v, &all_positive);
+      INFO("variant " << name(v) << ", c = " << run.bias);
+      CHECK(run.bias > static_cast<int>(run.params.bits));
+      CHECK(all_positive);
+      CHECK(relative_error(run.result.out.data, naive) <= 1e-5);
+    }
+}
+
+TEST_CASE("codes are packed in the narrowest word and fp-ecoformer codes stay below 1 in magnitude", "[hashed]") {
+  for (std::uint64_t bits : {8u, 24u, 48u}) {
+    const HashedRun run = run_cpu(hashed_config(AttentionVariant::klsh_ecoformer, 1, 1, 40, 16, bits, 10), 3);
+    CHECK(run.hashes.codes.size() == 40);
+    CHECK(run.hashes.codes.word_bytes() == (bits <= 16 ? 2u : bits <= 32 ? 4u : 8u));
+  }
+  const HashedRun fp = run_cpu(hashed_config(AttentionVariant::fp_ecoformer, 1, 2, 50, 32, 16, 10), 5);
+  REQUIRE(fp.hashes.projections.size() == 2 * 50 * 16);
+  for (float h : fp.hashes.projections) REQUIRE(std::fabs(h) < 1.0f);
+}
+
+TEST_CASE("zero tokens normalise to zero without NaN", "[hashed]") {
+  for (AttentionVariant v : kHashedVariants) {
+    INFO("variant " << name(v));
+    const AttentionConfig c = hashed_config(v, 1, 1, 30, 16, 8, 6);
+    AttentionInputs in = synthetic_inputs(c, 2);
+    for (std::uint64_t t = 0; t < 30; t += 3)  // every third token is a zero vector
+      std::fill_n(in.q.data.begin() + static_cast<std::ptrdiff_t>(t * 16), 16, 0.0f);
+    const HashedRun some = run_hashed_detailed(in, c, Device::cpu, 2, null_sink());
+    for (float x : some.result.out.data) REQUIRE(std::isfinite(x));
+    std::fill(in.q.data.begin(), in.q.data.end(), 0.0f);  // all tokens zero: σ falls back to its minimum
+    const HashedRun all = run_hashed_detailed(in, c, Device::cpu, 2, null_sink());
+    for (float x : all.result.out.data) REQUIRE(std::isfinite(x));
+  }
+}

@@ -1,0 +1,72 @@
+// The .npy reader: float32 arrays in every format version round-trip; every malformation is an Error.
+#include <catch2/catch.hpp>
+#include <cstring>
+
+#include "ecosim/ecoformer/npy.hpp"
+#include "ecosim/ops_counter/error.hpp"
+
+using namespace ecosim;
+using namespace ecosim::ecoformer;
+using Catch::Matchers::Contains;
+
+namespace {
+/// A .npy file: magic, version, little-endian header length, header padded to 64 bytes, then `data_bytes`.
+std::string npy(const std::string& dict, std::string data_bytes, int major = 1) {
+  const std::size_t length_bytes = major == 1 ? 2 : 4;
+  std::string header = dict;
+  while ((10 + length_bytes - 2 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string out("\x93NUMPY", 6);
+  out += static_cast<char>(major);
+  out += '\0';
+  for (std::size_t i = 0; i < length_bytes; ++i) out += static_cast<char>((header.size() >> (8 * i)) & 0xff);
+  return out + header + data_bytes;
+}
+
+std::string floats(std::initializer_list<float> values) {
+  std::string bytes(values.size() * 4, '\0');
+  std::memcpy(bytes.data(), values.begin(), bytes.size());
+  return bytes;
+}
+}  // namespace
+
+TEST_CASE("float32 .npy arrays parse in versions 1, 2 and 3", "[npy]") {
+  for (int major : {1, 2, 3}) {
+    const NpyArray a = parse_npy(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 2, 3), }",
+                                     floats({1, 2, 3, 4, 5, -6.5f}), major),
+                                 "t.npy");
+    CHECK(a.shape == std::vector<std::uint64_t>{1, 1, 2, 3});
+    CHECK(a.data == std::vector<float>{1, 2, 3, 4, 5, -6.5f});
+  }
+  CHECK(parse_npy(npy("{'shape': (3,), 'fortran_order': False, 'descr': '<f4'}", floats({7, 8, 9})), "t").shape ==
+        std::vector<std::uint64_t>{3});
+}
+
+TEST_CASE("malformed .npy files are errors naming the problem", "[npy]") {
+  const std::string ok_dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+  const std::string two = floats({1, 2});
+  CHECK_THROWS_WITH(parse_npy("hello", "t"), Contains("bad magic"));
+  CHECK_THROWS_WITH(parse_npy(npy(ok_dict, two, 4), "t"), Contains("version 4"));
+  CHECK_THROWS_WITH(parse_npy(npy(ok_dict, two).substr(0, 12), "t"), Contains("truncated"));
+  CHECK_THROWS_WITH(parse_npy(npy("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", two), "t"),
+                    Contains("float32"));
+  CHECK_THROWS_WITH(parse_npy(npy("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", two), "t"),
+                    Contains("float32"));
+  CHECK_THROWS_WITH(parse_npy(npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", two), "t"),
+                    Contains("Fortran"));
+  CHECK_THROWS_WITH(parse_npy(npy("{'descr': '<f4', 'shape': (2,), }", two), "t"), Contains("fortran_order"));
+  CHECK_THROWS_WITH(parse_npy(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, x), }", two), "t"),
+                    Contains("not a non-negative integer"));
+  CHECK_THROWS_WITH(parse_npy(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }", two), "t"),
+                    Contains("not a non-negative integer"));
+  CHECK_THROWS_WITH(parse_npy(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (), }", ""), "t"),
+                    Contains("0-dimensional"));
+  CHECK_THROWS_WITH(parse_npy(npy("'descr': '<f4'", two), "t"), Contains("malformed"));
+  CHECK_THROWS_WITH(parse_npy(npy(ok_dict, two + "xx"), "t"), Contains("data holds 10 bytes, the shape needs 8"));
+  CHECK_THROWS_WITH(parse_npy(npy(ok_dict, floats({1})), "t"), Contains("the shape needs 8"));
+  CHECK_THROWS_WITH(
+      parse_npy(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999, 99999999999), }", two),
+                "t"),
+      Contains("overflow"));
+  CHECK_THROWS_WITH(read_npy("/nonexistent/q.npy"), Contains("cannot open"));
+}

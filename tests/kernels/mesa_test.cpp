@@ -1,0 +1,142 @@
+// Mesa: first-step (α, β) exact, the moving-average sequence, saturation (never wrap), α = 0, unbiasedness
+// inside the range, head layout, bad input, and GPU-vs-CPU bitwise agreement.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "compression_test_data.hpp"
+#include "ecosim/kernels/mesa.hpp"
+#include "ecosim/ops_counter/error.hpp"
+
+using namespace ecosim;
+using namespace ecosim::kernels;
+
+namespace {
+/// Per-head min and max of a tensor viewed as outer × heads × inner.
+std::pair<std::vector<float>, std::vector<float>> head_min_max(const std::vector<float>& x, const mesa::Layout& l) {
+  std::vector<float> lo(l.heads, INFINITY), hi(l.heads, -INFINITY);
+  for (std::uint64_t e = 0; e < x.size(); ++e) {
+    const std::uint64_t h = (e / l.inner) % l.heads;
+    lo[h] = std::min(lo[h], x[e]);
+    hi[h] = std::max(hi[h], x[e]);
+  }
+  return {lo, hi};
+}
+}  // namespace
+
+TEST_CASE("first step is exact and later steps follow the moving average with lambda = 0.9", "[mesa]") {
+  const mesa::Layout l{3, 4, 50};
+  mesa::State state;
+  std::vector<double> alpha, beta;
+  for (int step = 0; step < 4; ++step) {
+    const std::vector<float> x = test::normal_tensor(l.elements(), 100 + step, 0.5f * step, 1.0f + step);
+    const auto [lo, hi] = head_min_max(x, l);
+    const mesa::Compressed c = mesa::quantize_cpu({x.data(), DType::fp32, x.size()}, l, state, 7);
+    for (std::uint64_t h = 0; h < l.heads; ++h) {
+      if (step == 0) {
+        alpha.push_back(static_cast<double>(hi[h]) - lo[h]);
+        beta.push_back(lo[h]);
+        REQUIRE(c.alpha[h] == hi[h] - lo[h]);
+        REQUIRE(c.beta[h] == lo[h]);
+      } else {
+        alpha[h] = 0.9 * alpha[h] + 0.1 * (static_cast<double>(hi[h]) - lo[h]);
+        beta[h] = 0.9 * beta[h] + 0.1 * lo[h];
+        REQUIRE(c.alpha[h] == Approx(alpha[h]).epsilon(1e-5));
+        REQUIRE(c.beta[h] == Approx(beta[h]).epsilon(1e-5).margin(1e-6));
+      }
+      REQUIRE(state.alpha[h] == c.alpha[h]);
+    }
+  }
+}
+
+TEST_CASE("values outside the running range saturate at 0 and 255, never wrap", "[mesa]") {
+  const mesa::Layout l{1, 1, 100};
+  mesa::State state;
+  std::vector<float> x(100);
+  for (int i = 0; i < 100; ++i) x[i] = i / 99.0f;  // range [0, 1]
+  mesa::quantize_cpu({x.data(), DType::fp32, 100}, l, state, 1);
+  x[10] = 50.0f;   // far above: the running α only grows by 10 % of the new range
+  x[20] = -50.0f;  // far below
+  const mesa::Compressed c = mesa::quantize_cpu({x.data(), DType::fp32, 100}, l, state, 2);
+  REQUIRE(c.codes[10] == 255);
+  REQUIRE(c.codes[20] == 0);
+  const std::vector<float> y = mesa::dequantize_cpu(c);
+  REQUIRE(y[10] == Approx(c.beta[0] + c.alpha[0]));
+  REQUIRE(y[20] == c.beta[0]);
+}
+
+TEST_CASE("alpha = 0 (a constant head) gives code 0 and dequantizes to beta without dividing by zero", "[mesa]") {
+  const mesa::Layout l{2, 2, 10};
+  std::vector<float> x(40, 3.25f);
+  for (int i = 10; i < 20; ++i) x[i] = -1.0f + i;  // head 1 varies in the first outer slice
+  mesa::State state;
+  const mesa::Compressed c = mesa::quantize_cpu({x.data(), DType::fp32, 40}, l, state, 3);
+  REQUIRE(c.alpha[0] == 0.0f);
+  const std::vector<float> y = mesa::dequantize_cpu(c);
+  for (int i = 0; i < 10; ++i) {
+    REQUIRE(c.codes[i] == 0);
+    REQUIRE(y[i] == 3.25f);
+  }
+}
+
+TEST_CASE("mesa stochastic rounding is unbiased inside the range", "[mesa][statistics]") {
+  const mesa::Layout l{1, 2, 64};
+  const std::vector<float> x = test::normal_tensor(128, 4);
+  std::vector<double> sum(128, 0.0), sum2(128, 0.0);
+  constexpr int kSeeds = 1000;
+  mesa::Compressed first;
+  for (int seed = 0; seed < kSeeds; ++seed) {
+    mesa::State state;  // first step every time: (α, β) exact, so every value is inside the range
+    first = mesa::quantize_cpu({x.data(), DType::fp32, 128}, l, state, static_cast<std::uint64_t>(seed));
+    const std::vector<float> y = mesa::dequantize_cpu(first);
+    for (int i = 0; i < 128; ++i) {
+      sum[i] += static_cast<double>(y[i]) - x[i];
+      sum2[i] += (static_cast<double>(y[i]) - x[i]) * (static_cast<double>(y[i]) - x[i]);
+    }
+  }
+  for (int i = 0; i < 128; ++i) {
+    const double step = first.alpha[static_cast<std::size_t>(i / 64)] / 255.0;
+    const double u = (x[i] - first.beta[static_cast<std::size_t>(i / 64)]) / step, f = u - std::floor(u);
+    const double var = step * step * f * (1 - f), slack = std::ldexp(step, -16) + 1e-6;
+    CAPTURE(i, sum[i] / kSeeds, var);
+    REQUIRE(std::abs(sum[i] / kSeeds) <= 5 * std::sqrt(var / kSeeds) + slack);
+  }
+}
+
+TEST_CASE("mesa reports bytes, takes fp16/bf16 and rejects bad input", "[mesa]") {
+  const test::HalfTensor h = test::random_fp16(600, 3);
+  mesa::State a, b;
+  test::RecordingSink sink;
+  const mesa::Compressed half = mesa::quantize_cpu({h.bits.data(), DType::fp16, 600}, {2, 3, 100}, a, 5, &sink);
+  const mesa::Compressed full = mesa::quantize_cpu({h.values.data(), DType::fp32, 600}, {2, 3, 100}, b, 5);
+  REQUIRE(half.codes == full.codes);
+  REQUIRE(sink.records.at(0).counts.read_bytes(DType::fp16) == 1200);
+  REQUIRE(sink.records.at(0).counts.written_bytes(DType::int8) == 600);
+  REQUIRE(half.storage_bytes() == 600 + 3 * 8);
+  std::vector<float> x(10, 1.0f);
+  mesa::State s;
+  REQUIRE_THROWS_WITH(mesa::quantize_cpu({x.data(), DType::fp32, 10}, {1, 1, 0}, s, 1), Catch::Contains("empty"));
+  REQUIRE_THROWS_WITH(mesa::quantize_cpu({x.data(), DType::fp32, 10}, {1, 2, 4}, s, 1), Catch::Contains("does not match"));
+  x[7] = std::numeric_limits<float>::infinity();
+  REQUIRE_THROWS_WITH(mesa::quantize_cpu({x.data(), DType::fp32, 10}, {1, 1, 10}, s, 1), Catch::Contains("at element 7"));
+  REQUIRE_FALSE(s.initialized());  // a failed step leaves the running state untouched
+}
+
+TEST_CASE("mesa GPU and CPU agree bit for bit over several steps", "[mesa][gpu]") {
+  if (!test::gpu_or_skip()) return;
+  const test::HalfTensor h = test::random_bf16(20000, 5);
+  const mesa::Layout l{2, 4, 2500};
+  mesa::State cpu_state, gpu_state;
+  for (int step = 0; step < 3; ++step) {
+    const std::vector<float> x = test::normal_tensor(20000, 200 + step, 0.1f * step);
+    for (const TensorView& v : {TensorView{x.data(), DType::fp32, 20000}, TensorView{h.bits.data(), DType::bf16, 20000}}) {
+      const mesa::Compressed cpu = mesa::quantize_cpu(v, l, cpu_state, 9), gpu = mesa::quantize_cuda(v, l, gpu_state, 9);
+      REQUIRE(cpu.codes == gpu.codes);
+      REQUIRE(cpu.alpha == gpu.alpha);
+      REQUIRE(cpu.beta == gpu.beta);
+      REQUIRE(mesa::dequantize_cpu(cpu) == mesa::dequantize_cuda(gpu));
+    }
+  }
+}
