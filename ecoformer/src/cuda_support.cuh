@@ -1,4 +1,4 @@
-// Internal (CUDA sources only): error checks that raise ecosim::Error, an owning device buffer, CUDA-event
+// Internal (CUDA sources only): the shared error check and device buffer (ecosim/kernels/cuda_buffer.cuh), CUDA-event
 // timing of kernels, launch-size limits, and the strided batched GEMM the baseline kernels share.
 #pragma once
 #include <cuda_runtime.h>
@@ -7,13 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "ecosim/kernels/cuda_buffer.cuh"
 #include "ecosim/ops_counter/error.hpp"
 
 namespace ecosim::ecoformer::cuda {
 
-inline void check(cudaError_t err, const char* what) {
-  if (err != cudaSuccess) throw Error(std::string("CUDA ") + what + ": " + cudaGetErrorString(err));
-}
+using ecosim::cuda::check;
 
 /// Checks that the last launch was accepted (bad configuration, missing kernel image, ...).
 inline void check_launch(const char* kernel) { check(cudaGetLastError(), kernel); }
@@ -21,30 +20,7 @@ inline void check_launch(const char* kernel) { check(cudaGetLastError(), kernel)
 /// Grid dimensions y and z are limited to 65535 blocks.
 inline constexpr std::uint64_t kMaxGridYZ = 65535;
 
-template <class T>
-class DeviceBuffer {
- public:
-  explicit DeviceBuffer(std::uint64_t count) : count_(count) {
-    if (count_ > 0) check(cudaMalloc(&data_, count_ * sizeof(T)), "cudaMalloc");
-  }
-  explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) {
-    if (count_ > 0) check(cudaMemcpy(data_, host.data(), count_ * sizeof(T), cudaMemcpyHostToDevice), "upload");
-  }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() { cudaFree(data_); }
-
-  T* get() const { return data_; }
-  std::vector<T> download() const {
-    std::vector<T> host(count_);
-    if (count_ > 0) check(cudaMemcpy(host.data(), data_, count_ * sizeof(T), cudaMemcpyDeviceToHost), "download");
-    return host;
-  }
-
- private:
-  T* data_ = nullptr;
-  std::uint64_t count_;
-};
+using ecosim::cuda::DeviceBuffer;
 
 /// Elapsed time between construction and stop() on the default stream, in milliseconds.
 class EventTimer {

@@ -78,8 +78,8 @@ std::uint64_t input_bytes(const TensorView& x) { return x.elements * (x.dtype ==
 
 /// The layout's per-sample tables on the device.
 struct LayoutBuffers {
-  cuda::Buffer<std::uint8_t> bits;
-  cuda::Buffer<std::uint64_t> offsets;
+  cuda::DeviceBuffer<std::uint8_t> bits;
+  cuda::DeviceBuffer<std::uint64_t> offsets;
   DeviceLayout device;
 
   LayoutBuffers(const Layout& l, const std::vector<std::uint64_t>& sample_offsets)
@@ -105,11 +105,11 @@ Compressed quantize_cuda(const TensorView& x, const Layout& layout, std::uint64_
   check_arguments(x, layout);
   Compressed c{layout, layout.sample_byte_offsets(), {}, {}, {}};
   const std::uint64_t groups = layout.groups();
-  const cuda::Buffer<std::uint8_t> input(static_cast<const std::uint8_t*>(x.data), input_bytes(x));
+  const cuda::DeviceBuffer<std::uint8_t> input(static_cast<const std::uint8_t*>(x.data), input_bytes(x));
   const LayoutBuffers tables(layout, c.sample_byte_offset);
-  const cuda::Buffer<std::uint16_t> zero(groups), range(groups);
-  const cuda::Buffer<std::uint8_t> codes(c.sample_byte_offset.back());
-  const cuda::Buffer<cuda::Flags> flags = cuda::make_flags();
+  const cuda::DeviceBuffer<std::uint16_t> zero(groups), range(groups);
+  const cuda::DeviceBuffer<std::uint8_t> codes(c.sample_byte_offset.back());
+  const cuda::DeviceBuffer<cuda::Flags> flags = cuda::make_flags();
   quantize_kernel<<<quantize_grid(groups), 32 * kWarpsPerBlock>>>(input.get(), input_type(x.dtype), tables.device,
                                                                    groups, seed, zero.get(), range.get(), codes.get(),
                                                                    flags.get());
@@ -126,9 +126,9 @@ std::vector<float> dequantize_cuda(const Compressed& c, OpSink* sink) {
   c.layout.check();
   cuda::require_gpu("actnn");
   const LayoutBuffers tables(c.layout, c.sample_byte_offset);
-  const cuda::Buffer<std::uint16_t> zero(c.zero_bf16), range(c.range_bf16);
-  const cuda::Buffer<std::uint8_t> codes(c.codes);
-  const cuda::Buffer<float> out(c.layout.elements());
+  const cuda::DeviceBuffer<std::uint16_t> zero(c.zero_bf16), range(c.range_bf16);
+  const cuda::DeviceBuffer<std::uint8_t> codes(c.codes);
+  const cuda::DeviceBuffer<float> out(c.layout.elements());
   dequantize_kernel<<<cuda::grid_size(c.layout.groups(), "actnn"), kGroupSize>>>(tables.device, zero.get(),
                                                                                 range.get(), codes.get(), out.get());
   cuda::check_launch("actnn dequantize");
@@ -141,12 +141,12 @@ CudaTiming time_cuda(const TensorView& x, const Layout& layout, int repetitions)
   check_finite(x, "actnn");
   const auto offsets = layout.sample_byte_offsets();
   const std::uint64_t groups = layout.groups(), bytes = input_bytes(x);
-  const cuda::Buffer<std::uint8_t> input(static_cast<const std::uint8_t*>(x.data), bytes), copy(bytes);
+  const cuda::DeviceBuffer<std::uint8_t> input(static_cast<const std::uint8_t*>(x.data), bytes), copy(bytes);
   const LayoutBuffers tables(layout, offsets);
-  const cuda::Buffer<std::uint16_t> zero(groups), range(groups);
-  const cuda::Buffer<std::uint8_t> codes(offsets.back());
-  const cuda::Buffer<float> out(layout.elements());
-  const cuda::Buffer<cuda::Flags> flags = cuda::make_flags();
+  const cuda::DeviceBuffer<std::uint16_t> zero(groups), range(groups);
+  const cuda::DeviceBuffer<std::uint8_t> codes(offsets.back());
+  const cuda::DeviceBuffer<float> out(layout.elements());
+  const cuda::DeviceBuffer<cuda::Flags> flags = cuda::make_flags();
   const unsigned grid = quantize_grid(groups), dequantize_grid = cuda::grid_size(groups, "actnn");
   CudaTiming t;
   t.input_bytes = bytes;

@@ -10,14 +10,6 @@
 namespace ecosim::kernels::actnn {
 
 namespace {
-DType code_dtype(unsigned bits) {
-  switch (bits) {
-    case 1: return DType::binary;
-    case 2: return DType::int2;
-    case 4: return DType::int4;
-    default: return DType::int8;
-  }
-}
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0); }
 }  // namespace
 

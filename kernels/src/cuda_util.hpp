@@ -7,14 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "ecosim/kernels/cuda_buffer.cuh"
 #include "ecosim/kernels/gpu.hpp"
 #include "ecosim/ops_counter/error.hpp"
 
 namespace ecosim::cuda {
 
-inline void check(cudaError_t err, const char* what) {
-  if (err != cudaSuccess) throw Error(std::string("CUDA ") + what + ": " + cudaGetErrorString(err));
-}
 
 /// Throws ecosim::Error naming the reason when no GPU can run the kernels.
 inline void require_gpu(const char* scheme) {
@@ -22,32 +20,6 @@ inline void require_gpu(const char* scheme) {
   if (!a.available) throw Error(std::string(scheme) + ": no GPU (" + a.reason + ")");
 }
 
-template <class T>
-class Buffer {
- public:
-  explicit Buffer(std::uint64_t count) : count_(count) {
-    if (count > 0) check(cudaMalloc(&data_, count * sizeof(T)), "cudaMalloc");
-  }
-  Buffer(const T* host, std::uint64_t count) : Buffer(count) { upload(host); }
-  explicit Buffer(const std::vector<T>& host) : Buffer(host.data(), host.size()) {}
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  ~Buffer() { cudaFree(data_); }
-
-  T* get() const { return data_; }
-  void upload(const T* host) {
-    if (count_ > 0) check(cudaMemcpy(data_, host, count_ * sizeof(T), cudaMemcpyHostToDevice), "upload");
-  }
-  std::vector<T> download() const {
-    std::vector<T> host(count_);
-    if (count_ > 0) check(cudaMemcpy(host.data(), data_, count_ * sizeof(T), cudaMemcpyDeviceToHost), "download");
-    return host;
-  }
-
- private:
-  T* data_ = nullptr;
-  std::uint64_t count_;
-};
 
 /// First bad element / group a kernel found (UINT64_MAX = none); kernels lower it with atomicMin.
 struct Flags {
@@ -55,13 +27,13 @@ struct Flags {
 };
 inline constexpr unsigned long long kNone = ~0ull;
 
-inline Buffer<Flags> make_flags() {
+inline DeviceBuffer<Flags> make_flags() {
   const Flags none{kNone, kNone};
-  return Buffer<Flags>(&none, 1);
+  return DeviceBuffer<Flags>(&none, 1);
 }
 
 /// Throws the same messages as the CPU reference for the flags a launch raised.
-inline void throw_flags(const Buffer<Flags>& flags, const char* scheme) {
+inline void throw_flags(const DeviceBuffer<Flags>& flags, const char* scheme) {
   const Flags f = flags.download()[0];
   if (f.bad_element != kNone)
     throw Error(std::string(scheme) + ": non-finite input (NaN or Inf) at element " + std::to_string(f.bad_element));

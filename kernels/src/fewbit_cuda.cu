@@ -38,9 +38,9 @@ Forward forward_cuda(const Codebook& c, const TensorView& x, OpSink* sink) {
   cuda::require_gpu("fewbit");
   const detail::Table table = detail::make_table(c);
   Forward out{HostTensor(x.dtype, x.elements), std::vector<std::uint8_t>(code_bytes(x.elements, c.bits))};
-  const cuda::Buffer<std::uint8_t> input(static_cast<const std::uint8_t*>(x.data), out.output.bytes.size());
-  const cuda::Buffer<std::uint8_t> output(out.output.bytes.size()), codes(out.codes.size());
-  const cuda::Buffer<cuda::Flags> flags = cuda::make_flags();
+  const cuda::DeviceBuffer<std::uint8_t> input(static_cast<const std::uint8_t*>(x.data), out.output.bytes.size());
+  const cuda::DeviceBuffer<std::uint8_t> output(out.output.bytes.size()), codes(out.codes.size());
+  const cuda::DeviceBuffer<cuda::Flags> flags = cuda::make_flags();
   forward_kernel<<<blocks(x.elements), kThreads>>>(table, input.get(), input_type(x.dtype), x.elements,
                                                    output.get(), codes.get(), flags.get());
   cuda::check_launch("fewbit forward");
@@ -60,9 +60,9 @@ HostTensor backward_cuda(const Codebook& c, std::span<const std::uint8_t> codes,
     throw Error("fewbit: " + std::to_string(codes.size()) + " code bytes do not match " +
                 std::to_string(grad.elements) + " gradient elements at " + std::to_string(c.bits) + " bits");
   HostTensor out(grad.dtype, grad.elements);
-  const cuda::Buffer<std::uint8_t> device_codes(codes.data(), codes.size());
-  const cuda::Buffer<std::uint8_t> input(static_cast<const std::uint8_t*>(grad.data), out.bytes.size());
-  const cuda::Buffer<std::uint8_t> output(out.bytes.size());
+  const cuda::DeviceBuffer<std::uint8_t> device_codes(codes.data(), codes.size());
+  const cuda::DeviceBuffer<std::uint8_t> input(static_cast<const std::uint8_t*>(grad.data), out.bytes.size());
+  const cuda::DeviceBuffer<std::uint8_t> output(out.bytes.size());
   backward_kernel<<<blocks(grad.elements), kThreads>>>(table, device_codes.get(), input.get(),
                                                        input_type(grad.dtype), grad.elements, output.get());
   cuda::check_launch("fewbit backward");
@@ -77,9 +77,9 @@ CudaTiming time_cuda(const Codebook& c, const TensorView& x, int repetitions) {
   cuda::require_gpu("fewbit");
   const detail::Table table = detail::make_table(c);
   const std::uint64_t bytes = HostTensor(x.dtype, x.elements).bytes.size();
-  const cuda::Buffer<std::uint8_t> input(static_cast<const std::uint8_t*>(x.data), bytes), output(bytes),
+  const cuda::DeviceBuffer<std::uint8_t> input(static_cast<const std::uint8_t*>(x.data), bytes), output(bytes),
       copy(bytes), codes(code_bytes(x.elements, c.bits));
-  const cuda::Buffer<cuda::Flags> flags = cuda::make_flags();
+  const cuda::DeviceBuffer<cuda::Flags> flags = cuda::make_flags();
   const quant::Input type = input_type(x.dtype);
   CudaTiming t;
   t.input_bytes = bytes;

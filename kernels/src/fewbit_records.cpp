@@ -8,14 +8,6 @@
 namespace ecosim::kernels::fewbit {
 
 namespace {
-DType code_dtype(unsigned bits) {
-  switch (bits) {
-    case 1: return DType::binary;
-    case 2: return DType::int2;
-    case 4: return DType::int4;
-    default: return DType::int8;  // 3-bit codes: bytes counted exactly, labelled as raw bytes
-  }
-}
 std::string func(Activation a, const char* pass) { return "fewbit_" + std::string(spec(a).name) + "_" + pass; }
 }  // namespace
 

@@ -80,11 +80,11 @@ Segments segments(const Layout& l) { return {l.heads, l.inner, (l.inner + kChunk
 struct Launch {
   const Layout& layout;
   bool first;
-  cuda::Buffer<std::uint8_t> input;
-  cuda::Buffer<float> old_alpha, old_beta, alpha, beta;
-  cuda::Buffer<std::uint32_t> lo_key, hi_key;
-  cuda::Buffer<std::uint8_t> codes;
-  cuda::Buffer<cuda::Flags> flags = cuda::make_flags();
+  cuda::DeviceBuffer<std::uint8_t> input;
+  cuda::DeviceBuffer<float> old_alpha, old_beta, alpha, beta;
+  cuda::DeviceBuffer<std::uint32_t> lo_key, hi_key;
+  cuda::DeviceBuffer<std::uint8_t> codes;
+  cuda::DeviceBuffer<cuda::Flags> flags = cuda::make_flags();
   unsigned grid;
 
   Launch(const TensorView& x, const Layout& l, const State& state)
@@ -130,8 +130,8 @@ std::vector<float> dequantize_cuda(const Compressed& c, OpSink* sink) {
   c.layout.check();
   cuda::require_gpu("mesa");
   const std::uint64_t n = c.layout.elements();
-  const cuda::Buffer<std::uint8_t> codes(c.codes);
-  const cuda::Buffer<float> alpha(c.alpha), beta(c.beta), out(n);
+  const cuda::DeviceBuffer<std::uint8_t> codes(c.codes);
+  const cuda::DeviceBuffer<float> alpha(c.alpha), beta(c.beta), out(n);
   dequantize_kernel<<<cuda::grid_size((n + kThreads - 1) / kThreads, "mesa"), kThreads>>>(
       codes.get(), segments(c.layout), n, alpha.get(), beta.get(), out.get());
   cuda::check_launch("mesa dequantize");
@@ -146,8 +146,8 @@ CudaTiming time_cuda(const TensorView& x, const Layout& layout, int repetitions)
   Launch launch(x, layout, fresh);
   const quant::Input type = input_type(x.dtype);
   const std::uint64_t n = layout.elements(), bytes = input_bytes(x);
-  const cuda::Buffer<float> out(n);
-  const cuda::Buffer<std::uint8_t> copy(bytes);
+  const cuda::DeviceBuffer<float> out(n);
+  const cuda::DeviceBuffer<std::uint8_t> copy(bytes);
   const unsigned dequant_grid = cuda::grid_size((n + kThreads - 1) / kThreads, "mesa");
   CudaTiming t;
   t.input_bytes = bytes;

@@ -37,6 +37,13 @@ std::optional<AttentionVariant> parse_attention_variant(std::string_view text) {
   return std::nullopt;
 }
 
+AttentionVariant attention_variant_named(std::string_view text) {
+  if (auto v = parse_attention_variant(text)) return *v;
+  std::string valid;
+  for (auto n : kVariantNames) valid += (valid.empty() ? "" : ", ") + std::string(n);
+  throw Error("unknown attention variant '" + std::string(text) + "' (valid: " + valid + ")");
+}
+
 std::span<const AttentionVariant> all_attention_variants() { return kVariants; }
 
 bool is_hashed(AttentionVariant v) {

@@ -14,6 +14,7 @@
 #include "ecosim/kernels/gpu.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
+#include "ecosim/ops_counter/sinks.hpp"
 #include "ecosim/sim/commands.hpp"
 #include "ecosim/traces/atomic_file.hpp"
 #include "ecosim/traces/trace_writer.hpp"
@@ -30,23 +31,6 @@ namespace {
 
 constexpr std::uint64_t kInputSeed = 1;
 
-/// Forwards every record to several sinks (op counter, trace writer, the list replayed on the accelerator).
-class FanOut : public OpSink {
- public:
-  explicit FanOut(std::vector<OpSink*> sinks) : sinks_(std::move(sinks)) {}
-  void record(const OpRecord& op) override {
-    for (OpSink* s : sinks_) s->record(op);
-  }
-
- private:
-  std::vector<OpSink*> sinks_;
-};
-
-struct RecordList : OpSink {
-  std::vector<OpRecord> ops;
-  void record(const OpRecord& op) override { ops.push_back(op); }
-};
-
 struct VariantRun {
   std::vector<OpRecord> ops;
   OpCounts total;
@@ -60,14 +44,14 @@ VariantRun run_kernel(const AttentionConfig& config, DeviceChoice device, const 
                       const nlohmann::json& workload) {
   const ecoformer::AttentionInputs inputs = ecoformer::synthetic_inputs(config, kInputSeed);
   OpCounter counter;
-  RecordList list;
+  RecordingSink list;
   trace::TraceWriter writer(trace_path, {trace::kFormatVersion, "ecosim " ECOSIM_VERSION " compare", Convention::exact,
                                          workload});
-  FanOut sink({&counter, &writer, &list});
+  FanOutSink sink({&counter, &writer, &list});
   const auto dev = device == DeviceChoice::cuda ? ecoformer::Device::cuda : ecoformer::Device::cpu;
   const ecoformer::RunResult r = ecoformer::run_attention(inputs, config, dev, kInputSeed, sink);
   writer.finish();
-  VariantRun run{std::move(list.ops), counter.total(), std::nullopt, dev == ecoformer::Device::cuda ? "kernel (cuda)" : "kernel (cpu)"};
+  VariantRun run{std::move(list.records), counter.total(), std::nullopt, dev == ecoformer::Device::cuda ? "kernel (cuda)" : "kernel (cpu)"};
   if (r.device == ecoformer::Device::cuda) run.measured_gpu_ms = r.latency_ms;
   return run;
 }
@@ -81,22 +65,20 @@ VariantRun run_model(const std::string& model, const AttentionConfig& variant, s
   w.model_options.batch = batch;
   w.convention = Convention::exact;
   OpCounter counter;
-  RecordList list;
+  RecordingSink list;
   trace::TraceWriter writer(trace_path, {trace::kFormatVersion, "ecosim " ECOSIM_VERSION " compare", Convention::exact,
                                          workload});
-  FanOut sink({&counter, &writer, &list});
+  FanOutSink sink({&counter, &writer, &list});
   for (const Layer& layer : w.layers()) emit(layer, Convention::exact, sink);
   writer.finish();
-  return {std::move(list.ops), counter.total(), std::nullopt, "analytic"};
+  return {std::move(list.records), counter.total(), std::nullopt, "analytic"};
 }
 
 std::vector<AttentionVariant> parse_variants(const std::string& list) {
   std::vector<AttentionVariant> out;
   std::stringstream items(list);
   for (std::string item; std::getline(items, item, ',');) {
-    const auto v = parse_attention_variant(item);
-    if (!v) throw Error("unknown variant '" + item + "' in --variants");
-    out.push_back(*v);
+    out.push_back(attention_variant_named(item));
   }
   if (out.empty()) throw Error("--variants is empty");
   return out;
@@ -135,6 +117,7 @@ int compare(const Args& args) {
       ("device", po::value<std::string>()->default_value("auto"), "kernels on auto|cpu|cuda")
       ("gpu", po::value<std::string>()->default_value(""), "GPU named in the roofline estimate (default H100 SXM)")
       ("out", po::value<std::string>()->default_value("reports"), "output directory");
+  options.add(variant_parameter_options());
   options.add(accel_options());
   po::variables_map vm;
   if (!parse_args(args, options, vm, "ecosim compare [--batch 16 --seq 3136 --dim 32 --heads 1] [--variants ...] "
@@ -161,6 +144,7 @@ int compare(const Args& args) {
     config.seq = model.empty() ? positive(vm, "seq") : 1;
     config.head_dim = positive(vm, "dim");
     config.projections = false;  // kernels take projected q, k, v
+    read_variant_parameters(vm, config);
     if (model.empty()) config.validate();
     const std::string trace_path = fmt::format("{}/{}.jsonl", out, name(v));
     nlohmann::json workload = report.workload;

@@ -17,6 +17,7 @@
 #include "ecosim/kernels/gpu.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
+#include "ecosim/ops_counter/sinks.hpp"
 #include "ecosim/sim/commands.hpp"
 #include "ecosim/traces/trace_writer.hpp"
 #include "workload.hpp"
@@ -27,20 +28,6 @@ namespace {
 
 // error_vs_msa is computed up to this length (exact MSA on the CPU costs N² per head).
 constexpr std::uint64_t kMaxSeqForError = 4096;
-
-/// Forwards every record to two sinks (the counter and, with --trace, the trace writer).
-class TeeSink : public OpSink {
- public:
-  TeeSink(OpSink& first, OpSink* second) : first_(first), second_(second) {}
-  void record(const OpRecord& op) override {
-    first_.record(op);
-    if (second_) second_->record(op);
-  }
-
- private:
-  OpSink& first_;
-  OpSink* second_;
-};
 
 ecoformer::Tensor tensor_from_npy(const std::string& path) {
   ecoformer::NpyArray a = ecoformer::read_npy(path);
@@ -65,25 +52,13 @@ std::optional<std::uint64_t> optional_positive(const po::variables_map& vm, cons
 
 AttentionConfig parse_config(const po::variables_map& vm) {
   AttentionConfig c;
-  const std::string variant = vm["variant"].as<std::string>();
-  const auto v = parse_attention_variant(variant);
-  if (!v) {
-    std::string valid;
-    for (auto each : all_attention_variants()) valid += (valid.empty() ? "" : ", ") + std::string(name(each));
-    throw Error("unknown variant '" + variant + "' (valid: " + valid + ")");
-  }
-  c.variant = *v;
+  c.variant = attention_variant_named(vm["variant"].as<std::string>());
   c.projections = false;
   c.batch = optional_positive(vm, "batch").value_or(1);
   c.heads = optional_positive(vm, "heads").value_or(1);
   c.seq = optional_positive(vm, "seq").value_or(0);
   c.head_dim = optional_positive(vm, "dim").value_or(32);
-  c.bits = positive(vm, "bits");
-  c.support = positive(vm, "support");
-  c.features = positive(vm, "features");
-  c.proj_k = positive(vm, "proj-k");
-  c.hashes = positive(vm, "hashes");
-  c.chunk = positive(vm, "chunk");
+  read_variant_parameters(vm, c);
   return c;
 }
 
@@ -115,17 +90,12 @@ int run(const Args& args) {
       ("heads", po::value<std::int64_t>(), "heads H (default 1)")
       ("seq", po::value<std::int64_t>(), "tokens N (required without --input)")
       ("dim", po::value<std::int64_t>(), "head width D (default 32)")
-      ("bits", po::value<std::int64_t>()->default_value(16), "EcoFormer hash bits b (1..64)")
-      ("support", po::value<std::int64_t>()->default_value(25), "EcoFormer kernel anchors m (≤ N)")
-      ("features", po::value<std::int64_t>()->default_value(256), "Performer random features")
-      ("proj-k", po::value<std::int64_t>()->default_value(256), "Linformer projected length k")
-      ("hashes", po::value<std::int64_t>()->default_value(2), "Reformer hash rounds")
-      ("chunk", po::value<std::int64_t>()->default_value(64), "Reformer chunk length")
       ("device", po::value<std::string>()->default_value("auto"), "auto, cpu or cuda")
       ("seed", po::value<std::uint64_t>()->default_value(0), "seed of the synthetic input and random parameters")
       ("trace", po::value<std::string>(), "write the instrumented op trace (JSON Lines) here")
       ("input", po::value<std::string>(), "q.npy,k.npy,v.npy: float32 [batch, heads, seq, dim] instead of synthetic")
       ("format", po::value<std::string>()->default_value("table"), "table or json");
+  options.add(variant_parameter_options());
   po::variables_map vm;
   if (!parse_args(args, options, vm, "ecosim run --variant NAME --seq N [--batch B --heads H --dim D] [options]"))
     return 0;
@@ -153,7 +123,7 @@ int run(const Args& args) {
                    trace::Header{.producer = std::string("ecosim run ") + ECOSIM_VERSION,
                                  .convention = Convention::exact,
                                  .workload = describe(config)});
-  TeeSink sink(counter, writer ? &*writer : nullptr);
+  FanOutSink sink(writer ? std::vector<OpSink*>{&counter, &*writer} : std::vector<OpSink*>{&counter});
   const ecoformer::RunResult result = ecoformer::run_attention(inputs, config, device, seed, sink);
   if (writer) writer->finish();
 

@@ -23,15 +23,34 @@ po::options_description workload_options() {
       ("heads", po::value<std::int64_t>()->default_value(1), "--layer: heads H")
       ("seq", po::value<std::int64_t>(), "--layer: tokens N")
       ("dim", po::value<std::int64_t>()->default_value(32), "--layer: head width D (embedding H·D)")
-      ("no-proj", "--layer: the attention core alone, without q/k/v/output projections")
+      ("no-proj", "--layer: the attention core alone, without q/k/v/output projections");
+  o.add(variant_parameter_options());
+  return o;
+}
+
+po::options_description variant_parameter_options() {
+  po::options_description o("Attention variant parameters");
+  o.add_options()
       ("bits", po::value<std::int64_t>()->default_value(16), "EcoFormer hash bits b (1..64)")
-      ("support", po::value<std::int64_t>()->default_value(25), "EcoFormer kernel anchors m")
+      ("support", po::value<std::int64_t>()->default_value(25), "EcoFormer kernel anchors m (≤ N)")
       ("features", po::value<std::int64_t>()->default_value(256), "Performer random features")
       ("proj-k", po::value<std::int64_t>()->default_value(256), "Linformer projected length k")
       ("hashes", po::value<std::int64_t>()->default_value(2), "Reformer hash rounds")
       ("chunk", po::value<std::int64_t>()->default_value(64), "Reformer chunk length")
       ("chunks-before", po::value<std::int64_t>()->default_value(1), "Reformer chunks attended before each chunk");
   return o;
+}
+
+void read_variant_parameters(const po::variables_map& vm, AttentionConfig& c) {
+  c.bits = positive(vm, "bits");
+  c.support = positive(vm, "support");
+  c.features = positive(vm, "features");
+  c.proj_k = positive(vm, "proj-k");
+  c.hashes = positive(vm, "hashes");
+  c.chunk = positive(vm, "chunk");
+  const std::int64_t before = vm["chunks-before"].as<std::int64_t>();
+  if (before < 0) throw Error("--chunks-before must be ≥ 0");
+  c.chunks_before = static_cast<std::uint64_t>(before);
 }
 
 std::uint64_t positive(const po::variables_map& vm, const std::string& key) {
@@ -42,31 +61,17 @@ std::uint64_t positive(const po::variables_map& vm, const std::string& key) {
 
 Workload parse_workload(const po::variables_map& vm) {
   Workload w;
-  const auto variant = parse_attention_variant(vm["attention"].as<std::string>());
-  if (!variant) {
-    std::string valid;
-    for (auto v : all_attention_variants()) valid += (valid.empty() ? "" : ", ") + std::string(name(v));
-    throw Error("unknown attention variant '" + vm["attention"].as<std::string>() + "' (valid: " + valid + ")");
-  }
   w.convention = parse_convention(vm["convention"].as<std::string>());
   const std::string scope = vm["scope"].as<std::string>();
   if (scope != "model" && scope != "attention") throw Error("--scope must be 'model' or 'attention'");
   w.attention_scope = scope == "attention";
 
   AttentionConfig& a = w.layer;
-  a.variant = *variant;
+  a.variant = attention_variant_named(vm["attention"].as<std::string>());
   a.batch = positive(vm, "batch");
   a.heads = positive(vm, "heads");
   a.head_dim = positive(vm, "dim");
-  a.bits = positive(vm, "bits");
-  a.support = positive(vm, "support");
-  a.features = positive(vm, "features");
-  a.proj_k = positive(vm, "proj-k");
-  a.hashes = positive(vm, "hashes");
-  a.chunk = positive(vm, "chunk");
-  const std::int64_t before = vm["chunks-before"].as<std::int64_t>();
-  if (before < 0) throw Error("--chunks-before must be ≥ 0");
-  a.chunks_before = static_cast<std::uint64_t>(before);
+  read_variant_parameters(vm, a);
   a.projections = !vm.count("no-proj");
 
   if (vm.count("model") && vm.count("layer")) throw Error("give --model or --layer, not both");

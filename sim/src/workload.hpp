@@ -28,6 +28,10 @@ struct Workload {
 
 /// --model/--layer, --attention, --convention, --scope, shapes and variant parameters.
 po::options_description workload_options();
+/// --bits, --support, --features, --proj-k, --hashes, --chunk, --chunks-before.
+po::options_description variant_parameter_options();
+/// Reads the variant parameters above into c; throws ecosim::Error for non-positive values.
+void read_variant_parameters(const po::variables_map& vm, AttentionConfig& c);
 /// Reads the options above; throws ecosim::Error for missing, contradictory or out-of-range values.
 Workload parse_workload(const po::variables_map& vm);
 

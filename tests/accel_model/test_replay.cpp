@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "ecosim/ops_counter/sinks.hpp"
 #include "ecosim/accel_model/replay.hpp"
 #include "ecosim/accel_model/tiling.hpp"
 #include "ecosim/ops_counter/attention.hpp"
@@ -13,11 +14,6 @@ using namespace ecosim;
 using namespace ecosim::accel;
 
 namespace {
-
-struct RecordList : OpSink {
-  std::vector<OpRecord> ops;
-  void record(const OpRecord& op) override { ops.push_back(op); }
-};
 
 OpRecord gemm(std::uint64_t batch, std::uint64_t m, std::uint64_t n, std::uint64_t k, DType t) {
   OpRecord op;
@@ -34,9 +30,9 @@ std::vector<OpRecord> attention_layer(AttentionVariant v) {
   c.variant = v;
   c.batch = 16, c.heads = 1, c.seq = 3136, c.head_dim = 32;
   c.projections = false;
-  RecordList list;
+  RecordingSink list;
   emit_attention("attention", c, Convention::exact, list);
-  return list.ops;
+  return list.records;
 }
 
 /// True when, for every tile, the DMA work overlapping it (store of i−1, load of i+1) fits in its compute.

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ecosim/ops_counter/sinks.hpp"
 #include "ecosim/ecoformer/hashed_attention.hpp"
 #include "ecosim/kernels/philox.hpp"
 
@@ -16,10 +17,7 @@ inline constexpr AttentionVariant kHashedVariants[] = {
     AttentionVariant::ecoformer, AttentionVariant::klsh_ecoformer, AttentionVariant::lsh_ecoformer,
     AttentionVariant::bi_ecoformer, AttentionVariant::fp_ecoformer};
 
-struct RecordingSink : OpSink {
-  std::vector<OpRecord> records;
-  void record(const OpRecord& op) override { records.push_back(op); }
-};
+using ecosim::RecordingSink;
 
 inline AttentionConfig hashed_config(AttentionVariant v, std::uint64_t batch, std::uint64_t heads, std::uint64_t seq,
                                      std::uint64_t dim, std::uint64_t bits = 16, std::uint64_t support = 25) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ecosim/ops_counter/sinks.hpp"
 #include "ecosim/kernels/gpu.hpp"
 #include "ecosim/kernels/philox.hpp"
 #include "ecosim/ops_counter/op_record.hpp"
@@ -46,10 +47,7 @@ inline HalfTensor random_bf16(std::uint64_t n, std::uint64_t seed) {
   return t;
 }
 
-struct RecordingSink : OpSink {
-  std::vector<OpRecord> records;
-  void record(const OpRecord& op) override { records.push_back(op); }
-};
+using ecosim::RecordingSink;
 
 /// True when a GPU can run the kernels; otherwise prints the SKIPPED line CTest looks for.
 inline bool gpu_or_skip() {

@@ -2,16 +2,14 @@
 #pragma once
 #include <vector>
 
+#include "ecosim/ops_counter/sinks.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/layers.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
 
 namespace ecosim::test {
 
-struct RecordingSink : OpSink {
-  std::vector<OpRecord> records;
-  void record(const OpRecord& op) override { records.push_back(op); }
-};
+using ecosim::RecordingSink;
 
 inline OpCounts count(const Layer& layer, Convention convention) {
   OpCounter c;

@@ -3,17 +3,10 @@
 #include <filesystem>
 
 #include "ecosim/ops_counter/model_zoo.hpp"
-#include "ecosim/ops_counter/op_counter.hpp"
+#include "ecosim/ops_counter/sinks.hpp"
 #include "ecosim/traces/trace_writer.hpp"
 
 using namespace ecosim;
-
-namespace {
-struct Collect : OpSink {
-  std::vector<OpRecord> ops;
-  void record(const OpRecord& op) override { ops.push_back(op); }
-};
-}  // namespace
 
 TEST_CASE("trace round trip keeps every record and the header") {
   const auto path = (std::filesystem::temp_directory_path() / "ecosim_roundtrip.jsonl").string();
@@ -21,7 +14,7 @@ TEST_CASE("trace round trip keeps every record and the header") {
     ModelOptions o;
     o.attention.variant = variant;
     trace::Header h{1, "test", Convention::exact, {{"model", "pvt_v2_b0"}}};
-    Collect expected;
+    RecordingSink expected;
     {
       trace::TraceWriter writer(path, h);
       for (const Layer& l : ModelZoo::builtin().build("pvt_v2_b0", o)) {
@@ -34,8 +27,8 @@ TEST_CASE("trace round trip keeps every record and the header") {
     CHECK(t.header.producer == "test");
     CHECK(t.header.convention == Convention::exact);
     CHECK(t.header.workload["model"] == "pvt_v2_b0");
-    REQUIRE(t.ops.size() == expected.ops.size());
-    for (std::size_t i = 0; i < t.ops.size(); ++i) CHECK(t.ops[i] == expected.ops[i]);
+    REQUIRE(t.ops.size() == expected.records.size());
+    for (std::size_t i = 0; i < t.ops.size(); ++i) CHECK(t.ops[i] == expected.records[i]);
   }
   std::filesystem::remove(path);
 }

@@ -17,6 +17,8 @@ enum class AttentionVariant : std::uint8_t {
 };
 std::string_view name(AttentionVariant v);  // "msa", "performer", ..., "fp-ecoformer", ...
 std::optional<AttentionVariant> parse_attention_variant(std::string_view text);
+/// The variant called `text`; throws ecosim::Error listing the valid names when there is none.
+AttentionVariant attention_variant_named(std::string_view text);
 std::span<const AttentionVariant> all_attention_variants();
 /// True for EcoFormer and its ablations, whose q and k share one projection and which hash tokens.
 bool is_hashed(AttentionVariant v);

@@ -28,6 +28,12 @@ constexpr bool is_float(DType t) { return t == DType::fp32 || t == DType::fp16 |
 
 std::optional<DType> parse_dtype(std::string_view text);
 
+/// The type that labels packed b-bit codes in counts and traces: binary, int2, int4 for 1, 2, 4 bits, int8
+/// otherwise (3-bit codes are counted in exact bytes by their producers and labelled as raw bytes).
+constexpr DType code_dtype(unsigned code_bits) {
+  return code_bits == 1 ? DType::binary : code_bits == 2 ? DType::int2 : code_bits == 4 ? DType::int4 : DType::int8;
+}
+
 /// Bytes that `elements` values of type t occupy when packed densely (rounded up to whole bytes).
 std::uint64_t storage_bytes(DType t, std::uint64_t elements);
 
