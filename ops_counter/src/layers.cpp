@@ -69,6 +69,21 @@ struct LayerEmitter {
             {});
   }
 
+  void operator()(const AvgPool2d& p) const {
+    const std::uint64_t out_h = conv_out(p.in_h, p.kernel, p.stride, 0), out_w = conv_out(p.in_w, p.kernel, p.stride, 0);
+    const std::uint64_t window = checked_mul(p.kernel, p.kernel);
+    OpRecord r = ops::reduce("", "avg_pool", p.batch, checked_product({p.channels, out_h, out_w}), window,
+                             DType::fp32, {.mul = 1, .add = window - 1}, 1);
+    r.params = {{"kernel", p.kernel}, {"stride", p.stride}};
+    (*this)(std::move(r), ops::macs(checked_product({p.batch, p.channels, p.in_h, p.in_w})));  // mmcv: input elements
+  }
+
+  void operator()(const Softmax& s) const { (*this)(ops::softmax("", s.batch, s.rows, s.len), {}); }
+
+  void operator()(const Matmul& m) const {  // mmcv counts no MACs for `@`
+    (*this)(ops::gemm("", {.batch = m.batch, .m = m.m, .n = m.n, .k = m.k}), {});
+  }
+
   void operator()(const AttentionConfig& a) const { emit_attention(name, a, convention, sink); }
 };
 

@@ -79,6 +79,23 @@ TEST_CASE("residual add, elementwise product and mean pooling") {
   CHECK(count({"p", MeanPool{.batch = 2, .tokens = 5, .width = 3}}, Convention::paper).ops(OpKind::add) == 0);
 }
 
+TEST_CASE("average pooling, softmax and matmul layers") {
+  // 2×8×8 channels, 2×2 windows, stride 2: 2·16 outputs of 3 adds and 1 mul; paper: one MAC per input
+  const Layer pool{"pool", AvgPool2d{.batch = 1, .channels = 2, .in_h = 8, .in_w = 8, .kernel = 2, .stride = 2}};
+  CHECK(count(pool, Convention::exact).ops(OpKind::add) == 32 * 3);
+  CHECK(count(pool, Convention::exact).ops(OpKind::mul) == 32);
+  CHECK(count(pool, Convention::paper).ops(OpKind::mul) == 128);
+  const OpCounts sm = count({"sm", Softmax{.batch = 2, .rows = 3, .len = 5}}, Convention::exact);
+  CHECK(sm.ops(OpKind::exp) == 30);
+  CHECK(sm.ops(OpKind::cmp) == 6 * 4);
+  CHECK(sm.ops(OpKind::add) == 6 * 9);
+  CHECK(count({"sm", Softmax{.rows = 3, .len = 5}}, Convention::paper).ops(OpKind::exp) == 0);
+  const Layer mm{"mm", Matmul{.batch = 2, .m = 3, .n = 4, .k = 5}};
+  CHECK(count(mm, Convention::exact).ops(OpKind::mul) == 2 * 3 * 4 * 5);
+  CHECK(count(mm, Convention::exact).ops(OpKind::add) == 2 * 3 * 4 * 4);
+  CHECK(count(mm, Convention::paper).ops(OpKind::mul) == 0);
+}
+
 TEST_CASE("records carry the layer name and gemm shape") {
   test::RecordingSink sink;
   emit({"stage1.fc1", Linear{.tokens = 6, .in = 2, .out = 5}}, Convention::exact, sink);

@@ -45,9 +45,22 @@ struct MeanPool {  // mean over tokens (the classification heads)
   std::uint64_t batch = 1, tokens = 1, width = 1;
 };
 
+struct AvgPool2d {  // average pooling over kernel × kernel windows, no padding
+  std::uint64_t batch = 1, channels = 1, in_h = 1, in_w = 1, kernel = 1, stride = 1;
+};
+
+struct Softmax {  // over rows of `len` elements
+  std::uint64_t batch = 1, rows = 1, len = 1;
+};
+
+struct Matmul {  // batched A·B of activations (`@`): C[batch][m×n] = A[batch][m×k]·B[batch][k×n]
+  std::uint64_t batch = 1, m = 1, n = 1, k = 1;
+};
+
 struct Layer {
   std::string name;
-  std::variant<Linear, Conv2d, LayerNorm, Activation, ResidualAdd, ElementwiseMul, MeanPool, AttentionConfig> op;
+  std::variant<Linear, Conv2d, LayerNorm, Activation, ResidualAdd, ElementwiseMul, MeanPool, AvgPool2d, Softmax,
+                             Matmul, AttentionConfig> op;
 };
 
 /// Reports the layer's operations (one or more records named "<layer name>.<part>") to sink.
