@@ -41,6 +41,10 @@ std::vector<OpRecord> performer_mixing_records(std::uint64_t g, std::uint64_t n,
 
 /// Reformer: sorted tokens of one round cut into chunks of `chunk`; chunk i attends to itself and the
 /// `before` chunks preceding it, wrapping around (never the same chunk twice).
+/// Scaled score a token gives itself (shared QK makes its own key the best match): low enough that it gets
+/// no weight beside any other key, finite so a token with no other key still attends to itself.
+inline constexpr float kReformerSelfScore = -1e5f;
+
 struct ReformerPlan {
   std::uint64_t seq = 0, chunk = 0, chunks = 0, before = 0, buckets = 0, rounds = 0;
   std::uint64_t start(std::uint64_t i) const { return i * chunk; }

@@ -18,9 +18,9 @@ void require_same_size(const std::vector<float>& a, const std::vector<float>& b)
 }
 }  // namespace
 
-Tensor naive_softmax_attention(const Tensor& q, const Tensor& k, const Tensor& v) {
+Tensor naive_softmax_attention(const Tensor& q, const Tensor& k, const Tensor& v, bool mask_own_key) {
   if (k.batch != q.batch || v.batch != q.batch || k.heads != q.heads || v.heads != q.heads || k.dim != q.dim ||
-      v.dim != q.dim || k.seq != v.seq)
+      v.dim != q.dim || k.seq != v.seq || (mask_own_key && k.seq != q.seq))
     throw Error("naive_softmax_attention: mismatched shapes");
   const std::uint64_t groups = q.batch * q.heads, n = q.seq, keys = k.seq, d = q.dim;
   Tensor out{q.batch, q.heads, n, d, std::vector<float>(q.data.size())};
@@ -32,7 +32,7 @@ Tensor naive_softmax_attention(const Tensor& q, const Tensor& k, const Tensor& v
       for (std::uint64_t j = 0; j < keys; ++j) {
         double s = 0;
         for (std::uint64_t c = 0; c < d; ++c) s += double{q.data[(g * n + i) * d + c]} * k.data[(g * keys + j) * d + c];
-        weights[j] = s * scale;
+        weights[j] = mask_own_key && j == i && keys > 1 ? -std::numeric_limits<double>::infinity() : s * scale;
         max = std::max(max, weights[j]);
       }
       for (double& w : weights) sum += w = std::exp(w - max);

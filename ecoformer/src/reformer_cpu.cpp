@@ -1,8 +1,8 @@
 // CPU reference of Reformer-style LSH attention (shared QK: keys are the L2-normalised queries): each round
 // hashes the keys by a random rotation (bucket = argmax over [xR, −xR]), sorts tokens by bucket (stable,
 // ties by position), attends within chunks of sorted tokens to the own chunk and `before` preceding ones
-// (wrapping around), and the rounds are combined by their softmax normalisers. No self-mask and no
-// correction for a key met in several rounds: the op counter counts neither.
+// (wrapping around) with the token's own key masked (kReformerSelfScore), and the rounds are combined by
+// their softmax normalisers. No correction for a key met in several rounds: the op counter counts none.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -59,6 +59,7 @@ RoundResult attend_round(const ReformerPlan& p, const ConstMatrixMap& q, const R
     }
     RowMatrix s = qc * kc.transpose();
     s *= scale;
+    for (Eigen::Index i = 0; i < qn; ++i) s(i, i) = kReformerSelfScore;  // own chunk first: key i is query i
     const Eigen::VectorXf m = s.rowwise().maxCoeff();
     s = (s.colwise() - m).array().exp().matrix();
     const Eigen::VectorXf l = s.rowwise().sum();

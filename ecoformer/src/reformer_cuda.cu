@@ -1,7 +1,7 @@
 // CUDA Reformer-style LSH attention, the same algorithm as reformer_cpu.cpp: normalise the shared keys,
 // rotate (batched GEMM, rotations drawn on the host), argmax buckets, one global sort of 64-bit keys
 // (segment, bucket, position) — unique, so the order equals a stable sort by bucket — gather, chunked
-// attention (one thread per sorted query, online over its keys) scattered back to token order, and the
+// attention (one thread per sorted query, online over its keys, its own key masked) scattered back to token order, and the
 // rounds combined by their normalisers.
 #include <thrust/execution_policy.h>
 #include <thrust/sort.h>
@@ -93,7 +93,7 @@ __global__ void chunk_attention(const unsigned long long* sorted, const float* s
 #pragma unroll
       for (int c = 0; c < kMaxD; ++c)
         if (c < d) score += q_row[c] * k_row[c];
-      score *= scale;
+      score = key == pos ? kReformerSelfScore : score * scale;
       const float new_max = fmaxf(row_max, score);
       const float rescale = expf(row_max - new_max), p = expf(score - new_max);
       row_sum = row_sum * rescale + p;

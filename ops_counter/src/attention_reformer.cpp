@@ -1,7 +1,7 @@
 // Op counts of Reformer-style LSH attention: shared-QK (keys are the L2-normalised queries), R rounds of
 // random-rotation hashing into nb buckets (argmax over [xR, −xR]), a sort per round, attention within
-// chunks of L sorted tokens to their own chunk and `chunks_before` previous chunks (wrapping around),
-// then the rounds combined by their softmax normalisers.
+// chunks of L sorted tokens to their own chunk and `chunks_before` previous chunks (wrapping around) with
+// each token's own key masked, then the rounds combined by their softmax normalisers.
 #include <bit>
 #include <map>
 #include <utility>
@@ -53,6 +53,8 @@ void emit_reformer(const AttentionConfig& c, const AttentionEmitter& emit) {
     emit(ops::gemm("chunk_scores" + suffix, {.batch = batch, .m = q, .n = keys, .k = d}),
          ops::macs(checked_mul(pairs, d)));
     emit(ops::eltwise("chunk_scale" + suffix, "scale", batch, q, keys, DType::fp32, {.mul = 1}), muls(pairs));
+    // shared QK: a token's own key is masked (position compare per score) unless it has no other key
+    emit(ops::eltwise("chunk_self_mask" + suffix, "self_mask", batch, q, keys, DType::int32, {.cmp = 1}), {});
     // max, subtract, exp, sum; normalisation waits for the rounds to be combined
     emit(ops::reduce("chunk_softmax" + suffix, "softmax_unnormalised", batch, q, keys, DType::fp32,
                      {.add = 2 * keys - 1, .cmp = keys - 1, .exp = keys}, keys),

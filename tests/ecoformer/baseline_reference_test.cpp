@@ -1,6 +1,6 @@
 // Each baseline's CPU kernel against an independent naive implementation written here in double precision:
 // MSA (online softmax vs two-pass softmax), Performer (O(N²) kernel form), Linformer (explicit E·K, E·V),
-// Reformer (explicit buckets, stable sort and chunk membership; rounds summed as one softmax).
+// Reformer (explicit buckets, stable sort and chunk membership, own key masked; rounds summed as one softmax).
 #include <catch2/catch.hpp>
 #include <numeric>
 
@@ -128,7 +128,8 @@ TEST_CASE("Reformer equals softmax over the keys its buckets and chunks select, 
         for (std::uint64_t pos = 0; pos < n; ++pos) {
           const std::uint64_t chunk = pos / 16, before = (chunk + 4) % 5;
           for (std::uint64_t other = 0; other < n; ++other)
-            if (other / 16 == chunk || other / 16 == before) keys[g][order[pos]].push_back(order[other]);
+            if ((other / 16 == chunk || other / 16 == before) && other != pos)  // own key masked
+              keys[g][order[pos]].push_back(order[other]);
         }
       }
     const auto expected = weighted_average(
@@ -136,4 +137,20 @@ TEST_CASE("Reformer equals softmax over the keys its buckets and chunks select, 
         [&](auto g, auto i, auto j) { return 0.25 * dot(row(in.q.data, g, n, i, d), row(unit, g, n, j, d), d); });
     CHECK(max_abs_diff(run_cpu(in, c, seed), expected) < 1e-5);
   }
+}
+
+TEST_CASE("Reformer: a token's own value reaches its output only when it has no other key", "[baselines]") {
+  AttentionConfig c = baseline_config(AttentionVariant::reformer, 1, 1, 40, 8);
+  c.chunk = 8;
+  AttentionInputs in = synthetic_inputs(c, 2);
+  const std::vector<float> before = run_cpu(in, c);
+  const std::uint64_t token = 17, d = c.head_dim;
+  for (std::uint64_t col = 0; col < d; ++col) in.v.data[token * d + col] += 100.0f;
+  const std::vector<float> after = run_cpu(in, c);
+  for (std::uint64_t col = 0; col < d; ++col) CHECK(after[token * d + col] == before[token * d + col]);
+  CHECK(after != before);  // other tokens do see it
+
+  c.seq = 1, c.chunk = 1;  // alone: the masked key is the only one, so the output is the token's value
+  const AttentionInputs one = synthetic_inputs(c, 3);
+  CHECK(max_abs_diff(run_cpu(one, c), one.v.data) < 1e-6);
 }

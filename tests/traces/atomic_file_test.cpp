@@ -5,12 +5,13 @@
 
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/traces/atomic_file.hpp"
+#include "../unique_temp_path.hpp"
 
 using namespace ecosim;
 namespace fs = std::filesystem;
 
 TEST_CASE("atomic file replaces the target only on commit") {
-  const fs::path path = fs::temp_directory_path() / "ecosim_atomic.txt";
+  const fs::path path = unique_temp_path("ecosim_atomic", ".txt");
   write_file_atomically(path.string(), "old");
   {
     AtomicFile f(path.string());

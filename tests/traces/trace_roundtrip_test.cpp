@@ -5,11 +5,12 @@
 #include "ecosim/ops_counter/model_zoo.hpp"
 #include "ecosim/ops_counter/sinks.hpp"
 #include "ecosim/traces/trace_writer.hpp"
+#include "../unique_temp_path.hpp"
 
 using namespace ecosim;
 
 TEST_CASE("trace round trip keeps every record and the header") {
-  const auto path = (std::filesystem::temp_directory_path() / "ecosim_roundtrip.jsonl").string();
+  const auto path = unique_temp_path("ecosim_roundtrip", ".jsonl").string();
   for (auto variant : {AttentionVariant::msa, AttentionVariant::ecoformer, AttentionVariant::reformer}) {
     ModelOptions o;
     o.attention.variant = variant;
@@ -34,7 +35,7 @@ TEST_CASE("trace round trip keeps every record and the header") {
 }
 
 TEST_CASE("an unfinished writer leaves no file behind") {
-  const auto path = (std::filesystem::temp_directory_path() / "ecosim_unfinished.jsonl").string();
+  const auto path = unique_temp_path("ecosim_unfinished", ".jsonl").string();
   std::filesystem::remove(path);
   {
     trace::TraceWriter writer(path, {});

@@ -8,8 +8,9 @@
 namespace ecosim::ecoformer {
 
 /// out_i = Σ_j softmax_j(q_i·k_j/√d)·v_j per (batch, head); k and v may have a different sequence length
-/// than q (k.seq == v.seq). Throws ecosim::Error on mismatched shapes.
-Tensor naive_softmax_attention(const Tensor& q, const Tensor& k, const Tensor& v);
+/// than q (k.seq == v.seq). With `mask_own_key` (k.seq == q.seq), query i skips key i unless it is the only
+/// key, as shared-QK Reformer does. Throws ecosim::Error on mismatched shapes.
+Tensor naive_softmax_attention(const Tensor& q, const Tensor& k, const Tensor& v, bool mask_own_key = false);
 
 /// ‖a − b‖_F / ‖b‖_F (‖a − b‖_F when b = 0); throws ecosim::Error when the sizes differ.
 double relative_frobenius_error(const std::vector<float>& a, const std::vector<float>& b);
