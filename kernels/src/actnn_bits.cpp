@@ -1,4 +1,6 @@
-// ActNN mixed precision: the greedy per-sample bit allocator (min-heap of the cheapest next step down).
+// ActNN mixed precision: per-sample range weights and the greedy per-sample bit allocator (min-heap of the
+// cheapest next step down).
+#include <algorithm>
 #include <cmath>
 #include <queue>
 #include <string>
@@ -6,6 +8,7 @@
 #include "ecosim/kernels/actnn.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
+#include "input_type.hpp"
 
 namespace ecosim::kernels::actnn {
 
@@ -15,6 +18,25 @@ double inverse_levels_squared(unsigned bits) {
   return 1.0 / (levels * levels);
 }
 }  // namespace
+
+std::vector<double> range_weights(const TensorView& x, std::uint64_t samples) {
+  check_input(x, "actnn");
+  check_finite(x, "actnn");
+  if (samples == 0 || x.elements % samples != 0)
+    throw Error("actnn: " + std::to_string(x.elements) + " elements do not split into " + std::to_string(samples) +
+                " equal samples");
+  const quant::Input type = input_type(x.dtype);
+  const std::uint64_t per_sample = x.elements / samples;
+  std::vector<double> weights(samples, 0.0);
+  for (std::uint64_t s = 0; s < samples; ++s)
+    for (std::uint64_t first = 0; first < per_sample; first += kGroupSize) {
+      const std::uint64_t base = s * per_sample + first, count = std::min(kGroupSize, per_sample - first);
+      const MinMax m = min_max(x.data, type, base, count);
+      const double range = static_cast<double>(m.hi) - m.lo;
+      weights[s] += static_cast<double>(count) * range * range / 4.0;
+    }
+  return weights;
+}
 
 std::vector<unsigned> allocate_bits(const std::vector<double>& weights, std::uint64_t budget_bits) {
   const std::uint64_t samples = weights.size();

@@ -27,13 +27,8 @@ Compressed quantize_cpu(const TensorView& x, const Layout& layout, std::uint64_t
       const std::uint64_t first = j * kGroupSize;
       const std::uint64_t count = std::min(kGroupSize, layout.sample_elements - first);
       const std::uint64_t base = s * layout.sample_elements + first, g = s * groups_per_sample + j;
-      float lo = quant::load(x.data, type, base), hi = lo;
-      for (std::uint64_t i = 1; i < count; ++i) {
-        const float v = quant::load(x.data, type, base + i);
-        lo = std::min(lo, v);
-        hi = std::max(hi, v);
-      }
-      const quant::Metadata m = quant::group_metadata(lo, hi);
+      const MinMax range = min_max(x.data, type, base, count);
+      const quant::Metadata m = quant::group_metadata(range.lo, range.hi);
       if (!quant::metadata_finite(m))
         throw Error("actnn: the range of group " + std::to_string(g) + " overflows bf16 metadata");
       c.zero_bf16[g] = m.zero_bf16;

@@ -58,6 +58,7 @@ int compress(const Args& args) {
       ("device", po::value<std::string>()->default_value("auto"), "auto, cpu or cuda")
       ("seed", po::value<std::int64_t>()->default_value(0), "seed of the input and of the stochastic rounding")
       ("groups", po::value<std::int64_t>()->default_value(1), "mesa: channel groups of the last dimension")
+      ("per-sample", "actnn: one width per sample (first dimension) from {1,2,4,8}, --bits the average budget")
       ("input", po::value<std::string>(), ".npy tensor (float32, C order) instead of a synthetic one")
       ("format", po::value<std::string>()->default_value("table"), "table or json")
       ("trace", po::value<std::string>(), "also write the op records (format v1): the uncompressed activation's "
@@ -79,6 +80,8 @@ int compress(const Args& args) {
   if (vm["seed"].as<std::int64_t>() < 0) throw Error("--seed must be ≥ 0");
   request.seed = static_cast<std::uint64_t>(vm["seed"].as<std::int64_t>());
   request.groups = positive(vm, "groups");
+  request.per_sample_bits = vm.count("per-sample") > 0;
+  if (request.per_sample_bits && scheme.name != "actnn") throw Error("--per-sample applies to --scheme actnn only");
   request.device = resolve_device(vm["device"].as<std::string>());
   std::vector<float> values;
   if (vm.count("input")) {

@@ -68,6 +68,13 @@ OpRecord dequantize_record(const Layout& layout);
 /// Per-element variance (range/B)²·f(1−f) of the dequantized value of every element, f = frac(u).
 std::vector<double> element_variance(const TensorView& x, const Compressed& c);
 
+/// Activation-only sensitivity of each sample of x (viewed as `samples` equal rows, each cut into groups
+/// of 256): w_s = Σ_g n_g·R_g²/4, the bound Σ (R_g/B)²·f(1−f) ≤ w_s/B² on the sample's summed
+/// quantization variance at B = 2^b − 1 levels. In training ActNN also weighs each sample by its gradient's
+/// sensitivity, which a standalone compression cannot see. Throws ecosim::Error for non-finite inputs or a
+/// size that is not a multiple of `samples`.
+std::vector<double> range_weights(const TensorView& x, std::uint64_t samples);
+
 /// Per-sample bits minimising Σ_s w_s / (2^{b_s} − 1)² subject to Σ_s b_s ≤ budget_bits (average ×
 /// samples): start at 8 bits everywhere and repeatedly lower the sample whose next step down (8→4→2→1)
 /// adds the least weighted variance per bit saved (a min-heap), until the budget holds.
