@@ -1,7 +1,9 @@
 // `ecosim compare`: for each attention variant, runs the kernel (GPU when present, else the CPU reference)
 // while counting its operations and writing its trace, replays the trace on the SystemC accelerator model,
 // and reports op counts, accelerator latency/energy, GPU latency and ratios to MSA beside the published ones.
-// With --model, compares whole-model analytic traces instead. Reports are written only when all runs succeed.
+// With --model, compares whole-model analytic traces instead. Every variant's parameters are checked before
+// anything runs, and traces and reports are written only when all runs have succeeded.
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/core.h>
@@ -32,45 +34,42 @@ namespace {
 constexpr std::uint64_t kInputSeed = 1;
 
 struct VariantRun {
-  std::vector<OpRecord> ops;
+  std::vector<OpRecord> ops;  // also the variant's trace
   OpCounts total;
   std::optional<double> measured_gpu_ms;
   std::string source;
 };
 
-/// The kernel-run step: the variant's kernel on synthetic inputs, its records teed into an op counter, the
-/// trace file and the list returned for the replay.
-VariantRun run_kernel(const AttentionConfig& config, DeviceChoice device, const std::string& trace_path,
-                      const nlohmann::json& workload) {
+/// The kernel-run step: the variant's kernel on synthetic inputs, its records teed into an op counter and
+/// the list returned for the replay and the trace.
+VariantRun run_kernel(const AttentionConfig& config, DeviceChoice device) {
   const ecoformer::AttentionInputs inputs = ecoformer::synthetic_inputs(config, kInputSeed);
   OpCounter counter;
   RecordingSink list;
-  trace::TraceWriter writer(trace_path, {trace::kFormatVersion, "ecosim " ECOSIM_VERSION " compare", Convention::exact,
-                                         workload});
-  FanOutSink sink({&counter, &writer, &list});
+  FanOutSink sink({&counter, &list});
   const auto dev = device == DeviceChoice::cuda ? ecoformer::Device::cuda : ecoformer::Device::cpu;
   const ecoformer::RunResult r = ecoformer::run_attention(inputs, config, dev, kInputSeed, sink);
-  writer.finish();
   VariantRun run{std::move(list.records), counter.total(), std::nullopt, dev == ecoformer::Device::cuda ? "kernel (cuda)" : "kernel (cpu)"};
   if (r.device == ecoformer::Device::cuda) run.measured_gpu_ms = r.latency_ms;
   return run;
 }
 
-/// Whole-model analytic trace (exact convention) with every attention layer of the given variant.
-VariantRun run_model(const std::string& model, const AttentionConfig& variant, std::uint64_t batch,
-                     const std::string& trace_path, const nlohmann::json& workload) {
+/// The zoo model with every attention layer of the given variant (exact convention).
+Workload model_workload(const std::string& model, const AttentionConfig& variant) {
   Workload w;
   w.model = model;
   w.model_options.attention = variant;
-  w.model_options.batch = batch;
+  w.model_options.batch = variant.batch;
   w.convention = Convention::exact;
+  return w;
+}
+
+/// Whole-model analytic records of a workload.
+VariantRun run_model(const Workload& w) {
   OpCounter counter;
   RecordingSink list;
-  trace::TraceWriter writer(trace_path, {trace::kFormatVersion, "ecosim " ECOSIM_VERSION " compare", Convention::exact,
-                                         workload});
-  FanOutSink sink({&counter, &writer, &list});
+  FanOutSink sink({&counter, &list});
   for (const Layer& layer : w.layers()) emit(layer, Convention::exact, sink);
-  writer.finish();
   return {std::move(list.records), counter.total(), std::nullopt, "analytic"};
 }
 
@@ -78,7 +77,9 @@ std::vector<AttentionVariant> parse_variants(const std::string& list) {
   std::vector<AttentionVariant> out;
   std::stringstream items(list);
   for (std::string item; std::getline(items, item, ',');) {
-    out.push_back(attention_variant_named(item));
+    const AttentionVariant v = attention_variant_named(item);
+    if (std::find(out.begin(), out.end(), v) != out.end()) throw Error("--variants lists '" + item + "' twice");
+    out.push_back(v);
   }
   if (out.empty()) throw Error("--variants is empty");
   return out;
@@ -129,14 +130,14 @@ int compare(const Args& args) {
   const DeviceChoice device = resolve_device(vm["device"].as<std::string>());
   const std::string out = vm["out"].as<std::string>();
   const TechTable tech = TechTable::builtin_45nm();
-  prepare_output_dir(out);
 
   CompareReport report;
   report.published = nlohmann::json::parse(embedded::published_accelerator());
   report.workload = {{"batch", positive(vm, "batch")}, {"heads", positive(vm, "heads")}, {"accelerator", accel_config.name}};
   if (model.empty()) report.workload.update({{"seq", positive(vm, "seq")}, {"dim", positive(vm, "dim")}});
   else report.workload["model"] = model;
-  for (AttentionVariant v : variants) {
+  std::vector<AttentionConfig> configs;
+  for (AttentionVariant v : variants) {  // every variant's parameters checked before anything runs
     AttentionConfig config;
     config.variant = v;
     config.batch = positive(vm, "batch");
@@ -146,12 +147,15 @@ int compare(const Args& args) {
     config.projections = false;  // kernels take projected q, k, v
     read_variant_parameters(vm, config);
     if (model.empty()) config.validate();
-    const std::string trace_path = fmt::format("{}/{}.jsonl", out, name(v));
-    nlohmann::json workload = report.workload;
-    workload["variant"] = name(v);
+    else model_workload(model, config).layers();  // throws for a model the variant cannot build
+    configs.push_back(config);
+  }
+  prepare_output_dir(out);
+  std::vector<std::vector<OpRecord>> traces;
+  for (const AttentionConfig& config : configs) {
+    const AttentionVariant v = config.variant;
     fmt::print(stderr, "[{}] {} ...\n", name(v), model.empty() ? "running kernel" : "building model trace");
-    const VariantRun run = model.empty() ? run_kernel(config, device, trace_path, workload)
-                                         : run_model(model, config, config.batch, trace_path, workload);
+    VariantRun run = model.empty() ? run_kernel(config, device) : run_model(model_workload(model, config));
     fmt::print(stderr, "[{}] replaying {} ops on {} ...\n", name(v), run.ops.size(), accel_config.name);
     const accel::ReplayResult replay =
         accel::replay_systemc(accel::plan_ops(run.ops, accel_config, tech), accel_config);
@@ -167,6 +171,15 @@ int compare(const Args& args) {
       row.gpu_label = "est. " + est.gpu + " roofline (no GPU kernel run)";
     }
     report.rows.push_back(std::move(row));
+    traces.push_back(std::move(run.ops));
+  }
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    nlohmann::json workload = report.workload;
+    workload["variant"] = name(configs[i].variant);
+    trace::TraceWriter writer(fmt::format("{}/{}.jsonl", out, name(configs[i].variant)),
+                              {trace::kFormatVersion, "ecosim " ECOSIM_VERSION " compare", Convention::exact, workload});
+    for (const OpRecord& op : traces[i]) writer.record(op);
+    writer.finish();
   }
   write_file_atomically(out + "/compare.csv", render_csv(report));
   write_file_atomically(out + "/compare.json", to_json(report).dump(2) + "\n");
