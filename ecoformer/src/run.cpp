@@ -64,7 +64,12 @@ RunResult run_cuda(const AttentionInputs& inputs, const AttentionConfig& c, std:
 
 }  // namespace
 
+bool has_kernel(AttentionVariant v) { return v != AttentionVariant::sra; }
+
 void detail::validate_inputs(const AttentionInputs& inputs, const AttentionConfig& config) {
+  if (!has_kernel(config.variant))
+    throw Error(std::string(name(config.variant)) + " is count-only: it has no kernel (count it with `ecosim count "
+                "--attention " + std::string(name(config.variant)) + "`, compare it with `ecosim compare --model`)");
   config.validate();
   validate_tensor("Q", inputs.q, config);
   validate_tensor("K", inputs.k, config);

@@ -2,6 +2,7 @@
 #include "ecosim/ops_counter/attention.hpp"
 
 #include <array>
+#include <cmath>
 
 #include "attention_emitter.hpp"
 #include "ecosim/ops_counter/checked.hpp"
@@ -10,13 +11,14 @@
 namespace ecosim {
 
 namespace {
-constexpr std::array<AttentionVariant, 9> kVariants = {
+constexpr std::array<AttentionVariant, 10> kVariants = {
     AttentionVariant::msa,          AttentionVariant::performer,     AttentionVariant::linformer,
     AttentionVariant::reformer,     AttentionVariant::ecoformer,     AttentionVariant::fp_ecoformer,
-    AttentionVariant::bi_ecoformer, AttentionVariant::lsh_ecoformer, AttentionVariant::klsh_ecoformer};
-constexpr std::array<std::string_view, 9> kVariantNames = {
+    AttentionVariant::bi_ecoformer, AttentionVariant::lsh_ecoformer, AttentionVariant::klsh_ecoformer,
+    AttentionVariant::sra};
+constexpr std::array<std::string_view, 10> kVariantNames = {
     "msa", "performer", "linformer", "reformer", "ecoformer", "fp-ecoformer", "bi-ecoformer", "lsh-ecoformer",
-    "klsh-ecoformer"};
+    "klsh-ecoformer", "sra"};
 
 // Largest dimension accepted: keeps every product of a few dimensions far from 64-bit overflow and
 // rejects typos such as an extra digit early, with a message, rather than deep inside a count.
@@ -26,6 +28,22 @@ void require_range(std::string_view what, std::uint64_t v, std::uint64_t lo, std
   if (v < lo || v > hi)
     throw Error(std::string(what) + " = " + std::to_string(v) + " is outside " + std::to_string(lo) + ".." +
                 std::to_string(hi));
+}
+/// SRA's projections: q from every token; keys and values from the token grid reduced by a k = s = sr
+/// conv (with bias) and a LayerNorm (no reduction when sr = 1), then one kv Linear.
+void emit_sra_projections(const std::string& prefix, const AttentionConfig& c, Convention convention,
+                          OpSink& sink) {
+  const std::uint64_t inner = checked_mul(c.heads, c.head_dim), keys = checked_mul(c.batch, sra_keys(c));
+  emit({prefix + ".q", Linear{.tokens = checked_mul(c.batch, c.seq), .in = c.width(), .out = inner}}, convention,
+       sink);
+  if (c.sr_ratio > 1) {
+    const std::uint64_t h = sra_grid_height(c);
+    emit({prefix + ".sr", Conv2d{.batch = c.batch, .in_ch = c.width(), .out_ch = c.width(), .in_h = h,
+                                 .in_w = c.seq / h, .kernel = c.sr_ratio, .stride = c.sr_ratio}},
+         convention, sink);
+    emit({prefix + ".sr_norm", LayerNorm{keys, c.width()}}, convention, sink);
+  }
+  emit({prefix + ".kv", Linear{.tokens = keys, .in = c.width(), .out = checked_mul(2, inner)}}, convention, sink);
 }
 }  // namespace
 
@@ -80,8 +98,32 @@ void AttentionConfig::validate() const {
       require_range("bits", bits, 1, 64);
       require_range("support samples", support, 1, seq);
       break;
+    case AttentionVariant::sra: {
+      require_range("sr ratio", sr_ratio, 1, 64);
+      const std::uint64_t h = sra_grid_height(*this);
+      if (h == 0 || seq % h != 0)
+        throw Error("sra: " + std::to_string(seq) + " tokens are not a " +
+                    (grid_height ? "grid of height " + std::to_string(grid_height) : std::string("square grid")));
+      if (h < sr_ratio || seq / h < sr_ratio)
+        throw Error("sra: the " + std::to_string(h) + "×" + std::to_string(seq / h) +
+                    " token grid is smaller than the reduction ratio " + std::to_string(sr_ratio));
+      break;
+    }
     case AttentionVariant::msa: break;
   }
+}
+
+std::uint64_t sra_grid_height(const AttentionConfig& c) {
+  if (c.grid_height) return c.grid_height;
+  auto root = static_cast<std::uint64_t>(std::sqrt(static_cast<double>(c.seq)));
+  while (root * root > c.seq) --root;
+  while ((root + 1) * (root + 1) <= c.seq) ++root;
+  return root * root == c.seq ? root : 0;
+}
+
+std::uint64_t sra_keys(const AttentionConfig& c) {
+  const std::uint64_t h = sra_grid_height(c);
+  return (h / c.sr_ratio) * (c.seq / h / c.sr_ratio);
 }
 
 std::uint64_t reformer_buckets(const AttentionConfig& c) {
@@ -94,8 +136,10 @@ void emit_attention(const std::string& prefix, const AttentionConfig& c, Convent
   const std::uint64_t tokens = checked_mul(c.batch, c.seq);
   const std::uint64_t inner = checked_mul(c.heads, c.head_dim);
   if (c.projections) {
-    if (c.variant == AttentionVariant::msa || c.variant == AttentionVariant::performer ||
-        c.variant == AttentionVariant::linformer) {
+    if (c.variant == AttentionVariant::sra) {
+      emit_sra_projections(prefix, c, convention, sink);
+    } else if (c.variant == AttentionVariant::msa || c.variant == AttentionVariant::performer ||
+               c.variant == AttentionVariant::linformer) {
       emit({prefix + ".qkv", Linear{.tokens = tokens, .in = c.width(), .out = checked_mul(3, inner)}}, convention,
            sink);
     } else {  // Reformer and the hashed family share one projection for queries and keys
@@ -106,6 +150,7 @@ void emit_attention(const std::string& prefix, const AttentionConfig& c, Convent
   const detail::AttentionEmitter emitter(prefix, convention, sink);
   switch (c.variant) {
     case AttentionVariant::msa:
+    case AttentionVariant::sra:
     case AttentionVariant::linformer: detail::emit_softmax_attention(c, emitter); break;
     case AttentionVariant::reformer: detail::emit_reformer(c, emitter); break;
     case AttentionVariant::performer: detail::emit_performer(c, emitter); break;

@@ -1,5 +1,6 @@
-// Op counts of softmax attention: MSA (keys = all N tokens) and Linformer (keys and values projected
-// along the sequence to k rows by one matrix E shared by K and V, and by every head and batch entry).
+// Op counts of softmax attention: MSA (keys = all N tokens), SRA (keys = the reduced token grid, reduced in
+// the projections) and Linformer (keys and values projected along the sequence to k rows by one matrix E
+// shared by K and V, and by every head and batch entry).
 #include "attention_emitter.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 
@@ -7,7 +8,7 @@ namespace ecosim::detail {
 
 void emit_softmax_attention(const AttentionConfig& c, const AttentionEmitter& emit) {
   const std::uint64_t g = checked_mul(c.batch, c.heads), n = c.seq, d = c.head_dim;
-  std::uint64_t keys = n;
+  std::uint64_t keys = c.variant == AttentionVariant::sra ? sra_keys(c) : n;
   if (c.variant == AttentionVariant::linformer) {
     keys = c.proj_k;
     // (E·K)ᵀ = Kᵀ·Eᵀ: d×n times n×k, with Eᵀ shared by every (batch, head)

@@ -16,6 +16,7 @@ class ModelEntry {
   const std::string& model() const { return model_; }
   std::uint64_t uint(const std::string& key) const;
   bool flag(const std::string& key) const;
+  bool has(const std::string& key) const;
   std::vector<std::uint64_t> uints(const std::string& key, std::size_t size) const;
 
  private:
@@ -23,9 +24,15 @@ class ModelEntry {
   const nlohmann::json& j_;
 };
 
+/// Where a block's tokens come from: a grid (vision models; `sr_ratio` of the model's spatial-reduction
+/// attention) or a sequence (sr_ratio = 0: SRA is not defined).
+struct TokenLayout {
+  std::uint64_t grid_height = 0, sr_ratio = 0;
+};
+
 /// The attention layer of a block: the chosen variant, or MSA for the stages listed in msa_stages.
 AttentionConfig block_attention(const ModelOptions& o, bool keep_msa, std::uint64_t tokens, std::uint64_t heads,
-                                std::uint64_t head_dim, std::uint64_t width);
+                                std::uint64_t head_dim, std::uint64_t width, TokenLayout layout);
 
 std::vector<Layer> build_hierarchical_vit(const ModelEntry& e, const ModelOptions& o);
 std::vector<Layer> build_lra(const ModelEntry& e, const ModelOptions& o);

@@ -21,7 +21,7 @@ std::vector<Layer> build_lra(const ModelEntry& e, const ModelOptions& o) {
     ModelOptions doc_options = o;
     doc_options.batch = docs;
     layers.push_back({layer + ".norm1", LayerNorm{rows, c}});
-    layers.push_back({layer + ".attn", block_attention(doc_options, false, n, heads, head_dim, c)});
+    layers.push_back({layer + ".attn", block_attention(doc_options, false, n, heads, head_dim, c, {})});
     layers.push_back({layer + ".residual1", ResidualAdd{checked_mul(rows, c)}});
     layers.push_back({layer + ".norm2", LayerNorm{rows, c}});
     layers.push_back({layer + ".fc1", Linear{rows, c, hidden}});

@@ -17,6 +17,10 @@ std::vector<Layer> build_hierarchical_vit(const ModelEntry& e, const ModelOption
   const auto pads = e.uints("patch_pads", kStages), msa_stages = e.uints("msa_stages", 0);
   const bool dwconv = e.flag("mlp_dwconv"), relu = e.flag("mlp_relu"), peg = e.flag("peg");
   const bool stage_norm = e.flag("stage_norm"), final_norm = e.flag("final_norm");
+  // Spatial-reduction ratios of the model's own attention (PVTv2); absent: `--attention sra` is refused.
+  const auto sr_ratios = e.has("sr_ratios") ? e.uints("sr_ratios", kStages) : std::vector<std::uint64_t>(kStages, 0);
+  if (o.attention.variant == AttentionVariant::sra && e.has("linear_sra") && e.flag("linear_sra"))
+    throw Error("model '" + e.model() + "': linear SRA (keys pooled to 7×7) is not modelled; use pvt_v2_b2");
   const std::uint64_t size = o.resolution ? o.resolution : e.uint("image_size");
   std::uint64_t total_stride = 1;
   for (auto s : strides) {
@@ -45,7 +49,7 @@ std::vector<Layer> build_hierarchical_vit(const ModelEntry& e, const ModelOption
     for (std::uint64_t b = 0; b < depths[s]; ++b) {
       const std::string block = stage + ".block" + std::to_string(b);
       layers.push_back({block + ".norm1", LayerNorm{rows, c}});
-      layers.push_back({block + ".attn", block_attention(o, keep_msa, n, heads[s], c / heads[s], c)});
+      layers.push_back({block + ".attn", block_attention(o, keep_msa, n, heads[s], c / heads[s], c, {h, sr_ratios[s]})});
       layers.push_back({block + ".residual1", ResidualAdd{checked_mul(rows, c)}});
       layers.push_back({block + ".norm2", LayerNorm{rows, c}});
       layers.push_back({block + ".fc1", Linear{rows, c, hidden}});

@@ -18,6 +18,8 @@ std::uint64_t ModelEntry::uint(const std::string& key) const {
   return j_[key].get<std::uint64_t>();
 }
 
+bool ModelEntry::has(const std::string& key) const { return j_.contains(key); }
+
 bool ModelEntry::flag(const std::string& key) const {
   if (!j_.contains(key) || !j_[key].is_boolean()) throw Error("model '" + model_ + "': '" + key + "' must be true or false");
   return j_[key].get<bool>();
@@ -35,9 +37,14 @@ std::vector<std::uint64_t> ModelEntry::uints(const std::string& key, std::size_t
 }
 
 AttentionConfig block_attention(const ModelOptions& o, bool keep_msa, std::uint64_t tokens, std::uint64_t heads,
-                                std::uint64_t head_dim, std::uint64_t width) {
+                                std::uint64_t head_dim, std::uint64_t width, TokenLayout layout) {
   AttentionConfig a = o.attention;
   if (keep_msa) a.variant = AttentionVariant::msa;
+  if (a.variant == AttentionVariant::sra) {
+    if (layout.sr_ratio == 0) throw Error("sra (spatial-reduction attention) needs a model with sr_ratios");
+    a.sr_ratio = layout.sr_ratio;
+    a.grid_height = layout.grid_height;
+  }
   a.batch = o.batch;
   a.seq = tokens;
   a.heads = heads;

@@ -146,6 +146,8 @@ int compare(const Args& args) {
     config.head_dim = positive(vm, "dim");
     config.projections = false;  // kernels take projected q, k, v
     read_variant_parameters(vm, config);
+    if (model.empty() && !ecoformer::has_kernel(v))
+      throw Error(fmt::format("{} has no kernel to run; compare it over a whole model (--model pvt_v2_b0)", name(v)));
     if (model.empty()) config.validate();
     else model_workload(model, config).layers();  // throws for a model the variant cannot build
     configs.push_back(config);

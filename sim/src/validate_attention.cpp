@@ -221,7 +221,8 @@ void validate_attention(Validation& v) {
     gpu_unavailable = gpu.available ? "--device cpu" : "no GPU: " + gpu.reason;
   }
   for (AttentionVariant variant : all_attention_variants())
-    for (const Shape& s : kGrid) check_variant(v, config_of(variant, s), gpu_unavailable);
+    if (eco::has_kernel(variant))
+      for (const Shape& s : kGrid) check_variant(v, config_of(variant, s), gpu_unavailable);
   for (const Shape& s : kGrid) check_msa_properties(v, s);
   check_msa_fp16(v, gpu_unavailable);
   check_performer_convergence(v);

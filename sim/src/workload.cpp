@@ -37,7 +37,9 @@ po::options_description variant_parameter_options() {
       ("proj-k", po::value<std::int64_t>()->default_value(256), "Linformer projected length k")
       ("hashes", po::value<std::int64_t>()->default_value(2), "Reformer hash rounds")
       ("chunk", po::value<std::int64_t>()->default_value(64), "Reformer chunk length")
-      ("chunks-before", po::value<std::int64_t>()->default_value(1), "Reformer chunks attended before each chunk");
+      ("chunks-before", po::value<std::int64_t>()->default_value(1), "Reformer chunks attended before each chunk")
+      ("sr-ratio", po::value<std::int64_t>()->default_value(8), "SRA reduction conv kernel = stride (one layer)")
+      ("grid-height", po::value<std::int64_t>()->default_value(0), "SRA token grid height (0: square, √N)");
   return o;
 }
 
@@ -51,6 +53,10 @@ void read_variant_parameters(const po::variables_map& vm, AttentionConfig& c) {
   const std::int64_t before = vm["chunks-before"].as<std::int64_t>();
   if (before < 0) throw Error("--chunks-before must be ≥ 0");
   c.chunks_before = static_cast<std::uint64_t>(before);
+  c.sr_ratio = positive(vm, "sr-ratio");
+  const std::int64_t height = vm["grid-height"].as<std::int64_t>();
+  if (height < 0) throw Error("--grid-height must be ≥ 0");
+  c.grid_height = static_cast<std::uint64_t>(height);
 }
 
 std::uint64_t positive(const po::variables_map& vm, const std::string& key) {

@@ -1,6 +1,7 @@
-// Instrumented op counts equal the op counter's analytic exact counts, for every attention variant and a
+// Instrumented op counts equal the op counter's analytic exact counts, for every variant with a kernel and a
 // grid of shapes — per record name as well as in total — and the recorded names are the analytic ones.
 #include <catch2/catch.hpp>
+#include <iterator>
 #include <map>
 
 #include "baseline_test_support.hpp"
@@ -16,7 +17,9 @@ struct NamedCounts : OpSink {
 }  // namespace
 
 TEST_CASE("instrumented counts equal the analytic exact counts for every variant", "[baselines][counts]") {
-  for (AttentionVariant v : all_attention_variants())
+  std::vector<AttentionVariant> variants;
+  std::copy_if(all_attention_variants().begin(), all_attention_variants().end(), std::back_inserter(variants), has_kernel);
+  for (AttentionVariant v : variants)
     for (auto [b, h, n, d] : {std::array<std::uint64_t, 4>{1, 1, 7, 16}, {2, 3, 33, 32}, {1, 2, 130, 64}}) {
       AttentionConfig c = baseline_config(v, b, h, n, d);
       c.support = std::min<std::uint64_t>(c.support, n);

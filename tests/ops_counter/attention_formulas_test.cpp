@@ -2,6 +2,8 @@
 // independently of the implementation.
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include "record_helpers.hpp"
 
 using namespace ecosim;
@@ -165,4 +167,46 @@ TEST_CASE("huge but valid dimensions overflow with an error, not a wrapped count
   AttentionConfig c{.variant = AttentionVariant::msa, .batch = 1u << 24, .heads = 256, .seq = 1u << 24,
                     .head_dim = 65536, .projections = false};
   CHECK_THROWS_WITH(attention(c, Convention::exact), Catch::Contains("overflows"));
+}
+
+TEST_CASE("SRA: sr = 1 is MSA; sr > 1 reduces the keys by a strided conv of the token grid") {
+  AttentionConfig c{.variant = AttentionVariant::sra, .batch = 2, .heads = 2, .seq = 24, .head_dim = 4,
+                    .sr_ratio = 1, .grid_height = 4};
+  AttentionConfig msa = c;
+  msa.variant = AttentionVariant::msa;
+  for (Convention convention : {Convention::paper, Convention::exact}) {
+    c.projections = msa.projections = false;
+    CHECK(attention(c, convention) == attention(msa, convention));
+    c.projections = msa.projections = true;  // q + kv Linear do the qkv Linear's work (reading x twice)
+    for (OpKind k : {OpKind::mul, OpKind::add})
+      CHECK(attention(c, convention).ops(k) == attention(msa, convention).ops(k));
+  }
+  // 4×6 grid, k = s = 2: 2×3 = 6 keys. Paper convention (MACs as mul + add):
+  c.sr_ratio = 2;
+  CHECK(sra_keys(c) == 6);
+  c.projections = false;
+  const std::uint64_t core_macs = 2 * 2 * 24 * 6 * 4 * 2;  // scores and context, B·H·N·keys·d each
+  CHECK(attention(c, Convention::paper).ops(OpKind::add) == core_macs);
+  c.projections = true;
+  // Multiplications per record: q 48 tokens·8·8; conv 2·6 outputs·8 channels·(8·2·2); kv 12 tokens·8·16;
+  // scores B·H·N·keys·d.
+  RecordingSink sink;
+  emit_attention("attn", c, Convention::exact, sink);
+  std::map<std::string, std::uint64_t> muls;
+  for (const OpRecord& r : sink.records) muls[r.name] += r.counts.ops(OpKind::mul);
+  CHECK(muls["attn.q"] == 48 * 64);
+  CHECK(muls["attn.sr"] == 12 * 8 * 32);
+  CHECK(muls["attn.kv"] == 12 * 8 * 16);
+  CHECK(muls["attn.scores"] == 2 * 2 * 24 * 6 * 4);
+}
+
+TEST_CASE("SRA needs a token grid at least as large as the reduction") {
+  AttentionConfig c{.variant = AttentionVariant::sra, .seq = 50, .head_dim = 4, .sr_ratio = 2};
+  CHECK_THROWS_WITH(attention(c, Convention::exact), Catch::Contains("square grid"));
+  c.grid_height = 5;  // 5×10
+  CHECK_NOTHROW(attention(c, Convention::exact));
+  c.sr_ratio = 6;
+  CHECK_THROWS_WITH(attention(c, Convention::exact), Catch::Contains("smaller than the reduction ratio 6"));
+  c.grid_height = 7;
+  CHECK_THROWS_WITH(attention(c, Convention::exact), Catch::Contains("grid of height 7"));
 }

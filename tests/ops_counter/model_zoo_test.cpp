@@ -1,6 +1,7 @@
-// Whole-network counts: the EcoFormer paper's reference figures (DESIGN §3) computed from the zoo data and
-// the formulas, the model zoo's structure, and its errors.
+// Whole-network counts: the EcoFormer paper's reference figures (DESIGN §3) and the stock PVTv2 GFLOPs
+// computed from the zoo data and the formulas, the model zoo's structure, and its errors.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 
 #include "ecosim/ops_counter/energy.hpp"
@@ -113,6 +114,27 @@ TEST_CASE("LRA encoders: sequence length parameter and the dual retrieval encode
   CHECK(shorter.total().ops(OpKind::mul) * 4 < text.total().ops(OpKind::mul));
 }
 
+TEST_CASE("stock PVTv2 (spatial-reduction attention) reproduces the published GFLOPs of b0–b5") {
+  // PVTv2 paper (Wang et al., 2022), ImageNet table, 224×224: 0.6 / 2.1 / 4.0 / 6.9 / 10.1 / 11.8 GFLOPs
+  // (multiply-accumulates). The paper convention counts a MAC as one mul and one add.
+  const std::pair<const char*, double> published[] = {{"pvt_v2_b0", 0.6}, {"pvt_v2_b1", 2.1}, {"pvt_v2_b2", 4.0},
+                                                      {"pvt_v2_b3", 6.9}, {"pvt_v2_b4", 10.1}, {"pvt_v2_b5", 11.8}};
+  for (const auto& [model, gflops] : published) {
+    const Totals t = count_model(model, AttentionVariant::sra, false);
+    INFO(model << ": " << t.muls_g << " G muls");
+    CHECK(rounds_to(t.muls_g, gflops, 1));
+  }
+  // SRA in the first stage: 3136 queries over 49 reduced keys, not 3136.
+  ModelOptions o;
+  o.attention.variant = AttentionVariant::sra;
+  const std::vector<Layer> layers = ModelZoo::builtin().build("pvt_v2_b0", o);
+  const auto attn = std::find_if(layers.begin(), layers.end(), [](const Layer& l) { return l.name == "stage1.block0.attn"; });
+  REQUIRE(attn != layers.end());
+  const auto& a = std::get<AttentionConfig>(attn->op);
+  CHECK(a.sr_ratio == 8);
+  CHECK(sra_keys(a) == 49);
+}
+
 TEST_CASE("model zoo errors name what is wrong") {
   ModelOptions o;
   CHECK_THROWS_WITH(ModelZoo::builtin().build("pvt_v3", o), Catch::Contains("valid: ") && Catch::Contains("pvt_v2_b0"));
@@ -125,4 +147,9 @@ TEST_CASE("model zoo errors name what is wrong") {
   CHECK_THROWS_WITH(ModelZoo::builtin().build("pvt_v2_b0", o), Catch::Contains("support"));
   CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {"extends": "m"}})", "t").build("m", {}), Catch::Contains("circular"));
   CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {"family": "lra"}})", "t").build("m", {}), Catch::Contains("seq_len"));
+  o = {};
+  o.attention.variant = AttentionVariant::sra;  // only PVTv2 declares its spatial-reduction ratios
+  CHECK_THROWS_WITH(ModelZoo::builtin().build("twins_svt_s", o), Catch::Contains("sr_ratios"));
+  CHECK_THROWS_WITH(ModelZoo::builtin().build("lra_text", o), Catch::Contains("sr_ratios"));
+  CHECK_THROWS_WITH(ModelZoo::builtin().build("pvt_v2_b2_li", o), Catch::Contains("linear SRA"));
 }

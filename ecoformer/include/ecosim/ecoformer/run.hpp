@@ -30,6 +30,9 @@ struct RunResult {
 /// Deterministic synthetic inputs of the config's shape (standard normal from the seed).
 AttentionInputs synthetic_inputs(const AttentionConfig& config, std::uint64_t seed);
 
+/// Whether run_attention has a kernel for v (every variant except the count-only sra).
+bool has_kernel(AttentionVariant v);
+
 /// Runs config.variant (config.projections is ignored: inputs are already projected); reports every
 /// operation performed to `sink`. Throws ecosim::Error for mismatched shapes, bad parameters, or
 /// Device::cuda when no GPU is available.
