@@ -1,6 +1,8 @@
 // The closed-form timing model of the accelerator (same plans as the SystemC model, no simulation kernel).
 #include <algorithm>
+#include <span>
 
+#include "ecosim/accel_model/fused_attention.hpp"
 #include "ecosim/accel_model/replay.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 
@@ -9,7 +11,16 @@ namespace ecosim::accel {
 std::vector<OpPlan> plan_ops(const std::vector<OpRecord>& ops, const AccelConfig& config, const TechTable& tech) {
   std::vector<OpPlan> plans;
   plans.reserve(ops.size());
-  for (const OpRecord& op : ops) plans.push_back(plan_op(op, config, tech));
+  for (std::size_t i = 0; i < ops.size();) {
+    if (config.fuse_attention) {
+      if (std::optional<OpPlan> fused = plan_fused_attention(std::span(ops).subspan(i), config, tech)) {
+        plans.push_back(std::move(*fused));
+        i += 4;
+        continue;
+      }
+    }
+    plans.push_back(plan_op(ops[i++], config, tech));
+  }
   return plans;
 }
 

@@ -66,6 +66,11 @@ class Reader {
       fail(path, strictly_positive ? "must be a positive number" : "must be a non-negative number");
     return x;
   }
+  bool flag(const std::string& path) const {
+    const json& v = at(path);
+    if (!v.is_boolean()) fail(path, "must be true or false");
+    return v.get<bool>();
+  }
   std::string text(const std::string& path) const {
     const json& v = at(path);
     if (!v.is_string()) fail(path, "must be a string");
@@ -145,6 +150,7 @@ AccelConfig parse_config(std::string_view json_text, const std::string& origin) 
   if (binary == "array") c.binary_codes = BinaryMapping::array;
   else if (binary == "vector") c.binary_codes = BinaryMapping::vector;
   else r.fail("mapping.binary_codes", "must be 'array' or 'vector'");
+  c.fuse_attention = r.flag("mapping.fuse_attention");
   check_fits_one_tile(c, r);
   return c;
 }

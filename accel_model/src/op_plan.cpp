@@ -24,29 +24,6 @@ std::uint64_t dram_cycles(std::uint64_t bits, const AccelConfig& config) {
   return config.dram_latency_cycles + bits / config.dram_bits_per_cycle + (bits % config.dram_bits_per_cycle != 0);
 }
 
-namespace {
-
-std::uint64_t split(std::uint64_t total, std::uint64_t parts, std::uint64_t i) {
-  return total / parts + (i < total % parts ? 1 : 0);
-}
-
-/// Bits the bytes of `counts` (read or written) occupy on the accelerator, floats at the operand width.
-std::uint64_t stored_bits(const OpCounts& counts, bool read, const AccelConfig& config) {
-  std::uint64_t total = 0;
-  for (DType t : kAllDTypes) {
-    const std::uint64_t bytes = read ? counts.read_bytes(t) : counts.written_bytes(t);
-    total = checked_add(total, checked_mul(bytes, 8) / bits(t) * operand_bits(t, config));
-  }
-  return total;
-}
-
-struct VectorWork {
-  std::uint64_t cycles = 0;
-  double pj = 0;
-};
-
-/// The op's arithmetic on the vector unit: float work at the configured vector type, `covered_macs`
-/// multiplications and additions removed (they ran on the array).
 VectorWork vector_work(const OpCounts& counts, std::uint64_t covered_macs, const AccelConfig& config,
                        const TechTable& tech) {
   OpCounts mapped;
@@ -66,6 +43,23 @@ VectorWork vector_work(const OpCounts& counts, std::uint64_t covered_macs, const
   }
   return {lane_cycles / config.vector_lanes + (lane_cycles % config.vector_lanes != 0), tech.energy_pj(mapped)};
 }
+
+namespace {
+
+std::uint64_t split(std::uint64_t total, std::uint64_t parts, std::uint64_t i) {
+  return total / parts + (i < total % parts ? 1 : 0);
+}
+
+/// Bits the bytes of `counts` (read or written) occupy on the accelerator, floats at the operand width.
+std::uint64_t stored_bits(const OpCounts& counts, bool read, const AccelConfig& config) {
+  std::uint64_t total = 0;
+  for (DType t : kAllDTypes) {
+    const std::uint64_t bytes = read ? counts.read_bytes(t) : counts.written_bytes(t);
+    total = checked_add(total, checked_mul(bytes, 8) / bits(t) * operand_bits(t, config));
+  }
+  return total;
+}
+
 
 /// Streams `read_bits` in and `write_bits` out through the inputs/outputs buffers, in as few tiles as fit
 /// half of each, the unit's cycles and energy spread evenly over them.

@@ -91,8 +91,7 @@ std::vector<OpRecord> reformer_chunk_records(const ReformerPlan& p, std::uint64_
     if (shapes.size() > 1) suffix.append(".").append(std::to_string(index++));
     const std::uint64_t batch = checked_product({g, p.rounds, count});
     records.push_back(ops::gemm("chunk_scores" + suffix, {.batch = batch, .m = q, .n = keys, .k = d}));
-    records.push_back(ops::eltwise("chunk_scale" + suffix, "scale", batch, q, keys, DType::fp32, {.mul = 1}));
-    records.push_back(ops::eltwise("chunk_self_mask" + suffix, "self_mask", batch, q, keys, DType::int32, {.cmp = 1}));
+    records.push_back(reformer_scale_and_mask("chunk_scale" + suffix, batch, q, keys));
     // max, subtract, exp, sum (normalisation waits for the rounds to be combined)
     records.push_back(ops::reduce("chunk_softmax" + suffix, "softmax_unnormalised", batch, q, keys, DType::fp32,
                                   {.add = 2 * keys - 1, .cmp = keys - 1, .exp = keys}, keys));

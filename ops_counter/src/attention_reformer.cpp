@@ -9,6 +9,17 @@
 #include "attention_emitter.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 
+namespace ecosim {
+
+OpRecord reformer_scale_and_mask(const std::string& name, std::uint64_t batch, std::uint64_t queries,
+                                 std::uint64_t keys) {
+  OpRecord r = ops::eltwise(name, "scale_mask_own_key", batch, queries, keys, DType::fp32, {.mul = 1});
+  r.counts.add(OpKind::cmp, DType::int32, checked_product({batch, queries, keys}));
+  return r;
+}
+
+}  // namespace ecosim
+
 namespace ecosim::detail {
 
 namespace {
@@ -52,9 +63,8 @@ void emit_reformer(const AttentionConfig& c, const AttentionEmitter& emit) {
     const std::uint64_t pairs = checked_product({batch, q, keys});
     emit(ops::gemm("chunk_scores" + suffix, {.batch = batch, .m = q, .n = keys, .k = d}),
          ops::macs(checked_mul(pairs, d)));
-    emit(ops::eltwise("chunk_scale" + suffix, "scale", batch, q, keys, DType::fp32, {.mul = 1}), muls(pairs));
-    // shared QK: a token's own key is masked (position compare per score) unless it has no other key
-    emit(ops::eltwise("chunk_self_mask" + suffix, "self_mask", batch, q, keys, DType::int32, {.cmp = 1}), {});
+    // scale, and (shared QK) mask each token's own key: one position compare per score, in the same pass
+    emit(reformer_scale_and_mask("chunk_scale" + suffix, batch, q, keys), muls(pairs));
     // max, subtract, exp, sum; normalisation waits for the rounds to be combined
     emit(ops::reduce("chunk_softmax" + suffix, "softmax_unnormalised", batch, q, keys, DType::fp32,
                      {.add = 2 * keys - 1, .cmp = keys - 1, .exp = keys}, keys),

@@ -13,16 +13,18 @@ po::options_description accel_options() {
   po::options_description o("Accelerator");
   o.add_options()("accel", po::value<std::string>()->default_value("bitfusion-45nm"), "built-in accelerator")(
       "accel-config", po::value<std::string>(),
-      "accelerator JSON file, merged over the built-in one (format: accel_model/README.md)");
+      "accelerator JSON file, merged over the built-in one (format: accel_model/README.md)")(
+      "fuse-attention", "run softmax attention fused (scores kept on chip), as mapping.fuse_attention = true");
   return o;
 }
 
 accel::AccelConfig parse_accel(const po::variables_map& vm) {
-  if (vm.count("accel-config")) {
-    if (!vm["accel"].defaulted()) throw Error("give either --accel or --accel-config, not both");
-    return accel::load_config(vm["accel-config"].as<std::string>());
-  }
-  return accel::builtin_config(vm["accel"].as<std::string>());
+  if (vm.count("accel-config") && !vm["accel"].defaulted())
+    throw Error("give either --accel or --accel-config, not both");
+  accel::AccelConfig config = vm.count("accel-config") ? accel::load_config(vm["accel-config"].as<std::string>())
+                                                       : accel::builtin_config(vm["accel"].as<std::string>());
+  if (vm.count("fuse-attention")) config.fuse_attention = true;
+  return config;
 }
 
 namespace {

@@ -4,53 +4,11 @@
 
 #include <algorithm>
 
-#include "ecosim/ops_counter/sinks.hpp"
-#include "ecosim/accel_model/replay.hpp"
-#include "ecosim/accel_model/tiling.hpp"
-#include "ecosim/ops_counter/attention.hpp"
-#include "ecosim/ops_counter/error.hpp"
+#include "accel_test_support.hpp"
 
 using namespace ecosim;
 using namespace ecosim::accel;
-
-namespace {
-
-OpRecord gemm(std::uint64_t batch, std::uint64_t m, std::uint64_t n, std::uint64_t k, DType t) {
-  OpRecord op;
-  op.name = "gemm";
-  op.kind = OpClass::gemm;
-  op.batch = batch, op.m = m, op.n = n, op.k = k;
-  op.a_dtype = op.b_dtype = t;
-  op.counts.add(OpKind::mul, t, batch * m * n * k).add(OpKind::add, t, batch * m * n * k);
-  return op;
-}
-
-std::vector<OpRecord> attention_layer(AttentionVariant v) {
-  AttentionConfig c;
-  c.variant = v;
-  c.batch = 16, c.heads = 1, c.seq = 3136, c.head_dim = 32;
-  c.projections = false;
-  RecordingSink list;
-  emit_attention("attention", c, Convention::exact, list);
-  return list.records;
-}
-
-/// True when, for every tile, the DMA work overlapping it (store of i−1, load of i+1) fits in its compute.
-bool compute_bound(const OpPlan& p, const AccelConfig& c) {
-  for (std::size_t i = 0; i < p.tiles.size(); ++i) {
-    const std::uint64_t store = i ? dram_cycles(p.tiles[i - 1].store_bits, c) : 0;
-    const std::uint64_t load = i + 1 < p.tiles.size() ? dram_cycles(p.tiles[i + 1].load_total_bits(), c) : 0;
-    if (p.tiles[i].compute_cycles < store + load) return false;
-  }
-  return true;
-}
-
-const TechTable& tech() {
-  static const TechTable t = TechTable::builtin_45nm();
-  return t;
-}
-
-}  // namespace
+using namespace ecosim::test;
 
 TEST_CASE("SystemC cycles equal the closed form for compute-bound GEMMs") {
   const AccelConfig c = builtin_config("bitfusion-45nm");
@@ -89,7 +47,9 @@ TEST_CASE("doubling the batch doubles compute cycles of a compute-bound GEMM") {
 }
 
 TEST_CASE("default workload: EcoFormer cheapest, MSA dearest, bounds hold, narrower DRAM never faster") {
-  const AccelConfig c = builtin_config("bitfusion-45nm");
+  AccelConfig c = builtin_config("bitfusion-45nm");
+  c.fuse_attention = GENERATE(false, true);
+  INFO("fused attention: " << c.fuse_attention);
   AccelConfig narrow = c;
   narrow.dram_bits_per_cycle = c.dram_bits_per_cycle / 2;
   const double min_pj_per_mac = c.array_pj_per_cycle / double(c.rows * c.cols * 16);  // 2-bit peak

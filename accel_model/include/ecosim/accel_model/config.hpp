@@ -40,6 +40,7 @@ struct AccelConfig {
   std::array<std::uint64_t, kOpKindCount> vector_cycles_per_op{};  // lane cycles per operation, by OpKind
   std::uint64_t float_operand_bits = 0;  // fp32/fp16/bf16 trace operands run (and are stored) at this width
   BinaryMapping binary_codes = BinaryMapping::array;
+  bool fuse_attention = false;  // softmax-attention groups as one tiled op whose scores stay on chip
 
   const BufferConfig& buffer(Buffer b) const { return buffers[static_cast<std::size_t>(b)]; }
   double cycles_to_ms(double cycles) const { return cycles / (clock_mhz * 1e3); }

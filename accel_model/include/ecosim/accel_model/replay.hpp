@@ -20,7 +20,8 @@ struct TimelineEvent {
   std::uint64_t start_cycle = 0, cycles = 0;
 };
 
-/// Plans every operation (vector-unit energies from `tech`); throws ecosim::Error for one that cannot run.
+/// Plans every operation (vector-unit energies from `tech`); with config.fuse_attention, each softmax-
+/// attention group becomes one fused plan (fused_attention.hpp). Throws ecosim::Error for an op that cannot run.
 std::vector<OpPlan> plan_ops(const std::vector<OpRecord>& ops, const AccelConfig& config, const TechTable& tech);
 
 /// Closed form: per op, with l/c/s the load, compute and store cycles of tile i (T tiles),

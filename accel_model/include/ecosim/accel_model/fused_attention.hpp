@@ -1,0 +1,43 @@
+// FlashAttention-style mapping of softmax attention onto the accelerator: the records of one attention
+// (`<p>.scores`, `<p>.scale`, `<p>.softmax`, `<p>.context`, as the op counter and the MSA/Linformer kernels
+// write them) become one op whose score tiles never leave the chip. Per (batch·head, query tile of tq rows,
+// key tile of tk keys): the array computes S = Q·Kᵀ into the outputs buffer, the vector unit scales it and
+// updates the running softmax (max, exp, sum; rescaling the partial context when the max grows), writing
+// P to the inputs buffer, and the array accumulates P·V into the resident output rows, stored once per
+// query tile. DRAM carries Q and O once and K, V once per query tile, instead of the N×keys score matrix.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "ecosim/accel_model/op_plan.hpp"
+
+namespace ecosim::accel {
+
+/// One attention group: G = batch·heads independent softmax attentions of `queries` rows over `keys` keys
+/// of width `dim`, operands of `operand_bits`.
+struct AttentionShape {
+  std::uint64_t groups = 1, queries = 1, keys = 1, dim = 1;
+  unsigned operand_bits = 8;
+};
+
+struct FusedTiling {
+  std::uint64_t tq = 1, tk = 1;
+  std::uint64_t dram_bits = 0;         // exact: G·(Q + O + ⌈N/tq⌉·(K + V)) bits
+  std::uint64_t estimated_cycles = 0;  // max(array + vector cycles, DRAM cycles)
+};
+
+/// The group starting at ops[0], when the first four records form one (same prefix, shapes consistent).
+std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, const AccelConfig& config);
+
+/// Power-of-two tiles (tk keys and values resident in half the weights buffer; the Q and P tiles in half
+/// the inputs buffer; scores and output rows at accumulator width in half the outputs buffer) with the
+/// fewest estimated cycles, ties to larger tiles; nullopt when not even 1×1 fits.
+std::optional<FusedTiling> choose_fused_tiling(const AttentionShape& s, const AccelConfig& config);
+
+/// The fused plan of the group at ops[0] (nullopt when there is none or no tile fits): its tiles in order
+/// (per query tile and key tile: scores on the array, softmax on the vector unit, context on the array).
+std::optional<OpPlan> plan_fused_attention(std::span<const OpRecord> ops, const AccelConfig& config,
+                                           const TechTable& tech);
+
+}  // namespace ecosim::accel

@@ -1,0 +1,54 @@
+// Helpers of the accelerator tests: synthetic GEMM records, one attention layer's records, the
+// compute-bound check of a plan and the 45 nm energy table.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "ecosim/accel_model/replay.hpp"
+#include "ecosim/accel_model/tiling.hpp"
+#include "ecosim/ops_counter/attention.hpp"
+#include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/sinks.hpp"
+
+namespace ecosim::test {
+
+using namespace ecosim::accel;
+
+inline OpRecord gemm(std::uint64_t batch, std::uint64_t m, std::uint64_t n, std::uint64_t k, DType t) {
+  OpRecord op;
+  op.name = "gemm";
+  op.kind = OpClass::gemm;
+  op.batch = batch, op.m = m, op.n = n, op.k = k;
+  op.a_dtype = op.b_dtype = t;
+  op.counts.add(OpKind::mul, t, batch * m * n * k).add(OpKind::add, t, batch * m * n * k);
+  return op;
+}
+
+/// One attention layer's exact records without projections (default: the compare workload).
+inline std::vector<OpRecord> attention_layer(AttentionVariant v, std::uint64_t batch = 16, std::uint64_t seq = 3136,
+                                             std::uint64_t head_dim = 32) {
+  AttentionConfig c;
+  c.variant = v;
+  c.batch = batch, c.heads = 1, c.seq = seq, c.head_dim = head_dim;
+  c.projections = false;
+  RecordingSink list;
+  emit_attention("attention", c, Convention::exact, list);
+  return list.records;
+}
+
+/// True when, for every tile, the DMA work overlapping it (store of i−1, load of i+1) fits in its compute.
+inline bool compute_bound(const OpPlan& p, const AccelConfig& c) {
+  for (std::size_t i = 0; i < p.tiles.size(); ++i) {
+    const std::uint64_t store = i ? dram_cycles(p.tiles[i - 1].store_bits, c) : 0;
+    const std::uint64_t load = i + 1 < p.tiles.size() ? dram_cycles(p.tiles[i + 1].load_total_bits(), c) : 0;
+    if (p.tiles[i].compute_cycles < store + load) return false;
+  }
+  return true;
+}
+
+inline const TechTable& tech() {
+  static const TechTable t = TechTable::builtin_45nm();
+  return t;
+}
+
+}  // namespace ecosim::test
