@@ -1,6 +1,8 @@
 # Warning, -Werror and sanitizer flags shared by every ecosim target (ecosim_target_defaults).
 if(ECOSIM_SANITIZE)
+  # Every report aborts (UBSan would otherwise print and carry on, and the test would still pass).
   add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-fsanitize=${ECOSIM_SANITIZE}>
+                      $<$<COMPILE_LANGUAGE:CXX>:-fno-sanitize-recover=all>
                       $<$<COMPILE_LANGUAGE:CXX>:-fno-omit-frame-pointer>)
   add_link_options(-fsanitize=${ECOSIM_SANITIZE})
 endif()
