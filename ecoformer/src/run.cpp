@@ -1,5 +1,6 @@
 // run_attention: input validation, then dispatch to the variant's CUDA kernel or CPU reference (hashed
-// variants go to run_hashed); CPU time by steady clock, GPU time by CUDA events inside the kernels.
+// variants go to run_hashed, LSA to MSA over its windows); CPU time by steady clock, GPU time by CUDA events
+// inside the kernels.
 #include <chrono>
 #include <cmath>
 #include <string>
@@ -9,6 +10,7 @@
 #include "ecosim/kernels/gpu.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
+#include "lsa_windows.hpp"
 
 namespace ecosim::ecoformer {
 
@@ -80,6 +82,13 @@ RunResult run_attention(const AttentionInputs& inputs, const AttentionConfig& co
                         std::uint64_t seed, OpSink& sink) {
   detail::validate_inputs(inputs, config);
   if (is_hashed(config.variant)) return run_hashed(inputs, config, device, seed, sink);
+  if (config.variant == AttentionVariant::lsa) {
+    const AttentionInputs windows{detail::lsa_partition(inputs.q, config), detail::lsa_partition(inputs.k, config),
+                                  detail::lsa_partition(inputs.v, config)};
+    RunResult r = run_attention(windows, detail::lsa_window_config(config), device, seed, sink);
+    r.out = detail::lsa_merge(r.out, config);
+    return r;
+  }
   const detail::Reporter report(sink);
   if (device == Device::cuda) return run_cuda(inputs, config, seed, report);
   const CpuKernel kernel = cpu_kernel(config.variant);

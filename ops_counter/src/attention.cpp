@@ -11,14 +11,14 @@
 namespace ecosim {
 
 namespace {
-constexpr std::array<AttentionVariant, 10> kVariants = {
+constexpr std::array<AttentionVariant, 11> kVariants = {
     AttentionVariant::msa,          AttentionVariant::performer,     AttentionVariant::linformer,
     AttentionVariant::reformer,     AttentionVariant::ecoformer,     AttentionVariant::fp_ecoformer,
     AttentionVariant::bi_ecoformer, AttentionVariant::lsh_ecoformer, AttentionVariant::klsh_ecoformer,
-    AttentionVariant::sra};
-constexpr std::array<std::string_view, 10> kVariantNames = {
+    AttentionVariant::sra,          AttentionVariant::lsa};
+constexpr std::array<std::string_view, 11> kVariantNames = {
     "msa", "performer", "linformer", "reformer", "ecoformer", "fp-ecoformer", "bi-ecoformer", "lsh-ecoformer",
-    "klsh-ecoformer", "sra"};
+    "klsh-ecoformer", "sra", "lsa"};
 
 // Largest dimension accepted: keeps every product of a few dimensions far from 64-bit overflow and
 // rejects typos such as an extra digit early, with a message, rather than deep inside a count.
@@ -29,6 +29,15 @@ void require_range(std::string_view what, std::uint64_t v, std::uint64_t lo, std
     throw Error(std::string(what) + " = " + std::to_string(v) + " is outside " + std::to_string(lo) + ".." +
                 std::to_string(hi));
 }
+
+/// The token grid height of an SRA/LSA config; throws when a given height does not divide the tokens.
+std::uint64_t require_grid(const AttentionConfig& c) {
+  const std::uint64_t h = token_grid_height(c);
+  if (h == 0)
+    throw Error(std::string(name(c.variant)) + ": " + std::to_string(c.seq) + " tokens are not a grid of height " +
+                std::to_string(c.grid_height));
+  return h;
+}
 /// SRA's projections: q from every token; keys and values from the token grid reduced by a k = s = sr
 /// conv (with bias) and a LayerNorm (no reduction when sr = 1), then one kv Linear.
 void emit_sra_projections(const std::string& prefix, const AttentionConfig& c, Convention convention,
@@ -37,7 +46,7 @@ void emit_sra_projections(const std::string& prefix, const AttentionConfig& c, C
   emit({prefix + ".q", Linear{.tokens = checked_mul(c.batch, c.seq), .in = c.width(), .out = inner}}, convention,
        sink);
   if (c.sr_ratio > 1) {
-    const std::uint64_t h = sra_grid_height(c);
+    const std::uint64_t h = token_grid_height(c);
     emit({prefix + ".sr", Conv2d{.batch = c.batch, .in_ch = c.width(), .out_ch = c.width(), .in_h = h,
                                  .in_w = c.seq / h, .kernel = c.sr_ratio, .stride = c.sr_ratio}},
          convention, sink);
@@ -100,30 +109,37 @@ void AttentionConfig::validate() const {
       break;
     case AttentionVariant::sra: {
       require_range("sr ratio", sr_ratio, 1, 64);
-      const std::uint64_t h = sra_grid_height(*this);
-      if (h == 0 || seq % h != 0)
-        throw Error("sra: " + std::to_string(seq) + " tokens are not a " +
-                    (grid_height ? "grid of height " + std::to_string(grid_height) : std::string("square grid")));
+      const std::uint64_t h = require_grid(*this);
       if (h < sr_ratio || seq / h < sr_ratio)
         throw Error("sra: the " + std::to_string(h) + "×" + std::to_string(seq / h) +
                     " token grid is smaller than the reduction ratio " + std::to_string(sr_ratio));
       break;
     }
+    case AttentionVariant::lsa:
+      require_range("window", window, 1, 1024);
+      require_grid(*this);
+      break;
     case AttentionVariant::msa: break;
   }
 }
 
-std::uint64_t sra_grid_height(const AttentionConfig& c) {
-  if (c.grid_height) return c.grid_height;
+std::uint64_t token_grid_height(const AttentionConfig& c) {
+  if (c.grid_height) return c.seq % c.grid_height == 0 ? c.grid_height : 0;
   auto root = static_cast<std::uint64_t>(std::sqrt(static_cast<double>(c.seq)));
   while (root * root > c.seq) --root;
   while ((root + 1) * (root + 1) <= c.seq) ++root;
-  return root * root == c.seq ? root : 0;
+  while (c.seq % root != 0) --root;  // the most nearly square grid: h ≤ w, h the largest such divisor
+  return root;
 }
 
 std::uint64_t sra_keys(const AttentionConfig& c) {
-  const std::uint64_t h = sra_grid_height(c);
+  const std::uint64_t h = token_grid_height(c);
   return (h / c.sr_ratio) * (c.seq / h / c.sr_ratio);
+}
+
+std::uint64_t lsa_windows(const AttentionConfig& c) {
+  const std::uint64_t h = token_grid_height(c), w = c.seq / h;
+  return ((h + c.window - 1) / c.window) * ((w + c.window - 1) / c.window);
 }
 
 std::uint64_t reformer_buckets(const AttentionConfig& c) {
@@ -139,7 +155,7 @@ void emit_attention(const std::string& prefix, const AttentionConfig& c, Convent
     if (c.variant == AttentionVariant::sra) {
       emit_sra_projections(prefix, c, convention, sink);
     } else if (c.variant == AttentionVariant::msa || c.variant == AttentionVariant::performer ||
-               c.variant == AttentionVariant::linformer) {
+               c.variant == AttentionVariant::linformer || c.variant == AttentionVariant::lsa) {
       emit({prefix + ".qkv", Linear{.tokens = tokens, .in = c.width(), .out = checked_mul(3, inner)}}, convention,
            sink);
     } else {  // Reformer and the hashed family share one projection for queries and keys
@@ -151,6 +167,7 @@ void emit_attention(const std::string& prefix, const AttentionConfig& c, Convent
   switch (c.variant) {
     case AttentionVariant::msa:
     case AttentionVariant::sra:
+    case AttentionVariant::lsa:
     case AttentionVariant::linformer: detail::emit_softmax_attention(c, emitter); break;
     case AttentionVariant::reformer: detail::emit_reformer(c, emitter); break;
     case AttentionVariant::performer: detail::emit_performer(c, emitter); break;

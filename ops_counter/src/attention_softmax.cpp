@@ -1,5 +1,5 @@
 // Op counts of softmax attention: MSA (keys = all N tokens), SRA (keys = the reduced token grid, reduced in
-// the projections) and Linformer (keys and values projected along the sequence to k rows by one matrix E
+// the projections), LSA (attention within each window of the zero-padded grid) and Linformer (keys and values projected along the sequence to k rows by one matrix E
 // shared by K and V, and by every head and batch entry).
 #include "attention_emitter.hpp"
 #include "ecosim/ops_counter/checked.hpp"
@@ -7,7 +7,12 @@
 namespace ecosim::detail {
 
 void emit_softmax_attention(const AttentionConfig& c, const AttentionEmitter& emit) {
-  const std::uint64_t g = checked_mul(c.batch, c.heads), n = c.seq, d = c.head_dim;
+  std::uint64_t g = checked_mul(c.batch, c.heads), n = c.seq;
+  const std::uint64_t d = c.head_dim;
+  if (c.variant == AttentionVariant::lsa) {  // every window an independent attention of window² tokens
+    g = checked_mul(g, lsa_windows(c));
+    n = c.window * c.window;
+  }
   std::uint64_t keys = c.variant == AttentionVariant::sra ? sra_keys(c) : n;
   if (c.variant == AttentionVariant::linformer) {
     keys = c.proj_k;

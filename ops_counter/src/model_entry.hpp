@@ -18,6 +18,8 @@ class ModelEntry {
   bool flag(const std::string& key) const;
   bool has(const std::string& key) const;
   std::vector<std::uint64_t> uints(const std::string& key, std::size_t size) const;
+  /// The attention variants named by `key` (an array of variant names).
+  std::vector<AttentionVariant> variants(const std::string& key) const;
 
  private:
   std::string model_;
@@ -25,9 +27,9 @@ class ModelEntry {
 };
 
 /// Where a block's tokens come from: a grid (vision models; `sr_ratio` of the model's spatial-reduction
-/// attention) or a sequence (sr_ratio = 0: SRA is not defined).
+/// attention, `window` of its locally-grouped attention) or a sequence (0: SRA / LSA are not defined).
 struct TokenLayout {
-  std::uint64_t grid_height = 0, sr_ratio = 0;
+  std::uint64_t grid_height = 0, sr_ratio = 0, window = 0;
 };
 
 /// The attention layer of a block: the chosen variant, or MSA for the stages listed in msa_stages.

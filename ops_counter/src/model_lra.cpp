@@ -16,10 +16,13 @@ std::vector<Layer> build_lra(const ModelEntry& e, const ModelOptions& o) {
 
   std::vector<Layer> layers;
   layers.push_back({"pos_embed", ResidualAdd{checked_mul(rows, c)}});
+  const std::vector<AttentionVariant> native =
+      o.native_attention ? e.variants("native_attention") : std::vector<AttentionVariant>{};
   for (std::uint64_t l = 0; l < e.uint("layers"); ++l) {
     const std::string layer = "layer" + std::to_string(l);
     ModelOptions doc_options = o;
     doc_options.batch = docs;
+    if (o.native_attention) doc_options.attention.variant = native[l % native.size()];
     layers.push_back({layer + ".norm1", LayerNorm{rows, c}});
     layers.push_back({layer + ".attn", block_attention(doc_options, false, n, heads, head_dim, c, {})});
     layers.push_back({layer + ".residual1", ResidualAdd{checked_mul(rows, c)}});

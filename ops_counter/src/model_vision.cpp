@@ -17,9 +17,15 @@ std::vector<Layer> build_hierarchical_vit(const ModelEntry& e, const ModelOption
   const auto pads = e.uints("patch_pads", kStages), msa_stages = e.uints("msa_stages", 0);
   const bool dwconv = e.flag("mlp_dwconv"), relu = e.flag("mlp_relu"), peg = e.flag("peg");
   const bool stage_norm = e.flag("stage_norm"), final_norm = e.flag("final_norm");
-  // Spatial-reduction ratios of the model's own attention (PVTv2); absent: `--attention sra` is refused.
+  // The model's own attention: spatial-reduction ratios (PVTv2, Twins' GSA), the locally-grouped window
+  // (Twins' LSA) and the per-block pattern of variants (`native_attention`, cycled over each stage's blocks).
   const auto sr_ratios = e.has("sr_ratios") ? e.uints("sr_ratios", kStages) : std::vector<std::uint64_t>(kStages, 0);
-  if (o.attention.variant == AttentionVariant::sra && e.has("linear_sra") && e.flag("linear_sra"))
+  const std::uint64_t window = e.has("lsa_window") ? e.uint("lsa_window") : 0;
+  const std::vector<AttentionVariant> native =
+      o.native_attention ? e.variants("native_attention") : std::vector<AttentionVariant>{};
+  const bool uses_sra = o.native_attention ? std::find(native.begin(), native.end(), AttentionVariant::sra) != native.end()
+                                           : o.attention.variant == AttentionVariant::sra;
+  if (uses_sra && e.has("linear_sra") && e.flag("linear_sra"))
     throw Error("model '" + e.model() + "': linear SRA (keys pooled to 7×7) is not modelled; use pvt_v2_b2");
   const std::uint64_t size = o.resolution ? o.resolution : e.uint("image_size");
   std::uint64_t total_stride = 1;
@@ -49,7 +55,10 @@ std::vector<Layer> build_hierarchical_vit(const ModelEntry& e, const ModelOption
     for (std::uint64_t b = 0; b < depths[s]; ++b) {
       const std::string block = stage + ".block" + std::to_string(b);
       layers.push_back({block + ".norm1", LayerNorm{rows, c}});
-      layers.push_back({block + ".attn", block_attention(o, keep_msa, n, heads[s], c / heads[s], c, {h, sr_ratios[s]})});
+      ModelOptions block_options = o;
+      if (o.native_attention) block_options.attention.variant = native[b % native.size()];
+      layers.push_back({block + ".attn", block_attention(block_options, keep_msa && !o.native_attention, n, heads[s],
+                                                         c / heads[s], c, {h, sr_ratios[s], window})});
       layers.push_back({block + ".residual1", ResidualAdd{checked_mul(rows, c)}});
       layers.push_back({block + ".norm2", LayerNorm{rows, c}});
       layers.push_back({block + ".fc1", Linear{rows, c, hidden}});

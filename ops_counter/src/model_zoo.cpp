@@ -20,6 +20,17 @@ std::uint64_t ModelEntry::uint(const std::string& key) const {
 
 bool ModelEntry::has(const std::string& key) const { return j_.contains(key); }
 
+std::vector<AttentionVariant> ModelEntry::variants(const std::string& key) const {
+  if (!j_.contains(key) || !j_[key].is_array() || j_[key].empty())
+    throw Error("model '" + model_ + "': '" + key + "' must be a non-empty array of attention variant names");
+  std::vector<AttentionVariant> v;
+  for (const auto& x : j_[key]) {
+    if (!x.is_string()) throw Error("model '" + model_ + "': '" + key + "' must hold variant names");
+    v.push_back(attention_variant_named(x.get<std::string>()));
+  }
+  return v;
+}
+
 bool ModelEntry::flag(const std::string& key) const {
   if (!j_.contains(key) || !j_[key].is_boolean()) throw Error("model '" + model_ + "': '" + key + "' must be true or false");
   return j_[key].get<bool>();
@@ -43,6 +54,11 @@ AttentionConfig block_attention(const ModelOptions& o, bool keep_msa, std::uint6
   if (a.variant == AttentionVariant::sra) {
     if (layout.sr_ratio == 0) throw Error("sra (spatial-reduction attention) needs a model with sr_ratios");
     a.sr_ratio = layout.sr_ratio;
+    a.grid_height = layout.grid_height;
+  }
+  if (a.variant == AttentionVariant::lsa) {
+    if (layout.window == 0) throw Error("lsa (locally-grouped attention) needs a model with lsa_window");
+    a.window = layout.window;
     a.grid_height = layout.grid_height;
   }
   a.batch = o.batch;

@@ -10,10 +10,12 @@ namespace ecosim::cli {
 po::options_description workload_options() {
   po::options_description o("Workload");
   o.add_options()
-      ("model", po::value<std::string>(), "zoo model: pvt_v2_b0..b5, pvt_v2_b2_li, twins_svt_s, lra_text, lra_retrieval")
+      ("model", po::value<std::string>(),
+       "zoo model: pvt_v2_b0..b5, pvt_v2_b2_li, twins_svt_s/b/l, lra_text, lra_retrieval")
       ("layer", po::value<std::string>(), "'attention': count one attention layer of --batch/--heads/--seq/--dim")
       ("attention", po::value<std::string>()->default_value("msa"),
-       "msa|performer|linformer|reformer|ecoformer|fp-ecoformer|bi-ecoformer|lsh-ecoformer|klsh-ecoformer")
+       "msa|performer|linformer|reformer|ecoformer|fp-ecoformer|bi-ecoformer|lsh-ecoformer|klsh-ecoformer|sra|lsa, "
+       "or native (--model: the model's own attention, e.g. PVTv2's SRA, Twins' LSA/GSA)")
       ("convention", po::value<std::string>()->default_value("paper"),
        "paper (mmcv MACs + DESIGN §3 attention formulas) or exact (every op performed)")
       ("scope", po::value<std::string>()->default_value("model"), "model, or attention (attention layers only)")
@@ -39,7 +41,8 @@ po::options_description variant_parameter_options() {
       ("chunk", po::value<std::int64_t>()->default_value(64), "Reformer chunk length")
       ("chunks-before", po::value<std::int64_t>()->default_value(1), "Reformer chunks attended before each chunk")
       ("sr-ratio", po::value<std::int64_t>()->default_value(8), "SRA reduction conv kernel = stride (one layer)")
-      ("grid-height", po::value<std::int64_t>()->default_value(0), "SRA token grid height (0: square, √N)");
+      ("grid-height", po::value<std::int64_t>()->default_value(0), "SRA/LSA token grid height (0: most nearly square)")
+      ("window", po::value<std::int64_t>()->default_value(7), "LSA window side (one layer)");
   return o;
 }
 
@@ -57,6 +60,7 @@ void read_variant_parameters(const po::variables_map& vm, AttentionConfig& c) {
   const std::int64_t height = vm["grid-height"].as<std::int64_t>();
   if (height < 0) throw Error("--grid-height must be ≥ 0");
   c.grid_height = static_cast<std::uint64_t>(height);
+  c.window = positive(vm, "window");
 }
 
 std::uint64_t positive(const po::variables_map& vm, const std::string& key) {
@@ -73,7 +77,11 @@ Workload parse_workload(const po::variables_map& vm) {
   w.attention_scope = scope == "attention";
 
   AttentionConfig& a = w.layer;
-  a.variant = attention_variant_named(vm["attention"].as<std::string>());
+  const std::string attention = vm["attention"].as<std::string>();
+  w.model_options.native_attention = attention == "native";
+  if (w.model_options.native_attention && !vm.count("model"))
+    throw Error("--attention native needs --model (it means the model's own attention)");
+  a.variant = w.model_options.native_attention ? AttentionVariant::msa : attention_variant_named(attention);
   a.batch = positive(vm, "batch");
   a.heads = positive(vm, "heads");
   a.head_dim = positive(vm, "dim");
@@ -101,7 +109,7 @@ Workload parse_workload(const po::variables_map& vm) {
 }
 
 nlohmann::json Workload::describe() const {
-  nlohmann::json j{{"attention", name(layer.variant)},
+  nlohmann::json j{{"attention", model_options.native_attention ? std::string("native") : std::string(name(layer.variant))},
                    {"convention", name(convention)},
                    {"scope", attention_scope ? "attention" : "model"},
                    {"batch", layer.batch}};
@@ -116,12 +124,15 @@ nlohmann::json Workload::describe() const {
     j["dim"] = layer.head_dim;
     j["projections"] = layer.projections;
   }
+  if (model_options.native_attention) return j;  // the model's own attention: its parameters are the zoo's
   if (is_hashed(layer.variant)) {
     j["bits"] = layer.bits;
     j["support"] = layer.support;
   }
   if (layer.variant == AttentionVariant::performer) j["features"] = layer.features;
   if (layer.variant == AttentionVariant::linformer) j["proj_k"] = layer.proj_k;
+  if (layer.variant == AttentionVariant::sra) j["sr_ratio"] = layer.sr_ratio;
+  if (layer.variant == AttentionVariant::lsa) j["window"] = layer.window;
   if (layer.variant == AttentionVariant::reformer) {
     j["hashes"] = layer.hashes;
     j["chunk"] = layer.chunk;

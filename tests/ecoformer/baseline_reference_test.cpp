@@ -154,3 +154,31 @@ TEST_CASE("Reformer: a token's own value reaches its output only when it has no 
   const AttentionInputs one = synthetic_inputs(c, 3);
   CHECK(max_abs_diff(run_cpu(one, c), one.v.data) < 1e-6);
 }
+
+TEST_CASE("LSA equals softmax within each window, padded tokens zero keys and values", "[baselines]") {
+  AttentionConfig c = baseline_config(AttentionVariant::lsa, 2, 2, 5 * 7, 8);
+  c.grid_height = 5, c.window = 3;  // 5×7 grid padded to 6×9: 2×3 windows, the last row and columns padded
+  const AttentionInputs in = synthetic_inputs(c, 4);
+  const std::uint64_t n = c.seq, d = c.head_dim, width = 7, padded_keys_total = 9;
+  std::vector<float> expected(in.q.data.size());
+  for (std::uint64_t g = 0; g < 4; ++g)
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const std::uint64_t wy = i / width / 3, wx = i % width / 3;
+      std::vector<std::uint64_t> keys;
+      for (std::uint64_t j = 0; j < n; ++j)
+        if (j / width / 3 == wy && j % width / 3 == wx) keys.push_back(j);
+      const double padded = double(padded_keys_total - keys.size());  // score 0 → weight e^0, value 0
+      double max = 0;  // the padded keys' score
+      for (std::uint64_t j : keys)
+        max = std::max(max, dot(row(in.q.data, g, n, i, d), row(in.k.data, g, n, j, d), d) / std::sqrt(double(d)));
+      double sum = padded * std::exp(-max);
+      std::vector<double> acc(d, 0.0);
+      for (std::uint64_t j : keys) {
+        const double w = std::exp(dot(row(in.q.data, g, n, i, d), row(in.k.data, g, n, j, d), d) / std::sqrt(double(d)) - max);
+        sum += w;
+        for (std::uint64_t col = 0; col < d; ++col) acc[col] += w * row(in.v.data, g, n, j, d)[col];
+      }
+      for (std::uint64_t col = 0; col < d; ++col) expected[(g * n + i) * d + col] = static_cast<float>(acc[col] / sum);
+    }
+  CHECK(max_abs_diff(run_cpu(in, c), expected) < 1e-5);
+}

@@ -202,11 +202,34 @@ TEST_CASE("SRA: sr = 1 is MSA; sr > 1 reduces the keys by a strided conv of the 
 
 TEST_CASE("SRA needs a token grid at least as large as the reduction") {
   AttentionConfig c{.variant = AttentionVariant::sra, .seq = 50, .head_dim = 4, .sr_ratio = 2};
-  CHECK_THROWS_WITH(attention(c, Convention::exact), Catch::Contains("square grid"));
-  c.grid_height = 5;  // 5×10
+  CHECK(token_grid_height(c) == 5);  // the most nearly square grid: 5×10
+  CHECK(sra_keys(c) == 2 * 5);
+  c.seq = 7;  // 1×7: smaller than the reduction
+  CHECK_THROWS_WITH(attention(c, Convention::exact), Catch::Contains("smaller than the reduction ratio 2"));
+  c.seq = 50, c.grid_height = 5;
   CHECK_NOTHROW(attention(c, Convention::exact));
   c.sr_ratio = 6;
   CHECK_THROWS_WITH(attention(c, Convention::exact), Catch::Contains("smaller than the reduction ratio 6"));
   c.grid_height = 7;
   CHECK_THROWS_WITH(attention(c, Convention::exact), Catch::Contains("grid of height 7"));
+}
+
+TEST_CASE("LSA: softmax attention within windows of the zero-padded grid; one window is MSA") {
+  AttentionConfig c{.variant = AttentionVariant::lsa, .batch = 2, .heads = 3, .seq = 24, .head_dim = 4,
+                    .projections = false, .grid_height = 4, .window = 2};
+  CHECK(lsa_windows(c) == 6);  // 4×6 grid: 2×3 windows of 2×2 tokens
+  RecordingSink sink;
+  emit_attention("attn", c, Convention::exact, sink);
+  std::map<std::string, std::uint64_t> muls;
+  for (const OpRecord& r : sink.records) muls[r.name] += r.counts.ops(OpKind::mul);
+  CHECK(muls["attn.scores"] == 2 * 3 * 6 * 4 * 4 * 4);  // B·H·windows·(4 queries × 4 keys)·d
+  c.grid_height = 0, c.seq = 25, c.window = 2;            // 5×5 padded to 6×6: 9 windows
+  CHECK(lsa_windows(c) == 9);
+
+  AttentionConfig lsa{.variant = AttentionVariant::lsa, .batch = 2, .heads = 2, .seq = 49, .head_dim = 8, .window = 7};
+  AttentionConfig msa = lsa;
+  msa.variant = AttentionVariant::msa;
+  for (Convention convention : {Convention::paper, Convention::exact}) CHECK(attention(lsa, convention) == attention(msa, convention));
+  lsa.seq = 50, lsa.grid_height = 3;
+  CHECK_THROWS_WITH(attention(lsa, Convention::exact), Catch::Contains("not a grid of height 3"));
 }

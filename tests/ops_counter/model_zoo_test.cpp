@@ -135,6 +135,42 @@ TEST_CASE("stock PVTv2 (spatial-reduction attention) reproduces the published GF
   CHECK(sra_keys(a) == 49);
 }
 
+TEST_CASE("each model's own attention: Twins-SVT S/B/L reproduce the published GFLOPs; PVTv2's is SRA") {
+  // Twins paper (Chu et al., 2021), ImageNet table, 224×224: SVT-S 2.9, SVT-B 8.6, SVT-L 15.1 GFLOPs
+  // (multiply-accumulates). Blocks alternate locally-grouped (7×7 windows) and global sub-sampled attention.
+  ModelOptions o;
+  o.native_attention = true;
+  const std::pair<const char*, double> published[] = {{"twins_svt_s", 2.9}, {"twins_svt_b", 8.6}, {"twins_svt_l", 15.1}};
+  for (const auto& [model, gflops] : published) {
+    OpCounter counter;
+    for (const Layer& l : ModelZoo::builtin().build(model, o)) emit(l, Convention::paper, counter);
+    const double muls_g = counter.total().ops(OpKind::mul) / 1e9;
+    INFO(model << ": " << muls_g << " G muls");
+    CHECK(rounds_to(muls_g, gflops, 1));
+  }
+  const std::vector<Layer> twins = ModelZoo::builtin().build("twins_svt_s", o);
+  const auto attention_of = [&](const std::string& layer) {
+    const auto it = std::find_if(twins.begin(), twins.end(), [&](const Layer& l) { return l.name == layer; });
+    REQUIRE(it != twins.end());
+    return std::get<AttentionConfig>(it->op);
+  };
+  CHECK(attention_of("stage1.block0.attn").variant == AttentionVariant::lsa);
+  CHECK(lsa_windows(attention_of("stage1.block0.attn")) == 64);  // 56×56 tokens in 7×7 windows
+  CHECK(attention_of("stage1.block1.attn").variant == AttentionVariant::sra);
+  CHECK(sra_keys(attention_of("stage1.block1.attn")) == 49);
+  CHECK(attention_of("stage3.block9.attn").variant == AttentionVariant::sra);
+
+  ModelOptions sra;
+  sra.attention.variant = AttentionVariant::sra;
+  for (const char* model : {"pvt_v2_b0", "pvt_v2_b3"})
+    CHECK(count_model(model, AttentionVariant::sra, false).muls_g ==
+          [&] {
+            OpCounter counter;
+            for (const Layer& l : ModelZoo::builtin().build(model, o)) emit(l, Convention::paper, counter);
+            return counter.total().ops(OpKind::mul) / 1e9;
+          }());
+}
+
 TEST_CASE("model zoo errors name what is wrong") {
   ModelOptions o;
   CHECK_THROWS_WITH(ModelZoo::builtin().build("pvt_v3", o), Catch::Contains("valid: ") && Catch::Contains("pvt_v2_b0"));
@@ -148,8 +184,16 @@ TEST_CASE("model zoo errors name what is wrong") {
   CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {"extends": "m"}})", "t").build("m", {}), Catch::Contains("circular"));
   CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {"family": "lra"}})", "t").build("m", {}), Catch::Contains("seq_len"));
   o = {};
-  o.attention.variant = AttentionVariant::sra;  // only PVTv2 declares its spatial-reduction ratios
-  CHECK_THROWS_WITH(ModelZoo::builtin().build("twins_svt_s", o), Catch::Contains("sr_ratios"));
+  o.attention.variant = AttentionVariant::sra;  // only the vision models declare spatial-reduction ratios
   CHECK_THROWS_WITH(ModelZoo::builtin().build("lra_text", o), Catch::Contains("sr_ratios"));
   CHECK_THROWS_WITH(ModelZoo::builtin().build("pvt_v2_b2_li", o), Catch::Contains("linear SRA"));
+  o.attention.variant = AttentionVariant::lsa;  // only Twins declares a locally-grouped window
+  CHECK_THROWS_WITH(ModelZoo::builtin().build("pvt_v2_b0", o), Catch::Contains("lsa_window"));
+  ModelOptions native;
+  native.native_attention = true;
+  CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {"family": "lra", "seq_len": 8, "embed_dim": 4, "num_heads": 1,
+                                            "head_dim": 4, "ffn_hidden": 4, "layers": 1, "dual": false,
+                                            "classifier_hidden": 4, "num_classes": 2, "native_attention": []}})", "t")
+                        .build("m", native),
+                    Catch::Contains("native_attention"));
 }

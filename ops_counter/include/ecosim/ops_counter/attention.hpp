@@ -14,7 +14,8 @@ namespace ecosim {
 
 enum class AttentionVariant : std::uint8_t {
   msa, performer, linformer, reformer, ecoformer, fp_ecoformer, bi_ecoformer, lsh_ecoformer, klsh_ecoformer,
-  sra  // PVTv2's spatial-reduction attention: softmax over keys/values from a strided conv of the token grid
+  sra,  // PVTv2's spatial-reduction attention: softmax over keys/values from a strided conv of the token grid
+  lsa   // Twins' locally-grouped attention: softmax attention within non-overlapping window × window groups
 };
 std::string_view name(AttentionVariant v);  // "msa", "performer", ..., "fp-ecoformer", ...
 std::optional<AttentionVariant> parse_attention_variant(std::string_view text);
@@ -37,7 +38,8 @@ struct AttentionConfig {
   std::uint64_t chunk = 64;     // Reformer chunk length
   std::uint64_t chunks_before = 1;
   std::uint64_t sr_ratio = 8;   // SRA: kernel = stride of the reduction conv (1 = no reduction)
-  std::uint64_t grid_height = 0;  // SRA: token grid height (width = seq / height); 0 = square grid
+  std::uint64_t grid_height = 0;  // SRA, LSA: token grid height (width = seq / height); 0 = most square
+  std::uint64_t window = 7;       // LSA: window side (the grid is zero-padded to whole windows)
 
   std::uint64_t width() const { return embed_dim ? embed_dim : heads * head_dim; }
   /// Hash bits actually used: `bits`, except Bi-EcoFormer, whose codes are the signs of the C features.
@@ -53,10 +55,13 @@ std::uint64_t reformer_buckets(const AttentionConfig& c);
 OpRecord reformer_scale_and_mask(const std::string& name, std::uint64_t batch, std::uint64_t queries,
                                  std::uint64_t keys);
 
-/// SRA token grid height (grid_height, or √seq for a square grid) and the number of keys/values after the
-/// k = s = sr_ratio reduction, ⌊h/sr⌋·⌊w/sr⌋. Valid for a validated config.
-std::uint64_t sra_grid_height(const AttentionConfig& c);
+/// SRA/LSA token grid height (grid_height, 0 when it does not divide seq; unset: the most nearly square
+/// grid, h = the largest divisor of seq not above √seq, so √seq for a square), the
+/// number of SRA keys/values after the k = s = sr_ratio reduction, ⌊h/sr⌋·⌊w/sr⌋, and the number of LSA
+/// windows, ⌈h/window⌉·⌈w/window⌉. Valid for a validated config.
+std::uint64_t token_grid_height(const AttentionConfig& c);
 std::uint64_t sra_keys(const AttentionConfig& c);
+std::uint64_t lsa_windows(const AttentionConfig& c);
 
 /// Reports the attention layer's records, named "<prefix>.<part>", to sink.
 void emit_attention(const std::string& prefix, const AttentionConfig& config, Convention convention,
