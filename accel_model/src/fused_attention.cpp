@@ -16,11 +16,27 @@ namespace {
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0); }
 
-/// (prefix, part) of a record name: "stage1.block0.attn.scores" → ("stage1.block0.attn.", "scores").
-std::pair<std::string_view, std::string_view> split_name(std::string_view name) {
-  const std::size_t dot = name.rfind('.');
-  if (dot == std::string_view::npos) return {{}, name};
-  return {name.substr(0, dot + 1), name.substr(dot + 1)};
+/// A record name as prefix, part and shape suffix: "stage1.block0.attn.scores" → ("stage1.block0.attn.",
+/// "scores", ""); Reformer's "attention.chunk_scores.1" → ("attention.", "scores", ".1") (its chunk parts
+/// carry a "chunk_" stem and, with several chunk shapes, a numeric suffix).
+struct NameParts {
+  std::string_view prefix, part, suffix;
+  bool chunk = false;
+};
+NameParts split_name(std::string_view name) {
+  NameParts p;
+  std::size_t dot = name.rfind('.');
+  if (dot != std::string_view::npos && dot + 1 < name.size() &&
+      name.find_first_not_of("0123456789", dot + 1) == std::string_view::npos) {
+    p.suffix = name.substr(dot);
+    name = name.substr(0, dot);
+    dot = name.rfind('.');
+  }
+  p.prefix = dot == std::string_view::npos ? std::string_view{} : name.substr(0, dot + 1);
+  p.part = dot == std::string_view::npos ? name : name.substr(dot + 1);
+  p.chunk = p.part.starts_with("chunk_");
+  if (p.chunk) p.part.remove_prefix(6);
+  return p;
 }
 
 /// Extra vector-unit work of the running softmax: for every query row and every key tile after the first,
@@ -57,10 +73,12 @@ std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, con
   if (ops.size() < 4) return std::nullopt;
   constexpr std::array<std::string_view, 4> parts = {"scores", "scale", "softmax", "context"};
   constexpr std::array<OpClass, 4> kinds = {OpClass::gemm, OpClass::eltwise, OpClass::reduce, OpClass::gemm};
-  const std::string_view prefix = split_name(ops[0].name).first;
+  const NameParts first = split_name(ops[0].name);
   for (std::size_t i = 0; i < 4; ++i) {
-    const auto [p, part] = split_name(ops[i].name);
-    if (p != prefix || part != parts[i] || ops[i].kind != kinds[i]) return std::nullopt;
+    const NameParts p = split_name(ops[i].name);
+    if (p.prefix != first.prefix || p.suffix != first.suffix || p.chunk != first.chunk || p.part != parts[i] ||
+        ops[i].kind != kinds[i])
+      return std::nullopt;
   }
   const OpRecord &scores = ops[0], &scale = ops[1], &softmax = ops[2], &context = ops[3];
   const AttentionShape s{scores.batch, scores.m, scores.n, scores.k, operand_bits(scores.a_dtype, config)};
@@ -113,7 +131,8 @@ std::optional<OpPlan> plan_fused_attention(std::span<const OpRecord> ops, const 
   const std::uint64_t vector_tiles = checked_product({s.groups, q_trips, k_trips});
 
   OpPlan plan;
-  plan.name = std::string(split_name(ops[0].name).first) + "fused_attention";
+  const NameParts name = split_name(ops[0].name);
+  plan.name = std::string(name.prefix) + (name.chunk ? "chunk_" : "") + "fused_attention" + std::string(name.suffix);
   plan.kind = OpClass::gemm;
   plan.mapping = fmt::format("fused attention: {} queries × {} keys per tile, scores on chip; array {}-bit (pf {})",
                              tq_full, tk_full, a, f.spatial);

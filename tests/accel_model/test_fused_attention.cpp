@@ -48,7 +48,13 @@ TEST_CASE("softmax-attention groups fuse; other records plan as before") {
   c.fuse_attention = true;
   CHECK(plan_ops(msa, c, tech()).size() == 1);
   CHECK(plan_ops(linformer, c, tech()).size() == 3);
-  for (AttentionVariant v : {AttentionVariant::reformer, AttentionVariant::ecoformer, AttentionVariant::performer}) {
+  // Reformer with 300 tokens in chunks of 64 (the last of 44), each attending to itself and the one before:
+  // three (queries, keys) shapes — 44×108, 64×108 (after the short chunk), 64×128 — one fused group each.
+  const std::vector<OpRecord> reformer = attention_layer(AttentionVariant::reformer, 1, 300, 32);
+  std::size_t fused_groups = 0;
+  for (const OpPlan& p : plan_ops(reformer, c, tech())) fused_groups += p.name.find("chunk_fused_attention") != std::string::npos;
+  CHECK(fused_groups == 3);
+  for (AttentionVariant v : {AttentionVariant::ecoformer, AttentionVariant::performer}) {
     const std::vector<OpRecord> ops = attention_layer(v, 1, 300, 32);
     AccelConfig unfused = c;
     unfused.fuse_attention = false;

@@ -1,6 +1,7 @@
 // FlashAttention-style mapping of softmax attention onto the accelerator: the records of one attention
-// (`<p>.scores`, `<p>.scale`, `<p>.softmax`, `<p>.context`, as the op counter and the MSA/Linformer kernels
-// write them) become one op whose score tiles never leave the chip. Per (batch·head, query tile of tq rows,
+// (`<p>.scores`, `<p>.scale`, `<p>.softmax`, `<p>.context`, as the op counter and the MSA/Linformer/SRA/LSA
+// kernels write them, or Reformer's `<p>.chunk_scores[.i]` … `<p>.chunk_context[.i]` per chunk shape) become
+// one op whose score tiles never leave the chip. Per (batch·head, query tile of tq rows,
 // key tile of tk keys): the array computes S = Q·Kᵀ into the outputs buffer, the vector unit scales it and
 // updates the running softmax (max, exp, sum; rescaling the partial context when the max grows), writing
 // P to the inputs buffer, and the array accumulates P·V into the resident output rows, stored once per
