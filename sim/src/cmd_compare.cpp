@@ -54,12 +54,20 @@ VariantRun run_kernel(const AttentionConfig& config, DeviceChoice device) {
   return run;
 }
 
-/// The zoo model with every attention layer of the given variant (exact convention).
-Workload model_workload(const std::string& model, const AttentionConfig& variant) {
+/// One column of the comparison: an attention variant, or (with --model) the model's own attention.
+struct Entry {
+  std::string label;  // the variant's name, or "native"
+  AttentionConfig config;
+  bool native = false;
+};
+
+/// The zoo model with every attention layer of the entry's variant, or its own (exact convention).
+Workload model_workload(const std::string& model, const Entry& e) {
   Workload w;
   w.model = model;
-  w.model_options.attention = variant;
-  w.model_options.batch = variant.batch;
+  w.model_options.attention = e.config;
+  w.model_options.batch = e.config.batch;
+  w.model_options.native_attention = e.native;
   w.convention = Convention::exact;
   return w;
 }
@@ -73,13 +81,14 @@ VariantRun run_model(const Workload& w) {
   return {std::move(list.records), counter.total(), std::nullopt, "analytic"};
 }
 
-std::vector<AttentionVariant> parse_variants(const std::string& list) {
-  std::vector<AttentionVariant> out;
+/// Variant names (or "native"), each once.
+std::vector<std::string> parse_variants(const std::string& list) {
+  std::vector<std::string> out;
   std::stringstream items(list);
   for (std::string item; std::getline(items, item, ',');) {
-    const AttentionVariant v = attention_variant_named(item);
-    if (std::find(out.begin(), out.end(), v) != out.end()) throw Error("--variants lists '" + item + "' twice");
-    out.push_back(v);
+    if (item != "native") attention_variant_named(item);  // throws listing the valid names
+    if (std::find(out.begin(), out.end(), item) != out.end()) throw Error("--variants lists '" + item + "' twice");
+    out.push_back(item);
   }
   if (out.empty()) throw Error("--variants is empty");
   return out;
@@ -113,7 +122,7 @@ int compare(const Args& args) {
       ("dim", po::value<std::int64_t>()->default_value(32), "head width D")
       ("heads", po::value<std::int64_t>()->default_value(1), "heads H")
       ("variants", po::value<std::string>()->default_value("msa,performer,linformer,reformer,ecoformer"),
-       "attention variants, comma-separated")
+       "attention variants, comma-separated (with --model also 'native': the model's own attention)")
       ("model", po::value<std::string>(), "compare whole-model analytic traces of this zoo model instead")
       ("device", po::value<std::string>()->default_value("auto"), "kernels on auto|cpu|cuda")
       ("gpu", po::value<std::string>()->default_value(""), "GPU named in the roofline estimate (default H100 SXM)")
@@ -136,32 +145,33 @@ int compare(const Args& args) {
   report.workload = {{"batch", positive(vm, "batch")}, {"heads", positive(vm, "heads")}, {"accelerator", accel_config.name}};
   if (model.empty()) report.workload.update({{"seq", positive(vm, "seq")}, {"dim", positive(vm, "dim")}});
   else report.workload["model"] = model;
-  std::vector<AttentionConfig> configs;
-  for (AttentionVariant v : variants) {  // every variant's parameters checked before anything runs
-    AttentionConfig config;
-    config.variant = v;
+  std::vector<Entry> entries;
+  for (const std::string& label : variants) {  // every variant's parameters checked before anything runs
+    Entry e{label, {}, label == "native"};
+    AttentionConfig& config = e.config;
+    config.variant = e.native ? AttentionVariant::msa : attention_variant_named(label);
     config.batch = positive(vm, "batch");
     config.heads = positive(vm, "heads");
     config.seq = model.empty() ? positive(vm, "seq") : 1;
     config.head_dim = positive(vm, "dim");
     config.projections = false;  // kernels take projected q, k, v
     read_variant_parameters(vm, config);
-    if (model.empty() && !ecoformer::has_kernel(v))
-      throw Error(fmt::format("{} has no kernel to run; compare it over a whole model (--model pvt_v2_b0)", name(v)));
+    if (model.empty() && e.native) throw Error("'native' (a model's own attention) needs --model");
+    if (model.empty() && !ecoformer::has_kernel(config.variant))
+      throw Error(fmt::format("{} has no kernel to run; compare it over a whole model (--model pvt_v2_b0)", label));
     if (model.empty()) config.validate();
-    else model_workload(model, config).layers();  // throws for a model the variant cannot build
-    configs.push_back(config);
+    else model_workload(model, e).layers();  // throws for a model the variant cannot build
+    entries.push_back(std::move(e));
   }
   prepare_output_dir(out);
   std::vector<std::vector<OpRecord>> traces;
-  for (const AttentionConfig& config : configs) {
-    const AttentionVariant v = config.variant;
-    fmt::print(stderr, "[{}] {} ...\n", name(v), model.empty() ? "running kernel" : "building model trace");
-    VariantRun run = model.empty() ? run_kernel(config, device) : run_model(model_workload(model, config));
-    fmt::print(stderr, "[{}] replaying {} ops on {} ...\n", name(v), run.ops.size(), accel_config.name);
+  for (const Entry& e : entries) {
+    fmt::print(stderr, "[{}] {} ...\n", e.label, model.empty() ? "running kernel" : "building model trace");
+    VariantRun run = model.empty() ? run_kernel(e.config, device) : run_model(model_workload(model, e));
+    fmt::print(stderr, "[{}] replaying {} ops on {} ...\n", e.label, run.ops.size(), accel_config.name);
     const accel::ReplayResult replay =
         accel::replay_systemc(accel::plan_ops(run.ops, accel_config, tech), accel_config);
-    CompareRow row{std::string(name(v)), run.source, run.total.ops(OpKind::mul), run.total.ops(OpKind::add),
+    CompareRow row{e.label, run.source, run.total.ops(OpKind::mul), run.total.ops(OpKind::add),
                    tech.energy_pj(run.total), replay.total, replay.latency_ms(), 0, false, ""};
     if (run.measured_gpu_ms) {
       row.gpu_latency_ms = *run.measured_gpu_ms;
@@ -175,10 +185,10 @@ int compare(const Args& args) {
     report.rows.push_back(std::move(row));
     traces.push_back(std::move(run.ops));
   }
-  for (std::size_t i = 0; i < configs.size(); ++i) {
+  for (std::size_t i = 0; i < entries.size(); ++i) {
     nlohmann::json workload = report.workload;
-    workload["variant"] = name(configs[i].variant);
-    trace::TraceWriter writer(fmt::format("{}/{}.jsonl", out, name(configs[i].variant)),
+    workload["variant"] = entries[i].label;
+    trace::TraceWriter writer(fmt::format("{}/{}.jsonl", out, entries[i].label),
                               {trace::kFormatVersion, "ecosim " ECOSIM_VERSION " compare", Convention::exact, workload});
     for (const OpRecord& op : traces[i]) writer.record(op);
     writer.finish();
