@@ -14,13 +14,13 @@ namespace {
 
 struct Grid {
   std::uint64_t height, width, window, across, down;  // across × down windows
-  Grid(const AttentionConfig& c)
+  explicit Grid(const AttentionConfig& c)
       : height(token_grid_height(c)), width(c.seq / height), window(c.window),
         across((width + window - 1) / window), down((height + window - 1) / window) {}
   std::uint64_t windows() const { return across * down; }
 };
 
-/// Calls f(window-batch index, row in the window, token index) for every real token.
+/// Calls f(window entry, row in the window, batch entry, token) for every real token of every batch entry.
 template <class F>
 void for_each_token(const Grid& g, std::uint64_t batch, F f) {
   for (std::uint64_t b = 0; b < batch; ++b)
