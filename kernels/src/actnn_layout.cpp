@@ -6,6 +6,7 @@
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "input_type.hpp"
+#include "pass_record.hpp"
 
 namespace ecosim::kernels::actnn {
 
@@ -47,13 +48,8 @@ std::uint32_t Compressed::code(std::uint64_t sample, std::uint64_t index) const 
 
 OpRecord quantize_record(const Layout& layout, DType input) {
   const std::uint64_t n = layout.elements(), groups = layout.groups();
-  OpRecord r;
-  r.name = "actnn.quantize_pack";
-  r.kind = OpClass::eltwise;
-  r.func = "actnn_quantize";
-  r.n = n;
-  r.a_dtype = r.b_dtype = input;
-  r.params = {{"groups", groups}, {"group_size", kGroupSize}};
+  OpRecord r = pass_record("actnn.quantize_pack", "actnn_quantize", n, input,
+                           {{"groups", groups}, {"group_size", kGroupSize}});
   // Per group: min and max (2 compares per element), bf16 metadata and B/range (1 div); per element:
   // subtract, multiply, floor/fraction (1 add), compare with U and clamp (3 compares).
   r.counts.add(OpKind::cmp, DType::fp32, checked_mul(n, 5))
@@ -70,14 +66,9 @@ OpRecord quantize_record(const Layout& layout, DType input) {
 
 OpRecord dequantize_record(const Layout& layout) {
   const std::uint64_t n = layout.elements(), groups = layout.groups();
-  OpRecord r;
-  r.name = "actnn.unpack_dequantize";
-  r.kind = OpClass::eltwise;
-  r.func = "actnn_dequantize";
-  r.n = n;
-  r.a_dtype = r.b_dtype = DType::fp32;
-  r.params = {{"groups", groups}, {"group_size", kGroupSize}};
-  r.counts.add(OpKind::mul, DType::fp32, n).add(OpKind::add, DType::fp32, n).add(OpKind::div, DType::fp32, groups);
+  OpRecord r = pass_record("actnn.unpack_dequantize", "actnn_dequantize", n, DType::fp32,
+                           {{"groups", groups}, {"group_size", kGroupSize}});
+  r.counts = affine_dequantize_counts(n, groups);
   const auto offsets = layout.sample_byte_offsets();
   for (std::uint64_t s = 0; s < layout.samples; ++s)
     r.counts.add_read_bytes(code_dtype(layout.bits[s]), offsets[s + 1] - offsets[s]);

@@ -8,6 +8,7 @@
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "input_type.hpp"
+#include "pass_record.hpp"
 
 namespace ecosim::kernels::mesa {
 
@@ -21,13 +22,7 @@ void Layout::check() const {
 
 OpRecord quantize_record(const Layout& layout, DType input) {
   const std::uint64_t n = layout.elements();
-  OpRecord r;
-  r.name = "mesa.quantize";
-  r.kind = OpClass::eltwise;
-  r.func = "mesa_quantize";
-  r.n = n;
-  r.a_dtype = r.b_dtype = input;
-  r.params = {{"heads", layout.heads}};
+  OpRecord r = pass_record("mesa.quantize", "mesa_quantize", n, input, {{"heads", layout.heads}});
   // Min/max (2 compares), subtract, multiply, fraction (1 add), compare with U and clamp (3 compares);
   // per head the moving averages (4 muls, 3 adds) and 255/α.
   r.counts.add(OpKind::cmp, DType::fp32, checked_mul(n, 5))
@@ -42,13 +37,8 @@ OpRecord quantize_record(const Layout& layout, DType input) {
 
 OpRecord dequantize_record(const Layout& layout) {
   const std::uint64_t n = layout.elements();
-  OpRecord r;
-  r.name = "mesa.dequantize";
-  r.kind = OpClass::eltwise;
-  r.func = "mesa_dequantize";
-  r.n = n;
-  r.params = {{"heads", layout.heads}};
-  r.counts.add(OpKind::mul, DType::fp32, n).add(OpKind::add, DType::fp32, n).add(OpKind::div, DType::fp32, layout.heads);
+  OpRecord r = pass_record("mesa.dequantize", "mesa_dequantize", n, DType::fp32, {{"heads", layout.heads}});
+  r.counts = affine_dequantize_counts(n, layout.heads);
   r.counts.add_read_bytes(DType::int8, n);
   r.counts.add_read_bytes(DType::fp32, checked_mul(layout.heads, 8));
   r.counts.add_written_bytes(DType::fp32, storage_bytes(DType::fp32, n));
