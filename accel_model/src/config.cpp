@@ -152,6 +152,7 @@ AccelConfig parse_config(std::string_view json_text, const std::string& origin) 
   else r.fail("mapping.binary_codes", "must be 'array' or 'vector'");
   c.fuse_attention = r.flag("mapping.fuse_attention");
   check_fits_one_tile(c, r);
+  c.effective = std::move(merged);
   return c;
 }
 
@@ -161,5 +162,11 @@ AccelConfig builtin_config(std::string_view name) {
 }
 
 AccelConfig load_config(const std::string& path) { return parse_config(read_text_file(path), path); }
+
+AccelConfig with_overrides(const AccelConfig& base, const json& patch, const std::string& origin) {
+  json merged = base.effective;
+  merged.merge_patch(patch);
+  return parse_config(merged.dump(), origin);
+}
 
 }  // namespace ecosim::accel

@@ -7,6 +7,8 @@
 namespace ecosim::detail {
 
 std::vector<Layer> build_lra(const ModelEntry& e, const ModelOptions& o) {
+  if (o.resolution)
+    throw Error("model '" + e.model() + "' takes a sequence: a resolution does not apply (give a sequence length)");
   const std::uint64_t n = o.seq_len ? o.seq_len : e.uint("seq_len");
   const std::uint64_t c = e.uint("embed_dim"), heads = e.uint("num_heads"), head_dim = e.uint("head_dim");
   const std::uint64_t hidden = e.uint("ffn_hidden"), cls_hidden = e.uint("classifier_hidden");

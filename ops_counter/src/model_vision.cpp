@@ -27,6 +27,8 @@ std::vector<Layer> build_hierarchical_vit(const ModelEntry& e, const ModelOption
                                            : o.attention.variant == AttentionVariant::sra;
   if (uses_sra && e.has("linear_sra") && e.flag("linear_sra"))
     throw Error("model '" + e.model() + "': linear SRA (keys pooled to 7×7) is not modelled; use pvt_v2_b2");
+  if (o.seq_len)
+    throw Error("model '" + e.model() + "' takes an image: a sequence length does not apply (give a resolution)");
   const std::uint64_t size = o.resolution ? o.resolution : e.uint("image_size");
   std::uint64_t total_stride = 1;
   for (auto s : strides) {

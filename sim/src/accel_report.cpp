@@ -23,8 +23,8 @@ accel::AccelConfig parse_accel(const po::variables_map& vm) {
     throw Error("give either --accel or --accel-config, not both");
   accel::AccelConfig config = vm.count("accel-config") ? accel::load_config(vm["accel-config"].as<std::string>())
                                                        : accel::builtin_config(vm["accel"].as<std::string>());
-  if (vm.count("fuse-attention")) config.fuse_attention = true;
-  return config;
+  if (!vm.count("fuse-attention")) return config;
+  return accel::with_overrides(config, {{"mapping", {{"fuse_attention", true}}}}, config.name + " with --fuse-attention");
 }
 
 namespace {

@@ -21,6 +21,9 @@
 #include "ecosim/traces/atomic_file.hpp"
 #include "ecosim/traces/trace_writer.hpp"
 #include "gpu_estimate.hpp"
+#include "provenance.hpp"
+#include "variant_parameters.hpp"
+#include "work_limits.hpp"
 #include "workload.hpp"
 
 namespace ecosim::embedded {
@@ -129,6 +132,7 @@ int compare(const Args& args) {
       ("out", po::value<std::string>()->default_value("reports"), "output directory");
   options.add(variant_parameter_options());
   options.add(accel_options());
+  options.add(work_limit_options());
   po::variables_map vm;
   if (!parse_args(args, options, vm, "ecosim compare [--batch 16 --seq 3136 --dim 32 --heads 1] [--variants ...] "
                                      "[--model NAME] [--device auto] [--out reports/]"))
@@ -139,12 +143,23 @@ int compare(const Args& args) {
   const DeviceChoice device = resolve_device(vm["device"].as<std::string>());
   const std::string out = vm["out"].as<std::string>();
   const TechTable tech = TechTable::builtin_45nm();
+  const WorkLimits limits = parse_work_limits(vm);
+  const GpuRoofline roofline = gpu_roofline(vm["gpu"].as<std::string>());  // an unknown GPU fails before any work
+  if (!model.empty())
+    reject_given(vm, {"seq", "dim", "heads", "device"}, "the single-layer comparison (without --model)");
+  std::vector<AttentionVariant> chosen;
+  for (const std::string& label : variants)
+    if (label != "native") chosen.push_back(attention_variant_named(label));
+  check_parameters_apply(vm, chosen);
 
   CompareReport report;
-  report.published = nlohmann::json::parse(embedded::published_accelerator());
-  report.workload = {{"batch", positive(vm, "batch")}, {"heads", positive(vm, "heads")}, {"accelerator", accel_config.name}};
-  if (model.empty()) report.workload.update({{"seq", positive(vm, "seq")}, {"dim", positive(vm, "dim")}});
+  report.workload = {{"batch", positive(vm, "batch")}, {"accelerator", accel_config.name}};
+  if (model.empty())
+    report.workload.update({{"seq", positive(vm, "seq")}, {"dim", positive(vm, "dim")}, {"heads", positive(vm, "heads")}});
   else report.workload["model"] = model;
+  report.published = published_for(report.workload, nlohmann::json::parse(embedded::published_accelerator()));
+  report.provenance = provenance(accel_config, tech);
+  report.provenance["variant_parameters"] = nlohmann::ordered_json::object();
   std::vector<Entry> entries;
   for (const std::string& label : variants) {  // every variant's parameters checked before anything runs
     Entry e{label, {}, label == "native"};
@@ -159,8 +174,14 @@ int compare(const Args& args) {
     if (model.empty() && e.native) throw Error("'native' (a model's own attention) needs --model");
     if (model.empty() && !ecoformer::has_kernel(config.variant))
       throw Error(fmt::format("{} has no kernel to run; compare it over a whole model (--model pvt_v2_b0)", label));
-    if (model.empty()) config.validate();
-    else model_workload(model, e).layers();  // throws for a model the variant cannot build
+    if (model.empty()) {
+      config.validate();
+      check_attention_kernel(limits, config, device == DeviceChoice::cuda);
+    } else {
+      model_workload(model, e).layers();  // throws for a model the variant cannot build
+    }
+    report.provenance["variant_parameters"][label] =
+        e.native ? nlohmann::json("the model's own attention (zoo)") : describe_parameters(config);
     entries.push_back(std::move(e));
   }
   prepare_output_dir(out);
@@ -178,10 +199,15 @@ int compare(const Args& args) {
       row.gpu_measured = true;
       row.gpu_label = "measured, CUDA events (" + gpu::probe().device_name + ")";
     } else {
-      const GpuEstimate est = estimate_gpu_latency(run.ops, vm["gpu"].as<std::string>());
-      row.gpu_latency_ms = est.latency_ms;
-      row.gpu_label = "est. " + est.gpu + " roofline (no GPU kernel run)";
+      row.gpu_latency_ms = estimate_gpu_latency_ms(run.ops, roofline);
+      row.gpu_label = "est. " + roofline.gpu + " roofline (no GPU kernel run)";
     }
+    report.provenance["gpu_timing"][e.label] =
+        row.gpu_measured ? "measured: CUDA events around one run of the kernel on " + gpu::probe().device_name +
+                               " (a single cold run, no warm-up)"
+                         : fmt::format("estimated: sum over ops of max(ops / {:.4g} op/s, bytes / {:.4g} B/s), the "
+                                       "{} roofline; no GPU kernel ran", roofline.ops_per_s, roofline.bytes_per_s,
+                                       roofline.gpu);
     report.rows.push_back(std::move(row));
     traces.push_back(std::move(run.ops));
   }

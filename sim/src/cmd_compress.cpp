@@ -17,11 +17,17 @@
 #include "ecosim/ops_counter/primitives.hpp"
 #include "ecosim/sim/commands.hpp"
 #include "ecosim/traces/trace_writer.hpp"
+#include "provenance.hpp"
+#include "work_limits.hpp"
 #include "workload.hpp"
 
 namespace ecosim::cli {
 
 namespace {
+
+// Memory per element while compressing: the fp32 values, their rounding to --dtype and back, the
+// reconstruction and the scheme's reference (each 4 bytes), plus its packed output and scratch (≤ 4 bytes).
+constexpr double kBytesPerElement = 6 * sizeof(float);
 
 /// "128x197x192" → {128, 197, 192}; every dimension a positive integer.
 std::vector<std::uint64_t> parse_shape(const std::string& text) {
@@ -63,6 +69,7 @@ int compress(const Args& args) {
       ("format", po::value<std::string>()->default_value("table"), "table or json")
       ("trace", po::value<std::string>(), "also write the op records (format v1): the uncompressed activation's "
                                            "save and load, then the scheme's compress and decompress passes");
+  options.add(work_limit_options());
   po::variables_map vm;
   if (!parse_args(args, options, vm, "ecosim compress --scheme NAME --bits B [--shape AxBxC] [options]")) return 0;
   if (!vm.count("scheme") || !vm.count("bits")) throw Error("give --scheme and --bits");
@@ -82,6 +89,10 @@ int compress(const Args& args) {
   request.groups = positive(vm, "groups");
   request.per_sample_bits = vm.count("per-sample") > 0;
   if (request.per_sample_bits && scheme.name != "actnn") throw Error("--per-sample applies to --scheme actnn only");
+  if (scheme.name != "mesa") reject_given(vm, {"groups"}, "--scheme mesa");
+  if (scheme.name != "fewbit") reject_given(vm, {"activation"}, "--scheme fewbit");
+  if (vm.count("input")) reject_given(vm, {"shape"}, "a synthetic tensor (the shape of --input is its own)");
+  const WorkLimits limits = parse_work_limits(vm);
   request.device = resolve_device(vm["device"].as<std::string>());
   std::vector<float> values;
   if (vm.count("input")) {
@@ -93,6 +104,7 @@ int compress(const Args& args) {
     std::uint64_t elements = 1;
     for (auto d : request.shape) elements = checked_mul(elements, d);
     if (elements > (std::uint64_t{1} << 32)) throw Error("--shape: more than 2^32 elements");
+    check_memory(limits, double(elements) * kBytesPerElement, "compressing " + shape_text(request.shape));
     values.resize(elements);
     for (std::uint64_t i = 0; i < values.size(); ++i) values[i] = rng::normal(request.seed, 0x1a9u, i);
   }
@@ -138,11 +150,14 @@ int compress(const Args& args) {
       {"latency_ms", result.latency_ms},
       {"detail", result.detail}};
   if (format == Format::json) {
-    fmt::print("{}\n", report.dump(2));
+    nlohmann::ordered_json with_provenance = report;
+    with_provenance["provenance"] = provenance();
+    fmt::print("{}\n", with_provenance.dump(2));
     return 0;
   }
   for (const auto& [key, value] : report.items())
     fmt::print("{:<18} {}\n", key, value.is_string() ? value.get<std::string>() : value.dump());
+  fmt::print("{}", provenance_lines(provenance()));
   return 0;
 }
 

@@ -20,6 +20,9 @@
 #include "ecosim/ops_counter/sinks.hpp"
 #include "ecosim/sim/commands.hpp"
 #include "ecosim/traces/trace_writer.hpp"
+#include "provenance.hpp"
+#include "variant_parameters.hpp"
+#include "work_limits.hpp"
 #include "workload.hpp"
 
 namespace ecosim::cli {
@@ -74,9 +77,10 @@ void take_shape(AttentionConfig& c, const ecoformer::Tensor& q, const po::variab
 }
 
 nlohmann::json describe(const AttentionConfig& c) {
-  return {{"variant", name(c.variant)}, {"batch", c.batch}, {"heads", c.heads}, {"seq", c.seq}, {"dim", c.head_dim},
-          {"bits", c.bits},             {"support", c.support}, {"features", c.features}, {"proj_k", c.proj_k},
-          {"hashes", c.hashes},         {"chunk", c.chunk}};
+  nlohmann::json j{{"variant", name(c.variant)}, {"batch", c.batch}, {"heads", c.heads}, {"seq", c.seq},
+                   {"dim", c.head_dim}};
+  j.update(describe_parameters(c));
+  return j;
 }
 
 }  // namespace
@@ -96,25 +100,29 @@ int run(const Args& args) {
       ("input", po::value<std::string>(), "q.npy,k.npy,v.npy: float32 [batch, heads, seq, dim] instead of synthetic")
       ("format", po::value<std::string>()->default_value("table"), "table or json");
   options.add(variant_parameter_options());
+  options.add(work_limit_options());
   po::variables_map vm;
   if (!parse_args(args, options, vm, "ecosim run --variant NAME --seq N [--batch B --heads H --dim D] [options]"))
     return 0;
   const Format format = parse_format(vm["format"].as<std::string>());
   if (format == Format::csv) throw Error("--format must be table or json");
   AttentionConfig config = parse_config(vm);
+  check_parameters_apply(vm, std::vector<AttentionVariant>{config.variant});
+  const WorkLimits limits = parse_work_limits(vm);
   const std::uint64_t seed = vm["seed"].as<std::uint64_t>();
+  const ecoformer::Device device = resolve_device(vm["device"].as<std::string>()) == DeviceChoice::cuda
+                                       ? ecoformer::Device::cuda
+                                       : ecoformer::Device::cpu;
   ecoformer::AttentionInputs inputs;
   if (vm.count("input")) {
     inputs = inputs_from_files(vm["input"].as<std::string>());
     take_shape(config, inputs.q, vm);
-    config.validate();
-  } else {
-    if (!vm.count("seq")) throw Error("give --seq N (or --input q.npy,k.npy,v.npy)");
-    inputs = ecoformer::synthetic_inputs(config, seed);  // validates config
+  } else if (!vm.count("seq")) {
+    throw Error("give --seq N (or --input q.npy,k.npy,v.npy)");
   }
-  const ecoformer::Device device = resolve_device(vm["device"].as<std::string>()) == DeviceChoice::cuda
-                                       ? ecoformer::Device::cuda
-                                       : ecoformer::Device::cpu;
+  config.validate();
+  check_attention_kernel(limits, config, device == ecoformer::Device::cuda);  // before synthetic inputs are made
+  if (!vm.count("input")) inputs = ecoformer::synthetic_inputs(config, seed);
 
   OpCounter counter;
   std::optional<trace::TraceWriter> writer;
@@ -149,6 +157,7 @@ int run(const Args& args) {
     j["adds"] = total.ops(OpKind::add);
     j["error_vs_msa"] = error_vs_msa ? nlohmann::json(*error_vs_msa) : nlohmann::json(nullptr);
     j["msa_reference"] = shared_qk ? "msa(q, q, v)" : "msa(q, k, v)";
+    j["provenance"] = provenance();
     fmt::print("{}\n", j.dump(2));
   } else {
     fmt::print("variant       {}  (B={} H={} N={} D={})\n", name(config.variant), config.batch, config.heads,
@@ -158,6 +167,7 @@ int run(const Args& args) {
     fmt::print("error_vs_msa  {} (against {})\n",
                error_vs_msa ? fmt::format("{:.3e}", *error_vs_msa) : std::string("n/a (N > 4096)"),
                shared_qk ? "msa(q, q, v): queries and keys are shared" : "msa(q, k, v)");
+    fmt::print("{}", provenance_lines(provenance()));
   }
   return 0;
 }

@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include "ecosim/ops_counter/error.hpp"
+#include "provenance.hpp"
 
 namespace ecosim::cli {
 
@@ -32,6 +33,7 @@ void usage() {
 std::span<const Command> commands() { return kCommands; }
 
 int main(const Args& args) {
+  set_command_line(args);
   if (args.empty()) {
     usage();
     fmt::print(stderr, "ecosim: error: no command given\n");

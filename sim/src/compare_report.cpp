@@ -3,6 +3,8 @@
 
 #include <fmt/core.h>
 
+#include "provenance.hpp"
+
 namespace ecosim::cli {
 
 namespace {
@@ -19,6 +21,7 @@ std::optional<double> ratio(double value, const CompareRow* msa, double CompareR
 }
 
 std::optional<double> published_ratio(const CompareReport& r, const std::string& variant, const char* key) {
+  if (r.published.is_null()) return std::nullopt;
   const auto& v = r.published["variants"];
   if (!v.contains(variant) || !v.contains("msa")) return std::nullopt;
   return v[variant][key].get<double>() / v["msa"][key].get<double>();
@@ -57,12 +60,14 @@ std::string render_table(const CompareReport& r) {
   if (!r.rows.empty())
     out += fmt::format("accelerator energies in µJ (array / vector unit / SRAM / DRAM); GPU: {}; pub = published "
                        "ratio to MSA ({})\n",
-                       r.rows.front().gpu_label, r.published["source"].get<std::string>());
-  return out;
+                       r.rows.front().gpu_label,
+                       r.published.is_null() ? std::string("none: the published figures belong to another workload")
+                                             : r.published["source"].get<std::string>());
+  return out + provenance_lines(r.provenance);
 }
 
 std::string render_csv(const CompareReport& r) {
-  std::string out =
+  std::string out = provenance_lines(r.provenance) +
       "variant,source,muls,adds,op_energy_pj,accel_cycles,accel_latency_ms,accel_energy_pj,accel_array_pj,"
       "accel_vector_pj,accel_sram_weights_pj,accel_sram_inputs_pj,accel_sram_outputs_pj,accel_dram_pj,"
       "accel_stall_cycles,gpu_latency_ms,gpu_latency_kind,latency_ratio_msa,energy_ratio_msa,"
@@ -111,7 +116,16 @@ nlohmann::json to_json(const CompareReport& r) {
          {"published_latency_ratio_msa", opt(published_ratio(r, row.variant, "latency_ms"))},
          {"published_energy_ratio_msa", opt(published_ratio(r, row.variant, "energy_pj"))}});
   }
-  return {{"workload", r.workload}, {"published_source", r.published["source"]}, {"variants", variants}};
+  return {{"workload", r.workload},
+          {"provenance", r.provenance},
+          {"published_source", r.published.is_null() ? nlohmann::json(nullptr) : r.published["source"]},
+          {"variants", variants}};
+}
+
+nlohmann::json published_for(const nlohmann::json& workload, const nlohmann::json& published) {
+  for (const auto& [key, value] : published["workload"].items())
+    if (!workload.contains(key) || workload[key] != value) return nullptr;
+  return published;
 }
 
 }  // namespace ecosim::cli

@@ -26,13 +26,18 @@ struct CompareRow {
 
 struct CompareReport {
   nlohmann::json workload;
-  nlohmann::json published;  // sim/data/published_accelerator.json
+  nlohmann::json published;  // sim/data/published_accelerator.json when `workload` is the one it was published
+                             // for, else null (published figures are shown for that workload only)
+  nlohmann::ordered_json provenance;  // provenance.hpp
   std::vector<CompareRow> rows;
 };
 
+/// The published figures if `workload` (one layer: batch, seq, dim, heads) is the one they were measured on.
+nlohmann::json published_for(const nlohmann::json& workload, const nlohmann::json& published);
+
 std::string render_table(const CompareReport& report);
 std::string render_csv(const CompareReport& report);
-/// {"workload", "published_source", "variants": [{"name", "accel_latency_ms", "accel_energy_pj", "gpu_latency_ms",
+/// {"workload", "provenance", "published_source" (null without published figures), "variants": [{"name", "accel_latency_ms", "accel_energy_pj", "gpu_latency_ms",
 ///  "gpu_latency_kind", "muls", "adds", ...}]}
 nlohmann::json to_json(const CompareReport& report);
 

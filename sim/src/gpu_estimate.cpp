@@ -12,7 +12,7 @@ std::string_view gpu_roofline();
 
 namespace ecosim::cli {
 
-GpuEstimate estimate_gpu_latency(const std::vector<OpRecord>& ops, const std::string& gpu) {
+GpuRoofline gpu_roofline(const std::string& gpu) {
   const auto table = nlohmann::json::parse(embedded::gpu_roofline());
   const std::string chosen = gpu.empty() ? table["default"].get<std::string>() : gpu;
   if (!table["gpus"].contains(chosen)) {
@@ -20,16 +20,19 @@ GpuEstimate estimate_gpu_latency(const std::vector<OpRecord>& ops, const std::st
     for (const auto& [key, value] : table["gpus"].items()) valid += (valid.empty() ? "" : ", ") + key;
     throw Error("no roofline data for GPU '" + chosen + "' (known: " + valid + ")");
   }
-  const double ops_per_s = table["gpus"][chosen]["fp32_tflops"].get<double>() * 1e12;
-  const double bytes_per_s = table["gpus"][chosen]["memory_tb_per_s"].get<double>() * 1e12;
+  return {chosen, table["gpus"][chosen]["fp32_tflops"].get<double>() * 1e12,
+          table["gpus"][chosen]["memory_tb_per_s"].get<double>() * 1e12};
+}
+
+double estimate_gpu_latency_ms(const std::vector<OpRecord>& ops, const GpuRoofline& roofline) {
   double seconds = 0;
   for (const OpRecord& op : ops) {
     double count = 0;
     for (OpKind k : kAllOpKinds) count += double(op.counts.ops(k));
     const double bytes = double(op.counts.read_bytes()) + double(op.counts.written_bytes());
-    seconds += std::max(count / ops_per_s, bytes / bytes_per_s);
+    seconds += std::max(count / roofline.ops_per_s, bytes / roofline.bytes_per_s);
   }
-  return {chosen, seconds * 1e3};
+  return seconds * 1e3;
 }
 
 }  // namespace ecosim::cli

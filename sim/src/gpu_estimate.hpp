@@ -8,12 +8,15 @@
 
 namespace ecosim::cli {
 
-struct GpuEstimate {
+struct GpuRoofline {
   std::string gpu;  // e.g. "H100 SXM"
-  double latency_ms = 0;
+  double ops_per_s = 0, bytes_per_s = 0;
 };
 
-/// Σ over ops of max(ops / peak fp32 rate, bytes / memory bandwidth) on `gpu` (empty: the file's default).
-GpuEstimate estimate_gpu_latency(const std::vector<OpRecord>& ops, const std::string& gpu);
+/// The peak rates of `gpu` (empty: the file's default); throws ecosim::Error naming the known GPUs.
+GpuRoofline gpu_roofline(const std::string& gpu);
+
+/// Σ over ops of max(ops / peak fp32 rate, bytes / memory bandwidth), in ms.
+double estimate_gpu_latency_ms(const std::vector<OpRecord>& ops, const GpuRoofline& roofline);
 
 }  // namespace ecosim::cli

@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include "ecosim/ops_counter/error.hpp"
+#include "variant_parameters.hpp"
 
 namespace ecosim::cli {
 
@@ -30,37 +31,11 @@ po::options_description workload_options() {
   return o;
 }
 
-po::options_description variant_parameter_options() {
-  po::options_description o("Attention variant parameters");
-  o.add_options()
-      ("bits", po::value<std::int64_t>()->default_value(16), "EcoFormer hash bits b (1..64)")
-      ("support", po::value<std::int64_t>()->default_value(25), "EcoFormer kernel anchors m (≤ N)")
-      ("features", po::value<std::int64_t>()->default_value(256), "Performer random features")
-      ("proj-k", po::value<std::int64_t>()->default_value(256), "Linformer projected length k")
-      ("hashes", po::value<std::int64_t>()->default_value(2), "Reformer hash rounds")
-      ("chunk", po::value<std::int64_t>()->default_value(64), "Reformer chunk length")
-      ("chunks-before", po::value<std::int64_t>()->default_value(1), "Reformer chunks attended before each chunk")
-      ("sr-ratio", po::value<std::int64_t>()->default_value(8), "SRA reduction conv kernel = stride (one layer)")
-      ("grid-height", po::value<std::int64_t>()->default_value(0), "SRA/LSA token grid height (0: most nearly square)")
-      ("window", po::value<std::int64_t>()->default_value(7), "LSA window side (one layer)");
-  return o;
-}
-
-void read_variant_parameters(const po::variables_map& vm, AttentionConfig& c) {
-  c.bits = positive(vm, "bits");
-  c.support = positive(vm, "support");
-  c.features = positive(vm, "features");
-  c.proj_k = positive(vm, "proj-k");
-  c.hashes = positive(vm, "hashes");
-  c.chunk = positive(vm, "chunk");
-  const std::int64_t before = vm["chunks-before"].as<std::int64_t>();
-  if (before < 0) throw Error("--chunks-before must be ≥ 0");
-  c.chunks_before = static_cast<std::uint64_t>(before);
-  c.sr_ratio = positive(vm, "sr-ratio");
-  const std::int64_t height = vm["grid-height"].as<std::int64_t>();
-  if (height < 0) throw Error("--grid-height must be ≥ 0");
-  c.grid_height = static_cast<std::uint64_t>(height);
-  c.window = positive(vm, "window");
+void reject_given(const po::variables_map& vm, std::initializer_list<std::string_view> keys,
+                  std::string_view applies_to) {
+  for (std::string_view key : keys)
+    if (vm.count(std::string(key)) && !vm[std::string(key)].defaulted())
+      throw Error(fmt::format("--{} does not apply here: it is for {}", key, applies_to));
 }
 
 std::uint64_t positive(const po::variables_map& vm, const std::string& key) {
@@ -87,9 +62,13 @@ Workload parse_workload(const po::variables_map& vm) {
   a.head_dim = positive(vm, "dim");
   read_variant_parameters(vm, a);
   a.projections = !vm.count("no-proj");
+  const std::vector<AttentionVariant> variants =
+      w.model_options.native_attention ? std::vector<AttentionVariant>{} : std::vector<AttentionVariant>{a.variant};
+  check_parameters_apply(vm, variants);
 
   if (vm.count("model") && vm.count("layer")) throw Error("give --model or --layer, not both");
   if (vm.count("model")) {
+    reject_given(vm, {"heads", "seq", "dim", "no-proj"}, "--layer attention (a model's shapes are its own)");
     w.model = vm["model"].as<std::string>();
     w.model_options.attention = a;
     w.model_options.batch = a.batch;
@@ -99,6 +78,7 @@ Workload parse_workload(const po::variables_map& vm) {
   } else if (vm.count("layer")) {
     if (vm["layer"].as<std::string>() != "attention")
       throw Error("unknown layer '" + vm["layer"].as<std::string>() + "' (valid: attention)");
+    reject_given(vm, {"resolution", "seq-len"}, "--model");
     if (!vm.count("seq")) throw Error("--layer attention needs --seq N");
     a.seq = positive(vm, "seq");
     a.validate();
@@ -124,20 +104,7 @@ nlohmann::json Workload::describe() const {
     j["dim"] = layer.head_dim;
     j["projections"] = layer.projections;
   }
-  if (model_options.native_attention) return j;  // the model's own attention: its parameters are the zoo's
-  if (is_hashed(layer.variant)) {
-    j["bits"] = layer.bits;
-    j["support"] = layer.support;
-  }
-  if (layer.variant == AttentionVariant::performer) j["features"] = layer.features;
-  if (layer.variant == AttentionVariant::linformer) j["proj_k"] = layer.proj_k;
-  if (layer.variant == AttentionVariant::sra) j["sr_ratio"] = layer.sr_ratio;
-  if (layer.variant == AttentionVariant::lsa) j["window"] = layer.window;
-  if (layer.variant == AttentionVariant::reformer) {
-    j["hashes"] = layer.hashes;
-    j["chunk"] = layer.chunk;
-    j["chunks_before"] = layer.chunks_before;
-  }
+  if (!model_options.native_attention) j.update(describe_parameters(layer));  // native: the zoo's own
   return j;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 #include <boost/program_options.hpp>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -28,12 +29,13 @@ struct Workload {
 
 /// --model/--layer, --attention, --convention, --scope, shapes and variant parameters.
 po::options_description workload_options();
-/// --bits, --support, --features, --proj-k, --hashes, --chunk, --chunks-before.
-po::options_description variant_parameter_options();
-/// Reads the variant parameters above into c; throws ecosim::Error for non-positive values.
-void read_variant_parameters(const po::variables_map& vm, AttentionConfig& c);
 /// Reads the options above; throws ecosim::Error for missing, contradictory or out-of-range values.
 Workload parse_workload(const po::variables_map& vm);
+
+/// Throws ecosim::Error when one of `keys` was given on the command line (not merely defaulted): it is for
+/// `applies_to` only.
+void reject_given(const po::variables_map& vm, std::initializer_list<std::string_view> keys,
+                  std::string_view applies_to);
 
 /// A strictly positive integer option (parsed signed, so "-3" is rejected rather than wrapped).
 std::uint64_t positive(const po::variables_map& vm, const std::string& key);

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "ecosim/ops_counter/dtype.hpp"
 #include "ecosim/ops_counter/op_counts.hpp"
 
@@ -41,6 +43,7 @@ struct AccelConfig {
   std::uint64_t float_operand_bits = 0;  // fp32/fp16/bf16 trace operands run (and are stored) at this width
   BinaryMapping binary_codes = BinaryMapping::array;
   bool fuse_attention = false;  // softmax-attention groups as one tiled op whose scores stay on chip
+  nlohmann::json effective;     // the merged document all of the above was read from (reports record it)
 
   const BufferConfig& buffer(Buffer b) const { return buffers[static_cast<std::size_t>(b)]; }
   double cycles_to_ms(double cycles) const { return cycles / (clock_mhz * 1e3); }
@@ -54,5 +57,7 @@ AccelConfig parse_config(std::string_view json_text, const std::string& origin);
 /// A built-in configuration by name ("bitfusion-45nm"); throws ecosim::Error listing valid names.
 AccelConfig builtin_config(std::string_view name);
 AccelConfig load_config(const std::string& path);
+/// `base` with `patch` merged over its document (e.g. a command-line switch), validated again.
+AccelConfig with_overrides(const AccelConfig& base, const nlohmann::json& patch, const std::string& origin);
 
 }  // namespace ecosim::accel

@@ -1,0 +1,33 @@
+// Internal: estimates of the memory and time heavy work will need, checked before it starts. Work estimated
+// above a limit is refused with a message naming the option that raises it: --max-memory-gb (default half
+// of this machine's RAM) and --max-minutes (default 60; time from the rates in sim/data/work_estimates.json).
+#pragma once
+#include <boost/program_options.hpp>
+#include <cstdint>
+#include <string_view>
+
+#include "ecosim/ops_counter/attention.hpp"
+
+namespace ecosim::cli {
+
+struct WorkLimits {
+  double max_memory_bytes = 0;
+  double max_seconds = 0;
+};
+
+/// --max-memory-gb and --max-minutes.
+boost::program_options::options_description work_limit_options();
+/// The limits given, or their defaults; throws ecosim::Error for a non-positive value.
+WorkLimits parse_work_limits(const boost::program_options::variables_map& vm);
+
+/// Throws ecosim::Error when `bytes` exceeds the memory limit; `what` names the work ("ecoformer kernel").
+void check_memory(const WorkLimits& limits, double bytes, std::string_view what);
+/// Throws ecosim::Error when `ops` counted operations on the CPU references would exceed the time limit.
+void check_cpu_time(const WorkLimits& limits, double ops, std::string_view what);
+
+/// Checks one run of an attention kernel: memory = Q, K, V and the output (fp32) plus its largest
+/// intermediate (the largest bytes written by one record of its exact count); time = its counted operations
+/// (on the CPU only: `on_gpu` skips the time check).
+void check_attention_kernel(const WorkLimits& limits, const AttentionConfig& config, bool on_gpu);
+
+}  // namespace ecosim::cli
