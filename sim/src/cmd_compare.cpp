@@ -15,6 +15,7 @@
 #include "ecosim/ecoformer/run.hpp"
 #include "ecosim/kernels/gpu.hpp"
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/json_input.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
 #include "ecosim/ops_counter/sinks.hpp"
 #include "ecosim/sim/commands.hpp"
@@ -141,7 +142,7 @@ int compare(const Args& args) {
   const TechTable tech = TechTable::builtin_45nm();
 
   CompareReport report;
-  report.published = nlohmann::json::parse(embedded::published_accelerator());
+  report.published = parse_json(embedded::published_accelerator(), "builtin published_accelerator.json");
   report.workload = {{"batch", positive(vm, "batch")}, {"heads", positive(vm, "heads")}, {"accelerator", accel_config.name}};
   if (model.empty()) report.workload.update({{"seq", positive(vm, "seq")}, {"dim", positive(vm, "dim")}});
   else report.workload["model"] = model;
