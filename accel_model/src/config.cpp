@@ -127,7 +127,8 @@ void check_fits_one_tile(const AccelConfig& c, const Reader& r) {
 AccelConfig parse_config(std::string_view json_text, const std::string& origin) {
   const json user = parse_json(json_text, origin);
   if (!user.is_object()) throw Error(fmt::format("{}: the configuration must be a JSON object", origin));
-  json merged = parse_json(default_config_json(), "builtin bitfusion_45nm.json");
+  static const json defaults = parse_json(default_config_json(), "builtin bitfusion_45nm.json");
+  json merged = defaults;
   try {
     reject_unknown_keys(user, merged, "");
   } catch (const Error& e) {

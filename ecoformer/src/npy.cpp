@@ -147,8 +147,9 @@ std::vector<float> read_data(std::istream& in, std::uint64_t count, const std::s
     const std::size_t n = static_cast<std::size_t>(std::min(count - before, kChunkElements));
     data.resize(before + n);
     in.read(reinterpret_cast<char*>(data.data() + before), static_cast<std::streamsize>(n * sizeof(float)));
-    if (static_cast<std::size_t>(in.gcount()) != n * sizeof(float))
-      throw Error(origin + ": data holds " + std::to_string(before * sizeof(float) + static_cast<std::size_t>(in.gcount())) +
+    const auto got_bytes = static_cast<std::size_t>(in.gcount());
+    if (got_bytes != n * sizeof(float))
+      throw Error(origin + ": data holds " + std::to_string(before * sizeof(float) + got_bytes) +
                   " bytes, the shape needs " + std::to_string(need_bytes));
   }
   if (in.peek() != std::char_traits<char>::eof())
@@ -160,7 +161,8 @@ NpyArray read_stream(std::istream& in, const std::string& origin) {
   constexpr std::string_view kMagic("\x93NUMPY", 6);
   std::string preamble(10, '\0');  // magic, version (2 bytes), then a 2-byte (v1) or 4-byte header length
   in.read(preamble.data(), static_cast<std::streamsize>(preamble.size()));
-  if (in.gcount() != 10 || preamble.substr(0, 6) != kMagic) throw Error(origin + ": not a .npy file (bad magic string)");
+  if (in.gcount() != 10 || preamble.substr(0, 6) != kMagic)
+    throw Error(origin + ": not a .npy file (bad magic string)");
   const int major = static_cast<unsigned char>(preamble[6]);
   if (major < 1 || major > 3)
     throw Error(origin + ": unsupported .npy format version " + std::to_string(major) + " (1, 2 or 3)");

@@ -77,9 +77,10 @@ class StrictDomBuilder {
   bool end_object() { return close(); }
   bool end_array() { return close(); }
   bool key(std::string& k) {
-    json& object = *open_.back();
-    if (object.contains(k)) fail("duplicate key '" + excerpt(k, 64) + "'");
-    pending_member_ = &object[k];
+    // One lookup; try_emplace leaves `k` intact when the key is already there.
+    const auto [member, added] = open_.back()->get_ref<json::object_t&>().try_emplace(std::move(k));
+    if (!added) fail("duplicate key '" + excerpt(k, 64) + "'");
+    pending_member_ = &member->second;
     return true;
   }
   bool parse_error(std::size_t bytes_read, const std::string&, const json::exception& e) {
