@@ -1,11 +1,11 @@
 // Parsing and validation of accelerator configurations (JSON merged over the embedded bitfusion-45nm default).
 #include "ecosim/accel_model/config.hpp"
 
-#include <cmath>
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/json_input.hpp"
 #include "ecosim/ops_counter/text_file.hpp"
 
 namespace ecosim::embedded {
@@ -24,6 +24,27 @@ std::string_view name(Buffer b) {
 std::string_view default_config_json() { return embedded::accel_bitfusion_45nm(); }
 
 namespace {
+
+/// The physical range of a configuration number (inclusive), and its unit for error messages.
+template <class T>
+struct Range {
+  T min, max;
+  std::string_view unit;
+};
+
+// Plausible values of every configuration number (accel_model/README.md lists them): generous bounds around
+// any digital accelerator, so that a typo (clock_mhz: 1e-300, a terabyte buffer) is an error, not a result.
+constexpr Range<double> kClockMhz{1, 10'000, " MHz"};
+constexpr Range<double> kPjPerCycle{0, 1e7, " pJ/cycle"};
+constexpr Range<double> kPjPerBit{0, 1e4, " pJ/bit"};
+constexpr Range<std::uint64_t> kArrayDimension{1, 4096, " fusion units"};
+constexpr Range<std::uint64_t> kAccumulatorBits{8, 64, " bits"};
+constexpr Range<std::uint64_t> kBufferBytes{1, std::uint64_t{1} << 30, " bytes"};
+constexpr Range<std::uint64_t> kDramBitsPerCycle{1, 65'536, " bits/cycle"};
+constexpr Range<std::uint64_t> kDramLatencyCycles{0, 100'000, " cycles"};
+constexpr Range<std::uint64_t> kVectorLanes{1, 65'536, " lanes"};
+constexpr Range<std::uint64_t> kCyclesPerOp{1, 10'000, " cycles"};
+constexpr Range<std::uint64_t> kFloatOperandBits{2, 16, " bits"};
 
 /// Rejects any key of `user` that the default does not have (recursively), naming its path.
 void reject_unknown_keys(const json& user, const json& reference, const std::string& path) {
@@ -50,21 +71,15 @@ class Reader {
     }
     return *node;
   }
-  std::uint64_t count(const std::string& path, std::uint64_t min, std::uint64_t max) const {
+  std::uint64_t count(const std::string& path, Range<std::uint64_t> range) const {
     const json& v = at(path);
-    if (!v.is_number_integer() || (v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() < 0))
-      fail(path, "must be a non-negative integer");
-    const auto n = v.get<std::uint64_t>();
-    if (n < min || n > max) fail(path, fmt::format("{} is out of range [{}, {}]", n, min, max));
-    return n;
+    if (!v.is_number_unsigned()) fail(path, "must be a non-negative integer");
+    return in_range(path, v.get<std::uint64_t>(), range);
   }
-  double number(const std::string& path, bool strictly_positive) const {
+  double number(const std::string& path, Range<double> range) const {
     const json& v = at(path);
     if (!v.is_number()) fail(path, "must be a number");
-    const double x = v.get<double>();
-    if (!std::isfinite(x) || x < 0 || (strictly_positive && x == 0))
-      fail(path, strictly_positive ? "must be a positive number" : "must be a non-negative number");
-    return x;
+    return in_range(path, v.get<double>(), range);
   }
   bool flag(const std::string& path) const {
     const json& v = at(path);
@@ -81,6 +96,13 @@ class Reader {
   }
 
  private:
+  template <class T>
+  T in_range(const std::string& path, T x, Range<T> range) const {
+    if (!(x >= range.min && x <= range.max))  // (negated, so that NaN fails too)
+      fail(path, fmt::format("{} is out of range [{}, {}]{}", x, range.min, range.max, range.unit));
+    return x;
+  }
+
   const json& root_;
   std::string origin_;
 };
@@ -103,14 +125,10 @@ void check_fits_one_tile(const AccelConfig& c, const Reader& r) {
 }  // namespace
 
 AccelConfig parse_config(std::string_view json_text, const std::string& origin) {
-  json user;
-  try {
-    user = json::parse(json_text);
-  } catch (const json::parse_error& e) {
-    throw Error(fmt::format("{}: not valid JSON: {}", origin, e.what()));
-  }
+  const json user = parse_json(json_text, origin);
   if (!user.is_object()) throw Error(fmt::format("{}: the configuration must be a JSON object", origin));
-  json merged = json::parse(default_config_json());
+  static const json defaults = parse_json(default_config_json(), "builtin bitfusion_45nm.json");
+  json merged = defaults;
   try {
     reject_unknown_keys(user, merged, "");
   } catch (const Error& e) {
@@ -121,29 +139,29 @@ AccelConfig parse_config(std::string_view json_text, const std::string& origin) 
   const Reader r(merged, origin);
   AccelConfig c;
   c.name = r.text("name");
-  c.clock_mhz = r.number("clock_mhz", true);
-  c.rows = r.count("array.rows", 1, 1 << 16);
-  c.cols = r.count("array.cols", 1, 1 << 16);
-  c.array_pj_per_cycle = r.number("array.pj_per_cycle", false);
-  c.accumulator_bits = r.count("array.accumulator_bits", 8, 64);
+  c.clock_mhz = r.number("clock_mhz", kClockMhz);
+  c.rows = r.count("array.rows", kArrayDimension);
+  c.cols = r.count("array.cols", kArrayDimension);
+  c.array_pj_per_cycle = r.number("array.pj_per_cycle", kPjPerCycle);
+  c.accumulator_bits = r.count("array.accumulator_bits", kAccumulatorBits);
   for (Buffer b : kAllBuffers) {
     const std::string key = fmt::format("buffers.{}", name(b));
     BufferConfig& buf = c.buffers[static_cast<std::size_t>(b)];
-    buf.bytes = r.count(key + ".bytes", 1, std::uint64_t{1} << 40);
-    buf.read_pj_per_bit = r.number(key + ".read_pj_per_bit", false);
-    buf.write_pj_per_bit = r.number(key + ".write_pj_per_bit", false);
+    buf.bytes = r.count(key + ".bytes", kBufferBytes);
+    buf.read_pj_per_bit = r.number(key + ".read_pj_per_bit", kPjPerBit);
+    buf.write_pj_per_bit = r.number(key + ".write_pj_per_bit", kPjPerBit);
   }
-  c.dram_bits_per_cycle = r.count("dram.bits_per_cycle", 1, 1 << 20);
-  c.dram_latency_cycles = r.count("dram.latency_cycles", 0, 1 << 20);
-  c.dram_pj_per_bit = r.number("dram.pj_per_bit", false);
-  c.vector_lanes = r.count("vector_unit.lanes", 1, 1 << 20);
+  c.dram_bits_per_cycle = r.count("dram.bits_per_cycle", kDramBitsPerCycle);
+  c.dram_latency_cycles = r.count("dram.latency_cycles", kDramLatencyCycles);
+  c.dram_pj_per_bit = r.number("dram.pj_per_bit", kPjPerBit);
+  c.vector_lanes = r.count("vector_unit.lanes", kVectorLanes);
   const auto float_dtype = parse_dtype(r.text("vector_unit.float_dtype"));
   if (!float_dtype || !is_float(*float_dtype)) r.fail("vector_unit.float_dtype", "must be fp32, fp16 or bf16");
   c.vector_float_dtype = *float_dtype;
   for (OpKind k : kAllOpKinds)
     c.vector_cycles_per_op[static_cast<std::size_t>(k)] =
-        r.count(fmt::format("vector_unit.cycles_per_op.{}", ecosim::name(k)), 1, 1 << 16);
-  c.float_operand_bits = r.count("mapping.float_operand_bits", 2, 16);
+        r.count(fmt::format("vector_unit.cycles_per_op.{}", ecosim::name(k)), kCyclesPerOp);
+  c.float_operand_bits = r.count("mapping.float_operand_bits", kFloatOperandBits);
   if (c.float_operand_bits != 2 && c.float_operand_bits != 4 && c.float_operand_bits != 8 && c.float_operand_bits != 16)
     r.fail("mapping.float_operand_bits", "must be 2, 4, 8 or 16 (BitFusion's fused precisions)");
   const std::string binary = r.text("mapping.binary_codes");
@@ -161,7 +179,7 @@ AccelConfig builtin_config(std::string_view name) {
   throw Error(fmt::format("unknown accelerator '{}' (built in: bitfusion-45nm; or give --accel-config FILE)", name));
 }
 
-AccelConfig load_config(const std::string& path) { return parse_config(read_text_file(path), path); }
+AccelConfig load_config(const std::string& path) { return parse_config(read_text_file(path, kMaxJsonDocumentBytes), path); }
 
 AccelConfig with_overrides(const AccelConfig& base, const json& patch, const std::string& origin) {
   json merged = base.effective;

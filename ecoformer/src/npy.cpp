@@ -1,13 +1,16 @@
-// Strict reader of float32 .npy files (format versions 1.0, 2.0 and 3.0): magic, header dict with exactly
-// the keys descr, fortran_order and shape, '<f4' data in C order whose byte count matches the shape.
+// Strict streaming reader of float32 .npy files (format versions 1.0, 2.0 and 3.0): magic, a header of at most
+// 64 KiB holding a dict with exactly the keys descr, fortran_order and shape, then '<f4' data in C order whose
+// byte count matches the shape; files and bytes in memory go through the same std::istream code.
 #include "ecosim/ecoformer/npy.hpp"
 
+#include <algorithm>
 #include <cctype>
-#include <cstring>
+#include <filesystem>
 #include <fstream>
-#include <iterator>
+#include <istream>
 #include <map>
 #include <sstream>
+#include <streambuf>
 
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
@@ -15,6 +18,9 @@
 namespace ecosim::ecoformer {
 
 namespace {
+
+// numpy itself refuses headers above 10,000 bytes (max_header_size); a real header is well under 1 KiB.
+constexpr std::uint64_t kMaxHeaderBytes = 65'536;
 
 class HeaderParser {
  public:
@@ -113,20 +119,60 @@ std::uint32_t little_endian(std::string_view bytes) {
   return v;
 }
 
-}  // namespace
+/// A read-only stream over bytes in memory (no copy).
+class ViewBuffer : public std::streambuf {
+ public:
+  explicit ViewBuffer(std::string_view bytes) {
+    char* begin = const_cast<char*>(bytes.data());  // only read: the get area is never written
+    setg(begin, begin, begin + bytes.size());
+  }
+};
 
-NpyArray parse_npy(std::string_view bytes, const std::string& origin) {
+/// Exactly `n` bytes, or an error saying the header is truncated.
+std::string read_header_bytes(std::istream& in, std::size_t n, const std::string& origin) {
+  std::string bytes(n, '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(n));
+  if (static_cast<std::size_t>(in.gcount()) != n) throw Error(origin + ": truncated .npy header");
+  return bytes;
+}
+
+/// The float32 data of `count` elements; the stream must end right after it. Memory grows with the data
+/// actually read, never ahead of it, so a shape that promises more than the file holds costs nothing.
+std::vector<float> read_data(std::istream& in, std::uint64_t count, const std::string& origin) {
+  constexpr std::uint64_t kChunkElements = 1 << 20;
+  const std::uint64_t need_bytes = checked_mul(count, sizeof(float));
+  std::vector<float> data;
+  while (data.size() < count) {
+    const std::size_t before = data.size();
+    const std::size_t n = static_cast<std::size_t>(std::min(count - before, kChunkElements));
+    data.resize(before + n);
+    in.read(reinterpret_cast<char*>(data.data() + before), static_cast<std::streamsize>(n * sizeof(float)));
+    const auto got_bytes = static_cast<std::size_t>(in.gcount());
+    if (got_bytes != n * sizeof(float))
+      throw Error(origin + ": data holds " + std::to_string(before * sizeof(float) + got_bytes) +
+                  " bytes, the shape needs " + std::to_string(need_bytes));
+  }
+  if (in.peek() != std::char_traits<char>::eof())
+    throw Error(origin + ": data holds more than the " + std::to_string(need_bytes) + " bytes the shape needs");
+  return data;  // little-endian host: the bytes are the floats
+}
+
+NpyArray read_stream(std::istream& in, const std::string& origin) {
   constexpr std::string_view kMagic("\x93NUMPY", 6);
-  if (bytes.size() < 10 || bytes.substr(0, 6) != kMagic) throw Error(origin + ": not a .npy file (bad magic string)");
-  const int major = static_cast<unsigned char>(bytes[6]);
+  std::string preamble(10, '\0');  // magic, version (2 bytes), then a 2-byte (v1) or 4-byte header length
+  in.read(preamble.data(), static_cast<std::streamsize>(preamble.size()));
+  if (in.gcount() != 10 || preamble.substr(0, 6) != kMagic)
+    throw Error(origin + ": not a .npy file (bad magic string)");
+  const int major = static_cast<unsigned char>(preamble[6]);
   if (major < 1 || major > 3)
     throw Error(origin + ": unsupported .npy format version " + std::to_string(major) + " (1, 2 or 3)");
-  const std::size_t length_bytes = major == 1 ? 2 : 4;
-  if (bytes.size() < 8 + length_bytes) throw Error(origin + ": truncated .npy header");
-  const std::uint64_t header_length = little_endian(bytes.substr(8, length_bytes));
-  const std::uint64_t data_offset = 8 + length_bytes + header_length;
-  if (data_offset > bytes.size()) throw Error(origin + ": truncated .npy header");
-  HeaderParser parser(bytes.substr(8 + length_bytes, header_length), origin);
+  if (major > 1) preamble += read_header_bytes(in, 2, origin);
+  const std::uint64_t header_length = little_endian(std::string_view(preamble).substr(8));
+  if (header_length > kMaxHeaderBytes)
+    throw Error(origin + ": .npy header of " + std::to_string(header_length) + " bytes is above the limit of " +
+                std::to_string(kMaxHeaderBytes) + " bytes");
+  const std::string header = read_header_bytes(in, header_length, origin);
+  HeaderParser parser(header, origin);
   const auto dict = parser.dict();
   for (const char* key : {"descr", "fortran_order", "shape"})
     if (!dict.count(key)) parser.fail(std::string("missing key '") + key + "'");
@@ -140,21 +186,26 @@ NpyArray parse_npy(std::string_view bytes, const std::string& origin) {
   NpyArray array{parse_shape(dict.at("shape"), parser), {}};
   std::uint64_t count = 1;
   for (std::uint64_t dim : array.shape) count = checked_mul(count, dim);
-  const std::uint64_t data_bytes = bytes.size() - data_offset;
-  if (data_bytes != checked_mul(count, 4))
-    throw Error(origin + ": data holds " + std::to_string(data_bytes) + " bytes, the shape needs " +
-                std::to_string(checked_mul(count, 4)));
-  array.data.resize(count);
-  if (count > 0) std::memcpy(array.data.data(), bytes.data() + data_offset, data_bytes);  // little-endian host
+  array.data = read_data(in, count, origin);
   return array;
 }
 
+}  // namespace
+
+NpyArray parse_npy(std::string_view bytes, const std::string& origin) {
+  ViewBuffer buffer(bytes);
+  std::istream in(&buffer);
+  return read_stream(in, origin);
+}
+
 NpyArray read_npy(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw Error("cannot read '" + path + "': it is a directory");
   std::ifstream file(path, std::ios::binary);
   if (!file) throw Error("cannot open '" + path + "'");
-  const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  NpyArray array = read_stream(file, path);
   if (file.bad()) throw Error("cannot read '" + path + "'");
-  return parse_npy(bytes, path);
+  return array;
 }
 
 }  // namespace ecosim::ecoformer

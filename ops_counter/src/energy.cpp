@@ -1,10 +1,11 @@
 // TechTable: parsing of the per-op energy data file and the energy of counts.
 #include "ecosim/ops_counter/energy.hpp"
 
-#include <cmath>
+#include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 #include "ecosim/ops_counter/checked.hpp"
+#include "ecosim/ops_counter/json_input.hpp"
 #include "ecosim/ops_counter/text_file.hpp"
 
 namespace ecosim {
@@ -13,13 +14,13 @@ namespace embedded {
 std::string_view tech_45nm_json();
 }
 
+namespace {
+// One operation above a microjoule is no digital operation; the bound also keeps energy sums finite.
+constexpr double kMaxOpEnergyPj = 1e6;
+}  // namespace
+
 TechTable TechTable::parse(std::string_view json_text, const std::string& origin) {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(origin + ": not valid JSON: " + e.what());
-  }
+  const nlohmann::json doc = parse_json(json_text, origin);
   if (!doc.is_object() || !doc.contains("name") || !doc["name"].is_string() || !doc.contains("ops") ||
       !doc["ops"].is_array())
     throw Error(origin + ": a technology table needs a string 'name' and an array 'ops'");
@@ -36,7 +37,10 @@ TechTable TechTable::parse(std::string_view json_text, const std::string& origin
     if (!op) throw Error(where + ": unknown op '" + e["op"].get<std::string>() + "'");
     if (!dtype) throw Error(where + ": unknown dtype '" + e["dtype"].get<std::string>() + "'");
     const double pj = e["pj"].get<double>();
-    if (!std::isfinite(pj) || pj < 0) throw Error(where + ": pj must be a finite number ≥ 0");
+    if (!(pj >= 0 && pj <= kMaxOpEnergyPj))
+      throw Error(fmt::format("{}: pj {} is out of range [0, {:g}]", where, pj, kMaxOpEnergyPj));
+    for (const char* key : {"source", "estimated"})
+      if (e.contains(key) && !e[key].is_string()) throw Error(where + ": '" + key + "' must be a string");
     std::string source = e.value("source", std::string{});
     if (e.contains("estimated")) source = "estimated: " + e["estimated"].get<std::string>();
     if (!t.ops_.emplace(std::pair{*op, *dtype}, OpEnergy{pj, source}).second)
@@ -47,7 +51,7 @@ TechTable TechTable::parse(std::string_view json_text, const std::string& origin
 
 TechTable TechTable::builtin_45nm() { return parse(embedded::tech_45nm_json(), "builtin tech_45nm.json"); }
 
-TechTable TechTable::load(const std::string& path) { return parse(read_text_file(path), path); }
+TechTable TechTable::load(const std::string& path) { return parse(read_text_file(path, kMaxJsonDocumentBytes), path); }
 
 const OpEnergy* TechTable::find(OpKind k, DType t) const {
   const auto it = ops_.find({k, t});

@@ -1,6 +1,7 @@
 // Internal: typed, checked access to one resolved model-zoo entry, and the per-family builders.
 #pragma once
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -10,14 +11,21 @@
 
 namespace ecosim::detail {
 
+/// Blocks per stage (vision) or encoder layers (LRA) beyond this are no published model (the largest has 40).
+inline constexpr std::uint64_t kMaxBlocks = 256;
+
 class ModelEntry {
  public:
   ModelEntry(std::string model, const nlohmann::json& j) : model_(std::move(model)), j_(j) {}
   const std::string& model() const { return model_; }
   std::uint64_t uint(const std::string& key) const;
+  /// uint(key), at most `max`.
+  std::uint64_t uint(const std::string& key, std::uint64_t max) const;
   bool flag(const std::string& key) const;
   bool has(const std::string& key) const;
-  std::vector<std::uint64_t> uints(const std::string& key, std::size_t size) const;
+  /// An array of `size` non-negative integers (any size when 0), each at most `max`.
+  std::vector<std::uint64_t> uints(const std::string& key, std::size_t size,
+                                   std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) const;
   /// The attention variants named by `key` (an array of variant names).
   std::vector<AttentionVariant> variants(const std::string& key) const;
 

@@ -20,7 +20,8 @@ std::vector<Layer> build_lra(const ModelEntry& e, const ModelOptions& o) {
   layers.push_back({"pos_embed", ResidualAdd{checked_mul(rows, c)}});
   const std::vector<AttentionVariant> native =
       o.native_attention ? e.variants("native_attention") : std::vector<AttentionVariant>{};
-  for (std::uint64_t l = 0; l < e.uint("layers"); ++l) {
+  const std::uint64_t depth = e.uint("layers", kMaxBlocks);
+  for (std::uint64_t l = 0; l < depth; ++l) {
     const std::string layer = "layer" + std::to_string(l);
     ModelOptions doc_options = o;
     doc_options.batch = docs;

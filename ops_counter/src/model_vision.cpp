@@ -12,7 +12,7 @@ namespace ecosim::detail {
 std::vector<Layer> build_hierarchical_vit(const ModelEntry& e, const ModelOptions& o) {
   constexpr std::size_t kStages = 4;
   const auto dims = e.uints("embed_dims", kStages), heads = e.uints("num_heads", kStages);
-  const auto ratios = e.uints("mlp_ratios", kStages), depths = e.uints("depths", kStages);
+  const auto ratios = e.uints("mlp_ratios", kStages), depths = e.uints("depths", kStages, kMaxBlocks);
   const auto kernels = e.uints("patch_kernels", kStages), strides = e.uints("patch_strides", kStages);
   const auto pads = e.uints("patch_pads", kStages), msa_stages = e.uints("msa_stages", 0);
   const bool dwconv = e.flag("mlp_dwconv"), relu = e.flag("mlp_relu"), peg = e.flag("peg");

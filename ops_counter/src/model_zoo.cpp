@@ -2,6 +2,7 @@
 #include "ecosim/ops_counter/model_zoo.hpp"
 
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/json_input.hpp"
 #include "model_entry.hpp"
 
 namespace ecosim {
@@ -16,6 +17,12 @@ std::uint64_t ModelEntry::uint(const std::string& key) const {
   if (!j_.contains(key) || !j_[key].is_number_unsigned() || j_[key].get<std::uint64_t>() == 0)
     throw Error("model '" + model_ + "': '" + key + "' must be a positive integer");
   return j_[key].get<std::uint64_t>();
+}
+
+std::uint64_t ModelEntry::uint(const std::string& key, std::uint64_t max) const {
+  const std::uint64_t n = uint(key);
+  if (n > max) throw Error("model '" + model_ + "': '" + key + "' must be at most " + std::to_string(max));
+  return n;
 }
 
 bool ModelEntry::has(const std::string& key) const { return j_.contains(key); }
@@ -36,12 +43,14 @@ bool ModelEntry::flag(const std::string& key) const {
   return j_[key].get<bool>();
 }
 
-std::vector<std::uint64_t> ModelEntry::uints(const std::string& key, std::size_t size) const {
+std::vector<std::uint64_t> ModelEntry::uints(const std::string& key, std::size_t size, std::uint64_t max) const {
   const bool ok = j_.contains(key) && j_[key].is_array() && (size == 0 || j_[key].size() == size);
   if (!ok) throw Error("model '" + model_ + "': '" + key + "' must be an array of " + std::to_string(size) + " integers");
   std::vector<std::uint64_t> v;
   for (const auto& x : j_[key]) {
     if (!x.is_number_unsigned()) throw Error("model '" + model_ + "': '" + key + "' must hold non-negative integers");
+    if (x.get<std::uint64_t>() > max)
+      throw Error("model '" + model_ + "': '" + key + "' must hold integers up to " + std::to_string(max));
     v.push_back(x.get<std::uint64_t>());
   }
   return v;
@@ -77,11 +86,7 @@ ModelZoo ModelZoo::builtin() { return parse(embedded::model_zoo_json(), "builtin
 
 ModelZoo ModelZoo::parse(std::string_view json_text, const std::string& origin) {
   ModelZoo zoo;
-  try {
-    zoo.entries_ = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(origin + ": not valid JSON: " + e.what());
-  }
+  zoo.entries_ = parse_json(json_text, origin);
   if (!zoo.entries_.is_object()) throw Error(origin + ": the model zoo must be a JSON object");
   return zoo;
 }
@@ -89,7 +94,7 @@ ModelZoo ModelZoo::parse(std::string_view json_text, const std::string& origin) 
 std::vector<std::string> ModelZoo::names() const {
   std::vector<std::string> v;
   for (const auto& [key, value] : entries_.items())
-    if (key.front() != '_') v.push_back(key);
+    if (!key.empty() && key.front() != '_') v.push_back(key);
   return v;
 }
 
@@ -114,10 +119,10 @@ std::vector<Layer> ModelZoo::build(const std::string& model, const ModelOptions&
   const nlohmann::json entry = resolved(model);
   const detail::ModelEntry e(model, entry);
   if (options.batch == 0) throw Error("batch must be positive");
-  const std::string family = entry.value("family", std::string{});
-  if (family == "hierarchical_vit") return detail::build_hierarchical_vit(e, options);
-  if (family == "lra") return detail::build_lra(e, options);
-  throw Error("model '" + model + "': unknown family '" + family + "'");
+  const auto family = entry.find("family");
+  if (family != entry.end() && *family == "hierarchical_vit") return detail::build_hierarchical_vit(e, options);
+  if (family != entry.end() && *family == "lra") return detail::build_lra(e, options);
+  throw Error("model '" + model + "': 'family' must be hierarchical_vit or lra");
 }
 
 bool is_attention(const Layer& layer) { return std::holds_alternative<AttentionConfig>(layer.op); }

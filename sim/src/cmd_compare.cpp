@@ -15,6 +15,7 @@
 #include "ecosim/ecoformer/run.hpp"
 #include "ecosim/kernels/gpu.hpp"
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/json_input.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
 #include "ecosim/ops_counter/sinks.hpp"
 #include "ecosim/sim/commands.hpp"
@@ -157,7 +158,7 @@ int compare(const Args& args) {
   if (model.empty())
     report.workload.update({{"seq", positive(vm, "seq")}, {"dim", positive(vm, "dim")}, {"heads", positive(vm, "heads")}});
   else report.workload["model"] = model;
-  report.published = published_for(report.workload, nlohmann::json::parse(embedded::published_accelerator()));
+  report.published = published_for(report.workload, parse_json(embedded::published_accelerator(), "builtin published_accelerator.json"));
   report.provenance = provenance(accel_config, tech);
   report.provenance["variant_parameters"] = nlohmann::ordered_json::object();
   std::vector<Entry> entries;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/json_input.hpp"
 
 namespace ecosim::embedded {
 std::string_view gpu_roofline();
@@ -13,7 +14,7 @@ std::string_view gpu_roofline();
 namespace ecosim::cli {
 
 GpuRoofline gpu_roofline(const std::string& gpu) {
-  const auto table = nlohmann::json::parse(embedded::gpu_roofline());
+  const auto table = parse_json(embedded::gpu_roofline(), "builtin gpu_roofline.json");
   const std::string chosen = gpu.empty() ? table["default"].get<std::string>() : gpu;
   if (!table["gpus"].contains(chosen)) {
     std::string valid;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/json_input.hpp"
 #include "ecosim/ops_counter/op_record.hpp"
 
 namespace ecosim::embedded {
@@ -29,7 +30,7 @@ double physical_memory_bytes() {
 }
 
 double cpu_ops_per_s() {
-  static const double rate = nlohmann::json::parse(embedded::work_estimates())["cpu_reference_ops_per_s"].get<double>();
+  static const double rate = parse_json(embedded::work_estimates(), "builtin work_estimates.json")["cpu_reference_ops_per_s"].get<double>();
   return rate;
 }
 

@@ -1,6 +1,9 @@
 // The .npy reader: float32 arrays in every format version round-trip; every malformation is an Error.
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <fstream>
+
+#include "../unique_temp_path.hpp"
 
 #include "ecosim/ecoformer/npy.hpp"
 #include "ecosim/ops_counter/error.hpp"
@@ -62,11 +65,47 @@ TEST_CASE("malformed .npy files are errors naming the problem", "[npy]") {
   CHECK_THROWS_WITH(parse_npy(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (), }", ""), "t"),
                     Contains("0-dimensional"));
   CHECK_THROWS_WITH(parse_npy(npy("'descr': '<f4'", two), "t"), Contains("malformed"));
-  CHECK_THROWS_WITH(parse_npy(npy(ok_dict, two + "xx"), "t"), Contains("data holds 10 bytes, the shape needs 8"));
+  CHECK_THROWS_WITH(parse_npy(npy(ok_dict, two + "xx"), "t"), Contains("data holds more than the 8 bytes the shape needs"));
   CHECK_THROWS_WITH(parse_npy(npy(ok_dict, floats({1})), "t"), Contains("the shape needs 8"));
   CHECK_THROWS_WITH(
       parse_npy(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999, 99999999999), }", two),
                 "t"),
       Contains("overflow"));
   CHECK_THROWS_WITH(read_npy("/nonexistent/q.npy"), Contains("cannot open"));
+}
+
+TEST_CASE("hostile .npy headers fail before any large allocation", "[npy]") {
+  const std::string two = floats({1, 2});
+  // A version-2 header length of 2^31 in a file of a few bytes, and one just above the 64 KiB header limit.
+  std::string huge_length = npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", two, 2);
+  huge_length.replace(8, 4, std::string("\x00\x00\x00\x80", 4));
+  CHECK_THROWS_WITH(parse_npy(huge_length, "t"), Contains("header of 2147483648 bytes is above the limit of 65536"));
+  const std::string long_header = npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }" +
+                                      std::string(65'536, ' '), two, 2);
+  CHECK_THROWS_WITH(parse_npy(long_header, "t"), Contains("above the limit of 65536 bytes"));
+  std::string beyond_file = npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", "");
+  beyond_file.replace(8, 2, std::string("\xff\x7f", 2));  // 32,767 header bytes in a 64-byte file
+  CHECK_THROWS_WITH(parse_npy(beyond_file, "t"), Contains("truncated .npy header"));
+  // A shape of 10^12 elements over 8 bytes of data: an error naming both sizes, not a 4 TB allocation.
+  CHECK_THROWS_WITH(parse_npy(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1000000, 1000000), }", two), "t"),
+                    Contains("data holds 8 bytes, the shape needs 4000000000000"));
+  CHECK_THROWS_WITH(parse_npy(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", two),
+                              "t"),
+                    Contains("overflow"));
+  CHECK_THROWS_WITH(parse_npy(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,)", two), "t"),
+                    Contains("malformed"));
+}
+
+TEST_CASE("read_npy streams a file and refuses what is not one", "[npy]") {
+  const auto path = unique_temp_path("ecosim_npy", ".npy");
+  const std::vector<float> values(3'000'000, 0.5f);  // more than one read chunk
+  std::string data(values.size() * 4, '\0');
+  std::memcpy(data.data(), values.data(), data.size());
+  std::ofstream(path, std::ios::binary) << npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1000, 3000), }", data);
+  const NpyArray a = read_npy(path.string());
+  CHECK(a.shape == std::vector<std::uint64_t>{1000, 3000});
+  CHECK(a.data == values);
+  std::filesystem::remove(path);
+  CHECK_THROWS_WITH(read_npy("/dev/zero"), Contains("bad magic"));
+  CHECK_THROWS_WITH(read_npy(path.parent_path().string()), Contains("is a directory"));
 }

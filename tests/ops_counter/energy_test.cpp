@@ -32,9 +32,26 @@ TEST_CASE("malformed tables are rejected with the entry named") {
   CHECK_THROWS_WITH(TechTable::parse(R"({"name": "t", "ops": [{"op": "mul", "dtype": "fp8", "pj": 1}]})", "x"),
                     Catch::Contains("unknown dtype"));
   CHECK_THROWS_WITH(TechTable::parse(R"({"name": "t", "ops": [{"op": "mul", "dtype": "fp32", "pj": -1}]})", "x"),
-                    Catch::Contains("≥ 0"));
+                    Catch::Contains("ops[0]: pj -1 is out of range [0, 1e+06]"));
   CHECK_THROWS_WITH(TechTable::parse(R"({"name": "t", "ops": [{"op": "mul", "dtype": "fp32", "pj": 1},
                                                               {"op": "mul", "dtype": "fp32", "pj": 2}]})", "x"),
                     Catch::Contains("duplicate"));
+  CHECK_THROWS_WITH(TechTable::parse(R"({"name": "t", "ops": [{"op": "mul", "dtype": "fp32", "pj": 1, "source": 7}]})",
+                                     "x"),
+                    Catch::Contains("ops[0]: 'source' must be a string"));
+  CHECK_THROWS_WITH(TechTable::parse(R"({"name": "t", "ops": [{"op": "mul", "dtype": "fp32", "pj": 1}], "ops": []})",
+                                     "x"),
+                    Catch::Contains("x:1: duplicate key 'ops'"));
   CHECK_THROWS_AS(TechTable::load("/nonexistent/table.json"), Error);
+}
+
+TEST_CASE("a table's energies lie within [0, 1e6] pJ per operation") {
+  auto table = [](const std::string& pj) {
+    return R"({"name": "t", "ops": [{"op": "mul", "dtype": "fp32", "pj": )" + pj + "}]}";
+  };
+  CHECK(TechTable::parse(table("0"), "x").find(OpKind::mul, DType::fp32)->pj == 0);
+  CHECK(TechTable::parse(table("1e6"), "x").find(OpKind::mul, DType::fp32)->pj == 1e6);
+  CHECK_THROWS_WITH(TechTable::parse(table("-1e-300"), "x"), Catch::Contains("out of range"));
+  CHECK_THROWS_WITH(TechTable::parse(table("1000000.001"), "x"), Catch::Contains("out of range"));
+  CHECK_THROWS_WITH(TechTable::parse(table("1e400"), "x"), Catch::Contains("not valid JSON"));
 }

@@ -197,3 +197,33 @@ TEST_CASE("model zoo errors name what is wrong") {
                         .build("m", native),
                     Catch::Contains("native_attention"));
 }
+
+TEST_CASE("hostile zoo files are errors and bound the work of a build") {
+  // An LRA encoder from the zoo's own lra_text values, with `layers` set by the test.
+  auto lra = [](const std::string& layers) {
+    return ModelZoo::parse(R"({"m": {"family": "lra", "seq_len": 8, "embed_dim": 4, "num_heads": 1, "head_dim": 4,
+                                    "ffn_hidden": 4, "layers": )" + layers + R"(, "dual": false,
+                                    "classifier_hidden": 4, "num_classes": 2}})", "t");
+  };
+  // Per encoder layer: norm1, attn, residual1, norm2, fc1, gelu, fc2, residual2; around them pos_embed, norm,
+  // pool and three classifier layers.
+  CHECK(lra("256").build("m", {}).size() == 256 * 8 + 6);
+  CHECK_THROWS_WITH(lra("257").build("m", {}), Catch::Contains("'layers' must be at most 256"));
+  // PVTv2-B0's values with the first stage's depth set by the test.
+  auto vision = [](const std::string& depth) {
+    return ModelZoo::parse(R"({"v": {"family": "hierarchical_vit", "image_size": 224, "in_chans": 3,
+      "num_classes": 1000, "embed_dims": [32, 64, 160, 256], "num_heads": [1, 2, 5, 8], "mlp_ratios": [8, 8, 4, 4],
+      "depths": [)" + depth + R"(, 2, 2, 2], "patch_kernels": [7, 3, 3, 3], "patch_strides": [4, 2, 2, 2],
+      "patch_pads": [3, 1, 1, 1], "mlp_dwconv": true, "mlp_relu": false, "peg": false, "stage_norm": true,
+      "final_norm": false, "msa_stages": [3]}})", "t");
+  };
+  CHECK(vision("2").build("v", {}).size() == ModelZoo::builtin().build("pvt_v2_b0", {}).size());
+  CHECK_NOTHROW(vision("256").build("v", {}));
+  CHECK_THROWS_WITH(vision("257").build("v", {}), Catch::Contains("'depths' must hold integers up to 256"));
+  CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {"family": 7}})", "t").build("m", {}),
+                    Catch::Contains("'family' must be hierarchical_vit or lra"));
+  const ModelZoo unnamed = ModelZoo::parse(R"({"": {"family": "lra"}, "_note": "x"})", "t");
+  CHECK(unnamed.names().empty());  // neither the empty key nor a comment is a model
+  CHECK_THROWS_WITH(unnamed.build("", {}), Catch::Contains("unknown model ''"));
+  CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {}, "m": {}})", "zoo.json"), Catch::Contains("zoo.json:1: duplicate key 'm'"));
+}

@@ -46,7 +46,7 @@ TEST_CASE("malformed traces are rejected with line and field") {
       {replace(kHeader, "\"producer\":\"t\",", "") + "\n", "field 'producer': missing"},
       {replace(kHeader, "exact", "fuzzy") + "\n", "field 'convention'"},
       {replace(kHeader, "\"workload\":{}", "\"workload\":3") + "\n", "field 'workload': must be an object"},
-      {kHeader + "\n{not json\n" + kEnd1, "t.jsonl:2: not valid JSON"},
+      {kHeader + "\n{not json\n" + kEnd1, "t.jsonl:2:3: not valid JSON"},
       {kHeader + "\n\n" + kEnd1, "t.jsonl:2: blank line"},
       {kHeader + "\n[1,2]\n", "t.jsonl:2: a record must be a JSON object"},
       {kHeader + "\n" + R"({"record":"comment"})", "unknown record type 'comment'"},

@@ -2,6 +2,7 @@
 #include <set>
 
 #include "ecosim/ops_counter/checked.hpp"
+#include "ecosim/ops_counter/json_input.hpp"
 #include "ecosim/ops_counter/text_file.hpp"
 #include "ecosim/traces/trace.hpp"
 
@@ -150,8 +151,8 @@ Trace parse(std::string_view text, const std::string& origin) {
     pos = eol == std::string_view::npos ? text.size() : eol + 1;
     const LineParser p(origin, ++line_no);
     if (ended) p.fail("", "content after the end record");
-    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded()) p.fail("", line.empty() ? "blank line" : "not valid JSON");
+    if (line.empty()) p.fail("", "blank line");
+    nlohmann::json j = parse_json(line, origin, {}, line_no);
     if (!j.is_object()) p.fail("", "a record must be a JSON object");
     const std::string kind = p.string(j, "record");
     if (!have_header) {
