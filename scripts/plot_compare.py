@@ -2,10 +2,13 @@
 """Bar chart of `ecosim compare` results: accelerator latency, accelerator energy and GPU latency per attention
 variant, each relative to MSA (log scale), with the published accelerator ratios beside ours.
 
-usage: plot_compare.py compare.json compare.png   (writes the PNG atomically: temp file + rename)"""
+usage: plot_compare.py compare.json compare.png
+Both are plain positional paths (a leading '-' is part of a name, not an option). The PNG is written
+atomically: an exclusively created temporary with an unpredictable name beside it, then a rename."""
 import json
 import os
 import sys
+import tempfile
 
 try:
     import matplotlib
@@ -42,10 +45,24 @@ def main() -> int:
     ax.set_title("Attention variants: accelerator and GPU cost relative to MSA")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    tmp = dst + ".tmp.png"
-    fig.savefig(tmp, dpi=120)
-    os.replace(tmp, dst)
+    save_atomically(fig, dst)
     return 0
+
+
+def save_atomically(fig, dst: str) -> None:
+    """PNG to a mkstemp temporary beside dst (mode 0666 less the umask, like a plain create), then renamed."""
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(dst) + ".", suffix=".tmp",
+                               dir=os.path.dirname(os.path.abspath(dst)))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.fchmod(f.fileno(), 0o666 & ~umask)
+            fig.savefig(f, format="png", dpi=120)
+        os.replace(tmp, dst)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
 if __name__ == "__main__":

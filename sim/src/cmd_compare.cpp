@@ -4,12 +4,12 @@
 // With --model, compares whole-model analytic traces instead. Every variant's parameters are checked before
 // anything runs, and traces and reports are written only when all runs have succeeded.
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <fmt/core.h>
 #include <sstream>
 
 #include "accel_report.hpp"
+#include "child_process.hpp"
 #include "compare_report.hpp"
 #include "device_option.hpp"
 #include "ecosim/ecoformer/run.hpp"
@@ -23,6 +23,7 @@
 #include "ecosim/traces/trace_writer.hpp"
 #include "gpu_estimate.hpp"
 #include "provenance.hpp"
+#include "report_folder.hpp"
 #include "variant_parameters.hpp"
 #include "work_limits.hpp"
 #include "workload.hpp"
@@ -98,22 +99,16 @@ std::vector<std::string> parse_variants(const std::string& list) {
   return out;
 }
 
-/// Creates the output folder and checks that files can be written there, before any work is done.
-void prepare_output_dir(const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw Error(fmt::format("cannot create output directory '{}': {}", dir, ec.message()));
-  AtomicFile probe(dir + "/compare.json");  // throws a clear error when the folder is not writable
-}
-
+/// Draws the bar chart with Debian's interpreter (the python3 first on PATH may lack Debian's matplotlib);
+/// the paths are plain arguments after the script. A failure is a warning: the CSV and JSON are complete.
 void plot(const std::string& json_path, const std::string& png_path) {
-  const std::string command = fmt::format("/usr/bin/python3 '{}/plot_compare.py' '{}' '{}'", ECOSIM_SCRIPTS_DIR,
-                                          json_path, png_path);
-  if (std::system(command.c_str()) != 0)
-    fmt::print(stderr, "warning: no bar chart written: {} failed (is python3-matplotlib installed?); CSV and "
-                       "JSON are complete\n", command);
-  else
+  const ProgramRun run = run_program({"/usr/bin/python3", ECOSIM_SCRIPTS_DIR "/plot_compare.py", json_path, png_path});
+  std::error_code ec;
+  if (run.succeeded && std::filesystem::is_regular_file(png_path, ec))
     fmt::print(stderr, "wrote {}\n", png_path);
+  else
+    fmt::print(stderr, "warning: no bar chart written ({}; is python3-matplotlib installed?); CSV and JSON are "
+                       "complete\n", run.succeeded ? png_path + " is missing" : run.failure);
 }
 
 }  // namespace
@@ -185,7 +180,7 @@ int compare(const Args& args) {
         e.native ? nlohmann::json("the model's own attention (zoo)") : describe_parameters(config);
     entries.push_back(std::move(e));
   }
-  prepare_output_dir(out);
+  ReportFolder folder(out);  // checked now, created only once every run has succeeded
   std::vector<std::vector<OpRecord>> traces;
   for (const Entry& e : entries) {
     fmt::print(stderr, "[{}] {} ...\n", e.label, model.empty() ? "running kernel" : "building model trace");
@@ -212,16 +207,21 @@ int compare(const Args& args) {
     report.rows.push_back(std::move(row));
     traces.push_back(std::move(run.ops));
   }
+  folder.create();
   for (std::size_t i = 0; i < entries.size(); ++i) {
     nlohmann::json workload = report.workload;
     workload["variant"] = entries[i].label;
-    trace::TraceWriter writer(fmt::format("{}/{}.jsonl", out, entries[i].label),
-                              {trace::kFormatVersion, "ecosim " ECOSIM_VERSION " compare", Convention::exact, workload});
-    for (const OpRecord& op : traces[i]) writer.record(op);
-    writer.finish();
+    folder.write(entries[i].label + ".jsonl", [&](const std::string& path) {
+      trace::TraceWriter writer(path, {trace::kFormatVersion, "ecosim " ECOSIM_VERSION " compare", Convention::exact,
+                                       workload});
+      for (const OpRecord& op : traces[i]) writer.record(op);
+      writer.finish();
+    });
   }
-  write_file_atomically(out + "/compare.csv", render_csv(report));
-  write_file_atomically(out + "/compare.json", to_json(report).dump(2) + "\n");
+  folder.write("compare.csv", [&](const std::string& path) { write_file_atomically(path, render_csv(report)); });
+  folder.write("compare.json",
+               [&](const std::string& path) { write_file_atomically(path, to_json(report).dump(2) + "\n"); });
+  folder.keep();
   fmt::print(stderr, "wrote {0}/compare.csv, {0}/compare.json and the traces {0}/<variant>.jsonl\n", out);
   plot(out + "/compare.json", out + "/compare.png");
   fmt::print("{}", render_table(report));

@@ -11,7 +11,7 @@ execute_process(COMMAND ${EXE} trace --model pvt_v2_b0 -o missing-dir/x.jsonl RE
 if(rc EQUAL 0 OR NOT err MATCHES "cannot write")
   message(FATAL_ERROR "expected 'cannot write' error; rc=${rc}, stderr: ${err}")
 endif()
-file(GLOB leftovers ${WORKDIR}/*.tmp.*)
+file(GLOB leftovers ${WORKDIR}/.*.tmp)  # temporaries: .<name>.<random>.tmp
 if(leftovers)
   message(FATAL_ERROR "temporary files left behind: ${leftovers}")
 endif()

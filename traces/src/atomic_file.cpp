@@ -1,40 +1,113 @@
-// AtomicFile: temporary file + rename.
+// AtomicFile: exclusive temporary + rename for files, direct writes for standard output, devices and FIFOs.
 #include "ecosim/traces/atomic_file.hpp"
 
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <iostream>
 
-#include "ecosim/ops_counter/error.hpp"
+#include "fd_streambuf.hpp"
+#include "output_target.hpp"
+#include "temp_registry.hpp"
 
 namespace ecosim {
 
-AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
-  if (path_.empty()) throw Error("empty output path");
-  temp_ = path_ + ".tmp." + std::to_string(::getpid());
-  out_.open(temp_, std::ios::binary | std::ios::trunc);
-  if (!out_) throw Error("cannot write '" + path_ + "': " + std::strerror(errno));
+namespace {
+
+constexpr int kTempNameAttempts = 16;  // a clash of 64 random bits means someone is guessing; stop soon
+constexpr std::size_t kTempStemChars = 100;  // keeps the temporary's name under NAME_MAX for long targets
+
+/// `<folder>/.<name>.<16 random hex digits>.tmp`, absolute.
+std::string temp_path_beside(const std::string& target) {
+  std::uint64_t bits = 0;
+  if (::getrandom(&bits, sizeof bits, 0) != static_cast<ssize_t>(sizeof bits))
+    throw detail::cannot_write(target, std::string("no random bytes: ") + std::strerror(errno));
+  char suffix[17];
+  std::snprintf(suffix, sizeof suffix, "%016llx", static_cast<unsigned long long>(bits));
+  const std::filesystem::path p = std::filesystem::absolute(target);
+  const std::string name = p.filename().string().substr(0, kTempStemChars);
+  return (p.parent_path() / ("." + name + "." + std::string(suffix) + ".tmp")).string();
 }
 
-AtomicFile::~AtomicFile() {
-  if (!committed_) {
-    out_.close();
-    std::remove(temp_.c_str());
+/// The mode a plain create would give: 0666 less the umask (which can only be read by setting it).
+mode_t default_file_mode() {
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  return 0666 & ~mask;
+}
+
+}  // namespace
+
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), out_(nullptr) {
+  if (path_.empty()) throw Error("empty output path");
+  const detail::OutputTarget target = detail::resolve_output(path_);
+  target_ = target.path;
+  if (target.kind == detail::OutputKind::standard_output) {
+    out_.rdbuf(std::cout.rdbuf());  // synchronised with stdio, so it keeps its place among printed lines
+    return;
   }
+  if (target.kind == detail::OutputKind::write_through) {
+    const int fd = ::open(target_.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);  // a FIFO waits for its reader
+    if (fd < 0) throw detail::cannot_write(path_, std::strerror(errno));
+    file_ = std::make_unique<detail::FdStreamBuf>(fd);
+    out_.rdbuf(file_.get());
+    return;
+  }
+  for (int attempt = 0; !file_; ++attempt) {
+    const std::string candidate = temp_path_beside(target_);
+    const detail::TerminationSignalsBlocked blocked;  // created and registered as one step
+    const int fd = ::open(candidate.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd < 0 && errno == EEXIST && attempt + 1 < kTempNameAttempts) continue;
+    if (fd < 0) throw detail::cannot_write(path_, std::strerror(errno));
+    file_ = std::make_unique<detail::FdStreamBuf>(fd);
+    temp_ = candidate;
+    try {
+      detail::register_temp(temp_);
+    } catch (const Error& e) {
+      discard_temp();
+      throw detail::cannot_write(path_, e.what());
+    }
+    if (::fchmod(fd, target.existing_mode.value_or(default_file_mode())) != 0) {
+      const int error = errno;
+      discard_temp();
+      throw detail::cannot_write(path_, std::strerror(error));
+    }
+  }
+  out_.rdbuf(file_.get());
+}
+
+AtomicFile::~AtomicFile() { discard_temp(); }
+
+void AtomicFile::discard_temp() noexcept {
+  if (temp_.empty()) return;
+  const detail::TerminationSignalsBlocked blocked;
+  ::unlink(temp_.c_str());
+  detail::unregister_temp(temp_);
+  temp_.clear();
 }
 
 void AtomicFile::commit() {
   out_.flush();
-  const bool ok = static_cast<bool>(out_);
-  out_.close();
-  if (!ok || out_.fail()) throw Error("cannot write '" + path_ + "' (disk full or I/O error)");
-  std::error_code ec;
-  std::filesystem::rename(temp_, path_, ec);
-  if (ec) throw Error("cannot write '" + path_ + "': " + ec.message());
-  committed_ = true;
+  if (!file_) {  // standard output
+    const bool ok = static_cast<bool>(out_) && std::fflush(stdout) == 0 && !std::ferror(stdout);
+    if (!ok) throw detail::cannot_write(path_, errno != 0 ? std::strerror(errno) : "I/O error");
+    return;
+  }
+  int error = file_->close();
+  if (error == 0 && !out_) error = EIO;  // a failure the stream saw but no system call reported
+  if (error != 0) throw detail::cannot_write(path_, std::strerror(error));  // the destructor removes the temporary
+  if (!temp_.empty()) {
+    const detail::TerminationSignalsBlocked blocked;  // renamed and unregistered as one step
+    if (::rename(temp_.c_str(), target_.c_str()) != 0) throw detail::cannot_write(path_, std::strerror(errno));
+    detail::unregister_temp(temp_);
+    temp_.clear();
+  }
 }
 
 void write_file_atomically(const std::string& path, const std::string& text) {

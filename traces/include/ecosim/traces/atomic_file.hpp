@@ -1,14 +1,22 @@
-// AtomicFile: writes to a temporary file beside the target and renames it into place on commit(), so a
-// failed or interrupted run never leaves a half-written output; without commit() the temporary is removed.
+// AtomicFile: an output file that appears whole or not at all. A regular file or a new path is written to a
+// temporary beside it (unpredictable name, created exclusively) and renamed into place on commit(); "-" is
+// standard output; a device or FIFO is written through; symbolic links are followed to their final target.
+// Without commit(), and on SIGINT or SIGTERM, the temporary is removed. Rules: traces/README.md, "Output files".
 #pragma once
-#include <fstream>
+#include <memory>
+#include <ostream>
 #include <string>
 
 namespace ecosim {
 
+namespace detail {
+class FdStreamBuf;
+}
+
 class AtomicFile {
  public:
-  /// Opens a temporary beside `path`; throws ecosim::Error when the folder is missing or not writable.
+  /// Opens the output (the temporary, or the device); throws ecosim::Error for a missing or unwritable folder,
+  /// a directory, a socket or a symbolic-link loop, so a bad path fails before any work.
   explicit AtomicFile(std::string path);
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
@@ -19,9 +27,13 @@ class AtomicFile {
   void commit();
 
  private:
-  std::string path_, temp_;
-  std::ofstream out_;
-  bool committed_ = false;
+  void discard_temp() noexcept;
+
+  std::string path_;    // as given (for messages)
+  std::string target_;  // after following symbolic links: what commit() replaces
+  std::string temp_;    // absolute path of the temporary; empty when writing through or once renamed
+  std::unique_ptr<detail::FdStreamBuf> file_;  // the temporary or the device; null for standard output
+  std::ostream out_;
 };
 
 /// Writes `text` to `path` atomically.

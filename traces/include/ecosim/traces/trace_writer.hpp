@@ -1,5 +1,5 @@
-// TraceWriter: the OpSink that writes a v1 trace file, atomically (nothing appears at the path until
-// finish() succeeds).
+// TraceWriter: the OpSink that writes a v1 trace file through an AtomicFile (a file appears only when
+// finish() succeeds; "-" is standard output, devices and FIFOs are written through).
 #pragma once
 #include <cstdint>
 #include <string>
