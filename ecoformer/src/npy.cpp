@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <istream>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <streambuf>
@@ -185,7 +186,11 @@ NpyArray read_stream(std::istream& in, const std::string& origin) {
   }
   NpyArray array{parse_shape(dict.at("shape"), parser), {}};
   std::uint64_t count = 1;
-  for (std::uint64_t dim : array.shape) count = checked_mul(count, dim);
+  for (std::uint64_t dim : array.shape) {
+    if (dim != 0 && count > std::numeric_limits<std::uint64_t>::max() / sizeof(float) / dim)
+      throw Error(origin + ": the shape's element count overflows 64 bits");
+    count *= dim;
+  }
   array.data = read_data(in, count, origin);
   return array;
 }
