@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Bar chart of `ecosim compare` results: accelerator latency, accelerator energy and GPU latency per attention
-variant, each relative to MSA (log scale), with the published accelerator ratios beside ours.
+variant, each relative to MSA (log scale), with the published accelerator ratios beside ours when the
+workload is the one they were published for.
 
 usage: plot_compare.py compare.json compare.png
 Both are plain positional paths (a leading '-' is part of a name, not an option). The PNG is written
@@ -31,9 +32,13 @@ def main() -> int:
         ("accelerator energy", [v["accel_energy_pj"] / msa["accel_energy_pj"] for v in variants]),
         ("GPU latency (" + variants[0]["gpu_latency_kind"] + ")",
          [v["gpu_latency_ms"] / msa["gpu_latency_ms"] for v in variants]),
-        ("published accel. latency", [v.get("published_latency_ratio_msa") or 0 for v in variants]),
-        ("published accel. energy", [v.get("published_energy_ratio_msa") or 0 for v in variants]),
     ]
+    # Published ratios exist only for the workload they were published for (compare.json says null otherwise).
+    if any(v.get("published_latency_ratio_msa") is not None for v in variants):
+        series += [
+            ("published accel. latency", [v.get("published_latency_ratio_msa") or 0 for v in variants]),
+            ("published accel. energy", [v.get("published_energy_ratio_msa") or 0 for v in variants]),
+        ]
     width = 0.8 / len(series)
     fig, ax = plt.subplots(figsize=(10, 5))
     for i, (label, values) in enumerate(series):

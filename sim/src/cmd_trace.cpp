@@ -22,7 +22,7 @@ int trace(const Args& args) {
                                    w.describe()});
   for (const Layer& layer : w.layers()) emit(layer, w.convention, writer);
   writer.finish();
-  fmt::print(stderr, "wrote {}\n", path);
+  if (path != "-") fmt::print(stderr, "wrote {}\n", path);
   return 0;
 }
 
