@@ -29,9 +29,10 @@ double physical_memory_bytes() {
   return pages > 0 && page_bytes > 0 ? double(pages) * double(page_bytes) : 8 * kGB;
 }
 
-double cpu_ops_per_s() {
-  static const double rate = parse_json(embedded::work_estimates(), "builtin work_estimates.json")["cpu_reference_ops_per_s"].get<double>();
-  return rate;
+/// A rate from sim/data/work_estimates.json.
+double estimated_rate(const char* key) {
+  static const nlohmann::json rates = parse_json(embedded::work_estimates(), "builtin work_estimates.json");
+  return rates[key].get<double>();
 }
 
 double positive_option(const po::variables_map& vm, const char* key, double fallback) {
@@ -72,11 +73,19 @@ void check_memory(const WorkLimits& limits, double bytes, std::string_view what)
 }
 
 void check_cpu_time(const WorkLimits& limits, double ops, std::string_view what) {
-  const double seconds = ops / cpu_ops_per_s();
+  const double seconds = ops / estimated_rate("cpu_reference_ops_per_s");
   if (seconds <= limits.max_seconds) return;
   throw Error(fmt::format("{} on the CPU reference is {:.3g} G operations, at least {:.0f} minutes; refused "
                           "before starting (raise the limit with --max-minutes {:.0f}, or run on a GPU)",
                           what, ops / 1e9, seconds / 60, seconds / 60 + 1));
+}
+
+void check_replay_time(const WorkLimits& limits, double tiles, std::string_view what) {
+  const double seconds = tiles / estimated_rate("replay_tiles_per_s");
+  if (seconds <= limits.max_seconds) return;
+  throw Error(fmt::format("{} plans {:.3g} accelerator tiles, at least {:.0f} minutes to replay; refused before "
+                          "replaying it (raise the limit with --max-minutes {:.0f})",
+                          what, tiles, seconds / 60, seconds / 60 + 1));
 }
 
 void check_attention_kernel(const WorkLimits& limits, const AttentionConfig& config, bool on_gpu) {

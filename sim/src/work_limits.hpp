@@ -25,6 +25,8 @@ void check_memory(const WorkLimits& limits, double bytes, std::string_view what)
 /// Throws ecosim::Error when `ops` counted operations on the CPU references would exceed the time limit.
 void check_cpu_time(const WorkLimits& limits, double ops, std::string_view what);
 
+/// Throws ecosim::Error when replaying `tiles` accelerator tiles would exceed the time limit.
+void check_replay_time(const WorkLimits& limits, double tiles, std::string_view what);
 /// Checks one run of an attention kernel: memory = Q, K, V and the output (fp32) plus its largest
 /// intermediate (the largest bytes written by one record of its exact count); time = its counted operations
 /// (on the CPU only: `on_gpu` skips the time check).
