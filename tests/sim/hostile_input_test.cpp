@@ -100,6 +100,8 @@ std::vector<Case> cases() {
       // Outputs that are not regular files.
       {"output is a directory", {"trace", "--model", "pvt_v2_b0", "-o", "adir"}, "directory",
        [](const fs::path& d) { fs::create_directory(d / "adir"); }},
+      {"FIFO output nobody reads", {"trace", "--model", "pvt_v2_b0", "-o", "pipe"}, "no process is reading",
+       [](const fs::path& d) { ::mkfifo((d / "pipe").c_str(), 0600); }},
       {"output folder missing", {"trace", "--model", "pvt_v2_b0", "-o", "missing/x.jsonl"}, "cannot write"},
       {"empty output path", {"trace", "--model", "pvt_v2_b0", "-o", ""}, "output"},
       {"output under a regular file", compare_small({"--out", "plain/reports"}), "plain",

@@ -67,6 +67,15 @@ TEST_CASE("a FIFO is written through to its reader and stays a FIFO") {
   CHECK(folder.entries() == std::vector<std::string>{"pipe"});  // no temporary was made
 }
 
+TEST_CASE("a FIFO nobody reads is a clear error after a bounded wait, not a hang") {
+  const TempFolder folder("ecosim_atomic_fifo_alone");
+  const std::string fifo = folder / "pipe";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THROWS_WITH(AtomicFile(fifo), Catch::Contains("no process is reading the FIFO"));
+  CHECK(S_ISFIFO(lstat_of(fifo).st_mode));
+  CHECK(folder.entries() == std::vector<std::string>{"pipe"});
+}
+
 TEST_CASE("a character device (null) is written through and stays a device") {
   const TempFolder folder("ecosim_atomic_null");
   const auto device = char_device(folder, "/dev/null", 1, 3);

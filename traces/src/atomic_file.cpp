@@ -21,6 +21,7 @@ namespace ecosim {
 namespace {
 
 constexpr int kTempNameAttempts = 16;  // a clash of 64 random bits means someone is guessing; stop soon
+constexpr int kFifoReaderWaitMs = 5000, kFifoPollMs = 10;  // a FIFO's reader may open it a little later
 constexpr std::size_t kTempStemChars = 100;  // keeps the temporary's name under NAME_MAX for long targets
 
 /// `<folder>/.<name>.<16 random hex digits>.tmp`, absolute.
@@ -33,6 +34,23 @@ std::string temp_path_beside(const std::string& target) {
   const std::filesystem::path p = std::filesystem::absolute(target);
   const std::string name = p.filename().string().substr(0, kTempStemChars);
   return (p.parent_path() / ("." + name + "." + std::string(suffix) + ".tmp")).string();
+}
+
+/// Opens a device or FIFO for writing. A FIFO without a reader is given kFifoReaderWaitMs to get one (then
+/// ENXIO) instead of blocking forever; the descriptor is returned in blocking mode.
+int open_write_through(const std::string& path) {
+  for (int waited_ms = 0;; waited_ms += kFifoPollMs) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+    if (fd >= 0) {
+      if (::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0) return fd;
+      const int error = errno;
+      ::close(fd);
+      errno = error;
+      return -1;
+    }
+    if (errno != ENXIO || waited_ms >= kFifoReaderWaitMs) return -1;
+    ::usleep(kFifoPollMs * 1000);
+  }
 }
 
 /// The mode a plain create would give: 0666 less the umask (which can only be read by setting it).
@@ -53,8 +71,8 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), out_(nullptr)
     return;
   }
   if (target.kind == detail::OutputKind::write_through) {
-    const int fd = ::open(target_.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);  // a FIFO waits for its reader
-    if (fd < 0) throw detail::cannot_write(path_, std::strerror(errno));
+    const int fd = open_write_through(target_);
+    if (fd < 0) throw detail::cannot_write(path_, errno == ENXIO ? "no process is reading the FIFO" : std::strerror(errno));
     file_ = std::make_unique<detail::FdStreamBuf>(fd);
     out_.rdbuf(file_.get());
     return;
