@@ -9,6 +9,7 @@
 
 #include "ecosim/accel_model/tiling.hpp"
 #include "ecosim/ops_counter/checked.hpp"
+#include "indexed_tile_run.hpp"
 
 namespace ecosim::accel {
 
@@ -70,11 +71,12 @@ std::vector<std::uint64_t> powers_of_two_up_to(std::uint64_t n) {
 }  // namespace
 
 std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, const AccelConfig& config) {
-  if (ops.size() < 4) return std::nullopt;
-  constexpr std::array<std::string_view, 4> parts = {"scores", "scale", "softmax", "context"};
-  constexpr std::array<OpClass, 4> kinds = {OpClass::gemm, OpClass::eltwise, OpClass::reduce, OpClass::gemm};
+  if (ops.size() < kAttentionGroupRecords) return std::nullopt;
+  constexpr std::array<std::string_view, kAttentionGroupRecords> parts = {"scores", "scale", "softmax", "context"};
+  constexpr std::array<OpClass, kAttentionGroupRecords> kinds = {OpClass::gemm, OpClass::eltwise, OpClass::reduce,
+                                                                 OpClass::gemm};
   const NameParts first = split_name(ops[0].name);
-  for (std::size_t i = 0; i < 4; ++i) {
+  for (std::size_t i = 0; i < kAttentionGroupRecords; ++i) {
     const NameParts p = split_name(ops[i].name);
     if (p.prefix != first.prefix || p.suffix != first.suffix || p.chunk != first.chunk || p.part != parts[i] ||
         ops[i].kind != kinds[i])
@@ -113,65 +115,86 @@ std::optional<FusedTiling> choose_fused_tiling(const AttentionShape& s, const Ac
   return best;
 }
 
+namespace {
+
+/// Per (group, query tile, key tile), three tiles: scores on the array, softmax on the vector unit, context on
+/// the array. Tile contents depend on the query and key tile only; the vector unit's cycles are spread over
+/// the (group, query tile, key tile) triples in order.
+class FusedAttentionRun : public IndexedTileRun {
+ public:
+  FusedAttentionRun(const AttentionShape& s, const FusedTiling& tiling, VectorWork vector, const AccelConfig& c)
+      : s_(s), tq_full_(tiling.tq), tk_full_(tiling.tk), q_trips_(ceil_div(s.queries, tiling.tq)),
+        k_trips_(ceil_div(s.keys, tiling.tk)), triples_(checked_product({s.groups, q_trips_, k_trips_})),
+        vector_(vector), f_(fusion(s.operand_bits, s.operand_bits)), c_(c) {}
+
+  std::uint64_t tile_count() const override { return checked_mul(3, triples_); }
+
+  TileWork tile(std::uint64_t i) const override {
+    const std::uint64_t triple = i / 3, ki = triple % k_trips_, qi = triple / k_trips_ % q_trips_;
+    const std::uint64_t tq = std::min(tq_full_, s_.queries - qi * tq_full_);
+    const std::uint64_t tk = std::min(tk_full_, s_.keys - ki * tk_full_);
+    const std::uint64_t a = s_.operand_bits, acc = c_.accumulator_bits, kdiv = c_.rows * f_.spatial;
+    TileWork t;
+    switch (i % 3) {
+      case 0:  // S = Q·Kᵀ into the outputs buffer
+        t.compute_cycles = tile_cycles(tq, tk, s_.dim, f_, c_);
+        t.macs = tq * tk * s_.dim;
+        if (ki == 0) t.load_bits[std::size_t(Buffer::inputs)] = tq * s_.dim * a;
+        t.load_bits[std::size_t(Buffer::weights)] = tk * s_.dim * a;
+        t.unit_read_bits[std::size_t(Buffer::weights)] = tk * s_.dim * a;
+        t.unit_read_bits[std::size_t(Buffer::inputs)] = tq * s_.dim * a * ceil_div(tk, c_.cols);
+        t.unit_write_bits[std::size_t(Buffer::outputs)] = tq * tk * acc * ceil_div(s_.dim * f_.passes, kdiv);
+        t.unit_read_bits[std::size_t(Buffer::outputs)] = t.unit_write_bits[std::size_t(Buffer::outputs)];
+        break;
+      case 1:  // scale, running max/sum, P (operand width) into the inputs buffer
+        t.unit = Unit::vector;
+        t.compute_cycles = vector_.cycles / triples_ + (triple < vector_.cycles % triples_ ? 1 : 0);
+        t.vector_pj = vector_.pj / double(triples_);
+        t.unit_read_bits[std::size_t(Buffer::outputs)] = tq * tk * acc;
+        t.unit_write_bits[std::size_t(Buffer::inputs)] = tq * tk * a;
+        break;
+      default:  // O += P·V, O resident in the outputs buffer until the last key tile
+        t.compute_cycles = tile_cycles(tq, s_.dim, tk, f_, c_);
+        t.macs = tq * s_.dim * tk;
+        t.load_bits[std::size_t(Buffer::weights)] = tk * s_.dim * a;
+        t.unit_read_bits[std::size_t(Buffer::weights)] = tk * s_.dim * a;
+        t.unit_read_bits[std::size_t(Buffer::inputs)] = tq * tk * a * ceil_div(s_.dim, c_.cols);
+        t.unit_write_bits[std::size_t(Buffer::outputs)] = tq * s_.dim * acc * ceil_div(tk * f_.passes, kdiv);
+        t.unit_read_bits[std::size_t(Buffer::outputs)] = t.unit_write_bits[std::size_t(Buffer::outputs)];
+        if (ki + 1 == k_trips_) t.store_bits = tq * s_.dim * a;
+        break;
+    }
+    return t;
+  }
+
+ private:
+  AttentionShape s_;
+  std::uint64_t tq_full_, tk_full_, q_trips_, k_trips_, triples_;
+  VectorWork vector_;
+  Fusion f_;
+  AccelConfig c_;
+};
+
+}  // namespace
+
 std::optional<OpPlan> plan_fused_attention(std::span<const OpRecord> ops, const AccelConfig& c, const TechTable& tech) {
   const std::optional<AttentionShape> shape = attention_group(ops, c);
   if (!shape) return std::nullopt;
   const AttentionShape& s = *shape;
   const std::optional<FusedTiling> tiling = choose_fused_tiling(s, c);
   if (!tiling) return std::nullopt;
-  const std::uint64_t tq_full = tiling->tq, tk_full = tiling->tk, a = s.operand_bits, acc = c.accumulator_bits;
-  const std::uint64_t q_trips = ceil_div(s.queries, tq_full), k_trips = ceil_div(s.keys, tk_full);
-  const Fusion f = fusion(s.operand_bits, s.operand_bits);
-  const std::uint64_t kdiv = c.rows * f.spatial;
-
   OpCounts softmax_work = ops[1].counts;
   softmax_work += ops[2].counts;
-  softmax_work += online_softmax_overhead(s, tk_full);
+  softmax_work += online_softmax_overhead(s, tiling->tk);
   const VectorWork vector = vector_work(softmax_work, 0, c, tech);
-  const std::uint64_t vector_tiles = checked_product({s.groups, q_trips, k_trips});
 
   OpPlan plan;
   const NameParts name = split_name(ops[0].name);
   plan.name = std::string(name.prefix) + (name.chunk ? "chunk_" : "") + "fused_attention" + std::string(name.suffix);
   plan.kind = OpClass::gemm;
   plan.mapping = fmt::format("fused attention: {} queries × {} keys per tile, scores on chip; array {}-bit (pf {})",
-                             tq_full, tk_full, a, f.spatial);
-  plan.tiles.reserve(3 * vector_tiles);
-  std::uint64_t vector_index = 0;
-  for (std::uint64_t g = 0; g < s.groups; ++g)
-    for (std::uint64_t qi = 0; qi < q_trips; ++qi) {
-      const std::uint64_t tq = std::min(tq_full, s.queries - qi * tq_full);
-      for (std::uint64_t ki = 0; ki < k_trips; ++ki, ++vector_index) {
-        const std::uint64_t tk = std::min(tk_full, s.keys - ki * tk_full);
-        TileWork scores;  // S = Q·Kᵀ into the outputs buffer
-        scores.compute_cycles = tile_cycles(tq, tk, s.dim, f, c);
-        scores.macs = tq * tk * s.dim;
-        if (ki == 0) scores.load_bits[std::size_t(Buffer::inputs)] = tq * s.dim * a;
-        scores.load_bits[std::size_t(Buffer::weights)] = tk * s.dim * a;
-        scores.unit_read_bits[std::size_t(Buffer::weights)] = tk * s.dim * a;
-        scores.unit_read_bits[std::size_t(Buffer::inputs)] = tq * s.dim * a * ceil_div(tk, c.cols);
-        scores.unit_write_bits[std::size_t(Buffer::outputs)] = tq * tk * acc * ceil_div(s.dim * f.passes, kdiv);
-        scores.unit_read_bits[std::size_t(Buffer::outputs)] = scores.unit_write_bits[std::size_t(Buffer::outputs)];
-
-        TileWork softmax;  // scale, running max/sum, P (operand width) into the inputs buffer
-        softmax.unit = Unit::vector;
-        softmax.compute_cycles = vector.cycles / vector_tiles + (vector_index < vector.cycles % vector_tiles ? 1 : 0);
-        softmax.vector_pj = vector.pj / double(vector_tiles);
-        softmax.unit_read_bits[std::size_t(Buffer::outputs)] = tq * tk * acc;
-        softmax.unit_write_bits[std::size_t(Buffer::inputs)] = tq * tk * a;
-
-        TileWork context;  // O += P·V, O resident in the outputs buffer until the last key tile
-        context.compute_cycles = tile_cycles(tq, s.dim, tk, f, c);
-        context.macs = tq * s.dim * tk;
-        context.load_bits[std::size_t(Buffer::weights)] = tk * s.dim * a;
-        context.unit_read_bits[std::size_t(Buffer::weights)] = tk * s.dim * a;
-        context.unit_read_bits[std::size_t(Buffer::inputs)] = tq * tk * a * ceil_div(s.dim, c.cols);
-        context.unit_write_bits[std::size_t(Buffer::outputs)] = tq * s.dim * acc * ceil_div(tk * f.passes, kdiv);
-        context.unit_read_bits[std::size_t(Buffer::outputs)] = context.unit_write_bits[std::size_t(Buffer::outputs)];
-        if (ki + 1 == k_trips) context.store_bits = tq * s.dim * a;
-        plan.tiles.insert(plan.tiles.end(), {scores, softmax, context});
-      }
-    }
+                             tiling->tq, tiling->tk, s.operand_bits, fusion(s.operand_bits, s.operand_bits).spatial);
+  plan.runs.push_back(std::make_shared<FusedAttentionRun>(s, *tiling, vector, c));
   return plan;
 }
 

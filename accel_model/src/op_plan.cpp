@@ -7,12 +7,27 @@
 #include "ecosim/accel_model/tiling.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
+#include "indexed_tile_run.hpp"
 
 namespace ecosim::accel {
 
 std::string_view name(Unit u) {
   constexpr std::array<std::string_view, 3> names = {"array", "vector", "dma"};
   return names[static_cast<std::size_t>(u)];
+}
+
+std::uint64_t OpPlan::tile_count() const {
+  std::uint64_t count = 0;
+  for (const auto& run : runs) count = checked_add(count, run->tile_count());
+  return count;
+}
+
+bool PlanCursor::next(TileWork& tile) {
+  for (;;) {
+    if (cursor_ && cursor_->next(tile)) return true;
+    if (run_ == plan_->runs.size()) return false;
+    cursor_ = plan_->runs[run_++]->cursor();
+  }
 }
 
 unsigned operand_bits(DType t, const AccelConfig& config) {
@@ -63,41 +78,49 @@ std::uint64_t stored_bits(const OpCounts& counts, bool read, const AccelConfig& 
 
 /// Streams `read_bits` in and `write_bits` out through the inputs/outputs buffers, in as few tiles as fit
 /// half of each, the unit's cycles and energy spread evenly over them.
-void stream_tiles(Unit unit, std::uint64_t read_bits, std::uint64_t write_bits, VectorWork work,
-                  const AccelConfig& config, std::vector<TileWork>& tiles) {
-  const std::uint64_t half_in = config.buffer(Buffer::inputs).half_bits();
-  const std::uint64_t half_out = config.buffer(Buffer::outputs).half_bits();
-  const std::uint64_t count = std::max({std::uint64_t{1}, read_bits / half_in + (read_bits % half_in != 0),
-                                        write_bits / half_out + (write_bits % half_out != 0)});
-  for (std::uint64_t i = 0; i < count; ++i) {
+class StreamRun : public IndexedTileRun {
+ public:
+  StreamRun(Unit unit, std::uint64_t read_bits, std::uint64_t write_bits, VectorWork work, const AccelConfig& config)
+      : unit_(unit), read_bits_(read_bits), write_bits_(write_bits), work_(work) {
+    const std::uint64_t half_in = config.buffer(Buffer::inputs).half_bits();
+    const std::uint64_t half_out = config.buffer(Buffer::outputs).half_bits();
+    count_ = std::max({std::uint64_t{1}, read_bits / half_in + (read_bits % half_in != 0),
+                       write_bits / half_out + (write_bits % half_out != 0)});
+  }
+  std::uint64_t tile_count() const override { return count_; }
+  TileWork tile(std::uint64_t i) const override {
     TileWork t;
-    t.unit = unit;
-    t.load_bits[std::size_t(Buffer::inputs)] = split(read_bits, count, i);
-    t.store_bits = split(write_bits, count, i);
-    t.compute_cycles = split(work.cycles, count, i);
-    t.vector_pj = work.pj / double(count);
-    if (unit == Unit::vector) {
+    t.unit = unit_;
+    t.load_bits[std::size_t(Buffer::inputs)] = split(read_bits_, count_, i);
+    t.store_bits = split(write_bits_, count_, i);
+    t.compute_cycles = split(work_.cycles, count_, i);
+    t.vector_pj = work_.pj / double(count_);
+    if (unit_ == Unit::vector) {
       t.unit_read_bits[std::size_t(Buffer::inputs)] = t.load_bits[std::size_t(Buffer::inputs)];
       t.unit_write_bits[std::size_t(Buffer::outputs)] = t.store_bits;
     }
-    tiles.push_back(t);
+    return t;
   }
-}
 
-std::string plan_gemm(const GemmShape& shape, const AccelConfig& config, std::vector<TileWork>& tiles) {
+ private:
+  Unit unit_;
+  std::uint64_t read_bits_, write_bits_, count_;
+  VectorWork work_;
+};
+
+std::string plan_gemm(const GemmShape& shape, const AccelConfig& config, OpPlan& plan) {
   const GemmTiling tiling = choose_tiling(shape, config);
-  std::vector<TileWork> more = gemm_tiles(shape, tiling, config);
-  tiles.insert(tiles.end(), more.begin(), more.end());
+  plan.runs.push_back(gemm_tiles(shape, tiling, config));
   const Fusion f = fusion(shape.a_bits, shape.w_bits);
   return fmt::format("array {}×{}-bit (pf {}{}), {}", shape.a_bits, shape.w_bits, f.spatial,
                      f.passes > 1 ? fmt::format(", {} passes", f.passes) : "", tiling.describe());
 }
 
 std::string plan_vector(const OpRecord& op, std::uint64_t covered_macs, const AccelConfig& config,
-                        const TechTable& tech, std::vector<TileWork>& tiles) {
+                        const TechTable& tech, OpPlan& plan) {
   const VectorWork work = vector_work(op.counts, covered_macs, config, tech);
-  stream_tiles(Unit::vector, stored_bits(op.counts, true, config), stored_bits(op.counts, false, config), work,
-               config, tiles);
+  plan.runs.push_back(std::make_shared<StreamRun>(Unit::vector, stored_bits(op.counts, true, config),
+                                                  stored_bits(op.counts, false, config), work, config));
   return fmt::format("vector unit, {} lanes", config.vector_lanes);
 }
 
@@ -108,16 +131,16 @@ OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& t
   const unsigned a = operand_bits(op.a_dtype, config), w = operand_bits(op.b_dtype, config);
   switch (op.kind) {
     case OpClass::gemm:
-      plan.mapping = plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, plan.tiles);
+      plan.mapping = plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, plan);
       break;
     case OpClass::popcount_accumulate:
       plan.mapping = config.binary_codes == BinaryMapping::array
-                         ? "codes as 2-bit operands: " + plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, plan.tiles)
-                         : "±additions on the " + plan_vector(op, 0, config, tech, plan.tiles);
+                         ? "codes as 2-bit operands: " + plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, plan)
+                         : "±additions on the " + plan_vector(op, 0, config, tech, plan);
       break;
     case OpClass::eltwise:
     case OpClass::reduce:
-      plan.mapping = plan_vector(op, 0, config, tech, plan.tiles);
+      plan.mapping = plan_vector(op, 0, config, tech, plan);
       break;
     case OpClass::hash: {
       const auto support = op.params.find("support");
@@ -126,16 +149,16 @@ OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& t
       const std::uint64_t tokens = checked_mul(op.batch, op.m), anchors = support->second;
       // Kernel distances to the anchors and the projection onto the code bits run on the array; exp,
       // centring and signs on the vector unit.
-      const std::string distances = plan_gemm({1, tokens, anchors, op.k, a, a}, config, plan.tiles);
-      const std::string projection = plan_gemm({1, tokens, op.n, anchors, a, a}, config, plan.tiles);
+      const std::string distances = plan_gemm({1, tokens, anchors, op.k, a, a}, config, plan);
+      const std::string projection = plan_gemm({1, tokens, op.n, anchors, a, a}, config, plan);
       const std::uint64_t covered = checked_mul(tokens, checked_add(checked_mul(op.k, anchors), checked_mul(anchors, op.n)));
       plan.mapping = fmt::format("distances: {}; projection: {}; rest: {}", distances, projection,
-                                 plan_vector(op, covered, config, tech, plan.tiles));
+                                 plan_vector(op, covered, config, tech, plan));
       break;
     }
     case OpClass::memcpy:
-      stream_tiles(Unit::dma, stored_bits(op.counts, true, config), stored_bits(op.counts, false, config), {},
-                   config, plan.tiles);
+      plan.runs.push_back(std::make_shared<StreamRun>(Unit::dma, stored_bits(op.counts, true, config),
+                                                      stored_bits(op.counts, false, config), VectorWork{}, config));
       plan.mapping = "DMA only";
       break;
   }

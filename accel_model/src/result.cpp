@@ -23,7 +23,7 @@ void EnergyLedger::sram(Buffer buffer, std::uint64_t bits, bool write) {
   total_.sram_pj[std::size_t(buffer)] += double(bits) * (write ? buf.write_pj_per_bit : buf.read_pj_per_bit);
 }
 
-void ReplayResult::add(OpRow row) {
+void ReplayResult::add(const OpRow& row) {
   total.tiles = checked_add(total.tiles, row.tiles);
   total.macs = checked_add(total.macs, row.macs);
   total.cycles = checked_add(total.cycles, row.cycles);
@@ -36,7 +36,6 @@ void ReplayResult::add(OpRow row) {
     total.sram_write_bits[b] = checked_add(total.sram_write_bits[b], row.sram_write_bits[b]);
   }
   total.energy += row.energy;
-  ops.push_back(std::move(row));
 }
 
 ReplayResult make_result(const AccelConfig& config, std::string engine) {
@@ -63,32 +62,34 @@ void charge_tile(const TileWork& t, EnergyLedger& ledger) {
   if (t.unit == Unit::vector) ledger.vector(t.vector_pj);
 }
 
-OpRow static_row(const OpPlan& plan, const AccelConfig& config) {
-  OpRow row;
-  row.name = plan.name;
-  row.kind = plan.kind;
-  row.mapping = plan.mapping;
-  row.tiles = plan.tiles.size();
-  EnergyLedger ledger(config);
-  for (const TileWork& t : plan.tiles) {
-    row.macs = checked_add(row.macs, t.macs);
-    if (t.unit == Unit::array) row.array_cycles = checked_add(row.array_cycles, t.compute_cycles);
-    if (t.unit == Unit::vector) row.vector_cycles = checked_add(row.vector_cycles, t.compute_cycles);
-    row.dram_bits = checked_add(row.dram_bits, checked_add(t.load_total_bits(), t.store_bits));
-    row.dram_cycles += dram_cycles(t.load_total_bits(), config) + dram_cycles(t.store_bits, config);
-    for (std::size_t b = 0; b < kBufferCount; ++b) {
-      row.sram_write_bits[b] += t.load_bits[b] + t.unit_write_bits[b];
-      row.sram_read_bits[b] += t.unit_read_bits[b];
-    }
-    row.sram_read_bits[std::size_t(Buffer::outputs)] += t.store_bits;
-    charge_tile(t, ledger);
+StaticRow::StaticRow(const OpPlan& plan, const AccelConfig& config) : config_(config), ledger_(config) {
+  row_.name = plan.name;
+  row_.kind = plan.kind;
+  row_.mapping = plan.mapping;
+}
+
+void StaticRow::add(const TileWork& t) {
+  ++row_.tiles;
+  row_.macs = checked_add(row_.macs, t.macs);
+  if (t.unit == Unit::array) row_.array_cycles = checked_add(row_.array_cycles, t.compute_cycles);
+  if (t.unit == Unit::vector) row_.vector_cycles = checked_add(row_.vector_cycles, t.compute_cycles);
+  row_.dram_bits = checked_add(row_.dram_bits, checked_add(t.load_total_bits(), t.store_bits));
+  row_.dram_cycles += dram_cycles(t.load_total_bits(), config_) + dram_cycles(t.store_bits, config_);
+  for (std::size_t b = 0; b < kBufferCount; ++b) {
+    row_.sram_write_bits[b] += t.load_bits[b] + t.unit_write_bits[b];
+    row_.sram_read_bits[b] += t.unit_read_bits[b];
   }
-  row.energy = ledger.total();
+  row_.sram_read_bits[std::size_t(Buffer::outputs)] += t.store_bits;
+  charge_tile(t, ledger_);
+}
+
+OpRow StaticRow::row() const {
+  OpRow row = row_;
+  row.energy = ledger_.total();
   return row;
 }
 
-namespace {
-nlohmann::json row_json(const OpRow& r, double clock_mhz) {
+nlohmann::json to_json(const OpRow& r, double clock_mhz) {
   nlohmann::json energy = {{"array", r.energy.array_pj}, {"vector_unit", r.energy.vector_pj},
                            {"dram", r.energy.dram_pj}, {"total", r.energy.total_pj()}};
   nlohmann::json sram;
@@ -104,10 +105,9 @@ nlohmann::json row_json(const OpRow& r, double clock_mhz) {
           {"stall_cycles", r.stall_cycles()}, {"dram_cycles", r.dram_cycles},
           {"dram_bits", r.dram_bits}, {"energy_pj", energy}, {"sram_bits", sram}};
 }
-}  // namespace
 
-nlohmann::json to_json(const ReplayResult& result, bool per_op) {
-  nlohmann::json j = row_json(result.total, result.clock_mhz);
+nlohmann::json to_json(const ReplayResult& result) {
+  nlohmann::json j = to_json(result.total, result.clock_mhz);
   j.erase("name"), j.erase("kind"), j.erase("mapping");
   j["accelerator"] = result.accelerator;
   j["engine"] = result.engine;
@@ -116,10 +116,6 @@ nlohmann::json to_json(const ReplayResult& result, bool per_op) {
   j["mac_utilisation"] = result.total.cycles ? double(result.total.macs) /
                                                   (double(result.total.cycles) * double(result.peak_macs_per_cycle) / 16)
                                              : 0.0;
-  if (per_op) {
-    j["ops"] = nlohmann::json::array();
-    for (const OpRow& r : result.ops) j["ops"].push_back(row_json(r, result.clock_mhz));
-  }
   return j;
 }
 

@@ -47,28 +47,32 @@ Top& top() {
 
 }  // namespace
 
-ReplayResult replay_systemc(const std::vector<OpPlan>& plans, const AccelConfig& config,
-                            std::vector<TimelineEvent>* timeline) {
+ReplayResult replay_systemc(PlanSource& plans, const AccelConfig& config, RowSink* rows, TimelineWriter* timeline) {
   Top& t = top();
   EnergyLedger ledger(config);
-  t.job = sc::Job{&config, &ledger, timeline, "", {0, 0, 0}};
+  t.job = sc::Job{&config, &ledger, timeline, sc::now_cycles(), {0, 0, 0}};
   ReplayResult result = make_result(config, "systemc");
-  const std::uint64_t origin = sc::now_cycles();
   const sc::SramBuffer* buffers[kBufferCount] = {&t.weights, &t.inputs, &t.outputs};
   std::array<std::uint64_t, kBufferCount> read_before{}, write_before{};
   for (std::size_t b = 0; b < kBufferCount; ++b)
     read_before[b] = buffers[b]->read_bits(), write_before[b] = buffers[b]->write_bits();
-  if (timeline) timeline->clear();
-  t.controller.start(plans, result);
-  sc_core::sc_start();
-  if (!t.controller.finished()) throw Error("the SystemC simulation stopped before the replay finished");
+  // One op at a time: each starts when the previous one's last store is done, so the simulation has just
+  // starved when the next plan is made (planning and reading records happen outside the SystemC threads).
+  OpPlan plan;
+  while (plans.next(plan)) {
+    if (timeline) timeline->begin_op(plan.name, plan.tile_count());
+    OpRow row;
+    t.controller.start(plan, row);
+    sc_core::sc_start();
+    if (!t.controller.finished()) throw Error("the SystemC simulation stopped before the replay finished");
+    if (rows) rows->row(row);
+    result.add(row);
+  }
   // The buffers' own counters, over this replay (the per-op rows carry the planned bits).
   for (std::size_t b = 0; b < kBufferCount; ++b) {
     result.total.sram_read_bits[b] = buffers[b]->read_bits() - read_before[b];
     result.total.sram_write_bits[b] = buffers[b]->write_bits() - write_before[b];
   }
-  if (timeline)
-    for (TimelineEvent& e : *timeline) e.start_cycle -= origin;
   return result;
 }
 

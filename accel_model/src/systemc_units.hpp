@@ -2,10 +2,19 @@
 // and the interfaces they are connected by. Each transaction is one tile transfer or one tile computation;
 // time advances by wait() for the cycles it costs (1 cycle = 1 ns of SystemC time; latency uses the clock).
 #pragma once
+#include <ostream>
 #include <systemc>
-#include <vector>
 
 #include "ecosim/accel_model/replay.hpp"
+
+namespace ecosim::accel {
+
+/// sc_fifo<TileWork> prints its contents with this (SystemC's fifo dump).
+inline std::ostream& operator<<(std::ostream& out, const TileWork& tile) {
+  return out << name(tile.unit) << " tile, " << tile.compute_cycles << " cycles";
+}
+
+}  // namespace ecosim::accel
 
 namespace ecosim::accel::sc {
 
@@ -15,13 +24,13 @@ using namespace sc_core;
 struct Job {
   const AccelConfig* config = nullptr;
   EnergyLedger* ledger = nullptr;
-  std::vector<TimelineEvent>* timeline = nullptr;
-  std::string op;                           // the op now running (timeline labels)
+  TimelineWriter* timeline = nullptr;
+  std::uint64_t origin_cycle = 0;            // simulated time when the replay began (timelines start at 0)
   std::uint64_t busy_cycles[3] = {0, 0, 0};  // by Unit: array, vector, dma
 
   void busy(Unit unit, bool store, std::uint64_t start, std::uint64_t cycles) {
     busy_cycles[std::size_t(unit)] += cycles;
-    if (timeline && cycles) timeline->push_back({unit, store, op, start, cycles});
+    if (timeline) timeline->busy(unit, store, start - origin_cycle, cycles);
   }
 };
 

@@ -136,57 +136,117 @@ GemmTiling choose_tiling(const GemmShape& s, const AccelConfig& c) {
   return *best;
 }
 
-std::vector<TileWork> gemm_tiles(const GemmShape& s, const GemmTiling& g, const AccelConfig& c) {
-  const Loops l = make_loops(s, g.tm, g.tn, g.tk);
-  const Fusion f = fusion(s.a_bits, s.w_bits);
-  const std::size_t p0 = Loops::index(g.order[0]), p1 = Loops::index(g.order[1]), p2 = Loops::index(g.order[2]);
-  std::vector<TileWork> tiles;
-  tiles.reserve(s.batch * l.trips[0] * l.trips[1] * l.trips[2]);
+namespace {
+
+/// Walks the loop nest (batch outermost, then the tiling's order) one tile ahead: the output tile that the
+/// next tile evicts is stored after the current one.
+class GemmCursor : public TileCursor {
+ public:
+  GemmCursor(const GemmShape& s, const GemmTiling& g, const AccelConfig& c)
+      : s_(s), c_(c), l_(make_loops(s, g.tm, g.tn, g.tk)), f_(fusion(s.a_bits, s.w_bits)),
+        order_{Loops::index(g.order[0]), Loops::index(g.order[1]), Loops::index(g.order[2])} {
+    has_pending_ = generate(pending_);
+  }
+
+  bool next(TileWork& tile) override {
+    if (!has_pending_) return false;
+    TileWork following;
+    const bool more = generate(following);
+    if (!more) evict_output();
+    tile = pending_;
+    pending_ = following;
+    has_pending_ = more;
+    return true;
+  }
+
+ private:
   struct Resident {
     std::uint64_t batch = ~0ull, a = ~0ull, b = ~0ull;
   };
-  Resident a_tile, w_tile, c_tile;
-  std::uint64_t c_bits_final = 0, c_bits_partial = 0, c_last_k = 0;
-  auto evict_output = [&] {
-    if (!tiles.empty()) tiles.back().store_bits += c_last_k + 1 == l.trips[2] ? c_bits_final : c_bits_partial;
-  };
-  for (std::uint64_t b = 0; b < s.batch; ++b) {
-    std::uint64_t idx[3];
-    for (idx[p0] = 0; idx[p0] < l.trips[p0]; ++idx[p0])
-      for (idx[p1] = 0; idx[p1] < l.trips[p1]; ++idx[p1])
-        for (idx[p2] = 0; idx[p2] < l.trips[p2]; ++idx[p2]) {
-          const std::uint64_t im = idx[0], in = idx[1], ik = idx[2];
-          const std::uint64_t tm = l.size(0, im), tn = l.size(1, in), tk = l.size(2, ik);
-          TileWork t;
-          t.unit = Unit::array;
-          t.compute_cycles = tile_cycles(tm, tn, tk, f, c);
-          t.macs = tm * tn * tk;
-          if (a_tile.batch != b || a_tile.a != im || a_tile.b != ik) {
-            t.load_bits[std::size_t(Buffer::inputs)] = tm * tk * s.a_bits;
-            a_tile = {b, im, ik};
-          }
-          if (w_tile.batch != b || w_tile.a != in || w_tile.b != ik) {
-            t.load_bits[std::size_t(Buffer::weights)] = tk * tn * s.w_bits;
-            w_tile = {b, in, ik};
-          }
-          if (c_tile.batch != b || c_tile.a != im || c_tile.b != in) {
-            evict_output();
-            if (ik != 0) t.load_bits[std::size_t(Buffer::outputs)] = tm * tn * c.accumulator_bits;
-            c_tile = {b, im, in};
-            c_bits_final = tm * tn * s.out_bits();
-            c_bits_partial = tm * tn * c.accumulator_bits;
-          }
-          c_last_k = ik;
-          const std::uint64_t k_steps = ceil_div(tk * f.passes, c.rows * f.spatial);
-          t.unit_read_bits[std::size_t(Buffer::weights)] = tk * tn * s.w_bits;
-          t.unit_read_bits[std::size_t(Buffer::inputs)] = tm * tk * s.a_bits * ceil_div(tn, c.cols);
-          t.unit_read_bits[std::size_t(Buffer::outputs)] = tm * tn * c.accumulator_bits * k_steps;
-          t.unit_write_bits[std::size_t(Buffer::outputs)] = tm * tn * c.accumulator_bits * k_steps;
-          tiles.push_back(t);
-        }
+
+  /// The output tile leaves the buffer: stored after the tile before the one that evicts it.
+  void evict_output() {
+    if (has_pending_) pending_.store_bits += c_last_k_ + 1 == l_.trips[2] ? c_bits_final_ : c_bits_partial_;
   }
-  evict_output();
-  return tiles;
+
+  /// The tile at the current loop indices, then steps them; false when the nest is done.
+  bool generate(TileWork& t) {
+    if (done_) return false;
+    const std::uint64_t b = batch_, im = idx_[0], in = idx_[1], ik = idx_[2];
+    const std::uint64_t tm = l_.size(0, im), tn = l_.size(1, in), tk = l_.size(2, ik);
+    t = TileWork{};
+    t.unit = Unit::array;
+    t.compute_cycles = tile_cycles(tm, tn, tk, f_, c_);
+    t.macs = tm * tn * tk;
+    if (a_tile_.batch != b || a_tile_.a != im || a_tile_.b != ik) {
+      t.load_bits[std::size_t(Buffer::inputs)] = tm * tk * s_.a_bits;
+      a_tile_ = {b, im, ik};
+    }
+    if (w_tile_.batch != b || w_tile_.a != in || w_tile_.b != ik) {
+      t.load_bits[std::size_t(Buffer::weights)] = tk * tn * s_.w_bits;
+      w_tile_ = {b, in, ik};
+    }
+    if (c_tile_.batch != b || c_tile_.a != im || c_tile_.b != in) {
+      evict_output();
+      if (ik != 0) t.load_bits[std::size_t(Buffer::outputs)] = tm * tn * c_.accumulator_bits;
+      c_tile_ = {b, im, in};
+      c_bits_final_ = tm * tn * s_.out_bits();
+      c_bits_partial_ = tm * tn * c_.accumulator_bits;
+    }
+    c_last_k_ = ik;
+    const std::uint64_t k_steps = ceil_div(tk * f_.passes, c_.rows * f_.spatial);
+    t.unit_read_bits[std::size_t(Buffer::weights)] = tk * tn * s_.w_bits;
+    t.unit_read_bits[std::size_t(Buffer::inputs)] = tm * tk * s_.a_bits * ceil_div(tn, c_.cols);
+    t.unit_read_bits[std::size_t(Buffer::outputs)] = tm * tn * c_.accumulator_bits * k_steps;
+    t.unit_write_bits[std::size_t(Buffer::outputs)] = tm * tn * c_.accumulator_bits * k_steps;
+    step();
+    return true;
+  }
+
+  /// Innermost loop first, carrying outwards; past the last batch element the nest is done.
+  void step() {
+    for (int p = 2; p >= 0; --p) {
+      const std::size_t d = order_[p];
+      if (++idx_[d] < l_.trips[d]) return;
+      idx_[d] = 0;
+    }
+    done_ = ++batch_ == s_.batch;
+  }
+
+  const GemmShape& s_;
+  const AccelConfig& c_;
+  const Loops l_;
+  const Fusion f_;
+  const std::size_t order_[3];         // dimension (m, n, k) of each loop, outermost first
+  std::uint64_t batch_ = 0, idx_[3] = {0, 0, 0};  // loop indices by dimension
+  bool done_ = false;
+  Resident a_tile_, w_tile_, c_tile_;  // the tiles the buffers hold
+  std::uint64_t c_bits_final_ = 0, c_bits_partial_ = 0, c_last_k_ = 0;
+  TileWork pending_;  // generated, not yet handed out (its store depends on the next tile)
+  bool has_pending_ = false;
+};
+
+class GemmRun : public TileRun {
+ public:
+  GemmRun(const GemmShape& s, const GemmTiling& g, const AccelConfig& c) : shape_(s), tiling_(g), config_(c) {}
+  std::uint64_t tile_count() const override {
+    const Loops l = make_loops(shape_, tiling_.tm, tiling_.tn, tiling_.tk);
+    return checked_product({shape_.batch, l.trips[0], l.trips[1], l.trips[2]});
+  }
+  std::unique_ptr<TileCursor> cursor() const override {
+    return std::make_unique<GemmCursor>(shape_, tiling_, config_);
+  }
+
+ private:
+  GemmShape shape_;
+  GemmTiling tiling_;
+  AccelConfig config_;
+};
+
+}  // namespace
+
+std::shared_ptr<const TileRun> gemm_tiles(const GemmShape& s, const GemmTiling& g, const AccelConfig& c) {
+  return std::make_shared<GemmRun>(s, g, c);
 }
 
 }  // namespace ecosim::accel

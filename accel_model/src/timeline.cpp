@@ -1,24 +1,75 @@
-// Chrome trace-event JSON of a replay's unit activity (opens in Perfetto / chrome://tracing).
-#include <nlohmann/json.hpp>
+// TimelineWriter: Chrome trace-event JSON streamed event by event, with per-op spans above the event bound.
+#include "ecosim/accel_model/timeline.hpp"
 
-#include "ecosim/accel_model/replay.hpp"
+#include "ecosim/ops_counter/checked.hpp"
 
 namespace ecosim::accel {
 
-std::string timeline_json(const std::vector<TimelineEvent>& events, const AccelConfig& config) {
-  const double us_per_cycle = 1.0 / config.clock_mhz;
-  auto track = [](const TimelineEvent& e) { return e.unit == Unit::dma ? (e.store ? 4 : 3) : int(e.unit) + 1; };
-  nlohmann::json out = nlohmann::json::array();
-  const std::pair<int, const char*> tracks[] = {
-      {1, "fusion-unit array"}, {2, "vector unit"}, {3, "DMA load"}, {4, "DMA store"}};
-  for (const auto& [tid, label] : tracks)
-    out.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", 1}, {"tid", tid}, {"args", {{"name", label}}}});
-  out.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", 1}, {"args", {{"name", config.name}}}});
-  for (const TimelineEvent& e : events)
-    out.push_back({{"ph", "X"}, {"name", e.op}, {"pid", 1}, {"tid", track(e)},
-                   {"ts", double(e.start_cycle) * us_per_cycle}, {"dur", double(e.cycles) * us_per_cycle},
-                   {"args", {{"cycles", e.cycles}, {"start_cycle", e.start_cycle}}}});
-  return nlohmann::json{{"traceEvents", out}, {"displayTimeUnit", "ns"}}.dump();
+namespace {
+/// Track (Chrome "tid") of a unit's interval: 1 array, 2 vector unit, 3 DMA load, 4 DMA store.
+std::size_t track(Unit unit, bool store) { return unit == Unit::dma ? (store ? 4 : 3) : std::size_t(unit) + 1; }
+}  // namespace
+
+TimelineWriter::TimelineWriter(std::ostream& out, const AccelConfig& config, std::uint64_t max_events)
+    : out_(out), us_per_cycle_(1.0 / config.clock_mhz), max_events_(max_events) {
+  out_ << "{\"traceEvents\":[";
+  const char* labels[kTracks] = {"fusion-unit array", "vector unit", "DMA load", "DMA store"};
+  for (std::size_t t = 0; t < kTracks; ++t)
+    out_ << nlohmann::json{{"ph", "M"}, {"name", "thread_name"}, {"pid", 1}, {"tid", t + 1},
+                           {"args", {{"name", labels[t]}}}}.dump() << ",\n";
+  out_ << nlohmann::json{{"ph", "M"}, {"name", "process_name"}, {"pid", 1}, {"args", {{"name", config.name}}}}.dump();
+}
+
+void TimelineWriter::begin_op(const std::string& name, std::uint64_t tiles) {
+  write_spans();
+  op_ = name;
+  const std::uint64_t room = max_events_ > events_ ? max_events_ - events_ : 0;
+  merging_ = tiles > room / 3;
+  merged_ops_ += merging_;
+}
+
+void TimelineWriter::busy(Unit unit, bool store, std::uint64_t start_cycle, std::uint64_t cycles) {
+  if (cycles == 0) return;
+  const std::size_t t = track(unit, store);
+  if (!merging_) {
+    write_event(t, start_cycle, cycles, {{"cycles", cycles}, {"start_cycle", start_cycle}});
+    return;
+  }
+  Span& s = spans_[t - 1];
+  if (s.intervals == 0) s.start_cycle = start_cycle;
+  s.end_cycle = checked_add(start_cycle, cycles);
+  ++s.intervals;
+  s.busy_cycles = checked_add(s.busy_cycles, cycles);
+}
+
+void TimelineWriter::finish() {
+  write_spans();
+  out_ << "\n],\"displayTimeUnit\":\"ns\",\"otherData\":"
+       << nlohmann::json{{"max_events", max_events_}, {"merged_ops", merged_ops_}, {"events", events_},
+                         {"spans", "an op whose tiles could exceed max_events is one span per unit: args.intervals "
+                                   "busy intervals, args.busy_cycles busy cycles"}}
+              .dump()
+       << "}\n";
+}
+
+void TimelineWriter::write_spans() {
+  for (std::size_t t = 0; t < kTracks; ++t) {
+    Span& s = spans_[t];
+    if (s.intervals)
+      write_event(t + 1, s.start_cycle, s.end_cycle - s.start_cycle,
+                  {{"intervals", s.intervals}, {"busy_cycles", s.busy_cycles}, {"start_cycle", s.start_cycle}});
+    s = Span{};
+  }
+}
+
+void TimelineWriter::write_event(std::size_t track, std::uint64_t start_cycle, std::uint64_t cycles,
+                                 const nlohmann::json& args) {
+  out_ << ",\n"
+       << nlohmann::json{{"ph", "X"}, {"name", op_}, {"pid", 1}, {"tid", track},
+                         {"ts", double(start_cycle) * us_per_cycle_}, {"dur", double(cycles) * us_per_cycle_},
+                         {"args", args}}
+              .dump();
+  ++events_;
 }
 
 }  // namespace ecosim::accel

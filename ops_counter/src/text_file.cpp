@@ -1,21 +1,25 @@
-// read_text_file: whole-file read with a clear error and a size bound.
+// open_text_file / read_text_file: opening with a clear error, whole-file read with a size bound.
 #include "ecosim/ops_counter/text_file.hpp"
 
 #include <array>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "ecosim/ops_counter/error.hpp"
 
 namespace ecosim {
 
-std::string read_text_file(const std::string& path, std::uint64_t max_bytes) {
+std::ifstream open_text_file(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw Error("cannot read '" + path + "': it is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot open '" + path + "': " + std::strerror(errno));
+  return in;
+}
+
+std::string read_text_file(const std::string& path, std::uint64_t max_bytes) {
+  std::ifstream in = open_text_file(path);
   std::string text;
   std::array<char, 1 << 16> chunk;
   while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) {

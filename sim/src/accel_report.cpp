@@ -1,4 +1,4 @@
-// Accelerator option parsing and rendering of replay results (table, CSV, JSON).
+// Accelerator option parsing and printing of replay results, row by row (table, CSV, JSON).
 #include "accel_report.hpp"
 
 #include <fmt/core.h>
@@ -53,27 +53,37 @@ std::string row_line(const accel::OpRow& r, double clock_mhz, bool csv) {
 
 }  // namespace
 
-std::string render(const accel::ReplayResult& result, Format format) {
-  if (format == Format::json) return to_json(result, true).dump(2) + "\n";
-  std::string out;
-  if (format == Format::csv) {
-    out = "op,kind,tiles,macs,cycles,latency_ms,array_cycles,vector_cycles,stall_cycles,dram_bits,energy_pj,"
-          "array_pj,vector_pj,sram_weights_pj,sram_inputs_pj,sram_outputs_pj,dram_pj,sram_pj,mapping\n";
-    for (const auto& r : result.ops) out += row_line(r, result.clock_mhz, true);
-    return out + row_line(result.total, result.clock_mhz, true);
+ReplayPrinter::ReplayPrinter(std::ostream& out, Format format, const accel::AccelConfig& config,
+                             const std::string& engine)
+    : out_(out), format_(format), clock_mhz_(config.clock_mhz) {
+  if (format_ == Format::json) json_.emplace(out_, "ops");
+  if (format_ == Format::csv)
+    out_ << "op,kind,tiles,macs,cycles,latency_ms,array_cycles,vector_cycles,stall_cycles,dram_bits,energy_pj,"
+            "array_pj,vector_pj,sram_weights_pj,sram_inputs_pj,sram_outputs_pj,dram_pj,sram_pj,mapping\n";
+  if (format_ == Format::table)
+    out_ << fmt::format("accelerator {} ({} model), {:.0f} MHz\n", config.name, engine, config.clock_mhz)
+         << fmt::format("{:<34} {:>13} {:>12} {:>10} {:>11} {:>11} {:>11} {:>11} {:>10} {:>10} {:>10} {:>10}\n",
+                        "op", "MACs", "cycles", "ms", "array_cyc", "vector_cyc", "stall_cyc", "energy_pJ", "array_pJ",
+                        "vector_pJ", "sram_pJ", "dram_pJ");
+}
+
+void ReplayPrinter::row(const accel::OpRow& r) {
+  if (json_) json_->item(to_json(r, clock_mhz_));
+  else out_ << row_line(r, clock_mhz_, format_ == Format::csv);
+}
+
+void ReplayPrinter::finish(const accel::ReplayResult& result) {
+  if (json_) {
+    json_->finish(to_json(result));
+    return;
   }
-  out = fmt::format("accelerator {} ({} model), {:.0f} MHz\n", result.accelerator, result.engine, result.clock_mhz);
-  out += fmt::format("{:<34} {:>13} {:>12} {:>10} {:>11} {:>11} {:>11} {:>11} {:>10} {:>10} {:>10} {:>10}\n", "op",
-                     "MACs", "cycles", "ms", "array_cyc", "vector_cyc", "stall_cyc", "energy_pJ", "array_pJ",
-                     "vector_pJ", "sram_pJ", "dram_pJ");
-  for (const auto& r : result.ops) out += row_line(r, result.clock_mhz, false);
-  out += row_line(result.total, result.clock_mhz, false);
+  out_ << row_line(result.total, result.clock_mhz, format_ == Format::csv);
+  if (format_ == Format::csv) return;
   const auto& e = result.total.energy;
-  out += fmt::format("latency {:.4f} ms; energy {:.6g} pJ (array {:.3g}, vector unit {:.3g}, SRAM weights {:.3g} / "
-                     "inputs {:.3g} / outputs {:.3g}, DRAM {:.3g}); array busy {:.1f} % of cycles, {} stall cycles\n",
-                     result.latency_ms(), e.total_pj(), e.array_pj, e.vector_pj, e.sram_pj[0], e.sram_pj[1],
-                     e.sram_pj[2], e.dram_pj, 100 * result.array_utilisation(), result.total.stall_cycles());
-  return out;
+  out_ << fmt::format("latency {:.4f} ms; energy {:.6g} pJ (array {:.3g}, vector unit {:.3g}, SRAM weights {:.3g} / "
+                      "inputs {:.3g} / outputs {:.3g}, DRAM {:.3g}); array busy {:.1f} % of cycles, {} stall cycles\n",
+                      result.latency_ms(), e.total_pj(), e.array_pj, e.vector_pj, e.sram_pj[0], e.sram_pj[1],
+                      e.sram_pj[2], e.dram_pj, 100 * result.array_utilisation(), result.total.stall_cycles());
 }
 
 }  // namespace ecosim::cli

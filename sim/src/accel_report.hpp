@@ -1,11 +1,14 @@
 // Internal: the accelerator options shared by `replay` and `compare` (--accel NAME | --accel-config FILE), and
-// the rendering of a replay result as an aligned table, CSV or JSON.
+// the printing of a replay as an aligned table, CSV or JSON, row by row as the ops finish.
 #pragma once
 #include <boost/program_options.hpp>
+#include <optional>
+#include <ostream>
 #include <string>
 
 #include "count_report.hpp"
 #include "ecosim/accel_model/replay.hpp"
+#include "json_stream.hpp"
 
 namespace ecosim::cli {
 
@@ -13,7 +16,21 @@ boost::program_options::options_description accel_options();
 /// The built-in accelerator named by --accel, or --accel-config merged over it; throws ecosim::Error.
 accel::AccelConfig parse_accel(const boost::program_options::variables_map& vm);
 
-/// Total and per-operation rows: cycles, latency, energy by component, utilisation and stalls.
-std::string render(const accel::ReplayResult& result, Format format);
+/// Per-operation rows as they come, then the total: cycles, latency, energy by component, utilisation and
+/// stalls. JSON: the totals' fields (accel::to_json) and "ops": [row, ...], written row by row.
+class ReplayPrinter : public accel::RowSink {
+ public:
+  /// Prints the head (table: accelerator, engine, clock and column titles; CSV: column titles).
+  ReplayPrinter(std::ostream& out, Format format, const accel::AccelConfig& config, const std::string& engine);
+  void row(const accel::OpRow& row) override;
+  /// Prints the total (table: and a summary line).
+  void finish(const accel::ReplayResult& result);
+
+ private:
+  std::ostream& out_;
+  Format format_;
+  double clock_mhz_;
+  std::optional<StreamedJsonObject> json_;  // JSON: the "ops" array
+};
 
 }  // namespace ecosim::cli

@@ -186,8 +186,9 @@ int compare(const Args& args) {
     fmt::print(stderr, "[{}] {} ...\n", e.label, model.empty() ? "running kernel" : "building model trace");
     VariantRun run = model.empty() ? run_kernel(e.config, device) : run_model(model_workload(model, e));
     fmt::print(stderr, "[{}] replaying {} ops on {} ...\n", e.label, run.ops.size(), accel_config.name);
-    const accel::ReplayResult replay =
-        accel::replay_systemc(accel::plan_ops(run.ops, accel_config, tech), accel_config);
+    RecordList records(run.ops);
+    accel::PlanSource plans(records, accel_config, tech);
+    const accel::ReplayResult replay = accel::replay_systemc(plans, accel_config);
     CompareRow row{e.label, run.source, run.total.ops(OpKind::mul), run.total.ops(OpKind::add),
                    tech.energy_pj(run.total), replay.total, replay.latency_ms(), 0, false, ""};
     if (run.measured_gpu_ms) {

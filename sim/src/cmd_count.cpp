@@ -1,10 +1,11 @@
 // `ecosim count`: op counts and energy of a zoo model, one attention layer, or a trace file.
-#include <fmt/core.h>
+#include <iostream>
+#include <sstream>
 
 #include "count_report.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
 #include "ecosim/sim/commands.hpp"
-#include "ecosim/traces/trace.hpp"
+#include "ecosim/traces/trace_reader.hpp"
 #include "workload.hpp"
 
 namespace ecosim::cli {
@@ -13,34 +14,31 @@ namespace {
 
 /// One row per record: the parts of a single attention layer.
 struct RecordRows : OpSink {
-  std::vector<CountRow>& rows;
-  explicit RecordRows(std::vector<CountRow>& r) : rows(r) {}
-  void record(const OpRecord& op) override { rows.push_back({op.name, op.counts}); }
+  CountPrinter& printer;
+  explicit RecordRows(CountPrinter& p) : printer(p) {}
+  void record(const OpRecord& op) override { printer.row(op.name, op.counts); }
 };
 
 /// Rows per layer of a model, or per record of a single attention layer.
-CountReport count_workload(const Workload& w) {
-  CountReport report{w.describe(), {}};
+void count_workload(const Workload& w, CountPrinter& printer) {
   for (const Layer& layer : w.layers()) {
     if (w.model.empty()) {
-      RecordRows rows(report.rows);
+      RecordRows rows(printer);
       emit(layer, w.convention, rows);
       continue;
     }
     OpCounter counter;
     emit(layer, w.convention, counter);
-    report.rows.push_back({layer.name, counter.total()});
+    printer.row(layer.name, counter.total());
   }
-  return report;
 }
 
-CountReport count_trace(const std::string& path) {
-  const trace::Trace t = trace::read_file(path);
-  CountReport report{t.header.workload, {}};
-  report.workload["convention"] = name(t.header.convention);
-  report.workload["trace"] = path;
-  for (const auto& op : t.ops) report.rows.push_back({op.name, op.counts});
-  return report;
+/// The trace's workload as its header states it, with the convention and the file.
+nlohmann::json trace_workload(const trace::TraceReader& reader, const std::string& path) {
+  nlohmann::json workload = reader.header().workload;
+  workload["convention"] = name(reader.header().convention);
+  workload["trace"] = path;
+  return workload;
 }
 
 }  // namespace
@@ -60,9 +58,22 @@ int count(const Args& args) {
   const Format format = parse_format(vm["format"].as<std::string>());
   const TechTable tech = vm.count("tech-table") ? TechTable::load(vm["tech-table"].as<std::string>())
                                                 : TechTable::builtin_45nm();
-  const CountReport report =
-      vm.count("trace") ? count_trace(vm["trace"].as<std::string>()) : count_workload(parse_workload(vm));
-  fmt::print("{}", render(report, tech, format, vm.count("per-layer") > 0));
+  const bool per_layer = vm.count("per-layer") > 0;
+  if (vm.count("trace")) {  // streamed: one record at a time, whatever the trace's length
+    const std::string path = vm["trace"].as<std::string>();
+    trace::TraceReader reader(path);
+    CountPrinter printer(std::cout, trace_workload(reader, path), tech, format, per_layer);
+    OpRecord op;
+    while (reader.next(op)) printer.row(op.name, op.counts);
+    printer.finish();
+    return 0;
+  }
+  const Workload workload = parse_workload(vm);
+  std::ostringstream text;  // a workload has few rows: printed once all are counted, so an error prints none
+  CountPrinter printer(text, workload.describe(), tech, format, per_layer);
+  count_workload(workload, printer);
+  printer.finish();
+  std::cout << text.str();
   return 0;
 }
 

@@ -1,12 +1,14 @@
 // `ecosim replay TRACE`: replays a trace on the SystemC accelerator model; prints cycles, latency and energy
 // by component per operation, and optionally writes a Chrome trace-event timeline (opens in Perfetto).
+#include <algorithm>
 #include <fmt/core.h>
+#include <iostream>
 
 #include "accel_report.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/sim/commands.hpp"
 #include "ecosim/traces/atomic_file.hpp"
-#include "ecosim/traces/trace.hpp"
+#include "ecosim/traces/trace_reader.hpp"
 #include "workload.hpp"
 
 namespace ecosim::cli {
@@ -24,22 +26,30 @@ int replay(const Args& args) {
                   "ecosim replay TRACE.jsonl [--accel bitfusion-45nm | --accel-config FILE] [--timeline OUT.json] "
                   "[--format table|csv|json]"))
     return 0;
+  const po::parsed_options parsed = po::command_line_parser(rest).options(options).run();
+  const auto more_traces = std::count_if(parsed.options.begin(), parsed.options.end(),
+                                         [](const po::option& o) { return o.string_key.empty(); });  // positional
+  if (more_traces) throw Error(fmt::format("replay takes one trace; got {}", more_traces + 1));
   if (!vm.count("trace")) throw Error("give the trace file to replay (ecosim replay TRACE.jsonl)");
   const Format format = parse_format(vm["format"].as<std::string>());
   const accel::AccelConfig config = parse_accel(vm);
-  const trace::Trace t = trace::read_file(vm["trace"].as<std::string>());
-  const auto plans = accel::plan_ops(t.ops, config, TechTable::builtin_45nm());
-  std::vector<accel::TimelineEvent> timeline;
-  const bool want_timeline = vm.count("timeline") > 0;
+  const TechTable tech = TechTable::builtin_45nm();
+  trace::TraceReader reader(vm["trace"].as<std::string>());  // streamed: one record at a time
+  accel::PlanSource plans(reader, config, tech);
   std::optional<AtomicFile> timeline_file;  // opened first: an unwritable path fails before the replay
-  if (want_timeline) timeline_file.emplace(vm["timeline"].as<std::string>());
-  const accel::ReplayResult result = accel::replay_systemc(plans, config, want_timeline ? &timeline : nullptr);
-  if (timeline_file) {
-    timeline_file->stream() << accel::timeline_json(timeline, config);
-    timeline_file->commit();
-    fmt::print(stderr, "wrote {} ({} events)\n", vm["timeline"].as<std::string>(), timeline.size());
+  std::optional<accel::TimelineWriter> timeline;
+  if (vm.count("timeline")) {
+    timeline_file.emplace(vm["timeline"].as<std::string>());
+    timeline.emplace(timeline_file->stream(), config);
   }
-  fmt::print("{}", render(result, format));
+  ReplayPrinter printer(std::cout, format, config, "systemc");
+  const accel::ReplayResult result = accel::replay_systemc(plans, config, &printer, timeline ? &*timeline : nullptr);
+  if (timeline) {
+    timeline->finish();
+    timeline_file->commit();
+    fmt::print(stderr, "wrote {} ({} events)\n", vm["timeline"].as<std::string>(), timeline->events());
+  }
+  printer.finish(result);
   return 0;
 }
 

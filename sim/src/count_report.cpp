@@ -1,4 +1,4 @@
-// Rendering of count reports.
+// Printing of count reports, row by row.
 #include "count_report.hpp"
 
 #include <fmt/format.h>
@@ -12,12 +12,6 @@ Format parse_format(const std::string& text) {
   if (text == "csv") return Format::csv;
   if (text == "json") return Format::json;
   throw Error("unknown format '" + text + "' (valid: table, csv, json)");
-}
-
-OpCounts CountReport::total() const {
-  OpCounts t;
-  for (const auto& r : rows) t += r.counts;
-  return t;
 }
 
 namespace {
@@ -48,38 +42,48 @@ std::string table_row(const std::string& name, const OpCounts& c, const TechTabl
 
 }  // namespace
 
-nlohmann::json to_json(const CountReport& report, const TechTable& tech) {
-  nlohmann::json j = counts_json(report.total(), tech);
-  j["workload"] = report.workload;
-  j["tech_table"] = tech.name();
-  j["layers"] = nlohmann::json::array();
-  for (const auto& r : report.rows) {
-    nlohmann::json row = counts_json(r.counts, tech);
-    row["name"] = r.name;
-    j["layers"].push_back(std::move(row));
-  }
-  return j;
+CountPrinter::CountPrinter(std::ostream& out, const nlohmann::json& workload, const TechTable& tech, Format format,
+                           bool per_layer)
+    : out_(out), workload_(workload), tech_(tech), format_(format), per_layer_(per_layer) {}
+
+void CountPrinter::start() {
+  started_ = true;
+  if (format_ == Format::json && per_layer_) json_.emplace(out_, "layers");
+  if (format_ == Format::csv) out_ << kCsvHeader;
+  if (format_ == Format::table)
+    out_ << fmt::format("workload: {}\nenergy table: {}\n\n", workload_.dump(), tech_.name())
+         << fmt::format("{:<40} {:>17} {:>17} {:>15} {:>13} {:>13} {:>16}\n", "layer", "muls", "adds", "cmp", "exp",
+                        "div", "energy_pj");
 }
 
-std::string render(const CountReport& report, const TechTable& tech, Format format, bool per_layer) {
-  const OpCounts total = report.total();
-  if (format == Format::json) return to_json(report, tech).dump(2) + "\n";
-  std::string out;
-  if (format == Format::csv) {
-    out = kCsvHeader;
-    if (per_layer)
-      for (const auto& r : report.rows) out += csv_row(r.name, r.counts, tech);
-    return out + csv_row("total", total, tech);
+void CountPrinter::row(const std::string& name, const OpCounts& counts) {
+  total_ += counts;
+  if (!per_layer_) return;
+  if (!started_) start();
+  if (format_ == Format::json) {
+    nlohmann::json row = counts_json(counts, tech_);
+    row["name"] = name;
+    json_->item(row);
   }
-  out = fmt::format("workload: {}\nenergy table: {}\n\n", report.workload.dump(), tech.name());
-  out += fmt::format("{:<40} {:>17} {:>17} {:>15} {:>13} {:>13} {:>16}\n", "layer", "muls", "adds", "cmp", "exp",
-                     "div", "energy_pj");
-  if (per_layer)
-    for (const auto& r : report.rows) out += table_row(r.name, r.counts, tech);
-  out += table_row("total", total, tech);
-  out += fmt::format("\ntotal: {:.3f} G muls, {:.3f} G adds, {:.4g} pJ ({:.3f} mJ)\n", total.ops(OpKind::mul) / 1e9,
-                     total.ops(OpKind::add) / 1e9, tech.energy_pj(total), tech.energy_pj(total) / 1e9);
-  return out;
+  if (format_ == Format::csv) out_ << csv_row(name, counts, tech_);
+  if (format_ == Format::table) out_ << table_row(name, counts, tech_);
+}
+
+void CountPrinter::finish() {
+  if (!started_) start();
+  if (format_ == Format::json) {
+    nlohmann::json j = counts_json(total_, tech_);
+    j["workload"] = workload_;
+    j["tech_table"] = tech_.name();
+    if (json_) json_->finish(j);
+    else out_ << j.dump(2) << "\n";
+  }
+  if (format_ == Format::csv) out_ << csv_row("total", total_, tech_);
+  if (format_ == Format::table)
+    out_ << table_row("total", total_, tech_)
+         << fmt::format("\ntotal: {:.3f} G muls, {:.3f} G adds, {:.4g} pJ ({:.3f} mJ)\n",
+                        total_.ops(OpKind::mul) / 1e9, total_.ops(OpKind::add) / 1e9, tech_.energy_pj(total_),
+                        tech_.energy_pj(total_) / 1e9);
 }
 
 }  // namespace ecosim::cli

@@ -1,32 +1,45 @@
-// Internal: a table of op counts (one row per layer or trace record) and its rendering as an aligned
-// table, CSV or JSON, with energy from a technology table.
+// Internal: a report of op counts (one row per layer or trace record) printed as the rows arrive — aligned
+// table, CSV or JSON, with energy from a technology table — keeping only the running total.
 #pragma once
+#include <ostream>
+#include <optional>
 #include <string>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "ecosim/ops_counter/energy.hpp"
 #include "ecosim/ops_counter/op_counts.hpp"
+#include "json_stream.hpp"
 
 namespace ecosim::cli {
 
 enum class Format { table, csv, json };
 Format parse_format(const std::string& text);  // throws ecosim::Error
 
-struct CountRow {
-  std::string name;
-  OpCounts counts;
-};
+/// JSON: {"workload", "tech_table", "muls", "adds", "energy_pj", "ops", "bytes_read", "bytes_written"}, and
+/// with per_layer "layers": [...] (each row's counts and "name"), written row by row.
+class CountPrinter {
+ public:
+  /// Nothing is printed before the first row is (so an error before it leaves no output).
+  CountPrinter(std::ostream& out, const nlohmann::json& workload, const TechTable& tech, Format format,
+               bool per_layer);
+  /// Adds a row to the total; with per_layer, prints it.
+  void row(const std::string& name, const OpCounts& counts);
+  /// Prints the total.
+  void finish();
 
-struct CountReport {
-  nlohmann::json workload;
-  std::vector<CountRow> rows;
-  OpCounts total() const;
-};
+ private:
+  /// Prints the report's head (table: workload and column titles; CSV: column titles).
+  void start();
 
-/// JSON: {"workload", "tech_table", "muls", "adds", "energy_pj", "ops", "bytes_read", "bytes_written", "layers": [...]}.
-nlohmann::json to_json(const CountReport& report, const TechTable& tech);
-std::string render(const CountReport& report, const TechTable& tech, Format format, bool per_layer);
+  std::ostream& out_;
+  nlohmann::json workload_;
+  const TechTable& tech_;
+  Format format_;
+  bool per_layer_;
+  std::optional<StreamedJsonObject> json_;  // JSON with per_layer: the "layers" array
+  OpCounts total_;
+  bool started_ = false;
+};
 
 }  // namespace ecosim::cli

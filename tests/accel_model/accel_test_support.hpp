@@ -1,5 +1,6 @@
-// Helpers of the accelerator tests: synthetic GEMM records, one attention layer's records, the
-// compute-bound check of a plan and the 45 nm energy table.
+// Helpers of the accelerator tests: synthetic GEMM records, one attention layer's records, plans and replays
+// of a record list, a plan's tiles collected into a list, the compute-bound check of a plan and the 45 nm
+// energy table.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -36,19 +37,54 @@ inline std::vector<OpRecord> attention_layer(AttentionVariant v, std::uint64_t b
   return list.records;
 }
 
-/// True when, for every tile, the DMA work overlapping it (store of i−1, load of i+1) fits in its compute.
-inline bool compute_bound(const OpPlan& p, const AccelConfig& c) {
-  for (std::size_t i = 0; i < p.tiles.size(); ++i) {
-    const std::uint64_t store = i ? dram_cycles(p.tiles[i - 1].store_bits, c) : 0;
-    const std::uint64_t load = i + 1 < p.tiles.size() ? dram_cycles(p.tiles[i + 1].load_total_bits(), c) : 0;
-    if (p.tiles[i].compute_cycles < store + load) return false;
-  }
-  return true;
-}
-
 inline const TechTable& tech() {
   static const TechTable t = TechTable::builtin_45nm();
   return t;
+}
+
+/// Every plan of a record list (fused groups with config.fuse_attention).
+inline std::vector<OpPlan> plan_all(const std::vector<OpRecord>& ops, const AccelConfig& c) {
+  RecordList records(ops);
+  PlanSource source(records, c, tech());
+  std::vector<OpPlan> plans;
+  for (OpPlan plan; source.next(plan);) plans.push_back(plan);
+  return plans;
+}
+
+inline ReplayResult replay_sc(const std::vector<OpRecord>& ops, const AccelConfig& c, RowSink* rows = nullptr,
+                              TimelineWriter* timeline = nullptr) {
+  RecordList records(ops);
+  PlanSource plans(records, c, tech());
+  return replay_systemc(plans, c, rows, timeline);
+}
+
+inline ReplayResult replay_cf(const std::vector<OpRecord>& ops, const AccelConfig& c, RowSink* rows = nullptr) {
+  RecordList records(ops);
+  PlanSource plans(records, c, tech());
+  return replay_closed_form(plans, c, rows);
+}
+
+/// The tiles a cursor generates, kept in a list (test sizes only).
+inline std::vector<TileWork> drain(TileCursor& cursor) {
+  std::vector<TileWork> tiles;
+  for (TileWork t; cursor.next(t);) tiles.push_back(t);
+  return tiles;
+}
+inline std::vector<TileWork> collect(const OpPlan& plan) {
+  PlanCursor cursor(plan);
+  return drain(cursor);
+}
+inline std::vector<TileWork> collect(const TileRun& run) { return drain(*run.cursor()); }
+
+/// True when, for every tile, the DMA work overlapping it (store of i−1, load of i+1) fits in its compute.
+inline bool compute_bound(const OpPlan& p, const AccelConfig& c) {
+  const std::vector<TileWork> tiles = collect(p);
+  for (std::size_t i = 0; i < tiles.size(); ++i) {
+    const std::uint64_t store = i ? dram_cycles(tiles[i - 1].store_bits, c) : 0;
+    const std::uint64_t load = i + 1 < tiles.size() ? dram_cycles(tiles[i + 1].load_total_bits(), c) : 0;
+    if (tiles[i].compute_cycles < store + load) return false;
+  }
+  return true;
 }
 
 }  // namespace ecosim::test

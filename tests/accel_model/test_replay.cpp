@@ -16,17 +16,18 @@ TEST_CASE("SystemC cycles equal the closed form for compute-bound GEMMs") {
   const OpRecord shapes[] = {gemm(1, 1024, 64, 256, DType::int8), gemm(1, 1024, 256, 256, DType::int4),
                              gemm(1, 4096, 256, 64, DType::int2), gemm(1, 64, 32, 1024, DType::int16)};
   for (const OpRecord& op : shapes) {
-    const std::vector<OpPlan> plans = plan_ops({op}, c, tech());
+    const std::vector<OpPlan> plans = plan_all({op}, c);
     INFO(plans[0].mapping);
     REQUIRE(compute_bound(plans[0], c));
-    const ReplayResult sc = replay_systemc(plans, c);
-    const ReplayResult cf = replay_closed_form(plans, c);
+    const ReplayResult sc = replay_sc({op}, c);
+    const ReplayResult cf = replay_cf({op}, c);
     CHECK(sc.total.cycles == cf.total.cycles);
     // Compute-bound: first load + every tile's compute + last store.
+    const std::vector<TileWork> tiles = collect(plans[0]);
     std::uint64_t compute = 0;
-    for (const auto& t : plans[0].tiles) compute += t.compute_cycles;
-    CHECK(sc.total.cycles == dram_cycles(plans[0].tiles.front().load_total_bits(), c) + compute +
-                                 dram_cycles(plans[0].tiles.back().store_bits, c));
+    for (const auto& t : tiles) compute += t.compute_cycles;
+    CHECK(sc.total.cycles == dram_cycles(tiles.front().load_total_bits(), c) + compute +
+                                 dram_cycles(tiles.back().store_bits, c));
     CHECK(sc.total.array_cycles == compute);
     CHECK(sc.total.energy.total_pj() == Approx(cf.total.energy.total_pj()).epsilon(1e-9));
     CHECK(sc.total.sram_read_bits == cf.total.sram_read_bits);  // counted by the SystemC buffers
@@ -36,8 +37,8 @@ TEST_CASE("SystemC cycles equal the closed form for compute-bound GEMMs") {
 
 TEST_CASE("doubling the batch doubles compute cycles of a compute-bound GEMM") {
   const AccelConfig c = builtin_config("bitfusion-45nm");
-  const auto one = replay_systemc(plan_ops({gemm(1, 1024, 64, 256, DType::int8)}, c, tech()), c);
-  const auto two = replay_systemc(plan_ops({gemm(2, 1024, 64, 256, DType::int8)}, c, tech()), c);
+  const auto one = replay_sc({gemm(1, 1024, 64, 256, DType::int8)}, c);
+  const auto two = replay_sc({gemm(2, 1024, 64, 256, DType::int8)}, c);
   CHECK(two.total.array_cycles == 2 * one.total.array_cycles);
   // The second batch element reloads every operand, so the total lies between pure compute and two
   // separate runs.
@@ -62,9 +63,9 @@ TEST_CASE("default workload: EcoFormer cheapest, MSA dearest, bounds hold, narro
   for (AttentionVariant v : {AttentionVariant::msa, AttentionVariant::performer, AttentionVariant::linformer,
                              AttentionVariant::reformer, AttentionVariant::ecoformer}) {
     const auto ops = attention_layer(v);
-    const ReplayResult r = replay_systemc(plan_ops(ops, c, tech()), c);
-    const ReplayResult slow = replay_closed_form(plan_ops(ops, narrow, tech()), narrow);
-    const ReplayResult fast = replay_closed_form(plan_ops(ops, c, tech()), c);
+    const ReplayResult r = replay_sc(ops, c);
+    const ReplayResult slow = replay_cf(ops, narrow);
+    const ReplayResult fast = replay_cf(ops, c);
     INFO(name(v));
     CHECK(r.total.energy.total_pj() >= double(r.total.macs) * min_pj_per_mac);
     CHECK(r.total.cycles * peak_macs_per_cycle >= r.total.macs);
@@ -88,11 +89,11 @@ TEST_CASE("binary codes × values: on the array at 2 bits or as additions on the
   op.batch = 16, op.m = 16, op.n = 32, op.k = 3136;
   op.a_dtype = DType::binary, op.b_dtype = DType::fp32;
   op.counts.add(OpKind::add, DType::fp32, 16ull * 16 * 32 * 3136);
-  const ReplayResult on_array = replay_closed_form(plan_ops({op}, c, tech()), c);
+  const ReplayResult on_array = replay_cf({op}, c);
   CHECK(on_array.total.vector_cycles == 0);
   CHECK(on_array.total.macs == 16ull * 16 * 32 * 3136);
   c.binary_codes = BinaryMapping::vector;
-  const ReplayResult on_vector = replay_closed_form(plan_ops({op}, c, tech()), c);
+  const ReplayResult on_vector = replay_cf({op}, c);
   CHECK(on_vector.total.array_cycles == 0);
   CHECK(on_vector.total.vector_cycles == (16ull * 16 * 32 * 3136 + c.vector_lanes - 1) / c.vector_lanes);
 }

@@ -2,10 +2,11 @@
 // closed-form traffic/cycle totals against the enumerated tile sequence.
 #include <catch2/catch.hpp>
 
-#include "ecosim/accel_model/tiling.hpp"
+#include "accel_test_support.hpp"
 
 using namespace ecosim;
 using namespace ecosim::accel;
+using namespace ecosim::test;
 
 namespace {
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
@@ -27,7 +28,7 @@ TEST_CASE("every GEMM tile costs tm·ceil(tn/cols)·ceil(tk/(rows·pf)) and fits
   for (const auto& [a, w] : bits) {
     const GemmShape s{3, 200, 100, 300, a, w};
     const GemmTiling t = choose_tiling(s, c);
-    const auto tiles = gemm_tiles(s, t, c);
+    const auto tiles = collect(*gemm_tiles(s, t, c));
     const Fusion f = fusion(a, w);
     std::uint64_t cycles = 0, dram = 0, macs = 0;
     for (std::size_t i = 0; i < tiles.size(); ++i) {

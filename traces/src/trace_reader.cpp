@@ -1,10 +1,14 @@
-// Parsing and validation of trace format v1: every record, every field, with line numbers in the errors.
+// Parsing and validation of trace format v1: every record, every field, with line numbers in the errors; the
+// streaming TraceReader, and whole-trace parse/read_file on top of it.
+#include "ecosim/traces/trace_reader.hpp"
+
+#include <algorithm>
 #include <set>
+#include <sstream>
 
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
 #include "ecosim/ops_counter/text_file.hpp"
-#include "ecosim/traces/trace.hpp"
 
 namespace ecosim::trace {
 
@@ -114,6 +118,14 @@ class LineParser {
     return r;
   }
 
+  /// One line as a JSON object.
+  nlohmann::json record(std::string_view line) const {
+    if (line.empty()) fail("", "blank line");
+    nlohmann::json j = parse_json(line, origin_, {}, line_);
+    if (!j.is_object()) fail("", "a record must be a JSON object");
+    return j;
+  }
+
   Header header(const nlohmann::json& j) const {
     only_fields(j, {"record", "format", "version", "producer", "convention", "workload"});
     if (string(j, "format") != kFormatName) fail("format", "not an ecosim trace (expected 'ecosim-trace')");
@@ -140,41 +152,86 @@ class LineParser {
 
 }  // namespace
 
-Trace parse(std::string_view text, const std::string& origin) {
-  Trace trace;
-  bool have_header = false, ended = false;
-  std::size_t line_no = 0, pos = 0;
-  if (text.empty()) throw Error(origin + ": empty trace (no header)");
-  while (pos < text.size()) {
-    const std::size_t eol = text.find('\n', pos);
-    const std::string_view line = text.substr(pos, eol == std::string_view::npos ? text.size() - pos : eol - pos);
-    pos = eol == std::string_view::npos ? text.size() : eol + 1;
-    const LineParser p(origin, ++line_no);
-    if (ended) p.fail("", "content after the end record");
-    if (line.empty()) p.fail("", "blank line");
-    nlohmann::json j = parse_json(line, origin, {}, line_no);
-    if (!j.is_object()) p.fail("", "a record must be a JSON object");
-    const std::string kind = p.string(j, "record");
-    if (!have_header) {
-      if (kind != "header") p.fail("record", "the first record must be the header");
-      trace.header = p.header(j);
-      have_header = true;
-    } else if (kind == "op") {
-      trace.ops.push_back(p.op(j));
-    } else if (kind == "end") {
-      p.only_fields(j, {"record", "ops"});
-      if (p.count(p.field(j, "ops"), "ops") != trace.ops.size())
-        p.fail("ops", "end record counts " + j["ops"].dump() + " ops but the trace holds " +
-                          std::to_string(trace.ops.size()));
-      ended = true;
-    } else {
-      p.fail("record", kind == "header" ? "a second header" : "unknown record type '" + kind + "'");
-    }
-  }
-  if (!ended) throw Error(origin + ":" + std::to_string(line_no) + ": trace is truncated (no end record)");
-  return trace;
+TraceReader::TraceReader(const std::string& path)
+    : file_(std::make_unique<std::ifstream>(open_text_file(path))), in_(*file_), origin_(path) {
+  read_header();
 }
 
-Trace read_file(const std::string& path) { return parse(read_text_file(path), path); }
+TraceReader::TraceReader(std::istream& in, std::string origin) : in_(in), origin_(std::move(origin)) { read_header(); }
+
+void TraceReader::read_header() {
+  if (!read_line()) throw Error(origin_ + ": empty trace (no header)");
+  const LineParser p(origin_, line_no_);
+  const nlohmann::json j = p.record(line_);
+  if (p.string(j, "record") != "header") p.fail("record", "the first record must be the header");
+  header_ = p.header(j);
+}
+
+bool TraceReader::read_line() {
+  constexpr std::size_t kFirstBufferBytes = 4096;
+  if (buffer_.empty()) buffer_.resize(kFirstBufferBytes);
+  std::size_t length = 0;
+  for (;;) {
+    // Stores up to the buffer's free space less one (for the NUL); extracts a '\n' without storing it.
+    in_.getline(buffer_.data() + length, static_cast<std::streamsize>(buffer_.size() - length));
+    const auto got = static_cast<std::size_t>(in_.gcount());
+    if (!in_.fail()) {  // a whole line, ended by '\n' (counted in gcount) or by the end of the input
+      length += in_.eof() ? got : got - 1;
+      break;
+    }
+    if (in_.eof()) {  // nothing more: the line so far (if any) was the last, without a '\n'
+      if (length == 0) return false;
+      break;
+    }
+    length += got;  // the buffer is full and the line goes on
+    if (buffer_.size() > kMaxLineBytes)
+      LineParser(origin_, line_no_ + 1).fail("", "line longer than " + std::to_string(kMaxLineBytes) + " bytes");
+    in_.clear();
+    buffer_.resize(std::min(2 * buffer_.size(), kMaxLineBytes + 1));
+  }
+  line_ = std::string_view(buffer_.data(), length);
+  ++line_no_;
+  return true;
+}
+
+bool TraceReader::next(OpRecord& op) {
+  if (ended_) return false;
+  if (!read_line()) throw Error(origin_ + ":" + std::to_string(line_no_) + ": trace is truncated (no end record)");
+  const LineParser p(origin_, line_no_);
+  const nlohmann::json j = p.record(line_);
+  const std::string kind = p.string(j, "record");
+  if (kind == "op") {
+    op = p.op(j);
+    ++ops_;
+    return true;
+  }
+  if (kind != "end") p.fail("record", kind == "header" ? "a second header" : "unknown record type '" + kind + "'");
+  p.only_fields(j, {"record", "ops"});
+  if (p.count(p.field(j, "ops"), "ops") != ops_)
+    p.fail("ops", "end record counts " + j["ops"].dump() + " ops but the trace holds " + std::to_string(ops_));
+  ended_ = true;
+  if (read_line()) LineParser(origin_, line_no_).fail("", "content after the end record");
+  return false;
+}
+
+namespace {
+Trace read_all(TraceReader& reader) {
+  Trace trace{reader.header(), {}};
+  OpRecord op;
+  while (reader.next(op)) trace.ops.push_back(op);
+  return trace;
+}
+}  // namespace
+
+Trace parse(std::string_view text, const std::string& origin) {
+  std::istringstream in{std::string(text)};
+  TraceReader reader(in, origin);
+  return read_all(reader);
+}
+
+Trace read_file(const std::string& path) {
+  TraceReader reader(path);
+  return read_all(reader);
+}
 
 }  // namespace ecosim::trace

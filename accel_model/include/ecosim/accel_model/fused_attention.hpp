@@ -15,6 +15,9 @@
 
 namespace ecosim::accel {
 
+/// Records in one group: scores, scale, softmax, context.
+inline constexpr std::size_t kAttentionGroupRecords = 4;
+
 /// One attention group: G = batch·heads independent softmax attentions of `queries` rows over `keys` keys
 /// of width `dim`, operands of `operand_bits`.
 struct AttentionShape {
@@ -28,7 +31,7 @@ struct FusedTiling {
   std::uint64_t estimated_cycles = 0;  // max(array + vector cycles, DRAM cycles)
 };
 
-/// The group starting at ops[0], when the first four records form one (same prefix, shapes consistent).
+/// The group starting at ops[0], when the first kAttentionGroupRecords records form one (same prefix, shapes consistent).
 std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, const AccelConfig& config);
 
 /// Power-of-two tiles (tk keys and values resident in half the weights buffer; the Q and P tiles in half

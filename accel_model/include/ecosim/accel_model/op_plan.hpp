@@ -1,9 +1,11 @@
 // How one trace operation runs on the accelerator: the unit it uses and its sequence of tiles, each with the
-// DRAM traffic, buffer accesses and compute cycles it costs. Both the SystemC model and the closed-form model
-// replay these plans; the tiling choice itself is in tiling.hpp.
+// DRAM traffic, buffer accesses and compute cycles it costs. Tiles are produced on demand, in order, by
+// cursors over small descriptions of the mapping (a plan's memory does not grow with its tile count). Both
+// the SystemC model and the closed-form model replay these plans; the tiling choice itself is in tiling.hpp.
 #pragma once
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,13 +30,45 @@ struct TileWork {
   double vector_pj = 0;                                        // arithmetic energy on the vector unit
 
   std::uint64_t load_total_bits() const { return load_bits[0] + load_bits[1] + load_bits[2]; }
+  friend bool operator==(const TileWork&, const TileWork&) = default;
+};
+
+/// Produces tiles one at a time, in order.
+class TileCursor {
+ public:
+  virtual ~TileCursor() = default;
+  /// Writes the next tile to `tile`; false after the last one.
+  virtual bool next(TileWork& tile) = 0;
+};
+
+/// The tiles of one mapping (a GEMM's loop nest, a streamed vector or DMA op, a fused attention), described
+/// by its shape and tiling: immutable, so plans share it and any number of cursors walk it.
+class TileRun {
+ public:
+  virtual ~TileRun() = default;
+  virtual std::uint64_t tile_count() const = 0;
+  /// A cursor at the first tile (valid while this run lives).
+  virtual std::unique_ptr<TileCursor> cursor() const = 0;
 };
 
 struct OpPlan {
   std::string name;
   OpClass kind = OpClass::gemm;
   std::string mapping;  // human-readable: precision, tile sizes, loop order, unit
-  std::vector<TileWork> tiles;
+  std::vector<std::shared_ptr<const TileRun>> runs;  // the op's tiles: each run's, one run after another
+  std::uint64_t tile_count() const;
+};
+
+/// Walks every tile of a plan in order (the plan must outlive the cursor).
+class PlanCursor : public TileCursor {
+ public:
+  explicit PlanCursor(const OpPlan& plan) : plan_(&plan) {}
+  bool next(TileWork& tile) override;
+
+ private:
+  const OpPlan* plan_;
+  std::size_t run_ = 0;  // the run `cursor_` walks
+  std::unique_ptr<TileCursor> cursor_;
 };
 
 /// Bits one element of type t occupies on the accelerator: floats run at config.float_operand_bits,

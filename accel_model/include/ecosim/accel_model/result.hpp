@@ -1,10 +1,10 @@
-// Results of replaying a trace on the accelerator: cycles, latency, energy by component, per-operation rows,
-// utilisation and stall cycles; and the energy ledger both models charge as tiles move and compute.
+// Results of replaying a trace on the accelerator: cycles, latency, energy by component, per-operation rows
+// (handed to a RowSink as each op finishes), utilisation and stall cycles; and the energy ledger both models
+// charge as tiles move and compute.
 #pragma once
 #include <array>
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -49,25 +49,48 @@ struct OpRow {
   EnergyBreakdown energy;
 };
 
+/// Receives each op's row as soon as the op has been replayed (rows are not kept by the replay).
+class RowSink {
+ public:
+  virtual ~RowSink() = default;
+  virtual void row(const OpRow& row) = 0;
+};
+
 struct ReplayResult {
   std::string accelerator;
   std::string engine;  // "systemc" or "closed-form"
   double clock_mhz = 0;
   std::uint64_t peak_macs_per_cycle = 0;  // rows·cols·16 (2-bit operands)
-  std::vector<OpRow> ops;
   OpRow total;  // summed over ops (ops run one after another)
 
   double latency_ms() const { return double(total.cycles) / (clock_mhz * 1e3); }
   double array_utilisation() const { return total.cycles ? double(total.array_cycles) / double(total.cycles) : 0; }
-  /// Appends a row and adds it to the total.
-  void add(OpRow row);
+  /// Adds an op's row to the total.
+  void add(const OpRow& row);
 };
 
 ReplayResult make_result(const AccelConfig& config, std::string engine);
 /// Charges everything one tile does (the closed-form model's ledger; SystemC units charge the same parts).
 void charge_tile(const TileWork& tile, EnergyLedger& ledger);
-/// Per-op energy and counters that do not depend on timing: tiles, MACs, busy cycles, DRAM bits/cycles.
-OpRow static_row(const OpPlan& plan, const AccelConfig& config);
-nlohmann::json to_json(const ReplayResult& result, bool per_op);
+
+/// Per-op energy and counters that do not depend on timing — tiles, MACs, busy cycles, DRAM bits/cycles,
+/// SRAM bits — summed tile by tile as an engine replays the op.
+class StaticRow {
+ public:
+  StaticRow(const OpPlan& plan, const AccelConfig& config);
+  void add(const TileWork& tile);
+  /// The sums of the tiles added so far, with their energy.
+  OpRow row() const;
+
+ private:
+  const AccelConfig& config_;
+  OpRow row_;
+  EnergyLedger ledger_;
+};
+
+/// One op's row: name, kind, mapping, counters, latency and energy by component.
+nlohmann::json to_json(const OpRow& row, double clock_mhz);
+/// The totals, accelerator, engine, clock and utilisations.
+nlohmann::json to_json(const ReplayResult& result);
 
 }  // namespace ecosim::accel

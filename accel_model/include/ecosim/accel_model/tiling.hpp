@@ -5,8 +5,8 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
-#include <vector>
 
 #include "ecosim/accel_model/config.hpp"
 #include "ecosim/accel_model/op_plan.hpp"
@@ -47,7 +47,8 @@ GemmTiling choose_tiling(const GemmShape& shape, const AccelConfig& config);
 GemmTiling evaluate_tiling(const GemmShape& shape, std::uint64_t tm, std::uint64_t tn, std::uint64_t tk,
                            std::array<char, 3> order, const AccelConfig& config);
 /// The tile sequence of a tiling, in loop order, with the loads each tile needs (operands reused while
-/// the loop order keeps them resident) and the stores of output tiles when they are evicted.
-std::vector<TileWork> gemm_tiles(const GemmShape& shape, const GemmTiling& tiling, const AccelConfig& config);
+/// the loop order keeps them resident) and the stores of output tiles when they are evicted; generated as
+/// cursors walk it (batch · trips_m · trips_n · trips_k tiles).
+std::shared_ptr<const TileRun> gemm_tiles(const GemmShape& shape, const GemmTiling& tiling, const AccelConfig& config);
 
 }  // namespace ecosim::accel

@@ -1,5 +1,5 @@
 // Trace format v1 (traces/README.md): JSON Lines — a header, one record per operation, an end record.
-// Conversion of records to and from JSON, and parsing with validation of every record.
+// Conversion of records to and from JSON, and whole-trace parsing (trace_reader.hpp reads record by record).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -30,7 +30,8 @@ struct Trace {
 nlohmann::json to_json(const Header& h);
 nlohmann::json to_json(const OpRecord& r);
 
-/// Parses and validates a whole trace; throws ecosim::Error "<origin>:<line>: <field>: <problem>".
+/// Parses and validates a whole trace held in memory, with every record kept (small traces: tests, fuzzing);
+/// throws ecosim::Error "<origin>:<line>: <field>: <problem>". User traces are streamed with TraceReader.
 Trace parse(std::string_view text, const std::string& origin);
 Trace read_file(const std::string& path);
 

@@ -1,0 +1,31 @@
+// Internal: a TileRun whose tile i follows from i alone (streamed vector/DMA tiles, fused attention), walked
+// by one generic cursor.
+#pragma once
+#include "ecosim/accel_model/op_plan.hpp"
+
+namespace ecosim::accel {
+
+class IndexedTileRun : public TileRun {
+ public:
+  /// Tile i, 0 ≤ i < tile_count().
+  virtual TileWork tile(std::uint64_t i) const = 0;
+
+  std::unique_ptr<TileCursor> cursor() const override {
+    class Cursor : public TileCursor {
+     public:
+      explicit Cursor(const IndexedTileRun& run) : run_(run), count_(run.tile_count()) {}
+      bool next(TileWork& tile) override {
+        if (i_ == count_) return false;
+        tile = run_.tile(i_++);
+        return true;
+      }
+
+     private:
+      const IndexedTileRun& run_;
+      std::uint64_t count_, i_ = 0;
+    };
+    return std::make_unique<Cursor>(*this);
+  }
+};
+
+}  // namespace ecosim::accel

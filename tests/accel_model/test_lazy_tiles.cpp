@@ -1,0 +1,128 @@
+// Lazy tiles: every generator (GEMM loop nest, streamed vector/DMA tiles, hash op as concatenated runs, fused
+// attention) yields exactly the tile sequence the former eager code built, and a plan's size does not grow
+// with its tile count.
+#include <catch2/catch.hpp>
+
+#include "accel_test_support.hpp"
+#include "eager_tiles_reference.hpp"
+
+using namespace ecosim;
+using namespace ecosim::accel;
+using namespace ecosim::test;
+
+namespace {
+
+std::vector<TileWork> concat(std::vector<TileWork> a, const std::vector<TileWork>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+/// Bits the record's fp32 bytes occupy on the accelerator.
+std::uint64_t fp32_bits(std::uint64_t bytes, const AccelConfig& c) {
+  return bytes * 8 / bits(DType::fp32) * operand_bits(DType::fp32, c);
+}
+
+OpRecord streamed(OpClass kind, std::uint64_t elements) {
+  OpRecord op;
+  op.name = "x";
+  op.kind = kind;
+  op.m = elements;
+  if (kind != OpClass::memcpy) op.counts.add(OpKind::mul, DType::fp32, elements).add(OpKind::exp, DType::fp32, 3);
+  op.counts.add_read_bytes(DType::fp32, 4 * elements).add_written_bytes(DType::fp32, 4 * elements);
+  return op;
+}
+
+}  // namespace
+
+TEST_CASE("GEMM tiles: the generator equals the eager loop nest for every loop order") {
+  const AccelConfig c = builtin_config("bitfusion-45nm");
+  const GemmShape shapes[] = {{3, 200, 100, 300, 8, 8}, {1, 1024, 64, 256, 4, 4}, {2, 77, 513, 33, 2, 2},
+                              {1, 64, 32, 1024, 16, 16}, {2, 130, 40, 70, 8, 2}};
+  const std::uint64_t sizes[][3] = {{16, 32, 64}, {7, 5, 3}, {128, 64, 16}, {1, 1, 1000}};
+  const std::array<char, 3> orders[] = {{'m', 'n', 'k'}, {'m', 'k', 'n'}, {'n', 'm', 'k'},
+                                        {'n', 'k', 'm'}, {'k', 'm', 'n'}, {'k', 'n', 'm'}};
+  for (const GemmShape& s : shapes) {
+    std::vector<GemmTiling> tilings = {choose_tiling(s, c)};
+    for (const auto& [tm, tn, tk] : sizes)
+      for (const auto& order : orders) tilings.push_back(evaluate_tiling(s, tm, tn, tk, order, c));
+    for (const GemmTiling& t : tilings) {
+      INFO(s.batch << "×" << s.m << "×" << s.n << "×" << s.k << " at " << s.a_bits << "/" << s.w_bits << " bits, "
+                   << t.describe());
+      const auto run = gemm_tiles(s, t, c);
+      const std::vector<TileWork> expected = eager::gemm_tiles(s, t, c);
+      CHECK(run->tile_count() == expected.size());
+      CHECK(collect(*run) == expected);
+      CHECK(collect(*run) == expected);  // a second cursor walks the same sequence
+    }
+  }
+}
+
+TEST_CASE("streamed vector and DMA tiles, and a hash op's three runs, equal the eager tiles") {
+  AccelConfig c = builtin_config("bitfusion-45nm");
+  for (std::uint64_t elements : {1ull, 1000ull, 65536ull, 1000003ull}) {
+    INFO(elements << " elements");
+    for (OpClass kind : {OpClass::eltwise, OpClass::reduce, OpClass::memcpy}) {
+      const OpRecord op = streamed(kind, elements);
+      const bool dma = kind == OpClass::memcpy;
+      const std::uint64_t bits = fp32_bits(4 * elements, c);
+      const VectorWork work = dma ? VectorWork{} : vector_work(op.counts, 0, c, tech());
+      CHECK(collect(plan_op(op, c, tech())) == eager::stream_tiles(dma ? Unit::dma : Unit::vector, bits, bits, work, c));
+    }
+  }
+  OpRecord hash = streamed(OpClass::hash, 300);
+  hash.batch = 2, hash.n = 16, hash.k = 32;
+  hash.params["support"] = 25;
+  const std::uint64_t tokens = 2 * 300, covered = tokens * (32 * 25 + 25 * 16);
+  const GemmShape distances{1, tokens, 25, 32, 8, 8}, projection{1, tokens, 16, 25, 8, 8};
+  const std::vector<TileWork> expected =
+      concat(concat(eager::gemm_tiles(distances, choose_tiling(distances, c), c),
+                    eager::gemm_tiles(projection, choose_tiling(projection, c), c)),
+             eager::stream_tiles(Unit::vector, fp32_bits(4 * 300, c), fp32_bits(4 * 300, c),
+                                 vector_work(hash.counts, covered, c, tech()), c));
+  const OpPlan plan = plan_op(hash, c, tech());
+  CHECK(plan.runs.size() == 3);
+  CHECK(plan.tile_count() == expected.size());
+  CHECK(collect(plan) == expected);
+}
+
+TEST_CASE("fused attention tiles equal the eager (group, query tile, key tile) triples") {
+  AccelConfig c = builtin_config("bitfusion-45nm");
+  for (std::uint64_t n : {1, 77, 300, 1030}) {
+    INFO("N = " << n);
+    const std::vector<OpRecord> ops = attention_layer(AttentionVariant::msa, 2, n, 32);
+    const AttentionShape s = *attention_group(ops, c);
+    const FusedTiling t = *choose_fused_tiling(s, c);
+    // The softmax work: the records' own, plus per query row and key tile after the first one subtraction,
+    // one exp and d + 1 multiplications.
+    const std::uint64_t updates = s.groups * s.queries * ((s.keys + t.tk - 1) / t.tk - 1);
+    OpCounts softmax = ops[1].counts;
+    softmax += ops[2].counts;
+    softmax.add(OpKind::add, DType::fp32, updates).add(OpKind::exp, DType::fp32, updates);
+    softmax.add(OpKind::mul, DType::fp32, updates * (s.dim + 1));
+    const std::vector<TileWork> expected = eager::fused_tiles(s, t, vector_work(softmax, 0, c, tech()), c);
+    const OpPlan plan = *plan_fused_attention(ops, c, tech());
+    CHECK(plan.tile_count() == expected.size());
+    CHECK(collect(plan) == expected);
+  }
+}
+
+TEST_CASE("a plan of 2^44 tiles is made at once and holds one small run") {
+  const AccelConfig c = builtin_config("bitfusion-45nm");
+  OpRecord op;  // 2^57 fp32 elements scaled in place: 2^59 bytes read and written
+  op.name = "huge";
+  op.kind = OpClass::eltwise;
+  op.batch = std::uint64_t{1} << 29, op.m = std::uint64_t{1} << 28;
+  op.counts.add(OpKind::mul, DType::fp32, std::uint64_t{1} << 57);
+  op.counts.add_read_bytes(DType::fp32, std::uint64_t{1} << 59).add_written_bytes(DType::fp32, std::uint64_t{1} << 59);
+  const OpPlan plan = plan_op(op, c, tech());
+  const std::uint64_t bits = fp32_bits(std::uint64_t{1} << 59, c);  // 2^60 at 8-bit operands
+  const std::uint64_t half_out = c.buffer(Buffer::outputs).half_bits();  // the smaller half: 2^16 bits
+  REQUIRE(plan.runs.size() == 1);
+  CHECK(plan.tile_count() == bits / half_out);
+  CHECK(plan.tile_count() == std::uint64_t{1} << 44);
+  PlanCursor cursor(plan);
+  TileWork first;
+  REQUIRE(cursor.next(first));
+  CHECK(first.load_bits[std::size_t(Buffer::inputs)] == half_out);
+  CHECK(first.store_bits == half_out);
+}
