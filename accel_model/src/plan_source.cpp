@@ -7,8 +7,8 @@
 
 namespace ecosim::accel {
 
-PlanSource::PlanSource(RecordSource& records, const AccelConfig& config, const TechTable& tech)
-    : records_(records), config_(config), tech_(tech) {}
+PlanSource::PlanSource(RecordSource& records, const AccelConfig& config, const TechTable& tech, PlanCheck check)
+    : records_(records), config_(config), tech_(tech), check_(std::move(check)) {}
 
 void PlanSource::fill(std::size_t count) {
   if (first_ >= kAttentionGroupRecords) {  // drop planned records now and then, not one by one
@@ -30,11 +30,13 @@ bool PlanSource::next(OpPlan& plan) {
     if (std::optional<OpPlan> fused = plan_fused_attention(waiting, config_, tech_)) {
       plan = std::move(*fused);
       first_ += kAttentionGroupRecords;
+      if (check_) check_(plan);
       return true;
     }
   }
   plan = plan_op(waiting.front(), config_, tech_);
   ++first_;
+  if (check_) check_(plan);
   return true;
 }
 

@@ -187,7 +187,7 @@ int compare(const Args& args) {
     VariantRun run = model.empty() ? run_kernel(e.config, device) : run_model(model_workload(model, e));
     fmt::print(stderr, "[{}] replaying {} ops on {} ...\n", e.label, run.ops.size(), accel_config.name);
     RecordList records(run.ops);
-    accel::PlanSource plans(records, accel_config, tech);
+    accel::PlanSource plans(records, accel_config, tech, replay_budget(limits));
     const accel::ReplayResult replay = accel::replay_systemc(plans, accel_config);
     CompareRow row{e.label, run.source, run.total.ops(OpKind::mul), run.total.ops(OpKind::add),
                    tech.energy_pj(run.total), replay.total, replay.latency_ms(), 0, false, ""};

@@ -9,6 +9,7 @@
 #include "ecosim/sim/commands.hpp"
 #include "ecosim/traces/atomic_file.hpp"
 #include "ecosim/traces/trace_reader.hpp"
+#include "work_limits.hpp"
 #include "workload.hpp"
 
 namespace ecosim::cli {
@@ -19,6 +20,7 @@ int replay(const Args& args) {
       ("timeline", po::value<std::string>(), "write a Chrome trace-event JSON timeline (one track per unit)")
       ("format", po::value<std::string>()->default_value("table"), "table, csv or json");
   options.add(accel_options());
+  options.add(work_limit_options());
   Args rest = args;
   if (!rest.empty() && !rest[0].empty() && rest[0][0] != '-') rest.insert(rest.begin(), "--trace");
   po::variables_map vm;
@@ -35,7 +37,7 @@ int replay(const Args& args) {
   const accel::AccelConfig config = parse_accel(vm);
   const TechTable tech = TechTable::builtin_45nm();
   trace::TraceReader reader(vm["trace"].as<std::string>());  // streamed: one record at a time
-  accel::PlanSource plans(reader, config, tech);
+  accel::PlanSource plans(reader, config, tech, replay_budget(parse_work_limits(vm)));
   std::optional<AtomicFile> timeline_file;  // opened first: an unwritable path fails before the replay
   std::optional<accel::TimelineWriter> timeline;
   if (vm.count("timeline")) {

@@ -80,12 +80,15 @@ void check_cpu_time(const WorkLimits& limits, double ops, std::string_view what)
                           what, ops / 1e9, seconds / 60, seconds / 60 + 1));
 }
 
-void check_replay_time(const WorkLimits& limits, double tiles, std::string_view what) {
-  const double seconds = tiles / estimated_rate("replay_tiles_per_s");
-  if (seconds <= limits.max_seconds) return;
-  throw Error(fmt::format("{} plans {:.3g} accelerator tiles, at least {:.0f} minutes to replay; refused before "
-                          "replaying it (raise the limit with --max-minutes {:.0f})",
-                          what, tiles, seconds / 60, seconds / 60 + 1));
+std::function<void(const accel::OpPlan&)> replay_budget(const WorkLimits& limits) {
+  return [limits, tiles = 0.0](const accel::OpPlan& plan) mutable {
+    tiles += double(plan.tile_count());
+    const double seconds = tiles / estimated_rate("replay_tiles_per_s");
+    if (seconds <= limits.max_seconds) return;
+    throw Error(fmt::format("replaying up to op '{}' means {:.3g} accelerator tiles, at least {:.0f} minutes; "
+                            "refused before replaying it (raise the limit with --max-minutes {:.0f})",
+                            plan.name, tiles, seconds / 60, seconds / 60 + 1));
+  };
 }
 
 void check_attention_kernel(const WorkLimits& limits, const AttentionConfig& config, bool on_gpu) {

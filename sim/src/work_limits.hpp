@@ -4,8 +4,10 @@
 #pragma once
 #include <boost/program_options.hpp>
 #include <cstdint>
+#include <functional>
 #include <string_view>
 
+#include "ecosim/accel_model/op_plan.hpp"
 #include "ecosim/ops_counter/attention.hpp"
 
 namespace ecosim::cli {
@@ -25,8 +27,9 @@ void check_memory(const WorkLimits& limits, double bytes, std::string_view what)
 /// Throws ecosim::Error when `ops` counted operations on the CPU references would exceed the time limit.
 void check_cpu_time(const WorkLimits& limits, double ops, std::string_view what);
 
-/// Throws ecosim::Error when replaying `tiles` accelerator tiles would exceed the time limit.
-void check_replay_time(const WorkLimits& limits, double tiles, std::string_view what);
+/// A PlanSource check that adds up the tiles of the plans handed out and throws ecosim::Error, before an op
+/// is replayed, when the replay so far would exceed the time limit.
+std::function<void(const accel::OpPlan&)> replay_budget(const WorkLimits& limits);
 /// Checks one run of an attention kernel: memory = Q, K, V and the output (fp32) plus its largest
 /// intermediate (the largest bytes written by one record of its exact count); time = its counted operations
 /// (on the CPU only: `on_gpu` skips the time check).
