@@ -44,7 +44,37 @@ struct TokenLayout {
 AttentionConfig block_attention(const ModelOptions& o, bool keep_msa, std::uint64_t tokens, std::uint64_t heads,
                                 std::uint64_t head_dim, std::uint64_t width, TokenLayout layout);
 
+/// Head width = width / heads; throws when heads do not divide the width.
+std::uint64_t head_width(const ModelEntry& e, std::uint64_t width, std::uint64_t heads);
+
+/// The model's own attention variants (zoo key native_attention) under --attention native, else none.
+std::vector<AttentionVariant> native_variants(const ModelEntry& e, const ModelOptions& o);
+/// The options of the `index`-th block of a stage: under --attention native, its variant is the index-th of
+/// `native`, cycled.
+ModelOptions block_options(const ModelOptions& o, const std::vector<AttentionVariant>& native, std::uint64_t index);
+
+/// Input height = width of an image model: the resolution option or the entry's image_size. Throws for a
+/// sequence length, and for a size that is not a multiple of `total_stride` or above 16384.
+std::uint64_t image_size(const ModelEntry& e, const ModelOptions& o, std::uint64_t total_stride);
+/// Tokens of a sequence model: the seq_len option or the entry's seq_len. Throws for a resolution.
+std::uint64_t sequence_length(const ModelEntry& e, const ModelOptions& o);
+
+/// What distinguishes one family's transformer block from another's.
+struct BlockParts {
+  AttentionConfig attention;
+  std::vector<Layer> score_adds = {};  // additions to the attention scores (causal mask, relative position bias)
+  std::vector<Layer> mlp_inner = {};   // between fc1 and GELU (PVTv2's ReLU and depthwise conv)
+  bool post_norm = false;         // LN(x + Attn(x)), LN(x + MLP(x)) (BERT) instead of pre-norm
+};
+/// Appends a block named "<block>.<part>" over `rows` tokens of `width` with MLP width `hidden`: pre-norm
+/// x + Attn(LN(x)), x + MLP(LN(x)) with MLP = fc1, mlp_inner, GELU, fc2; or the post-norm form.
+void append_block(std::vector<Layer>& layers, const std::string& block, std::uint64_t rows, std::uint64_t width,
+                  std::uint64_t hidden, const BlockParts& parts);
+
 std::vector<Layer> build_hierarchical_vit(const ModelEntry& e, const ModelOptions& o);
 std::vector<Layer> build_lra(const ModelEntry& e, const ModelOptions& o);
+std::vector<Layer> build_vit(const ModelEntry& e, const ModelOptions& o);
+std::vector<Layer> build_swin(const ModelEntry& e, const ModelOptions& o);
+std::vector<Layer> build_encoder(const ModelEntry& e, const ModelOptions& o);
 
 }  // namespace ecosim::detail

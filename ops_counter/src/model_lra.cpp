@@ -7,9 +7,7 @@
 namespace ecosim::detail {
 
 std::vector<Layer> build_lra(const ModelEntry& e, const ModelOptions& o) {
-  if (o.resolution)
-    throw Error("model '" + e.model() + "' takes a sequence: a resolution does not apply (give a sequence length)");
-  const std::uint64_t n = o.seq_len ? o.seq_len : e.uint("seq_len");
+  const std::uint64_t n = sequence_length(e, o);
   const std::uint64_t c = e.uint("embed_dim"), heads = e.uint("num_heads"), head_dim = e.uint("head_dim");
   const std::uint64_t hidden = e.uint("ffn_hidden"), cls_hidden = e.uint("classifier_hidden");
   const bool dual = e.flag("dual");
@@ -18,22 +16,13 @@ std::vector<Layer> build_lra(const ModelEntry& e, const ModelOptions& o) {
 
   std::vector<Layer> layers;
   layers.push_back({"pos_embed", ResidualAdd{checked_mul(rows, c)}});
-  const std::vector<AttentionVariant> native =
-      o.native_attention ? e.variants("native_attention") : std::vector<AttentionVariant>{};
+  const std::vector<AttentionVariant> native = native_variants(e, o);
   const std::uint64_t depth = e.uint("layers", kMaxBlocks);
   for (std::uint64_t l = 0; l < depth; ++l) {
     const std::string layer = "layer" + std::to_string(l);
-    ModelOptions doc_options = o;
+    ModelOptions doc_options = block_options(o, native, l);
     doc_options.batch = docs;
-    if (o.native_attention) doc_options.attention.variant = native[l % native.size()];
-    layers.push_back({layer + ".norm1", LayerNorm{rows, c}});
-    layers.push_back({layer + ".attn", block_attention(doc_options, false, n, heads, head_dim, c, {})});
-    layers.push_back({layer + ".residual1", ResidualAdd{checked_mul(rows, c)}});
-    layers.push_back({layer + ".norm2", LayerNorm{rows, c}});
-    layers.push_back({layer + ".fc1", Linear{rows, c, hidden}});
-    layers.push_back({layer + ".gelu", Activation{ActivationFunc::gelu, checked_mul(rows, hidden)}});
-    layers.push_back({layer + ".fc2", Linear{rows, hidden, c}});
-    layers.push_back({layer + ".residual2", ResidualAdd{checked_mul(rows, c)}});
+    append_block(layers, layer, rows, c, hidden, {.attention = block_attention(doc_options, false, n, heads, head_dim, c, {})});
   }
   layers.push_back({"norm", LayerNorm{rows, c}});
   layers.push_back({"pool", MeanPool{docs, n, c}});

@@ -21,30 +21,23 @@ std::vector<Layer> build_hierarchical_vit(const ModelEntry& e, const ModelOption
   // (Twins' LSA) and the per-block pattern of variants (`native_attention`, cycled over each stage's blocks).
   const auto sr_ratios = e.has("sr_ratios") ? e.uints("sr_ratios", kStages) : std::vector<std::uint64_t>(kStages, 0);
   const std::uint64_t window = e.has("lsa_window") ? e.uint("lsa_window") : 0;
-  const std::vector<AttentionVariant> native =
-      o.native_attention ? e.variants("native_attention") : std::vector<AttentionVariant>{};
+  const std::vector<AttentionVariant> native = native_variants(e, o);
   const bool uses_sra = o.native_attention ? std::find(native.begin(), native.end(), AttentionVariant::sra) != native.end()
                                            : o.attention.variant == AttentionVariant::sra;
   if (uses_sra && e.has("linear_sra") && e.flag("linear_sra"))
     throw Error("model '" + e.model() + "': linear SRA (keys pooled to 7×7) is not modelled; use pvt_v2_b2");
-  if (o.seq_len)
-    throw Error("model '" + e.model() + "' takes an image: a sequence length does not apply (give a resolution)");
-  const std::uint64_t size = o.resolution ? o.resolution : e.uint("image_size");
   std::uint64_t total_stride = 1;
   for (auto s : strides) {
     if (s == 0) throw Error("model '" + e.model() + "': patch strides must be positive");
     total_stride = checked_mul(total_stride, s);
   }
-  if (size % total_stride || size > 16384)
-    throw Error("resolution " + std::to_string(size) + " must be a multiple of " + std::to_string(total_stride) +
-                " (the total patch stride of " + e.model() + ") and at most 16384");
+  const std::uint64_t size = image_size(e, o, total_stride);
 
   std::vector<Layer> layers;
   std::uint64_t h = size, w = size, in_ch = e.uint("in_chans");
   for (std::size_t s = 0; s < kStages; ++s) {
     const std::string stage = "stage" + std::to_string(s + 1);
     const std::uint64_t c = dims[s];
-    if (heads[s] == 0 || c % heads[s]) throw Error("model '" + e.model() + "': embed dim not divisible by heads");
     Conv2d patch{.batch = o.batch, .in_ch = in_ch, .out_ch = c, .in_h = h, .in_w = w,
                  .kernel = kernels[s], .stride = strides[s], .pad = pads[s]};
     layers.push_back({stage + ".patch_embed", patch});
@@ -56,21 +49,14 @@ std::vector<Layer> build_hierarchical_vit(const ModelEntry& e, const ModelOption
     const bool keep_msa = std::find(msa_stages.begin(), msa_stages.end(), s) != msa_stages.end();
     for (std::uint64_t b = 0; b < depths[s]; ++b) {
       const std::string block = stage + ".block" + std::to_string(b);
-      layers.push_back({block + ".norm1", LayerNorm{rows, c}});
-      ModelOptions block_options = o;
-      if (o.native_attention) block_options.attention.variant = native[b % native.size()];
-      layers.push_back({block + ".attn", block_attention(block_options, keep_msa && !o.native_attention, n, heads[s],
-                                                         c / heads[s], c, {h, sr_ratios[s], window})});
-      layers.push_back({block + ".residual1", ResidualAdd{checked_mul(rows, c)}});
-      layers.push_back({block + ".norm2", LayerNorm{rows, c}});
-      layers.push_back({block + ".fc1", Linear{rows, c, hidden}});
-      if (relu) layers.push_back({block + ".relu", Activation{ActivationFunc::relu, checked_mul(rows, hidden)}});
+      BlockParts parts{.attention = block_attention(block_options(o, native, b), keep_msa && !o.native_attention, n,
+                                                    heads[s], head_width(e, c, heads[s]), c, {h, sr_ratios[s], window})};
+      if (relu) parts.mlp_inner.push_back({block + ".relu", Activation{ActivationFunc::relu, checked_mul(rows, hidden)}});
       if (dwconv)
-        layers.push_back({block + ".dwconv", Conv2d{.batch = o.batch, .in_ch = hidden, .out_ch = hidden, .in_h = h,
-                                                    .in_w = w, .kernel = 3, .stride = 1, .pad = 1, .groups = hidden}});
-      layers.push_back({block + ".gelu", Activation{ActivationFunc::gelu, checked_mul(rows, hidden)}});
-      layers.push_back({block + ".fc2", Linear{rows, hidden, c}});
-      layers.push_back({block + ".residual2", ResidualAdd{checked_mul(rows, c)}});
+        parts.mlp_inner.push_back({block + ".dwconv", Conv2d{.batch = o.batch, .in_ch = hidden, .out_ch = hidden,
+                                                             .in_h = h, .in_w = w, .kernel = 3, .stride = 1, .pad = 1,
+                                                             .groups = hidden}});
+      append_block(layers, block, rows, c, hidden, parts);
       if (peg && b == 0) {
         layers.push_back({stage + ".pos_conv", Conv2d{.batch = o.batch, .in_ch = c, .out_ch = c, .in_h = h, .in_w = w,
                                                       .kernel = 3, .stride = 1, .pad = 1, .groups = c}});

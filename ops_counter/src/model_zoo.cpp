@@ -3,6 +3,7 @@
 
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
+#include "ecosim/ops_counter/text_file.hpp"
 #include "model_entry.hpp"
 
 namespace ecosim {
@@ -80,6 +81,21 @@ AttentionConfig block_attention(const ModelOptions& o, bool keep_msa, std::uint6
   return a;
 }
 
+std::uint64_t head_width(const ModelEntry& e, std::uint64_t width, std::uint64_t heads) {
+  if (heads == 0 || width % heads) throw Error("model '" + e.model() + "': embed dim not divisible by heads");
+  return width / heads;
+}
+
+std::vector<AttentionVariant> native_variants(const ModelEntry& e, const ModelOptions& o) {
+  return o.native_attention ? e.variants("native_attention") : std::vector<AttentionVariant>{};
+}
+
+ModelOptions block_options(const ModelOptions& o, const std::vector<AttentionVariant>& native, std::uint64_t index) {
+  ModelOptions b = o;
+  if (o.native_attention) b.attention.variant = native[index % native.size()];
+  return b;
+}
+
 }  // namespace detail
 
 ModelZoo ModelZoo::builtin() { return parse(embedded::model_zoo_json(), "builtin model_zoo.json"); }
@@ -88,6 +104,14 @@ ModelZoo ModelZoo::parse(std::string_view json_text, const std::string& origin) 
   ModelZoo zoo;
   zoo.entries_ = parse_json(json_text, origin);
   if (!zoo.entries_.is_object()) throw Error(origin + ": the model zoo must be a JSON object");
+  return zoo;
+}
+
+ModelZoo ModelZoo::load(const std::string& path) { return parse(read_text_file(path, kMaxJsonDocumentBytes), path); }
+
+ModelZoo ModelZoo::overlaying(const ModelZoo& base) const {
+  ModelZoo zoo = base;
+  for (const auto& [key, value] : entries_.items()) zoo.entries_[key] = value;
   return zoo;
 }
 
@@ -122,7 +146,10 @@ std::vector<Layer> ModelZoo::build(const std::string& model, const ModelOptions&
   const auto family = entry.find("family");
   if (family != entry.end() && *family == "hierarchical_vit") return detail::build_hierarchical_vit(e, options);
   if (family != entry.end() && *family == "lra") return detail::build_lra(e, options);
-  throw Error("model '" + model + "': 'family' must be hierarchical_vit or lra");
+  if (family != entry.end() && *family == "vit") return detail::build_vit(e, options);
+  if (family != entry.end() && *family == "swin") return detail::build_swin(e, options);
+  if (family != entry.end() && *family == "encoder") return detail::build_encoder(e, options);
+  throw Error("model '" + model + "': 'family' must be hierarchical_vit, vit, swin, lra or encoder");
 }
 
 bool is_attention(const Layer& layer) { return std::holds_alternative<AttentionConfig>(layer.op); }

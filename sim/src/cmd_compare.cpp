@@ -67,9 +67,10 @@ struct Entry {
 };
 
 /// The zoo model with every attention layer of the entry's variant, or its own (exact convention).
-Workload model_workload(const std::string& model, const Entry& e) {
+Workload model_workload(const std::string& model, const ModelZoo& zoo, const Entry& e) {
   Workload w;
   w.model = model;
+  w.zoo = zoo;
   w.model_options.attention = e.config;
   w.model_options.batch = e.config.batch;
   w.model_options.native_attention = e.native;
@@ -126,6 +127,7 @@ int compare(const Args& args) {
       ("device", po::value<std::string>()->default_value("auto"), "kernels on auto|cpu|cuda")
       ("gpu", po::value<std::string>()->default_value(""), "GPU named in the roofline estimate (default H100 SXM)")
       ("out", po::value<std::string>()->default_value("reports"), "output directory");
+  options.add(model_file_option());
   options.add(variant_parameter_options());
   options.add(accel_options());
   options.add(work_limit_options());
@@ -143,6 +145,8 @@ int compare(const Args& args) {
   const GpuRoofline roofline = gpu_roofline(vm["gpu"].as<std::string>());  // an unknown GPU fails before any work
   if (!model.empty())
     reject_given(vm, {"seq", "dim", "heads", "device"}, "the single-layer comparison (without --model)");
+  else reject_given(vm, {"model-file"}, "--model");
+  const ModelZoo zoo = model_zoo(vm);
   std::vector<AttentionVariant> chosen;
   for (const std::string& label : variants)
     if (label != "native") chosen.push_back(attention_variant_named(label));
@@ -174,7 +178,7 @@ int compare(const Args& args) {
       config.validate();
       check_attention_kernel(limits, config, device == DeviceChoice::cuda);
     } else {
-      model_workload(model, e).layers();  // throws for a model the variant cannot build
+      model_workload(model, zoo, e).layers();  // throws for a model the variant cannot build
     }
     report.provenance["variant_parameters"][label] =
         e.native ? nlohmann::json("the model's own attention (zoo)") : describe_parameters(config);
@@ -184,7 +188,7 @@ int compare(const Args& args) {
   std::vector<std::vector<OpRecord>> traces;
   for (const Entry& e : entries) {
     fmt::print(stderr, "[{}] {} ...\n", e.label, model.empty() ? "running kernel" : "building model trace");
-    VariantRun run = model.empty() ? run_kernel(e.config, device) : run_model(model_workload(model, e));
+    VariantRun run = model.empty() ? run_kernel(e.config, device) : run_model(model_workload(model, zoo, e));
     fmt::print(stderr, "[{}] replaying {} ops on {} ...\n", e.label, run.ops.size(), accel_config.name);
     RecordList records(run.ops);
     accel::PlanSource plans(records, accel_config, tech, replay_budget(limits));

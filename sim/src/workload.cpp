@@ -8,11 +8,26 @@
 
 namespace ecosim::cli {
 
+po::options_description model_file_option() {
+  po::options_description o("Model file");
+  o.add_options()("model-file", po::value<std::string>(),
+                  "a zoo file (JSON, format in ops_counter/README.md) whose models --model names before the "
+                  "built-in ones");
+  return o;
+}
+
+ModelZoo model_zoo(const po::variables_map& vm) {
+  ModelZoo builtin = ModelZoo::builtin();
+  if (!vm.count("model-file")) return builtin;
+  return ModelZoo::load(vm["model-file"].as<std::string>()).overlaying(builtin);
+}
+
 po::options_description workload_options() {
   po::options_description o("Workload");
   o.add_options()
       ("model", po::value<std::string>(),
-       "zoo model: pvt_v2_b0..b5, pvt_v2_b2_li, twins_svt_s/b/l, lra_text, lra_retrieval")
+       "zoo model: pvt_v2_b0..b5, pvt_v2_b2_li, twins_svt_s/b/l, deit_tiny/small/base, vit_large_16, "
+       "swin_tiny/small, lra_text, lra_retrieval, bert_base, gpt2_small (or one of --model-file)")
       ("layer", po::value<std::string>(), "'attention': count one attention layer of --batch/--heads/--seq/--dim")
       ("attention", po::value<std::string>()->default_value("msa"),
        "msa|performer|linformer|reformer|ecoformer|fp-ecoformer|bi-ecoformer|lsh-ecoformer|klsh-ecoformer|sra|lsa, "
@@ -27,6 +42,7 @@ po::options_description workload_options() {
       ("seq", po::value<std::int64_t>(), "--layer: tokens N")
       ("dim", po::value<std::int64_t>()->default_value(32), "--layer: head width D (embedding H·D)")
       ("no-proj", "--layer: the attention core alone, without q/k/v/output projections");
+  o.add(model_file_option());
   o.add(variant_parameter_options());
   return o;
 }
@@ -74,11 +90,13 @@ Workload parse_workload(const po::variables_map& vm) {
     w.model_options.batch = a.batch;
     if (vm.count("resolution")) w.model_options.resolution = positive(vm, "resolution");
     if (vm.count("seq-len")) w.model_options.seq_len = positive(vm, "seq-len");
-    ModelZoo::builtin().build(w.model, w.model_options);  // validates the model and the options now
+    if (vm.count("model-file")) w.model_file = vm["model-file"].as<std::string>();
+    w.zoo = model_zoo(vm);
+    w.zoo.build(w.model, w.model_options);  // validates the model and the options now
   } else if (vm.count("layer")) {
     if (vm["layer"].as<std::string>() != "attention")
       throw Error("unknown layer '" + vm["layer"].as<std::string>() + "' (valid: attention)");
-    reject_given(vm, {"resolution", "seq-len"}, "--model");
+    reject_given(vm, {"resolution", "seq-len", "model-file"}, "--model");
     if (!vm.count("seq")) throw Error("--layer attention needs --seq N");
     a.seq = positive(vm, "seq");
     a.validate();
@@ -95,6 +113,7 @@ nlohmann::json Workload::describe() const {
                    {"batch", layer.batch}};
   if (!model.empty()) {
     j["model"] = model;
+    if (!model_file.empty()) j["model_file"] = model_file;
     if (model_options.resolution) j["resolution"] = model_options.resolution;
     if (model_options.seq_len) j["seq_len"] = model_options.seq_len;
   } else {
@@ -110,7 +129,7 @@ nlohmann::json Workload::describe() const {
 
 std::vector<Layer> Workload::layers() const {
   if (model.empty()) return {{"attention", layer}};
-  std::vector<Layer> all = ModelZoo::builtin().build(model, model_options);
+  std::vector<Layer> all = zoo.build(model, model_options);
   if (attention_scope) std::erase_if(all, [](const Layer& l) { return !is_attention(l); });
   return all;
 }

@@ -17,6 +17,8 @@ namespace po = boost::program_options;
 
 struct Workload {
   std::string model;            // zoo model; empty = one attention layer (`layer`)
+  std::string model_file;       // --model-file: the user's zoo file; empty = none
+  ModelZoo zoo = ModelZoo::builtin();  // where `model` is looked up: the user's models over the built-in ones
   ModelOptions model_options;
   AttentionConfig layer;        // the attention layer, or the variant parameters for a model
   Convention convention = Convention::paper;
@@ -27,7 +29,12 @@ struct Workload {
   std::vector<Layer> layers() const;
 };
 
-/// --model/--layer, --attention, --convention, --scope, shapes and variant parameters.
+/// --model-file FILE: a user's zoo file whose models are looked up before the built-in ones.
+po::options_description model_file_option();
+/// The built-in zoo, under the models of --model-file when given (throws ecosim::Error for a bad file).
+ModelZoo model_zoo(const po::variables_map& vm);
+
+/// --model/--model-file/--layer, --attention, --convention, --scope, shapes and variant parameters.
 po::options_description workload_options();
 /// Reads the options above; throws ecosim::Error for missing, contradictory or out-of-range values.
 Workload parse_workload(const po::variables_map& vm);

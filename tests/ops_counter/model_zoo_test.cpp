@@ -3,10 +3,12 @@
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 
 #include "ecosim/ops_counter/energy.hpp"
 #include "ecosim/ops_counter/model_zoo.hpp"
 #include "record_helpers.hpp"
+#include "../unique_temp_path.hpp"
 
 using namespace ecosim;
 
@@ -221,9 +223,167 @@ TEST_CASE("hostile zoo files are errors and bound the work of a build") {
   CHECK_NOTHROW(vision("256").build("v", {}));
   CHECK_THROWS_WITH(vision("257").build("v", {}), Catch::Contains("'depths' must hold integers up to 256"));
   CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {"family": 7}})", "t").build("m", {}),
-                    Catch::Contains("'family' must be hierarchical_vit or lra"));
+                    Catch::Contains("'family' must be hierarchical_vit, vit, swin, lra or encoder"));
   const ModelZoo unnamed = ModelZoo::parse(R"({"": {"family": "lra"}, "_note": "x"})", "t");
   CHECK(unnamed.names().empty());  // neither the empty key nor a comment is a model
   CHECK_THROWS_WITH(unnamed.build("", {}), Catch::Contains("unknown model ''"));
   CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {}, "m": {}})", "zoo.json"), Catch::Contains("zoo.json:1: duplicate key 'm'"));
+}
+
+namespace {
+
+/// Paper-convention MACs (adds: one per MAC, score scaling not included) of the model under its own attention.
+double native_macs_g(const std::string& model, const ModelOptions& base = {}) {
+  ModelOptions o = base;
+  o.native_attention = true;
+  OpCounter counter;
+  for (const Layer& l : ModelZoo::builtin().build(model, o)) emit(l, Convention::paper, counter);
+  return counter.total().ops(OpKind::mul) / 1e9;
+}
+
+}  // namespace
+
+TEST_CASE("ViT and DeiT reproduce their published GMACs at 224², 197 tokens") {
+  // DeiT paper (Touvron et al., 2021) and ViT (Dosovitskiy et al., 2021): DeiT-Ti 1.3, DeiT-S 4.6, DeiT-B 17.6,
+  // ViT-L/16 61.6 GFLOPs (multiply-accumulates).
+  const std::pair<const char*, double> published[] = {
+      {"deit_tiny", 1.3}, {"deit_small", 4.6}, {"deit_base", 17.6}, {"vit_large_16", 61.6}};
+  for (const auto& [model, gmacs] : published) {
+    INFO(model << ": " << native_macs_g(model) << " G muls");
+    CHECK(rounds_to(native_macs_g(model), gmacs, 1));
+  }
+  ModelOptions o;
+  for (const Layer& l : ModelZoo::builtin().build("deit_base", o))
+    if (is_attention(l)) {
+      CHECK(std::get<AttentionConfig>(l.op).seq == 14 * 14 + 1);  // patches + class token
+      CHECK(std::get<AttentionConfig>(l.op).head_dim == 64);
+    }
+  const ModelZoo distilled = ModelZoo::parse(R"({"d": {"extends": "t", "distillation_token": true},
+    "t": {"family": "vit", "image_size": 224, "in_chans": 3, "num_classes": 1000, "patch_size": 16, "embed_dim": 192,
+          "num_heads": 3, "depth": 12, "mlp_ratio": 4, "distillation_token": false}})", "t");
+  CHECK(std::get<AttentionConfig>(distilled.build("d", o)[3].op).seq == 198);
+  CHECK(distilled.build("d", o).back().name == "head_dist");
+}
+
+TEST_CASE("Swin-T and Swin-S: window attention, and the published GMACs under Swin's own counter") {
+  // Swin paper (Liu et al., 2021): Swin-T 4.5, Swin-S 8.7 GFLOPs (multiply-accumulates), counted by the official
+  // repository's flops(): LayerNorm 1 MAC per element (mmcv: 2), no conv bias, no score scaling, no pooling.
+  auto swin_counter_macs_g = [](const std::string& model) {
+    ModelOptions o;
+    o.native_attention = true;
+    double macs = 0;
+    for (const Layer& l : ModelZoo::builtin().build(model, o)) {
+      OpCounter counter;
+      emit(l, Convention::paper, counter);
+      double layer_macs = counter.total().ops(OpKind::add);  // one add per MAC; scaling is muls only
+      if (const auto* n = std::get_if<LayerNorm>(&l.op)) layer_macs = static_cast<double>(n->rows * n->width);
+      if (const auto* c = std::get_if<Conv2d>(&l.op)) layer_macs -= static_cast<double>(c->batch * c->out_ch * c->out_h() * c->out_w());
+      if (std::holds_alternative<MeanPool>(l.op)) layer_macs = 0;
+      macs += layer_macs;
+    }
+    return macs / 1e9;
+  };
+  INFO("Swin-T " << swin_counter_macs_g("swin_tiny") << ", Swin-S " << swin_counter_macs_g("swin_small"));
+  CHECK(rounds_to(swin_counter_macs_g("swin_tiny"), 4.5, 1));
+  CHECK(rounds_to(swin_counter_macs_g("swin_small"), 8.7, 1));
+  CHECK(rounds_to(native_macs_g("swin_tiny"), 4.5, 1));  // the mmcv rules agree for Swin-T
+
+  ModelOptions o;
+  o.native_attention = true;
+  const std::vector<Layer> swin = ModelZoo::builtin().build("swin_tiny", o);
+  std::vector<std::uint64_t> windows;
+  for (const Layer& l : swin)
+    if (is_attention(l)) {
+      CHECK(std::get<AttentionConfig>(l.op).head_dim == 32);  // 96/3, 192/6, 384/12, 768/24
+      windows.push_back(lsa_windows(std::get<AttentionConfig>(l.op)));
+    }
+  CHECK(windows == std::vector<std::uint64_t>{64, 64, 16, 16, 4, 4, 4, 4, 4, 4, 1, 1});  // 56², 28², 14², 7² in 7²
+  // Shifted blocks add the shift mask, except in stage 4, whose single window is not shifted.
+  const auto named = [&](const std::string& n) {
+    return std::count_if(swin.begin(), swin.end(), [&](const Layer& l) { return l.name == n; });
+  };
+  CHECK(named("stage1.block1.shift_mask") == 1);
+  CHECK(named("stage1.block0.shift_mask") == 0);
+  CHECK(named("stage4.block1.shift_mask") == 0);
+  CHECK(named("stage2.merge") == 1);
+}
+
+TEST_CASE("BERT-base and GPT-2 small: hand-computed MACs, sequence length, causal mask") {
+  // BERT-base per layer: q, k, v, out projections 4·n·c², FFN 2·n·c·f, scores and context 2·n²·c, two
+  // LayerNorms 2·(2·n·c); plus the embedding LayerNorm 2·n·c.
+  auto bert_macs = [](double n) {
+    const double c = 768, f = 3072;
+    return 12 * (4 * n * c * c + 2 * n * c * f + 2 * n * n * c + 4 * n * c) + 2 * n * c;
+  };
+  ModelOptions o;
+  o.native_attention = true;
+  auto paper_adds = [&](const std::string& model, const ModelOptions& options) {
+    OpCounter counter;
+    for (const Layer& l : ModelZoo::builtin().build(model, options)) emit(l, Convention::paper, counter);
+    return static_cast<double>(counter.total().ops(OpKind::add));
+  };
+  CHECK(paper_adds("bert_base", o) == bert_macs(512));
+  o.seq_len = 128;
+  CHECK(paper_adds("bert_base", o) == bert_macs(128));
+  // GPT-2 small: the same layers in pre-norm form and a final LayerNorm instead of the embedding LayerNorm.
+  o.seq_len = 1024;
+  CHECK(paper_adds("gpt2_small", o) == bert_macs(1024));
+  // The causal mask is one add per score (12 heads × n², all n² computed): counted exactly, not by mmcv.
+  auto exact_adds = [](const ModelZoo& zoo, const std::string& model) {
+    OpCounter counter;
+    ModelOptions native;
+    native.native_attention = true;
+    for (const Layer& l : zoo.build(model, native)) emit(l, Convention::exact, counter);
+    return counter.total().ops(OpKind::add);
+  };
+  const ModelZoo zoo = ModelZoo::builtin();
+  CHECK(exact_adds(zoo, "gpt2_small") -
+            exact_adds(ModelZoo::parse(R"({"g": {"extends": "gpt2_small", "causal": false}})", "t").overlaying(zoo), "g") ==
+        12ull * 12 * 1024 * 1024);
+  o = {};
+  o.attention.variant = AttentionVariant::ecoformer;  // a linear attention replaces MSA: no N×N scores to mask
+  for (const Layer& l : zoo.build("gpt2_small", o)) CHECK(l.name.find("causal_mask") == std::string::npos);
+  o.attention.variant = AttentionVariant::lsa;  // no token grid in a sequence model
+  CHECK_THROWS_WITH(zoo.build("bert_base", o), Catch::Contains("lsa_window"));
+  o = {};
+  o.resolution = 224;
+  CHECK_THROWS_WITH(zoo.build("bert_base", o), Catch::Contains("a resolution does not apply"));
+  o = {};
+  o.seq_len = 128;
+  CHECK_THROWS_WITH(zoo.build("swin_tiny", o), Catch::Contains("a sequence length does not apply"));
+  CHECK_THROWS_WITH(zoo.build("deit_tiny", o), Catch::Contains("a sequence length does not apply"));
+}
+
+TEST_CASE("a user zoo file: models over the built-in ones, extending them; bad files are errors") {
+  const std::filesystem::path path = unique_temp_path("user_zoo", ".json");
+  {
+    std::ofstream(path) << R"({"b0_deep": {"extends": "pvt_v2_b0", "depths": [2, 2, 3, 2]}})";
+  }
+  const ModelZoo zoo = ModelZoo::load(path.string()).overlaying(ModelZoo::builtin());
+  std::filesystem::remove(path);
+  auto muls = [&](const std::string& model) {
+    OpCounter counter;
+    for (const Layer& l : zoo.build(model, {})) emit(l, Convention::paper, counter);
+    return counter.total().ops(OpKind::mul);
+  };
+  // One more MSA block in stage 3 of PVTv2-B0: 14² tokens of 160, 5 heads, MLP 640 with a depthwise 3×3 conv.
+  const std::uint64_t n = 196, c = 160, hidden = 640;
+  const std::uint64_t block = 2 * (2 * n * c)                  // norm1, norm2
+                              + n * c * 3 * c + n * c * c      // qkv, proj
+                              + 2 * n * n * c + 5 * n * n      // scores and context, scaling
+                              + n * c * hidden + n * hidden * c  // fc1, fc2
+                              + 9 * hidden * n + hidden * n;   // dwconv and its bias
+  CHECK(muls("b0_deep") - muls("pvt_v2_b0") == block);
+  CHECK(zoo.names().size() == ModelZoo::builtin().names().size() + 1);
+
+  CHECK_THROWS_WITH(ModelZoo::load(path.string()), Catch::Contains(path.string()));  // removed above
+  CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {"extends": "pvt_v2_b0",)", "f.json"), Catch::Contains("f.json"));
+  CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {"family": "resnet"}})", "f.json").build("m", {}),
+                    Catch::Contains("'family' must be hierarchical_vit, vit, swin, lra or encoder"));
+  CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {"extends": "deit_tiny", "num_heads": 5}})", "f.json")
+                        .overlaying(ModelZoo::builtin()).build("m", {}),
+                    Catch::Contains("not divisible by heads"));
+  CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {"extends": "swin_tiny", "depths": []}})", "f.json")
+                        .overlaying(ModelZoo::builtin()).build("m", {}),
+                    Catch::Contains("1 to 8 stages"));
 }

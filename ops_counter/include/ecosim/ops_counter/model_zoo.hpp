@@ -1,5 +1,6 @@
-// ModelZoo: whole networks (PVTv2 b0–b5 and b2_li, Twins-SVT-S, LRA text and retrieval) built as layer lists
-// from the hyper-parameters in ops_counter/data/model_zoo.json, for a chosen attention variant and input size.
+// ModelZoo: whole networks (PVTv2 b0–b5 and b2_li, Twins-SVT, DeiT/ViT, Swin, LRA, BERT, GPT-2) built as layer
+// lists from the hyper-parameters in ops_counter/data/model_zoo.json (or a user's zoo file), for a chosen
+// attention variant and input size.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -23,6 +24,10 @@ class ModelZoo {
  public:
   static ModelZoo builtin();
   static ModelZoo parse(std::string_view json_text, const std::string& origin);
+  /// The zoo file at `path` (read whole, at most kMaxJsonDocumentBytes); throws ecosim::Error naming the file.
+  static ModelZoo load(const std::string& path);
+  /// This zoo's models over `base`'s: a name in both is this zoo's entry, and `extends` may name either's.
+  ModelZoo overlaying(const ModelZoo& base) const;
 
   std::vector<std::string> names() const;
   /// Layers of `model` in execution order; throws ecosim::Error for an unknown model (listing the valid

@@ -1,0 +1,35 @@
+// Builder of language-model encoders (BERT, GPT-2): token embedding lookup (memory only), position (and BERT's
+// token-type) embedding adds, optional embedding LayerNorm, blocks in pre-norm (GPT-2) or post-norm (BERT)
+// form, a causal mask added to the MSA scores of causal models, optional final LayerNorm and language-model head.
+#include "ecosim/ops_counter/checked.hpp"
+#include "model_entry.hpp"
+
+namespace ecosim::detail {
+
+std::vector<Layer> build_encoder(const ModelEntry& e, const ModelOptions& o) {
+  const std::uint64_t n = sequence_length(e, o);
+  const std::uint64_t c = e.uint("embed_dim"), heads = e.uint("num_heads"), hidden = e.uint("ffn_hidden");
+  const bool causal = e.flag("causal"), post_norm = e.flag("post_norm");
+  const std::uint64_t rows = checked_mul(o.batch, n), elements = checked_mul(rows, c);
+
+  std::vector<Layer> layers{{"embed.position", ResidualAdd{elements}}};
+  if (e.flag("token_type_embedding")) layers.push_back({"embed.token_type", ResidualAdd{elements}});
+  if (e.flag("embedding_norm")) layers.push_back({"embed.norm", LayerNorm{rows, c}});
+  const std::vector<AttentionVariant> native = native_variants(e, o);
+  const std::uint64_t depth = e.uint("layers", kMaxBlocks);
+  for (std::uint64_t l = 0; l < depth; ++l) {
+    const std::string layer = "layer" + std::to_string(l);
+    BlockParts parts{.attention = block_attention(block_options(o, native, l), false, n, heads,
+                                                  head_width(e, c, heads), c, {})};
+    parts.post_norm = post_norm;
+    // The kernels compute every score, the masked half included: the mask is one add per score.
+    if (causal && parts.attention.variant == AttentionVariant::msa)
+      parts.score_adds.push_back({layer + ".causal_mask", ResidualAdd{checked_product({o.batch, heads, n, n})}});
+    append_block(layers, layer, rows, c, hidden, parts);
+  }
+  if (e.flag("final_norm")) layers.push_back({"norm", LayerNorm{rows, c}});
+  if (e.flag("lm_head")) layers.push_back({"lm_head", Linear{rows, c, e.uint("vocab_size"), false}});
+  return layers;
+}
+
+}  // namespace ecosim::detail
