@@ -21,7 +21,7 @@ std::uint64_t dram_bits(const std::vector<OpPlan>& plans) {
 }
 }  // namespace
 
-TEST_CASE("softmax-attention groups fuse; other records plan as before") {
+TEST_CASE("softmax-attention groups fuse — other records plan as before") {
   AccelConfig c = builtin_config("bitfusion-45nm");
   const std::vector<OpRecord> msa = attention_layer(AttentionVariant::msa, 3, 300, 32);
   const auto shape = attention_group(msa, c);

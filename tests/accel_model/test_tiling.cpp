@@ -12,7 +12,7 @@ namespace {
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 }  // namespace
 
-TEST_CASE("fusion factor (8/max(a,2))·(8/max(w,2)); 16-bit by temporal fusion") {
+TEST_CASE("fusion factor (8/max(a,2))·(8/max(w,2)) — 16-bit by temporal fusion") {
   CHECK(fusion(8, 8).spatial == 1);
   CHECK(fusion(4, 4).spatial == 4);
   CHECK(fusion(2, 2).spatial == 16);

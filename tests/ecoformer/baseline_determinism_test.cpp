@@ -8,7 +8,7 @@
 using namespace ecosim;
 using namespace ecosim::test;
 
-TEST_CASE("same seed, same output; other seed, other random parameters", "[baselines][determinism]") {
+TEST_CASE("same seed, same output — other seed, other random parameters", "[baselines][determinism]") {
   for (AttentionVariant v : {AttentionVariant::performer, AttentionVariant::linformer, AttentionVariant::reformer}) {
     INFO(name(v));
     AttentionConfig c = baseline_config(v, 1, 2, 150, 32);

@@ -82,7 +82,7 @@ TEST_CASE("mixed per-sample bits pack and unpack exactly", "[actnn]") {
   REQUIRE(l.sample_byte_offsets() == std::vector<std::uint64_t>{0, 38, 188, 488});
 }
 
-TEST_CASE("codes lie in [0, 2^b-1]; metadata covers each group; dequantized values stay in the group range",
+TEST_CASE("codes lie in [0, 2^b-1] — metadata covers each group — dequantized values stay in the group range",
           "[actnn]") {
   const std::vector<float> x = test::normal_tensor(1000, 3, 0.5f, 2.0f);
   for (unsigned b : {1u, 2u, 4u, 8u}) {

@@ -77,7 +77,7 @@ TEST_CASE("fewbit packing: 8 elements take b bytes, and pack/unpack is the ident
   CHECK_THROWS_AS(unpack_codes(std::vector<std::uint8_t>{0, 0}, 3, 2), ecosim::Error);
 }
 
-TEST_CASE("fewbit forward writes f(x) and the packed interval codes; backward multiplies by the level") {
+TEST_CASE("fewbit forward writes f(x) and the packed interval codes — backward multiplies by the level") {
   for (Activation a : {Activation::gelu, Activation::tanh, Activation::softplus, Activation::leaky_relu}) {
     for (unsigned bits = 1; bits <= (spec(a).piecewise_constant ? 1u : 4u); ++bits) {
       const Codebook c = codebook(a, bits);

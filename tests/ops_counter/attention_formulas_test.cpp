@@ -85,7 +85,7 @@ TEST_CASE("EcoFormer exact by hand (H=2, N=3, C=4, m=2, b=4)") {
   CHECK(e.ops(OpKind::mul, DType::int32) == 0);  // codes never multiply
 }
 
-TEST_CASE("binary codes make the attention products additions; FP-EcoFormer multiplies") {
+TEST_CASE("binary codes make the attention products additions — FP-EcoFormer multiplies") {
   const OpCounts bin = attention(small(AttentionVariant::ecoformer), Convention::exact);
   const OpCounts fp = attention(small(AttentionVariant::fp_ecoformer), Convention::exact);
   CHECK(fp.ops(OpKind::mul) > bin.ops(OpKind::mul));
@@ -169,7 +169,7 @@ TEST_CASE("huge but valid dimensions overflow with an error, not a wrapped count
   CHECK_THROWS_WITH(attention(c, Convention::exact), Catch::Contains("overflows"));
 }
 
-TEST_CASE("SRA: sr = 1 is MSA; sr > 1 reduces the keys by a strided conv of the token grid") {
+TEST_CASE("SRA: sr = 1 is MSA — sr > 1 reduces the keys by a strided conv of the token grid") {
   AttentionConfig c{.variant = AttentionVariant::sra, .batch = 2, .heads = 2, .seq = 24, .head_dim = 4,
                     .sr_ratio = 1, .grid_height = 4};
   AttentionConfig msa = c;
@@ -214,7 +214,7 @@ TEST_CASE("SRA needs a token grid at least as large as the reduction") {
   CHECK_THROWS_WITH(attention(c, Convention::exact), Catch::Contains("grid of height 7"));
 }
 
-TEST_CASE("LSA: softmax attention within windows of the zero-padded grid; one window is MSA") {
+TEST_CASE("LSA: softmax attention within windows of the zero-padded grid — one window is MSA") {
   AttentionConfig c{.variant = AttentionVariant::lsa, .batch = 2, .heads = 3, .seq = 24, .head_dim = 4,
                     .projections = false, .grid_height = 4, .window = 2};
   CHECK(lsa_windows(c) == 6);  // 4×6 grid: 2×3 windows of 2×2 tokens

@@ -6,7 +6,7 @@
 using namespace ecosim;
 using test::count;
 
-TEST_CASE("Linear: exact K muls and K-1 adds + bias per output; paper one MAC per weight use") {
+TEST_CASE("Linear: exact K muls and K-1 adds + bias per output — paper one MAC per weight use") {
   const Layer l{"fc", Linear{.tokens = 10, .in = 4, .out = 3, .bias = true}};
   const OpCounts e = count(l, Convention::exact);
   CHECK(e.ops(OpKind::mul) == 10 * 3 * 4);
@@ -19,7 +19,7 @@ TEST_CASE("Linear: exact K muls and K-1 adds + bias per output; paper one MAC pe
   CHECK(p.read_bytes() == e.read_bytes());
 }
 
-TEST_CASE("Conv2d: im2col counts, padding taps included; paper adds the bias MACs") {
+TEST_CASE("Conv2d: im2col counts, padding taps included — paper adds the bias MACs") {
   // 16×16×3 → 8×8×8, k3 s2 p1: 64 pixels × 8 channels × 27 taps
   const Layer l{"conv", Conv2d{.batch = 1, .in_ch = 3, .out_ch = 8, .in_h = 16, .in_w = 16, .kernel = 3, .stride = 2,
                                .pad = 1}};
@@ -47,7 +47,7 @@ TEST_CASE("Conv2d rejects groups that do not divide the channels and kernels lar
   CHECK_THROWS_AS(count(too_small, Convention::exact), Error);
 }
 
-TEST_CASE("LayerNorm: 4C-1 adds, 3C+2 muls, one div and one sqrt per row; paper 2 MACs per element") {
+TEST_CASE("LayerNorm: 4C-1 adds, 3C+2 muls, one div and one sqrt per row — paper 2 MACs per element") {
   const Layer l{"ln", LayerNorm{.rows = 2, .width = 8}};
   const OpCounts e = count(l, Convention::exact);
   CHECK(e.ops(OpKind::add) == 2 * 31);

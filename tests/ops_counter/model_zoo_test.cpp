@@ -78,7 +78,7 @@ TEST_CASE("EcoFormer models keep MSA in the last stage") {
       }
 }
 
-TEST_CASE("PVTv2 structure: token grids 56², 28², 14², 7²; head width = embedding / heads") {
+TEST_CASE("PVTv2 structure: token grids 56², 28², 14², 7² — head width = embedding / heads") {
   ModelOptions o;
   std::vector<std::uint64_t> seqs;
   for (const Layer& l : ModelZoo::builtin().build("pvt_v2_b2", o))
@@ -94,7 +94,7 @@ TEST_CASE("PVTv2 structure: token grids 56², 28², 14², 7²; head width = embe
   CHECK(seqs.back() == 7 * 7);
 }
 
-TEST_CASE("deeper and wider PVTv2 models cost more; b2_li adds only ReLUs") {
+TEST_CASE("deeper and wider PVTv2 models cost more — b2_li adds only ReLUs") {
   auto muls = [](const char* m) { return count_model(m, AttentionVariant::msa, false).muls_g; };
   CHECK(muls("pvt_v2_b0") < muls("pvt_v2_b1"));
   CHECK(muls("pvt_v2_b1") < muls("pvt_v2_b2"));
@@ -137,7 +137,7 @@ TEST_CASE("stock PVTv2 (spatial-reduction attention) reproduces the published GF
   CHECK(sra_keys(a) == 49);
 }
 
-TEST_CASE("each model's own attention: Twins-SVT S/B/L reproduce the published GFLOPs; PVTv2's is SRA") {
+TEST_CASE("each model's own attention: Twins-SVT S/B/L reproduce the published GFLOPs — PVTv2's is SRA") {
   // Twins paper (Chu et al., 2021), ImageNet table, 224×224: SVT-S 2.9, SVT-B 8.6, SVT-L 15.1 GFLOPs
   // (multiply-accumulates). Blocks alternate locally-grouped (7×7 windows) and global sub-sampled attention.
   ModelOptions o;
@@ -354,7 +354,7 @@ TEST_CASE("BERT-base and GPT-2 small: hand-computed MACs, sequence length, causa
   CHECK_THROWS_WITH(zoo.build("deit_tiny", o), Catch::Contains("a sequence length does not apply"));
 }
 
-TEST_CASE("a user zoo file: models over the built-in ones, extending them; bad files are errors") {
+TEST_CASE("a user zoo file: models over the built-in ones, extending them — bad files are errors") {
   const std::filesystem::path path = unique_temp_path("user_zoo", ".json");
   {
     std::ofstream(path) << R"({"b0_deep": {"extends": "pvt_v2_b0", "depths": [2, 2, 3, 2]}})";

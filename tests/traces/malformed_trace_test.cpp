@@ -4,15 +4,12 @@
 
 #include "ecosim/traces/trace.hpp"
 
+#include "trace_test_records.hpp"
+
 using namespace ecosim;
 
 namespace {
 
-const std::string kHeader =
-    R"({"record":"header","format":"ecosim-trace","version":1,"producer":"t","convention":"exact","workload":{}})";
-const std::string kOp =
-    R"({"record":"op","name":"l.qk","kind":"gemm","batch":1,"m":2,"n":3,"k":4,"a_dtype":"fp32","b_dtype":"fp32",)"
-    R"("ops":{"mul":{"fp32":24},"add":{"fp32":18}},"bytes_read":{"fp32":80},"bytes_written":{"fp32":24}})";
 const std::string kEnd1 = R"({"record":"end","ops":1})";
 
 std::string replace(std::string s, const std::string& from, const std::string& to) {
