@@ -13,6 +13,7 @@ namespace ecosim::ecoformer::detail {
 
 void Reporter::operator()(OpRecord r) const {
   r.name = "attention." + r.name;
+  if (!r.group.empty()) r.group = "attention." + r.group;
   sink_.record(r);
 }
 
@@ -22,10 +23,12 @@ void Reporter::operator()(const std::vector<OpRecord>& records) const {
 
 std::vector<OpRecord> softmax_attention_records(std::uint64_t g, std::uint64_t n, std::uint64_t keys,
                                                 std::uint64_t d, DType input) {
-  return {ops::gemm("scores", {.batch = g, .m = n, .n = keys, .k = d, .a = input, .b = input}),
-          ops::eltwise("scale", "scale", g, n, keys, DType::fp32, {.mul = 1}),
-          ops::softmax("softmax", g, n, keys),
-          ops::gemm("context", {.batch = g, .m = n, .n = d, .k = keys, .b = input})};
+  std::vector<OpRecord> records = {
+      ops::gemm("scores", {.batch = g, .m = n, .n = keys, .k = d, .a = input, .b = input}),
+      ops::eltwise("scale", "scale", g, n, keys, DType::fp32, {.mul = 1}), ops::softmax("softmax", g, n, keys),
+      ops::gemm("context", {.batch = g, .m = n, .n = d, .k = keys, .b = input})};
+  ops::join_group(records, ops::kSoftmaxAttentionGroup);
+  return records;
 }
 
 std::vector<OpRecord> linformer_projection_records(std::uint64_t g, std::uint64_t n, std::uint64_t k,
@@ -90,12 +93,14 @@ std::vector<OpRecord> reformer_chunk_records(const ReformerPlan& p, std::uint64_
     std::string suffix;  // (built by append: `"." + to_string` trips a false g++ 12 -Wrestrict warning)
     if (shapes.size() > 1) suffix.append(".").append(std::to_string(index++));
     const std::uint64_t batch = checked_product({g, p.rounds, count});
+    const std::size_t first = records.size();
     records.push_back(ops::gemm("chunk_scores" + suffix, {.batch = batch, .m = q, .n = keys, .k = d}));
     records.push_back(reformer_scale_and_mask("chunk_scale" + suffix, batch, q, keys));
     // max, subtract, exp, sum (normalisation waits for the rounds to be combined)
     records.push_back(ops::reduce("chunk_softmax" + suffix, "softmax_unnormalised", batch, q, keys, DType::fp32,
                                   {.add = 2 * keys - 1, .cmp = keys - 1, .exp = keys}, keys));
     records.push_back(ops::gemm("chunk_context" + suffix, {.batch = batch, .m = q, .n = d, .k = keys}));
+    ops::join_group(std::span(records).subspan(first), std::string(ops::kChunkAttentionGroup) + suffix);
   }
   return records;
 }

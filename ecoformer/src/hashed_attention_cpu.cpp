@@ -50,7 +50,6 @@ std::vector<float> hash_projections(const HashedProblem& p, const Shape& s, cons
     clock([&] {
       for (std::uint64_t g = 0; g < s.groups; ++g) inv[g] = inverse_bandwidth(&k[g * s.n * s.m], s.n * s.m);
     });
-    report.bandwidth();
     clock([&] {
       for (std::uint64_t g = 0; g < s.groups; ++g) rbf_values(&k[g * s.n * s.m], s.n * s.m, inv[g]);
     });
@@ -180,7 +179,6 @@ HashedOutput hashed_attention_cpu(const HashedProblem& p, HashedReporter& report
     clock([&] { result.hashes.codes = pack_signs(result.hashes.projections, s.groups * s.n, bits); });
     report.signs();
   }
-  report.hashed();
 
   float* out = result.out.data.data();
   if (p.params.binary()) {

@@ -228,7 +228,6 @@ void hash_tokens(const HashedProblem& p, const Dims& s, Workspace<Word, Sum>& w,
     report.distances();
     bandwidth_kernel<<<static_cast<unsigned>(s.groups), kThreads>>>(w.kernel.get(), w.inv.get(), per_group);
     cuda::check_launch("hashed kernel bandwidth");
-    report.bandwidth();
     rbf_kernel<<<cuda::blocks_for(pairs, kThreads), kThreads>>>(w.kernel.get(), w.inv.get(),
                                                               static_cast<long long>(pairs), per_group);
     cuda::check_launch("hashed RBF kernel");
@@ -246,7 +245,6 @@ void hash_tokens(const HashedProblem& p, const Dims& s, Workspace<Word, Sum>& w,
   cuda::check_launch("hashed projection and sign");
   if (projection) report.projected();
   if (p.params.binary()) report.signs();
-  report.hashed();
 }
 
 /// out_i = (h_i·M + c·z) / (h_i·s + c·N): partial sums per chunk of tokens, their reduction, denominators,

@@ -14,14 +14,12 @@ class HashedReporter {
   HashedReporter(const AttentionConfig& config, OpSink& sink);
 
   void normalized();  // x / max(‖x‖, eps) of every token
-  // Sub-phases of the hash, accumulated into one "hash" record that hashed() reports.
-  void distances();      // ‖x − a‖² to every anchor, and their sum
-  void bandwidth();      // σ = max(sum/(N·m), tiny), 1/(2σ)
-  void kernel_values();  // exp(−‖x − a‖²/(2σ))
+  // The hash, part by part (ops_counter's hash_stages.hpp describes each part's record).
+  void distances();      // ‖x − a‖² to every anchor
+  void kernel_values();  // σ from the distances' sum, then exp(−‖x − a‖²/(2σ))
   void centred();        // per-anchor mean over the tokens, subtracted
   void projected();      // b projections of m (kernel) or d (lsh) values
   void signs();          // b sign comparisons (binary variants)
-  void hashed();
   void code_sums();      // s = Σ_j h_j
   void value_sums();     // z = Σ_j v_j, then c·z
   void context();        // M = Σ_j h_j v_jᵀ
@@ -31,14 +29,12 @@ class HashedReporter {
 
  private:
   void emit(OpRecord r);
-  void add_hash_ops(const ops::OpMix& per_group);
 
   const AttentionConfig& config_;
   OpSink& sink_;
-  std::uint64_t groups_, n_, d_, b_, m_;
+  std::uint64_t groups_, n_, d_, b_;
   bool binary_;
   DType code_, sum_;
-  OpCounts hash_ops_;
 };
 
 }  // namespace ecosim::ecoformer::detail

@@ -16,6 +16,7 @@ class AttentionEmitter {
   /// replaced by `paper` (its bytes are kept).
   void operator()(OpRecord r, const OpCounts& paper) const {
     r.name = prefix_ + "." + r.name;
+    if (!r.group.empty()) r.group = prefix_ + "." + r.group;
     sink_.record(ops::in_convention(std::move(r), convention_, paper));
   }
 

@@ -7,72 +7,11 @@
 //   fp-ecoformer: the kernel projection without sign, so the attention products are real multiplications.
 #include "attention_emitter.hpp"
 #include "ecosim/ops_counter/checked.hpp"
+#include "ecosim/ops_counter/hash_stages.hpp"
 
 namespace ecosim::detail {
 
 namespace {
-
-OpRecord hash_record(const AttentionConfig& c, std::uint64_t g) {
-  const std::uint64_t n = c.seq, d = c.head_dim, b = c.code_bits(), m = c.support;
-  const bool kernel = c.variant != AttentionVariant::lsh_ecoformer && c.variant != AttentionVariant::bi_ecoformer;
-  const bool binary = c.variant != AttentionVariant::fp_ecoformer;
-  OpRecord r;
-  r.name = "hash";
-  r.kind = OpClass::hash;
-  r.func = c.variant == AttentionVariant::ecoformer        ? "ksh"
-           : c.variant == AttentionVariant::klsh_ecoformer ? "klsh"
-           : c.variant == AttentionVariant::fp_ecoformer   ? "ksh_real"
-           : c.variant == AttentionVariant::lsh_ecoformer  ? "lsh"
-                                                           : "sign";
-  r.batch = g;
-  r.m = n;
-  r.n = b;
-  r.k = d;
-  r.b_dtype = DType::fp32;
-  const std::uint64_t nm = checked_mul(n, m);
-  ops::OpMix per_head{};  // per (batch, head): all N tokens
-  std::uint64_t weights = 0;
-  if (kernel) {
-    r.params["support"] = m;
-    per_head.add = checked_add(checked_mul(nm, 2 * d - 1), nm - 1);  // ‖x − a‖², then their sum for σ
-    per_head.mul = checked_add(checked_mul(nm, d), 2);                // squares; σ = sum/(N·m); 2σ
-    per_head.cmp = 1;                                                 // max(σ, tiny): identical tokens
-    per_head.div = 1;                                                 // 1/(2σ)
-    per_head.mul = checked_add(per_head.mul, nm);                     // −d/(2σ)
-    per_head.exp = nm;
-    // KSH centring: each anchor's kernel value minus its mean over the N tokens (m means, then N·m subtractions)
-    per_head.add = checked_add(per_head.add, checked_add(checked_mul(m, n - 1), nm));
-    per_head.mul = checked_add(per_head.mul, m);                                       // ·1/N
-    per_head.mul = checked_add(per_head.mul, checked_product({n, b, m}));              // projection W (b×m)
-    per_head.add = checked_add(per_head.add, checked_product({n, b, m - 1}));
-    weights = checked_product({c.heads, m, d + b});  // anchors and projection, one set per head
-  } else if (c.variant == AttentionVariant::lsh_ecoformer) {
-    per_head.mul = checked_product({n, b, d});
-    per_head.add = checked_product({n, b, d - 1});
-    weights = checked_product({c.heads, b, d});  // hyperplanes, one set per head
-  }
-  if (binary) per_head.cmp = checked_add(per_head.cmp, checked_mul(n, b));  // sign
-  r.counts = ops::scaled(per_head, g, DType::fp32);
-  r.counts.add_read_bytes(DType::fp32, storage_bytes(DType::fp32, checked_add(checked_product({g, n, d}), weights)));
-  const DType code_type = binary ? DType::binary : DType::fp32;
-  r.counts.add_written_bytes(code_type, storage_bytes(code_type, checked_product({g, n, b})));
-  return r;
-}
-
-/// Paper-convention counts of the hash (DESIGN §3): kernel adds 2·N·m·d, muls 2·N·m; hashing N·m·b MACs.
-OpCounts paper_hash(const AttentionConfig& c, std::uint64_t g) {
-  const std::uint64_t n = c.seq, d = c.head_dim, b = c.code_bits(), m = c.support;
-  switch (c.variant) {
-    case AttentionVariant::bi_ecoformer: return {};
-    case AttentionVariant::lsh_ecoformer: return ops::macs(checked_product({g, n, d, b}));
-    default: {
-      OpCounts p = ops::macs(checked_product({g, n, m, b}));
-      p += adds(checked_product({2, g, n, m, d}));
-      p += muls(checked_product({2, g, n, m}));
-      return p;
-    }
-  }
-}
 
 /// Paper-convention normaliser: muls N·b + N, adds N·b per (batch, head).
 OpCounts paper_denominator(std::uint64_t gn, std::uint64_t b) {
@@ -91,7 +30,8 @@ void emit_hashed(const AttentionConfig& c, const AttentionEmitter& emit) {
   const std::uint64_t gn = checked_mul(g, n);
 
   emit(ops::l2_normalize("qk_normalize", g, n, d), {});
-  emit(hash_record(c, g), paper_hash(c, g));
+  for (stages::HashPart part : stages::all_hash_parts())
+    if (stages::performs(c, part)) emit(stages::hash_record(c, part), stages::paper_hash_counts(c, part));
 
   // s = Σ_j h_j: b sums of N codes
   OpRecord code_sum = ops::reduce("code_sum", "sum", g, b, n, sum_type, ops::sum_row(n), 1);

@@ -2,6 +2,7 @@
 // random-rotation hashing into nb buckets (argmax over [xR, −xR]), a sort per round, attention within
 // chunks of L sorted tokens to their own chunk and `chunks_before` previous chunks (wrapping around) with
 // each token's own key masked, then the rounds combined by their softmax normalisers.
+#include <array>
 #include <bit>
 #include <map>
 #include <utility>
@@ -61,16 +62,18 @@ void emit_reformer(const AttentionConfig& c, const AttentionEmitter& emit) {
     if (shapes.size() > 1) suffix.append(".").append(std::to_string(index++));
     const std::uint64_t batch = checked_product({g, r, count});
     const std::uint64_t pairs = checked_product({batch, q, keys});
-    emit(ops::gemm("chunk_scores" + suffix, {.batch = batch, .m = q, .n = keys, .k = d}),
-         ops::macs(checked_mul(pairs, d)));
-    // scale, and (shared QK) mask each token's own key: one position compare per score, in the same pass
-    emit(reformer_scale_and_mask("chunk_scale" + suffix, batch, q, keys), muls(pairs));
-    // max, subtract, exp, sum; normalisation waits for the rounds to be combined
-    emit(ops::reduce("chunk_softmax" + suffix, "softmax_unnormalised", batch, q, keys, DType::fp32,
-                     {.add = 2 * keys - 1, .cmp = keys - 1, .exp = keys}, keys),
-         {});
-    emit(ops::gemm("chunk_context" + suffix, {.batch = batch, .m = q, .n = d, .k = keys}),
-         ops::macs(checked_mul(pairs, d)));
+    std::array<OpRecord, 4> core = {
+        ops::gemm("chunk_scores" + suffix, {.batch = batch, .m = q, .n = keys, .k = d}),
+        // scale, and (shared QK) mask each token's own key: one position compare per score, in the same pass
+        reformer_scale_and_mask("chunk_scale" + suffix, batch, q, keys),
+        // max, subtract, exp, sum; normalisation waits for the rounds to be combined
+        ops::reduce("chunk_softmax" + suffix, "softmax_unnormalised", batch, q, keys, DType::fp32,
+                    {.add = 2 * keys - 1, .cmp = keys - 1, .exp = keys}, keys),
+        ops::gemm("chunk_context" + suffix, {.batch = batch, .m = q, .n = d, .k = keys})};
+    ops::join_group(core, std::string(ops::kChunkAttentionGroup) + suffix);
+    const std::array<OpCounts, 4> paper = {ops::macs(checked_mul(pairs, d)), muls(pairs), {},
+                                           ops::macs(checked_mul(pairs, d))};
+    for (std::size_t i = 0; i < core.size(); ++i) emit(std::move(core[i]), paper[i]);
   }
   emit(ops::memcpy("unsort", g, checked_mul(r, n), d + 1, DType::fp32), {});
   // Per token: with one round, divide by the normaliser; with R rounds, rescale each round's numerator and

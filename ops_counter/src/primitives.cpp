@@ -160,4 +160,8 @@ OpCounts macs(std::uint64_t n, DType t) {
   return c;
 }
 
+void join_group(std::span<OpRecord> records, std::string_view group) {
+  for (OpRecord& r : records) r.group = group;
+}
+
 }  // namespace ecosim::ops

@@ -32,6 +32,7 @@ nlohmann::json to_json(const OpRecord& r) {
                    {"bytes_written", written}};
   if (!r.func.empty()) j["func"] = r.func;
   if (!r.params.empty()) j["params"] = r.params;
+  if (!r.group.empty()) j["group"] = r.group;
   return j;
 }
 

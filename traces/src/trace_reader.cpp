@@ -73,8 +73,8 @@ class LineParser {
   }
 
   OpRecord op(const nlohmann::json& j) const {
-    only_fields(j, {"record", "name", "kind", "func", "batch", "m", "n", "k", "a_dtype", "b_dtype", "params", "ops",
-                    "bytes_read", "bytes_written"});
+    only_fields(j, {"record", "name", "kind", "func", "batch", "m", "n", "k", "a_dtype", "b_dtype", "params",
+                    "group", "ops", "bytes_read", "bytes_written"});
     OpRecord r;
     r.name = string(j, "name");
     if (r.name.empty()) fail("name", "must not be empty");
@@ -82,6 +82,7 @@ class LineParser {
     if (!kind) fail("kind", "unsupported operation kind '" + j["kind"].get<std::string>() + "'");
     r.kind = *kind;
     if (j.contains("func")) r.func = string(j, "func");
+    if (j.contains("group")) r.group = string(j, "group");
     r.batch = shape(j, "batch");
     r.m = shape(j, "m");
     r.n = shape(j, "n");

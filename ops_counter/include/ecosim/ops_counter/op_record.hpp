@@ -22,7 +22,6 @@ Convention parse_convention(std::string_view text);  // throws ecosim::Error
 ///   popcount_accumulate same shape, A is b-bit binary codes (±1): products become additions/subtractions
 ///   eltwise             batch·m·n independent elements (k = 1)
 ///   reduce              batch·m rows, each reducing n elements
-///   hash                batch·m tokens of k features → n-bit codes; params: support (kernel anchors)
 ///   memcpy              batch·m·n elements moved, no arithmetic
 enum class OpClass : std::uint8_t { gemm, popcount_accumulate, eltwise, reduce, hash, memcpy };
 std::string_view name(OpClass c);
@@ -35,7 +34,10 @@ struct OpRecord {
   std::uint64_t batch = 1, m = 1, n = 1, k = 1;
   DType a_dtype = DType::fp32;  // first operand (codes for popcount_accumulate)
   DType b_dtype = DType::fp32;  // second operand (equal to a_dtype for single-operand ops)
-  std::map<std::string, std::uint64_t> params;  // kind-specific extras, e.g. {"support", 25}
+  std::map<std::string, std::uint64_t> params;  // kind-specific extras
+  /// Fusion group, a layer path like `name` ("" = none): consecutive records with one group form a unit the
+  /// accelerator may map as one (softmax attention: its scores, scale, softmax and context records).
+  std::string group;
   OpCounts counts;
 
   friend bool operator==(const OpRecord&, const OpRecord&) = default;

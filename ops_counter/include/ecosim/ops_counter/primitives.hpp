@@ -3,7 +3,9 @@
 // write once. The analytic counter and the instrumented kernels build their records with these.
 #pragma once
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "ecosim/ops_counter/op_record.hpp"
 
@@ -51,6 +53,13 @@ OpRecord softmax(std::string name, std::uint64_t batch, std::uint64_t rows, std:
                  DType t = DType::fp32);
 OpRecord l2_normalize(std::string name, std::uint64_t batch, std::uint64_t rows, std::uint64_t len,
                       DType t = DType::fp32);
+
+/// Fusion groups (OpRecord::group, before the layer prefix): the scores, scale, softmax and context records of
+/// one softmax attention; Reformer's four chunk records per chunk shape (with several shapes, suffix ".<i>").
+inline constexpr std::string_view kSoftmaxAttentionGroup = "softmax_attention";
+inline constexpr std::string_view kChunkAttentionGroup = "chunk_attention";
+/// Puts `records` in fusion group `group`.
+void join_group(std::span<OpRecord> records, std::string_view group);
 
 /// `exact` under the given convention: under paper its operations are replaced by `paper` (bytes kept).
 OpRecord in_convention(OpRecord exact, Convention convention, const OpCounts& paper);

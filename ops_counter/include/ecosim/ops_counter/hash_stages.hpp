@@ -1,0 +1,30 @@
+// The EcoFormer family's token hashing as its component operations (exact convention): the records the
+// analytic counter emits and the hashed attention kernels report after each phase, so both describe the
+// hash once. Per (batch, head) group of N tokens of d features, m kernel anchors and b code bits:
+//   hash_distances   gemm     N×m×d      ‖x − a‖² per token–anchor pair                [kernel hashes]
+//   hash_kernel      eltwise  N×m        σ = max(Σ‖x − a‖²/(N·m), tiny), exp(−‖x − a‖²/(2σ))
+//   hash_centre      reduce   m rows of N   each anchor's mean over the tokens, subtracted
+//   hash_projection  gemm     N×b×(m|d)  the b projections (of the centred kernel values, or of x for lsh)
+//   hash_sign        eltwise  N×b        sign of each projection, packed as ±1 codes   [binary codes]
+// Kernel hashes: ecoformer (ksh), klsh-ecoformer, fp-ecoformer (no sign); lsh-ecoformer: projection and
+// sign; bi-ecoformer: the sign of the d features (b = d). Formulas in ops_counter/README.md.
+#pragma once
+#include <span>
+
+#include "ecosim/ops_counter/attention.hpp"
+
+namespace ecosim::stages {
+
+enum class HashPart : std::uint8_t { distances, kernel, centre, projection, sign };
+
+/// Every part, in execution order.
+std::span<const HashPart> all_hash_parts();
+/// Whether a variant of the hashed family performs `part`.
+bool performs(const AttentionConfig& c, HashPart part);
+/// The record of `part` named "hash_<part>" (exact convention; c must be a hashed variant performing it).
+OpRecord hash_record(const AttentionConfig& c, HashPart part);
+/// Its counts under the paper convention (DESIGN §3: the kernel 2·N·m·d adds and 2·N·m muls, the
+/// projection N·m·b MACs, or N·d·b for lsh; nothing else).
+OpCounts paper_hash_counts(const AttentionConfig& c, HashPart part);
+
+}  // namespace ecosim::stages
