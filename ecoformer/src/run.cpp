@@ -66,7 +66,7 @@ RunResult run_cuda(const AttentionInputs& inputs, const AttentionConfig& c, std:
 
 }  // namespace
 
-bool has_kernel(AttentionVariant v) { return v != AttentionVariant::sra; }
+bool has_kernel(AttentionVariant v) { return variant_info(v).has_kernel; }
 
 void detail::validate_inputs(const AttentionInputs& inputs, const AttentionConfig& config) {
   if (!has_kernel(config.variant))

@@ -1,7 +1,7 @@
-// Attention variant names, parameter validation, projections and dispatch to the per-family counters.
+// Attention parameter validation (ranges from the variant registry), projections, and dispatch to the
+// per-family counters.
 #include "ecosim/ops_counter/attention.hpp"
 
-#include <array>
 #include <cmath>
 
 #include "attention_emitter.hpp"
@@ -11,19 +11,6 @@
 namespace ecosim {
 
 namespace {
-constexpr std::array<AttentionVariant, 11> kVariants = {
-    AttentionVariant::msa,          AttentionVariant::performer,     AttentionVariant::linformer,
-    AttentionVariant::reformer,     AttentionVariant::ecoformer,     AttentionVariant::fp_ecoformer,
-    AttentionVariant::bi_ecoformer, AttentionVariant::lsh_ecoformer, AttentionVariant::klsh_ecoformer,
-    AttentionVariant::sra,          AttentionVariant::lsa};
-constexpr std::array<std::string_view, 11> kVariantNames = {
-    "msa", "performer", "linformer", "reformer", "ecoformer", "fp-ecoformer", "bi-ecoformer", "lsh-ecoformer",
-    "klsh-ecoformer", "sra", "lsa"};
-
-// Largest dimension accepted: keeps every product of a few dimensions far from 64-bit overflow and
-// rejects typos such as an extra digit early, with a message, rather than deep inside a count.
-constexpr std::uint64_t kMaxDim = std::uint64_t{1} << 24;
-
 void require_range(std::string_view what, std::uint64_t v, std::uint64_t lo, std::uint64_t hi) {
   if (v < lo || v > hi)
     throw Error(std::string(what) + " = " + std::to_string(v) + " is outside " + std::to_string(lo) + ".." +
@@ -56,27 +43,24 @@ void emit_sra_projections(const std::string& prefix, const AttentionConfig& c, C
 }
 }  // namespace
 
-std::string_view name(AttentionVariant v) { return kVariantNames[static_cast<std::size_t>(v)]; }
-
-std::optional<AttentionVariant> parse_attention_variant(std::string_view text) {
-  for (std::size_t i = 0; i < kVariants.size(); ++i)
-    if (kVariantNames[i] == text) return kVariants[i];
-  return std::nullopt;
+std::uint64_t& AttentionConfig::parameter(VariantParameterId id) {
+  switch (id) {
+    case VariantParameterId::bits: return bits;
+    case VariantParameterId::support: return support;
+    case VariantParameterId::features: return features;
+    case VariantParameterId::proj_k: return proj_k;
+    case VariantParameterId::hashes: return hashes;
+    case VariantParameterId::chunk: return chunk;
+    case VariantParameterId::chunks_before: return chunks_before;
+    case VariantParameterId::sr_ratio: return sr_ratio;
+    case VariantParameterId::grid_height: return grid_height;
+    case VariantParameterId::window: return window;
+  }
+  throw Error("unknown variant parameter " + std::to_string(static_cast<unsigned>(id)));
 }
 
-AttentionVariant attention_variant_named(std::string_view text) {
-  if (auto v = parse_attention_variant(text)) return *v;
-  std::string valid;
-  for (auto n : kVariantNames) valid += (valid.empty() ? "" : ", ") + std::string(n);
-  throw Error("unknown attention variant '" + std::string(text) + "' (valid: " + valid + ")");
-}
-
-std::span<const AttentionVariant> all_attention_variants() { return kVariants; }
-
-bool is_hashed(AttentionVariant v) {
-  return v == AttentionVariant::ecoformer || v == AttentionVariant::fp_ecoformer ||
-         v == AttentionVariant::bi_ecoformer || v == AttentionVariant::lsh_ecoformer ||
-         v == AttentionVariant::klsh_ecoformer;
+std::uint64_t AttentionConfig::parameter(VariantParameterId id) const {
+  return const_cast<AttentionConfig&>(*this).parameter(id);
 }
 
 std::uint64_t AttentionConfig::code_bits() const {
@@ -84,42 +68,24 @@ std::uint64_t AttentionConfig::code_bits() const {
 }
 
 void AttentionConfig::validate() const {
-  require_range("batch", batch, 1, kMaxDim);
+  require_range("batch", batch, 1, kMaxDimension);
   require_range("heads", heads, 1, 4096);
-  require_range("seq", seq, 1, kMaxDim);
+  require_range("seq", seq, 1, kMaxDimension);
   require_range("head dim", head_dim, 1, 65536);
-  require_range("embedding width", width(), 1, kMaxDim);
-  switch (variant) {
-    case AttentionVariant::performer: require_range("features", features, 1, kMaxDim); break;
-    case AttentionVariant::linformer: require_range("projected length k", proj_k, 1, kMaxDim); break;
-    case AttentionVariant::reformer:
-      require_range("hashes", hashes, 1, 64);
-      require_range("chunk", chunk, 1, kMaxDim);
-      require_range("chunks before", chunks_before, 0, 64);
-      break;
-    case AttentionVariant::bi_ecoformer:
-      require_range("head dim (the code width of bi-ecoformer)", head_dim, 1, 64);
-      break;
-    case AttentionVariant::lsh_ecoformer: require_range("bits", bits, 1, 64); break;
-    case AttentionVariant::ecoformer:
-    case AttentionVariant::klsh_ecoformer:
-    case AttentionVariant::fp_ecoformer:
-      require_range("bits", bits, 1, 64);
-      require_range("support samples", support, 1, seq);
-      break;
-    case AttentionVariant::sra: {
-      require_range("sr ratio", sr_ratio, 1, 64);
-      const std::uint64_t h = require_grid(*this);
-      if (h < sr_ratio || seq / h < sr_ratio)
-        throw Error("sra: the " + std::to_string(h) + "×" + std::to_string(seq / h) +
-                    " token grid is smaller than the reduction ratio " + std::to_string(sr_ratio));
-      break;
-    }
-    case AttentionVariant::lsa:
-      require_range("window", window, 1, 1024);
-      require_grid(*this);
-      break;
-    case AttentionVariant::msa: break;
+  require_range("embedding width", width(), 1, kMaxDimension);
+  const VariantInfo& info = variant_info(variant);
+  for (const VariantParameter& p : kVariantParameters)
+    if (info.parameters.contains(p.id))
+      require_range(std::string(p.name) + " (" + std::string(p.help) + ")", parameter(p.id), p.minimum, p.maximum);
+  // Checks across fields.
+  if (info.parameters.contains(VariantParameterId::support)) require_range("support samples", support, 1, seq);
+  if (variant == AttentionVariant::bi_ecoformer)
+    require_range("head dim (the code width of bi-ecoformer)", head_dim, 1, 64);
+  if (info.parameters.contains(VariantParameterId::grid_height)) {
+    const std::uint64_t h = require_grid(*this);
+    if (variant == AttentionVariant::sra && (h < sr_ratio || seq / h < sr_ratio))
+      throw Error("sra: the " + std::to_string(h) + "×" + std::to_string(seq / h) +
+                  " token grid is smaller than the reduction ratio " + std::to_string(sr_ratio));
   }
 }
 
@@ -154,13 +120,12 @@ void emit_attention(const std::string& prefix, const AttentionConfig& c, Convent
   if (c.projections) {
     if (c.variant == AttentionVariant::sra) {
       emit_sra_projections(prefix, c, convention, sink);
-    } else if (c.variant == AttentionVariant::msa || c.variant == AttentionVariant::performer ||
-               c.variant == AttentionVariant::linformer || c.variant == AttentionVariant::lsa) {
-      emit({prefix + ".qkv", Linear{.tokens = tokens, .in = c.width(), .out = checked_mul(3, inner)}}, convention,
-           sink);
-    } else {  // Reformer and the hashed family share one projection for queries and keys
+    } else if (variant_info(c.variant).shares_qk) {  // one projection for queries and keys
       emit({prefix + ".qk", Linear{.tokens = tokens, .in = c.width(), .out = inner}}, convention, sink);
       emit({prefix + ".v", Linear{.tokens = tokens, .in = c.width(), .out = inner}}, convention, sink);
+    } else {
+      emit({prefix + ".qkv", Linear{.tokens = tokens, .in = c.width(), .out = checked_mul(3, inner)}}, convention,
+           sink);
     }
   }
   const detail::AttentionEmitter emitter(prefix, convention, sink);

@@ -121,7 +121,9 @@ int compare(const Args& args) {
       ("seq", po::value<std::int64_t>()->default_value(3136), "tokens N (attention layer)")
       ("dim", po::value<std::int64_t>()->default_value(32), "head width D")
       ("heads", po::value<std::int64_t>()->default_value(1), "heads H")
-      ("variants", po::value<std::string>()->default_value("msa,performer,linformer,reformer,ecoformer"),
+      ("variants",
+       po::value<std::string>()->default_value(
+           variant_names([](const VariantInfo& row) { return row.compared_by_default; }, ",")),
        "attention variants, comma-separated (with --model also 'native': the model's own attention)")
       ("model", po::value<std::string>(), "compare whole-model analytic traces of this zoo model instead")
       ("device", po::value<std::string>()->default_value("auto"), "kernels on auto|cpu|cuda")
@@ -133,7 +135,8 @@ int compare(const Args& args) {
   options.add(work_limit_options());
   po::variables_map vm;
   if (!parse_args(args, options, vm, "ecosim compare [--batch 16 --seq 3136 --dim 32 --heads 1] [--variants ...] "
-                                     "[--model NAME] [--device auto] [--out reports/]"))
+                                     "[--model NAME] [--device auto] [--out reports/]",
+                  variant_list_help()))
     return 0;
   const accel::AccelConfig accel_config = parse_accel(vm);
   const auto variants = parse_variants(vm["variants"].as<std::string>());
@@ -172,7 +175,7 @@ int compare(const Args& args) {
     config.projections = false;  // kernels take projected q, k, v
     read_variant_parameters(vm, config);
     if (model.empty() && e.native) throw Error("'native' (a model's own attention) needs --model");
-    if (model.empty() && !ecoformer::has_kernel(config.variant))
+    if (model.empty() && variant_info(config.variant).count_only())
       throw Error(fmt::format("{} has no kernel to run; compare it over a whole model (--model pvt_v2_b0)", label));
     if (model.empty()) {
       config.validate();

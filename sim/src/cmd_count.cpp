@@ -6,6 +6,7 @@
 #include "ecosim/ops_counter/op_counter.hpp"
 #include "ecosim/sim/commands.hpp"
 #include "ecosim/traces/trace_reader.hpp"
+#include "variant_parameters.hpp"
 #include "workload.hpp"
 
 namespace ecosim::cli {
@@ -53,7 +54,8 @@ int count(const Args& args) {
   options.add(workload_options());
   po::variables_map vm;
   if (!parse_args(args, options, vm,
-                  "ecosim count (--model NAME | --layer attention --seq N ... | --trace FILE) [options]"))
+                  "ecosim count (--model NAME | --layer attention --seq N ... | --trace FILE) [options]",
+                  variant_list_help()))
     return 0;
   const Format format = parse_format(vm["format"].as<std::string>());
   const TechTable tech = vm.count("tech-table") ? TechTable::load(vm["tech-table"].as<std::string>())

@@ -89,7 +89,7 @@ int run(const Args& args) {
   po::options_description options("ecosim run");
   options.add_options()("help,h", "this help")
       ("variant", po::value<std::string>()->required(),
-       "msa|performer|linformer|reformer|ecoformer|lsh-ecoformer|klsh-ecoformer|bi-ecoformer|fp-ecoformer")
+       ("one of " + variant_names([](const VariantInfo& row) { return row.has_kernel; }, ", ")).c_str())
       ("batch", po::value<std::int64_t>(), "batch size B (default 1)")
       ("heads", po::value<std::int64_t>(), "heads H (default 1)")
       ("seq", po::value<std::int64_t>(), "tokens N (required without --input)")
@@ -102,7 +102,8 @@ int run(const Args& args) {
   options.add(variant_parameter_options());
   options.add(work_limit_options());
   po::variables_map vm;
-  if (!parse_args(args, options, vm, "ecosim run --variant NAME --seq N [--batch B --heads H --dim D] [options]"))
+  if (!parse_args(args, options, vm, "ecosim run --variant NAME --seq N [--batch B --heads H --dim D] [options]",
+                  variant_list_help()))
     return 0;
   const Format format = parse_format(vm["format"].as<std::string>());
   if (format == Format::csv) throw Error("--format must be table or json");
@@ -136,7 +137,7 @@ int run(const Args& args) {
   if (writer) writer->finish();
 
   std::optional<double> error_vs_msa;
-  const bool shared_qk = config.variant == AttentionVariant::reformer || is_hashed(config.variant);
+  const bool shared_qk = variant_info(config.variant).shares_qk;
   if (config.seq <= kMaxSeqForError) {
     AttentionConfig msa = config;
     msa.variant = AttentionVariant::msa;

@@ -4,6 +4,7 @@
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/sim/commands.hpp"
 #include "ecosim/traces/trace_writer.hpp"
+#include "variant_parameters.hpp"
 #include "workload.hpp"
 
 namespace ecosim::cli {
@@ -13,7 +14,8 @@ int trace(const Args& args) {
   options.add_options()("help,h", "this help")("output,o", po::value<std::string>(), "trace file to write (JSON Lines)");
   options.add(workload_options());
   po::variables_map vm;
-  if (!parse_args(args, options, vm, "ecosim trace (--model NAME | --layer attention --seq N ...) -o FILE [options]"))
+  if (!parse_args(args, options, vm, "ecosim trace (--model NAME | --layer attention --seq N ...) -o FILE [options]",
+                  variant_list_help()))
     return 0;
   if (!vm.count("output")) throw Error("give the trace file with -o FILE");
   const Workload w = parse_workload(vm);

@@ -1,10 +1,10 @@
-// Internal: the attention variants' parameters as one table — command-line option, field of AttentionConfig,
-// default, help, and the variants each applies to — from which the options, their reading, the check that
-// a given option applies to the chosen variants, and the parameters a report records are all derived.
+// Internal: the command-line face of the variant registry (ecosim/ops_counter/variant_registry.hpp) — the
+// variant parameter options with their defaults, ranges and help, their reading, the check that a given
+// option applies to the chosen variants, the parameters a report records, and the variant list of --help.
 #pragma once
 #include <boost/program_options.hpp>
 #include <span>
-#include <string_view>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -12,26 +12,20 @@
 
 namespace ecosim::cli {
 
-struct VariantParameter {
-  std::string_view option;                // command-line name, e.g. "proj-k"
-  std::uint64_t AttentionConfig::*field;  // where its value goes
-  std::int64_t default_value;
-  std::int64_t minimum;                   // 1 for counts, 0 where zero means "none" or "automatic"
-  std::string_view help;
-  bool (*applies)(AttentionVariant);      // the variants that read it
-};
-
-std::span<const VariantParameter> variant_parameters();
-
 /// --bits, --support, --features, --proj-k, --hashes, --chunk, --chunks-before, --sr-ratio, --grid-height,
-/// --window, with their defaults.
+/// --window: one per registry parameter, with its default, range and the variants that read it.
 boost::program_options::options_description variant_parameter_options();
-/// Reads every parameter into c; throws ecosim::Error for a value below its minimum.
+/// Reads every parameter into c; throws ecosim::Error for a value outside its range.
 void read_variant_parameters(const boost::program_options::variables_map& vm, AttentionConfig& c);
 /// Throws ecosim::Error when a parameter given on the command line applies to none of `variants`.
 void check_parameters_apply(const boost::program_options::variables_map& vm,
                             std::span<const AttentionVariant> variants);
-/// The parameters that apply to c.variant, by JSON name ("proj_k"), with their values.
+/// The parameters that c.variant reads, by JSON name ("proj_k"), with their values.
 nlohmann::json describe_parameters(const AttentionConfig& c);
+/// The names of the variants for which `pick` holds, joined by `separator`.
+std::string variant_names(bool (*pick)(const VariantInfo&), std::string_view separator);
+/// --help's list of the variants: each with its description, whether it is count-only, and its parameters
+/// with default and range.
+std::string variant_list_help();
 
 }  // namespace ecosim::cli

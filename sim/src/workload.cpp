@@ -30,8 +30,8 @@ po::options_description workload_options() {
        "swin_tiny/small, lra_text, lra_retrieval, bert_base, gpt2_small (or one of --model-file)")
       ("layer", po::value<std::string>(), "'attention': count one attention layer of --batch/--heads/--seq/--dim")
       ("attention", po::value<std::string>()->default_value("msa"),
-       "msa|performer|linformer|reformer|ecoformer|fp-ecoformer|bi-ecoformer|lsh-ecoformer|klsh-ecoformer|sra|lsa, "
-       "or native (--model: the model's own attention, e.g. PVTv2's SRA, Twins' LSA/GSA)")
+       (variant_names([](const VariantInfo&) { return true; }, ", ") +
+        ", or native (--model: the model's own attention, e.g. PVTv2's SRA, Twins' LSA/GSA)").c_str())
       ("convention", po::value<std::string>()->default_value("paper"),
        "paper (mmcv MACs + DESIGN §3 attention formulas) or exact (every op performed)")
       ("scope", po::value<std::string>()->default_value("model"), "model, or attention (attention layers only)")
@@ -135,13 +135,14 @@ std::vector<Layer> Workload::layers() const {
 }
 
 bool parse_args(const std::vector<std::string>& args, const po::options_description& options,
-                po::variables_map& vm, const std::string& usage_line) {
+                po::variables_map& vm, const std::string& usage_line, const std::string& help_epilogue) {
   po::store(po::command_line_parser(args).options(options).run(), vm);
   if (vm.count("help")) {
     fmt::print("usage: {}\n\n", usage_line);
     std::ostringstream text;
     text << options;
     fmt::print("{}", text.str());
+    if (!help_epilogue.empty()) fmt::print("\n{}", help_epilogue);
     return false;
   }
   po::notify(vm);

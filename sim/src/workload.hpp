@@ -47,8 +47,9 @@ void reject_given(const po::variables_map& vm, std::initializer_list<std::string
 /// A strictly positive integer option (parsed signed, so "-3" is rejected rather than wrapped).
 std::uint64_t positive(const po::variables_map& vm, const std::string& key);
 
-/// Parses `args` against `options`; prints help and returns false on --help.
+/// Parses `args` against `options`; on --help prints the usage line, the options and `help_epilogue`, and
+/// returns false.
 bool parse_args(const std::vector<std::string>& args, const po::options_description& options,
-                po::variables_map& vm, const std::string& usage_line);
+                po::variables_map& vm, const std::string& usage_line, const std::string& help_epilogue = "");
 
 }  // namespace ecosim::cli

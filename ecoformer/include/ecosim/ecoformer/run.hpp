@@ -30,8 +30,8 @@ struct RunResult {
 /// Deterministic synthetic inputs of the config's shape (standard normal from the seed).
 AttentionInputs synthetic_inputs(const AttentionConfig& config, std::uint64_t seed);
 
-/// Whether run_attention has a kernel for v (every variant except the count-only sra; lsa runs MSA over
-/// its windows).
+/// Whether run_attention has a kernel for v: the registry's has_kernel flag (lsa runs MSA over its windows;
+/// a count-only variant is refused).
 bool has_kernel(AttentionVariant v);
 
 /// Runs config.variant (config.projections is ignored: inputs are already projected); reports every
