@@ -1,15 +1,19 @@
 // Internal: the baseline attention variants (MSA, Performer, Linformer, Reformer) as CPU references and
 // CUDA kernels of one shape: they take inputs already validated against config (run.cpp does that), draw
-// their random parameters on the host from `seed`, and report each stage to `report` as they run it.
+// their random parameters on the host from `seed`, and report each stage to `report` right after running it.
 // Reformer shares queries and keys (keys are the L2-normalised queries), so it reads Q and V only.
 #pragma once
 #include <cstdint>
 #include <vector>
 
-#include "attention_stages.hpp"
 #include "ecosim/ecoformer/run.hpp"
+#include "stage_reporter.hpp"
 
 namespace ecosim::ecoformer::detail {
+
+/// Reformer: scaled score a token gives itself (shared QK makes its own key the best match): low enough that
+/// it gets no weight beside any other key, finite so a token with no other key still attends to itself.
+inline constexpr float kReformerSelfScore = -1e5f;
 
 Tensor msa_cpu(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed, const Reporter& report);
 Tensor performer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,

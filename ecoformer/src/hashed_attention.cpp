@@ -64,7 +64,7 @@ HashedRun run_hashed_detailed(const AttentionInputs& inputs, const AttentionConf
   run.params = make_hash_params(inputs.q, config, seed);
   run.bias = bias;
   const detail::HashedProblem problem{config, inputs.q, inputs.v, run.params, bias};
-  detail::HashedReporter report(config, sink);
+  const detail::Reporter report(sink);
 #if ECOSIM_HAS_CUDA
   detail::HashedOutput out = device == Device::cuda ? detail::hashed_attention_cuda(problem, report)
                                                     : detail::hashed_attention_cpu(problem, report);

@@ -35,7 +35,7 @@ struct Shape {
 
 /// y [g][n][b]: the projections before the sign (or the signs' inputs x for bi-ecoformer).
 std::vector<float> hash_projections(const HashedProblem& p, const Shape& s, const std::vector<float>& x,
-                                    HashedReporter& report, PhaseClock& clock) {
+                                    const Reporter& report, PhaseClock& clock) {
   std::vector<float> y(s.groups * s.n * s.b);
   const HashParams& params = p.params;
   if (params.kernel()) {
@@ -46,29 +46,29 @@ std::vector<float> hash_projections(const HashedProblem& p, const Shape& s, cons
       for (std::uint64_t g = 0; g < s.groups; ++g)
         squared_distances(&x[g * s.n * s.d], s.n, s.d, anchors(g), s.m, &k[g * s.n * s.m]);
     });
-    report.distances();
+    report(stages::hash_part(p.config, stages::HashPart::distances));
     clock([&] {
       for (std::uint64_t g = 0; g < s.groups; ++g) inv[g] = inverse_bandwidth(&k[g * s.n * s.m], s.n * s.m);
     });
     clock([&] {
       for (std::uint64_t g = 0; g < s.groups; ++g) rbf_values(&k[g * s.n * s.m], s.n * s.m, inv[g]);
     });
-    report.kernel_values();
+    report(stages::hash_part(p.config, stages::HashPart::kernel));
     clock([&] {
       for (std::uint64_t g = 0; g < s.groups; ++g) centre_columns(&k[g * s.n * s.m], s.n, s.m);
     });
-    report.centred();
+    report(stages::hash_part(p.config, stages::HashPart::centre));
     clock([&] {
       for (std::uint64_t g = 0; g < s.groups; ++g)
         project(&k[g * s.n * s.m], s.n, s.m, &params.projection[(g % s.heads) * s.b * s.m], s.b, &y[g * s.n * s.b]);
     });
-    report.projected();
+    report(stages::hash_part(p.config, stages::HashPart::projection));
   } else if (params.variant == AttentionVariant::lsh_ecoformer) {
     clock([&] {
       for (std::uint64_t g = 0; g < s.groups; ++g)
         project(&x[g * s.n * s.d], s.n, s.d, &params.projection[(g % s.heads) * s.b * s.d], s.b, &y[g * s.n * s.b]);
     });
-    report.projected();
+    report(stages::hash_part(p.config, stages::HashPart::projection));
   } else {  // bi-ecoformer: the signs of the d = b normalised features
     y = x;
   }
@@ -93,7 +93,7 @@ PackedCodes pack_signs(const std::vector<float>& y, std::uint64_t tokens, unsign
 
 /// out_i = (h_i·M + c·z) / (h_i·s + c·N) per group, phase by phase; Codes is BinaryCodes or RealCodes.
 template <class Codes>
-void attend(const Codes& codes, const HashedProblem& p, const Shape& s, float* out, HashedReporter& report,
+void attend(const Codes& codes, const HashedProblem& p, const Shape& s, float* out, const Reporter& report,
             PhaseClock& clock) {
   using Sum = typename Codes::Sum;
   const std::uint64_t g_count = s.groups, n = s.n, d = s.d, b = s.b;
@@ -111,7 +111,7 @@ void attend(const Codes& codes, const HashedProblem& p, const Shape& s, float* o
         sums[g * b + r] = acc;
       }
   });
-  report.code_sums();
+  report(stages::hashed_code_sum(p.config));
   clock([&] {
     for (std::uint64_t g = 0; g < g_count; ++g) {
       using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -120,7 +120,7 @@ void attend(const Codes& codes, const HashedProblem& p, const Shape& s, float* o
           static_cast<float>(p.bias) * values.colwise().sum();
     }
   });
-  report.value_sums();
+  report(stages::hashed_value_sum(p.config));
   clock([&] {
     for (std::uint64_t g = 0; g < g_count; ++g)  // token-major for locality; each sum runs over j in order
       for (std::uint64_t j = 0; j < n; ++j)
@@ -131,7 +131,7 @@ void attend(const Codes& codes, const HashedProblem& p, const Shape& s, float* o
             row[k] = j == 0 ? codes.times(g * n, r, value[k]) : row[k] + codes.times(g * n + j, r, value[k]);
         }
   });
-  report.context();
+  report(stages::hashed_context(p.config));
   clock([&] {
     for (std::uint64_t g = 0; g < g_count; ++g)
       for (std::uint64_t i = 0; i < n; ++i)
@@ -141,7 +141,7 @@ void attend(const Codes& codes, const HashedProblem& p, const Shape& s, float* o
           out[(g * n + i) * d + k] = acc + bias_z[g * d + k];
         }
   });
-  report.numerator();
+  report(stages::hashed_numerator(p.config));
   clock([&] {
     const Sum bias_n = static_cast<Sum>(p.bias) * static_cast<Sum>(n);
     for (std::uint64_t g = 0; g < g_count; ++g)
@@ -151,19 +151,19 @@ void attend(const Codes& codes, const HashedProblem& p, const Shape& s, float* o
         den[g * n + i] = acc + bias_n;
       }
   });
-  report.denominator();
+  report(stages::hashed_denominator(p.config));
   clock([&] {
     for (std::uint64_t row = 0; row < g_count * n; ++row) {
       const float inv = 1.0f / static_cast<float>(den[row]);
       for (std::uint64_t k = 0; k < d; ++k) out[row * d + k] *= inv;
     }
   });
-  report.normalised();
+  report(stages::hashed_normalise(p.config));
 }
 
 }  // namespace
 
-HashedOutput hashed_attention_cpu(const HashedProblem& p, HashedReporter& report) {
+HashedOutput hashed_attention_cpu(const HashedProblem& p, const Reporter& report) {
   const AttentionConfig& c = p.config;
   const Shape s{c.batch * c.heads, c.seq, c.head_dim, c.code_bits(), c.support, c.heads};
   PhaseClock clock;
@@ -172,12 +172,12 @@ HashedOutput hashed_attention_cpu(const HashedProblem& p, HashedReporter& report
 
   std::vector<float> x(p.qk.data.size());
   clock([&] { l2_normalize_rows(p.qk.data.data(), x.data(), s.groups * s.n, s.d); });
-  report.normalized();
+  report(stages::hashed_qk_normalize(p.config));
   result.hashes.projections = hash_projections(p, s, x, report, clock);
   const auto bits = static_cast<unsigned>(s.b);
   if (p.params.binary()) {
     clock([&] { result.hashes.codes = pack_signs(result.hashes.projections, s.groups * s.n, bits); });
-    report.signs();
+    report(stages::hash_part(p.config, stages::HashPart::sign));
   }
 
   float* out = result.out.data.data();

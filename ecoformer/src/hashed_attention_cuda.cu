@@ -212,11 +212,11 @@ struct Workspace {
 
 /// Normalisation and the hash: packed words (binary variants) or real codes (fp-ecoformer).
 template <class Word, class Sum>
-void hash_tokens(const HashedProblem& p, const Dims& s, Workspace<Word, Sum>& w, HashedReporter& report) {
+void hash_tokens(const HashedProblem& p, const Dims& s, Workspace<Word, Sum>& w, const Reporter& report) {
   const std::uint64_t tokens = s.count(s.tokens);
   normalize_rows_kernel<<<cuda::blocks_for(tokens, kThreads), kThreads>>>(w.qk.get(), w.x.get(), s.tokens, s.d);
   cuda::check_launch("hashed q/k normalisation");
-  report.normalized();
+  report(stages::hashed_qk_normalize(p.config));
   const float* features = w.x.get();
   int f_len = s.d;
   if (p.params.kernel()) {
@@ -225,17 +225,17 @@ void hash_tokens(const HashedProblem& p, const Dims& s, Workspace<Word, Sum>& w,
     distances_kernel<<<cuda::blocks_for(pairs, kThreads), kThreads>>>(
         w.x.get(), w.anchors.get(), w.kernel.get(), static_cast<long long>(pairs), s.n, s.d, s.m, s.heads);
     cuda::check_launch("hashed anchor distances");
-    report.distances();
+    report(stages::hash_part(p.config, stages::HashPart::distances));
     bandwidth_kernel<<<static_cast<unsigned>(s.groups), kThreads>>>(w.kernel.get(), w.inv.get(), per_group);
     cuda::check_launch("hashed kernel bandwidth");
     rbf_kernel<<<cuda::blocks_for(pairs, kThreads), kThreads>>>(w.kernel.get(), w.inv.get(),
                                                               static_cast<long long>(pairs), per_group);
     cuda::check_launch("hashed RBF kernel");
-    report.kernel_values();
+    report(stages::hash_part(p.config, stages::HashPart::kernel));
     centre_kernel<<<dim3(static_cast<unsigned>(s.m), static_cast<unsigned>(s.groups)), kThreads>>>(w.kernel.get(),
                                                                                                  s.n, s.m);
     cuda::check_launch("hashed kernel centring");
-    report.centred();
+    report(stages::hash_part(p.config, stages::HashPart::centre));
     features = w.kernel.get();
     f_len = s.m;
   }
@@ -243,15 +243,15 @@ void hash_tokens(const HashedProblem& p, const Dims& s, Workspace<Word, Sum>& w,
   hash_kernel<Word><<<cuda::blocks_for(tokens, kThreads), kThreads>>>(features, f_len, projection, s.b, s.tokens, s.n,
                                                                       s.heads, w.words.get(), w.real.get());
   cuda::check_launch("hashed projection and sign");
-  if (projection) report.projected();
-  if (p.params.binary()) report.signs();
+  if (projection) report(stages::hash_part(p.config, stages::HashPart::projection));
+  if (p.params.binary()) report(stages::hash_part(p.config, stages::HashPart::sign));
 }
 
 /// out_i = (h_i·M + c·z) / (h_i·s + c·N): partial sums per chunk of tokens, their reduction, denominators,
 /// then numerators scaled by the reciprocal denominators.
 template <class Codes, class Word>
 void attend(const Codes& codes, const HashedProblem& p, const Dims& s, Workspace<Word, typename Codes::Sum>& w,
-            HashedReporter& report) {
+            const Reporter& report) {
   using Sum = typename Codes::Sum;
   const std::uint64_t chunks = s.chunks(), floats = s.floats();
   context_partials_kernel<<<dim3(static_cast<unsigned>(chunks), static_cast<unsigned>(s.groups)), kThreads>>>(
@@ -261,9 +261,9 @@ void attend(const Codes& codes, const HashedProblem& p, const Dims& s, Workspace
       w.partial_f.get(), w.partial_s.get(), s.groups, static_cast<long long>(chunks), s.b, s.d,
       static_cast<float>(p.bias), w.ctx_z.get(), w.sums.get());
   cuda::check_launch("hashed context reduction");
-  report.code_sums();
-  report.value_sums();
-  report.context();
+  report(stages::hashed_code_sum(p.config));
+  report(stages::hashed_value_sum(p.config));
+  report(stages::hashed_context(p.config));
   const Sum bias_n = static_cast<Sum>(p.bias) * static_cast<Sum>(s.n);
   denominator_kernel<<<cuda::blocks_for(s.count(s.tokens), kThreads), kThreads>>>(codes, w.sums.get(), s.tokens, s.n,
                                                                                  s.b, bias_n, w.inv_den.get());
@@ -271,14 +271,14 @@ void attend(const Codes& codes, const HashedProblem& p, const Dims& s, Workspace
   output_kernel<<<cuda::blocks_for(s.count(s.tokens, s.d), kThreads), kThreads>>>(
       codes, w.ctx_z.get(), w.inv_den.get(), s.tokens, s.n, s.b, s.d, w.out.get());
   cuda::check_launch("hashed numerators and output");
-  report.numerator();
-  report.denominator();
-  report.normalised();
+  report(stages::hashed_numerator(p.config));
+  report(stages::hashed_denominator(p.config));
+  report(stages::hashed_normalise(p.config));
 }
 
 /// kBinary: packed codes and int32 sums; otherwise the real codes of fp-ecoformer.
 template <class Word, bool kBinary>
-HashedOutput run(const HashedProblem& p, const Dims& s, HashedReporter& report) {
+HashedOutput run(const HashedProblem& p, const Dims& s, const Reporter& report) {
   Workspace<Word, std::conditional_t<kBinary, std::int32_t, float>> w(p, s);
   HashedOutput result;
   cuda::EventTimer timer;
@@ -301,7 +301,7 @@ HashedOutput run(const HashedProblem& p, const Dims& s, HashedReporter& report) 
 
 }  // namespace
 
-HashedOutput hashed_attention_cuda(const HashedProblem& p, HashedReporter& report) {
+HashedOutput hashed_attention_cuda(const HashedProblem& p, const Reporter& report) {
   const AttentionConfig& c = p.config;
   const Dims s{static_cast<long long>(c.batch * c.heads), static_cast<long long>(c.seq),
                static_cast<long long>(c.heads), static_cast<long long>(c.batch * c.heads * c.seq),

@@ -4,7 +4,8 @@
 #include <cstdint>
 
 #include "ecosim/ecoformer/hashed_attention.hpp"
-#include "hashed_ops.hpp"
+#include "ecosim/ops_counter/hash_stages.hpp"
+#include "stage_reporter.hpp"
 
 namespace ecosim::ecoformer::detail {
 
@@ -22,8 +23,8 @@ struct HashedOutput {
   double latency_ms = 0;
 };
 
-HashedOutput hashed_attention_cpu(const HashedProblem& problem, HashedReporter& report);
+HashedOutput hashed_attention_cpu(const HashedProblem& problem, const Reporter& report);
 /// Only in CUDA builds (ECOSIM_HAS_CUDA); the caller has checked that a GPU is available.
-HashedOutput hashed_attention_cuda(const HashedProblem& problem, HashedReporter& report);
+HashedOutput hashed_attention_cuda(const HashedProblem& problem, const Reporter& report);
 
 }  // namespace ecosim::ecoformer::detail

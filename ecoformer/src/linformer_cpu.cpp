@@ -14,11 +14,11 @@ Tensor linformer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::u
   std::vector<RowMatrix> keys(g), values(g);
   for (std::uint64_t i = 0; i < g; ++i) keys[i] = E * group(in.k, i);
   for (std::uint64_t i = 0; i < g; ++i) values[i] = E * group(in.v, i);
-  report(linformer_projection_records(g, n, k, d));
+  report(stages::linformer_projections(c));
   Tensor out = output_like(in.q);
   for (std::uint64_t i = 0; i < g; ++i)
     softmax_attention_cpu(&in.q.data[i * n * d], keys[i].data(), values[i].data(), &out.data[i * n * d], n, k, d);
-  report(softmax_attention_records(g, n, k, d));
+  report(stages::softmax_attention(c));
   return out;
 }
 

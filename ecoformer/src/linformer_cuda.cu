@@ -17,10 +17,10 @@ RunResult linformer_cuda(const AttentionInputs& in, const AttentionConfig& c, st
   cuda::EventTimer timer;
   cuda::batched_gemm(e_shared, {keys.get(), ll(n * d), ll(d), 1}, keys_k.get(), g, k, d, n);
   cuda::batched_gemm(e_shared, {values.get(), ll(n * d), ll(d), 1}, values_k.get(), g, k, d, n);
-  report(linformer_projection_records(g, n, k, d));
+  report(stages::linformer_projections(c));
   softmax_attention_cuda(q.get(), keys_k.get(), values_k.get(), out.get(), g, n, k, d);
   const double ms = timer.stop_ms();
-  report(softmax_attention_records(g, n, k, d));
+  report(stages::softmax_attention(c));
   Tensor result = output_like(in.q);
   result.data = out.download();
   return RunResult{std::move(result), ms, Device::cuda};

@@ -121,7 +121,7 @@ RunResult msa_fp16_cuda(const std::vector<std::uint16_t>& q_bits, const std::vec
   cuda::EventTimer timer;
   softmax_attention(half(q), half(k), half(v), out.get(), g, n, n, d);
   const double ms = timer.stop_ms();
-  report(softmax_attention_records(g, n, n, d, DType::fp16));
+  report(stages::softmax_attention(c, DType::fp16));
   Tensor result{c.batch, c.heads, n, d, out.download()};
   return RunResult{std::move(result), ms, Device::cuda};
 }
@@ -133,7 +133,7 @@ RunResult msa_cuda(const AttentionInputs& in, const AttentionConfig& c, std::uin
   cuda::EventTimer timer;
   softmax_attention_cuda(q.get(), k.get(), v.get(), out.get(), g, n, n, d);
   const double ms = timer.stop_ms();
-  report(softmax_attention_records(g, n, n, d));
+  report(stages::softmax_attention(c));
   Tensor result = output_like(in.q);
   result.data = out.download();
   return RunResult{std::move(result), ms, Device::cuda};

@@ -50,7 +50,7 @@ RunResult run_msa_fp16(const AttentionInputs& inputs, const AttentionConfig& con
     detail::softmax_attention_cpu(&rq.data[i * n * d], &rk.data[i * n * d], &rv.data[i * n * d], &out.data[i * n * d],
                                   n, n, d);
   const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
-  report(detail::softmax_attention_records(g, n, n, d, DType::fp16));
+  report(stages::softmax_attention(config, DType::fp16));
   return RunResult{std::move(out), elapsed.count(), Device::cpu};
 }
 

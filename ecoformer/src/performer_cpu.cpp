@@ -20,16 +20,16 @@ RowMatrix positive_features(const ConstMatrixMap& x, const ConstMatrixMap& omega
 
 Tensor performer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,
                      const Reporter& report) {
-  const std::uint64_t g = groups(in.q), n = c.seq, d = c.head_dim, f = c.features;
+  const std::uint64_t g = groups(in.q), d = c.head_dim, f = c.features;
   const std::vector<float> omega_values = performer_omega(d, f, seed);
   const ConstMatrixMap omega(omega_values.data(), static_cast<Eigen::Index>(f), static_cast<Eigen::Index>(d));
   const float input_scale = static_cast<float>(std::pow(static_cast<double>(d), -0.25));
   const float feature_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(f)));
   std::vector<RowMatrix> phi_q(g), phi_k(g);
   for (std::uint64_t i = 0; i < g; ++i) phi_q[i] = positive_features(group(in.q, i), omega, input_scale, feature_scale);
-  report(performer_feature_records("q", g, n, d, f));
+  report(stages::performer_features(c, "q"));
   for (std::uint64_t i = 0; i < g; ++i) phi_k[i] = positive_features(group(in.k, i), omega, input_scale, feature_scale);
-  report(performer_feature_records("k", g, n, d, f));
+  report(stages::performer_features(c, "k"));
   Tensor out = output_like(in.q);
   for (std::uint64_t i = 0; i < g; ++i) {
     const RowMatrix kv = phi_k[i].transpose() * group(in.v, i);          // F×d
@@ -38,7 +38,7 @@ Tensor performer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::u
     const Eigen::VectorXf denominator = phi_q[i] * k_sum.transpose();    // n
     group(out, i) = denominator.cwiseInverse().asDiagonal() * numerator;
   }
-  report(performer_mixing_records(g, n, d, f));
+  report(stages::performer_mixing(c));
   return out;
 }
 

@@ -75,9 +75,9 @@ RunResult performer_cuda(const AttentionInputs& in, const AttentionConfig& c, st
   cuda::DeviceBuffer<float> kv(g * f * d), k_sum(g * f), numerator(g * n * d), denominator(g * n), out(g * n * d);
   cuda::EventTimer timer;
   features(q.get(), scratch.get(), half_sq_norm.get(), omega, phi_q.get(), g, n, d, f);
-  report(performer_feature_records("q", g, n, d, f));
+  report(stages::performer_features(c, "q"));
   features(k.get(), scratch.get(), half_sq_norm.get(), omega, phi_k.get(), g, n, d, f);
-  report(performer_feature_records("k", g, n, d, f));
+  report(stages::performer_features(c, "k"));
   // φ(K)ᵀ (F×n) · V (n×d)
   cuda::batched_gemm({phi_k.get(), ll(n * f), 1, ll(f)}, {v.get(), ll(n * d), ll(d), 1}, kv.get(), g, f, d, n);
   column_sums<<<cuda::blocks_for(g * f, kThreads), kThreads>>>(phi_k.get(), k_sum.get(), ll(g), ll(n), ll(f));
@@ -88,7 +88,7 @@ RunResult performer_cuda(const AttentionInputs& in, const AttentionConfig& c, st
                                                                 ll(g * n), static_cast<int>(d));
   cuda::check_launch("divide_rows");
   const double ms = timer.stop_ms();
-  report(performer_mixing_records(g, n, d, f));
+  report(stages::performer_mixing(c));
   Tensor result = output_like(in.q);
   result.data = out.download();
   return RunResult{std::move(result), ms, Device::cuda};

@@ -37,7 +37,7 @@ std::vector<std::uint32_t> buckets_of_round(const RowMatrix& rotated, std::uint6
   return bucket;
 }
 
-RoundResult attend_round(const ReformerPlan& p, const ConstMatrixMap& q, const RowMatrix& keys,
+RoundResult attend_round(const stages::ReformerPlan& p, const ConstMatrixMap& q, const RowMatrix& keys,
                          const ConstMatrixMap& v, const std::vector<std::uint32_t>& bucket) {
   std::vector<std::uint32_t> order(p.seq);
   std::iota(order.begin(), order.end(), 0u);
@@ -77,7 +77,7 @@ RoundResult attend_round(const ReformerPlan& p, const ConstMatrixMap& q, const R
 
 Tensor reformer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,
                     const Reporter& report) {
-  const ReformerPlan p = reformer_plan(c);
+  const stages::ReformerPlan p = stages::reformer_plan(c);
   const std::uint64_t g = groups(in.q), d = c.head_dim, half = p.buckets / 2;
   const std::vector<float> rotation_values = reformer_rotations(d, p.rounds, p.buckets, seed);
   const ConstMatrixMap rotations(rotation_values.data(), static_cast<Eigen::Index>(d),
@@ -91,12 +91,12 @@ Tensor reformer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::ui
     const RowMatrix rotated = keys[i] * rotations;
     for (std::uint64_t r = 0; r < p.rounds; ++r) buckets[i].push_back(buckets_of_round(rotated, r, half));
   }
-  report(reformer_hashing_records(p, g, d));
+  report(stages::reformer_hashing(c));
   std::vector<std::vector<RoundResult>> rounds(g);
   for (std::uint64_t i = 0; i < g; ++i)
     for (std::uint64_t r = 0; r < p.rounds; ++r)
       rounds[i].push_back(attend_round(p, group(in.q, i), keys[i], group(in.v, i), buckets[i][r]));
-  report(reformer_chunk_records(p, g, d));
+  report(stages::reformer_chunk_attention(c));
   Tensor out = output_like(in.q);
   for (std::uint64_t i = 0; i < g; ++i) {
     const std::vector<RoundResult>& rs = rounds[i];
@@ -111,7 +111,7 @@ Tensor reformer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::ui
     }
     group(out, i) = normaliser.cwiseInverse().asDiagonal() * numerator;
   }
-  report(reformer_combine_records(p, g, d));
+  report(stages::reformer_combine(c));
   return out;
 }
 

@@ -143,7 +143,7 @@ void launch_chunks(const unsigned long long* sorted, const float* sq, const floa
 
 RunResult reformer_cuda(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,
                         const Reporter& report) {
-  const ReformerPlan p = reformer_plan(c);
+  const stages::ReformerPlan p = stages::reformer_plan(c);
   const std::uint64_t g = c.batch * c.heads, n = c.seq, d = c.head_dim, half = p.buckets / 2;
   if (d > kMaxHeadDim)
     throw Error("CUDA Reformer supports head dim ≤ " + std::to_string(kMaxHeadDim) + ", got " + std::to_string(d));
@@ -171,18 +171,18 @@ RunResult reformer_cuda(const AttentionInputs& in, const AttentionConfig& c, std
       sort_keys.get(), q.get(), unit.get(), v.get(), sq.get(), sk.get(), sv.get(), ll(segments), ll(p.rounds), ll(n),
       static_cast<int>(d));
   cuda::check_launch("gather_sorted");
-  report(reformer_hashing_records(p, g, d));
+  report(stages::reformer_hashing(c));
   const ChunkShape shape{ll(n), ll(p.chunk), ll(p.chunks), ll(p.before)};
   const auto chunks = d <= 32 ? &launch_chunks<32> : d <= 64 ? &launch_chunks<64> : &launch_chunks<128>;
   chunks(sort_keys.get(), sq.get(), sk.get(), sv.get(), numerator.get(), normaliser.get(), maximum.get(), segments,
          shape, d);
-  report(reformer_chunk_records(p, g, d));
+  report(stages::reformer_chunk_attention(c));
   combine_rounds<<<cuda::blocks_for(g * n, kThreads), kThreads>>>(numerator.get(), normaliser.get(), maximum.get(),
                                                                   out.get(), ll(g), ll(p.rounds), ll(n),
                                                                   static_cast<int>(d));
   cuda::check_launch("combine_rounds");
   const double ms = timer.stop_ms();
-  report(reformer_combine_records(p, g, d));
+  report(stages::reformer_combine(c));
   Tensor result = output_like(in.q);
   result.data = out.download();
   return RunResult{std::move(result), ms, Device::cuda};

@@ -1,8 +1,9 @@
-// Internal: the emitter the attention variants use to name records and apply the paper convention.
+// Internal: the emitter the attention families' analytic counters emit their stages through (names prefixed
+// with the layer's, the chosen convention applied).
 #pragma once
 #include <string>
 
-#include "ecosim/ops_counter/attention.hpp"
+#include "ecosim/ops_counter/attention_stages.hpp"
 #include "ecosim/ops_counter/primitives.hpp"
 
 namespace ecosim::detail {
@@ -12,12 +13,11 @@ class AttentionEmitter {
   AttentionEmitter(const std::string& prefix, Convention convention, OpSink& sink)
       : prefix_(prefix), convention_(convention), sink_(sink) {}
 
-  /// Emits r (exact counts) as "<prefix>.<r.name>"; under the paper convention its operations are
-  /// replaced by `paper` (its bytes are kept).
-  void operator()(OpRecord r, const OpCounts& paper) const {
-    r.name = prefix_ + "." + r.name;
-    if (!r.group.empty()) r.group = prefix_ + "." + r.group;
-    sink_.record(ops::in_convention(std::move(r), convention_, paper));
+  /// Emits each record of `stage` as "<prefix>.<name>"; under the paper convention its operations are
+  /// replaced by the stage's paper counts (its bytes are kept).
+  void operator()(const stages::Stage& stage) const {
+    for (const stages::StageRecord& r : stage)
+      sink_.record(ops::in_convention(ops::prefixed(r.exact, prefix_), convention_, r.paper));
   }
 
  private:
@@ -26,11 +26,7 @@ class AttentionEmitter {
   OpSink& sink_;
 };
 
-/// n fp32 multiplications (the paper convention's scaling terms).
-inline OpCounts muls(std::uint64_t n) { return OpCounts{}.add(OpKind::mul, DType::fp32, n); }
-inline OpCounts adds(std::uint64_t n) { return OpCounts{}.add(OpKind::add, DType::fp32, n); }
-
-void emit_softmax_attention(const AttentionConfig& c, const AttentionEmitter& emit);  // msa, linformer
+void emit_softmax_attention(const AttentionConfig& c, const AttentionEmitter& emit);  // msa, sra, lsa, linformer
 void emit_reformer(const AttentionConfig& c, const AttentionEmitter& emit);
 void emit_performer(const AttentionConfig& c, const AttentionEmitter& emit);
 void emit_hashed(const AttentionConfig& c, const AttentionEmitter& emit);  // EcoFormer family

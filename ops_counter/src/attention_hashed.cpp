@@ -1,5 +1,6 @@
-// Op counts of EcoFormer hashed attention and its ablations. Queries and keys share one projection and are
-// L2-normalised; each token is hashed once to a b-bit code h ∈ {−1,+1}^b, then
+// Stages of EcoFormer hashed attention and its ablations around the hash (hash_stages.cpp), and their
+// analytic counter. Queries and keys share one projection and are L2-normalised; each token is hashed once
+// to a b-bit code h ∈ {−1,+1}^b, then
 //   out_i = (h_i·Σ_j h_j v_jᵀ + c·Σ_j v_j) / (h_i·Σ_j h_j + c·N),
 // where products with codes are additions and subtractions. Hash functions:
 //   ecoformer, klsh-ecoformer: RBF kernel to m anchors, centred, projected to b bits, sign (learned / random)
@@ -9,60 +10,95 @@
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/hash_stages.hpp"
 
-namespace ecosim::detail {
+namespace ecosim::stages {
 
 namespace {
 
-/// Paper-convention normaliser: muls N·b + N, adds N·b per (batch, head).
-OpCounts paper_denominator(std::uint64_t gn, std::uint64_t b) {
-  OpCounts p = muls(checked_add(checked_mul(gn, b), gn));
-  p += adds(checked_mul(gn, b));
-  return p;
-}
+/// The shapes and types every stage after the hash works with.
+struct Hashed {
+  std::uint64_t g, n, d, b, gn;
+  bool binary;    // ±1 codes (all but fp-ecoformer)
+  DType code;     // codes: binary, or fp32 projections
+  DType sum;      // Σ of ±1 codes is an exact integer
+  explicit Hashed(const AttentionConfig& c)
+      : g(checked_mul(c.batch, c.heads)), n(c.seq), d(c.head_dim), b(c.code_bits()), gn(checked_mul(g, n)),
+        binary(c.variant != AttentionVariant::fp_ecoformer), code(binary ? DType::binary : DType::fp32),
+        sum(binary ? DType::int32 : DType::fp32) {}
+
+  /// A product with the codes: additions and subtractions selected by code bits, or a real GEMM.
+  OpRecord code_product(std::string name, const ops::GemmShape& s) const {
+    return binary ? ops::popcount_accumulate(std::move(name), s) : ops::gemm(std::move(name), s);
+  }
+};
 
 }  // namespace
 
+Stage hashed_qk_normalize(const AttentionConfig& c) {
+  const Hashed h(c);
+  return {{ops::l2_normalize("qk_normalize", h.g, h.n, h.d), {}}};
+}
+
+Stage hashed_code_sum(const AttentionConfig& c) {  // b sums of N codes
+  const Hashed h(c);
+  OpRecord r = ops::reduce("code_sum", "sum", h.g, h.b, h.n, h.sum, ops::sum_row(h.n), 1);
+  r.a_dtype = r.b_dtype = h.code;
+  r.counts = ops::scaled(ops::sum_row(h.n), checked_mul(h.g, h.b), h.sum);
+  r.counts.add_read_bytes(h.code, storage_bytes(h.code, checked_product({h.g, h.n, h.b})));
+  r.counts.add_written_bytes(h.sum, storage_bytes(h.sum, checked_mul(h.g, h.b)));
+  return {{std::move(r), ops::adds(checked_mul(h.gn, h.b))}};
+}
+
+Stage hashed_value_sum(const AttentionConfig& c) {  // d sums of N values, then c·z once per (batch, head)
+  const Hashed h(c);
+  return {{ops::reduce("value_sum", "sum", h.g, h.d, h.n, DType::fp32, {.mul = 1, .add = h.n - 1}, 1), {}}};
+}
+
+Stage hashed_context(const AttentionConfig& c) {  // M = Σ_j h_j v_jᵀ (b×d)
+  const Hashed h(c);
+  const std::uint64_t gnbd = checked_product({h.gn, h.b, h.d});
+  return {{h.code_product("context", {.batch = h.g, .m = h.b, .n = h.d, .k = h.n, .a = h.code}),
+           h.binary ? ops::adds(gnbd) : ops::macs(gnbd)}};
+}
+
+Stage hashed_numerator(const AttentionConfig& c) {  // num_i = h_i·M + c·z
+  const Hashed h(c);
+  const std::uint64_t gnbd = checked_product({h.gn, h.b, h.d});
+  OpCounts paper = h.binary ? ops::adds(gnbd) : ops::macs(gnbd);
+  paper += ops::adds(checked_mul(h.gn, h.d));
+  return {{h.code_product("numerator", {.batch = h.g, .m = h.n, .n = h.d, .k = h.b, .a = h.code, .bias = true}),
+           paper}};
+}
+
+Stage hashed_denominator(const AttentionConfig& c) {  // den_i = h_i·s + c·N (in integers for binary codes)
+  const Hashed h(c);
+  // paper: muls N·b + N, adds N·b per (batch, head)
+  OpCounts paper = ops::muls(checked_add(checked_mul(h.gn, h.b), h.gn));
+  paper += ops::adds(checked_mul(h.gn, h.b));
+  return {{h.code_product("denominator",
+                          {.batch = h.g, .m = h.n, .n = 1, .k = h.b, .a = h.code, .b = h.sum, .out = h.sum, .bias = true}),
+           paper}};
+}
+
+Stage hashed_normalise(const AttentionConfig& c) {
+  const Hashed h(c);
+  return {{ops::reduce("normalise", "normalise", h.g, h.n, h.d, DType::fp32, {.mul = h.d, .div = 1}, h.d),
+           ops::muls(checked_mul(h.gn, h.d))}};
+}
+
+}  // namespace ecosim::stages
+
+namespace ecosim::detail {
+
 void emit_hashed(const AttentionConfig& c, const AttentionEmitter& emit) {
-  const std::uint64_t g = checked_mul(c.batch, c.heads), n = c.seq, d = c.head_dim, b = c.code_bits();
-  const bool binary = c.variant != AttentionVariant::fp_ecoformer;
-  const DType code = binary ? DType::binary : DType::fp32;
-  const DType sum_type = binary ? DType::int32 : DType::fp32;  // Σ of ±1 codes is an exact integer
-  const std::uint64_t gn = checked_mul(g, n);
-
-  emit(ops::l2_normalize("qk_normalize", g, n, d), {});
+  emit(stages::hashed_qk_normalize(c));
   for (stages::HashPart part : stages::all_hash_parts())
-    if (stages::performs(c, part)) emit(stages::hash_record(c, part), stages::paper_hash_counts(c, part));
-
-  // s = Σ_j h_j: b sums of N codes
-  OpRecord code_sum = ops::reduce("code_sum", "sum", g, b, n, sum_type, ops::sum_row(n), 1);
-  code_sum.a_dtype = code_sum.b_dtype = code;
-  code_sum.counts = ops::scaled(ops::sum_row(n), checked_mul(g, b), sum_type);
-  code_sum.counts.add_read_bytes(code, storage_bytes(code, checked_product({g, n, b})));
-  code_sum.counts.add_written_bytes(sum_type, storage_bytes(sum_type, checked_mul(g, b)));
-  emit(std::move(code_sum), adds(checked_mul(gn, b)));
-
-  // z = Σ_j v_j (d sums of N values), then c·z once per (batch, head)
-  emit(ops::reduce("value_sum", "sum", g, d, n, DType::fp32, {.mul = 1, .add = n - 1}, 1), {});
-
-  const std::uint64_t gnbd = checked_product({gn, b, d});
-  if (binary) {
-    // M = Σ_j h_j v_jᵀ (b×d) and num_i = h_i·M + c·z: additions and subtractions selected by code bits
-    emit(ops::popcount_accumulate("context", {.batch = g, .m = b, .n = d, .k = n, .a = code}), adds(gnbd));
-    emit(ops::popcount_accumulate("numerator", {.batch = g, .m = n, .n = d, .k = b, .a = code, .bias = true}),
-         adds(checked_add(gnbd, checked_mul(gn, d))));
-    // den_i = h_i·s + c·N, in integers
-    emit(ops::popcount_accumulate("denominator", {.batch = g, .m = n, .n = 1, .k = b, .a = code,
-                                                  .b = DType::int32, .out = DType::int32, .bias = true}),
-         paper_denominator(gn, b));
-  } else {
-    emit(ops::gemm("context", {.batch = g, .m = b, .n = d, .k = n}), ops::macs(gnbd));
-    OpCounts numerator = ops::macs(gnbd);
-    numerator += adds(checked_mul(gn, d));
-    emit(ops::gemm("numerator", {.batch = g, .m = n, .n = d, .k = b, .bias = true}), numerator);
-    emit(ops::gemm("denominator", {.batch = g, .m = n, .n = 1, .k = b, .bias = true}),
-         paper_denominator(gn, b));
-  }
-  emit(ops::reduce("normalise", "normalise", g, n, d, DType::fp32, {.mul = d, .div = 1}, d), muls(checked_mul(gn, d)));
+    if (stages::performs(c, part)) emit(stages::hash_part(c, part));
+  emit(stages::hashed_code_sum(c));
+  emit(stages::hashed_value_sum(c));
+  emit(stages::hashed_context(c));
+  emit(stages::hashed_numerator(c));
+  emit(stages::hashed_denominator(c));
+  emit(stages::hashed_normalise(c));
 }
 
 }  // namespace ecosim::detail

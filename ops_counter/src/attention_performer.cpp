@@ -1,30 +1,42 @@
-// Op counts of Performer FAVOR+ attention with F positive random features:
+// Stages of Performer FAVOR+ attention with F positive random features, and its analytic counter:
 //   φ(x) = exp(ωᵀx̃ − ‖x̃‖²/2)/√F with x̃ = x/d^¼, out = φ(Q)(φ(K)ᵀV) / (φ(Q)·Σ_j φ(k_j)).
 // ω (d×F, orthogonal draws) is shared by every batch entry and head and drawn once, so not counted.
 #include "attention_emitter.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 
+namespace ecosim::stages {
+
+Stage performer_features(const AttentionConfig& c, std::string_view which) {
+  const std::uint64_t g = checked_mul(c.batch, c.heads), n = c.seq, d = c.head_dim, f = c.features;
+  const std::string p(which);
+  return {{ops::eltwise(p + "_scale", "scale", g, n, d, DType::fp32, {.mul = 1}), {}},
+          {ops::gemm(p + "_omega", {.batch = g, .m = n, .n = f, .k = d, .b_shared = true}),
+           ops::macs(checked_product({g, n, f, d}))},
+          // ‖x̃‖²/2: d squares, d−1 additions, one halving
+          {ops::reduce(p + "_sq_norm", "sq_norm", g, n, d, DType::fp32, {.mul = d + 1, .add = d - 1}, 1), {}},
+          // ωᵀx̃ − ‖x̃‖²/2, exp, ·1/√F
+          {ops::eltwise(p + "_features", "positive_features", g, n, f, DType::fp32, {.mul = 1, .add = 1, .exp = 1}),
+           {}}};
+}
+
+Stage performer_mixing(const AttentionConfig& c) {
+  const std::uint64_t g = checked_mul(c.batch, c.heads), n = c.seq, d = c.head_dim, f = c.features;
+  const OpCounts products = ops::macs(checked_product({g, n, f, d}));
+  return {{ops::gemm("kv", {.batch = g, .m = f, .n = d, .k = n}), products},
+          {ops::reduce("k_sum", "sum", g, f, n, DType::fp32, ops::sum_row(n), 1), {}},
+          {ops::gemm("numerator", {.batch = g, .m = n, .n = d, .k = f}), products},
+          {ops::gemm("denominator", {.batch = g, .m = n, .n = 1, .k = f}), ops::macs(checked_product({g, n, f}))},
+          {ops::reduce("normalise", "normalise", g, n, d, DType::fp32, {.mul = d, .div = 1}, d), {}}};
+}
+
+}  // namespace ecosim::stages
+
 namespace ecosim::detail {
 
 void emit_performer(const AttentionConfig& c, const AttentionEmitter& emit) {
-  const std::uint64_t g = checked_mul(c.batch, c.heads), n = c.seq, d = c.head_dim, f = c.features;
-  for (const char* x : {"q", "k"}) {
-    const std::string p(x);
-    emit(ops::eltwise(p + "_scale", "scale", g, n, d, DType::fp32, {.mul = 1}), {});
-    emit(ops::gemm(p + "_omega", {.batch = g, .m = n, .n = f, .k = d, .b_shared = true}),
-         ops::macs(checked_product({g, n, f, d})));
-    // ‖x̃‖²/2: d squares, d−1 additions, one halving
-    emit(ops::reduce(p + "_sq_norm", "sq_norm", g, n, d, DType::fp32, {.mul = d + 1, .add = d - 1}, 1), {});
-    // ωᵀx̃ − ‖x̃‖²/2, exp, ·1/√F
-    emit(ops::eltwise(p + "_features", "positive_features", g, n, f, DType::fp32, {.mul = 1, .add = 1, .exp = 1}),
-         {});
-  }
-  const std::uint64_t macs = checked_product({g, n, f, d});
-  emit(ops::gemm("kv", {.batch = g, .m = f, .n = d, .k = n}), ops::macs(macs));
-  emit(ops::reduce("k_sum", "sum", g, f, n, DType::fp32, ops::sum_row(n), 1), {});
-  emit(ops::gemm("numerator", {.batch = g, .m = n, .n = d, .k = f}), ops::macs(macs));
-  emit(ops::gemm("denominator", {.batch = g, .m = n, .n = 1, .k = f}), ops::macs(checked_product({g, n, f})));
-  emit(ops::reduce("normalise", "normalise", g, n, d, DType::fp32, {.mul = d, .div = 1}, d), {});
+  emit(stages::performer_features(c, "q"));
+  emit(stages::performer_features(c, "k"));
+  emit(stages::performer_mixing(c));
 }
 
 }  // namespace ecosim::detail

@@ -1,7 +1,8 @@
-// Op counts of Reformer-style LSH attention: shared-QK (keys are the L2-normalised queries), R rounds of
-// random-rotation hashing into nb buckets (argmax over [xR, −xR]), a sort per round, attention within
-// chunks of L sorted tokens to their own chunk and `chunks_before` previous chunks (wrapping around) with
-// each token's own key masked, then the rounds combined by their softmax normalisers.
+// Stages of Reformer-style LSH attention, and its analytic counter: shared-QK (keys are the L2-normalised
+// queries), R rounds of random-rotation hashing into nb buckets (argmax over [xR, −xR]), a sort per round,
+// attention within chunks of L sorted tokens to their own chunk and `chunks_before` previous chunks
+// (wrapping around) with each token's own key masked, then the rounds combined by their softmax normalisers.
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <map>
@@ -10,80 +11,101 @@
 #include "attention_emitter.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 
-namespace ecosim {
+namespace ecosim::stages {
 
-OpRecord reformer_scale_and_mask(const std::string& name, std::uint64_t batch, std::uint64_t queries,
-                                 std::uint64_t keys) {
+namespace {
+
+/// Chunk-score pass: scale by 1/√d (fp32 mul) and mask each token's own key (int32 position compare), per
+/// score of `batch` chunks of queries × keys.
+OpRecord scale_and_mask(const std::string& name, std::uint64_t batch, std::uint64_t queries, std::uint64_t keys) {
   OpRecord r = ops::eltwise(name, "scale_mask_own_key", batch, queries, keys, DType::fp32, {.mul = 1});
   r.counts.add(OpKind::cmp, DType::int32, checked_product({batch, queries, keys}));
   return r;
 }
 
-}  // namespace ecosim
-
-namespace ecosim::detail {
-
-namespace {
-
-/// Query-chunk size → key count → number of such chunks, over the chunks of one round.
-std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> chunk_shapes(const AttentionConfig& c) {
-  const std::uint64_t chunks = (c.seq + c.chunk - 1) / c.chunk;
-  const std::uint64_t before = std::min(c.chunks_before, chunks - 1);
-  auto size = [&](std::uint64_t i) { return i + 1 < chunks ? c.chunk : c.seq - (chunks - 1) * c.chunk; };
-  std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> shapes;
-  for (std::uint64_t i = 0; i < chunks; ++i) {
-    std::uint64_t keys = size(i);
-    for (std::uint64_t j = 1; j <= before; ++j) keys += size((i + chunks - j) % chunks);
-    ++shapes[{size(i), keys}];
-  }
-  return shapes;
-}
-
 }  // namespace
 
-void emit_reformer(const AttentionConfig& c, const AttentionEmitter& emit) {
+std::uint64_t ReformerPlan::keys(std::uint64_t i) const {
+  std::uint64_t total = 0;
+  for (std::uint64_t j = 0; j <= before; ++j) total += size(key_chunk(i, j));
+  return total;
+}
+
+ReformerPlan reformer_plan(const AttentionConfig& c) {
+  ReformerPlan p;
+  p.seq = c.seq;
+  p.chunk = c.chunk;
+  p.chunks = (c.seq + c.chunk - 1) / c.chunk;
+  p.before = std::min(c.chunks_before, p.chunks - 1);
+  p.buckets = reformer_buckets(c);
+  p.rounds = c.hashes;
+  return p;
+}
+
+Stage reformer_hashing(const AttentionConfig& c) {
   const std::uint64_t g = checked_mul(c.batch, c.heads), n = c.seq, d = c.head_dim, r = c.hashes;
   const std::uint64_t buckets = reformer_buckets(c);
-  emit(ops::l2_normalize("k_normalize", g, n, d), {});
-  emit(ops::gemm("rotations", {.batch = g, .m = n, .n = r * buckets / 2, .k = d, .b_shared = true}),
-       ops::macs(checked_product({g, n, r * buckets / 2, d})));
-  emit(ops::reduce("bucket_argmax", "argmax", g, checked_mul(n, r), buckets, DType::fp32,
-                   {.cmp = buckets - 1}, 1),
-       {});
-  const std::uint64_t log2n = n > 1 ? std::bit_width(n - 1) : 0;  // ⌈log2 N⌉
-  emit(ops::reduce("sort", "sort", g, r, n, DType::int32, {.cmp = checked_mul(n, log2n)}, n), {});
-  emit(ops::memcpy("gather", g, checked_mul(r, n), checked_mul(3, d), DType::fp32), {});
+  const std::uint64_t log2n = n > 1 ? std::bit_width(n - 1) : 0;  // ⌈log2 N⌉ compares per element
+  return {{ops::l2_normalize("k_normalize", g, n, d), {}},
+          {ops::gemm("rotations", {.batch = g, .m = n, .n = r * buckets / 2, .k = d, .b_shared = true}),
+           ops::macs(checked_product({g, n, r * buckets / 2, d}))},
+          {ops::reduce("bucket_argmax", "argmax", g, checked_mul(n, r), buckets, DType::fp32, {.cmp = buckets - 1}, 1),
+           {}},
+          {ops::reduce("sort", "sort", g, r, n, DType::int32, {.cmp = checked_mul(n, log2n)}, n), {}},
+          {ops::memcpy("gather", g, checked_mul(r, n), checked_mul(3, d), DType::fp32), {}}};
+}
 
-  const auto shapes = chunk_shapes(c);
+Stage reformer_chunk_attention(const AttentionConfig& c) {
+  const ReformerPlan p = reformer_plan(c);
+  const std::uint64_t g = checked_mul(c.batch, c.heads), d = c.head_dim;
+  std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> shapes;  // (queries, keys) → chunks
+  for (std::uint64_t i = 0; i < p.chunks; ++i) ++shapes[{p.size(i), p.keys(i)}];
+  Stage stage;
   std::size_t index = 0;
   for (const auto& [shape, count] : shapes) {
     const auto [q, keys] = shape;
-    std::string suffix;
+    std::string suffix;  // (built by append: `"." + to_string` trips a false g++ 12 -Wrestrict warning)
     if (shapes.size() > 1) suffix.append(".").append(std::to_string(index++));
-    const std::uint64_t batch = checked_product({g, r, count});
-    const std::uint64_t pairs = checked_product({batch, q, keys});
+    const std::uint64_t batch = checked_product({g, p.rounds, count});
     std::array<OpRecord, 4> core = {
         ops::gemm("chunk_scores" + suffix, {.batch = batch, .m = q, .n = keys, .k = d}),
         // scale, and (shared QK) mask each token's own key: one position compare per score, in the same pass
-        reformer_scale_and_mask("chunk_scale" + suffix, batch, q, keys),
+        scale_and_mask("chunk_scale" + suffix, batch, q, keys),
         // max, subtract, exp, sum; normalisation waits for the rounds to be combined
         ops::reduce("chunk_softmax" + suffix, "softmax_unnormalised", batch, q, keys, DType::fp32,
                     {.add = 2 * keys - 1, .cmp = keys - 1, .exp = keys}, keys),
         ops::gemm("chunk_context" + suffix, {.batch = batch, .m = q, .n = d, .k = keys})};
     ops::join_group(core, std::string(ops::kChunkAttentionGroup) + suffix);
-    const std::array<OpCounts, 4> paper = {ops::macs(checked_mul(pairs, d)), muls(pairs), {},
-                                           ops::macs(checked_mul(pairs, d))};
-    for (std::size_t i = 0; i < core.size(); ++i) emit(std::move(core[i]), paper[i]);
+    const std::uint64_t pairs = checked_product({batch, q, keys});
+    const OpCounts products = ops::macs(checked_mul(pairs, d));
+    stage.push_back({std::move(core[0]), products});
+    stage.push_back({std::move(core[1]), ops::muls(pairs)});
+    stage.push_back({std::move(core[2]), {}});
+    stage.push_back({std::move(core[3]), products});
   }
-  emit(ops::memcpy("unsort", g, checked_mul(r, n), d + 1, DType::fp32), {});
+  return stage;
+}
+
+Stage reformer_combine(const AttentionConfig& c) {
+  const std::uint64_t g = checked_mul(c.batch, c.heads), n = c.seq, d = c.head_dim, r = c.hashes;
   // Per token: with one round, divide by the normaliser; with R rounds, rescale each round's numerator and
   // normaliser to the largest max (R−1 compares, R subtractions and exps, R·(d+1) multiplies), sum them
   // ((R−1)·(d+1) additions), then divide.
   const ops::OpMix combine =
       r == 1 ? ops::OpMix{.mul = d, .div = 1}
              : ops::OpMix{.mul = r * (d + 1) + d, .add = r + (r - 1) * (d + 1), .cmp = r - 1, .exp = r, .div = 1};
-  emit(ops::reduce("combine_rounds", "combine_rounds", g, n, checked_mul(r, d + 1), DType::fp32, combine, d),
-       {});
+  return {{ops::memcpy("unsort", g, checked_mul(r, n), d + 1, DType::fp32), {}},
+          {ops::reduce("combine_rounds", "combine_rounds", g, n, checked_mul(r, d + 1), DType::fp32, combine, d), {}}};
+}
+
+}  // namespace ecosim::stages
+
+namespace ecosim::detail {
+
+void emit_reformer(const AttentionConfig& c, const AttentionEmitter& emit) {
+  emit(stages::reformer_hashing(c));
+  emit(stages::reformer_chunk_attention(c));
+  emit(stages::reformer_combine(c));
 }
 
 }  // namespace ecosim::detail

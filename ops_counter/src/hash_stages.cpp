@@ -1,4 +1,4 @@
-// Records of the hashed family's hashing parts (see hash_stages.hpp).
+// Stages of the hashed family's hashing parts (see hash_stages.hpp).
 #include "ecosim/ops_counter/hash_stages.hpp"
 
 #include <array>
@@ -32,22 +32,7 @@ void fp32_traffic(OpRecord& r, std::uint64_t groups, std::uint64_t read_per_grou
     r.counts.add_written_bytes(DType::fp32, storage_bytes(DType::fp32, checked_mul(groups, written_per_group)));
 }
 
-}  // namespace
-
-std::span<const HashPart> all_hash_parts() { return kParts; }
-
-bool performs(const AttentionConfig& c, HashPart part) {
-  switch (part) {
-    case HashPart::distances:
-    case HashPart::kernel:
-    case HashPart::centre: return kernel_hash(c.variant);
-    case HashPart::projection: return c.variant != AttentionVariant::bi_ecoformer;
-    case HashPart::sign: return c.variant != AttentionVariant::fp_ecoformer;
-  }
-  return false;
-}
-
-OpRecord hash_record(const AttentionConfig& c, HashPart part) {
+OpRecord exact_record(const AttentionConfig& c, HashPart part) {
   const std::uint64_t g = checked_mul(c.batch, c.heads), n = c.seq, d = c.head_dim, b = c.code_bits(),
                       m = c.support, nm = checked_mul(n, m);
   OpRecord r;
@@ -86,11 +71,11 @@ OpRecord hash_record(const AttentionConfig& c, HashPart part) {
   return r;
 }
 
-OpCounts paper_hash_counts(const AttentionConfig& c, HashPart part) {
+OpCounts paper_counts(const AttentionConfig& c, HashPart part) {
   const std::uint64_t g = checked_mul(c.batch, c.heads), n = c.seq, d = c.head_dim, m = c.support;
   switch (part) {
-    case HashPart::distances: return OpCounts{}.add(OpKind::add, DType::fp32, checked_product({2, g, n, m, d}));
-    case HashPart::kernel: return OpCounts{}.add(OpKind::mul, DType::fp32, checked_product({2, g, n, m}));
+    case HashPart::distances: return ops::adds(checked_product({2, g, n, m, d}));
+    case HashPart::kernel: return ops::muls(checked_product({2, g, n, m}));
     case HashPart::projection:
       return ops::macs(checked_product({g, n, projection_inputs(c), c.code_bits()}));
     case HashPart::centre:
@@ -98,5 +83,22 @@ OpCounts paper_hash_counts(const AttentionConfig& c, HashPart part) {
   }
   return {};
 }
+
+}  // namespace
+
+std::span<const HashPart> all_hash_parts() { return kParts; }
+
+bool performs(const AttentionConfig& c, HashPart part) {
+  switch (part) {
+    case HashPart::distances:
+    case HashPart::kernel:
+    case HashPart::centre: return kernel_hash(c.variant);
+    case HashPart::projection: return c.variant != AttentionVariant::bi_ecoformer;
+    case HashPart::sign: return c.variant != AttentionVariant::fp_ecoformer;
+  }
+  return false;
+}
+
+Stage hash_part(const AttentionConfig& c, HashPart part) { return {{exact_record(c, part), paper_counts(c, part)}}; }
 
 }  // namespace ecosim::stages

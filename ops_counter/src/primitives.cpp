@@ -160,8 +160,17 @@ OpCounts macs(std::uint64_t n, DType t) {
   return c;
 }
 
+OpCounts muls(std::uint64_t n) { return OpCounts{}.add(OpKind::mul, DType::fp32, n); }
+OpCounts adds(std::uint64_t n) { return OpCounts{}.add(OpKind::add, DType::fp32, n); }
+
 void join_group(std::span<OpRecord> records, std::string_view group) {
   for (OpRecord& r : records) r.group = group;
+}
+
+OpRecord prefixed(OpRecord r, std::string_view prefix) {
+  r.name = std::string(prefix) + "." + r.name;
+  if (!r.group.empty()) r.group = std::string(prefix) + "." + r.group;
+  return r;
 }
 
 }  // namespace ecosim::ops

@@ -1,5 +1,6 @@
 // Instrumented op counts equal the op counter's analytic exact counts, for every variant with a kernel and a
-// grid of shapes — per record name as well as in total — and the recorded names are the analytic ones.
+// grid of shapes, per record name (both come from ops_counter's stage emitters; stage_order_test.cpp checks
+// that each kernel reports each stage once, in order).
 #include <catch2/catch.hpp>
 #include <iterator>
 #include <map>
@@ -30,14 +31,7 @@ TEST_CASE("instrumented counts equal the analytic exact counts for every variant
       NamedCounts instrumented, analytic;
       run_attention(synthetic_inputs(c, 1), c, Device::cpu, 1, instrumented);
       emit_attention("attention", c, Convention::exact, analytic);
-      if (is_hashed(v)) {  // the hashed family names its own records; compare totals
-        OpCounts a, i;
-        for (const auto& [key, counts] : analytic.by_name) a += counts;
-        for (const auto& [key, counts] : instrumented.by_name) i += counts;
-        CHECK(i == a);
-      } else {
-        CHECK(instrumented.by_name == analytic.by_name);
-      }
+      CHECK(instrumented.by_name == analytic.by_name);
     }
 }
 

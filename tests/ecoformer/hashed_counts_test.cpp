@@ -23,7 +23,7 @@ void check_counts(AttentionVariant v, const Shape& s, Device device) {
   const AttentionConfig c = hashed_config(v, s.batch, s.heads, s.seq, s.dim, s.bits, s.support);
   RecordingSink instrumented, analytic;
   run_hashed(synthetic_inputs(c, 4), c, device, 4, instrumented);
-  emit_attention(kHashedRecordPrefix, c, Convention::exact, analytic);
+  emit_attention(kAttentionRecordPrefix, c, Convention::exact, analytic);
   INFO("variant " << name(v) << ", B=" << s.batch << " H=" << s.heads << " N=" << s.seq << " D=" << s.dim
                   << " b=" << s.bits << " m=" << s.support);
   REQUIRE(instrumented.records.size() == analytic.records.size());

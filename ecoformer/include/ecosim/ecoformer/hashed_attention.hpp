@@ -18,9 +18,6 @@
 
 namespace ecosim::ecoformer {
 
-/// Name prefix of the records the hashed kernels report.
-inline constexpr const char* kHashedRecordPrefix = "attention";
-
 struct HashedOptions {
   /// c = b + 1 (the smallest integer bias that keeps every h_i·h_j + c positive), or the smallest power of
   /// two above b so hardware can scale by a shift.

@@ -12,6 +12,9 @@ namespace ecosim::ecoformer {
 
 enum class Device { cpu, cuda };
 
+/// Name prefix of the records run_attention reports ("attention.scores", …).
+inline constexpr const char* kAttentionRecordPrefix = "attention";
+
 struct Tensor {
   std::uint64_t batch = 0, heads = 0, seq = 0, dim = 0;
   std::vector<float> data;  // batch·heads·seq·dim values

@@ -40,10 +40,6 @@ struct AttentionConfig {
 
 /// Reformer buckets per hash round: the even number nearest above N/chunk (at least 2).
 std::uint64_t reformer_buckets(const AttentionConfig& c);
-/// The record of Reformer's chunk-score pass: scale by 1/√d (fp32 mul) and mask each token's own key
-/// (int32 position compare), per score of `batch` chunks of queries × keys.
-OpRecord reformer_scale_and_mask(const std::string& name, std::uint64_t batch, std::uint64_t queries,
-                                 std::uint64_t keys);
 
 /// SRA/LSA token grid height (grid_height, 0 when it does not divide seq; unset: the most nearly square
 /// grid, h = the largest divisor of seq not above √seq, so √seq for a square), the

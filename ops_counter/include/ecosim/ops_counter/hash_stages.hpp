@@ -1,6 +1,7 @@
-// The EcoFormer family's token hashing as its component operations (exact convention): the records the
-// analytic counter emits and the hashed attention kernels report after each phase, so both describe the
-// hash once. Per (batch, head) group of N tokens of d features, m kernel anchors and b code bits:
+// The EcoFormer family's token hashing as its component operations, one stage per part (see
+// attention_stages.hpp): the analytic counter emits them and the hashed attention kernels report each right
+// after its phase, so both describe the hash once. Per (batch, head) group of N tokens of d features, m
+// kernel anchors and b code bits:
 //   hash_distances   gemm     N×m×d      ‖x − a‖² per token–anchor pair                [kernel hashes]
 //   hash_kernel      eltwise  N×m        σ = max(Σ‖x − a‖²/(N·m), tiny), exp(−‖x − a‖²/(2σ))
 //   hash_centre      reduce   m rows of N   each anchor's mean over the tokens, subtracted
@@ -11,7 +12,7 @@
 #pragma once
 #include <span>
 
-#include "ecosim/ops_counter/attention.hpp"
+#include "ecosim/ops_counter/attention_stages.hpp"
 
 namespace ecosim::stages {
 
@@ -21,10 +22,9 @@ enum class HashPart : std::uint8_t { distances, kernel, centre, projection, sign
 std::span<const HashPart> all_hash_parts();
 /// Whether a variant of the hashed family performs `part`.
 bool performs(const AttentionConfig& c, HashPart part);
-/// The record of `part` named "hash_<part>" (exact convention; c must be a hashed variant performing it).
-OpRecord hash_record(const AttentionConfig& c, HashPart part);
-/// Its counts under the paper convention (DESIGN §3: the kernel 2·N·m·d adds and 2·N·m muls, the
-/// projection N·m·b MACs, or N·d·b for lsh; nothing else).
-OpCounts paper_hash_counts(const AttentionConfig& c, HashPart part);
+/// The stage of `part`: one record named "hash_<part>" (c must be a hashed variant performing it); its
+/// paper-convention counts are DESIGN §3's (the kernel 2·N·m·d adds and 2·N·m muls, the projection N·m·b
+/// MACs, or N·d·b for lsh; nothing else).
+Stage hash_part(const AttentionConfig& c, HashPart part);
 
 }  // namespace ecosim::stages

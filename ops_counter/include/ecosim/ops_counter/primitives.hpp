@@ -60,11 +60,16 @@ inline constexpr std::string_view kSoftmaxAttentionGroup = "softmax_attention";
 inline constexpr std::string_view kChunkAttentionGroup = "chunk_attention";
 /// Puts `records` in fusion group `group`.
 void join_group(std::span<OpRecord> records, std::string_view group);
+/// r named "<prefix>.<name>", and its fusion group (if any) "<prefix>.<group>": how a layer names its records.
+OpRecord prefixed(OpRecord r, std::string_view prefix);
 
 /// `exact` under the given convention: under paper its operations are replaced by `paper` (bytes kept).
 OpRecord in_convention(OpRecord exact, Convention convention, const OpCounts& paper);
 
 /// Multiply–accumulate counts for the paper convention: n MACs = n multiplications + n additions.
 OpCounts macs(std::uint64_t n, DType t = DType::fp32);
+/// n fp32 multiplications, or n fp32 additions (the paper convention's scaling and summation terms).
+OpCounts muls(std::uint64_t n);
+OpCounts adds(std::uint64_t n);
 
 }  // namespace ecosim::ops
