@@ -94,9 +94,7 @@ unsigned quantize_grid(std::uint64_t groups) {
 }
 
 void check_arguments(const TensorView& x, const Layout& layout) {
-  check_input(x, "actnn");
-  layout.check();
-  if (x.elements != layout.elements()) throw Error("actnn: tensor size does not match samples × sample elements");
+  layout.check(x);
   gpu::require("actnn");
 }
 
@@ -124,7 +122,7 @@ Compressed quantize_cuda(const TensorView& x, const Layout& layout, std::uint64_
 }
 
 std::vector<float> dequantize_cuda(const Compressed& c, OpSink* sink) {
-  c.layout.check();
+  c.check();
   gpu::require("actnn");
   const LayoutBuffers tables(c.layout, c.sample_byte_offset);
   const cuda::DeviceBuffer<std::uint16_t> zero(c.zero_bf16), range(c.range_bf16);

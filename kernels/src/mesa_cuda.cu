@@ -6,6 +6,7 @@
 #include "ecosim/kernels/gpu.hpp"
 #include "ecosim/kernels/mesa.hpp"
 #include "input_type.hpp"
+#include "mesa_step.hpp"
 
 namespace ecosim::kernels::mesa {
 
@@ -104,11 +105,7 @@ struct Launch {
 };
 
 void check_arguments(const TensorView& x, const Layout& layout, const State& state) {
-  check_input(x, "mesa");
-  layout.check();
-  if (x.elements != layout.elements()) throw Error("mesa: tensor size does not match outer × heads × inner");
-  if (state.initialized() && (state.alpha.size() != layout.heads || state.beta.size() != layout.heads))
-    throw Error("mesa: running state has a different number of heads");
+  layout.check(x, state);
   gpu::require("mesa");
 }
 
@@ -120,15 +117,12 @@ Compressed quantize_cuda(const TensorView& x, const Layout& layout, State& state
   launch.run(input_type(x.dtype), seed);
   cuda::synchronize("mesa quantize");
   cuda::throw_flags(launch.flags, "mesa");
-  Compressed c{layout, launch.alpha.download(), launch.beta.download(), launch.codes.download()};
-  state.alpha = c.alpha;
-  state.beta = c.beta;
-  if (sink) sink->record(quantize_record(layout, x.dtype));
-  return c;
+  return finish_step(Compressed{layout, launch.alpha.download(), launch.beta.download(), launch.codes.download()},
+                     state, x.dtype, sink);
 }
 
 std::vector<float> dequantize_cuda(const Compressed& c, OpSink* sink) {
-  c.layout.check();
+  c.check();
   gpu::require("mesa");
   const std::uint64_t n = c.layout.elements();
   const cuda::DeviceBuffer<std::uint8_t> codes(c.codes);
