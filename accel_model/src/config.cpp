@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "ecosim/ops_counter/energy.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
 #include "ecosim/ops_counter/text_file.hpp"
@@ -122,6 +123,23 @@ void check_fits_one_tile(const AccelConfig& c, const Reader& r) {
   }
 }
 
+/// Lane cycles per operation: the basic ones from the configuration; exp, div and sqrt as the basic operations
+/// the technology table decomposes them into (one definition for their energy and their cycles).
+void read_vector_cycles(const Reader& r, AccelConfig& c) {
+  static const TechTable tech = TechTable::builtin_45nm();
+  for (OpKind k : kAllOpKinds)
+    if (!tech.decomposition(k))
+      c.vector_cycles_per_op[static_cast<std::size_t>(k)] =
+          r.count(fmt::format("vector_unit.cycles_per_op.{}", ecosim::name(k)), kCyclesPerOp);
+  for (OpKind k : kAllOpKinds)
+    if (const Decomposition* d = tech.decomposition(k)) {
+      std::uint64_t cycles = 0;
+      for (OpKind part : kAllOpKinds)
+        cycles += d->ops[static_cast<std::size_t>(part)] * c.vector_cycles_per_op[static_cast<std::size_t>(part)];
+      c.vector_cycles_per_op[static_cast<std::size_t>(k)] = cycles;
+    }
+}
+
 }  // namespace
 
 AccelConfig parse_config(std::string_view json_text, const std::string& origin) {
@@ -158,9 +176,7 @@ AccelConfig parse_config(std::string_view json_text, const std::string& origin) 
   const auto float_dtype = parse_dtype(r.text("vector_unit.float_dtype"));
   if (!float_dtype || !is_float(*float_dtype)) r.fail("vector_unit.float_dtype", "must be fp32, fp16 or bf16");
   c.vector_float_dtype = *float_dtype;
-  for (OpKind k : kAllOpKinds)
-    c.vector_cycles_per_op[static_cast<std::size_t>(k)] =
-        r.count(fmt::format("vector_unit.cycles_per_op.{}", ecosim::name(k)), kCyclesPerOp);
+  read_vector_cycles(r, c);
   c.float_operand_bits = r.count("mapping.float_operand_bits", kFloatOperandBits);
   if (c.float_operand_bits != 2 && c.float_operand_bits != 4 && c.float_operand_bits != 8 && c.float_operand_bits != 16)
     r.fail("mapping.float_operand_bits", "must be 2, 4, 8 or 16 (BitFusion's fused precisions)");

@@ -48,18 +48,29 @@ ReplayResult make_result(const AccelConfig& config, std::string engine) {
   return r;
 }
 
-void charge_tile(const TileWork& t, EnergyLedger& ledger) {
+void charge_load(const TileWork& t, EnergyLedger& ledger) {
   for (Buffer b : kAllBuffers) {
-    const std::size_t i = std::size_t(b);
-    ledger.dram(t.load_bits[i]);
-    ledger.sram(b, t.load_bits[i], true);
-    ledger.sram(b, t.unit_read_bits[i], false);
-    ledger.sram(b, t.unit_write_bits[i], true);
+    ledger.dram(t.load_bits[std::size_t(b)]);
+    ledger.sram(b, t.load_bits[std::size_t(b)], true);
   }
-  ledger.dram(t.store_bits);
-  ledger.sram(Buffer::outputs, t.store_bits, false);
+}
+
+void charge_compute(const TileWork& t, EnergyLedger& ledger) {
+  for (Buffer b : kAllBuffers) ledger.sram(b, t.unit_read_bits[std::size_t(b)], false);
+  for (Buffer b : kAllBuffers) ledger.sram(b, t.unit_write_bits[std::size_t(b)], true);
   if (t.unit == Unit::array) ledger.array(t.compute_cycles);
   if (t.unit == Unit::vector) ledger.vector(t.vector_pj);
+}
+
+void charge_store(const TileWork& t, EnergyLedger& ledger) {
+  ledger.sram(Buffer::outputs, t.store_bits, false);
+  ledger.dram(t.store_bits);
+}
+
+void charge_tile(const TileWork& t, EnergyLedger& ledger) {
+  charge_load(t, ledger);
+  charge_compute(t, ledger);
+  charge_store(t, ledger);
 }
 
 StaticRow::StaticRow(const OpPlan& plan, const AccelConfig& config) : config_(config), ledger_(config) {

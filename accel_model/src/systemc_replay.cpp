@@ -16,8 +16,7 @@ namespace {
 
 struct Top : sc::sc_module {
   sc::Job job;
-  sc::SramBuffer weights{"weights", Buffer::weights, job}, inputs{"inputs", Buffer::inputs, job},
-      outputs{"outputs", Buffer::outputs, job};
+  sc::SramBuffer weights{"weights"}, inputs{"inputs"}, outputs{"outputs"};
   sc::Dma dma{"dma", job};
   sc::ComputeUnit array{"array", Unit::array, job}, vector{"vector_unit", Unit::vector, job};
   sc::Controller controller{"controller", job};

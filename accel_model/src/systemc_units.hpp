@@ -50,21 +50,18 @@ struct ComputeIf : virtual sc_interface {
   virtual void execute(const TileWork& tile) = 0;
 };
 
-/// One SRAM buffer: counts the bits read and written and charges their energy.
+/// One SRAM buffer: counts the bits read and written (their energy is charged by the step that moves them).
 class SramBuffer : public sc_module, public BufferIf {
  public:
   sc_export<BufferIf> target{"target"};
-  SramBuffer(sc_module_name name, Buffer id, Job& job) : sc_module(name), id_(id), job_(job) { target.bind(*this); }
+  explicit SramBuffer(sc_module_name name) : sc_module(name) { target.bind(*this); }
   void access(std::uint64_t bits, bool write) override {
     (write ? write_bits_ : read_bits_) += bits;
-    job_.ledger->sram(id_, bits, write);
   }
   std::uint64_t read_bits() const { return read_bits_; }
   std::uint64_t write_bits() const { return write_bits_; }
 
  private:
-  Buffer id_;
-  Job& job_;
   std::uint64_t read_bits_ = 0, write_bits_ = 0;
 };
 
@@ -79,11 +76,8 @@ class Dma : public sc_module, public DramIf {
     channel_.lock();
     const std::uint64_t start = now_cycles(), cycles = dram_cycles(tile.load_total_bits(), *job_.config);
     wait_cycles(cycles);
-    for (Buffer b : kAllBuffers) {
-      const std::uint64_t bits = tile.load_bits[std::size_t(b)];
-      job_.ledger->dram(bits);
-      buffers[std::size_t(b)]->access(bits, true);
-    }
+    for (Buffer b : kAllBuffers) buffers[std::size_t(b)]->access(tile.load_bits[std::size_t(b)], true);
+    charge_load(tile, *job_.ledger);
     job_.busy(Unit::dma, false, start, cycles);
     channel_.unlock();
   }
@@ -92,7 +86,7 @@ class Dma : public sc_module, public DramIf {
     const std::uint64_t start = now_cycles(), cycles = dram_cycles(tile.store_bits, *job_.config);
     wait_cycles(cycles);
     buffers[std::size_t(Buffer::outputs)]->access(tile.store_bits, false);
-    job_.ledger->dram(tile.store_bits);
+    charge_store(tile, *job_.ledger);
     job_.busy(Unit::dma, true, start, cycles);
     channel_.unlock();
   }
@@ -116,8 +110,7 @@ class ComputeUnit : public sc_module, public ComputeIf {
     for (Buffer b : kAllBuffers) buffers[std::size_t(b)]->access(tile.unit_read_bits[std::size_t(b)], false);
     wait_cycles(tile.compute_cycles);
     for (Buffer b : kAllBuffers) buffers[std::size_t(b)]->access(tile.unit_write_bits[std::size_t(b)], true);
-    if (unit_ == Unit::array) job_.ledger->array(tile.compute_cycles);
-    else job_.ledger->vector(tile.vector_pj);
+    charge_compute(tile, *job_.ledger);
     job_.busy(unit_, false, start, tile.compute_cycles);
   }
 

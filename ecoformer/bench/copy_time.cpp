@@ -10,39 +10,23 @@
 #include "ecosim/ops_counter/error.hpp"
 
 #if ECOSIM_HAS_CUDA
-#include <cuda_runtime.h>
+#include "ecosim/kernels/cuda_support.cuh"
 #endif
 
 namespace ecosim::bench {
 
 namespace {
 #if ECOSIM_HAS_CUDA
-void check(cudaError_t err, const char* what) {
-  if (err != cudaSuccess) throw Error(std::string("CUDA ") + what + ": " + cudaGetErrorString(err));
-}
-
 double device_copy_ms(std::uint64_t bytes, int repeats) {
-  void *source = nullptr, *target = nullptr;
-  check(cudaMalloc(&source, bytes), "cudaMalloc");
-  check(cudaMalloc(&target, bytes), "cudaMalloc");
-  check(cudaMemset(source, 1, bytes), "cudaMemset");
-  cudaEvent_t start, stop;
-  check(cudaEventCreate(&start), "cudaEventCreate");
-  check(cudaEventCreate(&stop), "cudaEventCreate");
+  const cuda::DeviceBuffer<char> source(bytes), target(bytes);
+  cuda::check(cudaMemset(source.get(), 1, bytes), "cudaMemset");
   double best = std::numeric_limits<double>::infinity();
   for (int r = 0; r <= repeats; ++r) {  // the first copy warms up
-    check(cudaEventRecord(start), "cudaEventRecord");
-    check(cudaMemcpy(target, source, bytes, cudaMemcpyDeviceToDevice), "cudaMemcpy");
-    check(cudaEventRecord(stop), "cudaEventRecord");
-    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-    if (r > 0) best = std::min(best, double{ms});
+    cuda::EventTimer timer;
+    cuda::check(cudaMemcpy(target.get(), source.get(), bytes, cudaMemcpyDeviceToDevice), "cudaMemcpy");
+    const double ms = timer.stop_ms();
+    if (r > 0) best = std::min(best, ms);
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  cudaFree(source);
-  cudaFree(target);
   return best;
 }
 #endif

@@ -15,13 +15,10 @@ namespace ecosim::ecoformer::detail {
 /// it gets no weight beside any other key, finite so a token with no other key still attends to itself.
 inline constexpr float kReformerSelfScore = -1e5f;
 
-Tensor msa_cpu(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed, const Reporter& report);
-Tensor performer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,
-                     const Reporter& report);
-Tensor linformer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,
-                     const Reporter& report);
-Tensor reformer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,
-                    const Reporter& report);
+/// A baseline's CPU reference: its output (the caller times it).
+using CpuKernel = Tensor(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,
+                         const Reporter& report);
+CpuKernel msa_cpu, performer_cpu, linformer_cpu, reformer_cpu;
 
 /// Softmax attention of one group (row-major n×d queries, keys×d keys and values) in the online form:
 /// key blocks with a running maximum and sum, so no n×keys matrix is ever held. Shared by MSA and Linformer.
@@ -35,23 +32,25 @@ void validate_inputs(const AttentionInputs& in, const AttentionConfig& c);
 inline Tensor output_like(const Tensor& q) { return Tensor{q.batch, q.heads, q.seq, q.dim, std::vector<float>(q.data.size())}; }
 
 #if ECOSIM_HAS_CUDA
-// CUDA kernels: RunResult.latency_ms is the time of the kernels alone (CUDA events), without transfers.
-RunResult msa_cuda(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed, const Reporter& report);
-RunResult performer_cuda(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,
-                         const Reporter& report);
-RunResult linformer_cuda(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,
-                         const Reporter& report);
-RunResult reformer_cuda(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,
-                        const Reporter& report);
+/// A baseline's CUDA kernel: RunResult.latency_ms is the time of the kernels alone (CUDA events), without
+/// transfers.
+using CudaKernel = RunResult(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,
+                             const Reporter& report);
+CudaKernel msa_cuda, performer_cuda, linformer_cuda, reformer_cuda;
 
-/// Online-softmax attention on device buffers: g groups of n queries (group stride n·d) over `keys` keys
-/// and values (group stride keys·d), head dim d ≤ 128. Shared by MSA and Linformer.
 /// MSA on fp16 inputs (IEEE half bits, group-major like the fp32 tensors), converted to fp32 on load.
 RunResult msa_fp16_cuda(const std::vector<std::uint16_t>& q, const std::vector<std::uint16_t>& k,
                         const std::vector<std::uint16_t>& v, const AttentionConfig& c, const Reporter& report);
 
+/// Online-softmax attention on device buffers: g groups of n queries (group stride n·d) over `keys` keys
+/// and values (group stride keys·d), head dim d ≤ 128. Shared by MSA and Linformer.
 void softmax_attention_cuda(const float* q, const float* k, const float* v, float* out, std::uint64_t g,
                             std::uint64_t n, std::uint64_t keys, std::uint64_t d);
+
+/// A CUDA kernel's result: its downloaded output in the configuration's shape and the kernels' time.
+inline RunResult cuda_result(const AttentionConfig& c, std::vector<float> out, double latency_ms) {
+  return RunResult{Tensor{c.batch, c.heads, c.seq, c.head_dim, std::move(out)}, latency_ms, Device::cuda};
+}
 #endif
 
 }  // namespace ecosim::ecoformer::detail

@@ -55,10 +55,7 @@ HashedRun run_hashed_detailed(const AttentionInputs& inputs, const AttentionConf
   if (checked_mul(bits + static_cast<std::uint64_t>(bias), config.seq) > 0x7fffffffu)
     throw Error("seq = " + std::to_string(config.seq) + " is too long for int32 hash denominators with b = " +
                 std::to_string(bits));
-  if (device == Device::cuda) {
-    const gpu::Availability gpu = gpu::probe();
-    if (!gpu.available) throw Error("device cuda requested but no GPU is usable: " + gpu.reason);
-  }
+  if (device == Device::cuda) gpu::require("device cuda");
 
   HashedRun run;
   run.params = make_hash_params(inputs.q, config, seed);

@@ -7,7 +7,7 @@
 #include <string>
 #include <type_traits>
 
-#include "cuda_support.cuh"
+#include "ecosim/kernels/cuda_support.cuh"
 #include "hashed_backends.hpp"
 #include "hashed_common.hpp"
 

@@ -1,8 +1,9 @@
 // CUDA Linformer: E·K and E·V by the shared batched GEMM (E, drawn on the host, shared by every group),
 // then the online-softmax attention kernel of MSA over the k projected keys.
 #include "baseline_kernels.hpp"
-#include "cuda_support.cuh"
+#include "batched_gemm.cuh"
 #include "ecosim/ecoformer/random_parameters.hpp"
+#include "ecosim/kernels/cuda_support.cuh"
 
 namespace ecosim::ecoformer::detail {
 
@@ -13,17 +14,15 @@ RunResult linformer_cuda(const AttentionInputs& in, const AttentionConfig& c, st
   const cuda::DeviceBuffer<float> e(linformer_projection(k, n, seed));
   cuda::DeviceBuffer<float> keys_k(g * k * d), values_k(g * k * d), out(in.q.data.size());
   const auto ll = [](std::uint64_t x) { return static_cast<long long>(x); };
-  const cuda::StridedMatrix e_shared{e.get(), 0, ll(n), 1};
+  const StridedMatrix e_shared{e.get(), 0, ll(n), 1};
   cuda::EventTimer timer;
-  cuda::batched_gemm(e_shared, {keys.get(), ll(n * d), ll(d), 1}, keys_k.get(), g, k, d, n);
-  cuda::batched_gemm(e_shared, {values.get(), ll(n * d), ll(d), 1}, values_k.get(), g, k, d, n);
+  batched_gemm(e_shared, {keys.get(), ll(n * d), ll(d), 1}, keys_k.get(), g, k, d, n);
+  batched_gemm(e_shared, {values.get(), ll(n * d), ll(d), 1}, values_k.get(), g, k, d, n);
   report(stages::linformer_projections(c));
   softmax_attention_cuda(q.get(), keys_k.get(), values_k.get(), out.get(), g, n, k, d);
   const double ms = timer.stop_ms();
   report(stages::softmax_attention(c));
-  Tensor result = output_like(in.q);
-  result.data = out.download();
-  return RunResult{std::move(result), ms, Device::cuda};
+  return cuda_result(c, out.download(), ms);
 }
 
 }  // namespace ecosim::ecoformer::detail

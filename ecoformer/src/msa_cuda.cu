@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "baseline_kernels.hpp"
-#include "cuda_support.cuh"
+#include "ecosim/kernels/cuda_support.cuh"
 
 namespace ecosim::ecoformer::detail {
 
@@ -122,8 +122,7 @@ RunResult msa_fp16_cuda(const std::vector<std::uint16_t>& q_bits, const std::vec
   softmax_attention(half(q), half(k), half(v), out.get(), g, n, n, d);
   const double ms = timer.stop_ms();
   report(stages::softmax_attention(c, DType::fp16));
-  Tensor result{c.batch, c.heads, n, d, out.download()};
-  return RunResult{std::move(result), ms, Device::cuda};
+  return cuda_result(c, out.download(), ms);
 }
 
 RunResult msa_cuda(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t, const Reporter& report) {
@@ -134,9 +133,7 @@ RunResult msa_cuda(const AttentionInputs& in, const AttentionConfig& c, std::uin
   softmax_attention_cuda(q.get(), k.get(), v.get(), out.get(), g, n, n, d);
   const double ms = timer.stop_ms();
   report(stages::softmax_attention(c));
-  Tensor result = output_like(in.q);
-  result.data = out.download();
-  return RunResult{std::move(result), ms, Device::cuda};
+  return cuda_result(c, out.download(), ms);
 }
 
 }  // namespace ecosim::ecoformer::detail

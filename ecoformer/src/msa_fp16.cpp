@@ -36,8 +36,7 @@ RunResult run_msa_fp16(const AttentionInputs& inputs, const AttentionConfig& con
   const std::vector<std::uint16_t> q = to_half("Q", inputs.q), k = to_half("K", inputs.k), v = to_half("V", inputs.v);
   const detail::Reporter report(sink);
   if (device == Device::cuda) {
-    const gpu::Availability gpu = gpu::probe();
-    if (!gpu.available) throw Error("device cuda requested but no GPU is available (" + gpu.reason + ")");
+    gpu::require("device cuda");
 #if ECOSIM_HAS_CUDA
     return detail::msa_fp16_cuda(q, k, v, config, report);
 #endif

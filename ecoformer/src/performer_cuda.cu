@@ -3,8 +3,9 @@
 #include <cmath>
 
 #include "baseline_kernels.hpp"
-#include "cuda_support.cuh"
+#include "batched_gemm.cuh"
 #include "ecosim/ecoformer/random_parameters.hpp"
+#include "ecosim/kernels/cuda_support.cuh"
 
 namespace ecosim::ecoformer::detail {
 
@@ -59,7 +60,7 @@ void features(const float* x, float* scratch, float* half_sq_norm, const cuda::D
                                                                      static_cast<int>(d));
   cuda::check_launch("half_squared_norms");
   // x̃ (n×d per group) · ωᵀ (d×F, ω stored F×d and shared by every group)
-  cuda::batched_gemm({scratch, ll(n * d), ll(d), 1}, {omega.get(), 0, 1, ll(d)}, phi, g, n, f, d);
+  batched_gemm({scratch, ll(n * d), ll(d), 1}, {omega.get(), 0, 1, ll(d)}, phi, g, n, f, d);
   positive_features<<<cuda::blocks_for(rows * f, kThreads), kThreads>>>(
       phi, half_sq_norm, ll(rows), ll(f), static_cast<float>(1.0 / std::sqrt(static_cast<double>(f))));
   cuda::check_launch("positive_features");
@@ -79,19 +80,17 @@ RunResult performer_cuda(const AttentionInputs& in, const AttentionConfig& c, st
   features(k.get(), scratch.get(), half_sq_norm.get(), omega, phi_k.get(), g, n, d, f);
   report(stages::performer_features(c, "k"));
   // φ(K)ᵀ (F×n) · V (n×d)
-  cuda::batched_gemm({phi_k.get(), ll(n * f), 1, ll(f)}, {v.get(), ll(n * d), ll(d), 1}, kv.get(), g, f, d, n);
+  batched_gemm({phi_k.get(), ll(n * f), 1, ll(f)}, {v.get(), ll(n * d), ll(d), 1}, kv.get(), g, f, d, n);
   column_sums<<<cuda::blocks_for(g * f, kThreads), kThreads>>>(phi_k.get(), k_sum.get(), ll(g), ll(n), ll(f));
   cuda::check_launch("column_sums");
-  cuda::batched_gemm({phi_q.get(), ll(n * f), ll(f), 1}, {kv.get(), ll(f * d), ll(d), 1}, numerator.get(), g, n, d, f);
-  cuda::batched_gemm({phi_q.get(), ll(n * f), ll(f), 1}, {k_sum.get(), ll(f), 1, 0}, denominator.get(), g, n, 1, f);
+  batched_gemm({phi_q.get(), ll(n * f), ll(f), 1}, {kv.get(), ll(f * d), ll(d), 1}, numerator.get(), g, n, d, f);
+  batched_gemm({phi_q.get(), ll(n * f), ll(f), 1}, {k_sum.get(), ll(f), 1, 0}, denominator.get(), g, n, 1, f);
   divide_rows<<<cuda::blocks_for(g * n, kThreads), kThreads>>>(numerator.get(), denominator.get(), out.get(),
                                                                 ll(g * n), static_cast<int>(d));
   cuda::check_launch("divide_rows");
   const double ms = timer.stop_ms();
   report(stages::performer_mixing(c));
-  Tensor result = output_like(in.q);
-  result.data = out.download();
-  return RunResult{std::move(result), ms, Device::cuda};
+  return cuda_result(c, out.download(), ms);
 }
 
 }  // namespace ecosim::ecoformer::detail

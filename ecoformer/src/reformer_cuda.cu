@@ -9,8 +9,9 @@
 #include <cmath>
 
 #include "baseline_kernels.hpp"
-#include "cuda_support.cuh"
+#include "batched_gemm.cuh"
 #include "ecosim/ecoformer/random_parameters.hpp"
+#include "ecosim/kernels/cuda_support.cuh"
 #include "ecosim/ops_counter/checked.hpp"
 
 namespace ecosim::ecoformer::detail {
@@ -160,7 +161,7 @@ RunResult reformer_cuda(const AttentionInputs& in, const AttentionConfig& c, std
   cuda::EventTimer timer;
   normalize_rows<<<cuda::blocks_for(g * n, kThreads), kThreads>>>(q.get(), unit.get(), ll(g * n), static_cast<int>(d));
   cuda::check_launch("normalize_rows");
-  cuda::batched_gemm({unit.get(), ll(n * d), ll(d), 1}, {rotations.get(), 0, ll(p.rounds * half), 1}, rotated.get(),
+  batched_gemm({unit.get(), ll(n * d), ll(d), 1}, {rotations.get(), 0, ll(p.rounds * half), 1}, rotated.get(),
                      g, n, p.rounds * half, d);
   bucket_keys<<<cuda::blocks_for(segments * n, kThreads), kThreads>>>(rotated.get(), sort_keys.get(), ll(g), ll(n),
                                                                       ll(p.rounds), ll(half));
@@ -183,9 +184,7 @@ RunResult reformer_cuda(const AttentionInputs& in, const AttentionConfig& c, std
   cuda::check_launch("combine_rounds");
   const double ms = timer.stop_ms();
   report(stages::reformer_combine(c));
-  Tensor result = output_like(in.q);
-  result.data = out.download();
-  return RunResult{std::move(result), ms, Device::cuda};
+  return cuda_result(c, out.download(), ms);
 }
 
 }  // namespace ecosim::ecoformer::detail

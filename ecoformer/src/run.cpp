@@ -34,9 +34,7 @@ void validate_tensor(const char* what, const Tensor& t, const AttentionConfig& c
                   std::to_string(i));
 }
 
-using CpuKernel = Tensor (*)(const AttentionInputs&, const AttentionConfig&, std::uint64_t, const detail::Reporter&);
-
-CpuKernel cpu_kernel(AttentionVariant v) {
+detail::CpuKernel* cpu_kernel(AttentionVariant v) {
   switch (v) {
     case AttentionVariant::msa: return &detail::msa_cpu;
     case AttentionVariant::performer: return &detail::performer_cpu;
@@ -48,8 +46,7 @@ CpuKernel cpu_kernel(AttentionVariant v) {
 
 RunResult run_cuda(const AttentionInputs& inputs, const AttentionConfig& c, std::uint64_t seed,
                    const detail::Reporter& report) {
-  const gpu::Availability gpu = gpu::probe();
-  if (!gpu.available) throw Error("device cuda requested but no GPU is available (" + gpu.reason + ")");
+  gpu::require("device cuda");
 #if ECOSIM_HAS_CUDA
   switch (c.variant) {
     case AttentionVariant::msa: return detail::msa_cuda(inputs, c, seed, report);
@@ -91,7 +88,7 @@ RunResult run_attention(const AttentionInputs& inputs, const AttentionConfig& co
   }
   const detail::Reporter report(sink);
   if (device == Device::cuda) return run_cuda(inputs, config, seed, report);
-  const CpuKernel kernel = cpu_kernel(config.variant);
+  detail::CpuKernel* const kernel = cpu_kernel(config.variant);
   const auto start = std::chrono::steady_clock::now();
   Tensor out = kernel(inputs, config, seed, report);
   const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;

@@ -10,9 +10,7 @@
 namespace ecosim::kernels::actnn {
 
 Compressed quantize_cpu(const TensorView& x, const Layout& layout, std::uint64_t seed, OpSink* sink) {
-  check_input(x, "actnn");
-  layout.check();
-  if (x.elements != layout.elements()) throw Error("actnn: tensor size does not match samples × sample elements");
+  layout.check(x);
   check_finite(x, "actnn");
   const quant::Input type = input_type(x.dtype);
   Compressed c{layout, layout.sample_byte_offsets(), {}, {}, {}};
@@ -49,8 +47,8 @@ Compressed quantize_cpu(const TensorView& x, const Layout& layout, std::uint64_t
 }
 
 std::vector<float> dequantize_cpu(const Compressed& c, OpSink* sink) {
+  c.check();
   const Layout& layout = c.layout;
-  layout.check();
   std::vector<float> out(layout.elements());
   const std::uint64_t groups_per_sample = layout.groups_per_sample();
   for (std::uint64_t s = 0; s < layout.samples; ++s) {

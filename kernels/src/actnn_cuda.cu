@@ -2,7 +2,8 @@
 // metadata, stochastic rounding and packing in registers, no host synchronisation) and unpack+dequantize.
 // Bit-identical to actnn_cpu.cpp: both use quant_math.hpp, compiled here with --fmad=false.
 
-#include "cuda_util.hpp"
+#include "compression_cuda.cuh"
+#include "ecosim/kernels/gpu.hpp"
 #include "ecosim/kernels/actnn.hpp"
 #include "input_type.hpp"
 
@@ -89,14 +90,12 @@ struct LayoutBuffers {
 };
 
 unsigned quantize_grid(std::uint64_t groups) {
-  return cuda::grid_size((groups + kWarpsPerBlock - 1) / kWarpsPerBlock, "actnn");
+  return cuda::blocks_for(groups, kWarpsPerBlock, "actnn");
 }
 
 void check_arguments(const TensorView& x, const Layout& layout) {
-  check_input(x, "actnn");
-  layout.check();
-  if (x.elements != layout.elements()) throw Error("actnn: tensor size does not match samples × sample elements");
-  cuda::require_gpu("actnn");
+  layout.check(x);
+  gpu::require("actnn");
 }
 
 }  // namespace
@@ -113,7 +112,7 @@ Compressed quantize_cuda(const TensorView& x, const Layout& layout, std::uint64_
   quantize_kernel<<<quantize_grid(groups), 32 * kWarpsPerBlock>>>(input.get(), input_type(x.dtype), tables.device,
                                                                    groups, seed, zero.get(), range.get(), codes.get(),
                                                                    flags.get());
-  cuda::check_launch("actnn quantize");
+  cuda::synchronize("actnn quantize");
   cuda::throw_flags(flags, "actnn");
   c.zero_bf16 = zero.download();
   c.range_bf16 = range.download();
@@ -123,15 +122,15 @@ Compressed quantize_cuda(const TensorView& x, const Layout& layout, std::uint64_
 }
 
 std::vector<float> dequantize_cuda(const Compressed& c, OpSink* sink) {
-  c.layout.check();
-  cuda::require_gpu("actnn");
+  c.check();
+  gpu::require("actnn");
   const LayoutBuffers tables(c.layout, c.sample_byte_offset);
   const cuda::DeviceBuffer<std::uint16_t> zero(c.zero_bf16), range(c.range_bf16);
   const cuda::DeviceBuffer<std::uint8_t> codes(c.codes);
   const cuda::DeviceBuffer<float> out(c.layout.elements());
-  dequantize_kernel<<<cuda::grid_size(c.layout.groups(), "actnn"), kGroupSize>>>(tables.device, zero.get(),
+  dequantize_kernel<<<cuda::blocks_for(c.layout.groups(), 1, "actnn"), kGroupSize>>>(tables.device, zero.get(),
                                                                                 range.get(), codes.get(), out.get());
-  cuda::check_launch("actnn dequantize");
+  cuda::synchronize("actnn dequantize");
   if (sink) sink->record(dequantize_record(c.layout));
   return out.download();
 }
@@ -147,7 +146,7 @@ CudaTiming time_cuda(const TensorView& x, const Layout& layout, int repetitions)
   const cuda::DeviceBuffer<std::uint8_t> codes(offsets.back());
   const cuda::DeviceBuffer<float> out(layout.elements());
   const cuda::DeviceBuffer<cuda::Flags> flags = cuda::make_flags();
-  const unsigned grid = quantize_grid(groups), dequantize_grid = cuda::grid_size(groups, "actnn");
+  const unsigned grid = quantize_grid(groups), dequantize_grid = cuda::blocks_for(groups, 1, "actnn");
   CudaTiming t;
   t.input_bytes = bytes;
   t.compressed_bytes = offsets.back() + 4 * groups;

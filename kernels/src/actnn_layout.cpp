@@ -29,6 +29,12 @@ void Layout::check() const {
   elements();  // overflow check
 }
 
+void Layout::check(const TensorView& x) const {
+  check_input(x, "actnn");
+  check();
+  if (x.elements != elements()) throw Error("actnn: tensor size does not match samples × sample elements");
+}
+
 std::vector<std::uint64_t> Layout::sample_byte_offsets() const {
   std::vector<std::uint64_t> offsets(samples + 1, 0);
   for (std::uint64_t s = 0; s < samples; ++s)
@@ -38,6 +44,13 @@ std::vector<std::uint64_t> Layout::sample_byte_offsets() const {
 
 std::uint64_t Compressed::storage_bytes() const {
   return codes.size() + 2 * sizeof(std::uint16_t) * zero_bf16.size();
+}
+
+void Compressed::check() const {
+  layout.check();
+  if (sample_byte_offset != layout.sample_byte_offsets() || zero_bf16.size() != layout.groups() ||
+      range_bf16.size() != layout.groups() || codes.size() != sample_byte_offset.back())
+    throw Error("actnn: the compressed tensor's offsets, metadata or codes do not match its layout");
 }
 
 std::uint32_t Compressed::code(std::uint64_t sample, std::uint64_t index) const {

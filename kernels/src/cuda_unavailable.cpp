@@ -5,13 +5,10 @@
 
 #if !ECOSIM_HAS_CUDA
 #include "ecosim/kernels/gpu.hpp"
-#include "ecosim/ops_counter/error.hpp"
 
 namespace ecosim::kernels {
 namespace {
-[[noreturn]] void unavailable(const char* scheme) {
-  throw Error(std::string(scheme) + ": no GPU (" + gpu::probe().reason + ")");
-}
+[[noreturn]] void unavailable(const char* scheme) { throw gpu::unavailable(scheme, gpu::probe()); }
 }  // namespace
 
 actnn::Compressed actnn::quantize_cuda(const TensorView&, const Layout&, std::uint64_t, OpSink*) { unavailable("actnn"); }

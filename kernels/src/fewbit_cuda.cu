@@ -4,7 +4,8 @@
 #include <span>
 #include <string>
 
-#include "cuda_util.hpp"
+#include "compression_cuda.cuh"
+#include "ecosim/kernels/gpu.hpp"
 #include "fewbit_element.hpp"
 #include "input_type.hpp"
 
@@ -29,13 +30,13 @@ __global__ void backward_kernel(detail::Table t, const std::uint8_t* codes, cons
   if (g < detail::group_count(n)) detail::backward_group(t, codes, grad, type, n, g, grad_in);
 }
 
-unsigned blocks(std::uint64_t n) { return cuda::grid_size((detail::group_count(n) + kThreads - 1) / kThreads, "fewbit"); }
+unsigned blocks(std::uint64_t n) { return cuda::blocks_for(detail::group_count(n), kThreads, "fewbit"); }
 
 }  // namespace
 
 Forward forward_cuda(const Codebook& c, const TensorView& x, OpSink* sink) {
   check_input(x, "fewbit");
-  cuda::require_gpu("fewbit");
+  gpu::require("fewbit");
   const detail::Table table = detail::make_table(c);
   Forward out{HostTensor(x.dtype, x.elements), std::vector<std::uint8_t>(code_bytes(x.elements, c.bits))};
   const cuda::DeviceBuffer<std::uint8_t> input(static_cast<const std::uint8_t*>(x.data), out.output.bytes.size());
@@ -43,7 +44,7 @@ Forward forward_cuda(const Codebook& c, const TensorView& x, OpSink* sink) {
   const cuda::DeviceBuffer<cuda::Flags> flags = cuda::make_flags();
   forward_kernel<<<blocks(x.elements), kThreads>>>(table, input.get(), input_type(x.dtype), x.elements,
                                                    output.get(), codes.get(), flags.get());
-  cuda::check_launch("fewbit forward");
+  cuda::synchronize("fewbit forward");
   cuda::throw_flags(flags, "fewbit");
   out.output.bytes = output.download();
   out.codes = codes.download();
@@ -54,7 +55,7 @@ Forward forward_cuda(const Codebook& c, const TensorView& x, OpSink* sink) {
 HostTensor backward_cuda(const Codebook& c, std::span<const std::uint8_t> codes, const TensorView& grad,
                          OpSink* sink) {
   check_input(grad, "fewbit");
-  cuda::require_gpu("fewbit");
+  gpu::require("fewbit");
   const detail::Table table = detail::make_table(c);
   if (codes.size() != code_bytes(grad.elements, c.bits))
     throw Error("fewbit: " + std::to_string(codes.size()) + " code bytes do not match " +
@@ -65,7 +66,7 @@ HostTensor backward_cuda(const Codebook& c, std::span<const std::uint8_t> codes,
   const cuda::DeviceBuffer<std::uint8_t> output(out.bytes.size());
   backward_kernel<<<blocks(grad.elements), kThreads>>>(table, device_codes.get(), input.get(),
                                                        input_type(grad.dtype), grad.elements, output.get());
-  cuda::check_launch("fewbit backward");
+  cuda::synchronize("fewbit backward");
   out.bytes = output.download();
   if (sink) sink->record(backward_record(c, grad.elements, grad.dtype));
   return out;
@@ -74,7 +75,7 @@ HostTensor backward_cuda(const Codebook& c, std::span<const std::uint8_t> codes,
 CudaTiming time_cuda(const Codebook& c, const TensorView& x, int repetitions) {
   check_input(x, "fewbit");
   check_finite(x, "fewbit");
-  cuda::require_gpu("fewbit");
+  gpu::require("fewbit");
   const detail::Table table = detail::make_table(c);
   const std::uint64_t bytes = HostTensor(x.dtype, x.elements).bytes.size();
   const cuda::DeviceBuffer<std::uint8_t> input(static_cast<const std::uint8_t*>(x.data), bytes), output(bytes),

@@ -1,4 +1,5 @@
-// GPU probe through the CUDA runtime when built with CUDA; otherwise it reports the build as the reason.
+// GPU probe through the CUDA runtime when built with CUDA; otherwise it reports the build as the reason. The
+// no-GPU error of every CUDA entry point.
 #include "ecosim/kernels/gpu.hpp"
 
 #if ECOSIM_HAS_CUDA
@@ -21,6 +22,15 @@ Availability probe() {
 #else
   return {false, "", "built without CUDA (ECOSIM_CUDA=OFF, or no nvcc at configure time)"};
 #endif
+}
+
+Error unavailable(std::string_view what, const Availability& a) {
+  return Error(std::string(what) + ": no GPU (" + a.reason + ")");
+}
+
+void require(std::string_view what) {
+  const Availability a = probe();
+  if (!a.available) throw unavailable(what, a);
 }
 
 }  // namespace ecosim::gpu

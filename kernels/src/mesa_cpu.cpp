@@ -8,6 +8,7 @@
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "input_type.hpp"
+#include "mesa_step.hpp"
 #include "pass_record.hpp"
 
 namespace ecosim::kernels::mesa {
@@ -18,6 +19,20 @@ void Layout::check() const {
   if (outer == 0 || heads == 0 || inner == 0) throw Error("mesa: empty tensor");
   if (checked_mul(outer, heads) > 0xffffffffu) throw Error("mesa: more than 2^32 head segments");
   elements();
+}
+
+void Layout::check(const TensorView& x, const State& state) const {
+  check_input(x, "mesa");
+  check();
+  if (x.elements != elements()) throw Error("mesa: tensor size does not match outer × heads × inner");
+  if (state.initialized() && (state.alpha.size() != heads || state.beta.size() != heads))
+    throw Error("mesa: running state has a different number of heads");
+}
+
+void Compressed::check() const {
+  layout.check();
+  if (alpha.size() != layout.heads || beta.size() != layout.heads || codes.size() != layout.elements())
+    throw Error("mesa: the compressed tensor's scales or codes do not match its layout");
 }
 
 OpRecord quantize_record(const Layout& layout, DType input) {
@@ -46,11 +61,7 @@ OpRecord dequantize_record(const Layout& layout) {
 }
 
 Compressed quantize_cpu(const TensorView& x, const Layout& layout, State& state, std::uint64_t seed, OpSink* sink) {
-  check_input(x, "mesa");
-  layout.check();
-  if (x.elements != layout.elements()) throw Error("mesa: tensor size does not match outer × heads × inner");
-  if (state.initialized() && (state.alpha.size() != layout.heads || state.beta.size() != layout.heads))
-    throw Error("mesa: running state has a different number of heads");
+  layout.check(x, state);
   check_finite(x, "mesa");
   const quant::Input type = input_type(x.dtype);
   std::vector<float> lo(layout.heads, std::numeric_limits<float>::infinity()), hi(layout.heads, -lo[0]);
@@ -80,16 +91,13 @@ Compressed quantize_cpu(const TensorView& x, const Layout& layout, State& state,
             quant::quantize(quant::load(x.data, type, base + i + j), c.beta[h], scale, u[j], 255));
     }
   }
-  state.alpha = c.alpha;
-  state.beta = c.beta;
-  if (sink) sink->record(quantize_record(layout, x.dtype));
-  return c;
+  return finish_step(std::move(c), state, x.dtype, sink);
 }
 
 std::vector<float> dequantize_cpu(const Compressed& c, OpSink* sink) {
+  c.check();
   const Layout& layout = c.layout;
-  layout.check();
-  std::vector<float> out(layout.elements());
+  std::vector<float> out(c.codes.size());  // one code per element
   for (std::uint64_t segment = 0; segment < layout.outer * layout.heads; ++segment) {
     const std::uint64_t h = segment % layout.heads, base = segment * layout.inner;
     const float step = quant::mesa_step(c.alpha[h]);

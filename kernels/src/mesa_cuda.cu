@@ -2,9 +2,11 @@
 // the result is exact and independent of scheduling), and quantization that first recomputes the running
 // (α, β) on the device from the previous state — no host synchronisation between the two launches.
 // Bit-identical to mesa_cpu.cpp (shared quant_math.hpp, --fmad=false).
-#include "cuda_util.hpp"
+#include "compression_cuda.cuh"
+#include "ecosim/kernels/gpu.hpp"
 #include "ecosim/kernels/mesa.hpp"
 #include "input_type.hpp"
+#include "mesa_step.hpp"
 
 namespace ecosim::kernels::mesa {
 
@@ -92,7 +94,7 @@ struct Launch {
         input(static_cast<const std::uint8_t*>(x.data), input_bytes(x)),
         old_alpha(state.alpha), old_beta(state.beta), alpha(l.heads), beta(l.heads),
         lo_key(std::vector<std::uint32_t>(l.heads, ~0u)), hi_key(std::vector<std::uint32_t>(l.heads, 0u)),
-        codes(x.elements), grid(cuda::grid_size(l.outer * l.heads * segments(l).chunks, "mesa")) {}
+        codes(x.elements), grid(cuda::blocks_for(l.outer * l.heads * segments(l).chunks, 1, "mesa")) {}
 
   void run(quant::Input type, std::uint64_t seed) {
     const Segments s = segments(layout);
@@ -103,12 +105,8 @@ struct Launch {
 };
 
 void check_arguments(const TensorView& x, const Layout& layout, const State& state) {
-  check_input(x, "mesa");
-  layout.check();
-  if (x.elements != layout.elements()) throw Error("mesa: tensor size does not match outer × heads × inner");
-  if (state.initialized() && (state.alpha.size() != layout.heads || state.beta.size() != layout.heads))
-    throw Error("mesa: running state has a different number of heads");
-  cuda::require_gpu("mesa");
+  layout.check(x, state);
+  gpu::require("mesa");
 }
 
 }  // namespace
@@ -117,24 +115,21 @@ Compressed quantize_cuda(const TensorView& x, const Layout& layout, State& state
   check_arguments(x, layout, state);
   Launch launch(x, layout, state);
   launch.run(input_type(x.dtype), seed);
-  cuda::check_launch("mesa quantize");
+  cuda::synchronize("mesa quantize");
   cuda::throw_flags(launch.flags, "mesa");
-  Compressed c{layout, launch.alpha.download(), launch.beta.download(), launch.codes.download()};
-  state.alpha = c.alpha;
-  state.beta = c.beta;
-  if (sink) sink->record(quantize_record(layout, x.dtype));
-  return c;
+  return finish_step(Compressed{layout, launch.alpha.download(), launch.beta.download(), launch.codes.download()},
+                     state, x.dtype, sink);
 }
 
 std::vector<float> dequantize_cuda(const Compressed& c, OpSink* sink) {
-  c.layout.check();
-  cuda::require_gpu("mesa");
+  c.check();
+  gpu::require("mesa");
   const std::uint64_t n = c.layout.elements();
   const cuda::DeviceBuffer<std::uint8_t> codes(c.codes);
   const cuda::DeviceBuffer<float> alpha(c.alpha), beta(c.beta), out(n);
-  dequantize_kernel<<<cuda::grid_size((n + kThreads - 1) / kThreads, "mesa"), kThreads>>>(
+  dequantize_kernel<<<cuda::blocks_for(n, kThreads, "mesa"), kThreads>>>(
       codes.get(), segments(c.layout), n, alpha.get(), beta.get(), out.get());
-  cuda::check_launch("mesa dequantize");
+  cuda::synchronize("mesa dequantize");
   if (sink) sink->record(dequantize_record(c.layout));
   return out.download();
 }
@@ -148,7 +143,7 @@ CudaTiming time_cuda(const TensorView& x, const Layout& layout, int repetitions)
   const std::uint64_t n = layout.elements(), bytes = input_bytes(x);
   const cuda::DeviceBuffer<float> out(n);
   const cuda::DeviceBuffer<std::uint8_t> copy(bytes);
-  const unsigned dequant_grid = cuda::grid_size((n + kThreads - 1) / kThreads, "mesa");
+  const unsigned dequant_grid = cuda::blocks_for(n, kThreads, "mesa");
   CudaTiming t;
   t.input_bytes = bytes;
   t.compressed_bytes = n + 8 * layout.heads;

@@ -100,6 +100,14 @@ std::vector<std::string> parse_variants(const std::string& list) {
   return out;
 }
 
+/// A number of the workload the accelerator figures were published for: `compare`'s default layer.
+std::int64_t published_workload(const nlohmann::json& published, const char* key) {
+  const nlohmann::json& value = published["workload"][key];
+  if (!value.is_number_unsigned())
+    throw Error(fmt::format("builtin published_accelerator.json: workload.{} must be a count", key));
+  return value.get<std::int64_t>();
+}
+
 /// Draws the bar chart with Debian's interpreter (the python3 first on PATH may lack Debian's matplotlib);
 /// the paths are plain arguments after the script. A failure is a warning: the CSV and JSON are complete.
 void plot(const std::string& json_path, const std::string& png_path) {
@@ -115,12 +123,15 @@ void plot(const std::string& json_path, const std::string& png_path) {
 }  // namespace
 
 int compare(const Args& args) {
+  const nlohmann::json published = parse_json(embedded::published_accelerator(), "builtin published_accelerator.json");
+  const auto batch = published_workload(published, "batch"), seq = published_workload(published, "seq"),
+             dim = published_workload(published, "dim"), heads = published_workload(published, "heads");
   po::options_description options("ecosim compare");
   options.add_options()("help,h", "this help")
-      ("batch", po::value<std::int64_t>()->default_value(16), "batch size B")
-      ("seq", po::value<std::int64_t>()->default_value(3136), "tokens N (attention layer)")
-      ("dim", po::value<std::int64_t>()->default_value(32), "head width D")
-      ("heads", po::value<std::int64_t>()->default_value(1), "heads H")
+      ("batch", po::value<std::int64_t>()->default_value(batch), "batch size B")
+      ("seq", po::value<std::int64_t>()->default_value(seq), "tokens N (attention layer)")
+      ("dim", po::value<std::int64_t>()->default_value(dim), "head width D")
+      ("heads", po::value<std::int64_t>()->default_value(heads), "heads H")
       ("variants",
        po::value<std::string>()->default_value(
            variant_names([](const VariantInfo& row) { return row.compared_by_default; }, ",")),
@@ -134,8 +145,9 @@ int compare(const Args& args) {
   options.add(accel_options());
   options.add(work_limit_options());
   po::variables_map vm;
-  if (!parse_args(args, options, vm, "ecosim compare [--batch 16 --seq 3136 --dim 32 --heads 1] [--variants ...] "
-                                     "[--model NAME] [--device auto] [--out reports/]",
+  if (!parse_args(args, options, vm,
+                  fmt::format("ecosim compare [--batch {} --seq {} --dim {} --heads {}] [--variants ...] "
+                              "[--model NAME] [--device auto] [--out reports/]", batch, seq, dim, heads),
                   variant_list_help()))
     return 0;
   const accel::AccelConfig accel_config = parse_accel(vm);
@@ -160,7 +172,7 @@ int compare(const Args& args) {
   if (model.empty())
     report.workload.update({{"seq", positive(vm, "seq")}, {"dim", positive(vm, "dim")}, {"heads", positive(vm, "heads")}});
   else report.workload["model"] = model;
-  report.published = published_for(report.workload, parse_json(embedded::published_accelerator(), "builtin published_accelerator.json"));
+  report.published = published_for(report.workload, published);
   report.provenance = provenance(accel_config, tech);
   report.provenance["variant_parameters"] = nlohmann::ordered_json::object();
   std::vector<Entry> entries;

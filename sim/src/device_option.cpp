@@ -11,7 +11,7 @@ DeviceChoice resolve_device(const std::string& option) {
   if (option != "auto" && option != "cuda") throw Error("--device must be auto, cpu or cuda, not '" + option + "'");
   const gpu::Availability gpu = gpu::probe();
   if (gpu.available) return DeviceChoice::cuda;
-  if (option == "cuda") throw Error("--device cuda: no GPU available (" + gpu.reason + ")");
+  if (option == "cuda") throw gpu::unavailable("--device cuda", gpu);
   return DeviceChoice::cpu;
 }
 

@@ -53,8 +53,8 @@ TEST_CASE("every configuration number has a physical range, checked at both ends
       {"dram.pj_per_bit", "1e4", "10000.01"},
       {"vector_unit.lanes", "1", "0"},
       {"vector_unit.lanes", "65536", "65537"},
-      {"vector_unit.cycles_per_op.exp", "1", "0"},
-      {"vector_unit.cycles_per_op.div", "10000", "10001"},
+      {"vector_unit.cycles_per_op.mul", "1", "0"},
+      {"vector_unit.cycles_per_op.popcount", "10000", "10001"},
       {"mapping.float_operand_bits", "2", "1"},
       {"mapping.float_operand_bits", "16", "17"},
   };

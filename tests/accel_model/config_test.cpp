@@ -22,6 +22,22 @@ TEST_CASE("bitfusion-45nm carries the BitFusion 45 nm values") {
   CHECK(c.accumulator_bits == 32);
 }
 
+TEST_CASE("exp, div and sqrt take the cycles of the basic operations the technology table decomposes them into") {
+  const auto cycles = [](const AccelConfig& c, OpKind k) { return c.vector_cycles_per_op[std::size_t(k)]; };
+  const AccelConfig c = builtin_config("bitfusion-45nm");
+  CHECK(cycles(c, OpKind::mul) == 1);
+  CHECK(cycles(c, OpKind::add) == 1);
+  CHECK(cycles(c, OpKind::exp) == 12);  // 6 mul + 6 add, one lane cycle each
+  CHECK(cycles(c, OpKind::div) == 7);   // 5 mul + 2 add
+  CHECK(cycles(c, OpKind::sqrt) == 9);  // 7 mul + 2 add
+  const AccelConfig slow_mul = parse_config(R"({"vector_unit": {"cycles_per_op": {"mul": 3}}})", "user.json");
+  CHECK(cycles(slow_mul, OpKind::exp) == 6 * 3 + 6);
+  CHECK(cycles(slow_mul, OpKind::div) == 5 * 3 + 2);
+  CHECK(cycles(slow_mul, OpKind::sqrt) == 7 * 3 + 2);
+  CHECK_THROWS_WITH(parse_config(R"({"vector_unit": {"cycles_per_op": {"sqrt": 8}}})", "user.json"),
+                    Catch::Contains("unknown key 'vector_unit.cycles_per_op.sqrt'"));
+}
+
 TEST_CASE("a user file overrides only what it names") {
   const AccelConfig c = parse_config(R"({"dram": {"bits_per_cycle": 96}, "array": {"rows": 8}})", "user.json");
   CHECK(c.dram_bits_per_cycle == 96);

@@ -2,19 +2,15 @@
 // same instrumented counts; skipped visibly when no GPU is present.
 #include <catch2/catch.hpp>
 
+#include "../gpu_or_skip.hpp"
 #include "baseline_test_support.hpp"
 #include "ecosim/ecoformer/reference.hpp"
-#include "ecosim/kernels/gpu.hpp"
 
 using namespace ecosim;
 using namespace ecosim::test;
 
 TEST_CASE("baseline GPU kernels match their CPU references", "[baselines][gpu]") {
-  const gpu::Availability gpu = gpu::probe();
-  if (!gpu.available) {
-    WARN("SKIPPED: no GPU (" + gpu.reason + ")");
-    return;
-  }
+  if (!gpu_or_skip()) return;
   for (AttentionVariant v : {AttentionVariant::msa, AttentionVariant::linformer, AttentionVariant::performer,
                              AttentionVariant::reformer})
     for (auto [b, h, n, d] : {std::array<std::uint64_t, 4>{1, 1, 7, 16}, {2, 3, 333, 32}, {1, 2, 1000, 64},

@@ -2,7 +2,7 @@
 // record by record (names, shapes, operations and bytes by data type), for all five variants.
 #include <catch2/catch.hpp>
 
-#include "ecosim/kernels/gpu.hpp"
+#include "../gpu_or_skip.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
 #include "hashed_test_support.hpp"
 
@@ -45,11 +45,7 @@ TEST_CASE("instrumented counts equal the analytic exact counts (CPU)", "[hashed]
 }
 
 TEST_CASE("instrumented counts equal the analytic exact counts (GPU)", "[hashed][counts][gpu]") {
-  const gpu::Availability gpu = gpu::probe();
-  if (!gpu.available) {
-    WARN("SKIPPED: no GPU (" + gpu.reason + ")");
-    return;
-  }
+  if (!gpu_or_skip()) return;
   for (AttentionVariant v : kHashedVariants)
     for (const Shape& s : kShapes) check_counts(v, s, Device::cuda);
 }

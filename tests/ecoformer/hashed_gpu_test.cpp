@@ -5,7 +5,7 @@
 #include <cmath>
 #include <iostream>
 
-#include "ecosim/kernels/gpu.hpp"
+#include "../gpu_or_skip.hpp"
 #include "hashed_test_support.hpp"
 
 using namespace ecosim;
@@ -16,11 +16,7 @@ constexpr double kTie = 1e-5;  // |projection| below this may round to either si
 }
 
 TEST_CASE("GPU hashed attention agrees with the CPU reference", "[hashed][gpu]") {
-  const gpu::Availability gpu = gpu::probe();
-  if (!gpu.available) {
-    WARN("SKIPPED: no GPU (" + gpu.reason + ")");
-    return;
-  }
+  if (!gpu_or_skip()) return;
   struct Shape {
     std::uint64_t batch, heads, seq, dim, bits, support;
   };

@@ -2,10 +2,10 @@
 // every finite half), MSA on fp16 inputs equal to MSA on the rounded values, its counts, range errors, GPU.
 #include <catch2/catch.hpp>
 
+#include "../gpu_or_skip.hpp"
 #include "baseline_test_support.hpp"
 #include "ecosim/ecoformer/msa_fp16.hpp"
 #include "ecosim/ecoformer/reference.hpp"
-#include "ecosim/kernels/gpu.hpp"
 #include "ecosim/ops_counter/error.hpp"
 
 using namespace ecosim;
@@ -54,11 +54,7 @@ TEST_CASE("fp16 inputs outside the half range and other variants are rejected", 
 }
 
 TEST_CASE("fp16 MSA on the GPU matches the CPU reference", "[fp16][gpu]") {
-  const gpu::Availability gpu = gpu::probe();
-  if (!gpu.available) {
-    WARN("SKIPPED: no GPU (" + gpu.reason + ")");
-    return;
-  }
+  if (!gpu_or_skip()) return;
   const AttentionConfig c = baseline_config(AttentionVariant::msa, 1, 3, 777, 64);
   const AttentionInputs in = synthetic_inputs(c, 3);
   OpCounter cpu_counts, gpu_counts;

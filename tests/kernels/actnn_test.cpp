@@ -154,6 +154,13 @@ TEST_CASE("bad input throws ecosim::Error with a clear message", "[actnn]") {
   const std::vector<std::uint16_t> half = {0x3c00, 0x3c00, 0x7c00};  // 1, 1, +Inf
   REQUIRE_THROWS_WITH(actnn::quantize_cpu({half.data(), DType::fp16, 3}, actnn::Layout::uniform(3, 8), 1),
                       Catch::Contains("at element 2"));
+  x[0] = x[1] = 1.0f;
+  const actnn::Compressed good = actnn::quantize_cpu(v, actnn::Layout::uniform(300, 2), 1);
+  actnn::Compressed truncated = good, short_metadata = good;
+  truncated.codes.pop_back();
+  short_metadata.range_bf16.pop_back();
+  for (const actnn::Compressed* bad : {&truncated, &short_metadata})
+    REQUIRE_THROWS_WITH(actnn::dequantize_cpu(*bad), Catch::Contains("do not match its layout"));
 }
 
 TEST_CASE("greedy bit allocation respects the budget and favours sensitive samples", "[actnn]") {

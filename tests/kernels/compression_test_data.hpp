@@ -1,5 +1,6 @@
 // Test inputs for the compression kernels: seeded normal tensors, fp16/bf16 bit patterns with their exact
-// fp32 values (built independently of the kernels' converters), a recording OpSink and the GPU skip line.
+// fp32 values (built independently of the kernels' converters), a recording OpSink, and the GPU skip of
+// ../gpu_or_skip.hpp.
 #pragma once
 #include <catch2/catch.hpp>
 
@@ -7,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "../gpu_or_skip.hpp"
 #include "ecosim/ops_counter/sinks.hpp"
-#include "ecosim/kernels/gpu.hpp"
 #include "ecosim/kernels/philox.hpp"
 #include "ecosim/ops_counter/op_record.hpp"
 
@@ -49,11 +50,5 @@ inline HalfTensor random_bf16(std::uint64_t n, std::uint64_t seed) {
 
 using ecosim::RecordingSink;
 
-/// True when a GPU can run the kernels; otherwise prints the SKIPPED line CTest looks for.
-inline bool gpu_or_skip() {
-  const gpu::Availability a = gpu::probe();
-  if (!a.available) WARN("SKIPPED: no GPU (" + a.reason + ")");
-  return a.available;
-}
 
 }  // namespace ecosim::test

@@ -122,6 +122,12 @@ TEST_CASE("mesa reports bytes, takes fp16/bf16 and rejects bad input", "[mesa]")
   x[7] = std::numeric_limits<float>::infinity();
   REQUIRE_THROWS_WITH(mesa::quantize_cpu({x.data(), DType::fp32, 10}, {1, 1, 10}, s, 1), Catch::Contains("at element 7"));
   REQUIRE_FALSE(s.initialized());  // a failed step leaves the running state untouched
+  mesa::Compressed bad = half;
+  bad.codes.pop_back();
+  REQUIRE_THROWS_WITH(mesa::dequantize_cpu(bad), Catch::Contains("do not match its layout"));
+  bad = half;
+  bad.alpha.clear();
+  REQUIRE_THROWS_WITH(mesa::dequantize_cpu(bad), Catch::Contains("do not match its layout"));
 }
 
 TEST_CASE("mesa GPU and CPU agree bit for bit over several steps", "[mesa][gpu]") {

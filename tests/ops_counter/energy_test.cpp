@@ -16,6 +16,53 @@ TEST_CASE("built-in 45 nm table holds Horowitz's measured values") {
   CHECK(t.find(OpKind::exp, DType::fp32)->source.starts_with("estimated: "));
 }
 
+TEST_CASE("exp, div and sqrt energies are their decompositions' mul and add energies") {
+  const TechTable t = TechTable::builtin_45nm();
+  const auto pj = [&t](OpKind k, DType d) { return t.find(k, d)->pj; };
+  // Hand-computed from Horowitz's fp32 (3.7 mul, 0.9 add) and fp16 (1.1 mul, 0.4 add) energies.
+  CHECK(pj(OpKind::exp, DType::fp32) == Approx(27.6).epsilon(1e-14));  // 6 mul + 6 add
+  CHECK(pj(OpKind::exp, DType::fp16) == Approx(9.0).epsilon(1e-14));
+  CHECK(pj(OpKind::div, DType::fp32) == Approx(20.3).epsilon(1e-14));  // 5 mul + 2 add
+  CHECK(pj(OpKind::div, DType::fp16) == Approx(6.3).epsilon(1e-14));
+  CHECK(pj(OpKind::sqrt, DType::fp32) == Approx(27.7).epsilon(1e-14));  // 7 mul + 2 add
+  CHECK(pj(OpKind::sqrt, DType::fp16) == Approx(8.5).epsilon(1e-14));
+  // bf16 exp and div cost exactly the fp16 ones; int32 div goes through the fp32 reciprocal.
+  CHECK(pj(OpKind::exp, DType::bf16) == pj(OpKind::exp, DType::fp16));
+  CHECK(pj(OpKind::div, DType::bf16) == pj(OpKind::div, DType::fp16));
+  CHECK(pj(OpKind::div, DType::int32) == pj(OpKind::div, DType::fp32));
+  CHECK(t.find(OpKind::exp, DType::bf16)->source ==
+        "estimated: as fp16; range reduction + degree-5 polynomial: 6 fp16 mul + 6 fp16 add");
+  const Decomposition* sqrt = t.decomposition(OpKind::sqrt);
+  REQUIRE(sqrt);
+  CHECK(sqrt->ops[std::size_t(OpKind::mul)] == 7);
+  CHECK(sqrt->ops[std::size_t(OpKind::add)] == 2);
+  CHECK(t.decomposition(OpKind::mul) == nullptr);
+}
+
+TEST_CASE("decomposed entries need their decomposition and its basic energies") {
+  const auto table = [](const std::string& decompositions, const std::string& ops) {
+    return R"({"name": "t", "decompositions": {)" + decompositions + R"(}, "ops": [)" + ops + "]}";
+  };
+  const std::string exp = R"("exp": {"ops": {"mul": 2, "add": 1}, "derivation": "d"})";
+  const std::string basics = R"({"op": "mul", "dtype": "fp32", "pj": 2}, {"op": "add", "dtype": "fp32", "pj": 0.5})";
+  const std::string exp_fp32 = R"({"op": "exp", "dtype": "fp32", "decomposed_at": "fp32"})";
+  CHECK(TechTable::parse(table(exp, exp_fp32 + ", " + basics), "x").find(OpKind::exp, DType::fp32)->pj == 4.5);
+  CHECK_THROWS_WITH(TechTable::parse(table("", exp_fp32 + ", " + basics), "x"),
+                    Catch::Contains("ops[0]: 'decomposed_at' but 'decompositions' has no exp"));
+  CHECK_THROWS_WITH(TechTable::parse(table(exp, exp_fp32), "x"),
+                    Catch::Contains("ops[0]: its decomposition needs the energy of mul on fp32"));
+  CHECK_THROWS_WITH(TechTable::parse(table(exp, R"({"op": "exp", "dtype": "fp32", "pj": 1, "decomposed_at": "fp32"})"), "x"),
+                    Catch::Contains("either number 'pj' or string 'decomposed_at'"));
+  CHECK_THROWS_WITH(TechTable::parse(table(R"("exp": {"ops": {"div": 2}, "derivation": "d"}, "div": {"ops": {"mul": 1}, "derivation": "d"})", basics), "x"),
+                    Catch::Contains("decompositions.exp uses div, which is itself decomposed"));
+  CHECK_THROWS_WITH(TechTable::parse(table(R"("exp": {"ops": {"mul": 0}, "derivation": "d"})", basics), "x"),
+                    Catch::Contains("decompositions.exp.ops.mul must be a positive integer"));
+  CHECK_THROWS_WITH(TechTable::parse(table(R"("exp": {"ops": {"mul": 1001}, "derivation": "d"})", basics), "x"),
+                    Catch::Contains("more than 1000 basic operations"));
+  CHECK_THROWS_WITH(TechTable::parse(table(R"("fma": {"ops": {"mul": 1}, "derivation": "d"})", basics), "x"),
+                    Catch::Contains("unknown op \"fma\""));
+}
+
 TEST_CASE("energy sums count × pJ and refuses ops the table lacks") {
   const TechTable t = TechTable::parse(R"({"name": "t", "ops": [{"op": "mul", "dtype": "fp32", "pj": 2.5}]})", "t");
   OpCounts c;

@@ -70,7 +70,13 @@ struct ReplayResult {
 };
 
 ReplayResult make_result(const AccelConfig& config, std::string engine);
-/// Charges everything one tile does (the closed-form model's ledger; SystemC units charge the same parts).
+/// What one tile costs, defined once for both engines in its three steps: the DMA load (DRAM bits read, buffer
+/// bits written), the computation (buffer bits read and written, array cycles or vector-unit energy) and the
+/// DMA store (output-buffer bits read, DRAM bits written). The SystemC units charge each step as it happens.
+void charge_load(const TileWork& tile, EnergyLedger& ledger);
+void charge_compute(const TileWork& tile, EnergyLedger& ledger);
+void charge_store(const TileWork& tile, EnergyLedger& ledger);
+/// All three steps at once (the closed-form model).
 void charge_tile(const TileWork& tile, EnergyLedger& ledger);
 
 /// Per-op energy and counters that do not depend on timing — tiles, MACs, busy cycles, DRAM bits/cycles,

@@ -37,6 +37,8 @@ struct Layout {
   std::vector<std::uint64_t> sample_byte_offsets() const;
   /// Throws ecosim::Error for zero sizes, a bits vector of the wrong length or bits ∉ {1,2,4,8}.
   void check() const;
+  /// check(), and that x is a float tensor of elements() values (the quantizers' argument check).
+  void check(const TensorView& x) const;
 };
 
 struct Compressed {
@@ -46,6 +48,8 @@ struct Compressed {
   std::vector<std::uint8_t> codes;
 
   std::uint64_t storage_bytes() const;  // codes + metadata
+  /// Throws ecosim::Error unless the layout is valid and the offsets, metadata and codes have its sizes.
+  void check() const;
   /// Code of element `index` of sample `sample` (unpacked from the stream).
   std::uint32_t code(std::uint64_t sample, std::uint64_t index) const;
 };

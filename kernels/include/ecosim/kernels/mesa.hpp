@@ -18,16 +18,19 @@ namespace ecosim::kernels::mesa {
 
 inline constexpr float kMomentum = 0.9f;
 
-struct Layout {
-  std::uint64_t outer = 1, heads = 1, inner = 0;
-  std::uint64_t elements() const;
-  void check() const;  // throws ecosim::Error for a zero dimension or overflow
-};
-
 /// Running (α, β) per head; empty until the first step.
 struct State {
   std::vector<float> alpha, beta;
   bool initialized() const { return !alpha.empty(); }
+};
+
+struct Layout {
+  std::uint64_t outer = 1, heads = 1, inner = 0;
+  std::uint64_t elements() const;
+  void check() const;  // throws ecosim::Error for a zero dimension or overflow
+  /// check(), that x is a float tensor of elements() values and that `state`, once initialized, holds one
+  /// (α, β) per head (the quantizers' argument check).
+  void check(const TensorView& x, const State& state) const;
 };
 
 struct Compressed {
@@ -35,6 +38,8 @@ struct Compressed {
   std::vector<float> alpha, beta;   // the per-head scales the codes were made with (fp32 metadata)
   std::vector<std::uint8_t> codes;  // one byte per element, in input order
   std::uint64_t storage_bytes() const { return codes.size() + 8 * alpha.size(); }
+  /// Throws ecosim::Error unless the layout is valid, with one (α, β) per head and one code per element.
+  void check() const;
 };
 
 /// One training step: updates `state` with this tensor's per-head min/max, then quantizes with it.

@@ -1,34 +1,12 @@
-// Event timing, grid sizing and the strided batched GEMM (16×16 shared-memory tiles) of cuda_support.cuh.
+// The strided batched GEMM of batched_gemm.cuh: one 16×16 output tile per block, A and B staged through
+// shared memory, batches beyond the grid's z limit in several launches.
 #include <algorithm>
+#include <string>
 
-#include "cuda_support.cuh"
+#include "batched_gemm.cuh"
+#include "ecosim/kernels/cuda_support.cuh"
 
-namespace ecosim::ecoformer::cuda {
-
-EventTimer::EventTimer() {
-  check(cudaEventCreate(&start_), "cudaEventCreate");
-  check(cudaEventCreate(&stop_), "cudaEventCreate");
-  check(cudaEventRecord(start_), "cudaEventRecord");
-}
-
-EventTimer::~EventTimer() {
-  cudaEventDestroy(start_);
-  cudaEventDestroy(stop_);
-}
-
-double EventTimer::stop_ms() {
-  check(cudaEventRecord(stop_), "cudaEventRecord");
-  check(cudaEventSynchronize(stop_), "kernel execution");
-  float ms = 0;
-  check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
-  return ms;
-}
-
-unsigned blocks_for(std::uint64_t count, unsigned threads) {
-  const std::uint64_t blocks = (count + threads - 1) / threads;
-  if (blocks > 0x7fffffffULL) throw Error("CUDA launch of " + std::to_string(count) + " threads exceeds the grid");
-  return static_cast<unsigned>(std::max<std::uint64_t>(blocks, 1));
-}
+namespace ecosim::ecoformer::detail {
 
 namespace {
 constexpr int kTile = 16;
@@ -59,17 +37,18 @@ __global__ void batched_gemm_kernel(StridedMatrix a, StridedMatrix b, float* c, 
 void batched_gemm(StridedMatrix a, StridedMatrix b, float* c, std::uint64_t batch, std::uint64_t m,
                   std::uint64_t n, std::uint64_t k) {
   const std::uint64_t col_tiles = (n + kTile - 1) / kTile;
-  if (col_tiles > kMaxGridYZ) throw Error("CUDA GEMM: " + std::to_string(n) + " columns exceed the grid");
+  if (col_tiles > cuda::kMaxGridYZ) throw Error("CUDA GEMM: " + std::to_string(n) + " columns exceed the grid");
   const dim3 threads(kTile, kTile);
-  for (std::uint64_t first = 0; first < batch; first += kMaxGridYZ) {  // grid z is limited to 65535
-    const std::uint64_t count = std::min(kMaxGridYZ, batch - first);
+  for (std::uint64_t first = 0; first < batch; first += cuda::kMaxGridYZ) {  // grid z is limited to 65535
+    const std::uint64_t count = std::min(cuda::kMaxGridYZ, batch - first);
     const StridedMatrix a_part{a.data + static_cast<long long>(first) * a.batch, a.batch, a.row, a.col};
     const StridedMatrix b_part{b.data + static_cast<long long>(first) * b.batch, b.batch, b.row, b.col};
-    const dim3 grid(blocks_for(m, kTile), static_cast<unsigned>(col_tiles), static_cast<unsigned>(count));
+    const dim3 grid(cuda::blocks_for(m, kTile, "batched_gemm"), static_cast<unsigned>(col_tiles),
+                    static_cast<unsigned>(count));
     batched_gemm_kernel<<<grid, threads>>>(a_part, b_part, c + first * m * n, static_cast<long long>(m),
                                            static_cast<long long>(n), static_cast<long long>(k));
-    check_launch("batched_gemm");
+    cuda::check_launch("batched_gemm");
   }
 }
 
-}  // namespace ecosim::ecoformer::cuda
+}  // namespace ecosim::ecoformer::detail

@@ -1,25 +1,15 @@
-// Internal (CUDA sources only): error checking that turns CUDA failures into ecosim::Error, an owning device
-// buffer, the per-launch error flag that kernels raise for bad input, and event timing for benchmarks.
+// Internal (CUDA sources of the compression kernels): the per-launch flags that kernels raise for bad input,
+// thrown with the CPU reference's messages, and warp/block min-max reductions. The GPU support layer they
+// build on is ecosim/kernels/cuda_support.cuh.
 #pragma once
 #include <cuda_runtime.h>
 
-#include <cstdint>
 #include <string>
-#include <vector>
 
-#include "ecosim/kernels/cuda_buffer.cuh"
-#include "ecosim/kernels/gpu.hpp"
+#include "ecosim/kernels/cuda_support.cuh"
 #include "ecosim/ops_counter/error.hpp"
 
 namespace ecosim::cuda {
-
-
-/// Throws ecosim::Error naming the reason when no GPU can run the kernels.
-inline void require_gpu(const char* scheme) {
-  const gpu::Availability a = gpu::probe();
-  if (!a.available) throw Error(std::string(scheme) + ": no GPU (" + a.reason + ")");
-}
-
 
 /// First bad element / group a kernel found (UINT64_MAX = none); kernels lower it with atomicMin.
 struct Flags {
@@ -40,37 +30,6 @@ inline void throw_flags(const DeviceBuffer<Flags>& flags, const char* scheme) {
   if (f.bad_group != kNone)
     throw Error(std::string(scheme) + ": the range of group " + std::to_string(f.bad_group) +
                 " overflows bf16 metadata");
-}
-
-inline void check_launch(const char* what) {
-  check(cudaGetLastError(), what);
-  check(cudaDeviceSynchronize(), what);
-}
-
-/// Grid size for `blocks` blocks, or ecosim::Error when it exceeds the 1-D grid limit.
-inline unsigned grid_size(std::uint64_t blocks, const char* scheme) {
-  if (blocks == 0 || blocks > 0x7fffffffu) throw Error(std::string(scheme) + ": tensor too large for one launch");
-  return static_cast<unsigned>(blocks);
-}
-
-/// Mean milliseconds of `launch()` over `repetitions` runs after one warm-up, timed with CUDA events.
-template <class Launch>
-double time_ms(int repetitions, Launch launch) {
-  launch();
-  check_launch("warm-up");
-  cudaEvent_t start, stop;
-  check(cudaEventCreate(&start), "cudaEventCreate");
-  check(cudaEventCreate(&stop), "cudaEventCreate");
-  cudaEventRecord(start);
-  for (int r = 0; r < repetitions; ++r) launch();
-  cudaEventRecord(stop);
-  check(cudaEventSynchronize(stop), "timing");
-  float ms = 0;
-  cudaEventElapsedTime(&ms, start, stop);
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  check_launch("timed launches");
-  return static_cast<double>(ms) / repetitions;
 }
 
 /// Warp-wide min and max (every lane of the warp must call it); all lanes get the result.
