@@ -160,7 +160,7 @@ TEST_CASE("fewbit op records: codes instead of the saved input on the backward p
   CHECK(plain.counts.read_bytes() == 8 * n);  // saved x and the gradient
 }
 
-TEST_CASE("fewbit CUDA kernels equal the CPU reference bit for bit") {
+TEST_CASE("fewbit CUDA kernels equal the CPU reference bit for bit", "[gpu]") {
   if (!ecosim::test::gpu_or_skip()) return;
   for (DType t : {DType::fp32, DType::fp16, DType::bf16})
     for (unsigned bits = 1; bits <= 4; ++bits) {
