@@ -14,8 +14,6 @@ class ReportFolder {
  public:
   /// Throws ecosim::Error when `dir` cannot be created or written (a file on its path, no permission).
   explicit ReportFolder(std::string dir);
-  ReportFolder(const ReportFolder&) = delete;
-  ReportFolder& operator=(const ReportFolder&) = delete;
   ~ReportFolder();
 
   /// Creates the missing folders.
@@ -31,6 +29,10 @@ class ReportFolder {
   std::vector<std::filesystem::path> created_;  // folders create() made
   std::vector<std::string> written_;
   bool kept_ = false;
+
+ public:
+  ReportFolder(const ReportFolder&) = delete;  // one owner of the files it may remove
+  ReportFolder& operator=(const ReportFolder&) = delete;
 };
 
 }  // namespace ecosim::cli

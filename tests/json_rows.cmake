@@ -1,0 +1,17 @@
+# For command-line test scripts: ecosim_check_rows(<json> <array> <field> <rows> <total>) fails unless the
+# array <array> of the JSON text holds <rows> rows whose <field> values add up to <total>.
+function(ecosim_check_rows json array field rows total)
+  string(JSON length LENGTH "${json}" ${array})
+  if(NOT length EQUAL rows)
+    message(FATAL_ERROR "expected ${rows} rows in '${array}', got ${length}")
+  endif()
+  set(sum 0)
+  math(EXPR last "${length} - 1")
+  foreach(i RANGE ${last})
+    string(JSON value GET "${json}" ${array} ${i} ${field})
+    math(EXPR sum "${sum} + ${value}")
+  endforeach()
+  if(NOT sum EQUAL total)
+    message(FATAL_ERROR "'${array}' rows sum to ${sum} ${field}, the total says ${total}")
+  endif()
+endfunction()
