@@ -111,7 +111,7 @@ void attend(const Codes& codes, const HashedProblem& p, const Shape& s, float* o
         sums[g * b + r] = acc;
       }
   });
-  report(stages::hashed_code_sum(p.config));
+  report(stages::hashed_stage(p.config, stages::HashedStage::code_sum));
   clock([&] {
     for (std::uint64_t g = 0; g < g_count; ++g) {
       using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -120,7 +120,7 @@ void attend(const Codes& codes, const HashedProblem& p, const Shape& s, float* o
           static_cast<float>(p.bias) * values.colwise().sum();
     }
   });
-  report(stages::hashed_value_sum(p.config));
+  report(stages::hashed_stage(p.config, stages::HashedStage::value_sum));
   clock([&] {
     for (std::uint64_t g = 0; g < g_count; ++g)  // token-major for locality; each sum runs over j in order
       for (std::uint64_t j = 0; j < n; ++j)
@@ -131,7 +131,7 @@ void attend(const Codes& codes, const HashedProblem& p, const Shape& s, float* o
             row[k] = j == 0 ? codes.times(g * n, r, value[k]) : row[k] + codes.times(g * n + j, r, value[k]);
         }
   });
-  report(stages::hashed_context(p.config));
+  report(stages::hashed_stage(p.config, stages::HashedStage::context));
   clock([&] {
     for (std::uint64_t g = 0; g < g_count; ++g)
       for (std::uint64_t i = 0; i < n; ++i)
@@ -141,7 +141,7 @@ void attend(const Codes& codes, const HashedProblem& p, const Shape& s, float* o
           out[(g * n + i) * d + k] = acc + bias_z[g * d + k];
         }
   });
-  report(stages::hashed_numerator(p.config));
+  report(stages::hashed_stage(p.config, stages::HashedStage::numerator));
   clock([&] {
     const Sum bias_n = static_cast<Sum>(p.bias) * static_cast<Sum>(n);
     for (std::uint64_t g = 0; g < g_count; ++g)
@@ -151,14 +151,14 @@ void attend(const Codes& codes, const HashedProblem& p, const Shape& s, float* o
         den[g * n + i] = acc + bias_n;
       }
   });
-  report(stages::hashed_denominator(p.config));
+  report(stages::hashed_stage(p.config, stages::HashedStage::denominator));
   clock([&] {
     for (std::uint64_t row = 0; row < g_count * n; ++row) {
       const float inv = 1.0f / static_cast<float>(den[row]);
       for (std::uint64_t k = 0; k < d; ++k) out[row * d + k] *= inv;
     }
   });
-  report(stages::hashed_normalise(p.config));
+  report(stages::hashed_stage(p.config, stages::HashedStage::normalise));
 }
 
 }  // namespace
@@ -172,7 +172,7 @@ HashedOutput hashed_attention_cpu(const HashedProblem& p, const Reporter& report
 
   std::vector<float> x(p.qk.data.size());
   clock([&] { l2_normalize_rows(p.qk.data.data(), x.data(), s.groups * s.n, s.d); });
-  report(stages::hashed_qk_normalize(p.config));
+  report(stages::hashed_stage(p.config, stages::HashedStage::qk_normalize));
   result.hashes.projections = hash_projections(p, s, x, report, clock);
   const auto bits = static_cast<unsigned>(s.b);
   if (p.params.binary()) {

@@ -216,7 +216,7 @@ void hash_tokens(const HashedProblem& p, const Dims& s, Workspace<Word, Sum>& w,
   const std::uint64_t tokens = s.count(s.tokens);
   normalize_rows_kernel<<<cuda::blocks_for(tokens, kThreads), kThreads>>>(w.qk.get(), w.x.get(), s.tokens, s.d);
   cuda::check_launch("hashed q/k normalisation");
-  report(stages::hashed_qk_normalize(p.config));
+  report(stages::hashed_stage(p.config, stages::HashedStage::qk_normalize));
   const float* features = w.x.get();
   int f_len = s.d;
   if (p.params.kernel()) {
@@ -261,9 +261,9 @@ void attend(const Codes& codes, const HashedProblem& p, const Dims& s, Workspace
       w.partial_f.get(), w.partial_s.get(), s.groups, static_cast<long long>(chunks), s.b, s.d,
       static_cast<float>(p.bias), w.ctx_z.get(), w.sums.get());
   cuda::check_launch("hashed context reduction");
-  report(stages::hashed_code_sum(p.config));
-  report(stages::hashed_value_sum(p.config));
-  report(stages::hashed_context(p.config));
+  report(stages::hashed_stage(p.config, stages::HashedStage::code_sum));
+  report(stages::hashed_stage(p.config, stages::HashedStage::value_sum));
+  report(stages::hashed_stage(p.config, stages::HashedStage::context));
   const Sum bias_n = static_cast<Sum>(p.bias) * static_cast<Sum>(s.n);
   denominator_kernel<<<cuda::blocks_for(s.count(s.tokens), kThreads), kThreads>>>(codes, w.sums.get(), s.tokens, s.n,
                                                                                  s.b, bias_n, w.inv_den.get());
@@ -271,9 +271,9 @@ void attend(const Codes& codes, const HashedProblem& p, const Dims& s, Workspace
   output_kernel<<<cuda::blocks_for(s.count(s.tokens, s.d), kThreads), kThreads>>>(
       codes, w.ctx_z.get(), w.inv_den.get(), s.tokens, s.n, s.b, s.d, w.out.get());
   cuda::check_launch("hashed numerators and output");
-  report(stages::hashed_numerator(p.config));
-  report(stages::hashed_denominator(p.config));
-  report(stages::hashed_normalise(p.config));
+  report(stages::hashed_stage(p.config, stages::HashedStage::numerator));
+  report(stages::hashed_stage(p.config, stages::HashedStage::denominator));
+  report(stages::hashed_stage(p.config, stages::HashedStage::normalise));
 }
 
 /// kBinary: packed codes and int32 sums; otherwise the real codes of fp-ecoformer.

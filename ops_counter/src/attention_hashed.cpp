@@ -31,14 +31,12 @@ struct Hashed {
   }
 };
 
-}  // namespace
-
-Stage hashed_qk_normalize(const AttentionConfig& c) {
+Stage qk_normalize(const AttentionConfig& c) {
   const Hashed h(c);
   return {{ops::l2_normalize("qk_normalize", h.g, h.n, h.d), {}}};
 }
 
-Stage hashed_code_sum(const AttentionConfig& c) {  // b sums of N codes
+Stage code_sum(const AttentionConfig& c) {  // b sums of N codes
   const Hashed h(c);
   OpRecord r = ops::reduce("code_sum", "sum", h.g, h.b, h.n, h.sum, ops::sum_row(h.n), 1);
   r.a_dtype = r.b_dtype = h.code;
@@ -48,19 +46,19 @@ Stage hashed_code_sum(const AttentionConfig& c) {  // b sums of N codes
   return {{std::move(r), ops::adds(checked_mul(h.gn, h.b))}};
 }
 
-Stage hashed_value_sum(const AttentionConfig& c) {  // d sums of N values, then c·z once per (batch, head)
+Stage value_sum(const AttentionConfig& c) {  // d sums of N values, then c·z once per (batch, head)
   const Hashed h(c);
   return {{ops::reduce("value_sum", "sum", h.g, h.d, h.n, DType::fp32, {.mul = 1, .add = h.n - 1}, 1), {}}};
 }
 
-Stage hashed_context(const AttentionConfig& c) {  // M = Σ_j h_j v_jᵀ (b×d)
+Stage context(const AttentionConfig& c) {  // M = Σ_j h_j v_jᵀ (b×d)
   const Hashed h(c);
   const std::uint64_t gnbd = checked_product({h.gn, h.b, h.d});
   return {{h.code_product("context", {.batch = h.g, .m = h.b, .n = h.d, .k = h.n, .a = h.code}),
            h.binary ? ops::adds(gnbd) : ops::macs(gnbd)}};
 }
 
-Stage hashed_numerator(const AttentionConfig& c) {  // num_i = h_i·M + c·z
+Stage numerator(const AttentionConfig& c) {  // num_i = h_i·M + c·z
   const Hashed h(c);
   const std::uint64_t gnbd = checked_product({h.gn, h.b, h.d});
   OpCounts paper = h.binary ? ops::adds(gnbd) : ops::macs(gnbd);
@@ -69,7 +67,7 @@ Stage hashed_numerator(const AttentionConfig& c) {  // num_i = h_i·M + c·z
            paper}};
 }
 
-Stage hashed_denominator(const AttentionConfig& c) {  // den_i = h_i·s + c·N (in integers for binary codes)
+Stage denominator(const AttentionConfig& c) {  // den_i = h_i·s + c·N (in integers for binary codes)
   const Hashed h(c);
   // paper: muls N·b + N, adds N·b per (batch, head)
   OpCounts paper = ops::muls(checked_add(checked_mul(h.gn, h.b), h.gn));
@@ -79,10 +77,25 @@ Stage hashed_denominator(const AttentionConfig& c) {  // den_i = h_i·s + c·N (
            paper}};
 }
 
-Stage hashed_normalise(const AttentionConfig& c) {
+Stage normalise(const AttentionConfig& c) {
   const Hashed h(c);
   return {{ops::reduce("normalise", "normalise", h.g, h.n, h.d, DType::fp32, {.mul = h.d, .div = 1}, h.d),
            ops::muls(checked_mul(h.gn, h.d))}};
+}
+
+}  // namespace
+
+Stage hashed_stage(const AttentionConfig& c, HashedStage stage) {
+  switch (stage) {
+    case HashedStage::qk_normalize: return qk_normalize(c);
+    case HashedStage::code_sum: return code_sum(c);
+    case HashedStage::value_sum: return value_sum(c);
+    case HashedStage::context: return context(c);
+    case HashedStage::numerator: return numerator(c);
+    case HashedStage::denominator: return denominator(c);
+    case HashedStage::normalise: return normalise(c);
+  }
+  return {};
 }
 
 }  // namespace ecosim::stages
@@ -90,15 +103,13 @@ Stage hashed_normalise(const AttentionConfig& c) {
 namespace ecosim::detail {
 
 void emit_hashed(const AttentionConfig& c, const AttentionEmitter& emit) {
-  emit(stages::hashed_qk_normalize(c));
+  using stages::HashedStage;
+  emit(stages::hashed_stage(c, HashedStage::qk_normalize));
   for (stages::HashPart part : stages::all_hash_parts())
     if (stages::performs(c, part)) emit(stages::hash_part(c, part));
-  emit(stages::hashed_code_sum(c));
-  emit(stages::hashed_value_sum(c));
-  emit(stages::hashed_context(c));
-  emit(stages::hashed_numerator(c));
-  emit(stages::hashed_denominator(c));
-  emit(stages::hashed_normalise(c));
+  for (HashedStage s : {HashedStage::code_sum, HashedStage::value_sum, HashedStage::context, HashedStage::numerator,
+                        HashedStage::denominator, HashedStage::normalise})
+    emit(stages::hashed_stage(c, s));
 }
 
 }  // namespace ecosim::detail

@@ -58,19 +58,16 @@ Stage reformer_chunk_attention(const AttentionConfig& c);
 Stage reformer_combine(const AttentionConfig& c);
 
 // The hashed family (EcoFormer and its ablations), around the hash of hash_stages.hpp.
-/// qk_normalize: x / max(‖x‖, eps) of every token.
-Stage hashed_qk_normalize(const AttentionConfig& c);
-/// code_sum: s = Σ_j h_j.
-Stage hashed_code_sum(const AttentionConfig& c);
-/// value_sum: z = Σ_j v_j, then c·z.
-Stage hashed_value_sum(const AttentionConfig& c);
-/// context: M = Σ_j h_j v_jᵀ.
-Stage hashed_context(const AttentionConfig& c);
-/// numerator: h_i·M + c·z.
-Stage hashed_numerator(const AttentionConfig& c);
-/// denominator: h_i·s + c·N.
-Stage hashed_denominator(const AttentionConfig& c);
-/// normalise: num_i · (1/den_i).
-Stage hashed_normalise(const AttentionConfig& c);
+enum class HashedStage : std::uint8_t {
+  qk_normalize,  // x / max(‖x‖, eps) of every token (before the hash)
+  code_sum,      // s = Σ_j h_j
+  value_sum,     // z = Σ_j v_j, then c·z
+  context,       // M = Σ_j h_j v_jᵀ
+  numerator,     // h_i·M + c·z
+  denominator,   // h_i·s + c·N
+  normalise      // num_i · (1/den_i)
+};
+/// The stage's one record, named as its enumerator.
+Stage hashed_stage(const AttentionConfig& c, HashedStage stage);
 
 }  // namespace ecosim::stages
