@@ -1,6 +1,6 @@
 // `ecosim compress`: compresses a synthetic (seeded normal) or .npy activation tensor with one scheme and
 // reports storage (bits per element including metadata, ratio to the input dtype), error and time.
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
@@ -45,11 +45,7 @@ std::vector<std::uint64_t> parse_shape(const std::string& text) {
   }
 }
 
-std::string shape_text(const std::vector<std::uint64_t>& shape) {
-  std::string s = std::to_string(shape.front());
-  for (std::size_t i = 1; i < shape.size(); ++i) s.append("x").append(std::to_string(shape[i]));
-  return s;
-}
+std::string shape_text(const std::vector<std::uint64_t>& shape) { return fmt::format("{}", fmt::join(shape, "x")); }
 
 }  // namespace
 
