@@ -58,11 +58,6 @@ void unit_l1_rows(float* w, std::uint64_t rows, std::uint64_t cols) {
 
 }  // namespace
 
-bool HashParams::kernel() const {
-  return variant == AttentionVariant::ecoformer || variant == AttentionVariant::klsh_ecoformer ||
-         variant == AttentionVariant::fp_ecoformer;
-}
-
 HashParams make_hash_params(const Tensor& qk, const AttentionConfig& config, std::uint64_t seed) {
   config.validate();
   if (!is_hashed(config.variant))
@@ -74,7 +69,7 @@ HashParams make_hash_params(const Tensor& qk, const AttentionConfig& config, std
   HashParams p{config.variant, config.heads, config.head_dim, config.code_bits(), config.support, {}, {}, {}};
   const std::uint64_t h_count = p.heads, d = p.dim, b = p.bits, m = p.support;
   const std::uint64_t pool = checked_mul(qk.batch, qk.seq);
-  if (p.variant == AttentionVariant::bi_ecoformer) return p;
+  if (!stages::projects_to_bits(p.variant)) return p;
 
   const std::uint64_t cols = p.kernel() ? m : d;
   p.projection.resize(checked_product({h_count, b, cols}));

@@ -22,7 +22,7 @@ struct Hashed {
   DType sum;      // Σ of ±1 codes is an exact integer
   explicit Hashed(const AttentionConfig& c)
       : g(checked_mul(c.batch, c.heads)), n(c.seq), d(c.head_dim), b(c.code_bits()), gn(checked_mul(g, n)),
-        binary(c.variant != AttentionVariant::fp_ecoformer), code(binary ? DType::binary : DType::fp32),
+        binary(binary_codes(c.variant)), code(binary ? DType::binary : DType::fp32),
         sum(binary ? DType::int32 : DType::fp32) {}
 
   /// A product with the codes: additions and subtractions selected by code bits, or a real GEMM.

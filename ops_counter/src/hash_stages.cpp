@@ -5,6 +5,7 @@
 
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/primitives.hpp"
+#include "ecosim/ops_counter/variant_registry.hpp"
 
 namespace ecosim::stages {
 
@@ -13,14 +14,9 @@ namespace {
 constexpr std::array<HashPart, 5> kParts = {HashPart::distances, HashPart::kernel, HashPart::centre,
                                             HashPart::projection, HashPart::sign};
 
-bool kernel_hash(AttentionVariant v) {
-  return v == AttentionVariant::ecoformer || v == AttentionVariant::klsh_ecoformer ||
-         v == AttentionVariant::fp_ecoformer;
-}
-
 /// Inputs of each projection: the m centred kernel values, or the d features (lsh).
 std::uint64_t projection_inputs(const AttentionConfig& c) {
-  return kernel_hash(c.variant) ? c.support : c.head_dim;
+  return hashes_through_anchors(c.variant) ? c.support : c.head_dim;
 }
 
 /// fp32 elements read and written, per group unless `shared` (read once per head).
@@ -88,13 +84,19 @@ OpCounts paper_counts(const AttentionConfig& c, HashPart part) {
 
 std::span<const HashPart> all_hash_parts() { return kParts; }
 
+bool hashes_through_anchors(AttentionVariant v) {
+  return variant_info(v).parameters.contains(VariantParameterId::support);
+}
+bool projects_to_bits(AttentionVariant v) { return variant_info(v).parameters.contains(VariantParameterId::bits); }
+bool binary_codes(AttentionVariant v) { return is_hashed(v) && v != AttentionVariant::fp_ecoformer; }
+
 bool performs(const AttentionConfig& c, HashPart part) {
   switch (part) {
     case HashPart::distances:
     case HashPart::kernel:
-    case HashPart::centre: return kernel_hash(c.variant);
-    case HashPart::projection: return c.variant != AttentionVariant::bi_ecoformer;
-    case HashPart::sign: return c.variant != AttentionVariant::fp_ecoformer;
+    case HashPart::centre: return hashes_through_anchors(c.variant);
+    case HashPart::projection: return projects_to_bits(c.variant);
+    case HashPart::sign: return binary_codes(c.variant);
   }
   return false;
 }

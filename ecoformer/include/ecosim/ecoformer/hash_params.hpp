@@ -7,6 +7,7 @@
 
 #include "ecosim/ecoformer/hash_learning.hpp"
 #include "ecosim/ecoformer/run.hpp"
+#include "ecosim/ops_counter/hash_stages.hpp"
 
 namespace ecosim::ecoformer {
 
@@ -23,8 +24,8 @@ struct HashParams {
   /// ecoformer and fp-ecoformer: the learning report of each head (loss per bit).
   std::vector<LearnedProjection> learning;
 
-  bool kernel() const;  // RBF-kernel hash (ecoformer, klsh-, fp-ecoformer)
-  bool binary() const { return variant != AttentionVariant::fp_ecoformer; }
+  bool kernel() const { return stages::hashes_through_anchors(variant); }  // RBF-kernel hash
+  bool binary() const { return stages::binary_codes(variant); }
 };
 
 /// Tokens of each head used to learn the projection: at most this many, drawn from batch × seq.

@@ -16,6 +16,13 @@
 
 namespace ecosim::stages {
 
+/// The hash function of a hashed variant, from the parameters the registry says it reads: an RBF kernel to
+/// anchors (it reads `support`: ecoformer, klsh-, fp-ecoformer), a projection to the code bits (it reads
+/// `bits`: all but bi-ecoformer), binary ±1 codes (all but fp-ecoformer, whose codes are the projections).
+bool hashes_through_anchors(AttentionVariant v);
+bool projects_to_bits(AttentionVariant v);
+bool binary_codes(AttentionVariant v);
+
 enum class HashPart : std::uint8_t { distances, kernel, centre, projection, sign };
 
 /// Every part, in execution order.
