@@ -29,19 +29,19 @@ bool bench(const std::string& label, const std::vector<ecosim::OpRecord>& ops, c
   std::size_t plan_count = 0;
   const double plan_s = seconds([&] {
     RecordList records(ops);
-    accel::PlanSource plans(records, config, tech);
+    accel::PlanSource plans(records, Convention::exact, label, config, tech);
     for (accel::OpPlan plan; plans.next(plan);) ++plan_count;
   });
   if (config.fuse_attention && plan_count == ops.size()) return false;  // nothing fused
   accel::ReplayResult sc, closed;
   const double sc_s = seconds([&] {
     RecordList records(ops);
-    accel::PlanSource plans(records, config, tech);
+    accel::PlanSource plans(records, Convention::exact, label, config, tech);
     sc = accel::replay_systemc(plans, config);
   });
   const double closed_s = seconds([&] {
     RecordList records(ops);
-    accel::PlanSource plans(records, config, tech);
+    accel::PlanSource plans(records, Convention::exact, label, config, tech);
     closed = accel::replay_closed_form(plans, config);
   });
   fmt::print("{:<34} {:>7} {:>9} {:>10.4f} {:>10.4f} {:>10.5f} {:>12.0f} {:>9.1f}\n", label, ops.size(),

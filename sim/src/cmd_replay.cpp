@@ -36,8 +36,10 @@ int replay(const Args& args) {
   const Format format = parse_format(vm["format"].as<std::string>());
   const accel::AccelConfig config = parse_accel(vm);
   const TechTable tech = TechTable::builtin_45nm();
-  trace::TraceReader reader(vm["trace"].as<std::string>());  // streamed: one record at a time
-  accel::PlanSource plans(reader, config, tech, replay_budget(parse_work_limits(vm)));
+  const std::string path = vm["trace"].as<std::string>();
+  trace::TraceReader reader(path);  // streamed: one record at a time
+  accel::PlanSource plans(reader, reader.header().convention, path, config, tech,
+                          replay_budget(parse_work_limits(vm)));
   std::optional<AtomicFile> timeline_file;  // opened first: an unwritable path fails before the replay
   std::optional<accel::TimelineWriter> timeline;
   if (vm.count("timeline")) {
