@@ -16,7 +16,7 @@ namespace ecosim::cli {
 
 int replay(const Args& args) {
   po::options_description options("ecosim replay");
-  options.add_options()("help,h", "this help")("trace", po::value<std::string>(), "trace file (also the first argument)")
+  options.add_options()("help,h", "this help")("trace", po::value<std::string>(), "trace file, exact convention (also the first argument)")
       ("timeline", po::value<std::string>(), "write a Chrome trace-event JSON timeline (one track per unit)")
       ("format", po::value<std::string>()->default_value("table"), "table, csv or json");
   options.add(accel_options());
