@@ -5,43 +5,59 @@
 #include <algorithm>
 #include <array>
 #include <string_view>
+#include <utility>
 
-#include "ecosim/ops_counter/checked.hpp"
+#include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/hash_stages.hpp"
 #include "ecosim/ops_counter/primitives.hpp"
 
 namespace ecosim::trace::v1 {
 
 namespace {
 
-/// A component of `hash`: its name with `suffix`, the given class, shape and function, no counts yet.
-OpRecord component(const OpRecord& hash, std::string_view suffix, OpClass kind, std::uint64_t n, std::uint64_t k,
-                   std::string func) {
-  OpRecord r;
-  r.name = hash.name + std::string(suffix);
-  r.kind = kind;
-  r.func = std::move(func);
-  r.batch = hash.batch, r.m = hash.m, r.n = n, r.k = k;
-  r.a_dtype = hash.a_dtype;
-  r.b_dtype = kind == OpClass::gemm ? hash.b_dtype : hash.a_dtype;
-  checked_product({r.batch, r.m, r.n, r.k});
-  return r;
+/// v1's hash functions (`func`) and the variants that wrote them.
+constexpr std::array<std::pair<std::string_view, AttentionVariant>, 5> kHashFunctions = {{
+    {"ksh", AttentionVariant::ecoformer},
+    {"klsh", AttentionVariant::klsh_ecoformer},
+    {"ksh_real", AttentionVariant::fp_ecoformer},
+    {"lsh", AttentionVariant::lsh_ecoformer},
+    {"sign", AttentionVariant::bi_ecoformer},
+}};
+
+/// The hashed layer a v1 hash record describes: G = batch groups of m tokens of k features, n bits.
+AttentionConfig hashed_layer(const OpRecord& hash) {
+  const auto f = std::find_if(kHashFunctions.begin(), kHashFunctions.end(),
+                              [&](const auto& entry) { return entry.first == hash.func; });
+  if (f == kHashFunctions.end())
+    throw Error("func '" + hash.func + "' is not a version-1 hash function (ksh, klsh, ksh_real, lsh, sign)");
+  AttentionConfig c;
+  c.variant = f->second;
+  c.batch = hash.batch, c.heads = 1, c.seq = hash.m, c.head_dim = hash.k, c.bits = hash.n;
+  if (stages::performs(c, stages::HashPart::distances)) {
+    const auto support = hash.params.find("support");
+    if (support == hash.params.end()) throw Error("a kernel hash ('" + hash.func + "') needs params.support");
+    c.support = support->second;
+  }
+  return c;
 }
 
-/// Gives `gemm` the multiplications and additions of its products (per output k multiplications and
-/// `adds_per_output` additions), each at most what `rest` still holds of it, and takes them from `rest`.
-void take_products(OpRecord& gemm, std::uint64_t adds_per_output, OpCounts& rest, const OpRecord& hash) {
-  const std::uint64_t outputs = checked_product({gemm.batch, gemm.m, gemm.n});
-  const std::uint64_t wanted[] = {checked_mul(outputs, gemm.k), checked_mul(outputs, adds_per_output)};
-  const OpKind kinds[] = {OpKind::mul, OpKind::add};
-  const DType t = hash.a_dtype;
-  OpCounts left;
-  for (std::size_t i = 0; i < 2; ++i) {
-    const std::uint64_t taken = std::min(wanted[i], rest.ops(kinds[i], t));
-    gemm.counts.add(kinds[i], t, taken);
-  }
+/// The operations of `counts`, without its bytes.
+OpCounts operations_of(const OpCounts& counts) {
+  OpCounts ops;
   for (OpKind k : kAllOpKinds)
-    for (DType d : kAllDTypes)
-      if (auto n = rest.ops(k, d) - gemm.counts.ops(k, d)) left.add(k, d, n);
+    for (DType t : kAllDTypes) ops.add(k, t, counts.ops(k, t));
+  return ops;
+}
+
+/// Moves into `to` each of `wanted`'s operations, at most what `rest` still holds of it.
+void take(const OpCounts& wanted, OpCounts& rest, OpCounts& to) {
+  OpCounts left;
+  for (OpKind k : kAllOpKinds)
+    for (DType t : kAllDTypes) {
+      const std::uint64_t taken = std::min(wanted.ops(k, t), rest.ops(k, t));
+      to.add(k, t, taken);
+      left.add(k, t, rest.ops(k, t) - taken);
+    }
   rest = left;
 }
 
@@ -75,27 +91,27 @@ constexpr std::array<OpClass, kAttentionRecords> kKinds = {OpClass::gemm, OpClas
 }  // namespace
 
 std::vector<OpRecord> hash_components(const OpRecord& hash) {
-  const auto support = hash.params.find("support");
-  const bool sign_only = hash.func == "sign" || hash.func == "bi";
-  const bool kernel = !sign_only && support != hash.params.end();
-  OpCounts rest;  // operations not yet given to a component; the bytes go to the last record whole
-  for (OpKind k : kAllOpKinds)
-    for (DType t : kAllDTypes) rest.add(k, t, hash.counts.ops(k, t));
-
+  const AttentionConfig layer = hashed_layer(hash);
+  const bool kernel = stages::performs(layer, stages::HashPart::distances);
+  OpCounts rest = operations_of(hash.counts);  // not yet given to a record
   std::vector<OpRecord> out;
-  if (kernel) {  // ‖x − a‖²: per pair k subtractions, k squares, k − 1 additions
-    OpRecord distances = component(hash, "_distances", OpClass::gemm, support->second, hash.k, "");
-    take_products(distances, checked_mul(2, hash.k) - 1, rest, hash);
-    out.push_back(std::move(distances));
+  for (stages::HashPart part : stages::all_hash_parts()) {
+    if (!stages::performs(layer, part)) continue;
+    OpRecord today = stages::hash_record(layer, part);
+    if (today.kind != OpClass::gemm) continue;  // in the eltwise record below
+    OpRecord gemm = today;
+    gemm.name = hash.name + today.name.substr(today.name.find('_'));  // "<h>_distances", "<h>_projection"
+    gemm.a_dtype = hash.a_dtype, gemm.b_dtype = hash.b_dtype;
+    gemm.counts = {};
+    take(today.counts, rest, gemm.counts);
+    out.push_back(std::move(gemm));
   }
-  if (!sign_only) {  // b projections of the m kernel values, or of the k features
-    const std::uint64_t inputs = kernel ? support->second : hash.k;
-    OpRecord projection = component(hash, "_projection", OpClass::gemm, hash.n, inputs, "");
-    take_products(projection, inputs - 1, rest, hash);
-    out.push_back(std::move(projection));
-  }
-  OpRecord last = kernel ? component(hash, "_elementwise", OpClass::eltwise, support->second, 1, hash.func)
-                         : component(hash, "_sign", OpClass::eltwise, hash.n, 1, "sign");
+  OpRecord last;
+  last.name = hash.name + (kernel ? "_elementwise" : "_sign");
+  last.kind = OpClass::eltwise;
+  last.func = kernel ? hash.func : "sign";
+  last.batch = hash.batch, last.m = hash.m, last.n = kernel ? layer.support : hash.n;
+  last.a_dtype = last.b_dtype = hash.a_dtype;
   last.counts = rest;
   last.counts += hash.counts.bytes_only();
   out.push_back(std::move(last));

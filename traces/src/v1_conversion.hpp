@@ -3,6 +3,7 @@
 // recognised by name, get the fusion group v2 writes explicitly.
 #pragma once
 #include <cstddef>
+#include <string_view>
 #include <vector>
 
 #include "ecosim/ops_counter/op_record.hpp"
@@ -13,9 +14,11 @@ namespace ecosim::trace::v1 {
 inline constexpr std::string_view kHashKind = "hash";
 
 /// The records of a v1 hash `hash` (read with kind ignored; params.support, when present, already checked
-/// to be 1..2^40): hash_distances (with params.support), hash_projection (unless func is "sign" or "bi"), and
-/// one eltwise record with the rest of the operations and all the bytes. Summed, their operations and bytes
-/// equal the v1 record's. Throws ecosim::Error when a component's shape overflows 64 bits.
+/// to be 1..2^40): the GEMM parts version 2 writes for the layer it describes (ops_counter's hash_stages.hpp:
+/// hash_distances and hash_projection, as the hash function performs them), then one eltwise record with the
+/// rest of the operations and all the bytes. Summed, their operations and bytes equal the v1 record's.
+/// Throws ecosim::Error for an unknown func, a kernel hash without params.support, or a component whose
+/// shape overflows 64 bits.
 std::vector<OpRecord> hash_components(const OpRecord& hash);
 
 /// Records in a v1 attention group: scores, scale, softmax, context.
