@@ -77,12 +77,9 @@ class LineParser {
 
   /// Appends the op record of `j` to `out`; a version-1 hash record as its components (v1_conversion.hpp).
   void op(const nlohmann::json& j, int version, std::vector<OpRecord>& out) const {
-    if (version == 1)
-      only_fields(j, {"record", "name", "kind", "func", "batch", "m", "n", "k", "a_dtype", "b_dtype", "params", "ops",
-                      "bytes_read", "bytes_written"});
-    else
-      only_fields(j, {"record", "name", "kind", "func", "batch", "m", "n", "k", "a_dtype", "b_dtype", "params",
-                      "group", "ops", "bytes_read", "bytes_written"});
+    only_fields(j, {"record", "name", "kind", "func", "batch", "m", "n", "k", "a_dtype", "b_dtype", "params",
+                    "group", "ops", "bytes_read", "bytes_written"});
+    if (version == 1 && j.contains("group")) fail("group", "unknown field (version 1 has no groups)");
     OpRecord r;
     r.name = string(j, "name");
     if (r.name.empty()) fail("name", "must not be empty");
