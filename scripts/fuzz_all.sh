@@ -2,7 +2,7 @@
 # Builds every libFuzzer target once with clang (address + undefined sanitizers) into build-fuzz/, runs each
 # for SECONDS on its seed corpus, and prints per target the executions and crashes; fails on any crash.
 # Targets and seeds: the trace reader (traces written by the main build's ecosim, ${ECOSIM_BUILD_DIR:-build}/bin,
-# from scripts/setup.sh), the accelerator config (the shipped and test configs), the .npy reader
+# from scripts/setup.sh, and traces/fuzz/seeds), the accelerator config (the shipped and test configs), the .npy reader
 # (ecoformer/fuzz/seeds) and the model zoo (ops_counter/fuzz/seeds). Crash inputs go to build-fuzz/artifacts/,
 # logs to build-fuzz/<target>.log.
 # Usage: scripts/fuzz_all.sh SECONDS
@@ -39,6 +39,7 @@ for trace in "$traces"/*.jsonl; do
     printf '%s\n%s\n{"record":"end","ops":1}\n' "$(head -n 1 "$trace")" "$op" >"$corpus/$(basename "$trace" .jsonl).$n.jsonl"
   done < <(grep '"record":"op"' "$trace")
 done
+cp traces/fuzz/seeds/*.jsonl "$corpus/"  # stored: version-1 records (a hash, an attention group) and v2 groups
 seed accel_config_fuzz accel_model/data/*.json tests/accel_model/data/*.json
 seed npy_fuzz ecoformer/fuzz/seeds/*.npy
 seed model_zoo_fuzz ops_counter/fuzz/seeds/*.json

@@ -23,25 +23,25 @@ double seconds(F&& f) {
 /// Plans and replays `ops` with both models and prints one row; no row (false) for a fused mapping that
 /// fused nothing. Plans are made as the replay pulls them, tiles as it walks them: plan_s times the planning
 /// alone (tiling choices), and the replay times include it and the tile generation.
-bool bench(const std::string& label, const std::vector<ecosim::OpRecord>& ops, const ecosim::accel::AccelConfig& config,
-           const ecosim::TechTable& tech) {
+bool bench(const std::string& label, ecosim::Convention convention, const std::vector<ecosim::OpRecord>& ops,
+           const ecosim::accel::AccelConfig& config, const ecosim::TechTable& tech) {
   using namespace ecosim;
   std::size_t plan_count = 0;
   const double plan_s = seconds([&] {
     RecordList records(ops);
-    accel::PlanSource plans(records, config, tech);
+    accel::PlanSource plans(records, convention, label, config, tech);
     for (accel::OpPlan plan; plans.next(plan);) ++plan_count;
   });
   if (config.fuse_attention && plan_count == ops.size()) return false;  // nothing fused
   accel::ReplayResult sc, closed;
   const double sc_s = seconds([&] {
     RecordList records(ops);
-    accel::PlanSource plans(records, config, tech);
+    accel::PlanSource plans(records, convention, label, config, tech);
     sc = accel::replay_systemc(plans, config);
   });
   const double closed_s = seconds([&] {
     RecordList records(ops);
-    accel::PlanSource plans(records, config, tech);
+    accel::PlanSource plans(records, convention, label, config, tech);
     closed = accel::replay_closed_form(plans, config);
   });
   fmt::print("{:<34} {:>7} {:>9} {:>10.4f} {:>10.4f} {:>10.5f} {:>12.0f} {:>9.1f}\n", label, ops.size(),
@@ -65,8 +65,8 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
       const trace::Trace t = trace::read_file(argv[i]);
       const std::string name = std::filesystem::path(argv[i]).filename().string();
-      bench(name, t.ops, unfused, tech);
-      bench(name + " +fused", t.ops, fused, tech);
+      bench(name, t.header.convention, t.ops, unfused, tech);
+      bench(name + " +fused", t.header.convention, t.ops, fused, tech);
     }
   } catch (const Error& e) {
     fmt::print(stderr, "bench_accel: error: {}\n", e.what());

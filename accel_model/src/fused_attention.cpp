@@ -1,11 +1,10 @@
-// Fused (FlashAttention-style) softmax attention on the accelerator: group detection, tile choice and the
+// Fused (FlashAttention-style) softmax attention on the accelerator: group validation, tile choice and the
 // tile sequence (see fused_attention.hpp).
 #include "ecosim/accel_model/fused_attention.hpp"
 
 #include <algorithm>
 #include <array>
 #include <fmt/core.h>
-#include <string_view>
 
 #include "ecosim/accel_model/tiling.hpp"
 #include "ecosim/ops_counter/checked.hpp"
@@ -16,29 +15,6 @@ namespace ecosim::accel {
 namespace {
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0); }
-
-/// A record name as prefix, part and shape suffix: "stage1.block0.attn.scores" → ("stage1.block0.attn.",
-/// "scores", ""); Reformer's "attention.chunk_scores.1" → ("attention.", "scores", ".1") (its chunk parts
-/// carry a "chunk_" stem and, with several chunk shapes, a numeric suffix).
-struct NameParts {
-  std::string_view prefix, part, suffix;
-  bool chunk = false;
-};
-NameParts split_name(std::string_view name) {
-  NameParts p;
-  std::size_t dot = name.rfind('.');
-  if (dot != std::string_view::npos && dot + 1 < name.size() &&
-      name.find_first_not_of("0123456789", dot + 1) == std::string_view::npos) {
-    p.suffix = name.substr(dot);
-    name = name.substr(0, dot);
-    dot = name.rfind('.');
-  }
-  p.prefix = dot == std::string_view::npos ? std::string_view{} : name.substr(0, dot + 1);
-  p.part = dot == std::string_view::npos ? name : name.substr(dot + 1);
-  p.chunk = p.part.starts_with("chunk_");
-  if (p.chunk) p.part.remove_prefix(6);
-  return p;
-}
 
 /// Extra vector-unit work of the running softmax: for every query row and every key tile after the first,
 /// the old maximum's correction factor (1 subtraction, 1 exp) and the rescaled sum and output row (d + 1
@@ -71,17 +47,13 @@ std::vector<std::uint64_t> powers_of_two_up_to(std::uint64_t n) {
 }  // namespace
 
 std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, const AccelConfig& config) {
-  if (ops.size() < kAttentionGroupRecords) return std::nullopt;
-  constexpr std::array<std::string_view, kAttentionGroupRecords> parts = {"scores", "scale", "softmax", "context"};
+  if (ops.size() < kAttentionGroupRecords || ops[0].group.empty()) return std::nullopt;
+  if (ops.size() > kAttentionGroupRecords && ops[kAttentionGroupRecords].group == ops[0].group)
+    return std::nullopt;  // a longer group is not one softmax attention
   constexpr std::array<OpClass, kAttentionGroupRecords> kinds = {OpClass::gemm, OpClass::eltwise, OpClass::reduce,
                                                                  OpClass::gemm};
-  const NameParts first = split_name(ops[0].name);
-  for (std::size_t i = 0; i < kAttentionGroupRecords; ++i) {
-    const NameParts p = split_name(ops[i].name);
-    if (p.prefix != first.prefix || p.suffix != first.suffix || p.chunk != first.chunk || p.part != parts[i] ||
-        ops[i].kind != kinds[i])
-      return std::nullopt;
-  }
+  for (std::size_t i = 0; i < kAttentionGroupRecords; ++i)
+    if (ops[i].group != ops[0].group || ops[i].kind != kinds[i]) return std::nullopt;
   const OpRecord &scores = ops[0], &scale = ops[1], &softmax = ops[2], &context = ops[3];
   const AttentionShape s{scores.batch, scores.m, scores.n, scores.k, operand_bits(scores.a_dtype, config)};
   const bool consistent = context.batch == s.groups && context.m == s.queries && context.n == s.dim &&
@@ -186,11 +158,10 @@ std::optional<OpPlan> plan_fused_attention(std::span<const OpRecord> ops, const 
   OpCounts softmax_work = ops[1].counts;
   softmax_work += ops[2].counts;
   softmax_work += online_softmax_overhead(s, tiling->tk);
-  const VectorWork vector = vector_work(softmax_work, 0, c, tech);
+  const VectorWork vector = vector_work(softmax_work, c, tech);
 
   OpPlan plan;
-  const NameParts name = split_name(ops[0].name);
-  plan.name = std::string(name.prefix) + (name.chunk ? "chunk_" : "") + "fused_attention" + std::string(name.suffix);
+  plan.name = ops[0].group;
   plan.kind = OpClass::gemm;
   plan.mapping = fmt::format("fused attention: {} queries × {} keys per tile, scores on chip; array {}-bit (pf {})",
                              tiling->tq, tiling->tk, s.operand_bits, fusion(s.operand_bits, s.operand_bits).spatial);

@@ -39,18 +39,12 @@ std::uint64_t dram_cycles(std::uint64_t bits, const AccelConfig& config) {
   return config.dram_latency_cycles + bits / config.dram_bits_per_cycle + (bits % config.dram_bits_per_cycle != 0);
 }
 
-VectorWork vector_work(const OpCounts& counts, std::uint64_t covered_macs, const AccelConfig& config,
-                       const TechTable& tech) {
+VectorWork vector_work(const OpCounts& counts, const AccelConfig& config, const TechTable& tech) {
   OpCounts mapped;
   std::uint64_t lane_cycles = 0;
   for (OpKind k : kAllOpKinds) {
-    std::uint64_t covered = (k == OpKind::mul || k == OpKind::add) ? covered_macs : 0;
     for (DType t : kAllDTypes) {
-      std::uint64_t n = counts.ops(k, t);
-      if (is_float(t)) {
-        const std::uint64_t removed = std::min(n, covered);
-        n -= removed, covered -= removed;
-      }
+      const std::uint64_t n = counts.ops(k, t);
       if (n == 0) continue;
       mapped.add(k, is_float(t) ? config.vector_float_dtype : t, n);
       lane_cycles = checked_add(lane_cycles, checked_mul(n, config.vector_cycles_per_op[std::size_t(k)]));
@@ -116,9 +110,8 @@ std::string plan_gemm(const GemmShape& shape, const AccelConfig& config, OpPlan&
                      f.passes > 1 ? fmt::format(", {} passes", f.passes) : "", tiling.describe());
 }
 
-std::string plan_vector(const OpRecord& op, std::uint64_t covered_macs, const AccelConfig& config,
-                        const TechTable& tech, OpPlan& plan) {
-  const VectorWork work = vector_work(op.counts, covered_macs, config, tech);
+std::string plan_vector(const OpRecord& op, const AccelConfig& config, const TechTable& tech, OpPlan& plan) {
+  const VectorWork work = vector_work(op.counts, config, tech);
   plan.runs.push_back(std::make_shared<StreamRun>(Unit::vector, stored_bits(op.counts, true, config),
                                                   stored_bits(op.counts, false, config), work, config));
   return fmt::format("vector unit, {} lanes", config.vector_lanes);
@@ -136,26 +129,12 @@ OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& t
     case OpClass::popcount_accumulate:
       plan.mapping = config.binary_codes == BinaryMapping::array
                          ? "codes as 2-bit operands: " + plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, plan)
-                         : "±additions on the " + plan_vector(op, 0, config, tech, plan);
+                         : "±additions on the " + plan_vector(op, config, tech, plan);
       break;
     case OpClass::eltwise:
     case OpClass::reduce:
-      plan.mapping = plan_vector(op, 0, config, tech, plan);
+      plan.mapping = plan_vector(op, config, tech, plan);
       break;
-    case OpClass::hash: {
-      const auto support = op.params.find("support");
-      if (support == op.params.end() || support->second == 0)
-        throw Error(fmt::format("op '{}': a hash op needs params.support (kernel anchors) > 0", op.name));
-      const std::uint64_t tokens = checked_mul(op.batch, op.m), anchors = support->second;
-      // Kernel distances to the anchors and the projection onto the code bits run on the array; exp,
-      // centring and signs on the vector unit.
-      const std::string distances = plan_gemm({1, tokens, anchors, op.k, a, a}, config, plan);
-      const std::string projection = plan_gemm({1, tokens, op.n, anchors, a, a}, config, plan);
-      const std::uint64_t covered = checked_mul(tokens, checked_add(checked_mul(op.k, anchors), checked_mul(anchors, op.n)));
-      plan.mapping = fmt::format("distances: {}; projection: {}; rest: {}", distances, projection,
-                                 plan_vector(op, covered, config, tech, plan));
-      break;
-    }
     case OpClass::memcpy:
       plan.runs.push_back(std::make_shared<StreamRun>(Unit::dma, stored_bits(op.counts, true, config),
                                                       stored_bits(op.counts, false, config), VectorWork{}, config));

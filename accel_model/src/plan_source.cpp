@@ -1,14 +1,20 @@
-// PlanSource: plans records as they are pulled, with a window of four records for fused attention groups.
+// PlanSource: plans records as they are pulled, with a window of five records where a fusion group starts.
 #include "ecosim/accel_model/plan_source.hpp"
 
 #include <span>
 
 #include "ecosim/accel_model/fused_attention.hpp"
+#include "ecosim/ops_counter/error.hpp"
 
 namespace ecosim::accel {
 
-PlanSource::PlanSource(RecordSource& records, const AccelConfig& config, const TechTable& tech, PlanCheck check)
-    : records_(records), config_(config), tech_(tech), check_(std::move(check)) {}
+PlanSource::PlanSource(RecordSource& records, Convention convention, std::string_view origin,
+                       const AccelConfig& config, const TechTable& tech, PlanCheck check)
+    : records_(records), config_(config), tech_(tech), check_(std::move(check)) {
+  if (convention != Convention::exact)
+    throw Error(std::string(origin) + ": replay needs exact-convention counts; this trace is '" +
+                std::string(name(convention)) + "' (write it with: ecosim trace ... --convention exact)");
+}
 
 void PlanSource::fill(std::size_t count) {
   if (first_ >= kAttentionGroupRecords) {  // drop planned records now and then, not one by one
@@ -23,10 +29,13 @@ void PlanSource::fill(std::size_t count) {
 }
 
 bool PlanSource::next(OpPlan& plan) {
-  fill(config_.fuse_attention ? kAttentionGroupRecords : 1);
-  const std::span<const OpRecord> waiting = std::span(window_).subspan(first_);
-  if (waiting.empty()) return false;
-  if (config_.fuse_attention) {
+  fill(1);
+  if (first_ == window_.size()) return false;
+  const bool group_starts = !window_[first_].group.empty() && window_[first_].group != previous_group_;
+  previous_group_ = window_[first_].group;
+  if (config_.fuse_attention && group_starts) {
+    fill(kAttentionGroupRecords + 1);  // one more: the group must end after its four records
+    const std::span<const OpRecord> waiting = std::span(window_).subspan(first_);
     if (std::optional<OpPlan> fused = plan_fused_attention(waiting, config_, tech_)) {
       plan = std::move(*fused);
       first_ += kAttentionGroupRecords;
@@ -34,7 +43,7 @@ bool PlanSource::next(OpPlan& plan) {
       return true;
     }
   }
-  plan = plan_op(waiting.front(), config_, tech_);
+  plan = plan_op(window_[first_], config_, tech_);
   ++first_;
   if (check_) check_(plan);
   return true;

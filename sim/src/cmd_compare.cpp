@@ -1,5 +1,6 @@
 // `ecosim compare`: for each attention variant, runs the kernel (GPU when present, else the CPU reference)
-// while counting its operations and writing its trace, replays the trace on the SystemC accelerator model,
+// while counting its operations and writing its trace (a count-only variant without a kernel: its analytic
+// exact-convention records), replays the trace on the SystemC accelerator model,
 // and reports op counts, accelerator latency/energy, GPU latency and ratios to MSA beside the published ones.
 // With --model, compares whole-model analytic traces instead. Every variant's parameters are checked before
 // anything runs, and traces and reports are written only when all runs have succeeded.
@@ -14,6 +15,7 @@
 #include "device_option.hpp"
 #include "ecosim/ecoformer/run.hpp"
 #include "ecosim/kernels/gpu.hpp"
+#include "ecosim/ops_counter/attention.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
@@ -57,6 +59,15 @@ VariantRun run_kernel(const AttentionConfig& config, DeviceChoice device) {
   VariantRun run{std::move(list.records), counter.total(), std::nullopt, dev == ecoformer::Device::cuda ? "kernel (cuda)" : "kernel (cpu)"};
   if (r.device == ecoformer::Device::cuda) run.measured_gpu_ms = r.latency_ms;
   return run;
+}
+
+/// A count-only variant's layer (no kernel to run): the analytic records, named as the kernels name theirs.
+VariantRun run_analytic_layer(const AttentionConfig& config) {
+  OpCounter counter;
+  RecordingSink list;
+  FanOutSink sink({&counter, &list});
+  emit_attention("attention", config, Convention::exact, sink);
+  return {std::move(list.records), counter.total(), std::nullopt, "analytic (count-only: no kernel)"};
 }
 
 /// One column of the comparison: an attention variant, or (with --model) the model's own attention.
@@ -187,11 +198,9 @@ int compare(const Args& args) {
     config.projections = false;  // kernels take projected q, k, v
     read_variant_parameters(vm, config);
     if (model.empty() && e.native) throw Error("'native' (a model's own attention) needs --model");
-    if (model.empty() && variant_info(config.variant).count_only())
-      throw Error(fmt::format("{} has no kernel to run; compare it over a whole model (--model pvt_v2_b0)", label));
     if (model.empty()) {
       config.validate();
-      check_attention_kernel(limits, config, device == DeviceChoice::cuda);
+      if (ecoformer::has_kernel(config.variant)) check_attention_kernel(limits, config, device == DeviceChoice::cuda);
     } else {
       model_workload(model, zoo, e).layers();  // throws for a model the variant cannot build
     }
@@ -202,11 +211,14 @@ int compare(const Args& args) {
   ReportFolder folder(out);  // checked now, created only once every run has succeeded
   std::vector<std::vector<OpRecord>> traces;
   for (const Entry& e : entries) {
-    fmt::print(stderr, "[{}] {} ...\n", e.label, model.empty() ? "running kernel" : "building model trace");
-    VariantRun run = model.empty() ? run_kernel(e.config, device) : run_model(model_workload(model, zoo, e));
+    const bool kernel = model.empty() && ecoformer::has_kernel(e.config.variant);
+    fmt::print(stderr, "[{}] {} ...\n", e.label, kernel ? "running kernel" : "building analytic trace");
+    VariantRun run = !model.empty() ? run_model(model_workload(model, zoo, e))
+                     : kernel       ? run_kernel(e.config, device)
+                                    : run_analytic_layer(e.config);
     fmt::print(stderr, "[{}] replaying {} ops on {} ...\n", e.label, run.ops.size(), accel_config.name);
     RecordList records(run.ops);
-    accel::PlanSource plans(records, accel_config, tech, replay_budget(limits));
+    accel::PlanSource plans(records, Convention::exact, e.label, accel_config, tech, replay_budget(limits));
     const accel::ReplayResult replay = accel::replay_systemc(plans, accel_config);
     CompareRow row{e.label, run.source, run.total.ops(OpKind::mul), run.total.ops(OpKind::add),
                    tech.energy_pj(run.total), replay.total, replay.latency_ms(), 0, false, ""};

@@ -63,7 +63,7 @@ int compress(const Args& args) {
       ("per-sample", "actnn: one width per sample (first dimension) from {1,2,4,8}, --bits the average budget")
       ("input", po::value<std::string>(), ".npy tensor (float32, C order) instead of a synthetic one")
       ("format", po::value<std::string>()->default_value("table"), "table or json")
-      ("trace", po::value<std::string>(), "also write the op records (format v1): the uncompressed activation's "
+      ("trace", po::value<std::string>(), "also write the op records (trace format v2): the uncompressed activation's "
                                            "save and load, then the scheme's compress and decompress passes");
   options.add(work_limit_options());
   po::variables_map vm;

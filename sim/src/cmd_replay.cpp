@@ -16,7 +16,7 @@ namespace ecosim::cli {
 
 int replay(const Args& args) {
   po::options_description options("ecosim replay");
-  options.add_options()("help,h", "this help")("trace", po::value<std::string>(), "trace file (also the first argument)")
+  options.add_options()("help,h", "this help")("trace", po::value<std::string>(), "trace file, exact convention (also the first argument)")
       ("timeline", po::value<std::string>(), "write a Chrome trace-event JSON timeline (one track per unit)")
       ("format", po::value<std::string>()->default_value("table"), "table, csv or json");
   options.add(accel_options());
@@ -36,8 +36,10 @@ int replay(const Args& args) {
   const Format format = parse_format(vm["format"].as<std::string>());
   const accel::AccelConfig config = parse_accel(vm);
   const TechTable tech = TechTable::builtin_45nm();
-  trace::TraceReader reader(vm["trace"].as<std::string>());  // streamed: one record at a time
-  accel::PlanSource plans(reader, config, tech, replay_budget(parse_work_limits(vm)));
+  const std::string path = vm["trace"].as<std::string>();
+  trace::TraceReader reader(path);  // streamed: one record at a time
+  accel::PlanSource plans(reader, reader.header().convention, path, config, tech,
+                          replay_budget(parse_work_limits(vm)));
   std::optional<AtomicFile> timeline_file;  // opened first: an unwritable path fails before the replay
   std::optional<accel::TimelineWriter> timeline;
   if (vm.count("timeline")) {

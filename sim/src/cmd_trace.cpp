@@ -1,4 +1,4 @@
-// `ecosim trace`: writes the analytic op trace (format v1) of a zoo model or an attention layer.
+// `ecosim trace`: writes the analytic op trace (format v2, traces/README.md) of a zoo model or an attention layer.
 #include <fmt/core.h>
 
 #include "ecosim/ops_counter/error.hpp"

@@ -45,7 +45,7 @@ inline const TechTable& tech() {
 /// Every plan of a record list (fused groups with config.fuse_attention).
 inline std::vector<OpPlan> plan_all(const std::vector<OpRecord>& ops, const AccelConfig& c) {
   RecordList records(ops);
-  PlanSource source(records, c, tech());
+  PlanSource source(records, Convention::exact, "test records", c, tech());
   std::vector<OpPlan> plans;
   for (OpPlan plan; source.next(plan);) plans.push_back(plan);
   return plans;
@@ -54,13 +54,13 @@ inline std::vector<OpPlan> plan_all(const std::vector<OpRecord>& ops, const Acce
 inline ReplayResult replay_sc(const std::vector<OpRecord>& ops, const AccelConfig& c, RowSink* rows = nullptr,
                               TimelineWriter* timeline = nullptr) {
   RecordList records(ops);
-  PlanSource plans(records, c, tech());
+  PlanSource plans(records, Convention::exact, "test records", c, tech());
   return replay_systemc(plans, c, rows, timeline);
 }
 
 inline ReplayResult replay_cf(const std::vector<OpRecord>& ops, const AccelConfig& c, RowSink* rows = nullptr) {
   RecordList records(ops);
-  PlanSource plans(records, c, tech());
+  PlanSource plans(records, Convention::exact, "test records", c, tech());
   return replay_closed_form(plans, c, rows);
 }
 

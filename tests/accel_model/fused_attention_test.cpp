@@ -22,6 +22,7 @@ std::uint64_t dram_bits(const std::vector<OpPlan>& plans) {
 }  // namespace
 
 TEST_CASE("softmax-attention groups fuse — other records plan as before") {
+  // Records of one fusion group (OpRecord::group) fuse into one plan named after the group.
   AccelConfig c = builtin_config("bitfusion-45nm");
   const std::vector<OpRecord> msa = attention_layer(AttentionVariant::msa, 3, 300, 32);
   const auto shape = attention_group(msa, c);
@@ -42,8 +43,15 @@ TEST_CASE("softmax-attention groups fuse — other records plan as before") {
   broken[3].n = 16;  // context width no longer the scores' head width
   CHECK_FALSE(attention_group(broken, c));
   broken = msa;
-  broken[2].name = "other.softmax";
+  broken[2].group = "other.softmax_attention";  // the four records are no longer one group
   CHECK_FALSE(attention_group(broken, c));
+  broken = msa;
+  for (OpRecord& r : broken) r.group.clear();  // records without a group are never fused, whatever their names
+  CHECK_FALSE(attention_group(broken, c));
+  broken = msa;
+  broken.insert(broken.begin() + 4, broken[3]);  // five records in one group: not one softmax attention
+  CHECK_FALSE(attention_group(broken, c));
+  CHECK(attention_group(std::span(broken).first(4), c));  // (the same four alone would be)
 
   c.fuse_attention = true;
   CHECK(plan_all(msa, c).size() == 1);
@@ -52,7 +60,7 @@ TEST_CASE("softmax-attention groups fuse — other records plan as before") {
   // three (queries, keys) shapes — 44×108, 64×108 (after the short chunk), 64×128 — one fused group each.
   const std::vector<OpRecord> reformer = attention_layer(AttentionVariant::reformer, 1, 300, 32);
   std::size_t fused_groups = 0;
-  for (const OpPlan& p : plan_all(reformer, c)) fused_groups += p.name.find("chunk_fused_attention") != std::string::npos;
+  for (const OpPlan& p : plan_all(reformer, c)) fused_groups += p.name.find("attention.chunk_attention.") != std::string::npos;
   CHECK(fused_groups == 3);
   for (AttentionVariant v : {AttentionVariant::ecoformer, AttentionVariant::performer}) {
     const std::vector<OpRecord> ops = attention_layer(v, 1, 300, 32);

@@ -1,10 +1,11 @@
-// Lazy tiles: every generator (GEMM loop nest, streamed vector/DMA tiles, hash op as concatenated runs, fused
-// attention) yields exactly the tile sequence the former eager code built, and a plan's size does not grow
+// Lazy tiles: every generator (GEMM loop nest, streamed vector/DMA tiles, a v1 hash op's converted records,
+// fused attention) yields exactly the tile sequence the former eager code built, and a plan's size does not grow
 // with its tile count.
 #include <catch2/catch.hpp>
 
 #include "accel_test_support.hpp"
 #include "eager_tiles_reference.hpp"
+#include "ecosim/traces/trace.hpp"
 
 using namespace ecosim;
 using namespace ecosim::accel;
@@ -57,7 +58,7 @@ TEST_CASE("GEMM tiles: the generator equals the eager loop nest for every loop o
   }
 }
 
-TEST_CASE("streamed vector and DMA tiles, and a hash op's three runs, equal the eager tiles") {
+TEST_CASE("streamed vector and DMA tiles equal the eager tiles") {
   AccelConfig c = builtin_config("bitfusion-45nm");
   for (std::uint64_t elements : {1ull, 1000ull, 65536ull, 1000003ull}) {
     INFO(elements << " elements");
@@ -65,24 +66,42 @@ TEST_CASE("streamed vector and DMA tiles, and a hash op's three runs, equal the 
       const OpRecord op = streamed(kind, elements);
       const bool dma = kind == OpClass::memcpy;
       const std::uint64_t bits = fp32_bits(4 * elements, c);
-      const VectorWork work = dma ? VectorWork{} : vector_work(op.counts, 0, c, tech());
+      const VectorWork work = dma ? VectorWork{} : vector_work(op.counts, c, tech());
       CHECK(collect(plan_op(op, c, tech())) == eager::stream_tiles(dma ? Unit::dma : Unit::vector, bits, bits, work, c));
     }
   }
-  OpRecord hash = streamed(OpClass::hash, 300);
-  hash.batch = 2, hash.n = 16, hash.k = 32;
-  hash.params["support"] = 25;
-  const std::uint64_t tokens = 2 * 300, covered = tokens * (32 * 25 + 25 * 16);
-  const GemmShape distances{1, tokens, 25, 32, 8, 8}, projection{1, tokens, 16, 25, 8, 8};
+}
+
+TEST_CASE("a version-1 hash op plans as its converted records: two GEMM runs and one vector stream") {
+  const AccelConfig c = builtin_config("bitfusion-45nm");
+  // 2 groups of 300 tokens, 32 features, 25 anchors, 16 bits: the GEMMs' products plus 77 multiplications,
+  // 5 additions and 3 exps left for the vector unit, 1200 bytes read and written.
+  const std::uint64_t g = 2, n = 300, d = 32, m = 25, b = 16;
+  const std::uint64_t muls = g * n * m * d + g * n * b * m + 77, adds = g * n * m * (2 * d - 1) + g * n * b * (m - 1) + 5;
+  const std::string v1 =
+      R"({"record":"header","format":"ecosim-trace","version":1,"producer":"t","convention":"exact"})"
+      "\n"
+      R"({"record":"op","name":"a.hash","kind":"hash","func":"ksh","batch":2,"m":300,"n":16,"k":32,)"
+      R"("a_dtype":"fp32","b_dtype":"fp32","params":{"support":25},"ops":{"mul":{"fp32":)" +
+      std::to_string(muls) + R"(},"add":{"fp32":)" + std::to_string(adds) +
+      R"(},"exp":{"fp32":3}},"bytes_read":{"fp32":1200},"bytes_written":{"fp32":1200}})"
+      "\n"
+      R"({"record":"end","ops":1})"
+      "\n";
+  const std::vector<OpRecord> ops = trace::parse(v1, "v1.jsonl").ops;
+  REQUIRE(ops.size() == 3);
+  OpCounts rest;
+  rest.add(OpKind::mul, DType::fp32, 77).add(OpKind::add, DType::fp32, 5).add(OpKind::exp, DType::fp32, 3);
+  const GemmShape distances{g, n, m, d, 8, 8}, projection{g, n, b, m, 8, 8};
   const std::vector<TileWork> expected =
       concat(concat(eager::gemm_tiles(distances, choose_tiling(distances, c), c),
                     eager::gemm_tiles(projection, choose_tiling(projection, c), c)),
-             eager::stream_tiles(Unit::vector, fp32_bits(4 * 300, c), fp32_bits(4 * 300, c),
-                                 vector_work(hash.counts, covered, c, tech()), c));
-  const OpPlan plan = plan_op(hash, c, tech());
-  CHECK(plan.runs.size() == 3);
-  CHECK(plan.tile_count() == expected.size());
-  CHECK(collect(plan) == expected);
+             eager::stream_tiles(Unit::vector, fp32_bits(1200, c), fp32_bits(1200, c), vector_work(rest, c, tech()), c));
+  const std::vector<OpPlan> plans = plan_all(ops, c);
+  REQUIRE(plans.size() == 3);
+  std::vector<TileWork> tiles;
+  for (const OpPlan& p : plans) tiles = concat(tiles, collect(p));
+  CHECK(tiles == expected);
 }
 
 TEST_CASE("fused attention tiles equal the eager (group, query tile, key tile) triples") {
@@ -99,7 +118,7 @@ TEST_CASE("fused attention tiles equal the eager (group, query tile, key tile) t
     softmax += ops[2].counts;
     softmax.add(OpKind::add, DType::fp32, updates).add(OpKind::exp, DType::fp32, updates);
     softmax.add(OpKind::mul, DType::fp32, updates * (s.dim + 1));
-    const std::vector<TileWork> expected = eager::fused_tiles(s, t, vector_work(softmax, 0, c, tech()), c);
+    const std::vector<TileWork> expected = eager::fused_tiles(s, t, vector_work(softmax, c, tech()), c);
     const OpPlan plan = *plan_fused_attention(ops, c, tech());
     CHECK(plan.tile_count() == expected.size());
     CHECK(collect(plan) == expected);

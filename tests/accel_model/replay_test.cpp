@@ -97,11 +97,3 @@ TEST_CASE("binary codes × values: on the array at 2 bits or as additions on the
   CHECK(on_vector.total.array_cycles == 0);
   CHECK(on_vector.total.vector_cycles == (16ull * 16 * 32 * 3136 + c.vector_lanes - 1) / c.vector_lanes);
 }
-
-TEST_CASE("a hash op without its anchor count is rejected") {
-  OpRecord op;
-  op.name = "hash";
-  op.kind = OpClass::hash;
-  op.batch = 1, op.m = 10, op.n = 16, op.k = 32;
-  CHECK_THROWS_AS(plan_op(op, builtin_config("bitfusion-45nm"), tech()), Error);
-}

@@ -1,4 +1,5 @@
-// libFuzzer target: the trace reader must accept or reject any input with ecosim::Error, never crash.
+// libFuzzer target: the trace reader (versions 1 and 2) must accept or reject any input with ecosim::Error,
+// never crash. Seeds: one-record traces the build writes, and seeds/ (v1 hash and attention, v2 groups).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

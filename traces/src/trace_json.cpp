@@ -1,10 +1,10 @@
-// JSON form of trace header and op records (the writer's half of format v1).
+// JSON form of trace header and op records (the writer's half of the format).
 #include "ecosim/traces/trace.hpp"
 
 namespace ecosim::trace {
 
 nlohmann::json to_json(const Header& h) {
-  return {{"record", "header"},      {"format", kFormatName},           {"version", h.version},
+  return {{"record", "header"},      {"format", kFormatName},           {"version", kFormatVersion},
           {"producer", h.producer},  {"convention", name(h.convention)}, {"workload", h.workload}};
 }
 

@@ -1,14 +1,17 @@
-// Parsing and validation of trace format v1: every record, every field, with line numbers in the errors; the
-// streaming TraceReader, and whole-trace parse/read_file on top of it.
+// Parsing and validation of trace formats v2 and v1 (converted to v2 as read, v1_conversion.hpp): every record,
+// every field, with line numbers in the errors; the streaming TraceReader, and whole-trace parse/read_file on
+// top of it.
 #include "ecosim/traces/trace_reader.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 #include <sstream>
 
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
 #include "ecosim/ops_counter/text_file.hpp"
+#include "v1_conversion.hpp"
 
 namespace ecosim::trace {
 
@@ -72,17 +75,24 @@ class LineParser {
     }
   }
 
-  OpRecord op(const nlohmann::json& j) const {
+  /// Appends the op record of `j` to `out`; a version-1 hash record as its components (v1_conversion.hpp).
+  void op(const nlohmann::json& j, int version, std::vector<OpRecord>& out) const {
     only_fields(j, {"record", "name", "kind", "func", "batch", "m", "n", "k", "a_dtype", "b_dtype", "params",
                     "group", "ops", "bytes_read", "bytes_written"});
+    if (version == 1 && j.contains("group")) fail("group", "unknown field (version 1 has no groups)");
     OpRecord r;
     r.name = string(j, "name");
     if (r.name.empty()) fail("name", "must not be empty");
-    const auto kind = parse_op_class(string(j, "kind"));
-    if (!kind) fail("kind", "unsupported operation kind '" + j["kind"].get<std::string>() + "'");
-    r.kind = *kind;
+    const std::string kind_name = string(j, "kind");
+    const bool v1_hash = version == 1 && kind_name == v1::kHashKind;
+    const auto kind = parse_op_class(kind_name);
+    if (!kind && !v1_hash) fail("kind", "unsupported operation kind '" + kind_name + "'");
+    if (kind) r.kind = *kind;
     if (j.contains("func")) r.func = string(j, "func");
-    if (j.contains("group")) r.group = string(j, "group");
+    if (j.contains("group")) {
+      r.group = string(j, "group");
+      if (r.group.empty()) fail("group", "must not be empty (leave the field out for no group)");
+    }
     r.batch = shape(j, "batch");
     r.m = shape(j, "m");
     r.n = shape(j, "n");
@@ -101,6 +111,8 @@ class LineParser {
       if (!p.is_object()) fail("params", "must be an object of name → non-negative integer");
       for (const auto& [key, value] : p.items()) r.params[key] = count(value, "params." + key);
     }
+    if (v1_hash && r.params.contains("support") && (r.params["support"] == 0 || r.params["support"] > kMaxShape))
+      fail("params.support", "must be an integer in 1..2^40");
     const auto& ops = field(j, "ops");
     if (!ops.is_object()) fail("ops", "must be an object of op kind → {data type → count}");
     try {
@@ -116,7 +128,16 @@ class LineParser {
       if (std::string_view(e.what()).starts_with(origin_)) throw;
       fail("ops", e.what());
     }
-    return r;
+    if (!v1_hash) {
+      out.push_back(std::move(r));
+      return;
+    }
+    try {
+      std::vector<OpRecord> parts = v1::hash_components(r);
+      std::move(parts.begin(), parts.end(), std::back_inserter(out));
+    } catch (const Error& e) {
+      fail("params", std::string("the hash's components: ") + e.what());
+    }
   }
 
   /// One line as a JSON object.
@@ -132,9 +153,11 @@ class LineParser {
     if (string(j, "format") != kFormatName) fail("format", "not an ecosim trace (expected 'ecosim-trace')");
     const auto& v = field(j, "version");
     if (!v.is_number_integer()) fail("version", "must be an integer");
-    if (v.get<std::int64_t>() != kFormatVersion)
-      fail("version", "unsupported trace version " + v.dump() + " (this build reads version 1)");
+    if (v.get<std::int64_t>() < kOldestFormatVersion || v.get<std::int64_t>() > kFormatVersion)
+      fail("version", "unsupported trace version " + v.dump() + " (this build reads versions " +
+                          std::to_string(kOldestFormatVersion) + " to " + std::to_string(kFormatVersion) + ")");
     Header h;
+    h.version = v.get<int>();
     h.producer = string(j, "producer");
     const std::string convention = string(j, "convention");
     if (convention != "paper" && convention != "exact") fail("convention", "must be 'paper' or 'exact'");
@@ -195,14 +218,14 @@ bool TraceReader::read_line() {
   return true;
 }
 
-bool TraceReader::next(OpRecord& op) {
+bool TraceReader::read_op() {
   if (ended_) return false;
   if (!read_line()) throw Error(origin_ + ":" + std::to_string(line_no_) + ": trace is truncated (no end record)");
   const LineParser p(origin_, line_no_);
   const nlohmann::json j = p.record(line_);
   const std::string kind = p.string(j, "record");
   if (kind == "op") {
-    op = p.op(j);
+    p.op(j, header_.version, pending_);
     ++ops_;
     return true;
   }
@@ -213,6 +236,18 @@ bool TraceReader::next(OpRecord& op) {
   ended_ = true;
   if (read_line()) LineParser(origin_, line_no_).fail("", "content after the end record");
   return false;
+}
+
+bool TraceReader::next(OpRecord& op) {
+  if (pending_.empty() && !read_op()) return false;
+  if (header_.version == 1 && pending_.front().group.empty() && v1::may_start_attention(pending_.front())) {
+    while (pending_.size() < v1::kAttentionRecords && read_op()) {
+    }
+    v1::group_attention(pending_);
+  }
+  op = std::move(pending_.front());
+  pending_.erase(pending_.begin());
+  return true;
 }
 
 namespace {

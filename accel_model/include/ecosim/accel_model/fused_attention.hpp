@@ -1,7 +1,8 @@
-// FlashAttention-style mapping of softmax attention onto the accelerator: the records of one attention
-// (`<p>.scores`, `<p>.scale`, `<p>.softmax`, `<p>.context`, as the op counter and the MSA/Linformer/SRA/LSA
-// kernels write them, or Reformer's `<p>.chunk_scores[.i]` … `<p>.chunk_context[.i]` per chunk shape) become
-// one op whose score tiles never leave the chip. Per (batch·head, query tile of tq rows,
+// FlashAttention-style mapping of softmax attention onto the accelerator: four consecutive records of one
+// fusion group (OpRecord::group; the op counter and the MSA/Linformer/SRA/LSA kernels put scores, scale,
+// softmax and context of each attention in `<p>.softmax_attention`, Reformer's per chunk shape in
+// `<p>.chunk_attention[.i]`) become one op, named after the group, whose score tiles never leave the chip.
+// Per (batch·head, query tile of tq rows,
 // key tile of tk keys): the array computes S = Q·Kᵀ into the outputs buffer, the vector unit scales it and
 // updates the running softmax (max, exp, sum; rescaling the partial context when the max grows), writing
 // P to the inputs buffer, and the array accumulates P·V into the resident output rows, stored once per
@@ -31,7 +32,9 @@ struct FusedTiling {
   std::uint64_t estimated_cycles = 0;  // max(array + vector cycles, DRAM cycles)
 };
 
-/// The group starting at ops[0], when the first kAttentionGroupRecords records form one (same prefix, shapes consistent).
+/// The attention at ops[0]: when ops[0] starts a group of exactly kAttentionGroupRecords records (a record
+/// after them, if given, is in another group) of kinds gemm, eltwise, reduce, gemm with consistent shapes (G
+/// groups, queries, keys, dim). nullopt otherwise: such records are planned one by one.
 std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, const AccelConfig& config);
 
 /// Power-of-two tiles (tk keys and values resident in half the weights buffer; the Q and P tiles in half

@@ -78,14 +78,12 @@ unsigned operand_bits(DType t, const AccelConfig& config);
 /// Plans one operation; throws ecosim::Error when the record cannot run (e.g. an operand wider than 32 bits).
 OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& tech);
 
-/// An op's arithmetic on the vector unit: float work at the configured vector type, `covered_macs`
-/// multiplications and additions removed (they ran on the array).
+/// An op's arithmetic on the vector unit: float work at the configured vector type.
 struct VectorWork {
   std::uint64_t cycles = 0;
   double pj = 0;
 };
-VectorWork vector_work(const OpCounts& counts, std::uint64_t covered_macs, const AccelConfig& config,
-                       const TechTable& tech);
+VectorWork vector_work(const OpCounts& counts, const AccelConfig& config, const TechTable& tech);
 
 /// DRAM cycles of one transfer of `bits` (0 when nothing moves).
 std::uint64_t dram_cycles(std::uint64_t bits, const AccelConfig& config);

@@ -1,8 +1,10 @@
 // PlanSource: the operations of a record source planned one at a time, so a replay holds one op's plan (and
-// at most four records), whatever the trace's length.
+// at most five records), whatever the trace's length.
 #pragma once
 #include <cstddef>
 #include <functional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "ecosim/accel_model/config.hpp"
@@ -17,11 +19,15 @@ class PlanSource {
   /// Called with each plan before it is handed out; throws to refuse it (e.g. a work budget).
   using PlanCheck = std::function<void(const OpPlan&)>;
 
-  /// `records`, `config` and `tech` (vector-unit energies) must outlive the source.
-  PlanSource(RecordSource& records, const AccelConfig& config, const TechTable& tech, PlanCheck check = {});
-  /// The next op's plan: one record's, or with config.fuse_attention one softmax-attention group's
-  /// (fused_attention.hpp; kAttentionGroupRecords records). False when the records are exhausted. Throws ecosim::Error for an op
-  /// that cannot run, and passes on the record source's errors.
+  /// `records`, `config` and `tech` (vector-unit energies) must outlive the source. `convention` is how the
+  /// records were counted: only exact counts are the work the accelerator does (paper counts leave out most
+  /// vector work), so anything else is refused with an ecosim::Error naming `origin` (the trace file) and
+  /// the fix.
+  PlanSource(RecordSource& records, Convention convention, std::string_view origin, const AccelConfig& config,
+             const TechTable& tech, PlanCheck check = {});
+  /// The next op's plan: one record's, or with config.fuse_attention one softmax attention's, the records of
+  /// one fusion group (fused_attention.hpp). False when the records are exhausted. Throws ecosim::Error for an
+  /// op that cannot run, and passes on the record source's errors.
   bool next(OpPlan& plan);
 
  private:
@@ -35,6 +41,7 @@ class PlanSource {
   std::vector<OpRecord> window_;  // records read, not yet planned: window_[first_] onwards
   std::size_t first_ = 0;
   bool exhausted_ = false;
+  std::string previous_group_;  // the group of the record planned last: fusion is tried where a group starts
 };
 
 }  // namespace ecosim::accel

@@ -23,14 +23,14 @@ Convention parse_convention(std::string_view text);  // throws ecosim::Error
 ///   eltwise             batch·m·n independent elements (k = 1)
 ///   reduce              batch·m rows, each reducing n elements
 ///   memcpy              batch·m·n elements moved, no arithmetic
-enum class OpClass : std::uint8_t { gemm, popcount_accumulate, eltwise, reduce, hash, memcpy };
+enum class OpClass : std::uint8_t { gemm, popcount_accumulate, eltwise, reduce, memcpy };
 std::string_view name(OpClass c);
 std::optional<OpClass> parse_op_class(std::string_view text);
 
 struct OpRecord {
   std::string name;  // layer path, e.g. "stage1.block0.attn.scores"
   OpClass kind = OpClass::gemm;
-  std::string func;  // what an eltwise/reduce/hash computes: "softmax", "gelu", "ksh", ...
+  std::string func;  // what an eltwise/reduce computes: "softmax", "gelu", "rbf_kernel", ...
   std::uint64_t batch = 1, m = 1, n = 1, k = 1;
   DType a_dtype = DType::fp32;  // first operand (codes for popcount_accumulate)
   DType b_dtype = DType::fp32;  // second operand (equal to a_dtype for single-operand ops)

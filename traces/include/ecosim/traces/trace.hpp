@@ -1,5 +1,6 @@
-// Trace format v1 (traces/README.md): JSON Lines — a header, one record per operation, an end record.
-// Conversion of records to and from JSON, and whole-trace parsing (trace_reader.hpp reads record by record).
+// Trace format v2 (traces/README.md): JSON Lines — a header, one record per operation, an end record.
+// Conversion of records to and from JSON, and whole-trace parsing (trace_reader.hpp reads record by record;
+// version-1 files are converted as they are read).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -12,11 +13,13 @@
 
 namespace ecosim::trace {
 
-inline constexpr int kFormatVersion = 1;
+/// The version written; the reader reads kOldestFormatVersion to kFormatVersion.
+inline constexpr int kFormatVersion = 2;
+inline constexpr int kOldestFormatVersion = 1;
 inline constexpr std::string_view kFormatName = "ecosim-trace";
 
 struct Header {
-  int version = kFormatVersion;
+  int version = kFormatVersion;  // as read: the file's version (records come out as v2); written: always kFormatVersion
   std::string producer;              // program and version that wrote the trace
   Convention convention = Convention::exact;
   nlohmann::json workload = nlohmann::json::object();  // what was traced (model, variant, shapes, ...)

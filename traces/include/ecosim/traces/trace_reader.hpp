@@ -1,5 +1,6 @@
-// TraceReader: reads a v1 trace one record at a time, validating each as it comes, so a trace of any length
-// is read in constant memory (the header on open, op records by next(), the end record's count at the end).
+// TraceReader: reads a trace one record at a time, validating each as it comes, so a trace of any length is
+// read in constant memory (the header on open, op records by next(), the end record's count at the end).
+// Version-1 files are handed out as version-2 records (traces/README.md, "Reading version 1").
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -28,11 +29,14 @@ class TraceReader : public RecordSource {
 
   const Header& header() const { return header_; }
   /// The next op record, validated; false at the end record, after checking its op count and that nothing
-  /// follows it. Throws ecosim::Error "<origin>:<line>: field '<name>': <problem>".
+  /// follows it. Throws ecosim::Error "<origin>:<line>: field '<name>': <problem>". A version-1 file is read
+  /// up to four records ahead where its names may start a softmax attention.
   bool next(OpRecord& op) override;
 
  private:
   void read_header();
+  /// Reads the next op line into pending_ (one record, or a v1 hash's components); false at the end record.
+  bool read_op();
   /// Reads the next line into line_ (without its '\n'); false at the end of the input.
   bool read_line();
 
@@ -45,6 +49,7 @@ class TraceReader : public RecordSource {
   std::uint64_t ops_ = 0;
   bool ended_ = false;
   Header header_;
+  std::vector<OpRecord> pending_;  // records read, not yet handed out (at most a few)
 };
 
 }  // namespace ecosim::trace

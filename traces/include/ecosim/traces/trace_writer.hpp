@@ -1,4 +1,4 @@
-// TraceWriter: the OpSink that writes a v1 trace file through an AtomicFile (a file appears only when
+// TraceWriter: the OpSink that writes a trace (format version kFormatVersion) file through an AtomicFile (a file appears only when
 // finish() succeeds; "-" is standard output, devices and FIFOs are written through).
 #pragma once
 #include <cstdint>
