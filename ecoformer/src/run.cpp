@@ -68,7 +68,8 @@ bool has_kernel(AttentionVariant v) { return variant_info(v).has_kernel; }
 void detail::validate_inputs(const AttentionInputs& inputs, const AttentionConfig& config) {
   if (!has_kernel(config.variant))
     throw Error(std::string(name(config.variant)) + " is count-only: it has no kernel (count it with `ecosim count "
-                "--attention " + std::string(name(config.variant)) + "`, compare it with `ecosim compare --model`)");
+                "--attention " + std::string(name(config.variant)) + "`, compare it from its counts with `ecosim compare "
+                "--variants " + std::string(name(config.variant)) + "`)");
   config.validate();
   validate_tensor("Q", inputs.q, config);
   validate_tensor("K", inputs.k, config);

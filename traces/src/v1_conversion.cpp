@@ -97,7 +97,7 @@ std::vector<OpRecord> hash_components(const OpRecord& hash) {
   std::vector<OpRecord> out;
   for (stages::HashPart part : stages::all_hash_parts()) {
     if (!stages::performs(layer, part)) continue;
-    OpRecord today = stages::hash_record(layer, part);
+    OpRecord today = stages::hash_part(layer, part).front().exact;
     if (today.kind != OpClass::gemm) continue;  // in the eltwise record below
     OpRecord gemm = today;
     gemm.name = hash.name + today.name.substr(today.name.find('_'));  // "<h>_distances", "<h>_projection"
