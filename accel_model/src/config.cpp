@@ -181,9 +181,12 @@ AccelConfig parse_config(std::string_view json_text, const std::string& origin) 
   if (c.float_operand_bits != 2 && c.float_operand_bits != 4 && c.float_operand_bits != 8 && c.float_operand_bits != 16)
     r.fail("mapping.float_operand_bits", "must be 2, 4, 8 or 16 (BitFusion's fused precisions)");
   const std::string binary = r.text("mapping.binary_codes");
-  if (binary == "array") c.binary_codes = BinaryMapping::array;
-  else if (binary == "vector") c.binary_codes = BinaryMapping::vector;
-  else r.fail("mapping.binary_codes", "must be 'array' or 'vector'");
+  if (binary == "array")
+    c.binary_codes = BinaryMapping::array;
+  else if (binary == "vector")
+    c.binary_codes = BinaryMapping::vector;
+  else
+    r.fail("mapping.binary_codes", "must be 'array' or 'vector'");
   c.fuse_attention = r.flag("mapping.fuse_attention");
   check_fits_one_tile(c, r);
   c.effective = std::move(merged);
@@ -195,7 +198,9 @@ AccelConfig builtin_config(std::string_view name) {
   throw Error(fmt::format("unknown accelerator '{}' (built in: bitfusion-45nm; or give --accel-config FILE)", name));
 }
 
-AccelConfig load_config(const std::string& path) { return parse_config(read_text_file(path, kMaxJsonDocumentBytes), path); }
+AccelConfig load_config(const std::string& path) {
+  return parse_config(read_text_file(path, kMaxJsonDocumentBytes), path);
+}
 
 AccelConfig with_overrides(const AccelConfig& base, const json& patch, const std::string& origin) {
   json merged = base.effective;

@@ -1,8 +1,8 @@
 // Mapping of each trace operation class onto the accelerator's units (array, vector unit, DMA) as tiles.
 #include "ecosim/accel_model/op_plan.hpp"
 
-#include <algorithm>
 #include <fmt/core.h>
+#include <algorithm>
 
 #include "ecosim/accel_model/tiling.hpp"
 #include "ecosim/ops_counter/checked.hpp"
@@ -69,7 +69,6 @@ std::uint64_t stored_bits(const OpCounts& counts, bool read, const AccelConfig& 
   return total;
 }
 
-
 /// Streams `read_bits` in and `write_bits` out through the inputs/outputs buffers, in as few tiles as fit
 /// half of each, the unit's cycles and energy spread evenly over them.
 class StreamRun : public IndexedTileRun {
@@ -123,18 +122,14 @@ OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& t
   OpPlan plan{op.name, op.kind, "", {}};
   const unsigned a = operand_bits(op.a_dtype, config), w = operand_bits(op.b_dtype, config);
   switch (op.kind) {
-    case OpClass::gemm:
-      plan.mapping = plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, plan);
-      break;
+    case OpClass::gemm: plan.mapping = plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, plan); break;
     case OpClass::popcount_accumulate:
       plan.mapping = config.binary_codes == BinaryMapping::array
                          ? "codes as 2-bit operands: " + plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, plan)
                          : "±additions on the " + plan_vector(op, config, tech, plan);
       break;
     case OpClass::eltwise:
-    case OpClass::reduce:
-      plan.mapping = plan_vector(op, config, tech, plan);
-      break;
+    case OpClass::reduce: plan.mapping = plan_vector(op, config, tech, plan); break;
     case OpClass::memcpy:
       plan.runs.push_back(std::make_shared<StreamRun>(Unit::dma, stored_bits(op.counts, true, config),
                                                       stored_bits(op.counts, false, config), VectorWork{}, config));

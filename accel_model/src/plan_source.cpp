@@ -8,8 +8,8 @@
 
 namespace ecosim::accel {
 
-PlanSource::PlanSource(RecordSource& records, Convention convention, std::string_view origin,
-                       const AccelConfig& config, const TechTable& tech, PlanCheck check)
+PlanSource::PlanSource(RecordSource& records, Convention convention, std::string_view origin, const AccelConfig& config,
+                       const TechTable& tech, PlanCheck check)
     : records_(records), config_(config), tech_(tech), check_(std::move(check)) {
   if (convention != Convention::exact)
     throw Error(std::string(origin) + ": replay needs exact-convention counts; this trace is '" +
@@ -23,8 +23,10 @@ void PlanSource::fill(std::size_t count) {
   }
   while (!exhausted_ && window_.size() - first_ < count) {
     OpRecord op;
-    if (records_.next(op)) window_.push_back(std::move(op));
-    else exhausted_ = true;
+    if (records_.next(op))
+      window_.push_back(std::move(op));
+    else
+      exhausted_ = true;
   }
 }
 

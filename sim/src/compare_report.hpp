@@ -21,13 +21,13 @@ struct CompareRow {
   double accel_latency_ms = 0;
   double gpu_latency_ms = 0;
   bool gpu_measured = false;
-  std::string gpu_label;    // "measured (NVIDIA H100 ...)" or "est. H100 SXM roofline"
+  std::string gpu_label;  // "measured (NVIDIA H100 ...)" or "est. H100 SXM roofline"
 };
 
 struct CompareReport {
   nlohmann::json workload;
-  nlohmann::json published;  // sim/data/published_accelerator.json when `workload` is the one it was published
-                             // for, else null (published figures are shown for that workload only)
+  nlohmann::json published;           // sim/data/published_accelerator.json when `workload` is the one it was published
+                                      // for, else null (published figures are shown for that workload only)
   nlohmann::ordered_json provenance;  // provenance.hpp
   std::vector<CompareRow> rows;
 };
@@ -37,7 +37,8 @@ nlohmann::json published_for(const nlohmann::json& workload, const nlohmann::jso
 
 std::string render_table(const CompareReport& report);
 std::string render_csv(const CompareReport& report);
-/// {"workload", "provenance", "published_source" (null without published figures), "variants": [{"name", "accel_latency_ms", "accel_energy_pj", "gpu_latency_ms",
+/// {"workload", "provenance", "published_source" (null without published figures), "variants": [{"name",
+/// "accel_latency_ms", "accel_energy_pj", "gpu_latency_ms",
 ///  "gpu_latency_kind", "muls", "adds", ...}]}
 nlohmann::json to_json(const CompareReport& report);
 

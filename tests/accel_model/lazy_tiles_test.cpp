@@ -37,8 +37,11 @@ OpRecord streamed(OpClass kind, std::uint64_t elements) {
 
 TEST_CASE("GEMM tiles: the generator equals the eager loop nest for every loop order") {
   const AccelConfig c = builtin_config("bitfusion-45nm");
-  const GemmShape shapes[] = {{3, 200, 100, 300, 8, 8}, {1, 1024, 64, 256, 4, 4}, {2, 77, 513, 33, 2, 2},
-                              {1, 64, 32, 1024, 16, 16}, {2, 130, 40, 70, 8, 2}};
+  const GemmShape shapes[] = {{3, 200, 100, 300, 8, 8},
+                              {1, 1024, 64, 256, 4, 4},
+                              {2, 77, 513, 33, 2, 2},
+                              {1, 64, 32, 1024, 16, 16},
+                              {2, 130, 40, 70, 8, 2}};
   const std::uint64_t sizes[][3] = {{16, 32, 64}, {7, 5, 3}, {128, 64, 16}, {1, 1, 1000}};
   const std::array<char, 3> orders[] = {{'m', 'n', 'k'}, {'m', 'k', 'n'}, {'n', 'm', 'k'},
                                         {'n', 'k', 'm'}, {'k', 'm', 'n'}, {'k', 'n', 'm'}};
@@ -67,7 +70,8 @@ TEST_CASE("streamed vector and DMA tiles equal the eager tiles") {
       const bool dma = kind == OpClass::memcpy;
       const std::uint64_t bits = fp32_bits(4 * elements, c);
       const VectorWork work = dma ? VectorWork{} : vector_work(op.counts, c, tech());
-      CHECK(collect(plan_op(op, c, tech())) == eager::stream_tiles(dma ? Unit::dma : Unit::vector, bits, bits, work, c));
+      CHECK(collect(plan_op(op, c, tech())) ==
+            eager::stream_tiles(dma ? Unit::dma : Unit::vector, bits, bits, work, c));
     }
   }
 }
@@ -77,7 +81,8 @@ TEST_CASE("a version-1 hash op plans as its converted records: two GEMM runs and
   // 2 groups of 300 tokens, 32 features, 25 anchors, 16 bits: the GEMMs' products plus 77 multiplications,
   // 5 additions and 3 exps left for the vector unit, 1200 bytes read and written.
   const std::uint64_t g = 2, n = 300, d = 32, m = 25, b = 16;
-  const std::uint64_t muls = g * n * m * d + g * n * b * m + 77, adds = g * n * m * (2 * d - 1) + g * n * b * (m - 1) + 5;
+  const std::uint64_t muls = g * n * m * d + g * n * b * m + 77,
+                      adds = g * n * m * (2 * d - 1) + g * n * b * (m - 1) + 5;
   const std::string v1 =
       R"({"record":"header","format":"ecosim-trace","version":1,"producer":"t","convention":"exact"})"
       "\n"
@@ -93,10 +98,10 @@ TEST_CASE("a version-1 hash op plans as its converted records: two GEMM runs and
   OpCounts rest;
   rest.add(OpKind::mul, DType::fp32, 77).add(OpKind::add, DType::fp32, 5).add(OpKind::exp, DType::fp32, 3);
   const GemmShape distances{g, n, m, d, 8, 8}, projection{g, n, b, m, 8, 8};
-  const std::vector<TileWork> expected =
-      concat(concat(eager::gemm_tiles(distances, choose_tiling(distances, c), c),
-                    eager::gemm_tiles(projection, choose_tiling(projection, c), c)),
-             eager::stream_tiles(Unit::vector, fp32_bits(1200, c), fp32_bits(1200, c), vector_work(rest, c, tech()), c));
+  const std::vector<TileWork> expected = concat(
+      concat(eager::gemm_tiles(distances, choose_tiling(distances, c), c),
+             eager::gemm_tiles(projection, choose_tiling(projection, c), c)),
+      eager::stream_tiles(Unit::vector, fp32_bits(1200, c), fp32_bits(1200, c), vector_work(rest, c, tech()), c));
   const std::vector<OpPlan> plans = plan_all(ops, c);
   REQUIRE(plans.size() == 3);
   std::vector<TileWork> tiles;
@@ -134,7 +139,7 @@ TEST_CASE("a plan of 2^44 tiles is made at once and holds one small run") {
   op.counts.add(OpKind::mul, DType::fp32, std::uint64_t{1} << 57);
   op.counts.add_read_bytes(DType::fp32, std::uint64_t{1} << 59).add_written_bytes(DType::fp32, std::uint64_t{1} << 59);
   const OpPlan plan = plan_op(op, c, tech());
-  const std::uint64_t bits = fp32_bits(std::uint64_t{1} << 59, c);  // 2^60 at 8-bit operands
+  const std::uint64_t bits = fp32_bits(std::uint64_t{1} << 59, c);       // 2^60 at 8-bit operands
   const std::uint64_t half_out = c.buffer(Buffer::outputs).half_bits();  // the smaller half: 2^16 bits
   REQUIRE(plan.runs.size() == 1);
   CHECK(plan.tile_count() == bits / half_out);

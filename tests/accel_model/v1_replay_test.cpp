@@ -59,9 +59,9 @@ TEST_CASE("stored v1 MSA and Reformer traces replay to the totals of the same la
 TEST_CASE("stored v1 traces of every exact layer replay on both engines, hashes included") {
   AccelConfig c = builtin_config("bitfusion-45nm");
   c.fuse_attention = GENERATE(false, true);
-  for (const std::string file : {"msa_exact.jsonl", "reformer_exact.jsonl", "ecoformer_exact.jsonl",
-                                 "fp-ecoformer_exact.jsonl", "lsh-ecoformer_exact.jsonl", "bi-ecoformer_exact.jsonl",
-                                 "deit_tiny_attention_exact.jsonl"}) {
+  for (const std::string file :
+       {"msa_exact.jsonl", "reformer_exact.jsonl", "ecoformer_exact.jsonl", "fp-ecoformer_exact.jsonl",
+        "lsh-ecoformer_exact.jsonl", "bi-ecoformer_exact.jsonl", "deit_tiny_attention_exact.jsonl"}) {
     INFO(file << ", fused attention: " << c.fuse_attention);
     trace::TraceReader reader((kV1Dir / file).string());
     PlanSource plans(reader, reader.header().convention, file, c, tech());
@@ -80,7 +80,8 @@ TEST_CASE("a paper-convention trace is refused before any planning, naming the f
     trace::TraceReader reader((kV1Dir / file).string());
     CHECK(reader.header().convention == Convention::paper);
     CHECK_THROWS_WITH(PlanSource(reader, reader.header().convention, file, c, tech()),
-                      file + ": replay needs exact-convention counts; this trace is 'paper' (write it with: ecosim "
-                             "trace ... --convention exact)");
+                      file +
+                          ": replay needs exact-convention counts; this trace is 'paper' (write it with: ecosim "
+                          "trace ... --convention exact)");
   }
 }

@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <tuple>
 #include <fstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ecosim/ops_counter/attention.hpp"
@@ -39,9 +39,11 @@ OpCounts raw_totals(const std::filesystem::path& file, std::size_t& op_lines) {
     if (j["record"] != "op") continue;
     ++op_lines;
     for (const auto& [kind, per_type] : j["ops"].items())
-      for (const auto& [t, n] : per_type.items()) total.add(*parse_op_kind(kind), *parse_dtype(t), n.get<std::uint64_t>());
+      for (const auto& [t, n] : per_type.items())
+        total.add(*parse_op_kind(kind), *parse_dtype(t), n.get<std::uint64_t>());
     for (const auto& [t, n] : j["bytes_read"].items()) total.add_read_bytes(*parse_dtype(t), n.get<std::uint64_t>());
-    for (const auto& [t, n] : j["bytes_written"].items()) total.add_written_bytes(*parse_dtype(t), n.get<std::uint64_t>());
+    for (const auto& [t, n] : j["bytes_written"].items())
+      total.add_written_bytes(*parse_dtype(t), n.get<std::uint64_t>());
   }
   return total;
 }
@@ -129,9 +131,9 @@ TEST_CASE("v1 softmax attentions get the fusion groups today's counter gives the
   };
   AttentionConfig reformer = stored_layer(AttentionVariant::reformer, 60);
   reformer.chunk = 16;  // three chunk shapes: groups attention.chunk_attention.0 to .2
-  for (const Case& c : {Case{"msa_exact.jsonl", stored_layer(AttentionVariant::msa)},
-                        Case{"msa_paper.jsonl", stored_layer(AttentionVariant::msa)},
-                        Case{"reformer_exact.jsonl", reformer}}) {
+  for (const Case& c :
+       {Case{"msa_exact.jsonl", stored_layer(AttentionVariant::msa)},
+        Case{"msa_paper.jsonl", stored_layer(AttentionVariant::msa)}, Case{"reformer_exact.jsonl", reformer}}) {
     INFO(c.file);
     const std::vector<OpRecord> ops = trace::read_file((kV1Dir / c.file).string()).ops;
     RecordingSink today;
@@ -193,11 +195,13 @@ TEST_CASE("v1 hash records: conversion rules and hostile values") {
            R"(,"bytes_read":{"fp32":640},"bytes_written":{"binary":10}})" + "\n" + R"({"record":"end","ops":1})" + "\n";
   };
   // Paper counts smaller than the GEMMs' products: each component takes what is left, nothing is lost.
-  const auto paper = trace::parse(trace_of(R"(,"params":{"support":5})", "ksh", R"({"mul":{"fp32":100},"add":{"fp32":1000}})"),
-                                  "p.jsonl").ops;
+  const auto paper =
+      trace::parse(trace_of(R"(,"params":{"support":5})", "ksh", R"({"mul":{"fp32":100},"add":{"fp32":1000}})"),
+                   "p.jsonl")
+          .ops;
   REQUIRE(paper.size() == 3);
   CHECK(paper[0].name == "h_distances");
-  CHECK(paper[0].counts.ops(OpKind::mul, DType::fp32) == 100);  // wanted 2·10·5·8 = 800
+  CHECK(paper[0].counts.ops(OpKind::mul, DType::fp32) == 100);   // wanted 2·10·5·8 = 800
   CHECK(paper[0].counts.ops(OpKind::add, DType::fp32) == 1000);  // wanted 2·10·5·15 = 1500
   CHECK(paper[1].name == "h_projection");
   CHECK(paper[1].counts.empty());
@@ -208,7 +212,8 @@ TEST_CASE("v1 hash records: conversion rules and hostile values") {
   CHECK(paper[2].counts.read_bytes(DType::fp32) == 640);
   CHECK(paper[2].counts.written_bytes(DType::binary) == 10);
   // lsh: projection of the k features, then signs; sign / bi: signs only.
-  const auto lsh = trace::parse(trace_of("", "lsh", R"({"mul":{"fp32":640},"add":{"fp32":560},"cmp":{"fp32":80}})"), "l").ops;
+  const auto lsh =
+      trace::parse(trace_of("", "lsh", R"({"mul":{"fp32":640},"add":{"fp32":560},"cmp":{"fp32":80}})"), "l").ops;
   REQUIRE(lsh.size() == 2);
   CHECK(lsh[0].k == 8);
   CHECK(lsh[0].counts.ops(OpKind::mul, DType::fp32) == 640);

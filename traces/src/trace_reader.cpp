@@ -77,8 +77,8 @@ class LineParser {
 
   /// Appends the op record of `j` to `out`; a version-1 hash record as its components (v1_conversion.hpp).
   void op(const nlohmann::json& j, int version, std::vector<OpRecord>& out) const {
-    only_fields(j, {"record", "name", "kind", "func", "batch", "m", "n", "k", "a_dtype", "b_dtype", "params",
-                    "group", "ops", "bytes_read", "bytes_written"});
+    only_fields(j, {"record", "name", "kind", "func", "batch", "m", "n", "k", "a_dtype", "b_dtype", "params", "group",
+                    "ops", "bytes_read", "bytes_written"});
     if (version == 1 && j.contains("group")) fail("group", "unknown field (version 1 has no groups)");
     OpRecord r;
     r.name = string(j, "name");
@@ -241,8 +241,7 @@ bool TraceReader::read_op() {
 bool TraceReader::next(OpRecord& op) {
   if (pending_.empty() && !read_op()) return false;
   if (header_.version == 1 && pending_.front().group.empty() && v1::may_start_attention(pending_.front())) {
-    while (pending_.size() < v1::kAttentionRecords && read_op()) {
-    }
+    while (pending_.size() < v1::kAttentionRecords && read_op()) {}
     v1::group_attention(pending_);
   }
   op = std::move(pending_.front());

@@ -118,9 +118,7 @@ std::vector<OpRecord> hash_components(const OpRecord& hash) {
   return out;
 }
 
-bool may_start_attention(const OpRecord& op) {
-  return op.kind == kKinds[0] && split_name(op.name).part == kParts[0];
-}
+bool may_start_attention(const OpRecord& op) { return op.kind == kKinds[0] && split_name(op.name).part == kParts[0]; }
 
 void group_attention(std::vector<OpRecord>& ops) {
   if (ops.size() < kAttentionRecords) return;

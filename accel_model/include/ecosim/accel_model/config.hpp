@@ -38,7 +38,7 @@ struct AccelConfig {
   std::uint64_t dram_bits_per_cycle = 0, dram_latency_cycles = 0;
   double dram_pj_per_bit = 0;
   std::uint64_t vector_lanes = 0;
-  DType vector_float_dtype = DType::fp16;                 // float work on the vector unit runs at this type
+  DType vector_float_dtype = DType::fp16;                          // float work on the vector unit runs at this type
   std::array<std::uint64_t, kOpKindCount> vector_cycles_per_op{};  // lane cycles per operation, by OpKind
   std::uint64_t float_operand_bits = 0;  // fp32/fp16/bf16 trace operands run (and are stored) at this width
   BinaryMapping binary_codes = BinaryMapping::array;

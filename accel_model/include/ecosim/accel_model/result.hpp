@@ -41,9 +41,9 @@ struct OpRow {
   OpClass kind = OpClass::gemm;
   std::string mapping;
   std::uint64_t tiles = 0, macs = 0;
-  std::uint64_t cycles = 0;                              // first load to last store
-  std::uint64_t array_cycles = 0, vector_cycles = 0;     // busy cycles of each compute unit
-  std::uint64_t dram_cycles = 0, dram_bits = 0;          // DMA busy cycles and bits moved
+  std::uint64_t cycles = 0;                                                     // first load to last store
+  std::uint64_t array_cycles = 0, vector_cycles = 0;                            // busy cycles of each compute unit
+  std::uint64_t dram_cycles = 0, dram_bits = 0;                                 // DMA busy cycles and bits moved
   std::array<std::uint64_t, kBufferCount> sram_read_bits{}, sram_write_bits{};  // by Buffer
   std::uint64_t stall_cycles() const { return cycles - array_cycles - vector_cycles; }
   EnergyBreakdown energy;
@@ -61,7 +61,7 @@ struct ReplayResult {
   std::string engine;  // "systemc" or "closed-form"
   double clock_mhz = 0;
   std::uint64_t peak_macs_per_cycle = 0;  // rows·cols·16 (2-bit operands)
-  OpRow total;  // summed over ops (ops run one after another)
+  OpRow total;                            // summed over ops (ops run one after another)
 
   double latency_ms() const { return double(total.cycles) / (clock_mhz * 1e3); }
   double array_utilisation() const { return total.cycles ? double(total.array_cycles) / double(total.cycles) : 0; }

@@ -1,5 +1,5 @@
-// TraceWriter: the OpSink that writes a trace (format version kFormatVersion) file through an AtomicFile (a file appears only when
-// finish() succeeds; "-" is standard output, devices and FIFOs are written through).
+// TraceWriter: the OpSink that writes a trace (format version kFormatVersion) file through an AtomicFile (a file
+// appears only when finish() succeeds; "-" is standard output, devices and FIFOs are written through).
 #pragma once
 #include <cstdint>
 #include <string>
