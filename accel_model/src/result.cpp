@@ -1,4 +1,4 @@
-// Energy ledger, result accumulation and JSON rendering of replay results.
+// Energy ledger, leakage, result accumulation and JSON rendering of replay results.
 #include "ecosim/accel_model/result.hpp"
 
 #include "ecosim/ops_counter/checked.hpp"
@@ -7,13 +7,13 @@ namespace ecosim::accel {
 
 EnergyBreakdown EnergyBreakdown::operator-(const EnergyBreakdown& o) const {
   EnergyBreakdown r = *this;
-  r.array_pj -= o.array_pj, r.vector_pj -= o.vector_pj, r.dram_pj -= o.dram_pj;
+  r.array_pj -= o.array_pj, r.vector_pj -= o.vector_pj, r.dram_pj -= o.dram_pj, r.leakage_pj -= o.leakage_pj;
   for (std::size_t b = 0; b < kBufferCount; ++b) r.sram_pj[b] -= o.sram_pj[b];
   return r;
 }
 
 EnergyBreakdown& EnergyBreakdown::operator+=(const EnergyBreakdown& o) {
-  array_pj += o.array_pj, vector_pj += o.vector_pj, dram_pj += o.dram_pj;
+  array_pj += o.array_pj, vector_pj += o.vector_pj, dram_pj += o.dram_pj, leakage_pj += o.leakage_pj;
   for (std::size_t b = 0; b < kBufferCount; ++b) sram_pj[b] += o.sram_pj[b];
   return *this;
 }
@@ -44,6 +44,9 @@ ReplayResult make_result(const AccelConfig& config, std::string engine) {
   r.engine = std::move(engine);
   r.clock_mhz = config.clock_mhz;
   r.peak_macs_per_cycle = config.rows * config.cols * 16;
+  r.leakage_mw = config.leakage_mw();
+  r.area.array_mm2 = config.array_area_mm2;
+  for (Buffer b : kAllBuffers) r.area.sram_mm2[std::size_t(b)] = config.buffer(b).area_mm2;
   r.total.name = "total";
   return r;
 }
@@ -71,6 +74,11 @@ void charge_tile(const TileWork& t, EnergyLedger& ledger) {
   charge_load(t, ledger);
   charge_compute(t, ledger);
   charge_store(t, ledger);
+}
+
+void charge_leakage(OpRow& row, const AccelConfig& config) {
+  constexpr double kPjPerMwUs = 1e3;  // 1 mW for 1 µs is 1 nJ
+  row.energy.leakage_pj = config.leakage_mw() * double(row.cycles) / config.clock_mhz * kPjPerMwUs;
 }
 
 StaticRow::StaticRow(const OpPlan& plan, const AccelConfig& config) : config_(config), ledger_(config) {
@@ -102,7 +110,8 @@ OpRow StaticRow::row() const {
 
 nlohmann::json to_json(const OpRow& r, double clock_mhz) {
   nlohmann::json energy = {{"array", r.energy.array_pj}, {"vector_unit", r.energy.vector_pj},
-                           {"dram", r.energy.dram_pj}, {"total", r.energy.total_pj()}};
+                           {"dram", r.energy.dram_pj}, {"leakage", r.energy.leakage_pj},
+                           {"total", r.energy.total_pj()}};
   nlohmann::json sram;
   for (Buffer b : kAllBuffers) {
     energy["sram_" + std::string(name(b))] = r.energy.sram_pj[std::size_t(b)];
@@ -127,6 +136,10 @@ nlohmann::json to_json(const ReplayResult& result) {
   j["mac_utilisation"] = result.total.cycles ? double(result.total.macs) /
                                                   (double(result.total.cycles) * double(result.peak_macs_per_cycle) / 16)
                                              : 0.0;
+  j["leakage_mw"] = result.leakage_mw;
+  nlohmann::json area = {{"array", result.area.array_mm2}, {"total", result.area.total_mm2()}};
+  for (Buffer b : kAllBuffers) area["sram_" + std::string(name(b))] = result.area.sram_mm2[std::size_t(b)];
+  j["area_mm2"] = area;
   return j;
 }
 
