@@ -38,6 +38,19 @@ void ReplayResult::add(const OpRow& row) {
   total.energy += row.energy;
 }
 
+AreaBreakdown area_breakdown(const AccelConfig& config) {
+  AreaBreakdown area;
+  area.array_mm2 = config.array_area_mm2;
+  for (Buffer b : kAllBuffers) area.sram_mm2[std::size_t(b)] = config.buffer(b).area_mm2;
+  return area;
+}
+
+nlohmann::json to_json(const AreaBreakdown& area) {
+  nlohmann::json j = {{"array", area.array_mm2}, {"total", area.total_mm2()}};
+  for (Buffer b : kAllBuffers) j["sram_" + std::string(name(b))] = area.sram_mm2[std::size_t(b)];
+  return j;
+}
+
 ReplayResult make_result(const AccelConfig& config, std::string engine) {
   ReplayResult r;
   r.accelerator = config.name;
@@ -45,8 +58,7 @@ ReplayResult make_result(const AccelConfig& config, std::string engine) {
   r.clock_mhz = config.clock_mhz;
   r.peak_macs_per_cycle = config.rows * config.cols * 16;
   r.leakage_mw = config.leakage_mw();
-  r.area.array_mm2 = config.array_area_mm2;
-  for (Buffer b : kAllBuffers) r.area.sram_mm2[std::size_t(b)] = config.buffer(b).area_mm2;
+  r.area = area_breakdown(config);
   r.total.name = "total";
   return r;
 }
@@ -137,9 +149,7 @@ nlohmann::json to_json(const ReplayResult& result) {
                                                   (double(result.total.cycles) * double(result.peak_macs_per_cycle) / 16)
                                              : 0.0;
   j["leakage_mw"] = result.leakage_mw;
-  nlohmann::json area = {{"array", result.area.array_mm2}, {"total", result.area.total_mm2()}};
-  for (Buffer b : kAllBuffers) area["sram_" + std::string(name(b))] = result.area.sram_mm2[std::size_t(b)];
-  j["area_mm2"] = area;
+  j["area_mm2"] = to_json(result.area);
   return j;
 }
 

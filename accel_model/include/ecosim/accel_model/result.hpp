@@ -65,6 +65,9 @@ struct AreaBreakdown {
   std::array<double, kBufferCount> sram_mm2{};  // by Buffer
   double total_mm2() const { return array_mm2 + sram_mm2[0] + sram_mm2[1] + sram_mm2[2]; }
 };
+AreaBreakdown area_breakdown(const AccelConfig& config);
+/// {"array", "sram_weights", "sram_inputs", "sram_outputs", "total"} in mm².
+nlohmann::json to_json(const AreaBreakdown& area);
 
 struct ReplayResult {
   std::string accelerator;
