@@ -66,7 +66,7 @@ class Reader {
   }
   /// Fails unless the object at the root has exactly the keys `keys`.
   void exact_keys(std::initializer_list<std::string_view> keys) const {
-    if (!root_.is_object()) fail("", "must be a JSON object");
+    if (!root_.is_object()) throw Error(fmt::format("{}: must be a JSON object", origin_));
     for (const auto& [key, value] : root_.items())
       if (std::find(keys.begin(), keys.end(), key) == keys.end()) fail(key, "unknown key");
     for (std::string_view key : keys) at(std::string(key));
