@@ -3,9 +3,9 @@
 // simulated MACs per wall-second, and the SystemC / closed-form time ratio (same run). The benchmark traces are
 // small and read whole; ecosim replay streams.
 // Usage: bench_accel TRACE.jsonl...   (scripts/bench_accel generates the traces and runs this)
+#include <fmt/core.h>
 #include <chrono>
 #include <filesystem>
-#include <fmt/core.h>
 
 #include "ecosim/accel_model/replay.hpp"
 #include "ecosim/ops_counter/error.hpp"
@@ -44,8 +44,8 @@ bool bench(const std::string& label, const std::vector<ecosim::OpRecord>& ops, c
     accel::PlanSource plans(records, config, tech);
     closed = accel::replay_closed_form(plans, config);
   });
-  fmt::print("{:<34} {:>7} {:>9} {:>10.4f} {:>10.4f} {:>10.5f} {:>12.0f} {:>9.1f}\n", label, ops.size(),
-             sc.total.tiles, plan_s, sc_s, closed_s, double(sc.total.macs) / sc_s / 1e6, sc_s / closed_s);
+  fmt::print("{:<34} {:>7} {:>9} {:>10.4f} {:>10.4f} {:>10.5f} {:>12.0f} {:>9.1f}\n", label, ops.size(), sc.total.tiles,
+             plan_s, sc_s, closed_s, double(sc.total.macs) / sc_s / 1e6, sc_s / closed_s);
   fmt::print("  total replay (plan + SystemC) {:.3f} s; simulated {:.3f} ms, {} cycles (closed form {})\n", sc_s,
              sc.latency_ms(), sc.total.cycles, closed.total.cycles);
   return true;
@@ -60,8 +60,8 @@ int main(int argc, char** argv) {
     accel::AccelConfig fused = unfused;
     fused.fuse_attention = true;
     const TechTable tech = TechTable::builtin_45nm();
-    fmt::print("{:<34} {:>7} {:>9} {:>10} {:>10} {:>10} {:>12} {:>9}\n", "trace", "ops", "tiles", "plan_s",
-               "systemc_s", "closed_s", "MMAC/wall-s", "sc/closed");
+    fmt::print("{:<34} {:>7} {:>9} {:>10} {:>10} {:>10} {:>12} {:>9}\n", "trace", "ops", "tiles", "plan_s", "systemc_s",
+               "closed_s", "MMAC/wall-s", "sc/closed");
     for (int i = 1; i < argc; ++i) {
       const trace::Trace t = trace::read_file(argv[i]);
       const std::string name = std::filesystem::path(argv[i]).filename().string();

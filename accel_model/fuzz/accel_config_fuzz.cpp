@@ -9,7 +9,6 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
     ecosim::accel::parse_config(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz");
-  } catch (const ecosim::Error&) {
-  }
+  } catch (const ecosim::Error&) {}
   return 0;
 }

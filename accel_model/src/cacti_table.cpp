@@ -26,8 +26,8 @@ constexpr Range<double> kAccessNs{1e-6, 1e6, " ns"};
 constexpr double kPjPerNj = 1e3;
 
 double log_log(double x, double x0, double y0, double x1, double y1) {
-  return std::exp(std::log(y0) + (std::log(y1) - std::log(y0)) * (std::log(x) - std::log(x0)) /
-                                     (std::log(x1) - std::log(x0)));
+  return std::exp(std::log(y0) +
+                  (std::log(y1) - std::log(y0)) * (std::log(x) - std::log(x0)) / (std::log(x1) - std::log(x0)));
 }
 
 }  // namespace
@@ -79,9 +79,10 @@ SramBankCost CactiTable::bank(double bytes, bool rw_port, std::string& warning) 
   const Row& a = *kind[hi - 1];
   const Row& b = *kind[hi];
   if (bytes < kind.front()->bytes || bytes > kind.back()->bytes)
-    warning = fmt::format("{}: a bank of {} bytes ({} read-write port) lies outside the table's {}–{} bytes; its "
-                          "energy, leakage and area are extrapolated log–log",
-                          origin_, bytes, rw_port ? "with" : "without", kind.front()->bytes, kind.back()->bytes);
+    warning = fmt::format(
+        "{}: a bank of {} bytes ({} read-write port) lies outside the table's {}–{} bytes; its "
+        "energy, leakage and area are extrapolated log–log",
+        origin_, bytes, rw_port ? "with" : "without", kind.front()->bytes, kind.back()->bytes);
   auto at = [&](double SramBankCost::*field) { return log_log(bytes, a.bytes, a.cost.*field, b.bytes, b.cost.*field); };
   return {at(&SramBankCost::read_pj), at(&SramBankCost::write_pj), at(&SramBankCost::leakage_mw),
           at(&SramBankCost::area_mm2)};

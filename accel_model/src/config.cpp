@@ -103,7 +103,8 @@ void derive_costs(const Reader& r, AccelConfig& c) {
     std::string warning;
     const SramBankCost bank = cacti.bank(double(buf.bytes) / double(buf.banks), b == Buffer::outputs, warning);
     if (!warning.empty())
-      c.cost_warnings.push_back(fmt::format("buffers.{} ({} bytes in {} banks): {}", name(b), buf.bytes, buf.banks, warning));
+      c.cost_warnings.push_back(
+          fmt::format("buffers.{} ({} bytes in {} banks): {}", name(b), buf.bytes, buf.banks, warning));
     buf.read_pj_per_bit = bank.read_pj / double(cacti.block_bits());
     buf.write_pj_per_bit = bank.write_pj / double(cacti.block_bits());
     buf.leakage_mw = bank.leakage_mw * double(buf.banks);
@@ -163,9 +164,12 @@ AccelConfig parse_config(std::string_view json_text, const std::string& origin) 
   if (c.float_operand_bits != 2 && c.float_operand_bits != 4 && c.float_operand_bits != 8 && c.float_operand_bits != 16)
     r.fail("mapping.float_operand_bits", "must be 2, 4, 8 or 16 (BitFusion's fused precisions)");
   const std::string binary = r.text("mapping.binary_codes");
-  if (binary == "array") c.binary_codes = BinaryMapping::array;
-  else if (binary == "vector") c.binary_codes = BinaryMapping::vector;
-  else r.fail("mapping.binary_codes", "must be 'array' or 'vector'");
+  if (binary == "array")
+    c.binary_codes = BinaryMapping::array;
+  else if (binary == "vector")
+    c.binary_codes = BinaryMapping::vector;
+  else
+    r.fail("mapping.binary_codes", "must be 'array' or 'vector'");
   c.fuse_attention = r.flag("mapping.fuse_attention");
   check_fits_one_tile(c, r);
   derive_costs(r, c);
@@ -178,7 +182,9 @@ AccelConfig builtin_config(std::string_view name) {
   throw Error(fmt::format("unknown accelerator '{}' (built in: bitfusion-45nm; or give --accel-config FILE)", name));
 }
 
-AccelConfig load_config(const std::string& path) { return parse_config(read_text_file(path, kMaxJsonDocumentBytes), path); }
+AccelConfig load_config(const std::string& path) {
+  return parse_config(read_text_file(path, kMaxJsonDocumentBytes), path);
+}
 
 AccelConfig with_overrides(const AccelConfig& base, const json& patch, const std::string& origin) {
   json merged = base.effective;

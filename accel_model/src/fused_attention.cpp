@@ -2,9 +2,9 @@
 // tile sequence (see fused_attention.hpp).
 #include "ecosim/accel_model/fused_attention.hpp"
 
+#include <fmt/core.h>
 #include <algorithm>
 #include <array>
-#include <fmt/core.h>
 #include <string_view>
 
 #include "ecosim/accel_model/tiling.hpp"
@@ -104,7 +104,8 @@ std::optional<FusedTiling> choose_fused_tiling(const AttentionShape& s, const Ac
       if (tq * (s.dim + tk) * s.operand_bits > half_in || tq * (tk + s.dim) * c.accumulator_bits > half_out) break;
       // Array cycles of full tiles scaled to the whole problem (edge tiles are close enough to rank).
       const std::uint64_t tiles = checked_product({s.groups, ceil_div(s.queries, tq), ceil_div(s.keys, tk)});
-      const std::uint64_t array = checked_mul(tiles, tile_cycles(tq, tk, s.dim, f, c) + tile_cycles(tq, s.dim, tk, f, c));
+      const std::uint64_t array =
+          checked_mul(tiles, tile_cycles(tq, tk, s.dim, f, c) + tile_cycles(tq, s.dim, tk, f, c));
       const std::uint64_t dram = fused_dram_bits(s, tq);
       FusedTiling t{tq, tk, dram, std::max(array, ceil_div(dram, c.dram_bits_per_cycle))};
       if (!best || t.estimated_cycles < best->estimated_cycles ||
@@ -123,9 +124,15 @@ namespace {
 class FusedAttentionRun : public IndexedTileRun {
  public:
   FusedAttentionRun(const AttentionShape& s, const FusedTiling& tiling, VectorWork vector, const AccelConfig& c)
-      : s_(s), tq_full_(tiling.tq), tk_full_(tiling.tk), q_trips_(ceil_div(s.queries, tiling.tq)),
-        k_trips_(ceil_div(s.keys, tiling.tk)), triples_(checked_product({s.groups, q_trips_, k_trips_})),
-        vector_(vector), f_(fusion(s.operand_bits, s.operand_bits)), c_(c) {}
+      : s_(s),
+        tq_full_(tiling.tq),
+        tk_full_(tiling.tk),
+        q_trips_(ceil_div(s.queries, tiling.tq)),
+        k_trips_(ceil_div(s.keys, tiling.tk)),
+        triples_(checked_product({s.groups, q_trips_, k_trips_})),
+        vector_(vector),
+        f_(fusion(s.operand_bits, s.operand_bits)),
+        c_(c) {}
 
   std::uint64_t tile_count() const override { return checked_mul(3, triples_); }
 

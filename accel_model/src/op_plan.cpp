@@ -1,8 +1,8 @@
 // Mapping of each trace operation class onto the accelerator's units (array, vector unit, DMA) as tiles.
 #include "ecosim/accel_model/op_plan.hpp"
 
-#include <algorithm>
 #include <fmt/core.h>
+#include <algorithm>
 
 #include "ecosim/accel_model/tiling.hpp"
 #include "ecosim/ops_counter/checked.hpp"
@@ -75,7 +75,6 @@ std::uint64_t stored_bits(const OpCounts& counts, bool read, const AccelConfig& 
   return total;
 }
 
-
 /// Streams `read_bits` in and `write_bits` out through the inputs/outputs buffers, in as few tiles as fit
 /// half of each, the unit's cycles and energy spread evenly over them.
 class StreamRun : public IndexedTileRun {
@@ -130,18 +129,14 @@ OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& t
   OpPlan plan{op.name, op.kind, "", {}};
   const unsigned a = operand_bits(op.a_dtype, config), w = operand_bits(op.b_dtype, config);
   switch (op.kind) {
-    case OpClass::gemm:
-      plan.mapping = plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, plan);
-      break;
+    case OpClass::gemm: plan.mapping = plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, plan); break;
     case OpClass::popcount_accumulate:
       plan.mapping = config.binary_codes == BinaryMapping::array
                          ? "codes as 2-bit operands: " + plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, plan)
                          : "±additions on the " + plan_vector(op, 0, config, tech, plan);
       break;
     case OpClass::eltwise:
-    case OpClass::reduce:
-      plan.mapping = plan_vector(op, 0, config, tech, plan);
-      break;
+    case OpClass::reduce: plan.mapping = plan_vector(op, 0, config, tech, plan); break;
     case OpClass::hash: {
       const auto support = op.params.find("support");
       if (support == op.params.end() || support->second == 0)
@@ -151,7 +146,8 @@ OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& t
       // centring and signs on the vector unit.
       const std::string distances = plan_gemm({1, tokens, anchors, op.k, a, a}, config, plan);
       const std::string projection = plan_gemm({1, tokens, op.n, anchors, a, a}, config, plan);
-      const std::uint64_t covered = checked_mul(tokens, checked_add(checked_mul(op.k, anchors), checked_mul(anchors, op.n)));
+      const std::uint64_t covered =
+          checked_mul(tokens, checked_add(checked_mul(op.k, anchors), checked_mul(anchors, op.n)));
       plan.mapping = fmt::format("distances: {}; projection: {}; rest: {}", distances, projection,
                                  plan_vector(op, covered, config, tech, plan));
       break;

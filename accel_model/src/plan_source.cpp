@@ -17,8 +17,10 @@ void PlanSource::fill(std::size_t count) {
   }
   while (!exhausted_ && window_.size() - first_ < count) {
     OpRecord op;
-    if (records_.next(op)) window_.push_back(std::move(op));
-    else exhausted_ = true;
+    if (records_.next(op))
+      window_.push_back(std::move(op));
+    else
+      exhausted_ = true;
   }
 }
 

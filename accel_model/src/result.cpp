@@ -121,21 +121,31 @@ OpRow StaticRow::row() const {
 }
 
 nlohmann::json to_json(const OpRow& r, double clock_mhz) {
-  nlohmann::json energy = {{"array", r.energy.array_pj}, {"vector_unit", r.energy.vector_pj},
-                           {"dram", r.energy.dram_pj}, {"leakage", r.energy.leakage_pj},
+  nlohmann::json energy = {{"array", r.energy.array_pj},
+                           {"vector_unit", r.energy.vector_pj},
+                           {"dram", r.energy.dram_pj},
+                           {"leakage", r.energy.leakage_pj},
                            {"total", r.energy.total_pj()}};
   nlohmann::json sram;
   for (Buffer b : kAllBuffers) {
     energy["sram_" + std::string(name(b))] = r.energy.sram_pj[std::size_t(b)];
-    sram[std::string(name(b))] = {{"read", r.sram_read_bits[std::size_t(b)]}, {"written", r.sram_write_bits[std::size_t(b)]}};
+    sram[std::string(name(b))] = {{"read", r.sram_read_bits[std::size_t(b)]},
+                                  {"written", r.sram_write_bits[std::size_t(b)]}};
   }
-  return {{"name", r.name},           {"kind", std::string(ecosim::name(r.kind))},
-          {"mapping", r.mapping},     {"tiles", r.tiles},
-          {"macs", r.macs},           {"cycles", r.cycles},
+  return {{"name", r.name},
+          {"kind", std::string(ecosim::name(r.kind))},
+          {"mapping", r.mapping},
+          {"tiles", r.tiles},
+          {"macs", r.macs},
+          {"cycles", r.cycles},
           {"latency_ms", double(r.cycles) / (clock_mhz * 1e3)},
-          {"array_cycles", r.array_cycles}, {"vector_cycles", r.vector_cycles},
-          {"stall_cycles", r.stall_cycles()}, {"dram_cycles", r.dram_cycles},
-          {"dram_bits", r.dram_bits}, {"energy_pj", energy}, {"sram_bits", sram}};
+          {"array_cycles", r.array_cycles},
+          {"vector_cycles", r.vector_cycles},
+          {"stall_cycles", r.stall_cycles()},
+          {"dram_cycles", r.dram_cycles},
+          {"dram_bits", r.dram_bits},
+          {"energy_pj", energy},
+          {"sram_bits", sram}};
 }
 
 nlohmann::json to_json(const ReplayResult& result) {
@@ -145,9 +155,10 @@ nlohmann::json to_json(const ReplayResult& result) {
   j["engine"] = result.engine;
   j["clock_mhz"] = result.clock_mhz;
   j["array_utilisation"] = result.array_utilisation();
-  j["mac_utilisation"] = result.total.cycles ? double(result.total.macs) /
-                                                  (double(result.total.cycles) * double(result.peak_macs_per_cycle) / 16)
-                                             : 0.0;
+  j["mac_utilisation"] =
+      result.total.cycles
+          ? double(result.total.macs) / (double(result.total.cycles) * double(result.peak_macs_per_cycle) / 16)
+          : 0.0;
   j["leakage_mw"] = result.leakage_mw;
   j["area_mm2"] = to_json(result.area);
   return j;

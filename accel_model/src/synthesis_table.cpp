@@ -84,7 +84,8 @@ ArrayCost SynthesisTable::array(std::uint64_t rows, std::uint64_t cols, std::uin
   const double units = double(rows * cols) / double(reference_.rows * reference_.cols);
   // µW / MHz = pJ per cycle: energy per cycle at the synthesis clock (dynamic energy does not depend on it).
   return {reference_.dynamic_uw * units * power_factor / clock_mhz_,
-          reference_.leakage_uw * units * power_factor * kMwPerUw, reference_.area_um2 * units * area_factor * kMm2PerUm2};
+          reference_.leakage_uw * units * power_factor * kMwPerUw,
+          reference_.area_um2 * units * area_factor * kMm2PerUm2};
 }
 
 }  // namespace ecosim::accel

@@ -39,7 +39,7 @@ struct Top : sc::sc_module {
 Top& top() {
   static Top* instance = [] {
     setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 1);  // keep stdout clean for CSV/JSON output
-    return new Top("accelerator");  // lives as long as the SystemC kernel: to the end of the process
+    return new Top("accelerator");                 // lives as long as the SystemC kernel: to the end of the process
   }();
   return *instance;
 }

@@ -55,9 +55,7 @@ class SramBuffer : public sc_module, public BufferIf {
  public:
   sc_export<BufferIf> target{"target"};
   explicit SramBuffer(sc_module_name name) : sc_module(name) { target.bind(*this); }
-  void access(std::uint64_t bits, bool write) override {
-    (write ? write_bits_ : read_bits_) += bits;
-  }
+  void access(std::uint64_t bits, bool write) override { (write ? write_bits_ : read_bits_) += bits; }
   std::uint64_t read_bits() const { return read_bits_; }
   std::uint64_t write_bits() const { return write_bits_; }
 

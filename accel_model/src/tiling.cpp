@@ -1,9 +1,9 @@
 // GEMM tiling search (loop orders × power-of-two tiles) in closed form, and the tile sequence of a tiling.
 #include "ecosim/accel_model/tiling.hpp"
 
+#include <fmt/core.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/core.h>
 
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
@@ -14,13 +14,13 @@ namespace {
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0); }
 
-constexpr std::array<std::array<char, 3>, 6> kOrders = {{{'m', 'n', 'k'}, {'m', 'k', 'n'}, {'n', 'm', 'k'},
-                                                         {'n', 'k', 'm'}, {'k', 'm', 'n'}, {'k', 'n', 'm'}}};
+constexpr std::array<std::array<char, 3>, 6> kOrders = {
+    {{'m', 'n', 'k'}, {'m', 'k', 'n'}, {'n', 'm', 'k'}, {'n', 'k', 'm'}, {'k', 'm', 'n'}, {'k', 'n', 'm'}}};
 
 struct Loops {
   std::uint64_t trips[3];  // m, n, k
   std::uint64_t tile[3];
-  std::uint64_t last[3];   // size of the last (edge) tile
+  std::uint64_t last[3];  // size of the last (edge) tile
   static std::size_t index(char loop) { return loop == 'm' ? 0 : loop == 'n' ? 1 : 2; }
   std::uint64_t size(std::size_t dim, std::uint64_t i) const { return i + 1 == trips[dim] ? last[dim] : tile[dim]; }
 };
@@ -143,7 +143,10 @@ namespace {
 class GemmCursor : public TileCursor {
  public:
   GemmCursor(const GemmShape& s, const GemmTiling& g, const AccelConfig& c)
-      : s_(s), c_(c), l_(make_loops(s, g.tm, g.tn, g.tk)), f_(fusion(s.a_bits, s.w_bits)),
+      : s_(s),
+        c_(c),
+        l_(make_loops(s, g.tm, g.tn, g.tk)),
+        f_(fusion(s.a_bits, s.w_bits)),
         order_{Loops::index(g.order[0]), Loops::index(g.order[1]), Loops::index(g.order[2])} {
     has_pending_ = generate(pending_);
   }
@@ -217,7 +220,7 @@ class GemmCursor : public TileCursor {
   const AccelConfig& c_;
   const Loops l_;
   const Fusion f_;
-  const std::size_t order_[3];         // dimension (m, n, k) of each loop, outermost first
+  const std::size_t order_[3];                    // dimension (m, n, k) of each loop, outermost first
   std::uint64_t batch_ = 0, idx_[3] = {0, 0, 0};  // loop indices by dimension
   bool done_ = false;
   Resident a_tile_, w_tile_, c_tile_;  // the tiles the buffers hold
@@ -233,9 +236,7 @@ class GemmRun : public TileRun {
     const Loops l = make_loops(shape_, tiling_.tm, tiling_.tn, tiling_.tk);
     return checked_product({shape_.batch, l.trips[0], l.trips[1], l.trips[2]});
   }
-  std::unique_ptr<TileCursor> cursor() const override {
-    return std::make_unique<GemmCursor>(shape_, tiling_, config_);
-  }
+  std::unique_ptr<TileCursor> cursor() const override { return std::make_unique<GemmCursor>(shape_, tiling_, config_); }
 
  private:
   GemmShape shape_;

@@ -15,8 +15,13 @@ TimelineWriter::TimelineWriter(std::ostream& out, const AccelConfig& config, std
   out_ << "{\"traceEvents\":[";
   const char* labels[kTracks] = {"fusion-unit array", "vector unit", "DMA load", "DMA store"};
   for (std::size_t t = 0; t < kTracks; ++t)
-    out_ << nlohmann::json{{"ph", "M"}, {"name", "thread_name"}, {"pid", 1}, {"tid", t + 1},
-                           {"args", {{"name", labels[t]}}}}.dump() << ",\n";
+    out_ << nlohmann::json{{"ph", "M"},
+                           {"name", "thread_name"},
+                           {"pid", 1},
+                           {"tid", t + 1},
+                           {"args", {{"name", labels[t]}}}}
+                .dump()
+         << ",\n";
   out_ << nlohmann::json{{"ph", "M"}, {"name", "process_name"}, {"pid", 1}, {"args", {{"name", config.name}}}}.dump();
 }
 
@@ -45,9 +50,12 @@ void TimelineWriter::busy(Unit unit, bool store, std::uint64_t start_cycle, std:
 void TimelineWriter::finish() {
   write_spans();
   out_ << "\n],\"displayTimeUnit\":\"ns\",\"otherData\":"
-       << nlohmann::json{{"max_events", max_events_}, {"merged_ops", merged_ops_}, {"events", events_},
-                         {"spans", "an op whose tiles could exceed max_events is one span per unit: args.intervals "
-                                   "busy intervals, args.busy_cycles busy cycles"}}
+       << nlohmann::json{{"max_events", max_events_},
+                         {"merged_ops", merged_ops_},
+                         {"events", events_},
+                         {"spans",
+                          "an op whose tiles could exceed max_events is one span per unit: args.intervals "
+                          "busy intervals, args.busy_cycles busy cycles"}}
               .dump()
        << "}\n";
 }
@@ -65,8 +73,12 @@ void TimelineWriter::write_spans() {
 void TimelineWriter::write_event(std::size_t track, std::uint64_t start_cycle, std::uint64_t cycles,
                                  const nlohmann::json& args) {
   out_ << ",\n"
-       << nlohmann::json{{"ph", "X"}, {"name", op_}, {"pid", 1}, {"tid", track},
-                         {"ts", double(start_cycle) * us_per_cycle_}, {"dur", double(cycles) * us_per_cycle_},
+       << nlohmann::json{{"ph", "X"},
+                         {"name", op_},
+                         {"pid", 1},
+                         {"tid", track},
+                         {"ts", double(start_cycle) * us_per_cycle_},
+                         {"dur", double(cycles) * us_per_cycle_},
                          {"args", args}}
               .dump();
   ++events_;

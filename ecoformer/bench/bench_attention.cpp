@@ -1,8 +1,8 @@
-// bench_attention: EcoFormer hashed attention vs MSA (fp32, and fp16 inputs) vs Performer at N ∈ {1024, 3136, 4096, 16384},
-// D ∈ {32, 64}, B·H = 16 (B = 1, H = 16), on the GPU when present, else on the CPU reference kernels (the
-// table says which). Prints each kernel's best time, its ratio to MSA measured in the same run, and the
-// fraction of the bandwidth bound: the time to copy the bytes of Q, K, V and O (a device-to-device copy,
-// or memcpy on the CPU) divided by the kernel's time.
+// bench_attention: EcoFormer hashed attention vs MSA (fp32, and fp16 inputs) vs Performer at N ∈ {1024, 3136, 4096,
+// 16384}, D ∈ {32, 64}, B·H = 16 (B = 1, H = 16), on the GPU when present, else on the CPU reference kernels (the table
+// says which). Prints each kernel's best time, its ratio to MSA measured in the same run, and the fraction of the
+// bandwidth bound: the time to copy the bytes of Q, K, V and O (a device-to-device copy, or memcpy on the CPU) divided
+// by the kernel's time.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -42,18 +42,16 @@ Options parse(int argc, char** argv) {
       o.repeats = std::stoi(argv[++i]);
       if (o.repeats < 1) throw Error("--repeats must be ≥ 1");
     } else {
-      throw Error("usage: bench_attention [--device auto|cpu|cuda] [--quick (N ≤ 3136)] [--repeats R]; got '" +
-                  arg + "'");
+      throw Error("usage: bench_attention [--device auto|cpu|cuda] [--quick (N ≤ 3136)] [--repeats R]; got '" + arg +
+                  "'");
     }
   }
-  if (o.device != "auto" && o.device != "cpu" && o.device != "cuda")
-    throw Error("--device must be auto, cpu or cuda");
+  if (o.device != "auto" && o.device != "cpu" && o.device != "cuda") throw Error("--device must be auto, cpu or cuda");
   return o;
 }
 
 /// Best kernel time over `repeats` runs (after one warm-up run on the GPU).
-double best_ms(const ecoformer::AttentionInputs& in, const AttentionConfig& c, Device device, int repeats,
-               bool fp16) {
+double best_ms(const ecoformer::AttentionInputs& in, const AttentionConfig& c, Device device, int repeats, bool fp16) {
   double best = std::numeric_limits<double>::infinity();
   for (int r = device == Device::cuda ? -1 : 0; r < repeats; ++r) {
     OpCounter discard;
@@ -69,10 +67,10 @@ int run(const Options& o) {
   if (o.device == "cuda" && !gpu.available) throw Error("--device cuda: no GPU (" + gpu.reason + ")");
   const Device device = o.device != "cpu" && gpu.available ? Device::cuda : Device::cpu;
   const int repeats = o.repeats ? o.repeats : device == Device::cuda ? 5 : 1;
-  const std::string where =
-      device == Device::cuda ? "GPU " + gpu.device_name
-                             : "CPU (reference kernels, single thread" +
-                                   (gpu.available ? std::string(")") : "; no GPU: " + gpu.reason + ")");
+  const std::string where = device == Device::cuda
+                                ? "GPU " + gpu.device_name
+                                : "CPU (reference kernels, single thread" +
+                                      (gpu.available ? std::string(")") : "; no GPU: " + gpu.reason + ")");
   std::printf("bench_attention on %s, B = 1, H = 16, best of %d\n", where.c_str(), repeats);
   std::printf("bound = time to copy the bytes of Q, K, V and O (%s); bound fraction = bound / kernel time\n\n",
               device == Device::cuda ? "cudaMemcpy device to device" : "memcpy");
@@ -102,8 +100,9 @@ int run(const Options& o) {
         std::fflush(stdout);
       }
     }
-  std::printf("\n'vs MSA' = time / fp32 MSA time in this run (below 1 is faster); msa-fp16 reads fp16 Q, K, V "
-              "(the bound is for fp32 tensors throughout).\n");
+  std::printf(
+      "\n'vs MSA' = time / fp32 MSA time in this run (below 1 is faster); msa-fp16 reads fp16 Q, K, V "
+      "(the bound is for fp32 tensors throughout).\n");
   return 0;
 }
 

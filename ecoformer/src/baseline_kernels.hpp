@@ -29,7 +29,9 @@ void softmax_attention_cpu(const float* q, const float* k, const float* v, float
 void validate_inputs(const AttentionInputs& in, const AttentionConfig& c);
 
 /// An empty output tensor of the inputs' shape.
-inline Tensor output_like(const Tensor& q) { return Tensor{q.batch, q.heads, q.seq, q.dim, std::vector<float>(q.data.size())}; }
+inline Tensor output_like(const Tensor& q) {
+  return Tensor{q.batch, q.heads, q.seq, q.dim, std::vector<float>(q.data.size())};
+}
 
 #if ECOSIM_HAS_CUDA
 /// A baseline's CUDA kernel: RunResult.latency_ms is the time of the kernels alone (CUDA events), without

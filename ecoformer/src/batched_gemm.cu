@@ -11,8 +11,7 @@ namespace ecosim::ecoformer::detail {
 namespace {
 constexpr int kTile = 16;
 
-__global__ void batched_gemm_kernel(StridedMatrix a, StridedMatrix b, float* c, long long m, long long n,
-                                    long long k) {
+__global__ void batched_gemm_kernel(StridedMatrix a, StridedMatrix b, float* c, long long m, long long n, long long k) {
   __shared__ float a_tile[kTile][kTile + 1];
   __shared__ float b_tile[kTile][kTile + 1];
   const long long batch = blockIdx.z;
@@ -34,8 +33,8 @@ __global__ void batched_gemm_kernel(StridedMatrix a, StridedMatrix b, float* c, 
 }
 }  // namespace
 
-void batched_gemm(StridedMatrix a, StridedMatrix b, float* c, std::uint64_t batch, std::uint64_t m,
-                  std::uint64_t n, std::uint64_t k) {
+void batched_gemm(StridedMatrix a, StridedMatrix b, float* c, std::uint64_t batch, std::uint64_t m, std::uint64_t n,
+                  std::uint64_t k) {
   const std::uint64_t col_tiles = (n + kTile - 1) / kTile;
   if (col_tiles > cuda::kMaxGridYZ) throw Error("CUDA GEMM: " + std::to_string(n) + " columns exceed the grid");
   const dim3 threads(kTile, kTile);

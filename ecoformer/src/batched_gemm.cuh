@@ -13,7 +13,7 @@ struct StridedMatrix {
 };
 
 /// C[b] = A[b]·B[b] for b < batch, with A m×k, B k×n and C row-major m×n contiguous per batch entry.
-void batched_gemm(StridedMatrix a, StridedMatrix b, float* c, std::uint64_t batch, std::uint64_t m,
-                  std::uint64_t n, std::uint64_t k);
+void batched_gemm(StridedMatrix a, StridedMatrix b, float* c, std::uint64_t batch, std::uint64_t m, std::uint64_t n,
+                  std::uint64_t k);
 
 }  // namespace ecosim::ecoformer::detail

@@ -62,10 +62,13 @@ LearnedProjection learn_ksh_projection(const std::vector<float>& kernel, std::ui
   const auto rows = static_cast<Eigen::Index>(n), cols = static_cast<Eigen::Index>(m);
   const std::uint64_t bits = initial.size() / m;
 
-  const Matrix k = Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
-                       kernel.data(), rows, cols).cast<double>();
-  Matrix r = Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
-                 targets.data(), rows, rows).cast<double>() * static_cast<double>(bits);
+  const Matrix k =
+      Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(kernel.data(), rows, cols)
+          .cast<double>();
+  Matrix r = Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(targets.data(),
+                                                                                                     rows, rows)
+                 .cast<double>() *
+             static_cast<double>(bits);
 
   LearnedProjection out{initial, {}};
   for (std::uint64_t bit = 0; bit < bits; ++bit) {
@@ -97,7 +100,8 @@ LearnedProjection learn_ksh_projection(const std::vector<float>& kernel, std::ui
     report.loss_learned = best_loss;
     report.accepted = best_loss < report.loss_initial;
     const Vector& chosen = report.accepted ? best : w0;
-    for (std::uint64_t a = 0; a < m; ++a) out.weights[bit * m + a] = static_cast<float>(chosen[static_cast<Eigen::Index>(a)]);
+    for (std::uint64_t a = 0; a < m; ++a)
+      out.weights[bit * m + a] = static_cast<float>(chosen[static_cast<Eigen::Index>(a)]);
     const Vector h = signs(k, chosen);
     r -= h * h.transpose();
     out.bits.push_back(report);

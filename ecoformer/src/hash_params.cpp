@@ -34,7 +34,8 @@ std::vector<std::uint64_t> distinct_positions(std::uint64_t count, std::uint64_t
 }
 
 /// The L2-normalised tokens of head h at positions p of batch × seq, row after row.
-std::vector<float> normalized_tokens(const Tensor& qk, std::uint64_t head, const std::vector<std::uint64_t>& positions) {
+std::vector<float> normalized_tokens(const Tensor& qk, std::uint64_t head,
+                                     const std::vector<std::uint64_t>& positions) {
   const std::uint64_t d = qk.dim;
   std::vector<float> x(positions.size() * d);
   for (std::size_t i = 0; i < positions.size(); ++i) {
@@ -87,8 +88,8 @@ HashParams make_hash_params(const Tensor& qk, const AttentionConfig& config, std
     const std::vector<float> x = normalized_tokens(qk, h, distinct_positions(n, pool, seed, kLearningSampleStream, h));
     const std::vector<float> features = detail::centred_kernel(x.data(), n, d, &p.anchors[h * m * d], m);
     float* w = &p.projection[h * b * m];
-    LearnedProjection learnt = learn_ksh_projection(features, n, m, similarity_targets(x, n, d),
-                                                    std::vector<float>(w, w + b * m));
+    LearnedProjection learnt =
+        learn_ksh_projection(features, n, m, similarity_targets(x, n, d), std::vector<float>(w, w + b * m));
     std::copy(learnt.weights.begin(), learnt.weights.end(), w);
     p.learning.push_back(std::move(learnt));
   }

@@ -53,8 +53,8 @@ HashedRun run_hashed_detailed(const AttentionInputs& inputs, const AttentionConf
   const std::int32_t bias = hash_bias(bits, options.bias);
   // Binary denominators h_i·s + c·N are int32: |h_i·s| + c·N ≤ (b + c)·N must fit.
   if (checked_mul(bits + static_cast<std::uint64_t>(bias), config.seq) > 0x7fffffffu)
-    throw Error("seq = " + std::to_string(config.seq) + " is too long for int32 hash denominators with b = " +
-                std::to_string(bits));
+    throw Error("seq = " + std::to_string(config.seq) +
+                " is too long for int32 hash denominators with b = " + std::to_string(bits));
   if (device == Device::cuda) gpu::require("device cuda");
 
   HashedRun run;
@@ -73,8 +73,8 @@ HashedRun run_hashed_detailed(const AttentionInputs& inputs, const AttentionConf
   return run;
 }
 
-RunResult run_hashed(const AttentionInputs& inputs, const AttentionConfig& config, Device device,
-                     std::uint64_t seed, OpSink& sink) {
+RunResult run_hashed(const AttentionInputs& inputs, const AttentionConfig& config, Device device, std::uint64_t seed,
+                     OpSink& sink) {
   return run_hashed_detailed(inputs, config, device, seed, sink).result;
 }
 

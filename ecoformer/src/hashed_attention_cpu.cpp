@@ -115,7 +115,8 @@ void attend(const Codes& codes, const HashedProblem& p, const Shape& s, float* o
   clock([&] {
     for (std::uint64_t g = 0; g < g_count; ++g) {
       using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-      const Eigen::Map<const RowMajor> values(v + g * n * d, static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(d));
+      const Eigen::Map<const RowMajor> values(v + g * n * d, static_cast<Eigen::Index>(n),
+                                              static_cast<Eigen::Index>(d));
       Eigen::Map<Eigen::RowVectorXf>(&bias_z[g * d], static_cast<Eigen::Index>(d)) =
           static_cast<float>(p.bias) * values.colwise().sum();
     }

@@ -29,8 +29,8 @@ __global__ void normalize_rows_kernel(const float* x, float* out, long long rows
 }
 
 // dist[(g·n + i)·m + a] = ‖x_gi − anchor_{head(g), a}‖²
-__global__ void distances_kernel(const float* x, const float* anchors, float* dist, long long pairs, long long n,
-                                 int d, int m, long long heads) {
+__global__ void distances_kernel(const float* x, const float* anchors, float* dist, long long pairs, long long n, int d,
+                                 int m, long long heads) {
   const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (e >= pairs) return;
   const long long token = e / m, a = e % m, g = token / n;
@@ -112,8 +112,8 @@ __global__ void hash_kernel(const float* f, int f_len, const float* w, int bits,
 // Grid (chunks, groups): partial sums over one chunk of tokens of M = Σ h_j v_jᵀ (b×d), z = Σ v_j (d) and
 // s = Σ h_j (b), into partial_f [g][chunk][b·d + d] and partial_s [g][chunk][b].
 template <class Codes>
-__global__ void context_partials_kernel(Codes codes, const float* v, long long n, int d, int bits,
-                                        float* partial_f, typename Codes::Sum* partial_s) {
+__global__ void context_partials_kernel(Codes codes, const float* v, long long n, int d, int bits, float* partial_f,
+                                        typename Codes::Sum* partial_s) {
   const long long g = blockIdx.y, chunk = blockIdx.x, chunks = gridDim.x;
   const long long first = chunk * static_cast<long long>(kChunkTokens);
   const long long last = min(first + static_cast<long long>(kChunkTokens), n);
@@ -194,12 +194,21 @@ struct Dims {
 template <class Word, class Sum>
 struct Workspace {
   Workspace(const HashedProblem& p, const Dims& s)
-      : qk(p.qk.data), v(p.v.data), anchors(p.params.anchors), projection(p.params.projection),
-        x(s.count(s.tokens, s.d)), out(s.count(s.tokens, s.d)),
-        kernel(p.params.kernel() ? s.count(s.tokens, s.m) : 0), inv(p.params.kernel() ? s.count(s.groups) : 0),
-        words(p.params.binary() ? s.count(s.tokens) : 0), real(p.params.binary() ? 0 : s.count(s.tokens, s.b)),
-        partial_f(s.count(s.groups) * s.chunks() * s.floats()), partial_s(s.count(s.groups, s.b) * s.chunks()),
-        ctx_z(s.count(s.groups) * s.floats()), sums(s.count(s.groups, s.b)), inv_den(s.count(s.tokens)) {}
+      : qk(p.qk.data),
+        v(p.v.data),
+        anchors(p.params.anchors),
+        projection(p.params.projection),
+        x(s.count(s.tokens, s.d)),
+        out(s.count(s.tokens, s.d)),
+        kernel(p.params.kernel() ? s.count(s.tokens, s.m) : 0),
+        inv(p.params.kernel() ? s.count(s.groups) : 0),
+        words(p.params.binary() ? s.count(s.tokens) : 0),
+        real(p.params.binary() ? 0 : s.count(s.tokens, s.b)),
+        partial_f(s.count(s.groups) * s.chunks() * s.floats()),
+        partial_s(s.count(s.groups, s.b) * s.chunks()),
+        ctx_z(s.count(s.groups) * s.floats()),
+        sums(s.count(s.groups, s.b)),
+        inv_den(s.count(s.tokens)) {}
   const cuda::DeviceBuffer<float> qk, v, anchors, projection;
   cuda::DeviceBuffer<float> x, out, kernel, inv;
   cuda::DeviceBuffer<Word> words;
@@ -229,11 +238,11 @@ void hash_tokens(const HashedProblem& p, const Dims& s, Workspace<Word, Sum>& w,
     bandwidth_kernel<<<static_cast<unsigned>(s.groups), kThreads>>>(w.kernel.get(), w.inv.get(), per_group);
     cuda::check_launch("hashed kernel bandwidth");
     rbf_kernel<<<cuda::blocks_for(pairs, kThreads), kThreads>>>(w.kernel.get(), w.inv.get(),
-                                                              static_cast<long long>(pairs), per_group);
+                                                                static_cast<long long>(pairs), per_group);
     cuda::check_launch("hashed RBF kernel");
     report(stages::hash_part(p.config, stages::HashPart::kernel));
-    centre_kernel<<<dim3(static_cast<unsigned>(s.m), static_cast<unsigned>(s.groups)), kThreads>>>(w.kernel.get(),
-                                                                                                 s.n, s.m);
+    centre_kernel<<<dim3(static_cast<unsigned>(s.m), static_cast<unsigned>(s.groups)), kThreads>>>(w.kernel.get(), s.n,
+                                                                                                   s.m);
     cuda::check_launch("hashed kernel centring");
     report(stages::hash_part(p.config, stages::HashPart::centre));
     features = w.kernel.get();
@@ -266,10 +275,10 @@ void attend(const Codes& codes, const HashedProblem& p, const Dims& s, Workspace
   report(stages::hashed_stage(p.config, stages::HashedStage::context));
   const Sum bias_n = static_cast<Sum>(p.bias) * static_cast<Sum>(s.n);
   denominator_kernel<<<cuda::blocks_for(s.count(s.tokens), kThreads), kThreads>>>(codes, w.sums.get(), s.tokens, s.n,
-                                                                                 s.b, bias_n, w.inv_den.get());
+                                                                                  s.b, bias_n, w.inv_den.get());
   cuda::check_launch("hashed denominators");
-  output_kernel<<<cuda::blocks_for(s.count(s.tokens, s.d), kThreads), kThreads>>>(
-      codes, w.ctx_z.get(), w.inv_den.get(), s.tokens, s.n, s.b, s.d, w.out.get());
+  output_kernel<<<cuda::blocks_for(s.count(s.tokens, s.d), kThreads), kThreads>>>(codes, w.ctx_z.get(), w.inv_den.get(),
+                                                                                  s.tokens, s.n, s.b, s.d, w.out.get());
   cuda::check_launch("hashed numerators and output");
   report(stages::hashed_stage(p.config, stages::HashedStage::numerator));
   report(stages::hashed_stage(p.config, stages::HashedStage::denominator));
@@ -303,9 +312,13 @@ HashedOutput run(const HashedProblem& p, const Dims& s, const Reporter& report) 
 
 HashedOutput hashed_attention_cuda(const HashedProblem& p, const Reporter& report) {
   const AttentionConfig& c = p.config;
-  const Dims s{static_cast<long long>(c.batch * c.heads), static_cast<long long>(c.seq),
-               static_cast<long long>(c.heads), static_cast<long long>(c.batch * c.heads * c.seq),
-               static_cast<int>(c.head_dim), static_cast<int>(c.code_bits()), static_cast<int>(c.support)};
+  const Dims s{static_cast<long long>(c.batch * c.heads),
+               static_cast<long long>(c.seq),
+               static_cast<long long>(c.heads),
+               static_cast<long long>(c.batch * c.heads * c.seq),
+               static_cast<int>(c.head_dim),
+               static_cast<int>(c.code_bits()),
+               static_cast<int>(c.support)};
   if (c.batch * c.heads > cuda::kMaxGridYZ)
     throw Error("CUDA hashed attention: batch·heads = " + std::to_string(c.batch * c.heads) + " exceeds the grid");
   return with_code_word(static_cast<unsigned>(s.b), [&](auto word) {

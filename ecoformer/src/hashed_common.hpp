@@ -18,7 +18,9 @@ struct BinaryCodes {
   using Sum = std::int32_t;  // Σ of ±1 codes is an exact integer
   ECOSIM_HD bool bit(std::uint64_t i, unsigned r) const { return (words[i] >> r) & Word{1}; }
   template <class T>
-  ECOSIM_HD T times(std::uint64_t i, unsigned r, T x) const { return bit(i, r) ? x : -x; }  // h_ir·x
+  ECOSIM_HD T times(std::uint64_t i, unsigned r, T x) const {
+    return bit(i, r) ? x : -x;
+  }  // h_ir·x
   ECOSIM_HD Sum code(std::uint64_t i, unsigned r) const { return bit(i, r) ? 1 : -1; }
 };
 
@@ -28,7 +30,9 @@ struct RealCodes {
   unsigned bits;
   using Sum = float;
   template <class T>
-  ECOSIM_HD T times(std::uint64_t i, unsigned r, T x) const { return values[i * bits + r] * x; }
+  ECOSIM_HD T times(std::uint64_t i, unsigned r, T x) const {
+    return values[i * bits + r] * x;
+  }
   ECOSIM_HD Sum code(std::uint64_t i, unsigned r) const { return values[i * bits + r]; }
 };
 

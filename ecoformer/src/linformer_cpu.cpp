@@ -6,8 +6,7 @@
 
 namespace ecosim::ecoformer::detail {
 
-Tensor linformer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,
-                     const Reporter& report) {
+Tensor linformer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed, const Reporter& report) {
   const std::uint64_t g = groups(in.q), n = c.seq, d = c.head_dim, k = c.proj_k;
   const std::vector<float> e_values = linformer_projection(k, n, seed);
   const ConstMatrixMap E(e_values.data(), static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(n));

@@ -15,8 +15,11 @@ namespace {
 struct Grid {
   std::uint64_t height, width, window, across, down;  // across × down windows
   explicit Grid(const AttentionConfig& c)
-      : height(token_grid_height(c)), width(c.seq / height), window(c.window),
-        across((width + window - 1) / window), down((height + window - 1) / window) {}
+      : height(token_grid_height(c)),
+        width(c.seq / height),
+        window(c.window),
+        across((width + window - 1) / window),
+        down((height + window - 1) / window) {}
   std::uint64_t windows() const { return across * down; }
 };
 
@@ -48,14 +51,16 @@ Tensor lsa_partition(const Tensor& t, const AttentionConfig& c) {
   for_each_token(g, t.batch, [&](std::uint64_t wb, std::uint64_t row, std::uint64_t b, std::uint64_t token) {
     for (std::uint64_t h = 0; h < t.heads; ++h)
       for (std::uint64_t d = 0; d < t.dim; ++d)
-        out.data[((wb * t.heads + h) * w.seq + row) * t.dim + d] = t.data[((b * t.heads + h) * t.seq + token) * t.dim + d];
+        out.data[((wb * t.heads + h) * w.seq + row) * t.dim + d] =
+            t.data[((b * t.heads + h) * t.seq + token) * t.dim + d];
   });
   return out;
 }
 
 Tensor lsa_merge(const Tensor& windows, const AttentionConfig& c) {
   const Grid g(c);
-  Tensor out{c.batch, c.heads, c.seq, c.head_dim, std::vector<float>(checked_product({c.batch, c.heads, c.seq, c.head_dim}))};
+  Tensor out{c.batch, c.heads, c.seq, c.head_dim,
+             std::vector<float>(checked_product({c.batch, c.heads, c.seq, c.head_dim}))};
   for_each_token(g, c.batch, [&](std::uint64_t wb, std::uint64_t row, std::uint64_t b, std::uint64_t token) {
     for (std::uint64_t h = 0; h < c.heads; ++h)
       for (std::uint64_t d = 0; d < c.head_dim; ++d)

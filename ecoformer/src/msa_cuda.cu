@@ -21,12 +21,12 @@ __device__ float to_float(float x) { return x; }
 __device__ float to_float(__half x) { return __half2float(x); }
 
 template <int kMaxD, class T>
-__global__ void online_softmax_attention(const T* q, const T* k, const T* v, float* out, long long n,
-                                         long long keys, int d, float scale) {
+__global__ void online_softmax_attention(const T* q, const T* k, const T* v, float* out, long long n, long long keys,
+                                         int d, float scale) {
   extern __shared__ float shared[];
-  float* k_tile = shared;                  // [kKeyTile][d]
-  float* v_tile = k_tile + kKeyTile * d;   // [kKeyTile][d]
-  float* s_tile = v_tile + kKeyTile * d;   // [kKeyTile][kQueries]: this thread's scores of the tile
+  float* k_tile = shared;                 // [kKeyTile][d]
+  float* v_tile = k_tile + kKeyTile * d;  // [kKeyTile][d]
+  float* s_tile = v_tile + kKeyTile * d;  // [kKeyTile][kQueries]: this thread's scores of the tile
   const long long group = blockIdx.y;
   const long long row = static_cast<long long>(blockIdx.x) * kQueries + threadIdx.x;
   const bool active = row < n;
@@ -80,16 +80,16 @@ __global__ void online_softmax_attention(const T* q, const T* k, const T* v, flo
 }
 
 template <int kMaxD, class T>
-void launch(const T* q, const T* k, const T* v, float* out, std::uint64_t g, std::uint64_t n,
-            std::uint64_t keys, std::uint64_t d) {
+void launch(const T* q, const T* k, const T* v, float* out, std::uint64_t g, std::uint64_t n, std::uint64_t keys,
+            std::uint64_t d) {
   const std::size_t shared_bytes = sizeof(float) * (2 * kKeyTile * d + kKeyTile * kQueries);
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   for (std::uint64_t first = 0; first < g; first += cuda::kMaxGridYZ) {  // grid y is limited to 65535
     const std::uint64_t count = std::min(cuda::kMaxGridYZ, g - first);
     const dim3 grid(cuda::blocks_for(n, kQueries), static_cast<unsigned>(count));
     online_softmax_attention<kMaxD, T><<<grid, kQueries, shared_bytes>>>(
-        q + first * n * d, k + first * keys * d, v + first * keys * d, out + first * n * d,
-        static_cast<long long>(n), static_cast<long long>(keys), static_cast<int>(d), scale);
+        q + first * n * d, k + first * keys * d, v + first * keys * d, out + first * n * d, static_cast<long long>(n),
+        static_cast<long long>(keys), static_cast<int>(d), scale);
     cuda::check_launch("online_softmax_attention");
   }
 }

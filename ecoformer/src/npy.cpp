@@ -46,8 +46,10 @@ class HeaderParser {
       }
       if (!entries.emplace(key, value).second) fail("key '" + key + "' appears twice");
       skip_spaces();
-      if (peek() == ',') ++pos_;
-      else if (peek() != '}') fail("expected ',' or '}' after the value of '" + key + "'");
+      if (peek() == ',')
+        ++pos_;
+      else if (peek() != '}')
+        fail("expected ',' or '}' after the value of '" + key + "'");
     }
     ++pos_;
     skip_spaces();

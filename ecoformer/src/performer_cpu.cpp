@@ -18,8 +18,7 @@ RowMatrix positive_features(const ConstMatrixMap& x, const ConstMatrixMap& omega
 }
 }  // namespace
 
-Tensor performer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,
-                     const Reporter& report) {
+Tensor performer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed, const Reporter& report) {
   const std::uint64_t g = groups(in.q), d = c.head_dim, f = c.features;
   const std::vector<float> omega_values = performer_omega(d, f, seed);
   const ConstMatrixMap omega(omega_values.data(), static_cast<Eigen::Index>(f), static_cast<Eigen::Index>(d));
@@ -32,10 +31,10 @@ Tensor performer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::u
   report(stages::performer_features(c, "k"));
   Tensor out = output_like(in.q);
   for (std::uint64_t i = 0; i < g; ++i) {
-    const RowMatrix kv = phi_k[i].transpose() * group(in.v, i);          // F×d
-    const Eigen::RowVectorXf k_sum = phi_k[i].colwise().sum();           // F
-    const RowMatrix numerator = phi_q[i] * kv;                           // n×d
-    const Eigen::VectorXf denominator = phi_q[i] * k_sum.transpose();    // n
+    const RowMatrix kv = phi_k[i].transpose() * group(in.v, i);        // F×d
+    const Eigen::RowVectorXf k_sum = phi_k[i].colwise().sum();         // F
+    const RowMatrix numerator = phi_q[i] * kv;                         // n×d
+    const Eigen::VectorXf denominator = phi_q[i] * k_sum.transpose();  // n
     group(out, i) = denominator.cwiseInverse().asDiagonal() * numerator;
   }
   report(stages::performer_mixing(c));

@@ -85,8 +85,8 @@ RunResult performer_cuda(const AttentionInputs& in, const AttentionConfig& c, st
   cuda::check_launch("column_sums");
   batched_gemm({phi_q.get(), ll(n * f), ll(f), 1}, {kv.get(), ll(f * d), ll(d), 1}, numerator.get(), g, n, d, f);
   batched_gemm({phi_q.get(), ll(n * f), ll(f), 1}, {k_sum.get(), ll(f), 1, 0}, denominator.get(), g, n, 1, f);
-  divide_rows<<<cuda::blocks_for(g * n, kThreads), kThreads>>>(numerator.get(), denominator.get(), out.get(),
-                                                                ll(g * n), static_cast<int>(d));
+  divide_rows<<<cuda::blocks_for(g * n, kThreads), kThreads>>>(numerator.get(), denominator.get(), out.get(), ll(g * n),
+                                                               static_cast<int>(d));
   cuda::check_launch("divide_rows");
   const double ms = timer.stop_ms();
   report(stages::performer_mixing(c));

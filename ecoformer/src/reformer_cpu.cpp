@@ -75,8 +75,7 @@ RoundResult attend_round(const stages::ReformerPlan& p, const ConstMatrixMap& q,
 }
 }  // namespace
 
-Tensor reformer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,
-                    const Reporter& report) {
+Tensor reformer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed, const Reporter& report) {
   const stages::ReformerPlan p = stages::reformer_plan(c);
   const std::uint64_t g = groups(in.q), d = c.head_dim, half = p.buckets / 2;
   const std::vector<float> rotation_values = reformer_rotations(d, p.rounds, p.buckets, seed);

@@ -1,8 +1,8 @@
 // CUDA Reformer-style LSH attention, the same algorithm as reformer_cpu.cpp: normalise the shared keys,
 // rotate (batched GEMM, rotations drawn on the host), argmax buckets, one global sort of 64-bit keys
 // (segment, bucket, position) — unique, so the order equals a stable sort by bucket — gather, chunked
-// attention (one thread per sorted query, online over its keys, its own key masked) scattered back to token order, and the
-// rounds combined by their normalisers.
+// attention (one thread per sorted query, online over its keys, its own key masked) scattered back to token order, and
+// the rounds combined by their normalisers.
 #include <thrust/execution_policy.h>
 #include <thrust/sort.h>
 
@@ -71,8 +71,8 @@ struct ChunkShape {
 /// writes numerator, normaliser and maximum at the query's token position (the unsort).
 template <int kMaxD>
 __global__ void chunk_attention(const unsigned long long* sorted, const float* sq, const float* sk, const float* sv,
-                                float* numerator, float* normaliser, float* maximum, long long segments,
-                                ChunkShape s, int d, float scale) {
+                                float* numerator, float* normaliser, float* maximum, long long segments, ChunkShape s,
+                                int d, float scale) {
   const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= segments * s.n) return;
   const long long segment = i / s.n, pos = i % s.n, chunk = pos / s.chunk;
@@ -161,8 +161,8 @@ RunResult reformer_cuda(const AttentionInputs& in, const AttentionConfig& c, std
   cuda::EventTimer timer;
   normalize_rows<<<cuda::blocks_for(g * n, kThreads), kThreads>>>(q.get(), unit.get(), ll(g * n), static_cast<int>(d));
   cuda::check_launch("normalize_rows");
-  batched_gemm({unit.get(), ll(n * d), ll(d), 1}, {rotations.get(), 0, ll(p.rounds * half), 1}, rotated.get(),
-                     g, n, p.rounds * half, d);
+  batched_gemm({unit.get(), ll(n * d), ll(d), 1}, {rotations.get(), 0, ll(p.rounds * half), 1}, rotated.get(), g, n,
+               p.rounds * half, d);
   bucket_keys<<<cuda::blocks_for(segments * n, kThreads), kThreads>>>(rotated.get(), sort_keys.get(), ll(g), ll(n),
                                                                       ll(p.rounds), ll(half));
   cuda::check_launch("bucket_keys");
@@ -178,9 +178,8 @@ RunResult reformer_cuda(const AttentionInputs& in, const AttentionConfig& c, std
   chunks(sort_keys.get(), sq.get(), sk.get(), sv.get(), numerator.get(), normaliser.get(), maximum.get(), segments,
          shape, d);
   report(stages::reformer_chunk_attention(c));
-  combine_rounds<<<cuda::blocks_for(g * n, kThreads), kThreads>>>(numerator.get(), normaliser.get(), maximum.get(),
-                                                                  out.get(), ll(g), ll(p.rounds), ll(n),
-                                                                  static_cast<int>(d));
+  combine_rounds<<<cuda::blocks_for(g * n, kThreads), kThreads>>>(
+      numerator.get(), normaliser.get(), maximum.get(), out.get(), ll(g), ll(p.rounds), ll(n), static_cast<int>(d));
   cuda::check_launch("combine_rounds");
   const double ms = timer.stop_ms();
   report(stages::reformer_combine(c));

@@ -18,7 +18,8 @@ namespace {
 
 void validate_tensor(const char* what, const Tensor& t, const AttentionConfig& c) {
   const auto shape = [](std::uint64_t b, std::uint64_t h, std::uint64_t n, std::uint64_t d) {
-    return "[" + std::to_string(b) + ", " + std::to_string(h) + ", " + std::to_string(n) + ", " + std::to_string(d) + "]";
+    return "[" + std::to_string(b) + ", " + std::to_string(h) + ", " + std::to_string(n) + ", " + std::to_string(d) +
+           "]";
   };
   if (t.batch == 0 || t.heads == 0 || t.seq == 0 || t.dim == 0 || t.data.empty())
     throw Error(std::string(what) + " is empty (shape " + shape(t.batch, t.heads, t.seq, t.dim) + ")");
@@ -67,16 +68,18 @@ bool has_kernel(AttentionVariant v) { return variant_info(v).has_kernel; }
 
 void detail::validate_inputs(const AttentionInputs& inputs, const AttentionConfig& config) {
   if (!has_kernel(config.variant))
-    throw Error(std::string(name(config.variant)) + " is count-only: it has no kernel (count it with `ecosim count "
-                "--attention " + std::string(name(config.variant)) + "`, compare it with `ecosim compare --model`)");
+    throw Error(std::string(name(config.variant)) +
+                " is count-only: it has no kernel (count it with `ecosim count "
+                "--attention " +
+                std::string(name(config.variant)) + "`, compare it with `ecosim compare --model`)");
   config.validate();
   validate_tensor("Q", inputs.q, config);
   validate_tensor("K", inputs.k, config);
   validate_tensor("V", inputs.v, config);
 }
 
-RunResult run_attention(const AttentionInputs& inputs, const AttentionConfig& config, Device device,
-                        std::uint64_t seed, OpSink& sink) {
+RunResult run_attention(const AttentionInputs& inputs, const AttentionConfig& config, Device device, std::uint64_t seed,
+                        OpSink& sink) {
   detail::validate_inputs(inputs, config);
   if (is_hashed(config.variant)) return run_hashed(inputs, config, device, seed, sink);
   if (config.variant == AttentionVariant::lsa) {

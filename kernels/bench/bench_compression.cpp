@@ -38,10 +38,14 @@ Options parse(int argc, char** argv) {
   o.gpu = gpu::probe().available;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string key = argv[i], value = argv[i + 1];
-    if (key == "--device" && (value == "cpu" || value == "cuda")) o.gpu = value == "cuda";
-    else if (key == "--elements") o.elements = std::stoull(value);
-    else if (key == "--repetitions") o.repetitions = std::max(1, std::stoi(value));
-    else throw Error("usage: bench_compression [--device cpu|cuda] [--elements N] [--repetitions R]");
+    if (key == "--device" && (value == "cpu" || value == "cuda"))
+      o.gpu = value == "cuda";
+    else if (key == "--elements")
+      o.elements = std::stoull(value);
+    else if (key == "--repetitions")
+      o.repetitions = std::max(1, std::stoi(value));
+    else
+      throw Error("usage: bench_compression [--device cpu|cuda] [--elements N] [--repetitions R]");
   }
   if (argc % 2 == 0) throw Error("usage: bench_compression [--device cpu|cuda] [--elements N] [--repetitions R]");
   if (o.gpu && !gpu::probe().available) throw Error("--device cuda: " + gpu::probe().reason);
@@ -88,10 +92,11 @@ void print_rows(const std::string& scheme, DType dtype, const CudaTiming& t, std
 void run(const Options& o) {
   std::vector<float> values(o.elements);
   for (std::uint64_t i = 0; i < o.elements; ++i) values[i] = rng::normal(1, 0, i);
-  fmt::print("bench_compression: {} elements on {}, best of {} (GB/s = bytes read + written per second; ratio "
-             "= GB/s / copy GB/s, copy = {})\n",
-             o.elements, o.gpu ? gpu::probe().device_name : "CPU", o.repetitions,
-             o.gpu ? "cudaMemcpy device-to-device" : "std::memcpy");
+  fmt::print(
+      "bench_compression: {} elements on {}, best of {} (GB/s = bytes read + written per second; ratio "
+      "= GB/s / copy GB/s, copy = {})\n",
+      o.elements, o.gpu ? gpu::probe().device_name : "CPU", o.repetitions,
+      o.gpu ? "cudaMemcpy device-to-device" : "std::memcpy");
   fmt::print("{:<14} {:<5} {:<15} {:>10} {:>9} {:>9} {:>7}\n", "scheme", "dtype", "pass", "ms", "GB/s", "copy GB/s",
              "ratio");
   for (DType dtype : {DType::fp32, DType::fp16}) {
@@ -101,22 +106,38 @@ void run(const Options& o) {
       const actnn::Layout layout = actnn::Layout::uniform(o.elements, b);
       actnn::Compressed c;
       const CudaTiming t = o.gpu ? actnn::time_cuda(x, layout, o.repetitions)
-                                 : time_cpu(x, o.repetitions, [&] { c = actnn::quantize_cpu(x, layout, 1); return c.storage_bytes(); },
-                                            [&] { return 4 * actnn::dequantize_cpu(c).size(); });
+                                 : time_cpu(
+                                       x, o.repetitions,
+                                       [&] {
+                                         c = actnn::quantize_cpu(x, layout, 1);
+                                         return c.storage_bytes();
+                                       },
+                                       [&] { return 4 * actnn::dequantize_cpu(c).size(); });
       print_rows(fmt::format("actnn {}-bit", b), dtype, t);
     }
     const mesa::Layout heads{1, 1, o.elements};
     mesa::Compressed m;
     const CudaTiming tm = o.gpu ? mesa::time_cuda(x, heads, o.repetitions)
-                                : time_cpu(x, o.repetitions, [&] { mesa::State s; m = mesa::quantize_cpu(x, heads, s, 1); return m.storage_bytes(); },
-                                           [&] { return 4 * mesa::dequantize_cpu(m).size(); });
+                                : time_cpu(
+                                      x, o.repetitions,
+                                      [&] {
+                                        mesa::State s;
+                                        m = mesa::quantize_cpu(x, heads, s, 1);
+                                        return m.storage_bytes();
+                                      },
+                                      [&] { return 4 * mesa::dequantize_cpu(m).size(); });
     print_rows("mesa 8-bit", dtype, tm);
     for (unsigned b : {1u, 2u, 3u, 4u}) {
       const fewbit::Codebook book = fewbit::Codebook::from(fewbit::solve(fewbit::Activation::gelu, b, {10.0, 2000}));
       std::optional<fewbit::Forward> f;
       const CudaTiming tf = o.gpu ? fewbit::time_cuda(book, x, o.repetitions)
-                                  : time_cpu(x, o.repetitions, [&] { f = fewbit::forward_cpu(book, x); return f->codes.size(); },
-                                             [&] { return fewbit::backward_cpu(book, f->codes, x).bytes.size(); });
+                                  : time_cpu(
+                                        x, o.repetitions,
+                                        [&] {
+                                          f = fewbit::forward_cpu(book, x);
+                                          return f->codes.size();
+                                        },
+                                        [&] { return fewbit::backward_cpu(book, f->codes, x).bytes.size(); });
       print_rows(fmt::format("fewbit {}-bit", b), dtype, tf, tf.input_bytes);
     }
   }

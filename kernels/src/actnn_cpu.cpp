@@ -33,10 +33,12 @@ Compressed quantize_cpu(const TensorView& x, const Layout& layout, std::uint64_t
       c.range_bf16[g] = m.range_bf16;
       const float zero = quant::bf16_to_float(m.zero_bf16), scale = quant::quant_scale(m.range_bf16, levels);
       for (std::uint64_t i = 0; i < count; i += 8) {  // one Philox call per 8 elements
-        const quant::Uniform8 u = quant::uniforms8(seed, quant::kActnnStream, static_cast<std::uint32_t>(s), (first + i) / 8);
+        const quant::Uniform8 u =
+            quant::uniforms8(seed, quant::kActnnStream, static_cast<std::uint32_t>(s), (first + i) / 8);
         for (unsigned j = 0; j < 8 && i + j < count; ++j) {
           const std::uint64_t bit = (first + i + j) * b;
-          const std::uint32_t code = quant::quantize(quant::load(x.data, type, base + i + j), zero, scale, u[j], levels);
+          const std::uint32_t code =
+              quant::quantize(quant::load(x.data, type, base + i + j), zero, scale, u[j], levels);
           c.codes[c.sample_byte_offset[s] + bit / 8] |= static_cast<std::uint8_t>(code << (bit % 8));
         }
       }

@@ -3,8 +3,8 @@
 // Bit-identical to actnn_cpu.cpp: both use quant_math.hpp, compiled here with --fmad=false.
 
 #include "compression_cuda.cuh"
-#include "ecosim/kernels/gpu.hpp"
 #include "ecosim/kernels/actnn.hpp"
+#include "ecosim/kernels/gpu.hpp"
 #include "input_type.hpp"
 
 namespace ecosim::kernels::actnn {
@@ -15,8 +15,8 @@ constexpr unsigned kWarpsPerBlock = 8;  // groups per 256-thread block of the qu
 
 struct DeviceLayout {
   std::uint64_t sample_elements, groups_per_sample;
-  const std::uint8_t* bits;             // per sample
-  const std::uint64_t* sample_offset;   // per sample, bytes
+  const std::uint8_t* bits;            // per sample
+  const std::uint64_t* sample_offset;  // per sample, bytes
 };
 
 /// One warp per group, each lane 8 consecutive elements: the lane's codes fill exactly b bytes of the stream
@@ -89,9 +89,7 @@ struct LayoutBuffers {
         device{l.sample_elements, l.groups_per_sample(), bits.get(), offsets.get()} {}
 };
 
-unsigned quantize_grid(std::uint64_t groups) {
-  return cuda::blocks_for(groups, kWarpsPerBlock, "actnn");
-}
+unsigned quantize_grid(std::uint64_t groups) { return cuda::blocks_for(groups, kWarpsPerBlock, "actnn"); }
 
 void check_arguments(const TensorView& x, const Layout& layout) {
   layout.check(x);
@@ -109,9 +107,8 @@ Compressed quantize_cuda(const TensorView& x, const Layout& layout, std::uint64_
   const cuda::DeviceBuffer<std::uint16_t> zero(groups), range(groups);
   const cuda::DeviceBuffer<std::uint8_t> codes(c.sample_byte_offset.back());
   const cuda::DeviceBuffer<cuda::Flags> flags = cuda::make_flags();
-  quantize_kernel<<<quantize_grid(groups), 32 * kWarpsPerBlock>>>(input.get(), input_type(x.dtype), tables.device,
-                                                                   groups, seed, zero.get(), range.get(), codes.get(),
-                                                                   flags.get());
+  quantize_kernel<<<quantize_grid(groups), 32 * kWarpsPerBlock>>>(
+      input.get(), input_type(x.dtype), tables.device, groups, seed, zero.get(), range.get(), codes.get(), flags.get());
   cuda::synchronize("actnn quantize");
   cuda::throw_flags(flags, "actnn");
   c.zero_bf16 = zero.download();
@@ -128,8 +125,8 @@ std::vector<float> dequantize_cuda(const Compressed& c, OpSink* sink) {
   const cuda::DeviceBuffer<std::uint16_t> zero(c.zero_bf16), range(c.range_bf16);
   const cuda::DeviceBuffer<std::uint8_t> codes(c.codes);
   const cuda::DeviceBuffer<float> out(c.layout.elements());
-  dequantize_kernel<<<cuda::blocks_for(c.layout.groups(), 1, "actnn"), kGroupSize>>>(tables.device, zero.get(),
-                                                                                range.get(), codes.get(), out.get());
+  dequantize_kernel<<<cuda::blocks_for(c.layout.groups(), 1, "actnn"), kGroupSize>>>(
+      tables.device, zero.get(), range.get(), codes.get(), out.get());
   cuda::synchronize("actnn dequantize");
   if (sink) sink->record(dequantize_record(c.layout));
   return out.download();

@@ -42,9 +42,7 @@ std::vector<std::uint64_t> Layout::sample_byte_offsets() const {
   return offsets;
 }
 
-std::uint64_t Compressed::storage_bytes() const {
-  return codes.size() + 2 * sizeof(std::uint16_t) * zero_bf16.size();
-}
+std::uint64_t Compressed::storage_bytes() const { return codes.size() + 2 * sizeof(std::uint16_t) * zero_bf16.size(); }
 
 void Compressed::check() const {
   layout.check();
@@ -61,8 +59,8 @@ std::uint32_t Compressed::code(std::uint64_t sample, std::uint64_t index) const 
 
 OpRecord quantize_record(const Layout& layout, DType input) {
   const std::uint64_t n = layout.elements(), groups = layout.groups();
-  OpRecord r = pass_record("actnn.quantize_pack", "actnn_quantize", n, input,
-                           {{"groups", groups}, {"group_size", kGroupSize}});
+  OpRecord r =
+      pass_record("actnn.quantize_pack", "actnn_quantize", n, input, {{"groups", groups}, {"group_size", kGroupSize}});
   // Per group: min and max (2 compares per element), bf16 metadata and B/range (1 div); per element:
   // subtract, multiply, floor/fraction (1 add), compare with U and clamp (3 compares).
   r.counts.add(OpKind::cmp, DType::fp32, checked_mul(n, 5))
@@ -100,8 +98,8 @@ std::vector<double> element_variance(const TensorView& x, const Compressed& c) {
     for (std::uint64_t i = 0; i < l.sample_elements; ++i) {
       const std::uint64_t g = s * l.groups_per_sample() + i / kGroupSize, e = s * l.sample_elements + i;
       const float zero = quant::bf16_to_float(c.zero_bf16[g]);
-      const float u = quant::mul_rn(quant::sub_rn(quant::load(x.data, type, e), zero),
-                                    quant::quant_scale(c.range_bf16[g], levels));
+      const float u =
+          quant::mul_rn(quant::sub_rn(quant::load(x.data, type, e), zero), quant::quant_scale(c.range_bf16[g], levels));
       const double f = u >= static_cast<float>(levels) || !(u > 0.0f) ? 0.0 : u - std::floor(u);
       const double step = quant::quant_step(c.range_bf16[g], levels);
       variance[e] = step * step * f * (1.0 - f);

@@ -11,10 +11,14 @@ namespace {
 [[noreturn]] void unavailable(const char* scheme) { throw gpu::unavailable(scheme, gpu::probe()); }
 }  // namespace
 
-actnn::Compressed actnn::quantize_cuda(const TensorView&, const Layout&, std::uint64_t, OpSink*) { unavailable("actnn"); }
+actnn::Compressed actnn::quantize_cuda(const TensorView&, const Layout&, std::uint64_t, OpSink*) {
+  unavailable("actnn");
+}
 std::vector<float> actnn::dequantize_cuda(const Compressed&, OpSink*) { unavailable("actnn"); }
 CudaTiming actnn::time_cuda(const TensorView&, const Layout&, int) { unavailable("actnn"); }
-mesa::Compressed mesa::quantize_cuda(const TensorView&, const Layout&, State&, std::uint64_t, OpSink*) { unavailable("mesa"); }
+mesa::Compressed mesa::quantize_cuda(const TensorView&, const Layout&, State&, std::uint64_t, OpSink*) {
+  unavailable("mesa");
+}
 std::vector<float> mesa::dequantize_cuda(const Compressed&, OpSink*) { unavailable("mesa"); }
 CudaTiming mesa::time_cuda(const TensorView&, const Layout&, int) { unavailable("mesa"); }
 

@@ -41,8 +41,8 @@ std::uint64_t code_bytes(std::uint64_t elements, unsigned bits) {
 std::vector<std::uint8_t> pack_codes(std::span<const std::uint8_t> codes, unsigned bits) {
   std::vector<std::uint8_t> packed(code_bytes(codes.size(), bits), 0);
   for (std::uint64_t e = 0; e < codes.size(); ++e) {
-    if (codes[e] >> bits) throw Error("fewbit: code " + std::to_string(codes[e]) + " does not fit in " +
-                                      std::to_string(bits) + " bits");
+    if (codes[e] >> bits)
+      throw Error("fewbit: code " + std::to_string(codes[e]) + " does not fit in " + std::to_string(bits) + " bits");
     // A code may straddle two bytes: write its low part, then the rest into the next byte.
     const std::uint64_t bit = e * bits;
     const unsigned shift = static_cast<unsigned>(bit % 8);
@@ -52,8 +52,7 @@ std::vector<std::uint8_t> pack_codes(std::span<const std::uint8_t> codes, unsign
   return packed;
 }
 
-std::vector<std::uint8_t> unpack_codes(std::span<const std::uint8_t> packed, std::uint64_t elements,
-                                       unsigned bits) {
+std::vector<std::uint8_t> unpack_codes(std::span<const std::uint8_t> packed, std::uint64_t elements, unsigned bits) {
   if (packed.size() != code_bytes(elements, bits))
     throw Error("fewbit: " + std::to_string(packed.size()) + " code bytes for " + std::to_string(elements) +
                 " elements of " + std::to_string(bits) + " bits (expected " +

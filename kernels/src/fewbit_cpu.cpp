@@ -16,15 +16,13 @@ Forward forward_cpu(const Codebook& c, const TensorView& x, OpSink* sink) {
   for (std::uint64_t g = 0; g < detail::group_count(x.elements); ++g) {
     const std::uint64_t bad =
         detail::forward_group(table, x.data, type, x.elements, g, out.output.bytes.data(), out.codes.data());
-    if (bad != x.elements)
-      throw Error("fewbit: non-finite input (NaN or Inf) at element " + std::to_string(bad));
+    if (bad != x.elements) throw Error("fewbit: non-finite input (NaN or Inf) at element " + std::to_string(bad));
   }
   if (sink) sink->record(forward_record(c, x.elements, x.dtype));
   return out;
 }
 
-HostTensor backward_cpu(const Codebook& c, std::span<const std::uint8_t> codes, const TensorView& grad,
-                        OpSink* sink) {
+HostTensor backward_cpu(const Codebook& c, std::span<const std::uint8_t> codes, const TensorView& grad, OpSink* sink) {
   check_input(grad, "fewbit");
   const detail::Table table = detail::make_table(c);
   if (codes.size() != code_bytes(grad.elements, c.bits))

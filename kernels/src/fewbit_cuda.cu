@@ -15,7 +15,6 @@ namespace {
 
 constexpr unsigned kThreads = 256;
 
-
 __global__ void forward_kernel(detail::Table t, const void* x, quant::Input type, std::uint64_t n, void* y,
                                std::uint8_t* codes, cuda::Flags* flags) {
   const std::uint64_t g = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -42,8 +41,8 @@ Forward forward_cuda(const Codebook& c, const TensorView& x, OpSink* sink) {
   const cuda::DeviceBuffer<std::uint8_t> input(static_cast<const std::uint8_t*>(x.data), out.output.bytes.size());
   const cuda::DeviceBuffer<std::uint8_t> output(out.output.bytes.size()), codes(out.codes.size());
   const cuda::DeviceBuffer<cuda::Flags> flags = cuda::make_flags();
-  forward_kernel<<<blocks(x.elements), kThreads>>>(table, input.get(), input_type(x.dtype), x.elements,
-                                                   output.get(), codes.get(), flags.get());
+  forward_kernel<<<blocks(x.elements), kThreads>>>(table, input.get(), input_type(x.dtype), x.elements, output.get(),
+                                                   codes.get(), flags.get());
   cuda::synchronize("fewbit forward");
   cuda::throw_flags(flags, "fewbit");
   out.output.bytes = output.download();
@@ -52,8 +51,7 @@ Forward forward_cuda(const Codebook& c, const TensorView& x, OpSink* sink) {
   return out;
 }
 
-HostTensor backward_cuda(const Codebook& c, std::span<const std::uint8_t> codes, const TensorView& grad,
-                         OpSink* sink) {
+HostTensor backward_cuda(const Codebook& c, std::span<const std::uint8_t> codes, const TensorView& grad, OpSink* sink) {
   check_input(grad, "fewbit");
   gpu::require("fewbit");
   const detail::Table table = detail::make_table(c);
@@ -64,8 +62,8 @@ HostTensor backward_cuda(const Codebook& c, std::span<const std::uint8_t> codes,
   const cuda::DeviceBuffer<std::uint8_t> device_codes(codes.data(), codes.size());
   const cuda::DeviceBuffer<std::uint8_t> input(static_cast<const std::uint8_t*>(grad.data), out.bytes.size());
   const cuda::DeviceBuffer<std::uint8_t> output(out.bytes.size());
-  backward_kernel<<<blocks(grad.elements), kThreads>>>(table, device_codes.get(), input.get(),
-                                                       input_type(grad.dtype), grad.elements, output.get());
+  backward_kernel<<<blocks(grad.elements), kThreads>>>(table, device_codes.get(), input.get(), input_type(grad.dtype),
+                                                       grad.elements, output.get());
   cuda::synchronize("fewbit backward");
   out.bytes = output.download();
   if (sink) sink->record(backward_record(c, grad.elements, grad.dtype));
@@ -87,12 +85,11 @@ CudaTiming time_cuda(const Codebook& c, const TensorView& x, int repetitions) {
   t.compressed_bytes = code_bytes(x.elements, c.bits);
   t.output_bytes = bytes;
   t.quantize_ms = cuda::time_ms(repetitions, [&] {
-    forward_kernel<<<blocks(x.elements), kThreads>>>(table, input.get(), type, x.elements, output.get(),
-                                                     codes.get(), flags.get());
+    forward_kernel<<<blocks(x.elements), kThreads>>>(table, input.get(), type, x.elements, output.get(), codes.get(),
+                                                     flags.get());
   });
   t.dequantize_ms = cuda::time_ms(repetitions, [&] {
-    backward_kernel<<<blocks(x.elements), kThreads>>>(table, codes.get(), input.get(), type, x.elements,
-                                                      output.get());
+    backward_kernel<<<blocks(x.elements), kThreads>>>(table, codes.get(), input.get(), type, x.elements, output.get());
   });
   t.copy_ms = cuda::time_ms(repetitions, [&] {
     cuda::check(cudaMemcpyAsync(copy.get(), input.get(), bytes, cudaMemcpyDeviceToDevice), "copy");

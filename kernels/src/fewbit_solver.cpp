@@ -30,7 +30,8 @@ IntervalCost::IntervalCost(Activation a, const SolverOptions& options)
     throw Error("fewbit range must be in (0, 1e6], got " + std::to_string(options.range));
   if (options.grid == 0) throw Error("fewbit grid must be positive");
   if (options.grid > kMaxGrid)
-    throw Error("fewbit grid above " + std::to_string(kMaxGrid) + " cells is refused (the DP takes O(4^bits·grid²) time)");
+    throw Error("fewbit grid above " + std::to_string(kMaxGrid) +
+                " cells is refused (the DP takes O(4^bits·grid²) time)");
   const std::uint64_t cells_full = options.grid + options.grid % 2;  // x = 0 on the grid
   const std::uint64_t cells = even_ ? cells_full / 2 : cells_full;
   grid_.resize(cells + 1);
@@ -67,8 +68,8 @@ Quantizer solve(Activation a, unsigned bits, const SolverOptions& options) {
   const std::size_t last = cost.grid().size() - 1;  // grid cells
   const std::size_t intervals = std::size_t{1} << bits;
   if (last < intervals)
-    throw Error("fewbit grid of " + std::to_string(last) + " cells is too coarse for " +
-                std::to_string(intervals) + " intervals");
+    throw Error("fewbit grid of " + std::to_string(last) + " cells is too coarse for " + std::to_string(intervals) +
+                " intervals");
 
   // best[j]: least cost of covering [grid[0], grid[j]] with k intervals; from[k][j]: where the k-th starts.
   constexpr double kInf = std::numeric_limits<double>::infinity();

@@ -70,7 +70,9 @@ std::vector<double> LinearLayer::weight_gradient(unsigned bits, std::uint64_t se
   check(*this);
   variance_factor(bits);
   const std::vector<float> xq =
-      bits == 32 ? x : actnn::dequantize_cpu(actnn::quantize_cpu(view(*this), actnn::Layout::uniform(x.size(), bits), seed));
+      bits == 32
+          ? x
+          : actnn::dequantize_cpu(actnn::quantize_cpu(view(*this), actnn::Layout::uniform(x.size(), bits), seed));
   std::vector<double> grad(in * out, 0.0);
   for (std::uint64_t i = 0; i < rows; ++i)
     for (std::uint64_t j = 0; j < in; ++j)
@@ -88,7 +90,8 @@ double LinearLayer::gradient_variance(unsigned bits) const {
   double total = 0;
   for (std::uint64_t i = 0; i < rows; ++i) {
     double row_norm2 = 0;
-    for (std::uint64_t k = 0; k < out; ++k) row_norm2 += static_cast<double>(upstream[i * out + k]) * upstream[i * out + k];
+    for (std::uint64_t k = 0; k < out; ++k)
+      row_norm2 += static_cast<double>(upstream[i * out + k]) * upstream[i * out + k];
     for (std::uint64_t j = 0; j < in; ++j) total += v[i * in + j] * row_norm2;
   }
   return total;

@@ -74,8 +74,8 @@ Compressed quantize_cpu(const TensorView& x, const Layout& layout, State& state,
   Compressed c{layout, std::vector<float>(layout.heads), std::vector<float>(layout.heads),
                std::vector<std::uint8_t>(x.elements)};
   for (std::uint64_t h = 0; h < layout.heads; ++h) {
-    const quant::MesaScale old = state.initialized() ? quant::MesaScale{state.alpha[h], state.beta[h]}
-                                                     : quant::MesaScale{0.0f, 0.0f};
+    const quant::MesaScale old =
+        state.initialized() ? quant::MesaScale{state.alpha[h], state.beta[h]} : quant::MesaScale{0.0f, 0.0f};
     const quant::MesaScale s = quant::mesa_update(!state.initialized(), old, lo[h], hi[h], kMomentum);
     if (!quant::mesa_finite(s)) throw Error("mesa: the range of head " + std::to_string(h) + " overflows fp32");
     c.alpha[h] = s.alpha;

@@ -67,8 +67,8 @@ __global__ void quantize_kernel(const void* x, quant::Input type, Segments s, bo
   }
 }
 
-__global__ void dequantize_kernel(const std::uint8_t* codes, Segments s, std::uint64_t elements,
-                                  const float* alpha, const float* beta, float* out) {
+__global__ void dequantize_kernel(const std::uint8_t* codes, Segments s, std::uint64_t elements, const float* alpha,
+                                  const float* beta, float* out) {
   const std::uint64_t e = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (e >= elements) return;
   const std::uint64_t h = (e / s.inner) % s.heads;
@@ -90,11 +90,17 @@ struct Launch {
   unsigned grid;
 
   Launch(const TensorView& x, const Layout& l, const State& state)
-      : layout(l), first(!state.initialized()),
+      : layout(l),
+        first(!state.initialized()),
         input(static_cast<const std::uint8_t*>(x.data), input_bytes(x)),
-        old_alpha(state.alpha), old_beta(state.beta), alpha(l.heads), beta(l.heads),
-        lo_key(std::vector<std::uint32_t>(l.heads, ~0u)), hi_key(std::vector<std::uint32_t>(l.heads, 0u)),
-        codes(x.elements), grid(cuda::blocks_for(l.outer * l.heads * segments(l).chunks, 1, "mesa")) {}
+        old_alpha(state.alpha),
+        old_beta(state.beta),
+        alpha(l.heads),
+        beta(l.heads),
+        lo_key(std::vector<std::uint32_t>(l.heads, ~0u)),
+        hi_key(std::vector<std::uint32_t>(l.heads, 0u)),
+        codes(x.elements),
+        grid(cuda::blocks_for(l.outer * l.heads * segments(l).chunks, 1, "mesa")) {}
 
   void run(quant::Input type, std::uint64_t seed) {
     const Segments s = segments(layout);
@@ -127,8 +133,8 @@ std::vector<float> dequantize_cuda(const Compressed& c, OpSink* sink) {
   const std::uint64_t n = c.layout.elements();
   const cuda::DeviceBuffer<std::uint8_t> codes(c.codes);
   const cuda::DeviceBuffer<float> alpha(c.alpha), beta(c.beta), out(n);
-  dequantize_kernel<<<cuda::blocks_for(n, kThreads, "mesa"), kThreads>>>(
-      codes.get(), segments(c.layout), n, alpha.get(), beta.get(), out.get());
+  dequantize_kernel<<<cuda::blocks_for(n, kThreads, "mesa"), kThreads>>>(codes.get(), segments(c.layout), n,
+                                                                         alpha.get(), beta.get(), out.get());
   cuda::synchronize("mesa dequantize");
   if (sink) sink->record(dequantize_record(c.layout));
   return out.download();

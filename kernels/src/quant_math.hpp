@@ -65,7 +65,7 @@ ECOSIM_HD float load(const void* data, Input type, std::uint64_t i) {
 ECOSIM_HD std::uint16_t float_to_fp16(float f) {
   const std::uint32_t u = float_bits(f);
   const std::uint32_t sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;
-  if (a > 0x7f800000u) return static_cast<std::uint16_t>(sign | 0x7e00u);  // NaN
+  if (a > 0x7f800000u) return static_cast<std::uint16_t>(sign | 0x7e00u);   // NaN
   if (a >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // ≥ 65520 rounds to Inf
   if (a < 0x38800000u) {
     // Below the smallest normal 2^-14: subnormal steps of 2^-24; |f|·2^24 is exact, rint rounds to even.
@@ -96,7 +96,7 @@ ECOSIM_HD void store(void* data, Input type, std::uint64_t i, float value) {
 /// The largest bf16 value ≤ x (x finite); may be −Inf when x is below the lowest bf16.
 ECOSIM_HD std::uint16_t bf16_round_down(float x) {
   const std::uint32_t u = float_bits(x);
-  std::uint32_t t = u & 0xffff0000u;  // truncation rounds toward zero
+  std::uint32_t t = u & 0xffff0000u;                                // truncation rounds toward zero
   if ((u & 0xffffu) != 0 && (u & 0x80000000u) != 0) t += 0x10000u;  // negative: one ulp further from zero
   return static_cast<std::uint16_t>(t >> 16);
 }

@@ -17,10 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         options.native_attention = native;
         try {
           zoo.build(model, options);
-        } catch (const ecosim::Error&) {
-        }
+        } catch (const ecosim::Error&) {}
       }
-  } catch (const ecosim::Error&) {
-  }
+  } catch (const ecosim::Error&) {}
   return 0;
 }

@@ -27,15 +27,18 @@ std::uint64_t require_grid(const AttentionConfig& c) {
 }
 /// SRA's projections: q from every token; keys and values from the token grid reduced by a k = s = sr
 /// conv (with bias) and a LayerNorm (no reduction when sr = 1), then one kv Linear.
-void emit_sra_projections(const std::string& prefix, const AttentionConfig& c, Convention convention,
-                          OpSink& sink) {
+void emit_sra_projections(const std::string& prefix, const AttentionConfig& c, Convention convention, OpSink& sink) {
   const std::uint64_t inner = checked_mul(c.heads, c.head_dim), keys = checked_mul(c.batch, sra_keys(c));
-  emit({prefix + ".q", Linear{.tokens = checked_mul(c.batch, c.seq), .in = c.width(), .out = inner}}, convention,
-       sink);
+  emit({prefix + ".q", Linear{.tokens = checked_mul(c.batch, c.seq), .in = c.width(), .out = inner}}, convention, sink);
   if (c.sr_ratio > 1) {
     const std::uint64_t h = token_grid_height(c);
-    emit({prefix + ".sr", Conv2d{.batch = c.batch, .in_ch = c.width(), .out_ch = c.width(), .in_h = h,
-                                 .in_w = c.seq / h, .kernel = c.sr_ratio, .stride = c.sr_ratio}},
+    emit({prefix + ".sr", Conv2d{.batch = c.batch,
+                                 .in_ch = c.width(),
+                                 .out_ch = c.width(),
+                                 .in_h = h,
+                                 .in_w = c.seq / h,
+                                 .kernel = c.sr_ratio,
+                                 .stride = c.sr_ratio}},
          convention, sink);
     emit({prefix + ".sr_norm", LayerNorm{keys, c.width()}}, convention, sink);
   }
@@ -63,9 +66,7 @@ std::uint64_t AttentionConfig::parameter(VariantParameterId id) const {
   return const_cast<AttentionConfig&>(*this).parameter(id);
 }
 
-std::uint64_t AttentionConfig::code_bits() const {
-  return variant == AttentionVariant::bi_ecoformer ? head_dim : bits;
-}
+std::uint64_t AttentionConfig::code_bits() const { return variant == AttentionVariant::bi_ecoformer ? head_dim : bits; }
 
 void AttentionConfig::validate() const {
   require_range("batch", batch, 1, kMaxDimension);

@@ -17,12 +17,17 @@ namespace {
 /// The shapes and types every stage after the hash works with.
 struct Hashed {
   std::uint64_t g, n, d, b, gn;
-  bool binary;    // ±1 codes (all but fp-ecoformer)
-  DType code;     // codes: binary, or fp32 projections
-  DType sum;      // Σ of ±1 codes is an exact integer
+  bool binary;  // ±1 codes (all but fp-ecoformer)
+  DType code;   // codes: binary, or fp32 projections
+  DType sum;    // Σ of ±1 codes is an exact integer
   explicit Hashed(const AttentionConfig& c)
-      : g(checked_mul(c.batch, c.heads)), n(c.seq), d(c.head_dim), b(c.code_bits()), gn(checked_mul(g, n)),
-        binary(binary_codes(c.variant)), code(binary ? DType::binary : DType::fp32),
+      : g(checked_mul(c.batch, c.heads)),
+        n(c.seq),
+        d(c.head_dim),
+        b(c.code_bits()),
+        gn(checked_mul(g, n)),
+        binary(binary_codes(c.variant)),
+        code(binary ? DType::binary : DType::fp32),
         sum(binary ? DType::int32 : DType::fp32) {}
 
   /// A product with the codes: additions and subtractions selected by code bits, or a real GEMM.
@@ -63,8 +68,8 @@ Stage numerator(const AttentionConfig& c) {  // num_i = h_i·M + c·z
   const std::uint64_t gnbd = checked_product({h.gn, h.b, h.d});
   OpCounts paper = h.binary ? ops::adds(gnbd) : ops::macs(gnbd);
   paper += ops::adds(checked_mul(h.gn, h.d));
-  return {{h.code_product("numerator", {.batch = h.g, .m = h.n, .n = h.d, .k = h.b, .a = h.code, .bias = true}),
-           paper}};
+  return {
+      {h.code_product("numerator", {.batch = h.g, .m = h.n, .n = h.d, .k = h.b, .a = h.code, .bias = true}), paper}};
 }
 
 Stage denominator(const AttentionConfig& c) {  // den_i = h_i·s + c·N (in integers for binary codes)
@@ -72,9 +77,10 @@ Stage denominator(const AttentionConfig& c) {  // den_i = h_i·s + c·N (in inte
   // paper: muls N·b + N, adds N·b per (batch, head)
   OpCounts paper = ops::muls(checked_add(checked_mul(h.gn, h.b), h.gn));
   paper += ops::adds(checked_mul(h.gn, h.b));
-  return {{h.code_product("denominator",
-                          {.batch = h.g, .m = h.n, .n = 1, .k = h.b, .a = h.code, .b = h.sum, .out = h.sum, .bias = true}),
-           paper}};
+  return {
+      {h.code_product("denominator",
+                      {.batch = h.g, .m = h.n, .n = 1, .k = h.b, .a = h.code, .b = h.sum, .out = h.sum, .bias = true}),
+       paper}};
 }
 
 Stage normalise(const AttentionConfig& c) {

@@ -9,14 +9,14 @@ namespace ecosim::stages {
 Stage performer_features(const AttentionConfig& c, std::string_view which) {
   const std::uint64_t g = checked_mul(c.batch, c.heads), n = c.seq, d = c.head_dim, f = c.features;
   const std::string p(which);
-  return {{ops::eltwise(p + "_scale", "scale", g, n, d, DType::fp32, {.mul = 1}), {}},
-          {ops::gemm(p + "_omega", {.batch = g, .m = n, .n = f, .k = d, .b_shared = true}),
-           ops::macs(checked_product({g, n, f, d}))},
-          // ‖x̃‖²/2: d squares, d−1 additions, one halving
-          {ops::reduce(p + "_sq_norm", "sq_norm", g, n, d, DType::fp32, {.mul = d + 1, .add = d - 1}, 1), {}},
-          // ωᵀx̃ − ‖x̃‖²/2, exp, ·1/√F
-          {ops::eltwise(p + "_features", "positive_features", g, n, f, DType::fp32, {.mul = 1, .add = 1, .exp = 1}),
-           {}}};
+  return {
+      {ops::eltwise(p + "_scale", "scale", g, n, d, DType::fp32, {.mul = 1}), {}},
+      {ops::gemm(p + "_omega", {.batch = g, .m = n, .n = f, .k = d, .b_shared = true}),
+       ops::macs(checked_product({g, n, f, d}))},
+      // ‖x̃‖²/2: d squares, d−1 additions, one halving
+      {ops::reduce(p + "_sq_norm", "sq_norm", g, n, d, DType::fp32, {.mul = d + 1, .add = d - 1}, 1), {}},
+      // ωᵀx̃ − ‖x̃‖²/2, exp, ·1/√F
+      {ops::eltwise(p + "_features", "positive_features", g, n, f, DType::fp32, {.mul = 1, .add = 1, .exp = 1}), {}}};
 }
 
 Stage performer_mixing(const AttentionConfig& c) {

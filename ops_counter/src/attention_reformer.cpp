@@ -46,13 +46,13 @@ Stage reformer_hashing(const AttentionConfig& c) {
   const std::uint64_t g = checked_mul(c.batch, c.heads), n = c.seq, d = c.head_dim, r = c.hashes;
   const std::uint64_t buckets = reformer_buckets(c);
   const std::uint64_t log2n = n > 1 ? std::bit_width(n - 1) : 0;  // ⌈log2 N⌉ compares per element
-  return {{ops::l2_normalize("k_normalize", g, n, d), {}},
-          {ops::gemm("rotations", {.batch = g, .m = n, .n = r * buckets / 2, .k = d, .b_shared = true}),
-           ops::macs(checked_product({g, n, r * buckets / 2, d}))},
-          {ops::reduce("bucket_argmax", "argmax", g, checked_mul(n, r), buckets, DType::fp32, {.cmp = buckets - 1}, 1),
-           {}},
-          {ops::reduce("sort", "sort", g, r, n, DType::int32, {.cmp = checked_mul(n, log2n)}, n), {}},
-          {ops::memcpy("gather", g, checked_mul(r, n), checked_mul(3, d), DType::fp32), {}}};
+  return {
+      {ops::l2_normalize("k_normalize", g, n, d), {}},
+      {ops::gemm("rotations", {.batch = g, .m = n, .n = r * buckets / 2, .k = d, .b_shared = true}),
+       ops::macs(checked_product({g, n, r * buckets / 2, d}))},
+      {ops::reduce("bucket_argmax", "argmax", g, checked_mul(n, r), buckets, DType::fp32, {.cmp = buckets - 1}, 1), {}},
+      {ops::reduce("sort", "sort", g, r, n, DType::int32, {.cmp = checked_mul(n, log2n)}, n), {}},
+      {ops::memcpy("gather", g, checked_mul(r, n), checked_mul(3, d), DType::fp32), {}}};
 }
 
 Stage reformer_chunk_attention(const AttentionConfig& c) {

@@ -34,7 +34,9 @@ Stage softmax_attention(const AttentionConfig& c, DType input) {
   ops::join_group(core, ops::kSoftmaxAttentionGroup);
   const std::uint64_t pairs = checked_product({g, n, keys});
   const OpCounts products = ops::macs(checked_mul(pairs, d));
-  return {{std::move(core[0]), products}, {std::move(core[1]), ops::muls(pairs)}, {std::move(core[2]), {}},
+  return {{std::move(core[0]), products},
+          {std::move(core[1]), ops::muls(pairs)},
+          {std::move(core[2]), {}},
           {std::move(core[3]), products}};
 }
 

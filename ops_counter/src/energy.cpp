@@ -56,8 +56,8 @@ std::map<OpKind, Decomposition> parse_decompositions(const nlohmann::json& doc, 
   for (const auto& [op, d] : out)
     for (OpKind part : kAllOpKinds)
       if (d.ops[static_cast<std::size_t>(part)] && out.contains(part))
-        throw Error(fmt::format("{}: decompositions.{} uses {}, which is itself decomposed", origin, name(op),
-                                name(part)));
+        throw Error(
+            fmt::format("{}: decompositions.{} uses {}, which is itself decomposed", origin, name(op), name(part)));
   return out;
 }
 
@@ -103,8 +103,8 @@ TechTable TechTable::parse(std::string_view json_text, const std::string& origin
   for (const auto& e : doc["ops"]) {
     const std::string where = origin + ": ops[" + std::to_string(i++) + "]";
     const bool measured = e.is_object() && e.contains("pj") && e["pj"].is_number() && !e.contains("decomposed_at");
-    const bool derived = e.is_object() && e.contains("decomposed_at") && e["decomposed_at"].is_string() &&
-                         !e.contains("pj");
+    const bool derived =
+        e.is_object() && e.contains("decomposed_at") && e["decomposed_at"].is_string() && !e.contains("pj");
     if (!e.is_object() || !e.contains("op") || !e["op"].is_string() || !e.contains("dtype") ||
         !e["dtype"].is_string() || !(measured || derived))
       throw Error(where + " needs string 'op', string 'dtype' and either number 'pj' or string 'decomposed_at'");
@@ -127,8 +127,8 @@ TechTable TechTable::parse(std::string_view json_text, const std::string& origin
   for (const Decomposed& d : decomposed) {  // (a decomposition's parts are never decomposed themselves)
     const Decomposition* how = t.decomposition(d.key.first);
     if (!how)
-      throw Error(fmt::format("{}: 'decomposed_at' but 'decompositions' has no {}", d.where,
-                              ecosim::name(d.key.first)));
+      throw Error(
+          fmt::format("{}: 'decomposed_at' but 'decompositions' has no {}", d.where, ecosim::name(d.key.first)));
     OpEnergy e = decomposed_energy(*how, d.at, t, d.where);
     e.source = "estimated: " + (d.note.empty() ? "" : d.note + "; ") + e.source;
     add(d.key, std::move(e), d.where);

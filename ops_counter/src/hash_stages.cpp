@@ -29,8 +29,8 @@ void fp32_traffic(OpRecord& r, std::uint64_t groups, std::uint64_t read_per_grou
 }
 
 OpRecord exact_record(const AttentionConfig& c, HashPart part) {
-  const std::uint64_t g = checked_mul(c.batch, c.heads), n = c.seq, d = c.head_dim, b = c.code_bits(),
-                      m = c.support, nm = checked_mul(n, m);
+  const std::uint64_t g = checked_mul(c.batch, c.heads), n = c.seq, d = c.head_dim, b = c.code_bits(), m = c.support,
+                      nm = checked_mul(n, m);
   OpRecord r;
   switch (part) {
     case HashPart::distances:  // per pair: d subtractions, d squares, d − 1 additions
@@ -40,8 +40,7 @@ OpRecord exact_record(const AttentionConfig& c, HashPart part) {
       break;
     case HashPart::kernel:  // Σ of the distances, σ, 2σ, max(σ, tiny), 1/(2σ); per pair −d/(2σ) and exp
       r = ops::eltwise("hash_kernel", "rbf_kernel", g, n, m, DType::fp32, {});
-      r.counts = ops::scaled({.mul = checked_add(nm, 2), .add = nm - 1, .cmp = 1, .exp = nm, .div = 1}, g,
-                             DType::fp32);
+      r.counts = ops::scaled({.mul = checked_add(nm, 2), .add = nm - 1, .cmp = 1, .exp = nm, .div = 1}, g, DType::fp32);
       fp32_traffic(r, g, nm, 0, nm);
       break;
     case HashPart::centre:  // m means (N − 1 additions, ·1/N), N·m subtractions
@@ -52,8 +51,8 @@ OpRecord exact_record(const AttentionConfig& c, HashPart part) {
     case HashPart::projection: {
       const std::uint64_t in = projection_inputs(c);
       r = ops::gemm("hash_projection", {.batch = g, .m = n, .n = b, .k = in});
-      r.counts = ops::scaled({.mul = checked_product({n, b, in}), .add = checked_product({n, b, in - 1})}, g,
-                             DType::fp32);
+      r.counts =
+          ops::scaled({.mul = checked_product({n, b, in}), .add = checked_product({n, b, in - 1})}, g, DType::fp32);
       fp32_traffic(r, g, checked_mul(n, in), checked_product({c.heads, b, in}), checked_mul(n, b));
       break;
     }
@@ -72,8 +71,7 @@ OpCounts paper_counts(const AttentionConfig& c, HashPart part) {
   switch (part) {
     case HashPart::distances: return ops::adds(checked_product({2, g, n, m, d}));
     case HashPart::kernel: return ops::muls(checked_product({2, g, n, m}));
-    case HashPart::projection:
-      return ops::macs(checked_product({g, n, projection_inputs(c), c.code_bits()}));
+    case HashPart::projection: return ops::macs(checked_product({g, n, projection_inputs(c), c.code_bits()}));
     case HashPart::centre:
     case HashPart::sign: return {};
   }

@@ -36,8 +36,8 @@ struct LayerEmitter {
     const std::uint64_t pixels = checked_product({c.batch, c.out_h(), c.out_w()});
     const std::uint64_t patch = checked_product({c.kernel, c.kernel, c.in_ch / c.groups});
     // im2col GEMM per group: pixels × (out/groups) outputs of a patch-long dot product
-    const ops::GemmShape s{.batch = c.groups, .m = pixels, .n = c.out_ch / c.groups, .k = patch, .bias = c.bias,
-                           .b_shared = false};
+    const ops::GemmShape s{
+        .batch = c.groups, .m = pixels, .n = c.out_ch / c.groups, .k = patch, .bias = c.bias, .b_shared = false};
     OpRecord r = ops::gemm("", s);
     r.params = {{"kernel", c.kernel}, {"stride", c.stride}};
     const std::uint64_t outputs = checked_mul(pixels, c.out_ch);
@@ -65,15 +65,15 @@ struct LayerEmitter {
   }
 
   void operator()(const MeanPool& p) const {
-    (*this)(ops::reduce("", "mean", p.batch, p.width, p.tokens, DType::fp32, {.mul = 1, .add = p.tokens - 1}, 1),
-            {});
+    (*this)(ops::reduce("", "mean", p.batch, p.width, p.tokens, DType::fp32, {.mul = 1, .add = p.tokens - 1}, 1), {});
   }
 
   void operator()(const AvgPool2d& p) const {
-    const std::uint64_t out_h = conv_out(p.in_h, p.kernel, p.stride, 0), out_w = conv_out(p.in_w, p.kernel, p.stride, 0);
+    const std::uint64_t out_h = conv_out(p.in_h, p.kernel, p.stride, 0),
+                        out_w = conv_out(p.in_w, p.kernel, p.stride, 0);
     const std::uint64_t window = checked_mul(p.kernel, p.kernel);
-    OpRecord r = ops::reduce("", "avg_pool", p.batch, checked_product({p.channels, out_h, out_w}), window,
-                             DType::fp32, {.mul = 1, .add = window - 1}, 1);
+    OpRecord r = ops::reduce("", "avg_pool", p.batch, checked_product({p.channels, out_h, out_w}), window, DType::fp32,
+                             {.mul = 1, .add = window - 1}, 1);
     r.params = {{"kernel", p.kernel}, {"stride", p.stride}};
     (*this)(std::move(r), ops::macs(checked_product({p.batch, p.channels, p.in_h, p.in_w})));  // mmcv: input elements
   }

@@ -19,8 +19,8 @@ std::vector<Layer> build_encoder(const ModelEntry& e, const ModelOptions& o) {
   const std::uint64_t depth = e.uint("layers", kMaxBlocks);
   for (std::uint64_t l = 0; l < depth; ++l) {
     const std::string layer = "layer" + std::to_string(l);
-    BlockParts parts{.attention = block_attention(block_options(o, native, l), false, n, heads,
-                                                  head_width(e, c, heads), c, {})};
+    BlockParts parts{.attention =
+                         block_attention(block_options(o, native, l), false, n, heads, head_width(e, c, heads), c, {})};
     parts.post_norm = post_norm;
     // The kernels compute every score, the masked half included: the mask is one add per score.
     if (causal && parts.attention.variant == AttentionVariant::msa)

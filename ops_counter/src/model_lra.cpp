@@ -22,14 +22,15 @@ std::vector<Layer> build_lra(const ModelEntry& e, const ModelOptions& o) {
     const std::string layer = "layer" + std::to_string(l);
     ModelOptions doc_options = block_options(o, native, l);
     doc_options.batch = docs;
-    append_block(layers, layer, rows, c, hidden, {.attention = block_attention(doc_options, false, n, heads, head_dim, c, {})});
+    append_block(layers, layer, rows, c, hidden,
+                 {.attention = block_attention(doc_options, false, n, heads, head_dim, c, {})});
   }
   layers.push_back({"norm", LayerNorm{rows, c}});
   layers.push_back({"pool", MeanPool{docs, n, c}});
   std::uint64_t features = c;
   if (dual) {
-    layers.push_back({"pair_product", ElementwiseMul{checked_mul(o.batch, c)}});     // x0·x1
-    layers.push_back({"pair_difference", ResidualAdd{checked_mul(o.batch, c)}});     // x0 − x1
+    layers.push_back({"pair_product", ElementwiseMul{checked_mul(o.batch, c)}});  // x0·x1
+    layers.push_back({"pair_difference", ResidualAdd{checked_mul(o.batch, c)}});  // x0 − x1
     features = checked_mul(4, c);
   }
   layers.push_back({"classifier.fc1", Linear{o.batch, features, cls_hidden}});

@@ -22,8 +22,9 @@ std::vector<Layer> build_hierarchical_vit(const ModelEntry& e, const ModelOption
   const auto sr_ratios = e.has("sr_ratios") ? e.uints("sr_ratios", kStages) : std::vector<std::uint64_t>(kStages, 0);
   const std::uint64_t window = e.has("lsa_window") ? e.uint("lsa_window") : 0;
   const std::vector<AttentionVariant> native = native_variants(e, o);
-  const bool uses_sra = o.native_attention ? std::find(native.begin(), native.end(), AttentionVariant::sra) != native.end()
-                                           : o.attention.variant == AttentionVariant::sra;
+  const bool uses_sra = o.native_attention
+                            ? std::find(native.begin(), native.end(), AttentionVariant::sra) != native.end()
+                            : o.attention.variant == AttentionVariant::sra;
   if (uses_sra && e.has("linear_sra") && e.flag("linear_sra"))
     throw Error("model '" + e.model() + "': linear SRA (keys pooled to 7×7) is not modelled; use pvt_v2_b2");
   std::uint64_t total_stride = 1;
@@ -38,8 +39,14 @@ std::vector<Layer> build_hierarchical_vit(const ModelEntry& e, const ModelOption
   for (std::size_t s = 0; s < kStages; ++s) {
     const std::string stage = "stage" + std::to_string(s + 1);
     const std::uint64_t c = dims[s];
-    Conv2d patch{.batch = o.batch, .in_ch = in_ch, .out_ch = c, .in_h = h, .in_w = w,
-                 .kernel = kernels[s], .stride = strides[s], .pad = pads[s]};
+    Conv2d patch{.batch = o.batch,
+                 .in_ch = in_ch,
+                 .out_ch = c,
+                 .in_h = h,
+                 .in_w = w,
+                 .kernel = kernels[s],
+                 .stride = strides[s],
+                 .pad = pads[s]};
     layers.push_back({stage + ".patch_embed", patch});
     h = patch.out_h();
     w = patch.out_w();
@@ -49,17 +56,32 @@ std::vector<Layer> build_hierarchical_vit(const ModelEntry& e, const ModelOption
     const bool keep_msa = std::find(msa_stages.begin(), msa_stages.end(), s) != msa_stages.end();
     for (std::uint64_t b = 0; b < depths[s]; ++b) {
       const std::string block = stage + ".block" + std::to_string(b);
-      BlockParts parts{.attention = block_attention(block_options(o, native, b), keep_msa && !o.native_attention, n,
-                                                    heads[s], head_width(e, c, heads[s]), c, {h, sr_ratios[s], window})};
-      if (relu) parts.mlp_inner.push_back({block + ".relu", Activation{ActivationFunc::relu, checked_mul(rows, hidden)}});
+      BlockParts parts{.attention =
+                           block_attention(block_options(o, native, b), keep_msa && !o.native_attention, n, heads[s],
+                                           head_width(e, c, heads[s]), c, {h, sr_ratios[s], window})};
+      if (relu)
+        parts.mlp_inner.push_back({block + ".relu", Activation{ActivationFunc::relu, checked_mul(rows, hidden)}});
       if (dwconv)
-        parts.mlp_inner.push_back({block + ".dwconv", Conv2d{.batch = o.batch, .in_ch = hidden, .out_ch = hidden,
-                                                             .in_h = h, .in_w = w, .kernel = 3, .stride = 1, .pad = 1,
+        parts.mlp_inner.push_back({block + ".dwconv", Conv2d{.batch = o.batch,
+                                                             .in_ch = hidden,
+                                                             .out_ch = hidden,
+                                                             .in_h = h,
+                                                             .in_w = w,
+                                                             .kernel = 3,
+                                                             .stride = 1,
+                                                             .pad = 1,
                                                              .groups = hidden}});
       append_block(layers, block, rows, c, hidden, parts);
       if (peg && b == 0) {
-        layers.push_back({stage + ".pos_conv", Conv2d{.batch = o.batch, .in_ch = c, .out_ch = c, .in_h = h, .in_w = w,
-                                                      .kernel = 3, .stride = 1, .pad = 1, .groups = c}});
+        layers.push_back({stage + ".pos_conv", Conv2d{.batch = o.batch,
+                                                      .in_ch = c,
+                                                      .out_ch = c,
+                                                      .in_h = h,
+                                                      .in_w = w,
+                                                      .kernel = 3,
+                                                      .stride = 1,
+                                                      .pad = 1,
+                                                      .groups = c}});
         layers.push_back({stage + ".pos_residual", ResidualAdd{checked_mul(rows, c)}});
       }
     }

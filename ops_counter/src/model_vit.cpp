@@ -11,8 +11,13 @@ std::vector<Layer> build_vit(const ModelEntry& e, const ModelOptions& o) {
   const std::uint64_t hidden = checked_mul(c, e.uint("mlp_ratio")), classes = e.uint("num_classes");
   const bool distilled = e.flag("distillation_token");
   const std::uint64_t size = image_size(e, o, patch);
-  const Conv2d embed{.batch = o.batch, .in_ch = e.uint("in_chans"), .out_ch = c, .in_h = size, .in_w = size,
-                     .kernel = patch, .stride = patch};
+  const Conv2d embed{.batch = o.batch,
+                     .in_ch = e.uint("in_chans"),
+                     .out_ch = c,
+                     .in_h = size,
+                     .in_w = size,
+                     .kernel = patch,
+                     .stride = patch};
   const std::uint64_t n = checked_add(checked_mul(embed.out_h(), embed.out_w()), distilled ? 2 : 1);
   const std::uint64_t rows = checked_mul(o.batch, n);
 
@@ -20,9 +25,9 @@ std::vector<Layer> build_vit(const ModelEntry& e, const ModelOptions& o) {
   const std::vector<AttentionVariant> native = native_variants(e, o);
   const std::uint64_t depth = e.uint("depth", kMaxBlocks);
   for (std::uint64_t b = 0; b < depth; ++b)
-    append_block(layers, "block" + std::to_string(b), rows, c, hidden,
-                 {.attention = block_attention(block_options(o, native, b), false, n, heads, head_width(e, c, heads),
-                                               c, {})});
+    append_block(
+        layers, "block" + std::to_string(b), rows, c, hidden,
+        {.attention = block_attention(block_options(o, native, b), false, n, heads, head_width(e, c, heads), c, {})});
   layers.push_back({"norm", LayerNorm{rows, c}});
   layers.push_back({"head", Linear{o.batch, c, classes}});
   if (distilled) layers.push_back({"head_dist", Linear{o.batch, c, classes}});

@@ -40,13 +40,15 @@ std::vector<AttentionVariant> ModelEntry::variants(const std::string& key) const
 }
 
 bool ModelEntry::flag(const std::string& key) const {
-  if (!j_.contains(key) || !j_[key].is_boolean()) throw Error("model '" + model_ + "': '" + key + "' must be true or false");
+  if (!j_.contains(key) || !j_[key].is_boolean())
+    throw Error("model '" + model_ + "': '" + key + "' must be true or false");
   return j_[key].get<bool>();
 }
 
 std::vector<std::uint64_t> ModelEntry::uints(const std::string& key, std::size_t size, std::uint64_t max) const {
   const bool ok = j_.contains(key) && j_[key].is_array() && (size == 0 || j_[key].size() == size);
-  if (!ok) throw Error("model '" + model_ + "': '" + key + "' must be an array of " + std::to_string(size) + " integers");
+  if (!ok)
+    throw Error("model '" + model_ + "': '" + key + "' must be an array of " + std::to_string(size) + " integers");
   std::vector<std::uint64_t> v;
   for (const auto& x : j_[key]) {
     if (!x.is_number_unsigned()) throw Error("model '" + model_ + "': '" + key + "' must hold non-negative integers");

@@ -10,8 +10,7 @@ namespace ecosim::ops {
 namespace {
 
 void require_positive(const GemmShape& s, const std::string& name) {
-  if (s.batch == 0 || s.m == 0 || s.n == 0 || s.k == 0)
-    throw Error("operation '" + name + "' has a zero dimension");
+  if (s.batch == 0 || s.m == 0 || s.n == 0 || s.k == 0) throw Error("operation '" + name + "' has a zero dimension");
 }
 
 void add_gemm_bytes(OpCounts& c, const GemmShape& s) {
@@ -84,8 +83,8 @@ OpRecord vector_record(std::string name, OpClass kind, std::string func, std::ui
 
 }  // namespace
 
-OpRecord eltwise(std::string name, std::string func, std::uint64_t batch, std::uint64_t m, std::uint64_t n,
-                 DType t, const OpMix& per_element, unsigned inputs) {
+OpRecord eltwise(std::string name, std::string func, std::uint64_t batch, std::uint64_t m, std::uint64_t n, DType t,
+                 const OpMix& per_element, unsigned inputs) {
   OpRecord r = vector_record(std::move(name), OpClass::eltwise, std::move(func), batch, m, n, t);
   const std::uint64_t elements = checked_product({batch, m, n});
   r.counts = scaled(per_element, elements, t);
@@ -94,8 +93,8 @@ OpRecord eltwise(std::string name, std::string func, std::uint64_t batch, std::u
   return r;
 }
 
-OpRecord reduce(std::string name, std::string func, std::uint64_t batch, std::uint64_t rows, std::uint64_t len,
-                DType t, const OpMix& per_row, std::uint64_t out_per_row) {
+OpRecord reduce(std::string name, std::string func, std::uint64_t batch, std::uint64_t rows, std::uint64_t len, DType t,
+                const OpMix& per_row, std::uint64_t out_per_row) {
   OpRecord r = vector_record(std::move(name), OpClass::reduce, std::move(func), batch, rows, len, t);
   const std::uint64_t all_rows = checked_mul(batch, rows);
   r.counts = scaled(per_row, all_rows, t);

@@ -44,12 +44,14 @@ std::string row_line(const accel::OpRow& r, double clock_mhz, bool csv) {
   const double sram = e.sram_pj[0] + e.sram_pj[1] + e.sram_pj[2];
   const double ms = double(r.cycles) / (clock_mhz * 1e3);
   if (csv)
-    return fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{}\n",
-                       csv_field(r.name), name(r.kind), r.tiles, r.macs, r.cycles, ms, r.array_cycles,
-                       r.vector_cycles, r.stall_cycles(), r.dram_bits, e.total_pj(), e.array_pj, e.vector_pj,
-                       e.sram_pj[0], e.sram_pj[1], e.sram_pj[2], e.dram_pj, sram, e.leakage_pj, csv_field(r.mapping));
+    return fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{}\n",
+        csv_field(r.name), name(r.kind), r.tiles, r.macs, r.cycles, ms, r.array_cycles, r.vector_cycles,
+        r.stall_cycles(), r.dram_bits, e.total_pj(), e.array_pj, e.vector_pj, e.sram_pj[0], e.sram_pj[1], e.sram_pj[2],
+        e.dram_pj, sram, e.leakage_pj, csv_field(r.mapping));
   return fmt::format(
-      "{:<34} {:>13} {:>12} {:>10.4f} {:>11} {:>11} {:>11} {:>11.4g} {:>10.3g} {:>10.3g} {:>10.3g} {:>10.3g} {:>10.3g}\n",
+      "{:<34} {:>13} {:>12} {:>10.4f} {:>11} {:>11} {:>11} {:>11.4g} {:>10.3g} {:>10.3g} {:>10.3g} {:>10.3g} "
+      "{:>10.3g}\n",
       r.name.size() > 34 ? r.name.substr(r.name.size() - 34) : r.name, r.macs, r.cycles, ms, r.array_cycles,
       r.vector_cycles, r.stall_cycles(), e.total_pj(), e.array_pj, e.vector_pj, sram, e.dram_pj, e.leakage_pj);
 }
@@ -71,8 +73,10 @@ ReplayPrinter::ReplayPrinter(std::ostream& out, Format format, const accel::Acce
 }
 
 void ReplayPrinter::row(const accel::OpRow& r) {
-  if (json_) json_->item(to_json(r, clock_mhz_));
-  else out_ << row_line(r, clock_mhz_, format_ == Format::csv);
+  if (json_)
+    json_->item(to_json(r, clock_mhz_));
+  else
+    out_ << row_line(r, clock_mhz_, format_ == Format::csv);
 }
 
 void ReplayPrinter::finish(const accel::ReplayResult& result) {
@@ -84,15 +88,16 @@ void ReplayPrinter::finish(const accel::ReplayResult& result) {
   if (format_ == Format::csv) return;
   const auto& e = result.total.energy;
   const auto& a = result.area;
-  out_ << fmt::format("latency {:.4f} ms; energy {:.6g} pJ (array {:.3g}, vector unit {:.3g}, SRAM weights {:.3g} / "
-                      "inputs {:.3g} / outputs {:.3g}, DRAM {:.3g}, leakage {:.3g}); array busy {:.1f} % of cycles, "
-                      "{} stall cycles\n",
-                      result.latency_ms(), e.total_pj(), e.array_pj, e.vector_pj, e.sram_pj[0], e.sram_pj[1],
-                      e.sram_pj[2], e.dram_pj, e.leakage_pj, 100 * result.array_utilisation(),
-                      result.total.stall_cycles())
-       << fmt::format("area {:.4g} mm² (array {:.4g}, SRAM weights {:.4g} / inputs {:.4g} / outputs {:.4g}); "
-                      "leakage power {:.4g} mW\n",
-                      a.total_mm2(), a.array_mm2, a.sram_mm2[0], a.sram_mm2[1], a.sram_mm2[2], result.leakage_mw);
+  out_ << fmt::format(
+              "latency {:.4f} ms; energy {:.6g} pJ (array {:.3g}, vector unit {:.3g}, SRAM weights {:.3g} / "
+              "inputs {:.3g} / outputs {:.3g}, DRAM {:.3g}, leakage {:.3g}); array busy {:.1f} % of cycles, "
+              "{} stall cycles\n",
+              result.latency_ms(), e.total_pj(), e.array_pj, e.vector_pj, e.sram_pj[0], e.sram_pj[1], e.sram_pj[2],
+              e.dram_pj, e.leakage_pj, 100 * result.array_utilisation(), result.total.stall_cycles())
+       << fmt::format(
+              "area {:.4g} mm² (array {:.4g}, SRAM weights {:.4g} / inputs {:.4g} / outputs {:.4g}); "
+              "leakage power {:.4g} mW\n",
+              a.total_mm2(), a.array_mm2, a.sram_mm2[0], a.sram_mm2[1], a.sram_mm2[2], result.leakage_mw);
 }
 
 }  // namespace ecosim::cli

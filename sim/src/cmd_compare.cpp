@@ -3,9 +3,9 @@
 // and reports op counts, accelerator latency/energy, GPU latency and ratios to MSA beside the published ones.
 // With --model, compares whole-model analytic traces instead. Every variant's parameters are checked before
 // anything runs, and traces and reports are written only when all runs have succeeded.
+#include <fmt/core.h>
 #include <algorithm>
 #include <filesystem>
-#include <fmt/core.h>
 #include <sstream>
 
 #include "accel_report.hpp"
@@ -54,7 +54,8 @@ VariantRun run_kernel(const AttentionConfig& config, DeviceChoice device) {
   FanOutSink sink({&counter, &list});
   const auto dev = device == DeviceChoice::cuda ? ecoformer::Device::cuda : ecoformer::Device::cpu;
   const ecoformer::RunResult r = ecoformer::run_attention(inputs, config, dev, kInputSeed, sink);
-  VariantRun run{std::move(list.records), counter.total(), std::nullopt, dev == ecoformer::Device::cuda ? "kernel (cuda)" : "kernel (cpu)"};
+  VariantRun run{std::move(list.records), counter.total(), std::nullopt,
+                 dev == ecoformer::Device::cuda ? "kernel (cuda)" : "kernel (cpu)"};
   if (r.device == ecoformer::Device::cuda) run.measured_gpu_ms = r.latency_ms;
   return run;
 }
@@ -116,8 +117,10 @@ void plot(const std::string& json_path, const std::string& png_path) {
   if (run.succeeded && std::filesystem::is_regular_file(png_path, ec))
     fmt::print(stderr, "wrote {}\n", png_path);
   else
-    fmt::print(stderr, "warning: no bar chart written ({}; is python3-matplotlib installed?); CSV and JSON are "
-                       "complete\n", run.succeeded ? png_path + " is missing" : run.failure);
+    fmt::print(stderr,
+               "warning: no bar chart written ({}; is python3-matplotlib installed?); CSV and JSON are "
+               "complete\n",
+               run.succeeded ? png_path + " is missing" : run.failure);
 }
 
 }  // namespace
@@ -127,19 +130,19 @@ int compare(const Args& args) {
   const auto batch = published_workload(published, "batch"), seq = published_workload(published, "seq"),
              dim = published_workload(published, "dim"), heads = published_workload(published, "heads");
   po::options_description options("ecosim compare");
-  options.add_options()("help,h", "this help")
-      ("batch", po::value<std::int64_t>()->default_value(batch), "batch size B")
-      ("seq", po::value<std::int64_t>()->default_value(seq), "tokens N (attention layer)")
-      ("dim", po::value<std::int64_t>()->default_value(dim), "head width D")
-      ("heads", po::value<std::int64_t>()->default_value(heads), "heads H")
-      ("variants",
-       po::value<std::string>()->default_value(
-           variant_names([](const VariantInfo& row) { return row.compared_by_default; }, ",")),
-       "attention variants, comma-separated (with --model also 'native': the model's own attention)")
-      ("model", po::value<std::string>(), "compare whole-model analytic traces of this zoo model instead")
-      ("device", po::value<std::string>()->default_value("auto"), "kernels on auto|cpu|cuda")
-      ("gpu", po::value<std::string>()->default_value(""), "GPU named in the roofline estimate (default H100 SXM)")
-      ("out", po::value<std::string>()->default_value("reports"), "output directory");
+  options.add_options()("help,h", "this help")("batch", po::value<std::int64_t>()->default_value(batch),
+                                               "batch size B")("seq", po::value<std::int64_t>()->default_value(seq),
+                                                               "tokens N (attention layer)")(
+      "dim", po::value<std::int64_t>()->default_value(dim), "head width D")(
+      "heads", po::value<std::int64_t>()->default_value(heads), "heads H")(
+      "variants",
+      po::value<std::string>()->default_value(
+          variant_names([](const VariantInfo& row) { return row.compared_by_default; }, ",")),
+      "attention variants, comma-separated (with --model also 'native': the model's own attention)")(
+      "model", po::value<std::string>(), "compare whole-model analytic traces of this zoo model instead")(
+      "device", po::value<std::string>()->default_value("auto"), "kernels on auto|cpu|cuda")(
+      "gpu", po::value<std::string>()->default_value(""), "GPU named in the roofline estimate (default H100 SXM)")(
+      "out", po::value<std::string>()->default_value("reports"), "output directory");
   options.add(model_file_option());
   options.add(variant_parameter_options());
   options.add(accel_options());
@@ -147,7 +150,8 @@ int compare(const Args& args) {
   po::variables_map vm;
   if (!parse_args(args, options, vm,
                   fmt::format("ecosim compare [--batch {} --seq {} --dim {} --heads {}] [--variants ...] "
-                              "[--model NAME] [--device auto] [--out reports/]", batch, seq, dim, heads),
+                              "[--model NAME] [--device auto] [--out reports/]",
+                              batch, seq, dim, heads),
                   variant_list_help()))
     return 0;
   const accel::AccelConfig accel_config = parse_accel(vm);
@@ -160,7 +164,8 @@ int compare(const Args& args) {
   const GpuRoofline roofline = gpu_roofline(vm["gpu"].as<std::string>());  // an unknown GPU fails before any work
   if (!model.empty())
     reject_given(vm, {"seq", "dim", "heads", "device"}, "the single-layer comparison (without --model)");
-  else reject_given(vm, {"model-file"}, "--model");
+  else
+    reject_given(vm, {"model-file"}, "--model");
   const ModelZoo zoo = model_zoo(vm);
   std::vector<AttentionVariant> chosen;
   for (const std::string& label : variants)
@@ -170,8 +175,10 @@ int compare(const Args& args) {
   CompareReport report;
   report.workload = {{"batch", positive(vm, "batch")}, {"accelerator", accel_config.name}};
   if (model.empty())
-    report.workload.update({{"seq", positive(vm, "seq")}, {"dim", positive(vm, "dim")}, {"heads", positive(vm, "heads")}});
-  else report.workload["model"] = model;
+    report.workload.update(
+        {{"seq", positive(vm, "seq")}, {"dim", positive(vm, "dim")}, {"heads", positive(vm, "heads")}});
+  else
+    report.workload["model"] = model;
   report.published = published_for(report.workload, published);
   report.provenance = provenance(accel_config, tech);
   report.accel_area = accel::area_breakdown(accel_config);
@@ -209,8 +216,16 @@ int compare(const Args& args) {
     RecordList records(run.ops);
     accel::PlanSource plans(records, accel_config, tech, replay_budget(limits));
     const accel::ReplayResult replay = accel::replay_systemc(plans, accel_config);
-    CompareRow row{e.label, run.source, run.total.ops(OpKind::mul), run.total.ops(OpKind::add),
-                   tech.energy_pj(run.total), replay.total, replay.latency_ms(), 0, false, ""};
+    CompareRow row{e.label,
+                   run.source,
+                   run.total.ops(OpKind::mul),
+                   run.total.ops(OpKind::add),
+                   tech.energy_pj(run.total),
+                   replay.total,
+                   replay.latency_ms(),
+                   0,
+                   false,
+                   ""};
     if (run.measured_gpu_ms) {
       row.gpu_latency_ms = *run.measured_gpu_ms;
       row.gpu_measured = true;
@@ -222,9 +237,10 @@ int compare(const Args& args) {
     report.provenance["gpu_timing"][e.label] =
         row.gpu_measured ? "measured: CUDA events around one run of the kernel on " + gpu::probe().device_name +
                                " (a single cold run, no warm-up)"
-                         : fmt::format("estimated: sum over ops of max(ops / {:.4g} op/s, bytes / {:.4g} B/s), the "
-                                       "{} roofline; no GPU kernel ran", roofline.ops_per_s, roofline.bytes_per_s,
-                                       roofline.gpu);
+                         : fmt::format(
+                               "estimated: sum over ops of max(ops / {:.4g} op/s, bytes / {:.4g} B/s), the "
+                               "{} roofline; no GPU kernel ran",
+                               roofline.ops_per_s, roofline.bytes_per_s, roofline.gpu);
     report.rows.push_back(std::move(row));
     traces.push_back(std::move(run.ops));
   }
@@ -233,8 +249,8 @@ int compare(const Args& args) {
     nlohmann::json workload = report.workload;
     workload["variant"] = entries[i].label;
     folder.write(entries[i].label + ".jsonl", [&](const std::string& path) {
-      trace::TraceWriter writer(path, {trace::kFormatVersion, "ecosim " ECOSIM_VERSION " compare", Convention::exact,
-                                       workload});
+      trace::TraceWriter writer(
+          path, {trace::kFormatVersion, "ecosim " ECOSIM_VERSION " compare", Convention::exact, workload});
       for (const OpRecord& op : traces[i]) writer.record(op);
       writer.finish();
     });

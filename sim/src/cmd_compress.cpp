@@ -36,8 +36,8 @@ std::vector<std::uint64_t> parse_shape(const std::string& text) {
   for (;;) {
     const std::size_t end = text.find('x', start);
     const std::string part = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (part.empty() || part.size() > 18 || !std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
-        std::stoull(part) == 0)
+    if (part.empty() || part.size() > 18 ||
+        !std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; }) || std::stoull(part) == 0)
       throw Error("--shape must be positive integers joined by 'x' (e.g. 128x197x192), not '" + text + "'");
     shape.push_back(std::stoull(part));
     if (end == std::string::npos) return shape;
@@ -51,20 +51,20 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) { return fmt::fo
 
 int compress(const Args& args) {
   po::options_description options("ecosim compress");
-  options.add_options()("help,h", "this help")
-      ("scheme", po::value<std::string>(), "actnn, gact, mesa or fewbit")
-      ("bits", po::value<std::int64_t>(), "bits per element (gact: average budget, 32 = raw; mesa: 8)")
-      ("activation", po::value<std::string>()->default_value("gelu"), "fewbit: the activation")
-      ("shape", po::value<std::string>()->default_value("128x197x192"), "synthetic tensor shape")
-      ("dtype", po::value<std::string>()->default_value("fp32"), "fp32, fp16 or bf16")
-      ("device", po::value<std::string>()->default_value("auto"), "auto, cpu or cuda")
-      ("seed", po::value<std::int64_t>()->default_value(0), "seed of the input and of the stochastic rounding")
-      ("groups", po::value<std::int64_t>()->default_value(1), "mesa: channel groups of the last dimension")
-      ("per-sample", "actnn: one width per sample (first dimension) from {1,2,4,8}, --bits the average budget")
-      ("input", po::value<std::string>(), ".npy tensor (float32, C order) instead of a synthetic one")
-      ("format", po::value<std::string>()->default_value("table"), "table or json")
-      ("trace", po::value<std::string>(), "also write the op records (format v1): the uncompressed activation's "
-                                           "save and load, then the scheme's compress and decompress passes");
+  options.add_options()("help,h", "this help")("scheme", po::value<std::string>(), "actnn, gact, mesa or fewbit")(
+      "bits", po::value<std::int64_t>(), "bits per element (gact: average budget, 32 = raw; mesa: 8)")(
+      "activation", po::value<std::string>()->default_value("gelu"), "fewbit: the activation")(
+      "shape", po::value<std::string>()->default_value("128x197x192"), "synthetic tensor shape")(
+      "dtype", po::value<std::string>()->default_value("fp32"), "fp32, fp16 or bf16")(
+      "device", po::value<std::string>()->default_value("auto"), "auto, cpu or cuda")(
+      "seed", po::value<std::int64_t>()->default_value(0), "seed of the input and of the stochastic rounding")(
+      "groups", po::value<std::int64_t>()->default_value(1), "mesa: channel groups of the last dimension")(
+      "per-sample", "actnn: one width per sample (first dimension) from {1,2,4,8}, --bits the average budget")(
+      "input", po::value<std::string>(), ".npy tensor (float32, C order) instead of a synthetic one")(
+      "format", po::value<std::string>()->default_value("table"), "table or json")(
+      "trace", po::value<std::string>(),
+      "also write the op records (format v1): the uncompressed activation's "
+      "save and load, then the scheme's compress and decompress passes");
   options.add(work_limit_options());
   po::variables_map vm;
   if (!parse_args(args, options, vm, "ecosim compress --scheme NAME --bits B [--shape AxBxC] [options]")) return 0;
@@ -110,10 +110,13 @@ int compress(const Args& args) {
 
   std::optional<trace::TraceWriter> trace_writer;
   if (vm.count("trace")) {
-    const nlohmann::json workload = {{"compress", std::string(scheme.name)}, {"bits", request.bits},
-                                     {"shape", shape_text(request.shape)}, {"dtype", name(*dtype)}};
-    trace_writer.emplace(vm["trace"].as<std::string>(),
-                         trace::Header{trace::kFormatVersion, "ecosim " ECOSIM_VERSION " compress", Convention::exact, workload});
+    const nlohmann::json workload = {{"compress", std::string(scheme.name)},
+                                     {"bits", request.bits},
+                                     {"shape", shape_text(request.shape)},
+                                     {"dtype", name(*dtype)}};
+    trace_writer.emplace(
+        vm["trace"].as<std::string>(),
+        trace::Header{trace::kFormatVersion, "ecosim " ECOSIM_VERSION " compress", Convention::exact, workload});
     // Without compression the activation is written once in the forward pass and read once in the backward.
     trace_writer->record(ops::memcpy("uncompressed.save_activation", 1, 1, values.size(), *dtype));
     trace_writer->record(ops::memcpy("uncompressed.load_activation", 1, 1, values.size(), *dtype));

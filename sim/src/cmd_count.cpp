@@ -46,11 +46,11 @@ nlohmann::json trace_workload(const trace::TraceReader& reader, const std::strin
 
 int count(const Args& args) {
   po::options_description options("ecosim count");
-  options.add_options()("help,h", "this help")
-      ("trace", po::value<std::string>(), "count the records of a trace file instead of a workload")
-      ("per-layer", "one row per layer (per record for --trace)")
-      ("format", po::value<std::string>()->default_value("table"), "table, csv or json")
-      ("tech-table", po::value<std::string>(), "energy per op, JSON (default: built-in 45 nm table)");
+  options.add_options()("help,h", "this help")("trace", po::value<std::string>(),
+                                               "count the records of a trace file instead of a workload")(
+      "per-layer", "one row per layer (per record for --trace)")(
+      "format", po::value<std::string>()->default_value("table"), "table, csv or json")(
+      "tech-table", po::value<std::string>(), "energy per op, JSON (default: built-in 45 nm table)");
   options.add(workload_options());
   po::variables_map vm;
   if (!parse_args(args, options, vm,
@@ -58,8 +58,8 @@ int count(const Args& args) {
                   variant_list_help()))
     return 0;
   const Format format = parse_format(vm["format"].as<std::string>());
-  const TechTable tech = vm.count("tech-table") ? TechTable::load(vm["tech-table"].as<std::string>())
-                                                : TechTable::builtin_45nm();
+  const TechTable tech =
+      vm.count("tech-table") ? TechTable::load(vm["tech-table"].as<std::string>()) : TechTable::builtin_45nm();
   const bool per_layer = vm.count("per-layer") > 0;
   if (vm.count("trace")) {  // streamed: one record at a time, whatever the trace's length
     const std::string path = vm["trace"].as<std::string>();

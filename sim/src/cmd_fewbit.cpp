@@ -17,8 +17,8 @@ namespace {
 
 void print_table(const fb::ActivationSpec& s, const fb::Quantizer& q, std::uint64_t grid) {
   const double lo = s.even_derivative ? 0.0 : -q.range;
-  fmt::print("fewbit {}: {} bits, {} intervals of {} on [{:g}, {:g}], grid {} cells\n", s.name, q.bits,
-             q.levels.size(), s.even_derivative ? "|x| (f' is even)" : "x", lo, q.range, grid);
+  fmt::print("fewbit {}: {} bits, {} intervals of {} on [{:g}, {:g}], grid {} cells\n", s.name, q.bits, q.levels.size(),
+             s.even_derivative ? "|x| (f' is even)" : "x", lo, q.range, grid);
   fmt::print("{:>8}  {:>12}  {:>12}  {:>14}\n", "interval", "from", "to", "level");
   for (std::size_t k = 0; k < q.levels.size(); ++k) {
     const double from = k == 0 ? lo : q.borders[k - 1], to = k + 1 == q.levels.size() ? q.range : q.borders[k];
@@ -31,13 +31,13 @@ void print_table(const fb::ActivationSpec& s, const fb::Quantizer& q, std::uint6
 
 int fewbit(const Args& args) {
   po::options_description options("ecosim fewbit");
-  options.add_options()("help,h", "this help")
-      ("activation", po::value<std::string>(), "gelu, silu (swish), sigmoid, tanh, selu, softplus, elu, mish, "
-                                               "relu, leaky_relu")
-      ("bits", po::value<std::int64_t>(), "code bits, 1..4 (relu and leaky_relu: 1, which is exact)")
-      ("range", po::value<double>()->default_value(10.0), "solve on [-range, range]")
-      ("grid", po::value<std::int64_t>()->default_value(10000), "grid cells on [-range, range]")
-      ("format", po::value<std::string>()->default_value("table"), "table or json");
+  options.add_options()("help,h", "this help")("activation", po::value<std::string>(),
+                                               "gelu, silu (swish), sigmoid, tanh, selu, softplus, elu, mish, "
+                                               "relu, leaky_relu")(
+      "bits", po::value<std::int64_t>(), "code bits, 1..4 (relu and leaky_relu: 1, which is exact)")(
+      "range", po::value<double>()->default_value(10.0), "solve on [-range, range]")(
+      "grid", po::value<std::int64_t>()->default_value(10000), "grid cells on [-range, range]")(
+      "format", po::value<std::string>()->default_value("table"), "table or json");
   po::variables_map vm;
   if (!parse_args(args, options, vm, "ecosim fewbit --activation NAME --bits B [--range R] [--grid N] [--format F]"))
     return 0;
@@ -54,9 +54,14 @@ int fewbit(const Args& args) {
 
   const fb::Quantizer q = fb::solve(s.activation, static_cast<unsigned>(bits), {.range = range, .grid = grid});
   if (format == "json") {
-    const nlohmann::json out = {{"activation", s.name},      {"bits", q.bits},     {"range", q.range},
-                                {"grid", grid},              {"codes_of_abs_x", s.even_derivative},
-                                {"borders", q.borders},      {"levels", q.levels}, {"error", q.error}};
+    const nlohmann::json out = {{"activation", s.name},
+                                {"bits", q.bits},
+                                {"range", q.range},
+                                {"grid", grid},
+                                {"codes_of_abs_x", s.even_derivative},
+                                {"borders", q.borders},
+                                {"levels", q.levels},
+                                {"error", q.error}};
     fmt::print("{}\n", out.dump(2));
   } else {
     print_table(s, q, grid);

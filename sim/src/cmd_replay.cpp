@@ -1,7 +1,7 @@
 // `ecosim replay TRACE`: replays a trace on the SystemC accelerator model; prints cycles, latency and energy
 // by component per operation, and optionally writes a Chrome trace-event timeline (opens in Perfetto).
-#include <algorithm>
 #include <fmt/core.h>
+#include <algorithm>
 #include <iostream>
 
 #include "accel_report.hpp"
@@ -16,9 +16,10 @@ namespace ecosim::cli {
 
 int replay(const Args& args) {
   po::options_description options("ecosim replay");
-  options.add_options()("help,h", "this help")("trace", po::value<std::string>(), "trace file (also the first argument)")
-      ("timeline", po::value<std::string>(), "write a Chrome trace-event JSON timeline (one track per unit)")
-      ("format", po::value<std::string>()->default_value("table"), "table, csv or json");
+  options.add_options()("help,h", "this help")("trace", po::value<std::string>(),
+                                               "trace file (also the first argument)")(
+      "timeline", po::value<std::string>(), "write a Chrome trace-event JSON timeline (one track per unit)")(
+      "format", po::value<std::string>()->default_value("table"), "table, csv or json");
   options.add(accel_options());
   options.add(work_limit_options());
   Args rest = args;

@@ -67,8 +67,8 @@ AttentionConfig parse_config(const po::variables_map& vm) {
 
 /// With --input the shape comes from Q's file; a shape option given as well must agree with it.
 void take_shape(AttentionConfig& c, const ecoformer::Tensor& q, const po::variables_map& vm) {
-  const std::pair<const char*, std::uint64_t> dims[] = {{"batch", q.batch}, {"heads", q.heads}, {"seq", q.seq},
-                                                        {"dim", q.dim}};
+  const std::pair<const char*, std::uint64_t> dims[] = {
+      {"batch", q.batch}, {"heads", q.heads}, {"seq", q.seq}, {"dim", q.dim}};
   for (const auto& [key, value] : dims)
     if (vm.count(key) && positive(vm, key) != value)
       throw Error(std::string("--") + key + " = " + std::to_string(positive(vm, key)) +
@@ -77,8 +77,8 @@ void take_shape(AttentionConfig& c, const ecoformer::Tensor& q, const po::variab
 }
 
 nlohmann::json describe(const AttentionConfig& c) {
-  nlohmann::json j{{"variant", name(c.variant)}, {"batch", c.batch}, {"heads", c.heads}, {"seq", c.seq},
-                   {"dim", c.head_dim}};
+  nlohmann::json j{
+      {"variant", name(c.variant)}, {"batch", c.batch}, {"heads", c.heads}, {"seq", c.seq}, {"dim", c.head_dim}};
   j.update(describe_parameters(c));
   return j;
 }
@@ -87,18 +87,18 @@ nlohmann::json describe(const AttentionConfig& c) {
 
 int run(const Args& args) {
   po::options_description options("ecosim run");
-  options.add_options()("help,h", "this help")
-      ("variant", po::value<std::string>()->required(),
-       ("one of " + variant_names([](const VariantInfo& row) { return row.has_kernel; }, ", ")).c_str())
-      ("batch", po::value<std::int64_t>(), "batch size B (default 1)")
-      ("heads", po::value<std::int64_t>(), "heads H (default 1)")
-      ("seq", po::value<std::int64_t>(), "tokens N (required without --input)")
-      ("dim", po::value<std::int64_t>(), "head width D (default 32)")
-      ("device", po::value<std::string>()->default_value("auto"), "auto, cpu or cuda")
-      ("seed", po::value<std::uint64_t>()->default_value(0), "seed of the synthetic input and random parameters")
-      ("trace", po::value<std::string>(), "write the instrumented op trace (JSON Lines) here")
-      ("input", po::value<std::string>(), "q.npy,k.npy,v.npy: float32 [batch, heads, seq, dim] instead of synthetic")
-      ("format", po::value<std::string>()->default_value("table"), "table or json");
+  options.add_options()("help,h", "this help")(
+      "variant", po::value<std::string>()->required(),
+      ("one of " + variant_names([](const VariantInfo& row) { return row.has_kernel; }, ", ")).c_str())(
+      "batch", po::value<std::int64_t>(), "batch size B (default 1)")("heads", po::value<std::int64_t>(),
+                                                                      "heads H (default 1)")(
+      "seq", po::value<std::int64_t>(), "tokens N (required without --input)")("dim", po::value<std::int64_t>(),
+                                                                               "head width D (default 32)")(
+      "device", po::value<std::string>()->default_value("auto"), "auto, cpu or cuda")(
+      "seed", po::value<std::uint64_t>()->default_value(0), "seed of the synthetic input and random parameters")(
+      "trace", po::value<std::string>(), "write the instrumented op trace (JSON Lines) here")(
+      "input", po::value<std::string>(), "q.npy,k.npy,v.npy: float32 [batch, heads, seq, dim] instead of synthetic")(
+      "format", po::value<std::string>()->default_value("table"), "table or json");
   options.add(variant_parameter_options());
   options.add(work_limit_options());
   po::variables_map vm;
@@ -128,10 +128,9 @@ int run(const Args& args) {
   OpCounter counter;
   std::optional<trace::TraceWriter> writer;
   if (vm.count("trace"))
-    writer.emplace(vm["trace"].as<std::string>(),
-                   trace::Header{.producer = std::string("ecosim run ") + ECOSIM_VERSION,
-                                 .convention = Convention::exact,
-                                 .workload = describe(config)});
+    writer.emplace(vm["trace"].as<std::string>(), trace::Header{.producer = std::string("ecosim run ") + ECOSIM_VERSION,
+                                                                .convention = Convention::exact,
+                                                                .workload = describe(config)});
   FanOutSink sink(writer ? std::vector<OpSink*>{&counter, &*writer} : std::vector<OpSink*>{&counter});
   const ecoformer::RunResult result = ecoformer::run_attention(inputs, config, device, seed, sink);
   if (writer) writer->finish();

@@ -11,7 +11,8 @@ namespace ecosim::cli {
 
 int trace(const Args& args) {
   po::options_description options("ecosim trace");
-  options.add_options()("help,h", "this help")("output,o", po::value<std::string>(), "trace file to write (JSON Lines)");
+  options.add_options()("help,h", "this help")("output,o", po::value<std::string>(),
+                                               "trace file to write (JSON Lines)");
   options.add(workload_options());
   po::variables_map vm;
   if (!parse_args(args, options, vm, "ecosim trace (--model NAME | --layer attention --seq N ...) -o FILE [options]",
@@ -20,8 +21,8 @@ int trace(const Args& args) {
   if (!vm.count("output")) throw Error("give the trace file with -o FILE");
   const Workload w = parse_workload(vm);
   const std::string path = vm["output"].as<std::string>();
-  trace::TraceWriter writer(path, {trace::kFormatVersion, "ecosim " ECOSIM_VERSION " trace", w.convention,
-                                   w.describe()});
+  trace::TraceWriter writer(path,
+                            {trace::kFormatVersion, "ecosim " ECOSIM_VERSION " trace", w.convention, w.describe()});
   for (const Layer& layer : w.layers()) emit(layer, w.convention, writer);
   writer.finish();
   if (path != "-") fmt::print(stderr, "wrote {}\n", path);

@@ -1,9 +1,9 @@
 // Subcommand table and top-level dispatch: --help, --version, error reporting and exit codes.
 #include "ecosim/sim/commands.hpp"
 
+#include <fmt/core.h>
 #include <array>
 #include <boost/program_options/errors.hpp>
-#include <fmt/core.h>
 
 #include "ecosim/ops_counter/error.hpp"
 #include "provenance.hpp"
@@ -12,7 +12,8 @@ namespace ecosim::cli {
 
 namespace {
 constexpr std::array kCommands = {
-    Command{"compress", "compress an activation tensor (ActNN, GACT, Mesa, Few-Bit): bits, ratio, error, time", &compress},
+    Command{"compress", "compress an activation tensor (ActNN, GACT, Mesa, Few-Bit): bits, ratio, error, time",
+            &compress},
     Command{"compare", "every attention variant on GPU and the 45 nm accelerator: counts, latency, energy", &compare},
     Command{"count", "count ops and energy of a model, one attention layer, or a trace", &count},
     Command{"trace", "write the analytic op trace of a model or an attention layer", &trace},
@@ -23,9 +24,10 @@ constexpr std::array kCommands = {
 };
 
 void usage() {
-  fmt::print("ecosim {} — what attention variants and activation compression cost, on GPU and a 45 nm "
-             "accelerator\n\nusage: ecosim <command> [options]   (ecosim <command> --help for its options)\n\n",
-             ECOSIM_VERSION);
+  fmt::print(
+      "ecosim {} — what attention variants and activation compression cost, on GPU and a 45 nm "
+      "accelerator\n\nusage: ecosim <command> [options]   (ecosim <command> --help for its options)\n\n",
+      ECOSIM_VERSION);
   for (const auto& c : kCommands) fmt::print("  {:<10} {}\n", c.name, c.summary);
 }
 }  // namespace

@@ -21,13 +21,13 @@ struct CompareRow {
   double accel_latency_ms = 0;
   double gpu_latency_ms = 0;
   bool gpu_measured = false;
-  std::string gpu_label;    // "measured (NVIDIA H100 ...)" or "est. H100 SXM roofline"
+  std::string gpu_label;  // "measured (NVIDIA H100 ...)" or "est. H100 SXM roofline"
 };
 
 struct CompareReport {
   nlohmann::json workload;
-  nlohmann::json published;  // sim/data/published_accelerator.json when `workload` is the one it was published
-                             // for, else null (published figures are shown for that workload only)
+  nlohmann::json published;           // sim/data/published_accelerator.json when `workload` is the one it was published
+                                      // for, else null (published figures are shown for that workload only)
   nlohmann::ordered_json provenance;  // provenance.hpp
   accel::AreaBreakdown accel_area;    // the accelerator's silicon area (the same for every variant)
   std::vector<CompareRow> rows;

@@ -38,8 +38,9 @@ CompressResult compress_actnn(const CompressRequest& r) {
   const Layout layout = layout_of(r);
   const bool gpu = r.device == DeviceChoice::cuda;
   CompressResult out;
-  const Compressed c =
-      timed([&] { return gpu ? quantize_cuda(r.x, layout, r.seed, r.sink) : quantize_cpu(r.x, layout, r.seed, r.sink); }, out.latency_ms);
+  const Compressed c = timed(
+      [&] { return gpu ? quantize_cuda(r.x, layout, r.seed, r.sink) : quantize_cpu(r.x, layout, r.seed, r.sink); },
+      out.latency_ms);
   out.storage_bytes = c.storage_bytes();
   out.reconstruction = gpu ? dequantize_cuda(c, r.sink) : dequantize_cpu(c, r.sink);
   out.detail = describe(layout);

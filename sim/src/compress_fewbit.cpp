@@ -15,8 +15,8 @@ CompressResult compress_fewbit(const CompressRequest& r) {
   const fb::Codebook codebook = fb::Codebook::from(q);
   const bool gpu = r.device == DeviceChoice::cuda;
   CompressResult out;
-  const fb::Forward f = timed([&] { return gpu ? fb::forward_cuda(codebook, r.x) : fb::forward_cpu(codebook, r.x); },
-                              out.latency_ms);
+  const fb::Forward f =
+      timed([&] { return gpu ? fb::forward_cuda(codebook, r.x) : fb::forward_cpu(codebook, r.x); }, out.latency_ms);
   out.storage_bytes = f.codes.size();
   const std::vector<std::uint8_t> ones = kernels::encode(std::vector<float>(r.x.elements, 1.0f), r.x.dtype);
   const kernels::TensorView unit{ones.data(), r.x.dtype, r.x.elements};
@@ -24,9 +24,9 @@ CompressResult compress_fewbit(const CompressRequest& r) {
       (gpu ? fb::backward_cuda(codebook, f.codes, unit) : fb::backward_cpu(codebook, f.codes, unit)).view());
   for (const float x : kernels::decode(r.x))
     out.reference.push_back(static_cast<float>(fb::evaluate_derivative(spec.activation, x)));
-  out.detail = fmt::format("{} derivative, {} levels{}, squared-L2 error {:.4g} on [-{:g}, {:g}]; codes only",
-                           spec.name, q.levels.size(), spec.even_derivative ? " of |x|" : "", q.error, q.range,
-                           q.range);
+  out.detail =
+      fmt::format("{} derivative, {} levels{}, squared-L2 error {:.4g} on [-{:g}, {:g}]; codes only", spec.name,
+                  q.levels.size(), spec.even_derivative ? " of |x|" : "", q.error, q.range, q.range);
   return out;
 }
 

@@ -18,7 +18,10 @@ CompressResult compress_mesa(const CompressRequest& r) {
   State state;
   CompressResult out;
   const Compressed c = timed(
-      [&] { return gpu ? quantize_cuda(r.x, layout, state, r.seed, r.sink) : quantize_cpu(r.x, layout, state, r.seed, r.sink); },
+      [&] {
+        return gpu ? quantize_cuda(r.x, layout, state, r.seed, r.sink)
+                   : quantize_cpu(r.x, layout, state, r.seed, r.sink);
+      },
       out.latency_ms);
   out.storage_bytes = c.storage_bytes();
   out.reconstruction = gpu ? dequantize_cuda(c, r.sink) : dequantize_cpu(c, r.sink);

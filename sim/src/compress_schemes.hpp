@@ -18,12 +18,12 @@ struct CompressRequest {
   kernels::TensorView x;
   std::vector<std::uint64_t> shape;  // x's dimensions (product = x.elements)
   unsigned bits = 0;
-  std::string activation;            // fewbit only
-  std::uint64_t groups = 1;          // mesa: (α, β) groups the last dimension is split into
-  bool per_sample_bits = false;      // actnn: one width per sample (first dimension), `bits` the average
+  std::string activation;        // fewbit only
+  std::uint64_t groups = 1;      // mesa: (α, β) groups the last dimension is split into
+  bool per_sample_bits = false;  // actnn: one width per sample (first dimension), `bits` the average
   std::uint64_t seed = 0;
   DeviceChoice device = DeviceChoice::cpu;
-  OpSink* sink = nullptr;            // receives the op records of the compress and decompress passes
+  OpSink* sink = nullptr;  // receives the op records of the compress and decompress passes
 };
 
 struct CompressResult {

@@ -21,9 +21,9 @@ nlohmann::json counts_json(const OpCounts& c, const TechTable& tech) {
   for (OpKind k : kAllOpKinds)
     for (DType t : kAllDTypes)
       if (auto n = c.ops(k, t)) ops[std::string(name(k))][std::string(name(t))] = n;
-  return {{"muls", c.ops(OpKind::mul)},       {"adds", c.ops(OpKind::add)},
-          {"energy_pj", tech.energy_pj(c)},   {"ops", ops},
-          {"bytes_read", c.read_bytes()},     {"bytes_written", c.written_bytes()}};
+  return {{"muls", c.ops(OpKind::mul)},     {"adds", c.ops(OpKind::add)},
+          {"energy_pj", tech.energy_pj(c)}, {"ops", ops},
+          {"bytes_read", c.read_bytes()},   {"bytes_written", c.written_bytes()}};
 }
 
 constexpr const char* kCsvHeader = "name,muls,adds,cmp,exp,div,sqrt,popcount,bytes_read,bytes_written,energy_pj\n";
@@ -36,8 +36,7 @@ std::string csv_row(const std::string& name, const OpCounts& c, const TechTable&
 
 std::string table_row(const std::string& name, const OpCounts& c, const TechTable& tech) {
   return fmt::format("{:<40} {:>17L} {:>17L} {:>15L} {:>13L} {:>13L} {:>16.4g}\n", name, c.ops(OpKind::mul),
-                     c.ops(OpKind::add), c.ops(OpKind::cmp), c.ops(OpKind::exp), c.ops(OpKind::div),
-                     tech.energy_pj(c));
+                     c.ops(OpKind::add), c.ops(OpKind::cmp), c.ops(OpKind::exp), c.ops(OpKind::div), tech.energy_pj(c));
 }
 
 }  // namespace
@@ -75,15 +74,16 @@ void CountPrinter::finish() {
     nlohmann::json j = counts_json(total_, tech_);
     j["workload"] = workload_;
     j["tech_table"] = tech_.name();
-    if (json_) json_->finish(j);
-    else out_ << j.dump(2) << "\n";
+    if (json_)
+      json_->finish(j);
+    else
+      out_ << j.dump(2) << "\n";
   }
   if (format_ == Format::csv) out_ << csv_row("total", total_, tech_);
   if (format_ == Format::table)
     out_ << table_row("total", total_, tech_)
-         << fmt::format("\ntotal: {:.3f} G muls, {:.3f} G adds, {:.4g} pJ ({:.3f} mJ)\n",
-                        total_.ops(OpKind::mul) / 1e9, total_.ops(OpKind::add) / 1e9, tech_.energy_pj(total_),
-                        tech_.energy_pj(total_) / 1e9);
+         << fmt::format("\ntotal: {:.3f} G muls, {:.3f} G adds, {:.4g} pJ ({:.3f} mJ)\n", total_.ops(OpKind::mul) / 1e9,
+                        total_.ops(OpKind::add) / 1e9, tech_.energy_pj(total_), tech_.energy_pj(total_) / 1e9);
 }
 
 }  // namespace ecosim::cli

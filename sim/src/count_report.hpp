@@ -1,8 +1,8 @@
 // Internal: a report of op counts (one row per layer or trace record) printed as the rows arrive — aligned
 // table, CSV or JSON, with energy from a technology table — keeping only the running total.
 #pragma once
-#include <ostream>
 #include <optional>
+#include <ostream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -21,8 +21,7 @@ Format parse_format(const std::string& text);  // throws ecosim::Error
 class CountPrinter {
  public:
   /// Nothing is printed before the first row is (so an error before it leaves no output).
-  CountPrinter(std::ostream& out, const nlohmann::json& workload, const TechTable& tech, Format format,
-               bool per_layer);
+  CountPrinter(std::ostream& out, const nlohmann::json& workload, const TechTable& tech, Format format, bool per_layer);
   /// Adds a row to the total; with per_layer, prints it.
   void row(const std::string& name, const OpCounts& counts);
   /// Prints the total.

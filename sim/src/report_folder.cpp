@@ -3,9 +3,9 @@
 
 #include <unistd.h>
 
+#include <fmt/core.h>
 #include <cerrno>
 #include <cstring>
-#include <fmt/core.h>
 
 #include "ecosim/ops_counter/error.hpp"
 
@@ -44,8 +44,10 @@ ReportFolder::~ReportFolder() {
 void ReportFolder::create() {
   for (const fs::path& p : missing_) {
     std::error_code ec;
-    if (fs::create_directory(p, ec)) created_.push_back(p);
-    else if (ec) throw Error(fmt::format("cannot create output directory '{}': {}", dir_, ec.message()));
+    if (fs::create_directory(p, ec))
+      created_.push_back(p);
+    else if (ec)
+      throw Error(fmt::format("cannot create output directory '{}': {}", dir_, ec.message()));
   }
 }
 

@@ -32,11 +32,11 @@ constexpr Shape kGrid[] = {{1, 1, 7, 16}, {2, 3, 33, 32}, {1, 2, 131, 64}};
 // Performer and the hashed family accumulate over N and F, Reformer's buckets can flip on rounding ties; LSA
 // is MSA over its windows).
 const std::map<AttentionVariant, double> kGpuTolerance = {
-    {AttentionVariant::msa, 1e-5},          {AttentionVariant::linformer, 1e-5},  {AttentionVariant::lsa, 1e-5},
-    {AttentionVariant::performer, 1e-4},    {AttentionVariant::reformer, 1e-4},
-    {AttentionVariant::ecoformer, 1e-4},    {AttentionVariant::fp_ecoformer, 1e-4},
-    {AttentionVariant::bi_ecoformer, 1e-4}, {AttentionVariant::lsh_ecoformer, 1e-4},
-    {AttentionVariant::klsh_ecoformer, 1e-4}};
+    {AttentionVariant::msa, 1e-5},           {AttentionVariant::linformer, 1e-5},
+    {AttentionVariant::lsa, 1e-5},           {AttentionVariant::performer, 1e-4},
+    {AttentionVariant::reformer, 1e-4},      {AttentionVariant::ecoformer, 1e-4},
+    {AttentionVariant::fp_ecoformer, 1e-4},  {AttentionVariant::bi_ecoformer, 1e-4},
+    {AttentionVariant::lsh_ecoformer, 1e-4}, {AttentionVariant::klsh_ecoformer, 1e-4}};
 
 constexpr std::uint64_t kSeed = 7;
 
@@ -76,9 +76,10 @@ void check_variant(Validation& v, const AttentionConfig& c, const std::string& g
   const Run cpu = run(in, c, eco::Device::cpu);
   OpCounter analytic;
   emit_attention("attention", c, Convention::exact, analytic);
-  v.check("counts " + label(c), cpu.counts == analytic.total(),
-          fmt::format("instrumented {} mul {} add, analytic {} mul {} add", cpu.counts.ops(OpKind::mul),
-                      cpu.counts.ops(OpKind::add), analytic.total().ops(OpKind::mul), analytic.total().ops(OpKind::add)));
+  v.check(
+      "counts " + label(c), cpu.counts == analytic.total(),
+      fmt::format("instrumented {} mul {} add, analytic {} mul {} add", cpu.counts.ops(OpKind::mul),
+                  cpu.counts.ops(OpKind::add), analytic.total().ops(OpKind::mul), analytic.total().ops(OpKind::add)));
   v.check("finite " + label(c), all_finite(cpu.result.out.data), "cpu output has no NaN/Inf");
   if (!gpu_unavailable.empty()) {
     v.skip("gpu vs cpu " + label(c), gpu_unavailable);
@@ -98,8 +99,8 @@ void check_msa_properties(Validation& v, const Shape& s) {
   const AttentionConfig c = config_of(AttentionVariant::msa, s);
   eco::AttentionInputs in = eco::synthetic_inputs(c, kSeed);
   const Run online = run(in, c, eco::Device::cpu);
-  const double error = eco::max_relative_error(online.result.out.data,
-                                                eco::naive_softmax_attention(in.q, in.k, in.v).data);
+  const double error =
+      eco::max_relative_error(online.result.out.data, eco::naive_softmax_attention(in.q, in.k, in.v).data);
   v.check("msa online = naive softmax " + label(c), error < 1e-5, fmt::format("max rel error {:.2e} < 1e-5", error));
 
   bool convex = true;
@@ -107,7 +108,8 @@ void check_msa_properties(Validation& v, const Shape& s) {
   for (std::uint64_t g = 0; g < groups; ++g)
     for (std::uint64_t col = 0; col < d; ++col) {
       float lo = INFINITY, hi = -INFINITY;
-      for (std::uint64_t j = 0; j < n; ++j) lo = std::min(lo, in.v.data[(g * n + j) * d + col]), hi = std::max(hi, in.v.data[(g * n + j) * d + col]);
+      for (std::uint64_t j = 0; j < n; ++j)
+        lo = std::min(lo, in.v.data[(g * n + j) * d + col]), hi = std::max(hi, in.v.data[(g * n + j) * d + col]);
       for (std::uint64_t i = 0; i < n; ++i) {
         const float o = online.result.out.data[(g * n + i) * d + col];
         convex = convex && o >= lo - 1e-5f && o <= hi + 1e-5f;
@@ -155,7 +157,7 @@ void check_linformer_definition(Validation& v) {
           val.data[(g * c.proj_k + r) * s.dim + col] += e[r * s.seq + t] * in.v.data[(g * s.seq + t) * s.dim + col];
         }
   const double error = eco::max_relative_error(run(in, c, eco::Device::cpu).result.out.data,
-                                                eco::naive_softmax_attention(in.q, k, val).data);
+                                               eco::naive_softmax_attention(in.q, k, val).data);
   v.check("linformer = softmax over (E·K, E·V)", error < 1e-4, fmt::format("max rel error {:.2e} < 1e-4", error));
 }
 
@@ -167,7 +169,8 @@ void check_reformer_single_chunk(Validation& v) {
   eco::Tensor unit = in.q;
   for (std::uint64_t r = 0; r < s.batch * s.heads * s.seq; ++r) {
     double norm = 0;
-    for (std::uint64_t col = 0; col < s.dim; ++col) norm += double{unit.data[r * s.dim + col]} * unit.data[r * s.dim + col];
+    for (std::uint64_t col = 0; col < s.dim; ++col)
+      norm += double{unit.data[r * s.dim + col]} * unit.data[r * s.dim + col];
     for (std::uint64_t col = 0; col < s.dim; ++col) unit.data[r * s.dim + col] /= static_cast<float>(std::sqrt(norm));
   }
   const std::vector<float> exact = eco::naive_softmax_attention(in.q, unit, in.v, true).data;
@@ -187,8 +190,8 @@ void check_msa_fp16(Validation& v, const std::string& gpu_unavailable) {
   OpCounter discard;
   const eco::RunResult cpu = eco::run_msa_fp16(in, c, eco::Device::cpu, discard);
   if (gpu_unavailable.empty()) {
-    const double error = eco::max_relative_error(eco::run_msa_fp16(in, c, eco::Device::cuda, discard).out.data,
-                                                  cpu.out.data);
+    const double error =
+        eco::max_relative_error(eco::run_msa_fp16(in, c, eco::Device::cuda, discard).out.data, cpu.out.data);
     v.check("gpu vs cpu msa fp16 inputs " + label(c), error <= 1e-5, fmt::format("max rel error {:.2e} ≤ 1e-5", error));
   } else {
     v.skip("gpu vs cpu msa fp16 inputs " + label(c), gpu_unavailable);
@@ -196,12 +199,14 @@ void check_msa_fp16(Validation& v, const std::string& gpu_unavailable) {
   for (eco::Tensor* t : {&in.q, &in.k, &in.v})
     for (float& x : t->data) x = eco::from_half_bits(eco::to_half_bits(x));
   const double error = eco::max_relative_error(cpu.out.data, eco::naive_softmax_attention(in.q, in.k, in.v).data);
-  v.check("msa fp16 = softmax of rounded inputs " + label(c), error < 1e-5, fmt::format("max rel error {:.2e} < 1e-5", error));
+  v.check("msa fp16 = softmax of rounded inputs " + label(c), error < 1e-5,
+          fmt::format("max rel error {:.2e} < 1e-5", error));
 }
 
 /// Same seed → identical output; another seed → other random parameters, another output.
 void check_determinism(Validation& v) {
-  for (AttentionVariant variant : {AttentionVariant::performer, AttentionVariant::linformer, AttentionVariant::reformer}) {
+  for (AttentionVariant variant :
+       {AttentionVariant::performer, AttentionVariant::linformer, AttentionVariant::reformer}) {
     const AttentionConfig c = config_of(variant, {1, 2, 131, 32});
     const eco::AttentionInputs in = eco::synthetic_inputs(c, kSeed);
     OpCounter discard;

@@ -125,7 +125,8 @@ void unbiasedness(Validation& v) {
   const actnn::Layout layout = actnn::Layout::uniform(300, 2);
   std::vector<double> mean(300, 0.0);
   for (int seed = 0; seed < kSeeds; ++seed) {
-    const std::vector<float> y = actnn::dequantize_cpu(actnn::quantize_cpu(in.view, layout, static_cast<std::uint64_t>(seed)));
+    const std::vector<float> y =
+        actnn::dequantize_cpu(actnn::quantize_cpu(in.view, layout, static_cast<std::uint64_t>(seed)));
     for (std::size_t i = 0; i < y.size(); ++i) mean[i] += (static_cast<double>(y[i]) - in.values[i]) / kSeeds;
   }
   const std::vector<double> var = actnn::element_variance(in.view, actnn::quantize_cpu(in.view, layout, 0));

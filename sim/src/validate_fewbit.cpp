@@ -26,8 +26,8 @@ void solver_checks(Validation& v) {
     const double error = fb::solve(fb::Activation::gelu, bits, {.range = 10.0, .grid = 4000}).error;
     const double relative = std::abs(error - published[bits - 1]) / published[bits - 1];
     v.check(fmt::format("fewbit gelu {}-bit error vs published {}", bits, published[bits - 1]), relative <= 0.02,
-            fmt::format("computed {:.6f} ({:+.2f} %), grid 4000", error, 100 * (error - published[bits - 1]) /
-                                                                             published[bits - 1]));
+            fmt::format("computed {:.6f} ({:+.2f} %), grid 4000", error,
+                        100 * (error - published[bits - 1]) / published[bits - 1]));
   }
   for (fb::Activation a : {fb::Activation::gelu, fb::Activation::sigmoid, fb::Activation::mish}) {
     const fb::SolverOptions coarse{.range = 6.0, .grid = 24};
@@ -73,8 +73,8 @@ std::vector<std::uint8_t> input_bytes(std::uint64_t n, DType t) {
 void kernel_checks(Validation& v) {
   const gpu::Availability gpu_state = gpu::probe();
   const std::string skip_reason = v.device() == DeviceChoice::cuda ? ""
-                                  : gpu_state.available       ? "--device cpu"
-                                                              : "no GPU: " + gpu_state.reason;
+                                  : gpu_state.available            ? "--device cpu"
+                                                                   : "no GPU: " + gpu_state.reason;
   for (unsigned bits = 1; bits <= 4; ++bits) {
     const fb::Codebook c = fb::Codebook::from(fb::solve(fb::Activation::gelu, bits, {.range = 10.0, .grid = 1000}));
     for (DType t : {DType::fp32, DType::fp16, DType::bf16})
@@ -99,17 +99,18 @@ void kernel_checks(Validation& v) {
         for (std::uint64_t i = 0; i < n; ++i) {
           const double a = cpu.output.at(i), b = gpu.output.at(i);
           // One ulp of the output type at this magnitude (fp16 subnormals: 2^-24).
-          const double ulp = std::max(std::ldexp(1.0, std::ilogb(std::max({std::abs(a), std::abs(b), 1e-30})) -
-                                                          (t == DType::fp32 ? 23 : t == DType::fp16 ? 10 : 7)),
-                                      t == DType::fp16 ? 0x1p-24 : 0.0);
+          const double ulp = std::max(
+              std::ldexp(1.0, std::ilogb(std::max({std::abs(a), std::abs(b), 1e-30})) - (t == DType::fp32   ? 23
+                                                                                         : t == DType::fp16 ? 10
+                                                                                                            : 7)),
+              t == DType::fp16 ? 0x1p-24 : 0.0);
           worst_ulps = std::max(worst_ulps, std::abs(a - b) / ulp);
         }
         v.check(what + " CUDA = CPU (codes, backward bitwise; f(x) to 1 ulp)",
                 gpu.codes == cpu.codes && backward_equal && worst_ulps <= 1.0,
-                fmt::format("{} on {}, max f(x) difference {:.2g} ulp", gpu.codes == cpu.codes && backward_equal
-                                                                           ? "bitwise"
-                                                                           : "MISMATCH",
-                            gpu_state.device_name, worst_ulps));
+                fmt::format("{} on {}, max f(x) difference {:.2g} ulp",
+                            gpu.codes == cpu.codes && backward_equal ? "bitwise" : "MISMATCH", gpu_state.device_name,
+                            worst_ulps));
       }
   }
   std::vector<float> bad(100, 0.25f);

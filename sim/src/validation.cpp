@@ -1,8 +1,8 @@
 // Validation table: recording and printing.
 #include "validation.hpp"
 
-#include <algorithm>
 #include <fmt/core.h>
+#include <algorithm>
 
 namespace ecosim::cli {
 

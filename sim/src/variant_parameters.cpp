@@ -1,8 +1,8 @@
 // The variant parameter options, their reading and applicability, and the variant list, from the registry.
 #include "variant_parameters.hpp"
 
-#include <algorithm>
 #include <fmt/core.h>
+#include <algorithm>
 
 #include "ecosim/ops_counter/error.hpp"
 

@@ -3,8 +3,8 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <fmt/core.h>
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "ecosim/ops_counter/error.hpp"
@@ -55,7 +55,8 @@ struct WorkSink : OpSink {
 
 po::options_description work_limit_options() {
   po::options_description o("Limits on heavy work (checked before it starts)");
-  o.add_options()("max-memory-gb", po::value<double>(), "refuse work estimated to need more memory (default: half the RAM)")(
+  o.add_options()("max-memory-gb", po::value<double>(),
+                  "refuse work estimated to need more memory (default: half the RAM)")(
       "max-minutes", po::value<double>(), "refuse work estimated to take longer (default: 60)");
   return o;
 }
@@ -67,17 +68,19 @@ WorkLimits parse_work_limits(const po::variables_map& vm) {
 
 void check_memory(const WorkLimits& limits, double bytes, std::string_view what) {
   if (bytes <= limits.max_memory_bytes) return;
-  throw Error(fmt::format("{} needs about {:.3g} GB of memory, above the limit of {:.3g} GB; refused before "
-                          "starting (raise the limit with --max-memory-gb {:.0f} if the machine can take it)",
-                          what, bytes / kGB, limits.max_memory_bytes / kGB, bytes / kGB + 1));
+  throw Error(
+      fmt::format("{} needs about {:.3g} GB of memory, above the limit of {:.3g} GB; refused before "
+                  "starting (raise the limit with --max-memory-gb {:.0f} if the machine can take it)",
+                  what, bytes / kGB, limits.max_memory_bytes / kGB, bytes / kGB + 1));
 }
 
 void check_cpu_time(const WorkLimits& limits, double ops, std::string_view what) {
   const double seconds = ops / estimated_rate("cpu_reference_ops_per_s");
   if (seconds <= limits.max_seconds) return;
-  throw Error(fmt::format("{} on the CPU reference is {:.3g} G operations, at least {:.0f} minutes; refused "
-                          "before starting (raise the limit with --max-minutes {:.0f}, or run on a GPU)",
-                          what, ops / 1e9, seconds / 60, seconds / 60 + 1));
+  throw Error(
+      fmt::format("{} on the CPU reference is {:.3g} G operations, at least {:.0f} minutes; refused "
+                  "before starting (raise the limit with --max-minutes {:.0f}, or run on a GPU)",
+                  what, ops / 1e9, seconds / 60, seconds / 60 + 1));
 }
 
 std::function<void(const accel::OpPlan&)> replay_budget(const WorkLimits& limits) {
@@ -85,9 +88,10 @@ std::function<void(const accel::OpPlan&)> replay_budget(const WorkLimits& limits
     tiles += double(plan.tile_count());
     const double seconds = tiles / estimated_rate("replay_tiles_per_s");
     if (seconds <= limits.max_seconds) return;
-    throw Error(fmt::format("replaying up to op '{}' means {:.3g} accelerator tiles, at least {:.0f} minutes; "
-                            "refused before replaying it (raise the limit with --max-minutes {:.0f})",
-                            plan.name, tiles, seconds / 60, seconds / 60 + 1));
+    throw Error(
+        fmt::format("replaying up to op '{}' means {:.3g} accelerator tiles, at least {:.0f} minutes; "
+                    "refused before replaying it (raise the limit with --max-minutes {:.0f})",
+                    plan.name, tiles, seconds / 60, seconds / 60 + 1));
   };
 }
 
@@ -96,8 +100,8 @@ void check_attention_kernel(const WorkLimits& limits, const AttentionConfig& con
   core.projections = false;
   WorkSink work;
   emit_attention("estimate", core, Convention::exact, work);
-  const double tensor_bytes = 4.0 * double(config.batch) * double(config.heads) * double(config.seq) *
-                              double(config.head_dim) * sizeof(float);
+  const double tensor_bytes =
+      4.0 * double(config.batch) * double(config.heads) * double(config.seq) * double(config.head_dim) * sizeof(float);
   const std::string what = fmt::format("the {} kernel (B={} H={} N={} D={})", name(config.variant), config.batch,
                                        config.heads, config.seq, config.head_dim);
   check_memory(limits, tensor_bytes + work.largest_output_bytes, what);

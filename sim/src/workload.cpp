@@ -24,24 +24,23 @@ ModelZoo model_zoo(const po::variables_map& vm) {
 
 po::options_description workload_options() {
   po::options_description o("Workload");
-  o.add_options()
-      ("model", po::value<std::string>(),
-       "zoo model: pvt_v2_b0..b5, pvt_v2_b2_li, twins_svt_s/b/l, deit_tiny/small/base, vit_large_16, "
-       "swin_tiny/small, lra_text, lra_retrieval, bert_base, gpt2_small (or one of --model-file)")
-      ("layer", po::value<std::string>(), "'attention': count one attention layer of --batch/--heads/--seq/--dim")
-      ("attention", po::value<std::string>()->default_value("msa"),
-       (variant_names([](const VariantInfo&) { return true; }, ", ") +
-        ", or native (--model: the model's own attention, e.g. PVTv2's SRA, Twins' LSA/GSA)").c_str())
-      ("convention", po::value<std::string>()->default_value("paper"),
-       "paper (mmcv MACs + DESIGN §3 attention formulas) or exact (every op performed)")
-      ("scope", po::value<std::string>()->default_value("model"), "model, or attention (attention layers only)")
-      ("resolution", po::value<std::int64_t>(), "image models: input height = width (default: the model's)")
-      ("seq-len", po::value<std::int64_t>(), "sequence models: tokens (default: the model's)")
-      ("batch", po::value<std::int64_t>()->default_value(1), "batch size")
-      ("heads", po::value<std::int64_t>()->default_value(1), "--layer: heads H")
-      ("seq", po::value<std::int64_t>(), "--layer: tokens N")
-      ("dim", po::value<std::int64_t>()->default_value(32), "--layer: head width D (embedding H·D)")
-      ("no-proj", "--layer: the attention core alone, without q/k/v/output projections");
+  o.add_options()("model", po::value<std::string>(),
+                  "zoo model: pvt_v2_b0..b5, pvt_v2_b2_li, twins_svt_s/b/l, deit_tiny/small/base, vit_large_16, "
+                  "swin_tiny/small, lra_text, lra_retrieval, bert_base, gpt2_small (or one of --model-file)")(
+      "layer", po::value<std::string>(), "'attention': count one attention layer of --batch/--heads/--seq/--dim")(
+      "attention", po::value<std::string>()->default_value("msa"),
+      (variant_names([](const VariantInfo&) { return true; }, ", ") +
+       ", or native (--model: the model's own attention, e.g. PVTv2's SRA, Twins' LSA/GSA)")
+          .c_str())("convention", po::value<std::string>()->default_value("paper"),
+                    "paper (mmcv MACs + DESIGN §3 attention formulas) or exact (every op performed)")(
+      "scope", po::value<std::string>()->default_value("model"), "model, or attention (attention layers only)")(
+      "resolution", po::value<std::int64_t>(), "image models: input height = width (default: the model's)")(
+      "seq-len", po::value<std::int64_t>(), "sequence models: tokens (default: the model's)")(
+      "batch", po::value<std::int64_t>()->default_value(1), "batch size")(
+      "heads", po::value<std::int64_t>()->default_value(1), "--layer: heads H")(
+      "seq", po::value<std::int64_t>(), "--layer: tokens N")("dim", po::value<std::int64_t>()->default_value(32),
+                                                             "--layer: head width D (embedding H·D)")(
+      "no-proj", "--layer: the attention core alone, without q/k/v/output projections");
   o.add(model_file_option());
   o.add(variant_parameter_options());
   return o;
@@ -107,10 +106,11 @@ Workload parse_workload(const po::variables_map& vm) {
 }
 
 nlohmann::json Workload::describe() const {
-  nlohmann::json j{{"attention", model_options.native_attention ? std::string("native") : std::string(name(layer.variant))},
-                   {"convention", name(convention)},
-                   {"scope", attention_scope ? "attention" : "model"},
-                   {"batch", layer.batch}};
+  nlohmann::json j{
+      {"attention", model_options.native_attention ? std::string("native") : std::string(name(layer.variant))},
+      {"convention", name(convention)},
+      {"scope", attention_scope ? "attention" : "model"},
+      {"batch", layer.batch}};
   if (!model.empty()) {
     j["model"] = model;
     if (!model_file.empty()) j["model_file"] = model_file;
@@ -134,8 +134,8 @@ std::vector<Layer> Workload::layers() const {
   return all;
 }
 
-bool parse_args(const std::vector<std::string>& args, const po::options_description& options,
-                po::variables_map& vm, const std::string& usage_line, const std::string& help_epilogue) {
+bool parse_args(const std::vector<std::string>& args, const po::options_description& options, po::variables_map& vm,
+                const std::string& usage_line, const std::string& help_epilogue) {
   po::store(po::command_line_parser(args).options(options).run(), vm);
   if (vm.count("help")) {
     fmt::print("usage: {}\n\n", usage_line);

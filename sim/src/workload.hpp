@@ -16,13 +16,13 @@ namespace ecosim::cli {
 namespace po = boost::program_options;
 
 struct Workload {
-  std::string model;            // zoo model; empty = one attention layer (`layer`)
-  std::string model_file;       // --model-file: the user's zoo file; empty = none
+  std::string model;                   // zoo model; empty = one attention layer (`layer`)
+  std::string model_file;              // --model-file: the user's zoo file; empty = none
   ModelZoo zoo = ModelZoo::builtin();  // where `model` is looked up: the user's models over the built-in ones
   ModelOptions model_options;
-  AttentionConfig layer;        // the attention layer, or the variant parameters for a model
+  AttentionConfig layer;  // the attention layer, or the variant parameters for a model
   Convention convention = Convention::paper;
-  bool attention_scope = false; // count only attention layers (projections included)
+  bool attention_scope = false;  // count only attention layers (projections included)
 
   nlohmann::json describe() const;
   /// The layers counted: the model's (filtered by scope) or the single attention layer.
@@ -49,7 +49,7 @@ std::uint64_t positive(const po::variables_map& vm, const std::string& key);
 
 /// Parses `args` against `options`; on --help prints the usage line, the options and `help_epilogue`, and
 /// returns false.
-bool parse_args(const std::vector<std::string>& args, const po::options_description& options,
-                po::variables_map& vm, const std::string& usage_line, const std::string& help_epilogue = "");
+bool parse_args(const std::vector<std::string>& args, const po::options_description& options, po::variables_map& vm,
+                const std::string& usage_line, const std::string& help_epilogue = "");
 
 }  // namespace ecosim::cli

@@ -170,6 +170,7 @@ TEST_CASE("cost tables are read strictly") {
   CHECK_THROWS_WITH(cacti("7," + rw_row), Contains("t.json: banks[0]: must be a JSON object"));
   CHECK_THROWS_WITH(SynthesisTable::parse(R"({"source": "s", "clock_mhz": 500, "pmax_bits": 8, "pmin_bits": 2,
       "scale_from": {"rows": 4, "cols": 4}, "arrays": [{"rows": 1, "cols": 1, "area_um2": 1, "leakage_uw": 1,
-      "dynamic_uw": 1}], "fusion_units": []})", "s.json"),
+      "dynamic_uw": 1}], "fusion_units": []})",
+                                          "s.json"),
                     Contains("s.json: scale_from: no 4×4 array"));
 }

@@ -52,7 +52,8 @@ TEST_CASE("softmax-attention groups fuse — other records plan as before") {
   // three (queries, keys) shapes — 44×108, 64×108 (after the short chunk), 64×128 — one fused group each.
   const std::vector<OpRecord> reformer = attention_layer(AttentionVariant::reformer, 1, 300, 32);
   std::size_t fused_groups = 0;
-  for (const OpPlan& p : plan_all(reformer, c)) fused_groups += p.name.find("chunk_fused_attention") != std::string::npos;
+  for (const OpPlan& p : plan_all(reformer, c))
+    fused_groups += p.name.find("chunk_fused_attention") != std::string::npos;
   CHECK(fused_groups == 3);
   for (AttentionVariant v : {AttentionVariant::ecoformer, AttentionVariant::performer}) {
     const std::vector<OpRecord> ops = attention_layer(v, 1, 300, 32);

@@ -36,8 +36,11 @@ OpRecord streamed(OpClass kind, std::uint64_t elements) {
 
 TEST_CASE("GEMM tiles: the generator equals the eager loop nest for every loop order") {
   const AccelConfig c = builtin_config("bitfusion-45nm");
-  const GemmShape shapes[] = {{3, 200, 100, 300, 8, 8}, {1, 1024, 64, 256, 4, 4}, {2, 77, 513, 33, 2, 2},
-                              {1, 64, 32, 1024, 16, 16}, {2, 130, 40, 70, 8, 2}};
+  const GemmShape shapes[] = {{3, 200, 100, 300, 8, 8},
+                              {1, 1024, 64, 256, 4, 4},
+                              {2, 77, 513, 33, 2, 2},
+                              {1, 64, 32, 1024, 16, 16},
+                              {2, 130, 40, 70, 8, 2}};
   const std::uint64_t sizes[][3] = {{16, 32, 64}, {7, 5, 3}, {128, 64, 16}, {1, 1, 1000}};
   const std::array<char, 3> orders[] = {{'m', 'n', 'k'}, {'m', 'k', 'n'}, {'n', 'm', 'k'},
                                         {'n', 'k', 'm'}, {'k', 'm', 'n'}, {'k', 'n', 'm'}};
@@ -66,7 +69,8 @@ TEST_CASE("streamed vector and DMA tiles, and a hash op's three runs, equal the 
       const bool dma = kind == OpClass::memcpy;
       const std::uint64_t bits = fp32_bits(4 * elements, c);
       const VectorWork work = dma ? VectorWork{} : vector_work(op.counts, 0, c, tech());
-      CHECK(collect(plan_op(op, c, tech())) == eager::stream_tiles(dma ? Unit::dma : Unit::vector, bits, bits, work, c));
+      CHECK(collect(plan_op(op, c, tech())) ==
+            eager::stream_tiles(dma ? Unit::dma : Unit::vector, bits, bits, work, c));
     }
   }
   OpRecord hash = streamed(OpClass::hash, 300);
@@ -115,7 +119,7 @@ TEST_CASE("a plan of 2^44 tiles is made at once and holds one small run") {
   op.counts.add(OpKind::mul, DType::fp32, std::uint64_t{1} << 57);
   op.counts.add_read_bytes(DType::fp32, std::uint64_t{1} << 59).add_written_bytes(DType::fp32, std::uint64_t{1} << 59);
   const OpPlan plan = plan_op(op, c, tech());
-  const std::uint64_t bits = fp32_bits(std::uint64_t{1} << 59, c);  // 2^60 at 8-bit operands
+  const std::uint64_t bits = fp32_bits(std::uint64_t{1} << 59, c);       // 2^60 at 8-bit operands
   const std::uint64_t half_out = c.buffer(Buffer::outputs).half_bits();  // the smaller half: 2^16 bits
   REQUIRE(plan.runs.size() == 1);
   CHECK(plan.tile_count() == bits / half_out);

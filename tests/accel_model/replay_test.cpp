@@ -26,8 +26,8 @@ TEST_CASE("SystemC cycles equal the closed form for compute-bound GEMMs") {
     const std::vector<TileWork> tiles = collect(plans[0]);
     std::uint64_t compute = 0;
     for (const auto& t : tiles) compute += t.compute_cycles;
-    CHECK(sc.total.cycles == dram_cycles(tiles.front().load_total_bits(), c) + compute +
-                                 dram_cycles(tiles.back().store_bits, c));
+    CHECK(sc.total.cycles ==
+          dram_cycles(tiles.front().load_total_bits(), c) + compute + dram_cycles(tiles.back().store_bits, c));
     CHECK(sc.total.array_cycles == compute);
     CHECK(sc.total.energy.total_pj() == Approx(cf.total.energy.total_pj()).epsilon(1e-9));
     CHECK(sc.total.sram_read_bits == cf.total.sram_read_bits);  // counted by the SystemC buffers

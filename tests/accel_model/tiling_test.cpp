@@ -44,9 +44,8 @@ TEST_CASE("every GEMM tile costs tm·ceil(tn/cols)·ceil(tk/(rows·pf)) and fits
     CHECK(cycles == t.compute_cycles);  // closed form = sum over the enumerated tiles
     CHECK(dram == t.dram_bits);
     // Per tile of the full size (the first one): the BitFusion FC formula.
-    CHECK(tiles.front().compute_cycles ==
-          std::min(t.tm, s.m) * ceil_div(std::min(t.tn, s.n), c.cols) *
-              ceil_div(std::min(t.tk, s.k) * f.passes, c.rows * f.spatial));
+    CHECK(tiles.front().compute_cycles == std::min(t.tm, s.m) * ceil_div(std::min(t.tn, s.n), c.cols) *
+                                              ceil_div(std::min(t.tk, s.k) * f.passes, c.rows * f.spatial));
   }
 }
 

@@ -19,7 +19,8 @@ struct NamedCounts : OpSink {
 
 TEST_CASE("instrumented counts equal the analytic exact counts for every variant", "[baselines][counts]") {
   std::vector<AttentionVariant> variants;
-  std::copy_if(all_attention_variants().begin(), all_attention_variants().end(), std::back_inserter(variants), has_kernel);
+  std::copy_if(all_attention_variants().begin(), all_attention_variants().end(), std::back_inserter(variants),
+               has_kernel);
   for (AttentionVariant v : variants)
     for (auto [b, h, n, d] : {std::array<std::uint64_t, 4>{1, 1, 7, 16}, {2, 3, 33, 32}, {1, 2, 130, 64}}) {
       AttentionConfig c = baseline_config(v, b, h, n, d);

@@ -31,7 +31,9 @@ TEST_CASE("MSA with large logits stays finite and exact", "[baselines]") {
   const double scale = 0.25;
   const auto expected = weighted_average(
       c, in.v.data, 50, [&](auto, auto) { return all_keys(50); },
-      [&](auto g, auto i, auto j) { return scale * dot(row(in.q.data, g, 50, i, 16), row(in.k.data, g, 50, j, 16), 16); });
+      [&](auto g, auto i, auto j) {
+        return scale * dot(row(in.q.data, g, 50, i, 16), row(in.k.data, g, 50, j, 16), 16);
+      });
   CHECK(max_abs_diff(out, expected) < 1e-4);
 }
 
@@ -44,7 +46,8 @@ TEST_CASE("Performer equals its O(N^2) kernel form with the same random features
   const auto log_phi = [&](const float* x, std::uint64_t feature) {  // log of exp(ωᵀx̃ − ‖x̃‖²/2)/√F
     const double s = std::pow(double(d), -0.25);
     double proj = 0, sq = 0;
-    for (std::uint64_t col = 0; col < d; ++col) proj += omega[feature * d + col] * s * x[col], sq += s * x[col] * s * x[col];
+    for (std::uint64_t col = 0; col < d; ++col)
+      proj += omega[feature * d + col] * s * x[col], sq += s * x[col] * s * x[col];
     return proj - sq / 2 - 0.5 * std::log(double(f));
   };
   const auto expected = weighted_average(
@@ -168,13 +171,14 @@ TEST_CASE("LSA equals softmax within each window, padded tokens zero keys and va
       for (std::uint64_t j = 0; j < n; ++j)
         if (j / width / 3 == wy && j % width / 3 == wx) keys.push_back(j);
       const double padded = double(padded_keys_total - keys.size());  // score 0 → weight e^0, value 0
-      double max = 0;  // the padded keys' score
+      double max = 0;                                                 // the padded keys' score
       for (std::uint64_t j : keys)
         max = std::max(max, dot(row(in.q.data, g, n, i, d), row(in.k.data, g, n, j, d), d) / std::sqrt(double(d)));
       double sum = padded * std::exp(-max);
       std::vector<double> acc(d, 0.0);
       for (std::uint64_t j : keys) {
-        const double w = std::exp(dot(row(in.q.data, g, n, i, d), row(in.k.data, g, n, j, d), d) / std::sqrt(double(d)) - max);
+        const double w =
+            std::exp(dot(row(in.q.data, g, n, i, d), row(in.k.data, g, n, j, d), d) / std::sqrt(double(d)) - max);
         sum += w;
         for (std::uint64_t col = 0; col < d; ++col) acc[col] += w * row(in.v.data, g, n, j, d)[col];
       }

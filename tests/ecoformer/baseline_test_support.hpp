@@ -15,8 +15,8 @@ namespace ecosim::test {
 
 using namespace ecosim::ecoformer;
 
-inline AttentionConfig baseline_config(AttentionVariant v, std::uint64_t batch, std::uint64_t heads,
-                                       std::uint64_t seq, std::uint64_t dim) {
+inline AttentionConfig baseline_config(AttentionVariant v, std::uint64_t batch, std::uint64_t heads, std::uint64_t seq,
+                                       std::uint64_t dim) {
   AttentionConfig c;
   c.variant = v;
   c.batch = batch, c.heads = heads, c.seq = seq, c.head_dim = dim;

@@ -2,8 +2,8 @@
 // token's top-k neighbours (cosine similarity), measured as the expected recall@k of the code similarity
 // h_i·h_j (ties broken at random, in expectation). The paper's Table 5 order is learned KSH > KLSH > LSH;
 // here it holds for overlapping clusters, while for tight clusters KLSH falls to LSH's level or below.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <iostream>
 #include <numeric>
 
@@ -45,11 +45,14 @@ double neighbour_recall(const Tensor& q, const HashedRun& run) {
       if (j != i) sims.push_back(code_sim(j));
     std::nth_element(sims.begin(), sims.begin() + (kTopK - 1), sims.end(), std::greater<>());
     const int threshold = sims[kTopK - 1];
-    const auto above = static_cast<double>(std::count_if(sims.begin(), sims.end(), [&](int s) { return s > threshold; }));
+    const auto above =
+        static_cast<double>(std::count_if(sims.begin(), sims.end(), [&](int s) { return s > threshold; }));
     const auto tied = static_cast<double>(std::count(sims.begin(), sims.end(), threshold));
     double hits = 0;
     for (std::uint64_t j : truth)
-      hits += code_sim(j) > threshold ? 1.0 : code_sim(j) == threshold ? (static_cast<double>(kTopK) - above) / tied : 0.0;
+      hits += code_sim(j) > threshold    ? 1.0
+              : code_sim(j) == threshold ? (static_cast<double>(kTopK) - above) / tied
+                                         : 0.0;
     total += hits / static_cast<double>(kTopK);
   }
   return total / static_cast<double>(n);

@@ -5,17 +5,17 @@
 #include <cstdint>
 #include <vector>
 
-#include "ecosim/ops_counter/sinks.hpp"
 #include "ecosim/ecoformer/hashed_attention.hpp"
 #include "ecosim/kernels/philox.hpp"
+#include "ecosim/ops_counter/sinks.hpp"
 
 namespace ecosim::test {
 
 using namespace ecosim::ecoformer;
 
-inline constexpr AttentionVariant kHashedVariants[] = {
-    AttentionVariant::ecoformer, AttentionVariant::klsh_ecoformer, AttentionVariant::lsh_ecoformer,
-    AttentionVariant::bi_ecoformer, AttentionVariant::fp_ecoformer};
+inline constexpr AttentionVariant kHashedVariants[] = {AttentionVariant::ecoformer, AttentionVariant::klsh_ecoformer,
+                                                       AttentionVariant::lsh_ecoformer, AttentionVariant::bi_ecoformer,
+                                                       AttentionVariant::fp_ecoformer};
 
 using ecosim::RecordingSink;
 

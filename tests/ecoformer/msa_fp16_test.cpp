@@ -15,10 +15,10 @@ using Catch::Matchers::Contains;
 TEST_CASE("fp16 conversion rounds to nearest even", "[fp16]") {
   CHECK(to_half_bits(1.0f) == 0x3c00);
   CHECK(to_half_bits(-2.0f) == 0xc000);
-  CHECK(to_half_bits(65504.0f) == 0x7bff);          // largest finite half
-  CHECK(to_half_bits(65519.0f) == 0x7bff);          // below the rounding midpoint
-  CHECK(to_half_bits(65520.0f) == 0x7c00);          // midpoint rounds to even: overflow to ∞
-  CHECK(to_half_bits(1.0f / 3.0f) == 0x3555);       // 0.333251953125
+  CHECK(to_half_bits(65504.0f) == 0x7bff);               // largest finite half
+  CHECK(to_half_bits(65519.0f) == 0x7bff);               // below the rounding midpoint
+  CHECK(to_half_bits(65520.0f) == 0x7c00);               // midpoint rounds to even: overflow to ∞
+  CHECK(to_half_bits(1.0f / 3.0f) == 0x3555);            // 0.333251953125
   CHECK(to_half_bits(1.0f + 1.0f / 2048.0f) == 0x3c00);  // tie between 1 and 1+2^−10 → even (1)
   CHECK(to_half_bits(1.0f + 3.0f / 2048.0f) == 0x3c02);  // tie → even mantissa 2
   CHECK(to_half_bits(std::ldexp(1.0f, -24)) == 0x0001);  // smallest subnormal

@@ -35,9 +35,9 @@ std::string floats(std::initializer_list<float> values) {
 
 TEST_CASE("float32 .npy arrays parse in versions 1, 2 and 3", "[npy]") {
   for (int major : {1, 2, 3}) {
-    const NpyArray a = parse_npy(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 2, 3), }",
-                                     floats({1, 2, 3, 4, 5, -6.5f}), major),
-                                 "t.npy");
+    const NpyArray a = parse_npy(
+        npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 2, 3), }", floats({1, 2, 3, 4, 5, -6.5f}), major),
+        "t.npy");
     CHECK(a.shape == std::vector<std::uint64_t>{1, 1, 2, 3});
     CHECK(a.data == std::vector<float>{1, 2, 3, 4, 5, -6.5f});
   }
@@ -65,11 +65,13 @@ TEST_CASE("malformed .npy files are errors naming the problem", "[npy]") {
   CHECK_THROWS_WITH(parse_npy(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (), }", ""), "t"),
                     Contains("0-dimensional"));
   CHECK_THROWS_WITH(parse_npy(npy("'descr': '<f4'", two), "t"), Contains("malformed"));
-  CHECK_THROWS_WITH(parse_npy(npy(ok_dict, two + "xx"), "t"), Contains("data holds more than the 8 bytes the shape needs"));
+  CHECK_THROWS_WITH(parse_npy(npy(ok_dict, two + "xx"), "t"),
+                    Contains("data holds more than the 8 bytes the shape needs"));
   CHECK_THROWS_WITH(parse_npy(npy(ok_dict, floats({1})), "t"), Contains("the shape needs 8"));
   CHECK_THROWS_WITH(
-      parse_npy(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999, 99999999999), }", two),
-                "t"),
+      parse_npy(
+          npy("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999, 99999999999), }", two),
+          "t"),
       Contains("overflow"));
   CHECK_THROWS_WITH(read_npy("/nonexistent/q.npy"), Contains("cannot open"));
 }
@@ -80,8 +82,8 @@ TEST_CASE("hostile .npy headers fail before any large allocation", "[npy]") {
   std::string huge_length = npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", two, 2);
   huge_length.replace(8, 4, std::string("\x00\x00\x00\x80", 4));
   CHECK_THROWS_WITH(parse_npy(huge_length, "t"), Contains("header of 2147483648 bytes is above the limit of 65536"));
-  const std::string long_header = npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }" +
-                                      std::string(65'536, ' '), two, 2);
+  const std::string long_header =
+      npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }" + std::string(65'536, ' '), two, 2);
   CHECK_THROWS_WITH(parse_npy(long_header, "t"), Contains("above the limit of 65536 bytes"));
   std::string beyond_file = npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", "");
   beyond_file.replace(8, 2, std::string("\xff\x7f", 2));  // 32,767 header bytes in a 64-byte file
@@ -89,9 +91,9 @@ TEST_CASE("hostile .npy headers fail before any large allocation", "[npy]") {
   // A shape of 10^12 elements over 8 bytes of data: an error naming both sizes, not a 4 TB allocation.
   CHECK_THROWS_WITH(parse_npy(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1000000, 1000000), }", two), "t"),
                     Contains("data holds 8 bytes, the shape needs 4000000000000"));
-  CHECK_THROWS_WITH(parse_npy(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", two),
-                              "t"),
-                    Contains("overflow"));
+  CHECK_THROWS_WITH(
+      parse_npy(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", two), "t"),
+      Contains("overflow"));
   CHECK_THROWS_WITH(parse_npy(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,)", two), "t"),
                     Contains("malformed"));
 }
@@ -101,7 +103,8 @@ TEST_CASE("read_npy streams a file and refuses what is not one", "[npy]") {
   const std::vector<float> values(3'000'000, 0.5f);  // more than one read chunk
   std::string data(values.size() * 4, '\0');
   std::memcpy(data.data(), values.data(), data.size());
-  std::ofstream(path, std::ios::binary) << npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1000, 3000), }", data);
+  std::ofstream(path, std::ios::binary) << npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1000, 3000), }",
+                                               data);
   const NpyArray a = read_npy(path.string());
   CHECK(a.shape == std::vector<std::uint64_t>{1000, 3000});
   CHECK(a.data == values);

@@ -21,7 +21,8 @@ void require_unbiased_with_closed_form_variance(const actnn::Layout& layout) {
   const TensorView view{x.data(), DType::fp32, x.size()};
   std::vector<double> sum(x.size(), 0.0), sum2(x.size(), 0.0);
   for (int seed = 0; seed < kSeeds; ++seed) {
-    const std::vector<float> y = actnn::dequantize_cpu(actnn::quantize_cpu(view, layout, static_cast<std::uint64_t>(seed)));
+    const std::vector<float> y =
+        actnn::dequantize_cpu(actnn::quantize_cpu(view, layout, static_cast<std::uint64_t>(seed)));
     for (std::size_t i = 0; i < x.size(); ++i) {
       const double err = static_cast<double>(y[i]) - x[i];
       sum[i] += err;

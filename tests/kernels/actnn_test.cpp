@@ -87,7 +87,8 @@ TEST_CASE("codes lie in [0, 2^b-1] — metadata covers each group — dequantize
   const std::vector<float> x = test::normal_tensor(1000, 3, 0.5f, 2.0f);
   for (unsigned b : {1u, 2u, 4u, 8u}) {
     CAPTURE(b);
-    const actnn::Compressed c = actnn::quantize_cpu({x.data(), DType::fp32, x.size()}, actnn::Layout::uniform(1000, b), 9);
+    const actnn::Compressed c =
+        actnn::quantize_cpu({x.data(), DType::fp32, x.size()}, actnn::Layout::uniform(1000, b), 9);
     const std::vector<float> y = actnn::dequantize_cpu(c);
     for (std::uint64_t g = 0; g < c.zero_bf16.size(); ++g) {
       const auto first = x.begin() + static_cast<std::ptrdiff_t>(g * 256);
@@ -109,7 +110,7 @@ TEST_CASE("codes lie in [0, 2^b-1] — metadata covers each group — dequantize
 
 TEST_CASE("fp16 and bf16 inputs give the codes of their exact fp32 values", "[actnn]") {
   const std::vector<std::pair<test::HalfTensor, DType>> inputs = {{test::random_fp16(777, 1), DType::fp16},
-                                                                   {test::random_bf16(777, 2), DType::bf16}};
+                                                                  {test::random_bf16(777, 2), DType::bf16}};
   for (const auto& [t, dtype] : inputs) {
     const auto layout = actnn::Layout::uniform(777, 4);
     const actnn::Compressed half = actnn::quantize_cpu({t.bits.data(), dtype, 777}, layout, 3);
@@ -123,7 +124,8 @@ TEST_CASE("fp16 and bf16 inputs give the codes of their exact fp32 values", "[ac
 TEST_CASE("the op records carry compressed and uncompressed bytes", "[actnn]") {
   const test::HalfTensor t = test::random_fp16(1000, 4);
   test::RecordingSink sink;
-  const actnn::Compressed c = actnn::quantize_cpu({t.bits.data(), DType::fp16, 1000}, actnn::Layout::uniform(1000, 4), 1, &sink);
+  const actnn::Compressed c =
+      actnn::quantize_cpu({t.bits.data(), DType::fp16, 1000}, actnn::Layout::uniform(1000, 4), 1, &sink);
   actnn::dequantize_cpu(c, &sink);
   REQUIRE(sink.records.size() == 2);
   const OpCounts& q = sink.records[0].counts;
@@ -139,7 +141,8 @@ TEST_CASE("the op records carry compressed and uncompressed bytes", "[actnn]") {
 TEST_CASE("bad input throws ecosim::Error with a clear message", "[actnn]") {
   std::vector<float> x(300, 1.0f);
   const TensorView v{x.data(), DType::fp32, x.size()};
-  REQUIRE_THROWS_WITH(actnn::quantize_cpu(v, actnn::Layout::uniform(300, 3), 1), Catch::Contains("unsupported bit width 3"));
+  REQUIRE_THROWS_WITH(actnn::quantize_cpu(v, actnn::Layout::uniform(300, 3), 1),
+                      Catch::Contains("unsupported bit width 3"));
   REQUIRE_THROWS_WITH(actnn::quantize_cpu({x.data(), DType::fp32, 0}, actnn::Layout::uniform(0, 2), 1),
                       Catch::Contains("empty"));
   REQUIRE_THROWS_WITH(actnn::quantize_cpu(v, actnn::Layout::uniform(299, 2), 1), Catch::Contains("does not match"));
@@ -218,12 +221,12 @@ TEST_CASE("GPU and CPU produce identical codes, metadata and dequantized values"
   if (!test::gpu_or_skip()) return;
   const test::HalfTensor h = test::random_fp16(3000, 8), b16 = test::random_bf16(3000, 9);
   const std::vector<float> f = test::normal_tensor(3000, 10);
-  const std::vector<TensorView> inputs = {{f.data(), DType::fp32, 3000}, {h.bits.data(), DType::fp16, 3000},
-                                          {b16.bits.data(), DType::bf16, 3000}};
+  const std::vector<TensorView> inputs = {
+      {f.data(), DType::fp32, 3000}, {h.bits.data(), DType::fp16, 3000}, {b16.bits.data(), DType::bf16, 3000}};
   for (const TensorView& full : inputs)
-    for (const actnn::Layout& l : {actnn::Layout::uniform(1, 2), actnn::Layout::uniform(257, 1),
-                                   actnn::Layout::uniform(3000, 4), actnn::Layout::uniform(3000, 8),
-                                   actnn::Layout{3, 1000, {2, 8, 1}}}) {
+    for (const actnn::Layout& l :
+         {actnn::Layout::uniform(1, 2), actnn::Layout::uniform(257, 1), actnn::Layout::uniform(3000, 4),
+          actnn::Layout::uniform(3000, 8), actnn::Layout{3, 1000, {2, 8, 1}}}) {
       const TensorView x{full.data, full.dtype, l.elements()};
       const actnn::Compressed cpu = actnn::quantize_cpu(x, l, 77), gpu = actnn::quantize_cuda(x, l, 77);
       REQUIRE(cpu.codes == gpu.codes);

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "../gpu_or_skip.hpp"
-#include "ecosim/ops_counter/sinks.hpp"
 #include "ecosim/kernels/philox.hpp"
 #include "ecosim/ops_counter/op_record.hpp"
+#include "ecosim/ops_counter/sinks.hpp"
 
 namespace ecosim::test {
 
@@ -55,6 +55,5 @@ inline HalfTensor random_fp16(std::uint64_t n, std::uint64_t seed) { return rand
 inline HalfTensor random_bf16(std::uint64_t n, std::uint64_t seed) { return random_half(n, seed, kBf16); }
 
 using ecosim::RecordingSink;
-
 
 }  // namespace ecosim::test

@@ -111,8 +111,10 @@ TEST_CASE("fewbit fp16 and bf16 inputs are converted on load and outputs rounded
   const Codebook c = codebook(Activation::gelu, 2);
   const std::uint64_t n = 301;
   for (DType t : {DType::fp16, DType::bf16}) {
-    const ecosim::test::HalfTensor x = t == DType::fp16 ? ecosim::test::random_fp16(n, 3) : ecosim::test::random_bf16(n, 3);
-    const ecosim::test::HalfTensor g = t == DType::fp16 ? ecosim::test::random_fp16(n, 4) : ecosim::test::random_bf16(n, 4);
+    const ecosim::test::HalfTensor x =
+        t == DType::fp16 ? ecosim::test::random_fp16(n, 3) : ecosim::test::random_bf16(n, 3);
+    const ecosim::test::HalfTensor g =
+        t == DType::fp16 ? ecosim::test::random_fp16(n, 4) : ecosim::test::random_bf16(n, 4);
     const Forward f = forward_cpu(c, {x.bits.data(), t, n});
     CHECK(f.output.dtype == t);
     CHECK(f.codes == forward_cpu(c, view(x.values)).codes);
@@ -166,8 +168,8 @@ TEST_CASE("fewbit CUDA kernels equal the CPU reference bit for bit", "[gpu]") {
     for (unsigned bits = 1; bits <= 4; ++bits) {
       const Codebook c = codebook(Activation::gelu, bits);
       const std::uint64_t n = 100'003;
-      const ecosim::test::HalfTensor half = t == DType::fp16 ? ecosim::test::random_fp16(n, bits)
-                                                             : ecosim::test::random_bf16(n, bits);
+      const ecosim::test::HalfTensor half =
+          t == DType::fp16 ? ecosim::test::random_fp16(n, bits) : ecosim::test::random_bf16(n, bits);
       const std::vector<float> x32 = ecosim::test::normal_tensor(n, bits, 0.0f, 3.0f);
       const TensorView x = t == DType::fp32 ? view(x32) : TensorView{half.bits.data(), t, n};
       const Forward cpu = forward_cpu(c, x), gpu = forward_cuda(c, x);

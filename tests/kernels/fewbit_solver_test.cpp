@@ -107,8 +107,8 @@ TEST_CASE("fewbit even derivatives are flagged exactly for the functions whose f
   for (const ActivationSpec& s : activations()) {
     double asymmetry = 0;
     for (double x = 0.05; x < 8; x += 0.1)
-      asymmetry = std::max(asymmetry, std::abs(evaluate_derivative(s.activation, x) -
-                                               evaluate_derivative(s.activation, -x)));
+      asymmetry =
+          std::max(asymmetry, std::abs(evaluate_derivative(s.activation, x) - evaluate_derivative(s.activation, -x)));
     INFO(s.name << " max |f'(x) - f'(-x)| = " << asymmetry);
     CHECK(s.even_derivative == (asymmetry < 1e-12));
   }

@@ -108,7 +108,8 @@ TEST_CASE("the two-seed sensitivity estimator is unbiased within its standard er
   constexpr int kPairs = 800;
   std::vector<double> estimates;
   for (int p = 0; p < kPairs; ++p)
-    estimates.push_back(layer.estimate_sensitivity(kBits, 2 * static_cast<std::uint64_t>(p), 2 * static_cast<std::uint64_t>(p) + 1));
+    estimates.push_back(
+        layer.estimate_sensitivity(kBits, 2 * static_cast<std::uint64_t>(p), 2 * static_cast<std::uint64_t>(p) + 1));
   double mean = 0, m2 = 0;
   for (double v : estimates) mean += v / kPairs;
   for (double v : estimates) m2 += (v - mean) * (v - mean) / (kPairs - 1);

@@ -118,9 +118,11 @@ TEST_CASE("mesa reports bytes, takes fp16/bf16 and rejects bad input", "[mesa]")
   std::vector<float> x(10, 1.0f);
   mesa::State s;
   REQUIRE_THROWS_WITH(mesa::quantize_cpu({x.data(), DType::fp32, 10}, {1, 1, 0}, s, 1), Catch::Contains("empty"));
-  REQUIRE_THROWS_WITH(mesa::quantize_cpu({x.data(), DType::fp32, 10}, {1, 2, 4}, s, 1), Catch::Contains("does not match"));
+  REQUIRE_THROWS_WITH(mesa::quantize_cpu({x.data(), DType::fp32, 10}, {1, 2, 4}, s, 1),
+                      Catch::Contains("does not match"));
   x[7] = std::numeric_limits<float>::infinity();
-  REQUIRE_THROWS_WITH(mesa::quantize_cpu({x.data(), DType::fp32, 10}, {1, 1, 10}, s, 1), Catch::Contains("at element 7"));
+  REQUIRE_THROWS_WITH(mesa::quantize_cpu({x.data(), DType::fp32, 10}, {1, 1, 10}, s, 1),
+                      Catch::Contains("at element 7"));
   REQUIRE_FALSE(s.initialized());  // a failed step leaves the running state untouched
   mesa::Compressed bad = half;
   bad.codes.pop_back();
@@ -137,8 +139,10 @@ TEST_CASE("mesa GPU and CPU agree bit for bit over several steps", "[mesa][gpu]"
   mesa::State cpu_state, gpu_state;
   for (int step = 0; step < 3; ++step) {
     const std::vector<float> x = test::normal_tensor(20000, 200 + step, 0.1f * step);
-    for (const TensorView& v : {TensorView{x.data(), DType::fp32, 20000}, TensorView{h.bits.data(), DType::bf16, 20000}}) {
-      const mesa::Compressed cpu = mesa::quantize_cpu(v, l, cpu_state, 9), gpu = mesa::quantize_cuda(v, l, gpu_state, 9);
+    for (const TensorView& v :
+         {TensorView{x.data(), DType::fp32, 20000}, TensorView{h.bits.data(), DType::bf16, 20000}}) {
+      const mesa::Compressed cpu = mesa::quantize_cpu(v, l, cpu_state, 9),
+                             gpu = mesa::quantize_cuda(v, l, gpu_state, 9);
       REQUIRE(cpu.codes == gpu.codes);
       REQUIRE(cpu.alpha == gpu.alpha);
       REQUIRE(cpu.beta == gpu.beta);

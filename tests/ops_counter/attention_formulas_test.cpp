@@ -17,8 +17,7 @@ OpCounts attention(AttentionConfig c, Convention convention) {
 }
 
 AttentionConfig small(AttentionVariant v) {
-  return {.variant = v, .batch = 1, .heads = 2, .seq = 3, .head_dim = 4, .projections = false, .bits = 4,
-          .support = 2};
+  return {.variant = v, .batch = 1, .heads = 2, .seq = 3, .head_dim = 4, .projections = false, .bits = 4, .support = 2};
 }
 
 }  // namespace
@@ -37,8 +36,8 @@ TEST_CASE("MSA exact: QKᵀ, scaling, softmax and AV by hand (H=2, N=3, C=4)") {
 TEST_CASE("MSA paper: muls 2·N²·dim + H·N², adds 2·N²·dim per batch entry") {
   for (std::uint64_t b : {1, 3})
     for (std::uint64_t h : {1, 5}) {
-      AttentionConfig c{.variant = AttentionVariant::msa, .batch = b, .heads = h, .seq = 49, .head_dim = 32,
-                        .projections = false};
+      AttentionConfig c{
+          .variant = AttentionVariant::msa, .batch = b, .heads = h, .seq = 49, .head_dim = 32, .projections = false};
       const std::uint64_t n = c.seq, dim = h * c.head_dim;
       const OpCounts p = attention(c, Convention::paper);
       CHECK(p.ops(OpKind::mul) == b * (2 * n * n * dim + h * n * n));
@@ -48,17 +47,23 @@ TEST_CASE("MSA paper: muls 2·N²·dim + H·N², adds 2·N²·dim per batch entr
 
 TEST_CASE("EcoFormer paper: the DESIGN §3 terms summed") {
   for (auto [h, n, c, m, b] : {std::array<std::uint64_t, 5>{2, 3, 4, 2, 4}, {5, 196, 32, 25, 16}}) {
-    AttentionConfig cfg{.variant = AttentionVariant::ecoformer, .batch = 1, .heads = h, .seq = n, .head_dim = c,
-                        .projections = false, .bits = b, .support = m};
-    const std::uint64_t muls = 2 * h * n * m        // kernel
-                               + h * n * m * b      // hashing
-                               + h * n * b + h * n  // normaliser
-                               + h * n * c;         // final scaling
-    const std::uint64_t adds = 2 * h * n * m * c    // kernel
-                               + h * n * m * b      // hashing
-                               + h * n * b          // key cumulative sum
-                               + h * n * b          // normaliser
-                               + h * n * b * c      // context
+    AttentionConfig cfg{.variant = AttentionVariant::ecoformer,
+                        .batch = 1,
+                        .heads = h,
+                        .seq = n,
+                        .head_dim = c,
+                        .projections = false,
+                        .bits = b,
+                        .support = m};
+    const std::uint64_t muls = 2 * h * n * m                 // kernel
+                               + h * n * m * b               // hashing
+                               + h * n * b + h * n           // normaliser
+                               + h * n * c;                  // final scaling
+    const std::uint64_t adds = 2 * h * n * m * c             // kernel
+                               + h * n * m * b               // hashing
+                               + h * n * b                   // key cumulative sum
+                               + h * n * b                   // normaliser
+                               + h * n * b * c               // context
                                + h * n * b * c + h * n * c;  // output
     const OpCounts p = attention(cfg, Convention::paper);
     CHECK(p.ops(OpKind::mul) == muls);
@@ -116,8 +121,8 @@ TEST_CASE("variants differ as their algorithms say") {
 }
 
 TEST_CASE("Linformer exact: two length projections, then softmax attention over k keys") {
-  AttentionConfig c{.variant = AttentionVariant::linformer, .seq = 10, .head_dim = 4, .projections = false,
-                    .proj_k = 3};
+  AttentionConfig c{
+      .variant = AttentionVariant::linformer, .seq = 10, .head_dim = 4, .projections = false, .proj_k = 3};
   const OpCounts e = attention(c, Convention::exact);
   // E·K and E·V: 2·(4·3·10) muls; scores 10·3·4; scale 30; softmax 10 rows of 3 (3 muls); context 10·4·3
   CHECK(e.ops(OpKind::mul) == 240 + 120 + 30 + 30 + 120);
@@ -126,8 +131,13 @@ TEST_CASE("Linformer exact: two length projections, then softmax attention over 
 
 TEST_CASE("Reformer chunks: uneven last chunk and wrap-around keys") {
   // N = 5, chunk 2: chunks of 2, 2, 1; each attends to itself and the previous (wrapping): keys 2+1, 2+2, 1+2
-  AttentionConfig c{.variant = AttentionVariant::reformer, .seq = 5, .head_dim = 1, .projections = false,
-                    .hashes = 1, .chunk = 2, .chunks_before = 1};
+  AttentionConfig c{.variant = AttentionVariant::reformer,
+                    .seq = 5,
+                    .head_dim = 1,
+                    .projections = false,
+                    .hashes = 1,
+                    .chunk = 2,
+                    .chunks_before = 1};
   test::RecordingSink sink;
   emit_attention("a", c, Convention::exact, sink);
   std::uint64_t pairs = 0;
@@ -164,14 +174,23 @@ TEST_CASE("bad attention parameters are rejected with the parameter named") {
 }
 
 TEST_CASE("huge but valid dimensions overflow with an error, not a wrapped count") {
-  AttentionConfig c{.variant = AttentionVariant::msa, .batch = 1u << 24, .heads = 256, .seq = 1u << 24,
-                    .head_dim = 65536, .projections = false};
+  AttentionConfig c{.variant = AttentionVariant::msa,
+                    .batch = 1u << 24,
+                    .heads = 256,
+                    .seq = 1u << 24,
+                    .head_dim = 65536,
+                    .projections = false};
   CHECK_THROWS_WITH(attention(c, Convention::exact), Catch::Contains("overflows"));
 }
 
 TEST_CASE("SRA: sr = 1 is MSA — sr > 1 reduces the keys by a strided conv of the token grid") {
-  AttentionConfig c{.variant = AttentionVariant::sra, .batch = 2, .heads = 2, .seq = 24, .head_dim = 4,
-                    .sr_ratio = 1, .grid_height = 4};
+  AttentionConfig c{.variant = AttentionVariant::sra,
+                    .batch = 2,
+                    .heads = 2,
+                    .seq = 24,
+                    .head_dim = 4,
+                    .sr_ratio = 1,
+                    .grid_height = 4};
   AttentionConfig msa = c;
   msa.variant = AttentionVariant::msa;
   for (Convention convention : {Convention::paper, Convention::exact}) {
@@ -215,21 +234,28 @@ TEST_CASE("SRA needs a token grid at least as large as the reduction") {
 }
 
 TEST_CASE("LSA: softmax attention within windows of the zero-padded grid — one window is MSA") {
-  AttentionConfig c{.variant = AttentionVariant::lsa, .batch = 2, .heads = 3, .seq = 24, .head_dim = 4,
-                    .projections = false, .grid_height = 4, .window = 2};
+  AttentionConfig c{.variant = AttentionVariant::lsa,
+                    .batch = 2,
+                    .heads = 3,
+                    .seq = 24,
+                    .head_dim = 4,
+                    .projections = false,
+                    .grid_height = 4,
+                    .window = 2};
   CHECK(lsa_windows(c) == 6);  // 4×6 grid: 2×3 windows of 2×2 tokens
   RecordingSink sink;
   emit_attention("attn", c, Convention::exact, sink);
   std::map<std::string, std::uint64_t> muls;
   for (const OpRecord& r : sink.records) muls[r.name] += r.counts.ops(OpKind::mul);
   CHECK(muls["attn.scores"] == 2 * 3 * 6 * 4 * 4 * 4);  // B·H·windows·(4 queries × 4 keys)·d
-  c.grid_height = 0, c.seq = 25, c.window = 2;            // 5×5 padded to 6×6: 9 windows
+  c.grid_height = 0, c.seq = 25, c.window = 2;          // 5×5 padded to 6×6: 9 windows
   CHECK(lsa_windows(c) == 9);
 
   AttentionConfig lsa{.variant = AttentionVariant::lsa, .batch = 2, .heads = 2, .seq = 49, .head_dim = 8, .window = 7};
   AttentionConfig msa = lsa;
   msa.variant = AttentionVariant::msa;
-  for (Convention convention : {Convention::paper, Convention::exact}) CHECK(attention(lsa, convention) == attention(msa, convention));
+  for (Convention convention : {Convention::paper, Convention::exact})
+    CHECK(attention(lsa, convention) == attention(msa, convention));
   lsa.seq = 50, lsa.grid_height = 3;
   CHECK_THROWS_WITH(attention(lsa, Convention::exact), Catch::Contains("not a grid of height 3"));
 }

@@ -51,10 +51,15 @@ TEST_CASE("decomposed entries need their decomposition and its basic energies") 
                     Catch::Contains("ops[0]: 'decomposed_at' but 'decompositions' has no exp"));
   CHECK_THROWS_WITH(TechTable::parse(table(exp, exp_fp32), "x"),
                     Catch::Contains("ops[0]: its decomposition needs the energy of mul on fp32"));
-  CHECK_THROWS_WITH(TechTable::parse(table(exp, R"({"op": "exp", "dtype": "fp32", "pj": 1, "decomposed_at": "fp32"})"), "x"),
-                    Catch::Contains("either number 'pj' or string 'decomposed_at'"));
-  CHECK_THROWS_WITH(TechTable::parse(table(R"("exp": {"ops": {"div": 2}, "derivation": "d"}, "div": {"ops": {"mul": 1}, "derivation": "d"})", basics), "x"),
-                    Catch::Contains("decompositions.exp uses div, which is itself decomposed"));
+  CHECK_THROWS_WITH(
+      TechTable::parse(table(exp, R"({"op": "exp", "dtype": "fp32", "pj": 1, "decomposed_at": "fp32"})"), "x"),
+      Catch::Contains("either number 'pj' or string 'decomposed_at'"));
+  CHECK_THROWS_WITH(
+      TechTable::parse(
+          table(R"("exp": {"ops": {"div": 2}, "derivation": "d"}, "div": {"ops": {"mul": 1}, "derivation": "d"})",
+                basics),
+          "x"),
+      Catch::Contains("decompositions.exp uses div, which is itself decomposed"));
   CHECK_THROWS_WITH(TechTable::parse(table(R"("exp": {"ops": {"mul": 0}, "derivation": "d"})", basics), "x"),
                     Catch::Contains("decompositions.exp.ops.mul must be a positive integer"));
   CHECK_THROWS_WITH(TechTable::parse(table(R"("exp": {"ops": {"mul": 1001}, "derivation": "d"})", basics), "x"),
@@ -81,14 +86,15 @@ TEST_CASE("malformed tables are rejected with the entry named") {
   CHECK_THROWS_WITH(TechTable::parse(R"({"name": "t", "ops": [{"op": "mul", "dtype": "fp32", "pj": -1}]})", "x"),
                     Catch::Contains("ops[0]: pj -1 is out of range [0, 1e+06]"));
   CHECK_THROWS_WITH(TechTable::parse(R"({"name": "t", "ops": [{"op": "mul", "dtype": "fp32", "pj": 1},
-                                                              {"op": "mul", "dtype": "fp32", "pj": 2}]})", "x"),
+                                                              {"op": "mul", "dtype": "fp32", "pj": 2}]})",
+                                     "x"),
                     Catch::Contains("duplicate"));
-  CHECK_THROWS_WITH(TechTable::parse(R"({"name": "t", "ops": [{"op": "mul", "dtype": "fp32", "pj": 1, "source": 7}]})",
-                                     "x"),
-                    Catch::Contains("ops[0]: 'source' must be a string"));
-  CHECK_THROWS_WITH(TechTable::parse(R"({"name": "t", "ops": [{"op": "mul", "dtype": "fp32", "pj": 1}], "ops": []})",
-                                     "x"),
-                    Catch::Contains("x:1: duplicate key 'ops'"));
+  CHECK_THROWS_WITH(
+      TechTable::parse(R"({"name": "t", "ops": [{"op": "mul", "dtype": "fp32", "pj": 1, "source": 7}]})", "x"),
+      Catch::Contains("ops[0]: 'source' must be a string"));
+  CHECK_THROWS_WITH(
+      TechTable::parse(R"({"name": "t", "ops": [{"op": "mul", "dtype": "fp32", "pj": 1}], "ops": []})", "x"),
+      Catch::Contains("x:1: duplicate key 'ops'"));
   CHECK_THROWS_AS(TechTable::load("/nonexistent/table.json"), Error);
 }
 

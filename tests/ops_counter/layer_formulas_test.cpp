@@ -21,8 +21,8 @@ TEST_CASE("Linear: exact K muls and K-1 adds + bias per output — paper one MAC
 
 TEST_CASE("Conv2d: im2col counts, padding taps included — paper adds the bias MACs") {
   // 16×16×3 → 8×8×8, k3 s2 p1: 64 pixels × 8 channels × 27 taps
-  const Layer l{"conv", Conv2d{.batch = 1, .in_ch = 3, .out_ch = 8, .in_h = 16, .in_w = 16, .kernel = 3, .stride = 2,
-                               .pad = 1}};
+  const Layer l{
+      "conv", Conv2d{.batch = 1, .in_ch = 3, .out_ch = 8, .in_h = 16, .in_w = 16, .kernel = 3, .stride = 2, .pad = 1}};
   const OpCounts e = count(l, Convention::exact);
   CHECK(e.ops(OpKind::mul) == 64 * 8 * 27);
   CHECK(e.ops(OpKind::add) == 64 * 8 * 26 + 64 * 8);
@@ -32,8 +32,10 @@ TEST_CASE("Conv2d: im2col counts, padding taps included — paper adds the bias 
 }
 
 TEST_CASE("depthwise Conv2d counts one input channel per output") {
-  const Layer l{"dw", Conv2d{.batch = 2, .in_ch = 4, .out_ch = 4, .in_h = 5, .in_w = 5, .kernel = 3, .stride = 1,
-                             .pad = 1, .groups = 4}};
+  const Layer l{
+      "dw",
+      Conv2d{
+          .batch = 2, .in_ch = 4, .out_ch = 4, .in_h = 5, .in_w = 5, .kernel = 3, .stride = 1, .pad = 1, .groups = 4}};
   const OpCounts e = count(l, Convention::exact);
   CHECK(e.ops(OpKind::mul) == 2 * 25 * 4 * 9);
   CHECK(e.ops(OpKind::add) == 2 * 25 * 4 * 8 + 2 * 25 * 4);

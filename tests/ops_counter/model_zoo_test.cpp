@@ -1,14 +1,14 @@
 // Whole-network counts: the EcoFormer paper's reference figures (DESIGN §3) and the stock PVTv2 GFLOPs
 // computed from the zoo data and the formulas, the model zoo's structure, and its errors.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <fstream>
 
+#include "../unique_temp_path.hpp"
 #include "ecosim/ops_counter/energy.hpp"
 #include "ecosim/ops_counter/model_zoo.hpp"
 #include "record_helpers.hpp"
-#include "../unique_temp_path.hpp"
 
 using namespace ecosim;
 
@@ -119,7 +119,7 @@ TEST_CASE("LRA encoders: sequence length parameter and the dual retrieval encode
 TEST_CASE("stock PVTv2 (spatial-reduction attention) reproduces the published GFLOPs of b0–b5") {
   // PVTv2 paper (Wang et al., 2022), ImageNet table, 224×224: 0.6 / 2.1 / 4.0 / 6.9 / 10.1 / 11.8 GFLOPs
   // (multiply-accumulates). The paper convention counts a MAC as one mul and one add.
-  const std::pair<const char*, double> published[] = {{"pvt_v2_b0", 0.6}, {"pvt_v2_b1", 2.1}, {"pvt_v2_b2", 4.0},
+  const std::pair<const char*, double> published[] = {{"pvt_v2_b0", 0.6}, {"pvt_v2_b1", 2.1},  {"pvt_v2_b2", 4.0},
                                                       {"pvt_v2_b3", 6.9}, {"pvt_v2_b4", 10.1}, {"pvt_v2_b5", 11.8}};
   for (const auto& [model, gflops] : published) {
     const Totals t = count_model(model, AttentionVariant::sra, false);
@@ -130,7 +130,8 @@ TEST_CASE("stock PVTv2 (spatial-reduction attention) reproduces the published GF
   ModelOptions o;
   o.attention.variant = AttentionVariant::sra;
   const std::vector<Layer> layers = ModelZoo::builtin().build("pvt_v2_b0", o);
-  const auto attn = std::find_if(layers.begin(), layers.end(), [](const Layer& l) { return l.name == "stage1.block0.attn"; });
+  const auto attn =
+      std::find_if(layers.begin(), layers.end(), [](const Layer& l) { return l.name == "stage1.block0.attn"; });
   REQUIRE(attn != layers.end());
   const auto& a = std::get<AttentionConfig>(attn->op);
   CHECK(a.sr_ratio == 8);
@@ -142,7 +143,8 @@ TEST_CASE("each model's own attention: Twins-SVT S/B/L reproduce the published G
   // (multiply-accumulates). Blocks alternate locally-grouped (7×7 windows) and global sub-sampled attention.
   ModelOptions o;
   o.native_attention = true;
-  const std::pair<const char*, double> published[] = {{"twins_svt_s", 2.9}, {"twins_svt_b", 8.6}, {"twins_svt_l", 15.1}};
+  const std::pair<const char*, double> published[] = {
+      {"twins_svt_s", 2.9}, {"twins_svt_b", 8.6}, {"twins_svt_l", 15.1}};
   for (const auto& [model, gflops] : published) {
     OpCounter counter;
     for (const Layer& l : ModelZoo::builtin().build(model, o)) emit(l, Convention::paper, counter);
@@ -165,12 +167,11 @@ TEST_CASE("each model's own attention: Twins-SVT S/B/L reproduce the published G
   ModelOptions sra;
   sra.attention.variant = AttentionVariant::sra;
   for (const char* model : {"pvt_v2_b0", "pvt_v2_b3"})
-    CHECK(count_model(model, AttentionVariant::sra, false).muls_g ==
-          [&] {
-            OpCounter counter;
-            for (const Layer& l : ModelZoo::builtin().build(model, o)) emit(l, Convention::paper, counter);
-            return counter.total().ops(OpKind::mul) / 1e9;
-          }());
+    CHECK(count_model(model, AttentionVariant::sra, false).muls_g == [&] {
+      OpCounter counter;
+      for (const Layer& l : ModelZoo::builtin().build(model, o)) emit(l, Convention::paper, counter);
+      return counter.total().ops(OpKind::mul) / 1e9;
+    }());
 }
 
 TEST_CASE("model zoo errors name what is wrong") {
@@ -195,7 +196,8 @@ TEST_CASE("model zoo errors name what is wrong") {
   native.native_attention = true;
   CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {"family": "lra", "seq_len": 8, "embed_dim": 4, "num_heads": 1,
                                             "head_dim": 4, "ffn_hidden": 4, "layers": 1, "dual": false,
-                                            "classifier_hidden": 4, "num_classes": 2, "native_attention": []}})", "t")
+                                            "classifier_hidden": 4, "num_classes": 2, "native_attention": []}})",
+                                    "t")
                         .build("m", native),
                     Catch::Contains("native_attention"));
 }
@@ -204,8 +206,10 @@ TEST_CASE("hostile zoo files are errors and bound the work of a build") {
   // An LRA encoder from the zoo's own lra_text values, with `layers` set by the test.
   auto lra = [](const std::string& layers) {
     return ModelZoo::parse(R"({"m": {"family": "lra", "seq_len": 8, "embed_dim": 4, "num_heads": 1, "head_dim": 4,
-                                    "ffn_hidden": 4, "layers": )" + layers + R"(, "dual": false,
-                                    "classifier_hidden": 4, "num_classes": 2}})", "t");
+                                    "ffn_hidden": 4, "layers": )" +
+                               layers + R"(, "dual": false,
+                                    "classifier_hidden": 4, "num_classes": 2}})",
+                           "t");
   };
   // Per encoder layer: norm1, attn, residual1, norm2, fc1, gelu, fc2, residual2; around them pos_embed, norm,
   // pool and three classifier layers.
@@ -217,7 +221,8 @@ TEST_CASE("hostile zoo files are errors and bound the work of a build") {
       "num_classes": 1000, "embed_dims": [32, 64, 160, 256], "num_heads": [1, 2, 5, 8], "mlp_ratios": [8, 8, 4, 4],
       "depths": [)" + depth + R"(, 2, 2, 2], "patch_kernels": [7, 3, 3, 3], "patch_strides": [4, 2, 2, 2],
       "patch_pads": [3, 1, 1, 1], "mlp_dwconv": true, "mlp_relu": false, "peg": false, "stage_norm": true,
-      "final_norm": false, "msa_stages": [3]}})", "t");
+      "final_norm": false, "msa_stages": [3]}})",
+                           "t");
   };
   CHECK(vision("2").build("v", {}).size() == ModelZoo::builtin().build("pvt_v2_b0", {}).size());
   CHECK_NOTHROW(vision("256").build("v", {}));
@@ -227,7 +232,8 @@ TEST_CASE("hostile zoo files are errors and bound the work of a build") {
   const ModelZoo unnamed = ModelZoo::parse(R"({"": {"family": "lra"}, "_note": "x"})", "t");
   CHECK(unnamed.names().empty());  // neither the empty key nor a comment is a model
   CHECK_THROWS_WITH(unnamed.build("", {}), Catch::Contains("unknown model ''"));
-  CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {}, "m": {}})", "zoo.json"), Catch::Contains("zoo.json:1: duplicate key 'm'"));
+  CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {}, "m": {}})", "zoo.json"),
+                    Catch::Contains("zoo.json:1: duplicate key 'm'"));
 }
 
 namespace {
@@ -260,7 +266,8 @@ TEST_CASE("ViT and DeiT reproduce their published GMACs at 224², 197 tokens") {
     }
   const ModelZoo distilled = ModelZoo::parse(R"({"d": {"extends": "t", "distillation_token": true},
     "t": {"family": "vit", "image_size": 224, "in_chans": 3, "num_classes": 1000, "patch_size": 16, "embed_dim": 192,
-          "num_heads": 3, "depth": 12, "mlp_ratio": 4, "distillation_token": false}})", "t");
+          "num_heads": 3, "depth": 12, "mlp_ratio": 4, "distillation_token": false}})",
+                                             "t");
   CHECK(std::get<AttentionConfig>(distilled.build("d", o)[3].op).seq == 198);
   CHECK(distilled.build("d", o).back().name == "head_dist");
 }
@@ -277,7 +284,8 @@ TEST_CASE("Swin-T and Swin-S: window attention, and the published GMACs under Sw
       emit(l, Convention::paper, counter);
       double layer_macs = counter.total().ops(OpKind::add);  // one add per MAC; scaling is muls only
       if (const auto* n = std::get_if<LayerNorm>(&l.op)) layer_macs = static_cast<double>(n->rows * n->width);
-      if (const auto* c = std::get_if<Conv2d>(&l.op)) layer_macs -= static_cast<double>(c->batch * c->out_ch * c->out_h() * c->out_w());
+      if (const auto* c = std::get_if<Conv2d>(&l.op))
+        layer_macs -= static_cast<double>(c->batch * c->out_ch * c->out_h() * c->out_w());
       if (std::holds_alternative<MeanPool>(l.op)) layer_macs = 0;
       macs += layer_macs;
     }
@@ -338,7 +346,8 @@ TEST_CASE("BERT-base and GPT-2 small: hand-computed MACs, sequence length, causa
   };
   const ModelZoo zoo = ModelZoo::builtin();
   CHECK(exact_adds(zoo, "gpt2_small") -
-            exact_adds(ModelZoo::parse(R"({"g": {"extends": "gpt2_small", "causal": false}})", "t").overlaying(zoo), "g") ==
+            exact_adds(ModelZoo::parse(R"({"g": {"extends": "gpt2_small", "causal": false}})", "t").overlaying(zoo),
+                       "g") ==
         12ull * 12 * 1024 * 1024);
   o = {};
   o.attention.variant = AttentionVariant::ecoformer;  // a linear attention replaces MSA: no N×N scores to mask
@@ -356,9 +365,7 @@ TEST_CASE("BERT-base and GPT-2 small: hand-computed MACs, sequence length, causa
 
 TEST_CASE("a user zoo file: models over the built-in ones, extending them — bad files are errors") {
   const std::filesystem::path path = unique_temp_path("user_zoo", ".json");
-  {
-    std::ofstream(path) << R"({"b0_deep": {"extends": "pvt_v2_b0", "depths": [2, 2, 3, 2]}})";
-  }
+  { std::ofstream(path) << R"({"b0_deep": {"extends": "pvt_v2_b0", "depths": [2, 2, 3, 2]}})"; }
   const ModelZoo zoo = ModelZoo::load(path.string()).overlaying(ModelZoo::builtin());
   std::filesystem::remove(path);
   auto muls = [&](const std::string& model) {
@@ -368,11 +375,11 @@ TEST_CASE("a user zoo file: models over the built-in ones, extending them — ba
   };
   // One more MSA block in stage 3 of PVTv2-B0: 14² tokens of 160, 5 heads, MLP 640 with a depthwise 3×3 conv.
   const std::uint64_t n = 196, c = 160, hidden = 640;
-  const std::uint64_t block = 2 * (2 * n * c)                  // norm1, norm2
-                              + n * c * 3 * c + n * c * c      // qkv, proj
-                              + 2 * n * n * c + 5 * n * n      // scores and context, scaling
+  const std::uint64_t block = 2 * (2 * n * c)                    // norm1, norm2
+                              + n * c * 3 * c + n * c * c        // qkv, proj
+                              + 2 * n * n * c + 5 * n * n        // scores and context, scaling
                               + n * c * hidden + n * hidden * c  // fc1, fc2
-                              + 9 * hidden * n + hidden * n;   // dwconv and its bias
+                              + 9 * hidden * n + hidden * n;     // dwconv and its bias
   CHECK(muls("b0_deep") - muls("pvt_v2_b0") == block);
   CHECK(zoo.names().size() == ModelZoo::builtin().names().size() + 1);
 
@@ -381,9 +388,11 @@ TEST_CASE("a user zoo file: models over the built-in ones, extending them — ba
   CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {"family": "resnet"}})", "f.json").build("m", {}),
                     Catch::Contains("'family' must be hierarchical_vit, vit, swin, lra or encoder"));
   CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {"extends": "deit_tiny", "num_heads": 5}})", "f.json")
-                        .overlaying(ModelZoo::builtin()).build("m", {}),
+                        .overlaying(ModelZoo::builtin())
+                        .build("m", {}),
                     Catch::Contains("not divisible by heads"));
   CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {"extends": "swin_tiny", "depths": []}})", "f.json")
-                        .overlaying(ModelZoo::builtin()).build("m", {}),
+                        .overlaying(ModelZoo::builtin())
+                        .build("m", {}),
                     Catch::Contains("1 to 8 stages"));
 }

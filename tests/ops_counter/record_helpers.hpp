@@ -2,10 +2,10 @@
 #pragma once
 #include <vector>
 
-#include "ecosim/ops_counter/sinks.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/layers.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
+#include "ecosim/ops_counter/sinks.hpp"
 
 namespace ecosim::test {
 

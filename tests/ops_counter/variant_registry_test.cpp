@@ -79,11 +79,16 @@ TEST_CASE("registry: parameters have unique names, defaults inside their ranges,
 
 TEST_CASE("registry: each parameter maps to the AttentionConfig field of its name", "[registry]") {
   const std::pair<std::string_view, std::uint64_t AttentionConfig::*> fields[] = {
-      {"bits", &AttentionConfig::bits},         {"support", &AttentionConfig::support},
-      {"features", &AttentionConfig::features}, {"proj_k", &AttentionConfig::proj_k},
-      {"hashes", &AttentionConfig::hashes},     {"chunk", &AttentionConfig::chunk},
-      {"chunks_before", &AttentionConfig::chunks_before}, {"sr_ratio", &AttentionConfig::sr_ratio},
-      {"grid_height", &AttentionConfig::grid_height},     {"window", &AttentionConfig::window}};
+      {"bits", &AttentionConfig::bits},
+      {"support", &AttentionConfig::support},
+      {"features", &AttentionConfig::features},
+      {"proj_k", &AttentionConfig::proj_k},
+      {"hashes", &AttentionConfig::hashes},
+      {"chunk", &AttentionConfig::chunk},
+      {"chunks_before", &AttentionConfig::chunks_before},
+      {"sr_ratio", &AttentionConfig::sr_ratio},
+      {"grid_height", &AttentionConfig::grid_height},
+      {"window", &AttentionConfig::window}};
   REQUIRE(std::size(fields) == kVariantParameters.size());
   for (const auto& [field_name, field] : fields) {
     const auto it = std::find_if(kVariantParameters.begin(), kVariantParameters.end(),

@@ -45,7 +45,9 @@ std::string huge_eltwise_trace() {
          R"({"record":"op","name":"huge","kind":"eltwise","batch":1099511627776,"m":1048576,"n":1,"k":1,)"
          R"("a_dtype":"fp32","b_dtype":"fp32","ops":{"add":{"fp32":1000000000000000}},)"
          R"("bytes_read":{"fp32":4000000000000000},"bytes_written":{"fp32":4000000000000000}})"
-         "\n" R"({"record":"end","ops":1})" "\n";
+         "\n"
+         R"({"record":"end","ops":1})"
+         "\n";
 }
 
 /// A small legal trace (one GEMM).
@@ -53,7 +55,9 @@ std::string small_trace() {
   return trace_header() +
          R"({"record":"op","name":"g","kind":"gemm","batch":1,"m":8,"n":8,"k":8,"a_dtype":"fp32","b_dtype":"fp32",)"
          R"("ops":{"mul":{"fp32":512},"add":{"fp32":448}},"bytes_read":{"fp32":512},"bytes_written":{"fp32":256}})"
-         "\n" R"({"record":"end","ops":1})" "\n";
+         "\n"
+         R"({"record":"end","ops":1})"
+         "\n";
 }
 
 /// A .npy file whose header claims `shape` but carries `data_bytes` bytes of data.
@@ -76,8 +80,8 @@ struct Case {
   std::set<std::string> outputs = {};  // files a successful case may add
 };
 
-const std::string kSmallLayer[] = {"--variants", "msa,ecoformer", "--batch", "1", "--seq", "64", "--dim", "8",
-                                   "--support", "8"};
+const std::string kSmallLayer[] = {"--variants", "msa,ecoformer", "--batch", "1",         "--seq",
+                                   "64",         "--dim",         "8",       "--support", "8"};
 
 std::vector<std::string> compare_small(std::vector<std::string> more) {
   std::vector<std::string> args = {"compare"};
@@ -92,77 +96,166 @@ std::vector<Case> cases() {
   };
   return {
       // Paths are names, never shell text.
-      {"shell metacharacters in --out", compare_small({"--out", "q'x; touch PWNED; echo '"}), "", {},
+      {"shell metacharacters in --out",
+       compare_small({"--out", "q'x; touch PWNED; echo '"}),
+       "",
+       {},
        {"q'x; touch PWNED; echo '"}},
-      {"command substitution in -o", {"trace", "--model", "pvt_v2_b0", "-o", "$(touch PWNED).jsonl"}, "", {},
+      {"command substitution in -o",
+       {"trace", "--model", "pvt_v2_b0", "-o", "$(touch PWNED).jsonl"},
+       "",
+       {},
        {"$(touch PWNED).jsonl"}},
       {"leading dash output name", {"trace", "--model", "pvt_v2_b0", "-o", "./-x.jsonl"}, "", {}, {"-x.jsonl"}},
       // Outputs that are not regular files.
-      {"output is a directory", {"trace", "--model", "pvt_v2_b0", "-o", "adir"}, "directory",
+      {"output is a directory",
+       {"trace", "--model", "pvt_v2_b0", "-o", "adir"},
+       "directory",
        [](const fs::path& d) { fs::create_directory(d / "adir"); }},
-      {"FIFO output nobody reads", {"trace", "--model", "pvt_v2_b0", "-o", "pipe"}, "no process is reading",
+      {"FIFO output nobody reads",
+       {"trace", "--model", "pvt_v2_b0", "-o", "pipe"},
+       "no process is reading",
        [](const fs::path& d) { ::mkfifo((d / "pipe").c_str(), 0600); }},
       {"output folder missing", {"trace", "--model", "pvt_v2_b0", "-o", "missing/x.jsonl"}, "cannot write"},
       {"empty output path", {"trace", "--model", "pvt_v2_b0", "-o", ""}, "output"},
-      {"output under a regular file", compare_small({"--out", "plain/reports"}), "plain",
-       file("plain", "x")},
-      {"timeline into a directory", {"replay", "t.jsonl", "--timeline", "adir"}, "directory",
-       [](const fs::path& d) { fs::create_directory(d / "adir"); write_text(d / "t.jsonl", small_trace()); }},
+      {"output under a regular file", compare_small({"--out", "plain/reports"}), "plain", file("plain", "x")},
+      {"timeline into a directory",
+       {"replay", "t.jsonl", "--timeline", "adir"},
+       "directory",
+       [](const fs::path& d) {
+         fs::create_directory(d / "adir");
+         write_text(d / "t.jsonl", small_trace());
+       }},
       // JSON nesting, duplicates, syntax.
-      {"trace header nested 100,000 deep", {"count", "--trace", "deep.jsonl"}, "nested",
+      {"trace header nested 100,000 deep",
+       {"count", "--trace", "deep.jsonl"},
+       "nested",
        file("deep.jsonl", trace_header(nested("{\"a\":", "1", "}", 100000)))},
-      {"trace record nested 100,000 deep", {"replay", "deep.jsonl"}, "nested",
+      {"trace record nested 100,000 deep",
+       {"replay", "deep.jsonl"},
+       "nested",
        file("deep.jsonl", trace_header() + nested("[", "", "]", 100000) + "\n")},
-      {"accelerator config nested 100,000 deep", {"replay", "t.jsonl", "--accel-config", "deep.json"}, "nested",
-       [](const fs::path& d) { write_text(d / "deep.json", nested("{\"array\":", "1", "}", 100000)); write_text(d / "t.jsonl", small_trace()); }},
-      {"accelerator config of 10 MB of '['", {"replay", "t.jsonl", "--accel-config", "open.json"}, "nested",
-       [](const fs::path& d) { write_text(d / "open.json", std::string(10'000'000, '[')); write_text(d / "t.jsonl", small_trace()); }},
-      {"tech table nested 100,000 deep", {"count", "--model", "pvt_v2_b0", "--tech-table", "deep.json"}, "nested",
+      {"accelerator config nested 100,000 deep",
+       {"replay", "t.jsonl", "--accel-config", "deep.json"},
+       "nested",
+       [](const fs::path& d) {
+         write_text(d / "deep.json", nested("{\"array\":", "1", "}", 100000));
+         write_text(d / "t.jsonl", small_trace());
+       }},
+      {"accelerator config of 10 MB of '['",
+       {"replay", "t.jsonl", "--accel-config", "open.json"},
+       "nested",
+       [](const fs::path& d) {
+         write_text(d / "open.json", std::string(10'000'000, '['));
+         write_text(d / "t.jsonl", small_trace());
+       }},
+      {"tech table nested 100,000 deep",
+       {"count", "--model", "pvt_v2_b0", "--tech-table", "deep.json"},
+       "nested",
        file("deep.json", nested("[", "", "]", 100000))},
-      {"duplicate key in a config", {"replay", "t.jsonl", "--accel-config", "dup.json"}, "duplicate",
-       [](const fs::path& d) { write_text(d / "dup.json", R"({"clock_mhz": 500, "clock_mhz": 1})"); write_text(d / "t.jsonl", small_trace()); }},
-      {"duplicate key in a trace record", {"count", "--trace", "dup.jsonl"}, "duplicate",
-       file("dup.jsonl", trace_header() + R"({"record":"end","ops":0,"ops":0})" "\n")},
-      {"config that is not JSON", {"replay", "t.jsonl", "--accel-config", "bad.json"}, "not valid JSON",
-       [](const fs::path& d) { write_text(d / "bad.json", "clock_mhz = 5"); write_text(d / "t.jsonl", small_trace()); }},
-      {"binary garbage as a trace", {"count", "--trace", "garbage.jsonl"}, "error",
+      {"duplicate key in a config",
+       {"replay", "t.jsonl", "--accel-config", "dup.json"},
+       "duplicate",
+       [](const fs::path& d) {
+         write_text(d / "dup.json", R"({"clock_mhz": 500, "clock_mhz": 1})");
+         write_text(d / "t.jsonl", small_trace());
+       }},
+      {"duplicate key in a trace record",
+       {"count", "--trace", "dup.jsonl"},
+       "duplicate",
+       file("dup.jsonl", trace_header() + R"({"record":"end","ops":0,"ops":0})"
+                                          "\n")},
+      {"config that is not JSON",
+       {"replay", "t.jsonl", "--accel-config", "bad.json"},
+       "not valid JSON",
+       [](const fs::path& d) {
+         write_text(d / "bad.json", "clock_mhz = 5");
+         write_text(d / "t.jsonl", small_trace());
+       }},
+      {"binary garbage as a trace",
+       {"count", "--trace", "garbage.jsonl"},
+       "error",
        file("garbage.jsonl", std::string("\x00\xff\xfe\x01\x80garbage", 12))},
       {"empty trace", {"replay", "empty.jsonl"}, "empty", file("empty.jsonl", "")},
-      {"truncated trace", {"count", "--trace", "cut.jsonl"}, "truncated",
+      {"truncated trace",
+       {"count", "--trace", "cut.jsonl"},
+       "truncated",
        file("cut.jsonl", small_trace().substr(0, small_trace().rfind("{\"record\":\"end\"")))},
-      {"shape beyond 2^40", {"count", "--trace", "big.jsonl"}, "2^40",
-       file("big.jsonl", trace_header() + R"({"record":"op","name":"g","kind":"gemm","batch":2199023255552,"m":1,"n":1,"k":1,"a_dtype":"fp32","b_dtype":"fp32","ops":{},"bytes_read":{},"bytes_written":{}})" "\n")},
-      {"a 4 MB line", {"count", "--trace", "long.jsonl"}, "line",
+      {"shape beyond 2^40",
+       {"count", "--trace", "big.jsonl"},
+       "2^40",
+       file(
+           "big.jsonl",
+           trace_header() +
+               R"({"record":"op","name":"g","kind":"gemm","batch":2199023255552,"m":1,"n":1,"k":1,"a_dtype":"fp32","b_dtype":"fp32","ops":{},"bytes_read":{},"bytes_written":{}})"
+               "\n")},
+      {"a 4 MB line",
+       {"count", "--trace", "long.jsonl"},
+       "line",
        file("long.jsonl", trace_header() + R"({"record":"op","name":")" + std::string(4 << 20, 'a') + "\"}\n")},
       {"endless input (/dev/zero)", {"count", "--trace", "/dev/zero"}, "line"},
       // Implausible configurations.
-      {"clock of 1e-300 MHz", {"replay", "t.jsonl", "--accel-config", "c.json"}, "clock_mhz",
-       [](const fs::path& d) { write_text(d / "c.json", R"({"clock_mhz": 1e-300})"); write_text(d / "t.jsonl", small_trace()); }},
-      {"negative DRAM energy", {"replay", "t.jsonl", "--accel-config", "c.json"}, "dram.pj_per_bit",
-       [](const fs::path& d) { write_text(d / "c.json", R"({"dram": {"pj_per_bit": -1}})"); write_text(d / "t.jsonl", small_trace()); }},
-      {"unknown config key", {"replay", "t.jsonl", "--accel-config", "c.json"}, "unknown key",
-       [](const fs::path& d) { write_text(d / "c.json", R"({"array": {"rowz": 4}})"); write_text(d / "t.jsonl", small_trace()); }},
-      {"--accel and --accel-config together", {"replay", "t.jsonl", "--accel", "bitfusion-45nm", "--accel-config", "c.json"}, "not both",
-       [](const fs::path& d) { write_text(d / "c.json", "{}"); write_text(d / "t.jsonl", small_trace()); }},
-      {"unknown accelerator", {"replay", "t.jsonl", "--accel", "tpu-v9"}, "unknown accelerator",
+      {"clock of 1e-300 MHz",
+       {"replay", "t.jsonl", "--accel-config", "c.json"},
+       "clock_mhz",
+       [](const fs::path& d) {
+         write_text(d / "c.json", R"({"clock_mhz": 1e-300})");
+         write_text(d / "t.jsonl", small_trace());
+       }},
+      {"negative DRAM energy",
+       {"replay", "t.jsonl", "--accel-config", "c.json"},
+       "dram.pj_per_bit",
+       [](const fs::path& d) {
+         write_text(d / "c.json", R"({"dram": {"pj_per_bit": -1}})");
+         write_text(d / "t.jsonl", small_trace());
+       }},
+      {"unknown config key",
+       {"replay", "t.jsonl", "--accel-config", "c.json"},
+       "unknown key",
+       [](const fs::path& d) {
+         write_text(d / "c.json", R"({"array": {"rowz": 4}})");
+         write_text(d / "t.jsonl", small_trace());
+       }},
+      {"--accel and --accel-config together",
+       {"replay", "t.jsonl", "--accel", "bitfusion-45nm", "--accel-config", "c.json"},
+       "not both",
+       [](const fs::path& d) {
+         write_text(d / "c.json", "{}");
+         write_text(d / "t.jsonl", small_trace());
+       }},
+      {"unknown accelerator",
+       {"replay", "t.jsonl", "--accel", "tpu-v9"},
+       "unknown accelerator",
        file("t.jsonl", small_trace())},
       // Enormous work described by small input.
-      {"581-byte record of 2^60 elements (replay)", {"replay", "huge.jsonl"}, "--max-minutes",
+      {"581-byte record of 2^60 elements (replay)",
+       {"replay", "huge.jsonl"},
+       "--max-minutes",
        file("huge.jsonl", huge_eltwise_trace())},
-      {"581-byte record of 2^60 elements (count)", {"count", "--trace", "huge.jsonl"}, "",
+      {"581-byte record of 2^60 elements (count)",
+       {"count", "--trace", "huge.jsonl"},
+       "",
        file("huge.jsonl", huge_eltwise_trace())},
       {"attention kernel of 275 GB", {"run", "--variant", "msa", "--batch", "16", "--seq", "65536"}, "--max-memory-gb"},
       {"compare of 275 GB", {"compare", "--batch", "16", "--seq", "65536", "--variants", "msa"}, "--max-memory-gb"},
-      {"compress of 3.6 G elements", {"compress", "--scheme", "actnn", "--bits", "2", "--shape", "60000x60000"}, "--max-memory-gb"},
+      {"compress of 3.6 G elements",
+       {"compress", "--scheme", "actnn", "--bits", "2", "--shape", "60000x60000"},
+       "--max-memory-gb"},
       {"absurd sequence length", {"count", "--layer", "attention", "--seq", "99999999999"}, "error"},
       // Inapplicable, contradictory or unknown flags.
       {"two traces to replay", {"replay", "t.jsonl", "t.jsonl"}, "one trace", file("t.jsonl", small_trace())},
       {"--seq with --model", {"count", "--model", "pvt_v2_b0", "--seq", "4"}, "--seq"},
       {"--resolution on a sequence model", {"count", "--model", "lra_text", "--resolution", "224"}, "resolution"},
       {"--seq-len on an image model", {"count", "--model", "pvt_v2_b0", "--seq-len", "100"}, "sequence length"},
-      {"--resolution with --layer", {"count", "--layer", "attention", "--seq", "64", "--resolution", "224"}, "--resolution"},
-      {"another variant's parameter", {"count", "--layer", "attention", "--seq", "64", "--features", "12"}, "--features"},
-      {"--shape with --input", {"compress", "--scheme", "actnn", "--bits", "2", "--input", "x.npy", "--shape", "4x4"}, "--shape",
+      {"--resolution with --layer",
+       {"count", "--layer", "attention", "--seq", "64", "--resolution", "224"},
+       "--resolution"},
+      {"another variant's parameter",
+       {"count", "--layer", "attention", "--seq", "64", "--features", "12"},
+       "--features"},
+      {"--shape with --input",
+       {"compress", "--scheme", "actnn", "--bits", "2", "--input", "x.npy", "--shape", "4x4"},
+       "--shape",
        file("x.npy", npy("4, 4", 64))},
       {"--groups outside Mesa", {"compress", "--scheme", "actnn", "--bits", "2", "--groups", "3"}, "--groups"},
       {"unknown GPU for the estimate", compare_small({"--gpu", "RTX 9090", "--out", "r"}), "RTX 9090"},
@@ -173,9 +266,13 @@ std::vector<Case> cases() {
       {"bad format", {"count", "--model", "pvt_v2_b0", "--format", "xml"}, "format"},
       {"unknown suite", {"validate", "--suite", "everything"}, "everything"},
       // Corrupt .npy inputs.
-      {"npy shape larger than its data", {"run", "--variant", "msa", "--input", "q.npy,q.npy,q.npy"}, "q.npy",
+      {"npy shape larger than its data",
+       {"run", "--variant", "msa", "--input", "q.npy,q.npy,q.npy"},
+       "q.npy",
        file("q.npy", npy("1, 1, 1000000, 1000000", 64))},
-      {"npy shape product overflowing", {"compress", "--scheme", "actnn", "--bits", "2", "--input", "q.npy"}, "q.npy",
+      {"npy shape product overflowing",
+       {"compress", "--scheme", "actnn", "--bits", "2", "--input", "q.npy"},
+       "q.npy",
        file("q.npy", npy("4294967296, 4294967296, 4294967296", 64))},
       {"missing npy", {"run", "--variant", "msa", "--input", "a.npy,b.npy,c.npy"}, "a.npy"},
   };
@@ -234,14 +331,14 @@ TEST_CASE("hostile input: device files given as outputs stay devices", "[hostile
     return;
   }
   SECTION("a null device is written through and stays a device") {
-    const ChildOutcome out = run_ecosim({"trace", "--model", "pvt_v2_b0", "-o", null_node.string()}, dir,
-                                        kAddressSpaceBytes, kSeconds);
+    const ChildOutcome out =
+        run_ecosim({"trace", "--model", "pvt_v2_b0", "-o", null_node.string()}, dir, kAddressSpaceBytes, kSeconds);
     INFO("stderr: " << out.stderr_text);
     CHECK(out.exit_code == 0);
   }
   SECTION("a full device reports the write error and stays a device") {
-    const ChildOutcome out = run_ecosim({"trace", "--model", "pvt_v2_b0", "-o", full_node.string()}, dir,
-                                        kAddressSpaceBytes, kSeconds);
+    const ChildOutcome out =
+        run_ecosim({"trace", "--model", "pvt_v2_b0", "-o", full_node.string()}, dir, kAddressSpaceBytes, kSeconds);
     CHECK(out.exit_code == 2);
     CHECK_THAT(out.stderr_text, Catch::Contains("full_clone") && Catch::Contains("No space left"));
   }

@@ -2,8 +2,8 @@
 // (a count-only one is refused, saying so), `ecosim count` counts every variant, --help of count, trace,
 // compare and run lists every variant with its description and its parameters' defaults and ranges, each
 // parameter option is refused one step outside its range and for a variant that does not read it.
-#include <catch2/catch.hpp>
 #include <fmt/core.h>
+#include <catch2/catch.hpp>
 #include <fstream>
 #include <sstream>
 
@@ -52,9 +52,8 @@ TEST_CASE("run accepts exactly the variants with a kernel, count every variant",
   for (const VariantInfo& row : variant_registry()) {
     const std::string variant(row.name);
     INFO(variant);
-    const ChildOutcome ran =
-        run_ecosim({"run", "--variant", variant, "--seq", "64", "--dim", "8", "--device", "cpu"}, folder.path,
-                   kAddressSpaceBytes, kSeconds);
+    const ChildOutcome ran = run_ecosim({"run", "--variant", variant, "--seq", "64", "--dim", "8", "--device", "cpu"},
+                                        folder.path, kAddressSpaceBytes, kSeconds);
     INFO("run stderr: " << ran.stderr_text);
     if (row.has_kernel) {
       CHECK(ran.exit_code == 0);
@@ -80,8 +79,8 @@ TEST_CASE("help lists every variant with its description and parameters", "[regi
       CHECK_THAT(help, Catch::Contains(std::string(row.description)));
       for (const VariantParameter& p : kVariantParameters)
         if (row.parameters.contains(p.id))
-          CHECK_THAT(help, Catch::Contains(fmt::format("--{} {} ({}..{})", p.option(), p.default_value, p.minimum,
-                                                       p.maximum)));
+          CHECK_THAT(help, Catch::Contains(
+                               fmt::format("--{} {} ({}..{})", p.option(), p.default_value, p.minimum, p.maximum)));
     }
     for (const VariantParameter& p : kVariantParameters)
       CHECK_THAT(help, Catch::Contains(fmt::format("--{} arg (={})", p.option(), p.default_value)));

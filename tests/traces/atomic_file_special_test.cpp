@@ -27,8 +27,8 @@ struct stat lstat_of(const std::string& path) {
 /// A character device with the numbers of `system_path` (1,3 /dev/null; 1,7 /dev/full). As root it is made in
 /// the test's folder, so a broken writer could only ever replace that copy; otherwise the system's own (which
 /// a non-root writer cannot replace). nullopt, with a visible SKIPPED line, when neither is possible.
-std::optional<std::string> char_device(const TempFolder& folder, const std::string& system_path,
-                                       unsigned device_major, unsigned device_minor) {
+std::optional<std::string> char_device(const TempFolder& folder, const std::string& system_path, unsigned device_major,
+                                       unsigned device_minor) {
   if (::geteuid() != 0) {
     if (::access(system_path.c_str(), W_OK) == 0) return system_path;
     WARN("SKIPPED: " + system_path + " is not present or not writable");
@@ -36,8 +36,8 @@ std::optional<std::string> char_device(const TempFolder& folder, const std::stri
   }
   const std::string path = folder / ("dev" + std::to_string(device_minor));
   if (::mknod(path.c_str(), S_IFCHR | 0666, makedev(device_major, device_minor)) == 0) return path;
-  WARN("SKIPPED: root, but mknod " + path + " failed (" + std::strerror(errno) +
-       "); the system's " + system_path + " is not written as root");
+  WARN("SKIPPED: root, but mknod " + path + " failed (" + std::strerror(errno) + "); the system's " + system_path +
+       " is not written as root");
   return std::nullopt;
 }
 

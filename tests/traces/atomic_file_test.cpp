@@ -87,7 +87,7 @@ TEST_CASE("temporaries have unpredictable names, different for two writers of on
     CHECK(temps[0] != temps[1]);
     for (const std::string& t : temps) {
       CHECK(t != "out.txt.tmp." + std::to_string(::getpid()));  // the old, guessable name
-      CHECK(t.rfind(".out.txt.", 0) == 0);                     // hidden, beside the target
+      CHECK(t.rfind(".out.txt.", 0) == 0);                      // hidden, beside the target
       REQUIRE(t.size() == std::string(".out.txt.").size() + 16 + std::string(".tmp").size());
       CHECK(t.find_first_not_of("0123456789abcdef", 9) == 9 + 16);  // 64 random bits in hex
     }
@@ -102,8 +102,7 @@ TEST_CASE("no temporary is left after an exception") {
     f.stream() << "partial" << std::flush;
     REQUIRE(folder.entries().size() == 1);  // the temporary holds the partial output
     throw std::runtime_error("the work failed");
-  } catch (const std::runtime_error&) {
-  }
+  } catch (const std::runtime_error&) {}
   CHECK(folder.entries().empty());
 }
 

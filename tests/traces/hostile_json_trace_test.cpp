@@ -12,7 +12,8 @@ TEST_CASE("a deeply nested header fails at its line") {
   std::string workload;
   for (int i = 0; i < 100'000; ++i) workload += "{\"a\":";
   const std::string trace = R"({"record":"header","format":"ecosim-trace","version":1,"producer":"t",)"
-                            R"("convention":"exact","workload":)" + workload + "\n";
+                            R"("convention":"exact","workload":)" +
+                            workload + "\n";
   CHECK_THROWS_WITH(trace::parse(trace, "t.jsonl"), Contains("t.jsonl:1: JSON nested deeper than 64 levels"));
 }
 

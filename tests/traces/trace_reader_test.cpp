@@ -14,7 +14,6 @@ using namespace ecosim;
 
 namespace {
 
-
 /// The trace of a list of records, as TraceWriter writes it.
 std::string trace_text(const std::vector<OpRecord>& records) {
   trace::Header header;

@@ -2,10 +2,10 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
+#include "../unique_temp_path.hpp"
 #include "ecosim/ops_counter/model_zoo.hpp"
 #include "ecosim/ops_counter/sinks.hpp"
 #include "ecosim/traces/trace_writer.hpp"
-#include "../unique_temp_path.hpp"
 
 using namespace ecosim;
 

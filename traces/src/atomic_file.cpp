@@ -22,7 +22,7 @@ namespace {
 
 constexpr int kTempNameAttempts = 16;  // a clash of 64 random bits means someone is guessing; stop soon
 constexpr int kFifoReaderWaitMs = 5000, kFifoPollMs = 10;  // a FIFO's reader may open it a little later
-constexpr std::size_t kTempStemChars = 100;  // keeps the temporary's name under NAME_MAX for long targets
+constexpr std::size_t kTempStemChars = 100;                // keeps the temporary's name under NAME_MAX for long targets
 
 /// `<folder>/.<name>.<16 random hex digits>.tmp`, absolute.
 std::string temp_path_beside(const std::string& target) {
@@ -72,7 +72,8 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), out_(nullptr)
   }
   if (target.kind == detail::OutputKind::write_through) {
     const int fd = open_write_through(target_);
-    if (fd < 0) throw detail::cannot_write(path_, errno == ENXIO ? "no process is reading the FIFO" : std::strerror(errno));
+    if (fd < 0)
+      throw detail::cannot_write(path_, errno == ENXIO ? "no process is reading the FIFO" : std::strerror(errno));
     file_ = std::make_unique<detail::FdStreamBuf>(fd);
     out_.rdbuf(file_.get());
     return;

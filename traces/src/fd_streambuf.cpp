@@ -16,9 +16,12 @@ FdStreamBuf::~FdStreamBuf() {
 bool FdStreamBuf::drain() {
   for (const char* p = pbase(); p < pptr() && error_ == 0;) {
     const ssize_t n = ::write(fd_, p, static_cast<std::size_t>(pptr() - p));
-    if (n > 0) p += n;
-    else if (n < 0 && errno != EINTR) error_ = errno;
-    else if (n == 0) error_ = EIO;  // no progress on a non-empty write
+    if (n > 0)
+      p += n;
+    else if (n < 0 && errno != EINTR)
+      error_ = errno;
+    else if (n == 0)
+      error_ = EIO;  // no progress on a non-empty write
   }
   setp(buffer_.data(), buffer_.data() + buffer_.size());
   return error_ == 0;

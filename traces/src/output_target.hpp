@@ -15,8 +15,8 @@ enum class OutputKind { standard_output, replace, write_through };
 
 struct OutputTarget {
   OutputKind kind = OutputKind::replace;
-  std::string path;                      // the final target, after following symbolic links
-  std::optional<mode_t> existing_mode;   // permission bits of the regular file being replaced
+  std::string path;                     // the final target, after following symbolic links
+  std::optional<mode_t> existing_mode;  // permission bits of the regular file being replaced
 };
 
 /// The error every output failure reads as: "cannot write '<path>': <why>".

@@ -4,13 +4,16 @@
 namespace ecosim::trace {
 
 nlohmann::json to_json(const Header& h) {
-  return {{"record", "header"},      {"format", kFormatName},           {"version", h.version},
-          {"producer", h.producer},  {"convention", name(h.convention)}, {"workload", h.workload}};
+  return {{"record", "header"},
+          {"format", kFormatName},
+          {"version", h.version},
+          {"producer", h.producer},
+          {"convention", name(h.convention)},
+          {"workload", h.workload}};
 }
 
 nlohmann::json to_json(const OpRecord& r) {
-  nlohmann::json ops = nlohmann::json::object(), read = nlohmann::json::object(),
-                 written = nlohmann::json::object();
+  nlohmann::json ops = nlohmann::json::object(), read = nlohmann::json::object(), written = nlohmann::json::object();
   for (OpKind k : kAllOpKinds)
     for (DType t : kAllDTypes)
       if (auto n = r.counts.ops(k, t)) ops[std::string(name(k))][std::string(name(t))] = n;

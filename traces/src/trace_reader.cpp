@@ -73,8 +73,8 @@ class LineParser {
   }
 
   OpRecord op(const nlohmann::json& j) const {
-    only_fields(j, {"record", "name", "kind", "func", "batch", "m", "n", "k", "a_dtype", "b_dtype", "params",
-                    "group", "ops", "bytes_read", "bytes_written"});
+    only_fields(j, {"record", "name", "kind", "func", "batch", "m", "n", "k", "a_dtype", "b_dtype", "params", "group",
+                    "ops", "bytes_read", "bytes_written"});
     OpRecord r;
     r.name = string(j, "name");
     if (r.name.empty()) fail("name", "must not be empty");

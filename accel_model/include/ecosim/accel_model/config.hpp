@@ -36,7 +36,7 @@ enum class BinaryMapping : std::uint8_t { array, vector };
 struct AccelConfig {
   std::string name;
   double clock_mhz = 0;
-  std::uint64_t rows = 0, cols = 0;  // fusion units
+  std::uint64_t rows = 0, cols = 0;            // fusion units
   std::uint64_t pmax_bits = 0, pmin_bits = 0;  // precision range of a fusion unit (widest, narrowest operand)
   // Derived from the synthesis table for rows × cols units of range pmax/pmin:
   double array_pj_per_cycle = 0;  // dynamic energy per non-stalled array cycle
@@ -46,12 +46,12 @@ struct AccelConfig {
   std::uint64_t dram_bits_per_cycle = 0, dram_latency_cycles = 0;
   double dram_pj_per_bit = 0;
   std::uint64_t vector_lanes = 0;
-  DType vector_float_dtype = DType::fp16;                 // float work on the vector unit runs at this type
+  DType vector_float_dtype = DType::fp16;                          // float work on the vector unit runs at this type
   std::array<std::uint64_t, kOpKindCount> vector_cycles_per_op{};  // lane cycles per operation, by OpKind
   std::uint64_t float_operand_bits = 0;  // fp32/fp16/bf16 trace operands run (and are stored) at this width
   BinaryMapping binary_codes = BinaryMapping::array;
-  bool fuse_attention = false;  // softmax-attention groups as one tiled op whose scores stay on chip
-  nlohmann::json effective;     // the merged document all of the above was read from (reports record it)
+  bool fuse_attention = false;             // softmax-attention groups as one tiled op whose scores stay on chip
+  nlohmann::json effective;                // the merged document all of the above was read from (reports record it)
   std::vector<std::string> cost_warnings;  // bank sizes outside the CACTI table (their costs are extrapolated)
 
   const BufferConfig& buffer(Buffer b) const { return buffers[static_cast<std::size_t>(b)]; }

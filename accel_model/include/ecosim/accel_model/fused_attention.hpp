@@ -31,7 +31,8 @@ struct FusedTiling {
   std::uint64_t estimated_cycles = 0;  // max(array + vector cycles, DRAM cycles)
 };
 
-/// The group starting at ops[0], when the first kAttentionGroupRecords records form one (same prefix, shapes consistent).
+/// The group starting at ops[0], when the first kAttentionGroupRecords records form one (same prefix, shapes
+/// consistent).
 std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, const AccelConfig& config);
 
 /// Power-of-two tiles (tk keys and values resident in half the weights buffer; the Q and P tiles in half

@@ -23,11 +23,11 @@ struct TileWork {
   Unit unit = Unit::array;
   std::uint64_t compute_cycles = 0;
   std::array<std::uint64_t, kBufferCount> load_bits{};        // DRAM → buffer, before the tile computes
-  std::uint64_t store_bits = 0;                                // outputs buffer → DRAM, after it computes
+  std::uint64_t store_bits = 0;                               // outputs buffer → DRAM, after it computes
   std::array<std::uint64_t, kBufferCount> unit_read_bits{};   // compute unit reading each buffer
   std::array<std::uint64_t, kBufferCount> unit_write_bits{};  // compute unit writing each buffer
-  std::uint64_t macs = 0;                                      // multiply-accumulates done on the array
-  double vector_pj = 0;                                        // arithmetic energy on the vector unit
+  std::uint64_t macs = 0;                                     // multiply-accumulates done on the array
+  double vector_pj = 0;                                       // arithmetic energy on the vector unit
 
   std::uint64_t load_total_bits() const { return load_bits[0] + load_bits[1] + load_bits[2]; }
   friend bool operator==(const TileWork&, const TileWork&) = default;
@@ -54,7 +54,7 @@ class TileRun {
 struct OpPlan {
   std::string name;
   OpClass kind = OpClass::gemm;
-  std::string mapping;  // human-readable: precision, tile sizes, loop order, unit
+  std::string mapping;                               // human-readable: precision, tile sizes, loop order, unit
   std::vector<std::shared_ptr<const TileRun>> runs;  // the op's tiles: each run's, one run after another
   std::uint64_t tile_count() const;
 };

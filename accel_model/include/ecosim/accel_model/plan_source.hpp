@@ -20,8 +20,8 @@ class PlanSource {
   /// `records`, `config` and `tech` (vector-unit energies) must outlive the source.
   PlanSource(RecordSource& records, const AccelConfig& config, const TechTable& tech, PlanCheck check = {});
   /// The next op's plan: one record's, or with config.fuse_attention one softmax-attention group's
-  /// (fused_attention.hpp; kAttentionGroupRecords records). False when the records are exhausted. Throws ecosim::Error for an op
-  /// that cannot run, and passes on the record source's errors.
+  /// (fused_attention.hpp; kAttentionGroupRecords records). False when the records are exhausted. Throws ecosim::Error
+  /// for an op that cannot run, and passes on the record source's errors.
   bool next(OpPlan& plan);
 
  private:

@@ -15,11 +15,9 @@ namespace ecosim::accel {
 
 struct EnergyBreakdown {
   double array_pj = 0, vector_pj = 0, dram_pj = 0;  // dynamic energy of the units
-  std::array<double, kBufferCount> sram_pj{};      // dynamic energy of the buffers, by Buffer
-  double leakage_pj = 0;                           // array and buffers: leakage power × simulated time
-  double total_pj() const {
-    return array_pj + vector_pj + dram_pj + sram_pj[0] + sram_pj[1] + sram_pj[2] + leakage_pj;
-  }
+  std::array<double, kBufferCount> sram_pj{};       // dynamic energy of the buffers, by Buffer
+  double leakage_pj = 0;                            // array and buffers: leakage power × simulated time
+  double total_pj() const { return array_pj + vector_pj + dram_pj + sram_pj[0] + sram_pj[1] + sram_pj[2] + leakage_pj; }
   EnergyBreakdown operator-(const EnergyBreakdown& o) const;
   EnergyBreakdown& operator+=(const EnergyBreakdown& o);
 };
@@ -44,9 +42,9 @@ struct OpRow {
   OpClass kind = OpClass::gemm;
   std::string mapping;
   std::uint64_t tiles = 0, macs = 0;
-  std::uint64_t cycles = 0;                              // first load to last store
-  std::uint64_t array_cycles = 0, vector_cycles = 0;     // busy cycles of each compute unit
-  std::uint64_t dram_cycles = 0, dram_bits = 0;          // DMA busy cycles and bits moved
+  std::uint64_t cycles = 0;                                                     // first load to last store
+  std::uint64_t array_cycles = 0, vector_cycles = 0;                            // busy cycles of each compute unit
+  std::uint64_t dram_cycles = 0, dram_bits = 0;                                 // DMA busy cycles and bits moved
   std::array<std::uint64_t, kBufferCount> sram_read_bits{}, sram_write_bits{};  // by Buffer
   std::uint64_t stall_cycles() const { return cycles - array_cycles - vector_cycles; }
   EnergyBreakdown energy;

@@ -26,8 +26,8 @@ struct LearnedProjection {
 };
 
 struct LearningOptions {
-  unsigned iterations = 60;     // relaxed gradient steps per bit
-  double step = 0.1;            // step length relative to ‖w‖
+  unsigned iterations = 60;  // relaxed gradient steps per bit
+  double step = 0.1;         // step length relative to ‖w‖
   double momentum = 0.9;
 };
 

@@ -50,7 +50,7 @@ struct HashedRun {
 HashedRun run_hashed_detailed(const AttentionInputs& inputs, const AttentionConfig& config, Device device,
                               std::uint64_t seed, OpSink& sink, const HashedOptions& options = {});
 
-RunResult run_hashed(const AttentionInputs& inputs, const AttentionConfig& config, Device device,
-                     std::uint64_t seed, OpSink& sink);
+RunResult run_hashed(const AttentionInputs& inputs, const AttentionConfig& config, Device device, std::uint64_t seed,
+                     OpSink& sink);
 
 }  // namespace ecosim::ecoformer

@@ -37,9 +37,13 @@ class PackedCodes {
 
   /// The words themselves, for kernels templated on the word type (Word must match bits()).
   template <class Word>
-  std::vector<Word>& words() { return std::get<std::vector<Word>>(words_); }
+  std::vector<Word>& words() {
+    return std::get<std::vector<Word>>(words_);
+  }
   template <class Word>
-  const std::vector<Word>& words() const { return std::get<std::vector<Word>>(words_); }
+  const std::vector<Word>& words() const {
+    return std::get<std::vector<Word>>(words_);
+  }
 
  private:
   unsigned bits_ = 0;

@@ -40,7 +40,7 @@ bool has_kernel(AttentionVariant v);
 /// Runs config.variant (config.projections is ignored: inputs are already projected); reports every
 /// operation performed to `sink`. Throws ecosim::Error for mismatched shapes, bad parameters, or
 /// Device::cuda when no GPU is available.
-RunResult run_attention(const AttentionInputs& inputs, const AttentionConfig& config, Device device,
-                        std::uint64_t seed, OpSink& sink);
+RunResult run_attention(const AttentionInputs& inputs, const AttentionConfig& config, Device device, std::uint64_t seed,
+                        OpSink& sink);
 
 }  // namespace ecosim::ecoformer

@@ -43,7 +43,7 @@ struct Layout {
 
 struct Compressed {
   Layout layout;
-  std::vector<std::uint64_t> sample_byte_offset;  // samples + 1
+  std::vector<std::uint64_t> sample_byte_offset;     // samples + 1
   std::vector<std::uint16_t> zero_bf16, range_bf16;  // per group
   std::vector<std::uint8_t> codes;
 

@@ -15,7 +15,7 @@ namespace ecosim::kernels::fewbit {
 enum class Activation : std::uint8_t { gelu, silu, sigmoid, tanh, selu, softplus, elu, mish, relu, leaky_relu };
 
 struct ActivationSpec {
-  std::string_view name;    // CLI name, e.g. "gelu"
+  std::string_view name;  // CLI name, e.g. "gelu"
   Activation activation;
   bool even_derivative;     // f′(−x) = f′(x): codes quantise |x|
   bool piecewise_constant;  // f′ takes two values (ReLU, LeakyReLU): 1 bit is exact, more bits are refused

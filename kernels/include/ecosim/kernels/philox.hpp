@@ -39,9 +39,9 @@ ECOSIM_HD Philox4x32 philox4x32_10(Philox4x32 c, std::uint32_t k0, std::uint32_t
 
 /// Four independent 32-bit words for element `index` of random stream `stream` under `seed`.
 ECOSIM_HD Philox4x32 random_words(std::uint64_t seed, std::uint32_t stream, std::uint64_t index) {
-  return philox4x32_10(Philox4x32{{static_cast<std::uint32_t>(index), static_cast<std::uint32_t>(index >> 32),
-                                   stream, 0u}},
-                       static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32));
+  return philox4x32_10(
+      Philox4x32{{static_cast<std::uint32_t>(index), static_cast<std::uint32_t>(index >> 32), stream, 0u}},
+      static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32));
 }
 
 /// Uniform in [0, 1) with 24 random bits (exactly representable in fp32) from one word.

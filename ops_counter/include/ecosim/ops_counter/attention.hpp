@@ -16,16 +16,16 @@ struct AttentionConfig {
   bool projections = true;      // count the q/k/v and output projections (Linear with bias)
   std::uint64_t embed_dim = 0;  // input width of the projections; 0 = heads·head_dim
   // The variant parameters (meaning, default and range: kVariantParameters in variant_registry.hpp).
-  std::uint64_t bits = default_of(VariantParameterId::bits);          // EcoFormer hash bits b
-  std::uint64_t support = default_of(VariantParameterId::support);    // EcoFormer kernel anchors m
-  std::uint64_t features = default_of(VariantParameterId::features);  // Performer random features
-  std::uint64_t proj_k = default_of(VariantParameterId::proj_k);      // Linformer projected length
-  std::uint64_t hashes = default_of(VariantParameterId::hashes);      // Reformer hash rounds
-  std::uint64_t chunk = default_of(VariantParameterId::chunk);        // Reformer chunk length
+  std::uint64_t bits = default_of(VariantParameterId::bits);                    // EcoFormer hash bits b
+  std::uint64_t support = default_of(VariantParameterId::support);              // EcoFormer kernel anchors m
+  std::uint64_t features = default_of(VariantParameterId::features);            // Performer random features
+  std::uint64_t proj_k = default_of(VariantParameterId::proj_k);                // Linformer projected length
+  std::uint64_t hashes = default_of(VariantParameterId::hashes);                // Reformer hash rounds
+  std::uint64_t chunk = default_of(VariantParameterId::chunk);                  // Reformer chunk length
   std::uint64_t chunks_before = default_of(VariantParameterId::chunks_before);  // Reformer
-  std::uint64_t sr_ratio = default_of(VariantParameterId::sr_ratio);        // SRA reduction conv k = s
-  std::uint64_t grid_height = default_of(VariantParameterId::grid_height);  // SRA, LSA token grid height
-  std::uint64_t window = default_of(VariantParameterId::window);            // LSA window side
+  std::uint64_t sr_ratio = default_of(VariantParameterId::sr_ratio);            // SRA reduction conv k = s
+  std::uint64_t grid_height = default_of(VariantParameterId::grid_height);      // SRA, LSA token grid height
+  std::uint64_t window = default_of(VariantParameterId::window);                // LSA window side
 
   /// The field holding variant parameter `id`.
   std::uint64_t& parameter(VariantParameterId id);
@@ -50,7 +50,6 @@ std::uint64_t sra_keys(const AttentionConfig& c);
 std::uint64_t lsa_windows(const AttentionConfig& c);
 
 /// Reports the attention layer's records, named "<prefix>.<part>", to sink.
-void emit_attention(const std::string& prefix, const AttentionConfig& config, Convention convention,
-                    OpSink& sink);
+void emit_attention(const std::string& prefix, const AttentionConfig& config, Convention convention, OpSink& sink);
 
 }  // namespace ecosim

@@ -9,13 +9,13 @@ namespace ecosim {
 
 enum class DType : std::uint8_t { fp32, fp16, bf16, int32, int16, int8, int4, int2, binary };
 inline constexpr std::size_t kDTypeCount = 9;
-inline constexpr std::array<DType, kDTypeCount> kAllDTypes = {
-    DType::fp32, DType::fp16, DType::bf16, DType::int32, DType::int16,
-    DType::int8, DType::int4, DType::int2, DType::binary};
+inline constexpr std::array<DType, kDTypeCount> kAllDTypes = {DType::fp32,  DType::fp16,  DType::bf16,
+                                                              DType::int32, DType::int16, DType::int8,
+                                                              DType::int4,  DType::int2,  DType::binary};
 
 constexpr std::string_view name(DType t) {
-  constexpr std::array<std::string_view, kDTypeCount> names = {"fp32", "fp16", "bf16",  "int32", "int16",
-                                                              "int8", "int4", "int2", "binary"};
+  constexpr std::array<std::string_view, kDTypeCount> names = {"fp32", "fp16", "bf16", "int32", "int16",
+                                                               "int8", "int4", "int2", "binary"};
   return names[static_cast<std::size_t>(t)];
 }
 

@@ -59,8 +59,9 @@ struct Matmul {  // batched A·B of activations (`@`): C[batch][m×n] = A[batch]
 
 struct Layer {
   std::string name;
-  std::variant<Linear, Conv2d, LayerNorm, Activation, ResidualAdd, ElementwiseMul, MeanPool, AvgPool2d, Softmax,
-                             Matmul, AttentionConfig> op;
+  std::variant<Linear, Conv2d, LayerNorm, Activation, ResidualAdd, ElementwiseMul, MeanPool, AvgPool2d, Softmax, Matmul,
+               AttentionConfig>
+      op;
 };
 
 /// Reports the layer's operations (one or more records named "<layer name>.<part>") to sink.

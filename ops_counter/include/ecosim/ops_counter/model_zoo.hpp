@@ -13,11 +13,11 @@
 namespace ecosim {
 
 struct ModelOptions {
-  AttentionConfig attention;     // variant and its parameters (bits, support, features, ...); shapes are ignored
+  AttentionConfig attention;  // variant and its parameters (bits, support, features, ...); shapes are ignored
   std::uint64_t batch = 1;
-  std::uint64_t resolution = 0;  // image models: input height = width; 0 = the model's image_size
-  std::uint64_t seq_len = 0;     // sequence models; 0 = the model's seq_len
-  bool native_attention = false; // the model's own attention (zoo key native_attention) instead of `attention`
+  std::uint64_t resolution = 0;   // image models: input height = width; 0 = the model's image_size
+  std::uint64_t seq_len = 0;      // sequence models; 0 = the model's seq_len
+  bool native_attention = false;  // the model's own attention (zoo key native_attention) instead of `attention`
 };
 
 class ModelZoo {

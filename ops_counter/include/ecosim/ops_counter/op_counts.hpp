@@ -11,13 +11,11 @@ namespace ecosim {
 
 enum class OpKind : std::uint8_t { mul, add, cmp, exp, div, sqrt, popcount };
 inline constexpr std::size_t kOpKindCount = 7;
-inline constexpr std::array<OpKind, kOpKindCount> kAllOpKinds = {OpKind::mul, OpKind::add,  OpKind::cmp,
-                                                                 OpKind::exp, OpKind::div,  OpKind::sqrt,
-                                                                 OpKind::popcount};
+inline constexpr std::array<OpKind, kOpKindCount> kAllOpKinds = {
+    OpKind::mul, OpKind::add, OpKind::cmp, OpKind::exp, OpKind::div, OpKind::sqrt, OpKind::popcount};
 
 constexpr std::string_view name(OpKind k) {
-  constexpr std::array<std::string_view, kOpKindCount> names = {"mul", "add", "cmp", "exp",
-                                                               "div", "sqrt", "popcount"};
+  constexpr std::array<std::string_view, kOpKindCount> names = {"mul", "add", "cmp", "exp", "div", "sqrt", "popcount"};
   return names[static_cast<std::size_t>(k)];
 }
 std::optional<OpKind> parse_op_kind(std::string_view text);

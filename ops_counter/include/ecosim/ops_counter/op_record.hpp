@@ -32,8 +32,8 @@ struct OpRecord {
   OpClass kind = OpClass::gemm;
   std::string func;  // what an eltwise/reduce/hash computes: "softmax", "gelu", "ksh", ...
   std::uint64_t batch = 1, m = 1, n = 1, k = 1;
-  DType a_dtype = DType::fp32;  // first operand (codes for popcount_accumulate)
-  DType b_dtype = DType::fp32;  // second operand (equal to a_dtype for single-operand ops)
+  DType a_dtype = DType::fp32;                  // first operand (codes for popcount_accumulate)
+  DType b_dtype = DType::fp32;                  // second operand (equal to a_dtype for single-operand ops)
   std::map<std::string, std::uint64_t> params;  // kind-specific extras
   /// Fusion group, a layer path like `name` ("" = none): consecutive records with one group form a unit the
   /// accelerator may map as one (softmax attention: its scores, scale, softmax and context records).

@@ -14,8 +14,8 @@ namespace ecosim::ops {
 struct GemmShape {
   std::uint64_t batch = 1, m = 1, n = 1, k = 1;
   DType a = DType::fp32, b = DType::fp32, out = DType::fp32;
-  bool bias = false;            // one add per output element
-  bool b_shared = false;        // B (weights) is the same for every batch entry: read once
+  bool bias = false;      // one add per output element
+  bool b_shared = false;  // B (weights) is the same for every batch entry: read once
 };
 
 /// C = A·B: batch·m·n·k multiplications, batch·m·n·(k−1) additions (+ bias).
@@ -31,12 +31,12 @@ struct OpMix {
 OpCounts scaled(const OpMix& mix, std::uint64_t times, DType t);
 
 /// Elementwise op over batch·m·n elements with `per_element` operations each; `inputs` operands read.
-OpRecord eltwise(std::string name, std::string func, std::uint64_t batch, std::uint64_t m, std::uint64_t n,
-                 DType t, const OpMix& per_element, unsigned inputs = 1);
+OpRecord eltwise(std::string name, std::string func, std::uint64_t batch, std::uint64_t m, std::uint64_t n, DType t,
+                 const OpMix& per_element, unsigned inputs = 1);
 
 /// Row-wise op over batch·rows rows of `len` elements, writing `out_per_row` elements per row.
-OpRecord reduce(std::string name, std::string func, std::uint64_t batch, std::uint64_t rows, std::uint64_t len,
-                DType t, const OpMix& per_row, std::uint64_t out_per_row);
+OpRecord reduce(std::string name, std::string func, std::uint64_t batch, std::uint64_t rows, std::uint64_t len, DType t,
+                const OpMix& per_row, std::uint64_t out_per_row);
 
 /// Data movement of batch·m·n elements (gathers, scatters, copies): bytes only, no arithmetic.
 OpRecord memcpy(std::string name, std::uint64_t batch, std::uint64_t m, std::uint64_t n, DType t);
@@ -49,8 +49,7 @@ OpMix sum_row(std::uint64_t len);           // L−1 additions
 OpMix gelu_element();                       // tanh form
 OpMix relu_element();
 
-OpRecord softmax(std::string name, std::uint64_t batch, std::uint64_t rows, std::uint64_t len,
-                 DType t = DType::fp32);
+OpRecord softmax(std::string name, std::uint64_t batch, std::uint64_t rows, std::uint64_t len, DType t = DType::fp32);
 OpRecord l2_normalize(std::string name, std::uint64_t batch, std::uint64_t rows, std::uint64_t len,
                       DType t = DType::fp32);
 

@@ -14,7 +14,15 @@
 namespace ecosim {
 
 enum class AttentionVariant : std::uint8_t {
-  msa, performer, linformer, reformer, ecoformer, fp_ecoformer, bi_ecoformer, lsh_ecoformer, klsh_ecoformer,
+  msa,
+  performer,
+  linformer,
+  reformer,
+  ecoformer,
+  fp_ecoformer,
+  bi_ecoformer,
+  lsh_ecoformer,
+  klsh_ecoformer,
   sra,  // PVTv2's spatial-reduction attention: softmax over keys/values from a strided conv of the token grid
   lsa   // Twins' locally-grouped attention: softmax attention within non-overlapping window × window groups
 };
@@ -25,17 +33,26 @@ inline constexpr std::uint64_t kMaxDimension = std::uint64_t{1} << 24;
 
 /// The per-variant parameters, one per AttentionConfig field of the same name.
 enum class VariantParameterId : std::uint8_t {
-  bits, support, features, proj_k, hashes, chunk, chunks_before, sr_ratio, grid_height, window
+  bits,
+  support,
+  features,
+  proj_k,
+  hashes,
+  chunk,
+  chunks_before,
+  sr_ratio,
+  grid_height,
+  window
 };
 
 struct VariantParameter {
   VariantParameterId id;
-  std::string_view name;           // AttentionConfig field and JSON key ("proj_k"); option: '-' for '_'
+  std::string_view name;  // AttentionConfig field and JSON key ("proj_k"); option: '-' for '_'
   std::uint64_t default_value;
   std::uint64_t minimum, maximum;  // valid values, inclusive
   std::string_view help;
 
-  std::string option() const;      // the command-line option without dashes: "proj-k"
+  std::string option() const;  // the command-line option without dashes: "proj-k"
 };
 
 inline constexpr std::array<VariantParameter, 10> kVariantParameters = {{

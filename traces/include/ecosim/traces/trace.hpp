@@ -17,7 +17,7 @@ inline constexpr std::string_view kFormatName = "ecosim-trace";
 
 struct Header {
   int version = kFormatVersion;
-  std::string producer;              // program and version that wrote the trace
+  std::string producer;  // program and version that wrote the trace
   Convention convention = Convention::exact;
   nlohmann::json workload = nlohmann::json::object();  // what was traced (model, variant, shapes, ...)
 };
