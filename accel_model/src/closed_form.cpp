@@ -29,6 +29,7 @@ ReplayResult replay_closed_form(PlanSource& plans, const AccelConfig& config, Ro
     }
     OpRow row = tally.row();
     row.cycles = cycles;
+    charge_leakage(row, config);
     if (rows) rows->row(row);
     result.add(row);
   }

@@ -1,6 +1,8 @@
 // Parsing and validation of accelerator configurations (JSON merged over the embedded bitfusion-45nm default).
 #include "ecosim/accel_model/config.hpp"
 
+#include "ecosim/accel_model/cost_tables.hpp"
+
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
@@ -8,6 +10,7 @@
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
 #include "ecosim/ops_counter/text_file.hpp"
+#include "strict_reader.hpp"
 
 namespace ecosim::embedded {
 std::string_view accel_bitfusion_45nm();
@@ -26,19 +29,12 @@ std::string_view default_config_json() { return embedded::accel_bitfusion_45nm()
 
 namespace {
 
-/// The physical range of a configuration number (inclusive), and its unit for error messages.
-template <class T>
-struct Range {
-  T min, max;
-  std::string_view unit;
-};
-
 // Plausible values of every configuration number (accel_model/README.md lists them): generous bounds around
 // any digital accelerator, so that a typo (clock_mhz: 1e-300, a terabyte buffer) is an error, not a result.
 constexpr Range<double> kClockMhz{1, 10'000, " MHz"};
-constexpr Range<double> kPjPerCycle{0, 1e7, " pJ/cycle"};
 constexpr Range<double> kPjPerBit{0, 1e4, " pJ/bit"};
 constexpr Range<std::uint64_t> kArrayDimension{1, 4096, " fusion units"};
+constexpr Range<std::uint64_t> kPrecisionBits{2, 16, " bits"};
 constexpr Range<std::uint64_t> kAccumulatorBits{8, 64, " bits"};
 constexpr Range<std::uint64_t> kBufferBytes{1, std::uint64_t{1} << 30, " bytes"};
 constexpr Range<std::uint64_t> kDramBitsPerCycle{1, 65'536, " bits/cycle"};
@@ -55,58 +51,6 @@ void reject_unknown_keys(const json& user, const json& reference, const std::str
     if (value.is_object() && reference[key].is_object()) reject_unknown_keys(value, reference[key], where);
   }
 }
-
-class Reader {
- public:
-  Reader(const json& root, std::string origin) : root_(root), origin_(std::move(origin)) {}
-
-  const json& at(const std::string& path) const {
-    const json* node = &root_;
-    std::size_t start = 0;
-    while (start <= path.size()) {
-      const std::size_t dot = std::min(path.find('.', start), path.size());
-      const std::string key = path.substr(start, dot - start);
-      if (!node->is_object() || !node->contains(key)) fail(path, "missing");
-      node = &(*node)[key];
-      start = dot + 1;
-    }
-    return *node;
-  }
-  std::uint64_t count(const std::string& path, Range<std::uint64_t> range) const {
-    const json& v = at(path);
-    if (!v.is_number_unsigned()) fail(path, "must be a non-negative integer");
-    return in_range(path, v.get<std::uint64_t>(), range);
-  }
-  double number(const std::string& path, Range<double> range) const {
-    const json& v = at(path);
-    if (!v.is_number()) fail(path, "must be a number");
-    return in_range(path, v.get<double>(), range);
-  }
-  bool flag(const std::string& path) const {
-    const json& v = at(path);
-    if (!v.is_boolean()) fail(path, "must be true or false");
-    return v.get<bool>();
-  }
-  std::string text(const std::string& path) const {
-    const json& v = at(path);
-    if (!v.is_string()) fail(path, "must be a string");
-    return v.get<std::string>();
-  }
-  [[noreturn]] void fail(const std::string& path, const std::string& problem) const {
-    throw Error(fmt::format("{}: {}: {}", origin_, path, problem));
-  }
-
- private:
-  template <class T>
-  T in_range(const std::string& path, T x, Range<T> range) const {
-    if (!(x >= range.min && x <= range.max))  // (negated, so that NaN fails too)
-      fail(path, fmt::format("{} is out of range [{}, {}]{}", x, range.min, range.max, range.unit));
-    return x;
-  }
-
-  const json& root_;
-  std::string origin_;
-};
 
 void check_fits_one_tile(const AccelConfig& c, const Reader& r) {
   // The smallest tile the array can work on: one array load of weights at the widest operand (16 bits), one
@@ -140,7 +84,47 @@ void read_vector_cycles(const Reader& r, AccelConfig& c) {
     }
 }
 
+/// The array's energy per cycle, leakage and area from the synthesis table; each buffer's banks and, from the
+/// CACTI table at its bank size, its energy per bit (one access ÷ the block), leakage and area (× banks).
+void derive_costs(const Reader& r, AccelConfig& c) {
+  try {
+    const ArrayCost array = SynthesisTable::builtin_45nm().array(c.rows, c.cols, c.pmax_bits, c.pmin_bits);
+    c.array_pj_per_cycle = array.dynamic_pj_per_cycle;
+    c.array_leakage_mw = array.leakage_mw;
+    c.array_area_mm2 = array.area_mm2;
+  } catch (const Error& e) {
+    r.fail("array.pmax_bits/pmin_bits", e.what());
+  }
+  const CactiTable& cacti = CactiTable::builtin_45nm();
+  const std::array<std::uint64_t, kBufferCount> banks = {c.rows * c.cols, c.rows, c.cols};
+  for (Buffer b : kAllBuffers) {
+    BufferConfig& buf = c.buffers[static_cast<std::size_t>(b)];
+    buf.banks = banks[static_cast<std::size_t>(b)];
+    std::string warning;
+    const SramBankCost bank = cacti.bank(double(buf.bytes) / double(buf.banks), b == Buffer::outputs, warning);
+    if (!warning.empty())
+      c.cost_warnings.push_back(
+          fmt::format("buffers.{} ({} bytes in {} banks): {}", name(b), buf.bytes, buf.banks, warning));
+    buf.read_pj_per_bit = bank.read_pj / double(cacti.block_bits());
+    buf.write_pj_per_bit = bank.write_pj / double(cacti.block_bits());
+    buf.leakage_mw = bank.leakage_mw * double(buf.banks);
+    buf.area_mm2 = bank.area_mm2 * double(buf.banks);
+  }
+}
+
 }  // namespace
+
+double AccelConfig::leakage_mw() const {
+  double mw = array_leakage_mw;
+  for (const BufferConfig& b : buffers) mw += b.leakage_mw;
+  return mw;
+}
+
+double AccelConfig::area_mm2() const {
+  double mm2 = array_area_mm2;
+  for (const BufferConfig& b : buffers) mm2 += b.area_mm2;
+  return mm2;
+}
 
 AccelConfig parse_config(std::string_view json_text, const std::string& origin) {
   const json user = parse_json(json_text, origin);
@@ -160,14 +144,13 @@ AccelConfig parse_config(std::string_view json_text, const std::string& origin) 
   c.clock_mhz = r.number("clock_mhz", kClockMhz);
   c.rows = r.count("array.rows", kArrayDimension);
   c.cols = r.count("array.cols", kArrayDimension);
-  c.array_pj_per_cycle = r.number("array.pj_per_cycle", kPjPerCycle);
+  c.pmax_bits = r.count("array.pmax_bits", kPrecisionBits);
+  c.pmin_bits = r.count("array.pmin_bits", kPrecisionBits);
   c.accumulator_bits = r.count("array.accumulator_bits", kAccumulatorBits);
   for (Buffer b : kAllBuffers) {
     const std::string key = fmt::format("buffers.{}", name(b));
     BufferConfig& buf = c.buffers[static_cast<std::size_t>(b)];
     buf.bytes = r.count(key + ".bytes", kBufferBytes);
-    buf.read_pj_per_bit = r.number(key + ".read_pj_per_bit", kPjPerBit);
-    buf.write_pj_per_bit = r.number(key + ".write_pj_per_bit", kPjPerBit);
   }
   c.dram_bits_per_cycle = r.count("dram.bits_per_cycle", kDramBitsPerCycle);
   c.dram_latency_cycles = r.count("dram.latency_cycles", kDramLatencyCycles);
@@ -189,6 +172,7 @@ AccelConfig parse_config(std::string_view json_text, const std::string& origin) 
     r.fail("mapping.binary_codes", "must be 'array' or 'vector'");
   c.fuse_attention = r.flag("mapping.fuse_attention");
   check_fits_one_tile(c, r);
+  derive_costs(r, c);
   c.effective = std::move(merged);
   return c;
 }

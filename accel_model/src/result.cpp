@@ -1,4 +1,4 @@
-// Energy ledger, result accumulation and JSON rendering of replay results.
+// Energy ledger, leakage, result accumulation and JSON rendering of replay results.
 #include "ecosim/accel_model/result.hpp"
 
 #include "ecosim/ops_counter/checked.hpp"
@@ -7,13 +7,13 @@ namespace ecosim::accel {
 
 EnergyBreakdown EnergyBreakdown::operator-(const EnergyBreakdown& o) const {
   EnergyBreakdown r = *this;
-  r.array_pj -= o.array_pj, r.vector_pj -= o.vector_pj, r.dram_pj -= o.dram_pj;
+  r.array_pj -= o.array_pj, r.vector_pj -= o.vector_pj, r.dram_pj -= o.dram_pj, r.leakage_pj -= o.leakage_pj;
   for (std::size_t b = 0; b < kBufferCount; ++b) r.sram_pj[b] -= o.sram_pj[b];
   return r;
 }
 
 EnergyBreakdown& EnergyBreakdown::operator+=(const EnergyBreakdown& o) {
-  array_pj += o.array_pj, vector_pj += o.vector_pj, dram_pj += o.dram_pj;
+  array_pj += o.array_pj, vector_pj += o.vector_pj, dram_pj += o.dram_pj, leakage_pj += o.leakage_pj;
   for (std::size_t b = 0; b < kBufferCount; ++b) sram_pj[b] += o.sram_pj[b];
   return *this;
 }
@@ -38,12 +38,27 @@ void ReplayResult::add(const OpRow& row) {
   total.energy += row.energy;
 }
 
+AreaBreakdown area_breakdown(const AccelConfig& config) {
+  AreaBreakdown area;
+  area.array_mm2 = config.array_area_mm2;
+  for (Buffer b : kAllBuffers) area.sram_mm2[std::size_t(b)] = config.buffer(b).area_mm2;
+  return area;
+}
+
+nlohmann::json to_json(const AreaBreakdown& area) {
+  nlohmann::json j = {{"array", area.array_mm2}, {"total", area.total_mm2()}};
+  for (Buffer b : kAllBuffers) j["sram_" + std::string(name(b))] = area.sram_mm2[std::size_t(b)];
+  return j;
+}
+
 ReplayResult make_result(const AccelConfig& config, std::string engine) {
   ReplayResult r;
   r.accelerator = config.name;
   r.engine = std::move(engine);
   r.clock_mhz = config.clock_mhz;
   r.peak_macs_per_cycle = config.rows * config.cols * 16;
+  r.leakage_mw = config.leakage_mw();
+  r.area = area_breakdown(config);
   r.total.name = "total";
   return r;
 }
@@ -71,6 +86,11 @@ void charge_tile(const TileWork& t, EnergyLedger& ledger) {
   charge_load(t, ledger);
   charge_compute(t, ledger);
   charge_store(t, ledger);
+}
+
+void charge_leakage(OpRow& row, const AccelConfig& config) {
+  constexpr double kPjPerMwUs = 1e3;  // 1 mW for 1 µs is 1 nJ
+  row.energy.leakage_pj = config.leakage_mw() * double(row.cycles) / config.clock_mhz * kPjPerMwUs;
 }
 
 StaticRow::StaticRow(const OpPlan& plan, const AccelConfig& config) : config_(config), ledger_(config) {
@@ -104,6 +124,7 @@ nlohmann::json to_json(const OpRow& r, double clock_mhz) {
   nlohmann::json energy = {{"array", r.energy.array_pj},
                            {"vector_unit", r.energy.vector_pj},
                            {"dram", r.energy.dram_pj},
+                           {"leakage", r.energy.leakage_pj},
                            {"total", r.energy.total_pj()}};
   nlohmann::json sram;
   for (Buffer b : kAllBuffers) {
@@ -138,6 +159,8 @@ nlohmann::json to_json(const ReplayResult& result) {
       result.total.cycles
           ? double(result.total.macs) / (double(result.total.cycles) * double(result.peak_macs_per_cycle) / 16)
           : 0.0;
+  j["leakage_mw"] = result.leakage_mw;
+  j["area_mm2"] = to_json(result.area);
   return j;
 }
 

@@ -64,6 +64,7 @@ ReplayResult replay_systemc(PlanSource& plans, const AccelConfig& config, RowSin
     t.controller.start(plan, row);
     sc_core::sc_start();
     if (!t.controller.finished()) throw Error("the SystemC simulation stopped before the replay finished");
+    charge_leakage(row, config);
     if (rows) rows->row(row);
     result.add(row);
   }

@@ -192,6 +192,7 @@ int compare(const Args& args) {
     report.workload["model"] = model;
   report.published = published_for(report.workload, published);
   report.provenance = provenance(accel_config, tech);
+  report.accel_area = accel::area_breakdown(accel_config);
   report.provenance["variant_parameters"] = nlohmann::ordered_json::object();
   std::vector<Entry> entries;
   for (const std::string& label : variants) {  // every variant's parameters checked before anything runs

@@ -59,9 +59,11 @@ std::string render_table(const CompareReport& r) {
   }
   if (!r.rows.empty())
     out += fmt::format(
-        "accelerator energies in µJ (array / vector unit / SRAM / DRAM); GPU: {}; pub = published "
-        "ratio to MSA ({})\n",
-        r.rows.front().gpu_label,
+        "accelerator energies in µJ (array / vector unit / SRAM / DRAM; the total adds leakage); "
+        "accelerator area {:.4g} mm² (array {:.4g}, SRAM weights {:.4g} / inputs {:.4g} / outputs "
+        "{:.4g}); GPU: {}; pub = published ratio to MSA ({})\n",
+        r.accel_area.total_mm2(), r.accel_area.array_mm2, r.accel_area.sram_mm2[0], r.accel_area.sram_mm2[1],
+        r.accel_area.sram_mm2[2], r.rows.front().gpu_label,
         r.published.is_null() ? std::string("none: the published figures belong to another workload")
                               : r.published["source"].get<std::string>());
   return out + provenance_lines(r.provenance);
@@ -72,17 +74,20 @@ std::string render_csv(const CompareReport& r) {
       provenance_lines(r.provenance) +
       "variant,source,muls,adds,op_energy_pj,accel_cycles,accel_latency_ms,accel_energy_pj,accel_array_pj,"
       "accel_vector_pj,accel_sram_weights_pj,accel_sram_inputs_pj,accel_sram_outputs_pj,accel_dram_pj,"
-      "accel_stall_cycles,gpu_latency_ms,gpu_latency_kind,latency_ratio_msa,energy_ratio_msa,"
+      "accel_leakage_pj,accel_area_mm2,accel_stall_cycles,gpu_latency_ms,gpu_latency_kind,latency_ratio_msa,energy_"
+      "ratio_msa,"
       "published_latency_ratio_msa,published_energy_ratio_msa\n";
   const CompareRow* msa = msa_row(r);
   auto opt = [](std::optional<double> x) { return x ? fmt::format("{:.6g}", *x) : std::string(); };
   for (const auto& row : r.rows) {
     const auto& e = row.accel.energy;
     out += fmt::format(
-        "{},{},{},{},{:.6g},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{:.6g},{},{},{},{},{}\n",
+        "{},{},{},{},{:.6g},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},"
+        "{:.6g},{},{},{},{},{}\n",
         row.variant, row.source, row.muls, row.adds, row.op_energy_pj, row.accel.cycles, row.accel_latency_ms,
-        e.total_pj(), e.array_pj, e.vector_pj, e.sram_pj[0], e.sram_pj[1], e.sram_pj[2], e.dram_pj,
-        row.accel.stall_cycles(), row.gpu_latency_ms, row.gpu_measured ? "measured" : "estimated",
+        e.total_pj(), e.array_pj, e.vector_pj, e.sram_pj[0], e.sram_pj[1], e.sram_pj[2], e.dram_pj, e.leakage_pj,
+        r.accel_area.total_mm2(), row.accel.stall_cycles(), row.gpu_latency_ms,
+        row.gpu_measured ? "measured" : "estimated",
         opt(ratio(row.accel_latency_ms, msa, &CompareRow::accel_latency_ms)),
         opt(msa ? std::optional<double>(e.total_pj() / energy_of(*msa)) : std::nullopt),
         opt(published_ratio(r, row.variant, "latency_ms")), opt(published_ratio(r, row.variant, "energy_pj")));
@@ -111,7 +116,8 @@ nlohmann::json to_json(const CompareReport& r) {
            {"sram_weights", e.sram_pj[0]},
            {"sram_inputs", e.sram_pj[1]},
            {"sram_outputs", e.sram_pj[2]},
-           {"dram", e.dram_pj}}},
+           {"dram", e.dram_pj},
+           {"leakage", e.leakage_pj}}},
          {"accel_stall_cycles", row.accel.stall_cycles()},
          {"gpu_latency_ms", row.gpu_latency_ms},
          {"gpu_latency_kind", row.gpu_measured ? "measured" : "estimated"},
@@ -124,6 +130,7 @@ nlohmann::json to_json(const CompareReport& r) {
   return {{"workload", r.workload},
           {"provenance", r.provenance},
           {"published_source", r.published.is_null() ? nlohmann::json(nullptr) : r.published["source"]},
+          {"accel_area_mm2", accel::to_json(r.accel_area)},
           {"variants", variants}};
 }
 

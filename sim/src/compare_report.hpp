@@ -29,6 +29,7 @@ struct CompareReport {
   nlohmann::json published;           // sim/data/published_accelerator.json when `workload` is the one it was published
                                       // for, else null (published figures are shown for that workload only)
   nlohmann::ordered_json provenance;  // provenance.hpp
+  accel::AreaBreakdown accel_area;    // the accelerator's silicon area (the same for every variant)
   std::vector<CompareRow> rows;
 };
 
@@ -37,8 +38,8 @@ nlohmann::json published_for(const nlohmann::json& workload, const nlohmann::jso
 
 std::string render_table(const CompareReport& report);
 std::string render_csv(const CompareReport& report);
-/// {"workload", "provenance", "published_source" (null without published figures), "variants": [{"name",
-/// "accel_latency_ms", "accel_energy_pj", "gpu_latency_ms",
+/// {"workload", "provenance", "published_source" (null without published figures), "accel_area_mm2" (array,
+///  each buffer, total), "variants": [{"name", "accel_latency_ms", "accel_energy_pj", "gpu_latency_ms",
 ///  "gpu_latency_kind", "muls", "adds", ...}]}
 nlohmann::json to_json(const CompareReport& report);
 

@@ -1,10 +1,12 @@
 // AccelConfig: every parameter of the BitFusion-like accelerator (array, buffers, DRAM, vector unit, how trace
-// data types map onto the hardware), read from a JSON data file (format in accel_model/README.md).
+// data types map onto the hardware), read from a JSON data file (format in accel_model/README.md), with the
+// array's and buffers' energies, leakage and area derived from the 45 nm cost tables (cost_tables.hpp).
 #pragma once
 #include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -20,7 +22,10 @@ std::string_view name(Buffer b);
 
 struct BufferConfig {
   std::uint64_t bytes = 0;
-  double read_pj_per_bit = 0, write_pj_per_bit = 0;
+  std::uint64_t banks = 0;  // weights rows·cols, inputs rows, outputs cols (one bank per array port)
+  // Derived from the CACTI table at bytes / banks per bank: energy of one bank access ÷ its block, and
+  // leakage and area of all banks.
+  double read_pj_per_bit = 0, write_pj_per_bit = 0, leakage_mw = 0, area_mm2 = 0;
   std::uint64_t half_bits() const { return bytes * 8 / 2; }  // double buffering: one tile may use half
 };
 
@@ -31,8 +36,11 @@ enum class BinaryMapping : std::uint8_t { array, vector };
 struct AccelConfig {
   std::string name;
   double clock_mhz = 0;
-  std::uint64_t rows = 0, cols = 0;  // fusion units
-  double array_pj_per_cycle = 0;     // per non-stalled array cycle
+  std::uint64_t rows = 0, cols = 0;            // fusion units
+  std::uint64_t pmax_bits = 0, pmin_bits = 0;  // precision range of a fusion unit (widest, narrowest operand)
+  // Derived from the synthesis table for rows × cols units of range pmax/pmin:
+  double array_pj_per_cycle = 0;  // dynamic energy per non-stalled array cycle
+  double array_leakage_mw = 0, array_area_mm2 = 0;
   std::uint64_t accumulator_bits = 0;
   std::array<BufferConfig, kBufferCount> buffers{};
   std::uint64_t dram_bits_per_cycle = 0, dram_latency_cycles = 0;
@@ -42,11 +50,15 @@ struct AccelConfig {
   std::array<std::uint64_t, kOpKindCount> vector_cycles_per_op{};  // lane cycles per operation, by OpKind
   std::uint64_t float_operand_bits = 0;  // fp32/fp16/bf16 trace operands run (and are stored) at this width
   BinaryMapping binary_codes = BinaryMapping::array;
-  bool fuse_attention = false;  // softmax-attention groups as one tiled op whose scores stay on chip
-  nlohmann::json effective;     // the merged document all of the above was read from (reports record it)
+  bool fuse_attention = false;             // softmax-attention groups as one tiled op whose scores stay on chip
+  nlohmann::json effective;                // the merged document all of the above was read from (reports record it)
+  std::vector<std::string> cost_warnings;  // bank sizes outside the CACTI table (their costs are extrapolated)
 
   const BufferConfig& buffer(Buffer b) const { return buffers[static_cast<std::size_t>(b)]; }
   double cycles_to_ms(double cycles) const { return cycles / (clock_mhz * 1e3); }
+  /// Array and buffers: the power drawn whenever the accelerator is on, and the silicon area.
+  double leakage_mw() const;
+  double area_mm2() const;
 };
 
 /// The embedded default, `bitfusion-45nm` (accel_model/data/bitfusion_45nm.json).

@@ -1,6 +1,6 @@
-// Results of replaying a trace on the accelerator: cycles, latency, energy by component, per-operation rows
-// (handed to a RowSink as each op finishes), utilisation and stall cycles; and the energy ledger both models
-// charge as tiles move and compute.
+// Results of replaying a trace on the accelerator: cycles, latency, energy by component (leakage included),
+// per-operation rows (handed to a RowSink as each op finishes), utilisation, stall cycles and the silicon area;
+// and the energy ledger both models charge as tiles move and compute.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -14,14 +14,15 @@
 namespace ecosim::accel {
 
 struct EnergyBreakdown {
-  double array_pj = 0, vector_pj = 0, dram_pj = 0;
-  std::array<double, kBufferCount> sram_pj{};  // by Buffer
-  double total_pj() const { return array_pj + vector_pj + dram_pj + sram_pj[0] + sram_pj[1] + sram_pj[2]; }
+  double array_pj = 0, vector_pj = 0, dram_pj = 0;  // dynamic energy of the units
+  std::array<double, kBufferCount> sram_pj{};       // dynamic energy of the buffers, by Buffer
+  double leakage_pj = 0;                            // array and buffers: leakage power × simulated time
+  double total_pj() const { return array_pj + vector_pj + dram_pj + sram_pj[0] + sram_pj[1] + sram_pj[2] + leakage_pj; }
   EnergyBreakdown operator-(const EnergyBreakdown& o) const;
   EnergyBreakdown& operator+=(const EnergyBreakdown& o);
 };
 
-/// Charges energy for what the units do, from the configuration's per-cycle and per-bit energies.
+/// Charges dynamic energy for what the units do, from the configuration's per-cycle and per-bit energies.
 class EnergyLedger {
  public:
   explicit EnergyLedger(const AccelConfig& config) : config_(&config) {}
@@ -56,12 +57,24 @@ class RowSink {
   virtual void row(const OpRow& row) = 0;
 };
 
+/// Silicon area of the array and each buffer (from the configuration's cost tables).
+struct AreaBreakdown {
+  double array_mm2 = 0;
+  std::array<double, kBufferCount> sram_mm2{};  // by Buffer
+  double total_mm2() const { return array_mm2 + sram_mm2[0] + sram_mm2[1] + sram_mm2[2]; }
+};
+AreaBreakdown area_breakdown(const AccelConfig& config);
+/// {"array", "sram_weights", "sram_inputs", "sram_outputs", "total"} in mm².
+nlohmann::json to_json(const AreaBreakdown& area);
+
 struct ReplayResult {
   std::string accelerator;
   std::string engine;  // "systemc" or "closed-form"
   double clock_mhz = 0;
   std::uint64_t peak_macs_per_cycle = 0;  // rows·cols·16 (2-bit operands)
-  OpRow total;                            // summed over ops (ops run one after another)
+  double leakage_mw = 0;                  // array and buffers
+  AreaBreakdown area;
+  OpRow total;  // summed over ops (ops run one after another)
 
   double latency_ms() const { return double(total.cycles) / (clock_mhz * 1e3); }
   double array_utilisation() const { return total.cycles ? double(total.array_cycles) / double(total.cycles) : 0; }
@@ -78,6 +91,9 @@ void charge_compute(const TileWork& tile, EnergyLedger& ledger);
 void charge_store(const TileWork& tile, EnergyLedger& ledger);
 /// All three steps at once (the closed-form model).
 void charge_tile(const TileWork& tile, EnergyLedger& ledger);
+/// Sets an op's leakage energy from its cycles (first load to last store): the configuration's leakage power
+/// × that time. Both engines call it once the op's cycles are known.
+void charge_leakage(OpRow& row, const AccelConfig& config);
 
 /// Per-op energy and counters that do not depend on timing — tiles, MACs, busy cycles, DRAM bits/cycles,
 /// SRAM bits — summed tile by tile as an engine replays the op.
@@ -96,7 +112,8 @@ class StaticRow {
 
 /// One op's row: name, kind, mapping, counters, latency and energy by component.
 nlohmann::json to_json(const OpRow& row, double clock_mhz);
-/// The totals, accelerator, engine, clock and utilisations.
+/// The totals, accelerator, engine, clock, utilisations, leakage power and area (`area_mm2`: array, each
+/// buffer, total).
 nlohmann::json to_json(const ReplayResult& result);
 
 }  // namespace ecosim::accel
