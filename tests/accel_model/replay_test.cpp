@@ -47,7 +47,7 @@ TEST_CASE("doubling the batch doubles compute cycles of a compute-bound GEMM") {
   CHECK(two.total.macs == 2 * one.total.macs);
 }
 
-TEST_CASE("default workload: EcoFormer cheapest, MSA dearest, bounds hold, narrower DRAM never faster") {
+TEST_CASE("default workload: EcoFormer cheapest, MSA dearest, bounds hold, narrower DRAM never faster, SystemC = closed form") {
   AccelConfig c = builtin_config("bitfusion-45nm");
   c.fuse_attention = GENERATE(false, true);
   INFO("fused attention: " << c.fuse_attention);
@@ -71,6 +71,8 @@ TEST_CASE("default workload: EcoFormer cheapest, MSA dearest, bounds hold, narro
     CHECK(r.total.cycles * peak_macs_per_cycle >= r.total.macs);
     CHECK(r.total.macs > 0);
     CHECK(slow.total.cycles >= fast.total.cycles);
+    CHECK(r.total.cycles == fast.total.cycles);  // SystemC runs the closed form's pipeline
+    CHECK(r.total.energy.total_pj() == Approx(fast.total.energy.total_pj()).epsilon(1e-12));
     costs.push_back({v, r.latency_ms(), r.total.energy.total_pj()});
   }
   auto by_latency = [](const Cost& a, const Cost& b) { return a.latency_ms < b.latency_ms; };
