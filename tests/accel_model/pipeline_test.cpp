@@ -116,3 +116,42 @@ TEST_CASE("the pipeline formula on hand-made tiles") {
   clock.add(tile(20, 6, 10));
   CHECK(clock.cycles() == 19);
 }
+
+// The fastest tiling's cycles can only fall with more bandwidth or a larger array (the candidates are the
+// same; each one's cycles fall); the chosen tiling is within the tie window of the fastest, so its cycles may
+// rise by at most that window (tiling.hpp).
+TEST_CASE("never slower with more DRAM bandwidth or a larger array (beyond the tie window), on sampled GEMMs") {
+  std::mt19937_64 rng(20261123);  // fixed seed: the same 40 shapes every run
+  auto dim = [&](unsigned max_log2) {  // log-uniform in [1, 2^max_log2], not only powers of two
+    const std::uint64_t low = std::uint64_t{1} << std::uniform_int_distribution<unsigned>(0, max_log2 - 1)(rng);
+    return std::uniform_int_distribution<std::uint64_t>(low, 2 * low)(rng);
+  };
+  const std::uint64_t bandwidths[] = {24, 48, 96, 192, 384, 1536};
+  const std::uint64_t arrays[][2] = {{8, 16}, {16, 16}, {16, 32}, {32, 32}, {32, 64}, {64, 64}};  // rows, cols
+  for (int sample = 0; sample < 40; ++sample) {
+    const Shape s{dim(3), dim(11), dim(11), dim(11)};
+    const Precision p = kPrecisions[std::uniform_int_distribution<std::size_t>(0, std::size(kPrecisions) - 1)(rng)];
+    const OpRecord op = gemm_at(s, p);
+    INFO(s.batch << "×" << s.m << "×" << s.n << "×" << s.k << " " << name(p.a) << "×" << name(p.b)
+                 << " at float bits " << p.float_operand_bits);
+    AccelConfig c = builtin_config("bitfusion-45nm");
+    c.float_operand_bits = p.float_operand_bits;
+    std::uint64_t previous = ~std::uint64_t{0};
+    for (std::uint64_t bits_per_cycle : bandwidths) {
+      c.dram_bits_per_cycle = bits_per_cycle;
+      const std::uint64_t cycles = replay_cf({op}, c).total.cycles;
+      CHECK(cycles <= tie_window_cycles(previous));
+      previous = cycles;
+    }
+    c = builtin_config("bitfusion-45nm");
+    c.float_operand_bits = p.float_operand_bits;
+    previous = ~std::uint64_t{0};
+    for (const auto& [rows, cols] : arrays) {
+      c.rows = rows, c.cols = cols;
+      const ReplayResult r = replay_cf({op}, c);
+      CHECK(r.total.cycles <= tie_window_cycles(previous));
+      CHECK(r.total.cycles >= physical_bound(op, r, c));
+      previous = r.total.cycles;
+    }
+  }
+}
