@@ -34,7 +34,7 @@ struct GemmTiling {
   std::array<char, 3> order = {'m', 'n', 'k'};  // loops, outermost first (batch is outside all three)
   std::uint64_t compute_cycles = 0;             // exact, summed over tiles
   std::uint64_t dram_bits = 0;                  // exact, summed over tiles
-  std::uint64_t bound_cycles = 0;     // max(compute, DRAM bits / bits per cycle): no schedule is faster
+  std::uint64_t bound_cycles = 0;     // max(fill + compute + drain, DRAM bits / bits per cycle) ≤ pipeline
   std::uint64_t pipeline_cycles = 0;  // exact: the tile sequence through the pipeline (≥ bound_cycles)
   double energy_pj = 0;               // exact: array, DRAM and SRAM energy of the tile sequence
   std::string describe() const;
