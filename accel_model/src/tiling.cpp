@@ -10,7 +10,6 @@
 #include <utility>
 
 #include "ecosim/accel_model/pipeline.hpp"
-
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
 
