@@ -1,7 +1,9 @@
-// Internal: the SystemC controller. It runs one planned operation at a time with three threads — loader
-// (walks the op's tiles as they are generated, DMA-loading each into a free half of the double-buffered
-// inputs), executor (array or vector unit) and storer (DMA write-back) — so the load of tile i+1 overlaps the
-// computation of tile i. Tiles travel by value through two-place fifos: nothing holds an op's whole tile list.
+// Internal: the SystemC controller. It runs one planned operation at a time through the tile pipeline of
+// pipeline.hpp with two threads: the DMA sequencer walks the op's tiles as they are generated and, for stage
+// i, waits until tile i−1 has computed, stores it and loads tile i+1 (one channel, this order: the store frees
+// the output half tile i+1 reuses, the load fills the operand halves tile i−1 used); the executor computes
+// each tile on the array or vector unit once it is loaded. Tiles travel by value through a two-place fifo:
+// nothing holds an op's whole tile list.
 #pragma once
 #include "systemc_units.hpp"
 
@@ -14,9 +16,8 @@ class Controller : public sc_module {
 
   SC_HAS_PROCESS(Controller);
   Controller(sc_module_name name, Job& job) : sc_module(name), job_(job) {
-    SC_THREAD(loader);
+    SC_THREAD(sequencer);
     SC_THREAD(executor);
-    SC_THREAD(storer);
   }
 
   /// Queues one op (the plan must live until it has run); the caller then runs sc_start() until the
@@ -26,61 +27,64 @@ class Controller : public sc_module {
     row_ = &row;
     finished_ = false;
     pending_ = true;
-    start_.notify(SC_ZERO_TIME);  // wakes the loader when it already waits (every op after the first)
+    start_.notify(SC_ZERO_TIME);  // wakes the sequencer when it already waits (every op after the first)
   }
   bool finished() const { return finished_; }
 
  private:
-  void loader() {
+  void sequencer() {
     for (;;) {
       while (!pending_) wait(start_);
       pending_ = false;
       StaticRow tally(*plan_, *job_.config);  // names, tiles, MACs, DRAM bits: independent of timing
-      loaded_ = stored_ = 0;
+      *job_.ledger = EnergyLedger(*job_.config);
+      computed_ = 0;
       const std::uint64_t start = now_cycles();
-      const EnergyBreakdown energy_before = job_.ledger->total();
       const std::uint64_t array_before = job_.busy_cycles[0], vector_before = job_.busy_cycles[1],
                           dma_before = job_.busy_cycles[2];
       PlanCursor tiles(*plan_);
-      TileWork tile;
-      while (tiles.next(tile)) {
-        tally.add(tile);
-        input_slots_.wait();
-        if (tile.load_total_bits()) dma->load(tile);
-        ++loaded_;
-        to_compute_.write(tile);
+      TileWork previous, current;
+      bool more = tiles.next(current);
+      if (more) load(current, tally);
+      std::uint64_t stage = 0;  // the tile computing while the DMA works for this stage
+      for (; more; ++stage) {
+        wait_computed(stage);
+        if (stage > 0 && previous.store_bits) dma->store(previous);
+        previous = current;
+        more = tiles.next(current);
+        if (more) load(current, tally);
       }
-      while (stored_ < loaded_) wait(op_done_);
+      wait_computed(stage);  // every tile computed: the last one's outputs go out
+      if (stage > 0 && previous.store_bits) dma->store(previous);
       OpRow& row = *row_ = tally.row();
       row.cycles = now_cycles() - start;
       row.array_cycles = job_.busy_cycles[0] - array_before;
       row.vector_cycles = job_.busy_cycles[1] - vector_before;
       row.dram_cycles = job_.busy_cycles[2] - dma_before;
-      row.energy = job_.ledger->total() - energy_before;
+      row.energy = job_.ledger->total();
       finished_ = true;
     }
+  }
+
+  /// DMA-loads a tile (when it needs data) and hands it to the executor.
+  void load(const TileWork& tile, StaticRow& tally) {
+    tally.add(tile);
+    if (tile.load_total_bits()) dma->load(tile);
+    to_compute_.write(tile);
+  }
+
+  void wait_computed(std::uint64_t tiles) {
+    while (computed_ < tiles) wait(computed_event_);
   }
 
   void executor() {
     for (;;) {
       TileWork tile;
       to_compute_.read(tile);
-      output_slots_.wait();
       if (tile.unit == Unit::array) array->execute(tile);
       if (tile.unit == Unit::vector) vector->execute(tile);
-      input_slots_.post();
-      to_store_.write(tile);
-    }
-  }
-
-  void storer() {
-    for (;;) {
-      TileWork tile;
-      to_store_.read(tile);
-      if (tile.store_bits) dma->store(tile);
-      output_slots_.post();
-      ++stored_;
-      op_done_.notify();
+      ++computed_;
+      computed_event_.notify();  // the sequencer re-checks the count, so an immediate notification is enough
     }
   }
 
@@ -88,10 +92,9 @@ class Controller : public sc_module {
   const OpPlan* plan_ = nullptr;
   OpRow* row_ = nullptr;
   bool pending_ = false, finished_ = false;
-  std::uint64_t loaded_ = 0, stored_ = 0;
-  sc_event start_, op_done_;
-  sc_semaphore input_slots_{2}, output_slots_{2};  // double-buffered halves
-  sc_fifo<TileWork> to_compute_{2}, to_store_{2};
+  std::uint64_t computed_ = 0;  // tiles of the current op computed
+  sc_event start_, computed_event_;
+  sc_fifo<TileWork> to_compute_{2};  // loaded tiles: the one computing and the next
 };
 
 }  // namespace ecosim::accel::sc

@@ -63,7 +63,8 @@ class SramBuffer : public sc_module, public BufferIf {
   std::uint64_t read_bits_ = 0, write_bits_ = 0;
 };
 
-/// The DMA engine and DRAM interface: one transfer at a time over `bits_per_cycle`, plus a fixed latency.
+/// The DMA engine and DRAM interface: a transfer takes a fixed latency plus its bits over `bits_per_cycle`.
+/// One channel: only the controller's DMA sequencer calls it, one transfer after another.
 class Dma : public sc_module, public DramIf {
  public:
   sc_export<DramIf> target{"target"};
@@ -71,27 +72,22 @@ class Dma : public sc_module, public DramIf {
   Dma(sc_module_name name, Job& job) : sc_module(name), job_(job) { target.bind(*this); }
 
   void load(const TileWork& tile) override {
-    channel_.lock();
     const std::uint64_t start = now_cycles(), cycles = dram_cycles(tile.load_total_bits(), *job_.config);
     wait_cycles(cycles);
     for (Buffer b : kAllBuffers) buffers[std::size_t(b)]->access(tile.load_bits[std::size_t(b)], true);
     charge_load(tile, *job_.ledger);
     job_.busy(Unit::dma, false, start, cycles);
-    channel_.unlock();
   }
   void store(const TileWork& tile) override {
-    channel_.lock();
     const std::uint64_t start = now_cycles(), cycles = dram_cycles(tile.store_bits, *job_.config);
     wait_cycles(cycles);
     buffers[std::size_t(Buffer::outputs)]->access(tile.store_bits, false);
     charge_store(tile, *job_.ledger);
     job_.busy(Unit::dma, true, start, cycles);
-    channel_.unlock();
   }
 
  private:
   Job& job_;
-  sc_mutex channel_;
 };
 
 /// A compute unit (the fusion-unit array or the vector unit): reads and writes its buffers for a tile and is

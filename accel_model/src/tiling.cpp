@@ -1,10 +1,15 @@
-// GEMM tiling search (loop orders × power-of-two tiles) in closed form, and the tile sequence of a tiling.
+// GEMM tiling search (loop orders × power-of-two tiles) scored by the tile pipeline, and the tile sequence of a
+// tiling (random access by loop indices, walked by a cursor).
 #include "ecosim/accel_model/tiling.hpp"
 
 #include <fmt/core.h>
 #include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <optional>
+#include <utility>
 
+#include "ecosim/accel_model/pipeline.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
 
@@ -36,10 +41,11 @@ Loops make_loops(const GemmShape& s, std::uint64_t tm, std::uint64_t tn, std::ui
   return l;
 }
 
-/// How many times a tensor depending on loops `deps` is swept: the product of the trips of the loops it does
-/// not depend on that sit outside its innermost changing dependency (they force it to be re-fetched).
-std::uint64_t sweeps(const Loops& l, std::array<char, 3> order, const char* deps) {
-  auto depends = [&](char loop) { return std::string_view(deps).find(loop) != std::string_view::npos; };
+/// How many times a tensor depending on the dimensions in `deps` (bit d: dimension d of m, n, k) is swept: the
+/// product of the trips of the loops it does not depend on that sit outside its innermost changing dependency
+/// (they force it to be re-fetched).
+std::uint64_t sweeps(const Loops& l, std::array<char, 3> order, unsigned deps) {
+  auto depends = [&](char loop) { return (deps >> Loops::index(loop)) & 1u; };
   int innermost = -1;
   for (int p = 0; p < 3; ++p)
     if (depends(order[p]) && l.trips[Loops::index(order[p])] > 1) innermost = p;
@@ -47,6 +53,23 @@ std::uint64_t sweeps(const Loops& l, std::array<char, 3> order, const char* deps
   for (int p = 0; p < innermost; ++p)
     if (!depends(order[p])) factor *= l.trips[Loops::index(order[p])];
   return factor;
+}
+constexpr unsigned kA = 0b101, kB = 0b110, kC = 0b011;  // dimensions of A (m, k), B (n, k), C (m, n)
+
+/// Whether kOrders[o] is the first listed of the loop orders walking its tile sequence (loops of one trip can
+/// sit anywhere): the others would tie with it in everything and lose to it.
+bool first_of_its_nest(std::size_t o, const Loops& l) {
+  auto walked = [&](const std::array<char, 3>& order) {  // the loops of more than one trip, outermost first
+    std::array<char, 3> loops{};
+    std::size_t n = 0;
+    for (char loop : order)
+      if (l.trips[Loops::index(loop)] > 1) loops[n++] = loop;
+    return loops;
+  };
+  const std::array<char, 3> mine = walked(kOrders[o]);
+  for (std::size_t p = 0; p < o; ++p)
+    if (walked(kOrders[p]) == mine) return false;
+  return true;
 }
 
 std::vector<std::uint64_t> candidate_sizes(std::uint64_t dim) {
@@ -56,16 +79,6 @@ std::vector<std::uint64_t> candidate_sizes(std::uint64_t dim) {
     if (t >= dim) break;
   }
   return sizes;
-}
-
-/// Fewer cycles; then less energy (relative ties below 1e-9 are rounding); then larger tiles (fewer
-/// transfers and per-tile overheads; the public simulator's order of enumeration has the same effect).
-bool better(const GemmTiling& a, const GemmTiling& b) {
-  if (a.estimated_cycles != b.estimated_cycles) return a.estimated_cycles < b.estimated_cycles;
-  const double scale = std::max(a.estimated_energy_pj, b.estimated_energy_pj);
-  if (std::abs(a.estimated_energy_pj - b.estimated_energy_pj) > 1e-9 * scale)
-    return a.estimated_energy_pj < b.estimated_energy_pj;
-  return a.tm * a.tn * a.tk > b.tm * b.tn * b.tk;
 }
 
 }  // namespace
@@ -84,149 +97,301 @@ std::string GemmTiling::describe() const {
   return fmt::format("tile {}x{}x{} (m×n×k) order {}{}{}", tm, tn, tk, order[0], order[1], order[2]);
 }
 
-GemmTiling evaluate_tiling(const GemmShape& s, std::uint64_t tm, std::uint64_t tn, std::uint64_t tk,
-                           std::array<char, 3> order, const AccelConfig& c) {
-  const Loops l = make_loops(s, tm, tn, tk);
+namespace {
+
+/// Loop indices of one tile: the batch element and the tile's index along m, n and k.
+struct NestIndex {
+  std::uint64_t batch = 0;
+  std::array<std::uint64_t, 3> idx{};  // by dimension m, n, k
+};
+
+/// The loop nest of a tiling (batch outermost, then the tiling's order), its tiles by loop indices. A tile's
+/// loads follow from the tile before it (the operand tiles the buffers hold) and its store from the tile
+/// after it (which evicts its output tile), so tile i is a function of the indices of tiles i−1, i and i+1.
+class GemmNest {
+ public:
+  GemmNest(const GemmShape& s, const GemmTiling& g, const AccelConfig& c)
+      : GemmNest(s, make_loops(s, g.tm, g.tn, g.tk), g.order, c) {}
+  GemmNest(const GemmShape& s, const Loops& l, std::array<char, 3> order, const AccelConfig& c)
+      : s_(s),
+        c_(c),
+        l_(l),
+        f_(fusion(s.a_bits, s.w_bits)),
+        order_{Loops::index(order[0]), Loops::index(order[1]), Loops::index(order[2])} {}
+
+  const Loops& loops() const { return l_; }
+  NestIndex last() const { return {s_.batch - 1, {l_.trips[0] - 1, l_.trips[1] - 1, l_.trips[2] - 1}}; }
+
+  /// Moves to the next tile (innermost loop first, carrying outwards); false past the last.
+  bool step(NestIndex& at) const {
+    for (int p = 2; p >= 0; --p) {
+      const std::size_t d = order_[p];
+      if (++at.idx[d] < l_.trips[d]) return true;
+      at.idx[d] = 0;
+    }
+    return ++at.batch < s_.batch;
+  }
+  /// Moves to the tile before; false before the first.
+  bool step_back(NestIndex& at) const {
+    for (int p = 2; p >= 0; --p) {
+      const std::size_t d = order_[p];
+      if (at.idx[d] > 0) {
+        --at.idx[d];
+        return true;
+      }
+      at.idx[d] = l_.trips[d] - 1;
+    }
+    if (at.batch == 0) return false;
+    --at.batch;
+    return true;
+  }
+
+  /// The tile at `at`, `before` and `after` being the tiles around it (null at the op's start and end).
+  TileWork tile(const NestIndex* before, const NestIndex& at, const NestIndex* after) const {
+    const std::uint64_t tm = l_.size(0, at.idx[0]), tn = l_.size(1, at.idx[1]), tk = l_.size(2, at.idx[2]);
+    const std::uint64_t acc = c_.accumulator_bits;
+    TileWork t;
+    t.unit = Unit::array;
+    t.compute_cycles = compute_cycles(at);
+    t.macs = tm * tn * tk;
+    t.load_bits = load_bits(before, at);
+    t.store_bits = store_bits(at, after);
+    const std::uint64_t k_steps = ceil_div(tk * f_.passes, c_.rows * f_.spatial);
+    t.unit_read_bits[std::size_t(Buffer::weights)] = tk * tn * s_.w_bits;
+    t.unit_read_bits[std::size_t(Buffer::inputs)] = tm * tk * s_.a_bits * ceil_div(tn, c_.cols);
+    t.unit_read_bits[std::size_t(Buffer::outputs)] = tm * tn * acc * k_steps;
+    t.unit_write_bits[std::size_t(Buffer::outputs)] = tm * tn * acc * k_steps;
+    return t;
+  }
+  /// The parts of tile(): the array's cycles, ...
+  std::uint64_t compute_cycles(const NestIndex& at) const {
+    return tile_cycles(l_.size(0, at.idx[0]), l_.size(1, at.idx[1]), l_.size(2, at.idx[2]), f_, c_);
+  }
+  /// ... the bits loaded into each buffer: the operand tiles the tile before did not use (A into inputs, B
+  /// into weights) and the partial sums of an output tile it did not hold ...
+  std::array<std::uint64_t, kBufferCount> load_bits(const NestIndex* before, const NestIndex& at) const {
+    const std::uint64_t tm = l_.size(0, at.idx[0]), tn = l_.size(1, at.idx[1]), tk = l_.size(2, at.idx[2]);
+    std::array<std::uint64_t, kBufferCount> bits{};
+    if (other_tile(before, at, 0, 2)) bits[std::size_t(Buffer::inputs)] = tm * tk * s_.a_bits;   // A (m, k)
+    if (other_tile(before, at, 1, 2)) bits[std::size_t(Buffer::weights)] = tk * tn * s_.w_bits;  // B (k, n)
+    if (other_tile(before, at, 0, 1) && at.idx[2] != 0)
+      bits[std::size_t(Buffer::outputs)] = tm * tn * c_.accumulator_bits;  // C (m, n)
+    return bits;
+  }
+  /// ... and the bits stored: the output tile when the tile after evicts it, final after the last k step.
+  std::uint64_t store_bits(const NestIndex& at, const NestIndex* after) const {
+    if (!other_tile(after, at, 0, 1)) return 0;
+    const unsigned bits = at.idx[2] + 1 == l_.trips[2] ? s_.out_bits() : unsigned(c_.accumulator_bits);
+    return l_.size(0, at.idx[0]) * l_.size(1, at.idx[1]) * bits;
+  }
+
+ private:
+  const GemmShape& s_;
+  const AccelConfig& c_;
+  const Loops l_;
+  const Fusion f_;
+  const std::size_t order_[3];  // dimension (m, n, k) of each loop, outermost first
+
+  /// Whether `other` (null: none) uses another tile than `at` of the operand indexed by dimensions d1, d2.
+  static bool other_tile(const NestIndex* other, const NestIndex& at, std::size_t d1, std::size_t d2) {
+    return !other || other->batch != at.batch || other->idx[d1] != at.idx[d1] || other->idx[d2] != at.idx[d2];
+  }
+};
+
+/// The pipeline's fill and drain: the first tile's load and the last tile's store, which nothing overlaps.
+std::uint64_t fill_and_drain_cycles(const GemmNest& nest, const AccelConfig& c) {
+  const auto first_load = nest.load_bits(nullptr, NestIndex{});
+  return checked_add(dram_cycles(first_load[0] + first_load[1] + first_load[2], c),
+                     dram_cycles(nest.store_bits(nest.last(), nullptr), c));
+}
+
+/// The indices of a loop of `trips` iterations that a tile's pipeline stage can tell apart, each with the
+/// number of indices it stands for. A stage depends on an index only through the edges: whether it is the
+/// first (a carry into it from the tile before), the last (the edge tile's size, a carry out of it) or, for
+/// the m, n and k loops, the next-to-last (the tile after is the edge tile; `last_edges` 2). The indices
+/// between stand for one another.
+std::vector<std::pair<std::uint64_t, std::uint64_t>> index_classes(std::uint64_t trips, std::uint64_t last_edges) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> classes = {{0, 1}};
+  if (trips > 1 + last_edges) classes.push_back({1, trips - 1 - last_edges});
+  for (std::uint64_t i = std::max<std::uint64_t>(1, trips > last_edges ? trips - last_edges : 1); i < trips; ++i)
+    classes.push_back({i, 1});
+  return classes;
+}
+
+/// The pipeline cycles of a tiling's tile sequence without walking it: each class of loop indices'
+/// stage (index_classes) once, times the tiles it stands for.
+std::uint64_t nest_pipeline_cycles(const GemmNest& nest, std::uint64_t batch, const AccelConfig& c) {
+  const Loops& l = nest.loops();
+  std::uint64_t cycles = fill_and_drain_cycles(nest, c);
+  for (const auto& [b, batches] : index_classes(batch, 1))
+    for (const auto& [im, ms] : index_classes(l.trips[0], 2))
+      for (const auto& [in, ns] : index_classes(l.trips[1], 2))
+        for (const auto& [ik, ks] : index_classes(l.trips[2], 2)) {
+          const NestIndex at{b, {im, in, ik}};
+          NestIndex before = at, after = at;
+          const std::uint64_t previous_store =
+              nest.step_back(before) ? dram_cycles(nest.store_bits(before, &at), c) : 0;
+          std::uint64_t following_load = 0;
+          if (nest.step(after)) {
+            const auto bits = nest.load_bits(&at, after);
+            following_load = dram_cycles(bits[0] + bits[1] + bits[2], c);
+          }
+          const std::uint64_t stage = stage_cycles(nest.compute_cycles(at), previous_store, following_load);
+          cycles = checked_add(cycles, checked_mul(checked_product({batches, ms, ns, ks}), stage));
+        }
+  return cycles;
+}
+
+/// What a tiling moves and computes over the whole op, in closed form: DRAM bits of A, B, partial sums (each
+/// way) and final outputs, and the array's column blocks and k-steps summed over the tiles of one row.
+struct Traffic {
+  Loops loops;
+  std::uint64_t a = 0, w = 0, partial = 0, out = 0;
+  std::uint64_t col_steps = 0, k_steps = 0;
+};
+Traffic traffic(const GemmShape& s, const Loops& loops, const GemmTiling& t, const AccelConfig& c) {
+  Traffic x{loops};
+  const Loops& l = x.loops;
   const Fusion f = fusion(s.a_bits, s.w_bits);
   const std::uint64_t kdiv = c.rows * f.spatial;
-  const std::uint64_t col_steps = (l.trips[1] - 1) * ceil_div(tn, c.cols) + ceil_div(l.last[1], c.cols);
-  const std::uint64_t k_steps = (l.trips[2] - 1) * ceil_div(tk * f.passes, kdiv) + ceil_div(l.last[2] * f.passes, kdiv);
+  x.col_steps = (l.trips[1] - 1) * ceil_div(t.tn, c.cols) + ceil_div(l.last[1], c.cols);
+  x.k_steps = (l.trips[2] - 1) * ceil_div(t.tk * f.passes, kdiv) + ceil_div(l.last[2] * f.passes, kdiv);
+  x.a = checked_mul(s.batch * s.m * s.k * s.a_bits, sweeps(l, t.order, kA));
+  x.w = checked_mul(s.batch * s.k * s.n * s.w_bits, sweeps(l, t.order, kB));
+  x.partial = checked_mul(s.batch * s.m * s.n * c.accumulator_bits, sweeps(l, t.order, kC) - 1);
+  x.out = s.batch * s.m * s.n * s.out_bits();
+  return x;
+}
 
+/// A tiling's compute cycles, DRAM bits and bound on its pipeline cycles (not the pipeline cycles themselves,
+/// nor the energy).
+GemmTiling evaluate_bound(const GemmShape& s, const Loops& l, std::array<char, 3> order, const AccelConfig& c) {
   GemmTiling t;
-  t.tm = tm, t.tn = tn, t.tk = tk, t.order = order;
-  t.compute_cycles = checked_mul(s.batch, checked_mul(s.m, checked_mul(col_steps, k_steps)));
-  const std::uint64_t a = checked_mul(s.batch * s.m * s.k * s.a_bits, sweeps(l, order, "mk"));
-  const std::uint64_t w = checked_mul(s.batch * s.k * s.n * s.w_bits, sweeps(l, order, "nk"));
-  const std::uint64_t partial = checked_mul(s.batch * s.m * s.n * c.accumulator_bits, sweeps(l, order, "mn") - 1);
-  const std::uint64_t out = s.batch * s.m * s.n * s.out_bits();
-  t.dram_bits = checked_add(checked_add(a, w), checked_add(2 * partial, out));
+  t.tm = l.tile[0], t.tn = l.tile[1], t.tk = l.tile[2], t.order = order;
+  const Traffic x = traffic(s, l, t, c);
+  t.compute_cycles = checked_mul(s.batch, checked_mul(s.m, checked_mul(x.col_steps, x.k_steps)));
+  t.dram_bits = checked_add(checked_add(x.a, x.w), checked_add(2 * x.partial, x.out));
+  // Every tile computes between the fill and the drain; every bit crosses the one DMA channel.
+  t.bound_cycles = std::max(checked_add(t.compute_cycles, fill_and_drain_cycles(GemmNest(s, l, order, c), c)),
+                            ceil_div(t.dram_bits, c.dram_bits_per_cycle));
+  return t;
+}
 
-  t.estimated_cycles = std::max(t.compute_cycles, ceil_div(t.dram_bits, c.dram_bits_per_cycle));
+/// The energy of a tiling's tile sequence (array, DRAM, SRAM), in closed form.
+double tiling_energy_pj(const GemmShape& s, const GemmTiling& t, const AccelConfig& c) {
+  const Traffic x = traffic(s, make_loops(s, t.tm, t.tn, t.tk), t, c);
   const auto& wb = c.buffer(Buffer::weights);
   const auto& ib = c.buffer(Buffer::inputs);
   const auto& ob = c.buffer(Buffer::outputs);
-  const double unit_weight_reads = double(s.batch) * double(l.trips[0]) * double(s.n * s.k * s.w_bits);
-  const double unit_input_reads = double(s.batch) * double(s.m * s.k * s.a_bits) * double(col_steps);
-  const double unit_output_rw = double(s.batch) * double(s.m * s.n * c.accumulator_bits) * double(k_steps);
-  t.estimated_energy_pj = double(t.compute_cycles) * c.array_pj_per_cycle + double(t.dram_bits) * c.dram_pj_per_bit +
-                          double(w) * wb.write_pj_per_bit + unit_weight_reads * wb.read_pj_per_bit +
-                          double(a) * ib.write_pj_per_bit + unit_input_reads * ib.read_pj_per_bit +
-                          double(partial) * ob.write_pj_per_bit + double(partial + out) * ob.read_pj_per_bit +
-                          unit_output_rw * (ob.read_pj_per_bit + ob.write_pj_per_bit);
+  const double unit_weight_reads = double(s.batch) * double(x.loops.trips[0]) * double(s.n * s.k * s.w_bits);
+  const double unit_input_reads = double(s.batch) * double(s.m * s.k * s.a_bits) * double(x.col_steps);
+  const double unit_output_rw = double(s.batch) * double(s.m * s.n * c.accumulator_bits) * double(x.k_steps);
+  return double(t.compute_cycles) * c.array_pj_per_cycle + double(t.dram_bits) * c.dram_pj_per_bit +
+         double(x.w) * wb.write_pj_per_bit + unit_weight_reads * wb.read_pj_per_bit +
+         double(x.a) * ib.write_pj_per_bit + unit_input_reads * ib.read_pj_per_bit +
+         double(x.partial) * ob.write_pj_per_bit + double(x.partial + x.out) * ob.read_pj_per_bit +
+         unit_output_rw * (ob.read_pj_per_bit + ob.write_pj_per_bit);
+}
+
+/// Between two candidates equally fast (within the tie window), a (enumerated a_index-th) is better than b:
+/// less energy (relative ties below 1e-9 are rounding); then larger tiles (fewer transfers and per-tile
+/// overheads; the public simulator's order of enumeration has the same effect); then enumerated first.
+bool better(const GemmTiling& a, std::size_t a_index, const GemmTiling& b, std::size_t b_index) {
+  const double scale = std::max(a.energy_pj, b.energy_pj);
+  if (std::abs(a.energy_pj - b.energy_pj) > 1e-9 * scale) return a.energy_pj < b.energy_pj;
+  if (a.tm * a.tn * a.tk != b.tm * b.tn * b.tk) return a.tm * a.tn * a.tk > b.tm * b.tn * b.tk;
+  return a_index < b_index;
+}
+
+}  // namespace
+
+std::uint64_t tie_window_cycles(std::uint64_t fastest_cycles) {
+  return fastest_cycles + std::min(fastest_cycles / kCycleTieDivisor, ~std::uint64_t{0} - fastest_cycles);
+}
+
+std::uint64_t pipeline_cycles(const GemmShape& shape, const GemmTiling& tiling, const AccelConfig& config) {
+  return nest_pipeline_cycles(GemmNest(shape, tiling, config), shape.batch, config);
+}
+
+GemmTiling evaluate_tiling(const GemmShape& s, std::uint64_t tm, std::uint64_t tn, std::uint64_t tk,
+                           std::array<char, 3> order, const AccelConfig& c) {
+  GemmTiling t = evaluate_bound(s, make_loops(s, tm, tn, tk), order, c);
+  t.pipeline_cycles = pipeline_cycles(s, t, c);
+  t.energy_pj = tiling_energy_pj(s, t, c);
   return t;
 }
 
 GemmTiling choose_tiling(const GemmShape& s, const AccelConfig& c) {
   const std::uint64_t half_in = c.buffer(Buffer::inputs).half_bits(), half_w = c.buffer(Buffer::weights).half_bits(),
                       half_out = c.buffer(Buffer::outputs).half_bits();
-  std::optional<GemmTiling> best;
+  std::vector<GemmTiling> candidates;  // in the order of enumeration
+  candidates.reserve(6 * candidate_sizes(s.m).size() * candidate_sizes(s.n).size() * candidate_sizes(s.k).size());
   for (std::uint64_t tk : candidate_sizes(s.k)) {
     for (std::uint64_t tn : candidate_sizes(s.n)) {
       if (tk * tn * s.w_bits > half_w) break;
       for (std::uint64_t tm : candidate_sizes(s.m)) {
         if (tm * tk * s.a_bits > half_in || tm * tn * c.accumulator_bits > half_out) break;
-        for (const auto& order : kOrders) {
-          GemmTiling t = evaluate_tiling(s, tm, tn, tk, order, c);
-          if (!best || better(t, *best)) best = t;
-        }
+        const Loops l = make_loops(s, tm, tn, tk);
+        for (std::size_t o = 0; o < kOrders.size(); ++o)
+          if (first_of_its_nest(o, l)) candidates.push_back(evaluate_bound(s, l, kOrders[o], c));
       }
     }
   }
-  if (!best) throw Error(fmt::format("no GEMM tile of {}-bit operands fits the buffers of '{}'", s.a_bits, c.name));
-  return *best;
+  if (candidates.empty())
+    throw Error(fmt::format("no GEMM tile of {}-bit operands fits the buffers of '{}'", s.a_bits, c.name));
+  // Scored by their pipeline cycles in the order of their lower bounds, until the bound alone is past the tie
+  // window of the fastest score: no unscored candidate can be as fast. The candidate of the lowest bound is
+  // scored first; only those whose bound lies within its window can compete, and only they are sorted.
+  auto by_bound = [&](std::size_t a, std::size_t b) { return candidates[a].bound_cycles < candidates[b].bound_cycles; };
+  std::size_t lowest = 0;
+  for (std::size_t i = 1; i < candidates.size(); ++i)
+    if (by_bound(i, lowest)) lowest = i;
+  std::uint64_t fastest = candidates[lowest].pipeline_cycles = pipeline_cycles(s, candidates[lowest], c);
+  std::vector<std::size_t> contenders;
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    if (i != lowest && candidates[i].bound_cycles <= tie_window_cycles(fastest)) contenders.push_back(i);
+  std::stable_sort(contenders.begin(), contenders.end(), by_bound);
+  std::vector<std::size_t> scored = {lowest};
+  for (std::size_t i : contenders) {
+    GemmTiling& t = candidates[i];
+    if (t.bound_cycles > tie_window_cycles(fastest)) break;
+    t.pipeline_cycles = pipeline_cycles(s, t, c);
+    fastest = std::min(fastest, t.pipeline_cycles);
+    scored.push_back(i);
+  }
+  std::optional<std::size_t> best;
+  for (std::size_t i : scored) {
+    GemmTiling& t = candidates[i];
+    if (t.pipeline_cycles > tie_window_cycles(fastest)) continue;
+    t.energy_pj = tiling_energy_pj(s, t, c);
+    if (!best || better(t, i, candidates[*best], *best)) best = i;
+  }
+  return candidates[*best];
 }
 
 namespace {
 
-/// Walks the loop nest (batch outermost, then the tiling's order) one tile ahead: the output tile that the
-/// next tile evicts is stored after the current one.
+/// Walks the loop nest tile by tile, holding the indices of the tiles before, at and after the cursor.
 class GemmCursor : public TileCursor {
  public:
-  GemmCursor(const GemmShape& s, const GemmTiling& g, const AccelConfig& c)
-      : s_(s),
-        c_(c),
-        l_(make_loops(s, g.tm, g.tn, g.tk)),
-        f_(fusion(s.a_bits, s.w_bits)),
-        order_{Loops::index(g.order[0]), Loops::index(g.order[1]), Loops::index(g.order[2])} {
-    has_pending_ = generate(pending_);
-  }
+  GemmCursor(const GemmShape& s, const GemmTiling& g, const AccelConfig& c) : nest_(s, g, c) {}
 
   bool next(TileWork& tile) override {
-    if (!has_pending_) return false;
-    TileWork following;
-    const bool more = generate(following);
-    if (!more) evict_output();
-    tile = pending_;
-    pending_ = following;
-    has_pending_ = more;
+    if (done_) return false;
+    NestIndex after = at_;
+    const bool more = nest_.step(after);
+    tile = nest_.tile(started_ ? &before_ : nullptr, at_, more ? &after : nullptr);
+    before_ = at_;
+    at_ = after;
+    started_ = true;
+    done_ = !more;
     return true;
   }
 
  private:
-  struct Resident {
-    std::uint64_t batch = ~0ull, a = ~0ull, b = ~0ull;
-  };
-
-  /// The output tile leaves the buffer: stored after the tile before the one that evicts it.
-  void evict_output() {
-    if (has_pending_) pending_.store_bits += c_last_k_ + 1 == l_.trips[2] ? c_bits_final_ : c_bits_partial_;
-  }
-
-  /// The tile at the current loop indices, then steps them; false when the nest is done.
-  bool generate(TileWork& t) {
-    if (done_) return false;
-    const std::uint64_t b = batch_, im = idx_[0], in = idx_[1], ik = idx_[2];
-    const std::uint64_t tm = l_.size(0, im), tn = l_.size(1, in), tk = l_.size(2, ik);
-    t = TileWork{};
-    t.unit = Unit::array;
-    t.compute_cycles = tile_cycles(tm, tn, tk, f_, c_);
-    t.macs = tm * tn * tk;
-    if (a_tile_.batch != b || a_tile_.a != im || a_tile_.b != ik) {
-      t.load_bits[std::size_t(Buffer::inputs)] = tm * tk * s_.a_bits;
-      a_tile_ = {b, im, ik};
-    }
-    if (w_tile_.batch != b || w_tile_.a != in || w_tile_.b != ik) {
-      t.load_bits[std::size_t(Buffer::weights)] = tk * tn * s_.w_bits;
-      w_tile_ = {b, in, ik};
-    }
-    if (c_tile_.batch != b || c_tile_.a != im || c_tile_.b != in) {
-      evict_output();
-      if (ik != 0) t.load_bits[std::size_t(Buffer::outputs)] = tm * tn * c_.accumulator_bits;
-      c_tile_ = {b, im, in};
-      c_bits_final_ = tm * tn * s_.out_bits();
-      c_bits_partial_ = tm * tn * c_.accumulator_bits;
-    }
-    c_last_k_ = ik;
-    const std::uint64_t k_steps = ceil_div(tk * f_.passes, c_.rows * f_.spatial);
-    t.unit_read_bits[std::size_t(Buffer::weights)] = tk * tn * s_.w_bits;
-    t.unit_read_bits[std::size_t(Buffer::inputs)] = tm * tk * s_.a_bits * ceil_div(tn, c_.cols);
-    t.unit_read_bits[std::size_t(Buffer::outputs)] = tm * tn * c_.accumulator_bits * k_steps;
-    t.unit_write_bits[std::size_t(Buffer::outputs)] = tm * tn * c_.accumulator_bits * k_steps;
-    step();
-    return true;
-  }
-
-  /// Innermost loop first, carrying outwards; past the last batch element the nest is done.
-  void step() {
-    for (int p = 2; p >= 0; --p) {
-      const std::size_t d = order_[p];
-      if (++idx_[d] < l_.trips[d]) return;
-      idx_[d] = 0;
-    }
-    done_ = ++batch_ == s_.batch;
-  }
-
-  const GemmShape& s_;
-  const AccelConfig& c_;
-  const Loops l_;
-  const Fusion f_;
-  const std::size_t order_[3];                    // dimension (m, n, k) of each loop, outermost first
-  std::uint64_t batch_ = 0, idx_[3] = {0, 0, 0};  // loop indices by dimension
-  bool done_ = false;
-  Resident a_tile_, w_tile_, c_tile_;  // the tiles the buffers hold
-  std::uint64_t c_bits_final_ = 0, c_bits_partial_ = 0, c_last_k_ = 0;
-  TileWork pending_;  // generated, not yet handed out (its store depends on the next tile)
-  bool has_pending_ = false;
+  GemmNest nest_;
+  NestIndex before_, at_;
+  bool started_ = false, done_ = false;
 };
 
 class GemmRun : public TileRun {

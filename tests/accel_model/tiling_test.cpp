@@ -1,8 +1,13 @@
-// GEMM tiling: BitFusion's fusion factors, the fully-connected cycle formula per tile, buffer fit, and the
-// closed-form traffic/cycle totals against the enumerated tile sequence.
+// GEMM tiling: BitFusion's fusion factors, the fully-connected cycle formula per tile, buffer fit, the
+// closed-form traffic/cycle/energy totals against the enumerated tile sequence, and the search's choice: no
+// candidate replays faster (seeded random shapes).
 #include <catch2/catch.hpp>
 
+#include <bit>
+#include <random>
+
 #include "accel_test_support.hpp"
+#include "ecosim/accel_model/pipeline.hpp"
 
 using namespace ecosim;
 using namespace ecosim::accel;
@@ -61,15 +66,103 @@ TEST_CASE("a fully connected layer takes batch·ceil(out/cols)·ceil(in/(rows·p
   }
 }
 
-TEST_CASE("search minimises estimated cycles over loop orders and tiles") {
-  const AccelConfig c = builtin_config("bitfusion-45nm");
-  const GemmShape s{1, 3136, 3136, 32, 8, 8};
-  const GemmTiling best = choose_tiling(s, c);
-  for (std::uint64_t tm : {1, 16, 64, 256})
-    for (std::uint64_t tn : {32, 128})
-      for (auto order : {std::array<char, 3>{'m', 'n', 'k'}, std::array<char, 3>{'n', 'm', 'k'}}) {
-        if (tm * 32 * 8 > c.buffer(Buffer::inputs).half_bits() || tm * tn * 32 > c.buffer(Buffer::outputs).half_bits())
+namespace {
+
+/// Every candidate the search may choose from, enumerated here independently of tiling.cpp: each loop order
+/// and power-of-two tile size (clipped to its dimension) whose A tile fits half the inputs buffer, B tile
+/// half the weights buffer and C tile (at accumulator width) half the outputs buffer.
+std::vector<GemmTiling> all_candidates(const GemmShape& s, const AccelConfig& c) {
+  auto sizes = [](std::uint64_t dim) {
+    std::vector<std::uint64_t> v;
+    for (std::uint64_t t = 1; t < 2 * dim; t *= 2) v.push_back(std::min(t, dim));
+    return v;
+  };
+  const std::array<char, 3> orders[] = {{'m', 'n', 'k'}, {'m', 'k', 'n'}, {'n', 'm', 'k'},
+                                        {'n', 'k', 'm'}, {'k', 'm', 'n'}, {'k', 'n', 'm'}};
+  std::vector<GemmTiling> all;
+  for (std::uint64_t tm : sizes(s.m))
+    for (std::uint64_t tn : sizes(s.n))
+      for (std::uint64_t tk : sizes(s.k)) {
+        if (tm * tk * s.a_bits > c.buffer(Buffer::inputs).half_bits() ||
+            tk * tn * s.w_bits > c.buffer(Buffer::weights).half_bits() ||
+            tm * tn * c.accumulator_bits > c.buffer(Buffer::outputs).half_bits())
           continue;
-        CHECK(best.estimated_cycles <= evaluate_tiling(s, tm, tn, 32, order, c).estimated_cycles);
+        for (const auto& order : orders) all.push_back(evaluate_tiling(s, tm, tn, tk, order, c));
       }
+  return all;
+}
+
+/// The closed form's cycles and energy for a tiling's tiles, walked one by one.
+std::pair<std::uint64_t, double> walk(const GemmShape& s, const GemmTiling& t, const AccelConfig& c) {
+  const OpPlan plan{"gemm", OpClass::gemm, "", {gemm_tiles(s, t, c)}};
+  PipelineClock clock(c);
+  StaticRow row(plan, c);
+  PlanCursor cursor(plan);
+  for (TileWork tile; cursor.next(tile);) clock.add(tile), row.add(tile);
+  return {clock.cycles(), row.row().energy.total_pj()};
+}
+
+/// 36 GEMM shapes, random but seeded: batch 1–8, m, n, k log-uniform in 1–2048, operand bits 2, 4, 8 or 16.
+std::vector<GemmShape> sampled_shapes() {
+  std::mt19937_64 rng(10);
+  auto dim = [&](unsigned max_log2) {
+    const std::uint64_t low = std::uint64_t{1} << std::uniform_int_distribution<unsigned>(0, max_log2 - 1)(rng);
+    return std::uniform_int_distribution<std::uint64_t>(low, 2 * low)(rng);
+  };
+  const unsigned bits[] = {2, 4, 8, 16};
+  std::vector<GemmShape> shapes;
+  for (int i = 0; i < 36; ++i) {
+    const unsigned a = bits[std::uniform_int_distribution<int>(0, 3)(rng)];
+    const unsigned w = bits[std::uniform_int_distribution<int>(0, 3)(rng)];
+    const std::uint64_t batch = dim(3), m = dim(10), n = dim(10), k = dim(10);
+    shapes.push_back({batch, m, n, k, a, w});
+  }
+  return shapes;
+}
+
+}  // namespace
+
+TEST_CASE("pipeline_cycles and energy_pj of a tiling equal the closed form over its tiles") {
+  AccelConfig c = builtin_config("bitfusion-45nm");
+  const bool slow_dram = GENERATE(false, true);
+  if (slow_dram) c.dram_bits_per_cycle = 48, c.dram_latency_cycles = 20;
+  std::size_t walked = 0;
+  for (const GemmShape& s : sampled_shapes()) {
+    for (const GemmTiling& t : all_candidates(s, c)) {
+      if (gemm_tiles(s, t, c)->tile_count() > 3000) continue;  // walking stays cheap
+      INFO(s.batch << "×" << s.m << "×" << s.n << "×" << s.k << " at " << s.a_bits << "/" << s.w_bits << " bits, "
+                   << t.describe());
+      const auto [cycles, energy_pj] = walk(s, t, c);
+      CHECK(t.pipeline_cycles == cycles);
+      CHECK(t.energy_pj == Approx(energy_pj).epsilon(1e-9));
+      CHECK(t.bound_cycles <= t.pipeline_cycles);
+      ++walked;
+    }
+  }
+  CHECK(walked > 1000);
+}
+
+TEST_CASE("no candidate tiling replays faster than the chosen one beyond the tie window, on sampled GEMMs") {
+  AccelConfig c = builtin_config("bitfusion-45nm");
+  const bool slow_dram = GENERATE(false, true);
+  if (slow_dram) c.dram_bits_per_cycle = 48, c.dram_latency_cycles = 20;
+  for (const GemmShape& s : sampled_shapes()) {
+    const GemmTiling best = choose_tiling(s, c);
+    INFO(s.batch << "×" << s.m << "×" << s.n << "×" << s.k << " at " << s.a_bits << "/" << s.w_bits << " bits, chose "
+                 << best.describe());
+    const std::vector<GemmTiling> all = all_candidates(s, c);
+    std::uint64_t fastest = ~std::uint64_t{0};
+    for (const GemmTiling& t : all) fastest = std::min(fastest, t.pipeline_cycles);
+    CHECK(best.pipeline_cycles <= fastest + fastest / kCycleTieDivisor);  // none is more than 0.1 % faster
+    for (const GemmTiling& t : all) {
+      INFO(t.describe());
+      if (t.pipeline_cycles <= fastest + fastest / kCycleTieDivisor)  // ties: none takes less energy
+        CHECK(best.energy_pj <= t.energy_pj * (1 + 1e-9));
+    }
+    // The replay of the op runs the chosen tiling in its pipeline cycles.
+    OpRecord op = gemm(s.batch, s.m, s.n, s.k, DType::int8);
+    const DType by_bits[] = {DType::int2, DType::int4, DType::int8, DType::int16};
+    op.a_dtype = by_bits[std::countr_zero(s.a_bits) - 1], op.b_dtype = by_bits[std::countr_zero(s.w_bits) - 1];
+    CHECK(replay_cf({op}, c).total.cycles == best.pipeline_cycles);
+  }
 }

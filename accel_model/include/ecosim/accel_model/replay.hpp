@@ -10,11 +10,9 @@
 
 namespace ecosim::accel {
 
-/// Closed form: per op, with l/c/s the load, compute and store cycles of tile i (T tiles),
-///   cycles = l₀ + Σᵢ max(cᵢ, sᵢ₋₁ + lᵢ₊₁) + s_{T−1}
-/// (double buffering: tile i computes while the DMA stores tile i−1 and loads tile i+1). Equal to the SystemC
-/// model when every tile is compute-bound; otherwise an approximation (the DMA's order of loads and stores
-/// differs). Ops run one after another; each op's row goes to `rows` when not null.
+/// Closed form: per op, the cycles of the tile pipeline as the formula of pipeline.hpp gives them. The SystemC
+/// model simulates the same pipeline and gives the same cycles. Ops run one after another; each op's row goes
+/// to `rows` when not null.
 ReplayResult replay_closed_form(PlanSource& plans, const AccelConfig& config, RowSink* rows = nullptr);
 
 /// The SystemC model: controller, DMA/DRAM, three SRAM buffers, fusion-unit array, vector unit and energy

@@ -1,5 +1,6 @@
-// GEMM tiling on the fusion-unit array, as the public BitFusion simulator does it: over every loop order and
-// power-of-two tile size whose tiles fit half of each buffer, the fewest estimated cycles, ties broken by energy.
+// GEMM tiling on the fusion-unit array: over every loop order and power-of-two tile size whose tiles fit half of
+// each buffer (the public BitFusion simulator's candidates), the fewest cycles of the tile pipeline the replay
+// runs (pipeline.hpp), ties (within 0.1 %) broken by energy.
 // Cycles of one tile: tm · ceil(tn/cols) · ceil(tk·passes/(rows·pf)) (m = streamed rows, n = output columns,
 // k = reduction; pf and passes from the operand precisions).
 #pragma once
@@ -33,17 +34,32 @@ struct GemmTiling {
   std::array<char, 3> order = {'m', 'n', 'k'};  // loops, outermost first (batch is outside all three)
   std::uint64_t compute_cycles = 0;             // exact, summed over tiles
   std::uint64_t dram_bits = 0;                  // exact, summed over tiles
-  std::uint64_t estimated_cycles = 0;           // max(compute, memory), as the public simulator
-  double estimated_energy_pj = 0;
+  std::uint64_t bound_cycles = 0;               // max(fill + compute + drain, DRAM bits / bits per cycle) ≤ pipeline
+  std::uint64_t pipeline_cycles = 0;            // exact: the tile sequence through the pipeline (≥ bound_cycles)
+  double energy_pj = 0;                         // exact: array, DRAM and SRAM energy of the tile sequence
   std::string describe() const;
 };
 
 /// Cycles the array spends on one tile.
 std::uint64_t tile_cycles(std::uint64_t tm, std::uint64_t tn, std::uint64_t tk, Fusion f, const AccelConfig& c);
 
-/// The best tiling; throws ecosim::Error when no tile fits (cannot happen for a validated config).
+/// Pipeline cycles within 1/kCycleTieDivisor (0.1 %) of the fastest candidate's count as equally fast: the
+/// model has no per-tile overhead, so below that resolution it would trade energy and a tenfold tile count
+/// (tiles of one row) for a few cycles of pipeline fill and drain.
+inline constexpr std::uint64_t kCycleTieDivisor = 1000;
+/// The most cycles a candidate may take and still tie with the fastest, `fastest_cycles`.
+std::uint64_t tie_window_cycles(std::uint64_t fastest_cycles);
+
+/// Among the candidates that tie with the fastest in pipeline cycles, the one with the least energy, then
+/// the largest tiles, then the first enumerated; throws ecosim::Error when no tile fits (cannot happen for a
+/// validated config). Candidates are scored exactly in the order of their bound_cycles until the bound is
+/// past the tie window, so no candidate outside the window is faster.
 GemmTiling choose_tiling(const GemmShape& shape, const AccelConfig& config);
-/// Evaluates one tiling in closed form (nullopt-free: callers pass only tilings that fit).
+/// The cycles the closed form (and SystemC) replays the tiling's tile sequence in, computed from the loop
+/// nest without walking it: a tile's pipeline stage depends on its loop indices only through whether they,
+/// or the neighbouring tiles', are first or last, so each class of indices is timed once.
+std::uint64_t pipeline_cycles(const GemmShape& shape, const GemmTiling& tiling, const AccelConfig& config);
+/// Evaluates one tiling (callers pass only tilings that fit).
 GemmTiling evaluate_tiling(const GemmShape& shape, std::uint64_t tm, std::uint64_t tn, std::uint64_t tk,
                            std::array<char, 3> order, const AccelConfig& config);
 /// The tile sequence of a tiling, in loop order, with the loads each tile needs (operands reused while
