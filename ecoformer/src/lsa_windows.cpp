@@ -34,6 +34,18 @@ void for_each_token(const Grid& g, std::uint64_t batch, F f) {
       }
 }
 
+/// Calls copy(image_index, window_index) for every element: its flat index in the image-ordered tensor
+/// ([batch][heads][seq][dim]) and in the window-ordered one ([windows·batch][heads][window²][dim]).
+template <class Copy>
+void for_each_element(const AttentionConfig& c, std::uint64_t window_seq, Copy copy) {
+  for_each_token(Grid(c), c.batch, [&](std::uint64_t wb, std::uint64_t row, std::uint64_t b, std::uint64_t token) {
+    for (std::uint64_t h = 0; h < c.heads; ++h)
+      for (std::uint64_t d = 0; d < c.head_dim; ++d)
+        copy(((b * c.heads + h) * c.seq + token) * c.head_dim + d,
+             ((wb * c.heads + h) * window_seq + row) * c.head_dim + d);
+  });
+}
+
 }  // namespace
 
 AttentionConfig lsa_window_config(const AttentionConfig& c) {
@@ -45,28 +57,17 @@ AttentionConfig lsa_window_config(const AttentionConfig& c) {
 }
 
 Tensor lsa_partition(const Tensor& t, const AttentionConfig& c) {
-  const Grid g(c);
   const AttentionConfig w = lsa_window_config(c);
   Tensor out{w.batch, t.heads, w.seq, t.dim, std::vector<float>(checked_product({w.batch, t.heads, w.seq, t.dim}))};
-  for_each_token(g, t.batch, [&](std::uint64_t wb, std::uint64_t row, std::uint64_t b, std::uint64_t token) {
-    for (std::uint64_t h = 0; h < t.heads; ++h)
-      for (std::uint64_t d = 0; d < t.dim; ++d)
-        out.data[((wb * t.heads + h) * w.seq + row) * t.dim + d] =
-            t.data[((b * t.heads + h) * t.seq + token) * t.dim + d];
-  });
+  for_each_element(c, w.seq, [&](std::uint64_t image, std::uint64_t window) { out.data[window] = t.data[image]; });
   return out;
 }
 
 Tensor lsa_merge(const Tensor& windows, const AttentionConfig& c) {
-  const Grid g(c);
   Tensor out{c.batch, c.heads, c.seq, c.head_dim,
              std::vector<float>(checked_product({c.batch, c.heads, c.seq, c.head_dim}))};
-  for_each_token(g, c.batch, [&](std::uint64_t wb, std::uint64_t row, std::uint64_t b, std::uint64_t token) {
-    for (std::uint64_t h = 0; h < c.heads; ++h)
-      for (std::uint64_t d = 0; d < c.head_dim; ++d)
-        out.data[((b * c.heads + h) * c.seq + token) * c.head_dim + d] =
-            windows.data[((wb * c.heads + h) * windows.seq + row) * c.head_dim + d];
-  });
+  for_each_element(c, windows.seq,
+                   [&](std::uint64_t image, std::uint64_t window) { out.data[image] = windows.data[window]; });
   return out;
 }
 

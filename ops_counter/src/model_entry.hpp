@@ -59,6 +59,12 @@ std::uint64_t image_size(const ModelEntry& e, const ModelOptions& o, std::uint64
 /// Tokens of a sequence model: the seq_len option or the entry's seq_len. Throws for a resolution.
 std::uint64_t sequence_length(const ModelEntry& e, const ModelOptions& o);
 
+/// Non-overlapping patch embedding of a size × size image (the entry's in_chans) to `width` channels.
+Conv2d patch_embedding(const ModelEntry& e, const ModelOptions& o, std::uint64_t size, std::uint64_t patch,
+                       std::uint64_t width);
+/// Depthwise 3×3 convolution, stride 1, padding 1, over an h × w grid of `channels` (PVTv2's MLP conv, PEG).
+Conv2d depthwise_3x3(std::uint64_t batch, std::uint64_t channels, std::uint64_t h, std::uint64_t w);
+
 /// What distinguishes one family's transformer block from another's.
 struct BlockParts {
   AttentionConfig attention;

@@ -1,5 +1,5 @@
-// The input size of a zoo model: an image side for image families, a token count for sequence families; each
-// refuses the other's option.
+// The input of a zoo model: an image side for image families, a token count for sequence families (each
+// refuses the other's option), and the convolutions that read the image grid (patch embedding, depthwise 3×3).
 #include "ecosim/ops_counter/error.hpp"
 #include "model_entry.hpp"
 
@@ -13,6 +13,29 @@ std::uint64_t image_size(const ModelEntry& e, const ModelOptions& o, std::uint64
     throw Error("resolution " + std::to_string(size) + " must be a multiple of " + std::to_string(total_stride) +
                 " (the total patch stride of " + e.model() + ") and at most 16384");
   return size;
+}
+
+Conv2d patch_embedding(const ModelEntry& e, const ModelOptions& o, std::uint64_t size, std::uint64_t patch,
+                       std::uint64_t width) {
+  return {.batch = o.batch,
+          .in_ch = e.uint("in_chans"),
+          .out_ch = width,
+          .in_h = size,
+          .in_w = size,
+          .kernel = patch,
+          .stride = patch};
+}
+
+Conv2d depthwise_3x3(std::uint64_t batch, std::uint64_t channels, std::uint64_t h, std::uint64_t w) {
+  return {.batch = batch,
+          .in_ch = channels,
+          .out_ch = channels,
+          .in_h = h,
+          .in_w = w,
+          .kernel = 3,
+          .stride = 1,
+          .pad = 1,
+          .groups = channels};
 }
 
 std::uint64_t sequence_length(const ModelEntry& e, const ModelOptions& o) {

@@ -21,13 +21,7 @@ std::vector<Layer> build_swin(const ModelEntry& e, const ModelOptions& o) {
   const std::vector<AttentionVariant> native = native_variants(e, o);
 
   std::uint64_t c = e.uint("embed_dim");
-  const Conv2d embed{.batch = o.batch,
-                     .in_ch = e.uint("in_chans"),
-                     .out_ch = c,
-                     .in_h = size,
-                     .in_w = size,
-                     .kernel = patch,
-                     .stride = patch};
+  const Conv2d embed = patch_embedding(e, o, size, patch, c);
   std::uint64_t h = embed.out_h(), w = embed.out_w();
   std::vector<Layer> layers{{"patch_embed", embed}, {"patch_norm", LayerNorm{checked_mul(o.batch, h * w), c}}};
   for (std::size_t s = 0; s < depths.size(); ++s) {

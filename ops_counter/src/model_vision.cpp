@@ -61,27 +61,10 @@ std::vector<Layer> build_hierarchical_vit(const ModelEntry& e, const ModelOption
                                            head_width(e, c, heads[s]), c, {h, sr_ratios[s], window})};
       if (relu)
         parts.mlp_inner.push_back({block + ".relu", Activation{ActivationFunc::relu, checked_mul(rows, hidden)}});
-      if (dwconv)
-        parts.mlp_inner.push_back({block + ".dwconv", Conv2d{.batch = o.batch,
-                                                             .in_ch = hidden,
-                                                             .out_ch = hidden,
-                                                             .in_h = h,
-                                                             .in_w = w,
-                                                             .kernel = 3,
-                                                             .stride = 1,
-                                                             .pad = 1,
-                                                             .groups = hidden}});
+      if (dwconv) parts.mlp_inner.push_back({block + ".dwconv", depthwise_3x3(o.batch, hidden, h, w)});
       append_block(layers, block, rows, c, hidden, parts);
       if (peg && b == 0) {
-        layers.push_back({stage + ".pos_conv", Conv2d{.batch = o.batch,
-                                                      .in_ch = c,
-                                                      .out_ch = c,
-                                                      .in_h = h,
-                                                      .in_w = w,
-                                                      .kernel = 3,
-                                                      .stride = 1,
-                                                      .pad = 1,
-                                                      .groups = c}});
+        layers.push_back({stage + ".pos_conv", depthwise_3x3(o.batch, c, h, w)});
         layers.push_back({stage + ".pos_residual", ResidualAdd{checked_mul(rows, c)}});
       }
     }

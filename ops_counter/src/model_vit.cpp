@@ -11,13 +11,7 @@ std::vector<Layer> build_vit(const ModelEntry& e, const ModelOptions& o) {
   const std::uint64_t hidden = checked_mul(c, e.uint("mlp_ratio")), classes = e.uint("num_classes");
   const bool distilled = e.flag("distillation_token");
   const std::uint64_t size = image_size(e, o, patch);
-  const Conv2d embed{.batch = o.batch,
-                     .in_ch = e.uint("in_chans"),
-                     .out_ch = c,
-                     .in_h = size,
-                     .in_w = size,
-                     .kernel = patch,
-                     .stride = patch};
+  const Conv2d embed = patch_embedding(e, o, size, patch, c);
   const std::uint64_t n = checked_add(checked_mul(embed.out_h(), embed.out_w()), distilled ? 2 : 1);
   const std::uint64_t rows = checked_mul(o.batch, n);
 

@@ -20,6 +20,11 @@ AttentionConfig small(AttentionVariant v) {
   return {.variant = v, .batch = 1, .heads = 2, .seq = 3, .head_dim = 4, .projections = false, .bits = 4, .support = 2};
 }
 
+/// A layer over a 4×6 token grid (SRA, LSA): batch 2, 24 tokens of head width 4.
+AttentionConfig grid_layer(AttentionVariant v, std::uint64_t heads) {
+  return {.variant = v, .batch = 2, .heads = heads, .seq = 24, .head_dim = 4, .grid_height = 4};
+}
+
 }  // namespace
 
 TEST_CASE("MSA exact: QKᵀ, scaling, softmax and AV by hand (H=2, N=3, C=4)") {
@@ -184,13 +189,8 @@ TEST_CASE("huge but valid dimensions overflow with an error, not a wrapped count
 }
 
 TEST_CASE("SRA: sr = 1 is MSA — sr > 1 reduces the keys by a strided conv of the token grid") {
-  AttentionConfig c{.variant = AttentionVariant::sra,
-                    .batch = 2,
-                    .heads = 2,
-                    .seq = 24,
-                    .head_dim = 4,
-                    .sr_ratio = 1,
-                    .grid_height = 4};
+  AttentionConfig c = grid_layer(AttentionVariant::sra, 2);
+  c.sr_ratio = 1;
   AttentionConfig msa = c;
   msa.variant = AttentionVariant::msa;
   for (Convention convention : {Convention::paper, Convention::exact}) {
@@ -234,14 +234,9 @@ TEST_CASE("SRA needs a token grid at least as large as the reduction") {
 }
 
 TEST_CASE("LSA: softmax attention within windows of the zero-padded grid — one window is MSA") {
-  AttentionConfig c{.variant = AttentionVariant::lsa,
-                    .batch = 2,
-                    .heads = 3,
-                    .seq = 24,
-                    .head_dim = 4,
-                    .projections = false,
-                    .grid_height = 4,
-                    .window = 2};
+  AttentionConfig c = grid_layer(AttentionVariant::lsa, 3);
+  c.projections = false;
+  c.window = 2;
   CHECK(lsa_windows(c) == 6);  // 4×6 grid: 2×3 windows of 2×2 tokens
   RecordingSink sink;
   emit_attention("attn", c, Convention::exact, sink);

@@ -90,6 +90,17 @@ std::vector<std::string> compare_small(std::vector<std::string> more) {
   return args;
 }
 
+/// `ecosim replay` of a small trace with the accelerator config `config_json`, refused with `message`.
+Case bad_accel_config(std::string name, std::string config_json, std::string message) {
+  return {std::move(name),
+          {"replay", "t.jsonl", "--accel-config", "c.json"},
+          std::move(message),
+          [config_json](const fs::path& d) {
+            write_text(d / "c.json", config_json);
+            write_text(d / "t.jsonl", small_trace());
+          }};
+}
+
 std::vector<Case> cases() {
   auto file = [](std::string name, std::string text) {
     return [name, text](const fs::path& dir) { write_text(dir / name, text); };
@@ -135,43 +146,19 @@ std::vector<Case> cases() {
        {"replay", "deep.jsonl"},
        "nested",
        file("deep.jsonl", trace_header() + nested("[", "", "]", 100000) + "\n")},
-      {"accelerator config nested 100,000 deep",
-       {"replay", "t.jsonl", "--accel-config", "deep.json"},
-       "nested",
-       [](const fs::path& d) {
-         write_text(d / "deep.json", nested("{\"array\":", "1", "}", 100000));
-         write_text(d / "t.jsonl", small_trace());
-       }},
-      {"accelerator config of 10 MB of '['",
-       {"replay", "t.jsonl", "--accel-config", "open.json"},
-       "nested",
-       [](const fs::path& d) {
-         write_text(d / "open.json", std::string(10'000'000, '['));
-         write_text(d / "t.jsonl", small_trace());
-       }},
+      bad_accel_config("accelerator config nested 100,000 deep", nested("{\"array\":", "1", "}", 100000), "nested"),
+      bad_accel_config("accelerator config of 10 MB of '['", std::string(10'000'000, '['), "nested"),
       {"tech table nested 100,000 deep",
        {"count", "--model", "pvt_v2_b0", "--tech-table", "deep.json"},
        "nested",
        file("deep.json", nested("[", "", "]", 100000))},
-      {"duplicate key in a config",
-       {"replay", "t.jsonl", "--accel-config", "dup.json"},
-       "duplicate",
-       [](const fs::path& d) {
-         write_text(d / "dup.json", R"({"clock_mhz": 500, "clock_mhz": 1})");
-         write_text(d / "t.jsonl", small_trace());
-       }},
+      bad_accel_config("duplicate key in a config", R"({"clock_mhz": 500, "clock_mhz": 1})", "duplicate"),
       {"duplicate key in a trace record",
        {"count", "--trace", "dup.jsonl"},
        "duplicate",
        file("dup.jsonl", trace_header() + R"({"record":"end","ops":0,"ops":0})"
                                           "\n")},
-      {"config that is not JSON",
-       {"replay", "t.jsonl", "--accel-config", "bad.json"},
-       "not valid JSON",
-       [](const fs::path& d) {
-         write_text(d / "bad.json", "clock_mhz = 5");
-         write_text(d / "t.jsonl", small_trace());
-       }},
+      bad_accel_config("config that is not JSON", "clock_mhz = 5", "not valid JSON"),
       {"binary garbage as a trace",
        {"count", "--trace", "garbage.jsonl"},
        "error",
@@ -195,27 +182,9 @@ std::vector<Case> cases() {
        file("long.jsonl", trace_header() + R"({"record":"op","name":")" + std::string(4 << 20, 'a') + "\"}\n")},
       {"endless input (/dev/zero)", {"count", "--trace", "/dev/zero"}, "line"},
       // Implausible configurations.
-      {"clock of 1e-300 MHz",
-       {"replay", "t.jsonl", "--accel-config", "c.json"},
-       "clock_mhz",
-       [](const fs::path& d) {
-         write_text(d / "c.json", R"({"clock_mhz": 1e-300})");
-         write_text(d / "t.jsonl", small_trace());
-       }},
-      {"negative DRAM energy",
-       {"replay", "t.jsonl", "--accel-config", "c.json"},
-       "dram.pj_per_bit",
-       [](const fs::path& d) {
-         write_text(d / "c.json", R"({"dram": {"pj_per_bit": -1}})");
-         write_text(d / "t.jsonl", small_trace());
-       }},
-      {"unknown config key",
-       {"replay", "t.jsonl", "--accel-config", "c.json"},
-       "unknown key",
-       [](const fs::path& d) {
-         write_text(d / "c.json", R"({"array": {"rowz": 4}})");
-         write_text(d / "t.jsonl", small_trace());
-       }},
+      bad_accel_config("clock of 1e-300 MHz", R"({"clock_mhz": 1e-300})", "clock_mhz"),
+      bad_accel_config("negative DRAM energy", R"({"dram": {"pj_per_bit": -1}})", "dram.pj_per_bit"),
+      bad_accel_config("unknown config key", R"({"array": {"rowz": 4}})", "unknown key"),
       {"--accel and --accel-config together",
        {"replay", "t.jsonl", "--accel", "bitfusion-45nm", "--accel-config", "c.json"},
        "not both",
