@@ -32,6 +32,7 @@
 
 namespace ecosim::embedded {
 std::string_view published_accelerator();
+std::string_view plot_compare_py();
 }
 
 namespace ecosim::cli {
@@ -120,10 +121,12 @@ std::int64_t published_workload(const nlohmann::json& published, const char* key
   return value.get<std::int64_t>();
 }
 
-/// Draws the bar chart with Debian's interpreter (the python3 first on PATH may lack Debian's matplotlib);
-/// the paths are plain arguments after the script. A failure is a warning: the CSV and JSON are complete.
+/// Draws the bar chart with Debian's interpreter (the python3 first on PATH may lack Debian's matplotlib),
+/// running scripts/plot_compare.py as embedded at build time (`python3 -c`); the paths are plain arguments
+/// after the script. A failure is a warning: the CSV and JSON are complete.
 void plot(const std::string& json_path, const std::string& png_path) {
-  const ProgramRun run = run_program({"/usr/bin/python3", ECOSIM_SCRIPTS_DIR "/plot_compare.py", json_path, png_path});
+  const ProgramRun run =
+      run_program({"/usr/bin/python3", "-c", std::string(embedded::plot_compare_py()), json_path, png_path});
   std::error_code ec;
   if (run.succeeded && std::filesystem::is_regular_file(png_path, ec))
     fmt::print(stderr, "wrote {}\n", png_path);
