@@ -67,6 +67,7 @@ TEST_CASE("every registered variant traces exactly, replays on both engines and 
   const accel::ReplayResult closed = accel::replay_closed_form(plans, config);
   CHECK(closed.total.cycles > 0);
   CHECK(closed.total.macs == result["macs"].get<std::uint64_t>());
+  CHECK(closed.total.cycles == result["cycles"].get<std::uint64_t>());  // both engines run one pipeline
 
   const ChildOutcome compared =
       run_ecosim(with_layer({"compare", "--variants", variant, "--device", "cpu", "--out", "reports"}), dir.path,
