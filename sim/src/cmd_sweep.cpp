@@ -15,6 +15,7 @@
 #include "ecosim/traces/atomic_file.hpp"
 #include "provenance.hpp"
 #include "report_folder.hpp"
+#include "sweep_mpi.hpp"
 #include "sweep_report.hpp"
 #include "sweep_runner.hpp"
 #include "sweep_spec.hpp"
@@ -44,25 +45,8 @@ void plot(const std::string& dir) {
                run.failure);
 }
 
-}  // namespace
-
-int sweep(const Args& args) {
-  po::options_description options("ecosim sweep");
-  options.add_options()("help,h", "this help")("spec", po::value<std::string>(),
-                                               "sweep spec JSON (also the first argument; default: the built-in)")(
-      "out", po::value<std::string>()->default_value("sweep"), "output directory")(
-      "jobs,j", po::value<std::int64_t>()->default_value(std::max(1u, std::thread::hardware_concurrency())),
-      "threads running points")("resume", "keep the rows of DIR/sweep.csv and run only the missing points");
-  Args rest = args;
-  if (!rest.empty() && !rest[0].empty() && rest[0][0] != '-') rest.insert(rest.begin(), "--spec");
-  po::variables_map vm;
-  if (!parse_args(rest, options, vm,
-                  "ecosim sweep [SPEC.json] [--out sweep/] [--jobs N] [--resume]   (spec format: sim/README.md)"))
-    return 0;
-  const SweepSpec spec = vm.count("spec")
-                             ? parse_sweep_spec(read_text_file(vm["spec"].as<std::string>(), kMaxJsonDocumentBytes),
-                                                vm["spec"].as<std::string>())
-                             : default_sweep_spec();
+/// Rank 0 (the only rank without mpirun): plans, runs the points or hands them out, writes the outputs.
+int coordinate(const po::variables_map& vm, const SweepSpec& spec, const MpiSession& mpi) {
   const auto jobs = static_cast<unsigned>(positive(vm, "jobs"));
   const std::string out = vm["out"].as<std::string>();
   const std::string csv_path = out + "/sweep.csv";
@@ -84,14 +68,15 @@ int sweep(const Args& args) {
     throw Error(csv_path + ": it holds points this spec prunes (written by another spec?)");
   folder.create();
   folder.keep();  // checkpoints stay: --resume continues from them
-  fmt::print(stderr, "sweep: {} points ({} pruned, {} kept from {}), {} to run on {} thread(s), {} engine\n",
-             spec.points(), plan.pruned()["points"].get<std::size_t>(), rows.size(), csv_path, todo.size(), jobs,
+  fmt::print(stderr, "sweep: {} points ({} pruned, {} kept from {}), {} to run on {}, {} engine\n", spec.points(),
+             plan.pruned()["points"].get<std::size_t>(), rows.size(), csv_path, todo.size(),
+             mpi.size() > 1 ? fmt::format("{} MPI ranks", mpi.size() - 1) : fmt::format("{} thread(s)", jobs),
              spec.engine == SweepEngine::systemc ? "systemc" : "closed-form");
 
   const auto start = Clock::now();
   auto last_progress = start, last_checkpoint = start;
   std::size_t finished = 0;
-  run_points(plan, todo, jobs, [&](SweepRow row) {
+  const auto done = [&](SweepRow row) {
     rows[row.index] = std::move(row);
     ++finished;
     const auto now = Clock::now();
@@ -106,7 +91,11 @@ int sweep(const Args& args) {
       write_file_atomically(csv_path, render_sweep_csv(spec, rows));
       last_checkpoint = now;
     }
-  });
+  };
+  if (mpi.size() > 1)
+    gather_points(mpi, todo, done, spec);
+  else
+    run_points(plan, todo, jobs, done);
   const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
   write_file_atomically(csv_path, render_sweep_csv(spec, rows));
   write_file_atomically(
@@ -120,6 +109,39 @@ int sweep(const Args& args) {
   fmt::print("{} points: {} rows ({} with an error), {} pruned; results in {}/\n", spec.points(), rows.size(), errors,
              plan.pruned()["points"].get<std::size_t>(), out);
   return 0;
+}
+
+}  // namespace
+
+int sweep(const Args& args) {
+  po::options_description options("ecosim sweep");
+  options.add_options()("help,h", "this help")("spec", po::value<std::string>(),
+                                               "sweep spec JSON (also the first argument; default: the built-in)")(
+      "out", po::value<std::string>()->default_value("sweep"), "output directory")(
+      "jobs,j", po::value<std::int64_t>()->default_value(std::max(1u, std::thread::hardware_concurrency())),
+      "threads running points (one process; under mpirun each rank but 0 replays one point at a time)")(
+      "resume", "keep the rows of DIR/sweep.csv and run only the missing points");
+  Args rest = args;
+  if (!rest.empty() && !rest[0].empty() && rest[0][0] != '-') rest.insert(rest.begin(), "--spec");
+  po::variables_map vm;
+  if (!parse_args(rest, options, vm,
+                  "ecosim sweep [SPEC.json] [--out sweep/] [--jobs N] [--resume]   (spec format: README.md, "
+                  "\"Design-space sweep\"); mpirun -np N ecosim sweep ... distributes the points"))
+    return 0;
+  const MpiSession mpi;
+  try {
+    const SweepSpec spec = vm.count("spec")
+                               ? parse_sweep_spec(read_text_file(vm["spec"].as<std::string>(), kMaxJsonDocumentBytes),
+                                                  vm["spec"].as<std::string>())
+                               : default_sweep_spec();
+    if (mpi.rank() == 0) return coordinate(vm, spec, mpi);
+    serve_points(SweepPlan(spec));  // the same plan as rank 0's, from the same spec
+    return 0;
+  } catch (const std::exception& e) {
+    if (mpi.size() == 1) throw;
+    fmt::print(stderr, "ecosim sweep (MPI rank {}): error: {}\n", mpi.rank(), e.what());
+    mpi.abort(2);  // the other ranks would wait for this one forever
+  }
 }
 
 }  // namespace ecosim::cli

@@ -1,4 +1,4 @@
-// Internal: the design-space sweep's specification (format: sim/README.md "Design-space sweep") — axes over
+// Internal: the design-space sweep's specification (format: README.md, "Design-space sweep") — axes over
 // accelerator-configuration keys by dotted path, workloads (zoo models, attention layers), attention variants
 // with their parameters, the engine and the constraints — parsed strictly, and the points it spans.
 #pragma once
