@@ -4,9 +4,11 @@
 
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include "ecosim/ops_counter/error.hpp"
 
@@ -16,6 +18,7 @@ namespace {
 
 constexpr int kRowsTag = 1, kPointsTag = 2;
 constexpr std::size_t kPointsPerRequest = 4;  // few: the ranks stay balanced to the end
+constexpr auto kPollInterval = std::chrono::microseconds(200);
 
 void check(int code, const char* what) {
   if (code != MPI_SUCCESS) throw Error(std::string("MPI: ") + what + " failed");
@@ -45,7 +48,11 @@ void gather_points(const MpiSession& mpi, const std::vector<std::size_t>& points
   std::size_t next = 0;
   for (int serving = mpi.size() - 1; serving > 0;) {
     MPI_Status status;
-    check(MPI_Probe(MPI_ANY_SOURCE, kRowsTag, MPI_COMM_WORLD, &status), "MPI_Probe");
+    for (int waiting = 0;
+         !waiting;) {  // polled with pauses: a blocking probe busy-waits on a core the replaying ranks need
+      check(MPI_Iprobe(MPI_ANY_SOURCE, kRowsTag, MPI_COMM_WORLD, &waiting, &status), "MPI_Iprobe");
+      if (!waiting) std::this_thread::sleep_for(kPollInterval);
+    }
     int bytes = 0;
     MPI_Get_count(&status, MPI_CHAR, &bytes);
     std::string rows(static_cast<std::size_t>(bytes), '\0');
