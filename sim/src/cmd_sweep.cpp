@@ -28,6 +28,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr auto kProgressInterval = std::chrono::seconds(1);
 constexpr auto kCheckpointInterval = std::chrono::seconds(5);
+constexpr std::uint64_t kMaxJobs = 1024;  // threads; more is a typo, not a machine
 
 std::string duration(double seconds) {
   const auto s = static_cast<long long>(seconds + 0.5);
@@ -47,7 +48,8 @@ void plot(const std::string& dir) {
 
 /// Rank 0 (the only rank without mpirun): plans, runs the points or hands them out, writes the outputs.
 int coordinate(const po::variables_map& vm, const SweepSpec& spec, const MpiSession& mpi) {
-  const auto jobs = static_cast<unsigned>(positive(vm, "jobs"));
+  const std::uint64_t jobs = positive(vm, "jobs");
+  if (jobs > kMaxJobs) throw Error(fmt::format("--jobs {} is above the limit of {} threads", jobs, kMaxJobs));
   const std::string out = vm["out"].as<std::string>();
   const std::string csv_path = out + "/sweep.csv";
   ReportFolder folder(out);  // checked before any work
@@ -66,6 +68,11 @@ int coordinate(const po::variables_map& vm, const SweepSpec& spec, const MpiSess
   }
   if (rows.size() + todo.size() != plan.runnable().size())
     throw Error(csv_path + ": it holds points this spec prunes (written by another spec?)");
+  if (const std::size_t extrapolated = plan.cost_warnings()["configurations"]; extrapolated)
+    fmt::print(stderr,
+               "warning: {} configuration(s) with bank sizes outside the CACTI table, costs extrapolated "
+               "(first: {})\n",
+               extrapolated, plan.cost_warnings()["first"].get<std::string>());
   folder.create();
   folder.keep();  // checkpoints stay: --resume continues from them
   fmt::print(stderr, "sweep: {} points ({} pruned, {} kept from {}), {} to run on {}, {} engine\n", spec.points(),
@@ -95,12 +102,13 @@ int coordinate(const po::variables_map& vm, const SweepSpec& spec, const MpiSess
   if (mpi.size() > 1)
     gather_points(mpi, todo, done, spec);
   else
-    run_points(plan, todo, jobs, done);
+    run_points(plan, todo, static_cast<unsigned>(jobs), done);
   const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
   write_file_atomically(csv_path, render_sweep_csv(spec, rows));
-  write_file_atomically(
-      out + "/sweep.json",
-      sweep_json(spec, rows, plan.pruned(), provenance(plan.base(), TechTable::builtin_45nm())).dump(2) + "\n");
+  nlohmann::ordered_json report =
+      sweep_json(spec, rows, plan.pruned(), provenance(plan.base(), TechTable::builtin_45nm()));
+  report["cost_warnings"] = plan.cost_warnings();
+  write_file_atomically(out + "/sweep.json", report.dump(2) + "\n");
   std::size_t errors = 0;
   for (const auto& [index, row] : rows) errors += row.ran ? 0 : 1;
   fmt::print(stderr, "sweep: {} points in {:.3f} s ({:.0f} points/s); wrote {}/sweep.csv and {}/sweep.json\n",

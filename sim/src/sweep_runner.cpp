@@ -57,7 +57,10 @@ std::mutex systemc_kernel;
 }  // namespace
 
 SweepPlan::SweepPlan(const SweepSpec& spec)
-    : spec_(spec), base_(accel::builtin_config(spec.accelerator)), pruned_({{"configurations", 0}, {"points", 0}}) {
+    : spec_(spec),
+      base_(accel::builtin_config(spec.accelerator)),
+      pruned_({{"configurations", 0}, {"points", 0}}),
+      cost_warnings_({{"configurations", 0}}) {
   pruned_["reasons"] = nlohmann::json::array();
   const std::size_t configurations = spec.configurations();
   configs_.resize(configurations);
@@ -72,6 +75,11 @@ SweepPlan::SweepPlan(const SweepSpec& spec)
         reason = fmt::format("area {:.6g} mm² below min_area_mm2 {}", area, *spec.min_area_mm2);
       else
         configs_[c] = std::move(config);
+      if (configs_[c] && !configs_[c]->cost_warnings.empty()) {
+        cost_warnings_["configurations"] = cost_warnings_["configurations"].get<std::size_t>() + 1;
+        if (!cost_warnings_.contains("first")) cost_warnings_["first"] = configs_[c]->cost_warnings.front();
+      }
+      if (configs_[c]) configs_[c]->effective = nullptr;  // only reports read it: the plan's memory stays small
     } catch (const Error& e) {
       reason = one_line(e.what());
     }

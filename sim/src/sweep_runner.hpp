@@ -31,6 +31,9 @@ class SweepPlan {
   const std::vector<std::size_t>& runnable() const { return runnable_; }
   /// {"configurations", "points", "reasons": [{"axes": {...}, "reason"}, ...]} of the pruned configurations.
   const nlohmann::json& pruned() const { return pruned_; }
+  /// {"configurations": n, "first": warning}: kept configurations whose bank sizes lie outside the CACTI table
+  /// (their costs extrapolated; accel_model/README.md).
+  const nlohmann::json& cost_warnings() const { return cost_warnings_; }
   /// Point `index`'s CSV identity: workload, variant, the parameters the spec set, one value per axis.
   std::vector<std::string> point(std::size_t index) const;
   /// Replays point `index` (one of runnable()); a failure is the row's error.
@@ -47,6 +50,7 @@ class SweepPlan {
   std::vector<Group> groups_;
   std::vector<std::size_t> runnable_;
   nlohmann::json pruned_;
+  nlohmann::json cost_warnings_;
 };
 
 /// Runs `points` on `jobs` threads; `done` is called on the calling thread, in no set order, with each row

@@ -200,6 +200,12 @@ SweepSpec parse_sweep_spec(std::string_view json_text, const std::string& origin
     spec.workloads = parse_workloads(d["workloads"]);
     if (!d.contains("variants")) throw Error("give variants: [{\"name\": \"msa\"}, ...]");
     spec.variants = parse_variants(d["variants"]);
+    std::uint64_t configurations = 1;  // checked as it grows: a product of long axes must not wrap
+    for (const SweepAxis& a : spec.axes)
+      if ((configurations *= a.values.size()) > kMaxSweepConfigurations)
+        throw Error(fmt::format("the axes span more than {} configurations", kMaxSweepConfigurations));
+    if (spec.points() > kMaxSweepPoints)
+      throw Error(fmt::format("the spec spans {} points, above the limit of {}", spec.points(), kMaxSweepPoints));
     const std::string engine = d.value("engine", json("closed-form")).is_string()
                                    ? d.value("engine", json("closed-form")).get<std::string>()
                                    : "";

@@ -15,6 +15,11 @@
 
 namespace ecosim::cli {
 
+/// Limits that keep a spec's plan in memory (each configuration is built before any point runs) and its
+/// counts far from overflow; a spec above them is an error.
+inline constexpr std::size_t kMaxSweepConfigurations = 1'000'000;
+inline constexpr std::size_t kMaxSweepPoints = 100'000'000;
+
 /// One accelerator key ("array.rows") and the values it takes, in the spec's order.
 struct SweepAxis {
   std::string key;

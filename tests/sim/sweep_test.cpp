@@ -3,6 +3,7 @@
 // --jobs 1 and --jobs 2, and --resume after a run cut short.
 #include <catch2/catch.hpp>
 
+#include <fmt/core.h>
 #include <fstream>
 #include <sstream>
 
@@ -99,6 +100,22 @@ TEST_CASE("sweep spec: bad specs are errors naming the problem", "[sweep]") {
   CHECK_THAT(error_of(R"({"workloads": [{"layer": {"seq": 16}}], "variants": [{"name": "ecoformer", "bits": 65}]})"),
              Catch::Contains("bits"));
   CHECK_THAT(error_of(R"({"workloads": [], "variants": [{"name": "msa"}]})"), Catch::Contains("workloads"));
+  // Seven axes of ten values (each valid: its default plus 0..9) span 10⁷ configurations, above
+  // kMaxSweepConfigurations.
+  std::string long_axes = R"({"axes": {)";
+  const std::vector<std::pair<const char*, int>> defaults = {{"array.rows", 16},
+                                                             {"array.cols", 32},
+                                                             {"clock_mhz", 500},
+                                                             {"dram.bits_per_cycle", 192},
+                                                             {"vector_unit.lanes", 64},
+                                                             {"buffers.inputs.bytes", 32768},
+                                                             {"buffers.outputs.bytes", 16384}};
+  for (const auto& [key, value] : defaults) {
+    long_axes += fmt::format(R"({}"{}": [)", long_axes.back() == '{' ? "" : ", ", key);
+    for (int i = 0; i < 10; ++i) long_axes += fmt::format("{}{}", i ? ", " : "", value + i);
+    long_axes += "]";
+  }
+  CHECK_THAT(error_of(long_axes + "}" + tail), Catch::Contains("configurations"));
 }
 
 TEST_CASE("sweep plan: configurations above max_area_mm2 are pruned, the others kept", "[sweep]") {
