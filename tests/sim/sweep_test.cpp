@@ -216,3 +216,30 @@ TEST_CASE("ecosim sweep: a bad spec fails before any output", "[sweep][cli]") {
   CHECK_THAT(bad.stderr_text, Catch::Contains("empty"));
   CHECK_FALSE(fs::exists(f.path / "out"));
 }
+
+TEST_CASE("ecosim sweep: a run killed mid-way resumes to the same CSV as an uninterrupted run", "[sweep][cli]") {
+  Folder f("killed");
+  // 648 whole-model points: on one thread longer than the alarm here (a checkpoint comes every 5 s), so
+  // SIGALRM kills the run after its first checkpoint; a machine fast enough to finish first kills nothing.
+  std::ofstream(f.path / "long.json") << R"({
+    "axes": {"array.rows": [8, 16, 32], "array.cols": [8, 16, 32, 64], "buffers.weights.bytes": [32768, 65536, 131072],
+             "buffers.inputs.bytes": [16384, 32768, 65536]},
+    "workloads": [{"model": "pvt_v2_b0", "batch": [1, 2]}],
+    "variants": [{"name": "msa"}, {"name": "ecoformer"}, {"name": "performer"}]})";
+  const ChildOutcome killed =
+      run_ecosim({"sweep", "long.json", "--out", "part", "--jobs", "1"}, f.path, kAddressSpaceBytes, 7);
+  const ChildOutcome full =
+      run_ecosim({"sweep", "long.json", "--out", "full", "--jobs", "2"}, f.path, kAddressSpaceBytes, kSeconds);
+  REQUIRE(full.exit_code == 0);
+  const std::string expected = read(f.path / "full" / "sweep.csv");
+  if (killed.signal != 0) {
+    REQUIRE(fs::is_regular_file(f.path / "part" / "sweep.csv"));  // the checkpoint
+    CHECK(read(f.path / "part" / "sweep.csv").size() < expected.size());
+  } else {
+    WARN("the sweep finished before the alarm: nothing was killed");
+  }
+  const ChildOutcome resumed = run_ecosim({"sweep", "long.json", "--out", "part", "--resume", "--jobs", "2"}, f.path,
+                                          kAddressSpaceBytes, kSeconds);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK(read(f.path / "part" / "sweep.csv") == expected);
+}
