@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(cmake ninja-build g++ clang pkg-config libsystemc-dev libeigen3-dev libboost-program-options-dev
-          catch2 nlohmann-json3-dev libfmt-dev libbenchmark-dev python3 python3-matplotlib time)
+          catch2 nlohmann-json3-dev libfmt-dev libbenchmark-dev python3 python3-matplotlib time
+          libopenmpi-dev openmpi-bin)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -19,6 +19,7 @@ constexpr std::array kCommands = {
     Command{"trace", "write the analytic op trace of a model or an attention layer", &trace},
     Command{"fewbit", "solve the Few-Bit Backward quantiser of an activation's derivative", &fewbit},
     Command{"replay", "replay a trace on the SystemC BitFusion-like accelerator: cycles, latency, energy", &replay},
+    Command{"sweep", "design-space sweep: accelerator configurations × workloads × variants, Pareto plots", &sweep},
     Command{"run", "run one attention kernel: latency, instrumented op counts, error against MSA", &run},
     Command{"validate", "check GPU kernels against CPU references and their mathematical properties", &validate},
 };

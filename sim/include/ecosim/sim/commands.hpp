@@ -28,5 +28,6 @@ int run(const Args& args);
 int fewbit(const Args& args);
 int replay(const Args& args);
 int compare(const Args& args);
+int sweep(const Args& args);
 
 }  // namespace ecosim::cli

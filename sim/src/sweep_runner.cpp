@@ -1,0 +1,193 @@
+// SweepPlan: configurations built and pruned, records made once per workload × variant; run_points: the
+// thread pool.
+#include "sweep_runner.hpp"
+
+#include <fmt/core.h>
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "ecosim/accel_model/replay.hpp"
+#include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/layers.hpp"
+#include "ecosim/ops_counter/sinks.hpp"
+#include "workload.hpp"
+
+namespace ecosim::cli {
+
+namespace {
+
+/// The exact-convention records of a workload with a variant: a zoo model's layers with every attention layer
+/// of the variant, or one attention layer without its projections (as `compare` replays it).
+std::vector<OpRecord> build_records(const SweepWorkload& w, const AttentionConfig& variant) {
+  RecordingSink sink;
+  if (w.model.empty()) {
+    AttentionConfig c = variant;
+    c.batch = w.batch;
+    c.seq = w.seq;
+    c.head_dim = w.dim;
+    c.heads = w.heads;
+    c.projections = false;
+    c.validate();
+    emit_attention("attention", c, Convention::exact, sink);
+  } else {
+    Workload workload;
+    workload.model = w.model;
+    workload.model_options.attention = variant;
+    workload.model_options.batch = w.batch;
+    workload.convention = Convention::exact;
+    for (const Layer& layer : workload.layers()) emit(layer, Convention::exact, sink);
+  }
+  return std::move(sink.records);
+}
+
+/// One line: a row's error goes in one CSV field.
+std::string one_line(std::string text) {
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  std::replace(text.begin(), text.end(), '\r', ' ');
+  return text;
+}
+
+/// SystemC has one simulation kernel per process: its points run one at a time.
+std::mutex systemc_kernel;
+
+}  // namespace
+
+SweepPlan::SweepPlan(const SweepSpec& spec)
+    : spec_(spec),
+      base_(accel::builtin_config(spec.accelerator)),
+      pruned_({{"configurations", 0}, {"points", 0}}),
+      cost_warnings_({{"configurations", 0}}) {
+  pruned_["reasons"] = nlohmann::json::array();
+  const std::size_t configurations = spec.configurations();
+  configs_.resize(configurations);
+  for (std::size_t c = 0; c < configurations; ++c) {
+    std::string reason;
+    try {
+      accel::AccelConfig config = accel::with_overrides(base_, spec.overrides(c), "sweep point");
+      const double area = config.area_mm2();
+      if (spec.max_area_mm2 && area > *spec.max_area_mm2)
+        reason = fmt::format("area {:.6g} mm² above max_area_mm2 {}", area, *spec.max_area_mm2);
+      else if (spec.min_area_mm2 && area < *spec.min_area_mm2)
+        reason = fmt::format("area {:.6g} mm² below min_area_mm2 {}", area, *spec.min_area_mm2);
+      else
+        configs_[c] = std::move(config);
+      if (configs_[c] && !configs_[c]->cost_warnings.empty()) {
+        cost_warnings_["configurations"] = cost_warnings_["configurations"].get<std::size_t>() + 1;
+        if (!cost_warnings_.contains("first")) cost_warnings_["first"] = configs_[c]->cost_warnings.front();
+      }
+      if (configs_[c]) configs_[c]->effective = nullptr;  // only reports read it: the plan's memory stays small
+    } catch (const Error& e) {
+      reason = one_line(e.what());
+    }
+    if (configs_[c]) continue;
+    nlohmann::json axes = nlohmann::json::object();
+    const std::vector<std::string> values = spec.axis_values(c);
+    for (std::size_t a = 0; a < spec.axes.size(); ++a) axes[spec.axes[a].key] = values[a];
+    pruned_["reasons"].push_back({{"axes", axes}, {"reason", reason}});
+  }
+  const std::size_t kept = std::count_if(configs_.begin(), configs_.end(), [](const auto& c) { return c.has_value(); });
+  pruned_["configurations"] = configurations - kept;
+  pruned_["points"] = (configurations - kept) * spec.workloads.size() * spec.variants.size();
+  if (kept == 0)
+    throw Error(fmt::format("the constraints prune every point (first: {})",
+                            pruned_["reasons"][0]["reason"].get<std::string>()));
+  for (const SweepWorkload& w : spec.workloads)
+    for (const SweepVariant& v : spec.variants) {
+      Group g;
+      try {
+        g.records = build_records(w, v.parameters);
+      } catch (const Error& e) {
+        g.error = one_line(e.what());
+      }
+      groups_.push_back(std::move(g));
+    }
+  for (std::size_t p = 0; p < spec.points(); ++p)
+    if (configs_[p % configurations]) runnable_.push_back(p);
+}
+
+std::vector<std::string> SweepPlan::point(std::size_t index) const {
+  const std::size_t group = index / configs_.size();
+  const SweepVariant& v = spec_.variants[group % spec_.variants.size()];
+  std::vector<std::string> point = {spec_.workloads[group / spec_.variants.size()].label(),
+                                    std::string(name(v.parameters.variant)), v.given};
+  for (std::string& value : spec_.axis_values(index % configs_.size())) point.push_back(std::move(value));
+  return point;
+}
+
+SweepRow SweepPlan::run(std::size_t index) const {
+  const std::size_t configurations = configs_.size();
+  const std::size_t group = index / configurations;
+  const SweepWorkload& w = spec_.workloads[group / spec_.variants.size()];
+  const accel::AccelConfig& config = *configs_[index % configurations];
+  SweepRow row;
+  row.index = index;
+  row.point = point(index);
+  row.area_mm2 = config.area_mm2();
+  if (!groups_[group].error.empty()) {
+    row.error = groups_[group].error;
+    return row;
+  }
+  try {
+    static const TechTable tech = TechTable::builtin_45nm();
+    RecordList records(groups_[group].records);
+    accel::PlanSource plans(records, Convention::exact, w.label(), config, tech);
+    accel::ReplayResult result;
+    if (spec_.engine == SweepEngine::systemc) {
+      const std::lock_guard lock(systemc_kernel);
+      result = accel::replay_systemc(plans, config);
+    } else {
+      result = accel::replay_closed_form(plans, config);
+    }
+    row.ran = true;
+    row.latency_ms = result.latency_ms();
+    row.cycles = result.total.cycles;
+    row.energy = result.total.energy;
+    row.array_utilisation = result.array_utilisation();
+  } catch (const std::exception& e) {  // ecosim::Error, or out of memory: this point only
+    row.error = one_line(e.what());
+  }
+  return row;
+}
+
+void run_points(const SweepPlan& plan, const std::vector<std::size_t>& points, unsigned jobs,
+                const std::function<void(SweepRow)>& done) {
+  std::atomic<std::size_t> next{0};
+  std::mutex mutex;
+  std::condition_variable finished;
+  std::deque<SweepRow> ready;
+  std::size_t delivered = 0;
+  {
+    std::vector<std::jthread> workers;
+    for (unsigned j = 0; j < std::max(1u, jobs); ++j)
+      workers.emplace_back([&] {
+        for (std::size_t i = next++; i < points.size(); i = next++) {
+          SweepRow row = plan.run(points[i]);
+          const std::lock_guard lock(mutex);
+          ready.push_back(std::move(row));
+          finished.notify_one();
+        }
+      });
+    try {
+      while (delivered < points.size()) {
+        std::unique_lock lock(mutex);
+        finished.wait(lock, [&] { return !ready.empty(); });
+        std::deque<SweepRow> batch;
+        batch.swap(ready);
+        lock.unlock();
+        for (SweepRow& row : batch) {
+          done(std::move(row));
+          ++delivered;
+        }
+      }
+    } catch (...) {  // `done` failed (an unwritable checkpoint): the workers take no more points
+      next = points.size();
+      throw;
+    }
+  }  // workers joined
+}
+
+}  // namespace ecosim::cli

@@ -1,0 +1,233 @@
+// Parsing of sweep specs: every key checked, every list non-empty, every accelerator value tried on the base
+// configuration, variant parameters checked against the registry, before any point runs.
+#include "sweep_spec.hpp"
+
+#include <fmt/core.h>
+#include <set>
+
+#include "ecosim/accel_model/config.hpp"
+#include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/json_input.hpp"
+#include "ecosim/ops_counter/model_zoo.hpp"
+
+namespace ecosim::embedded {
+std::string_view default_sweep();
+}
+
+namespace ecosim::cli {
+
+using nlohmann::json;
+
+namespace {
+
+/// Throws for a key of `object` outside `allowed`.
+void check_keys(const json& object, const std::set<std::string>& allowed, const std::string& where) {
+  if (!object.is_object()) throw Error(where + " must be an object");
+  for (const auto& [key, value] : object.items())
+    if (!allowed.contains(key)) {
+      std::string valid;
+      for (const std::string& k : allowed) valid += (valid.empty() ? "" : ", ") + k;
+      throw Error(fmt::format("unknown key '{}' in {} (valid: {})", key, where, valid));
+    }
+}
+
+/// A scalar or a non-empty list of scalars, as a list.
+std::vector<json> value_list(const json& value, const std::string& where) {
+  std::vector<json> list = value.is_array() ? std::vector<json>(value.begin(), value.end()) : std::vector<json>{value};
+  if (list.empty()) throw Error(where + " is an empty list");
+  for (const json& v : list)
+    if (v.is_structured() || v.is_null()) throw Error(where + ": each value must be a number, boolean or string");
+  return list;
+}
+
+/// A list of counts in [minimum, maximum].
+std::vector<std::uint64_t> count_list(const json& value, const std::string& where, std::uint64_t minimum,
+                                      std::uint64_t maximum) {
+  std::vector<std::uint64_t> counts;
+  for (const json& v : value_list(value, where)) {
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::uint64_t>() < minimum ||
+        v.get<std::uint64_t>() > maximum)
+      throw Error(fmt::format("{}: {} is not a whole number in {}..{}", where, v.dump(), minimum, maximum));
+    counts.push_back(v.get<std::uint64_t>());
+  }
+  return counts;
+}
+
+/// {"array.rows": 16} as {"array": {"rows": 16}}.
+json nested(const std::string& key, const json& value) {
+  json patch = value;
+  std::string rest = key;
+  for (std::size_t dot = rest.rfind('.');; dot = rest.rfind('.')) {
+    const std::string leaf = dot == std::string::npos ? rest : rest.substr(dot + 1);
+    if (leaf.empty()) throw Error(fmt::format("axis '{}' has an empty path component", key));
+    patch = json{{leaf, patch}};
+    if (dot == std::string::npos) return patch;
+    rest = rest.substr(0, dot);
+  }
+}
+
+std::string csv_text(const json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
+
+std::vector<SweepAxis> parse_axes(const json& axes, const accel::AccelConfig& base) {
+  if (!axes.is_object()) throw Error("axes must be an object of \"dotted.key\": [values]");
+  std::vector<SweepAxis> out;
+  for (const auto& [key, values] : axes.items()) {  // nlohmann::json keeps keys sorted
+    SweepAxis axis{key, value_list(values, "axis '" + key + "'")};
+    for (const json& v : axis.values) {  // each value must be valid over the base configuration on its own
+      try {                              // the configuration's parser names an unknown key and a value out of range
+        (void)accel::with_overrides(base, nested(key, v), "sweep axis");
+      } catch (const Error& e) {
+        throw Error(fmt::format("axis '{}' value {}: {}", key, v.dump(), e.what()));
+      }
+    }
+    out.push_back(std::move(axis));
+  }
+  return out;
+}
+
+std::vector<SweepWorkload> parse_workloads(const json& workloads) {
+  if (!workloads.is_array() || workloads.empty()) throw Error("workloads must be a non-empty list");
+  const ModelZoo zoo = ModelZoo::builtin();
+  std::vector<SweepWorkload> out;
+  for (const json& w : workloads) {
+    if (w.contains("model")) {
+      check_keys(w, {"model", "batch"}, "a model workload");
+      if (!w["model"].is_string()) throw Error("workloads: model must be a zoo model's name");
+      const std::string model = w["model"].get<std::string>();
+      (void)zoo.build(model, ModelOptions{});  // throws listing the zoo's models
+      for (std::uint64_t batch : count_list(w.value("batch", json(1)), model + " batch", 1, kMaxDimension))
+        out.push_back({model, batch, 0, 0, 0});
+    } else if (w.contains("layer")) {
+      check_keys(w, {"layer"}, "a layer workload");
+      const json& l = w["layer"];
+      check_keys(l, {"batch", "seq", "dim", "heads"}, "layer");
+      if (!l.contains("seq")) throw Error("layer: give seq (tokens N)");
+      for (std::uint64_t batch : count_list(l.value("batch", json(1)), "layer batch", 1, kMaxDimension))
+        for (std::uint64_t seq : count_list(l["seq"], "layer seq", 1, kMaxDimension))
+          for (std::uint64_t dim : count_list(l.value("dim", json(32)), "layer dim", 1, kMaxDimension))
+            for (std::uint64_t heads : count_list(l.value("heads", json(1)), "layer heads", 1, kMaxDimension))
+              out.push_back({"", batch, seq, dim, heads});
+    } else {
+      throw Error("each workload needs \"model\" or \"layer\"");
+    }
+  }
+  return out;
+}
+
+std::vector<SweepVariant> parse_variants(const json& variants) {
+  if (!variants.is_array() || variants.empty()) throw Error("variants must be a non-empty list");
+  std::vector<SweepVariant> out;
+  for (const json& v : variants) {
+    if (!v.is_object() || !v.contains("name") || !v["name"].is_string())
+      throw Error("each variant needs \"name\": a variant of the registry");
+    const AttentionVariant variant = attention_variant_named(v["name"].get<std::string>());
+    std::vector<SweepVariant> expanded{{AttentionConfig{}, ""}};
+    expanded[0].parameters.variant = variant;
+    for (const auto& [key, values] : v.items()) {
+      if (key == "name") continue;
+      const VariantParameter* parameter = nullptr;
+      for (const VariantParameter& p : kVariantParameters)
+        if (p.name == key && variant_info(variant).parameters.contains(p.id)) parameter = &p;
+      if (!parameter) throw Error(fmt::format("variant '{}' reads no parameter '{}'", name(variant), key));
+      std::vector<SweepVariant> next;
+      for (const SweepVariant& partial : expanded)
+        for (std::uint64_t value :
+             count_list(values, fmt::format("{} {}", name(variant), key), parameter->minimum, parameter->maximum)) {
+          SweepVariant s = partial;
+          s.parameters.parameter(parameter->id) = value;
+          s.given += fmt::format("{}{}={}", s.given.empty() ? "" : " ", key, value);
+          next.push_back(std::move(s));
+        }
+      expanded = std::move(next);
+    }
+    out.insert(out.end(), expanded.begin(), expanded.end());
+  }
+  return out;
+}
+
+std::optional<double> area_bound(const json& constraints, const char* key) {
+  if (!constraints.contains(key)) return std::nullopt;
+  const json& v = constraints[key];
+  if (!v.is_number() || !(v.get<double>() > 0))
+    throw Error(fmt::format("constraints.{} must be a positive number of mm²", key));
+  return v.get<double>();
+}
+
+}  // namespace
+
+std::string SweepWorkload::label() const {
+  return model.empty() ? fmt::format("layer b{} n{} d{} h{}", batch, seq, dim, heads)
+                       : fmt::format("{} b{}", model, batch);
+}
+
+std::size_t SweepSpec::configurations() const {
+  std::size_t n = 1;
+  for (const SweepAxis& a : axes) n *= a.values.size();
+  return n;
+}
+
+json SweepSpec::overrides(std::size_t index) const {
+  json patch = json::object();
+  for (auto a = axes.rbegin(); a != axes.rend(); ++a) {
+    patch.merge_patch(nested(a->key, a->values[index % a->values.size()]));
+    index /= a->values.size();
+  }
+  return patch;
+}
+
+std::vector<std::string> SweepSpec::axis_values(std::size_t index) const {
+  std::vector<std::string> values(axes.size());
+  for (std::size_t i = axes.size(); i-- > 0;) {
+    values[i] = csv_text(axes[i].values[index % axes[i].values.size()]);
+    index /= axes[i].values.size();
+  }
+  return values;
+}
+
+SweepSpec parse_sweep_spec(std::string_view json_text, const std::string& origin) {
+  SweepSpec spec;
+  spec.document = parse_json(json_text, origin);
+  const json& d = spec.document;
+  try {
+    check_keys(d, {"accelerator", "axes", "workloads", "variants", "engine", "constraints"}, "the spec");
+    if (d.contains("accelerator")) {
+      if (!d["accelerator"].is_string()) throw Error("accelerator must be a built-in configuration's name");
+      spec.accelerator = d["accelerator"].get<std::string>();
+    }
+    const accel::AccelConfig base = accel::builtin_config(spec.accelerator);
+    if (d.contains("axes")) spec.axes = parse_axes(d["axes"], base);
+    if (!d.contains("workloads")) throw Error("give workloads: [{\"model\": ...} or {\"layer\": {...}}]");
+    spec.workloads = parse_workloads(d["workloads"]);
+    if (!d.contains("variants")) throw Error("give variants: [{\"name\": \"msa\"}, ...]");
+    spec.variants = parse_variants(d["variants"]);
+    std::uint64_t configurations = 1;  // checked as it grows: a product of long axes must not wrap
+    for (const SweepAxis& a : spec.axes)
+      if ((configurations *= a.values.size()) > kMaxSweepConfigurations)
+        throw Error(fmt::format("the axes span more than {} configurations", kMaxSweepConfigurations));
+    if (spec.points() > kMaxSweepPoints)
+      throw Error(fmt::format("the spec spans {} points, above the limit of {}", spec.points(), kMaxSweepPoints));
+    const std::string engine = d.value("engine", json("closed-form")).is_string()
+                                   ? d.value("engine", json("closed-form")).get<std::string>()
+                                   : "";
+    if (engine == "systemc")
+      spec.engine = SweepEngine::systemc;
+    else if (engine != "closed-form")
+      throw Error("engine must be \"closed-form\" or \"systemc\"");
+    if (d.contains("constraints")) {
+      const json& c = d["constraints"];
+      check_keys(c, {"max_area_mm2", "min_area_mm2"}, "constraints");
+      spec.min_area_mm2 = area_bound(c, "min_area_mm2");
+      spec.max_area_mm2 = area_bound(c, "max_area_mm2");
+      if (spec.min_area_mm2 && spec.max_area_mm2 && *spec.min_area_mm2 > *spec.max_area_mm2)
+        throw Error(fmt::format("contradictory constraints: min_area_mm2 {} is above max_area_mm2 {}",
+                                *spec.min_area_mm2, *spec.max_area_mm2));
+    }
+  } catch (const Error& e) {
+    throw Error(origin + ": " + e.what());
+  }
+  return spec;
+}
+
+SweepSpec default_sweep_spec() { return parse_sweep_spec(embedded::default_sweep(), "builtin default_sweep.json"); }
+
+}  // namespace ecosim::cli

@@ -1,0 +1,245 @@
+// `ecosim sweep`: spec parsing and its errors, pruning by the area constraints and by the accelerator model,
+// the built-in spec's size, per-point error rows, CSV rows read back unchanged, identical CSV bytes for
+// --jobs 1 and --jobs 2, and --resume after a run cut short.
+#include <catch2/catch.hpp>
+
+#include <fmt/core.h>
+#include <fstream>
+#include <sstream>
+
+#include "../unique_temp_path.hpp"
+#include "ecosim/accel_model/config.hpp"
+#include "ecosim/ops_counter/error.hpp"
+#include "ecosim_child.hpp"
+#include "sweep_report.hpp"
+#include "sweep_runner.hpp"
+#include "sweep_spec.hpp"
+
+namespace fs = std::filesystem;
+using namespace ecosim;
+using namespace ecosim::cli;
+
+namespace {
+
+constexpr std::uint64_t kAddressSpaceBytes = std::uint64_t{4} << 30;
+constexpr unsigned kSeconds = 300;
+
+/// Two variants on a small layer over 2 × 3 array shapes; ecoformer's 25 anchors exceed N = 16 tokens, so
+/// its points of that layer are error rows.
+constexpr const char* kSmallSpec = R"({
+  "axes": {"array.rows": [8, 16], "array.cols": [8, 16, 32]},
+  "workloads": [{"layer": {"seq": [16, 64], "dim": 16}}],
+  "variants": [{"name": "msa"}, {"name": "ecoformer", "bits": [8, 16]}]
+})";
+
+SweepSpec spec_with(const std::string& text) { return parse_sweep_spec(text, "test.json"); }
+
+std::string error_of(const std::string& text) {
+  try {
+    spec_with(text);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct Folder {
+  explicit Folder(const std::string& stem) : path(unique_temp_path("ecosim_sweep_" + stem, "")) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+    std::ofstream(path / "spec.json") << kSmallSpec;
+  }
+  ~Folder() { fs::remove_all(path); }
+  fs::path path;
+};
+
+}  // namespace
+
+TEST_CASE("sweep spec: points are workloads x variants x configurations, the last axis fastest", "[sweep]") {
+  const SweepSpec spec = spec_with(kSmallSpec);
+  CHECK(spec.configurations() == 6);
+  CHECK(spec.workloads.size() == 2);
+  CHECK(spec.variants.size() == 3);  // msa, ecoformer bits=8, ecoformer bits=16
+  CHECK(spec.points() == 36);
+  CHECK(spec.variants[2].given == "bits=16");
+  CHECK(spec.variants[2].parameters.bits == 16);
+  REQUIRE(spec.axes.size() == 2);
+  CHECK(spec.axes[0].key == "array.cols");  // sorted by key
+  CHECK(spec.axis_values(0) == std::vector<std::string>{"8", "8"});
+  CHECK(spec.axis_values(1) == std::vector<std::string>{"8", "16"});
+  CHECK(spec.axis_values(5) == std::vector<std::string>{"32", "16"});
+  CHECK(spec.overrides(5) == nlohmann::json::parse(R"({"array": {"cols": 32, "rows": 16}})"));
+}
+
+TEST_CASE("sweep spec: the built-in default spans at least 100 points", "[sweep]") {
+  const SweepSpec spec = default_sweep_spec();
+  CHECK(spec.points() >= 100);
+  CHECK(spec.engine == SweepEngine::closed_form);
+}
+
+TEST_CASE("sweep spec: bad specs are errors naming the problem", "[sweep]") {
+  const std::string tail = R"(, "workloads": [{"layer": {"seq": 16}}], "variants": [{"name": "msa"}]})";
+  CHECK_THAT(error_of(R"({"axes": {"array.rowz": [8]})" + tail), Catch::Contains("array.rowz"));
+  CHECK_THAT(error_of(R"({"axes": {"array.rows": []})" + tail), Catch::Contains("empty"));
+  CHECK_THAT(error_of(R"({"axes": {"array.rows": [0]})" + tail), Catch::Contains("array.rows"));
+  CHECK_THAT(error_of(R"({"constraints": {"min_area_mm2": 5, "max_area_mm2": 1})" + tail),
+             Catch::Contains("contradictory"));
+  CHECK_THAT(error_of(R"({"colour": 1)" + tail), Catch::Contains("colour"));
+  CHECK_THAT(error_of(R"({"engine": "fast")" + tail), Catch::Contains("engine"));
+  CHECK_THAT(error_of(R"({"workloads": [{"model": "resnet"}], "variants": [{"name": "msa"}]})"),
+             Catch::Contains("resnet"));
+  CHECK_THAT(error_of(R"({"workloads": [{"layer": {"seq": 16}}], "variants": [{"name": "msa", "bits": 8}]})"),
+             Catch::Contains("bits"));
+  CHECK_THAT(error_of(R"({"workloads": [{"layer": {"seq": 16}}], "variants": [{"name": "ecoformer", "bits": 65}]})"),
+             Catch::Contains("bits"));
+  CHECK_THAT(error_of(R"({"workloads": [], "variants": [{"name": "msa"}]})"), Catch::Contains("workloads"));
+  // Seven axes of ten values (each valid: its default plus 0..9) span 10⁷ configurations, above
+  // kMaxSweepConfigurations.
+  std::string long_axes = R"({"axes": {)";
+  const std::vector<std::pair<const char*, int>> defaults = {{"array.rows", 16},
+                                                             {"array.cols", 32},
+                                                             {"clock_mhz", 500},
+                                                             {"dram.bits_per_cycle", 192},
+                                                             {"vector_unit.lanes", 64},
+                                                             {"buffers.inputs.bytes", 32768},
+                                                             {"buffers.outputs.bytes", 16384}};
+  for (const auto& [key, value] : defaults) {
+    long_axes += fmt::format(R"({}"{}": [)", long_axes.back() == '{' ? "" : ", ", key);
+    for (int i = 0; i < 10; ++i) long_axes += fmt::format("{}{}", i ? ", " : "", value + i);
+    long_axes += "]";
+  }
+  CHECK_THAT(error_of(long_axes + "}" + tail), Catch::Contains("configurations"));
+}
+
+TEST_CASE("sweep plan: configurations above max_area_mm2 are pruned, the others kept", "[sweep]") {
+  const accel::AccelConfig base = accel::builtin_config("bitfusion-45nm");
+  const double small = accel::with_overrides(base, {{"array", {{"rows", 8}, {"cols", 8}}}}, "t").area_mm2();
+  const double large = accel::with_overrides(base, {{"array", {{"rows", 16}, {"cols", 32}}}}, "t").area_mm2();
+  REQUIRE(small < large);
+  const double budget = (small + large) / 2;
+  SweepSpec spec = spec_with(kSmallSpec);
+  spec.max_area_mm2 = budget;
+  const SweepPlan plan(spec);
+  std::size_t above = 0;
+  for (std::size_t c = 0; c < spec.configurations(); ++c)
+    above += accel::with_overrides(base, spec.overrides(c), "t").area_mm2() > budget ? 1 : 0;
+  CHECK(above > 0);
+  CHECK(plan.pruned()["configurations"] == above);
+  CHECK(plan.runnable().size() == (spec.configurations() - above) * 6);
+  for (std::size_t index : plan.runnable()) CHECK(plan.run(index).area_mm2 <= budget);
+  spec.max_area_mm2 = small / 2;
+  CHECK_THROWS_WITH(SweepPlan(spec), Catch::Contains("prune every point"));
+}
+
+TEST_CASE("sweep plan: a configuration whose buffers cannot hold one tile is pruned", "[sweep]") {
+  // 64×64 units need 64·64·16 bits in half the weight buffer (16 KiB); 8 KiB cannot hold one tile.
+  const SweepSpec spec = spec_with(R"({"axes": {"array.rows": [8, 64], "array.cols": [64],
+      "buffers.weights.bytes": [8192]}, "workloads": [{"layer": {"seq": 16}}], "variants": [{"name": "msa"}]})");
+  const SweepPlan plan(spec);
+  CHECK(plan.pruned()["configurations"] == 1);
+  CHECK_THAT(plan.pruned()["reasons"][0]["reason"].get<std::string>(), Catch::Contains("one tile"));
+  CHECK(plan.runnable() == std::vector<std::size_t>{0});
+}
+
+TEST_CASE("sweep plan: a point that cannot run is an error row, the others run", "[sweep]") {
+  const SweepSpec spec = spec_with(kSmallSpec);
+  const SweepPlan plan(spec);
+  for (std::size_t index : plan.runnable()) {
+    const SweepRow row = plan.run(index);
+    const bool ecoformer_on_16_tokens = row.point[0] == "layer b1 n16 d16 h1" && row.point[1] == "ecoformer";
+    CHECK(row.ran == !ecoformer_on_16_tokens);
+    if (ecoformer_on_16_tokens) CHECK_THAT(row.error, Catch::Contains("support"));
+    if (row.ran) {
+      CHECK(row.latency_ms > 0);
+      CHECK(row.energy.total_pj() > 0);
+      CHECK(row.error.empty());
+    }
+  }
+}
+
+TEST_CASE("sweep report: rows read back from the CSV render the same bytes", "[sweep]") {
+  const SweepSpec spec = spec_with(kSmallSpec);
+  const SweepPlan plan(spec);
+  std::map<std::size_t, SweepRow> rows;
+  for (std::size_t index : plan.runnable()) rows[index] = plan.run(index);
+  const std::string csv = render_sweep_csv(spec, rows);
+  CHECK(render_sweep_csv(spec, read_sweep_csv(csv, spec, "sweep.csv")) == csv);
+  const SweepSpec other = spec_with(R"({"workloads": [{"layer": {"seq": 16}}], "variants": [{"name": "msa"}]})");
+  CHECK_THROWS_WITH(read_sweep_csv(csv, other, "sweep.csv"), Catch::Contains("another spec"));
+}
+
+TEST_CASE("ecosim sweep: --jobs 1 and --jobs 2 write the same CSV bytes", "[sweep][cli]") {
+  Folder f("jobs");
+  const ChildOutcome one =
+      run_ecosim({"sweep", "spec.json", "--out", "one", "--jobs", "1"}, f.path, kAddressSpaceBytes, kSeconds);
+  const ChildOutcome two =
+      run_ecosim({"sweep", "spec.json", "--out", "two", "--jobs", "2"}, f.path, kAddressSpaceBytes, kSeconds);
+  REQUIRE(one.exit_code == 0);
+  REQUIRE(two.exit_code == 0);
+  const std::string csv = read(f.path / "one" / "sweep.csv");
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 37);  // header + 36 points
+  CHECK(read(f.path / "two" / "sweep.csv") == csv);
+  CHECK(fs::is_regular_file(f.path / "one" / "sweep.json"));
+}
+
+TEST_CASE("ecosim sweep: --resume keeps the rows of a run cut short and runs only the rest", "[sweep][cli]") {
+  Folder f("resume");
+  REQUIRE(run_ecosim({"sweep", "spec.json", "--out", "full", "--jobs", "2"}, f.path, kAddressSpaceBytes, kSeconds)
+              .exit_code == 0);
+  const std::string full = read(f.path / "full" / "sweep.csv");
+  // What a killed run leaves: the header, the first 10 rows, and half of the 11th.
+  std::size_t cut = 0;
+  for (int line = 0; line < 11; ++line) cut = full.find('\n', cut) + 1;
+  const std::size_t half = cut + (full.find('\n', cut) - cut) / 2;
+  fs::create_directories(f.path / "part");
+  std::ofstream(f.path / "part" / "sweep.csv", std::ios::binary) << full.substr(0, half);
+  const ChildOutcome resumed = run_ecosim({"sweep", "spec.json", "--out", "part", "--resume", "--jobs", "2"}, f.path,
+                                          kAddressSpaceBytes, kSeconds);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK_THAT(resumed.stderr_text, Catch::Contains("10 kept") && Catch::Contains("26 to run"));
+  CHECK(read(f.path / "part" / "sweep.csv") == full);
+}
+
+TEST_CASE("ecosim sweep: a bad spec fails before any output", "[sweep][cli]") {
+  Folder f("bad");
+  std::ofstream(f.path / "bad.json") << R"({"axes": {"array.rows": []}, "workloads": [{"layer": {"seq": 16}}],
+      "variants": [{"name": "msa"}]})";
+  const ChildOutcome bad = run_ecosim({"sweep", "bad.json", "--out", "out"}, f.path, kAddressSpaceBytes, kSeconds);
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.stderr_text, Catch::Contains("empty"));
+  CHECK_FALSE(fs::exists(f.path / "out"));
+}
+
+TEST_CASE("ecosim sweep: a run killed mid-way resumes to the same CSV as an uninterrupted run", "[sweep][cli]") {
+  Folder f("killed");
+  // 648 whole-model points: on one thread longer than the alarm here (a checkpoint comes every 5 s), so
+  // SIGALRM kills the run after its first checkpoint; a machine fast enough to finish first kills nothing.
+  std::ofstream(f.path / "long.json") << R"({
+    "axes": {"array.rows": [8, 16, 32], "array.cols": [8, 16, 32, 64], "buffers.weights.bytes": [32768, 65536, 131072],
+             "buffers.inputs.bytes": [16384, 32768, 65536]},
+    "workloads": [{"model": "pvt_v2_b0", "batch": [1, 2]}],
+    "variants": [{"name": "msa"}, {"name": "ecoformer"}, {"name": "performer"}]})";
+  const ChildOutcome killed =
+      run_ecosim({"sweep", "long.json", "--out", "part", "--jobs", "1"}, f.path, kAddressSpaceBytes, 7);
+  const ChildOutcome full =
+      run_ecosim({"sweep", "long.json", "--out", "full", "--jobs", "2"}, f.path, kAddressSpaceBytes, kSeconds);
+  REQUIRE(full.exit_code == 0);
+  const std::string expected = read(f.path / "full" / "sweep.csv");
+  if (killed.signal != 0) {
+    REQUIRE(fs::is_regular_file(f.path / "part" / "sweep.csv"));  // the checkpoint
+    CHECK(read(f.path / "part" / "sweep.csv").size() < expected.size());
+  } else {
+    WARN("the sweep finished before the alarm: nothing was killed");
+  }
+  const ChildOutcome resumed = run_ecosim({"sweep", "long.json", "--out", "part", "--resume", "--jobs", "2"}, f.path,
+                                          kAddressSpaceBytes, kSeconds);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK(read(f.path / "part" / "sweep.csv") == expected);
+}
