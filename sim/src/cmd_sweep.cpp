@@ -21,6 +21,10 @@
 #include "sweep_spec.hpp"
 #include "workload.hpp"
 
+namespace ecosim::embedded {
+std::string_view plot_sweep_py();
+}
+
 namespace ecosim::cli {
 
 namespace {
@@ -35,10 +39,12 @@ std::string duration(double seconds) {
   return fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
 }
 
-/// The plots with Debian's interpreter; a failure is a warning (sweep.csv and sweep.json are complete).
+/// The plots with Debian's interpreter, running scripts/plot_sweep.py as embedded at build time (`python3 -c`);
+/// a failure is a warning (sweep.csv and sweep.json are complete).
 void plot(const std::string& dir) {
-  const ProgramRun run = run_program({"/usr/bin/python3", ECOSIM_SCRIPTS_DIR "/plot_sweep.py", dir + "/sweep.json",
-                                      dir + "/sweep_latency_energy.png", dir + "/sweep_energy_area.png"});
+  const ProgramRun run =
+      run_program({"/usr/bin/python3", "-c", std::string(embedded::plot_sweep_py()), dir + "/sweep.json",
+                   dir + "/sweep_latency_energy.png", dir + "/sweep_energy_area.png"});
   if (run.succeeded)
     fmt::print(stderr, "wrote {0}/sweep_latency_energy.png and {0}/sweep_energy_area.png\n", dir);
   else
