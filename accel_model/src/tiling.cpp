@@ -93,6 +93,21 @@ std::uint64_t tile_cycles(std::uint64_t tm, std::uint64_t tn, std::uint64_t tk, 
   return checked_mul(checked_mul(tm, ceil_div(tn, c.cols)), ceil_div(tk * f.passes, c.rows * f.spatial));
 }
 
+TileWork array_tile(std::uint64_t tm, std::uint64_t tn, std::uint64_t tk, unsigned a_bits, unsigned w_bits,
+                    const AccelConfig& c) {
+  const Fusion f = fusion(a_bits, w_bits);
+  const std::uint64_t acc = c.accumulator_bits, k_steps = ceil_div(tk * f.passes, c.rows * f.spatial);
+  TileWork t;
+  t.unit = Unit::array;
+  t.compute_cycles = tile_cycles(tm, tn, tk, f, c);
+  t.macs = tm * tn * tk;
+  t.unit_read_bits[std::size_t(Buffer::weights)] = tk * tn * w_bits;
+  t.unit_read_bits[std::size_t(Buffer::inputs)] = tm * tk * a_bits * ceil_div(tn, c.cols);
+  t.unit_read_bits[std::size_t(Buffer::outputs)] = tm * tn * acc * k_steps;
+  t.unit_write_bits[std::size_t(Buffer::outputs)] = tm * tn * acc * k_steps;
+  return t;
+}
+
 std::string GemmTiling::describe() const {
   return fmt::format("tile {}x{}x{} (m×n×k) order {}{}{}", tm, tn, tk, order[0], order[1], order[2]);
 }
@@ -148,19 +163,10 @@ class GemmNest {
 
   /// The tile at `at`, `before` and `after` being the tiles around it (null at the op's start and end).
   TileWork tile(const NestIndex* before, const NestIndex& at, const NestIndex* after) const {
-    const std::uint64_t tm = l_.size(0, at.idx[0]), tn = l_.size(1, at.idx[1]), tk = l_.size(2, at.idx[2]);
-    const std::uint64_t acc = c_.accumulator_bits;
-    TileWork t;
-    t.unit = Unit::array;
-    t.compute_cycles = compute_cycles(at);
-    t.macs = tm * tn * tk;
+    TileWork t =
+        array_tile(l_.size(0, at.idx[0]), l_.size(1, at.idx[1]), l_.size(2, at.idx[2]), s_.a_bits, s_.w_bits, c_);
     t.load_bits = load_bits(before, at);
     t.store_bits = store_bits(at, after);
-    const std::uint64_t k_steps = ceil_div(tk * f_.passes, c_.rows * f_.spatial);
-    t.unit_read_bits[std::size_t(Buffer::weights)] = tk * tn * s_.w_bits;
-    t.unit_read_bits[std::size_t(Buffer::inputs)] = tm * tk * s_.a_bits * ceil_div(tn, c_.cols);
-    t.unit_read_bits[std::size_t(Buffer::outputs)] = tm * tn * acc * k_steps;
-    t.unit_write_bits[std::size_t(Buffer::outputs)] = tm * tn * acc * k_steps;
     return t;
   }
   /// The parts of tile(): the array's cycles, ...

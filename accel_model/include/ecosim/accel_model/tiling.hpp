@@ -43,6 +43,12 @@ struct GemmTiling {
 /// Cycles the array spends on one tile.
 std::uint64_t tile_cycles(std::uint64_t tm, std::uint64_t tn, std::uint64_t tk, Fusion f, const AccelConfig& c);
 
+/// One array tile of tm streamed rows × tn output columns × tk reduction at the given precisions: its cycles,
+/// MACs and buffer accesses (weights read once, inputs once per column block, outputs read and written once per
+/// k-step); its loads and stores are left to the mapping.
+TileWork array_tile(std::uint64_t tm, std::uint64_t tn, std::uint64_t tk, unsigned a_bits, unsigned w_bits,
+                    const AccelConfig& c);
+
 /// Pipeline cycles within 1/kCycleTieDivisor (0.1 %) of the fastest candidate's count as equally fast: the
 /// model has no per-tile overhead, so below that resolution it would trade energy and a tenfold tile count
 /// (tiles of one row) for a few cycles of pipeline fill and drain.

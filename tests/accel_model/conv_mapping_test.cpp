@@ -1,0 +1,223 @@
+// The direct convolution mapping: DRAM bits of hand-computed layers (3×3 stride 1 pad 1, a 7×7 stride 4
+// patch embedding, depthwise 3×3, 1×1) equal the formulas of conv_tiling.hpp worked by hand; the tile walk
+// agrees with the closed form; a 3×3 layer moves far less DRAM traffic than its im2col GEMM; SystemC equals
+// the closed form on conv layers; the whole PVTv2-B0 replays with its convolutions mapped directly.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "accel_test_support.hpp"
+#include "ecosim/accel_model/conv_tiling.hpp"
+#include "ecosim/ops_counter/model_zoo.hpp"
+#include "ecosim/ops_counter/primitives.hpp"
+
+using namespace ecosim;
+using namespace ecosim::test;
+
+namespace {
+
+const AccelConfig& config() {
+  static const AccelConfig c = builtin_config("bitfusion-45nm");
+  return c;
+}
+
+struct WalkedBits {
+  std::uint64_t loads = 0, stores = 0, macs = 0, tiles = 0;
+};
+WalkedBits walk(const TileRun& run) {
+  WalkedBits w;
+  for (const TileWork& t : collect(run)) {
+    w.loads += t.load_total_bits();
+    w.stores += t.store_bits;
+    w.macs += t.macs;
+    ++w.tiles;
+  }
+  return w;
+}
+
+/// The layer's DRAM bits with an explicit tiling, checked three ways: the hand value, the closed form, the walk.
+void check_dram_bits(const ConvShape& s, std::uint64_t th, std::uint64_t tw, std::uint64_t tk, std::uint64_t tc,
+                     std::uint64_t hand_load_bits, std::uint64_t hand_store_bits) {
+  const ConvTiling t = evaluate_conv_tiling(s, 8, 8, th, tw, tk, tc, config());
+  const WalkedBits w = walk(*conv_tiles(s, 8, 8, t, config()));
+  CHECK(w.loads == hand_load_bits);
+  CHECK(w.stores == hand_store_bits);
+  CHECK(t.dram_bits == hand_load_bits + hand_store_bits);
+  CHECK(w.macs == s.batch * s.m() * s.n() * s.k());
+}
+
+OpRecord conv_record(const ConvShape& s) { return ops::conv("conv", s, true, DType::int8); }
+
+}  // namespace
+
+TEST_CASE("3x3 stride 1 pad 1 conv: DRAM bits equal the hand formula") {
+  // C = K = 64, 56×56, tiles of 4 output rows × 56 columns × 8 output × 32 input channels.
+  const ConvShape s{
+      .in_channels = 64, .in_h = 56, .in_w = 56, .out_channels = 64, .kernel_h = 3, .kernel_w = 3, .padding = 1};
+  // Input rows per 4-row output tile: 5 (first, clipped above), 6 × 12, 5 (last) = 82; columns: 56 (clipped).
+  // Inputs are fetched once per output-channel tile (64/8 = 8); weights per spatial tile (14 row tiles), since
+  // the 64 input channels take 2 tiles; outputs once.
+  const std::uint64_t inputs = 8 * 64 * 82 * 56 * 8, weights = 14 * 64 * 64 * 9 * 8, outputs = 64 * 56 * 56 * 8;
+  check_dram_bits(s, 4, 56, 8, 32, inputs + weights, outputs);
+}
+
+TEST_CASE("7x7 stride 4 patch embedding: DRAM bits equal the hand formula") {
+  // PVTv2's first patch embedding: 3 → 32 channels, 224×224 → 56×56, padding 3; tiles 8×8 px × 32 × 3.
+  const ConvShape s{.in_channels = 3,
+                    .in_h = 224,
+                    .in_w = 224,
+                    .out_channels = 32,
+                    .kernel_h = 7,
+                    .kernel_w = 7,
+                    .stride = 4,
+                    .padding = 3};
+  // Output rows 8i..8i+7 read input rows 32i−3 .. 32i+31: 32 for i = 0 (clipped), 35 for i = 1..6 → 242 (the
+  // same for columns); one output-channel tile, so the input is fetched once (with its 3-row halos).
+  const std::uint64_t inputs = 3 * 242 * 242 * 8, weights = 32 * 3 * 49 * 8, outputs = 32 * 56 * 56 * 8;
+  check_dram_bits(s, 8, 8, 32, 3, inputs + weights, outputs);
+}
+
+TEST_CASE("depthwise 3x3 conv: every channel read once, no duplication") {
+  const ConvShape s{.in_channels = 64,
+                    .in_h = 28,
+                    .in_w = 28,
+                    .out_channels = 64,
+                    .kernel_h = 3,
+                    .kernel_w = 3,
+                    .padding = 1,
+                    .groups = 64};
+  // One tile per channel (group): its 28×28 input, 9 weights and 28×28 outputs.
+  check_dram_bits(s, 28, 28, 1, 1, 64 * (28 * 28 * 8 + 9 * 8), 64 * 28 * 28 * 8);
+}
+
+TEST_CASE("1x1 conv over two images: DRAM bits equal the hand formula") {
+  const ConvShape s{.batch = 2, .in_channels = 64, .in_h = 14, .in_w = 14, .out_channels = 128};
+  // 16 output-channel tiles of 8, each re-reading both images' 64×14×14 inputs; weights resident (tc = C).
+  const std::uint64_t inputs = 16 * 2 * 64 * 196 * 8, weights = 128 * 64 * 8, outputs = 2 * 128 * 196 * 8;
+  check_dram_bits(s, 14, 14, 8, 64, inputs + weights, outputs);
+}
+
+TEST_CASE("the chosen conv tiling fits the buffers and its tile walk equals its closed form") {
+  const ConvShape layers[] = {
+      {.in_channels = 64, .in_h = 56, .in_w = 56, .out_channels = 64, .kernel_h = 3, .kernel_w = 3, .padding = 1},
+      {.in_channels = 3,
+       .in_h = 224,
+       .in_w = 224,
+       .out_channels = 32,
+       .kernel_h = 7,
+       .kernel_w = 7,
+       .stride = 4,
+       .padding = 3},
+      {.in_channels = 256,
+       .in_h = 56,
+       .in_w = 56,
+       .out_channels = 256,
+       .kernel_h = 3,
+       .kernel_w = 3,
+       .padding = 1,
+       .groups = 256},
+      {.batch = 2, .in_channels = 64, .in_h = 14, .in_w = 14, .out_channels = 128},
+      {.in_channels = 512, .in_h = 7, .in_w = 7, .out_channels = 512, .kernel_h = 3, .kernel_w = 3, .padding = 1},
+      {.in_channels = 32, .in_h = 56, .in_w = 56, .out_channels = 32, .kernel_h = 8, .kernel_w = 8, .stride = 8},
+  };
+  const auto& c = config();
+  for (const ConvShape& s : layers) {
+    const ConvTiling t = choose_conv_tiling(s, 8, 8, c);
+    INFO(t.describe());
+    const std::uint64_t rows = std::min(s.in_h, (t.th - 1) * s.stride + s.kernel_h);
+    const std::uint64_t cols = std::min(s.in_w, (t.tw - 1) * s.stride + s.kernel_w);
+    CHECK(t.tc * rows * cols * 8 <= c.buffer(Buffer::inputs).half_bits());
+    CHECK(t.tk * t.tc * s.kernel_h * s.kernel_w * 8 <= c.buffer(Buffer::weights).half_bits());
+    CHECK(t.th * t.tw * t.tk * c.accumulator_bits <= c.buffer(Buffer::outputs).half_bits());
+    const WalkedBits w = walk(*conv_tiles(s, 8, 8, t, c));
+    CHECK(w.loads + w.stores == t.dram_bits);
+    CHECK(w.macs == s.batch * s.m() * s.n() * s.k());
+    // never less than the compulsory traffic: the input, the weights and the output once
+    CHECK(t.dram_bits >=
+          (s.batch * s.in_channels * s.in_h * s.in_w + s.out_channels * s.k() + s.batch * s.out_channels * s.m()) * 8);
+    std::uint64_t compute = 0;
+    for (const TileWork& tile : collect(*conv_tiles(s, 8, 8, t, c))) compute += tile.compute_cycles;
+    CHECK(compute == t.compute_cycles);
+  }
+}
+
+TEST_CASE("a 3x3 conv moves far less DRAM traffic mapped directly than as an im2col GEMM") {
+  // A ResNet-style layer: 256 → 256 channels, 14×14, 3×3 pad 1.
+  const ConvShape s{
+      .in_channels = 256, .in_h = 14, .in_w = 14, .out_channels = 256, .kernel_h = 3, .kernel_w = 3, .padding = 1};
+  const OpRecord direct = conv_record(s);
+  const OpRecord im2col =
+      ops::gemm("im2col", {.m = s.m(), .n = s.n(), .k = s.k(), .a = DType::int8, .b = DType::int8, .out = DType::int8});
+  const ReplayResult conv_replay = replay_cf({direct}, config());
+  const ReplayResult gemm_replay = replay_cf({im2col}, config());
+  INFO(conv_replay.total.dram_bits << " vs " << gemm_replay.total.dram_bits);
+  CHECK(conv_replay.total.macs == gemm_replay.total.macs);
+  CHECK(3 * conv_replay.total.dram_bits < gemm_replay.total.dram_bits);
+}
+
+TEST_CASE("SystemC equals the closed form on conv layers") {
+  const std::vector<OpRecord> ops = {
+      conv_record(
+          {.in_channels = 64, .in_h = 56, .in_w = 56, .out_channels = 64, .kernel_h = 3, .kernel_w = 3, .padding = 1}),
+      conv_record({.in_channels = 3,
+                   .in_h = 224,
+                   .in_w = 224,
+                   .out_channels = 32,
+                   .kernel_h = 7,
+                   .kernel_w = 7,
+                   .stride = 4,
+                   .padding = 3}),
+      conv_record({.in_channels = 128,
+                   .in_h = 28,
+                   .in_w = 28,
+                   .out_channels = 128,
+                   .kernel_h = 3,
+                   .kernel_w = 3,
+                   .padding = 1,
+                   .groups = 128}),
+      conv_record({.batch = 2, .in_channels = 64, .in_h = 14, .in_w = 14, .out_channels = 128}),
+  };
+  for (const OpRecord& op : ops) {
+    const ReplayResult sc = replay_sc({op}, config()), cf = replay_cf({op}, config());
+    CHECK(sc.total.cycles == cf.total.cycles);
+    CHECK(sc.total.dram_bits == cf.total.dram_bits);
+    CHECK(sc.total.energy.total_pj() == Approx(cf.total.energy.total_pj()).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("replay names its engine, and both engines give equal cycles") {
+  const std::vector<OpRecord> ops = attention_layer(AttentionVariant::msa, 1, 256, 16);
+  for (const Engine e : {Engine::systemc, Engine::closed_form}) {
+    RecordList records(ops);
+    PlanSource plans(records, Convention::exact, "test records", config(), tech());
+    const ReplayResult r = replay(e, plans, config());
+    CHECK(r.engine == std::string(name(e)));
+    CHECK(r.total.cycles == replay_cf(ops, config()).total.cycles);
+  }
+  CHECK(parse_engine("closed-form") == Engine::closed_form);
+  CHECK_THROWS_WITH(parse_engine("verilator"), Catch::Contains("systemc, closed-form"));
+}
+
+TEST_CASE("the whole PVTv2-B0 replays with its convolutions mapped directly") {
+  ModelOptions o;
+  o.native_attention = true;  // SRA: its reduction convs too
+  RecordingSink sink;
+  for (const Layer& layer : ModelZoo::builtin().build("pvt_v2_b0", o)) emit(layer, Convention::exact, sink);
+  std::size_t convs = 0;
+  for (const OpRecord& r : sink.records) convs += r.kind == OpClass::conv;
+  CHECK(convs > 4);  // four patch embeddings, the depthwise convs of every MLP, the SRA reductions
+
+  struct ConvRows : RowSink {
+    std::size_t rows = 0, direct = 0;
+    void row(const OpRow& r) override {
+      if (r.kind != OpClass::conv) return;
+      ++rows;
+      direct += r.mapping.find("direct conv") != std::string::npos;
+    }
+  } sc_rows, cf_rows;
+  const ReplayResult sc = replay_sc(sink.records, config(), &sc_rows), cf = replay_cf(sink.records, config(), &cf_rows);
+  CHECK(sc_rows.rows == convs);
+  CHECK(sc_rows.direct == convs);
+  CHECK(cf_rows.rows == convs);
+  CHECK(sc.total.cycles == cf.total.cycles);
+}
