@@ -39,7 +39,8 @@ std::uint64_t halo_extent(const Axis& out, std::uint64_t i, std::uint64_t in, st
 /// The loops of a tiling, outermost first: group, output-channel tile, image, output-row tile, output-column
 /// tile, input-channel tile.
 enum Loop : std::size_t { kGroup, kOutCh, kImage, kRow, kCol, kInCh, kLoops };
-using Index = std::array<std::uint64_t, kLoops>;
+using Index = std::array<std::uint64_t, kLoops>;  // by Loop
+using Order = std::array<Loop, kLoops>;           // the loops, outermost first
 
 class ConvNest {
  public:
@@ -52,13 +53,27 @@ class ConvNest {
         h_(s.out_h(), t.th),
         w_(s.out_w(), t.tw),
         ch_(s.group_in_channels(), t.tc),
-        trips_{s.groups, k_.trips, s.batch, h_.trips, w_.trips, ch_.trips} {}
+        trips_{s.groups, k_.trips, s.batch, h_.trips, w_.trips, ch_.trips},
+        order_(t.out_channels_outer ? Order{kGroup, kOutCh, kImage, kRow, kCol, kInCh}
+                                    : Order{kGroup, kImage, kRow, kCol, kOutCh, kInCh}) {}
 
   const Axis& out_channels() const { return k_; }
   const Axis& rows() const { return h_; }
   const Axis& cols() const { return w_; }
   const Axis& in_channels() const { return ch_; }
   std::uint64_t trips(Loop l) const { return trips_[l]; }
+  /// How many times each tile of a tensor indexed by the loops `deps` is fetched: once per iteration of every
+  /// loop it does not depend on that sits outside its innermost dependency of more than one trip.
+  std::uint64_t sweeps(std::initializer_list<Loop> deps) const {
+    auto depends = [&](Loop l) { return std::find(deps.begin(), deps.end(), l) != deps.end(); };
+    std::size_t innermost = 0;  // one past it
+    for (std::size_t p = 0; p < kLoops; ++p)
+      if (depends(order_[p]) && trips_[order_[p]] > 1) innermost = p + 1;
+    std::uint64_t factor = 1;
+    for (std::size_t p = 0; p + 1 < innermost; ++p)
+      if (!depends(order_[p])) factor = checked_mul(factor, trips_[order_[p]]);
+    return factor;
+  }
   std::uint64_t tile_count() const {
     return checked_product({trips_[0], trips_[1], trips_[2], trips_[3], trips_[4], trips_[5]});
   }
@@ -72,9 +87,9 @@ class ConvNest {
 
   Index decode(std::uint64_t i) const {
     Index at{};
-    for (std::size_t l = kLoops; l-- > 0;) {
-      at[l] = i % trips_[l];
-      i /= trips_[l];
+    for (std::size_t p = kLoops; p-- > 0;) {
+      at[order_[p]] = i % trips_[order_[p]];
+      i /= trips_[order_[p]];
     }
     return at;
   }
@@ -101,6 +116,7 @@ class ConvNest {
   const unsigned a_bits_, w_bits_;
   const Axis k_, h_, w_, ch_;
   const Index trips_;
+  const Order order_;
 
   /// Whether `other` (none: the op's start or end) is at other indices than `at` along `loops`.
   static bool differs(const std::optional<Index>& other, const Index& at, std::initializer_list<Loop> loops) {
@@ -132,12 +148,16 @@ std::vector<std::uint64_t> candidate_sizes(std::uint64_t dim) {
 }  // namespace
 
 std::string ConvTiling::describe() const {
-  return fmt::format("direct conv, tile {}x{} px × {} out-ch × {} in-ch, halo input tiles", th, tw, tk, tc);
+  return fmt::format(
+      "direct conv, tile {}x{} px × {} out-ch × {} in-ch, halo input tiles, out-ch tiles {} the "
+      "image's",
+      th, tw, tk, tc, out_channels_outer ? "outside" : "inside");
 }
 
 ConvTiling evaluate_conv_tiling(const ConvShape& s, unsigned a_bits, unsigned w_bits, std::uint64_t th,
-                                std::uint64_t tw, std::uint64_t tk, std::uint64_t tc, const AccelConfig& c) {
-  ConvTiling t{th, tw, tk, tc};
+                                std::uint64_t tw, std::uint64_t tk, std::uint64_t tc, bool out_channels_outer,
+                                const AccelConfig& c) {
+  ConvTiling t{th, tw, tk, tc, out_channels_outer};
   const ConvNest nest(s, a_bits, w_bits, t, c);
   std::uint64_t rows = 0, cols = 0, col_steps = 0, k_steps = 0;
   for (std::uint64_t i = 0; i < nest.rows().trips; ++i) rows += nest.in_rows(i);
@@ -147,11 +167,9 @@ ConvTiling evaluate_conv_tiling(const ConvShape& s, unsigned a_bits, unsigned w_
     col_steps += ceil_div(nest.out_channels().size(i), c.cols);
   for (std::uint64_t i = 0; i < nest.in_channels().trips; ++i)
     k_steps += ceil_div(nest.in_channels().size(i) * s.kernel_h * s.kernel_w * f.passes, c.rows * f.spatial);
-  const bool inputs_reused = s.batch == 1 && nest.trips(kRow) == 1 && nest.trips(kCol) == 1 && nest.trips(kInCh) == 1;
   const std::uint64_t inputs =
-      checked_product({s.batch, s.in_channels, rows, cols, a_bits, inputs_reused ? 1 : nest.trips(kOutCh)});
-  const std::uint64_t weights = checked_product(
-      {s.out_channels, s.k(), w_bits, nest.trips(kInCh) == 1 ? 1 : s.batch * nest.trips(kRow) * nest.trips(kCol)});
+      checked_product({s.batch, s.in_channels, rows, cols, a_bits, nest.sweeps({kGroup, kImage, kRow, kCol, kInCh})});
+  const std::uint64_t weights = checked_product({s.out_channels, s.k(), w_bits, nest.sweeps({kGroup, kOutCh, kInCh})});
   const std::uint64_t outputs = checked_product({s.batch, s.out_channels, s.m(), std::max(a_bits, w_bits)});
   t.dram_bits = checked_add(checked_add(inputs, weights), outputs);
   t.compute_cycles = checked_product({s.batch, s.groups, s.m(), col_steps, k_steps});
@@ -178,8 +196,11 @@ ConvTiling choose_conv_tiling(const ConvShape& s, unsigned a_bits, unsigned w_bi
         for (std::uint64_t tw : candidate_sizes(s.out_w())) {
           const std::uint64_t cols = std::min(s.in_w, (tw - 1) * s.stride + s.kernel_w);
           if (tc * rows * cols * a_bits > half_in || th * tw * tk * c.accumulator_bits > half_out) break;
-          const ConvTiling t = evaluate_conv_tiling(s, a_bits, w_bits, th, tw, tk, tc, c);
-          if (!best || better(t, *best)) best = t;
+          for (const bool out_channels_outer : {true, false}) {
+            if (!out_channels_outer && tk == s.group_out_channels()) break;  // one output-channel tile: same walk
+            const ConvTiling t = evaluate_conv_tiling(s, a_bits, w_bits, th, tw, tk, tc, out_channels_outer, c);
+            if (!best || better(t, *best)) best = t;
+          }
         }
       }
     }

@@ -69,7 +69,7 @@ ReplayPrinter::ReplayPrinter(std::ostream& out, Format format, const accel::Acce
          << "op,kind,tiles,macs,cycles,latency_ms,array_cycles,vector_cycles,stall_cycles,dram_bits,energy_pj,"
             "array_pj,vector_pj,sram_weights_pj,sram_inputs_pj,sram_outputs_pj,dram_pj,sram_pj,leakage_pj,mapping\n";
   if (format_ == Format::table)
-    out_ << fmt::format("accelerator {} ({} model), {:.0f} MHz\n", config.name, engine, config.clock_mhz)
+    out_ << fmt::format("accelerator {} ({} model), {:.0f} MHz\n", config.name, name(engine), config.clock_mhz)
          << fmt::format("{:<34} {:>13} {:>12} {:>10} {:>11} {:>11} {:>11} {:>11} {:>10} {:>10} {:>10} {:>10} {:>10}\n",
                         "op", "MACs", "cycles", "ms", "array_cyc", "vector_cyc", "stall_cyc", "energy_pJ", "array_pJ",
                         "vector_pJ", "sram_pJ", "dram_pJ", "leak_pJ");
