@@ -136,15 +136,6 @@ class ConvRun : public IndexedTileRun {
   ConvNest nest_;
 };
 
-std::vector<std::uint64_t> candidate_sizes(std::uint64_t dim) {
-  std::vector<std::uint64_t> sizes;
-  for (std::uint64_t t = 1;; t *= 2) {
-    sizes.push_back(std::min(t, dim));
-    if (t >= dim) break;
-  }
-  return sizes;
-}
-
 }  // namespace
 
 std::string ConvTiling::describe() const {
@@ -188,12 +179,12 @@ ConvTiling choose_conv_tiling(const ConvShape& s, unsigned a_bits, unsigned w_bi
     if (a.dram_bits != b.dram_bits) return a.dram_bits < b.dram_bits;
     return a.th * a.tw * a.tk * a.tc > b.th * b.tw * b.tk * b.tc;
   };
-  for (std::uint64_t tc : candidate_sizes(s.group_in_channels())) {
-    for (std::uint64_t tk : candidate_sizes(s.group_out_channels())) {
+  for (std::uint64_t tc : tile_sizes(s.group_in_channels())) {
+    for (std::uint64_t tk : tile_sizes(s.group_out_channels())) {
       if (tk * tc * rs * w_bits > half_w) break;
-      for (std::uint64_t th : candidate_sizes(s.out_h())) {
+      for (std::uint64_t th : tile_sizes(s.out_h())) {
         const std::uint64_t rows = std::min(s.in_h, (th - 1) * s.stride + s.kernel_h);
-        for (std::uint64_t tw : candidate_sizes(s.out_w())) {
+        for (std::uint64_t tw : tile_sizes(s.out_w())) {
           const std::uint64_t cols = std::min(s.in_w, (tw - 1) * s.stride + s.kernel_w);
           if (tc * rows * cols * a_bits > half_in || th * tw * tk * c.accumulator_bits > half_out) break;
           for (const bool out_channels_outer : {true, false}) {

@@ -72,7 +72,9 @@ bool first_of_its_nest(std::size_t o, const Loops& l) {
   return true;
 }
 
-std::vector<std::uint64_t> candidate_sizes(std::uint64_t dim) {
+}  // namespace
+
+std::vector<std::uint64_t> tile_sizes(std::uint64_t dim) {
   std::vector<std::uint64_t> sizes;
   for (std::uint64_t t = 1;; t *= 2) {
     sizes.push_back(std::min(t, dim));
@@ -80,8 +82,6 @@ std::vector<std::uint64_t> candidate_sizes(std::uint64_t dim) {
   }
   return sizes;
 }
-
-}  // namespace
 
 Fusion fusion(unsigned a_bits, unsigned w_bits) {
   auto spatial = [](unsigned bits) -> std::uint64_t { return bits >= 8 ? 1 : 8 / std::max(bits, 2u); };
@@ -331,11 +331,11 @@ GemmTiling choose_tiling(const GemmShape& s, const AccelConfig& c) {
   const std::uint64_t half_in = c.buffer(Buffer::inputs).half_bits(), half_w = c.buffer(Buffer::weights).half_bits(),
                       half_out = c.buffer(Buffer::outputs).half_bits();
   std::vector<GemmTiling> candidates;  // in the order of enumeration
-  candidates.reserve(6 * candidate_sizes(s.m).size() * candidate_sizes(s.n).size() * candidate_sizes(s.k).size());
-  for (std::uint64_t tk : candidate_sizes(s.k)) {
-    for (std::uint64_t tn : candidate_sizes(s.n)) {
+  candidates.reserve(6 * tile_sizes(s.m).size() * tile_sizes(s.n).size() * tile_sizes(s.k).size());
+  for (std::uint64_t tk : tile_sizes(s.k)) {
+    for (std::uint64_t tn : tile_sizes(s.n)) {
       if (tk * tn * s.w_bits > half_w) break;
-      for (std::uint64_t tm : candidate_sizes(s.m)) {
+      for (std::uint64_t tm : tile_sizes(s.m)) {
         if (tm * tk * s.a_bits > half_in || tm * tn * c.accumulator_bits > half_out) break;
         const Loops l = make_loops(s, tm, tn, tk);
         for (std::size_t o = 0; o < kOrders.size(); ++o)

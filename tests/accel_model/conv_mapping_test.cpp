@@ -48,12 +48,31 @@ void check_dram_bits(const ConvShape& s, std::uint64_t th, std::uint64_t tw, std
 
 OpRecord conv_record(const ConvShape& s) { return ops::conv("conv", s, true, DType::int8); }
 
+/// A layer of `batch` square images: C → K channels, side × side, a square kernel.
+ConvShape square(std::uint64_t batch, std::uint64_t c, std::uint64_t side, std::uint64_t k, std::uint64_t kernel,
+                 std::uint64_t stride, std::uint64_t padding, std::uint64_t groups = 1) {
+  return {.batch = batch,
+          .in_channels = c,
+          .in_h = side,
+          .in_w = side,
+          .out_channels = k,
+          .kernel_h = kernel,
+          .kernel_w = kernel,
+          .stride = stride,
+          .padding = padding,
+          .groups = groups};
+}
+
+const ConvShape k3x3 = square(1, 64, 56, 64, 3, 1, 1);            // 3×3 stride 1 pad 1
+const ConvShape kPatchEmbed = square(1, 3, 224, 32, 7, 4, 3);     // PVTv2's first patch embedding
+const ConvShape kDepthwise = square(1, 64, 28, 64, 3, 1, 1, 64);  // depthwise 3×3
+const ConvShape k1x1 = square(2, 64, 14, 128, 1, 1, 0);           // 1×1 over two images
+
 }  // namespace
 
 TEST_CASE("3x3 stride 1 pad 1 conv: DRAM bits equal the hand formula") {
   // C = K = 64, 56×56, tiles of 4 output rows × 56 columns × 8 output × 32 input channels.
-  const ConvShape s{
-      .in_channels = 64, .in_h = 56, .in_w = 56, .out_channels = 64, .kernel_h = 3, .kernel_w = 3, .padding = 1};
+  const ConvShape& s = k3x3;
   // Input rows per 4-row output tile: 5 (first, clipped above), 6 × 12, 5 (last) = 82; columns: 56 (clipped).
   // Inputs are fetched once per output-channel tile (64/8 = 8); weights per spatial tile (14 row tiles), since
   // the 64 input channels take 2 tiles; outputs once.
@@ -63,14 +82,7 @@ TEST_CASE("3x3 stride 1 pad 1 conv: DRAM bits equal the hand formula") {
 
 TEST_CASE("7x7 stride 4 patch embedding: DRAM bits equal the hand formula") {
   // PVTv2's first patch embedding: 3 → 32 channels, 224×224 → 56×56, padding 3; tiles 8×8 px × 32 × 3.
-  const ConvShape s{.in_channels = 3,
-                    .in_h = 224,
-                    .in_w = 224,
-                    .out_channels = 32,
-                    .kernel_h = 7,
-                    .kernel_w = 7,
-                    .stride = 4,
-                    .padding = 3};
+  const ConvShape& s = kPatchEmbed;
   // Output rows 8i..8i+7 read input rows 32i−3 .. 32i+31: 32 for i = 0 (clipped), 35 for i = 1..6 → 242 (the
   // same for columns); one output-channel tile, so the input is fetched once (with its 3-row halos).
   const std::uint64_t inputs = 3 * 242 * 242 * 8, weights = 32 * 3 * 49 * 8, outputs = 32 * 56 * 56 * 8;
@@ -78,48 +90,26 @@ TEST_CASE("7x7 stride 4 patch embedding: DRAM bits equal the hand formula") {
 }
 
 TEST_CASE("depthwise 3x3 conv: every channel read once, no duplication") {
-  const ConvShape s{.in_channels = 64,
-                    .in_h = 28,
-                    .in_w = 28,
-                    .out_channels = 64,
-                    .kernel_h = 3,
-                    .kernel_w = 3,
-                    .padding = 1,
-                    .groups = 64};
+  const ConvShape& s = kDepthwise;
   // One tile per channel (group): its 28×28 input, 9 weights and 28×28 outputs.
   check_dram_bits(s, 28, 28, 1, 1, 64 * (28 * 28 * 8 + 9 * 8), 64 * 28 * 28 * 8);
 }
 
 TEST_CASE("1x1 conv over two images: DRAM bits equal the hand formula") {
-  const ConvShape s{.batch = 2, .in_channels = 64, .in_h = 14, .in_w = 14, .out_channels = 128};
+  const ConvShape& s = k1x1;
   // 16 output-channel tiles of 8, each re-reading both images' 64×14×14 inputs; weights resident (tc = C).
   const std::uint64_t inputs = 16 * 2 * 64 * 196 * 8, weights = 128 * 64 * 8, outputs = 2 * 128 * 196 * 8;
   check_dram_bits(s, 14, 14, 8, 64, inputs + weights, outputs);
 }
 
 TEST_CASE("the chosen conv tiling fits the buffers and its tile walk equals its closed form") {
-  const ConvShape layers[] = {
-      {.in_channels = 64, .in_h = 56, .in_w = 56, .out_channels = 64, .kernel_h = 3, .kernel_w = 3, .padding = 1},
-      {.in_channels = 3,
-       .in_h = 224,
-       .in_w = 224,
-       .out_channels = 32,
-       .kernel_h = 7,
-       .kernel_w = 7,
-       .stride = 4,
-       .padding = 3},
-      {.in_channels = 256,
-       .in_h = 56,
-       .in_w = 56,
-       .out_channels = 256,
-       .kernel_h = 3,
-       .kernel_w = 3,
-       .padding = 1,
-       .groups = 256},
-      {.batch = 2, .in_channels = 64, .in_h = 14, .in_w = 14, .out_channels = 128},
-      {.in_channels = 512, .in_h = 7, .in_w = 7, .out_channels = 512, .kernel_h = 3, .kernel_w = 3, .padding = 1},
-      {.in_channels = 32, .in_h = 56, .in_w = 56, .out_channels = 32, .kernel_h = 8, .kernel_w = 8, .stride = 8},
-  };
+  const ConvShape layers[] = {k3x3,
+                              kPatchEmbed,
+                              kDepthwise,
+                              k1x1,
+                              square(1, 256, 56, 256, 3, 1, 1, 256),
+                              square(1, 512, 7, 512, 3, 1, 1),
+                              square(1, 32, 56, 32, 8, 8, 0)};
   const auto& c = config();
   for (const ConvShape& s : layers) {
     const ConvTiling t = choose_conv_tiling(s, 8, 8, c);
@@ -147,13 +137,7 @@ TEST_CASE("3x3 convs move less DRAM traffic mapped directly than as im2col GEMMs
   // that do not fit the buffers either way.
   const std::pair<std::uint64_t, std::uint64_t> stages[] = {{64, 56}, {128, 28}, {256, 14}, {512, 7}};
   for (const auto& [channels, side] : stages) {
-    const ConvShape s{.in_channels = channels,
-                      .in_h = side,
-                      .in_w = side,
-                      .out_channels = channels,
-                      .kernel_h = 3,
-                      .kernel_w = 3,
-                      .padding = 1};
+    const ConvShape s = square(1, channels, side, channels, 3, 1, 1);
     const OpRecord im2col = ops::gemm(
         "im2col", {.m = s.m(), .n = s.n(), .k = s.k(), .a = DType::int8, .b = DType::int8, .out = DType::int8});
     const ReplayResult direct = replay_cf({conv_record(s)}, config()), gemm = replay_cf({im2col}, config());
@@ -166,27 +150,8 @@ TEST_CASE("3x3 convs move less DRAM traffic mapped directly than as im2col GEMMs
 }
 
 TEST_CASE("SystemC equals the closed form on conv layers") {
-  const std::vector<OpRecord> ops = {
-      conv_record(
-          {.in_channels = 64, .in_h = 56, .in_w = 56, .out_channels = 64, .kernel_h = 3, .kernel_w = 3, .padding = 1}),
-      conv_record({.in_channels = 3,
-                   .in_h = 224,
-                   .in_w = 224,
-                   .out_channels = 32,
-                   .kernel_h = 7,
-                   .kernel_w = 7,
-                   .stride = 4,
-                   .padding = 3}),
-      conv_record({.in_channels = 128,
-                   .in_h = 28,
-                   .in_w = 28,
-                   .out_channels = 128,
-                   .kernel_h = 3,
-                   .kernel_w = 3,
-                   .padding = 1,
-                   .groups = 128}),
-      conv_record({.batch = 2, .in_channels = 64, .in_h = 14, .in_w = 14, .out_channels = 128}),
-  };
+  const std::vector<OpRecord> ops = {conv_record(k3x3), conv_record(kPatchEmbed), conv_record(kDepthwise),
+                                     conv_record(k1x1), conv_record(square(1, 128, 28, 128, 3, 1, 1, 128))};
   for (const OpRecord& op : ops) {
     const ReplayResult sc = replay_sc({op}, config()), cf = replay_cf({op}, config());
     CHECK(sc.total.cycles == cf.total.cycles);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ecosim/accel_model/config.hpp"
 #include "ecosim/accel_model/op_plan.hpp"
@@ -39,6 +40,9 @@ struct GemmTiling {
   double energy_pj = 0;                         // exact: array, DRAM and SRAM energy of the tile sequence
   std::string describe() const;
 };
+
+/// The candidate tile sizes along a dimension: the powers of two below it, and the dimension itself.
+std::vector<std::uint64_t> tile_sizes(std::uint64_t dim);
 
 /// Cycles the array spends on one tile.
 std::uint64_t tile_cycles(std::uint64_t tm, std::uint64_t tn, std::uint64_t tk, Fusion f, const AccelConfig& c);
