@@ -6,7 +6,7 @@
 namespace ecosim::accel {
 
 ReplayResult replay_closed_form(PlanSource& plans, const AccelConfig& config, RowSink* rows) {
-  ReplayResult result = make_result(config, "closed-form");
+  ReplayResult result = make_result(config, std::string(name(Engine::closed_form)));
   OpPlan plan;
   while (plans.next(plan)) {
     StaticRow tally(plan, config);

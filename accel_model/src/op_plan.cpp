@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 #include <algorithm>
 
+#include "ecosim/accel_model/conv_tiling.hpp"
 #include "ecosim/accel_model/tiling.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
@@ -101,12 +102,24 @@ class StreamRun : public IndexedTileRun {
   VectorWork work_;
 };
 
+/// "array 8×8-bit (pf 1)": the operand precisions and the fusion they run at.
+std::string array_precision(unsigned a_bits, unsigned w_bits) {
+  const Fusion f = fusion(a_bits, w_bits);
+  return fmt::format("array {}×{}-bit (pf {}{})", a_bits, w_bits, f.spatial,
+                     f.passes > 1 ? fmt::format(", {} passes", f.passes) : "");
+}
+
 std::string plan_gemm(const GemmShape& shape, const AccelConfig& config, OpPlan& plan) {
   const GemmTiling tiling = choose_tiling(shape, config);
   plan.runs.push_back(gemm_tiles(shape, tiling, config));
-  const Fusion f = fusion(shape.a_bits, shape.w_bits);
-  return fmt::format("array {}×{}-bit (pf {}{}), {}", shape.a_bits, shape.w_bits, f.spatial,
-                     f.passes > 1 ? fmt::format(", {} passes", f.passes) : "", tiling.describe());
+  return array_precision(shape.a_bits, shape.w_bits) + ", " + tiling.describe();
+}
+
+std::string plan_conv(const OpRecord& op, unsigned a_bits, unsigned w_bits, const AccelConfig& config, OpPlan& plan) {
+  const ConvShape shape = conv_shape(op);
+  const ConvTiling tiling = choose_conv_tiling(shape, a_bits, w_bits, config);
+  plan.runs.push_back(conv_tiles(shape, a_bits, w_bits, tiling, config));
+  return array_precision(a_bits, w_bits) + ", " + tiling.describe();
 }
 
 std::string plan_vector(const OpRecord& op, const AccelConfig& config, const TechTable& tech, OpPlan& plan) {
@@ -130,6 +143,7 @@ OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& t
       break;
     case OpClass::eltwise:
     case OpClass::reduce: plan.mapping = plan_vector(op, config, tech, plan); break;
+    case OpClass::conv: plan.mapping = plan_conv(op, a, w, config, plan); break;
     case OpClass::memcpy:
       plan.runs.push_back(std::make_shared<StreamRun>(Unit::dma, stored_bits(op.counts, true, config),
                                                       stored_bits(op.counts, false, config), VectorWork{}, config));

@@ -50,7 +50,7 @@ ReplayResult replay_systemc(PlanSource& plans, const AccelConfig& config, RowSin
   Top& t = top();
   EnergyLedger ledger(config);
   t.job = sc::Job{&config, &ledger, timeline, sc::now_cycles(), {0, 0, 0}};
-  ReplayResult result = make_result(config, "systemc");
+  ReplayResult result = make_result(config, std::string(name(Engine::systemc)));
   const sc::SramBuffer* buffers[kBufferCount] = {&t.weights, &t.inputs, &t.outputs};
   std::array<std::uint64_t, kBufferCount> read_before{}, write_before{};
   for (std::size_t b = 0; b < kBufferCount; ++b)

@@ -72,7 +72,9 @@ bool first_of_its_nest(std::size_t o, const Loops& l) {
   return true;
 }
 
-std::vector<std::uint64_t> candidate_sizes(std::uint64_t dim) {
+}  // namespace
+
+std::vector<std::uint64_t> tile_sizes(std::uint64_t dim) {
   std::vector<std::uint64_t> sizes;
   for (std::uint64_t t = 1;; t *= 2) {
     sizes.push_back(std::min(t, dim));
@@ -80,8 +82,6 @@ std::vector<std::uint64_t> candidate_sizes(std::uint64_t dim) {
   }
   return sizes;
 }
-
-}  // namespace
 
 Fusion fusion(unsigned a_bits, unsigned w_bits) {
   auto spatial = [](unsigned bits) -> std::uint64_t { return bits >= 8 ? 1 : 8 / std::max(bits, 2u); };
@@ -91,6 +91,21 @@ Fusion fusion(unsigned a_bits, unsigned w_bits) {
 
 std::uint64_t tile_cycles(std::uint64_t tm, std::uint64_t tn, std::uint64_t tk, Fusion f, const AccelConfig& c) {
   return checked_mul(checked_mul(tm, ceil_div(tn, c.cols)), ceil_div(tk * f.passes, c.rows * f.spatial));
+}
+
+TileWork array_tile(std::uint64_t tm, std::uint64_t tn, std::uint64_t tk, unsigned a_bits, unsigned w_bits,
+                    const AccelConfig& c) {
+  const Fusion f = fusion(a_bits, w_bits);
+  const std::uint64_t acc = c.accumulator_bits, k_steps = ceil_div(tk * f.passes, c.rows * f.spatial);
+  TileWork t;
+  t.unit = Unit::array;
+  t.compute_cycles = tile_cycles(tm, tn, tk, f, c);
+  t.macs = tm * tn * tk;
+  t.unit_read_bits[std::size_t(Buffer::weights)] = tk * tn * w_bits;
+  t.unit_read_bits[std::size_t(Buffer::inputs)] = tm * tk * a_bits * ceil_div(tn, c.cols);
+  t.unit_read_bits[std::size_t(Buffer::outputs)] = tm * tn * acc * k_steps;
+  t.unit_write_bits[std::size_t(Buffer::outputs)] = tm * tn * acc * k_steps;
+  return t;
 }
 
 std::string GemmTiling::describe() const {
@@ -148,19 +163,10 @@ class GemmNest {
 
   /// The tile at `at`, `before` and `after` being the tiles around it (null at the op's start and end).
   TileWork tile(const NestIndex* before, const NestIndex& at, const NestIndex* after) const {
-    const std::uint64_t tm = l_.size(0, at.idx[0]), tn = l_.size(1, at.idx[1]), tk = l_.size(2, at.idx[2]);
-    const std::uint64_t acc = c_.accumulator_bits;
-    TileWork t;
-    t.unit = Unit::array;
-    t.compute_cycles = compute_cycles(at);
-    t.macs = tm * tn * tk;
+    TileWork t =
+        array_tile(l_.size(0, at.idx[0]), l_.size(1, at.idx[1]), l_.size(2, at.idx[2]), s_.a_bits, s_.w_bits, c_);
     t.load_bits = load_bits(before, at);
     t.store_bits = store_bits(at, after);
-    const std::uint64_t k_steps = ceil_div(tk * f_.passes, c_.rows * f_.spatial);
-    t.unit_read_bits[std::size_t(Buffer::weights)] = tk * tn * s_.w_bits;
-    t.unit_read_bits[std::size_t(Buffer::inputs)] = tm * tk * s_.a_bits * ceil_div(tn, c_.cols);
-    t.unit_read_bits[std::size_t(Buffer::outputs)] = tm * tn * acc * k_steps;
-    t.unit_write_bits[std::size_t(Buffer::outputs)] = tm * tn * acc * k_steps;
     return t;
   }
   /// The parts of tile(): the array's cycles, ...
@@ -325,11 +331,11 @@ GemmTiling choose_tiling(const GemmShape& s, const AccelConfig& c) {
   const std::uint64_t half_in = c.buffer(Buffer::inputs).half_bits(), half_w = c.buffer(Buffer::weights).half_bits(),
                       half_out = c.buffer(Buffer::outputs).half_bits();
   std::vector<GemmTiling> candidates;  // in the order of enumeration
-  candidates.reserve(6 * candidate_sizes(s.m).size() * candidate_sizes(s.n).size() * candidate_sizes(s.k).size());
-  for (std::uint64_t tk : candidate_sizes(s.k)) {
-    for (std::uint64_t tn : candidate_sizes(s.n)) {
+  candidates.reserve(6 * tile_sizes(s.m).size() * tile_sizes(s.n).size() * tile_sizes(s.k).size());
+  for (std::uint64_t tk : tile_sizes(s.k)) {
+    for (std::uint64_t tn : tile_sizes(s.n)) {
       if (tk * tn * s.w_bits > half_w) break;
-      for (std::uint64_t tm : candidate_sizes(s.m)) {
+      for (std::uint64_t tm : tile_sizes(s.m)) {
         if (tm * tk * s.a_bits > half_in || tm * tn * c.accumulator_bits > half_out) break;
         const Loops l = make_loops(s, tm, tn, tk);
         for (std::size_t o = 0; o < kOrders.size(); ++o)

@@ -9,12 +9,6 @@ namespace ecosim {
 
 namespace {
 
-std::uint64_t conv_out(std::uint64_t in, std::uint64_t kernel, std::uint64_t stride, std::uint64_t pad) {
-  if (stride == 0 || kernel == 0) throw Error("convolution with zero kernel or stride");
-  if (in + 2 * pad < kernel) throw Error("convolution kernel larger than its padded input");
-  return (in + 2 * pad - kernel) / stride + 1;
-}
-
 struct LayerEmitter {
   const std::string& name;
   Convention convention;
@@ -33,15 +27,20 @@ struct LayerEmitter {
   void operator()(const Conv2d& c) const {
     if (c.groups == 0 || c.in_ch % c.groups || c.out_ch % c.groups)
       throw Error("layer '" + name + "': channels not divisible by groups");
-    const std::uint64_t pixels = checked_product({c.batch, c.out_h(), c.out_w()});
-    const std::uint64_t patch = checked_product({c.kernel, c.kernel, c.in_ch / c.groups});
-    // im2col GEMM per group: pixels × (out/groups) outputs of a patch-long dot product
-    const ops::GemmShape s{
-        .batch = c.groups, .m = pixels, .n = c.out_ch / c.groups, .k = patch, .bias = c.bias, .b_shared = false};
-    OpRecord r = ops::gemm("", s);
-    r.params = {{"kernel", c.kernel}, {"stride", c.stride}};
-    const std::uint64_t outputs = checked_mul(pixels, c.out_ch);
-    (*this)(std::move(r), ops::macs(checked_add(checked_mul(outputs, patch), c.bias ? outputs : 0)));
+    const ConvShape s{.batch = c.batch,
+                      .in_channels = c.in_ch,
+                      .in_h = c.in_h,
+                      .in_w = c.in_w,
+                      .out_channels = c.out_ch,
+                      .kernel_h = c.kernel,
+                      .kernel_w = c.kernel,
+                      .stride = c.stride,
+                      .padding = c.pad,
+                      .groups = c.groups};
+    // paper: every output a patch-long dot product (+ bias), patch = (C/groups)·kernel²
+    const std::uint64_t outputs = checked_product({c.batch, c.out_h(), c.out_w(), c.out_ch});
+    OpRecord r = ops::conv("", s, c.bias);
+    (*this)(std::move(r), ops::macs(checked_add(checked_mul(outputs, s.k()), c.bias ? outputs : 0)));
   }
 
   void operator()(const LayerNorm& l) const {
@@ -69,8 +68,8 @@ struct LayerEmitter {
   }
 
   void operator()(const AvgPool2d& p) const {
-    const std::uint64_t out_h = conv_out(p.in_h, p.kernel, p.stride, 0),
-                        out_w = conv_out(p.in_w, p.kernel, p.stride, 0);
+    const std::uint64_t out_h = conv_output_size(p.in_h, p.kernel, p.stride, 0),
+                        out_w = conv_output_size(p.in_w, p.kernel, p.stride, 0);
     const std::uint64_t window = checked_mul(p.kernel, p.kernel);
     OpRecord r = ops::reduce("", "avg_pool", p.batch, checked_product({p.channels, out_h, out_w}), window, DType::fp32,
                              {.mul = 1, .add = window - 1}, 1);
@@ -89,8 +88,8 @@ struct LayerEmitter {
 
 }  // namespace
 
-std::uint64_t Conv2d::out_h() const { return conv_out(in_h, kernel, stride, pad); }
-std::uint64_t Conv2d::out_w() const { return conv_out(in_w, kernel, stride, pad); }
+std::uint64_t Conv2d::out_h() const { return conv_output_size(in_h, kernel, stride, pad); }
+std::uint64_t Conv2d::out_w() const { return conv_output_size(in_w, kernel, stride, pad); }
 
 void emit(const Layer& layer, Convention convention, OpSink& sink) {
   std::visit(LayerEmitter{layer.name, convention, sink}, layer.op);

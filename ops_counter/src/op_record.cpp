@@ -16,8 +16,8 @@ Convention parse_convention(std::string_view text) {
 }
 
 namespace {
-constexpr std::array<std::string_view, 5> kOpClassNames = {"gemm", "popcount_accumulate", "eltwise", "reduce",
-                                                           "memcpy"};
+constexpr std::array<std::string_view, 6> kOpClassNames = {"gemm", "popcount_accumulate", "eltwise", "reduce", "memcpy",
+                                                           "conv"};
 }
 
 std::string_view name(OpClass c) { return kOpClassNames[static_cast<std::size_t>(c)]; }

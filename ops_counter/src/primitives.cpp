@@ -52,6 +52,27 @@ OpRecord popcount_accumulate(std::string name, const GemmShape& s) {
   return r;
 }
 
+OpRecord conv(std::string name, const ConvShape& s, bool bias, DType t) {
+  s.validate();
+  OpRecord r;
+  r.name = std::move(name);
+  r.kind = OpClass::conv;
+  r.batch = s.batch;
+  r.m = s.m();
+  r.n = s.n();
+  r.k = s.k();
+  r.a_dtype = r.b_dtype = t;
+  r.params = s.params();
+  const std::uint64_t outputs = checked_product({s.batch, r.m, r.n});
+  r.counts.add(OpKind::mul, t, checked_mul(outputs, r.k));
+  r.counts.add(OpKind::add, t, checked_add(checked_mul(outputs, r.k - 1), bias ? outputs : 0));
+  r.counts.add_read_bytes(t, storage_bytes(t, checked_product({s.batch, s.in_channels, s.in_h, s.in_w})));
+  r.counts.add_read_bytes(t,
+                          storage_bytes(t, checked_add(checked_mul(s.out_channels, r.k), bias ? s.out_channels : 0)));
+  r.counts.add_written_bytes(t, storage_bytes(t, outputs));
+  return r;
+}
+
 OpCounts scaled(const OpMix& mix, std::uint64_t times, DType t) {
   OpCounts c;
   c.add(OpKind::mul, t, checked_mul(mix.mul, times));

@@ -14,7 +14,8 @@ po::options_description accel_options() {
   o.add_options()("accel", po::value<std::string>()->default_value("bitfusion-45nm"), "built-in accelerator")(
       "accel-config", po::value<std::string>(),
       "accelerator JSON file, merged over the built-in one (format: accel_model/README.md)")(
-      "fuse-attention", "run softmax attention fused (scores kept on chip), as mapping.fuse_attention = true");
+      "fuse-attention", "run softmax attention fused (scores kept on chip), as mapping.fuse_attention = true")(
+      "engine", po::value<std::string>()->default_value("systemc"), "timing engine: systemc or closed-form");
   return o;
 }
 
@@ -29,6 +30,8 @@ accel::AccelConfig parse_accel(const po::variables_map& vm) {
   for (const std::string& warning : config.cost_warnings) fmt::print(stderr, "warning: {}\n", warning);
   return config;
 }
+
+accel::Engine parse_engine(const po::variables_map& vm) { return accel::parse_engine(vm["engine"].as<std::string>()); }
 
 namespace {
 
@@ -58,15 +61,15 @@ std::string row_line(const accel::OpRow& r, double clock_mhz, bool csv) {
 
 }  // namespace
 
-ReplayPrinter::ReplayPrinter(std::ostream& out, Format format, const accel::AccelConfig& config,
-                             const std::string& engine)
+ReplayPrinter::ReplayPrinter(std::ostream& out, Format format, const accel::AccelConfig& config, accel::Engine engine)
     : out_(out), format_(format), clock_mhz_(config.clock_mhz) {
   if (format_ == Format::json) json_.emplace(out_, "ops");
   if (format_ == Format::csv)
-    out_ << "op,kind,tiles,macs,cycles,latency_ms,array_cycles,vector_cycles,stall_cycles,dram_bits,energy_pj,"
+    out_ << "# engine: " << name(engine) << "\n"
+         << "op,kind,tiles,macs,cycles,latency_ms,array_cycles,vector_cycles,stall_cycles,dram_bits,energy_pj,"
             "array_pj,vector_pj,sram_weights_pj,sram_inputs_pj,sram_outputs_pj,dram_pj,sram_pj,leakage_pj,mapping\n";
   if (format_ == Format::table)
-    out_ << fmt::format("accelerator {} ({} model), {:.0f} MHz\n", config.name, engine, config.clock_mhz)
+    out_ << fmt::format("accelerator {} ({} model), {:.0f} MHz\n", config.name, name(engine), config.clock_mhz)
          << fmt::format("{:<34} {:>13} {:>12} {:>10} {:>11} {:>11} {:>11} {:>11} {:>10} {:>10} {:>10} {:>10} {:>10}\n",
                         "op", "MACs", "cycles", "ms", "array_cyc", "vector_cyc", "stall_cyc", "energy_pJ", "array_pJ",
                         "vector_pJ", "sram_pJ", "dram_pJ", "leak_pJ");

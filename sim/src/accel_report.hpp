@@ -15,13 +15,16 @@ namespace ecosim::cli {
 boost::program_options::options_description accel_options();
 /// The built-in accelerator named by --accel, or --accel-config merged over it; throws ecosim::Error.
 accel::AccelConfig parse_accel(const boost::program_options::variables_map& vm);
+/// The timing engine named by --engine (systemc or closed-form); throws ecosim::Error.
+accel::Engine parse_engine(const boost::program_options::variables_map& vm);
 
 /// Per-operation rows as they come, then the total: cycles, latency, energy by component, utilisation and
 /// stalls. JSON: the totals' fields (accel::to_json) and "ops": [row, ...], written row by row.
 class ReplayPrinter : public accel::RowSink {
  public:
-  /// Prints the head (table: accelerator, engine, clock and column titles; CSV: column titles).
-  ReplayPrinter(std::ostream& out, Format format, const accel::AccelConfig& config, const std::string& engine);
+  /// Prints the head (table: accelerator, engine, clock and column titles; CSV: a "# engine: NAME" line and
+  /// the column titles; JSON names the engine in its totals).
+  ReplayPrinter(std::ostream& out, Format format, const accel::AccelConfig& config, accel::Engine engine);
   void row(const accel::OpRow& row) override;
   /// Prints the total (table: and a summary line).
   void finish(const accel::ReplayResult& result);

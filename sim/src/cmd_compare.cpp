@@ -1,6 +1,6 @@
 // `ecosim compare`: for each attention variant, runs the kernel (GPU when present, else the CPU reference)
 // while counting its operations and writing its trace (a count-only variant without a kernel: its analytic
-// exact-convention records), replays the trace on the SystemC accelerator model,
+// exact-convention records), replays the trace on the accelerator model (--engine: SystemC or closed form),
 // and reports op counts, accelerator latency/energy, GPU latency and ratios to MSA beside the published ones.
 // With --model, compares whole-model analytic traces instead. Every variant's parameters are checked before
 // anything runs, and traces and reports are written only when all runs have succeeded.
@@ -164,11 +164,12 @@ int compare(const Args& args) {
   po::variables_map vm;
   if (!parse_args(args, options, vm,
                   fmt::format("ecosim compare [--batch {} --seq {} --dim {} --heads {}] [--variants ...] "
-                              "[--model NAME] [--device auto] [--out reports/]",
+                              "[--model NAME] [--device auto] [--engine systemc|closed-form] [--out reports/]",
                               batch, seq, dim, heads),
                   variant_list_help()))
     return 0;
   const accel::AccelConfig accel_config = parse_accel(vm);
+  const accel::Engine engine = parse_engine(vm);
   const auto variants = parse_variants(vm["variants"].as<std::string>());
   const std::string model = vm.count("model") ? vm["model"].as<std::string>() : "";
   const DeviceChoice device = resolve_device(vm["device"].as<std::string>());
@@ -194,7 +195,7 @@ int compare(const Args& args) {
   else
     report.workload["model"] = model;
   report.published = published_for(report.workload, published);
-  report.provenance = provenance(accel_config, tech);
+  report.provenance = provenance(accel_config, engine, tech);
   report.accel_area = accel::area_breakdown(accel_config);
   report.provenance["variant_parameters"] = nlohmann::ordered_json::object();
   std::vector<Entry> entries;
@@ -230,7 +231,7 @@ int compare(const Args& args) {
     fmt::print(stderr, "[{}] replaying {} ops on {} ...\n", e.label, run.ops.size(), accel_config.name);
     RecordList records(run.ops);
     accel::PlanSource plans(records, Convention::exact, e.label, accel_config, tech, replay_budget(limits));
-    const accel::ReplayResult replay = accel::replay_systemc(plans, accel_config);
+    const accel::ReplayResult replay = accel::replay(engine, plans, accel_config);
     CompareRow row{e.label,
                    run.source,
                    run.total.ops(OpKind::mul),

@@ -1,5 +1,6 @@
-// `ecosim replay TRACE`: replays a trace on the SystemC accelerator model; prints cycles, latency and energy
-// by component per operation, and optionally writes a Chrome trace-event timeline (opens in Perfetto).
+// `ecosim replay TRACE`: replays a trace on the accelerator model (SystemC or closed-form engine); prints cycles,
+// latency and energy by component per operation, and optionally writes a Chrome trace-event timeline (opens in
+// Perfetto).
 #include <fmt/core.h>
 #include <algorithm>
 #include <iostream>
@@ -27,7 +28,7 @@ int replay(const Args& args) {
   po::variables_map vm;
   if (!parse_args(rest, options, vm,
                   "ecosim replay TRACE.jsonl [--accel bitfusion-45nm | --accel-config FILE] [--timeline OUT.json] "
-                  "[--format table|csv|json]"))
+                  "[--engine systemc|closed-form] [--format table|csv|json]"))
     return 0;
   const po::parsed_options parsed = po::command_line_parser(rest).options(options).run();
   const auto more_traces = std::count_if(parsed.options.begin(), parsed.options.end(),
@@ -36,6 +37,9 @@ int replay(const Args& args) {
   if (!vm.count("trace")) throw Error("give the trace file to replay (ecosim replay TRACE.jsonl)");
   const Format format = parse_format(vm["format"].as<std::string>());
   const accel::AccelConfig config = parse_accel(vm);
+  const accel::Engine engine = parse_engine(vm);
+  if (engine != accel::Engine::systemc && vm.count("timeline"))
+    throw Error("--timeline needs --engine systemc (the closed form times ops, not unit intervals)");
   const TechTable tech = TechTable::builtin_45nm();
   const std::string path = vm["trace"].as<std::string>();
   trace::TraceReader reader(path);  // streamed: one record at a time
@@ -46,8 +50,8 @@ int replay(const Args& args) {
     timeline_file.emplace(vm["timeline"].as<std::string>());
     timeline.emplace(timeline_file->stream(), config);
   }
-  ReplayPrinter printer(std::cout, format, config, "systemc");
-  const accel::ReplayResult result = accel::replay_systemc(plans, config, &printer, timeline ? &*timeline : nullptr);
+  ReplayPrinter printer(std::cout, format, config, engine);
+  const accel::ReplayResult result = accel::replay(engine, plans, config, &printer, timeline ? &*timeline : nullptr);
   if (timeline) {
     timeline->finish();
     timeline_file->commit();

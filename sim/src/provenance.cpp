@@ -49,8 +49,9 @@ nlohmann::ordered_json describe(const TechTable& tech) {
   return {{"name", tech.name()}, {"pj_per_op", entries}};
 }
 
-nlohmann::ordered_json provenance(const accel::AccelConfig& accel, const TechTable& tech) {
+nlohmann::ordered_json provenance(const accel::AccelConfig& accel, accel::Engine engine, const TechTable& tech) {
   nlohmann::ordered_json p = provenance();
+  p["engine"] = name(engine);
   p["fuse_attention"] = accel.fuse_attention;
   p["accelerator"] = accel.effective;
   p["tech_table"] = describe(tech);

@@ -1,7 +1,7 @@
 // Internal: how a report was made — ecosim's version, the full command line, and whatever the command adds
-// (the effective accelerator configuration, the technology table, every variant parameter, fused mode, how
-// GPU time was obtained) — recorded in every report: a "provenance" field in JSON, "# key: value" comment
-// lines heading CSV, and the same lines as a table's footer.
+// (the timing engine, the effective accelerator configuration, the technology table, every variant parameter,
+// fused mode, how GPU time was obtained) — recorded in every report: a "provenance" field in JSON, "# key: value"
+// comment lines heading CSV, and the same lines as a table's footer.
 #pragma once
 #include <string>
 #include <vector>
@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ecosim/accel_model/config.hpp"
+#include "ecosim/accel_model/replay.hpp"
 #include "ecosim/ops_counter/energy.hpp"
 
 namespace ecosim::cli {
@@ -18,8 +19,9 @@ void set_command_line(const std::vector<std::string>& args);
 
 /// {"ecosim_version", "command_line"}: the command line shell-quoted for reading (it is never run).
 nlohmann::ordered_json provenance();
-/// provenance() plus the accelerator (effective configuration, fused mode) and the technology table.
-nlohmann::ordered_json provenance(const accel::AccelConfig& accel, const TechTable& tech);
+/// provenance() plus the timing engine, the accelerator (effective configuration, fused mode) and the
+/// technology table.
+nlohmann::ordered_json provenance(const accel::AccelConfig& accel, accel::Engine engine, const TechTable& tech);
 
 /// One "# key: value" line per field (values as compact JSON, strings bare).
 std::string provenance_lines(const nlohmann::ordered_json& provenance);

@@ -1,6 +1,7 @@
 // Each network layer's counts against values computed by hand, in both conventions.
 #include <catch2/catch.hpp>
 
+#include "ecosim/ops_counter/conv_shape.hpp"
 #include "record_helpers.hpp"
 
 using namespace ecosim;
@@ -29,6 +30,25 @@ TEST_CASE("Conv2d: im2col counts, padding taps included — paper adds the bias 
   const OpCounts p = count(l, Convention::paper);
   CHECK(p.ops(OpKind::mul) == 64 * 8 * 27 + 64 * 8);
   CHECK(p.ops(OpKind::add) == p.ops(OpKind::mul));
+}
+
+TEST_CASE("Conv2d emits one conv record: its geometry in params, input, weights and output read or written once") {
+  RecordingSink sink;
+  emit(
+      {"conv",
+       Conv2d{
+           .batch = 2, .in_ch = 4, .out_ch = 6, .in_h = 9, .in_w = 7, .kernel = 3, .stride = 2, .pad = 1, .groups = 2}},
+      Convention::exact, sink);
+  REQUIRE(sink.records.size() == 1);
+  const OpRecord& r = sink.records[0];
+  CHECK(r.kind == OpClass::conv);
+  // out 5×4; m = pixels, n = out channels, k = (4/2)·3·3
+  CHECK((r.batch == 2 && r.m == 20 && r.n == 6 && r.k == 18));
+  const ConvShape s = conv_shape(r);
+  CHECK((s.in_channels == 4 && s.in_h == 9 && s.in_w == 7 && s.out_channels == 6 && s.kernel_h == 3 &&
+         s.kernel_w == 3 && s.stride == 2 && s.padding == 1 && s.groups == 2));
+  CHECK(r.counts.read_bytes(DType::fp32) == 4 * (2 * 4 * 9 * 7 + 6 * 18 + 6));  // input, weights, bias
+  CHECK(r.counts.written_bytes(DType::fp32) == 4 * 2 * 6 * 20);
 }
 
 TEST_CASE("depthwise Conv2d counts one input channel per output") {

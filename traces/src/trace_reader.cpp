@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "ecosim/ops_counter/checked.hpp"
+#include "ecosim/ops_counter/conv_shape.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
 #include "ecosim/ops_counter/text_file.hpp"
 #include "v1_conversion.hpp"
@@ -110,6 +111,14 @@ class LineParser {
       const auto& p = j["params"];
       if (!p.is_object()) fail("params", "must be an object of name → non-negative integer");
       for (const auto& [key, value] : p.items()) r.params[key] = count(value, "params." + key);
+    }
+    if (r.kind == OpClass::conv) {
+      if (version == 1) fail("kind", "version 1 has no conv kind");
+      try {
+        conv_shape(r);
+      } catch (const Error& e) {
+        fail("params", e.what());
+      }
     }
     if (v1_hash && r.params.contains("support") && (r.params["support"] == 0 || r.params["support"] > kMaxShape))
       fail("params.support", "must be an integer in 1..2^40");

@@ -2,6 +2,7 @@
 // either with the SystemC model (one transaction per tile transfer or computation) or with the closed-form
 // pipeline model. Memory stays constant: each op's row goes to a RowSink when the op finishes.
 #pragma once
+#include <string_view>
 
 #include "ecosim/accel_model/config.hpp"
 #include "ecosim/accel_model/plan_source.hpp"
@@ -21,5 +22,15 @@ ReplayResult replay_closed_form(PlanSource& plans, const AccelConfig& config, Ro
 /// started have finished.
 ReplayResult replay_systemc(PlanSource& plans, const AccelConfig& config, RowSink* rows = nullptr,
                             TimelineWriter* timeline = nullptr);
+
+/// The timing engine a replay runs on (both give identical cycles while SystemC models no dynamic effect).
+enum class Engine : std::uint8_t { systemc, closed_form };
+/// "systemc" or "closed-form" (the name ReplayResult::engine and every report carry).
+std::string_view name(Engine e);
+/// Parses an engine name; throws ecosim::Error listing the valid names.
+Engine parse_engine(std::string_view text);
+/// Replays on `engine`; a timeline is drawn by the SystemC engine only (throws ecosim::Error for the closed form).
+ReplayResult replay(Engine engine, PlanSource& plans, const AccelConfig& config, RowSink* rows = nullptr,
+                    TimelineWriter* timeline = nullptr);
 
 }  // namespace ecosim::accel

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ecosim/accel_model/config.hpp"
 #include "ecosim/accel_model/op_plan.hpp"
@@ -40,8 +41,17 @@ struct GemmTiling {
   std::string describe() const;
 };
 
+/// The candidate tile sizes along a dimension: the powers of two below it, and the dimension itself.
+std::vector<std::uint64_t> tile_sizes(std::uint64_t dim);
+
 /// Cycles the array spends on one tile.
 std::uint64_t tile_cycles(std::uint64_t tm, std::uint64_t tn, std::uint64_t tk, Fusion f, const AccelConfig& c);
+
+/// One array tile of tm streamed rows × tn output columns × tk reduction at the given precisions: its cycles,
+/// MACs and buffer accesses (weights read once, inputs once per column block, outputs read and written once per
+/// k-step); its loads and stores are left to the mapping.
+TileWork array_tile(std::uint64_t tm, std::uint64_t tn, std::uint64_t tk, unsigned a_bits, unsigned w_bits,
+                    const AccelConfig& c);
 
 /// Pipeline cycles within 1/kCycleTieDivisor (0.1 %) of the fastest candidate's count as equally fast: the
 /// model has no per-tile overhead, so below that resolution it would trade energy and a tenfold tile count

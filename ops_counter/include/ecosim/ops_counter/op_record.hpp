@@ -23,7 +23,9 @@ Convention parse_convention(std::string_view text);  // throws ecosim::Error
 ///   eltwise             batch·m·n independent elements (k = 1)
 ///   reduce              batch·m rows, each reducing n elements
 ///   memcpy              batch·m·n elements moved, no arithmetic
-enum class OpClass : std::uint8_t { gemm, popcount_accumulate, eltwise, reduce, memcpy };
+///   conv                a direct 2-D convolution of batch images, its geometry in params (conv_shape.hpp);
+///                       m = output pixels, n = output channels, k = (input channels/groups)·kernel area
+enum class OpClass : std::uint8_t { gemm, popcount_accumulate, eltwise, reduce, memcpy, conv };
 std::string_view name(OpClass c);
 std::optional<OpClass> parse_op_class(std::string_view text);
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "ecosim/ops_counter/conv_shape.hpp"
 #include "ecosim/ops_counter/op_record.hpp"
 
 namespace ecosim::ops {
@@ -23,6 +24,10 @@ OpRecord gemm(std::string name, const GemmShape& s);
 
 /// C = H·B with H ∈ {−1,+1}^{m×k} packed as bits: batch·m·n·(k−1) additions/subtractions, no multiplications.
 OpRecord popcount_accumulate(std::string name, const GemmShape& s);
+
+/// A direct convolution (validated): per output element (C/groups)·R·S multiplications and one addition fewer
+/// (+ bias); bytes: the input, the weights (and bias) and the output once each.
+OpRecord conv(std::string name, const ConvShape& s, bool bias, DType t = DType::fp32);
 
 /// Counts of one operation mix applied `times` times (per element or per row).
 struct OpMix {

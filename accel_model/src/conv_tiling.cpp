@@ -1,0 +1,210 @@
+// Direct convolution tiling: the tile-size search scored in closed form, and the tile sequence of a tiling
+// (tile i from its loop indices, with halo input tiles; formulas in conv_tiling.hpp).
+#include "ecosim/accel_model/conv_tiling.hpp"
+
+#include <fmt/core.h>
+#include <algorithm>
+#include <array>
+#include <initializer_list>
+#include <optional>
+
+#include "ecosim/accel_model/tiling.hpp"
+#include "ecosim/ops_counter/checked.hpp"
+#include "ecosim/ops_counter/error.hpp"
+#include "indexed_tile_run.hpp"
+
+namespace ecosim::accel {
+
+namespace {
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0); }
+
+/// One loop over `dim` elements in tiles of `tile`.
+struct Axis {
+  std::uint64_t dim = 1, tile = 1, trips = 1;
+  Axis(std::uint64_t d, std::uint64_t t) : dim(d), tile(t), trips(ceil_div(d, t)) {}
+  std::uint64_t size(std::uint64_t i) const { return i + 1 == trips ? dim - i * tile : tile; }
+};
+
+/// Input rows (or columns) output tile i of `out` reads along an axis of `in` elements: its halo, clipped to the
+/// image (padding is generated on chip, never fetched).
+std::uint64_t halo_extent(const Axis& out, std::uint64_t i, std::uint64_t in, std::uint64_t kernel,
+                          std::uint64_t stride, std::uint64_t pad) {
+  const auto first = std::int64_t(i * out.tile * stride) - std::int64_t(pad);
+  const auto last = std::int64_t((i * out.tile + out.size(i) - 1) * stride + kernel - 1) - std::int64_t(pad);
+  const std::int64_t lo = std::max<std::int64_t>(first, 0), hi = std::min<std::int64_t>(last, std::int64_t(in) - 1);
+  return hi < lo ? 0 : std::uint64_t(hi - lo + 1);
+}
+
+/// The loops of a tiling, outermost first: group, output-channel tile, image, output-row tile, output-column
+/// tile, input-channel tile.
+enum Loop : std::size_t { kGroup, kOutCh, kImage, kRow, kCol, kInCh, kLoops };
+using Index = std::array<std::uint64_t, kLoops>;  // by Loop
+using Order = std::array<Loop, kLoops>;           // the loops, outermost first
+
+class ConvNest {
+ public:
+  ConvNest(const ConvShape& s, unsigned a_bits, unsigned w_bits, const ConvTiling& t, const AccelConfig& c)
+      : s_(s),
+        c_(c),
+        a_bits_(a_bits),
+        w_bits_(w_bits),
+        k_(s.group_out_channels(), t.tk),
+        h_(s.out_h(), t.th),
+        w_(s.out_w(), t.tw),
+        ch_(s.group_in_channels(), t.tc),
+        trips_{s.groups, k_.trips, s.batch, h_.trips, w_.trips, ch_.trips},
+        order_(t.out_channels_outer ? Order{kGroup, kOutCh, kImage, kRow, kCol, kInCh}
+                                    : Order{kGroup, kImage, kRow, kCol, kOutCh, kInCh}) {}
+
+  const Axis& out_channels() const { return k_; }
+  const Axis& rows() const { return h_; }
+  const Axis& cols() const { return w_; }
+  const Axis& in_channels() const { return ch_; }
+  std::uint64_t trips(Loop l) const { return trips_[l]; }
+  /// How many times each tile of a tensor indexed by the loops `deps` is fetched: once per iteration of every
+  /// loop it does not depend on that sits outside its innermost dependency of more than one trip.
+  std::uint64_t sweeps(std::initializer_list<Loop> deps) const {
+    auto depends = [&](Loop l) { return std::find(deps.begin(), deps.end(), l) != deps.end(); };
+    std::size_t innermost = 0;  // one past it
+    for (std::size_t p = 0; p < kLoops; ++p)
+      if (depends(order_[p]) && trips_[order_[p]] > 1) innermost = p + 1;
+    std::uint64_t factor = 1;
+    for (std::size_t p = 0; p + 1 < innermost; ++p)
+      if (!depends(order_[p])) factor = checked_mul(factor, trips_[order_[p]]);
+    return factor;
+  }
+  std::uint64_t tile_count() const {
+    return checked_product({trips_[0], trips_[1], trips_[2], trips_[3], trips_[4], trips_[5]});
+  }
+
+  std::uint64_t in_rows(std::uint64_t i) const {
+    return halo_extent(h_, i, s_.in_h, s_.kernel_h, s_.stride, s_.padding);
+  }
+  std::uint64_t in_cols(std::uint64_t j) const {
+    return halo_extent(w_, j, s_.in_w, s_.kernel_w, s_.stride, s_.padding);
+  }
+
+  Index decode(std::uint64_t i) const {
+    Index at{};
+    for (std::size_t p = kLoops; p-- > 0;) {
+      at[order_[p]] = i % trips_[order_[p]];
+      i /= trips_[order_[p]];
+    }
+    return at;
+  }
+
+  TileWork tile(std::uint64_t i) const {
+    const Index at = decode(i);
+    const std::uint64_t pixels = h_.size(at[kRow]) * w_.size(at[kCol]), tk = k_.size(at[kOutCh]),
+                        tc = ch_.size(at[kInCh]);
+    TileWork t = array_tile(pixels, tk, tc * s_.kernel_h * s_.kernel_w, a_bits_, w_bits_, c_);
+    const std::optional<Index> before = i == 0 ? std::nullopt : std::optional(decode(i - 1));
+    const std::optional<Index> after = i + 1 == tile_count() ? std::nullopt : std::optional(decode(i + 1));
+    if (differs(before, at, {kGroup, kImage, kRow, kCol, kInCh}))
+      t.load_bits[std::size_t(Buffer::inputs)] = tc * in_rows(at[kRow]) * in_cols(at[kCol]) * a_bits_;
+    if (differs(before, at, {kGroup, kOutCh, kInCh}))
+      t.load_bits[std::size_t(Buffer::weights)] = tk * tc * s_.kernel_h * s_.kernel_w * w_bits_;
+    if (differs(after, at, {kGroup, kOutCh, kImage, kRow, kCol}))
+      t.store_bits = pixels * tk * std::max(a_bits_, w_bits_);
+    return t;
+  }
+
+ private:
+  const ConvShape s_;
+  const AccelConfig& c_;
+  const unsigned a_bits_, w_bits_;
+  const Axis k_, h_, w_, ch_;
+  const Index trips_;
+  const Order order_;
+
+  /// Whether `other` (none: the op's start or end) is at other indices than `at` along `loops`.
+  static bool differs(const std::optional<Index>& other, const Index& at, std::initializer_list<Loop> loops) {
+    return !other || std::any_of(loops.begin(), loops.end(), [&](Loop l) { return (*other)[l] != at[l]; });
+  }
+};
+
+class ConvRun : public IndexedTileRun {
+ public:
+  ConvRun(const ConvShape& s, unsigned a_bits, unsigned w_bits, const ConvTiling& t, const AccelConfig& c)
+      : config_(c), nest_(s, a_bits, w_bits, t, config_) {}
+  std::uint64_t tile_count() const override { return nest_.tile_count(); }
+  TileWork tile(std::uint64_t i) const override { return nest_.tile(i); }
+
+ private:
+  AccelConfig config_;
+  ConvNest nest_;
+};
+
+}  // namespace
+
+std::string ConvTiling::describe() const {
+  return fmt::format(
+      "direct conv, tile {}x{} px × {} out-ch × {} in-ch, halo input tiles, out-ch tiles {} the "
+      "image's",
+      th, tw, tk, tc, out_channels_outer ? "outside" : "inside");
+}
+
+ConvTiling evaluate_conv_tiling(const ConvShape& s, unsigned a_bits, unsigned w_bits, std::uint64_t th,
+                                std::uint64_t tw, std::uint64_t tk, std::uint64_t tc, bool out_channels_outer,
+                                const AccelConfig& c) {
+  ConvTiling t{th, tw, tk, tc, out_channels_outer};
+  const ConvNest nest(s, a_bits, w_bits, t, c);
+  std::uint64_t rows = 0, cols = 0, col_steps = 0, k_steps = 0;
+  for (std::uint64_t i = 0; i < nest.rows().trips; ++i) rows += nest.in_rows(i);
+  for (std::uint64_t j = 0; j < nest.cols().trips; ++j) cols += nest.in_cols(j);
+  const Fusion f = fusion(a_bits, w_bits);
+  for (std::uint64_t i = 0; i < nest.out_channels().trips; ++i)
+    col_steps += ceil_div(nest.out_channels().size(i), c.cols);
+  for (std::uint64_t i = 0; i < nest.in_channels().trips; ++i)
+    k_steps += ceil_div(nest.in_channels().size(i) * s.kernel_h * s.kernel_w * f.passes, c.rows * f.spatial);
+  const std::uint64_t inputs =
+      checked_product({s.batch, s.in_channels, rows, cols, a_bits, nest.sweeps({kGroup, kImage, kRow, kCol, kInCh})});
+  const std::uint64_t weights = checked_product({s.out_channels, s.k(), w_bits, nest.sweeps({kGroup, kOutCh, kInCh})});
+  const std::uint64_t outputs = checked_product({s.batch, s.out_channels, s.m(), std::max(a_bits, w_bits)});
+  t.dram_bits = checked_add(checked_add(inputs, weights), outputs);
+  t.compute_cycles = checked_product({s.batch, s.groups, s.m(), col_steps, k_steps});
+  t.bound_cycles = std::max(t.compute_cycles, ceil_div(t.dram_bits, c.dram_bits_per_cycle));
+  return t;
+}
+
+ConvTiling choose_conv_tiling(const ConvShape& s, unsigned a_bits, unsigned w_bits, const AccelConfig& c) {
+  const std::uint64_t half_in = c.buffer(Buffer::inputs).half_bits(), half_w = c.buffer(Buffer::weights).half_bits(),
+                      half_out = c.buffer(Buffer::outputs).half_bits();
+  const std::uint64_t rs = s.kernel_h * s.kernel_w;
+  std::optional<ConvTiling> best;
+  auto better = [](const ConvTiling& a, const ConvTiling& b) {
+    if (a.bound_cycles > tie_window_cycles(b.bound_cycles)) return false;
+    if (b.bound_cycles > tie_window_cycles(a.bound_cycles)) return true;
+    if (a.dram_bits != b.dram_bits) return a.dram_bits < b.dram_bits;
+    return a.th * a.tw * a.tk * a.tc > b.th * b.tw * b.tk * b.tc;
+  };
+  for (std::uint64_t tc : tile_sizes(s.group_in_channels())) {
+    for (std::uint64_t tk : tile_sizes(s.group_out_channels())) {
+      if (tk * tc * rs * w_bits > half_w) break;
+      for (std::uint64_t th : tile_sizes(s.out_h())) {
+        const std::uint64_t rows = std::min(s.in_h, (th - 1) * s.stride + s.kernel_h);
+        for (std::uint64_t tw : tile_sizes(s.out_w())) {
+          const std::uint64_t cols = std::min(s.in_w, (tw - 1) * s.stride + s.kernel_w);
+          if (tc * rows * cols * a_bits > half_in || th * tw * tk * c.accumulator_bits > half_out) break;
+          for (const bool out_channels_outer : {true, false}) {
+            if (!out_channels_outer && tk == s.group_out_channels()) break;  // one output-channel tile: same walk
+            const ConvTiling t = evaluate_conv_tiling(s, a_bits, w_bits, th, tw, tk, tc, out_channels_outer, c);
+            if (!best || better(t, *best)) best = t;
+          }
+        }
+      }
+    }
+  }
+  if (!best)
+    throw Error(fmt::format("no convolution tile of {}-bit operands ({}×{} kernel) fits the buffers of '{}'", a_bits,
+                            s.kernel_h, s.kernel_w, c.name));
+  return *best;
+}
+
+std::shared_ptr<const TileRun> conv_tiles(const ConvShape& s, unsigned a_bits, unsigned w_bits,
+                                          const ConvTiling& tiling, const AccelConfig& c) {
+  return std::make_shared<ConvRun>(s, a_bits, w_bits, tiling, c);
+}
+
+}  // namespace ecosim::accel
