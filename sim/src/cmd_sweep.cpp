@@ -84,7 +84,7 @@ int coordinate(const po::variables_map& vm, const SweepSpec& spec, const MpiSess
   fmt::print(stderr, "sweep: {} points ({} pruned, {} kept from {}), {} to run on {}, {} engine\n", spec.points(),
              plan.pruned()["points"].get<std::size_t>(), rows.size(), csv_path, todo.size(),
              mpi.size() > 1 ? fmt::format("{} MPI ranks", mpi.size() - 1) : fmt::format("{} thread(s)", jobs),
-             spec.engine == SweepEngine::systemc ? "systemc" : "closed-form");
+             accel::name(spec.engine));
 
   const auto start = Clock::now();
   auto last_progress = start, last_checkpoint = start;
@@ -112,7 +112,7 @@ int coordinate(const po::variables_map& vm, const SweepSpec& spec, const MpiSess
   const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
   write_file_atomically(csv_path, render_sweep_csv(spec, rows));
   nlohmann::ordered_json report =
-      sweep_json(spec, rows, plan.pruned(), provenance(plan.base(), TechTable::builtin_45nm()));
+      sweep_json(spec, rows, plan.pruned(), provenance(plan.base(), spec.engine, TechTable::builtin_45nm()));
   report["cost_warnings"] = plan.cost_warnings();
   write_file_atomically(out + "/sweep.json", report.dump(2) + "\n");
   std::size_t errors = 0;

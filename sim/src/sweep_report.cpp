@@ -119,7 +119,7 @@ nlohmann::ordered_json sweep_json(const SweepSpec& spec, const std::map<std::siz
                                   const nlohmann::json& pruned, const nlohmann::ordered_json& provenance) {
   nlohmann::ordered_json j;
   j["spec"] = spec.document;
-  j["engine"] = spec.engine == SweepEngine::systemc ? "systemc" : "closed-form";
+  j["engine"] = accel::name(spec.engine);
   j["accelerator"] = spec.accelerator;
   j["points"] = spec.points();
   j["pruned"] = pruned;

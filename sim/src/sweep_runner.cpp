@@ -136,12 +136,9 @@ SweepRow SweepPlan::run(std::size_t index) const {
     RecordList records(groups_[group].records);
     accel::PlanSource plans(records, Convention::exact, w.label(), config, tech);
     accel::ReplayResult result;
-    if (spec_.engine == SweepEngine::systemc) {
-      const std::lock_guard lock(systemc_kernel);
-      result = accel::replay_systemc(plans, config);
-    } else {
-      result = accel::replay_closed_form(plans, config);
-    }
+    std::unique_lock lock(systemc_kernel, std::defer_lock);
+    if (spec_.engine == accel::Engine::systemc) lock.lock();  // one SystemC simulation per process at a time
+    result = accel::replay(spec_.engine, plans, config);
     row.ran = true;
     row.latency_ms = result.latency_ms();
     row.cycles = result.total.cycles;

@@ -206,13 +206,10 @@ SweepSpec parse_sweep_spec(std::string_view json_text, const std::string& origin
         throw Error(fmt::format("the axes span more than {} configurations", kMaxSweepConfigurations));
     if (spec.points() > kMaxSweepPoints)
       throw Error(fmt::format("the spec spans {} points, above the limit of {}", spec.points(), kMaxSweepPoints));
-    const std::string engine = d.value("engine", json("closed-form")).is_string()
-                                   ? d.value("engine", json("closed-form")).get<std::string>()
-                                   : "";
-    if (engine == "systemc")
-      spec.engine = SweepEngine::systemc;
-    else if (engine != "closed-form")
-      throw Error("engine must be \"closed-form\" or \"systemc\"");
+    if (d.contains("engine")) {
+      if (!d["engine"].is_string()) throw Error("engine must be a string");
+      spec.engine = accel::parse_engine(d["engine"].get<std::string>());
+    }
     if (d.contains("constraints")) {
       const json& c = d["constraints"];
       check_keys(c, {"max_area_mm2", "min_area_mm2"}, "constraints");

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ecosim/accel_model/replay.hpp"
 #include "ecosim/ops_counter/attention.hpp"
 
 namespace ecosim::cli {
@@ -39,15 +40,13 @@ struct SweepVariant {
   std::string given;           // the parameters the spec set: "bits=8 support=25" (empty: all defaults)
 };
 
-enum class SweepEngine { closed_form, systemc };
-
 struct SweepSpec {
   nlohmann::json document;                     // as read (reports record it)
   std::string accelerator = "bitfusion-45nm";  // the built-in configuration the axes override
   std::vector<SweepAxis> axes;                 // sorted by key
   std::vector<SweepWorkload> workloads;
   std::vector<SweepVariant> variants;
-  SweepEngine engine = SweepEngine::closed_form;
+  accel::Engine engine = accel::Engine::closed_form;
   std::optional<double> min_area_mm2, max_area_mm2;
 
   /// Accelerator configurations spanned by the axes (their product; 1 without axes).

@@ -81,7 +81,7 @@ TEST_CASE("sweep spec: points are workloads x variants x configurations, the las
 TEST_CASE("sweep spec: the built-in default spans at least 100 points", "[sweep]") {
   const SweepSpec spec = default_sweep_spec();
   CHECK(spec.points() >= 100);
-  CHECK(spec.engine == SweepEngine::closed_form);
+  CHECK(spec.engine == accel::Engine::closed_form);
 }
 
 TEST_CASE("sweep spec: bad specs are errors naming the problem", "[sweep]") {
