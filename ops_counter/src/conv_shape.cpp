@@ -13,18 +13,13 @@ namespace {
 
 constexpr std::uint64_t kMaxConvField = std::uint64_t{1} << 40;
 
-/// The params and the fields they name, in the order they are written.
+/// The params and the fields they name, in the order they are written (three to a line).
+// clang-format off
 constexpr std::array<std::pair<std::string_view, std::uint64_t ConvShape::*>, 9> kParams = {{
-    {"in_channels", &ConvShape::in_channels},
-    {"in_h", &ConvShape::in_h},
-    {"in_w", &ConvShape::in_w},
-    {"out_channels", &ConvShape::out_channels},
-    {"kernel_h", &ConvShape::kernel_h},
-    {"kernel_w", &ConvShape::kernel_w},
-    {"stride", &ConvShape::stride},
-    {"padding", &ConvShape::padding},
-    {"groups", &ConvShape::groups},
-}};
+    {"in_channels", &ConvShape::in_channels}, {"in_h", &ConvShape::in_h}, {"in_w", &ConvShape::in_w},
+    {"out_channels", &ConvShape::out_channels}, {"kernel_h", &ConvShape::kernel_h}, {"kernel_w", &ConvShape::kernel_w},
+    {"stride", &ConvShape::stride}, {"padding", &ConvShape::padding}, {"groups", &ConvShape::groups}}};
+// clang-format on
 
 }  // namespace
 

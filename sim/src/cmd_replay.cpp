@@ -23,8 +23,7 @@ int replay(const Args& args) {
       "format", po::value<std::string>()->default_value("table"), "table, csv or json");
   options.add(accel_options());
   options.add(work_limit_options());
-  Args rest = args;
-  if (!rest.empty() && !rest[0].empty() && rest[0][0] != '-') rest.insert(rest.begin(), "--trace");
+  const Args rest = leading_argument_as(args, "trace");
   po::variables_map vm;
   if (!parse_args(rest, options, vm,
                   "ecosim replay TRACE.jsonl [--accel bitfusion-45nm | --accel-config FILE] [--timeline OUT.json] "

@@ -135,10 +135,8 @@ int sweep(const Args& args) {
       "jobs,j", po::value<std::int64_t>()->default_value(std::max(1u, std::thread::hardware_concurrency())),
       "threads running points (one process; under mpirun each rank but 0 replays one point at a time)")(
       "resume", "keep the rows of DIR/sweep.csv and run only the missing points");
-  Args rest = args;
-  if (!rest.empty() && !rest[0].empty() && rest[0][0] != '-') rest.insert(rest.begin(), "--spec");
   po::variables_map vm;
-  if (!parse_args(rest, options, vm,
+  if (!parse_args(leading_argument_as(args, "spec"), options, vm,
                   "ecosim sweep [SPEC.json] [--out sweep/] [--jobs N] [--resume]   (spec format: README.md, "
                   "\"Design-space sweep\"); mpirun -np N ecosim sweep ... distributes the points"))
     return 0;

@@ -134,6 +134,12 @@ std::vector<Layer> Workload::layers() const {
   return all;
 }
 
+std::vector<std::string> leading_argument_as(const std::vector<std::string>& args, const std::string& option) {
+  std::vector<std::string> out = args;
+  if (!out.empty() && !out[0].empty() && out[0][0] != '-') out.insert(out.begin(), "--" + option);
+  return out;
+}
+
 bool parse_args(const std::vector<std::string>& args, const po::options_description& options, po::variables_map& vm,
                 const std::string& usage_line, const std::string& help_epilogue) {
   po::store(po::command_line_parser(args).options(options).run(), vm);

@@ -47,6 +47,10 @@ void reject_given(const po::variables_map& vm, std::initializer_list<std::string
 /// A strictly positive integer option (parsed signed, so "-3" is rejected rather than wrapped).
 std::uint64_t positive(const po::variables_map& vm, const std::string& key);
 
+/// `args` with a first argument that is not an option taken as the value of `--<option>` (`replay t.jsonl`,
+/// `sweep spec.json`).
+std::vector<std::string> leading_argument_as(const std::vector<std::string>& args, const std::string& option);
+
 /// Parses `args` against `options`; on --help prints the usage line, the options and `help_epilogue`, and
 /// returns false.
 bool parse_args(const std::vector<std::string>& args, const po::options_description& options, po::variables_map& vm,

@@ -52,14 +52,8 @@ TEST_CASE("MSA paper: muls 2·N²·dim + H·N², adds 2·N²·dim per batch entr
 
 TEST_CASE("EcoFormer paper: the DESIGN §3 terms summed") {
   for (auto [h, n, c, m, b] : {std::array<std::uint64_t, 5>{2, 3, 4, 2, 4}, {5, 196, 32, 25, 16}}) {
-    AttentionConfig cfg{.variant = AttentionVariant::ecoformer,
-                        .batch = 1,
-                        .heads = h,
-                        .seq = n,
-                        .head_dim = c,
-                        .projections = false,
-                        .bits = b,
-                        .support = m};
+    AttentionConfig cfg = small(AttentionVariant::ecoformer);  // batch 1, no projections
+    cfg.heads = h, cfg.seq = n, cfg.head_dim = c, cfg.bits = b, cfg.support = m;
     const std::uint64_t muls = 2 * h * n * m                 // kernel
                                + h * n * m * b               // hashing
                                + h * n * b + h * n           // normaliser
