@@ -33,7 +33,7 @@
 namespace ecosim::embedded {
 std::string_view published_accelerator();
 std::string_view plot_compare_py();
-}
+}  // namespace ecosim::embedded
 
 namespace ecosim::cli {
 
