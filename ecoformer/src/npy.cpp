@@ -1,6 +1,7 @@
 // Strict streaming reader of float32 .npy files (format versions 1.0, 2.0 and 3.0): magic, a header of at most
 // 64 KiB holding a dict with exactly the keys descr, fortran_order and shape, then '<f4' data in C order whose
-// byte count matches the shape; files and bytes in memory go through the same std::istream code.
+// byte count matches the shape; files and bytes in memory go through the same std::istream code. The encoder
+// writes version 1.0 with the header padded so the data starts on a 64-byte boundary, as numpy does.
 #include "ecosim/ecoformer/npy.hpp"
 
 #include <algorithm>
@@ -213,6 +214,30 @@ NpyArray read_npy(const std::string& path) {
   NpyArray array = read_stream(file, path);
   if (file.bad()) throw Error("cannot read '" + path + "'");
   return array;
+}
+
+std::string npy_bytes(const std::vector<std::uint64_t>& shape, const std::vector<float>& data) {
+  std::uint64_t count = 1;
+  std::string tuple;
+  for (std::uint64_t dim : shape) {
+    count = checked_mul(count, dim);
+    tuple += std::to_string(dim) + ", ";
+  }
+  if (shape.size() == 1)
+    tuple.pop_back();  // "(3,)"
+  else if (!tuple.empty())
+    tuple.resize(tuple.size() - 2);
+  if (count != data.size())
+    throw Error("npy: the shape holds " + std::to_string(count) + " values, the data " + std::to_string(data.size()));
+  constexpr std::size_t kPreambleBytes = 10, kAlignBytes = 64;
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + tuple + "), }";
+  header.append((kAlignBytes - (kPreambleBytes + header.size() + 1) % kAlignBytes) % kAlignBytes, ' ').push_back('\n');
+  std::string bytes("\x93NUMPY\x01\x00", 8);
+  bytes.push_back(static_cast<char>(header.size() & 0xff));
+  bytes.push_back(static_cast<char>(header.size() >> 8));
+  bytes += header;
+  bytes.append(reinterpret_cast<const char*>(data.data()), data.size() * sizeof(float));  // little-endian host
+  return bytes;
 }
 
 }  // namespace ecosim::ecoformer

@@ -1,17 +1,17 @@
 // `ecosim run`: runs one attention variant's kernel (CUDA, or the CPU reference) on synthetic or .npy input,
 // times it, counts the operations it reports (and writes them as a trace), and compares its output with
 // exact softmax attention on the same input (for the variants that share queries and keys — Reformer and
-// the hashed family read Q as both — the reference is MSA(Q, Q, V), the attention they approximate).
+// the hashed family read Q as both — the reference is MSA(Q, Q, V), the attention they approximate);
+// --output keeps the kernel's output as .npy for `ecosim validate --output`.
 #include <fmt/core.h>
 
 #include <optional>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "attention_npy.hpp"
 #include "count_report.hpp"
 #include "device_option.hpp"
-#include "ecosim/ecoformer/npy.hpp"
 #include "ecosim/ecoformer/reference.hpp"
 #include "ecosim/ecoformer/run.hpp"
 #include "ecosim/kernels/gpu.hpp"
@@ -31,22 +31,6 @@ namespace {
 
 // error_vs_msa is computed up to this length (exact MSA on the CPU costs N² per head).
 constexpr std::uint64_t kMaxSeqForError = 4096;
-
-ecoformer::Tensor tensor_from_npy(const std::string& path) {
-  ecoformer::NpyArray a = ecoformer::read_npy(path);
-  if (a.shape.size() != 4)
-    throw Error(path + ": expected a 4-dimensional array [batch, heads, seq, dim], got " +
-                std::to_string(a.shape.size()) + " dimensions");
-  return {a.shape[0], a.shape[1], a.shape[2], a.shape[3], std::move(a.data)};
-}
-
-ecoformer::AttentionInputs inputs_from_files(const std::string& list) {
-  std::vector<std::string> paths;
-  std::stringstream items(list);
-  for (std::string path; std::getline(items, path, ',');) paths.push_back(path);
-  if (paths.size() != 3) throw Error("--input takes three files q.npy,k.npy,v.npy, got '" + list + "'");
-  return {tensor_from_npy(paths[0]), tensor_from_npy(paths[1]), tensor_from_npy(paths[2])};
-}
 
 std::optional<std::uint64_t> optional_positive(const po::variables_map& vm, const std::string& key) {
   if (!vm.count(key)) return std::nullopt;
@@ -98,6 +82,7 @@ int run(const Args& args) {
       "seed", po::value<std::uint64_t>()->default_value(0), "seed of the synthetic input and random parameters")(
       "trace", po::value<std::string>(), "write the instrumented op trace (JSON Lines) here")(
       "input", po::value<std::string>(), "q.npy,k.npy,v.npy: float32 [batch, heads, seq, dim] instead of synthetic")(
+      "output", po::value<std::string>(), "write the kernel's output here: .npy, float32 [batch, heads, seq, dim]")(
       "format", po::value<std::string>()->default_value("table"), "table or json");
   options.add(variant_parameter_options());
   options.add(work_limit_options());
@@ -116,7 +101,7 @@ int run(const Args& args) {
                                        : ecoformer::Device::cpu;
   ecoformer::AttentionInputs inputs;
   if (vm.count("input")) {
-    inputs = inputs_from_files(vm["input"].as<std::string>());
+    inputs = read_attention_inputs(vm["input"].as<std::string>());
     take_shape(config, inputs.q, vm);
   } else if (!vm.count("seq")) {
     throw Error("give --seq N (or --input q.npy,k.npy,v.npy)");
@@ -134,6 +119,7 @@ int run(const Args& args) {
   FanOutSink sink(writer ? std::vector<OpSink*>{&counter, &*writer} : std::vector<OpSink*>{&counter});
   const ecoformer::RunResult result = ecoformer::run_attention(inputs, config, device, seed, sink);
   if (writer) writer->finish();
+  if (vm.count("output")) write_attention_output(vm["output"].as<std::string>(), result.out);
 
   std::optional<double> error_vs_msa;
   const bool shared_qk = variant_info(config.variant).shares_qk;

@@ -1,11 +1,14 @@
 // `ecosim validate --suite NAME [--device auto|cpu|cuda]`: GPU kernels against their CPU references and
 // the mathematical properties each must have; prints a PASS/FAIL/SKIP table, exit 1 on any FAIL.
+// `ecosim validate --variant V --input q.npy,k.npy,v.npy --output mine.npy`: a user's own kernel output
+// against the CPU reference (validate_output.cpp); exit 1 when it fails.
 #include <fmt/core.h>
 
 #include <utility>
 
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/sim/commands.hpp"
+#include "validate_output.hpp"
 #include "validation.hpp"
 #include "workload.hpp"
 
@@ -27,8 +30,16 @@ int validate(const Args& args) {
   po::options_description options("ecosim validate");
   options.add_options()("help,h", "this help")("suite", po::value<std::string>(), "which suite to run")(
       "device", po::value<std::string>()->default_value("auto"), "auto, cpu or cuda");
+  options.add(validate_output_options());
   po::variables_map vm;
-  if (!parse_args(args, options, vm, "ecosim validate --suite NAME [--device auto|cpu|cuda]")) return 0;
+  if (!parse_args(args, options, vm,
+                  "ecosim validate --suite NAME [--device auto|cpu|cuda]\n"
+                  "   or: ecosim validate --variant V --input q.npy,k.npy,v.npy --output mine.npy [--seed S] "
+                  "[variant parameters]"))
+    return 0;
+  const bool checks_output = vm.count("variant") || vm.count("input") || vm.count("output");
+  if (checks_output && vm.count("suite")) throw Error("give either --suite or --variant/--input/--output, not both");
+  if (checks_output) return validate_output(vm);
   std::string valid;
   for (const auto& [name, run] : suites())
     if (valid.find(name) == std::string::npos) valid += (valid.empty() ? "" : ", ") + name;

@@ -13,7 +13,9 @@
 #include "ecosim/ecoformer/reference.hpp"
 #include "ecosim/ecoformer/run.hpp"
 #include "ecosim/kernels/gpu.hpp"
+#include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
+#include "validate_attention.hpp"
 #include "validation.hpp"
 
 namespace ecosim::cli {
@@ -27,16 +29,6 @@ struct Shape {
 };
 // Odd N, N below the default 16 hash bits, several heads, D ∈ {16, 32, 64}, more than one Reformer chunk.
 constexpr Shape kGrid[] = {{1, 1, 7, 16}, {2, 3, 33, 32}, {1, 2, 131, 64}};
-
-// GPU against CPU: maximum error relative to the largest reference value, per variant (fp32 throughout;
-// Performer and the hashed family accumulate over N and F, Reformer's buckets can flip on rounding ties; LSA
-// is MSA over its windows).
-const std::map<AttentionVariant, double> kGpuTolerance = {
-    {AttentionVariant::msa, 1e-5},           {AttentionVariant::linformer, 1e-5},
-    {AttentionVariant::lsa, 1e-5},           {AttentionVariant::performer, 1e-4},
-    {AttentionVariant::reformer, 1e-4},      {AttentionVariant::ecoformer, 1e-4},
-    {AttentionVariant::fp_ecoformer, 1e-4},  {AttentionVariant::bi_ecoformer, 1e-4},
-    {AttentionVariant::lsh_ecoformer, 1e-4}, {AttentionVariant::klsh_ecoformer, 1e-4}};
 
 constexpr std::uint64_t kSeed = 7;
 
@@ -87,7 +79,7 @@ void check_variant(Validation& v, const AttentionConfig& c, const std::string& g
   }
   const Run gpu = run(in, c, eco::Device::cuda);
   const double error = eco::max_relative_error(gpu.result.out.data, cpu.result.out.data);
-  const double tolerance = kGpuTolerance.at(c.variant);
+  const double tolerance = kernel_tolerance(c.variant);
   v.check("gpu vs cpu " + label(c), error <= tolerance && gpu.counts == cpu.counts,
           fmt::format("max rel error {:.2e} (tolerance {:.0e}), counts {}", error, tolerance,
                       gpu.counts == cpu.counts ? "equal" : "DIFFER"));
@@ -219,6 +211,20 @@ void check_determinism(Validation& v) {
 }
 
 }  // namespace
+
+// A kernel's output against the CPU reference, per variant (fp32 throughout; Performer and the hashed family
+// accumulate over N and F, Reformer's buckets can flip on rounding ties; LSA is MSA over its windows).
+double kernel_tolerance(AttentionVariant variant) {
+  static const std::map<AttentionVariant, double> kTolerance = {
+      {AttentionVariant::msa, 1e-5},           {AttentionVariant::linformer, 1e-5},
+      {AttentionVariant::lsa, 1e-5},           {AttentionVariant::performer, 1e-4},
+      {AttentionVariant::reformer, 1e-4},      {AttentionVariant::ecoformer, 1e-4},
+      {AttentionVariant::fp_ecoformer, 1e-4},  {AttentionVariant::bi_ecoformer, 1e-4},
+      {AttentionVariant::lsh_ecoformer, 1e-4}, {AttentionVariant::klsh_ecoformer, 1e-4}};
+  const auto it = kTolerance.find(variant);
+  if (it == kTolerance.end()) throw Error(std::string("no kernel tolerance for ") + std::string(name(variant)));
+  return it->second;
+}
 
 void validate_attention(Validation& v) {
   std::string gpu_unavailable;
