@@ -2,7 +2,8 @@
 // the written output is the kernel's (MSA's equals softmax attention computed here) and validates against
 // itself with error 0; one value moved by ten times the variant's tolerance fails with exit 1, by a tenth
 // of it passes; NaN and Inf fail with their count; a wrong shape or dtype is an error (exit 2); for a
-// hashed variant (ecoformer) and a baseline (msa).
+// hashed variant (ecoformer) and a baseline (msa). Other parameters fail; a missing option, --suite beside
+// --output, a count-only variant and a reference above --max-memory-gb are errors.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -144,6 +145,8 @@ TEST_CASE("validate --output compares with the reference of the parameters given
            {"validate", "--variant", "ecoformer", "--output", "o.npy"},
            {"validate", "--suite", "attention", "--variant", "msa", "--input", "q.npy,k.npy,v.npy", "--output",
             "o.npy"},
-           {"validate", "--variant", "sra", "--input", "q.npy,k.npy,v.npy", "--output", "o.npy"}})
+           {"validate", "--variant", "sra", "--input", "q.npy,k.npy,v.npy", "--output", "o.npy"},
+           {"validate", "--variant", "msa", "--input", "q.npy,k.npy,v.npy", "--output", "o.npy", "--max-memory-gb",
+            "0.000001"}})
     CHECK(ecosim_in(folder, args).first.exit_code == 2);
 }
