@@ -14,13 +14,12 @@
 #include <random>
 #include <sstream>
 
-#include "../unique_temp_path.hpp"
+#include "../traces/temp_folder.hpp"
 #include "ecosim/ecoformer/npy.hpp"
 #include "ecosim/ecoformer/reference.hpp"
 #include "ecosim_child.hpp"
 #include "validate_attention.hpp"
 
-namespace fs = std::filesystem;
 using namespace ecosim;
 using Catch::Matchers::Contains;
 
@@ -30,35 +29,26 @@ constexpr std::uint64_t kAddressSpaceBytes = std::uint64_t{2} << 30;
 constexpr unsigned kSeconds = 120;
 const std::vector<std::uint64_t> kShape = {1, 2, 40, 16};  // [batch, heads, seq, dim]
 
-struct Folder {
-  fs::path path;
-  explicit Folder(const std::string& stem) : path(unique_temp_path(stem, "")) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~Folder() { fs::remove_all(path); }
-};
-
-std::pair<ChildOutcome, std::string> ecosim_in(const Folder& folder, const std::vector<std::string>& args) {
-  const fs::path out = folder.path / "stdout.txt";
-  const ChildOutcome outcome = run_ecosim(args, folder.path, kAddressSpaceBytes, kSeconds, out.string());
+std::pair<ChildOutcome, std::string> ecosim_in(const TempFolder& folder, const std::vector<std::string>& args) {
+  const std::string out = folder / "stdout.txt";
+  const ChildOutcome outcome = run_ecosim(args, folder / "", kAddressSpaceBytes, kSeconds, out);
   std::ostringstream text;
   text << std::ifstream(out).rdbuf();
   return {outcome, text.str()};
 }
 
-void write_npy(const fs::path& path, const std::vector<std::uint64_t>& shape, const std::vector<float>& data) {
+void write_npy(const std::string& path, const std::vector<std::uint64_t>& shape, const std::vector<float>& data) {
   std::ofstream(path, std::ios::binary) << ecoformer::npy_bytes(shape, data);
 }
 
 /// q.npy, k.npy, v.npy of kShape, standard normal from a fixed seed.
-void write_inputs(const Folder& folder) {
+void write_inputs(const TempFolder& folder) {
   std::mt19937_64 rng(11);
   std::normal_distribution<float> normal;
   for (const char* name : {"q.npy", "k.npy", "v.npy"}) {
     std::vector<float> x(kShape[0] * kShape[1] * kShape[2] * kShape[3]);
     for (float& value : x) value = normal(rng);
-    write_npy(folder.path / name, kShape, x);
+    write_npy(folder / name, kShape, x);
   }
 }
 
@@ -72,16 +62,18 @@ TEST_CASE("run --output writes the kernel output that validate --output accepts"
   const auto [variant, parameters] =
       GENERATE(std::pair<std::string, std::vector<std::string>>{"msa", {}},
                std::pair<std::string, std::vector<std::string>>{"ecoformer", {"--bits", "8"}});
-  Folder folder("ecosim_validate_output_" + variant);
+  TempFolder folder("ecosim_validate_output_" + variant);
   write_inputs(folder);
   std::vector<std::string> run_args = {"run",      "--variant", variant, "--input", "q.npy,k.npy,v.npy",
                                        "--output", "o.npy"};
   run_args.insert(run_args.end(), parameters.begin(), parameters.end());
   REQUIRE(ecosim_in(folder, run_args).first.exit_code == 0);
-  const ecoformer::NpyArray out = ecoformer::read_npy((folder.path / "o.npy").string());
+  CHECK(folder.entries() ==
+        std::vector<std::string>{"k.npy", "o.npy", "q.npy", "stdout.txt", "v.npy"});  // no temporary
+  const ecoformer::NpyArray out = ecoformer::read_npy(folder / "o.npy");
   REQUIRE(out.shape == kShape);
   if (variant == "msa") {
-    const auto read = [&](const char* name) { return tensor(ecoformer::read_npy((folder.path / name).string())); };
+    const auto read = [&](const char* name) { return tensor(ecoformer::read_npy(folder / name)); };
     const auto exact = ecoformer::naive_softmax_attention(read("q.npy"), read("k.npy"), read("v.npy")).data;
     CHECK(ecoformer::max_relative_error(out.data, exact) < 1e-5);
   }
@@ -104,7 +96,7 @@ TEST_CASE("run --output writes the kernel output that validate --output accepts"
   for (const auto& [factor, expected_exit] : {std::pair{10.0, 1}, std::pair{0.1, 0}}) {
     std::vector<float> moved = out.data;
     moved[17] += static_cast<float>(factor * tolerance * max_ref);
-    write_npy(folder.path / "moved.npy", kShape, moved);
+    write_npy(folder / "moved.npy", kShape, moved);
     const auto [outcome, text] = validate("moved.npy");
     CHECK(outcome.exit_code == expected_exit);
     CHECK_THAT(text, Contains(expected_exit == 0 ? "PASS" : "FAIL"));
@@ -113,26 +105,26 @@ TEST_CASE("run --output writes the kernel output that validate --output accepts"
   std::vector<float> bad = out.data;
   bad[3] = std::numeric_limits<float>::quiet_NaN();
   bad[5] = std::numeric_limits<float>::infinity();
-  write_npy(folder.path / "nan.npy", kShape, bad);
+  write_npy(folder / "nan.npy", kShape, bad);
   const auto [nan, nan_text] = validate("nan.npy");
   CHECK(nan.exit_code == 1);
   CHECK_THAT(nan_text, Contains("non_finite         2") && Contains("FAIL (2 NaN/Inf values)"));
 
-  write_npy(folder.path / "short.npy", {1, 2, 39, 16}, std::vector<float>(out.data.begin(), out.data.end() - 32));
+  write_npy(folder / "short.npy", {1, 2, 39, 16}, std::vector<float>(out.data.begin(), out.data.end() - 32));
   const auto [shape, shape_text] = validate("short.npy");
   CHECK(shape.exit_code == 2);
   CHECK_THAT(shape.stderr_text, Contains("shape [1, 2, 39, 16] differs from the reference's [1, 2, 40, 16]"));
 
   std::string doubles = ecoformer::npy_bytes(kShape, out.data);
   doubles.replace(doubles.find("<f4"), 3, "<f8");
-  std::ofstream(folder.path / "f8.npy", std::ios::binary) << doubles;
+  std::ofstream(folder / "f8.npy", std::ios::binary) << doubles;
   const auto [dtype, dtype_text] = validate("f8.npy");
   CHECK(dtype.exit_code == 2);
   CHECK_THAT(dtype.stderr_text, Contains("is not little-endian float32"));
 }
 
 TEST_CASE("validate --output compares with the reference of the parameters given", "[validate][cli]") {
-  Folder folder("ecosim_validate_output_bits");
+  TempFolder folder("ecosim_validate_output_bits");
   write_inputs(folder);
   REQUIRE(ecosim_in(folder, {"run", "--variant", "ecoformer", "--input", "q.npy,k.npy,v.npy", "--output", "o.npy",
                              "--bits", "8"})
