@@ -39,7 +39,13 @@ int validate(const Args& args) {
     return 0;
   const bool checks_output = vm.count("variant") || vm.count("input") || vm.count("output");
   if (checks_output && vm.count("suite")) throw Error("give either --suite or --variant/--input/--output, not both");
+  if (checks_output && !vm["device"].defaulted())
+    throw Error("--device applies to --suite: --output is compared with the CPU reference");
   if (checks_output) return validate_output(vm);
+  const po::options_description output_options = validate_output_options();
+  for (const auto& option : output_options.options())
+    if (vm.count(option->long_name()) && !vm[option->long_name()].defaulted())
+      throw Error("--" + option->long_name() + " applies to --variant/--input/--output, not to --suite");
   std::string valid;
   for (const auto& [name, run] : suites())
     if (valid.find(name) == std::string::npos) valid += (valid.empty() ? "" : ", ") + name;

@@ -3,7 +3,8 @@
 // itself with error 0; one value moved by ten times the variant's tolerance fails with exit 1, by a tenth
 // of it passes; NaN and Inf fail with their count; a wrong shape or dtype is an error (exit 2); for a
 // hashed variant (ecoformer) and a baseline (msa). Other parameters fail; a missing option, --suite beside
-// --output, a count-only variant and a reference above --max-memory-gb are errors.
+// --output, --bits with --suite, --device with --output, a count-only variant and a reference above
+// --max-memory-gb are errors.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -138,6 +139,8 @@ TEST_CASE("validate --output compares with the reference of the parameters given
            {"validate", "--suite", "attention", "--variant", "msa", "--input", "q.npy,k.npy,v.npy", "--output",
             "o.npy"},
            {"validate", "--variant", "sra", "--input", "q.npy,k.npy,v.npy", "--output", "o.npy"},
+           {"validate", "--suite", "attention", "--bits", "8"},
+           {"validate", "--variant", "msa", "--input", "q.npy,k.npy,v.npy", "--output", "o.npy", "--device", "cpu"},
            {"validate", "--variant", "msa", "--input", "q.npy,k.npy,v.npy", "--output", "o.npy", "--max-memory-gb",
             "0.000001"}})
     CHECK(ecosim_in(folder, args).first.exit_code == 2);
