@@ -68,7 +68,7 @@ VariantRun run_analytic_layer(const AttentionConfig& config) {
   OpCounter counter;
   RecordingSink list;
   FanOutSink sink({&counter, &list});
-  emit_attention("attention", config, Convention::exact, sink);
+  emit_attention(ecoformer::kAttentionRecordPrefix, config, Convention::exact, sink);
   return {std::move(list.records), counter.total(), std::nullopt, "analytic (count-only: no kernel)"};
 }
 
@@ -96,7 +96,7 @@ VariantRun run_model(const Workload& w) {
   OpCounter counter;
   RecordingSink list;
   FanOutSink sink({&counter, &list});
-  for (const Layer& layer : w.layers()) emit(layer, Convention::exact, sink);
+  w.emit_records(sink);
   return {std::move(list.records), counter.total(), std::nullopt, "analytic"};
 }
 

@@ -61,7 +61,7 @@ int coordinate(const po::variables_map& vm, const SweepSpec& spec, const MpiSess
   ReportFolder folder(out);  // checked before any work
   std::map<std::size_t, SweepRow> rows;
   if (vm.count("resume") && std::filesystem::exists(csv_path))
-    rows = read_sweep_csv(read_text_file(csv_path), spec, csv_path);
+    rows = read_sweep_csv(read_text_file(csv_path, max_sweep_csv_bytes(spec)), spec, csv_path);
   const SweepPlan plan(spec);
   std::vector<std::size_t> todo;
   for (std::size_t index : plan.runnable()) {

@@ -23,7 +23,7 @@ int trace(const Args& args) {
   const std::string path = vm["output"].as<std::string>();
   trace::TraceWriter writer(path,
                             {trace::kFormatVersion, "ecosim " ECOSIM_VERSION " trace", w.convention, w.describe()});
-  for (const Layer& layer : w.layers()) emit(layer, w.convention, writer);
+  w.emit_records(writer);
   writer.finish();
   if (path != "-") fmt::print(stderr, "wrote {}\n", path);
   return 0;

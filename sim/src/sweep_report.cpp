@@ -87,6 +87,11 @@ std::string sweep_csv_row(const SweepRow& row) {
                             row.array_utilisation);
 }
 
+std::uint64_t max_sweep_csv_bytes(const SweepSpec& spec) {
+  constexpr std::uint64_t kMaxLineBytes = 16 << 10;  // numbers, axis values and one error message
+  return (spec.points() + 1) * kMaxLineBytes;
+}
+
 std::map<std::size_t, SweepRow> read_sweep_csv(const std::string& text, const SweepSpec& spec,
                                                const std::string& origin) {
   std::map<std::size_t, SweepRow> rows;

@@ -33,6 +33,9 @@ std::string sweep_csv_header(const SweepSpec& spec);
 std::string sweep_csv_row(const SweepRow& row);
 /// The rows of an earlier sweep.csv written for `spec`, by index. Throws ecosim::Error when its header differs
 /// (another spec); a last line cut short by a killed run is ignored.
+/// The largest sweep.csv `spec` can have (its header and every point's row at the longest a row may be):
+/// --resume reads no more.
+std::uint64_t max_sweep_csv_bytes(const SweepSpec& spec);
 std::map<std::size_t, SweepRow> read_sweep_csv(const std::string& text, const SweepSpec& spec,
                                                const std::string& origin);
 /// The whole CSV: header and rows in index order.

@@ -23,24 +23,22 @@ namespace {
 /// The exact-convention records of a workload with a variant: a zoo model's layers with every attention layer
 /// of the variant, or one attention layer without its projections (as `compare` replays it).
 std::vector<OpRecord> build_records(const SweepWorkload& w, const AttentionConfig& variant) {
-  RecordingSink sink;
+  Workload workload;
+  workload.convention = Convention::exact;
+  workload.model = w.model;
   if (w.model.empty()) {
-    AttentionConfig c = variant;
-    c.batch = w.batch;
-    c.seq = w.seq;
-    c.head_dim = w.dim;
-    c.heads = w.heads;
-    c.projections = false;
-    c.validate();
-    emit_attention("attention", c, Convention::exact, sink);
+    workload.layer = variant;
+    workload.layer.batch = w.batch;
+    workload.layer.seq = w.seq;
+    workload.layer.head_dim = w.dim;
+    workload.layer.heads = w.heads;
+    workload.layer.projections = false;
   } else {
-    Workload workload;
-    workload.model = w.model;
     workload.model_options.attention = variant;
     workload.model_options.batch = w.batch;
-    workload.convention = Convention::exact;
-    for (const Layer& layer : workload.layers()) emit(layer, Convention::exact, sink);
   }
+  RecordingSink sink;
+  workload.emit_records(sink);
   return std::move(sink.records);
 }
 

@@ -67,7 +67,7 @@ void check_variant(Validation& v, const AttentionConfig& c, const std::string& g
   const eco::AttentionInputs in = eco::synthetic_inputs(c, kSeed);
   const Run cpu = run(in, c, eco::Device::cpu);
   OpCounter analytic;
-  emit_attention("attention", c, Convention::exact, analytic);
+  emit_attention(eco::kAttentionRecordPrefix, c, Convention::exact, analytic);
   v.check(
       "counts " + label(c), cpu.counts == analytic.total(),
       fmt::format("instrumented {} mul {} add, analytic {} mul {} add", cpu.counts.ops(OpKind::mul),

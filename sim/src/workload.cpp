@@ -134,6 +134,10 @@ std::vector<Layer> Workload::layers() const {
   return all;
 }
 
+void Workload::emit_records(OpSink& sink) const {
+  for (const Layer& layer : layers()) emit(layer, convention, sink);
+}
+
 std::vector<std::string> leading_argument_as(const std::vector<std::string>& args, const std::string& option) {
   std::vector<std::string> out = args;
   if (!out.empty() && !out[0].empty() && out[0][0] != '-') out.insert(out.begin(), "--" + option);

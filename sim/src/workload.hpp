@@ -27,6 +27,8 @@ struct Workload {
   nlohmann::json describe() const;
   /// The layers counted: the model's (filtered by scope) or the single attention layer.
   std::vector<Layer> layers() const;
+  /// Every layer's records, in `convention`, to `sink`.
+  void emit_records(OpSink& sink) const;
 };
 
 /// --model-file FILE: a user's zoo file whose models are looked up before the built-in ones.
