@@ -1,0 +1,264 @@
+#!/usr/bin/python3
+"""Builds ecosim's ONNX test models in PyTorch and exports them with their weights stripped.
+
+Run with Debian's interpreter (python3-torch and python3-onnx, installed by scripts/setup.sh):
+    /usr/bin/python3 scripts/export_models.py [OUT_DIR]      (default tests/ops_counter/data/onnx/models)
+
+Models (batch 1, static shapes, opset 17):
+  tiny_vit      ViT: 32×32 image, 8×8 patches (16 tokens + class token), width 64, 2 heads, 2 blocks, 10 classes
+  small_cnn     conv 3×3 + ReLU + BatchNorm (after the activation, so the exporter cannot fold it into the
+                conv), depthwise-separable blocks (depthwise 3×3 + pointwise 1×1 with bias, HardSwish), max and
+                average pooling, Linear classifier
+  bert_tiny     BERT-style post-norm encoder over given embeddings: 16 tokens, width 64, 4 heads, 2 layers,
+                an additive attention mask from a 0/1 mask input
+  pvt_v2_b0     PVTv2-B0 at 224×224, written from ../shared/data/models.md (overlapping patch embeddings,
+                spatial-reduction attention with sr ratios 8/4/2/1, MLP with a depthwise 3×3 conv)
+  deit_tiny     DeiT-Ti at 224×224 (patch 16, width 192, 3 heads, 12 blocks)
+
+The counts depend only on the graph and its shapes, never on weight values, so every floating-point
+initializer with more than one element is stripped: its dims stay and its data is marked as external
+(location "stripped", a file that does not exist and that ecosim never opens). Small integer constants
+(the shapes Reshape and friends read) stay inline. Each file is well under 1 MB.
+"""
+import math
+import pathlib
+import sys
+
+import onnx
+import torch
+from torch import nn
+
+OPSET = 17
+STRIPPED_LOCATION = "stripped"
+
+
+class Attention(nn.Module):
+    """Multi-head attention with an optional spatial reduction of keys and values (PVTv2's SRA) and an
+    optional additive mask: softmax(q kᵀ · scale + mask) v, then an output projection."""
+
+    def __init__(self, dim, heads, sr_ratio=1, fused_qkv=False):
+        super().__init__()
+        self.heads, self.head_dim = heads, dim // heads
+        self.scale = self.head_dim ** -0.5
+        self.fused_qkv = fused_qkv
+        if fused_qkv:
+            self.qkv = nn.Linear(dim, 3 * dim)
+        else:
+            self.q = nn.Linear(dim, dim)
+            self.kv = nn.Linear(dim, 2 * dim)
+        self.sr_ratio = sr_ratio
+        if sr_ratio > 1:
+            self.sr = nn.Conv2d(dim, dim, kernel_size=sr_ratio, stride=sr_ratio)
+            self.norm = nn.LayerNorm(dim, eps=1e-6)
+        self.proj = nn.Linear(dim, dim)
+
+    def split_heads(self, x, parts):
+        b, n, _ = x.shape
+        return x.reshape(b, n, parts, self.heads, self.head_dim).permute(2, 0, 3, 1, 4)
+
+    def forward(self, x, grid=None, mask=None):
+        b, n, c = x.shape
+        if self.fused_qkv:
+            q, k, v = self.split_heads(self.qkv(x), 3)
+        else:
+            q = self.split_heads(self.q(x), 1)[0]
+            kv_in = x
+            if self.sr_ratio > 1:
+                h, w = grid
+                image = x.transpose(1, 2).reshape(b, c, h, w)
+                kv_in = self.norm(self.sr(image).reshape(b, c, -1).transpose(1, 2))
+            k, v = self.split_heads(self.kv(kv_in), 2)
+        scores = (q @ k.transpose(-2, -1)) * self.scale
+        if mask is not None:
+            scores = scores + mask
+        out = (scores.softmax(dim=-1) @ v).transpose(1, 2).reshape(b, n, c)
+        return self.proj(out)
+
+
+class Mlp(nn.Module):
+    """fc1 → (depthwise 3×3 conv over the token grid) → GELU → fc2."""
+
+    def __init__(self, dim, hidden, dwconv=False):
+        super().__init__()
+        self.fc1 = nn.Linear(dim, hidden)
+        self.dwconv = nn.Conv2d(hidden, hidden, 3, 1, 1, groups=hidden) if dwconv else None
+        self.act = nn.GELU()
+        self.fc2 = nn.Linear(hidden, dim)
+
+    def forward(self, x, grid=None):
+        x = self.fc1(x)
+        if self.dwconv is not None:
+            b, n, c = x.shape
+            h, w = grid
+            x = self.dwconv(x.transpose(1, 2).reshape(b, c, h, w)).flatten(2).transpose(1, 2)
+        return self.fc2(self.act(x))
+
+
+class PreNormBlock(nn.Module):
+    """x + Attn(LN(x)); x + MLP(LN(x))."""
+
+    def __init__(self, dim, heads, mlp_ratio, eps, sr_ratio=1, fused_qkv=False, dwconv=False):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(dim, eps=eps)
+        self.attn = Attention(dim, heads, sr_ratio, fused_qkv)
+        self.norm2 = nn.LayerNorm(dim, eps=eps)
+        self.mlp = Mlp(dim, dim * mlp_ratio, dwconv)
+
+    def forward(self, x, grid=None):
+        x = x + self.attn(self.norm1(x), grid)
+        return x + self.mlp(self.norm2(x), grid)
+
+
+class PostNormBlock(nn.Module):
+    """BERT's layer: LN(x + Attn(x, mask)); LN(x + MLP(x))."""
+
+    def __init__(self, dim, heads, mlp_ratio):
+        super().__init__()
+        self.attn = Attention(dim, heads, fused_qkv=True)
+        self.norm1 = nn.LayerNorm(dim, eps=1e-12)
+        self.mlp = Mlp(dim, dim * mlp_ratio)
+        self.norm2 = nn.LayerNorm(dim, eps=1e-12)
+
+    def forward(self, x, mask):
+        x = self.norm1(x + self.attn(x, mask=mask))
+        return self.norm2(x + self.mlp(x))
+
+
+class ViT(nn.Module):
+    """ViT/DeiT: patch conv, class token + position embedding, pre-norm blocks, final LN, class-token head."""
+
+    def __init__(self, image, patch, dim, heads, depth, classes):
+        super().__init__()
+        self.patch_embed = nn.Conv2d(3, dim, patch, patch)
+        tokens = (image // patch) ** 2 + 1
+        self.cls_token = nn.Parameter(torch.zeros(1, 1, dim))
+        self.pos_embed = nn.Parameter(torch.zeros(1, tokens, dim))
+        self.blocks = nn.ModuleList(PreNormBlock(dim, heads, 4, 1e-6, fused_qkv=True) for _ in range(depth))
+        self.norm = nn.LayerNorm(dim, eps=1e-6)
+        self.head = nn.Linear(dim, classes)
+
+    def forward(self, image):
+        x = self.patch_embed(image).flatten(2).transpose(1, 2)
+        x = torch.cat([self.cls_token.expand(x.shape[0], -1, -1), x], dim=1) + self.pos_embed
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.norm(x)[:, 0])
+
+
+class PvtV2(nn.Module):
+    """PVTv2 (models.md): per stage an overlapping patch conv + LN, pre-norm SRA blocks whose MLP has a
+    depthwise conv, a stage LN; then the mean of stage 4's tokens and a Linear head."""
+
+    def __init__(self, dims, heads, mlp_ratios, depths, sr_ratios, classes=1000):
+        super().__init__()
+        self.patch_embeds, self.patch_norms, self.stages, self.norms = (nn.ModuleList() for _ in range(4))
+        in_ch = 3
+        for s, dim in enumerate(dims):
+            kernel, stride = (7, 4) if s == 0 else (3, 2)
+            self.patch_embeds.append(nn.Conv2d(in_ch, dim, kernel, stride, kernel // 2))
+            self.patch_norms.append(nn.LayerNorm(dim, eps=1e-6))
+            self.stages.append(nn.ModuleList(
+                PreNormBlock(dim, heads[s], mlp_ratios[s], 1e-6, sr_ratios[s], dwconv=True)
+                for _ in range(depths[s])))
+            self.norms.append(nn.LayerNorm(dim, eps=1e-6))
+            in_ch = dim
+        self.head = nn.Linear(dims[-1], classes)
+
+    def forward(self, x):
+        b = x.shape[0]
+        for s in range(len(self.stages)):
+            x = self.patch_embeds[s](x)
+            h, w = x.shape[2], x.shape[3]
+            x = self.patch_norms[s](x.flatten(2).transpose(1, 2))
+            for block in self.stages[s]:
+                x = block(x, (h, w))
+            x = self.norms[s](x)
+            if s + 1 < len(self.stages):
+                x = x.reshape(b, h, w, -1).permute(0, 3, 1, 2)
+        return self.head(x.mean(dim=1))
+
+
+class SmallCnn(nn.Module):
+    """A MobileNet-like CNN: stem conv + ReLU + BN, two depthwise-separable blocks, pooling, classifier."""
+
+    def __init__(self, classes=10):
+        super().__init__()
+
+        def separable(c_in, c_out, stride):
+            return nn.Sequential(
+                nn.Conv2d(c_in, c_in, 3, stride, 1, groups=c_in, bias=False), nn.BatchNorm2d(c_in), nn.ReLU(),
+                nn.Conv2d(c_in, c_out, 1, bias=True), nn.Hardswish())
+
+        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, 2, 1, bias=False), nn.ReLU(), nn.BatchNorm2d(16))
+        self.blocks = nn.Sequential(separable(16, 32, 1), nn.MaxPool2d(2), separable(32, 64, 2))
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.head = nn.Linear(64, classes)
+
+    def forward(self, x):
+        return self.head(self.pool(self.blocks(self.stem(x))).flatten(1))
+
+
+class BertTiny(nn.Module):
+    """A BERT-style encoder over given token embeddings with a 0/1 attention mask (1 = attend)."""
+
+    def __init__(self, dim=64, heads=4, layers=2):
+        super().__init__()
+        self.layers = nn.ModuleList(PostNormBlock(dim, heads, 4) for _ in range(layers))
+
+    def forward(self, embeddings, attention_mask):
+        mask = ((1.0 - attention_mask) * -10000.0)[:, None, None, :]
+        x = embeddings
+        for layer in self.layers:
+            x = layer(x, mask)
+        return x
+
+
+def strip_weights(model):
+    """Marks every floating-point initializer with more than one element as external data (dims kept)."""
+    floating = {onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.BFLOAT16, onnx.TensorProto.DOUBLE}
+    for tensor in model.graph.initializer:
+        if tensor.data_type not in floating or math.prod(tensor.dims) <= 1:
+            continue
+        length = len(tensor.raw_data) if tensor.raw_data else 4 * len(tensor.float_data)
+        tensor.ClearField("raw_data")
+        tensor.ClearField("float_data")
+        tensor.data_location = onnx.TensorProto.EXTERNAL
+        del tensor.external_data[:]
+        for key, value in (("location", STRIPPED_LOCATION), ("offset", "0"), ("length", str(length))):
+            entry = tensor.external_data.add()
+            entry.key, entry.value = key, value
+    return model
+
+
+def export(name, module, inputs, input_names, out_dir):
+    module.eval()
+    path = out_dir / f"{name}.onnx"
+    tmp = out_dir / f".{name}.full.onnx"
+    with torch.no_grad():
+        torch.onnx.export(module, inputs, str(tmp), opset_version=OPSET, input_names=input_names,
+                          output_names=["output"], do_constant_folding=True)
+    model = onnx.load(str(tmp))
+    tmp.unlink()
+    onnx.checker.check_model(model)
+    model = onnx.shape_inference.infer_shapes(strip_weights(model))
+    model.doc_string = f"ecosim test model '{name}' (scripts/export_models.py); weights stripped"
+    path.write_bytes(model.SerializeToString())
+    print(f"{path}: {path.stat().st_size} bytes, {len(model.graph.node)} nodes")
+
+
+def main():
+    out_dir = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "tests/ops_counter/data/onnx/models")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(0)
+    image224 = torch.zeros(1, 3, 224, 224)
+    export("tiny_vit", ViT(32, 8, 64, 2, 2, 10), (torch.zeros(1, 3, 32, 32),), ["image"], out_dir)
+    export("small_cnn", SmallCnn(), (torch.zeros(1, 3, 32, 32),), ["image"], out_dir)
+    export("bert_tiny", BertTiny(), (torch.zeros(1, 16, 64), torch.ones(1, 16)), ["embeddings", "attention_mask"],
+           out_dir)
+    export("pvt_v2_b0", PvtV2([32, 64, 160, 256], [1, 2, 5, 8], [8, 8, 4, 4], [2, 2, 2, 2], [8, 4, 2, 1]),
+           (image224,), ["image"], out_dir)
+    export("deit_tiny", ViT(224, 16, 192, 3, 12, 1000), (image224,), ["image"], out_dir)
+
+
+if __name__ == "__main__":
+    main()
