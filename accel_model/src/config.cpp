@@ -2,6 +2,7 @@
 #include "ecosim/accel_model/config.hpp"
 
 #include "ecosim/accel_model/cost_tables.hpp"
+#include "ecosim/accel_model/memory_model.hpp"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -48,6 +49,7 @@ void reject_unknown_keys(const json& user, const json& reference, const std::str
   for (const auto& [key, value] : user.items()) {
     const std::string where = path.empty() ? key : path + "." + key;
     if (!reference.contains(key)) throw Error(fmt::format("unknown key '{}'", where));
+    if (where == "memory") continue;  // its keys depend on its model: the model's factory checks them
     if (value.is_object() && reference[key].is_object()) reject_unknown_keys(value, reference[key], where);
   }
 }
@@ -137,6 +139,7 @@ AccelConfig parse_config(std::string_view json_text, const std::string& origin) 
     throw Error(fmt::format("{}: {}", origin, e.what()));
   }
   merged.merge_patch(user);
+  if (user.contains("memory")) merged["memory"] = user["memory"];  // replaced whole: its keys depend on its model
 
   const Reader r(merged, origin);
   AccelConfig c;
@@ -174,6 +177,12 @@ AccelConfig parse_config(std::string_view json_text, const std::string& origin) 
   check_fits_one_tile(c, r);
   derive_costs(r, c);
   c.effective = std::move(merged);
+  try {
+    std::shared_ptr<const MemoryModel> memory = make_memory_model(c);
+    if (memory->name() != "simple") c.memory_bound = std::move(memory);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", origin, e.what()));
+  }
   return c;
 }
 

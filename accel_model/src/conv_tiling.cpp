@@ -164,7 +164,7 @@ ConvTiling evaluate_conv_tiling(const ConvShape& s, unsigned a_bits, unsigned w_
   const std::uint64_t outputs = checked_product({s.batch, s.out_channels, s.m(), std::max(a_bits, w_bits)});
   t.dram_bits = checked_add(checked_add(inputs, weights), outputs);
   t.compute_cycles = checked_product({s.batch, s.groups, s.m(), col_steps, k_steps});
-  t.bound_cycles = std::max(t.compute_cycles, ceil_div(t.dram_bits, c.dram_bits_per_cycle));
+  t.bound_cycles = std::max(t.compute_cycles, dram_peak_cycles(t.dram_bits, c));
   return t;
 }
 

@@ -79,7 +79,7 @@ std::optional<FusedTiling> choose_fused_tiling(const AttentionShape& s, const Ac
       const std::uint64_t array =
           checked_mul(tiles, tile_cycles(tq, tk, s.dim, f, c) + tile_cycles(tq, s.dim, tk, f, c));
       const std::uint64_t dram = fused_dram_bits(s, tq);
-      FusedTiling t{tq, tk, dram, std::max(array, ceil_div(dram, c.dram_bits_per_cycle))};
+      FusedTiling t{tq, tk, dram, std::max(array, dram_peak_cycles(dram, c))};
       if (!best || t.estimated_cycles < best->estimated_cycles ||
           (t.estimated_cycles == best->estimated_cycles && tq * tk > best->tq * best->tk))
         best = t;

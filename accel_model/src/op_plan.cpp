@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "ecosim/accel_model/conv_tiling.hpp"
+#include "ecosim/accel_model/memory_model.hpp"
 #include "ecosim/accel_model/tiling.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
@@ -36,8 +37,13 @@ unsigned operand_bits(DType t, const AccelConfig& config) {
 }
 
 std::uint64_t dram_cycles(std::uint64_t bits, const AccelConfig& config) {
-  if (bits == 0) return 0;
-  return config.dram_latency_cycles + bits / config.dram_bits_per_cycle + (bits % config.dram_bits_per_cycle != 0);
+  if (config.memory_bound) return config.memory_bound->lower_bound_cycles(bits);
+  return bandwidth_latency_cycles(bits, config.dram_bits_per_cycle, config.dram_latency_cycles);
+}
+
+std::uint64_t dram_peak_cycles(std::uint64_t bits, const AccelConfig& config) {
+  if (config.memory_bound) return config.memory_bound->peak_cycles(bits);
+  return bandwidth_latency_cycles(bits, config.dram_bits_per_cycle, 0);
 }
 
 VectorWork vector_work(const OpCounts& counts, const AccelConfig& config, const TechTable& tech) {

@@ -279,7 +279,7 @@ GemmTiling evaluate_bound(const GemmShape& s, const Loops& l, std::array<char, 3
   t.dram_bits = checked_add(checked_add(x.a, x.w), checked_add(2 * x.partial, x.out));
   // Every tile computes between the fill and the drain; every bit crosses the one DMA channel.
   t.bound_cycles = std::max(checked_add(t.compute_cycles, fill_and_drain_cycles(GemmNest(s, l, order, c), c)),
-                            ceil_div(t.dram_bits, c.dram_bits_per_cycle));
+                            dram_peak_cycles(t.dram_bits, c));
   return t;
 }
 

@@ -85,7 +85,11 @@ struct VectorWork {
 };
 VectorWork vector_work(const OpCounts& counts, const AccelConfig& config, const TechTable& tech);
 
-/// DRAM cycles of one transfer of `bits` (0 when nothing moves).
+/// DRAM cycles of one transfer of `bits` (0 when nothing moves): under `simple`, exactly what it takes
+/// (`latency + ceil(bits / bits_per_cycle)`); under another memory model, its lower bound (memory_model.hpp).
 std::uint64_t dram_cycles(std::uint64_t bits, const AccelConfig& config);
+/// `bits` at the memory's peak bandwidth, no latency: at most the sum of dram_cycles() over any split of `bits`
+/// into transfers (the tiling searches' bound on an op's DRAM traffic).
+std::uint64_t dram_peak_cycles(std::uint64_t bits, const AccelConfig& config);
 
 }  // namespace ecosim::accel
