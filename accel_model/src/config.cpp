@@ -54,6 +54,13 @@ void reject_unknown_keys(const json& user, const json& reference, const std::str
   }
 }
 
+/// `patch` merged over `config` (RFC 7386), except its `memory` object, which replaces the one there whole: its
+/// keys depend on its model.
+void merge_config(json& config, const json& patch) {
+  config.merge_patch(patch);
+  if (patch.is_object() && patch.contains("memory")) config["memory"] = patch["memory"];
+}
+
 void check_fits_one_tile(const AccelConfig& c, const Reader& r) {
   // The smallest tile the array can work on: one array load of weights at the widest operand (16 bits), one
   // input vector of `rows` operands, one row of `cols` accumulators.
@@ -138,8 +145,7 @@ AccelConfig parse_config(std::string_view json_text, const std::string& origin) 
   } catch (const Error& e) {
     throw Error(fmt::format("{}: {}", origin, e.what()));
   }
-  merged.merge_patch(user);
-  if (user.contains("memory")) merged["memory"] = user["memory"];  // replaced whole: its keys depend on its model
+  merge_config(merged, user);
 
   const Reader r(merged, origin);
   AccelConfig c;
@@ -197,7 +203,7 @@ AccelConfig load_config(const std::string& path) {
 
 AccelConfig with_overrides(const AccelConfig& base, const json& patch, const std::string& origin) {
   json merged = base.effective;
-  merged.merge_patch(patch);
+  merge_config(merged, patch);
   return parse_config(merged.dump(), origin);
 }
 
