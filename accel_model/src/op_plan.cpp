@@ -65,6 +65,10 @@ namespace {
 std::uint64_t split(std::uint64_t total, std::uint64_t parts, std::uint64_t i) {
   return total / parts + (i < total % parts ? 1 : 0);
 }
+/// The sum of split(total, parts, j) over j < i.
+std::uint64_t split_before(std::uint64_t total, std::uint64_t parts, std::uint64_t i) {
+  return i * (total / parts) + std::min(i, total % parts);
+}
 
 /// Bits the bytes of `counts` (read or written) occupy on the accelerator, floats at the operand width.
 std::uint64_t stored_bits(const OpCounts& counts, bool read, const AccelConfig& config) {
@@ -88,11 +92,18 @@ class StreamRun : public IndexedTileRun {
                        write_bits / half_out + (write_bits % half_out != 0)});
   }
   std::uint64_t tile_count() const override { return count_; }
+  /// What is read and what is written, each as one row of 1-bit elements.
+  std::vector<TensorShape> tensors() const override {
+    return {{{1, 1, 1, std::max<std::uint64_t>(read_bits_, 1)}, 1}, {{1, 1, 1, std::max<std::uint64_t>(write_bits_, 1)}, 1}};
+  }
   TileWork tile(std::uint64_t i) const override {
     TileWork t;
     t.unit = unit_;
     t.load_bits[std::size_t(Buffer::inputs)] = split(read_bits_, count_, i);
     t.store_bits = split(write_bits_, count_, i);
+    if (t.load_bits[std::size_t(Buffer::inputs)])
+      t.load_box[std::size_t(Buffer::inputs)] = {0, {0, 0, 0, split_before(read_bits_, count_, i)}, {1, 1, 1, t.load_bits[std::size_t(Buffer::inputs)]}};
+    if (t.store_bits) t.store_box = {1, {0, 0, 0, split_before(write_bits_, count_, i)}, {1, 1, 1, t.store_bits}};
     t.compute_cycles = split(work_.cycles, count_, i);
     t.vector_pj = work_.pj / double(count_);
     if (unit_ == Unit::vector) {

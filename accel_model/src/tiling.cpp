@@ -55,6 +55,8 @@ std::uint64_t sweeps(const Loops& l, std::array<char, 3> order, unsigned deps) {
   return factor;
 }
 constexpr unsigned kA = 0b101, kB = 0b110, kC = 0b011;  // dimensions of A (m, k), B (n, k), C (m, n)
+// A GEMM's tensors (GemmRun::tensors), as the tiles' boxes index them.
+enum GemmTensor : std::uint8_t { kTensorA, kTensorB, kTensorPartial, kTensorC };
 
 /// Whether kOrders[o] is the first listed of the loop orders walking its tile sequence (loops of one trip can
 /// sit anywhere): the others would tie with it in everything and lose to it.
@@ -167,6 +169,16 @@ class GemmNest {
         array_tile(l_.size(0, at.idx[0]), l_.size(1, at.idx[1]), l_.size(2, at.idx[2]), s_.a_bits, s_.w_bits, c_);
     t.load_bits = load_bits(before, at);
     t.store_bits = store_bits(at, after);
+    // Their boxes in the tensors (gemm_tensors): A (m, k), B (k, n), partial sums or C (m, n).
+    auto box = [&](std::uint8_t tensor, std::size_t rows, std::size_t cols) {
+      return TensorBox{tensor,
+                       {at.batch, 0, at.idx[rows] * l_.tile[rows], at.idx[cols] * l_.tile[cols]},
+                       {1, 1, l_.size(rows, at.idx[rows]), l_.size(cols, at.idx[cols])}};
+    };
+    if (t.load_bits[std::size_t(Buffer::inputs)]) t.load_box[std::size_t(Buffer::inputs)] = box(kTensorA, 0, 2);
+    if (t.load_bits[std::size_t(Buffer::weights)]) t.load_box[std::size_t(Buffer::weights)] = box(kTensorB, 2, 1);
+    if (t.load_bits[std::size_t(Buffer::outputs)]) t.load_box[std::size_t(Buffer::outputs)] = box(kTensorPartial, 0, 1);
+    if (t.store_bits) t.store_box = box(at.idx[2] + 1 == l_.trips[2] ? kTensorC : kTensorPartial, 0, 1);
     return t;
   }
   /// The parts of tile(): the array's cycles, ...
@@ -408,6 +420,13 @@ class GemmRun : public TileRun {
     return checked_product({shape_.batch, l.trips[0], l.trips[1], l.trips[2]});
   }
   std::unique_ptr<TileCursor> cursor() const override { return std::make_unique<GemmCursor>(shape_, tiling_, config_); }
+  std::vector<TensorShape> tensors() const override {  // by GemmTensor
+    const GemmShape& s = shape_;
+    return {{{s.batch, 1, s.m, s.k}, s.a_bits},
+            {{s.batch, 1, s.k, s.n}, s.w_bits},
+            {{s.batch, 1, s.m, s.n}, unsigned(config_.accumulator_bits)},
+            {{s.batch, 1, s.m, s.n}, s.out_bits()}};
+  }
 
  private:
   GemmShape shape_;

@@ -19,6 +19,22 @@ namespace ecosim::accel {
 enum class Unit : std::uint8_t { array, vector, dma };  // dma: data movement only (memcpy)
 std::string_view name(Unit u);
 
+/// A tensor an op moves between DRAM and the buffers: row-major [d0][d1][d2][d3] elements of element_bits, each
+/// innermost row starting on a byte (tensor_layout.hpp places it in DRAM).
+struct TensorShape {
+  std::array<std::uint64_t, 4> dims{1, 1, 1, 1};
+  unsigned element_bits = 0;
+  friend bool operator==(const TensorShape&, const TensorShape&) = default;
+};
+
+/// The part of one of its op's tensors a tile loads or stores: [start, start + extent) along each dimension.
+struct TensorBox {
+  static constexpr std::uint8_t kNone = 0xff;
+  std::uint8_t tensor = kNone;  // index into the run's tensors(); kNone: the tile moves nothing there
+  std::array<std::uint64_t, 4> start{}, extent{};
+  friend bool operator==(const TensorBox&, const TensorBox&) = default;
+};
+
 struct TileWork {
   Unit unit = Unit::array;
   std::uint64_t compute_cycles = 0;
@@ -28,6 +44,9 @@ struct TileWork {
   std::array<std::uint64_t, kBufferCount> unit_write_bits{};  // compute unit writing each buffer
   std::uint64_t macs = 0;                                     // multiply-accumulates done on the array
   double vector_pj = 0;                                       // arithmetic energy on the vector unit
+  // Where the loads and the store lie in the run's tensors (load_bits[b] = load_box[b]'s elements × bits).
+  std::array<TensorBox, kBufferCount> load_box{};
+  TensorBox store_box;
 
   std::uint64_t load_total_bits() const { return load_bits[0] + load_bits[1] + load_bits[2]; }
   friend bool operator==(const TileWork&, const TileWork&) = default;
@@ -47,6 +66,8 @@ class TileRun {
  public:
   virtual ~TileRun() = default;
   virtual std::uint64_t tile_count() const = 0;
+  /// The tensors its tiles' boxes index (operands, partial sums, outputs), in DRAM.
+  virtual std::vector<TensorShape> tensors() const = 0;
   /// A cursor at the first tile (valid while this run lives).
   virtual std::unique_ptr<TileCursor> cursor() const = 0;
 };
