@@ -94,7 +94,8 @@ class StreamRun : public IndexedTileRun {
   std::uint64_t tile_count() const override { return count_; }
   /// What is read and what is written, each as one row of 1-bit elements.
   std::vector<TensorShape> tensors() const override {
-    return {{{1, 1, 1, std::max<std::uint64_t>(read_bits_, 1)}, 1}, {{1, 1, 1, std::max<std::uint64_t>(write_bits_, 1)}, 1}};
+    return {{{1, 1, 1, std::max<std::uint64_t>(read_bits_, 1)}, 1},
+            {{1, 1, 1, std::max<std::uint64_t>(write_bits_, 1)}, 1}};
   }
   TileWork tile(std::uint64_t i) const override {
     TileWork t;
@@ -102,7 +103,8 @@ class StreamRun : public IndexedTileRun {
     t.load_bits[std::size_t(Buffer::inputs)] = split(read_bits_, count_, i);
     t.store_bits = split(write_bits_, count_, i);
     if (t.load_bits[std::size_t(Buffer::inputs)])
-      t.load_box[std::size_t(Buffer::inputs)] = {0, {0, 0, 0, split_before(read_bits_, count_, i)}, {1, 1, 1, t.load_bits[std::size_t(Buffer::inputs)]}};
+      t.load_box[std::size_t(Buffer::inputs)] = {
+          0, {0, 0, 0, split_before(read_bits_, count_, i)}, {1, 1, 1, t.load_bits[std::size_t(Buffer::inputs)]}};
     if (t.store_bits) t.store_box = {1, {0, 0, 0, split_before(write_bits_, count_, i)}, {1, 1, 1, t.store_bits}};
     t.compute_cycles = split(work_.cycles, count_, i);
     t.vector_pj = work_.pj / double(count_);
