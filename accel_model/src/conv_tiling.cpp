@@ -107,23 +107,31 @@ class ConvNest {
     TileWork t = array_tile(pixels, tk, tc * s_.kernel_h * s_.kernel_w, a_bits_, w_bits_, c_);
     const std::optional<Index> before = i == 0 ? std::nullopt : std::optional(decode(i - 1));
     const std::optional<Index> after = i + 1 == tile_count() ? std::nullopt : std::optional(decode(i + 1));
+    if (differs(before, at, {kGroup, kImage, kRow, kCol, kInCh}))
+      t.load_bits[std::size_t(Buffer::inputs)] = tc * in_rows(at[kRow]).extent * in_cols(at[kCol]).extent * a_bits_;
+    if (differs(before, at, {kGroup, kOutCh, kInCh}))
+      t.load_bits[std::size_t(Buffer::weights)] = tk * tc * s_.kernel_h * s_.kernel_w * w_bits_;
+    if (differs(after, at, {kGroup, kOutCh, kImage, kRow, kCol}))
+      t.store_bits = pixels * tk * std::max(a_bits_, w_bits_);
+    return t;
+  }
+  /// Where tile i (`t`) loads and stores: the input tile with its halo, the weight tile, the output tile.
+  TileBoxes boxes(std::uint64_t i, const TileWork& t) const {
+    const Index at = decode(i);
     const std::uint64_t k0 = at[kGroup] * k_.dim + at[kOutCh] * k_.tile, c0 = at[kInCh] * ch_.tile;
-    const std::uint64_t r0 = at[kRow] * h_.tile, q0 = at[kCol] * w_.tile;
-    if (differs(before, at, {kGroup, kImage, kRow, kCol, kInCh})) {
+    const std::uint64_t tk = k_.size(at[kOutCh]), tc = ch_.size(at[kInCh]);
+    TileBoxes b;
+    if (t.load_bits[std::size_t(Buffer::inputs)]) {
       const Halo rows = in_rows(at[kRow]), cols = in_cols(at[kCol]);
-      t.load_bits[std::size_t(Buffer::inputs)] = tc * rows.extent * cols.extent * a_bits_;
-      t.load_box[std::size_t(Buffer::inputs)] = {
+      b.load[std::size_t(Buffer::inputs)] = {
           0, {at[kImage], at[kGroup] * ch_.dim + c0, rows.start, cols.start}, {1, tc, rows.extent, cols.extent}};
     }
-    if (differs(before, at, {kGroup, kOutCh, kInCh})) {
-      t.load_bits[std::size_t(Buffer::weights)] = tk * tc * s_.kernel_h * s_.kernel_w * w_bits_;
-      t.load_box[std::size_t(Buffer::weights)] = {1, {k0, c0, 0, 0}, {tk, tc, s_.kernel_h, s_.kernel_w}};
-    }
-    if (differs(after, at, {kGroup, kOutCh, kImage, kRow, kCol})) {
-      t.store_bits = pixels * tk * std::max(a_bits_, w_bits_);
-      t.store_box = {2, {at[kImage], k0, r0, q0}, {1, tk, h_.size(at[kRow]), w_.size(at[kCol])}};
-    }
-    return t;
+    if (t.load_bits[std::size_t(Buffer::weights)])
+      b.load[std::size_t(Buffer::weights)] = {1, {k0, c0, 0, 0}, {tk, tc, s_.kernel_h, s_.kernel_w}};
+    if (t.store_bits)
+      b.store = {
+          2, {at[kImage], k0, at[kRow] * h_.tile, at[kCol] * w_.tile}, {1, tk, h_.size(at[kRow]), w_.size(at[kCol])}};
+    return b;
   }
 
  private:
@@ -146,6 +154,7 @@ class ConvRun : public IndexedTileRun {
       : config_(c), nest_(s, a_bits, w_bits, t, config_) {}
   std::uint64_t tile_count() const override { return nest_.tile_count(); }
   TileWork tile(std::uint64_t i) const override { return nest_.tile(i); }
+  TileBoxes boxes(std::uint64_t i, const TileWork& t) const override { return nest_.boxes(i, t); }
   std::vector<TensorShape> tensors() const override { return nest_.tensors(); }
 
  private:

@@ -118,27 +118,35 @@ class FusedAttentionRun : public IndexedTileRun {
             {{1, s_.groups, s_.queries, s_.dim}, a}};
   }
 
-  TileWork tile(std::uint64_t i) const override {
+  /// Rows of queries (Q, O) or keys (K, V) of the tile's group, all `dim` columns: Q and K for the scores, V for
+  /// the context, O when stored.
+  TileBoxes boxes(std::uint64_t i, const TileWork& t) const override {
     const std::uint64_t triple = i / 3, ki = triple % k_trips_, qi = triple / k_trips_ % q_trips_,
                         g = triple / k_trips_ / q_trips_;
+    auto box = [&](std::uint8_t tensor, std::uint64_t row, std::uint64_t full, std::uint64_t total) {
+      return TensorBox{tensor, {0, g, row * full, 0}, {1, 1, std::min(full, total - row * full), s_.dim}};
+    };
+    TileBoxes b;
+    if (t.load_bits[std::size_t(Buffer::inputs)])
+      b.load[std::size_t(Buffer::inputs)] = box(kQ, qi, tq_full_, s_.queries);
+    if (t.load_bits[std::size_t(Buffer::weights)])
+      b.load[std::size_t(Buffer::weights)] = box(i % 3 == 0 ? kK : kV, ki, tk_full_, s_.keys);
+    if (t.store_bits) b.store = box(kO, qi, tq_full_, s_.queries);
+    return b;
+  }
+
+  TileWork tile(std::uint64_t i) const override {
+    const std::uint64_t triple = i / 3, ki = triple % k_trips_, qi = triple / k_trips_ % q_trips_;
     const std::uint64_t tq = std::min(tq_full_, s_.queries - qi * tq_full_);
     const std::uint64_t tk = std::min(tk_full_, s_.keys - ki * tk_full_);
     const std::uint64_t a = s_.operand_bits, acc = c_.accumulator_bits, kdiv = c_.rows * f_.spatial;
-    // Boxes in tensors(): rows of queries (Q, O) or keys (K, V) of group g, all `dim` columns.
-    auto box = [&](std::uint8_t tensor, std::uint64_t row, std::uint64_t rows) {
-      return TensorBox{tensor, {0, g, row, 0}, {1, 1, rows, s_.dim}};
-    };
     TileWork t;
     switch (i % 3) {
       case 0:  // S = Q·Kᵀ into the outputs buffer
         t.compute_cycles = tile_cycles(tq, tk, s_.dim, f_, c_);
         t.macs = tq * tk * s_.dim;
-        if (ki == 0) {
-          t.load_bits[std::size_t(Buffer::inputs)] = tq * s_.dim * a;
-          t.load_box[std::size_t(Buffer::inputs)] = box(kQ, qi * tq_full_, tq);
-        }
+        if (ki == 0) t.load_bits[std::size_t(Buffer::inputs)] = tq * s_.dim * a;
         t.load_bits[std::size_t(Buffer::weights)] = tk * s_.dim * a;
-        t.load_box[std::size_t(Buffer::weights)] = box(kK, ki * tk_full_, tk);
         t.unit_read_bits[std::size_t(Buffer::weights)] = tk * s_.dim * a;
         t.unit_read_bits[std::size_t(Buffer::inputs)] = tq * s_.dim * a * ceil_div(tk, c_.cols);
         t.unit_write_bits[std::size_t(Buffer::outputs)] = tq * tk * acc * ceil_div(s_.dim * f_.passes, kdiv);
@@ -155,12 +163,11 @@ class FusedAttentionRun : public IndexedTileRun {
         t.compute_cycles = tile_cycles(tq, s_.dim, tk, f_, c_);
         t.macs = tq * s_.dim * tk;
         t.load_bits[std::size_t(Buffer::weights)] = tk * s_.dim * a;
-        t.load_box[std::size_t(Buffer::weights)] = box(kV, ki * tk_full_, tk);
         t.unit_read_bits[std::size_t(Buffer::weights)] = tk * s_.dim * a;
         t.unit_read_bits[std::size_t(Buffer::inputs)] = tq * tk * a * ceil_div(s_.dim, c_.cols);
         t.unit_write_bits[std::size_t(Buffer::outputs)] = tq * s_.dim * acc * ceil_div(tk * f_.passes, kdiv);
         t.unit_read_bits[std::size_t(Buffer::outputs)] = t.unit_write_bits[std::size_t(Buffer::outputs)];
-        if (ki + 1 == k_trips_) t.store_bits = tq * s_.dim * a, t.store_box = box(kO, qi * tq_full_, tq);
+        if (ki + 1 == k_trips_) t.store_bits = tq * s_.dim * a;
         break;
     }
     return t;

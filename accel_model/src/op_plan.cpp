@@ -97,15 +97,19 @@ class StreamRun : public IndexedTileRun {
     return {{{1, 1, 1, std::max<std::uint64_t>(read_bits_, 1)}, 1},
             {{1, 1, 1, std::max<std::uint64_t>(write_bits_, 1)}, 1}};
   }
+  TileBoxes boxes(std::uint64_t i, const TileWork& t) const override {
+    TileBoxes b;
+    const std::uint64_t read = t.load_bits[std::size_t(Buffer::inputs)];
+    if (read)
+      b.load[std::size_t(Buffer::inputs)] = {0, {0, 0, 0, split_before(read_bits_, count_, i)}, {1, 1, 1, read}};
+    if (t.store_bits) b.store = {1, {0, 0, 0, split_before(write_bits_, count_, i)}, {1, 1, 1, t.store_bits}};
+    return b;
+  }
   TileWork tile(std::uint64_t i) const override {
     TileWork t;
     t.unit = unit_;
     t.load_bits[std::size_t(Buffer::inputs)] = split(read_bits_, count_, i);
     t.store_bits = split(write_bits_, count_, i);
-    if (t.load_bits[std::size_t(Buffer::inputs)])
-      t.load_box[std::size_t(Buffer::inputs)] = {
-          0, {0, 0, 0, split_before(read_bits_, count_, i)}, {1, 1, 1, t.load_bits[std::size_t(Buffer::inputs)]}};
-    if (t.store_bits) t.store_box = {1, {0, 0, 0, split_before(write_bits_, count_, i)}, {1, 1, 1, t.store_bits}};
     t.compute_cycles = split(work_.cycles, count_, i);
     t.vector_pj = work_.pj / double(count_);
     if (unit_ == Unit::vector) {

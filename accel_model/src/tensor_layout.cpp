@@ -61,10 +61,11 @@ void tile_accesses(const TileWork& tile, std::span<const TensorLayout> tensors, 
   };
   loads.clear();
   stores.clear();
-  for (Buffer b : kAllBuffers)
-    if (const TensorBox& box = tile.load_box[std::size_t(b)]; box.tensor != TensorBox::kNone)
-      box_accesses(layout(box), box, false, loads);
-  if (tile.store_box.tensor != TensorBox::kNone) box_accesses(layout(tile.store_box), tile.store_box, true, stores);
+  if (!tile.run) throw Error("tile_accesses: the tile comes from no run's cursor");
+  const TileBoxes boxes = tile.run->boxes(tile);
+  for (const TensorBox& box : boxes.load)
+    if (box.tensor != TensorBox::kNone) box_accesses(layout(box), box, false, loads);
+  if (boxes.store.tensor != TensorBox::kNone) box_accesses(layout(boxes.store), boxes.store, true, stores);
 }
 
 }  // namespace ecosim::accel

@@ -169,17 +169,21 @@ class GemmNest {
         array_tile(l_.size(0, at.idx[0]), l_.size(1, at.idx[1]), l_.size(2, at.idx[2]), s_.a_bits, s_.w_bits, c_);
     t.load_bits = load_bits(before, at);
     t.store_bits = store_bits(at, after);
-    // Their boxes in the tensors (gemm_tensors): A (m, k), B (k, n), partial sums or C (m, n).
+    return t;
+  }
+  /// Where the tile at `at` loads and stores (`t`): A (m, k), B (k, n), partial sums or C (m, n) tiles.
+  TileBoxes boxes(const NestIndex& at, const TileWork& t) const {
     auto box = [&](std::uint8_t tensor, std::size_t rows, std::size_t cols) {
       return TensorBox{tensor,
                        {at.batch, 0, at.idx[rows] * l_.tile[rows], at.idx[cols] * l_.tile[cols]},
                        {1, 1, l_.size(rows, at.idx[rows]), l_.size(cols, at.idx[cols])}};
     };
-    if (t.load_bits[std::size_t(Buffer::inputs)]) t.load_box[std::size_t(Buffer::inputs)] = box(kTensorA, 0, 2);
-    if (t.load_bits[std::size_t(Buffer::weights)]) t.load_box[std::size_t(Buffer::weights)] = box(kTensorB, 2, 1);
-    if (t.load_bits[std::size_t(Buffer::outputs)]) t.load_box[std::size_t(Buffer::outputs)] = box(kTensorPartial, 0, 1);
-    if (t.store_bits) t.store_box = box(at.idx[2] + 1 == l_.trips[2] ? kTensorC : kTensorPartial, 0, 1);
-    return t;
+    TileBoxes b;
+    if (t.load_bits[std::size_t(Buffer::inputs)]) b.load[std::size_t(Buffer::inputs)] = box(kTensorA, 0, 2);
+    if (t.load_bits[std::size_t(Buffer::weights)]) b.load[std::size_t(Buffer::weights)] = box(kTensorB, 2, 1);
+    if (t.load_bits[std::size_t(Buffer::outputs)]) b.load[std::size_t(Buffer::outputs)] = box(kTensorPartial, 0, 1);
+    if (t.store_bits) b.store = box(at.idx[2] + 1 == l_.trips[2] ? kTensorC : kTensorPartial, 0, 1);
+    return b;
   }
   /// The parts of tile(): the array's cycles, ...
   std::uint64_t compute_cycles(const NestIndex& at) const {
@@ -392,13 +396,15 @@ namespace {
 /// Walks the loop nest tile by tile, holding the indices of the tiles before, at and after the cursor.
 class GemmCursor : public TileCursor {
  public:
-  GemmCursor(const GemmShape& s, const GemmTiling& g, const AccelConfig& c) : nest_(s, g, c) {}
+  GemmCursor(const TileRun& run, const GemmShape& s, const GemmTiling& g, const AccelConfig& c)
+      : run_(run), nest_(s, g, c) {}
 
   bool next(TileWork& tile) override {
     if (done_) return false;
     NestIndex after = at_;
     const bool more = nest_.step(after);
     tile = nest_.tile(started_ ? &before_ : nullptr, at_, more ? &after : nullptr);
+    tile.run = &run_, tile.index = {at_.batch, at_.idx[0], at_.idx[1], at_.idx[2]};
     before_ = at_;
     at_ = after;
     started_ = true;
@@ -407,6 +413,7 @@ class GemmCursor : public TileCursor {
   }
 
  private:
+  const TileRun& run_;
   GemmNest nest_;
   NestIndex before_, at_;
   bool started_ = false, done_ = false;
@@ -419,7 +426,12 @@ class GemmRun : public TileRun {
     const Loops l = make_loops(shape_, tiling_.tm, tiling_.tn, tiling_.tk);
     return checked_product({shape_.batch, l.trips[0], l.trips[1], l.trips[2]});
   }
-  std::unique_ptr<TileCursor> cursor() const override { return std::make_unique<GemmCursor>(shape_, tiling_, config_); }
+  std::unique_ptr<TileCursor> cursor() const override {
+    return std::make_unique<GemmCursor>(*this, shape_, tiling_, config_);
+  }
+  TileBoxes boxes(const TileWork& t) const override {
+    return GemmNest(shape_, tiling_, config_).boxes({t.index[0], {t.index[1], t.index[2], t.index[3]}}, t);
+  }
   std::vector<TensorShape> tensors() const override {  // by GemmTensor
     const GemmShape& s = shape_;
     return {{{s.batch, 1, s.m, s.k}, s.a_bits},

@@ -13,10 +13,10 @@ using namespace ecosim::test;
 
 namespace {
 
-/// The tiles without their boxes in the op's tensors, which the eager oracle predates (tested in
+/// The tiles without their places in their runs, which the eager oracle predates (tested in
 /// tensor_layout_test.cpp).
 std::vector<TileWork> work_of(std::vector<TileWork> tiles) {
-  for (TileWork& t : tiles) t.load_box = {}, t.store_box = {};
+  for (TileWork& t : tiles) t.run = nullptr, t.index = {};
   return tiles;
 }
 

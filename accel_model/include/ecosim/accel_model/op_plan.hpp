@@ -35,6 +35,8 @@ struct TensorBox {
   friend bool operator==(const TensorBox&, const TensorBox&) = default;
 };
 
+class TileRun;
+
 struct TileWork {
   Unit unit = Unit::array;
   std::uint64_t compute_cycles = 0;
@@ -44,12 +46,18 @@ struct TileWork {
   std::array<std::uint64_t, kBufferCount> unit_write_bits{};  // compute unit writing each buffer
   std::uint64_t macs = 0;                                     // multiply-accumulates done on the array
   double vector_pj = 0;                                       // arithmetic energy on the vector unit
-  // Where the loads and the store lie in the run's tensors (load_bits[b] = load_box[b]'s elements × bits).
-  std::array<TensorBox, kBufferCount> load_box{};
-  TensorBox store_box;
+  // Where the tile lies: the run whose cursor produced it and its loop indices there (TileRun::boxes).
+  const TileRun* run = nullptr;
+  std::array<std::uint64_t, 4> index{};
 
   std::uint64_t load_total_bits() const { return load_bits[0] + load_bits[1] + load_bits[2]; }
   friend bool operator==(const TileWork&, const TileWork&) = default;
+};
+
+/// Where a tile's loads and store lie in its run's tensors (load_bits[b] = load[b]'s elements × their bits).
+struct TileBoxes {
+  std::array<TensorBox, kBufferCount> load{};
+  TensorBox store;
 };
 
 /// Produces tiles one at a time, in order.
@@ -68,6 +76,8 @@ class TileRun {
   virtual std::uint64_t tile_count() const = 0;
   /// The tensors its tiles' boxes index (operands, partial sums, outputs), in DRAM.
   virtual std::vector<TensorShape> tensors() const = 0;
+  /// Where `tile` (one this run's cursors produced) loads from and stores to.
+  virtual TileBoxes boxes(const TileWork& tile) const = 0;
   /// A cursor at the first tile (valid while this run lives).
   virtual std::unique_ptr<TileCursor> cursor() const = 0;
 };

@@ -37,9 +37,9 @@ class LayoutAllocator {
 /// outwards when elements are narrower than a byte; contiguous rows merged into one segment).
 void box_accesses(const TensorLayout& layout, const TensorBox& box, bool write, std::vector<MemoryAccess>& out);
 
-/// Replaces `loads` with the row segments of `tile`'s loads (reads; inputs, weights, outputs in turn) and
-/// `stores` with those of its store (writes), `tensors` being its run's placed tensors. No allocation once the
-/// vectors have grown to a tile's segment count.
+/// Replaces `loads` with the row segments of `tile`'s loads (reads; weights, inputs, outputs in turn) and
+/// `stores` with those of its store (writes): its run's boxes (TileRun::boxes) in `tensors`, that run's tensors
+/// placed. No allocation once the vectors have grown to a tile's segment count.
 void tile_accesses(const TileWork& tile, std::span<const TensorLayout> tensors, std::vector<MemoryAccess>& loads,
                    std::vector<MemoryAccess>& stores);
 
