@@ -185,7 +185,7 @@ AccelConfig parse_config(std::string_view json_text, const std::string& origin) 
   c.effective = std::move(merged);
   try {
     std::shared_ptr<const MemoryModel> memory = make_memory_model(c);
-    if (memory->name() != "simple") c.memory_bound = std::move(memory);
+    if (memory->name() != kSimpleMemoryModel) c.memory_bound = std::move(memory);
   } catch (const Error& e) {
     throw Error(fmt::format("{}: {}", origin, e.what()));
   }

@@ -23,7 +23,7 @@ class SimpleMemory : public MemoryModel {
  public:
   SimpleMemory(std::uint64_t bits_per_cycle, std::uint64_t latency_cycles)
       : bits_per_cycle_(bits_per_cycle), latency_cycles_(latency_cycles) {}
-  std::string_view name() const override { return "simple"; }
+  std::string_view name() const override { return kSimpleMemoryModel; }
   std::uint64_t complete_cycle(const MemoryAccess& access, std::uint64_t issue_cycle) override {
     return checked_add(issue_cycle, lower_bound_cycles(checked_mul(access.bytes, 8)));
   }
@@ -66,7 +66,7 @@ struct Registered {
   std::string_view name;
   std::unique_ptr<MemoryModel> (*make)(const Reader&, const AccelConfig&);
 };
-constexpr std::array<Registered, 2> kModels = {{{"simple", make_simple}, {"dram", make_dram}}};
+constexpr std::array<Registered, 2> kModels = {{{kSimpleMemoryModel, make_simple}, {"dram", make_dram}}};
 constexpr std::array<std::string_view, kModels.size()> kNames = {kModels[0].name, kModels[1].name};
 
 }  // namespace
@@ -84,7 +84,7 @@ std::unique_ptr<MemoryModel> make_memory_model(const AccelConfig& config) {
 
 std::uint64_t transfer_complete_cycle(MemoryModel& model, std::span<const MemoryAccess> accesses, std::uint64_t bits,
                                       std::uint64_t issue_cycle) {
-  if (model.name() == kModels[0].name) return checked_add(issue_cycle, model.lower_bound_cycles(bits));
+  if (model.name() == kSimpleMemoryModel) return checked_add(issue_cycle, model.lower_bound_cycles(bits));
   std::uint64_t last = issue_cycle;
   for (const MemoryAccess& a : accesses) last = std::max(last, model.complete_cycle(a, issue_cycle));
   return last;

@@ -41,6 +41,9 @@ inline std::uint64_t bandwidth_latency_cycles(std::uint64_t bits, std::uint64_t 
   return latency_cycles + bits / bits_per_cycle + (bits % bits_per_cycle != 0);
 }
 
+/// The name of the model whose transfers take `latency + ceil(bits / bits_per_cycle)`, no state.
+inline constexpr std::string_view kSimpleMemoryModel = "simple";
+
 /// The registered models' names, in the order listed in errors.
 std::span<const std::string_view> memory_model_names();
 /// A fresh model (no open rows, idle buses) as `config`'s `memory` object describes it.
