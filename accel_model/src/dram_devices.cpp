@@ -1,5 +1,6 @@
 // DRAM device table: strict reading of accel_model/data/dram_devices.json, times in ns rounded up to DRAM clocks.
 #include <cmath>
+#include <tuple>
 
 #include <fmt/core.h>
 
@@ -40,12 +41,14 @@ DramDevice read_device(const Reader& d) {
                 "tRCD_ns", "tRP_ns", "tRAS_ns", "tWR_ns", "tRFC_ns", "tREFI_ns"});
   DramDevice v;
   v.name = d.text("name");
-  v.data_rate_mts = d.count("data_rate_mts", kDataRateMts);
-  v.bus_bits = d.count("bus_bits", kBusBits);
-  v.burst_length = d.count("burst_length", kBurstLength);
-  v.banks = d.count("banks", kBanks);
-  v.row_bytes = d.count("row_bytes", kRowBytes);
-  v.rows = d.count("rows", kRows);
+  const std::tuple<const char*, std::uint64_t DramDevice::*, Range<std::uint64_t>> counts[] = {
+      {"data_rate_mts", &DramDevice::data_rate_mts, kDataRateMts},
+      {"bus_bits", &DramDevice::bus_bits, kBusBits},
+      {"burst_length", &DramDevice::burst_length, kBurstLength},
+      {"banks", &DramDevice::banks, kBanks},
+      {"row_bytes", &DramDevice::row_bytes, kRowBytes},
+      {"rows", &DramDevice::rows, kRows}};
+  for (const auto& [key, field, range] : counts) v.*field = d.count(key, range);
   for (const auto& [key, value] : {std::pair{"bus_bits", v.bus_bits}, std::pair{"burst_length", v.burst_length},
                                    std::pair{"banks", v.banks}, std::pair{"row_bytes", v.row_bytes}})
     if (!power_of_two(value)) d.fail(key, fmt::format("{} is not a power of two", value));

@@ -155,16 +155,8 @@ TEST_CASE("every mapping's row segments move the bits its tiles load and store, 
   const AccelConfig c = builtin_config("bitfusion-45nm");
   std::vector<OpPlan> plans;
   plans.push_back(plan_op(gemm(2, 50, 70, 90, DType::fp32), c, tech()));
-  const ConvShape conv{.batch = 2,
-                       .in_channels = 16,
-                       .in_h = 14,
-                       .in_w = 14,
-                       .out_channels = 32,
-                       .kernel_h = 3,
-                       .kernel_w = 3,
-                       .stride = 2,
-                       .padding = 1,
-                       .groups = 2};
+  // N 2, C 16, 14×14, K 32, 3×3, stride 2, padding 1, 2 groups.
+  const ConvShape conv{2, 16, 14, 14, 32, 3, 3, 2, 1, 2};
   plans.push_back(plan_op(ops::conv("conv", conv, true, DType::int8), c, tech()));
   OpRecord scale;  // 100,003 fp32 elements read, scaled and written (at 8 bits on the accelerator)
   scale.name = "scale", scale.kind = OpClass::eltwise, scale.m = 100'003;
