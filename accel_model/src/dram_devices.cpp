@@ -4,7 +4,7 @@
 
 #include <fmt/core.h>
 
-#include "dram_model.hpp"
+#include "ecosim/accel_model/dram_model.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
 #include "strict_reader.hpp"

@@ -8,7 +8,7 @@
 
 #include <fmt/core.h>
 
-#include "dram_model.hpp"
+#include "ecosim/accel_model/dram_model.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
 

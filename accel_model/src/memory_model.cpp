@@ -8,7 +8,7 @@
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
-#include "dram_model.hpp"
+#include "ecosim/accel_model/dram_model.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "strict_reader.hpp"
@@ -74,7 +74,9 @@ constexpr std::array<std::string_view, kModels.size()> kNames = {kModels[0].name
 std::span<const std::string_view> memory_model_names() { return kNames; }
 
 std::unique_ptr<MemoryModel> make_memory_model(const AccelConfig& config) {
-  const nlohmann::json& memory = config.effective.at("memory");
+  if (!config.effective.is_object() || !config.effective.contains("memory"))
+    throw Error("make_memory_model: the configuration was not read by parse_config (it has no 'memory')");
+  const nlohmann::json& memory = config.effective["memory"];
   const Reader r(memory, "memory");
   const std::string model = r.text("model");
   for (const Registered& m : kModels)

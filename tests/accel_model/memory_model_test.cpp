@@ -1,10 +1,13 @@
-// Memory models: the registry and its configuration errors, `simple` equal to today's dram_cycles, and the
-// `dram` model against hand-computed DDR4-2400 schedules (row hits, misses, conflicts, write recovery,
-// refresh, clock conversion), its lower bounds against random access sequences on every device.
+// Memory models: the registry and its configuration errors, `simple` equal to today's dram_cycles, the DRAM
+// device table (times to clocks, strict reading), and the `dram` model against hand-computed DDR4-2400 schedules
+// (row hits, misses, conflicts, write recovery, refresh, clock conversion, its counts), its lower bounds against
+// random access sequences on every device.
 #include <fmt/core.h>
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 #include <random>
 
+#include "ecosim/accel_model/dram_model.hpp"
 #include "ecosim/accel_model/memory_model.hpp"
 #include "ecosim/accel_model/op_plan.hpp"
 #include "ecosim/ops_counter/error.hpp"
@@ -192,4 +195,52 @@ TEST_CASE("dram: lower bounds never exceed what random access sequences take, on
                 model->lower_bound_cycles(batch_bits / 3) + model->lower_bound_cycles(batch_bits - batch_bits / 3));
         }
       }
+}
+
+TEST_CASE("dram devices: JEDEC times in ns become whole DRAM clocks; the table is read strictly") {
+  struct Clocks {
+    const char* name;
+    std::uint64_t cl, cwl, rcd, rp, ras, wr, rfc, refi, burst_bytes;
+  };
+  // ⌈t / tCK⌉ by hand: tCK 0.8333 ns (DDR4-2400), 0.625 ns (LPDDR4-3200), 1 ns (HBM2).
+  for (const Clocks& e : {Clocks{"DDR4-2400", 16, 12, 16, 16, 39, 18, 420, 9360, 64},
+                          Clocks{"LPDDR4-3200", 28, 14, 29, 29, 68, 29, 288, 6247, 32},
+                          Clocks{"HBM2", 14, 4, 14, 14, 33, 16, 350, 3900, 32}}) {
+    INFO(e.name);
+    const DramDevice& d = DramDeviceTable::builtin().device(e.name);
+    CHECK(std::array{d.cl, d.cwl, d.rcd, d.rp, d.ras, d.wr, d.rfc, d.refi, d.burst_bytes()} ==
+          std::array{e.cl, e.cwl, e.rcd, e.rp, e.ras, e.wr, e.rfc, e.refi, e.burst_bytes});
+  }
+  const std::string device =
+      R"({"name": "X", "data_rate_mts": 2400, "bus_bits": 64, "burst_length": 8, "banks": 16, "row_bytes": 8192,
+          "rows": 65536, "tCL_ns": 13.32, "tCWL_ns": 10, "tRCD_ns": 13.32, "tRP_ns": 13.32, "tRAS_ns": 32,
+          "tWR_ns": 15, "tRFC_ns": 350, "tREFI_ns": 7800})";
+  auto table = [&](const std::string& devices) {
+    return DramDeviceTable::parse(R"({"source": "test", "devices": [)" + devices + "]}", "t.json");
+  };
+  CHECK(table(device).device("X").refi == 9360);
+  CHECK_THROWS_WITH(table(device + "," + device), Contains("t.json: devices[1]: name: 'X' is listed twice"));
+  auto with = [&](const std::string& key, const std::string& value) {
+    nlohmann::json d = nlohmann::json::parse(device);
+    d[key] = nlohmann::json::parse(value);
+    return d.dump();
+  };
+  CHECK_THROWS_WITH(table(with("banks", "12")), Contains("devices[0]: banks: 12 is not a power of two"));
+  CHECK_THROWS_WITH(table(with("row_bytes", "32")), Contains("row_bytes: 32 bytes is less than one burst (64 bytes)"));
+  CHECK_THROWS_WITH(table(with("tREFI_ns", "300")), Contains("tREFI_ns: 360 clocks leave no time between refreshes"));
+  CHECK_THROWS_WITH(table(with("tCL_ns", "-1")), Contains("tCL_ns: -1 is out of range"));
+  CHECK_THROWS_WITH(table(with("tRP", "13")), Contains("devices[0]: tRP: unknown key"));
+  CHECK_THROWS_WITH(table(""), Contains("t.json: devices: lists no device"));
+}
+
+TEST_CASE("dram: the model counts row hits, misses and conflicts") {
+  auto model = ddr4_at_dram_clock();
+  auto& dram = dynamic_cast<DramModel&>(*model);
+  model->complete_cycle({0, 4 * kBurstBytes, false}, 0);  // a miss, then 3 hits
+  model->complete_cycle(read(kRowBytes), 0);              // another bank: a miss
+  model->complete_cycle(read(kRowBytes * kBanks), 0);     // bank 0, another row: a conflict
+  CHECK(dram.stats().bursts == 6);
+  CHECK(dram.stats().row_hits == 3);
+  CHECK(dram.stats().row_misses == 2);
+  CHECK(dram.stats().row_conflicts == 1);
 }

@@ -1,4 +1,4 @@
-// Internal: the `dram` memory model — channels of banks with row buffers (open-page policy), JEDEC timings of
+// The `dram` memory model — channels of banks with row buffers (open-page policy), JEDEC timings of
 // a device from data/dram_devices.json in DRAM clocks, all-bank refresh, and a bank/row/column/channel
 // address mapping; accesses are served in the order they are issued (no reordering).
 #pragma once
