@@ -7,7 +7,8 @@ namespace ecosim::accel {
 
 void TileTransfers::start_op(const OpPlan& plan) {
   placed_.clear();
-  for (const auto& run : plan.runs) placed_.emplace_back(run.get(), allocator_.place(*run));
+  LayoutAllocator allocator;
+  for (const auto& run : plan.runs) placed_.emplace_back(run.get(), allocator.place(*run));
 }
 
 void TileTransfers::segments(const TileWork& tile) {

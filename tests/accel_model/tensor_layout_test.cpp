@@ -200,8 +200,7 @@ namespace {
 /// row segments: tile i+1 starts once tile i has computed and the DMA has stored tile i−1 and loaded tile i+1.
 /// Checks every transfer against the closed form's dram_cycles on the way; returns the op's cycles.
 std::uint64_t replay_with_memory(const OpPlan& plan, MemoryModel& memory, const AccelConfig& c) {
-  LayoutAllocator allocator;
-  TileTransfers dma(memory, allocator);
+  TileTransfers dma(memory);
   dma.start_op(plan);
   const std::vector<TileWork> tiles = collect(plan);
   std::uint64_t start = dma.load_complete(tiles[0], 0);

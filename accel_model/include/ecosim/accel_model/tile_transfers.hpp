@@ -13,9 +13,11 @@ namespace ecosim::accel {
 
 class TileTransfers {
  public:
-  /// Times transfers on `memory`, placing tensors from `allocator` (both must outlive this).
-  TileTransfers(MemoryModel& memory, LayoutAllocator& allocator) : memory_(memory), allocator_(allocator) {}
-  /// Places the tensors of every run of `plan` (call before its first tile; `plan` must outlive its tiles' use).
+  /// Times transfers on `memory` (which must outlive this).
+  explicit TileTransfers(MemoryModel& memory) : memory_(memory) {}
+  /// Places the tensors of every run of `plan` apart from address 0 (call before its first tile; `plan` must
+  /// outlive its tiles' use). Each op starts again from 0: addresses do not grow along a trace, and the next
+  /// op's tensors fall on the rows the last one used (the model keeps its open rows and its clock).
   void start_op(const OpPlan& plan);
   /// The cycle `tile`'s load, issued at `issue_cycle`, completes (issue_cycle when it loads nothing).
   std::uint64_t load_complete(const TileWork& tile, std::uint64_t issue_cycle);
@@ -27,7 +29,6 @@ class TileTransfers {
   void segments(const TileWork& tile);
 
   MemoryModel& memory_;
-  LayoutAllocator& allocator_;
   std::vector<std::pair<const TileRun*, std::vector<TensorLayout>>> placed_;  // the current op's runs
   std::vector<MemoryAccess> loads_, stores_;                                  // reused: no allocation per tile
 };
