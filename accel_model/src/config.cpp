@@ -2,6 +2,7 @@
 #include "ecosim/accel_model/config.hpp"
 
 #include "ecosim/accel_model/cost_tables.hpp"
+#include "ecosim/accel_model/memory_model.hpp"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -48,8 +49,16 @@ void reject_unknown_keys(const json& user, const json& reference, const std::str
   for (const auto& [key, value] : user.items()) {
     const std::string where = path.empty() ? key : path + "." + key;
     if (!reference.contains(key)) throw Error(fmt::format("unknown key '{}'", where));
+    if (where == "memory") continue;  // its keys depend on its model: the model's factory checks them
     if (value.is_object() && reference[key].is_object()) reject_unknown_keys(value, reference[key], where);
   }
+}
+
+/// `patch` merged over `config` (RFC 7386), except its `memory` object, which replaces the one there whole: its
+/// keys depend on its model.
+void merge_config(json& config, const json& patch) {
+  config.merge_patch(patch);
+  if (patch.is_object() && patch.contains("memory")) config["memory"] = patch["memory"];
 }
 
 void check_fits_one_tile(const AccelConfig& c, const Reader& r) {
@@ -136,7 +145,7 @@ AccelConfig parse_config(std::string_view json_text, const std::string& origin) 
   } catch (const Error& e) {
     throw Error(fmt::format("{}: {}", origin, e.what()));
   }
-  merged.merge_patch(user);
+  merge_config(merged, user);
 
   const Reader r(merged, origin);
   AccelConfig c;
@@ -174,6 +183,12 @@ AccelConfig parse_config(std::string_view json_text, const std::string& origin) 
   check_fits_one_tile(c, r);
   derive_costs(r, c);
   c.effective = std::move(merged);
+  try {
+    std::shared_ptr<const MemoryModel> memory = make_memory_model(c);
+    if (memory->name() != kSimpleMemoryModel) c.memory_bound = std::move(memory);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", origin, e.what()));
+  }
   return c;
 }
 
@@ -188,7 +203,7 @@ AccelConfig load_config(const std::string& path) {
 
 AccelConfig with_overrides(const AccelConfig& base, const json& patch, const std::string& origin) {
   json merged = base.effective;
-  merged.merge_patch(patch);
+  merge_config(merged, patch);
   return parse_config(merged.dump(), origin);
 }
 

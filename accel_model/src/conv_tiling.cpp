@@ -27,13 +27,16 @@ struct Axis {
 };
 
 /// Input rows (or columns) output tile i of `out` reads along an axis of `in` elements: its halo, clipped to the
-/// image (padding is generated on chip, never fetched).
-std::uint64_t halo_extent(const Axis& out, std::uint64_t i, std::uint64_t in, std::uint64_t kernel,
-                          std::uint64_t stride, std::uint64_t pad) {
+/// image (padding is generated on chip, never fetched), as its first index and extent.
+struct Halo {
+  std::uint64_t start = 0, extent = 0;
+};
+Halo halo(const Axis& out, std::uint64_t i, std::uint64_t in, std::uint64_t kernel, std::uint64_t stride,
+          std::uint64_t pad) {
   const auto first = std::int64_t(i * out.tile * stride) - std::int64_t(pad);
   const auto last = std::int64_t((i * out.tile + out.size(i) - 1) * stride + kernel - 1) - std::int64_t(pad);
   const std::int64_t lo = std::max<std::int64_t>(first, 0), hi = std::min<std::int64_t>(last, std::int64_t(in) - 1);
-  return hi < lo ? 0 : std::uint64_t(hi - lo + 1);
+  return hi < lo ? Halo{} : Halo{std::uint64_t(lo), std::uint64_t(hi - lo + 1)};
 }
 
 /// The loops of a tiling, outermost first: group, output-channel tile, image, output-row tile, output-column
@@ -78,11 +81,14 @@ class ConvNest {
     return checked_product({trips_[0], trips_[1], trips_[2], trips_[3], trips_[4], trips_[5]});
   }
 
-  std::uint64_t in_rows(std::uint64_t i) const {
-    return halo_extent(h_, i, s_.in_h, s_.kernel_h, s_.stride, s_.padding);
-  }
-  std::uint64_t in_cols(std::uint64_t j) const {
-    return halo_extent(w_, j, s_.in_w, s_.kernel_w, s_.stride, s_.padding);
+  Halo in_rows(std::uint64_t i) const { return halo(h_, i, s_.in_h, s_.kernel_h, s_.stride, s_.padding); }
+  Halo in_cols(std::uint64_t j) const { return halo(w_, j, s_.in_w, s_.kernel_w, s_.stride, s_.padding); }
+  /// The tensors the tiles' boxes index: input [N][C][H][W], weights [K][C/groups][R][S], output
+  /// [N][K][out_h][out_w] (at max(a, w) bits).
+  std::vector<TensorShape> tensors() const {
+    return {{{s_.batch, s_.in_channels, s_.in_h, s_.in_w}, a_bits_},
+            {{s_.out_channels, s_.group_in_channels(), s_.kernel_h, s_.kernel_w}, w_bits_},
+            {{s_.batch, s_.out_channels, s_.out_h(), s_.out_w()}, std::max(a_bits_, w_bits_)}};
   }
 
   Index decode(std::uint64_t i) const {
@@ -102,12 +108,30 @@ class ConvNest {
     const std::optional<Index> before = i == 0 ? std::nullopt : std::optional(decode(i - 1));
     const std::optional<Index> after = i + 1 == tile_count() ? std::nullopt : std::optional(decode(i + 1));
     if (differs(before, at, {kGroup, kImage, kRow, kCol, kInCh}))
-      t.load_bits[std::size_t(Buffer::inputs)] = tc * in_rows(at[kRow]) * in_cols(at[kCol]) * a_bits_;
+      t.load_bits[std::size_t(Buffer::inputs)] = tc * in_rows(at[kRow]).extent * in_cols(at[kCol]).extent * a_bits_;
     if (differs(before, at, {kGroup, kOutCh, kInCh}))
       t.load_bits[std::size_t(Buffer::weights)] = tk * tc * s_.kernel_h * s_.kernel_w * w_bits_;
     if (differs(after, at, {kGroup, kOutCh, kImage, kRow, kCol}))
       t.store_bits = pixels * tk * std::max(a_bits_, w_bits_);
     return t;
+  }
+  /// Where tile i (`t`) loads and stores: the input tile with its halo, the weight tile, the output tile.
+  TileBoxes boxes(std::uint64_t i, const TileWork& t) const {
+    const Index at = decode(i);
+    const std::uint64_t k0 = at[kGroup] * k_.dim + at[kOutCh] * k_.tile, c0 = at[kInCh] * ch_.tile;
+    const std::uint64_t tk = k_.size(at[kOutCh]), tc = ch_.size(at[kInCh]);
+    TileBoxes b;
+    if (t.load_bits[std::size_t(Buffer::inputs)]) {
+      const Halo rows = in_rows(at[kRow]), cols = in_cols(at[kCol]);
+      b.load[std::size_t(Buffer::inputs)] = {
+          0, {at[kImage], at[kGroup] * ch_.dim + c0, rows.start, cols.start}, {1, tc, rows.extent, cols.extent}};
+    }
+    if (t.load_bits[std::size_t(Buffer::weights)])
+      b.load[std::size_t(Buffer::weights)] = {1, {k0, c0, 0, 0}, {tk, tc, s_.kernel_h, s_.kernel_w}};
+    if (t.store_bits)
+      b.store = {
+          2, {at[kImage], k0, at[kRow] * h_.tile, at[kCol] * w_.tile}, {1, tk, h_.size(at[kRow]), w_.size(at[kCol])}};
+    return b;
   }
 
  private:
@@ -130,6 +154,8 @@ class ConvRun : public IndexedTileRun {
       : config_(c), nest_(s, a_bits, w_bits, t, config_) {}
   std::uint64_t tile_count() const override { return nest_.tile_count(); }
   TileWork tile(std::uint64_t i) const override { return nest_.tile(i); }
+  TileBoxes boxes(std::uint64_t i, const TileWork& t) const override { return nest_.boxes(i, t); }
+  std::vector<TensorShape> tensors() const override { return nest_.tensors(); }
 
  private:
   AccelConfig config_;
@@ -151,8 +177,8 @@ ConvTiling evaluate_conv_tiling(const ConvShape& s, unsigned a_bits, unsigned w_
   ConvTiling t{th, tw, tk, tc, out_channels_outer};
   const ConvNest nest(s, a_bits, w_bits, t, c);
   std::uint64_t rows = 0, cols = 0, col_steps = 0, k_steps = 0;
-  for (std::uint64_t i = 0; i < nest.rows().trips; ++i) rows += nest.in_rows(i);
-  for (std::uint64_t j = 0; j < nest.cols().trips; ++j) cols += nest.in_cols(j);
+  for (std::uint64_t i = 0; i < nest.rows().trips; ++i) rows += nest.in_rows(i).extent;
+  for (std::uint64_t j = 0; j < nest.cols().trips; ++j) cols += nest.in_cols(j).extent;
   const Fusion f = fusion(a_bits, w_bits);
   for (std::uint64_t i = 0; i < nest.out_channels().trips; ++i)
     col_steps += ceil_div(nest.out_channels().size(i), c.cols);
@@ -164,7 +190,7 @@ ConvTiling evaluate_conv_tiling(const ConvShape& s, unsigned a_bits, unsigned w_
   const std::uint64_t outputs = checked_product({s.batch, s.out_channels, s.m(), std::max(a_bits, w_bits)});
   t.dram_bits = checked_add(checked_add(inputs, weights), outputs);
   t.compute_cycles = checked_product({s.batch, s.groups, s.m(), col_steps, k_steps});
-  t.bound_cycles = std::max(t.compute_cycles, ceil_div(t.dram_bits, c.dram_bits_per_cycle));
+  t.bound_cycles = std::max(t.compute_cycles, dram_peak_cycles(t.dram_bits, c));
   return t;
 }
 

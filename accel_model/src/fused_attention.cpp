@@ -79,7 +79,7 @@ std::optional<FusedTiling> choose_fused_tiling(const AttentionShape& s, const Ac
       const std::uint64_t array =
           checked_mul(tiles, tile_cycles(tq, tk, s.dim, f, c) + tile_cycles(tq, s.dim, tk, f, c));
       const std::uint64_t dram = fused_dram_bits(s, tq);
-      FusedTiling t{tq, tk, dram, std::max(array, ceil_div(dram, c.dram_bits_per_cycle))};
+      FusedTiling t{tq, tk, dram, std::max(array, dram_peak_cycles(dram, c))};
       if (!best || t.estimated_cycles < best->estimated_cycles ||
           (t.estimated_cycles == best->estimated_cycles && tq * tk > best->tq * best->tk))
         best = t;
@@ -89,6 +89,8 @@ std::optional<FusedTiling> choose_fused_tiling(const AttentionShape& s, const Ac
 }
 
 namespace {
+
+enum AttentionTensor : std::uint8_t { kQ, kK, kV, kO };  // FusedAttentionRun::tensors
 
 /// Per (group, query tile, key tile), three tiles: scores on the array, softmax on the vector unit, context on
 /// the array. Tile contents depend on the query and key tile only; the vector unit's cycles are spread over
@@ -107,6 +109,31 @@ class FusedAttentionRun : public IndexedTileRun {
         c_(c) {}
 
   std::uint64_t tile_count() const override { return checked_mul(3, triples_); }
+  /// Q, K, V and O, each [1][G][rows][dim] (O is stored at the operand width).
+  std::vector<TensorShape> tensors() const override {
+    const unsigned a = s_.operand_bits;
+    return {{{1, s_.groups, s_.queries, s_.dim}, a},
+            {{1, s_.groups, s_.keys, s_.dim}, a},
+            {{1, s_.groups, s_.keys, s_.dim}, a},
+            {{1, s_.groups, s_.queries, s_.dim}, a}};
+  }
+
+  /// Rows of queries (Q, O) or keys (K, V) of the tile's group, all `dim` columns: Q and K for the scores, V for
+  /// the context, O when stored.
+  TileBoxes boxes(std::uint64_t i, const TileWork& t) const override {
+    const std::uint64_t triple = i / 3, ki = triple % k_trips_, qi = triple / k_trips_ % q_trips_,
+                        g = triple / k_trips_ / q_trips_;
+    auto box = [&](std::uint8_t tensor, std::uint64_t row, std::uint64_t full, std::uint64_t total) {
+      return TensorBox{tensor, {0, g, row * full, 0}, {1, 1, std::min(full, total - row * full), s_.dim}};
+    };
+    TileBoxes b;
+    if (t.load_bits[std::size_t(Buffer::inputs)])
+      b.load[std::size_t(Buffer::inputs)] = box(kQ, qi, tq_full_, s_.queries);
+    if (t.load_bits[std::size_t(Buffer::weights)])
+      b.load[std::size_t(Buffer::weights)] = box(i % 3 == 0 ? kK : kV, ki, tk_full_, s_.keys);
+    if (t.store_bits) b.store = box(kO, qi, tq_full_, s_.queries);
+    return b;
+  }
 
   TileWork tile(std::uint64_t i) const override {
     const std::uint64_t triple = i / 3, ki = triple % k_trips_, qi = triple / k_trips_ % q_trips_;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "ecosim/accel_model/conv_tiling.hpp"
+#include "ecosim/accel_model/memory_model.hpp"
 #include "ecosim/accel_model/tiling.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
@@ -36,8 +37,13 @@ unsigned operand_bits(DType t, const AccelConfig& config) {
 }
 
 std::uint64_t dram_cycles(std::uint64_t bits, const AccelConfig& config) {
-  if (bits == 0) return 0;
-  return config.dram_latency_cycles + bits / config.dram_bits_per_cycle + (bits % config.dram_bits_per_cycle != 0);
+  if (config.memory_bound) return config.memory_bound->lower_bound_cycles(bits);
+  return bandwidth_latency_cycles(bits, config.dram_bits_per_cycle, config.dram_latency_cycles);
+}
+
+std::uint64_t dram_peak_cycles(std::uint64_t bits, const AccelConfig& config) {
+  if (config.memory_bound) return config.memory_bound->peak_cycles(bits);
+  return bandwidth_latency_cycles(bits, config.dram_bits_per_cycle, 0);
 }
 
 VectorWork vector_work(const OpCounts& counts, const AccelConfig& config, const TechTable& tech) {
@@ -58,6 +64,10 @@ namespace {
 
 std::uint64_t split(std::uint64_t total, std::uint64_t parts, std::uint64_t i) {
   return total / parts + (i < total % parts ? 1 : 0);
+}
+/// The sum of split(total, parts, j) over j < i.
+std::uint64_t split_before(std::uint64_t total, std::uint64_t parts, std::uint64_t i) {
+  return i * (total / parts) + std::min(i, total % parts);
 }
 
 /// Bits the bytes of `counts` (read or written) occupy on the accelerator, floats at the operand width.
@@ -82,6 +92,19 @@ class StreamRun : public IndexedTileRun {
                        write_bits / half_out + (write_bits % half_out != 0)});
   }
   std::uint64_t tile_count() const override { return count_; }
+  /// What is read and what is written, each as one row of 1-bit elements.
+  std::vector<TensorShape> tensors() const override {
+    return {{{1, 1, 1, std::max<std::uint64_t>(read_bits_, 1)}, 1},
+            {{1, 1, 1, std::max<std::uint64_t>(write_bits_, 1)}, 1}};
+  }
+  TileBoxes boxes(std::uint64_t i, const TileWork& t) const override {
+    TileBoxes b;
+    const std::uint64_t read = t.load_bits[std::size_t(Buffer::inputs)];
+    if (read)
+      b.load[std::size_t(Buffer::inputs)] = {0, {0, 0, 0, split_before(read_bits_, count_, i)}, {1, 1, 1, read}};
+    if (t.store_bits) b.store = {1, {0, 0, 0, split_before(write_bits_, count_, i)}, {1, 1, 1, t.store_bits}};
+    return b;
+  }
   TileWork tile(std::uint64_t i) const override {
     TileWork t;
     t.unit = unit_;

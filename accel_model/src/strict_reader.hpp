@@ -64,13 +64,18 @@ class Reader {
     if (!v.is_array()) fail(path, "must be an array");
     return v;
   }
-  /// Fails unless the object at the root has exactly the keys `keys`.
-  void exact_keys(std::initializer_list<std::string_view> keys) const {
+  /// Fails unless the object at the root has all the keys `keys` and no others but `optional` ones.
+  void exact_keys(std::initializer_list<std::string_view> keys,
+                  std::initializer_list<std::string_view> optional = {}) const {
     if (!root_.is_object()) throw Error(fmt::format("{}: must be a JSON object", origin_));
     for (const auto& [key, value] : root_.items())
-      if (std::find(keys.begin(), keys.end(), key) == keys.end()) fail(key, "unknown key");
+      if (std::find(keys.begin(), keys.end(), key) == keys.end() &&
+          std::find(optional.begin(), optional.end(), key) == optional.end())
+        fail(key, "unknown key");
     for (std::string_view key : keys) at(std::string(key));
   }
+  /// Whether the object at the root has `key`.
+  bool has(const std::string& key) const { return root_.is_object() && root_.contains(key); }
   [[noreturn]] void fail(const std::string& path, const std::string& problem) const {
     throw Error(fmt::format("{}: {}: {}", origin_, path, problem));
   }

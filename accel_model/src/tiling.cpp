@@ -55,6 +55,8 @@ std::uint64_t sweeps(const Loops& l, std::array<char, 3> order, unsigned deps) {
   return factor;
 }
 constexpr unsigned kA = 0b101, kB = 0b110, kC = 0b011;  // dimensions of A (m, k), B (n, k), C (m, n)
+// A GEMM's tensors (GemmRun::tensors), as the tiles' boxes index them.
+enum GemmTensor : std::uint8_t { kTensorA, kTensorB, kTensorPartial, kTensorC };
 
 /// Whether kOrders[o] is the first listed of the loop orders walking its tile sequence (loops of one trip can
 /// sit anywhere): the others would tie with it in everything and lose to it.
@@ -169,6 +171,20 @@ class GemmNest {
     t.store_bits = store_bits(at, after);
     return t;
   }
+  /// Where the tile at `at` loads and stores (`t`): A (m, k), B (k, n), partial sums or C (m, n) tiles.
+  TileBoxes boxes(const NestIndex& at, const TileWork& t) const {
+    auto box = [&](std::uint8_t tensor, std::size_t rows, std::size_t cols) {
+      return TensorBox{tensor,
+                       {at.batch, 0, at.idx[rows] * l_.tile[rows], at.idx[cols] * l_.tile[cols]},
+                       {1, 1, l_.size(rows, at.idx[rows]), l_.size(cols, at.idx[cols])}};
+    };
+    TileBoxes b;
+    if (t.load_bits[std::size_t(Buffer::inputs)]) b.load[std::size_t(Buffer::inputs)] = box(kTensorA, 0, 2);
+    if (t.load_bits[std::size_t(Buffer::weights)]) b.load[std::size_t(Buffer::weights)] = box(kTensorB, 2, 1);
+    if (t.load_bits[std::size_t(Buffer::outputs)]) b.load[std::size_t(Buffer::outputs)] = box(kTensorPartial, 0, 1);
+    if (t.store_bits) b.store = box(at.idx[2] + 1 == l_.trips[2] ? kTensorC : kTensorPartial, 0, 1);
+    return b;
+  }
   /// The parts of tile(): the array's cycles, ...
   std::uint64_t compute_cycles(const NestIndex& at) const {
     return tile_cycles(l_.size(0, at.idx[0]), l_.size(1, at.idx[1]), l_.size(2, at.idx[2]), f_, c_);
@@ -279,7 +295,7 @@ GemmTiling evaluate_bound(const GemmShape& s, const Loops& l, std::array<char, 3
   t.dram_bits = checked_add(checked_add(x.a, x.w), checked_add(2 * x.partial, x.out));
   // Every tile computes between the fill and the drain; every bit crosses the one DMA channel.
   t.bound_cycles = std::max(checked_add(t.compute_cycles, fill_and_drain_cycles(GemmNest(s, l, order, c), c)),
-                            ceil_div(t.dram_bits, c.dram_bits_per_cycle));
+                            dram_peak_cycles(t.dram_bits, c));
   return t;
 }
 
@@ -380,13 +396,15 @@ namespace {
 /// Walks the loop nest tile by tile, holding the indices of the tiles before, at and after the cursor.
 class GemmCursor : public TileCursor {
  public:
-  GemmCursor(const GemmShape& s, const GemmTiling& g, const AccelConfig& c) : nest_(s, g, c) {}
+  GemmCursor(const TileRun& run, const GemmShape& s, const GemmTiling& g, const AccelConfig& c)
+      : run_(run), nest_(s, g, c) {}
 
   bool next(TileWork& tile) override {
     if (done_) return false;
     NestIndex after = at_;
     const bool more = nest_.step(after);
     tile = nest_.tile(started_ ? &before_ : nullptr, at_, more ? &after : nullptr);
+    tile.run = &run_, tile.index = {at_.batch, at_.idx[0], at_.idx[1], at_.idx[2]};
     before_ = at_;
     at_ = after;
     started_ = true;
@@ -395,6 +413,7 @@ class GemmCursor : public TileCursor {
   }
 
  private:
+  const TileRun& run_;
   GemmNest nest_;
   NestIndex before_, at_;
   bool started_ = false, done_ = false;
@@ -407,7 +426,19 @@ class GemmRun : public TileRun {
     const Loops l = make_loops(shape_, tiling_.tm, tiling_.tn, tiling_.tk);
     return checked_product({shape_.batch, l.trips[0], l.trips[1], l.trips[2]});
   }
-  std::unique_ptr<TileCursor> cursor() const override { return std::make_unique<GemmCursor>(shape_, tiling_, config_); }
+  std::unique_ptr<TileCursor> cursor() const override {
+    return std::make_unique<GemmCursor>(*this, shape_, tiling_, config_);
+  }
+  TileBoxes boxes(const TileWork& t) const override {
+    return GemmNest(shape_, tiling_, config_).boxes({t.index[0], {t.index[1], t.index[2], t.index[3]}}, t);
+  }
+  std::vector<TensorShape> tensors() const override {  // by GemmTensor
+    const GemmShape& s = shape_;
+    return {{{s.batch, 1, s.m, s.k}, s.a_bits},
+            {{s.batch, 1, s.k, s.n}, s.w_bits},
+            {{s.batch, 1, s.m, s.n}, unsigned(config_.accumulator_bits)},
+            {{s.batch, 1, s.m, s.n}, s.out_bits()}};
+  }
 
  private:
   GemmShape shape_;

@@ -13,6 +13,13 @@ using namespace ecosim::test;
 
 namespace {
 
+/// The tiles without their places in their runs, which the eager oracle predates (tested in
+/// tensor_layout_test.cpp).
+std::vector<TileWork> work_of(std::vector<TileWork> tiles) {
+  for (TileWork& t : tiles) t.run = nullptr, t.index = {};
+  return tiles;
+}
+
 std::vector<TileWork> concat(std::vector<TileWork> a, const std::vector<TileWork>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
@@ -55,8 +62,8 @@ TEST_CASE("GEMM tiles: the generator equals the eager loop nest for every loop o
       const auto run = gemm_tiles(s, t, c);
       const std::vector<TileWork> expected = eager::gemm_tiles(s, t, c);
       CHECK(run->tile_count() == expected.size());
-      CHECK(collect(*run) == expected);
-      CHECK(collect(*run) == expected);  // a second cursor walks the same sequence
+      CHECK(work_of(collect(*run)) == expected);
+      CHECK(work_of(collect(*run)) == expected);  // a second cursor walks the same sequence
     }
   }
 }
@@ -70,7 +77,7 @@ TEST_CASE("streamed vector and DMA tiles equal the eager tiles") {
       const bool dma = kind == OpClass::memcpy;
       const std::uint64_t bits = fp32_bits(4 * elements, c);
       const VectorWork work = dma ? VectorWork{} : vector_work(op.counts, c, tech());
-      CHECK(collect(plan_op(op, c, tech())) ==
+      CHECK(work_of(collect(plan_op(op, c, tech()))) ==
             eager::stream_tiles(dma ? Unit::dma : Unit::vector, bits, bits, work, c));
     }
   }
@@ -106,7 +113,7 @@ TEST_CASE("a version-1 hash op plans as its converted records: two GEMM runs and
   REQUIRE(plans.size() == 3);
   std::vector<TileWork> tiles;
   for (const OpPlan& p : plans) tiles = concat(tiles, collect(p));
-  CHECK(tiles == expected);
+  CHECK(work_of(tiles) == expected);
 }
 
 TEST_CASE("fused attention tiles equal the eager (group, query tile, key tile) triples") {
@@ -126,7 +133,7 @@ TEST_CASE("fused attention tiles equal the eager (group, query tile, key tile) t
     const std::vector<TileWork> expected = eager::fused_tiles(s, t, vector_work(softmax, c, tech()), c);
     const OpPlan plan = *plan_fused_attention(ops, c, tech());
     CHECK(plan.tile_count() == expected.size());
-    CHECK(collect(plan) == expected);
+    CHECK(work_of(collect(plan)) == expected);
   }
 }
 

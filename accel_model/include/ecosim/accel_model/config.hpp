@@ -4,6 +4,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,8 @@ struct BufferConfig {
 /// additions/subtractions on the vector unit.
 enum class BinaryMapping : std::uint8_t { array, vector };
 
+class MemoryModel;  // memory_model.hpp
+
 struct AccelConfig {
   std::string name;
   double clock_mhz = 0;
@@ -45,6 +48,9 @@ struct AccelConfig {
   std::array<BufferConfig, kBufferCount> buffers{};
   std::uint64_t dram_bits_per_cycle = 0, dram_latency_cycles = 0;
   double dram_pj_per_bit = 0;
+  // `memory.model`'s model, fresh (memory_model.hpp): its lower bounds are dram_cycles() and
+  // dram_peak_cycles(). Null under `simple`, whose bounds follow dram_bits_per_cycle and dram_latency_cycles.
+  std::shared_ptr<const MemoryModel> memory_bound;
   std::uint64_t vector_lanes = 0;
   DType vector_float_dtype = DType::fp16;                          // float work on the vector unit runs at this type
   std::array<std::uint64_t, kOpKindCount> vector_cycles_per_op{};  // lane cycles per operation, by OpKind

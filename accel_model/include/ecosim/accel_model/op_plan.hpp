@@ -19,6 +19,24 @@ namespace ecosim::accel {
 enum class Unit : std::uint8_t { array, vector, dma };  // dma: data movement only (memcpy)
 std::string_view name(Unit u);
 
+/// A tensor an op moves between DRAM and the buffers: row-major [d0][d1][d2][d3] elements of element_bits, each
+/// innermost row starting on a byte (tensor_layout.hpp places it in DRAM).
+struct TensorShape {
+  std::array<std::uint64_t, 4> dims{1, 1, 1, 1};
+  unsigned element_bits = 0;
+  friend bool operator==(const TensorShape&, const TensorShape&) = default;
+};
+
+/// The part of one of its op's tensors a tile loads or stores: [start, start + extent) along each dimension.
+struct TensorBox {
+  static constexpr std::uint8_t kNone = 0xff;
+  std::uint8_t tensor = kNone;  // index into the run's tensors(); kNone: the tile moves nothing there
+  std::array<std::uint64_t, 4> start{}, extent{};
+  friend bool operator==(const TensorBox&, const TensorBox&) = default;
+};
+
+class TileRun;
+
 struct TileWork {
   Unit unit = Unit::array;
   std::uint64_t compute_cycles = 0;
@@ -28,9 +46,18 @@ struct TileWork {
   std::array<std::uint64_t, kBufferCount> unit_write_bits{};  // compute unit writing each buffer
   std::uint64_t macs = 0;                                     // multiply-accumulates done on the array
   double vector_pj = 0;                                       // arithmetic energy on the vector unit
+  // Where the tile lies: the run whose cursor produced it and its loop indices there (TileRun::boxes).
+  const TileRun* run = nullptr;
+  std::array<std::uint64_t, 4> index{};
 
   std::uint64_t load_total_bits() const { return load_bits[0] + load_bits[1] + load_bits[2]; }
   friend bool operator==(const TileWork&, const TileWork&) = default;
+};
+
+/// Where a tile's loads and store lie in its run's tensors (load_bits[b] = load[b]'s elements × their bits).
+struct TileBoxes {
+  std::array<TensorBox, kBufferCount> load{};
+  TensorBox store;
 };
 
 /// Produces tiles one at a time, in order.
@@ -47,6 +74,10 @@ class TileRun {
  public:
   virtual ~TileRun() = default;
   virtual std::uint64_t tile_count() const = 0;
+  /// The tensors its tiles' boxes index (operands, partial sums, outputs), in DRAM.
+  virtual std::vector<TensorShape> tensors() const = 0;
+  /// Where `tile` (one this run's cursors produced) loads from and stores to.
+  virtual TileBoxes boxes(const TileWork& tile) const = 0;
   /// A cursor at the first tile (valid while this run lives).
   virtual std::unique_ptr<TileCursor> cursor() const = 0;
 };
@@ -85,7 +116,11 @@ struct VectorWork {
 };
 VectorWork vector_work(const OpCounts& counts, const AccelConfig& config, const TechTable& tech);
 
-/// DRAM cycles of one transfer of `bits` (0 when nothing moves).
+/// DRAM cycles of one transfer of `bits` (0 when nothing moves): under `simple`, exactly what it takes
+/// (`latency + ceil(bits / bits_per_cycle)`); under another memory model, its lower bound (memory_model.hpp).
 std::uint64_t dram_cycles(std::uint64_t bits, const AccelConfig& config);
+/// `bits` at the memory's peak bandwidth, no latency: at most the sum of dram_cycles() over any split of `bits`
+/// into transfers (the tiling searches' bound on an op's DRAM traffic).
+std::uint64_t dram_peak_cycles(std::uint64_t bits, const AccelConfig& config);
 
 }  // namespace ecosim::accel
