@@ -91,8 +91,8 @@ std::optional<FusedTiling> choose_fused_tiling(const AttentionShape& s, const Ac
 namespace {
 
 /// Per (group, query tile, key tile), three tiles: scores on the array, softmax on the vector unit, context on
-/// the array. Tile contents depend on the query and key tile only; the vector unit's cycles are spread over
-/// the (group, query tile, key tile) triples in order.
+/// the array, in the software-pipelined order of position(). Tile contents depend on the query and key tile
+/// only; the vector unit's cycles are spread over the (group, query tile, key tile) triples in order.
 class FusedAttentionRun : public IndexedTileRun {
  public:
   FusedAttentionRun(const AttentionShape& s, const FusedTiling& tiling, VectorWork vector, const AccelConfig& c)
@@ -109,13 +109,15 @@ class FusedAttentionRun : public IndexedTileRun {
   std::uint64_t tile_count() const override { return checked_mul(3, triples_); }
 
   TileWork tile(std::uint64_t i) const override {
-    const std::uint64_t triple = i / 3, ki = triple % k_trips_, qi = triple / k_trips_ % q_trips_;
+    const auto [triple, step] = position(i);
+    const std::uint64_t ki = triple % k_trips_, qi = triple / k_trips_ % q_trips_;
     const std::uint64_t tq = std::min(tq_full_, s_.queries - qi * tq_full_);
     const std::uint64_t tk = std::min(tk_full_, s_.keys - ki * tk_full_);
     const std::uint64_t a = s_.operand_bits, acc = c_.accumulator_bits, kdiv = c_.rows * f_.spatial;
     TileWork t;
-    switch (i % 3) {
-      case 0:  // S = Q·Kᵀ into the outputs buffer
+    switch (step) {
+      case 0:  // S = Q·Kᵀ into the outputs buffer (a second score slot: it may run beside the softmax before it)
+        t.beside_previous = triple > 0;
         t.compute_cycles = tile_cycles(tq, tk, s_.dim, f_, c_);
         t.macs = tq * tk * s_.dim;
         if (ki == 0) t.load_bits[std::size_t(Buffer::inputs)] = tq * s_.dim * a;
@@ -147,6 +149,19 @@ class FusedAttentionRun : public IndexedTileRun {
   }
 
  private:
+  /// Tile i's triple and step (0 scores, 1 softmax, 2 context), software-pipelined so the array has the next
+  /// triple's scores to compute while the vector unit does a softmax: S₀ P₀, then per triple j ≥ 1: Sⱼ, the
+  /// context of j − 1, Pⱼ; last the context of the last triple.
+  std::pair<std::uint64_t, int> position(std::uint64_t i) const {
+    if (i < 2) return {0, int(i)};
+    const std::uint64_t j = (i + 1) / 3;
+    switch ((i + 1) % 3) {
+      case 0: return j == triples_ ? std::pair{j - 1, 2} : std::pair{j, 0};
+      case 1: return {j - 1, 2};
+      default: return {j, 1};
+    }
+  }
+
   AttentionShape s_;
   std::uint64_t tq_full_, tk_full_, q_trips_, k_trips_, triples_;
   VectorWork vector_;

@@ -28,6 +28,9 @@ struct TileWork {
   std::array<std::uint64_t, kBufferCount> unit_write_bits{};  // compute unit writing each buffer
   std::uint64_t macs = 0;                                     // multiply-accumulates done on the array
   double vector_pj = 0;                                       // arithmetic energy on the vector unit
+  // True when the tile reads nothing the tile just before it writes: it may then compute beside that tile on
+  // the other unit (config.overlap_units; pipeline.hpp), e.g. the next QKᵀ beside a softmax.
+  bool beside_previous = false;
 
   std::uint64_t load_total_bits() const { return load_bits[0] + load_bits[1] + load_bits[2]; }
   friend bool operator==(const TileWork&, const TileWork&) = default;
