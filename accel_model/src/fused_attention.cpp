@@ -116,8 +116,7 @@ class FusedAttentionRun : public IndexedTileRun {
     const std::uint64_t a = s_.operand_bits, acc = c_.accumulator_bits, kdiv = c_.rows * f_.spatial;
     TileWork t;
     switch (step) {
-      case 0:  // S = Q·Kᵀ into the outputs buffer (a second score slot: it may run beside the softmax before it)
-        t.beside_previous = triple > 0;
+      case 0:  // S = Q·Kᵀ into the outputs buffer (a second score slot: the softmax after it may run beside it)
         t.compute_cycles = tile_cycles(tq, tk, s_.dim, f_, c_);
         t.macs = tq * tk * s_.dim;
         if (ki == 0) t.load_bits[std::size_t(Buffer::inputs)] = tq * s_.dim * a;
@@ -129,6 +128,7 @@ class FusedAttentionRun : public IndexedTileRun {
         break;
       case 1:  // scale, running max/sum, P (operand width) into the inputs buffer
         t.unit = Unit::vector;
+        t.beside_previous = triple + 1 < triples_;  // after the next triple's scores, which it does not read
         t.compute_cycles = vector_.cycles / triples_ + (triple < vector_.cycles % triples_ ? 1 : 0);
         t.vector_pj = vector_.pj / double(triples_);
         t.unit_read_bits[std::size_t(Buffer::outputs)] = tq * tk * acc;
@@ -150,15 +150,16 @@ class FusedAttentionRun : public IndexedTileRun {
 
  private:
   /// Tile i's triple and step (0 scores, 1 softmax, 2 context), software-pipelined so the array has the next
-  /// triple's scores to compute while the vector unit does a softmax: S₀ P₀, then per triple j ≥ 1: Sⱼ, the
-  /// context of j − 1, Pⱼ; last the context of the last triple.
+  /// triple's scores to compute while the vector unit does a softmax: S₀, then per triple j: Sⱼ₊₁ (when there
+  /// is one), Pⱼ, the context of j. Each tile's operands then load while an earlier tile computes.
   std::pair<std::uint64_t, int> position(std::uint64_t i) const {
-    if (i < 2) return {0, int(i)};
-    const std::uint64_t j = (i + 1) / 3;
-    switch ((i + 1) % 3) {
-      case 0: return j == triples_ ? std::pair{j - 1, 2} : std::pair{j, 0};
-      case 1: return {j - 1, 2};
-      default: return {j, 1};
+    if (i == 0) return {0, 0};
+    const std::uint64_t j = (i - 1) / 3;
+    const bool next_scores = j + 1 < triples_;
+    switch ((i - 1) % 3) {
+      case 0: return next_scores ? std::pair{j + 1, 0} : std::pair{j, 1};
+      case 1: return next_scores ? std::pair{j, 1} : std::pair{j, 2};
+      default: return {j, 2};
     }
   }
 

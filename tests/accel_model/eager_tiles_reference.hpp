@@ -96,8 +96,9 @@ inline std::vector<TileWork> stream_tiles(Unit unit, std::uint64_t read_bits, st
   return tiles;
 }
 
-/// The fused group's tiles given its shape, tiling and the vector unit's softmax work: per triple its scores
-/// (beside the softmax before them), the previous triple's context, its softmax; the last context at the end.
+/// The fused group's tiles given its shape, tiling and the vector unit's softmax work: per triple its scores,
+/// then the previous triple's softmax (beside those scores) and context; the last softmax and context at the
+/// end.
 inline std::vector<TileWork> fused_tiles(const AttentionShape& s, const FusedTiling& tiling, VectorWork vector,
                                          const AccelConfig& c) {
   const std::uint64_t tq_full = tiling.tq, tk_full = tiling.tk, a = s.operand_bits, acc = c.accumulator_bits;
@@ -106,7 +107,7 @@ inline std::vector<TileWork> fused_tiles(const AttentionShape& s, const FusedTil
   const std::uint64_t kdiv = c.rows * f.spatial;
   const std::uint64_t vector_tiles = s.groups * q_trips * k_trips;
   std::vector<TileWork> tiles;
-  std::vector<TileWork> previous_context;  // the context tile waiting for the next triple's scores
+  std::vector<TileWork> previous;  // the softmax and context tiles waiting for the next triple's scores
   std::uint64_t vector_index = 0;
   for (std::uint64_t g = 0; g < s.groups; ++g)
     for (std::uint64_t qi = 0; qi < q_trips; ++qi) {
@@ -114,7 +115,6 @@ inline std::vector<TileWork> fused_tiles(const AttentionShape& s, const FusedTil
       for (std::uint64_t ki = 0; ki < k_trips; ++ki, ++vector_index) {
         const std::uint64_t tk = std::min(tk_full, s.keys - ki * tk_full);
         TileWork scores;
-        scores.beside_previous = vector_index > 0;
         scores.compute_cycles = tile_cycles(tq, tk, s.dim, f, c);
         scores.macs = tq * tk * s.dim;
         if (ki == 0) scores.load_bits[std::size_t(Buffer::inputs)] = tq * s.dim * a;
@@ -141,12 +141,12 @@ inline std::vector<TileWork> fused_tiles(const AttentionShape& s, const FusedTil
         context.unit_read_bits[std::size_t(Buffer::outputs)] = context.unit_write_bits[std::size_t(Buffer::outputs)];
         if (ki + 1 == k_trips) context.store_bits = tq * s.dim * a;
         tiles.push_back(scores);
-        tiles.insert(tiles.end(), previous_context.begin(), previous_context.end());
-        tiles.push_back(softmax);
-        previous_context = {context};
+        if (!previous.empty()) previous[0].beside_previous = true;
+        tiles.insert(tiles.end(), previous.begin(), previous.end());
+        previous = {softmax, context};
       }
     }
-  tiles.insert(tiles.end(), previous_context.begin(), previous_context.end());
+  tiles.insert(tiles.end(), previous.begin(), previous.end());
   return tiles;
 }
 
