@@ -82,7 +82,7 @@ class Controller : public sc_module {
     const std::uint64_t prefetch_cycles = prefetch(previous, loaded);
     wait_computed(stage);  // every tile computed: the last one's outputs go out
     if (stage > 0 && previous.store_bits) dma_command(tlm::TLM_WRITE_COMMAND, TileCommand{previous});
-    keeper_dma_.sync();
+    settle(keeper_dma_);
     OpRow& row = *row_ = tally.row();
     row.cycles = now_cycles() - start;
     row.array_cycles = job_.busy_cycles[0] - array_before;
@@ -100,7 +100,7 @@ class Controller : public sc_module {
     if (index == 0 && weights_prefetched_) c.move[std::size_t(Buffer::weights)] = false;
     if (index == 0) weights_prefetched_ = false;
     if (tile.load_total_bits()) dma_command(tlm::TLM_READ_COMMAND, c);
-    keeper_dma_.sync();  // the tile is loaded now: the executor may start it
+    settle(keeper_dma_);  // the tile is loaded now: the executor may start it
     (tile.unit == Unit::vector ? to_vector_ : to_array_).write(IndexedTile{index, tile});
   }
 
@@ -112,7 +112,7 @@ class Controller : public sc_module {
     TileWork first;
     PlanCursor next_tiles(*next_);
     if (!next_tiles.next(first) || first.load_bits[std::size_t(Buffer::weights)] == 0) return 0;
-    keeper_dma_.sync();
+    settle(keeper_dma_);
     while (started_ < tiles) wait(started_event_);
     const std::uint64_t estimate = dram_cycles(first.load_bits[std::size_t(Buffer::weights)], *job_.config);
     if (now_cycles() + estimate > last_start_cycle_ + tile_times(last, *job_.config).compute) return 0;
@@ -131,7 +131,7 @@ class Controller : public sc_module {
   }
 
   void wait_computed(std::uint64_t tiles) {
-    keeper_dma_.sync();
+    settle(keeper_dma_);
     while (computed_ < tiles) wait(computed_event_);
   }
 
@@ -155,7 +155,7 @@ class Controller : public sc_module {
         TileCommand c{t.tile};
         set_command(payload, tlm::TLM_WRITE_COMMAND, c);
         transport(unit, payload, keeper);
-        keeper.sync();  // the tile has computed now: the others may react
+        settle(keeper);  // the tile has computed now: the others may react
       }
       mark_computed(t.index);
     }

@@ -62,6 +62,11 @@ inline const TileCommand& command_of(tlm::tlm_generic_payload& payload) {
   return *reinterpret_cast<const TileCommand*>(payload.get_data_ptr());
 }
 
+/// Brings the thread's time up to its keeper's local time (nothing, not even a delta cycle, when it is there).
+inline void settle(tlm_utils::tlm_quantumkeeper& keeper) {
+  if (keeper.get_local_time() != SC_ZERO_TIME) keeper.sync();
+}
+
 /// One blocking transaction at the keeper's local time; its delay becomes the new local time.
 template <class Socket>
 void transport(Socket& socket, tlm::tlm_generic_payload& payload, tlm_utils::tlm_quantumkeeper& keeper) {
