@@ -1,13 +1,14 @@
 // The SystemC model's dynamic effects (systemc_*.hpp, pipeline.hpp): the array and the vector unit overlapping
 // in fused attention by an amount bounded by hand, the next op's weights prefetched by exactly the cycles the
 // DRAM formula gives, the closed form a lower bound throughout, timing independent of the global quantum, and
-// two replays in one process independent of each other.
+// two replays in one process independent of each other; the addresses the DMA gives the memory model.
 #include <catch2/catch.hpp>
 
 #include <sstream>
 
 #include "accel_test_support.hpp"
 #include "ecosim/accel_model/pipeline.hpp"
+#include "systemc_memory.hpp"
 
 using namespace ecosim;
 using namespace ecosim::accel;
@@ -127,4 +128,20 @@ TEST_CASE("two SystemC replays in one process are independent: each builds its o
   CHECK(again.total.cycles == first.total.cycles);
   CHECK(again.total.sram_read_bits == first.total.sram_read_bits);  // buffer counters start at 0 again
   CHECK(again_json.str() == first_json.str());                      // and so does simulated time
+}
+
+TEST_CASE("the DMA's addresses: each op's tensors in regions of their own, parts contiguous in fetch order") {
+  sc::TensorLayout layout;
+  const std::uint64_t region = std::uint64_t{1} << sc::TensorLayout::kRegionBits;
+  const std::uint64_t w0 = layout.address(Buffer::weights, false, 64 * 8);  // 64 bytes
+  CHECK(layout.address(Buffer::weights, false, 3) == w0 + 64);              // 3 bits take a whole byte
+  CHECK(layout.address(Buffer::weights, false, 8) == w0 + 65);
+  const std::uint64_t in0 = layout.address(Buffer::inputs, false, 8),
+                      out_read = layout.address(Buffer::outputs, false, 8);
+  const std::uint64_t out_write = layout.address(Buffer::outputs, true, 8);
+  CHECK(in0 == w0 + region);
+  CHECK(out_read == w0 + 2 * region);
+  CHECK(out_write == out_read);  // reloads read back what the stores wrote, in order
+  layout.next_op();
+  CHECK(layout.address(Buffer::weights, false, 8) == w0 + 3 * region);
 }
