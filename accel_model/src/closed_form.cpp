@@ -1,5 +1,6 @@
 // The closed-form timing model of the accelerator (same plans as the SystemC model, no simulation kernel):
-// one pass over each op's tiles through the pipeline formula of pipeline.hpp.
+// one pass over each op's tiles through the pipeline recurrence of pipeline.hpp. It equals the SystemC model
+// with config.prefetch_weights off and is a lower bound of it with prefetch on.
 #include "ecosim/accel_model/pipeline.hpp"
 #include "ecosim/accel_model/replay.hpp"
 
@@ -8,9 +9,9 @@ namespace ecosim::accel {
 ReplayResult replay_closed_form(PlanSource& plans, const AccelConfig& config, RowSink* rows) {
   ReplayResult result = make_result(config, std::string(name(Engine::closed_form)));
   OpPlan plan;
-  while (plans.next(plan)) {
+  for (bool first = true; plans.next(plan); first = false) {
     StaticRow tally(plan, config);
-    PipelineClock clock(config);
+    PipelineClock clock(config, config.prefetch_weights && !first);  // a lower bound: see pipeline.hpp
     PlanCursor tiles(plan);
     for (TileWork tile; tiles.next(tile);) {
       tally.add(tile);

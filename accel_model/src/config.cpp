@@ -43,6 +43,7 @@ constexpr Range<std::uint64_t> kDramLatencyCycles{0, 100'000, " cycles"};
 constexpr Range<std::uint64_t> kVectorLanes{1, 65'536, " lanes"};
 constexpr Range<std::uint64_t> kCyclesPerOp{1, 10'000, " cycles"};
 constexpr Range<std::uint64_t> kFloatOperandBits{2, 16, " bits"};
+constexpr Range<std::uint64_t> kQuantumCycles{1, 1'000'000'000, " cycles"};
 
 /// Rejects any key of `user` that the default does not have (recursively), naming its path.
 void reject_unknown_keys(const json& user, const json& reference, const std::string& path) {
@@ -180,6 +181,9 @@ AccelConfig parse_config(std::string_view json_text, const std::string& origin) 
   else
     r.fail("mapping.binary_codes", "must be 'array' or 'vector'");
   c.fuse_attention = r.flag("mapping.fuse_attention");
+  c.overlap_units = r.flag("systemc.overlap");
+  c.prefetch_weights = r.flag("systemc.prefetch");
+  c.quantum_cycles = r.count("systemc.quantum_cycles", kQuantumCycles);
   check_fits_one_tile(c, r);
   derive_costs(r, c);
   c.effective = std::move(merged);

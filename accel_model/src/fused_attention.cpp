@@ -93,8 +93,8 @@ namespace {
 enum AttentionTensor : std::uint8_t { kQ, kK, kV, kO };  // FusedAttentionRun::tensors
 
 /// Per (group, query tile, key tile), three tiles: scores on the array, softmax on the vector unit, context on
-/// the array. Tile contents depend on the query and key tile only; the vector unit's cycles are spread over
-/// the (group, query tile, key tile) triples in order.
+/// the array, in the software-pipelined order of position(). Tile contents depend on the query and key tile
+/// only; the vector unit's cycles are spread over the (group, query tile, key tile) triples in order.
 class FusedAttentionRun : public IndexedTileRun {
  public:
   FusedAttentionRun(const AttentionShape& s, const FusedTiling& tiling, VectorWork vector, const AccelConfig& c)
@@ -121,8 +121,8 @@ class FusedAttentionRun : public IndexedTileRun {
   /// Rows of queries (Q, O) or keys (K, V) of the tile's group, all `dim` columns: Q and K for the scores, V for
   /// the context, O when stored.
   TileBoxes boxes(std::uint64_t i, const TileWork& t) const override {
-    const std::uint64_t triple = i / 3, ki = triple % k_trips_, qi = triple / k_trips_ % q_trips_,
-                        g = triple / k_trips_ / q_trips_;
+    const auto [triple, step] = position(i);
+    const std::uint64_t ki = triple % k_trips_, qi = triple / k_trips_ % q_trips_, g = triple / k_trips_ / q_trips_;
     auto box = [&](std::uint8_t tensor, std::uint64_t row, std::uint64_t full, std::uint64_t total) {
       return TensorBox{tensor, {0, g, row * full, 0}, {1, 1, std::min(full, total - row * full), s_.dim}};
     };
@@ -130,19 +130,20 @@ class FusedAttentionRun : public IndexedTileRun {
     if (t.load_bits[std::size_t(Buffer::inputs)])
       b.load[std::size_t(Buffer::inputs)] = box(kQ, qi, tq_full_, s_.queries);
     if (t.load_bits[std::size_t(Buffer::weights)])
-      b.load[std::size_t(Buffer::weights)] = box(i % 3 == 0 ? kK : kV, ki, tk_full_, s_.keys);
+      b.load[std::size_t(Buffer::weights)] = box(step == 0 ? kK : kV, ki, tk_full_, s_.keys);
     if (t.store_bits) b.store = box(kO, qi, tq_full_, s_.queries);
     return b;
   }
 
   TileWork tile(std::uint64_t i) const override {
-    const std::uint64_t triple = i / 3, ki = triple % k_trips_, qi = triple / k_trips_ % q_trips_;
+    const auto [triple, step] = position(i);
+    const std::uint64_t ki = triple % k_trips_, qi = triple / k_trips_ % q_trips_;
     const std::uint64_t tq = std::min(tq_full_, s_.queries - qi * tq_full_);
     const std::uint64_t tk = std::min(tk_full_, s_.keys - ki * tk_full_);
     const std::uint64_t a = s_.operand_bits, acc = c_.accumulator_bits, kdiv = c_.rows * f_.spatial;
     TileWork t;
-    switch (i % 3) {
-      case 0:  // S = Q·Kᵀ into the outputs buffer
+    switch (step) {
+      case 0:  // S = Q·Kᵀ into the outputs buffer (a second score slot: the softmax after it may run beside it)
         t.compute_cycles = tile_cycles(tq, tk, s_.dim, f_, c_);
         t.macs = tq * tk * s_.dim;
         if (ki == 0) t.load_bits[std::size_t(Buffer::inputs)] = tq * s_.dim * a;
@@ -154,6 +155,7 @@ class FusedAttentionRun : public IndexedTileRun {
         break;
       case 1:  // scale, running max/sum, P (operand width) into the inputs buffer
         t.unit = Unit::vector;
+        t.beside_previous = triple + 1 < triples_;  // after the next triple's scores, which it does not read
         t.compute_cycles = vector_.cycles / triples_ + (triple < vector_.cycles % triples_ ? 1 : 0);
         t.vector_pj = vector_.pj / double(triples_);
         t.unit_read_bits[std::size_t(Buffer::outputs)] = tq * tk * acc;
@@ -174,6 +176,20 @@ class FusedAttentionRun : public IndexedTileRun {
   }
 
  private:
+  /// Tile i's triple and step (0 scores, 1 softmax, 2 context), software-pipelined so the array has the next
+  /// triple's scores to compute while the vector unit does a softmax: S₀, then per triple j: Sⱼ₊₁ (when there
+  /// is one), Pⱼ, the context of j. Each tile's operands then load while an earlier tile computes.
+  std::pair<std::uint64_t, int> position(std::uint64_t i) const {
+    if (i == 0) return {0, 0};
+    const std::uint64_t j = (i - 1) / 3;
+    const bool next_scores = j + 1 < triples_;
+    switch ((i - 1) % 3) {
+      case 0: return next_scores ? std::pair{j + 1, 0} : std::pair{j, 1};
+      case 1: return next_scores ? std::pair{j, 1} : std::pair{j, 2};
+      default: return {j, 2};
+    }
+  }
+
   AttentionShape s_;
   std::uint64_t tq_full_, tk_full_, q_trips_, k_trips_, triples_;
   VectorWork vector_;

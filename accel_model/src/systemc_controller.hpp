@@ -1,29 +1,45 @@
 // Internal: the SystemC controller. It runs one planned operation at a time through the tile pipeline of
-// pipeline.hpp with two threads: the DMA sequencer walks the op's tiles as they are generated and, for stage
-// i, waits until tile i−1 has computed, stores it and loads tile i+1 (one channel, this order: the store frees
-// the output half tile i+1 reuses, the load fills the operand halves tile i−1 used); the executor computes
-// each tile on the array or vector unit once it is loaded. Tiles travel by value through a two-place fifo:
-// nothing holds an op's whole tile list.
+// pipeline.hpp with three threads, each a TLM-2.0 initiator: the DMA sequencer walks the op's tiles as they
+// are generated and, for stage i, waits until tiles 0…i−1 have computed, stores tile i−1 and loads tile i+1
+// (one channel, this order: the store frees the output half tile i+1 reuses, the load fills the operand
+// halves tile i−1 used), then hands the loaded tile to its unit's executor; the array executor and the
+// vector executor each compute their unit's tiles in order, a tile once every earlier tile has computed (with
+// config.overlap_units: except the one just before a beside_previous tile). With config.prefetch_weights the
+// sequencer loads the next op's first weight tile while this op's last tile computes, when its estimated
+// cycles fit before that tile ends (the half it fills, tile T−2's, is free by then). Tiles travel by value
+// through two-place fifos: nothing holds an op's whole tile list.
 #pragma once
+#include <deque>
+
+#include "ecosim/accel_model/pipeline.hpp"
 #include "systemc_units.hpp"
 
 namespace ecosim::accel::sc {
 
+/// A tile with its place in the op.
+struct IndexedTile {
+  std::uint64_t index = 0;
+  TileWork tile;
+};
+inline std::ostream& operator<<(std::ostream& out, const IndexedTile& t) { return out << t.index << ": " << t.tile; }
+
 class Controller : public sc_module {
  public:
-  sc_port<DramIf> dma{"dma"};
-  sc_port<ComputeIf> array{"array"}, vector{"vector"};
+  tlm_utils::simple_initiator_socket<Controller> dma{"dma"}, array{"array"}, vector{"vector"};
 
   SC_HAS_PROCESS(Controller);
   Controller(sc_module_name name, Job& job) : sc_module(name), job_(job) {
     SC_THREAD(sequencer);
-    SC_THREAD(executor);
+    SC_THREAD(array_executor);
+    SC_THREAD(vector_executor);
   }
 
-  /// Queues one op (the plan must live until it has run); the caller then runs sc_start() until the
-  /// simulation starves, and finds the op's row in `row`.
-  void start(const OpPlan& plan, OpRow& row) {
+  /// Queues one op (the plan, and `next` when given, must live until it has run); the caller then runs
+  /// sc_start() until the simulation starves, and finds the op's row in `row`. `next` is the op that follows
+  /// (its first weight tile may be prefetched).
+  void start(const OpPlan& plan, OpRow& row, const OpPlan* next) {
     plan_ = &plan;
+    next_ = next;
     row_ = &row;
     finished_ = false;
     pending_ = true;
@@ -36,65 +52,140 @@ class Controller : public sc_module {
     for (;;) {
       while (!pending_) wait(start_);
       pending_ = false;
-      StaticRow tally(*plan_, *job_.config);  // names, tiles, MACs, DRAM bits: independent of timing
-      *job_.ledger = EnergyLedger(*job_.config);
-      computed_ = 0;
-      const std::uint64_t start = now_cycles();
-      const std::uint64_t array_before = job_.busy_cycles[0], vector_before = job_.busy_cycles[1],
-                          dma_before = job_.busy_cycles[2];
-      PlanCursor tiles(*plan_);
-      TileWork previous, current;
-      bool more = tiles.next(current);
-      if (more) load(current, tally);
-      std::uint64_t stage = 0;  // the tile computing while the DMA works for this stage
-      for (; more; ++stage) {
-        wait_computed(stage);
-        if (stage > 0 && previous.store_bits) dma->store(previous);
-        previous = current;
-        more = tiles.next(current);
-        if (more) load(current, tally);
-      }
-      wait_computed(stage);  // every tile computed: the last one's outputs go out
-      if (stage > 0 && previous.store_bits) dma->store(previous);
-      OpRow& row = *row_ = tally.row();
-      row.cycles = now_cycles() - start;
-      row.array_cycles = job_.busy_cycles[0] - array_before;
-      row.vector_cycles = job_.busy_cycles[1] - vector_before;
-      row.dram_cycles = job_.busy_cycles[2] - dma_before;
-      row.energy = job_.ledger->total();
+      run_op();
       finished_ = true;
     }
   }
 
-  /// DMA-loads a tile (when it needs data) and hands it to the executor.
-  void load(const TileWork& tile, StaticRow& tally) {
+  void run_op() {
+    StaticRow tally(*plan_, *job_.config);  // names, tiles, MACs, DRAM bits: independent of timing
+    *job_.ledger = EnergyLedger(*job_.config);
+    computed_ = 0;
+    done_.clear();
+    started_ = 0;
+    const std::uint64_t start = now_cycles();
+    const std::uint64_t array_before = job_.busy_cycles[0], vector_before = job_.busy_cycles[1],
+                        dma_before = job_.busy_cycles[2];
+    PlanCursor tiles(*plan_);
+    TileWork previous, current;
+    std::uint64_t loaded = 0;  // tiles loaded (the next one's index)
+    bool more = tiles.next(current);
+    if (more) load(current, loaded++, tally);
+    std::uint64_t stage = 0;  // the tile computing while the DMA works for this stage
+    for (; more; ++stage) {
+      wait_computed(stage);
+      if (stage > 0 && previous.store_bits) dma_command(tlm::TLM_WRITE_COMMAND, TileCommand{previous});
+      previous = current;
+      more = tiles.next(current);
+      if (more) load(current, loaded++, tally);
+    }
+    const std::uint64_t prefetch_cycles = prefetch(previous, loaded);
+    wait_computed(stage);  // every tile computed: the last one's outputs go out
+    if (stage > 0 && previous.store_bits) dma_command(tlm::TLM_WRITE_COMMAND, TileCommand{previous});
+    settle(keeper_dma_);
+    OpRow& row = *row_ = tally.row();
+    row.cycles = now_cycles() - start;
+    row.array_cycles = job_.busy_cycles[0] - array_before;
+    row.vector_cycles = job_.busy_cycles[1] - vector_before;
+    // The DMA's cycles in this op, those of its own weights prefetched before it began included.
+    row.dram_cycles = job_.busy_cycles[2] - dma_before - prefetch_cycles + prefetched_cycles_;
+    prefetched_cycles_ = prefetch_cycles;
+    row.energy = job_.ledger->total();
+  }
+
+  /// DMA-loads tile `index` (the bits not prefetched, when it needs data) and hands it to its executor.
+  void load(const TileWork& tile, std::uint64_t index, StaticRow& tally) {
     tally.add(tile);
-    if (tile.load_total_bits()) dma->load(tile);
-    to_compute_.write(tile);
+    TileCommand c{tile};
+    if (index == 0 && weights_prefetched_) c.move[std::size_t(Buffer::weights)] = false;
+    if (index == 0) weights_prefetched_ = false;
+    if (tile.load_total_bits()) dma_command(tlm::TLM_READ_COMMAND, c);
+    settle(keeper_dma_);  // the tile is loaded now: the executor may start it
+    (tile.unit == Unit::vector ? to_vector_ : to_array_).write(IndexedTile{index, tile});
+  }
+
+  /// With config.prefetch_weights and a next op: once this op's last tile (`last`, the `tiles`-th) has started,
+  /// loads the next op's first weight tile if its estimated cycles end before that tile does (so the op
+  /// takes no longer). Returns the DMA cycles spent.
+  std::uint64_t prefetch(const TileWork& last, std::uint64_t tiles) {
+    if (!job_.config->prefetch_weights || !next_) return 0;
+    TileWork first;
+    PlanCursor next_tiles(*next_);
+    if (!next_tiles.next(first) || first.load_bits[std::size_t(Buffer::weights)] == 0) return 0;
+    settle(keeper_dma_);
+    while (started_ < tiles) wait(started_event_);
+    const std::uint64_t estimate = dram_cycles(first.load_bits[std::size_t(Buffer::weights)], *job_.config);
+    if (now_cycles() + estimate > last_start_cycle_ + tile_times(last, *job_.config).compute) return 0;
+    TileCommand c{first};
+    c.move = {true, false, false};
+    c.charge = false;  // the next op's first load charges the whole tile
+    const std::uint64_t before = job_.busy_cycles[2];
+    dma_command(tlm::TLM_READ_COMMAND, c);
+    weights_prefetched_ = true;
+    return job_.busy_cycles[2] - before;
+  }
+
+  void dma_command(tlm::tlm_command command, TileCommand c) {
+    set_command(payload_dma_, command, c);
+    transport(dma, payload_dma_, keeper_dma_);
   }
 
   void wait_computed(std::uint64_t tiles) {
+    settle(keeper_dma_);
     while (computed_ < tiles) wait(computed_event_);
   }
 
-  void executor() {
+  void array_executor() { execute(to_array_, array, keeper_array_, payload_array_); }
+  void vector_executor() { execute(to_vector_, vector, keeper_vector_, payload_vector_); }
+
+  /// Computes one unit's tiles in order, each once the tiles it waits for have computed.
+  void execute(sc_fifo<IndexedTile>& queue, tlm_utils::simple_initiator_socket<Controller>& unit,
+               tlm_utils::tlm_quantumkeeper& keeper, tlm::tlm_generic_payload& payload) {
     for (;;) {
-      TileWork tile;
-      to_compute_.read(tile);
-      if (tile.unit == Unit::array) array->execute(tile);
-      if (tile.unit == Unit::vector) vector->execute(tile);
-      ++computed_;
-      computed_event_.notify();  // the sequencer re-checks the count, so an immediate notification is enough
+      IndexedTile t;
+      queue.read(t);
+      const std::uint64_t waits_for = overlaps_previous(t.tile, *job_.config) ? t.index - 1 : t.index;
+      while (computed_ < waits_for) wait(computed_event_);
+      if (t.index >= started_) {
+        started_ = t.index + 1;
+        last_start_cycle_ = now_cycles();
+        started_event_.notify();
+      }
+      if (t.tile.unit != Unit::dma) {
+        TileCommand c{t.tile};
+        set_command(payload, tlm::TLM_WRITE_COMMAND, c);
+        transport(unit, payload, keeper);
+        settle(keeper);  // the tile has computed now: the others may react
+      }
+      mark_computed(t.index);
     }
   }
 
+  /// Tile i computed: `computed_` counts the tiles 0…n−1 all computed (tiles may finish out of order).
+  void mark_computed(std::uint64_t i) {
+    if (done_.size() <= i - computed_) done_.resize(i - computed_ + 1, false);
+    done_[i - computed_] = true;
+    while (!done_.empty() && done_.front()) {
+      done_.pop_front();
+      ++computed_;
+    }
+    computed_event_.notify();  // waiters re-check the count, so an immediate notification is enough
+  }
+
   Job& job_;
-  const OpPlan* plan_ = nullptr;
+  const OpPlan *plan_ = nullptr, *next_ = nullptr;
   OpRow* row_ = nullptr;
   bool pending_ = false, finished_ = false;
-  std::uint64_t computed_ = 0;  // tiles of the current op computed
-  sc_event start_, computed_event_;
-  sc_fifo<TileWork> to_compute_{2};  // loaded tiles: the one computing and the next
+  bool weights_prefetched_ = false;      // the current op's first weight tile is already on chip
+  std::uint64_t prefetched_cycles_ = 0;  // the DMA cycles of that prefetch (spent in the op before)
+  std::uint64_t computed_ = 0;           // tiles of the current op computed: all of 0…computed_−1
+  std::deque<bool> done_;                // tiles computed_… : computed out of order or not yet
+  std::uint64_t started_ = 0;            // tiles up to the last one started (its index + 1)
+  std::uint64_t last_start_cycle_ = 0;   // when that one started
+  sc_event start_, computed_event_, started_event_;
+  sc_fifo<IndexedTile> to_array_{2}, to_vector_{2};  // loaded tiles of each unit: the one computing and the next
+  tlm::tlm_generic_payload payload_dma_, payload_array_, payload_vector_;
+  tlm_utils::tlm_quantumkeeper keeper_dma_, keeper_array_, keeper_vector_;
 };
 
 }  // namespace ecosim::accel::sc

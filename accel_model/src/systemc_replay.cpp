@@ -1,6 +1,12 @@
-// The SystemC top level (units wired together through ports and exports), created once per process, and
-// replay_systemc(), which runs one replay on it.
+// The SystemC top level, built from the configuration for each replay in a SystemC kernel of its own, and
+// replay_systemc(), which runs the replay on it.
+//
+// SystemC elaborates a module hierarchy once per simulation context and allows no new modules after the
+// first sc_start(). Each replay therefore makes a fresh sc_simcontext, builds its Top in it, drives it with
+// sc_start() op by op and deletes both at the end, so replays in one process (tests, sweeps) are independent
+// and start at time 0. Replays run one at a time per process (the current context is a SystemC global).
 #include <cstdlib>
+#include <exception>
 #include <memory>
 
 #include "ecosim/ops_counter/error.hpp"
@@ -14,64 +20,89 @@ namespace ecosim::accel {
 
 namespace {
 
+/// A SystemC simulation context for the lifetime of this object (the modules built in it must die first).
+class FreshKernel {
+ public:
+  FreshKernel() {
+    setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 1);  // keep stdout clean for CSV/JSON output
+    context_ = new sc_core::sc_simcontext;
+    sc_core::sc_curr_simcontext = sc_core::sc_default_global_context = context_;
+  }
+  ~FreshKernel() {
+    delete context_;
+    sc_core::sc_curr_simcontext = sc_core::sc_default_global_context = nullptr;
+  }
+  FreshKernel(const FreshKernel&) = delete;
+  FreshKernel& operator=(const FreshKernel&) = delete;
+
+ private:
+  sc_core::sc_simcontext* context_;
+};
+
+/// The accelerator: controller, DMA and memory, buffers and compute units, connected by TLM-2.0 sockets
+/// (controller → DMA → memory, controller → array, controller → vector unit) and buffer ports.
 struct Top : sc::sc_module {
   sc::Job job;
   sc::SramBuffer weights{"weights"}, inputs{"inputs"}, outputs{"outputs"};
+  sc::MemoryTarget memory;
   sc::Dma dma{"dma", job};
   sc::ComputeUnit array{"array", Unit::array, job}, vector{"vector_unit", Unit::vector, job};
   sc::Controller controller{"controller", job};
 
-  explicit Top(sc::sc_module_name name) : sc_module(name) {
-    for (sc::ComputeUnit* unit : {&array, &vector}) {
-      unit->buffers[0].bind(weights.target);
-      unit->buffers[1].bind(inputs.target);
-      unit->buffers[2].bind(outputs.target);
-    }
-    dma.buffers[0].bind(weights.target);
-    dma.buffers[1].bind(inputs.target);
-    dma.buffers[2].bind(outputs.target);
+  Top(sc::sc_module_name name, const AccelConfig& config, EnergyLedger& ledger, TimelineWriter* timeline)
+      : sc_module(name), job{&config, &ledger, timeline, {0, 0, 0}}, memory("memory", config) {
+    for (sc::ComputeUnit* unit : {&array, &vector}) bind_buffers(unit->buffers);
+    bind_buffers(dma.buffers);
+    dma.memory.bind(memory.socket);
     controller.dma.bind(dma.target);
     controller.array.bind(array.target);
     controller.vector.bind(vector.target);
   }
+  void bind_buffers(sc::sc_port<sc::BufferIf> (&ports)[kBufferCount]) {
+    ports[0].bind(weights.target);
+    ports[1].bind(inputs.target);
+    ports[2].bind(outputs.target);
+  }
 };
-
-Top& top() {
-  static Top* instance = [] {
-    setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 1);  // keep stdout clean for CSV/JSON output
-    return new Top("accelerator");                 // lives as long as the SystemC kernel: to the end of the process
-  }();
-  return *instance;
-}
 
 }  // namespace
 
 ReplayResult replay_systemc(PlanSource& plans, const AccelConfig& config, RowSink* rows, TimelineWriter* timeline) {
-  Top& t = top();
+  FreshKernel kernel;
   EnergyLedger ledger(config);
-  t.job = sc::Job{&config, &ledger, timeline, sc::now_cycles(), {0, 0, 0}};
+  tlm_utils::tlm_quantumkeeper::set_global_quantum(sc::cycles_time(config.quantum_cycles));
+  auto top = std::make_unique<Top>("accelerator", config, ledger, timeline);
   ReplayResult result = make_result(config, std::string(name(Engine::systemc)));
-  const sc::SramBuffer* buffers[kBufferCount] = {&t.weights, &t.inputs, &t.outputs};
-  std::array<std::uint64_t, kBufferCount> read_before{}, write_before{};
-  for (std::size_t b = 0; b < kBufferCount; ++b)
-    read_before[b] = buffers[b]->read_bits(), write_before[b] = buffers[b]->write_bits();
   // One op at a time: each starts when the previous one's last store is done, so the simulation has just
-  // starved when the next plan is made (planning and reading records happen outside the SystemC threads).
-  OpPlan plan;
-  while (plans.next(plan)) {
-    if (timeline) timeline->begin_op(plan.name, plan.tile_count());
+  // starved when the next op starts. The plan after the running one is made first (its first weight tile
+  // may be prefetched); an error making it is passed on once the running op has finished.
+  OpPlan current, next;
+  for (bool more = plans.next(current); more;) {
+    std::exception_ptr error;
+    bool has_next = false;
+    try {
+      has_next = plans.next(next);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    if (timeline) timeline->begin_op(current.name, current.tile_count());
     OpRow row;
-    t.controller.start(plan, row);
+    top->memory.start_op(current, has_next ? &next : nullptr);
+    top->controller.start(current, row, has_next ? &next : nullptr);
     sc_core::sc_start();
-    if (!t.controller.finished()) throw Error("the SystemC simulation stopped before the replay finished");
+    if (!top->controller.finished()) throw Error("the SystemC simulation stopped before the replay finished");
     charge_leakage(row, config);
     if (rows) rows->row(row);
     result.add(row);
+    if (error) std::rethrow_exception(error);
+    std::swap(current, next);
+    more = has_next;
   }
-  // The buffers' own counters, over this replay (the per-op rows carry the planned bits).
+  // The buffers' own counters (the per-op rows carry the planned bits).
+  const sc::SramBuffer* buffers[kBufferCount] = {&top->weights, &top->inputs, &top->outputs};
   for (std::size_t b = 0; b < kBufferCount; ++b) {
-    result.total.sram_read_bits[b] = buffers[b]->read_bits() - read_before[b];
-    result.total.sram_write_bits[b] = buffers[b]->write_bits() - write_before[b];
+    result.total.sram_read_bits[b] = buffers[b]->read_bits();
+    result.total.sram_write_bits[b] = buffers[b]->write_bits();
   }
   return result;
 }

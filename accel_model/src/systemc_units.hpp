@@ -1,53 +1,14 @@
-// Internal: the SystemC modules of the accelerator — SRAM buffers, DMA/DRAM, fusion-unit array, vector unit —
-// and the interfaces they are connected by. Each transaction is one tile transfer or one tile computation;
-// time advances by wait() for the cycles it costs (1 cycle = 1 ns of SystemC time; latency uses the clock).
+// Internal: the SystemC units of the accelerator — SRAM buffers, the DMA engine and the two compute units
+// (fusion-unit array, vector unit) — as TLM-2.0 targets. Each transaction is one tile transfer or one tile
+// computation; its cycles come back as annotated delay (the DMA's from the memory target, see
+// systemc_memory.hpp).
 #pragma once
-#include <ostream>
-#include <systemc>
-
-#include "ecosim/accel_model/replay.hpp"
-
-namespace ecosim::accel {
-
-/// sc_fifo<TileWork> prints its contents with this (SystemC's fifo dump).
-inline std::ostream& operator<<(std::ostream& out, const TileWork& tile) {
-  return out << name(tile.unit) << " tile, " << tile.compute_cycles << " cycles";
-}
-
-}  // namespace ecosim::accel
+#include "systemc_memory.hpp"
 
 namespace ecosim::accel::sc {
 
-using namespace sc_core;
-
-/// State of the replay being simulated, shared by the modules (one replay at a time per process).
-struct Job {
-  const AccelConfig* config = nullptr;
-  EnergyLedger* ledger = nullptr;
-  TimelineWriter* timeline = nullptr;
-  std::uint64_t origin_cycle = 0;            // simulated time when the replay began (timelines start at 0)
-  std::uint64_t busy_cycles[3] = {0, 0, 0};  // by Unit: array, vector, dma
-
-  void busy(Unit unit, bool store, std::uint64_t start, std::uint64_t cycles) {
-    busy_cycles[std::size_t(unit)] += cycles;
-    if (timeline) timeline->busy(unit, store, start - origin_cycle, cycles);
-  }
-};
-
-inline std::uint64_t now_cycles() { return sc_time_stamp().value() / sc_time(1, SC_NS).value(); }
-inline void wait_cycles(std::uint64_t n) {
-  if (n) wait(sc_time(double(n), SC_NS));
-}
-
 struct BufferIf : virtual sc_interface {
   virtual void access(std::uint64_t bits, bool write) = 0;
-};
-struct DramIf : virtual sc_interface {
-  virtual void load(const TileWork& tile) = 0;   // DRAM → weights/inputs/outputs buffers
-  virtual void store(const TileWork& tile) = 0;  // outputs buffer → DRAM
-};
-struct ComputeIf : virtual sc_interface {
-  virtual void execute(const TileWork& tile) = 0;
 };
 
 /// One SRAM buffer: counts the bits read and written (their energy is charged by the step that moves them).
@@ -63,52 +24,69 @@ class SramBuffer : public sc_module, public BufferIf {
   std::uint64_t read_bits_ = 0, write_bits_ = 0;
 };
 
-/// The DMA engine and DRAM interface: a transfer takes a fixed latency plus its bits over `bits_per_cycle`.
-/// One channel: only the controller's DMA sequencer calls it, one transfer after another.
-class Dma : public sc_module, public DramIf {
+/// The DMA engine: a read command loads a tile's operands (DRAM → buffers), a write command stores its
+/// outputs (outputs buffer → DRAM), as one memory transaction (the memory target times it).
+class Dma : public sc_module {
  public:
-  sc_export<DramIf> target{"target"};
+  tlm_utils::simple_target_socket<Dma> target{"target"};
+  tlm_utils::simple_initiator_socket<Dma> memory{"memory"};
   sc_port<BufferIf> buffers[kBufferCount];
-  Dma(sc_module_name name, Job& job) : sc_module(name), job_(job) { target.bind(*this); }
-
-  void load(const TileWork& tile) override {
-    const std::uint64_t start = now_cycles(), cycles = dram_cycles(tile.load_total_bits(), *job_.config);
-    wait_cycles(cycles);
-    for (Buffer b : kAllBuffers) buffers[std::size_t(b)]->access(tile.load_bits[std::size_t(b)], true);
-    charge_load(tile, *job_.ledger);
-    job_.busy(Unit::dma, false, start, cycles);
+  Dma(sc_module_name name, Job& job) : sc_module(name), job_(job) {
+    target.register_b_transport(this, &Dma::b_transport);
+    access_.set_extension(&transfer_);
   }
-  void store(const TileWork& tile) override {
-    const std::uint64_t start = now_cycles(), cycles = dram_cycles(tile.store_bits, *job_.config);
-    wait_cycles(cycles);
-    buffers[std::size_t(Buffer::outputs)]->access(tile.store_bits, false);
-    charge_store(tile, *job_.ledger);
-    job_.busy(Unit::dma, true, start, cycles);
-  }
+  ~Dma() override { access_.clear_extension(&transfer_); }  // owned here, not by the payload
 
  private:
+  void b_transport(tlm::tlm_generic_payload& payload, sc_time& delay) {
+    const TileCommand& c = command_of(payload);
+    const bool store = payload.is_write();
+    const std::uint64_t start = now_cycles() + to_cycles(delay);
+    const sc_time before = delay;
+    transfer_.command = &c;
+    access_.set_command(payload.get_command());
+    access_.set_address(0);         // the memory target finds the tile's addresses from its tensors
+    access_.set_data_ptr(nullptr);  // timing only: no data moves
+    access_.set_data_length(0);
+    access_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    memory->b_transport(access_, delay);
+    for (Buffer b : kAllBuffers) {
+      const std::uint64_t bits = store ? (b == Buffer::outputs ? c.tile.store_bits : 0)
+                                       : (c.move[std::size_t(b)] ? c.tile.load_bits[std::size_t(b)] : 0);
+      if (bits) buffers[std::size_t(b)]->access(bits, !store);
+    }
+    if (c.charge) (store ? charge_store : charge_load)(c.tile, *job_.ledger);
+    job_.busy(Unit::dma, store, start, to_cycles(delay - before));
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+  }
+
   Job& job_;
+  DmaTransferExtension transfer_;
+  tlm::tlm_generic_payload access_;
 };
 
 /// A compute unit (the fusion-unit array or the vector unit): reads and writes its buffers for a tile and is
 /// busy for the tile's cycles.
-class ComputeUnit : public sc_module, public ComputeIf {
+class ComputeUnit : public sc_module {
  public:
-  sc_export<ComputeIf> target{"target"};
+  tlm_utils::simple_target_socket<ComputeUnit> target{"target"};
   sc_port<BufferIf> buffers[kBufferCount];
   ComputeUnit(sc_module_name name, Unit unit, Job& job) : sc_module(name), unit_(unit), job_(job) {
-    target.bind(*this);
-  }
-  void execute(const TileWork& tile) override {
-    const std::uint64_t start = now_cycles();
-    for (Buffer b : kAllBuffers) buffers[std::size_t(b)]->access(tile.unit_read_bits[std::size_t(b)], false);
-    wait_cycles(tile.compute_cycles);
-    for (Buffer b : kAllBuffers) buffers[std::size_t(b)]->access(tile.unit_write_bits[std::size_t(b)], true);
-    charge_compute(tile, *job_.ledger);
-    job_.busy(unit_, false, start, tile.compute_cycles);
+    target.register_b_transport(this, &ComputeUnit::b_transport);
   }
 
  private:
+  void b_transport(tlm::tlm_generic_payload& payload, sc_time& delay) {
+    const TileWork& tile = command_of(payload).tile;
+    const std::uint64_t start = now_cycles() + to_cycles(delay);
+    for (Buffer b : kAllBuffers) buffers[std::size_t(b)]->access(tile.unit_read_bits[std::size_t(b)], false);
+    delay += cycles_time(tile.compute_cycles);
+    for (Buffer b : kAllBuffers) buffers[std::size_t(b)]->access(tile.unit_write_bits[std::size_t(b)], true);
+    charge_compute(tile, *job_.ledger);
+    job_.busy(unit_, false, start, tile.compute_cycles);
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+  }
+
   Unit unit_;
   Job& job_;
 };

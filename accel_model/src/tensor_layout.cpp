@@ -52,20 +52,21 @@ void box_accesses(const TensorLayout& layout, const TensorBox& box, bool write, 
       }
 }
 
+const TensorLayout& tensor_at(std::span<const TensorLayout> tensors, const TensorBox& box) {
+  if (box.tensor >= tensors.size())
+    throw Error(fmt::format("tile box names tensor {} of {}", box.tensor, tensors.size()));
+  return tensors[box.tensor];
+}
+
 void tile_accesses(const TileWork& tile, std::span<const TensorLayout> tensors, std::vector<MemoryAccess>& loads,
                    std::vector<MemoryAccess>& stores) {
-  auto layout = [&](const TensorBox& box) -> const TensorLayout& {
-    if (box.tensor >= tensors.size())
-      throw Error(fmt::format("tile box names tensor {} of {}", box.tensor, tensors.size()));
-    return tensors[box.tensor];
-  };
   loads.clear();
   stores.clear();
   if (!tile.run) throw Error("tile_accesses: the tile comes from no run's cursor");
   const TileBoxes boxes = tile.run->boxes(tile);
   for (const TensorBox& box : boxes.load)
-    if (box.tensor != TensorBox::kNone) box_accesses(layout(box), box, false, loads);
-  if (boxes.store.tensor != TensorBox::kNone) box_accesses(layout(boxes.store), boxes.store, true, stores);
+    if (box.tensor != TensorBox::kNone) box_accesses(tensor_at(tensors, box), box, false, loads);
+  if (boxes.store.tensor != TensorBox::kNone) box_accesses(tensor_at(tensors, boxes.store), boxes.store, true, stores);
 }
 
 }  // namespace ecosim::accel

@@ -1,6 +1,8 @@
 // TimelineWriter: Chrome trace-event JSON streamed event by event, with per-op spans above the event bound.
 #include "ecosim/accel_model/timeline.hpp"
 
+#include <algorithm>
+
 #include "ecosim/ops_counter/checked.hpp"
 
 namespace ecosim::accel {
@@ -29,7 +31,7 @@ void TimelineWriter::begin_op(const std::string& name, std::uint64_t tiles) {
   write_spans();
   op_ = name;
   const std::uint64_t room = max_events_ > events_ ? max_events_ - events_ : 0;
-  merging_ = tiles > room / 3;
+  merging_ = tiles > (room - std::min<std::uint64_t>(room, 1)) / 3;  // 3 per tile and a prefetch for the next op
   merged_ops_ += merging_;
 }
 

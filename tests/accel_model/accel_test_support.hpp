@@ -37,6 +37,16 @@ inline std::vector<OpRecord> attention_layer(AttentionVariant v, std::uint64_t b
   return list.records;
 }
 
+/// `c` with the pipeline's dynamic effects (unit overlap, weight prefetch) switched off: SystemC then equals
+/// the closed form.
+inline AccelConfig static_pipeline(AccelConfig c) {
+  c.overlap_units = c.prefetch_weights = false;
+  return c;
+}
+
+/// Dynamic energy (everything but leakage × time), which the pipeline's dynamic effects leave unchanged.
+inline double dynamic_pj(const EnergyBreakdown& e) { return e.total_pj() - e.leakage_pj; }
+
 inline const TechTable& tech() {
   static const TechTable t = TechTable::builtin_45nm();
   return t;

@@ -25,6 +25,9 @@ TEST_CASE("bitfusion-45nm carries the BitFusion 45 nm values") {
   CHECK(c.pmax_bits == 8);
   CHECK(c.pmin_bits == 2);
   CHECK(c.accumulator_bits == 32);
+  CHECK(c.overlap_units);  // the SystemC model's dynamic effects are on by default
+  CHECK(c.prefetch_weights);
+  CHECK(parse_config(R"({"systemc": {"overlap": false, "prefetch": false}})", "static.json").overlap_units == false);
 }
 
 TEST_CASE("exp, div and sqrt take the cycles of the basic operations the technology table decomposes them into") {
@@ -66,6 +69,8 @@ TEST_CASE("configuration errors name the key and the problem") {
   CHECK_THAT(message(R"({"clock_mhz": -5})"), Catch::Contains("clock_mhz"));
   CHECK_THAT(message(R"({"mapping": {"float_operand_bits": 3}})"), Catch::Contains("float_operand_bits"));
   CHECK_THAT(message(R"({"mapping": {"binary_codes": "fpga"}})"), Catch::Contains("binary_codes"));
+  CHECK_THAT(message(R"({"systemc": {"overlap": 1}})"), Catch::Contains("systemc.overlap"));
+  CHECK_THAT(message(R"({"systemc": {"quantum_cycles": 0}})"), Catch::Contains("systemc.quantum_cycles"));
   CHECK_THAT(message("[1, 2]"), Catch::Contains("JSON object"));
   CHECK_THAT(message("{"), Catch::Contains("not valid JSON"));
   CHECK_THROWS_AS(builtin_config("tpu-v9"), Error);

@@ -96,7 +96,9 @@ inline std::vector<TileWork> stream_tiles(Unit unit, std::uint64_t read_bits, st
   return tiles;
 }
 
-/// The fused group's tiles given its shape, tiling and the vector unit's softmax work.
+/// The fused group's tiles given its shape, tiling and the vector unit's softmax work: per triple its scores,
+/// then the previous triple's softmax (beside those scores) and context; the last softmax and context at the
+/// end.
 inline std::vector<TileWork> fused_tiles(const AttentionShape& s, const FusedTiling& tiling, VectorWork vector,
                                          const AccelConfig& c) {
   const std::uint64_t tq_full = tiling.tq, tk_full = tiling.tk, a = s.operand_bits, acc = c.accumulator_bits;
@@ -105,6 +107,7 @@ inline std::vector<TileWork> fused_tiles(const AttentionShape& s, const FusedTil
   const std::uint64_t kdiv = c.rows * f.spatial;
   const std::uint64_t vector_tiles = s.groups * q_trips * k_trips;
   std::vector<TileWork> tiles;
+  std::vector<TileWork> previous;  // the softmax and context tiles waiting for the next triple's scores
   std::uint64_t vector_index = 0;
   for (std::uint64_t g = 0; g < s.groups; ++g)
     for (std::uint64_t qi = 0; qi < q_trips; ++qi) {
@@ -137,9 +140,13 @@ inline std::vector<TileWork> fused_tiles(const AttentionShape& s, const FusedTil
         context.unit_write_bits[std::size_t(Buffer::outputs)] = tq * s.dim * acc * ceil_div(tk * f.passes, kdiv);
         context.unit_read_bits[std::size_t(Buffer::outputs)] = context.unit_write_bits[std::size_t(Buffer::outputs)];
         if (ki + 1 == k_trips) context.store_bits = tq * s.dim * a;
-        tiles.insert(tiles.end(), {scores, softmax, context});
+        tiles.push_back(scores);
+        if (!previous.empty()) previous[0].beside_previous = true;
+        tiles.insert(tiles.end(), previous.begin(), previous.end());
+        previous = {softmax, context};
       }
     }
+  tiles.insert(tiles.end(), previous.begin(), previous.end());
   return tiles;
 }
 

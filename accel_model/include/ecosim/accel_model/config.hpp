@@ -56,7 +56,11 @@ struct AccelConfig {
   std::array<std::uint64_t, kOpKindCount> vector_cycles_per_op{};  // lane cycles per operation, by OpKind
   std::uint64_t float_operand_bits = 0;  // fp32/fp16/bf16 trace operands run (and are stored) at this width
   BinaryMapping binary_codes = BinaryMapping::array;
-  bool fuse_attention = false;             // softmax-attention groups as one tiled op whose scores stay on chip
+  bool fuse_attention = false;  // softmax-attention groups as one tiled op whose scores stay on chip
+  // Dynamic effects of the tile pipeline (pipeline.hpp): the array and the vector unit computing side by side
+  // where a tile allows it (TileWork::after), and the next op's first weight tile loaded during this op's last.
+  bool overlap_units = true, prefetch_weights = true;
+  std::uint64_t quantum_cycles = 0;        // SystemC's global quantum: how far a unit's thread may run ahead unsynced
   nlohmann::json effective;                // the merged document all of the above was read from (reports record it)
   std::vector<std::string> cost_warnings;  // bank sizes outside the CACTI table (their costs are extrapolated)
 

@@ -43,7 +43,8 @@ std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, con
 std::optional<FusedTiling> choose_fused_tiling(const AttentionShape& s, const AccelConfig& config);
 
 /// The fused plan of the group at ops[0] (nullopt when there is none or no tile fits): its tiles in order
-/// (per query tile and key tile: scores on the array, softmax on the vector unit, context on the array).
+/// (per query tile and key tile: scores on the array, softmax on the vector unit, context on the array; each
+/// triple's scores issued before the previous triple's softmax, which may compute beside them).
 std::optional<OpPlan> plan_fused_attention(std::span<const OpRecord> ops, const AccelConfig& config,
                                            const TechTable& tech);
 

@@ -49,6 +49,9 @@ struct TileWork {
   // Where the tile lies: the run whose cursor produced it and its loop indices there (TileRun::boxes).
   const TileRun* run = nullptr;
   std::array<std::uint64_t, 4> index{};
+  // True when the tile reads nothing the tile just before it writes: it may then compute beside that tile on
+  // the other unit (config.overlap_units; pipeline.hpp), e.g. the next QKᵀ beside a softmax.
+  bool beside_previous = false;
 
   std::uint64_t load_total_bits() const { return load_bits[0] + load_bits[1] + load_bits[2]; }
   friend bool operator==(const TileWork&, const TileWork&) = default;

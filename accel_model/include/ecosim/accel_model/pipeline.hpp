@@ -1,11 +1,18 @@
 // The tile pipeline both timing engines model, defined once. Operands and outputs are double-buffered and one
 // DMA channel moves data in a fixed order: while tile i computes, the DMA first stores tile i−1's outputs
 // (that frees the output half tile i+1 will use) and then loads tile i+1's operands (into the halves tile i−1
-// used); tile i+1 starts when tile i and that DMA work are both done. Per op of T tiles, with l/c/s the load,
-// compute and store cycles of tile i (s₋₁ = l_T = 0):
+// used); the DMA's stage i starts once tiles 0…i−1 have computed. A tile computes once it is loaded, its unit
+// (array or vector unit) has finished its previous tile and every earlier tile has computed — except, with
+// config.overlap_units, the tile just before it when it is TileWork::beside_previous (the next QKᵀ of a fused
+// attention beside the softmax before it). Without such tiles, per op of T tiles with l/c/s the load, compute
+// and store cycles of tile i (s₋₁ = l_T = 0):
 //   cycles = l₀ + Σᵢ max(cᵢ, sᵢ₋₁ + lᵢ₊₁) + s_{T−1}
+// With config.prefetch_weights the SystemC model loads the next op's first weight tile during an op's last
+// tile when the DMA would idle that long anyway; the closed form assumes it always can (a lower bound): an op
+// after the first starts with l₀ minus its weights (see `weights_prefetched`).
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cstdint>
 
 #include "ecosim/accel_model/config.hpp"
@@ -23,38 +30,78 @@ inline TileTimes tile_times(const TileWork& tile, const AccelConfig& config) {
           dram_cycles(tile.store_bits, config)};
 }
 
-/// Stage i: tile i's computation beside the DMA's store of tile i−1 and load of tile i+1.
+/// Stage i of an op whose tiles all compute one after another (the formula above): tile i's computation
+/// beside the DMA's store of tile i−1 and load of tile i+1.
 inline std::uint64_t stage_cycles(std::uint64_t compute, std::uint64_t previous_store, std::uint64_t following_load) {
   return std::max(compute, checked_add(previous_store, following_load));
 }
 
-/// An op's cycles in the pipeline model, from its tiles fed in order.
+/// True when `tile` may compute beside the tile just before it under `config`.
+inline bool overlaps_previous(const TileWork& tile, const AccelConfig& config) {
+  return config.overlap_units && tile.beside_previous;
+}
+
+/// An op's cycles in the pipeline model, from its tiles fed in order (a max-plus recurrence over the tiles'
+/// load, start and finish times; the tiles themselves are not kept).
 class PipelineClock {
  public:
-  explicit PipelineClock(const AccelConfig& config) : config_(config) {}
+  /// `weights_prefetched`: the first tile's weights are already on chip (its load moves the other bits).
+  explicit PipelineClock(const AccelConfig& config, bool weights_prefetched = false)
+      : config_(config), weights_prefetched_(weights_prefetched) {}
   void add(const TileWork& tile) {
-    const TileTimes t = tile_times(tile, config_);
+    TileTimes t = tile_times(tile, config_);
     if (!started_) {
-      closed_ = t.load;  // l₀: nothing overlaps the first load
+      if (weights_prefetched_)
+        t.load = dram_cycles(tile.load_total_bits() - tile.load_bits[std::size_t(Buffer::weights)], config_);
+      s_.dma = t.load;  // nothing overlaps the first load
       started_ = true;
     } else {
-      closed_ = checked_add(closed_, stage_cycles(last_.compute, previous_store_, t.load));
-      previous_store_ = last_.store;
+      dma_stage(s_, t.load);
+      compute_pending(s_);
     }
-    last_ = t;
+    s_.pending = t;
+    s_.pending_loaded = s_.dma;
+    s_.pending_unit = std::size_t(tile.unit);
+    s_.pending_beside = overlaps_previous(tile, config_);
   }
   /// The cycles of the tiles added so far, the last of them being the op's last (0 for none).
   std::uint64_t cycles() const {
     if (!started_) return 0;
-    return checked_add(checked_add(closed_, stage_cycles(last_.compute, previous_store_, 0)), last_.store);
+    State s = s_;
+    dma_stage(s, 0);
+    compute_pending(s);
+    return checked_add(std::max(s.dma, s.computed), s.pending.store);
   }
 
  private:
+  struct State {
+    std::uint64_t dma = 0;                // when the DMA finished its last transfer
+    std::uint64_t computed = 0;           // when every tile computed so far had finished
+    std::uint64_t computed_before = 0;    // the same, one tile earlier
+    std::array<std::uint64_t, 3> free{};  // by Unit: when its last tile finished
+    std::uint64_t previous_store = 0;     // store cycles of the last tile computed
+    TileTimes pending;                    // the last tile added, not computed yet
+    std::uint64_t pending_loaded = 0;     // when its load finished
+    std::size_t pending_unit = 0;
+    bool pending_beside = false;
+  };
+  /// The DMA's stage for the pending tile: the previous tile's store and the next tile's load.
+  static void dma_stage(State& s, std::uint64_t next_load) {
+    s.dma = checked_add(checked_add(std::max(s.dma, s.computed), s.previous_store), next_load);
+  }
+  static void compute_pending(State& s) {
+    const std::uint64_t ready = s.pending_beside ? s.computed_before : s.computed;
+    const std::uint64_t done =
+        checked_add(std::max({s.pending_loaded, s.free[s.pending_unit], ready}), s.pending.compute);
+    s.free[s.pending_unit] = done;
+    s.computed_before = s.computed;
+    s.computed = std::max(s.computed, done);
+    s.previous_store = s.pending.store;
+  }
+
   const AccelConfig& config_;
-  bool started_ = false;
-  std::uint64_t closed_ = 0;          // the first load and the stages of every tile before the last one added
-  std::uint64_t previous_store_ = 0;  // store of the tile before the last one added
-  TileTimes last_;                    // the last tile added (its stage waits for the next tile's load)
+  bool weights_prefetched_, started_ = false;
+  State s_;
 };
 
 }  // namespace ecosim::accel

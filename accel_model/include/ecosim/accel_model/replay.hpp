@@ -1,5 +1,5 @@
 // Replaying a trace on the accelerator: the ops' plans pulled one at a time (plan_source.hpp) and timed
-// either with the SystemC model (one transaction per tile transfer or computation) or with the closed-form
+// either with the SystemC model (transactions per tile transfer or computation) or with the closed-form
 // pipeline model. Memory stays constant: each op's row goes to a RowSink when the op finishes.
 #pragma once
 #include <string_view>
@@ -11,19 +11,21 @@
 
 namespace ecosim::accel {
 
-/// Closed form: per op, the cycles of the tile pipeline as the formula of pipeline.hpp gives them. The SystemC
-/// model simulates the same pipeline and gives the same cycles. Ops run one after another; each op's row goes
-/// to `rows` when not null.
+/// Closed form: per op, the cycles of the tile pipeline as the recurrence of pipeline.hpp gives them. The
+/// SystemC model simulates the same pipeline: the same cycles with config.prefetch_weights off, no fewer with it
+/// on (the closed form assumes every prefetch fits). Ops run one after another; each op's row goes to `rows`
+/// when not null.
 ReplayResult replay_closed_form(PlanSource& plans, const AccelConfig& config, RowSink* rows = nullptr);
 
-/// The SystemC model: controller, DMA/DRAM, three SRAM buffers, fusion-unit array, vector unit and energy
-/// ledger as SystemC modules. Each op's row goes to `rows`, and the units' busy intervals to `timeline`, when
-/// not null (the caller finishes the timeline). Errors of the plan source are passed on once the ops already
-/// started have finished.
+/// The SystemC model: controller, DMA, memory, three SRAM buffers, fusion-unit array and vector unit as
+/// SystemC modules connected by TLM-2.0 sockets (loosely timed), built from `config` in a SystemC kernel of
+/// their own for this replay (replays run one at a time per process). Each op's row goes to `rows`, and the
+/// units' busy intervals to `timeline`, when not null (the caller finishes the timeline). Errors of the plan
+/// source are passed on once the ops already started have finished.
 ReplayResult replay_systemc(PlanSource& plans, const AccelConfig& config, RowSink* rows = nullptr,
                             TimelineWriter* timeline = nullptr);
 
-/// The timing engine a replay runs on (both give identical cycles while SystemC models no dynamic effect).
+/// The timing engine a replay runs on (identical cycles without the dynamic effects of pipeline.hpp).
 enum class Engine : std::uint8_t { systemc, closed_form };
 /// "systemc" or "closed-form" (the name ReplayResult::engine and every report carry).
 std::string_view name(Engine e);

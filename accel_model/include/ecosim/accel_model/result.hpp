@@ -46,7 +46,11 @@ struct OpRow {
   std::uint64_t array_cycles = 0, vector_cycles = 0;                            // busy cycles of each compute unit
   std::uint64_t dram_cycles = 0, dram_bits = 0;                                 // DMA busy cycles and bits moved
   std::array<std::uint64_t, kBufferCount> sram_read_bits{}, sram_write_bits{};  // by Buffer
-  std::uint64_t stall_cycles() const { return cycles - array_cycles - vector_cycles; }
+  /// Cycles no compute unit was busy, at least (exact unless the array and the vector unit overlapped).
+  std::uint64_t stall_cycles() const {
+    const std::uint64_t busy = array_cycles + vector_cycles;
+    return cycles > busy ? cycles - busy : 0;
+  }
   EnergyBreakdown energy;
 };
 

@@ -33,6 +33,9 @@ class LayoutAllocator {
   std::uint64_t next_;
 };
 
+/// The tensor of `tensors` that `box` names (an error when it names none).
+const TensorLayout& tensor_at(std::span<const TensorLayout> tensors, const TensorBox& box);
+
 /// Appends the row segments of `box` in `layout` to `out` (one per innermost row of the box, byte-rounded
 /// outwards when elements are narrower than a byte; contiguous rows merged into one segment).
 void box_accesses(const TensorLayout& layout, const TensorBox& box, bool write, std::vector<MemoryAccess>& out);

@@ -22,9 +22,9 @@ class TimelineWriter {
   /// Writes the head of the JSON (track names) to `out`, which must outlive the writer.
   TimelineWriter(std::ostream& out, const AccelConfig& config, std::uint64_t max_events = kDefaultMaxEvents);
   /// An op begins (the previous one has ended): its busy intervals are written one event each when its
-  /// `tiles` (at most 3 intervals each: load, compute, store) fit within max_events together with the events
-  /// already written; otherwise each unit's intervals in the op merge into one span event whose args give
-  /// the intervals merged and their busy cycles.
+  /// `tiles` (at most 3 intervals each: load, compute, store; and one DMA load prefetching the next op's
+  /// weights) fit within max_events together with the events already written; otherwise each unit's intervals in the op
+  /// merge into one span event whose args give the intervals merged and their busy cycles.
   void begin_op(const std::string& name, std::uint64_t tiles);
   /// A unit was busy for `cycles` from `start_cycle` (DMA: a store, else a load); nothing for 0 cycles.
   void busy(Unit unit, bool store, std::uint64_t start_cycle, std::uint64_t cycles);
