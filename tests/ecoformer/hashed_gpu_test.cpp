@@ -13,7 +13,20 @@ using namespace ecosim::test;
 
 namespace {
 constexpr double kTie = 1e-5;  // |projection| below this may round to either sign on CPU and GPU
+
+/// Every bit where the GPU's code differs from the CPU's is a tie; returns how many there are.
+std::uint64_t tied_bits(const HashedRun& cpu, const HashedRun& cuda, std::uint64_t tokens) {
+  const auto bits = static_cast<unsigned>(cpu.params.bits);
+  std::uint64_t ties = 0;
+  for (std::uint64_t i = 0; i < tokens; ++i)
+    for (unsigned r = 0; r < bits; ++r)
+      if (cpu.hashes.codes.sign(i, r) != cuda.hashes.codes.sign(i, r)) {
+        ++ties;
+        REQUIRE(std::fabs(cpu.hashes.projections[i * bits + r]) < kTie);
+      }
+  return ties;
 }
+}  // namespace
 
 TEST_CASE("GPU hashed attention agrees with the CPU reference", "[hashed][gpu]") {
   if (!gpu_or_skip()) return;
@@ -29,16 +42,9 @@ TEST_CASE("GPU hashed attention agrees with the CPU reference", "[hashed][gpu]")
       RecordingSink sink;
       const HashedRun cpu = run_hashed_detailed(in, c, Device::cpu, 9, sink);
       const HashedRun cuda = run_hashed_detailed(in, c, Device::cuda, 9, sink);
-      const auto bits = static_cast<unsigned>(cpu.params.bits);
       const std::uint64_t tokens = c.batch * c.heads * c.seq;
       if (cpu.params.binary()) {
-        std::uint64_t ties = 0;
-        for (std::uint64_t i = 0; i < tokens; ++i)
-          for (unsigned r = 0; r < bits; ++r)
-            if (cpu.hashes.codes.sign(i, r) != cuda.hashes.codes.sign(i, r)) {
-              ++ties;
-              REQUIRE(std::fabs(cpu.hashes.projections[i * bits + r]) < kTie);
-            }
+        const std::uint64_t ties = tied_bits(cpu, cuda, tokens);
         std::cout << name(v) << " N=" << s.seq << ": " << ties << " tied bits of " << tokens * bits << "\n";
         bool positive = false;  // the GPU output is the hashed attention of the GPU's own codes
         CHECK(relative_error(cuda.result.out.data, naive_hashed(cuda, in.v, &positive)) <= 1e-5);
@@ -52,4 +58,19 @@ TEST_CASE("GPU hashed attention agrees with the CPU reference", "[hashed][gpu]")
       CHECK(cuda.result.device == Device::cuda);
       CHECK(cuda.result.latency_ms > 0);
     }
+}
+
+TEST_CASE("GPU hashed attention runs more than 65,535 (batch, head) groups", "[hashed][gpu]") {
+  if (!gpu_or_skip()) return;
+  for (AttentionVariant v : {AttentionVariant::ecoformer, AttentionVariant::lsh_ecoformer}) {
+    const AttentionConfig c = hashed_config(v, 32'769, 2, 7, 8, 8, 5);  // 65,538 groups: above grid y's 65,535
+    INFO("variant " << name(v));
+    const AttentionInputs in = synthetic_inputs(c, 4);
+    RecordingSink sink;
+    const HashedRun cpu = run_hashed_detailed(in, c, Device::cpu, 4, sink);
+    const HashedRun cuda = run_hashed_detailed(in, c, Device::cuda, 4, sink);
+    tied_bits(cpu, cuda, c.batch * c.heads * c.seq);
+    bool positive = false;
+    CHECK(relative_error(cuda.result.out.data, naive_hashed(cuda, in.v, &positive)) <= 1e-5);
+  }
 }
