@@ -45,7 +45,7 @@ TEST_CASE("GPU hashed attention agrees with the CPU reference", "[hashed][gpu]")
       const std::uint64_t tokens = c.batch * c.heads * c.seq;
       if (cpu.params.binary()) {
         const std::uint64_t ties = tied_bits(cpu, cuda, tokens);
-        std::cout << name(v) << " N=" << s.seq << ": " << ties << " tied bits of " << tokens * bits << "\n";
+        std::cout << name(v) << " N=" << s.seq << ": " << ties << " tied bits of " << tokens * cpu.params.bits << "\n";
         bool positive = false;  // the GPU output is the hashed attention of the GPU's own codes
         CHECK(relative_error(cuda.result.out.data, naive_hashed(cuda, in.v, &positive)) <= 1e-5);
         if (ties == 0) CHECK(relative_error(cuda.result.out.data, naive_hashed(cpu, in.v, &positive)) <= 1e-5);
