@@ -1,6 +1,6 @@
 # scripts/gpu-check.sh --dry-run: runs nothing, prints every step the GPU machine would run (sm_90 configure,
 # build, the gpu-labelled tests with ECOSIM_REQUIRE_GPU=1, both validate suites on cuda, the four
-# compute-sanitizer tools on the [gpu] cases, the three benchmarks, Nsight Compute) and writes its report
+# compute-sanitizer tools on the [gpu] cases but the [large] ones, the three benchmarks, Nsight Compute) and writes its report
 # (Markdown + JSON, every step planned) without configuring or building anything; bad arguments exit 2.
 get_filename_component(repo ${CMAKE_CURRENT_LIST_DIR}/../.. ABSOLUTE)
 set(script ${repo}/scripts/gpu-check.sh)
@@ -14,7 +14,8 @@ endif()
 foreach(expected "configure .*-DCMAKE_CUDA_ARCHITECTURES=90" "build .*cmake --build" "gpu-tests .*ECOSIM_REQUIRE_GPU=1 ctest"
                  "-L gpu" "validate-attention .*validate --suite attention --device cuda"
                  "validate-compression .*validate --suite compression --device cuda" "memcheck-" "racecheck-"
-                 "initcheck-" "synccheck-" "--tool synccheck" "bench-attention .*scripts/bench_attention"
+                 "initcheck-" "synccheck-" "--tool synccheck .*gpu[^ ]*~[^ ]*large"
+                 "bench-attention .*scripts/bench_attention"
                  "bench-compression .*scripts/bench_compression" "bench-memory .*scripts/bench_memory"
                  "ncu-attention .*ncu " "ncu-compression" "prerequisite-compute-sanitizer" "prerequisite-ncu")
   if(NOT out MATCHES "${expected}")
