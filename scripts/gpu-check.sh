@@ -2,7 +2,8 @@
 # The one command for a machine with a GPU: configures for sm_90 in its own build folder, builds, runs every
 # GPU test with ECOSIM_REQUIRE_GPU=1 (a skip is a failure), `ecosim validate --suite attention|compression
 # --device cuda`, compute-sanitizer (memcheck, racecheck, initcheck, synccheck) on the [gpu] cases of each GPU
-# test binary (but the [large] ones: gigabytes under a sanitizer outlast the budget), the benchmarks with their baselines (scripts/bench_attention, bench_compression, bench_memory)
+# test binary (but the [large] ones: gigabytes under a sanitizer outlast the budget), the benchmarks with their
+# baselines (scripts/bench_attention; bench_sdpa, PyTorch's SDPA back ends; bench_compression; bench_memory)
 # and an Nsight Compute summary of the top kernels. Every step has a timeout and the whole run a budget
 # (default 570 s); a failed step never stops the run. One report, gpu-check.md and gpu-check.json (step,
 # status, seconds, log), is written to $OUT when set, else to the build folder; each step's output is in
@@ -219,6 +220,7 @@ for tool in "${sanitizer_tools[@]}"; do
 done
 
 step bench-attention 120 scripts/bench_attention --build-dir "$build" --device cuda --quick --repeats 10
+step bench-sdpa 120 python3 scripts/bench_sdpa --quick
 step bench-compression 90 scripts/bench_compression --build-dir "$build" --gpu-elements $((64 << 20)) \
   --cpu-elements $((4 << 20)) --repetitions 10
 step bench-memory 90 env ECOSIM_BENCH_SEQS="8192 16384" ECOSIM_BENCH_COUNT_RECORDS=1000000 \

@@ -15,7 +15,7 @@ foreach(expected "configure .*-DCMAKE_CUDA_ARCHITECTURES=90" "build .*cmake --bu
                  "-L gpu" "validate-attention .*validate --suite attention --device cuda"
                  "validate-compression .*validate --suite compression --device cuda" "memcheck-" "racecheck-"
                  "initcheck-" "synccheck-" "--tool synccheck .*gpu[^ ]*~[^ ]*large"
-                 "bench-attention .*scripts/bench_attention"
+                 "bench-attention .*scripts/bench_attention" "bench-sdpa .*scripts/bench_sdpa"
                  "bench-compression .*scripts/bench_compression" "bench-memory .*scripts/bench_memory"
                  "ncu-attention .*ncu " "ncu-compression" "prerequisite-compute-sanitizer" "prerequisite-ncu")
   if(NOT out MATCHES "${expected}")
@@ -45,4 +45,11 @@ endforeach()
 execute_process(COMMAND bash ${script} --budget-s soon RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
 if(NOT rc EQUAL 2 OR NOT err MATCHES "^error: ")
   message(FATAL_ERROR "--budget-s soon: exit ${rc}, '${err}'")
+endif()
+
+# bench_sdpa reads the timing plan from kernels/include/ecosim/kernels/timing.hpp (no PyTorch needed for that).
+execute_process(COMMAND python3 ${repo}/scripts/bench_sdpa --print-plan RESULT_VARIABLE rc OUTPUT_VARIABLE plan
+                ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT plan MATCHES "^warm-up [0-9]+, repetitions [0-9]+")
+  message(FATAL_ERROR "bench_sdpa --print-plan: exit ${rc}, '${plan}' ${err}")
 endif()
