@@ -59,10 +59,10 @@ VariantRun run_kernel(const AttentionConfig& config, DeviceChoice device) {
   const auto dev = device == DeviceChoice::cuda ? ecoformer::Device::cuda : ecoformer::Device::cpu;
   const ecoformer::RunResult r = ecoformer::run_attention(inputs, config, dev, kInputSeed, sink);
   const bool on_gpu = r.device == ecoformer::Device::cuda;
-  KernelTiming timing{on_gpu ? "cuda (" + gpu::probe().device_name + ")" : "cpu",
-                      on_gpu ? ecoformer::time_attention(inputs, config, dev, kInputSeed, timing::kGpuPlan)
-                             : timing::summarize({r.latency_ms}, {0, 1}, timing::kSteadyClock)};
-  return {std::move(list.records), counter.total(), std::move(timing), on_gpu ? "kernel (cuda)" : "kernel (cpu)"};
+  KernelTiming measured{on_gpu ? "cuda (" + gpu::probe().device_name + ")" : "cpu",
+                        on_gpu ? ecoformer::time_attention(inputs, config, dev, kInputSeed, timing::kGpuPlan)
+                               : timing::summarize({r.latency_ms}, {0, 1}, timing::kSteadyClock)};
+  return {std::move(list.records), counter.total(), std::move(measured), on_gpu ? "kernel (cuda)" : "kernel (cpu)"};
 }
 
 /// A count-only variant's layer (no kernel to run): the analytic records, named as the kernels name theirs.
