@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The one command for a machine with a GPU: configures for sm_90 in its own build folder, builds, runs every
 # GPU test with ECOSIM_REQUIRE_GPU=1 (a skip is a failure), `ecosim validate --suite attention|compression
-# --device cuda`, compute-sanitizer (memcheck, racecheck, initcheck, synccheck) on the [gpu] cases of each GPU
-# test binary (but the [large] ones: gigabytes under a sanitizer outlast the budget), the benchmarks with their
+# --device cuda`, each kernel's registers and spills (cuobjdump), compute-sanitizer (memcheck, racecheck,
+# initcheck, synccheck) on the [gpu] cases of each GPU test binary (but the [large] ones: gigabytes under a
+# sanitizer outlast the budget), the benchmarks with their
 # baselines (scripts/bench_attention; bench_sdpa, PyTorch's SDPA back ends; bench_compression; bench_memory)
 # and an Nsight Compute summary of the top kernels. Every step has a timeout and the whole run a budget
 # (default 570 s); a failed step never stops the run. One report, gpu-check.md and gpu-check.json (step,
@@ -194,7 +195,7 @@ if [[ -d .devdeps ]]; then
 else
   record offline-deps skipped 0 "no .devdeps/ (fine where the Debian packages are installed)"
 fi
-for tool in cmake nvcc nvidia-smi compute-sanitizer ncu python3; do prerequisite "$tool"; done
+for tool in cmake nvcc nvidia-smi compute-sanitizer ncu cuobjdump python3; do prerequisite "$tool"; done
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 jobs=$(nproc 2>/dev/null || echo 4)
@@ -203,6 +204,10 @@ ecosim="$build/bin/ecosim"
 step configure 120 cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DECOSIM_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES=90
 step build 330 cmake --build "$build" -j "$jobs"
+# Registers, shared memory and spill stores of every kernel of the two CUDA libraries (the targets ask for no
+# spills).
+step resource-usage 30 cuobjdump --dump-resource-usage "$build/kernels/libecosim_kernels.a" \
+  "$build/ecoformer/libecosim_ecoformer.a"
 step gpu-tests 150 env ECOSIM_REQUIRE_GPU=1 ctest --test-dir "$build" -L gpu --output-on-failure -j 4 --timeout 120
 step validate-attention 90 "$ecosim" validate --suite attention --device cuda
 step validate-compression 90 "$ecosim" validate --suite compression --device cuda

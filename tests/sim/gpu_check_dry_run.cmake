@@ -17,7 +17,8 @@ foreach(expected "configure .*-DCMAKE_CUDA_ARCHITECTURES=90" "build .*cmake --bu
                  "initcheck-" "synccheck-" "--tool synccheck .*gpu[^ ]*~[^ ]*large"
                  "bench-attention .*scripts/bench_attention" "bench-sdpa .*scripts/bench_sdpa"
                  "bench-compression .*scripts/bench_compression" "bench-memory .*scripts/bench_memory"
-                 "ncu-attention .*ncu " "ncu-compression" "prerequisite-compute-sanitizer" "prerequisite-ncu")
+                 "ncu-attention .*ncu " "ncu-compression" "prerequisite-compute-sanitizer" "prerequisite-ncu"
+                 "resource-usage .*cuobjdump --dump-resource-usage")
   if(NOT out MATCHES "${expected}")
     message(FATAL_ERROR "the dry run does not show '${expected}':\n${out}")
   endif()
