@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The one command for a machine with a GPU: configures for sm_90 in its own build folder, builds, runs every
 # GPU test with ECOSIM_REQUIRE_GPU=1 (a skip is a failure), `ecosim validate --suite attention|compression
-# --device cuda`, each kernel's registers and spills (cuobjdump), compute-sanitizer (memcheck, racecheck,
-# initcheck, synccheck) on the [gpu] cases of each GPU test binary (but the [large] ones: gigabytes under a
-# sanitizer outlast the budget), the benchmarks with their
-# baselines (scripts/bench_attention; bench_sdpa, PyTorch's SDPA back ends; bench_compression; bench_memory)
-# and an Nsight Compute summary of the top kernels. Every step has a timeout and the whole run a budget
+# --device cuda`, `ecosim compare --device cuda` (every GPU latency measured), each kernel's registers and
+# spills (cuobjdump), compute-sanitizer (memcheck, racecheck, initcheck, synccheck) on the [gpu] cases of each
+# GPU test binary (but the [large] ones: gigabytes under a sanitizer outlast the budget), the benchmarks with
+# their baselines (scripts/bench_attention; bench_sdpa, PyTorch's SDPA back ends; bench_compression;
+# bench_memory) and an Nsight Compute summary of the top kernels. Every step has a timeout and the whole run a budget
 # (default 570 s); a failed step never stops the run. One report, gpu-check.md and gpu-check.json (step,
 # status, seconds, log), is written to $OUT when set, else to the build folder; each step's output is in
 # gpu-check-logs/. Exit status: 0 when every step passed.
@@ -211,6 +211,17 @@ step resource-usage 30 cuobjdump --dump-resource-usage "$build/kernels/libecosim
 step gpu-tests 150 env ECOSIM_REQUIRE_GPU=1 ctest --test-dir "$build" -L gpu --output-on-failure -j 4 --timeout 120
 step validate-attention 90 "$ecosim" validate --suite attention --device cuda
 step validate-compression 90 "$ecosim" validate --suite compression --device cuda
+
+# The default comparison with every kernel on the GPU: every GPU latency in compare.json must be measured.
+if step compare-cuda 120 "$ecosim" compare --device cuda --out "$report_dir/compare-cuda" && (( ! dry_run )); then
+  if ! python3 -c 'import json, sys
+sys.exit(any(v["gpu_latency_kind"] != "measured" for v in json.load(open(sys.argv[1]))["variants"]))' \
+    "$report_dir/compare-cuda/compare.json"; then
+    record compare-cuda-measured failed 0 "an estimated GPU latency (or no report) in compare-cuda/compare.json"
+  else
+    record compare-cuda-measured passed 0 "every GPU latency measured (report: compare-cuda/compare.json)"
+  fi
+fi
 
 mapfile -t binaries < <(gpu_test_binaries)
 if (( ${#binaries[@]} == 0 )); then

@@ -18,7 +18,7 @@ foreach(expected "configure .*-DCMAKE_CUDA_ARCHITECTURES=90" "build .*cmake --bu
                  "bench-attention .*scripts/bench_attention" "bench-sdpa .*scripts/bench_sdpa"
                  "bench-compression .*scripts/bench_compression" "bench-memory .*scripts/bench_memory"
                  "ncu-attention .*ncu " "ncu-compression" "prerequisite-compute-sanitizer" "prerequisite-ncu"
-                 "resource-usage .*cuobjdump --dump-resource-usage")
+                 "resource-usage .*cuobjdump --dump-resource-usage" "compare-cuda .*compare --device cuda")
   if(NOT out MATCHES "${expected}")
     message(FATAL_ERROR "the dry run does not show '${expected}':\n${out}")
   endif()
