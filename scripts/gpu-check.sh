@@ -5,8 +5,8 @@
 # spills (cuobjdump), compute-sanitizer (memcheck, racecheck, initcheck, synccheck) on the [gpu] cases of each
 # GPU test binary (but the [large] ones: gigabytes under a sanitizer outlast the budget), the benchmarks with
 # their baselines (scripts/bench_attention; bench_sdpa, PyTorch's SDPA back ends; bench_compression;
-# bench_memory) and an Nsight Compute summary of the top kernels. Every step has a timeout and the whole run a budget
-# (default 570 s); a failed step never stops the run. One report, gpu-check.md and gpu-check.json (step,
+# bench_memory) and an Nsight Compute summary of the top kernels. Every step has a timeout and the whole run
+# a budget (default 570 s); a failed step never stops the run. One report, gpu-check.md and gpu-check.json (step,
 # status, seconds, log), is written to $OUT when set, else to the build folder; each step's output is in
 # gpu-check-logs/. Exit status: 0 when every step passed.
 # With .devdeps/ present (../shared/scripts/offline-deps.sh fetch, on a machine with the package registry),
