@@ -36,7 +36,8 @@ logs="$report_dir/gpu-check-logs"
 mkdir -p "$logs" || { echo "error: cannot create $logs" >&2; exit 2; }
 sanitizer_tools=(memcheck racecheck initcheck synccheck)
 # Metrics of the Nsight Compute summary: time, and DRAM / SM throughput as a fraction of peak.
-ncu_metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,launch__registers_per_thread
+ncu_metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
+ncu_metrics+=,sm__throughput.avg.pct_of_peak_sustained_elapsed,launch__registers_per_thread
 names=() statuses=() times=() details=()
 
 # record NAME STATUS SECONDS DETAIL

@@ -1,7 +1,8 @@
 # scripts/gpu-check.sh --dry-run: runs nothing, prints every step the GPU machine would run (sm_90 configure,
-# build, the gpu-labelled tests with ECOSIM_REQUIRE_GPU=1, both validate suites on cuda, the four
-# compute-sanitizer tools on the [gpu] cases but the [large] ones, the three benchmarks, Nsight Compute) and writes its report
-# (Markdown + JSON, every step planned) without configuring or building anything; bad arguments exit 2.
+# build, the gpu-labelled tests with ECOSIM_REQUIRE_GPU=1, both validate suites and compare on cuda, kernel
+# resource usage, the four compute-sanitizer tools on the [gpu] cases but the [large] ones, the benchmarks,
+# Nsight Compute) and writes its report (Markdown + JSON, every step planned) without configuring or building
+# anything; bad arguments exit 2; bench_sdpa reads its timing plan from timing.hpp.
 get_filename_component(repo ${CMAKE_CURRENT_LIST_DIR}/../.. ABSOLUTE)
 set(script ${repo}/scripts/gpu-check.sh)
 set(build ${WORKDIR}/build-gpu)
@@ -11,8 +12,8 @@ execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=OUT bash ${script} --dry
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "gpu-check.sh --dry-run exited ${rc}: ${out}${err}")
 endif()
-foreach(expected "configure .*-DCMAKE_CUDA_ARCHITECTURES=90" "build .*cmake --build" "gpu-tests .*ECOSIM_REQUIRE_GPU=1 ctest"
-                 "-L gpu" "validate-attention .*validate --suite attention --device cuda"
+foreach(expected "configure .*-DCMAKE_CUDA_ARCHITECTURES=90" "build .*cmake --build"
+                 "gpu-tests .*ECOSIM_REQUIRE_GPU=1 ctest" "-L gpu" "validate-attention .*validate --suite attention --device cuda"
                  "validate-compression .*validate --suite compression --device cuda" "memcheck-" "racecheck-"
                  "initcheck-" "synccheck-" "--tool synccheck .*gpu[^ ]*~[^ ]*large"
                  "bench-attention .*scripts/bench_attention" "bench-sdpa .*scripts/bench_sdpa"
