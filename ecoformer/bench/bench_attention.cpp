@@ -1,9 +1,12 @@
 // bench_attention: EcoFormer hashed attention vs MSA (fp32, and fp16 inputs) vs Performer at N ∈ {1024, 3136, 4096,
 // 16384}, D ∈ {32, 64}, B·H = 16 (B = 1, H = 16), on the GPU when present, else on the CPU reference kernels (the table
-// says which). Prints each kernel's median time and spread (timing.hpp: warm-up runs, then repetitions; CUDA events on
-// the GPU, the steady clock on the CPU; op records delivered after each run's timer), its ratio to MSA measured in the
-// same run, and the fraction of the bandwidth bound: the time of a copy moving the traffic of reading Q, K, V and
-// writing O (copy_time.hpp: a device-to-device copy, or memcpy on the CPU) divided by the kernel's time.
+// says which), and on the GPU the cuBLAS baseline (cublas_msa.hpp). Prints each kernel's median time and spread
+// (timing.hpp: warm-up runs, then repetitions; CUDA events on the GPU, the steady clock on the CPU; op records
+// delivered after each run's timer), its ratio to MSA measured in the same run, and the fraction of the bandwidth
+// bound: the time of a copy moving the traffic of reading Q, K, V and writing O (copy_time.hpp: a device-to-device
+// copy, or memcpy on the CPU) divided by the kernel's time.
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -12,11 +15,15 @@
 #include <vector>
 
 #include "copy_time.hpp"
+#if ECOSIM_HAS_CUDA
+#include "cublas_msa.hpp"
+#endif
 #include "ecosim/ecoformer/msa_fp16.hpp"
 #include "ecosim/ecoformer/run.hpp"
 #include "ecosim/kernels/gpu.hpp"
 #include "ecosim/kernels/timing.hpp"
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/op_counter.hpp"
 
 namespace {
 
@@ -57,6 +64,42 @@ timing::Stats kernel_time(const ecoformer::AttentionInputs& in, const AttentionC
   });
 }
 
+/// One row of the table: the median, its spread, the ratio to fp32 MSA's median and the bound fraction.
+void print_row(std::uint64_t n, std::uint64_t d, const std::string& label, const timing::Stats& t, double msa_ms,
+               double bound_ms) {
+  char spread[48];
+  std::snprintf(spread, sizeof spread, "%.3f-%.3f", t.min_ms, t.max_ms);
+  std::printf("%6llu %4llu  %-10s %12.3f %21s %9.3fx %10.4f %12.4f\n", static_cast<unsigned long long>(n),
+              static_cast<unsigned long long>(d), label.c_str(), t.median_ms, spread, t.median_ms / msa_ms, bound_ms,
+              bound_ms / t.median_ms);
+  std::fflush(stdout);
+}
+
+#if ECOSIM_HAS_CUDA
+/// The cuBLAS baseline's row, and a warning when its output differs from ecosim's MSA on the GPU by more than
+/// MSA's tolerance (1e-5 of max |O|, with headroom for the library's summation order: 1e-4).
+void print_cublas_row(const ecoformer::AttentionInputs& in, AttentionConfig c, const timing::Plan& plan, double msa_ms,
+                      double bound_ms) {
+  try {
+    const bench::CublasMsa lib = bench::cublas_msa(in, plan);
+    c.variant = AttentionVariant::msa;
+    OpCounter discard;
+    const std::vector<float> ours = ecoformer::run_attention(in, c, Device::cuda, 1, discard).out.data;
+    double worst = 0, largest = 0;
+    for (std::size_t i = 0; i < ours.size(); ++i) {
+      worst = std::max(worst, std::fabs(static_cast<double>(lib.out[i]) - ours[i]));
+      largest = std::max(largest, std::fabs(static_cast<double>(ours[i])));
+    }
+    print_row(c.seq, c.head_dim, "cublas-msa", lib.time, msa_ms, bound_ms);
+    if (worst > 1e-4 * largest)
+      std::printf("  warning: cublas-msa differs from msa by %.3g of max |O|\n", worst / largest);
+  } catch (const Error& e) {
+    std::printf("%6llu %4llu  %-10s unavailable: %s\n", static_cast<unsigned long long>(c.seq),
+                static_cast<unsigned long long>(c.head_dim), "cublas-msa", e.what());
+  }
+}
+#endif
+
 int run(const Options& o) {
   const gpu::Availability gpu = gpu::probe();
   if (o.device == "cuda" && !gpu.available) throw Error("--device cuda: no GPU (" + gpu.reason + ")");
@@ -91,20 +134,17 @@ int run(const Options& o) {
       for (const auto& [v, fp16] : kernels) {
         c.variant = v;
         const timing::Stats t = kernel_time(in, c, device, plan, fp16);
-        const double ms = t.median_ms;
-        if (v == AttentionVariant::msa && !fp16) msa_ms = ms;
-        const std::string label = std::string(name(v)) + (fp16 ? "-fp16" : "");
-        char spread[48];
-        std::snprintf(spread, sizeof spread, "%.3f-%.3f", t.min_ms, t.max_ms);
-        std::printf("%6llu %4llu  %-10s %12.3f %21s %9.3fx %10.4f %12.4f\n", static_cast<unsigned long long>(n),
-                    static_cast<unsigned long long>(d), label.c_str(), ms, spread, ms / msa_ms, bound_ms,
-                    bound_ms / ms);
-        std::fflush(stdout);
+        if (v == AttentionVariant::msa && !fp16) msa_ms = t.median_ms;
+        print_row(n, d, std::string(name(v)) + (fp16 ? "-fp16" : ""), t, msa_ms, bound_ms);
       }
+#if ECOSIM_HAS_CUDA
+      if (device == Device::cuda) print_cublas_row(in, c, plan, msa_ms, bound_ms);
+#endif
     }
   std::printf(
       "\n'vs MSA' = time / fp32 MSA time in this run (below 1 is faster); msa-fp16 reads fp16 Q, K, V "
-      "(the bound is for fp32 tensors throughout).\n");
+      "(the bound is for fp32 tensors throughout); cublas-msa (GPU only) = cuBLAS SGEMM, softmax, SGEMM with the "
+      "scores in device memory.\n");
   return 0;
 }
 
