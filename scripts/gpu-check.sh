@@ -243,17 +243,20 @@ step bench-compression 90 scripts/bench_compression --build-dir "$build" --gpu-e
 step bench-memory 90 env ECOSIM_BENCH_SEQS="8192 16384" ECOSIM_BENCH_COUNT_RECORDS=1000000 \
   ECOSIM_BENCH_REPLAY_RECORDS=100000 python3 scripts/bench_memory "$build"
 
-# Nsight Compute: one profiled pass of each GPU benchmark (the first 60 launches), summarised per kernel.
-for bench in attention compression; do
-  case $bench in
-    attention) args=("$build/bin/bench_attention" --device cuda --quick --repeats 1) ;;
-    compression) args=("$build/bin/bench_compression" --device cuda --elements $((16 << 20)) --repetitions 1) ;;
-  esac
-  if step "ncu-$bench" 120 ncu --launch-count 60 --csv --page raw --metrics "$ncu_metrics" \
-    --log-file "$logs/ncu-$bench.csv" "${args[@]}" && (( ! dry_run )); then
-    ncu_summary "$logs/ncu-$bench.csv" "$logs/ncu-$bench.md" 2>>"$logs/ncu-$bench.log" ||
-      record "ncu-$bench-summary" failed 0 "could not summarise gpu-check-logs/ncu-$bench.csv"
+# Nsight Compute, each kernel of one run summarised: hashed attention and MSA at the comparison's shape
+# (B·H = 16, N = 3136, D = 32), and the first 60 launches of the compression benchmark.
+ncu_step() {
+  local name=$1
+  shift
+  if step "ncu-$name" 120 ncu --launch-count 60 --csv --page raw --metrics "$ncu_metrics" \
+    --log-file "$logs/ncu-$name.csv" "$@" && (( ! dry_run )); then
+    ncu_summary "$logs/ncu-$name.csv" "$logs/ncu-$name.md" 2>>"$logs/ncu-$name.log" ||
+      record "ncu-$name-summary" failed 0 "could not summarise gpu-check-logs/ncu-$name.csv"
   fi
+}
+for variant in ecoformer msa; do
+  ncu_step "$variant" "$ecosim" run --variant "$variant" --batch 1 --heads 16 --seq 3136 --dim 32 --device cuda
 done
+ncu_step compression "$build/bin/bench_compression" --device cuda --elements $((16 << 20)) --repetitions 1
 
 write_report

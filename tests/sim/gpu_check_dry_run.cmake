@@ -13,12 +13,14 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "gpu-check.sh --dry-run exited ${rc}: ${out}${err}")
 endif()
 foreach(expected "configure .*-DCMAKE_CUDA_ARCHITECTURES=90" "build .*cmake --build"
-                 "gpu-tests .*ECOSIM_REQUIRE_GPU=1 ctest" "-L gpu" "validate-attention .*validate --suite attention --device cuda"
+                 "gpu-tests .*ECOSIM_REQUIRE_GPU=1 ctest" "-L gpu"
+                 "validate-attention .*validate --suite attention --device cuda"
                  "validate-compression .*validate --suite compression --device cuda" "memcheck-" "racecheck-"
                  "initcheck-" "synccheck-" "--tool synccheck .*gpu[^ ]*~[^ ]*large"
                  "bench-attention .*scripts/bench_attention" "bench-sdpa .*scripts/bench_sdpa"
                  "bench-compression .*scripts/bench_compression" "bench-memory .*scripts/bench_memory"
-                 "ncu-attention .*ncu " "ncu-compression" "prerequisite-compute-sanitizer" "prerequisite-ncu"
+                 "ncu-ecoformer .*ncu .*run --variant ecoformer .*--device cuda" "ncu-msa" "ncu-compression"
+                 "prerequisite-compute-sanitizer" "prerequisite-ncu"
                  "resource-usage .*cuobjdump --dump-resource-usage" "compare-cuda .*compare --device cuda")
   if(NOT out MATCHES "${expected}")
     message(FATAL_ERROR "the dry run does not show '${expected}':\n${out}")
