@@ -228,7 +228,7 @@ void hash_tokens(const HashedProblem& p, const Dims& s, Workspace<Word, Sum>& w,
   const std::uint64_t tokens = s.count(s.tokens);
   normalize_rows_kernel<<<cuda::blocks_for(tokens, kThreads), kThreads>>>(w.qk.get(), w.x.get(), s.tokens, s.d);
   cuda::check_launch("hashed q/k normalisation");
-  report(stages::hashed_stage(p.config, stages::HashedStage::qk_normalize));
+  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::qk_normalize); });
   const float* features = w.x.get();
   int f_len = s.d;
   if (p.params.kernel()) {
@@ -237,18 +237,18 @@ void hash_tokens(const HashedProblem& p, const Dims& s, Workspace<Word, Sum>& w,
     distances_kernel<<<cuda::blocks_for(pairs, kThreads), kThreads>>>(
         w.x.get(), w.anchors.get(), w.kernel.get(), static_cast<long long>(pairs), s.n, s.d, s.m, s.heads);
     cuda::check_launch("hashed anchor distances");
-    report(stages::hash_part(p.config, stages::HashPart::distances));
+    report([=] { return stages::hash_part(p.config, stages::HashPart::distances); });
     bandwidth_kernel<<<cuda::grid_x(s.count(s.groups), "hashed kernel bandwidth (one block per group)"), kThreads>>>(
         w.kernel.get(), w.inv.get(), per_group);
     cuda::check_launch("hashed kernel bandwidth");
     rbf_kernel<<<cuda::blocks_for(pairs, kThreads), kThreads>>>(w.kernel.get(), w.inv.get(),
                                                                 static_cast<long long>(pairs), per_group);
     cuda::check_launch("hashed RBF kernel");
-    report(stages::hash_part(p.config, stages::HashPart::kernel));
+    report([=] { return stages::hash_part(p.config, stages::HashPart::kernel); });
     centre_kernel<<<cuda::grid_x(s.count(s.groups, s.m), "hashed kernel centring (one block per group and anchor)"),
                     kThreads>>>(w.kernel.get(), s.n, s.m);
     cuda::check_launch("hashed kernel centring");
-    report(stages::hash_part(p.config, stages::HashPart::centre));
+    report([=] { return stages::hash_part(p.config, stages::HashPart::centre); });
     features = w.kernel.get();
     f_len = s.m;
   }
@@ -256,8 +256,8 @@ void hash_tokens(const HashedProblem& p, const Dims& s, Workspace<Word, Sum>& w,
   hash_kernel<Word><<<cuda::blocks_for(tokens, kThreads), kThreads>>>(features, f_len, projection, s.b, s.tokens, s.n,
                                                                       s.heads, w.words.get(), w.real.get());
   cuda::check_launch("hashed projection and sign");
-  if (projection) report(stages::hash_part(p.config, stages::HashPart::projection));
-  if (p.params.binary()) report(stages::hash_part(p.config, stages::HashPart::sign));
+  if (projection) report([=] { return stages::hash_part(p.config, stages::HashPart::projection); });
+  if (p.params.binary()) report([=] { return stages::hash_part(p.config, stages::HashPart::sign); });
 }
 
 /// out_i = (h_i·M + c·z) / (h_i·s + c·N): partial sums per chunk of tokens, their reduction, denominators,
@@ -276,9 +276,9 @@ void attend(const Codes& codes, const HashedProblem& p, const Dims& s, Workspace
       w.partial_f.get(), w.partial_s.get(), s.groups, static_cast<long long>(chunks), s.b, s.d,
       static_cast<float>(p.bias), w.ctx_z.get(), w.sums.get());
   cuda::check_launch("hashed context reduction");
-  report(stages::hashed_stage(p.config, stages::HashedStage::code_sum));
-  report(stages::hashed_stage(p.config, stages::HashedStage::value_sum));
-  report(stages::hashed_stage(p.config, stages::HashedStage::context));
+  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::code_sum); });
+  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::value_sum); });
+  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::context); });
   const Sum bias_n = static_cast<Sum>(p.bias) * static_cast<Sum>(s.n);
   denominator_kernel<<<cuda::blocks_for(s.count(s.tokens), kThreads), kThreads>>>(codes, w.sums.get(), s.tokens, s.n,
                                                                                   s.b, bias_n, w.inv_den.get());
@@ -286,9 +286,9 @@ void attend(const Codes& codes, const HashedProblem& p, const Dims& s, Workspace
   output_kernel<<<cuda::blocks_for(s.count(s.tokens, s.d), kThreads), kThreads>>>(codes, w.ctx_z.get(), w.inv_den.get(),
                                                                                   s.tokens, s.n, s.b, s.d, w.out.get());
   cuda::check_launch("hashed numerators and output");
-  report(stages::hashed_stage(p.config, stages::HashedStage::numerator));
-  report(stages::hashed_stage(p.config, stages::HashedStage::denominator));
-  report(stages::hashed_stage(p.config, stages::HashedStage::normalise));
+  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::numerator); });
+  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::denominator); });
+  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::normalise); });
 }
 
 /// kBinary: packed codes and int32 sums; otherwise the real codes of fp-ecoformer.

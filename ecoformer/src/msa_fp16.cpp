@@ -51,7 +51,7 @@ RunResult run_msa_fp16(const AttentionInputs& inputs, const AttentionConfig& con
     detail::softmax_attention_cpu(&rq.data[i * n * d], &rk.data[i * n * d], &rv.data[i * n * d], &out.data[i * n * d],
                                   n, n, d);
   const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
-  report(stages::softmax_attention(config, DType::fp16));
+  report([=] { return stages::softmax_attention(config, DType::fp16); });
   report.deliver();
   return RunResult{std::move(out), elapsed.count(), Device::cpu};
 }

@@ -175,17 +175,17 @@ RunResult reformer_cuda(const AttentionInputs& in, const AttentionConfig& c, std
       sort_keys.get(), q.get(), unit.get(), v.get(), sq.get(), sk.get(), sv.get(), ll(segments), ll(p.rounds), ll(n),
       static_cast<int>(d));
   cuda::check_launch("gather_sorted");
-  report(stages::reformer_hashing(c));
+  report([=] { return stages::reformer_hashing(c); });
   const ChunkShape shape{ll(n), ll(p.chunk), ll(p.chunks), ll(p.before)};
   const auto chunks = d <= 32 ? &launch_chunks<32> : d <= 64 ? &launch_chunks<64> : &launch_chunks<128>;
   chunks(sort_keys.get(), sq.get(), sk.get(), sv.get(), numerator.get(), normaliser.get(), maximum.get(), segments,
          shape, d);
-  report(stages::reformer_chunk_attention(c));
+  report([=] { return stages::reformer_chunk_attention(c); });
   combine_rounds<<<cuda::blocks_for(g * n, kThreads), kThreads>>>(
       numerator.get(), normaliser.get(), maximum.get(), out.get(), ll(g), ll(p.rounds), ll(n), static_cast<int>(d));
   cuda::check_launch("combine_rounds");
   const double ms = timer.stop_ms();
-  report(stages::reformer_combine(c));
+  report([=] { return stages::reformer_combine(c); });
   return cuda_result(c, out.download(), ms);
 }
 
