@@ -1,10 +1,7 @@
 // Copy timing of copy_time.hpp: host memcpy, or a device-to-device cudaMemcpy when built with CUDA.
 #include "copy_time.hpp"
 
-#include <algorithm>
-#include <chrono>
 #include <cstring>
-#include <limits>
 #include <vector>
 
 #include "ecosim/ops_counter/error.hpp"
@@ -17,40 +14,32 @@ namespace ecosim::bench {
 
 namespace {
 #if ECOSIM_HAS_CUDA
-double device_copy_ms(std::uint64_t bytes, int repeats) {
+timing::Stats device_copy(std::uint64_t bytes, const timing::Plan& plan) {
   const cuda::DeviceBuffer<char> source(bytes), target(bytes);
   cuda::check(cudaMemset(source.get(), 1, bytes), "cudaMemset");
-  double best = std::numeric_limits<double>::infinity();
-  for (int r = 0; r <= repeats; ++r) {  // the first copy warms up
-    cuda::EventTimer timer;
-    cuda::check(cudaMemcpy(target.get(), source.get(), bytes, cudaMemcpyDeviceToDevice), "cudaMemcpy");
-    const double ms = timer.stop_ms();
-    if (r > 0) best = std::min(best, ms);
-  }
-  return best;
+  return cuda::time_stats(plan, [&] {
+    cuda::check(cudaMemcpyAsync(target.get(), source.get(), bytes, cudaMemcpyDeviceToDevice), "cudaMemcpyAsync");
+  });
 }
 #endif
 
-double host_copy_ms(std::uint64_t bytes, int repeats) {
+timing::Stats host_copy(std::uint64_t bytes, const timing::Plan& plan) {
   std::vector<char> source(bytes, 1), target(bytes);
-  double best = std::numeric_limits<double>::infinity();
-  for (int r = 0; r <= repeats; ++r) {  // the first copy touches the pages
-    const auto start = std::chrono::steady_clock::now();
-    std::memcpy(target.data(), source.data(), bytes);
-    const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
-    if (r > 0) best = std::min(best, elapsed.count());
-  }
+  std::memcpy(target.data(), source.data(), bytes);  // touches the pages before any timed copy
+  const timing::Stats stats = timing::measure(plan, timing::kSteadyClock, [&] {
+    return timing::steady_ms([&] { std::memcpy(target.data(), source.data(), bytes); });
+  });
   if (target[bytes / 2] != 1) throw Error("host copy check failed");  // keeps the copy observable
-  return best;
+  return stats;
 }
 }  // namespace
 
-double copy_time_ms(std::uint64_t bytes, ecoformer::Device device, int repeats) {
+timing::Stats copy_time(std::uint64_t bytes, ecoformer::Device device, const timing::Plan& plan) {
 #if ECOSIM_HAS_CUDA
-  if (device == ecoformer::Device::cuda) return device_copy_ms(bytes, repeats);
+  if (device == ecoformer::Device::cuda) return device_copy(bytes, plan);
 #endif
   if (device == ecoformer::Device::cuda) throw Error("built without CUDA: no device copy");
-  return host_copy_ms(bytes, repeats);
+  return host_copy(bytes, plan);
 }
 
 }  // namespace ecosim::bench

@@ -39,7 +39,7 @@ float inverse_bandwidth(const float* dist, std::uint64_t count) {
 }
 
 void rbf_values(float* dist, std::uint64_t count, float inv) {
-  for (std::uint64_t i = 0; i < count; ++i) dist[i] = std::exp(dist[i] * -inv);
+  for (std::uint64_t i = 0; i < count; ++i) dist[i] = rbf_exp(dist[i] * -inv);
 }
 
 void centre_columns(float* k, std::uint64_t n, std::uint64_t m) {

@@ -68,6 +68,7 @@ HashedRun run_hashed_detailed(const AttentionInputs& inputs, const AttentionConf
 #else
   detail::HashedOutput out = detail::hashed_attention_cpu(problem, report);
 #endif
+  report.deliver();
   run.result = RunResult{std::move(out.out), out.latency_ms, device};
   run.hashes = std::move(out.hashes);
   return run;

@@ -46,29 +46,29 @@ std::vector<float> hash_projections(const HashedProblem& p, const Shape& s, cons
       for (std::uint64_t g = 0; g < s.groups; ++g)
         squared_distances(&x[g * s.n * s.d], s.n, s.d, anchors(g), s.m, &k[g * s.n * s.m]);
     });
-    report(stages::hash_part(p.config, stages::HashPart::distances));
+    report([=] { return stages::hash_part(p.config, stages::HashPart::distances); });
     clock([&] {
       for (std::uint64_t g = 0; g < s.groups; ++g) inv[g] = inverse_bandwidth(&k[g * s.n * s.m], s.n * s.m);
     });
     clock([&] {
       for (std::uint64_t g = 0; g < s.groups; ++g) rbf_values(&k[g * s.n * s.m], s.n * s.m, inv[g]);
     });
-    report(stages::hash_part(p.config, stages::HashPart::kernel));
+    report([=] { return stages::hash_part(p.config, stages::HashPart::kernel); });
     clock([&] {
       for (std::uint64_t g = 0; g < s.groups; ++g) centre_columns(&k[g * s.n * s.m], s.n, s.m);
     });
-    report(stages::hash_part(p.config, stages::HashPart::centre));
+    report([=] { return stages::hash_part(p.config, stages::HashPart::centre); });
     clock([&] {
       for (std::uint64_t g = 0; g < s.groups; ++g)
         project(&k[g * s.n * s.m], s.n, s.m, &params.projection[(g % s.heads) * s.b * s.m], s.b, &y[g * s.n * s.b]);
     });
-    report(stages::hash_part(p.config, stages::HashPart::projection));
+    report([=] { return stages::hash_part(p.config, stages::HashPart::projection); });
   } else if (params.variant == AttentionVariant::lsh_ecoformer) {
     clock([&] {
       for (std::uint64_t g = 0; g < s.groups; ++g)
         project(&x[g * s.n * s.d], s.n, s.d, &params.projection[(g % s.heads) * s.b * s.d], s.b, &y[g * s.n * s.b]);
     });
-    report(stages::hash_part(p.config, stages::HashPart::projection));
+    report([=] { return stages::hash_part(p.config, stages::HashPart::projection); });
   } else {  // bi-ecoformer: the signs of the d = b normalised features
     y = x;
   }
@@ -111,7 +111,7 @@ void attend(const Codes& codes, const HashedProblem& p, const Shape& s, float* o
         sums[g * b + r] = acc;
       }
   });
-  report(stages::hashed_stage(p.config, stages::HashedStage::code_sum));
+  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::code_sum); });
   clock([&] {
     for (std::uint64_t g = 0; g < g_count; ++g) {
       using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -121,7 +121,7 @@ void attend(const Codes& codes, const HashedProblem& p, const Shape& s, float* o
           static_cast<float>(p.bias) * values.colwise().sum();
     }
   });
-  report(stages::hashed_stage(p.config, stages::HashedStage::value_sum));
+  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::value_sum); });
   clock([&] {
     for (std::uint64_t g = 0; g < g_count; ++g)  // token-major for locality; each sum runs over j in order
       for (std::uint64_t j = 0; j < n; ++j)
@@ -132,7 +132,7 @@ void attend(const Codes& codes, const HashedProblem& p, const Shape& s, float* o
             row[k] = j == 0 ? codes.times(g * n, r, value[k]) : row[k] + codes.times(g * n + j, r, value[k]);
         }
   });
-  report(stages::hashed_stage(p.config, stages::HashedStage::context));
+  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::context); });
   clock([&] {
     for (std::uint64_t g = 0; g < g_count; ++g)
       for (std::uint64_t i = 0; i < n; ++i)
@@ -142,7 +142,7 @@ void attend(const Codes& codes, const HashedProblem& p, const Shape& s, float* o
           out[(g * n + i) * d + k] = acc + bias_z[g * d + k];
         }
   });
-  report(stages::hashed_stage(p.config, stages::HashedStage::numerator));
+  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::numerator); });
   clock([&] {
     const Sum bias_n = static_cast<Sum>(p.bias) * static_cast<Sum>(n);
     for (std::uint64_t g = 0; g < g_count; ++g)
@@ -152,14 +152,14 @@ void attend(const Codes& codes, const HashedProblem& p, const Shape& s, float* o
         den[g * n + i] = acc + bias_n;
       }
   });
-  report(stages::hashed_stage(p.config, stages::HashedStage::denominator));
+  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::denominator); });
   clock([&] {
     for (std::uint64_t row = 0; row < g_count * n; ++row) {
       const float inv = 1.0f / static_cast<float>(den[row]);
       for (std::uint64_t k = 0; k < d; ++k) out[row * d + k] *= inv;
     }
   });
-  report(stages::hashed_stage(p.config, stages::HashedStage::normalise));
+  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::normalise); });
 }
 
 }  // namespace
@@ -173,12 +173,12 @@ HashedOutput hashed_attention_cpu(const HashedProblem& p, const Reporter& report
 
   std::vector<float> x(p.qk.data.size());
   clock([&] { l2_normalize_rows(p.qk.data.data(), x.data(), s.groups * s.n, s.d); });
-  report(stages::hashed_stage(p.config, stages::HashedStage::qk_normalize));
+  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::qk_normalize); });
   result.hashes.projections = hash_projections(p, s, x, report, clock);
   const auto bits = static_cast<unsigned>(s.b);
   if (p.params.binary()) {
     clock([&] { result.hashes.codes = pack_signs(result.hashes.projections, s.groups * s.n, bits); });
-    report(stages::hash_part(p.config, stages::HashPart::sign));
+    report([=] { return stages::hash_part(p.config, stages::HashPart::sign); });
   }
 
   float* out = result.out.data.data();

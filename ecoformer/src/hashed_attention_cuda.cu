@@ -1,7 +1,7 @@
 // CUDA kernels of hashed attention, the same phases as the CPU reference (hashed_attention_cpu.cpp). The
 // hash steps use the CPU's summation order with explicitly rounded fp32 operations (no FMA contraction),
-// exp in double rounded to fp32, and double accumulators for the two reductions over tokens, so codes match
-// the CPU bit for bit except where a projection lies within rounding of 0 (a tie). Codes live in global
+// the shared rbf_exp (exp in double rounded to fp32), and double accumulators for the two reductions over tokens, so
+// codes match the CPU bit for bit except where a projection lies within rounding of 0 (a tie). Codes live in global
 // memory only as packed words; products with codes are bit-selected additions/subtractions (BinaryCodes).
 #include <algorithm>
 #include <string>
@@ -70,12 +70,14 @@ __global__ void bandwidth_kernel(const float* dist, float* inv, long long per_gr
 __global__ void rbf_kernel(float* dist, const float* inv, long long count, long long per_group) {
   const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (e >= count) return;
-  dist[e] = static_cast<float>(exp(static_cast<double>(__fmul_rn(dist[e], -inv[e / per_group]))));
+  dist[e] = rbf_exp(__fmul_rn(dist[e], -inv[e / per_group]));
 }
 
-// One block per (anchor, group): the anchor's column minus its mean over the n tokens.
+// One block per (group, anchor), block g·m + a (a 1-D grid: any number of groups): the anchor's column minus
+// its mean over the n tokens.
 __global__ void centre_kernel(float* k, long long n, int m) {
-  float* column = k + static_cast<long long>(blockIdx.y) * n * m + blockIdx.x;
+  const long long g = blockIdx.x / m, a = blockIdx.x % m;
+  float* column = k + g * n * m + a;
   __shared__ float mean;
   const double sum = block_sum(column, n, m);
   if (threadIdx.x == 0) mean = __fmul_rn(static_cast<float>(sum), 1.0f / static_cast<float>(n));
@@ -109,12 +111,13 @@ __global__ void hash_kernel(const float* f, int f_len, const float* w, int bits,
   if (words) words[token] = packed;
 }
 
-// Grid (chunks, groups): partial sums over one chunk of tokens of M = Σ h_j v_jᵀ (b×d), z = Σ v_j (d) and
-// s = Σ h_j (b), into partial_f [g][chunk][b·d + d] and partial_s [g][chunk][b].
+// One block per (group, chunk), block g·chunks + chunk (a 1-D grid: any number of groups): partial sums over
+// one chunk of tokens of M = Σ h_j v_jᵀ (b×d), z = Σ v_j (d) and s = Σ h_j (b), into partial_f
+// [g][chunk][b·d + d] and partial_s [g][chunk][b].
 template <class Codes>
-__global__ void context_partials_kernel(Codes codes, const float* v, long long n, int d, int bits, float* partial_f,
-                                        typename Codes::Sum* partial_s) {
-  const long long g = blockIdx.y, chunk = blockIdx.x, chunks = gridDim.x;
+__global__ void context_partials_kernel(Codes codes, const float* v, long long n, long long chunks, int d, int bits,
+                                        float* partial_f, typename Codes::Sum* partial_s) {
+  const long long g = blockIdx.x / chunks, chunk = blockIdx.x % chunks;
   const long long first = chunk * static_cast<long long>(kChunkTokens);
   const long long last = min(first + static_cast<long long>(kChunkTokens), n);
   const int floats = bits * d + d;
@@ -225,7 +228,7 @@ void hash_tokens(const HashedProblem& p, const Dims& s, Workspace<Word, Sum>& w,
   const std::uint64_t tokens = s.count(s.tokens);
   normalize_rows_kernel<<<cuda::blocks_for(tokens, kThreads), kThreads>>>(w.qk.get(), w.x.get(), s.tokens, s.d);
   cuda::check_launch("hashed q/k normalisation");
-  report(stages::hashed_stage(p.config, stages::HashedStage::qk_normalize));
+  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::qk_normalize); });
   const float* features = w.x.get();
   int f_len = s.d;
   if (p.params.kernel()) {
@@ -234,17 +237,18 @@ void hash_tokens(const HashedProblem& p, const Dims& s, Workspace<Word, Sum>& w,
     distances_kernel<<<cuda::blocks_for(pairs, kThreads), kThreads>>>(
         w.x.get(), w.anchors.get(), w.kernel.get(), static_cast<long long>(pairs), s.n, s.d, s.m, s.heads);
     cuda::check_launch("hashed anchor distances");
-    report(stages::hash_part(p.config, stages::HashPart::distances));
-    bandwidth_kernel<<<static_cast<unsigned>(s.groups), kThreads>>>(w.kernel.get(), w.inv.get(), per_group);
+    report([=] { return stages::hash_part(p.config, stages::HashPart::distances); });
+    bandwidth_kernel<<<cuda::grid_x(s.count(s.groups), "hashed kernel bandwidth (one block per group)"), kThreads>>>(
+        w.kernel.get(), w.inv.get(), per_group);
     cuda::check_launch("hashed kernel bandwidth");
     rbf_kernel<<<cuda::blocks_for(pairs, kThreads), kThreads>>>(w.kernel.get(), w.inv.get(),
                                                                 static_cast<long long>(pairs), per_group);
     cuda::check_launch("hashed RBF kernel");
-    report(stages::hash_part(p.config, stages::HashPart::kernel));
-    centre_kernel<<<dim3(static_cast<unsigned>(s.m), static_cast<unsigned>(s.groups)), kThreads>>>(w.kernel.get(), s.n,
-                                                                                                   s.m);
+    report([=] { return stages::hash_part(p.config, stages::HashPart::kernel); });
+    centre_kernel<<<cuda::grid_x(s.count(s.groups, s.m), "hashed kernel centring (one block per group and anchor)"),
+                    kThreads>>>(w.kernel.get(), s.n, s.m);
     cuda::check_launch("hashed kernel centring");
-    report(stages::hash_part(p.config, stages::HashPart::centre));
+    report([=] { return stages::hash_part(p.config, stages::HashPart::centre); });
     features = w.kernel.get();
     f_len = s.m;
   }
@@ -252,8 +256,8 @@ void hash_tokens(const HashedProblem& p, const Dims& s, Workspace<Word, Sum>& w,
   hash_kernel<Word><<<cuda::blocks_for(tokens, kThreads), kThreads>>>(features, f_len, projection, s.b, s.tokens, s.n,
                                                                       s.heads, w.words.get(), w.real.get());
   cuda::check_launch("hashed projection and sign");
-  if (projection) report(stages::hash_part(p.config, stages::HashPart::projection));
-  if (p.params.binary()) report(stages::hash_part(p.config, stages::HashPart::sign));
+  if (projection) report([=] { return stages::hash_part(p.config, stages::HashPart::projection); });
+  if (p.params.binary()) report([=] { return stages::hash_part(p.config, stages::HashPart::sign); });
 }
 
 /// out_i = (h_i·M + c·z) / (h_i·s + c·N): partial sums per chunk of tokens, their reduction, denominators,
@@ -263,16 +267,18 @@ void attend(const Codes& codes, const HashedProblem& p, const Dims& s, Workspace
             const Reporter& report) {
   using Sum = typename Codes::Sum;
   const std::uint64_t chunks = s.chunks(), floats = s.floats();
-  context_partials_kernel<<<dim3(static_cast<unsigned>(chunks), static_cast<unsigned>(s.groups)), kThreads>>>(
-      codes, w.v.get(), s.n, s.d, s.b, w.partial_f.get(), w.partial_s.get());
+  context_partials_kernel<<<cuda::grid_x(s.count(s.groups) * chunks,
+                                         "hashed context partial sums (one block per group and chunk of tokens)"),
+                            kThreads>>>(codes, w.v.get(), s.n, static_cast<long long>(chunks), s.d, s.b,
+                                        w.partial_f.get(), w.partial_s.get());
   cuda::check_launch("hashed context partial sums");
   context_reduce_kernel<<<cuda::blocks_for(s.count(s.groups) * (floats + s.b), kThreads), kThreads>>>(
       w.partial_f.get(), w.partial_s.get(), s.groups, static_cast<long long>(chunks), s.b, s.d,
       static_cast<float>(p.bias), w.ctx_z.get(), w.sums.get());
   cuda::check_launch("hashed context reduction");
-  report(stages::hashed_stage(p.config, stages::HashedStage::code_sum));
-  report(stages::hashed_stage(p.config, stages::HashedStage::value_sum));
-  report(stages::hashed_stage(p.config, stages::HashedStage::context));
+  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::code_sum); });
+  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::value_sum); });
+  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::context); });
   const Sum bias_n = static_cast<Sum>(p.bias) * static_cast<Sum>(s.n);
   denominator_kernel<<<cuda::blocks_for(s.count(s.tokens), kThreads), kThreads>>>(codes, w.sums.get(), s.tokens, s.n,
                                                                                   s.b, bias_n, w.inv_den.get());
@@ -280,9 +286,9 @@ void attend(const Codes& codes, const HashedProblem& p, const Dims& s, Workspace
   output_kernel<<<cuda::blocks_for(s.count(s.tokens, s.d), kThreads), kThreads>>>(codes, w.ctx_z.get(), w.inv_den.get(),
                                                                                   s.tokens, s.n, s.b, s.d, w.out.get());
   cuda::check_launch("hashed numerators and output");
-  report(stages::hashed_stage(p.config, stages::HashedStage::numerator));
-  report(stages::hashed_stage(p.config, stages::HashedStage::denominator));
-  report(stages::hashed_stage(p.config, stages::HashedStage::normalise));
+  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::numerator); });
+  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::denominator); });
+  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::normalise); });
 }
 
 /// kBinary: packed codes and int32 sums; otherwise the real codes of fp-ecoformer.
@@ -319,8 +325,6 @@ HashedOutput hashed_attention_cuda(const HashedProblem& p, const Reporter& repor
                static_cast<int>(c.head_dim),
                static_cast<int>(c.code_bits()),
                static_cast<int>(c.support)};
-  if (c.batch * c.heads > cuda::kMaxGridYZ)
-    throw Error("CUDA hashed attention: batch·heads = " + std::to_string(c.batch * c.heads) + " exceeds the grid");
   return with_code_word(static_cast<unsigned>(s.b), [&](auto word) {
     using Word = decltype(word);
     return p.params.binary() ? run<Word, true>(p, s, report) : run<Word, false>(p, s, report);

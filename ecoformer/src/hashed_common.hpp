@@ -2,6 +2,7 @@
 // of hashed attention, so both compute h_r·x the same way — a bit-selected ±x for packed binary codes,
 // a multiplication for the real codes of fp-ecoformer.
 #pragma once
+#include <cmath>
 #include <cstdint>
 
 #include "ecosim/kernels/philox.hpp"  // ECOSIM_HD
@@ -10,6 +11,12 @@ namespace ecosim::ecoformer::detail {
 
 inline constexpr float kNormEps = 1e-12f;   // x / max(‖x‖, eps): a zero token stays zero
 inline constexpr float kMinSigma = 1e-12f;  // σ = max(mean ‖x − a‖², tiny): identical tokens give k = 1
+
+/// The RBF kernel's exp, one definition for the CPU reference and the GPU: exp in double, rounded once to
+/// fp32. (fp32 expf differs between glibc and CUDA by up to an ulp.) Both double exps are within an ulp of
+/// exact, so the fp32 results are equal unless the exact value lies within 2⁻²⁹ (relative) of a point halfway
+/// between two floats.
+ECOSIM_HD float rbf_exp(float x) { return static_cast<float>(exp(static_cast<double>(x))); }
 
 /// Packed codes [token] of type Word; bit r set ⇔ h_r = +1.
 template <class Word>

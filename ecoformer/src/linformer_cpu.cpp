@@ -13,11 +13,11 @@ Tensor linformer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::u
   std::vector<RowMatrix> keys(g), values(g);
   for (std::uint64_t i = 0; i < g; ++i) keys[i] = E * group(in.k, i);
   for (std::uint64_t i = 0; i < g; ++i) values[i] = E * group(in.v, i);
-  report(stages::linformer_projections(c));
+  report([=] { return stages::linformer_projections(c); });
   Tensor out = output_like(in.q);
   for (std::uint64_t i = 0; i < g; ++i)
     softmax_attention_cpu(&in.q.data[i * n * d], keys[i].data(), values[i].data(), &out.data[i * n * d], n, k, d);
-  report(stages::softmax_attention(c));
+  report([=] { return stages::softmax_attention(c); });
   return out;
 }
 

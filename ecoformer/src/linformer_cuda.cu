@@ -18,10 +18,10 @@ RunResult linformer_cuda(const AttentionInputs& in, const AttentionConfig& c, st
   cuda::EventTimer timer;
   batched_gemm(e_shared, {keys.get(), ll(n * d), ll(d), 1}, keys_k.get(), g, k, d, n);
   batched_gemm(e_shared, {values.get(), ll(n * d), ll(d), 1}, values_k.get(), g, k, d, n);
-  report(stages::linformer_projections(c));
+  report([=] { return stages::linformer_projections(c); });
   softmax_attention_cuda(q.get(), keys_k.get(), values_k.get(), out.get(), g, n, k, d);
   const double ms = timer.stop_ms();
-  report(stages::softmax_attention(c));
+  report([=] { return stages::softmax_attention(c); });
   return cuda_result(c, out.download(), ms);
 }
 

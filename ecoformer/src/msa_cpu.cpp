@@ -47,7 +47,7 @@ Tensor msa_cpu(const AttentionInputs& in, const AttentionConfig& c, std::uint64_
   for (std::uint64_t i = 0; i < g; ++i)
     softmax_attention_cpu(&in.q.data[i * n * d], &in.k.data[i * n * d], &in.v.data[i * n * d], &out.data[i * n * d], n,
                           n, d);
-  report(stages::softmax_attention(c));
+  report([=] { return stages::softmax_attention(c); });
   return out;
 }
 

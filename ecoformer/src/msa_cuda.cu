@@ -121,7 +121,7 @@ RunResult msa_fp16_cuda(const std::vector<std::uint16_t>& q_bits, const std::vec
   cuda::EventTimer timer;
   softmax_attention(half(q), half(k), half(v), out.get(), g, n, n, d);
   const double ms = timer.stop_ms();
-  report(stages::softmax_attention(c, DType::fp16));
+  report([=] { return stages::softmax_attention(c, DType::fp16); });
   return cuda_result(c, out.download(), ms);
 }
 
@@ -132,7 +132,7 @@ RunResult msa_cuda(const AttentionInputs& in, const AttentionConfig& c, std::uin
   cuda::EventTimer timer;
   softmax_attention_cuda(q.get(), k.get(), v.get(), out.get(), g, n, n, d);
   const double ms = timer.stop_ms();
-  report(stages::softmax_attention(c));
+  report([=] { return stages::softmax_attention(c); });
   return cuda_result(c, out.download(), ms);
 }
 

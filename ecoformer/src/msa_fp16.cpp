@@ -38,7 +38,9 @@ RunResult run_msa_fp16(const AttentionInputs& inputs, const AttentionConfig& con
   if (device == Device::cuda) {
     gpu::require("device cuda");
 #if ECOSIM_HAS_CUDA
-    return detail::msa_fp16_cuda(q, k, v, config, report);
+    RunResult result = detail::msa_fp16_cuda(q, k, v, config, report);
+    report.deliver();
+    return result;
 #endif
   }
   const Tensor rq = from_half(inputs.q, q), rk = from_half(inputs.k, k), rv = from_half(inputs.v, v);
@@ -49,7 +51,8 @@ RunResult run_msa_fp16(const AttentionInputs& inputs, const AttentionConfig& con
     detail::softmax_attention_cpu(&rq.data[i * n * d], &rk.data[i * n * d], &rv.data[i * n * d], &out.data[i * n * d],
                                   n, n, d);
   const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
-  report(stages::softmax_attention(config, DType::fp16));
+  report([=] { return stages::softmax_attention(config, DType::fp16); });
+  report.deliver();
   return RunResult{std::move(out), elapsed.count(), Device::cpu};
 }
 

@@ -26,9 +26,9 @@ Tensor performer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::u
   const float feature_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(f)));
   std::vector<RowMatrix> phi_q(g), phi_k(g);
   for (std::uint64_t i = 0; i < g; ++i) phi_q[i] = positive_features(group(in.q, i), omega, input_scale, feature_scale);
-  report(stages::performer_features(c, "q"));
+  report([=] { return stages::performer_features(c, "q"); });
   for (std::uint64_t i = 0; i < g; ++i) phi_k[i] = positive_features(group(in.k, i), omega, input_scale, feature_scale);
-  report(stages::performer_features(c, "k"));
+  report([=] { return stages::performer_features(c, "k"); });
   Tensor out = output_like(in.q);
   for (std::uint64_t i = 0; i < g; ++i) {
     const RowMatrix kv = phi_k[i].transpose() * group(in.v, i);        // F×d
@@ -37,7 +37,7 @@ Tensor performer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::u
     const Eigen::VectorXf denominator = phi_q[i] * k_sum.transpose();  // n
     group(out, i) = denominator.cwiseInverse().asDiagonal() * numerator;
   }
-  report(stages::performer_mixing(c));
+  report([=] { return stages::performer_mixing(c); });
   return out;
 }
 

@@ -76,9 +76,9 @@ RunResult performer_cuda(const AttentionInputs& in, const AttentionConfig& c, st
   cuda::DeviceBuffer<float> kv(g * f * d), k_sum(g * f), numerator(g * n * d), denominator(g * n), out(g * n * d);
   cuda::EventTimer timer;
   features(q.get(), scratch.get(), half_sq_norm.get(), omega, phi_q.get(), g, n, d, f);
-  report(stages::performer_features(c, "q"));
+  report([=] { return stages::performer_features(c, "q"); });
   features(k.get(), scratch.get(), half_sq_norm.get(), omega, phi_k.get(), g, n, d, f);
-  report(stages::performer_features(c, "k"));
+  report([=] { return stages::performer_features(c, "k"); });
   // φ(K)ᵀ (F×n) · V (n×d)
   batched_gemm({phi_k.get(), ll(n * f), 1, ll(f)}, {v.get(), ll(n * d), ll(d), 1}, kv.get(), g, f, d, n);
   column_sums<<<cuda::blocks_for(g * f, kThreads), kThreads>>>(phi_k.get(), k_sum.get(), ll(g), ll(n), ll(f));
@@ -89,7 +89,7 @@ RunResult performer_cuda(const AttentionInputs& in, const AttentionConfig& c, st
                                                                static_cast<int>(d));
   cuda::check_launch("divide_rows");
   const double ms = timer.stop_ms();
-  report(stages::performer_mixing(c));
+  report([=] { return stages::performer_mixing(c); });
   return cuda_result(c, out.download(), ms);
 }
 

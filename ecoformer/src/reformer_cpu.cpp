@@ -90,12 +90,12 @@ Tensor reformer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::ui
     const RowMatrix rotated = keys[i] * rotations;
     for (std::uint64_t r = 0; r < p.rounds; ++r) buckets[i].push_back(buckets_of_round(rotated, r, half));
   }
-  report(stages::reformer_hashing(c));
+  report([=] { return stages::reformer_hashing(c); });
   std::vector<std::vector<RoundResult>> rounds(g);
   for (std::uint64_t i = 0; i < g; ++i)
     for (std::uint64_t r = 0; r < p.rounds; ++r)
       rounds[i].push_back(attend_round(p, group(in.q, i), keys[i], group(in.v, i), buckets[i][r]));
-  report(stages::reformer_chunk_attention(c));
+  report([=] { return stages::reformer_chunk_attention(c); });
   Tensor out = output_like(in.q);
   for (std::uint64_t i = 0; i < g; ++i) {
     const std::vector<RoundResult>& rs = rounds[i];
@@ -110,7 +110,7 @@ Tensor reformer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::ui
     }
     group(out, i) = normaliser.cwiseInverse().asDiagonal() * numerator;
   }
-  report(stages::reformer_combine(c));
+  report([=] { return stages::reformer_combine(c); });
   return out;
 }
 

@@ -1,12 +1,11 @@
 // CUDA Reformer-style LSH attention, the same algorithm as reformer_cpu.cpp: normalise the shared keys,
 // rotate (batched GEMM, rotations drawn on the host), argmax buckets, one global sort of 64-bit keys
-// (segment, bucket, position) — unique, so the order equals a stable sort by bucket — gather, chunked
+// (segment, bucket, position) — unique, so the order equals a stable sort by bucket; CUB's radix sort with its
+// temporary storage allocated before the timer starts — gather, chunked
 // attention (one thread per sorted query, online over its keys, its own key masked) scattered back to token order, and
 // the rounds combined by their normalisers.
-#include <thrust/execution_policy.h>
-#include <thrust/sort.h>
-
 #include <cmath>
+#include <cub/device/device_radix_sort.cuh>
 
 #include "baseline_kernels.hpp"
 #include "batched_gemm.cuh"
@@ -154,7 +153,11 @@ RunResult reformer_cuda(const AttentionInputs& in, const AttentionConfig& c, std
   const cuda::DeviceBuffer<float> q(in.q.data), v(in.v.data);
   const cuda::DeviceBuffer<float> rotations(reformer_rotations(d, p.rounds, p.buckets, seed));
   cuda::DeviceBuffer<float> unit(g * n * d), rotated(g * n * p.rounds * half);
-  cuda::DeviceBuffer<unsigned long long> sort_keys(segments * n);
+  cuda::DeviceBuffer<unsigned long long> keys(segments * n), sort_keys(segments * n);  // unsorted, sorted
+  std::size_t sort_bytes = 0;
+  cuda::check(cub::DeviceRadixSort::SortKeys(nullptr, sort_bytes, keys.get(), sort_keys.get(), segments * n),
+              "radix sort storage size");
+  cuda::DeviceBuffer<unsigned char> sort_storage(sort_bytes);
   cuda::DeviceBuffer<float> sq(segments * n * d), sk(segments * n * d), sv(segments * n * d);
   cuda::DeviceBuffer<float> numerator(segments * n * d), normaliser(segments * n), maximum(segments * n);
   cuda::DeviceBuffer<float> out(g * n * d);
@@ -163,26 +166,26 @@ RunResult reformer_cuda(const AttentionInputs& in, const AttentionConfig& c, std
   cuda::check_launch("normalize_rows");
   batched_gemm({unit.get(), ll(n * d), ll(d), 1}, {rotations.get(), 0, ll(p.rounds * half), 1}, rotated.get(), g, n,
                p.rounds * half, d);
-  bucket_keys<<<cuda::blocks_for(segments * n, kThreads), kThreads>>>(rotated.get(), sort_keys.get(), ll(g), ll(n),
+  bucket_keys<<<cuda::blocks_for(segments * n, kThreads), kThreads>>>(rotated.get(), keys.get(), ll(g), ll(n),
                                                                       ll(p.rounds), ll(half));
   cuda::check_launch("bucket_keys");
-  thrust::sort(thrust::device, sort_keys.get(), sort_keys.get() + segments * n);
-  cuda::check_launch("thrust::sort");
+  cuda::check(cub::DeviceRadixSort::SortKeys(sort_storage.get(), sort_bytes, keys.get(), sort_keys.get(), segments * n),
+              "radix sort");
   gather_sorted<<<cuda::blocks_for(segments * n * d, kThreads), kThreads>>>(
       sort_keys.get(), q.get(), unit.get(), v.get(), sq.get(), sk.get(), sv.get(), ll(segments), ll(p.rounds), ll(n),
       static_cast<int>(d));
   cuda::check_launch("gather_sorted");
-  report(stages::reformer_hashing(c));
+  report([=] { return stages::reformer_hashing(c); });
   const ChunkShape shape{ll(n), ll(p.chunk), ll(p.chunks), ll(p.before)};
   const auto chunks = d <= 32 ? &launch_chunks<32> : d <= 64 ? &launch_chunks<64> : &launch_chunks<128>;
   chunks(sort_keys.get(), sq.get(), sk.get(), sv.get(), numerator.get(), normaliser.get(), maximum.get(), segments,
          shape, d);
-  report(stages::reformer_chunk_attention(c));
+  report([=] { return stages::reformer_chunk_attention(c); });
   combine_rounds<<<cuda::blocks_for(g * n, kThreads), kThreads>>>(
       numerator.get(), normaliser.get(), maximum.get(), out.get(), ll(g), ll(p.rounds), ll(n), static_cast<int>(d));
   cuda::check_launch("combine_rounds");
   const double ms = timer.stop_ms();
-  report(stages::reformer_combine(c));
+  report([=] { return stages::reformer_combine(c); });
   return cuda_result(c, out.download(), ms);
 }
 

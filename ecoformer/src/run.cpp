@@ -1,6 +1,6 @@
 // run_attention: input validation, then dispatch to the variant's CUDA kernel or CPU reference (hashed
 // variants go to run_hashed, LSA to MSA over its windows); CPU time by steady clock, GPU time by CUDA events
-// inside the kernels.
+// inside the kernels; the kernels' op records reach the sink after the run (stage_reporter.hpp).
 #include <chrono>
 #include <cmath>
 #include <string>
@@ -34,6 +34,12 @@ void validate_tensor(const char* what, const Tensor& t, const AttentionConfig& c
       throw Error(std::string(what) + " holds a non-finite value (" + std::to_string(t.data[i]) + ") at flat index " +
                   std::to_string(i));
 }
+
+/// The op records of timed runs: already counted by the caller's own run, dropped here.
+class DiscardingSink : public OpSink {
+ public:
+  void record(const OpRecord&) override {}
+};
 
 detail::CpuKernel* cpu_kernel(AttentionVariant v) {
   switch (v) {
@@ -93,12 +99,32 @@ RunResult run_attention(const AttentionInputs& inputs, const AttentionConfig& co
     return r;
   }
   const detail::Reporter report(sink);
-  if (device == Device::cuda) return run_cuda(inputs, config, seed, report);
-  detail::CpuKernel* const kernel = cpu_kernel(config.variant);
-  const auto start = std::chrono::steady_clock::now();
-  Tensor out = kernel(inputs, config, seed, report);
-  const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
-  return RunResult{std::move(out), elapsed.count(), Device::cpu};
+  RunResult result;
+  if (device == Device::cuda) {
+    result = run_cuda(inputs, config, seed, report);
+  } else {
+    detail::CpuKernel* const kernel = cpu_kernel(config.variant);
+    const auto start = std::chrono::steady_clock::now();
+    Tensor out = kernel(inputs, config, seed, report);
+    const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
+    result = RunResult{std::move(out), elapsed.count(), Device::cpu};
+  }
+  report.deliver();
+  return result;
+}
+
+timing::Stats time_runs(const timing::Plan& plan, Device device, const std::function<RunResult(OpSink&)>& run) {
+  return timing::measure(plan, device == Device::cuda ? timing::kCudaEvents : timing::kSteadyClock, [&] {
+    DiscardingSink discard;
+    const RunResult r = run(discard);
+    if (r.device != device) throw Error("a timed run ran on another device than the one asked for");
+    return r.latency_ms;
+  });
+}
+
+timing::Stats time_attention(const AttentionInputs& inputs, const AttentionConfig& config, Device device,
+                             std::uint64_t seed, const timing::Plan& plan) {
+  return time_runs(plan, device, [&](OpSink& sink) { return run_attention(inputs, config, device, seed, sink); });
 }
 
 }  // namespace ecosim::ecoformer

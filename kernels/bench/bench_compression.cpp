@@ -1,6 +1,8 @@
 // bench_compression: quantize+pack and unpack(+dequantize) throughput of ActNN (1/2/4/8 bits), Mesa and
 // Few-Bit (GELU, 1..4 bits), in GB/s of bytes read + written, as a ratio to copying the input's bytes
-// measured in the same run (cudaMemcpy device-to-device on the GPU, std::memcpy on the CPU). GACT runs the
+// measured in the same run (cudaMemcpy device-to-device on the GPU, std::memcpy on the CPU). Times are the
+// median of the repetitions after warm-up runs (timing.hpp; CUDA events on the GPU, the steady clock on the
+// CPU), with their min–max spread. GACT runs the
 // ActNN kernels (its choice is a bit width per tensor), so its rows are the ActNN rows. Few-Bit's forward
 // pass also writes f(x) and its backward reads the incoming gradient: both are counted in its bytes.
 //
@@ -8,7 +10,6 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <functional>
 #include <optional>
@@ -20,6 +21,7 @@
 #include "ecosim/kernels/gpu.hpp"
 #include "ecosim/kernels/mesa.hpp"
 #include "ecosim/kernels/philox.hpp"
+#include "ecosim/kernels/timing.hpp"
 #include "ecosim/ops_counter/error.hpp"
 
 using namespace ecosim;
@@ -30,7 +32,7 @@ namespace {
 struct Options {
   bool gpu = false;
   std::uint64_t elements = std::uint64_t{64} << 20;
-  int repetitions = 5;
+  timing::Plan plan = timing::kGpuPlan;
 };
 
 Options parse(int argc, char** argv) {
@@ -43,7 +45,7 @@ Options parse(int argc, char** argv) {
     else if (key == "--elements")
       o.elements = std::stoull(value);
     else if (key == "--repetitions")
-      o.repetitions = std::max(1, std::stoi(value));
+      o.plan.repetitions = std::max(1, std::stoi(value));
     else
       throw Error("usage: bench_compression [--device cpu|cuda] [--elements N] [--repetitions R]");
   }
@@ -52,62 +54,59 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-/// Best wall time in ms of `repetitions` runs after one warm-up.
-double best_ms(int repetitions, const std::function<void()>& run) {
-  run();
-  double best = 1e300;
-  for (int r = 0; r < repetitions; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    run();
-    best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  }
-  return best;
+/// The plan's runs of `run` by the steady clock.
+timing::Stats cpu_stats(const timing::Plan& plan, const std::function<void()>& run) {
+  return timing::measure(plan, timing::kSteadyClock, [&] { return timing::steady_ms(run); });
 }
 
 /// CPU timings with the same meaning as the CUDA ones.
-CudaTiming time_cpu(const TensorView& x, int repetitions, const std::function<std::uint64_t()>& quantize,
+CudaTiming time_cpu(const TensorView& x, const timing::Plan& plan, const std::function<std::uint64_t()>& quantize,
                     const std::function<std::uint64_t()>& dequantize) {
   const std::uint64_t bytes = x.elements * (bits(x.dtype) / 8);
   std::vector<std::uint8_t> copy(bytes);
   CudaTiming t;
   t.input_bytes = bytes;
-  t.quantize_ms = best_ms(repetitions, [&] { t.compressed_bytes = quantize(); });
-  t.dequantize_ms = best_ms(repetitions, [&] { t.output_bytes = dequantize(); });
-  t.copy_ms = best_ms(repetitions, [&] { std::memcpy(copy.data(), x.data, bytes); });
+  t.quantize = cpu_stats(plan, [&] { t.compressed_bytes = quantize(); });
+  t.dequantize = cpu_stats(plan, [&] { t.output_bytes = dequantize(); });
+  t.copy = cpu_stats(plan, [&] { std::memcpy(copy.data(), x.data, bytes); });
   return t;
+}
+
+/// One row: median ms, its spread, GB/s at the median and the ratio to the copy's GB/s.
+void print_row(const std::string& scheme, DType dtype, const char* pass, const timing::Stats& s, std::uint64_t bytes,
+               double copy_gbs) {
+  const double gbs = static_cast<double>(bytes) / s.median_ms / 1e6;
+  fmt::print("{:<14} {:<5} {:<15} {:>10.3f} {:>19} {:>9.1f} {:>9.1f} {:>7.2f}\n", scheme, name(dtype), pass,
+             s.median_ms, fmt::format("{:.3f}–{:.3f}", s.min_ms, s.max_ms), gbs, copy_gbs, gbs / copy_gbs);
 }
 
 /// `extra_bytes`: bytes each pass moves besides the compressed form and its input/output (Few-Bit: f(x)
 /// written by the forward pass, the incoming gradient read by the backward pass).
 void print_rows(const std::string& scheme, DType dtype, const CudaTiming& t, std::uint64_t extra_bytes = 0) {
-  const double copy_gbs = 2.0 * static_cast<double>(t.input_bytes) / t.copy_ms / 1e6;
-  const double q_gbs = static_cast<double>(t.input_bytes + t.compressed_bytes + extra_bytes) / t.quantize_ms / 1e6;
-  const double d_gbs = static_cast<double>(t.compressed_bytes + t.output_bytes + extra_bytes) / t.dequantize_ms / 1e6;
-  fmt::print("{:<14} {:<5} {:<15} {:>10.3f} {:>9.1f} {:>9.1f} {:>7.2f}\n", scheme, name(dtype), "quantize+pack",
-             t.quantize_ms, q_gbs, copy_gbs, q_gbs / copy_gbs);
-  fmt::print("{:<14} {:<5} {:<15} {:>10.3f} {:>9.1f} {:>9.1f} {:>7.2f}\n", scheme, name(dtype), "unpack",
-             t.dequantize_ms, d_gbs, copy_gbs, d_gbs / copy_gbs);
+  const double copy_gbs = 2.0 * static_cast<double>(t.input_bytes) / t.copy.median_ms / 1e6;
+  print_row(scheme, dtype, "quantize+pack", t.quantize, t.input_bytes + t.compressed_bytes + extra_bytes, copy_gbs);
+  print_row(scheme, dtype, "unpack", t.dequantize, t.compressed_bytes + t.output_bytes + extra_bytes, copy_gbs);
 }
 
 void run(const Options& o) {
   std::vector<float> values(o.elements);
   for (std::uint64_t i = 0; i < o.elements; ++i) values[i] = rng::normal(1, 0, i);
   fmt::print(
-      "bench_compression: {} elements on {}, best of {} (GB/s = bytes read + written per second; ratio "
-      "= GB/s / copy GB/s, copy = {})\n",
-      o.elements, o.gpu ? gpu::probe().device_name : "CPU", o.repetitions,
-      o.gpu ? "cudaMemcpy device-to-device" : "std::memcpy");
-  fmt::print("{:<14} {:<5} {:<15} {:>10} {:>9} {:>9} {:>7}\n", "scheme", "dtype", "pass", "ms", "GB/s", "copy GB/s",
-             "ratio");
+      "bench_compression: {} elements on {}, median of {} runs after {} warm-up ({}; GB/s = bytes read + "
+      "written per second at the median; ratio = GB/s / copy GB/s, copy = {})\n",
+      o.elements, o.gpu ? gpu::probe().device_name : "CPU", o.plan.repetitions, o.plan.warmup,
+      o.gpu ? timing::kCudaEvents : timing::kSteadyClock, o.gpu ? "cudaMemcpy device-to-device" : "std::memcpy");
+  fmt::print("{:<14} {:<5} {:<15} {:>10} {:>19} {:>9} {:>9} {:>7}\n", "scheme", "dtype", "pass", "median ms",
+             "min–max ms", "GB/s", "copy GB/s", "ratio");
   for (DType dtype : {DType::fp32, DType::fp16}) {
     const std::vector<std::uint8_t> bytes = encode(values, dtype);
     const TensorView x{bytes.data(), dtype, o.elements};
     for (unsigned b : {1u, 2u, 4u, 8u}) {
       const actnn::Layout layout = actnn::Layout::uniform(o.elements, b);
       actnn::Compressed c;
-      const CudaTiming t = o.gpu ? actnn::time_cuda(x, layout, o.repetitions)
+      const CudaTiming t = o.gpu ? actnn::time_cuda(x, layout, o.plan)
                                  : time_cpu(
-                                       x, o.repetitions,
+                                       x, o.plan,
                                        [&] {
                                          c = actnn::quantize_cpu(x, layout, 1);
                                          return c.storage_bytes();
@@ -117,9 +116,9 @@ void run(const Options& o) {
     }
     const mesa::Layout heads{1, 1, o.elements};
     mesa::Compressed m;
-    const CudaTiming tm = o.gpu ? mesa::time_cuda(x, heads, o.repetitions)
+    const CudaTiming tm = o.gpu ? mesa::time_cuda(x, heads, o.plan)
                                 : time_cpu(
-                                      x, o.repetitions,
+                                      x, o.plan,
                                       [&] {
                                         mesa::State s;
                                         m = mesa::quantize_cpu(x, heads, s, 1);
@@ -130,9 +129,9 @@ void run(const Options& o) {
     for (unsigned b : {1u, 2u, 3u, 4u}) {
       const fewbit::Codebook book = fewbit::Codebook::from(fewbit::solve(fewbit::Activation::gelu, b, {10.0, 2000}));
       std::optional<fewbit::Forward> f;
-      const CudaTiming tf = o.gpu ? fewbit::time_cuda(book, x, o.repetitions)
+      const CudaTiming tf = o.gpu ? fewbit::time_cuda(book, x, o.plan)
                                   : time_cpu(
-                                        x, o.repetitions,
+                                        x, o.plan,
                                         [&] {
                                           f = fewbit::forward_cpu(book, x);
                                           return f->codes.size();

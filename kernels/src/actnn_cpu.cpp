@@ -5,6 +5,7 @@
 
 #include "ecosim/kernels/actnn.hpp"
 #include "ecosim/ops_counter/error.hpp"
+#include "input_errors.hpp"
 #include "input_type.hpp"
 
 namespace ecosim::kernels::actnn {
@@ -27,8 +28,7 @@ Compressed quantize_cpu(const TensorView& x, const Layout& layout, std::uint64_t
       const std::uint64_t base = s * layout.sample_elements + first, g = s * groups_per_sample + j;
       const MinMax range = min_max(x.data, type, base, count);
       const quant::Metadata m = quant::group_metadata(range.lo, range.hi);
-      if (!quant::metadata_finite(m))
-        throw Error("actnn: the range of group " + std::to_string(g) + " overflows bf16 metadata");
+      if (!quant::metadata_finite(m)) throw actnn_range_overflow(g);
       c.zero_bf16[g] = m.zero_bf16;
       c.range_bf16[g] = m.range_bf16;
       const float zero = quant::bf16_to_float(m.zero_bf16), scale = quant::quant_scale(m.range_bf16, levels);

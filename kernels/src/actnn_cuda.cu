@@ -110,7 +110,7 @@ Compressed quantize_cuda(const TensorView& x, const Layout& layout, std::uint64_
   quantize_kernel<<<quantize_grid(groups), 32 * kWarpsPerBlock>>>(
       input.get(), input_type(x.dtype), tables.device, groups, seed, zero.get(), range.get(), codes.get(), flags.get());
   cuda::synchronize("actnn quantize");
-  cuda::throw_flags(flags, "actnn");
+  cuda::throw_flags(flags, "actnn", actnn_range_overflow);
   c.zero_bf16 = zero.download();
   c.range_bf16 = range.download();
   c.codes = codes.download();
@@ -125,14 +125,14 @@ std::vector<float> dequantize_cuda(const Compressed& c, OpSink* sink) {
   const cuda::DeviceBuffer<std::uint16_t> zero(c.zero_bf16), range(c.range_bf16);
   const cuda::DeviceBuffer<std::uint8_t> codes(c.codes);
   const cuda::DeviceBuffer<float> out(c.layout.elements());
-  dequantize_kernel<<<cuda::blocks_for(c.layout.groups(), 1, "actnn"), kGroupSize>>>(
+  dequantize_kernel<<<cuda::grid_x(c.layout.groups(), "actnn unpack (one block per group)"), kGroupSize>>>(
       tables.device, zero.get(), range.get(), codes.get(), out.get());
   cuda::synchronize("actnn dequantize");
   if (sink) sink->record(dequantize_record(c.layout));
   return out.download();
 }
 
-CudaTiming time_cuda(const TensorView& x, const Layout& layout, int repetitions) {
+CudaTiming time_cuda(const TensorView& x, const Layout& layout, const timing::Plan& plan) {
   check_arguments(x, layout);
   check_finite(x, "actnn");
   const auto offsets = layout.sample_byte_offsets();
@@ -143,21 +143,21 @@ CudaTiming time_cuda(const TensorView& x, const Layout& layout, int repetitions)
   const cuda::DeviceBuffer<std::uint8_t> codes(offsets.back());
   const cuda::DeviceBuffer<float> out(layout.elements());
   const cuda::DeviceBuffer<cuda::Flags> flags = cuda::make_flags();
-  const unsigned grid = quantize_grid(groups), dequantize_grid = cuda::blocks_for(groups, 1, "actnn");
+  const unsigned grid = quantize_grid(groups),
+                 dequantize_grid = cuda::grid_x(groups, "actnn unpack (one block per group)");
   CudaTiming t;
   t.input_bytes = bytes;
   t.compressed_bytes = offsets.back() + 4 * groups;
   t.output_bytes = 4 * layout.elements();
-  t.quantize_ms = cuda::time_ms(repetitions, [&] {
+  t.quantize = cuda::time_stats(plan, [&] {
     quantize_kernel<<<grid, 32 * kWarpsPerBlock>>>(input.get(), input_type(x.dtype), tables.device, groups, 1,
                                                    zero.get(), range.get(), codes.get(), flags.get());
   });
-  t.dequantize_ms = cuda::time_ms(repetitions, [&] {
+  t.dequantize = cuda::time_stats(plan, [&] {
     dequantize_kernel<<<dequantize_grid, kGroupSize>>>(tables.device, zero.get(), range.get(), codes.get(), out.get());
   });
-  t.copy_ms = cuda::time_ms(repetitions, [&] {
-    cuda::check(cudaMemcpyAsync(copy.get(), input.get(), bytes, cudaMemcpyDeviceToDevice), "copy");
-  });
+  t.copy = cuda::time_stats(
+      plan, [&] { cuda::check(cudaMemcpyAsync(copy.get(), input.get(), bytes, cudaMemcpyDeviceToDevice), "copy"); });
   return t;
 }
 

@@ -8,6 +8,7 @@
 
 #include "ecosim/kernels/cuda_support.cuh"
 #include "ecosim/ops_counter/error.hpp"
+#include "input_errors.hpp"
 
 namespace ecosim::cuda {
 
@@ -22,14 +23,17 @@ inline DeviceBuffer<Flags> make_flags() {
   return DeviceBuffer<Flags>(&none, 1);
 }
 
-/// Throws the same messages as the CPU reference for the flags a launch raised.
-inline void throw_flags(const DeviceBuffer<Flags>& flags, const char* scheme) {
+/// Throws the CPU reference's error for the flags a launch raised: a non-finite element, or the scheme's own
+/// overflow of a group's scale (`group_overflow`: ActNN's bf16 metadata, Mesa's fp32 head scale; nullptr for
+/// a scheme whose kernels never raise it).
+inline void throw_flags(const DeviceBuffer<Flags>& flags, const char* scheme,
+                        Error (*group_overflow)(std::uint64_t) = nullptr) {
   const Flags f = flags.download()[0];
-  if (f.bad_element != kNone)
-    throw Error(std::string(scheme) + ": non-finite input (NaN or Inf) at element " + std::to_string(f.bad_element));
-  if (f.bad_group != kNone)
-    throw Error(std::string(scheme) + ": the range of group " + std::to_string(f.bad_group) +
-                " overflows bf16 metadata");
+  if (f.bad_element != kNone) throw kernels::non_finite_input(scheme, f.bad_element);
+  if (f.bad_group != kNone) {
+    if (group_overflow) throw group_overflow(f.bad_group);
+    throw Error(std::string(scheme) + ": internal error: group " + std::to_string(f.bad_group) + " flagged");
+  }
 }
 
 /// Warp-wide min and max (every lane of the warp must call it); all lanes get the result.

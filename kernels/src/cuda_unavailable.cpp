@@ -15,18 +15,18 @@ actnn::Compressed actnn::quantize_cuda(const TensorView&, const Layout&, std::ui
   unavailable("actnn");
 }
 std::vector<float> actnn::dequantize_cuda(const Compressed&, OpSink*) { unavailable("actnn"); }
-CudaTiming actnn::time_cuda(const TensorView&, const Layout&, int) { unavailable("actnn"); }
+CudaTiming actnn::time_cuda(const TensorView&, const Layout&, const timing::Plan&) { unavailable("actnn"); }
 mesa::Compressed mesa::quantize_cuda(const TensorView&, const Layout&, State&, std::uint64_t, OpSink*) {
   unavailable("mesa");
 }
 std::vector<float> mesa::dequantize_cuda(const Compressed&, OpSink*) { unavailable("mesa"); }
-CudaTiming mesa::time_cuda(const TensorView&, const Layout&, int) { unavailable("mesa"); }
+CudaTiming mesa::time_cuda(const TensorView&, const Layout&, const timing::Plan&) { unavailable("mesa"); }
 
 fewbit::Forward fewbit::forward_cuda(const Codebook&, const TensorView&, OpSink*) { unavailable("fewbit"); }
 fewbit::HostTensor fewbit::backward_cuda(const Codebook&, std::span<const std::uint8_t>, const TensorView&, OpSink*) {
   unavailable("fewbit");
 }
-CudaTiming fewbit::time_cuda(const Codebook&, const TensorView&, int) { unavailable("fewbit"); }
+CudaTiming fewbit::time_cuda(const Codebook&, const TensorView&, const timing::Plan&) { unavailable("fewbit"); }
 
 }  // namespace ecosim::kernels
 #endif

@@ -4,6 +4,7 @@
 
 #include "ecosim/ops_counter/error.hpp"
 #include "fewbit_element.hpp"
+#include "input_errors.hpp"
 #include "input_type.hpp"
 
 namespace ecosim::kernels::fewbit {
@@ -16,7 +17,7 @@ Forward forward_cpu(const Codebook& c, const TensorView& x, OpSink* sink) {
   for (std::uint64_t g = 0; g < detail::group_count(x.elements); ++g) {
     const std::uint64_t bad =
         detail::forward_group(table, x.data, type, x.elements, g, out.output.bytes.data(), out.codes.data());
-    if (bad != x.elements) throw Error("fewbit: non-finite input (NaN or Inf) at element " + std::to_string(bad));
+    if (bad != x.elements) throw non_finite_input("fewbit", bad);
   }
   if (sink) sink->record(forward_record(c, x.elements, x.dtype));
   return out;

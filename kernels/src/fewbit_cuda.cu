@@ -70,7 +70,7 @@ HostTensor backward_cuda(const Codebook& c, std::span<const std::uint8_t> codes,
   return out;
 }
 
-CudaTiming time_cuda(const Codebook& c, const TensorView& x, int repetitions) {
+CudaTiming time_cuda(const Codebook& c, const TensorView& x, const timing::Plan& plan) {
   check_input(x, "fewbit");
   check_finite(x, "fewbit");
   gpu::require("fewbit");
@@ -84,16 +84,15 @@ CudaTiming time_cuda(const Codebook& c, const TensorView& x, int repetitions) {
   t.input_bytes = bytes;
   t.compressed_bytes = code_bytes(x.elements, c.bits);
   t.output_bytes = bytes;
-  t.quantize_ms = cuda::time_ms(repetitions, [&] {
+  t.quantize = cuda::time_stats(plan, [&] {
     forward_kernel<<<blocks(x.elements), kThreads>>>(table, input.get(), type, x.elements, output.get(), codes.get(),
                                                      flags.get());
   });
-  t.dequantize_ms = cuda::time_ms(repetitions, [&] {
+  t.dequantize = cuda::time_stats(plan, [&] {
     backward_kernel<<<blocks(x.elements), kThreads>>>(table, codes.get(), input.get(), type, x.elements, output.get());
   });
-  t.copy_ms = cuda::time_ms(repetitions, [&] {
-    cuda::check(cudaMemcpyAsync(copy.get(), input.get(), bytes, cudaMemcpyDeviceToDevice), "copy");
-  });
+  t.copy = cuda::time_stats(
+      plan, [&] { cuda::check(cudaMemcpyAsync(copy.get(), input.get(), bytes, cudaMemcpyDeviceToDevice), "copy"); });
   return t;
 }
 

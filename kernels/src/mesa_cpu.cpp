@@ -7,6 +7,7 @@
 #include "ecosim/kernels/mesa.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
+#include "input_errors.hpp"
 #include "input_type.hpp"
 #include "mesa_step.hpp"
 #include "pass_record.hpp"
@@ -77,7 +78,7 @@ Compressed quantize_cpu(const TensorView& x, const Layout& layout, State& state,
     const quant::MesaScale old =
         state.initialized() ? quant::MesaScale{state.alpha[h], state.beta[h]} : quant::MesaScale{0.0f, 0.0f};
     const quant::MesaScale s = quant::mesa_update(!state.initialized(), old, lo[h], hi[h], kMomentum);
-    if (!quant::mesa_finite(s)) throw Error("mesa: the range of head " + std::to_string(h) + " overflows fp32");
+    if (!quant::mesa_finite(s)) throw mesa_range_overflow(h);
     c.alpha[h] = s.alpha;
     c.beta[h] = s.beta;
   }

@@ -100,7 +100,8 @@ struct Launch {
         lo_key(std::vector<std::uint32_t>(l.heads, ~0u)),
         hi_key(std::vector<std::uint32_t>(l.heads, 0u)),
         codes(x.elements),
-        grid(cuda::blocks_for(l.outer * l.heads * segments(l).chunks, 1, "mesa")) {}
+        grid(cuda::grid_x(l.outer * l.heads * segments(l).chunks,
+                          "mesa (one block per " + std::to_string(kChunk) + "-element chunk of each head segment)")) {}
 
   void run(quant::Input type, std::uint64_t seed) {
     const Segments s = segments(layout);
@@ -122,7 +123,7 @@ Compressed quantize_cuda(const TensorView& x, const Layout& layout, State& state
   Launch launch(x, layout, state);
   launch.run(input_type(x.dtype), seed);
   cuda::synchronize("mesa quantize");
-  cuda::throw_flags(launch.flags, "mesa");
+  cuda::throw_flags(launch.flags, "mesa", mesa_range_overflow);
   return finish_step(Compressed{layout, launch.alpha.download(), launch.beta.download(), launch.codes.download()},
                      state, x.dtype, sink);
 }
@@ -140,7 +141,7 @@ std::vector<float> dequantize_cuda(const Compressed& c, OpSink* sink) {
   return out.download();
 }
 
-CudaTiming time_cuda(const TensorView& x, const Layout& layout, int repetitions) {
+CudaTiming time_cuda(const TensorView& x, const Layout& layout, const timing::Plan& plan) {
   const State fresh;
   check_arguments(x, layout, fresh);
   check_finite(x, "mesa");
@@ -154,12 +155,12 @@ CudaTiming time_cuda(const TensorView& x, const Layout& layout, int repetitions)
   t.input_bytes = bytes;
   t.compressed_bytes = n + 8 * layout.heads;
   t.output_bytes = 4 * n;
-  t.quantize_ms = cuda::time_ms(repetitions, [&] { launch.run(type, 1); });
-  t.dequantize_ms = cuda::time_ms(repetitions, [&] {
+  t.quantize = cuda::time_stats(plan, [&] { launch.run(type, 1); });
+  t.dequantize = cuda::time_stats(plan, [&] {
     dequantize_kernel<<<dequant_grid, kThreads>>>(launch.codes.get(), segments(layout), n, launch.alpha.get(),
                                                   launch.beta.get(), out.get());
   });
-  t.copy_ms = cuda::time_ms(repetitions, [&] {
+  t.copy = cuda::time_stats(plan, [&] {
     cuda::check(cudaMemcpyAsync(copy.get(), launch.input.get(), bytes, cudaMemcpyDeviceToDevice), "copy");
   });
   return t;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ecosim/ops_counter/error.hpp"
+#include "input_errors.hpp"
 #include "input_type.hpp"
 
 namespace ecosim::kernels {
@@ -27,8 +28,7 @@ void check_input(const TensorView& x, const char* scheme) {
 void check_finite(const TensorView& x, const char* scheme) {
   const quant::Input type = input_type(x.dtype);
   for (std::uint64_t i = 0; i < x.elements; ++i)
-    if (!quant::is_finite(quant::load(x.data, type, i)))
-      throw Error(std::string(scheme) + ": non-finite input (NaN or Inf) at element " + std::to_string(i));
+    if (!quant::is_finite(quant::load(x.data, type, i))) throw non_finite_input(scheme, i);
 }
 
 std::vector<float> decode(const TensorView& x) {

@@ -44,12 +44,13 @@ constexpr std::uint64_t kInputSeed = 1;
 struct VariantRun {
   std::vector<OpRecord> ops;  // also the variant's trace
   OpCounts total;
-  std::optional<double> measured_gpu_ms;
+  std::optional<KernelTiming> timing;  // the kernel's latency, when a kernel ran
   std::string source;
 };
 
 /// The kernel-run step: the variant's kernel on synthetic inputs, its records teed into an op counter and
-/// the list returned for the replay and the trace.
+/// the list returned for the replay and the trace. Its latency: on the GPU, timing::kGpuPlan's runs after
+/// this one (each run's op records discarded after its timer stops); on the CPU, this run itself.
 VariantRun run_kernel(const AttentionConfig& config, DeviceChoice device) {
   const ecoformer::AttentionInputs inputs = ecoformer::synthetic_inputs(config, kInputSeed);
   OpCounter counter;
@@ -57,10 +58,11 @@ VariantRun run_kernel(const AttentionConfig& config, DeviceChoice device) {
   FanOutSink sink({&counter, &list});
   const auto dev = device == DeviceChoice::cuda ? ecoformer::Device::cuda : ecoformer::Device::cpu;
   const ecoformer::RunResult r = ecoformer::run_attention(inputs, config, dev, kInputSeed, sink);
-  VariantRun run{std::move(list.records), counter.total(), std::nullopt,
-                 dev == ecoformer::Device::cuda ? "kernel (cuda)" : "kernel (cpu)"};
-  if (r.device == ecoformer::Device::cuda) run.measured_gpu_ms = r.latency_ms;
-  return run;
+  const bool on_gpu = r.device == ecoformer::Device::cuda;
+  KernelTiming measured{on_gpu ? "cuda (" + gpu::probe().device_name + ")" : "cpu",
+                        on_gpu ? ecoformer::time_attention(inputs, config, dev, kInputSeed, timing::kGpuPlan)
+                               : timing::summarize({r.latency_ms}, {0, 1}, timing::kSteadyClock)};
+  return {std::move(list.records), counter.total(), std::move(measured), on_gpu ? "kernel (cuda)" : "kernel (cpu)"};
 }
 
 /// A count-only variant's layer (no kernel to run): the analytic records, named as the kernels name theirs.
@@ -241,9 +243,10 @@ int compare(const Args& args) {
                    replay.latency_ms(),
                    0,
                    false,
-                   ""};
-    if (run.measured_gpu_ms) {
-      row.gpu_latency_ms = *run.measured_gpu_ms;
+                   "",
+                   run.timing};
+    if (run.timing && run.timing->stats.method == timing::kCudaEvents) {
+      row.gpu_latency_ms = run.timing->stats.median_ms;
       row.gpu_measured = true;
       row.gpu_label = "measured, CUDA events (" + gpu::probe().device_name + ")";
     } else {
@@ -251,8 +254,10 @@ int compare(const Args& args) {
       row.gpu_label = "est. " + roofline.gpu + " roofline (no GPU kernel run)";
     }
     report.provenance["gpu_timing"][e.label] =
-        row.gpu_measured ? "measured: CUDA events around one run of the kernel on " + gpu::probe().device_name +
-                               " (a single cold run, no warm-up)"
+        row.gpu_measured ? fmt::format(
+                               "measured: median of {} runs after {} warm-up runs, CUDA events around each run's "
+                               "kernels on {} (op records delivered after the timer stops)",
+                               timing::kGpuPlan.repetitions, timing::kGpuPlan.warmup, gpu::probe().device_name)
                          : fmt::format(
                                "estimated: sum over ops of max(ops / {:.4g} op/s, bytes / {:.4g} B/s), the "
                                "{} roofline; no GPU kernel ran",

@@ -35,6 +35,14 @@ double sram_pj(const CompareRow& row) {
   return row.accel.energy.sram_pj[0] + row.accel.energy.sram_pj[1] + row.accel.energy.sram_pj[2];
 }
 
+nlohmann::json timing_json(const std::optional<KernelTiming>& t) {
+  if (!t) return nullptr;
+  const timing::Stats& s = t->stats;
+  return {{"device", t->device},      {"method", s.method}, {"warmup", s.warmup}, {"repetitions", s.repetitions},
+          {"median_ms", s.median_ms}, {"q1_ms", s.q1_ms},   {"q3_ms", s.q3_ms},   {"min_ms", s.min_ms},
+          {"max_ms", s.max_ms}};
+}
+
 }  // namespace
 
 std::string render_table(const CompareReport& r) {
@@ -122,6 +130,7 @@ nlohmann::json to_json(const CompareReport& r) {
          {"gpu_latency_ms", row.gpu_latency_ms},
          {"gpu_latency_kind", row.gpu_measured ? "measured" : "estimated"},
          {"gpu", row.gpu_label},
+         {"kernel_timing", timing_json(row.kernel_timing)},
          {"latency_ratio_msa", opt(ratio(row.accel_latency_ms, msa, &CompareRow::accel_latency_ms))},
          {"energy_ratio_msa", opt(msa ? std::optional<double>(e.total_pj() / energy_of(*msa)) : std::nullopt)},
          {"published_latency_ratio_msa", opt(published_ratio(r, row.variant, "latency_ms"))},

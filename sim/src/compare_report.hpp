@@ -9,8 +9,15 @@
 #include <nlohmann/json.hpp>
 
 #include "ecosim/accel_model/result.hpp"
+#include "ecosim/kernels/timing.hpp"
 
 namespace ecosim::cli {
+
+/// How a variant's kernel was timed: where it ran ("cpu" or "cuda (<GPU name>)") and the statistics.
+struct KernelTiming {
+  std::string device;
+  timing::Stats stats;
+};
 
 struct CompareRow {
   std::string variant;
@@ -21,7 +28,8 @@ struct CompareRow {
   double accel_latency_ms = 0;
   double gpu_latency_ms = 0;
   bool gpu_measured = false;
-  std::string gpu_label;  // "measured (NVIDIA H100 ...)" or "est. H100 SXM roofline"
+  std::string gpu_label;                      // "measured (NVIDIA H100 ...)" or "est. H100 SXM roofline"
+  std::optional<KernelTiming> kernel_timing;  // none for a count-only variant or a whole model
 };
 
 struct CompareReport {
@@ -40,7 +48,8 @@ std::string render_table(const CompareReport& report);
 std::string render_csv(const CompareReport& report);
 /// {"workload", "provenance", "published_source" (null without published figures), "accel_area_mm2" (array,
 ///  each buffer, total), "variants": [{"name", "accel_latency_ms", "accel_energy_pj", "gpu_latency_ms",
-///  "gpu_latency_kind", "muls", "adds", ...}]}
+///  "gpu_latency_kind", "kernel_timing" (null, or {"device", "method", "warmup", "repetitions", "median_ms",
+///  "q1_ms", "q3_ms", "min_ms", "max_ms"}), "muls", "adds", ...}]}
 nlohmann::json to_json(const CompareReport& report);
 
 }  // namespace ecosim::cli

@@ -13,14 +13,29 @@ using namespace ecosim::test;
 
 namespace {
 constexpr double kTie = 1e-5;  // |projection| below this may round to either sign on CPU and GPU
+
+/// Every bit where the GPU's code differs from the CPU's is a tie; returns how many there are.
+std::uint64_t tied_bits(const HashedRun& cpu, const HashedRun& cuda, std::uint64_t tokens) {
+  const auto bits = static_cast<unsigned>(cpu.params.bits);
+  std::uint64_t ties = 0;
+  for (std::uint64_t i = 0; i < tokens; ++i)
+    for (unsigned r = 0; r < bits; ++r)
+      if (cpu.hashes.codes.sign(i, r) != cuda.hashes.codes.sign(i, r)) {
+        ++ties;
+        REQUIRE(std::fabs(cpu.hashes.projections[i * bits + r]) < kTie);
+      }
+  return ties;
 }
+}  // namespace
 
 TEST_CASE("GPU hashed attention agrees with the CPU reference", "[hashed][gpu]") {
   if (!gpu_or_skip()) return;
   struct Shape {
     std::uint64_t batch, heads, seq, dim, bits, support;
   };
-  const Shape shapes[] = {{2, 3, 301, 32, 16, 25}, {1, 2, 9, 64, 64, 9}, {2, 1, 1000, 16, 24, 25}};
+  // the last: 9 chunks of 256 tokens per group, the last one partial (3 tokens)
+  const Shape shapes[] = {
+      {2, 3, 301, 32, 16, 25}, {1, 2, 9, 64, 64, 9}, {2, 1, 1000, 16, 24, 25}, {1, 2, 2051, 16, 16, 25}};
   for (AttentionVariant v : kHashedVariants)
     for (const Shape& s : shapes) {
       const AttentionConfig c = hashed_config(v, s.batch, s.heads, s.seq, s.dim, s.bits, s.support);
@@ -29,17 +44,10 @@ TEST_CASE("GPU hashed attention agrees with the CPU reference", "[hashed][gpu]")
       RecordingSink sink;
       const HashedRun cpu = run_hashed_detailed(in, c, Device::cpu, 9, sink);
       const HashedRun cuda = run_hashed_detailed(in, c, Device::cuda, 9, sink);
-      const auto bits = static_cast<unsigned>(cpu.params.bits);
       const std::uint64_t tokens = c.batch * c.heads * c.seq;
       if (cpu.params.binary()) {
-        std::uint64_t ties = 0;
-        for (std::uint64_t i = 0; i < tokens; ++i)
-          for (unsigned r = 0; r < bits; ++r)
-            if (cpu.hashes.codes.sign(i, r) != cuda.hashes.codes.sign(i, r)) {
-              ++ties;
-              REQUIRE(std::fabs(cpu.hashes.projections[i * bits + r]) < kTie);
-            }
-        std::cout << name(v) << " N=" << s.seq << ": " << ties << " tied bits of " << tokens * bits << "\n";
+        const std::uint64_t ties = tied_bits(cpu, cuda, tokens);
+        std::cout << name(v) << " N=" << s.seq << ": " << ties << " tied bits of " << tokens * cpu.params.bits << "\n";
         bool positive = false;  // the GPU output is the hashed attention of the GPU's own codes
         CHECK(relative_error(cuda.result.out.data, naive_hashed(cuda, in.v, &positive)) <= 1e-5);
         if (ties == 0) CHECK(relative_error(cuda.result.out.data, naive_hashed(cpu, in.v, &positive)) <= 1e-5);
@@ -52,4 +60,19 @@ TEST_CASE("GPU hashed attention agrees with the CPU reference", "[hashed][gpu]")
       CHECK(cuda.result.device == Device::cuda);
       CHECK(cuda.result.latency_ms > 0);
     }
+}
+
+TEST_CASE("GPU hashed attention runs more than 65,535 (batch, head) groups", "[hashed][gpu]") {
+  if (!gpu_or_skip()) return;
+  for (AttentionVariant v : {AttentionVariant::ecoformer, AttentionVariant::lsh_ecoformer}) {
+    const AttentionConfig c = hashed_config(v, 32'769, 2, 7, 8, 8, 5);  // 65,538 groups: above grid y's 65,535
+    INFO("variant " << name(v));
+    const AttentionInputs in = synthetic_inputs(c, 4);
+    RecordingSink sink;
+    const HashedRun cpu = run_hashed_detailed(in, c, Device::cpu, 4, sink);
+    const HashedRun cuda = run_hashed_detailed(in, c, Device::cuda, 4, sink);
+    tied_bits(cpu, cuda, c.batch * c.heads * c.seq);
+    bool positive = false;
+    CHECK(relative_error(cuda.result.out.data, naive_hashed(cuda, in.v, &positive)) <= 1e-5);
+  }
 }

@@ -239,3 +239,17 @@ TEST_CASE("GPU and CPU produce identical codes, metadata and dequantized values"
   REQUIRE_THROWS_WITH(actnn::quantize_cuda({bad.data(), DType::fp32, 600}, actnn::Layout::uniform(600, 2), 1),
                       Catch::Contains("at element 417"));
 }
+
+TEST_CASE("GPU and CPU agree on more than 65,535 groups and an odd last group", "[actnn][gpu]") {
+  if (!test::gpu_or_skip()) return;
+  const std::uint64_t n = 70'001 * actnn::kGroupSize + 77;  // 70,002 groups: above grid y/z's 65,535
+  const std::vector<float> f = test::normal_tensor(n, 12);
+  for (const actnn::Layout& l : {actnn::Layout::uniform(n, 1), actnn::Layout{7, n / 7, {2, 4, 8, 1, 2, 4, 8}}}) {
+    const TensorView x{f.data(), DType::fp32, l.elements()};
+    const actnn::Compressed cpu = actnn::quantize_cpu(x, l, 5), gpu = actnn::quantize_cuda(x, l, 5);
+    REQUIRE(cpu.codes == gpu.codes);
+    REQUIRE(cpu.zero_bf16 == gpu.zero_bf16);
+    REQUIRE(cpu.range_bf16 == gpu.range_bf16);
+    REQUIRE(actnn::dequantize_cpu(cpu) == actnn::dequantize_cuda(gpu));
+  }
+}

@@ -162,25 +162,57 @@ TEST_CASE("fewbit op records: codes instead of the saved input on the backward p
   CHECK(plain.counts.read_bytes() == 8 * n);  // saved x and the gradient
 }
 
-TEST_CASE("fewbit CUDA kernels equal the CPU reference bit for bit", "[gpu]") {
+TEST_CASE("fewbit CUDA kernels equal the CPU reference bit for bit", "[fewbit][gpu]") {
   if (!ecosim::test::gpu_or_skip()) return;
-  for (DType t : {DType::fp32, DType::fp16, DType::bf16})
-    for (unsigned bits = 1; bits <= 4; ++bits) {
-      const Codebook c = codebook(Activation::gelu, bits);
-      const std::uint64_t n = 100'003;
-      const ecosim::test::HalfTensor half =
-          t == DType::fp16 ? ecosim::test::random_fp16(n, bits) : ecosim::test::random_bf16(n, bits);
-      const std::vector<float> x32 = ecosim::test::normal_tensor(n, bits, 0.0f, 3.0f);
-      const TensorView x = t == DType::fp32 ? view(x32) : TensorView{half.bits.data(), t, n};
-      const Forward cpu = forward_cpu(c, x), gpu = forward_cuda(c, x);
-      INFO(ecosim::name(t) << " bits " << bits);
-      CHECK(gpu.codes == cpu.codes);
-      for (std::uint64_t i = 0; i < n; ++i) {
-        // f is evaluated by two math libraries: equal to 1 fp32 ulp, so to 1 ulp of the output type.
-        const float a = cpu.output.at(i), b = gpu.output.at(i);
-        const float ulp = t == DType::fp32 ? 0x1p-23f : t == DType::fp16 ? 0x1p-10f : 0x1p-7f;
-        REQUIRE(std::abs(a - b) <= ulp * std::max(std::abs(a), std::abs(b)) + 0x1p-24f * (t == DType::fp16));
+  for (const ActivationSpec& act : activations())
+    for (DType t : {DType::fp32, DType::fp16, DType::bf16})
+      for (unsigned bits = 1; bits <= (act.piecewise_constant ? 1u : 4u); ++bits) {
+        const Codebook c = codebook(act.activation, bits);
+        const std::uint64_t n = 100'003;  // odd: the last group of codes is partial
+        INFO(act.name);
+        const ecosim::test::HalfTensor half =
+            t == DType::fp16 ? ecosim::test::random_fp16(n, bits) : ecosim::test::random_bf16(n, bits);
+        const std::vector<float> x32 = ecosim::test::normal_tensor(n, bits, 0.0f, 3.0f);
+        const TensorView x = t == DType::fp32 ? view(x32) : TensorView{half.bits.data(), t, n};
+        const Forward cpu = forward_cpu(c, x), gpu = forward_cuda(c, x);
+        INFO(ecosim::name(t) << " bits " << bits);
+        CHECK(gpu.codes == cpu.codes);
+        for (std::uint64_t i = 0; i < n; ++i) {
+          // f is evaluated by two math libraries: equal to 1 fp32 ulp, so to 1 ulp of the output type.
+          const float a = cpu.output.at(i), b = gpu.output.at(i);
+          const float ulp = t == DType::fp32 ? 0x1p-23f : t == DType::fp16 ? 0x1p-10f : 0x1p-7f;
+          REQUIRE(std::abs(a - b) <= ulp * std::max(std::abs(a), std::abs(b)) + 0x1p-24f * (t == DType::fp16));
+        }
+        CHECK(backward_cuda(c, cpu.codes, x).bytes == backward_cpu(c, cpu.codes, x).bytes);
       }
-      CHECK(backward_cuda(c, cpu.codes, x).bytes == backward_cpu(c, cpu.codes, x).bytes);
+}
+
+TEST_CASE("fewbit CUDA kernels on one fp16 tensor of more than 2^31 elements", "[fewbit][gpu][large]") {
+  if (!ecosim::test::gpu_or_skip()) return;
+  const unsigned bits = 2;
+  const Codebook c = codebook(Activation::silu, bits);
+  const std::uint64_t n = (std::uint64_t{1} << 31) + 13;  // indices past int32, a partial last group of 8
+  const ecosim::test::HalfTensor tile = ecosim::test::random_fp16(std::uint64_t{1} << 20, 7);
+  std::vector<std::uint16_t> x(n);  // 4 GiB: the tile repeated
+  for (std::uint64_t first = 0; first < n; first += tile.bits.size())
+    std::copy_n(tile.bits.begin(), std::min<std::uint64_t>(tile.bits.size(), n - first), x.begin() + first);
+  const TensorView all{x.data(), DType::fp16, n};
+  const Forward gpu = forward_cuda(c, all);
+  const HostTensor grad = backward_cuda(c, gpu.codes, all);  // x reused as the incoming gradient
+  // Slices (starting on a group of 8, whose codes start on a byte) against the CPU reference: the start,
+  // across element 2^31, and the end.
+  for (std::uint64_t start : {std::uint64_t{0}, (std::uint64_t{1} << 31) - 4096, n / 8 * 8 - 8192}) {
+    const std::uint64_t count = std::min<std::uint64_t>(8192 + 13, n - start);
+    INFO("elements from " << start);
+    const TensorView slice{x.data() + start, DType::fp16, count};
+    const Forward cpu = forward_cpu(c, slice);
+    const std::uint64_t code_start = start / 8 * bits;
+    REQUIRE(std::equal(cpu.codes.begin(), cpu.codes.end(), gpu.codes.begin() + code_start));
+    const HostTensor cpu_grad = backward_cpu(c, cpu.codes, slice);
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const float a = cpu.output.at(i), b = gpu.output.at(start + i);  // two math libraries: 1 fp16 ulp
+      REQUIRE(std::abs(a - b) <= 0x1p-10f * std::max(std::abs(a), std::abs(b)) + 0x1p-24f);
+      REQUIRE(cpu_grad.at(i) == grad.at(start + i));
     }
+  }
 }

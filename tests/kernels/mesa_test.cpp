@@ -132,21 +132,60 @@ TEST_CASE("mesa reports bytes, takes fp16/bf16 and rejects bad input", "[mesa]")
   REQUIRE_THROWS_WITH(mesa::dequantize_cpu(bad), Catch::Contains("do not match its layout"));
 }
 
-TEST_CASE("mesa GPU and CPU agree bit for bit over several steps", "[mesa][gpu]") {
-  if (!test::gpu_or_skip()) return;
-  const test::HalfTensor h = test::random_bf16(20000, 5);
-  const mesa::Layout l{2, 4, 2500};
+namespace {
+/// Three Mesa steps on the GPU and the CPU, each on fp32 normal values (mean 0.1·step, seeds `seed` + step)
+/// and on `half`: codes, scales and dequantized values equal bit for bit.
+void require_equal_steps(const mesa::Layout& l, const test::HalfTensor& half, DType half_type, std::uint64_t seed) {
+  const std::uint64_t n = l.elements();
   mesa::State cpu_state, gpu_state;
   for (int step = 0; step < 3; ++step) {
-    const std::vector<float> x = test::normal_tensor(20000, 200 + step, 0.1f * step);
-    for (const TensorView& v :
-         {TensorView{x.data(), DType::fp32, 20000}, TensorView{h.bits.data(), DType::bf16, 20000}}) {
-      const mesa::Compressed cpu = mesa::quantize_cpu(v, l, cpu_state, 9),
-                             gpu = mesa::quantize_cuda(v, l, gpu_state, 9);
+    const std::vector<float> x = test::normal_tensor(n, seed + step, 0.1f * step);
+    for (const TensorView& v : {TensorView{x.data(), DType::fp32, n}, TensorView{half.bits.data(), half_type, n}}) {
+      const mesa::Compressed cpu = mesa::quantize_cpu(v, l, cpu_state, seed),
+                             gpu = mesa::quantize_cuda(v, l, gpu_state, seed);
       REQUIRE(cpu.codes == gpu.codes);
       REQUIRE(cpu.alpha == gpu.alpha);
       REQUIRE(cpu.beta == gpu.beta);
       REQUIRE(mesa::dequantize_cpu(cpu) == mesa::dequantize_cuda(gpu));
     }
   }
+}
+}  // namespace
+
+TEST_CASE("mesa GPU and CPU agree bit for bit over several steps", "[mesa][gpu]") {
+  if (!test::gpu_or_skip()) return;
+  require_equal_steps({2, 4, 2500}, test::random_bf16(20000, 5), DType::bf16, 200);
+}
+
+namespace {
+/// Mesa input of layout l whose heads 1 and 2 span ±3e38 (a range above fp32's largest value): zero except
+/// one element at each end of the range in a segment of each.
+std::vector<float> overflowing_heads(const mesa::Layout& l) {
+  std::vector<float> x(l.elements(), 0.0f);
+  const std::uint64_t head1_outer1 = (1 * l.heads + 1) * l.inner, head2_outer0 = 2 * l.inner;
+  x[head1_outer1 + 7] = -3e38f;
+  x[head1_outer1 + l.inner - 1] = 3e38f;
+  x[head2_outer0] = 3e38f;
+  x[head2_outer0 + 1] = -3e38f;
+  return x;
+}
+}  // namespace
+
+TEST_CASE("mesa CPU names the first head whose range overflows fp32", "[mesa]") {
+  const mesa::Layout l{2, 3, 100};
+  const std::vector<float> x = overflowing_heads(l);
+  mesa::State s;
+  REQUIRE_THROWS_WITH(mesa::quantize_cpu({x.data(), DType::fp32, l.elements()}, l, s, 1),
+                      "mesa: the range of head 1 overflows fp32");
+}
+
+TEST_CASE("mesa GPU and CPU agree across 4,096-element chunks and report the same overflow", "[mesa][gpu]") {
+  if (!test::gpu_or_skip()) return;
+  const mesa::Layout l{2, 3, 2 * 4096 + 123};  // three chunks per head segment, the last one partial
+  require_equal_steps(l, test::random_fp16(l.elements(), 31), DType::fp16, 300);
+  const mesa::Layout small{2, 3, 100};
+  const std::vector<float> wide = overflowing_heads(small);
+  mesa::State fresh;
+  REQUIRE_THROWS_WITH(mesa::quantize_cuda({wide.data(), DType::fp32, small.elements()}, small, fresh, 1),
+                      "mesa: the range of head 1 overflows fp32");
 }

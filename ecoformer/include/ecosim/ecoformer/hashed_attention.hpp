@@ -7,8 +7,9 @@
 //   out_i = (h_i·Σ_j h_j v_jᵀ + c·Σ_j v_j) / (h_i·Σ_j h_j + c·N),   c > b,
 // i.e. Σ_j (h_i·h_j + c) v_j / Σ_j (h_i·h_j + c). The EcoFormer reference code adds c·v_i in the
 // numerator instead of c·Σ_j v_j; we follow the mathematics (every similarity h_i·h_j + c > 0 weights v_j).
-// Every phase reports its operations to the sink as it runs (records "attention.<part>", exact convention),
-// equal to emit_attention("attention", config without projections, Convention::exact).
+// Every phase reports its operations, stage by stage in the order run (records "attention.<part>", exact
+// convention), equal to emit_attention("attention", config without projections, Convention::exact); they
+// reach the sink when the run returns, so that no timed window includes them.
 #pragma once
 #include <cstdint>
 

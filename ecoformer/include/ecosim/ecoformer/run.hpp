@@ -3,8 +3,10 @@
 // Layout: Q, K, V and the output are [batch][heads][seq][head_dim], row-major fp32.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <vector>
 
+#include "ecosim/kernels/timing.hpp"
 #include "ecosim/ops_counter/attention.hpp"
 #include "ecosim/ops_counter/op_record.hpp"
 
@@ -42,5 +44,15 @@ bool has_kernel(AttentionVariant v);
 /// Device::cuda when no GPU is available.
 RunResult run_attention(const AttentionInputs& inputs, const AttentionConfig& config, Device device, std::uint64_t seed,
                         OpSink& sink);
+
+/// Fair latency of a kernel: plan.warmup unmeasured calls of `run`, then plan.repetitions measured ones, each
+/// sample its RunResult::latency_ms (CUDA events around the kernels on the GPU, the steady clock around the
+/// CPU reference; op records are handed to a sink that discards them, after the timer has stopped).
+/// `device` names the method (timing::kCudaEvents or kSteadyClock); ecosim::Error when a run reports another.
+timing::Stats time_runs(const timing::Plan& plan, Device device, const std::function<RunResult(OpSink&)>& run);
+
+/// time_runs of run_attention(inputs, config, device, seed, ·).
+timing::Stats time_attention(const AttentionInputs& inputs, const AttentionConfig& config, Device device,
+                             std::uint64_t seed, const timing::Plan& plan);
 
 }  // namespace ecosim::ecoformer

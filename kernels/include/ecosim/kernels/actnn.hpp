@@ -58,12 +58,13 @@ struct Compressed {
 Compressed quantize_cpu(const TensorView& x, const Layout& layout, std::uint64_t seed, OpSink* sink = nullptr);
 std::vector<float> dequantize_cpu(const Compressed& c, OpSink* sink = nullptr);
 
-/// CUDA kernels (single pass, one block per group) behind host-memory entry points; bit-identical to the
-/// CPU reference. Throw ecosim::Error when built without CUDA or no GPU is present.
+/// CUDA kernels behind host-memory entry points — quantize+pack in a single pass with one warp per group
+/// (8 groups per 256-thread block), unpack with one block of kGroupSize threads per group; bit-identical to
+/// the CPU reference. Throw ecosim::Error when built without CUDA or no GPU is present.
 Compressed quantize_cuda(const TensorView& x, const Layout& layout, std::uint64_t seed, OpSink* sink = nullptr);
 std::vector<float> dequantize_cuda(const Compressed& c, OpSink* sink = nullptr);
 /// Benchmark: both kernels and a device copy of the input bytes on device-resident data.
-CudaTiming time_cuda(const TensorView& x, const Layout& layout, int repetitions);
+CudaTiming time_cuda(const TensorView& x, const Layout& layout, const timing::Plan& plan);
 
 /// Op records (what the kernels compute and the bytes they move, compressed vs raw storage).
 OpRecord quantize_record(const Layout& layout, DType input);

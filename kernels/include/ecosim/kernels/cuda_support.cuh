@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ecosim/kernels/timing.hpp"
 #include "ecosim/ops_counter/error.hpp"
 
 namespace ecosim::cuda {
@@ -31,13 +32,22 @@ inline void synchronize(const char* what) {
 /// Grid dimensions y and z are limited to 65535 blocks.
 inline constexpr std::uint64_t kMaxGridYZ = 65535;
 
+/// Grid dimension x holds at most 2³¹ − 1 blocks.
+inline constexpr std::uint64_t kMaxGridX = 0x7fffffff;
+
+/// `blocks` (at least one) as grid dimension x; ecosim::Error naming `what` when they exceed its limit.
+inline unsigned grid_x(std::uint64_t blocks, const std::string& what) {
+  if (blocks > kMaxGridX)
+    throw Error(what + ": " + std::to_string(blocks) + " blocks exceed one launch's grid (at most " +
+                std::to_string(kMaxGridX) + ")");
+  return static_cast<unsigned>(std::max<std::uint64_t>(blocks, 1));
+}
+
 /// Blocks of `threads` threads for `count` threads (at least one block); ecosim::Error naming `what` when
 /// they exceed the 1-D grid limit.
 inline unsigned blocks_for(std::uint64_t count, unsigned threads, const char* what = "CUDA launch") {
-  const std::uint64_t blocks = count / threads + (count % threads != 0);
-  if (blocks > 0x7fffffffULL)
-    throw Error(std::string(what) + ": " + std::to_string(count) + " threads exceed one launch's grid");
-  return static_cast<unsigned>(std::max<std::uint64_t>(blocks, 1));
+  return grid_x(count / threads + (count % threads != 0), std::string(what) + " (" + std::to_string(count) +
+                                                              " threads in blocks of " + std::to_string(threads) + ")");
 }
 
 /// Device memory for `count` values of T, freed on destruction; uploads and downloads are checked.
@@ -95,16 +105,15 @@ class EventTimer {
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
 };
 
-/// Mean milliseconds of `launch()` over `repetitions` runs after one warm-up.
+/// The timing plan's runs of `launch()`, each timed alone by CUDA events around its kernels (timing.hpp).
 template <class Launch>
-double time_ms(int repetitions, Launch launch) {
-  launch();
-  synchronize("warm-up");
-  EventTimer timer;
-  for (int r = 0; r < repetitions; ++r) launch();
-  const double ms = timer.stop_ms();
-  synchronize("timed launches");
-  return ms / repetitions;
+timing::Stats time_stats(const timing::Plan& plan, Launch launch) {
+  return timing::measure(plan, timing::kCudaEvents, [&] {
+    EventTimer timer;
+    launch();
+    check_launch("timed launch");
+    return timer.stop_ms();
+  });
 }
 
 }  // namespace ecosim::cuda

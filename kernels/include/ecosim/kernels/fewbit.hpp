@@ -66,10 +66,10 @@ HostTensor backward_cpu(const Codebook& c, std::span<const std::uint8_t> codes, 
 Forward forward_cuda(const Codebook& c, const TensorView& x, OpSink* sink = nullptr);
 HostTensor backward_cuda(const Codebook& c, std::span<const std::uint8_t> codes, const TensorView& grad,
                          OpSink* sink = nullptr);
-/// Device-resident timings for the benchmark: quantize_ms = forward (f(x) + codes), dequantize_ms =
-/// backward (x reused as the incoming gradient), copy_ms = device-to-device copy of x's bytes;
+/// Device-resident timings for the benchmark: quantize = forward (f(x) + codes), dequantize =
+/// backward (x reused as the incoming gradient), copy = device-to-device copy of x's bytes;
 /// compressed_bytes = the codes, output_bytes = the gradient written by the backward pass.
-CudaTiming time_cuda(const Codebook& c, const TensorView& x, int repetitions);
+CudaTiming time_cuda(const Codebook& c, const TensorView& x, const timing::Plan& plan);
 
 /// Op records: forward reads x, writes f(x) and the packed codes; backward reads the codes and the
 /// gradient and writes the gradient. The uncompressed baseline backward reads the saved input x instead

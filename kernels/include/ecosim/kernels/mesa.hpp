@@ -52,7 +52,7 @@ std::vector<float> dequantize_cpu(const Compressed& c, OpSink* sink = nullptr);
 Compressed quantize_cuda(const TensorView& x, const Layout& layout, State& state, std::uint64_t seed,
                          OpSink* sink = nullptr);
 std::vector<float> dequantize_cuda(const Compressed& c, OpSink* sink = nullptr);
-CudaTiming time_cuda(const TensorView& x, const Layout& layout, int repetitions);
+CudaTiming time_cuda(const TensorView& x, const Layout& layout, const timing::Plan& plan);
 
 OpRecord quantize_record(const Layout& layout, DType input);
 OpRecord dequantize_record(const Layout& layout);
