@@ -145,6 +145,7 @@ class FusedAttentionRun : public IndexedTileRun {
     }
     return t;
   }
+  void visit_classes(const TileClassVisitor& visit) const override { visit_each_tile(visit); }
 
  private:
   AttentionShape s_;

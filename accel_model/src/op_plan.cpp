@@ -95,6 +95,11 @@ class StreamRun : public IndexedTileRun {
     }
     return t;
   }
+  /// Tiles take one more bit, cycle or unit of work than the rest while their index is below the remainder
+  /// of each split.
+  void visit_classes(const TileClassVisitor& visit) const override {
+    visit_stretches({read_bits_ % count_, write_bits_ % count_, work_.cycles % count_}, visit);
+  }
 
  private:
   Unit unit_;

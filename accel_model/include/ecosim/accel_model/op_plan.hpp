@@ -5,6 +5,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -41,6 +42,13 @@ class TileCursor {
   virtual bool next(TileWork& tile) = 0;
 };
 
+/// A class of tiles that cost alike and sit alike in the pipeline: a representative tile `at`, the tiles
+/// before and after it in the run (null at the run's first and last tile) and how many tiles it stands for.
+/// Every tile it stands for equals `at`, the tile before it stores what `before` stores and the tile after it
+/// loads what `after` loads (all a pipeline stage reads of its neighbours).
+using TileClassVisitor =
+    std::function<void(const TileWork* before, const TileWork& at, const TileWork* after, std::uint64_t count)>;
+
 /// The tiles of one mapping (a GEMM's loop nest, a streamed vector or DMA op, a fused attention), described
 /// by its shape and tiling: immutable, so plans share it and any number of cursors walk it.
 class TileRun {
@@ -49,6 +57,9 @@ class TileRun {
   virtual std::uint64_t tile_count() const = 0;
   /// A cursor at the first tile (valid while this run lives).
   virtual std::unique_ptr<TileCursor> cursor() const = 0;
+  /// Visits every tile once, by class (TileClassVisitor): a mapping whose tiles repeat visits far fewer
+  /// classes than it has tiles, so the closed form costs it without walking it.
+  virtual void visit_classes(const TileClassVisitor& visit) const = 0;
 };
 
 struct OpPlan {

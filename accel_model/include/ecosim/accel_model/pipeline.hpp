@@ -4,6 +4,8 @@
 // used); tile i+1 starts when tile i and that DMA work are both done. Per op of T tiles, with l/c/s the load,
 // compute and store cycles of tile i (s₋₁ = l_T = 0):
 //   cycles = l₀ + Σᵢ max(cᵢ, sᵢ₋₁ + lᵢ₊₁) + s_{T−1}
+// fed tile by tile (PipelineClock, the SystemC model's order) or class by class (ClassClock: tiles alike with
+// neighbours alike have equal stages, TileRun::visit_classes).
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -55,6 +57,26 @@ class PipelineClock {
   std::uint64_t closed_ = 0;          // the first load and the stages of every tile before the last one added
   std::uint64_t previous_store_ = 0;  // store of the tile before the last one added
   TileTimes last_;                    // the last tile added (its stage waits for the next tile's load)
+};
+
+/// An op's cycles in the pipeline model from its tiles by class (TileRun::visit_classes, one run): the first
+/// tile's load, each class's stage times the tiles it stands for, the last tile's store.
+class ClassClock {
+ public:
+  explicit ClassClock(const AccelConfig& config) : config_(config) {}
+  void add(const TileWork* before, const TileWork& at, const TileWork* after, std::uint64_t count) {
+    const TileTimes t = tile_times(at, config_);
+    if (!before) cycles_ = checked_add(cycles_, t.load);  // l₀
+    if (!after) cycles_ = checked_add(cycles_, t.store);  // s_{T−1}
+    const std::uint64_t stage = stage_cycles(t.compute, before ? tile_times(*before, config_).store : 0,
+                                             after ? tile_times(*after, config_).load : 0);
+    cycles_ = checked_add(cycles_, checked_mul(stage, count));
+  }
+  std::uint64_t cycles() const { return cycles_; }
+
+ private:
+  const AccelConfig& config_;
+  std::uint64_t cycles_ = 0;
 };
 
 }  // namespace ecosim::accel

@@ -11,6 +11,12 @@
 
 namespace ecosim::accel {
 
+/// How the closed form sums an op's tiles: class by class (TileRun::visit_classes; an op of several runs is
+/// walked), or tile by tile (the reference the classes must equal, and the order SystemC is fed in).
+enum class ClosedForm : std::uint8_t { by_class, tile_by_tile };
+/// One op's row in the closed form (leakage included).
+OpRow closed_form_row(const OpPlan& plan, const AccelConfig& config, ClosedForm method = ClosedForm::by_class);
+
 /// Closed form: per op, the cycles of the tile pipeline as the formula of pipeline.hpp gives them. The SystemC
 /// model simulates the same pipeline and gives the same cycles. Ops run one after another; each op's row goes
 /// to `rows` when not null.
