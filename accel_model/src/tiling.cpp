@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <tuple>
 #include <utility>
 
 #include "ecosim/accel_model/pipeline.hpp"
@@ -199,13 +200,22 @@ struct Traffic {
   std::uint64_t a = 0, w = 0, partial = 0, out = 0;
   std::uint64_t col_steps = 0, k_steps = 0;
 };
+/// The array's column blocks and k-steps summed over the tiles of one row.
+std::pair<std::uint64_t, std::uint64_t> array_steps(const GemmShape& s, const Loops& l, const AccelConfig& c) {
+  const Fusion f = fusion(s.a_bits, s.w_bits);
+  const std::uint64_t kdiv = c.rows * f.spatial;
+  return {(l.trips[1] - 1) * ceil_div(l.tile[1], c.cols) + ceil_div(l.last[1], c.cols),
+          (l.trips[2] - 1) * ceil_div(l.tile[2] * f.passes, kdiv) + ceil_div(l.last[2] * f.passes, kdiv)};
+}
+/// Array cycles summed over a tiling's tiles (the same in every loop order).
+std::uint64_t compute_cycles(const GemmShape& s, const Loops& l, const AccelConfig& c) {
+  const auto [col_steps, k_steps] = array_steps(s, l, c);
+  return checked_mul(s.batch, checked_mul(s.m, checked_mul(col_steps, k_steps)));
+}
 Traffic traffic(const GemmShape& s, const Loops& loops, const GemmTiling& t, const AccelConfig& c) {
   Traffic x{loops};
   const Loops& l = x.loops;
-  const Fusion f = fusion(s.a_bits, s.w_bits);
-  const std::uint64_t kdiv = c.rows * f.spatial;
-  x.col_steps = (l.trips[1] - 1) * ceil_div(t.tn, c.cols) + ceil_div(l.last[1], c.cols);
-  x.k_steps = (l.trips[2] - 1) * ceil_div(t.tk * f.passes, kdiv) + ceil_div(l.last[2] * f.passes, kdiv);
+  std::tie(x.col_steps, x.k_steps) = array_steps(s, l, c);
   x.a = checked_mul(s.batch * s.m * s.k * s.a_bits, sweeps(l, t.order, kA));
   x.w = checked_mul(s.batch * s.k * s.n * s.w_bits, sweeps(l, t.order, kB));
   x.partial = checked_mul(s.batch * s.m * s.n * c.accumulator_bits, sweeps(l, t.order, kC) - 1);
@@ -220,7 +230,7 @@ GemmTiling evaluate_bound(const GemmShape& s, const Loops& l, std::array<char, 3
   GemmTiling t;
   t.tm = l.tile[0], t.tn = l.tile[1], t.tk = l.tile[2], t.order = order;
   const Traffic x = traffic(s, l, t, c);
-  t.compute_cycles = checked_mul(s.batch, checked_mul(s.m, checked_mul(x.col_steps, x.k_steps)));
+  t.compute_cycles = compute_cycles(s, l, c);
   t.dram_bits = checked_add(checked_add(x.a, x.w), checked_add(2 * x.partial, x.out));
   // Every tile computes between the fill and the drain; every bit crosses the one DMA channel.
   t.bound_cycles =
@@ -266,8 +276,12 @@ GemmTiling evaluate_tiling(const GemmShape& s, std::uint64_t tm, std::uint64_t t
 GemmTiling choose_tiling(const GemmShape& s, const AccelConfig& c) {
   const std::uint64_t half_in = c.buffer(Buffer::inputs).half_bits(), half_w = c.buffer(Buffer::weights).half_bits(),
                       half_out = c.buffer(Buffer::outputs).half_bits();
-  std::vector<GemmTiling> candidates;  // in the order of enumeration
-  candidates.reserve(6 * tile_sizes(s.m).size() * tile_sizes(s.n).size() * tile_sizes(s.k).size());
+  // The tile sizes that fit, with the part of their bound no loop order changes: compute, fill and drain.
+  struct Sizes {
+    Loops loops;
+    std::uint64_t fill_and_drain, order_free_bound;
+  };
+  std::vector<Sizes> fitting;  // in the order of enumeration
   for (std::uint64_t tk : tile_sizes(s.k)) {
     for (std::uint64_t tn : tile_sizes(s.n)) {
       if (tk * tn * s.w_bits > half_w) break;
@@ -275,14 +289,32 @@ GemmTiling choose_tiling(const GemmShape& s, const AccelConfig& c) {
         if (tm * tk * s.a_bits > half_in || tm * tn * c.accumulator_bits > half_out) break;
         const Loops l = make_loops(s, tm, tn, tk);
         const std::uint64_t fill_and_drain = fill_and_drain_cycles(s, l, c);
-        const auto first = first_of_their_nests(l);
-        for (std::size_t o = 0; o < kOrders.size(); ++o)
-          if (first[o]) candidates.push_back(evaluate_bound(s, l, kOrders[o], c, fill_and_drain));
+        fitting.push_back({l, fill_and_drain, checked_add(compute_cycles(s, l, c), fill_and_drain)});
       }
     }
   }
-  if (candidates.empty())
+  if (fitting.empty())
     throw Error(fmt::format("no GEMM tile of {}-bit operands fits the buffers of '{}'", s.a_bits, c.name));
+  // A probe: the tile sizes of the least order-free bound in their best loop order. Every candidate that ties
+  // with the fastest takes at most the probe's tie window, so sizes whose order-free bound is past it are left
+  // out (this only saves evaluating them: the choice is the same).
+  auto evaluate_orders = [&](const Sizes& z, std::vector<GemmTiling>& into) {
+    const auto first = first_of_their_nests(z.loops);
+    for (std::size_t o = 0; o < kOrders.size(); ++o)
+      if (first[o]) into.push_back(evaluate_bound(s, z.loops, kOrders[o], c, z.fill_and_drain));
+  };
+  std::vector<GemmTiling> probes;
+  evaluate_orders(
+      *std::min_element(fitting.begin(), fitting.end(),
+                        [](const Sizes& a, const Sizes& b) { return a.order_free_bound < b.order_free_bound; }),
+      probes);
+  GemmTiling& probe = *std::min_element(probes.begin(), probes.end(), [](const GemmTiling& a, const GemmTiling& b) {
+    return a.bound_cycles < b.bound_cycles;
+  });
+  const std::uint64_t limit = tie_window_cycles(pipeline_cycles(s, probe, c));
+  std::vector<GemmTiling> candidates;  // in the order of enumeration
+  for (const Sizes& z : fitting)
+    if (z.order_free_bound <= limit) evaluate_orders(z, candidates);
   const std::size_t best = fastest_candidate(
       candidates.size(), [&](std::size_t i) { return candidates[i].bound_cycles; },
       [&](std::size_t i) { return candidates[i].pipeline_cycles = pipeline_cycles(s, candidates[i], c); },
