@@ -1,5 +1,6 @@
-// Direct convolution tiling: the tile-size search scored in closed form, and the tile sequence of a tiling
-// (tile i from its loop indices, with halo input tiles; formulas in conv_tiling.hpp).
+// Direct convolution tiling: the tile-size search scored by the exact pipeline, class by class, and the tile
+// sequence of a tiling (a tile from its loop indices and its neighbours', with halo input tiles; formulas in
+// conv_tiling.hpp).
 #include "ecosim/accel_model/conv_tiling.hpp"
 
 #include <fmt/core.h>

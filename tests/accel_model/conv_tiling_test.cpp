@@ -7,7 +7,6 @@
 
 #include "accel_test_support.hpp"
 #include "ecosim/accel_model/conv_tiling.hpp"
-#include "ecosim/accel_model/pipeline.hpp"
 #include "ecosim/ops_counter/primitives.hpp"
 
 using namespace ecosim;
@@ -18,11 +17,7 @@ namespace {
 /// Every candidate of the search: power-of-two tiles (clipped to the shape) that fit half of each buffer, both
 /// loop orders.
 std::vector<ConvTiling> all_candidates(const ConvShape& s, const AccelConfig& c) {
-  auto sizes = [](std::uint64_t dim) {
-    std::vector<std::uint64_t> v;
-    for (std::uint64_t t = 1; t < 2 * dim; t *= 2) v.push_back(std::min(t, dim));
-    return v;
-  };
+  const auto sizes = power_of_two_sizes;
   std::vector<ConvTiling> all;
   for (std::uint64_t tc : sizes(s.group_in_channels()))
     for (std::uint64_t tk : sizes(s.group_out_channels()))
@@ -61,16 +56,6 @@ std::vector<ConvShape> sampled_layers() {
   return layers;
 }
 
-/// The closed form's cycles and energy for a tiling's tiles, walked one by one.
-std::pair<std::uint64_t, double> walk(const ConvShape& s, const ConvTiling& t, const AccelConfig& c) {
-  const OpPlan plan{"conv", OpClass::conv, "", {conv_tiles(s, 8, 8, t, c)}};
-  PipelineClock clock(c);
-  StaticRow row(plan, c);
-  PlanCursor cursor(plan);
-  for (TileWork tile; cursor.next(tile);) clock.add(tile), row.add(tile);
-  return {clock.cycles(), row.row().energy.total_pj()};
-}
-
 }  // namespace
 
 TEST_CASE("no conv tiling candidate replays faster than the chosen one beyond the tie window, on sampled layers") {
@@ -92,7 +77,7 @@ TEST_CASE("no conv tiling candidate replays faster than the chosen one beyond th
       if (t.pipeline_cycles <= tie_window_cycles(fastest))  // ties: none takes less energy
         CHECK(best.energy_pj <= t.energy_pj * (1 + 1e-9));
       if (conv_tiles(s, 8, 8, t, c)->tile_count() > 2000) continue;  // walking stays cheap
-      const auto [cycles, energy_pj] = walk(s, t, c);
+      const auto [cycles, energy_pj] = walk(conv_tiles(s, 8, 8, t, c), c);
       CHECK(t.pipeline_cycles == cycles);
       CHECK(t.energy_pj == energy_pj);
       ++walked;

@@ -62,12 +62,13 @@ std::uint64_t tie_window_cycles(std::uint64_t fastest_cycles);
 
 /// Among the candidates that tie with the fastest in pipeline cycles, the one with the least energy, then
 /// the largest tiles, then the first enumerated; throws ecosim::Error when no tile fits (cannot happen for a
-/// validated config). Candidates are scored exactly in the order of their bound_cycles until the bound is
-/// past the tie window, so no candidate outside the window is faster.
+/// validated config). Candidates that can tie (by a lower bound on their cycles) are tried in the order of their
+/// energy and scored exactly, others scored by bound only as far as needed to settle whether one ties, so no
+/// candidate outside the window is faster (fastest_candidate.hpp).
 GemmTiling choose_tiling(const GemmShape& shape, const AccelConfig& config);
 /// The cycles the closed form (and SystemC) replays the tiling's tile sequence in, computed from the loop
 /// nest without walking it: a tile's pipeline stage depends on its loop indices only through whether they,
-/// or the neighbouring tiles', are first or last, so each class of indices is timed once.
+/// or the neighbouring tiles', are first or last, so each class of indices is timed once (TileRun::visit_classes).
 std::uint64_t pipeline_cycles(const GemmShape& shape, const GemmTiling& tiling, const AccelConfig& config);
 /// Evaluates one tiling (callers pass only tilings that fit).
 GemmTiling evaluate_tiling(const GemmShape& shape, std::uint64_t tm, std::uint64_t tn, std::uint64_t tk,
