@@ -173,8 +173,9 @@ ConvTiling evaluate_bound(const ConvShape& s, unsigned a_bits, unsigned w_bits, 
   const std::uint64_t outputs = checked_product({s.batch, s.out_channels, s.m(), std::max(a_bits, w_bits)});
   t.dram_bits = checked_add(checked_add(inputs, weights), outputs);
   t.compute_cycles = checked_product({s.batch, s.groups, s.m(), col_steps, k_steps});
-  // Every tile computes in its stage; every bit crosses the one DMA channel.
-  t.bound_cycles = std::max(t.compute_cycles, ceil_div(t.dram_bits, c.dram_bits_per_cycle));
+  // Every tile computes between the fill and the drain; every bit crosses the one DMA channel.
+  t.bound_cycles = std::max(checked_add(t.compute_cycles, fill_and_drain_cycles(nest, c)),
+                            ceil_div(t.dram_bits, c.dram_bits_per_cycle));
   return t;
 }
 

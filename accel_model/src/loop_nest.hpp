@@ -68,6 +68,12 @@ class LoopNest {
 
   std::uint64_t trips(std::size_t loop) const { return trips_[loop]; }
   const std::array<std::size_t, N>& order() const { return order_; }
+  /// The last tile's indices (the first's are all 0).
+  Index last() const {
+    Index at = trips_;
+    for (std::uint64_t& i : at) --i;
+    return at;
+  }
   std::uint64_t tile_count() const {
     std::uint64_t count = 1;
     for (std::uint64_t t : trips_) count = checked_mul(count, t);
@@ -133,6 +139,14 @@ class LoopNest {
   Index trips_;
   std::array<std::size_t, N> order_;
 };
+
+/// The pipeline's fill and drain: the first tile's load and the last tile's store, which nothing overlaps (a
+/// lower bound on the cycles besides the tiles' computations).
+template <class Nest>
+std::uint64_t fill_and_drain_cycles(const Nest& nest, const AccelConfig& c) {
+  return checked_add(tile_times(nest.tile(nullptr, {}, nullptr), c).load,
+                     tile_times(nest.tile(nullptr, nest.nest().last(), nullptr), c).store);
+}
 
 /// A tiling's exact pipeline cycles, class by class.
 template <class Nest>

@@ -133,7 +133,6 @@ class GemmNest {
               {kBatch, Loops::index(order[0]), Loops::index(order[1]), Loops::index(order[2])}) {}
 
   const LoopNest<4>& nest() const { return nest_; }
-  Index last() const { return {l_.trips[0] - 1, l_.trips[1] - 1, l_.trips[2] - 1, s_.batch - 1}; }
 
   /// The tile at `at`, `before` and `after` being the tiles around it (null at the op's start and end).
   TileWork tile(const Index* before, const Index& at, const Index* after) const {
@@ -184,13 +183,9 @@ class GemmNest {
   }
 };
 
-/// The pipeline's fill and drain: the first tile's load and the last tile's store, which nothing overlaps (the
-/// same in every loop order: the first and last tiles are).
+/// The pipeline's fill and drain (loop_nest.hpp), the same in every loop order: the first and last tiles are.
 std::uint64_t fill_and_drain_cycles(const GemmShape& s, const Loops& l, const AccelConfig& c) {
-  const GemmNest nest(s, l, kOrders[0], c);
-  const auto first_load = nest.load_bits(nullptr, GemmNest::Index{});
-  return checked_add(dram_cycles(first_load[0] + first_load[1] + first_load[2], c),
-                     dram_cycles(nest.store_bits(nest.last(), nullptr), c));
+  return fill_and_drain_cycles(GemmNest(s, l, kOrders[0], c), c);
 }
 
 /// What a tiling moves and computes over the whole op, in closed form: DRAM bits of A, B, partial sums (each
@@ -345,6 +340,17 @@ class GemmRun : public TileRun {
 };
 
 }  // namespace
+
+GemmTiling TilingMemo::choose(const GemmShape& shape) {
+  for (const auto& [known, tiling] : chosen_)
+    if (known == shape) return tiling;
+  GemmTiling tiling = choose_tiling(shape, config_);
+  if (chosen_.size() < kCapacity)
+    chosen_.emplace_back(shape, tiling);
+  else
+    chosen_[next_++ % kCapacity] = {shape, tiling};
+  return tiling;
+}
 
 std::shared_ptr<const TileRun> gemm_tiles(const GemmShape& s, const GemmTiling& g, const AccelConfig& c) {
   return std::make_shared<GemmRun>(s, g, c);

@@ -152,3 +152,15 @@ TEST_CASE("no candidate tiling replays faster than the chosen one beyond the tie
     CHECK(replay_cf({op}, c).total.cycles == best.pipeline_cycles);
   }
 }
+
+TEST_CASE("TilingMemo answers as choose_tiling, for shapes seen again and past its capacity") {
+  const AccelConfig c = builtin_config("bitfusion-45nm");
+  TilingMemo memo(c);
+  for (int pass = 0; pass < 2; ++pass)
+    for (std::uint64_t i = 1; i <= TilingMemo::kCapacity + 8; ++i) {
+      const GemmShape s{1 + i % 3, 8 * i, 64, 16 + i, 8, 8};
+      const GemmTiling remembered = memo.choose(s), chosen = choose_tiling(s, c);
+      CHECK(remembered.describe() == chosen.describe());
+      CHECK(remembered.pipeline_cycles == chosen.pipeline_cycles);
+    }
+}

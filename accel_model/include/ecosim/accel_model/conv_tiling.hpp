@@ -27,7 +27,7 @@ struct ConvTiling {
   bool out_channels_outer = true;                // output-channel tiles outside the image's tiles, or inside
   std::uint64_t compute_cycles = 0;              // exact, summed over tiles
   std::uint64_t dram_bits = 0;                   // exact, summed over tiles
-  std::uint64_t bound_cycles = 0;                // max(compute, ceil(dram_bits / bits per cycle)) ≤ pipeline
+  std::uint64_t bound_cycles = 0;                // max(fill + compute + drain, DRAM bits / bits per cycle) ≤ pipeline
   std::uint64_t pipeline_cycles = 0;             // exact: the tile sequence through the pipeline (pipeline.hpp)
   double energy_pj = 0;                          // exact: array, DRAM and SRAM energy of the tile sequence
   std::string describe() const;

@@ -86,8 +86,10 @@ class PlanCursor : public TileCursor {
 /// integer and binary types at their own width.
 unsigned operand_bits(DType t, const AccelConfig& config);
 
+class TilingMemo;
 /// Plans one operation; throws ecosim::Error when the record cannot run (e.g. an operand wider than 32 bits).
-OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& tech);
+/// GEMM tilings come from `memo` (for `config`) when given.
+OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& tech, TilingMemo* memo = nullptr);
 
 /// An op's arithmetic on the vector unit: float work at the configured vector type.
 struct VectorWork {
