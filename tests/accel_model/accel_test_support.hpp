@@ -80,6 +80,13 @@ inline std::vector<TileWork> collect(const OpPlan& plan) {
 }
 inline std::vector<TileWork> collect(const TileRun& run) { return drain(*run.cursor()); }
 
+/// The built-in configuration, or with a narrow, high-latency DRAM (`slow`) that makes many tiles memory-bound.
+inline AccelConfig builtin_or_slow_dram(bool slow) {
+  AccelConfig c = builtin_config("bitfusion-45nm");
+  if (slow) c.dram_bits_per_cycle = 48, c.dram_latency_cycles = 20;
+  return c;
+}
+
 /// The power-of-two tile sizes of a dimension (clipped to it), enumerated here independently of the searches.
 inline std::vector<std::uint64_t> power_of_two_sizes(std::uint64_t dim) {
   std::vector<std::uint64_t> v;

@@ -40,11 +40,7 @@ void check_records(const std::vector<OpRecord>& ops, const AccelConfig& c) {
 }
 
 /// The built-in configuration, and one with a slow, high-latency DRAM (memory-bound tiles).
-std::vector<AccelConfig> configs() {
-  AccelConfig slow = builtin_config("bitfusion-45nm");
-  slow.dram_bits_per_cycle = 48, slow.dram_latency_cycles = 20;
-  return {builtin_config("bitfusion-45nm"), slow};
-}
+std::vector<AccelConfig> configs() { return {builtin_or_slow_dram(false), builtin_or_slow_dram(true)}; }
 
 std::uint64_t log_uniform(std::mt19937_64& rng, unsigned max_log2) {
   const std::uint64_t low = std::uint64_t{1} << std::uniform_int_distribution<unsigned>(0, max_log2 - 1)(rng);

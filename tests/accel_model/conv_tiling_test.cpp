@@ -59,9 +59,7 @@ std::vector<ConvShape> sampled_layers() {
 }  // namespace
 
 TEST_CASE("no conv tiling candidate replays faster than the chosen one beyond the tie window, on sampled layers") {
-  AccelConfig c = builtin_config("bitfusion-45nm");
-  const bool slow_dram = GENERATE(false, true);
-  if (slow_dram) c.dram_bits_per_cycle = 48, c.dram_latency_cycles = 20;
+  const AccelConfig c = builtin_or_slow_dram(GENERATE(false, true));
   std::size_t walked = 0;
   for (const ConvShape& s : sampled_layers()) {
     const ConvTiling best = choose_conv_tiling(s, 8, 8, c);

@@ -109,9 +109,7 @@ std::vector<GemmShape> sampled_shapes() {
 }  // namespace
 
 TEST_CASE("pipeline_cycles and energy_pj of a tiling equal the closed form over its tiles") {
-  AccelConfig c = builtin_config("bitfusion-45nm");
-  const bool slow_dram = GENERATE(false, true);
-  if (slow_dram) c.dram_bits_per_cycle = 48, c.dram_latency_cycles = 20;
+  const AccelConfig c = builtin_or_slow_dram(GENERATE(false, true));
   std::size_t walked = 0;
   for (const GemmShape& s : sampled_shapes()) {
     for (const GemmTiling& t : all_candidates(s, c)) {
@@ -129,9 +127,7 @@ TEST_CASE("pipeline_cycles and energy_pj of a tiling equal the closed form over 
 }
 
 TEST_CASE("no candidate tiling replays faster than the chosen one beyond the tie window, on sampled GEMMs") {
-  AccelConfig c = builtin_config("bitfusion-45nm");
-  const bool slow_dram = GENERATE(false, true);
-  if (slow_dram) c.dram_bits_per_cycle = 48, c.dram_latency_cycles = 20;
+  const AccelConfig c = builtin_or_slow_dram(GENERATE(false, true));
   for (const GemmShape& s : sampled_shapes()) {
     const GemmTiling best = choose_tiling(s, c);
     INFO(s.batch << "×" << s.m << "×" << s.n << "×" << s.k << " at " << s.a_bits << "/" << s.w_bits << " bits, chose "
