@@ -35,7 +35,7 @@ class IndexedTileRun : public TileRun {
   /// visit_classes for a run whose tile i equals tile i − 1 unless i is one of `changes`: the stage of tile i
   /// depends on tiles i − 1, i and i + 1, so a change at c sets tiles c − 1, c and c + 1 apart, as are the
   /// first tile (nothing before it), the second and the last (nothing after it); each stretch between is one
-  /// class. Every tile on its own when the changes are everywhere.
+  /// class.
   void visit_stretches(std::vector<std::uint64_t> changes, const TileClassVisitor& visit) const {
     const std::uint64_t count = tile_count();
     std::vector<std::uint64_t> starts = {0, 1, count - 1, count};
