@@ -271,10 +271,10 @@ GemmTiling evaluate_tiling(const GemmShape& s, std::uint64_t tm, std::uint64_t t
 GemmTiling choose_tiling(const GemmShape& s, const AccelConfig& c) {
   const std::uint64_t half_in = c.buffer(Buffer::inputs).half_bits(), half_w = c.buffer(Buffer::weights).half_bits(),
                       half_out = c.buffer(Buffer::outputs).half_bits();
-  // The tile sizes that fit, with the part of their bound no loop order changes: compute, fill and drain.
+  // The tile sizes that fit, with their compute cycles (no loop order changes them).
   struct Sizes {
     Loops loops;
-    std::uint64_t fill_and_drain, order_free_bound;
+    std::uint64_t compute_cycles;
   };
   std::vector<Sizes> fitting;  // in the order of enumeration
   for (std::uint64_t tk : tile_sizes(s.k)) {
@@ -283,33 +283,36 @@ GemmTiling choose_tiling(const GemmShape& s, const AccelConfig& c) {
       for (std::uint64_t tm : tile_sizes(s.m)) {
         if (tm * tk * s.a_bits > half_in || tm * tn * c.accumulator_bits > half_out) break;
         const Loops l = make_loops(s, tm, tn, tk);
-        const std::uint64_t fill_and_drain = fill_and_drain_cycles(s, l, c);
-        fitting.push_back({l, fill_and_drain, checked_add(compute_cycles(s, l, c), fill_and_drain)});
+        fitting.push_back({l, compute_cycles(s, l, c)});
       }
     }
   }
   if (fitting.empty())
     throw Error(fmt::format("no GEMM tile of {}-bit operands fits the buffers of '{}'", s.a_bits, c.name));
-  // A probe: the tile sizes of the least order-free bound in their best loop order. Every candidate that ties
-  // with the fastest takes at most the probe's tie window, so sizes whose order-free bound is past it are left
-  // out (this only saves evaluating them: the choice is the same).
-  auto evaluate_orders = [&](const Sizes& z, std::vector<GemmTiling>& into) {
+  // A probe: the tile sizes of the fewest compute cycles in their best loop order. Every candidate that ties
+  // with the fastest takes at most the probe's tie window, so sizes whose compute, fill and drain (the part of
+  // the bound no loop order changes) are past it are left out (this only saves evaluating them: the choice is
+  // the same).
+  auto evaluate_orders = [&](const Sizes& z, std::uint64_t fill_and_drain, std::vector<GemmTiling>& into) {
     const auto first = first_of_their_nests(z.loops);
     for (std::size_t o = 0; o < kOrders.size(); ++o)
-      if (first[o]) into.push_back(evaluate_bound(s, z.loops, kOrders[o], c, z.fill_and_drain));
+      if (first[o]) into.push_back(evaluate_bound(s, z.loops, kOrders[o], c, fill_and_drain));
   };
+  const Sizes& fewest = *std::min_element(fitting.begin(), fitting.end(), [](const Sizes& a, const Sizes& b) {
+    return a.compute_cycles < b.compute_cycles;
+  });
   std::vector<GemmTiling> probes;
-  evaluate_orders(
-      *std::min_element(fitting.begin(), fitting.end(),
-                        [](const Sizes& a, const Sizes& b) { return a.order_free_bound < b.order_free_bound; }),
-      probes);
+  evaluate_orders(fewest, fill_and_drain_cycles(s, fewest.loops, c), probes);
   GemmTiling& probe = *std::min_element(probes.begin(), probes.end(), [](const GemmTiling& a, const GemmTiling& b) {
     return a.bound_cycles < b.bound_cycles;
   });
   const std::uint64_t limit = tie_window_cycles(pipeline_cycles(s, probe, c));
   std::vector<GemmTiling> candidates;  // in the order of enumeration
-  for (const Sizes& z : fitting)
-    if (z.order_free_bound <= limit) evaluate_orders(z, candidates);
+  for (const Sizes& z : fitting) {
+    if (z.compute_cycles > limit) continue;
+    const std::uint64_t fill_and_drain = fill_and_drain_cycles(s, z.loops, c);
+    if (checked_add(z.compute_cycles, fill_and_drain) <= limit) evaluate_orders(z, fill_and_drain, candidates);
+  }
   const std::size_t best = fastest_candidate(
       candidates.size(), [&](std::size_t i) { return candidates[i].bound_cycles; },
       [&](std::size_t i) { return candidates[i].pipeline_cycles = pipeline_cycles(s, candidates[i], c); },
