@@ -1,12 +1,15 @@
 // Benchmark of the accelerator replay: wall time of the SystemC model and of the closed-form model on the
-// given traces, unfused and with fused attention (a "+fused" row when the trace has softmax-attention groups),
-// simulated MACs per wall-second, and the SystemC / closed-form time ratio (same run); and the simulated
-// cycles of SystemC with its dynamic effects (overlap, prefetch), without them (= the closed form of today's
-// serial pipeline) and of the closed-form lower bound. The benchmark traces are small and read whole; ecosim
-// replay streams.
-// Usage: bench_accel TRACE.jsonl...   (scripts/bench_accel generates the traces and runs this)
+// given traces, unfused and (unless --unfused) with fused attention (a "+fused" row when the trace has
+// softmax-attention groups): microseconds per tile and simulated MACs per wall-second of each engine, the
+// SystemC / closed-form time ratio (same run) and the process's peak resident memory after the row (traces
+// given in increasing size show whether it stays flat); and the simulated cycles of SystemC with its dynamic
+// effects (overlap, prefetch), without them (= the serial pipeline) and of the closed-form lower bound. The
+// benchmark traces are small and read whole; ecosim replay streams.
+// Usage: bench_accel [--unfused] TRACE.jsonl...   (scripts/bench_accel generates the traces and runs this)
 #include <fmt/core.h>
+#include <sys/resource.h>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 
 #include "ecosim/accel_model/replay.hpp"
@@ -14,6 +17,13 @@
 #include "ecosim/traces/trace.hpp"
 
 namespace {
+
+/// The process's peak resident set so far, in MiB.
+double peak_rss_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return double(usage.ru_maxrss) / 1024;  // ru_maxrss is in KiB on Linux
+}
 
 template <class F>
 double seconds(F&& f) {
@@ -46,19 +56,20 @@ bool bench(const std::string& label, ecosim::Convention convention, const std::v
     accel::PlanSource plans(records, convention, label, config, tech);
     closed = accel::replay_closed_form(plans, config);
   });
-  fmt::print("{:<34} {:>7} {:>9} {:>10.4f} {:>10.4f} {:>10.5f} {:>12.0f} {:>9.1f}\n", label, ops.size(), sc.total.tiles,
-             plan_s, sc_s, closed_s, double(sc.total.macs) / sc_s / 1e6, sc_s / closed_s);
+  const double tiles = double(sc.total.tiles), macs = double(sc.total.macs);
+  fmt::print("{:<34} {:>9} {:>8.4f} {:>10.4f} {:>10.5f} {:>7.3f} {:>7.4f} {:>9.0f} {:>10.0f} {:>7.1f} {:>7.0f}\n",
+             label, sc.total.tiles, plan_s, sc_s, closed_s, sc_s / tiles * 1e6, closed_s / tiles * 1e6,
+             macs / sc_s / 1e6, macs / closed_s / 1e6, sc_s / closed_s, peak_rss_mib());
   accel::AccelConfig serial_config = config;
   serial_config.overlap_units = serial_config.prefetch_weights = false;
   RecordList records(ops);
   accel::PlanSource plans(records, convention, label, serial_config, tech);
   const accel::ReplayResult serial = accel::replay_systemc(plans, serial_config);
   fmt::print(
-      "  total replay (plan + SystemC) {:.3f} s; simulated {:.3f} ms, {} cycles; without overlap and prefetch {} "
-      "({:.4f}×); closed-form bound {} (SystemC / closed form {:.4f})\n",
-      sc_s, sc.latency_ms(), sc.total.cycles, serial.total.cycles,
-      double(sc.total.cycles) / double(serial.total.cycles), closed.total.cycles,
-      double(sc.total.cycles) / double(closed.total.cycles));
+      "  simulated {:.3f} ms, {} cycles; without overlap and prefetch {} ({:.4f}×); closed-form bound {} "
+      "(SystemC / closed form {:.4f})\n",
+      sc.latency_ms(), sc.total.cycles, serial.total.cycles, double(sc.total.cycles) / double(serial.total.cycles),
+      closed.total.cycles, double(sc.total.cycles) / double(closed.total.cycles));
   return true;
 }
 
@@ -71,13 +82,14 @@ int main(int argc, char** argv) {
     accel::AccelConfig fused = unfused;
     fused.fuse_attention = true;
     const TechTable tech = TechTable::builtin_45nm();
-    fmt::print("{:<34} {:>7} {:>9} {:>10} {:>10} {:>10} {:>12} {:>9}\n", "trace", "ops", "tiles", "plan_s", "systemc_s",
-               "closed_s", "MMAC/wall-s", "sc/closed");
-    for (int i = 1; i < argc; ++i) {
+    fmt::print("{:<34} {:>9} {:>8} {:>10} {:>10} {:>7} {:>7} {:>9} {:>10} {:>7} {:>7}\n", "trace", "tiles", "plan_s",
+               "systemc_s", "closed_s", "sc_us/t", "cf_us/t", "sc_MMAC/s", "cf_MMAC/s", "sc/cf", "rss_MiB");
+    const bool with_fused = !(argc > 1 && std::strcmp(argv[1], "--unfused") == 0);
+    for (int i = with_fused ? 1 : 2; i < argc; ++i) {
       const trace::Trace t = trace::read_file(argv[i]);
       const std::string name = std::filesystem::path(argv[i]).filename().string();
       bench(name, t.header.convention, t.ops, unfused, tech);
-      bench(name + " +fused", t.header.convention, t.ops, fused, tech);
+      if (with_fused) bench(name + " +fused", t.header.convention, t.ops, fused, tech);
     }
   } catch (const Error& e) {
     fmt::print(stderr, "bench_accel: error: {}\n", e.what());

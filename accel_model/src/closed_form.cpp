@@ -1,25 +1,58 @@
-// The closed-form timing model of the accelerator (same plans as the SystemC model, no simulation kernel):
-// one pass over each op's tiles through the pipeline recurrence of pipeline.hpp. It equals the SystemC model
-// with config.prefetch_weights off and is a lower bound of it with prefetch on.
+// The closed-form timing model of the accelerator (same plans as the SystemC model, no simulation kernel): the
+// pipeline recurrence of pipeline.hpp over each op's tiles, costed class by class (TileRun::visit_classes) for
+// an op of one run whose tiles compute one after another, tile by tile otherwise (the seams of several runs
+// join tiles of different runs; overlapping tiles need the recurrence). It equals the SystemC model with
+// config.prefetch_weights off and is a lower bound of it with prefetch on.
 #include "ecosim/accel_model/pipeline.hpp"
 #include "ecosim/accel_model/replay.hpp"
 
 namespace ecosim::accel {
 
+namespace {
+
+/// The op's static counters and energy and its pipeline cycles, tile by tile.
+OpRow walk_tiles(const OpPlan& plan, const AccelConfig& config, bool weights_prefetched) {
+  StaticRow tally(plan, config);
+  PipelineClock clock(config, weights_prefetched);
+  PlanCursor tiles(plan);
+  for (TileWork tile; tiles.next(tile);) {
+    tally.add(tile);
+    clock.add(tile);
+  }
+  OpRow row = tally.row();
+  row.cycles = clock.cycles();
+  return row;
+}
+
+/// The same, class by class, for a plan of one run.
+OpRow cost_classes(const OpPlan& plan, const AccelConfig& config, bool weights_prefetched) {
+  StaticRow tally(plan, config);
+  ClassClock clock(config, weights_prefetched);
+  plan.runs.front()->visit_classes(
+      [&](const TileWork* before, const TileWork& at, const TileWork* after, std::uint64_t count) {
+        tally.add(at, count);
+        clock.add(before, at, after, count);
+      });
+  OpRow row = tally.row();
+  row.cycles = clock.cycles();
+  return row;
+}
+
+}  // namespace
+
+OpRow closed_form_row(const OpPlan& plan, const AccelConfig& config, bool weights_prefetched, ClosedForm method) {
+  const bool by_class = method == ClosedForm::by_class && plan.runs.size() == 1 &&
+                        !(config.overlap_units && plan.runs.front()->has_tiles_beside_previous());
+  OpRow row = by_class ? cost_classes(plan, config, weights_prefetched) : walk_tiles(plan, config, weights_prefetched);
+  charge_leakage(row, config);
+  return row;
+}
+
 ReplayResult replay_closed_form(PlanSource& plans, const AccelConfig& config, RowSink* rows) {
   ReplayResult result = make_result(config, std::string(name(Engine::closed_form)));
   OpPlan plan;
   for (bool first = true; plans.next(plan); first = false) {
-    StaticRow tally(plan, config);
-    PipelineClock clock(config, config.prefetch_weights && !first);  // a lower bound: see pipeline.hpp
-    PlanCursor tiles(plan);
-    for (TileWork tile; tiles.next(tile);) {
-      tally.add(tile);
-      clock.add(tile);
-    }
-    OpRow row = tally.row();
-    row.cycles = clock.cycles();
-    charge_leakage(row, config);
+    const OpRow row = closed_form_row(plan, config, config.prefetch_weights && !first);  // see pipeline.hpp
     if (rows) rows->row(row);
     result.add(row);
   }

@@ -1,17 +1,19 @@
-// Direct convolution tiling: the tile-size search scored in closed form, and the tile sequence of a tiling
-// (tile i from its loop indices, with halo input tiles; formulas in conv_tiling.hpp).
+// Direct convolution tiling: the tile-size search scored by the exact pipeline, class by class, and the tile
+// sequence of a tiling (a tile from its loop indices and its neighbours', with halo input tiles; formulas in
+// conv_tiling.hpp).
 #include "ecosim/accel_model/conv_tiling.hpp"
 
 #include <fmt/core.h>
 #include <algorithm>
 #include <array>
 #include <initializer_list>
-#include <optional>
+#include <vector>
 
 #include "ecosim/accel_model/tiling.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
-#include "indexed_tile_run.hpp"
+#include "fastest_candidate.hpp"
+#include "loop_nest.hpp"
 
 namespace ecosim::accel {
 
@@ -39,11 +41,11 @@ Halo halo(const Axis& out, std::uint64_t i, std::uint64_t in, std::uint64_t kern
   return hi < lo ? Halo{} : Halo{std::uint64_t(lo), std::uint64_t(hi - lo + 1)};
 }
 
-/// The loops of a tiling, outermost first: group, output-channel tile, image, output-row tile, output-column
-/// tile, input-channel tile.
+/// The loops of a tiling, by position in an index: group, output-channel tile, image, output-row tile,
+/// output-column tile, input-channel tile.
 enum Loop : std::size_t { kGroup, kOutCh, kImage, kRow, kCol, kInCh, kLoops };
-using Index = std::array<std::uint64_t, kLoops>;  // by Loop
-using Order = std::array<Loop, kLoops>;           // the loops, outermost first
+using Index = LoopNest<kLoops>::Index;
+using Order = std::array<std::size_t, kLoops>;  // the loops, outermost first
 
 class ConvNest {
  public:
@@ -56,29 +58,27 @@ class ConvNest {
         h_(s.out_h(), t.th),
         w_(s.out_w(), t.tw),
         ch_(s.group_in_channels(), t.tc),
-        trips_{s.groups, k_.trips, s.batch, h_.trips, w_.trips, ch_.trips},
-        order_(t.out_channels_outer ? Order{kGroup, kOutCh, kImage, kRow, kCol, kInCh}
-                                    : Order{kGroup, kImage, kRow, kCol, kOutCh, kInCh}) {}
+        nest_({s.groups, k_.trips, s.batch, h_.trips, w_.trips, ch_.trips},
+              t.out_channels_outer ? Order{kGroup, kOutCh, kImage, kRow, kCol, kInCh}
+                                   : Order{kGroup, kImage, kRow, kCol, kOutCh, kInCh}) {}
 
   const Axis& out_channels() const { return k_; }
   const Axis& rows() const { return h_; }
   const Axis& cols() const { return w_; }
   const Axis& in_channels() const { return ch_; }
-  std::uint64_t trips(Loop l) const { return trips_[l]; }
+  const LoopNest<kLoops>& nest() const { return nest_; }
   /// How many times each tile of a tensor indexed by the loops `deps` is fetched: once per iteration of every
   /// loop it does not depend on that sits outside its innermost dependency of more than one trip.
   std::uint64_t sweeps(std::initializer_list<Loop> deps) const {
-    auto depends = [&](Loop l) { return std::find(deps.begin(), deps.end(), l) != deps.end(); };
+    auto depends = [&](std::size_t l) { return std::find(deps.begin(), deps.end(), l) != deps.end(); };
+    const Order& order = nest_.order();
     std::size_t innermost = 0;  // one past it
     for (std::size_t p = 0; p < kLoops; ++p)
-      if (depends(order_[p]) && trips_[order_[p]] > 1) innermost = p + 1;
+      if (depends(order[p]) && nest_.trips(order[p]) > 1) innermost = p + 1;
     std::uint64_t factor = 1;
     for (std::size_t p = 0; p + 1 < innermost; ++p)
-      if (!depends(order_[p])) factor = checked_mul(factor, trips_[order_[p]]);
+      if (!depends(order[p])) factor = checked_mul(factor, nest_.trips(order[p]));
     return factor;
-  }
-  std::uint64_t tile_count() const {
-    return checked_product({trips_[0], trips_[1], trips_[2], trips_[3], trips_[4], trips_[5]});
   }
 
   Halo in_rows(std::uint64_t i) const { return halo(h_, i, s_.in_h, s_.kernel_h, s_.stride, s_.padding); }
@@ -91,22 +91,11 @@ class ConvNest {
             {{s_.batch, s_.out_channels, s_.out_h(), s_.out_w()}, std::max(a_bits_, w_bits_)}};
   }
 
-  Index decode(std::uint64_t i) const {
-    Index at{};
-    for (std::size_t p = kLoops; p-- > 0;) {
-      at[order_[p]] = i % trips_[order_[p]];
-      i /= trips_[order_[p]];
-    }
-    return at;
-  }
-
-  TileWork tile(std::uint64_t i) const {
-    const Index at = decode(i);
+  /// The tile at `at`, `before` and `after` being the tiles around it (null at the op's start and end).
+  TileWork tile(const Index* before, const Index& at, const Index* after) const {
     const std::uint64_t pixels = h_.size(at[kRow]) * w_.size(at[kCol]), tk = k_.size(at[kOutCh]),
                         tc = ch_.size(at[kInCh]);
     TileWork t = array_tile(pixels, tk, tc * s_.kernel_h * s_.kernel_w, a_bits_, w_bits_, c_);
-    const std::optional<Index> before = i == 0 ? std::nullopt : std::optional(decode(i - 1));
-    const std::optional<Index> after = i + 1 == tile_count() ? std::nullopt : std::optional(decode(i + 1));
     if (differs(before, at, {kGroup, kImage, kRow, kCol, kInCh}))
       t.load_bits[std::size_t(Buffer::inputs)] = tc * in_rows(at[kRow]).extent * in_cols(at[kCol]).extent * a_bits_;
     if (differs(before, at, {kGroup, kOutCh, kInCh}))
@@ -115,9 +104,9 @@ class ConvNest {
       t.store_bits = pixels * tk * std::max(a_bits_, w_bits_);
     return t;
   }
-  /// Where tile i (`t`) loads and stores: the input tile with its halo, the weight tile, the output tile.
-  TileBoxes boxes(std::uint64_t i, const TileWork& t) const {
-    const Index at = decode(i);
+  /// Where the tile at `at` (`t`) loads and stores: the input tile with its halo, the weight tile, the output
+  /// tile.
+  TileBoxes boxes(const Index& at, const TileWork& t) const {
     const std::uint64_t k0 = at[kGroup] * k_.dim + at[kOutCh] * k_.tile, c0 = at[kInCh] * ch_.tile;
     const std::uint64_t tk = k_.size(at[kOutCh]), tc = ch_.size(at[kInCh]);
     TileBoxes b;
@@ -133,28 +122,49 @@ class ConvNest {
           2, {at[kImage], k0, at[kRow] * h_.tile, at[kCol] * w_.tile}, {1, tk, h_.size(at[kRow]), w_.size(at[kCol])}};
     return b;
   }
+  /// tile() as a callable for LoopNest and NestCursor (valid while this nest lives).
+  auto tiler() const {
+    return [this](const Index* before, const Index& at, const Index* after) { return tile(before, at, after); };
+  }
+  /// The tiles by class: along the channel loops the first, last and next-to-last tiles apart (edge tiles,
+  /// carries, the edge tile after), along groups and images the first and last, along rows and columns the
+  /// tiles alike in size and clipped halo (theirs and the next tile's).
+  void visit_classes(const TileClassVisitor& visit) const {
+    auto rows = [&](std::uint64_t i) { return std::pair(h_.size(i), in_rows(i).extent); };
+    auto cols = [&](std::uint64_t j) { return std::pair(w_.size(j), in_cols(j).extent); };
+    const std::array<IndexClasses, kLoops> classes = {edge_classes(s_.groups, 1),    edge_classes(k_.trips, 2),
+                                                      edge_classes(s_.batch, 1),     keyed_classes(h_.trips, rows),
+                                                      keyed_classes(w_.trips, cols), edge_classes(ch_.trips, 2)};
+    nest_.visit_classes(classes, tiler(), visit);
+  }
 
  private:
   const ConvShape s_;
   const AccelConfig& c_;
   const unsigned a_bits_, w_bits_;
   const Axis k_, h_, w_, ch_;
-  const Index trips_;
-  const Order order_;
+  const LoopNest<kLoops> nest_;
 
-  /// Whether `other` (none: the op's start or end) is at other indices than `at` along `loops`.
-  static bool differs(const std::optional<Index>& other, const Index& at, std::initializer_list<Loop> loops) {
+  /// Whether `other` (null: the op's start or end) is at other indices than `at` along `loops`.
+  static bool differs(const Index* other, const Index& at, std::initializer_list<Loop> loops) {
     return !other || std::any_of(loops.begin(), loops.end(), [&](Loop l) { return (*other)[l] != at[l]; });
   }
 };
 
-class ConvRun : public IndexedTileRun {
+class ConvRun : public TileRun {
  public:
   ConvRun(const ConvShape& s, unsigned a_bits, unsigned w_bits, const ConvTiling& t, const AccelConfig& c)
       : config_(c), nest_(s, a_bits, w_bits, t, config_) {}
-  std::uint64_t tile_count() const override { return nest_.tile_count(); }
-  TileWork tile(std::uint64_t i) const override { return nest_.tile(i); }
-  TileBoxes boxes(std::uint64_t i, const TileWork& t) const override { return nest_.boxes(i, t); }
+  std::uint64_t tile_count() const override { return nest_.nest().tile_count(); }
+  std::unique_ptr<TileCursor> cursor() const override {
+    return std::make_unique<NestCursor<kLoops, decltype(nest_.tiler())>>(*this, nest_.nest(), nest_.tiler());
+  }
+  void visit_classes(const TileClassVisitor& visit) const override { nest_.visit_classes(visit); }
+  TileBoxes boxes(const TileWork& t) const override {
+    Index at;
+    std::copy_n(t.index.begin(), kLoops, at.begin());
+    return nest_.boxes(at, t);
+  }
   std::vector<TensorShape> tensors() const override { return nest_.tensors(); }
 
  private:
@@ -171,10 +181,13 @@ std::string ConvTiling::describe() const {
       th, tw, tk, tc, out_channels_outer ? "outside" : "inside");
 }
 
-ConvTiling evaluate_conv_tiling(const ConvShape& s, unsigned a_bits, unsigned w_bits, std::uint64_t th,
-                                std::uint64_t tw, std::uint64_t tk, std::uint64_t tc, bool out_channels_outer,
-                                const AccelConfig& c) {
-  ConvTiling t{th, tw, tk, tc, out_channels_outer};
+namespace {
+
+/// A tiling's compute cycles, DRAM bits and bound on its pipeline cycles (not the pipeline cycles themselves,
+/// nor the energy).
+ConvTiling evaluate_bound(const ConvShape& s, unsigned a_bits, unsigned w_bits, const ConvTiling& tiles,
+                          const AccelConfig& c) {
+  ConvTiling t = tiles;
   const ConvNest nest(s, a_bits, w_bits, t, c);
   std::uint64_t rows = 0, cols = 0, col_steps = 0, k_steps = 0;
   for (std::uint64_t i = 0; i < nest.rows().trips; ++i) rows += nest.in_rows(i).extent;
@@ -190,7 +203,26 @@ ConvTiling evaluate_conv_tiling(const ConvShape& s, unsigned a_bits, unsigned w_
   const std::uint64_t outputs = checked_product({s.batch, s.out_channels, s.m(), std::max(a_bits, w_bits)});
   t.dram_bits = checked_add(checked_add(inputs, weights), outputs);
   t.compute_cycles = checked_product({s.batch, s.groups, s.m(), col_steps, k_steps});
-  t.bound_cycles = std::max(t.compute_cycles, dram_peak_cycles(t.dram_bits, c));
+  // Every tile computes between the fill and the drain; every bit crosses the one DMA channel.
+  t.bound_cycles =
+      std::max(checked_add(t.compute_cycles, fill_and_drain_cycles(nest, c)), dram_peak_cycles(t.dram_bits, c));
+  return t;
+}
+
+/// Sets a tiling's pipeline cycles and energy from its exact replay, class by class.
+const ConvTiling& replay(const ConvShape& s, unsigned a_bits, unsigned w_bits, ConvTiling& t, const AccelConfig& c) {
+  const TilingReplay r = replay_by_class(ConvNest(s, a_bits, w_bits, t, c), c);
+  t.pipeline_cycles = r.cycles, t.energy_pj = r.energy_pj;
+  return t;
+}
+
+}  // namespace
+
+ConvTiling evaluate_conv_tiling(const ConvShape& s, unsigned a_bits, unsigned w_bits, std::uint64_t th,
+                                std::uint64_t tw, std::uint64_t tk, std::uint64_t tc, bool out_channels_outer,
+                                const AccelConfig& c) {
+  ConvTiling t = evaluate_bound(s, a_bits, w_bits, ConvTiling{th, tw, tk, tc, out_channels_outer}, c);
+  replay(s, a_bits, w_bits, t, c);
   return t;
 }
 
@@ -198,13 +230,7 @@ ConvTiling choose_conv_tiling(const ConvShape& s, unsigned a_bits, unsigned w_bi
   const std::uint64_t half_in = c.buffer(Buffer::inputs).half_bits(), half_w = c.buffer(Buffer::weights).half_bits(),
                       half_out = c.buffer(Buffer::outputs).half_bits();
   const std::uint64_t rs = s.kernel_h * s.kernel_w;
-  std::optional<ConvTiling> best;
-  auto better = [](const ConvTiling& a, const ConvTiling& b) {
-    if (a.bound_cycles > tie_window_cycles(b.bound_cycles)) return false;
-    if (b.bound_cycles > tie_window_cycles(a.bound_cycles)) return true;
-    if (a.dram_bits != b.dram_bits) return a.dram_bits < b.dram_bits;
-    return a.th * a.tw * a.tk * a.tc > b.th * b.tw * b.tk * b.tc;
-  };
+  std::vector<ConvTiling> candidates;  // in the order of enumeration
   for (std::uint64_t tc : tile_sizes(s.group_in_channels())) {
     for (std::uint64_t tk : tile_sizes(s.group_out_channels())) {
       if (tk * tc * rs * w_bits > half_w) break;
@@ -215,17 +241,30 @@ ConvTiling choose_conv_tiling(const ConvShape& s, unsigned a_bits, unsigned w_bi
           if (tc * rows * cols * a_bits > half_in || th * tw * tk * c.accumulator_bits > half_out) break;
           for (const bool out_channels_outer : {true, false}) {
             if (!out_channels_outer && tk == s.group_out_channels()) break;  // one output-channel tile: same walk
-            const ConvTiling t = evaluate_conv_tiling(s, a_bits, w_bits, th, tw, tk, tc, out_channels_outer, c);
-            if (!best || better(t, *best)) best = t;
+            candidates.push_back(evaluate_bound(s, a_bits, w_bits, {th, tw, tk, tc, out_channels_outer}, c));
           }
         }
       }
     }
   }
-  if (!best)
+  if (candidates.empty())
     throw Error(fmt::format("no convolution tile of {}-bit operands ({}×{} kernel) fits the buffers of '{}'", a_bits,
                             s.kernel_h, s.kernel_w, c.name));
-  return *best;
+  auto tile = [](const ConvTiling& t) { return t.th * t.tw * t.tk * t.tc; };
+  std::vector<bool> replayed(candidates.size());  // pipeline_cycles and energy_pj set: one replay gives both
+  auto replayed_tiling = [&](std::size_t i) -> const ConvTiling& {
+    if (!replayed[i]) replay(s, a_bits, w_bits, candidates[i], c), replayed[i] = true;
+    return candidates[i];
+  };
+  const std::size_t best = fastest_candidate(
+      candidates.size(), [&](std::size_t i) { return candidates[i].bound_cycles; },
+      [&](std::size_t i) { return replayed_tiling(i).pipeline_cycles; },
+      [&](std::size_t i) { return replayed_tiling(i).energy_pj; },
+      [&](std::size_t a, std::size_t b) {
+        return better_tie(candidates[a].energy_pj, tile(candidates[a]), a, candidates[b].energy_pj, tile(candidates[b]),
+                          b);
+      });
+  return candidates[best];
 }
 
 std::shared_ptr<const TileRun> conv_tiles(const ConvShape& s, unsigned a_bits, unsigned w_bits,

@@ -174,6 +174,8 @@ class FusedAttentionRun : public IndexedTileRun {
     }
     return t;
   }
+  void visit_classes(const TileClassVisitor& visit) const override { visit_each_tile(visit); }
+  bool has_tiles_beside_previous() const override { return true; }
 
  private:
   /// Tile i's triple and step (0 scores, 1 softmax, 2 context), software-pipelined so the array has the next

@@ -1,6 +1,10 @@
-// Internal: a TileRun whose tile i (and its boxes) follows from i alone (streamed vector/DMA tiles, direct
-// convolution, fused attention), walked by one generic cursor.
+// Internal: a TileRun whose tile i (and its boxes) follows from i alone (streamed vector/DMA tiles, fused
+// attention), walked by one generic cursor and visited by class either tile by tile or,
+// where its tiles change at a few indices only, one class per stretch of alike tiles.
 #pragma once
+#include <algorithm>
+#include <vector>
+
 #include "ecosim/accel_model/op_plan.hpp"
 
 namespace ecosim::accel {
@@ -28,6 +32,37 @@ class IndexedTileRun : public TileRun {
       std::uint64_t count_, i_ = 0;
     };
     return std::make_unique<Cursor>(*this);
+  }
+
+ protected:
+  /// visit_classes for a run whose tile i equals tile i − 1 unless i is one of `changes`: the stage of tile i
+  /// depends on tiles i − 1, i and i + 1, so a change at c sets tiles c − 1, c and c + 1 apart, as are the
+  /// first tile (nothing before it), the second and the last (nothing after it); each stretch between is one
+  /// class.
+  void visit_stretches(std::vector<std::uint64_t> changes, const TileClassVisitor& visit) const {
+    const std::uint64_t count = tile_count();
+    std::vector<std::uint64_t> starts = {0, 1, count - 1, count};
+    for (std::uint64_t c : changes)
+      for (std::uint64_t s : {c - 1, c, c + 1})
+        if (c > 0 && s <= count) starts.push_back(s);
+    std::sort(starts.begin(), starts.end());
+    starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+    for (std::size_t j = 0; j + 1 < starts.size() && starts[j] < count; ++j) {
+      const std::uint64_t i = starts[j];
+      const TileWork at = tile(i), before = i > 0 ? tile(i - 1) : TileWork{}, after = i + 1 < count ? tile(i + 1) : at;
+      visit(i > 0 ? &before : nullptr, at, i + 1 < count ? &after : nullptr, starts[j + 1] - i);
+    }
+  }
+  /// visit_classes tile by tile (a run whose tiles repeat in no few stretches), tiles generated once each.
+  void visit_each_tile(const TileClassVisitor& visit) const {
+    const std::uint64_t count = tile_count();
+    TileWork before, at = tile(0), after;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      if (i + 1 < count) after = tile(i + 1);
+      visit(i > 0 ? &before : nullptr, at, i + 1 < count ? &after : nullptr, 1);
+      before = std::move(at);
+      at = std::move(after);
+    }
   }
 };
 

@@ -118,6 +118,11 @@ class StreamRun : public IndexedTileRun {
     }
     return t;
   }
+  /// Tiles take one more bit, cycle or unit of work than the rest while their index is below the remainder
+  /// of each split.
+  void visit_classes(const TileClassVisitor& visit) const override {
+    visit_stretches({read_bits_ % count_, write_bits_ % count_, work_.cycles % count_}, visit);
+  }
 
  private:
   Unit unit_;
@@ -132,8 +137,8 @@ std::string array_precision(unsigned a_bits, unsigned w_bits) {
                      f.passes > 1 ? fmt::format(", {} passes", f.passes) : "");
 }
 
-std::string plan_gemm(const GemmShape& shape, const AccelConfig& config, OpPlan& plan) {
-  const GemmTiling tiling = choose_tiling(shape, config);
+std::string plan_gemm(const GemmShape& shape, const AccelConfig& config, TilingMemo* memo, OpPlan& plan) {
+  const GemmTiling tiling = memo ? memo->choose(shape) : choose_tiling(shape, config);
   plan.runs.push_back(gemm_tiles(shape, tiling, config));
   return array_precision(shape.a_bits, shape.w_bits) + ", " + tiling.describe();
 }
@@ -154,15 +159,16 @@ std::string plan_vector(const OpRecord& op, const AccelConfig& config, const Tec
 
 }  // namespace
 
-OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& tech) {
+OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& tech, TilingMemo* memo) {
   OpPlan plan{op.name, op.kind, "", {}};
   const unsigned a = operand_bits(op.a_dtype, config), w = operand_bits(op.b_dtype, config);
   switch (op.kind) {
-    case OpClass::gemm: plan.mapping = plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, plan); break;
+    case OpClass::gemm: plan.mapping = plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, memo, plan); break;
     case OpClass::popcount_accumulate:
-      plan.mapping = config.binary_codes == BinaryMapping::array
-                         ? "codes as 2-bit operands: " + plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, plan)
-                         : "±additions on the " + plan_vector(op, config, tech, plan);
+      plan.mapping =
+          config.binary_codes == BinaryMapping::array
+              ? "codes as 2-bit operands: " + plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, memo, plan)
+              : "±additions on the " + plan_vector(op, config, tech, plan);
       break;
     case OpClass::eltwise:
     case OpClass::reduce: plan.mapping = plan_vector(op, config, tech, plan); break;

@@ -45,7 +45,7 @@ bool PlanSource::next(OpPlan& plan) {
       return true;
     }
   }
-  plan = plan_op(window_[first_], config_, tech_);
+  plan = plan_op(window_[first_], config_, tech_, &tilings_);
   ++first_;
   if (check_) check_(plan);
   return true;

@@ -18,9 +18,36 @@ EnergyBreakdown& EnergyBreakdown::operator+=(const EnergyBreakdown& o) {
   return *this;
 }
 
+void EnergyLedger::dram(std::uint64_t bits) { dram_bits_ = checked_add(dram_bits_, bits); }
+
 void EnergyLedger::sram(Buffer buffer, std::uint64_t bits, bool write) {
-  const BufferConfig& buf = config_->buffer(buffer);
-  total_.sram_pj[std::size_t(buffer)] += double(bits) * (write ? buf.write_pj_per_bit : buf.read_pj_per_bit);
+  std::uint64_t& tally = (write ? sram_write_bits_ : sram_read_bits_)[std::size_t(buffer)];
+  tally = checked_add(tally, bits);
+}
+
+void EnergyLedger::array(std::uint64_t cycles) { array_cycles_ = checked_add(array_cycles_, cycles); }
+
+void EnergyLedger::vector(double pj, std::uint64_t tiles) {
+  if (tiles == 0) return;
+  if (vector_tiles_ != 0 && pj != vector_tile_pj_) {  // a run of another value ends
+    vector_done_pj_ += vector_tile_pj_ * double(vector_tiles_);
+    vector_tiles_ = 0;
+  }
+  vector_tile_pj_ = pj;
+  vector_tiles_ = checked_add(vector_tiles_, tiles);
+}
+
+EnergyBreakdown EnergyLedger::total() const {
+  EnergyBreakdown e;
+  e.dram_pj = double(dram_bits_) * config_->dram_pj_per_bit;
+  e.array_pj = double(array_cycles_) * config_->array_pj_per_cycle;
+  e.vector_pj = vector_done_pj_ + vector_tile_pj_ * double(vector_tiles_);
+  for (Buffer b : kAllBuffers) {
+    const BufferConfig& buf = config_->buffer(b);
+    e.sram_pj[std::size_t(b)] = double(sram_read_bits_[std::size_t(b)]) * buf.read_pj_per_bit +
+                                double(sram_write_bits_[std::size_t(b)]) * buf.write_pj_per_bit;
+  }
+  return e;
 }
 
 void ReplayResult::add(const OpRow& row) {
@@ -63,29 +90,31 @@ ReplayResult make_result(const AccelConfig& config, std::string engine) {
   return r;
 }
 
-void charge_load(const TileWork& t, EnergyLedger& ledger) {
+void charge_load(const TileWork& t, EnergyLedger& ledger, std::uint64_t count) {
   for (Buffer b : kAllBuffers) {
-    ledger.dram(t.load_bits[std::size_t(b)]);
-    ledger.sram(b, t.load_bits[std::size_t(b)], true);
+    const std::uint64_t bits = checked_mul(t.load_bits[std::size_t(b)], count);
+    ledger.dram(bits);
+    ledger.sram(b, bits, true);
   }
 }
 
-void charge_compute(const TileWork& t, EnergyLedger& ledger) {
-  for (Buffer b : kAllBuffers) ledger.sram(b, t.unit_read_bits[std::size_t(b)], false);
-  for (Buffer b : kAllBuffers) ledger.sram(b, t.unit_write_bits[std::size_t(b)], true);
-  if (t.unit == Unit::array) ledger.array(t.compute_cycles);
-  if (t.unit == Unit::vector) ledger.vector(t.vector_pj);
+void charge_compute(const TileWork& t, EnergyLedger& ledger, std::uint64_t count) {
+  for (Buffer b : kAllBuffers) ledger.sram(b, checked_mul(t.unit_read_bits[std::size_t(b)], count), false);
+  for (Buffer b : kAllBuffers) ledger.sram(b, checked_mul(t.unit_write_bits[std::size_t(b)], count), true);
+  if (t.unit == Unit::array) ledger.array(checked_mul(t.compute_cycles, count));
+  if (t.unit == Unit::vector) ledger.vector(t.vector_pj, count);
 }
 
-void charge_store(const TileWork& t, EnergyLedger& ledger) {
-  ledger.sram(Buffer::outputs, t.store_bits, false);
-  ledger.dram(t.store_bits);
+void charge_store(const TileWork& t, EnergyLedger& ledger, std::uint64_t count) {
+  const std::uint64_t bits = checked_mul(t.store_bits, count);
+  ledger.sram(Buffer::outputs, bits, false);
+  ledger.dram(bits);
 }
 
-void charge_tile(const TileWork& t, EnergyLedger& ledger) {
-  charge_load(t, ledger);
-  charge_compute(t, ledger);
-  charge_store(t, ledger);
+void charge_tile(const TileWork& t, EnergyLedger& ledger, std::uint64_t count) {
+  charge_load(t, ledger, count);
+  charge_compute(t, ledger, count);
+  charge_store(t, ledger, count);
 }
 
 void charge_leakage(OpRow& row, const AccelConfig& config) {
@@ -99,19 +128,20 @@ StaticRow::StaticRow(const OpPlan& plan, const AccelConfig& config) : config_(co
   row_.mapping = plan.mapping;
 }
 
-void StaticRow::add(const TileWork& t) {
-  ++row_.tiles;
-  row_.macs = checked_add(row_.macs, t.macs);
-  if (t.unit == Unit::array) row_.array_cycles = checked_add(row_.array_cycles, t.compute_cycles);
-  if (t.unit == Unit::vector) row_.vector_cycles = checked_add(row_.vector_cycles, t.compute_cycles);
-  row_.dram_bits = checked_add(row_.dram_bits, checked_add(t.load_total_bits(), t.store_bits));
-  row_.dram_cycles += dram_cycles(t.load_total_bits(), config_) + dram_cycles(t.store_bits, config_);
+void StaticRow::add(const TileWork& t, std::uint64_t count) {
+  auto tally = [count](std::uint64_t& sum, std::uint64_t each) { sum = checked_add(sum, checked_mul(each, count)); };
+  tally(row_.tiles, 1);
+  tally(row_.macs, t.macs);
+  if (t.unit == Unit::array) tally(row_.array_cycles, t.compute_cycles);
+  if (t.unit == Unit::vector) tally(row_.vector_cycles, t.compute_cycles);
+  tally(row_.dram_bits, checked_add(t.load_total_bits(), t.store_bits));
+  tally(row_.dram_cycles, dram_cycles(t.load_total_bits(), config_) + dram_cycles(t.store_bits, config_));
   for (std::size_t b = 0; b < kBufferCount; ++b) {
-    row_.sram_write_bits[b] += t.load_bits[b] + t.unit_write_bits[b];
-    row_.sram_read_bits[b] += t.unit_read_bits[b];
+    tally(row_.sram_write_bits[b], t.load_bits[b] + t.unit_write_bits[b]);
+    tally(row_.sram_read_bits[b], t.unit_read_bits[b]);
   }
-  row_.sram_read_bits[std::size_t(Buffer::outputs)] += t.store_bits;
-  charge_tile(t, ledger_);
+  tally(row_.sram_read_bits[std::size_t(Buffer::outputs)], t.store_bits);
+  charge_tile(t, ledger_, count);
 }
 
 OpRow StaticRow::row() const {

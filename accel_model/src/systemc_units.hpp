@@ -55,7 +55,12 @@ class Dma : public sc_module {
                                        : (c.move[std::size_t(b)] ? c.tile.load_bits[std::size_t(b)] : 0);
       if (bits) buffers[std::size_t(b)]->access(bits, !store);
     }
-    if (c.charge) (store ? charge_store : charge_load)(c.tile, *job_.ledger);
+    if (c.charge) {
+      if (store)
+        charge_store(c.tile, *job_.ledger);
+      else
+        charge_load(c.tile, *job_.ledger);
+    }
     job_.busy(Unit::dma, store, start, to_cycles(delay - before));
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
   }

@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <optional>
+#include <tuple>
 #include <utility>
 
 #include "ecosim/accel_model/pipeline.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
+#include "fastest_candidate.hpp"
+#include "loop_nest.hpp"
 
 namespace ecosim::accel {
 
@@ -58,20 +60,18 @@ constexpr unsigned kA = 0b101, kB = 0b110, kC = 0b011;  // dimensions of A (m, k
 // A GEMM's tensors (GemmRun::tensors), as the tiles' boxes index them.
 enum GemmTensor : std::uint8_t { kTensorA, kTensorB, kTensorPartial, kTensorC };
 
-/// Whether kOrders[o] is the first listed of the loop orders walking its tile sequence (loops of one trip can
-/// sit anywhere): the others would tie with it in everything and lose to it.
-bool first_of_its_nest(std::size_t o, const Loops& l) {
-  auto walked = [&](const std::array<char, 3>& order) {  // the loops of more than one trip, outermost first
-    std::array<char, 3> loops{};
-    std::size_t n = 0;
-    for (char loop : order)
-      if (l.trips[Loops::index(loop)] > 1) loops[n++] = loop;
-    return loops;
-  };
-  const std::array<char, 3> mine = walked(kOrders[o]);
-  for (std::size_t p = 0; p < o; ++p)
-    if (walked(kOrders[p]) == mine) return false;
-  return true;
+/// Whether each of kOrders is the first listed of the loop orders walking its tile sequence (loops of one trip
+/// can sit anywhere): the others would tie with it in everything and lose to it.
+std::array<bool, kOrders.size()> first_of_their_nests(const Loops& l) {
+  std::array<unsigned, kOrders.size()> walked{};  // the loops of more than one trip, outermost first, as digits
+  for (std::size_t o = 0; o < kOrders.size(); ++o)
+    for (char loop : kOrders[o])
+      if (l.trips[Loops::index(loop)] > 1) walked[o] = walked[o] * 4 + unsigned(Loops::index(loop)) + 1;
+  std::array<bool, kOrders.size()> first{};
+  for (std::size_t o = 0; o < kOrders.size(); ++o)
+    first[o] =
+        std::find(walked.begin(), walked.begin() + std::ptrdiff_t(o), walked[o]) == walked.begin() + std::ptrdiff_t(o);
+  return first;
 }
 
 }  // namespace
@@ -116,152 +116,92 @@ std::string GemmTiling::describe() const {
 
 namespace {
 
-/// Loop indices of one tile: the batch element and the tile's index along m, n and k.
-struct NestIndex {
-  std::uint64_t batch = 0;
-  std::array<std::uint64_t, 3> idx{};  // by dimension m, n, k
-};
-
-/// The loop nest of a tiling (batch outermost, then the tiling's order), its tiles by loop indices. A tile's
-/// loads follow from the tile before it (the operand tiles the buffers hold) and its store from the tile
-/// after it (which evicts its output tile), so tile i is a function of the indices of tiles i−1, i and i+1.
+/// The loop nest of a tiling: loops m, n, k (positions 0–2 of an index) in the tiling's order inside the batch
+/// loop (position 3), its tiles by loop indices. A tile's loads follow from the tile before it (the operand
+/// tiles the buffers hold) and its store from the tile after it (which evicts its output tile), so tile i is a
+/// function of the indices of tiles i−1, i and i+1.
 class GemmNest {
  public:
+  static constexpr std::size_t kBatch = 3;
+  using Index = LoopNest<4>::Index;
+
   GemmNest(const GemmShape& s, const GemmTiling& g, const AccelConfig& c)
       : GemmNest(s, make_loops(s, g.tm, g.tn, g.tk), g.order, c) {}
   GemmNest(const GemmShape& s, const Loops& l, std::array<char, 3> order, const AccelConfig& c)
       : s_(s),
         c_(c),
         l_(l),
-        f_(fusion(s.a_bits, s.w_bits)),
-        order_{Loops::index(order[0]), Loops::index(order[1]), Loops::index(order[2])} {}
+        nest_({l.trips[0], l.trips[1], l.trips[2], s.batch},
+              {kBatch, Loops::index(order[0]), Loops::index(order[1]), Loops::index(order[2])}) {}
 
-  const Loops& loops() const { return l_; }
-  NestIndex last() const { return {s_.batch - 1, {l_.trips[0] - 1, l_.trips[1] - 1, l_.trips[2] - 1}}; }
-
-  /// Moves to the next tile (innermost loop first, carrying outwards); false past the last.
-  bool step(NestIndex& at) const {
-    for (int p = 2; p >= 0; --p) {
-      const std::size_t d = order_[p];
-      if (++at.idx[d] < l_.trips[d]) return true;
-      at.idx[d] = 0;
-    }
-    return ++at.batch < s_.batch;
-  }
-  /// Moves to the tile before; false before the first.
-  bool step_back(NestIndex& at) const {
-    for (int p = 2; p >= 0; --p) {
-      const std::size_t d = order_[p];
-      if (at.idx[d] > 0) {
-        --at.idx[d];
-        return true;
-      }
-      at.idx[d] = l_.trips[d] - 1;
-    }
-    if (at.batch == 0) return false;
-    --at.batch;
-    return true;
-  }
+  const LoopNest<4>& nest() const { return nest_; }
 
   /// The tile at `at`, `before` and `after` being the tiles around it (null at the op's start and end).
-  TileWork tile(const NestIndex* before, const NestIndex& at, const NestIndex* after) const {
-    TileWork t =
-        array_tile(l_.size(0, at.idx[0]), l_.size(1, at.idx[1]), l_.size(2, at.idx[2]), s_.a_bits, s_.w_bits, c_);
+  TileWork tile(const Index* before, const Index& at, const Index* after) const {
+    TileWork t = array_tile(l_.size(0, at[0]), l_.size(1, at[1]), l_.size(2, at[2]), s_.a_bits, s_.w_bits, c_);
     t.load_bits = load_bits(before, at);
     t.store_bits = store_bits(at, after);
     return t;
   }
   /// Where the tile at `at` loads and stores (`t`): A (m, k), B (k, n), partial sums or C (m, n) tiles.
-  TileBoxes boxes(const NestIndex& at, const TileWork& t) const {
+  TileBoxes boxes(const Index& at, const TileWork& t) const {
     auto box = [&](std::uint8_t tensor, std::size_t rows, std::size_t cols) {
       return TensorBox{tensor,
-                       {at.batch, 0, at.idx[rows] * l_.tile[rows], at.idx[cols] * l_.tile[cols]},
-                       {1, 1, l_.size(rows, at.idx[rows]), l_.size(cols, at.idx[cols])}};
+                       {at[kBatch], 0, at[rows] * l_.tile[rows], at[cols] * l_.tile[cols]},
+                       {1, 1, l_.size(rows, at[rows]), l_.size(cols, at[cols])}};
     };
     TileBoxes b;
     if (t.load_bits[std::size_t(Buffer::inputs)]) b.load[std::size_t(Buffer::inputs)] = box(kTensorA, 0, 2);
     if (t.load_bits[std::size_t(Buffer::weights)]) b.load[std::size_t(Buffer::weights)] = box(kTensorB, 2, 1);
     if (t.load_bits[std::size_t(Buffer::outputs)]) b.load[std::size_t(Buffer::outputs)] = box(kTensorPartial, 0, 1);
-    if (t.store_bits) b.store = box(at.idx[2] + 1 == l_.trips[2] ? kTensorC : kTensorPartial, 0, 1);
+    if (t.store_bits) b.store = box(at[2] + 1 == l_.trips[2] ? kTensorC : kTensorPartial, 0, 1);
     return b;
   }
-  /// The parts of tile(): the array's cycles, ...
-  std::uint64_t compute_cycles(const NestIndex& at) const {
-    return tile_cycles(l_.size(0, at.idx[0]), l_.size(1, at.idx[1]), l_.size(2, at.idx[2]), f_, c_);
-  }
-  /// ... the bits loaded into each buffer: the operand tiles the tile before did not use (A into inputs, B
-  /// into weights) and the partial sums of an output tile it did not hold ...
-  std::array<std::uint64_t, kBufferCount> load_bits(const NestIndex* before, const NestIndex& at) const {
-    const std::uint64_t tm = l_.size(0, at.idx[0]), tn = l_.size(1, at.idx[1]), tk = l_.size(2, at.idx[2]);
+  /// The parts of tile(): the bits loaded into each buffer, the operand tiles the tile before did not use (A
+  /// into inputs, B into weights) and the partial sums of an output tile it did not hold ...
+  std::array<std::uint64_t, kBufferCount> load_bits(const Index* before, const Index& at) const {
+    const std::uint64_t tm = l_.size(0, at[0]), tn = l_.size(1, at[1]), tk = l_.size(2, at[2]);
     std::array<std::uint64_t, kBufferCount> bits{};
     if (other_tile(before, at, 0, 2)) bits[std::size_t(Buffer::inputs)] = tm * tk * s_.a_bits;   // A (m, k)
     if (other_tile(before, at, 1, 2)) bits[std::size_t(Buffer::weights)] = tk * tn * s_.w_bits;  // B (k, n)
-    if (other_tile(before, at, 0, 1) && at.idx[2] != 0)
+    if (other_tile(before, at, 0, 1) && at[2] != 0)
       bits[std::size_t(Buffer::outputs)] = tm * tn * c_.accumulator_bits;  // C (m, n)
     return bits;
   }
   /// ... and the bits stored: the output tile when the tile after evicts it, final after the last k step.
-  std::uint64_t store_bits(const NestIndex& at, const NestIndex* after) const {
+  std::uint64_t store_bits(const Index& at, const Index* after) const {
     if (!other_tile(after, at, 0, 1)) return 0;
-    const unsigned bits = at.idx[2] + 1 == l_.trips[2] ? s_.out_bits() : unsigned(c_.accumulator_bits);
-    return l_.size(0, at.idx[0]) * l_.size(1, at.idx[1]) * bits;
+    const unsigned bits = at[2] + 1 == l_.trips[2] ? s_.out_bits() : unsigned(c_.accumulator_bits);
+    return l_.size(0, at[0]) * l_.size(1, at[1]) * bits;
+  }
+
+  /// tile() as a callable for LoopNest and NestCursor (valid while this nest lives).
+  auto tiler() const {
+    return [this](const Index* before, const Index& at, const Index* after) { return tile(before, at, after); };
+  }
+  /// The tiles by class: along m, n and k the first, last and next-to-last indices apart (edge tiles, carries,
+  /// the edge tile after), along the batch the first and the last.
+  void visit_classes(const TileClassVisitor& visit) const {
+    const std::array<IndexClasses, 4> classes = {edge_classes(l_.trips[0], 2), edge_classes(l_.trips[1], 2),
+                                                 edge_classes(l_.trips[2], 2), edge_classes(s_.batch, 1)};
+    nest_.visit_classes(classes, tiler(), visit);
   }
 
  private:
-  const GemmShape& s_;
+  const GemmShape s_;
   const AccelConfig& c_;
   const Loops l_;
-  const Fusion f_;
-  const std::size_t order_[3];  // dimension (m, n, k) of each loop, outermost first
+  const LoopNest<4> nest_;
 
   /// Whether `other` (null: none) uses another tile than `at` of the operand indexed by dimensions d1, d2.
-  static bool other_tile(const NestIndex* other, const NestIndex& at, std::size_t d1, std::size_t d2) {
-    return !other || other->batch != at.batch || other->idx[d1] != at.idx[d1] || other->idx[d2] != at.idx[d2];
+  static bool other_tile(const Index* other, const Index& at, std::size_t d1, std::size_t d2) {
+    return !other || (*other)[kBatch] != at[kBatch] || (*other)[d1] != at[d1] || (*other)[d2] != at[d2];
   }
 };
 
-/// The pipeline's fill and drain: the first tile's load and the last tile's store, which nothing overlaps.
-std::uint64_t fill_and_drain_cycles(const GemmNest& nest, const AccelConfig& c) {
-  const auto first_load = nest.load_bits(nullptr, NestIndex{});
-  return checked_add(dram_cycles(first_load[0] + first_load[1] + first_load[2], c),
-                     dram_cycles(nest.store_bits(nest.last(), nullptr), c));
-}
-
-/// The indices of a loop of `trips` iterations that a tile's pipeline stage can tell apart, each with the
-/// number of indices it stands for. A stage depends on an index only through the edges: whether it is the
-/// first (a carry into it from the tile before), the last (the edge tile's size, a carry out of it) or, for
-/// the m, n and k loops, the next-to-last (the tile after is the edge tile; `last_edges` 2). The indices
-/// between stand for one another.
-std::vector<std::pair<std::uint64_t, std::uint64_t>> index_classes(std::uint64_t trips, std::uint64_t last_edges) {
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> classes = {{0, 1}};
-  if (trips > 1 + last_edges) classes.push_back({1, trips - 1 - last_edges});
-  for (std::uint64_t i = std::max<std::uint64_t>(1, trips > last_edges ? trips - last_edges : 1); i < trips; ++i)
-    classes.push_back({i, 1});
-  return classes;
-}
-
-/// The pipeline cycles of a tiling's tile sequence without walking it: each class of loop indices'
-/// stage (index_classes) once, times the tiles it stands for.
-std::uint64_t nest_pipeline_cycles(const GemmNest& nest, std::uint64_t batch, const AccelConfig& c) {
-  const Loops& l = nest.loops();
-  std::uint64_t cycles = fill_and_drain_cycles(nest, c);
-  for (const auto& [b, batches] : index_classes(batch, 1))
-    for (const auto& [im, ms] : index_classes(l.trips[0], 2))
-      for (const auto& [in, ns] : index_classes(l.trips[1], 2))
-        for (const auto& [ik, ks] : index_classes(l.trips[2], 2)) {
-          const NestIndex at{b, {im, in, ik}};
-          NestIndex before = at, after = at;
-          const std::uint64_t previous_store =
-              nest.step_back(before) ? dram_cycles(nest.store_bits(before, &at), c) : 0;
-          std::uint64_t following_load = 0;
-          if (nest.step(after)) {
-            const auto bits = nest.load_bits(&at, after);
-            following_load = dram_cycles(bits[0] + bits[1] + bits[2], c);
-          }
-          const std::uint64_t stage = stage_cycles(nest.compute_cycles(at), previous_store, following_load);
-          cycles = checked_add(cycles, checked_mul(checked_product({batches, ms, ns, ks}), stage));
-        }
-  return cycles;
+/// The pipeline's fill and drain (loop_nest.hpp), the same in every loop order: the first and last tiles are.
+std::uint64_t fill_and_drain_cycles(const GemmShape& s, const Loops& l, const AccelConfig& c) {
+  return fill_and_drain_cycles(GemmNest(s, l, kOrders[0], c), c);
 }
 
 /// What a tiling moves and computes over the whole op, in closed form: DRAM bits of A, B, partial sums (each
@@ -271,13 +211,22 @@ struct Traffic {
   std::uint64_t a = 0, w = 0, partial = 0, out = 0;
   std::uint64_t col_steps = 0, k_steps = 0;
 };
+/// The array's column blocks and k-steps summed over the tiles of one row.
+std::pair<std::uint64_t, std::uint64_t> array_steps(const GemmShape& s, const Loops& l, const AccelConfig& c) {
+  const Fusion f = fusion(s.a_bits, s.w_bits);
+  const std::uint64_t kdiv = c.rows * f.spatial;
+  return {(l.trips[1] - 1) * ceil_div(l.tile[1], c.cols) + ceil_div(l.last[1], c.cols),
+          (l.trips[2] - 1) * ceil_div(l.tile[2] * f.passes, kdiv) + ceil_div(l.last[2] * f.passes, kdiv)};
+}
+/// Array cycles summed over a tiling's tiles (the same in every loop order).
+std::uint64_t compute_cycles(const GemmShape& s, const Loops& l, const AccelConfig& c) {
+  const auto [col_steps, k_steps] = array_steps(s, l, c);
+  return checked_mul(s.batch, checked_mul(s.m, checked_mul(col_steps, k_steps)));
+}
 Traffic traffic(const GemmShape& s, const Loops& loops, const GemmTiling& t, const AccelConfig& c) {
   Traffic x{loops};
   const Loops& l = x.loops;
-  const Fusion f = fusion(s.a_bits, s.w_bits);
-  const std::uint64_t kdiv = c.rows * f.spatial;
-  x.col_steps = (l.trips[1] - 1) * ceil_div(t.tn, c.cols) + ceil_div(l.last[1], c.cols);
-  x.k_steps = (l.trips[2] - 1) * ceil_div(t.tk * f.passes, kdiv) + ceil_div(l.last[2] * f.passes, kdiv);
+  std::tie(x.col_steps, x.k_steps) = array_steps(s, l, c);
   x.a = checked_mul(s.batch * s.m * s.k * s.a_bits, sweeps(l, t.order, kA));
   x.w = checked_mul(s.batch * s.k * s.n * s.w_bits, sweeps(l, t.order, kB));
   x.partial = checked_mul(s.batch * s.m * s.n * c.accumulator_bits, sweeps(l, t.order, kC) - 1);
@@ -287,15 +236,15 @@ Traffic traffic(const GemmShape& s, const Loops& loops, const GemmTiling& t, con
 
 /// A tiling's compute cycles, DRAM bits and bound on its pipeline cycles (not the pipeline cycles themselves,
 /// nor the energy).
-GemmTiling evaluate_bound(const GemmShape& s, const Loops& l, std::array<char, 3> order, const AccelConfig& c) {
+GemmTiling evaluate_bound(const GemmShape& s, const Loops& l, std::array<char, 3> order, const AccelConfig& c,
+                          std::uint64_t fill_and_drain) {
   GemmTiling t;
   t.tm = l.tile[0], t.tn = l.tile[1], t.tk = l.tile[2], t.order = order;
   const Traffic x = traffic(s, l, t, c);
-  t.compute_cycles = checked_mul(s.batch, checked_mul(s.m, checked_mul(x.col_steps, x.k_steps)));
+  t.compute_cycles = compute_cycles(s, l, c);
   t.dram_bits = checked_add(checked_add(x.a, x.w), checked_add(2 * x.partial, x.out));
   // Every tile computes between the fill and the drain; every bit crosses the one DMA channel.
-  t.bound_cycles = std::max(checked_add(t.compute_cycles, fill_and_drain_cycles(GemmNest(s, l, order, c), c)),
-                            dram_peak_cycles(t.dram_bits, c));
+  t.bound_cycles = std::max(checked_add(t.compute_cycles, fill_and_drain), dram_peak_cycles(t.dram_bits, c));
   return t;
 }
 
@@ -315,16 +264,6 @@ double tiling_energy_pj(const GemmShape& s, const GemmTiling& t, const AccelConf
          unit_output_rw * (ob.read_pj_per_bit + ob.write_pj_per_bit);
 }
 
-/// Between two candidates equally fast (within the tie window), a (enumerated a_index-th) is better than b:
-/// less energy (relative ties below 1e-9 are rounding); then larger tiles (fewer transfers and per-tile
-/// overheads; the public simulator's order of enumeration has the same effect); then enumerated first.
-bool better(const GemmTiling& a, std::size_t a_index, const GemmTiling& b, std::size_t b_index) {
-  const double scale = std::max(a.energy_pj, b.energy_pj);
-  if (std::abs(a.energy_pj - b.energy_pj) > 1e-9 * scale) return a.energy_pj < b.energy_pj;
-  if (a.tm * a.tn * a.tk != b.tm * b.tn * b.tk) return a.tm * a.tn * a.tk > b.tm * b.tn * b.tk;
-  return a_index < b_index;
-}
-
 }  // namespace
 
 std::uint64_t tie_window_cycles(std::uint64_t fastest_cycles) {
@@ -332,12 +271,13 @@ std::uint64_t tie_window_cycles(std::uint64_t fastest_cycles) {
 }
 
 std::uint64_t pipeline_cycles(const GemmShape& shape, const GemmTiling& tiling, const AccelConfig& config) {
-  return nest_pipeline_cycles(GemmNest(shape, tiling, config), shape.batch, config);
+  return cycles_by_class(GemmNest(shape, tiling, config), config);
 }
 
 GemmTiling evaluate_tiling(const GemmShape& s, std::uint64_t tm, std::uint64_t tn, std::uint64_t tk,
                            std::array<char, 3> order, const AccelConfig& c) {
-  GemmTiling t = evaluate_bound(s, make_loops(s, tm, tn, tk), order, c);
+  const Loops l = make_loops(s, tm, tn, tk);
+  GemmTiling t = evaluate_bound(s, l, order, c, fill_and_drain_cycles(s, l, c));
   t.pipeline_cycles = pipeline_cycles(s, t, c);
   t.energy_pj = tiling_energy_pj(s, t, c);
   return t;
@@ -346,91 +286,70 @@ GemmTiling evaluate_tiling(const GemmShape& s, std::uint64_t tm, std::uint64_t t
 GemmTiling choose_tiling(const GemmShape& s, const AccelConfig& c) {
   const std::uint64_t half_in = c.buffer(Buffer::inputs).half_bits(), half_w = c.buffer(Buffer::weights).half_bits(),
                       half_out = c.buffer(Buffer::outputs).half_bits();
-  std::vector<GemmTiling> candidates;  // in the order of enumeration
-  candidates.reserve(6 * tile_sizes(s.m).size() * tile_sizes(s.n).size() * tile_sizes(s.k).size());
+  // The tile sizes that fit, with their compute cycles (no loop order changes them).
+  struct Sizes {
+    Loops loops;
+    std::uint64_t compute_cycles;
+  };
+  std::vector<Sizes> fitting;  // in the order of enumeration
   for (std::uint64_t tk : tile_sizes(s.k)) {
     for (std::uint64_t tn : tile_sizes(s.n)) {
       if (tk * tn * s.w_bits > half_w) break;
       for (std::uint64_t tm : tile_sizes(s.m)) {
         if (tm * tk * s.a_bits > half_in || tm * tn * c.accumulator_bits > half_out) break;
         const Loops l = make_loops(s, tm, tn, tk);
-        for (std::size_t o = 0; o < kOrders.size(); ++o)
-          if (first_of_its_nest(o, l)) candidates.push_back(evaluate_bound(s, l, kOrders[o], c));
+        fitting.push_back({l, compute_cycles(s, l, c)});
       }
     }
   }
-  if (candidates.empty())
+  if (fitting.empty())
     throw Error(fmt::format("no GEMM tile of {}-bit operands fits the buffers of '{}'", s.a_bits, c.name));
-  // Scored by their pipeline cycles in the order of their lower bounds, until the bound alone is past the tie
-  // window of the fastest score: no unscored candidate can be as fast. The candidate of the lowest bound is
-  // scored first; only those whose bound lies within its window can compete, and only they are sorted.
-  auto by_bound = [&](std::size_t a, std::size_t b) { return candidates[a].bound_cycles < candidates[b].bound_cycles; };
-  std::size_t lowest = 0;
-  for (std::size_t i = 1; i < candidates.size(); ++i)
-    if (by_bound(i, lowest)) lowest = i;
-  std::uint64_t fastest = candidates[lowest].pipeline_cycles = pipeline_cycles(s, candidates[lowest], c);
-  std::vector<std::size_t> contenders;
-  for (std::size_t i = 0; i < candidates.size(); ++i)
-    if (i != lowest && candidates[i].bound_cycles <= tie_window_cycles(fastest)) contenders.push_back(i);
-  std::stable_sort(contenders.begin(), contenders.end(), by_bound);
-  std::vector<std::size_t> scored = {lowest};
-  for (std::size_t i : contenders) {
-    GemmTiling& t = candidates[i];
-    if (t.bound_cycles > tie_window_cycles(fastest)) break;
-    t.pipeline_cycles = pipeline_cycles(s, t, c);
-    fastest = std::min(fastest, t.pipeline_cycles);
-    scored.push_back(i);
+  // A probe: the tile sizes of the fewest compute cycles in their best loop order. Every candidate that ties
+  // with the fastest takes at most the probe's tie window, so sizes whose compute, fill and drain (the part of
+  // the bound no loop order changes) are past it are left out (this only saves evaluating them: the choice is
+  // the same).
+  auto evaluate_orders = [&](const Sizes& z, std::uint64_t fill_and_drain, std::vector<GemmTiling>& into) {
+    const auto first = first_of_their_nests(z.loops);
+    for (std::size_t o = 0; o < kOrders.size(); ++o)
+      if (first[o]) into.push_back(evaluate_bound(s, z.loops, kOrders[o], c, fill_and_drain));
+  };
+  const Sizes& fewest = *std::min_element(fitting.begin(), fitting.end(), [](const Sizes& a, const Sizes& b) {
+    return a.compute_cycles < b.compute_cycles;
+  });
+  std::vector<GemmTiling> probes;
+  evaluate_orders(fewest, fill_and_drain_cycles(s, fewest.loops, c), probes);
+  GemmTiling& probe = *std::min_element(probes.begin(), probes.end(), [](const GemmTiling& a, const GemmTiling& b) {
+    return a.bound_cycles < b.bound_cycles;
+  });
+  const std::uint64_t limit = tie_window_cycles(pipeline_cycles(s, probe, c));
+  std::vector<GemmTiling> candidates;  // in the order of enumeration
+  for (const Sizes& z : fitting) {
+    if (z.compute_cycles > limit) continue;
+    const std::uint64_t fill_and_drain = fill_and_drain_cycles(s, z.loops, c);
+    if (checked_add(z.compute_cycles, fill_and_drain) <= limit) evaluate_orders(z, fill_and_drain, candidates);
   }
-  std::optional<std::size_t> best;
-  for (std::size_t i : scored) {
-    GemmTiling& t = candidates[i];
-    if (t.pipeline_cycles > tie_window_cycles(fastest)) continue;
-    t.energy_pj = tiling_energy_pj(s, t, c);
-    if (!best || better(t, i, candidates[*best], *best)) best = i;
-  }
-  return candidates[*best];
+  const std::size_t best = fastest_candidate(
+      candidates.size(), [&](std::size_t i) { return candidates[i].bound_cycles; },
+      [&](std::size_t i) { return candidates[i].pipeline_cycles = pipeline_cycles(s, candidates[i], c); },
+      [&](std::size_t i) { return candidates[i].energy_pj = tiling_energy_pj(s, candidates[i], c); },
+      [&](std::size_t a, std::size_t b) {
+        const GemmTiling &x = candidates[a], &y = candidates[b];
+        return better_tie(x.energy_pj, x.tm * x.tn * x.tk, a, y.energy_pj, y.tm * y.tn * y.tk, b);
+      });
+  return candidates[best];
 }
 
 namespace {
 
-/// Walks the loop nest tile by tile, holding the indices of the tiles before, at and after the cursor.
-class GemmCursor : public TileCursor {
- public:
-  GemmCursor(const TileRun& run, const GemmShape& s, const GemmTiling& g, const AccelConfig& c)
-      : run_(run), nest_(s, g, c) {}
-
-  bool next(TileWork& tile) override {
-    if (done_) return false;
-    NestIndex after = at_;
-    const bool more = nest_.step(after);
-    tile = nest_.tile(started_ ? &before_ : nullptr, at_, more ? &after : nullptr);
-    tile.run = &run_, tile.index = {at_.batch, at_.idx[0], at_.idx[1], at_.idx[2]};
-    before_ = at_;
-    at_ = after;
-    started_ = true;
-    done_ = !more;
-    return true;
-  }
-
- private:
-  const TileRun& run_;
-  GemmNest nest_;
-  NestIndex before_, at_;
-  bool started_ = false, done_ = false;
-};
-
 class GemmRun : public TileRun {
  public:
   GemmRun(const GemmShape& s, const GemmTiling& g, const AccelConfig& c) : shape_(s), tiling_(g), config_(c) {}
-  std::uint64_t tile_count() const override {
-    const Loops l = make_loops(shape_, tiling_.tm, tiling_.tn, tiling_.tk);
-    return checked_product({shape_.batch, l.trips[0], l.trips[1], l.trips[2]});
-  }
+  std::uint64_t tile_count() const override { return nest_.nest().tile_count(); }
   std::unique_ptr<TileCursor> cursor() const override {
-    return std::make_unique<GemmCursor>(*this, shape_, tiling_, config_);
+    return std::make_unique<NestCursor<4, decltype(nest_.tiler())>>(*this, nest_.nest(), nest_.tiler());
   }
   TileBoxes boxes(const TileWork& t) const override {
-    return GemmNest(shape_, tiling_, config_).boxes({t.index[0], {t.index[1], t.index[2], t.index[3]}}, t);
+    return nest_.boxes({t.index[0], t.index[1], t.index[2], t.index[3]}, t);
   }
   std::vector<TensorShape> tensors() const override {  // by GemmTensor
     const GemmShape& s = shape_;
@@ -439,14 +358,27 @@ class GemmRun : public TileRun {
             {{s.batch, 1, s.m, s.n}, unsigned(config_.accumulator_bits)},
             {{s.batch, 1, s.m, s.n}, s.out_bits()}};
   }
+  void visit_classes(const TileClassVisitor& visit) const override { nest_.visit_classes(visit); }
 
  private:
   GemmShape shape_;
   GemmTiling tiling_;
   AccelConfig config_;
+  GemmNest nest_{shape_, tiling_, config_};
 };
 
 }  // namespace
+
+GemmTiling TilingMemo::choose(const GemmShape& shape) {
+  for (const auto& [known, tiling] : chosen_)
+    if (known == shape) return tiling;
+  GemmTiling tiling = choose_tiling(shape, config_);
+  if (chosen_.size() < kCapacity)
+    chosen_.emplace_back(shape, tiling);
+  else
+    chosen_[next_++ % kCapacity] = {shape, tiling};
+  return tiling;
+}
 
 std::shared_ptr<const TileRun> gemm_tiles(const GemmShape& s, const GemmTiling& g, const AccelConfig& c) {
   return std::make_shared<GemmRun>(s, g, c);

@@ -2,9 +2,13 @@
 // of a record list, a plan's tiles collected into a list, the compute-bound check of a plan and the 45 nm
 // energy table.
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <memory>
+#include <utility>
 #include <vector>
 
+#include "ecosim/accel_model/pipeline.hpp"
 #include "ecosim/accel_model/replay.hpp"
 #include "ecosim/accel_model/tiling.hpp"
 #include "ecosim/ops_counter/attention.hpp"
@@ -85,6 +89,30 @@ inline std::vector<TileWork> collect(const OpPlan& plan) {
   return drain(cursor);
 }
 inline std::vector<TileWork> collect(const TileRun& run) { return drain(*run.cursor()); }
+
+/// The built-in configuration, or with a narrow, high-latency DRAM (`slow`) that makes many tiles memory-bound.
+inline AccelConfig builtin_or_slow_dram(bool slow) {
+  AccelConfig c = builtin_config("bitfusion-45nm");
+  if (slow) c.dram_bits_per_cycle = 48, c.dram_latency_cycles = 20;
+  return c;
+}
+
+/// The power-of-two tile sizes of a dimension (clipped to it), enumerated here independently of the searches.
+inline std::vector<std::uint64_t> power_of_two_sizes(std::uint64_t dim) {
+  std::vector<std::uint64_t> v;
+  for (std::uint64_t t = 1; t < 2 * dim; t *= 2) v.push_back(std::min(t, dim));
+  return v;
+}
+
+/// The closed form's cycles and dynamic energy of one run's tiles, walked one by one.
+inline std::pair<std::uint64_t, double> walk(std::shared_ptr<const TileRun> run, const AccelConfig& c) {
+  const OpPlan plan{"walked", OpClass::gemm, "", {std::move(run)}};
+  PipelineClock clock(c);
+  StaticRow row(plan, c);
+  PlanCursor cursor(plan);
+  for (TileWork tile; cursor.next(tile);) clock.add(tile), row.add(tile);
+  return {clock.cycles(), row.row().energy.total_pj()};
+}
 
 /// True when, for every tile, the DMA work overlapping it (store of i−1, load of i+1) fits in its compute.
 inline bool compute_bound(const OpPlan& p, const AccelConfig& c) {

@@ -72,11 +72,7 @@ namespace {
 /// and power-of-two tile size (clipped to its dimension) whose A tile fits half the inputs buffer, B tile
 /// half the weights buffer and C tile (at accumulator width) half the outputs buffer.
 std::vector<GemmTiling> all_candidates(const GemmShape& s, const AccelConfig& c) {
-  auto sizes = [](std::uint64_t dim) {
-    std::vector<std::uint64_t> v;
-    for (std::uint64_t t = 1; t < 2 * dim; t *= 2) v.push_back(std::min(t, dim));
-    return v;
-  };
+  const auto sizes = power_of_two_sizes;
   const std::array<char, 3> orders[] = {{'m', 'n', 'k'}, {'m', 'k', 'n'}, {'n', 'm', 'k'},
                                         {'n', 'k', 'm'}, {'k', 'm', 'n'}, {'k', 'n', 'm'}};
   std::vector<GemmTiling> all;
@@ -90,16 +86,6 @@ std::vector<GemmTiling> all_candidates(const GemmShape& s, const AccelConfig& c)
         for (const auto& order : orders) all.push_back(evaluate_tiling(s, tm, tn, tk, order, c));
       }
   return all;
-}
-
-/// The closed form's cycles and energy for a tiling's tiles, walked one by one.
-std::pair<std::uint64_t, double> walk(const GemmShape& s, const GemmTiling& t, const AccelConfig& c) {
-  const OpPlan plan{"gemm", OpClass::gemm, "", {gemm_tiles(s, t, c)}};
-  PipelineClock clock(c);
-  StaticRow row(plan, c);
-  PlanCursor cursor(plan);
-  for (TileWork tile; cursor.next(tile);) clock.add(tile), row.add(tile);
-  return {clock.cycles(), row.row().energy.total_pj()};
 }
 
 /// 36 GEMM shapes, random but seeded: batch 1–8, m, n, k log-uniform in 1–2048, operand bits 2, 4, 8 or 16.
@@ -123,16 +109,14 @@ std::vector<GemmShape> sampled_shapes() {
 }  // namespace
 
 TEST_CASE("pipeline_cycles and energy_pj of a tiling equal the closed form over its tiles") {
-  AccelConfig c = builtin_config("bitfusion-45nm");
-  const bool slow_dram = GENERATE(false, true);
-  if (slow_dram) c.dram_bits_per_cycle = 48, c.dram_latency_cycles = 20;
+  const AccelConfig c = builtin_or_slow_dram(GENERATE(false, true));
   std::size_t walked = 0;
   for (const GemmShape& s : sampled_shapes()) {
     for (const GemmTiling& t : all_candidates(s, c)) {
       if (gemm_tiles(s, t, c)->tile_count() > 3000) continue;  // walking stays cheap
       INFO(s.batch << "×" << s.m << "×" << s.n << "×" << s.k << " at " << s.a_bits << "/" << s.w_bits << " bits, "
                    << t.describe());
-      const auto [cycles, energy_pj] = walk(s, t, c);
+      const auto [cycles, energy_pj] = walk(gemm_tiles(s, t, c), c);
       CHECK(t.pipeline_cycles == cycles);
       CHECK(t.energy_pj == Approx(energy_pj).epsilon(1e-9));
       CHECK(t.bound_cycles <= t.pipeline_cycles);
@@ -143,9 +127,7 @@ TEST_CASE("pipeline_cycles and energy_pj of a tiling equal the closed form over 
 }
 
 TEST_CASE("no candidate tiling replays faster than the chosen one beyond the tie window, on sampled GEMMs") {
-  AccelConfig c = builtin_config("bitfusion-45nm");
-  const bool slow_dram = GENERATE(false, true);
-  if (slow_dram) c.dram_bits_per_cycle = 48, c.dram_latency_cycles = 20;
+  const AccelConfig c = builtin_or_slow_dram(GENERATE(false, true));
   for (const GemmShape& s : sampled_shapes()) {
     const GemmTiling best = choose_tiling(s, c);
     INFO(s.batch << "×" << s.m << "×" << s.n << "×" << s.k << " at " << s.a_bits << "/" << s.w_bits << " bits, chose "
@@ -165,4 +147,16 @@ TEST_CASE("no candidate tiling replays faster than the chosen one beyond the tie
     op.a_dtype = by_bits[std::countr_zero(s.a_bits) - 1], op.b_dtype = by_bits[std::countr_zero(s.w_bits) - 1];
     CHECK(replay_cf({op}, c).total.cycles == best.pipeline_cycles);
   }
+}
+
+TEST_CASE("TilingMemo answers as choose_tiling, for shapes seen again and past its capacity") {
+  const AccelConfig c = builtin_config("bitfusion-45nm");
+  TilingMemo memo(c);
+  for (int pass = 0; pass < 2; ++pass)
+    for (std::uint64_t i = 1; i <= TilingMemo::kCapacity + 8; ++i) {
+      const GemmShape s{1 + i % 3, 8 * i, 64, 16 + i, 8, 8};
+      const GemmTiling remembered = memo.choose(s), chosen = choose_tiling(s, c);
+      CHECK(remembered.describe() == chosen.describe());
+      CHECK(remembered.pipeline_cycles == chosen.pipeline_cycles);
+    }
 }

@@ -27,18 +27,21 @@ struct ConvTiling {
   bool out_channels_outer = true;                // output-channel tiles outside the image's tiles, or inside
   std::uint64_t compute_cycles = 0;              // exact, summed over tiles
   std::uint64_t dram_bits = 0;                   // exact, summed over tiles
-  std::uint64_t bound_cycles = 0;                // max(compute, ceil(dram_bits / bits per cycle))
+  std::uint64_t bound_cycles = 0;                // max(fill + compute + drain, DRAM bits / bits per cycle) ≤ pipeline
+  std::uint64_t pipeline_cycles = 0;             // exact: the tile sequence through the pipeline (pipeline.hpp)
+  double energy_pj = 0;                          // exact: array, DRAM and SRAM energy of the tile sequence
   std::string describe() const;
 };
 
-/// The closed-form cycles and DRAM bits of one tiling (callers pass tile sizes within the shape).
+/// One tiling, evaluated exactly (callers pass tile sizes within the shape).
 ConvTiling evaluate_conv_tiling(const ConvShape& s, unsigned a_bits, unsigned w_bits, std::uint64_t th,
                                 std::uint64_t tw, std::uint64_t tk, std::uint64_t tc, bool out_channels_outer,
                                 const AccelConfig& c);
 /// Over both loop orders and power-of-two tile sizes (clipped to the shape) whose input tile with halo fits half the
 /// inputs buffer, weight tile half the weights buffer and output tile (at accumulator_bits) half the outputs buffer:
-/// the least bound_cycles, ties (within 0.1 %, kCycleTieDivisor) by fewer DRAM bits, then larger tiles. Throws
-/// ecosim::Error when no tile fits.
+/// among the candidates that tie with the fastest in pipeline cycles (within 0.1 %, kCycleTieDivisor), the one with
+/// the least energy, then the largest tiles, then the first enumerated — as for GEMMs (tiling.hpp), scored exactly in
+/// the order of bound_cycles until the bound is past the tie window. Throws ecosim::Error when no tile fits.
 ConvTiling choose_conv_tiling(const ConvShape& s, unsigned a_bits, unsigned w_bits, const AccelConfig& c);
 /// The tile sequence of a tiling in loop order: an operand tile is loaded when the tile before used another one,
 /// the output tile stored after its last input-channel tile.

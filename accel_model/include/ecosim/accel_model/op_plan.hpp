@@ -5,6 +5,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -37,6 +38,9 @@ struct TensorBox {
 
 class TileRun;
 
+/// The most loops a tile's run nests (a direct convolution's six).
+inline constexpr std::size_t kMaxTileLoops = 6;
+
 struct TileWork {
   Unit unit = Unit::array;
   std::uint64_t compute_cycles = 0;
@@ -48,7 +52,7 @@ struct TileWork {
   double vector_pj = 0;                                       // arithmetic energy on the vector unit
   // Where the tile lies: the run whose cursor produced it and its loop indices there (TileRun::boxes).
   const TileRun* run = nullptr;
-  std::array<std::uint64_t, 4> index{};
+  std::array<std::uint64_t, kMaxTileLoops> index{};
   // True when the tile reads nothing the tile just before it writes: it may then compute beside that tile on
   // the other unit (config.overlap_units; pipeline.hpp), e.g. the next QKᵀ beside a softmax.
   bool beside_previous = false;
@@ -71,6 +75,13 @@ class TileCursor {
   virtual bool next(TileWork& tile) = 0;
 };
 
+/// A class of tiles that cost alike and sit alike in the pipeline: a representative tile `at`, the tiles
+/// before and after it in the run (null at the run's first and last tile) and how many tiles it stands for.
+/// Every tile it stands for equals `at`, the tile before it stores what `before` stores and the tile after it
+/// loads what `after` loads (all a pipeline stage reads of its neighbours).
+using TileClassVisitor =
+    std::function<void(const TileWork* before, const TileWork& at, const TileWork* after, std::uint64_t count)>;
+
 /// The tiles of one mapping (a GEMM's loop nest, a streamed vector or DMA op, a fused attention), described
 /// by its shape and tiling: immutable, so plans share it and any number of cursors walk it.
 class TileRun {
@@ -83,6 +94,12 @@ class TileRun {
   virtual TileBoxes boxes(const TileWork& tile) const = 0;
   /// A cursor at the first tile (valid while this run lives).
   virtual std::unique_ptr<TileCursor> cursor() const = 0;
+  /// Visits every tile once, by class (TileClassVisitor): a mapping whose tiles repeat visits far fewer
+  /// classes than it has tiles, so the closed form costs it without walking it.
+  virtual void visit_classes(const TileClassVisitor& visit) const = 0;
+  /// True when some tile is TileWork::beside_previous (it may compute beside the tile before it): the class
+  /// stages of ClassClock (pipeline.hpp) then do not apply.
+  virtual bool has_tiles_beside_previous() const { return false; }
 };
 
 struct OpPlan {
@@ -109,8 +126,10 @@ class PlanCursor : public TileCursor {
 /// integer and binary types at their own width.
 unsigned operand_bits(DType t, const AccelConfig& config);
 
+class TilingMemo;
 /// Plans one operation; throws ecosim::Error when the record cannot run (e.g. an operand wider than 32 bits).
-OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& tech);
+/// GEMM tilings come from `memo` (for `config`) when given.
+OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& tech, TilingMemo* memo = nullptr);
 
 /// An op's arithmetic on the vector unit: float work at the configured vector type.
 struct VectorWork {

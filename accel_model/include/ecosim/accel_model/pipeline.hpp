@@ -10,6 +10,9 @@
 // With config.prefetch_weights the SystemC model loads the next op's first weight tile during an op's last
 // tile when the DMA would idle that long anyway; the closed form assumes it always can (a lower bound): an op
 // after the first starts with l₀ minus its weights (see `weights_prefetched`).
+// The recurrence is fed tile by tile (PipelineClock, the SystemC model's order) or, for an op whose tiles compute
+// one after another, class by class (ClassClock: tiles alike with neighbours alike have equal stages,
+// TileRun::visit_classes).
 #pragma once
 #include <algorithm>
 #include <array>
@@ -36,6 +39,12 @@ inline std::uint64_t stage_cycles(std::uint64_t compute, std::uint64_t previous_
   return std::max(compute, checked_add(previous_store, following_load));
 }
 
+/// An op's first load: all of the first tile's operands, or all but its weights when they were prefetched.
+inline std::uint64_t first_load_cycles(const TileWork& first, const AccelConfig& config, bool weights_prefetched) {
+  const std::uint64_t weights = weights_prefetched ? first.load_bits[std::size_t(Buffer::weights)] : 0;
+  return dram_cycles(first.load_total_bits() - weights, config);
+}
+
 /// True when `tile` may compute beside the tile just before it under `config`.
 inline bool overlaps_previous(const TileWork& tile, const AccelConfig& config) {
   return config.overlap_units && tile.beside_previous;
@@ -51,8 +60,7 @@ class PipelineClock {
   void add(const TileWork& tile) {
     TileTimes t = tile_times(tile, config_);
     if (!started_) {
-      if (weights_prefetched_)
-        t.load = dram_cycles(tile.load_total_bits() - tile.load_bits[std::size_t(Buffer::weights)], config_);
+      t.load = first_load_cycles(tile, config_, weights_prefetched_);
       s_.dma = t.load;  // nothing overlaps the first load
       started_ = true;
     } else {
@@ -102,6 +110,29 @@ class PipelineClock {
   const AccelConfig& config_;
   bool weights_prefetched_, started_ = false;
   State s_;
+};
+
+/// An op's cycles in the pipeline model from its tiles by class (TileRun::visit_classes, one run whose tiles
+/// compute one after another: none overlaps the one before it): the first tile's load (less its weights when
+/// prefetched, as PipelineClock), each class's stage times the tiles it stands for, the last tile's store.
+class ClassClock {
+ public:
+  explicit ClassClock(const AccelConfig& config, bool weights_prefetched = false)
+      : config_(config), weights_prefetched_(weights_prefetched) {}
+  void add(const TileWork* before, const TileWork& at, const TileWork* after, std::uint64_t count) {
+    const TileTimes t = tile_times(at, config_);
+    if (!before) cycles_ = checked_add(cycles_, first_load_cycles(at, config_, weights_prefetched_));  // l₀
+    if (!after) cycles_ = checked_add(cycles_, t.store);                                               // s_{T−1}
+    const std::uint64_t stage = stage_cycles(t.compute, before ? tile_times(*before, config_).store : 0,
+                                             after ? tile_times(*after, config_).load : 0);
+    cycles_ = checked_add(cycles_, checked_mul(stage, count));
+  }
+  std::uint64_t cycles() const { return cycles_; }
+
+ private:
+  const AccelConfig& config_;
+  bool weights_prefetched_;
+  std::uint64_t cycles_ = 0;
 };
 
 }  // namespace ecosim::accel

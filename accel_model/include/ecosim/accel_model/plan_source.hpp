@@ -9,6 +9,7 @@
 
 #include "ecosim/accel_model/config.hpp"
 #include "ecosim/accel_model/op_plan.hpp"
+#include "ecosim/accel_model/tiling.hpp"
 #include "ecosim/ops_counter/energy.hpp"
 #include "ecosim/ops_counter/record_source.hpp"
 
@@ -36,6 +37,7 @@ class PlanSource {
 
   RecordSource& records_;
   const AccelConfig& config_;
+  TilingMemo tilings_{config_};  // models repeat their GEMM shapes
   const TechTable& tech_;
   PlanCheck check_;
   std::vector<OpRecord> window_;  // records read, not yet planned: window_[first_] onwards

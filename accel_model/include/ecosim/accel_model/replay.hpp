@@ -11,6 +11,15 @@
 
 namespace ecosim::accel {
 
+/// How the closed form sums an op's tiles: class by class (TileRun::visit_classes; an op of several runs, or
+/// with tiles beside the previous one, is walked), or tile by tile (the reference the classes must equal, and
+/// the order SystemC is fed in).
+enum class ClosedForm : std::uint8_t { by_class, tile_by_tile };
+/// One op's row in the closed form (leakage included); `weights_prefetched`: its first weight tile is on chip
+/// (an op after the first with config.prefetch_weights, see pipeline.hpp).
+OpRow closed_form_row(const OpPlan& plan, const AccelConfig& config, bool weights_prefetched = false,
+                      ClosedForm method = ClosedForm::by_class);
+
 /// Closed form: per op, the cycles of the tile pipeline as the recurrence of pipeline.hpp gives them. The
 /// SystemC model simulates the same pipeline: the same cycles with config.prefetch_weights off, no fewer with it
 /// on (the closed form assumes every prefetch fits). Ops run one after another; each op's row goes to `rows`

@@ -22,19 +22,26 @@ struct EnergyBreakdown {
   EnergyBreakdown& operator+=(const EnergyBreakdown& o);
 };
 
-/// Charges dynamic energy for what the units do, from the configuration's per-cycle and per-bit energies.
+/// Charges dynamic energy for what the units do, from the configuration's per-cycle and per-bit energies. It
+/// tallies bits and cycles as integers and prices them once in total(), so the energy of a sequence of tiles
+/// does not depend on the order (or grouping) in which they are charged; a vector tile's energy is summed as
+/// runs of equal per-tile values (an op's vector tiles share one value).
 class EnergyLedger {
  public:
   explicit EnergyLedger(const AccelConfig& config) : config_(&config) {}
-  void dram(std::uint64_t bits) { total_.dram_pj += double(bits) * config_->dram_pj_per_bit; }
+  void dram(std::uint64_t bits);
   void sram(Buffer buffer, std::uint64_t bits, bool write);
-  void array(std::uint64_t cycles) { total_.array_pj += double(cycles) * config_->array_pj_per_cycle; }
-  void vector(double pj) { total_.vector_pj += pj; }
-  const EnergyBreakdown& total() const { return total_; }
+  void array(std::uint64_t cycles);
+  /// `tiles` vector tiles of `pj` each.
+  void vector(double pj, std::uint64_t tiles = 1);
+  EnergyBreakdown total() const;
 
  private:
   const AccelConfig* config_;
-  EnergyBreakdown total_;
+  std::uint64_t dram_bits_ = 0, array_cycles_ = 0;
+  std::array<std::uint64_t, kBufferCount> sram_read_bits_{}, sram_write_bits_{};
+  double vector_done_pj_ = 0, vector_tile_pj_ = 0;  // runs of vector tiles ended; the current run's per-tile value
+  std::uint64_t vector_tiles_ = 0;                  // tiles in the current run
 };
 
 struct OpRow {
@@ -89,22 +96,23 @@ struct ReplayResult {
 ReplayResult make_result(const AccelConfig& config, std::string engine);
 /// What one tile costs, defined once for both engines in its three steps: the DMA load (DRAM bits read, buffer
 /// bits written), the computation (buffer bits read and written, array cycles or vector-unit energy) and the
-/// DMA store (output-buffer bits read, DRAM bits written). The SystemC units charge each step as it happens.
-void charge_load(const TileWork& tile, EnergyLedger& ledger);
-void charge_compute(const TileWork& tile, EnergyLedger& ledger);
-void charge_store(const TileWork& tile, EnergyLedger& ledger);
-/// All three steps at once (the closed-form model).
-void charge_tile(const TileWork& tile, EnergyLedger& ledger);
+/// DMA store (output-buffer bits read, DRAM bits written), for `count` tiles alike. The SystemC units charge
+/// each step as it happens.
+void charge_load(const TileWork& tile, EnergyLedger& ledger, std::uint64_t count = 1);
+void charge_compute(const TileWork& tile, EnergyLedger& ledger, std::uint64_t count = 1);
+void charge_store(const TileWork& tile, EnergyLedger& ledger, std::uint64_t count = 1);
+/// All three steps at once, for `count` tiles alike (the closed-form model).
+void charge_tile(const TileWork& tile, EnergyLedger& ledger, std::uint64_t count = 1);
 /// Sets an op's leakage energy from its cycles (first load to last store): the configuration's leakage power
 /// × that time. Both engines call it once the op's cycles are known.
 void charge_leakage(OpRow& row, const AccelConfig& config);
 
 /// Per-op energy and counters that do not depend on timing — tiles, MACs, busy cycles, DRAM bits/cycles,
-/// SRAM bits — summed tile by tile as an engine replays the op.
+/// SRAM bits — summed tile by tile as an engine replays the op, or class by class (`count` tiles alike).
 class StaticRow {
  public:
   StaticRow(const OpPlan& plan, const AccelConfig& config);
-  void add(const TileWork& tile);
+  void add(const TileWork& tile, std::uint64_t count = 1);
   /// The sums of the tiles added so far, with their energy.
   OpRow row() const;
 

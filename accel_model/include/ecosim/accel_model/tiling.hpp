@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ecosim/accel_model/config.hpp"
@@ -28,6 +29,7 @@ struct GemmShape {
   std::uint64_t batch = 1, m = 1, n = 1, k = 1;
   unsigned a_bits = 8, w_bits = 8;
   unsigned out_bits() const { return a_bits > w_bits ? a_bits : w_bits; }
+  friend bool operator==(const GemmShape&, const GemmShape&) = default;
 };
 
 struct GemmTiling {
@@ -62,12 +64,28 @@ std::uint64_t tie_window_cycles(std::uint64_t fastest_cycles);
 
 /// Among the candidates that tie with the fastest in pipeline cycles, the one with the least energy, then
 /// the largest tiles, then the first enumerated; throws ecosim::Error when no tile fits (cannot happen for a
-/// validated config). Candidates are scored exactly in the order of their bound_cycles until the bound is
-/// past the tie window, so no candidate outside the window is faster.
+/// validated config). Candidates that can tie (by a lower bound on their cycles) are tried in the order of their
+/// energy and scored exactly, others scored by bound only as far as needed to settle whether one ties, so no
+/// candidate outside the window is faster (fastest_candidate.hpp).
 GemmTiling choose_tiling(const GemmShape& shape, const AccelConfig& config);
+/// choose_tiling for one configuration, remembering its last kCapacity answers by shape: a replay plans every
+/// op of a trace with one configuration, and models repeat their layers' shapes.
+class TilingMemo {
+ public:
+  static constexpr std::size_t kCapacity = 64;  // bounded: a replay's memory does not grow with the trace
+  /// `config` must outlive the memo.
+  explicit TilingMemo(const AccelConfig& config) : config_(config) {}
+  GemmTiling choose(const GemmShape& shape);
+
+ private:
+  const AccelConfig& config_;
+  std::vector<std::pair<GemmShape, GemmTiling>> chosen_;
+  std::size_t next_ = 0;  // the entry replaced next once full
+};
+
 /// The cycles the closed form (and SystemC) replays the tiling's tile sequence in, computed from the loop
 /// nest without walking it: a tile's pipeline stage depends on its loop indices only through whether they,
-/// or the neighbouring tiles', are first or last, so each class of indices is timed once.
+/// or the neighbouring tiles', are first or last, so each class of indices is timed once (TileRun::visit_classes).
 std::uint64_t pipeline_cycles(const GemmShape& shape, const GemmTiling& tiling, const AccelConfig& config);
 /// Evaluates one tiling (callers pass only tilings that fit).
 GemmTiling evaluate_tiling(const GemmShape& shape, std::uint64_t tm, std::uint64_t tn, std::uint64_t tk,

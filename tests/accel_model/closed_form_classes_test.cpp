@@ -1,0 +1,117 @@
+// The closed form costed class by class (TileRun::visit_classes) equals the closed form walked tile by tile
+// exactly — cycles, every counter and every energy component — on seeded random GEMMs (every loop order and
+// many tilings), conv layers, vector streams, every attention variant's default layer and every zoo model.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "accel_test_support.hpp"
+#include "ecosim/accel_model/conv_tiling.hpp"
+#include "ecosim/ops_counter/model_zoo.hpp"
+#include "ecosim/ops_counter/primitives.hpp"
+
+using namespace ecosim;
+using namespace ecosim::test;
+
+namespace {
+
+/// Both closed forms of one op, field by field.
+void check_classes_equal_walk(const OpPlan& plan, const AccelConfig& c) {
+  const OpRow by_class = closed_form_row(plan, c), walked = closed_form_row(plan, c, false, ClosedForm::tile_by_tile);
+  INFO(plan.name << ": " << plan.mapping << ", " << walked.tiles << " tiles");
+  CHECK(by_class.cycles == walked.cycles);
+  CHECK(by_class.tiles == walked.tiles);
+  CHECK(by_class.macs == walked.macs);
+  CHECK(by_class.array_cycles == walked.array_cycles);
+  CHECK(by_class.vector_cycles == walked.vector_cycles);
+  CHECK(by_class.dram_cycles == walked.dram_cycles);
+  CHECK(by_class.dram_bits == walked.dram_bits);
+  CHECK(by_class.sram_read_bits == walked.sram_read_bits);
+  CHECK(by_class.sram_write_bits == walked.sram_write_bits);
+  CHECK(by_class.energy.array_pj == walked.energy.array_pj);
+  CHECK(by_class.energy.vector_pj == walked.energy.vector_pj);
+  CHECK(by_class.energy.dram_pj == walked.energy.dram_pj);
+  CHECK(by_class.energy.sram_pj == walked.energy.sram_pj);
+  CHECK(by_class.energy.leakage_pj == walked.energy.leakage_pj);
+}
+
+void check_records(const std::vector<OpRecord>& ops, const AccelConfig& c) {
+  for (const OpPlan& plan : plan_all(ops, c)) check_classes_equal_walk(plan, c);
+}
+
+/// The built-in configuration, and one with a slow, high-latency DRAM (memory-bound tiles).
+std::vector<AccelConfig> configs() { return {builtin_or_slow_dram(false), builtin_or_slow_dram(true)}; }
+
+std::uint64_t log_uniform(std::mt19937_64& rng, unsigned max_log2) {
+  const std::uint64_t low = std::uint64_t{1} << std::uniform_int_distribution<unsigned>(0, max_log2 - 1)(rng);
+  return std::uniform_int_distribution<std::uint64_t>(low, 2 * low)(rng);
+}
+
+}  // namespace
+
+TEST_CASE("class-costed closed form equals the tile walk on GEMM tilings of every loop order") {
+  std::mt19937_64 rng(13);
+  const unsigned bits[] = {2, 4, 8, 16};
+  const std::array<char, 3> orders[] = {{'m', 'n', 'k'}, {'m', 'k', 'n'}, {'n', 'm', 'k'},
+                                        {'n', 'k', 'm'}, {'k', 'm', 'n'}, {'k', 'n', 'm'}};
+  for (const AccelConfig& c : configs()) {
+    for (int i = 0; i < 40; ++i) {
+      const GemmShape s{log_uniform(rng, 3), log_uniform(rng, 9), log_uniform(rng, 9),
+                        log_uniform(rng, 9), bits[rng() % 4],     bits[rng() % 4]};
+      // the chosen tiling, and a random one of every loop order (any tile sizes walk; fit is the search's)
+      check_classes_equal_walk({"chosen", OpClass::gemm, "", {gemm_tiles(s, choose_tiling(s, c), c)}}, c);
+      const std::uint64_t tm = 1 + rng() % s.m, tn = 1 + rng() % s.n, tk = 1 + rng() % s.k;
+      for (const auto& order : orders)
+        check_classes_equal_walk(
+            {"random", OpClass::gemm, "", {gemm_tiles(s, evaluate_tiling(s, tm, tn, tk, order, c), c)}}, c);
+    }
+  }
+}
+
+TEST_CASE("class-costed closed form equals the tile walk on conv layers with clipped halos") {
+  std::mt19937_64 rng(14);
+  for (const AccelConfig& c : configs()) {
+    for (int i = 0; i < 30; ++i) {
+      const std::uint64_t kernel = 1 + 2 * (rng() % 4), stride = 1 + rng() % std::min<std::uint64_t>(kernel, 4);
+      const std::uint64_t channels = log_uniform(rng, 7), side = kernel + rng() % 40;
+      const bool depthwise = rng() % 4 == 0;
+      const ConvShape s{.batch = 1 + rng() % 2,
+                        .in_channels = channels,
+                        .in_h = side,
+                        .in_w = side + rng() % 5,
+                        .out_channels = depthwise ? channels : log_uniform(rng, 7),
+                        .kernel_h = kernel,
+                        .kernel_w = kernel,
+                        .stride = stride,
+                        .padding = rng() % (kernel / 2 + 2),
+                        .groups = depthwise ? channels : 1};
+      INFO("conv " << s.in_channels << "→" << s.out_channels << " " << s.in_h << "×" << s.in_w << " k" << kernel << " s"
+                   << stride << " p" << s.padding << " g" << s.groups);
+      check_records({ops::conv("conv", s, true, DType::int8)}, c);
+      // a random tiling of either loop order: small tiles, many halo classes
+      const ConvTiling t = evaluate_conv_tiling(s, 8, 4, 1 + rng() % s.out_h(), 1 + rng() % s.out_w(),
+                                                1 + rng() % s.group_out_channels(), 1 + rng() % s.group_in_channels(),
+                                                rng() % 2 == 0, c);
+      check_classes_equal_walk({"conv", OpClass::conv, t.describe(), {conv_tiles(s, 8, 4, t, c)}}, c);
+    }
+  }
+}
+
+TEST_CASE("class-costed closed form equals the tile walk on every default layer and every zoo model") {
+  for (const AccelConfig& base : configs()) {
+    for (const bool fused : {false, true}) {
+      AccelConfig c = base;
+      c.fuse_attention = fused;
+      for (AttentionVariant v : {AttentionVariant::msa, AttentionVariant::performer, AttentionVariant::linformer,
+                                 AttentionVariant::reformer, AttentionVariant::ecoformer})
+        check_records(attention_layer(v), c);
+    }
+  }
+  const AccelConfig c = builtin_config("bitfusion-45nm");
+  for (const std::string& model : ModelZoo::builtin().names()) {
+    INFO(model);
+    RecordingSink sink;
+    for (const Layer& layer : ModelZoo::builtin().build(model, ModelOptions{})) emit(layer, Convention::exact, sink);
+    check_records(sink.records, c);
+  }
+}
