@@ -19,12 +19,12 @@ namespace ecosim::cli {
 namespace po = boost::program_options;
 
 struct Workload {
-  std::string model;                   // zoo model; empty = one attention layer (`layer`) or an ONNX model
-  std::string onnx;                    // --onnx: the imported model's file; empty = none
+  std::string model;  // zoo model; empty = one attention layer (`layer`) or an ONNX model
+  std::string onnx;   // --onnx: the imported model's file; empty = none
   std::shared_ptr<const OnnxModel> onnx_model;
   std::optional<AttentionConfig> onnx_swap;  // --onnx: the variant replacing its attention blocks (none: native)
-  std::string model_file;              // --model-file: the user's zoo file; empty = none
-  ModelZoo zoo = ModelZoo::builtin();  // where `model` is looked up: the user's models over the built-in ones
+  std::string model_file;                    // --model-file: the user's zoo file; empty = none
+  ModelZoo zoo = ModelZoo::builtin();        // where `model` is looked up: the user's models over the built-in ones
   ModelOptions model_options;
   AttentionConfig layer;  // the attention layer, or the variant parameters for a model
   Convention convention = Convention::paper;
