@@ -27,19 +27,60 @@ std::vector<std::uint64_t> operations(const OpCounts& c) {
   return ops;
 }
 
+/// The export of `file` counts the operations of the zoo's `zoo_model` in both conventions.
+void check_counts_as_zoo(const std::string& file, const std::string& zoo_model, bool native) {
+  const OnnxModel model = import_onnx(kModels + "/" + file);
+  CHECK(model.unknown_ops.empty());
+  ModelOptions options;
+  options.native_attention = native;
+  const std::vector<Layer> zoo = ModelZoo::builtin().build(zoo_model, options);
+  for (Convention convention : {Convention::paper, Convention::exact}) {
+    INFO(name(convention));
+    const OpCounts imported = total(onnx_layers(model, std::nullopt), convention);
+    CHECK(imported.ops(OpKind::mul) > 500'000'000);  // a real network: ~0.6 G MACs and more
+    CHECK(operations(imported) == operations(total(zoo, convention)));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("exported PVTv2-B0 counts exactly as the zoo's pvt_v2_b0 with native attention", "[onnx]") {
   ECOSIM_ONNX_OR_SKIP();
-  const OnnxModel model = import_onnx(kModels + "/pvt_v2_b0.onnx");
-  CHECK(model.unknown_ops.empty());
-  ModelOptions native;
-  native.native_attention = true;
-  const std::vector<Layer> zoo = ModelZoo::builtin().build("pvt_v2_b0", native);
-  for (Convention convention : {Convention::paper, Convention::exact}) {
-    INFO(name(convention));
-    CHECK(operations(total(onnx_layers(model, std::nullopt), convention)) == operations(total(zoo, convention)));
+  check_counts_as_zoo("pvt_v2_b0.onnx", "pvt_v2_b0", true);
+}
+
+TEST_CASE("exported DeiT-Ti counts exactly as the zoo's deit_tiny", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  check_counts_as_zoo("deit_tiny.onnx", "deit_tiny", false);
+}
+
+TEST_CASE("attention blocks are found in every exported transformer", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  struct Expected {
+    std::string file;
+    std::size_t blocks;
+    std::uint64_t heads, tokens, head_dim;
+    bool masked;
+  };
+  for (const Expected& e :
+       {Expected{"tiny_vit.onnx", 2, 2, 17, 32, false}, Expected{"bert_tiny.onnx", 2, 4, 16, 16, true},
+        Expected{"deit_tiny.onnx", 12, 3, 197, 64, false}}) {
+    INFO(e.file);
+    const OnnxModel model = import_onnx(kModels + "/" + e.file);
+    CHECK(model.unknown_ops.empty());
+    REQUIRE(model.attention.size() == e.blocks);
+    for (const FoundAttention& a : model.attention) {
+      CHECK(a.shape.batch == 1);
+      CHECK(a.shape.heads == e.heads);
+      CHECK(a.shape.queries == e.tokens);
+      CHECK(a.shape.keys == e.tokens);
+      CHECK(a.shape.head_dim == e.head_dim);
+      CHECK(a.shape.masked == e.masked);
+      CHECK(a.nodes.front().find("MatMul") != std::string::npos);
+      CHECK(a.nodes.back().find("MatMul") != std::string::npos);
+    }
   }
+  CHECK(import_onnx(kModels + "/small_cnn.onnx").attention.empty());
 }
 
 TEST_CASE("exported PVTv2-B0: eight attention blocks with spatially reduced keys", "[onnx]") {

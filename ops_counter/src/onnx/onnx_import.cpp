@@ -30,6 +30,7 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
       model.layers.push_back(std::move(match->layer));
       continue;
     }
+    if (node.outputs.size() == 1 && graph.folded.contains(node.outputs[0])) continue;  // a shape being computed
     onnx_import::NodeLayer layer = onnx_import::node_layer(context, node);
     if (!layer.known) ++model.unknown_ops[node.op];
     if (!layer.layer) continue;

@@ -28,6 +28,9 @@ const std::map<std::string, ElementwiseOp>& elementwise_ops() {
       {"Div", {{.div = 1}, 2}},
       {"Max", {{.cmp = 1}, 2}},
       {"Min", {{.cmp = 1}, 2}},
+      {"Equal", {{.cmp = 1}, 2}},
+      {"Less", {{.cmp = 1}, 2}},
+      {"Greater", {{.cmp = 1}, 2}},
       {"Sqrt", {{.sqrt = 1}}},
       {"Exp", {{.exp = 1}}},
       {"Erf", {{.exp = 1}}},                                 // one transcendental evaluation

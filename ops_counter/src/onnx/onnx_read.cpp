@@ -20,6 +20,8 @@ namespace {
 
 /// Nesting of protobuf messages allowed (graphs inside If/Loop attributes nest); ONNX models need a handful.
 constexpr int kMaxMessageNesting = 64;
+/// Rounds of shape inference and folding (each round resolves at least one more Expand or Reshape).
+constexpr int kMaxInferenceRounds = 16;
 
 struct Reader {
   const std::string& origin;
@@ -77,6 +79,29 @@ struct Reader {
     }
   }
 
+  /// The values of a small inline integer tensor.
+  static std::optional<std::vector<std::int64_t>> integers_of(const onnx::TensorProto& p, std::uint64_t elements) {
+    if (p.data_location() == onnx::TensorProto::EXTERNAL || elements > kMaxFoldedElements) return std::nullopt;
+    std::vector<std::int64_t> v;
+    const std::string& raw = p.raw_data();
+    if (p.data_type() == onnx::TensorProto::INT64) {
+      v.assign(p.int64_data().begin(), p.int64_data().end());
+      if (v.empty() && raw.size() == elements * 8) {
+        v.resize(elements);
+        std::memcpy(v.data(), raw.data(), raw.size());
+      }
+    } else if (p.data_type() == onnx::TensorProto::INT32) {
+      v.assign(p.int32_data().begin(), p.int32_data().end());
+      std::vector<std::int32_t> narrow(raw.size() == elements * 4 ? elements : 0);
+      if (v.empty() && !narrow.empty()) {
+        std::memcpy(narrow.data(), raw.data(), raw.size());
+        v.assign(narrow.begin(), narrow.end());
+      }
+    }
+    if (v.size() != elements) return std::nullopt;
+    return v;
+  }
+
   void constant(const onnx::TensorProto& p, const std::string& name) {
     Tensor& t = graph.tensors[name];
     t.constant = true;
@@ -84,6 +109,7 @@ struct Reader {
     std::uint64_t elements = 1;
     for (auto d : *t.dims) elements *= d;
     if (elements == 1) t.scalar = scalar_of(p);
+    t.values = integers_of(p, elements);
   }
 
   Node node(const onnx::NodeProto& p, std::size_t index) {
@@ -98,6 +124,8 @@ struct Reader {
       if (a.type() == onnx::AttributeProto::GRAPH || a.type() == onnx::AttributeProto::GRAPHS) n.has_subgraph = true;
       if (p.op_type() == "Constant" && a.name() == "value" && a.has_t() && p.output_size() == 1)
         constant(a.t(), p.output(0));
+      if (p.op_type() == "ConstantOfShape" && a.name() == "value" && a.has_t())
+        n.fill = static_cast<std::int64_t>(scalar_of(a.t()).value_or(0));
     }
     return n;
   }
@@ -170,14 +198,30 @@ Graph read_onnx_graph(std::string_view bytes, const std::string& origin) {
   for (int i = 0; i < g.node_size(); ++i) nodes.push_back(r.node(g.node(i), static_cast<std::size_t>(i)));
   r.graph.nodes = r.sorted(std::move(nodes), given);
 
-  try {  // fills the gaps in value_info; node-level failures leave their outputs without shapes
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
-                                       onnx::ShapeInferenceOptions(false, 0, true));
-  } catch (const std::exception& e) {
-    r.fail(std::string("ONNX shape inference failed: ") + e.what());
+  // Shape inference fills the gaps in value_info (node-level failures leave their outputs without shapes); the
+  // shapes folding finds are then given to it, and it runs again, until nothing new is found.
+  for (int round = 0; round < kMaxInferenceRounds; ++round) {
+    try {
+      onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
+                                         onnx::ShapeInferenceOptions(false, 0, true));
+    } catch (const std::exception& e) {
+      r.fail(std::string("ONNX shape inference failed: ") + e.what());
+    }
+    for (const auto& v : model.graph().value_info()) r.value_info(v);
+    for (const auto& v : model.graph().output()) r.value_info(v);
+    const auto folded = fold_shapes(r.graph);
+    bool found = false;
+    for (auto& v : *model.mutable_graph()->mutable_value_info()) {
+      const auto it = folded.find(v.name());
+      if (it == folded.end() || r.graph.tensors[v.name()].dims) continue;
+      r.graph.tensors[v.name()].dims = it->second;
+      auto* shape = v.mutable_type()->mutable_tensor_type()->mutable_shape();
+      shape->clear_dim();
+      for (std::uint64_t d : it->second) shape->add_dim()->set_dim_value(static_cast<std::int64_t>(d));
+      found = true;
+    }
+    if (!found) break;
   }
-  for (const auto& v : model.graph().value_info()) r.value_info(v);
-  for (const auto& v : model.graph().output()) r.value_info(v);
   return std::move(r.graph);
 }
 
