@@ -77,3 +77,21 @@ require_equal("compare --onnx: the MSA kernel at the found shapes against the ex
 if(NOT msa_source MATCHES "^kernel")
   message(FATAL_ERROR "compare --onnx: msa did not run its kernel (source '${msa_source}')")
 endif()
+
+# sweep: an {"onnx": FILE} workload, its attention blocks swapped for each variant; a hostile file fails the spec.
+file(WRITE ${WORKDIR}/sweep.json "{\"workloads\": [{\"onnx\": \"${onnx}/models/tiny_vit.onnx\"}],
+  \"variants\": [{\"name\": \"msa\"}, {\"name\": \"performer\", \"features\": [16]}]}")
+file(REMOVE_RECURSE ${WORKDIR}/swept)
+run_ecosim(out rc sweep sweep.json --out swept)
+if(NOT rc EQUAL 0 OR NOT EXISTS ${WORKDIR}/swept/sweep.csv)
+  message(FATAL_ERROR "sweep with an ONNX workload failed: ${out}")
+endif()
+file(STRINGS ${WORKDIR}/swept/sweep.csv rows REGEX "^[0-9]+,onnx tiny_vit.onnx,(msa|performer),[^\n]*,$")
+list(LENGTH rows n)
+require_equal("sweep rows of the ONNX workload without an error" ${n} 2)
+file(WRITE ${WORKDIR}/hostile_sweep.json "{\"workloads\": [{\"onnx\": \"${onnx}/ops/hostile/cycle.onnx\"}],
+  \"variants\": [{\"name\": \"msa\"}]}")
+run_ecosim(out rc sweep hostile_sweep.json --out hostile_swept)
+if(rc EQUAL 0 OR NOT out MATCHES "cycle" OR EXISTS ${WORKDIR}/hostile_swept)
+  message(FATAL_ERROR "sweep with a cyclic ONNX workload: expected an error and no folder, got ${rc}: ${out}")
+endif()
