@@ -107,7 +107,7 @@ TEST_CASE("ONNX attention swapped for a variant keeps the found shapes", "[onnx]
   const std::vector<Layer> layers = onnx_layers(m, swap);
   const auto* a = std::get_if<AttentionConfig>(&layers.back().op);
   REQUIRE(a);
-  CHECK(layers.back().name == "scores..context");
+  CHECK(layers.back().name == "scores..context[performer]");
   CHECK(a->variant == AttentionVariant::performer);
   CHECK(a->features == 8);
   CHECK(a->heads == 2);

@@ -34,7 +34,7 @@ foreach(convention paper exact)
 endforeach()
 
 run_ecosim(out rc count --onnx ${onnx}/ops/attention_mask.onnx --attention performer --features 8 --per-layer)
-if(NOT rc EQUAL 0 OR NOT out MATCHES "\"attention\":\"performer\"" OR NOT out MATCHES "\nscores\\.\\.context ")
+if(NOT rc EQUAL 0 OR NOT out MATCHES "\"attention\":\"performer\"" OR NOT out MATCHES "\nscores\\.\\.context\\[performer\\] ")
   message(FATAL_ERROR "count --onnx --attention performer: rc ${rc}, no row for the swapped block: ${out}")
 endif()
 

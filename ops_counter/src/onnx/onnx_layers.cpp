@@ -25,6 +25,7 @@ std::vector<Layer> onnx_layers(const OnnxModel& model, const std::optional<Atten
                               model.origin, layer.name, a.heads, a.seq, a.head_dim, name(a.variant), e.what()));
     }
     layer.op = a;
+    layer.name += "[" + std::string(name(a.variant)) + "]";
   }
   return layers;
 }

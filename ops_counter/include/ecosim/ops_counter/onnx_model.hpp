@@ -49,7 +49,8 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
 
 /// The layers counted: `model.layers`, each found attention block replaced by `swap` (its variant and
 /// parameters, with the block's batch, heads, query tokens and head width; no projections: the graph's own
-/// projections stay) when given. Layers of found blocks are named "<first node>..<last node>".
+/// projections stay) when given. A found block's layer is named "<first node>..<last node>" (the export's own
+/// softmax attention), a swapped one "<first node>..<last node>[<variant>]".
 std::vector<Layer> onnx_layers(const OnnxModel& model, const std::optional<AttentionConfig>& swap);
 
 /// "Name ×count, ..." of the unknown op types ("" when none).
