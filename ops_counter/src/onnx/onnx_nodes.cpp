@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "ecosim/ops_counter/checked.hpp"
+#include "ecosim/ops_counter/variant_registry.hpp"
 #include "onnx_convert.hpp"
 
 namespace ecosim::onnx_import {
@@ -58,7 +59,7 @@ std::optional<std::uint64_t> uniform(const Node& n, const std::string& key, std:
   const auto it = n.ints.find(key);
   if (it == n.ints.end() || it->second.empty()) return fallback;
   for (std::int64_t v : it->second)
-    if (v != it->second[0] || v < 0) return std::nullopt;
+    if (v != it->second[0] || v < 0 || static_cast<std::uint64_t>(v) > kMaxDimension) return std::nullopt;
   return static_cast<std::uint64_t>(it->second[0]);
 }
 
@@ -249,6 +250,13 @@ const std::map<std::string, Rule>& rules() {
 NodeLayer node_layer(const Context& c, const Node& n) {
   const auto rule = rules().find(n.op);
   if (rule == rules().end() || n.has_subgraph) return {.known = false, .layer = std::nullopt};
+  if (*rule->second.target<decltype(&view)>() != &view) {  // a counted node needs its operands and its output
+    const std::size_t operands =
+        n.op == "Conv" || n.op == "ConvTranspose" || n.op == "MatMul" || n.op == "Gemm" ? 2 : 1;
+    bool complete = n.inputs.size() >= operands && !n.outputs.empty() && !n.outputs[0].empty();
+    for (std::size_t i = 0; complete && i < operands; ++i) complete = !n.inputs[i].empty();
+    if (!complete) c.fail(n, "needs " + std::to_string(operands) + " input(s) and an output");
+  }
   return {.layer = rule->second(c, n)};
 }
 

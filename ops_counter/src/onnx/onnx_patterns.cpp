@@ -66,7 +66,7 @@ std::optional<Match> attention(const Context& c, std::size_t i) {
   const Node& softmax = chain.last();
   if (!chain.next("MatMul")) return std::nullopt;
   const Node& context = chain.last();
-  if (context.inputs[0] != softmax.outputs[0] || c.constant(context.inputs[1])) return std::nullopt;
+  if (!binary(context) || context.inputs[0] != softmax.outputs[0] || c.constant(context.inputs[1])) return std::nullopt;
   for (const std::string& t : {scores.inputs[0], scores.outputs[0], context.inputs[1], context.outputs[0]})
     if (!c.has_dims(t)) return std::nullopt;
   const auto& q = c.dims(scores.inputs[0], scores);
@@ -101,20 +101,22 @@ std::optional<Match> gelu(const Context& c, std::size_t i) {
 
 std::optional<Match> decomposed_layernorm(const Context& c, std::size_t i) {
   const Node& mean = c.node(i);
-  if (mean.op != "ReduceMean" || !c.has_dims(mean.inputs[0])) return std::nullopt;
+  if (mean.op != "ReduceMean" || mean.inputs.empty() || !c.has_dims(mean.inputs[0])) return std::nullopt;
   const auto& x = c.dims(mean.inputs[0], mean);
+  if (x.empty()) return std::nullopt;
   Chain chain{c, {i}};
-  if (!over_last_axis(mean, "axes", x.size(), 0) || !chain.next("Sub") || chain.last().inputs[0] != mean.inputs[0])
+  if (!over_last_axis(mean, "axes", x.size(), 0) || !chain.next("Sub") || !binary(chain.last()) ||
+      chain.last().inputs[0] != mean.inputs[0])
     return std::nullopt;
   const std::string centred = chain.last().outputs[0];
   const std::vector<std::size_t>& readers = c.consumers(centred);
   if (readers.size() != 2) return std::nullopt;
   chain.nodes.push_back(c.node(readers[0]).op == "Pow" ? readers[0] : readers[1]);
-  if (chain.last().op != "Pow" || !c.scalar(chain.last().inputs[1]) || *c.scalar(chain.last().inputs[1]) != 2.0 ||
-      !chain.next("ReduceMean") || !over_last_axis(chain.last(), "axes", x.size(), 0) || !chain.next("Add") ||
-      !c.scalar(chain.other_input()) || !chain.next("Sqrt") || !chain.next("Div") ||
-      chain.last().inputs[0] != centred || !chain.next("Mul") || !c.constant(chain.other_input()) ||
-      !chain.next("Add") || !c.constant(chain.other_input()))
+  if (chain.last().op != "Pow" || !binary(chain.last()) || !c.scalar(chain.last().inputs[1]) ||
+      *c.scalar(chain.last().inputs[1]) != 2.0 || !chain.next("ReduceMean") ||
+      !over_last_axis(chain.last(), "axes", x.size(), 0) || !chain.next("Add") || !c.scalar(chain.other_input()) ||
+      !chain.next("Sqrt") || !chain.next("Div") || !binary(chain.last()) || chain.last().inputs[0] != centred ||
+      !chain.next("Mul") || !c.constant(chain.other_input()) || !chain.next("Add") || !c.constant(chain.other_input()))
     return std::nullopt;
   const std::uint64_t width = x.back(), elements = c.elements(mean.inputs[0], mean);
   return Match{chain.nodes, Layer{"", LayerNorm{elements / width, width}}};

@@ -9,10 +9,12 @@
 #include <climits>
 #include <cstring>
 #include <deque>
+#include <set>
 
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/variant_registry.hpp"
 #include "onnx_graph.hpp"
+#include "onnx_guard.hpp"
 
 namespace ecosim::onnx_import {
 
@@ -112,6 +114,20 @@ struct Reader {
     t.values = integers_of(p, elements);
   }
 
+  /// Attributes ONNX's shape inference divides by or sizes with (libonnx 1.12 does not check them): positive
+  /// and at most kMaxDimension; pads at most kMaxDimension.
+  void check_attribute(const onnx::AttributeProto& a, const std::string& node) const {
+    static const std::set<std::string> positive = {"strides", "dilations", "kernel_shape", "group", "blocksize"};
+    const bool pads = a.name() == "pads" || a.name() == "output_padding" || a.name() == "output_shape";
+    if (!positive.contains(a.name()) && !pads) return;
+    std::vector<std::int64_t> values(a.ints().begin(), a.ints().end());
+    if (a.type() == onnx::AttributeProto::INT) values.push_back(a.i());
+    for (std::int64_t v : values)
+      if (v < (pads ? 0 : 1) || static_cast<std::uint64_t>(v) > kMaxDimension)
+        fail("node '" + node + "': attribute " + a.name() + " = " + std::to_string(v) + " is outside " +
+             (pads ? "0" : "1") + ".." + std::to_string(kMaxDimension));
+  }
+
   Node node(const onnx::NodeProto& p, std::size_t index) {
     Node n;
     n.name = p.name().empty() ? p.op_type() + "_" + std::to_string(index) : p.name();
@@ -119,6 +135,7 @@ struct Reader {
     n.inputs.assign(p.input().begin(), p.input().end());
     n.outputs.assign(p.output().begin(), p.output().end());
     for (const auto& a : p.attribute()) {
+      check_attribute(a, n.name);
       if (a.type() == onnx::AttributeProto::INT) n.ints[a.name()] = {a.i()};
       if (a.type() == onnx::AttributeProto::INTS) n.ints[a.name()] = {a.ints().begin(), a.ints().end()};
       if (a.type() == onnx::AttributeProto::GRAPH || a.type() == onnx::AttributeProto::GRAPHS) n.has_subgraph = true;
@@ -197,13 +214,21 @@ Graph read_onnx_graph(std::string_view bytes, const std::string& origin) {
   std::vector<Node> nodes;
   for (int i = 0; i < g.node_size(); ++i) nodes.push_back(r.node(g.node(i), static_cast<std::size_t>(i)));
   r.graph.nodes = r.sorted(std::move(nodes), given);
+  // Subgraphs (If/Loop/Scan bodies) are not counted: removed, so that shape inference never sees their nodes.
+  for (auto& node : *model.mutable_graph()->mutable_node()) {
+    auto* attributes = node.mutable_attribute();
+    for (int i = attributes->size() - 1; i >= 0; --i)
+      if (attributes->Get(i).type() == onnx::AttributeProto::GRAPH ||
+          attributes->Get(i).type() == onnx::AttributeProto::GRAPHS)
+        attributes->DeleteSubrange(i, 1);
+  }
 
   // Shape inference fills the gaps in value_info (node-level failures leave their outputs without shapes); the
   // shapes folding finds are then given to it, and it runs again, until nothing new is found.
+  const GuardedSchemas schemas;
   for (int round = 0; round < kMaxInferenceRounds; ++round) {
     try {
-      onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
-                                         onnx::ShapeInferenceOptions(false, 0, true));
+      onnx::shape_inference::InferShapes(model, &schemas, onnx::ShapeInferenceOptions(false, 0, true));
     } catch (const std::exception& e) {
       r.fail(std::string("ONNX shape inference failed: ") + e.what());
     }
