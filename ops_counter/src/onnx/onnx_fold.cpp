@@ -43,7 +43,7 @@ struct Folder {
     const Values* a = value(n, 0);
     const Values* b = value(n, 1);
     if (n.op == "Shape") {
-      const auto* d = dims(n.inputs.at(0));
+      const auto* d = n.inputs.empty() ? nullptr : dims(n.inputs[0]);
       if (!d || d->size() > kMaxFoldedElements) return std::nullopt;
       return Values(d->begin(), d->end());
     }
@@ -95,8 +95,9 @@ struct Folder {
   /// Expand: the input broadcast to the target; Reshape: the target with 0 (copy) and −1 (the rest) resolved.
   std::optional<std::vector<std::uint64_t>> shape_of(const Node& n) const {
     const Values* target = value(n, 1);
-    const auto* in = dims(n.inputs.at(0));
-    if (!target || !in) return std::nullopt;
+    if (!target) return std::nullopt;  // (so the node has both inputs)
+    const auto* in = dims(n.inputs[0]);
+    if (!in) return std::nullopt;
     std::vector<std::uint64_t> out;
     if (n.op == "Expand") {
       const std::size_t rank = std::max(in->size(), target->size());

@@ -67,7 +67,7 @@ std::optional<Match> attention(const Context& c, std::size_t i) {
   if (!chain.next("MatMul")) return std::nullopt;
   const Node& context = chain.last();
   if (!binary(context) || context.inputs[0] != softmax.outputs[0] || c.constant(context.inputs[1])) return std::nullopt;
-  for (const std::string& t : {scores.inputs[0], scores.outputs[0], context.inputs[1], context.outputs[0]})
+  for (const std::string& t : {scores.inputs[0], scores.outputs[0], context.inputs[1]})
     if (!c.has_dims(t)) return std::nullopt;
   const auto& q = c.dims(scores.inputs[0], scores);
   const auto& s = c.dims(scores.outputs[0], scores);
@@ -108,6 +108,7 @@ std::optional<Match> decomposed_layernorm(const Context& c, std::size_t i) {
   if (!over_last_axis(mean, "axes", x.size(), 0) || !chain.next("Sub") || !binary(chain.last()) ||
       chain.last().inputs[0] != mean.inputs[0])
     return std::nullopt;
+  if (chain.last().outputs.empty()) return std::nullopt;
   const std::string centred = chain.last().outputs[0];
   const std::vector<std::size_t>& readers = c.consumers(centred);
   if (readers.size() != 2) return std::nullopt;
