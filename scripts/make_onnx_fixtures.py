@@ -11,6 +11,8 @@ Op fixtures (the counts tests/ops_counter/onnx_ops_test.cpp asserts are computed
   layernorm_op         LayerNormalization over the same [2,5,8]
   attention_mask       Q [1,2,6,4], K and V [1,2,5,4]: MatMul(Q, Kᵀ) / 2 + mask → Softmax → MatMul(·, V)
   unknown_op           Relu → Foo → Foo (an op type ecosim does not know)
+  cnn_ops              ConvTranspose 4→2, 3×3, stride 2, bias, on 6×6 → BatchNormalization → MaxPool 3×3 stride 2
+                       → GlobalAveragePool
 Hostile fixtures (hostile/): each must be refused with a clear error
   cycle                two Relu nodes reading each other's output
   negative_dim         an input of shape [1, -3]
@@ -90,6 +92,13 @@ def op_fixtures():
         n("MatMul", ["p", "v"], ["out"], name="context"),
     ], [io("q", [1, 2, 6, 4]), io("k", [1, 2, 5, 4]), io("v", [1, 2, 5, 4]), io("mask", [1, 1, 6, 5])],
         [io("out", [1, 2, 6, 4])], [scalar("scale", 2.0)])
+    yield "cnn_ops", model("cnn", [
+        n("ConvTranspose", ["x", "w", "b"], ["up"], name="deconv", kernel_shape=[3, 3], strides=[2, 2]),
+        n("BatchNormalization", ["up", "scale", "bias", "mean", "var"], ["bn"], name="bn"),
+        n("MaxPool", ["bn"], ["pooled"], name="maxpool", kernel_shape=[3, 3], strides=[2, 2]),
+        n("GlobalAveragePool", ["pooled"], ["y"], name="gap"),
+    ], [io("x", [1, 4, 6, 6])], [io("y", [1, 2, 1, 1])],
+        [stripped("w", [4, 2, 3, 3]), stripped("b", [2])] + [stripped(c, [2]) for c in ("scale", "bias", "mean", "var")])
     yield "unknown_op", model("unknown", [
         n("Relu", ["x"], ["r"], name="relu"),
         n("Foo", ["r"], ["f"], name="foo1"),

@@ -58,6 +58,24 @@ TEST_CASE("ONNX batched broadcast MatMul", "[onnx]") {
   CHECK(total(m, Convention::paper).ops(OpKind::mul) == 0);  // mmcv counts no MACs for `@`
 }
 
+TEST_CASE("ONNX ConvTranspose, BatchNormalization and pooling", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  const OnnxModel m = fixture("cnn_ops");
+  REQUIRE(m.layers.size() == 4);
+  // ConvTranspose: 36 input pixels × (2·3·3 = 18) weights each, over 4 input channels, to 2×13×13 outputs;
+  // every output receives a contribution (stride 2 ≤ kernel 3): 648 contributions, 338 outputs, 338 biases
+  const std::uint64_t contributions = 36 * 18, outputs = 2 * 13 * 13;
+  // MaxPool 3×3 stride 2: 2×6×6 windows of 9; GlobalAveragePool: 2 rows of 36
+  const OpCounts exact = total(m, Convention::exact), paper = total(m, Convention::paper);
+  CHECK(exact.ops(OpKind::mul) == contributions * 4 + outputs + 2);  // products, BatchNorm scale, means
+  CHECK(exact.ops(OpKind::add) ==
+        contributions * 3 + (contributions - outputs) + outputs + outputs + 2 * 35);  // sums, bias, BN shift, means
+  CHECK(exact.ops(OpKind::cmp) == 72 * 8);
+  // mmcv: deconv input pixels·C_in·(C_out/g)·k² + bias, BatchNorm 2 per element, pooling 1 per input element
+  CHECK(paper.ops(OpKind::mul) == contributions * 4 + outputs + 2 * outputs + outputs + 72);
+  CHECK(paper.ops(OpKind::add) == paper.ops(OpKind::mul));
+}
+
 TEST_CASE("ONNX decomposed LayerNorm counts as one LayerNorm, as LayerNormalization does", "[onnx]") {
   ECOSIM_ONNX_OR_SKIP();
   const OnnxModel decomposed = fixture("layernorm_decomposed"), op = fixture("layernorm_op");
