@@ -3,7 +3,8 @@
 # for SECONDS on its seed corpus, and prints per target the executions and crashes; fails on any crash.
 # Targets and seeds: the trace reader (traces written by the main build's ecosim, ${ECOSIM_BUILD_DIR:-build}/bin,
 # from scripts/setup.sh, and traces/fuzz/seeds), the accelerator config (the shipped and test configs), the .npy reader
-# (ecoformer/fuzz/seeds) and the model zoo (ops_counter/fuzz/seeds). Crash inputs go to build-fuzz/artifacts/,
+# (ecoformer/fuzz/seeds), the model zoo (ops_counter/fuzz/seeds) and the ONNX importer (the op fixtures, hostile
+# ones included, and the small CNN of tests/ops_counter/data/onnx). Crash inputs go to build-fuzz/artifacts/,
 # logs to build-fuzz/<target>.log.
 # Usage: scripts/fuzz_all.sh SECONDS
 set -euo pipefail
@@ -11,7 +12,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:?usage: scripts/fuzz_all.sh SECONDS}
 build=build-fuzz
 ecosim=${ECOSIM_BUILD_DIR:-build}/bin/ecosim
-targets=(trace_reader_fuzz accel_config_fuzz npy_fuzz model_zoo_fuzz)
+targets=(trace_reader_fuzz accel_config_fuzz npy_fuzz model_zoo_fuzz onnx_import_fuzz)
 flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"
 CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DECOSIM_CUDA=OFF \
   -DECOSIM_TESTS=OFF -DECOSIM_FUZZ=ON "-DCMAKE_CXX_FLAGS=$flags" >/dev/null
@@ -43,10 +44,14 @@ cp traces/fuzz/seeds/*.jsonl "$corpus/"  # stored: version-1 records (a hash, an
 seed accel_config_fuzz accel_model/data/*.json tests/accel_model/data/*.json
 seed npy_fuzz ecoformer/fuzz/seeds/*.npy
 seed model_zoo_fuzz ops_counter/fuzz/seeds/*.json
+seed onnx_import_fuzz tests/ops_counter/data/onnx/ops/*.onnx tests/ops_counter/data/onnx/ops/hostile/*.onnx \
+  tests/ops_counter/data/onnx/models/small_cnn.onnx
 
-# The longest input each target mutates to: a few records for the trace reader; the other seeds are < 1 kB.
+# The longest input each target mutates to: a few records for the trace reader, the ONNX seeds (up to 10 kB);
+# the other seeds are < 1 kB.
 # An input running over 10 s (-timeout) or above 2 GB (libFuzzer's default -rss_limit_mb) is a crash too.
-declare -A max_len=([trace_reader_fuzz]=2048 [accel_config_fuzz]=4096 [npy_fuzz]=1024 [model_zoo_fuzz]=4096)
+declare -A max_len=([trace_reader_fuzz]=2048 [accel_config_fuzz]=4096 [npy_fuzz]=1024 [model_zoo_fuzz]=4096
+                    [onnx_import_fuzz]=16384)
 mkdir -p "$build/artifacts"
 failed=0
 for target in "${targets[@]}"; do

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(cmake ninja-build g++ clang pkg-config libsystemc-dev libeigen3-dev libboost-program-options-dev
           catch2 nlohmann-json3-dev libfmt-dev libbenchmark-dev python3 python3-matplotlib time
-          libopenmpi-dev openmpi-bin)
+          libopenmpi-dev openmpi-bin libonnx-dev libprotobuf-dev python3-onnx python3-torch python3-numpy)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

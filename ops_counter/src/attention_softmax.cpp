@@ -17,16 +17,7 @@ Stage linformer_projections(const AttentionConfig& c) {
   return {{ops::gemm("k_proj", proj), paper}, {ops::gemm("v_proj", proj), paper}};
 }
 
-Stage softmax_attention(const AttentionConfig& c, DType input) {
-  std::uint64_t g = checked_mul(c.batch, c.heads), n = c.seq;
-  const std::uint64_t d = c.head_dim;
-  if (c.variant == AttentionVariant::lsa) {  // every window an independent attention of window² tokens
-    g = checked_mul(g, lsa_windows(c));
-    n = c.window * c.window;
-  }
-  const std::uint64_t keys = c.variant == AttentionVariant::sra         ? sra_keys(c)
-                             : c.variant == AttentionVariant::linformer ? c.proj_k
-                                                                        : n;
+Stage softmax_core(std::uint64_t g, std::uint64_t n, std::uint64_t keys, std::uint64_t d, DType input) {
   std::array<OpRecord, 4> core = {ops::gemm("scores", {.batch = g, .m = n, .n = keys, .k = d, .a = input, .b = input}),
                                   ops::eltwise("scale", "scale", g, n, keys, DType::fp32, {.mul = 1}),
                                   ops::softmax("softmax", g, n, keys),
@@ -38,6 +29,18 @@ Stage softmax_attention(const AttentionConfig& c, DType input) {
           {std::move(core[1]), ops::muls(pairs)},
           {std::move(core[2]), {}},
           {std::move(core[3]), products}};
+}
+
+Stage softmax_attention(const AttentionConfig& c, DType input) {
+  std::uint64_t g = checked_mul(c.batch, c.heads), n = c.seq;
+  if (c.variant == AttentionVariant::lsa) {  // every window an independent attention of window² tokens
+    g = checked_mul(g, lsa_windows(c));
+    n = c.window * c.window;
+  }
+  const std::uint64_t keys = c.variant == AttentionVariant::sra         ? sra_keys(c)
+                             : c.variant == AttentionVariant::linformer ? c.proj_k
+                                                                        : n;
+  return softmax_core(g, n, keys, c.head_dim, input);
 }
 
 }  // namespace ecosim::stages

@@ -2,6 +2,7 @@
 // mmcv MAC rules of the model zoo notes, one MAC = one multiplication + one addition).
 #include "ecosim/ops_counter/layers.hpp"
 
+#include "attention_emitter.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/primitives.hpp"
 
@@ -15,7 +16,7 @@ struct LayerEmitter {
   OpSink& sink;
 
   void operator()(OpRecord r, const OpCounts& paper) const {
-    r.name = name;
+    if (r.name.empty()) r.name = name;
     sink.record(ops::in_convention(std::move(r), convention, paper));
   }
 
@@ -84,6 +85,48 @@ struct LayerEmitter {
   }
 
   void operator()(const AttentionConfig& a) const { emit_attention(name, a, convention, sink); }
+
+  void operator()(const SoftmaxAttention& a) const {
+    const std::uint64_t g = checked_mul(a.batch, a.heads);
+    stages::Stage core = stages::softmax_core(g, a.queries, a.keys, a.head_dim);
+    if (a.masked)  // the mask is one add per score, between the scale and the softmax
+      core.insert(core.begin() + 2,
+                  {ops::eltwise("mask", "add", g, a.queries, a.keys, DType::fp32, {.add = 1}, 2), OpCounts{}});
+    if (!a.scaled) core.erase(core.begin() + 1);
+    detail::AttentionEmitter(name, convention, sink)(core);
+  }
+
+  void operator()(const Elementwise& e) const {
+    (*this)(ops::eltwise("", e.func, 1, 1, e.elements, DType::fp32, e.per_element, e.inputs), ops::macs(e.paper_macs));
+  }
+
+  void operator()(const Reduction& r) const {
+    (*this)(ops::reduce("", r.func, 1, r.rows, r.len, DType::fp32, r.per_row, 1), ops::macs(r.paper_macs));
+  }
+
+  void operator()(const DataMovement& d) const {
+    OpRecord r = ops::memcpy("", 1, 1, d.elements, DType::fp32);
+    r.func = d.func;
+    (*this)(std::move(r), {});
+  }
+
+  void operator()(const ConvTranspose2d& c) const {
+    if (c.groups == 0 || c.in_ch % c.groups || c.out_ch % c.groups)
+      throw Error("layer '" + name + "': channels not divisible by groups");
+    const std::uint64_t pixels = checked_product({c.batch, c.in_h, c.in_w});
+    const std::uint64_t per_pixel = checked_product({c.out_ch / c.groups, c.kernel_h, c.kernel_w});
+    const ops::GemmShape s{.batch = c.groups, .m = pixels, .n = per_pixel, .k = c.in_ch / c.groups};
+    const std::uint64_t products = checked_product({c.groups, pixels, per_pixel}),
+                        outputs = checked_product({c.batch, c.out_ch, c.out_h, c.out_w});
+    const std::uint64_t bias = c.bias ? outputs : 0;
+    // mmcv: every input pixel times C_in·(C_out/groups)·kernel² weights, plus one bias per output
+    const std::uint64_t paper = checked_add(checked_mul(products, s.k), bias);
+    (*this)(ops::prefixed(ops::gemm("gemm", s), name), ops::macs(paper));
+    // contributions beyond the first of each output are summed (none are lost: every output has one)
+    // (exact when every output receives a contribution, i.e. stride ≤ kernel)
+    const std::uint64_t sums = checked_add(products > outputs ? products - outputs : 0, bias);
+    if (sums) (*this)(ops::prefixed(ops::eltwise("col2im", "add", 1, 1, sums, DType::fp32, {.add = 1}, 2), name), {});
+  }
 };
 
 }  // namespace

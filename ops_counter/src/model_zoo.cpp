@@ -154,6 +154,8 @@ std::vector<Layer> ModelZoo::build(const std::string& model, const ModelOptions&
   throw Error("model '" + model + "': 'family' must be hierarchical_vit, vit, swin, lra or encoder");
 }
 
-bool is_attention(const Layer& layer) { return std::holds_alternative<AttentionConfig>(layer.op); }
+bool is_attention(const Layer& layer) {
+  return std::holds_alternative<AttentionConfig>(layer.op) || std::holds_alternative<SoftmaxAttention>(layer.op);
+}
 
 }  // namespace ecosim

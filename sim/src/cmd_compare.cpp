@@ -2,11 +2,14 @@
 // while counting its operations and writing its trace (a count-only variant without a kernel: its analytic
 // exact-convention records), replays the trace on the accelerator model (--engine: SystemC or closed form),
 // and reports op counts, accelerator latency/energy, GPU latency and ratios to MSA beside the published ones.
-// With --model, compares whole-model analytic traces instead. Every variant's parameters are checked before
-// anything runs, and traces and reports are written only when all runs have succeeded.
+// With --model, compares whole-model analytic traces instead; with --onnx, an imported model's traces with its
+// attention blocks swapped for each variant, the kernels run at the blocks' shapes. Every variant's parameters are
+// checked before anything runs, and traces and reports are written only when all runs have succeeded.
 #include <fmt/core.h>
 #include <algorithm>
+#include <array>
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 #include "accel_report.hpp"
@@ -102,6 +105,35 @@ VariantRun run_model(const Workload& w) {
   return {std::move(list.records), counter.total(), std::nullopt, "analytic"};
 }
 
+/// The ONNX model with the entry's attention (exact convention): analytic records, except that each attention
+/// block becomes, for a variant with a kernel, the kernel run at the block's shape (once per distinct shape), its
+/// records renamed after the block.
+VariantRun run_onnx(const OnnxModel& model, const Entry& e, DeviceChoice device) {
+  OpCounter counter;
+  RecordingSink list;
+  FanOutSink sink({&counter, &list});
+  const bool kernel = !e.native && ecoformer::has_kernel(e.config.variant);
+  const std::string prefix = std::string(ecoformer::kAttentionRecordPrefix) + ".";
+  std::map<std::array<std::uint64_t, 4>, std::vector<OpRecord>> runs;  // batch, heads, tokens, head width
+  for (const Layer& layer : onnx_layers(model, e.native ? std::nullopt : std::optional{e.config})) {
+    const auto* a = std::get_if<AttentionConfig>(&layer.op);
+    if (!kernel || !a) {
+      emit(layer, Convention::exact, sink);
+      continue;
+    }
+    auto run = runs.find({a->batch, a->heads, a->seq, a->head_dim});
+    if (run == runs.end())
+      run = runs.emplace(std::array{a->batch, a->heads, a->seq, a->head_dim}, run_kernel(*a, device).ops).first;
+    for (OpRecord r : run->second) {
+      if (r.name.starts_with(prefix)) r.name = layer.name + "." + r.name.substr(prefix.size());
+      if (r.group.starts_with(prefix)) r.group = layer.name + "." + r.group.substr(prefix.size());
+      sink.record(r);
+    }
+  }
+  const std::string source = kernel ? fmt::format("kernel x{}+analytic", runs.size()) : std::string("analytic");
+  return {std::move(list.records), counter.total(), std::nullopt, source};
+}
+
 /// Variant names (or "native"), each once.
 std::vector<std::string> parse_variants(const std::string& list) {
   std::vector<std::string> out;
@@ -156,19 +188,24 @@ int compare(const Args& args) {
           variant_names([](const VariantInfo& row) { return row.compared_by_default; }, ",")),
       "attention variants, comma-separated (with --model also 'native': the model's own attention)")(
       "model", po::value<std::string>(), "compare whole-model analytic traces of this zoo model instead")(
+      "onnx", po::value<std::string>(),
+      "compare an ONNX model's traces instead: its attention blocks swapped for each variant, kernels run at "
+      "the blocks' shapes ('native': the export's own attention)")(
       "device", po::value<std::string>()->default_value("auto"), "kernels on auto|cpu|cuda")(
       "gpu", po::value<std::string>()->default_value(""), "GPU named in the roofline estimate (default H100 SXM)")(
       "out", po::value<std::string>()->default_value("reports"), "output directory");
   options.add(model_file_option());
+  options.add(onnx_options());
   options.add(variant_parameter_options());
   options.add(accel_options());
   options.add(work_limit_options());
   po::variables_map vm;
-  if (!parse_args(args, options, vm,
-                  fmt::format("ecosim compare [--batch {} --seq {} --dim {} --heads {}] [--variants ...] "
-                              "[--model NAME] [--device auto] [--engine systemc|closed-form] [--out reports/]",
-                              batch, seq, dim, heads),
-                  variant_list_help()))
+  if (!parse_args(
+          args, options, vm,
+          fmt::format("ecosim compare [--batch {} --seq {} --dim {} --heads {}] [--variants ...] "
+                      "[--model NAME | --onnx FILE] [--device auto] [--engine systemc|closed-form] [--out reports/]",
+                      batch, seq, dim, heads),
+          variant_list_help()))
     return 0;
   const accel::AccelConfig accel_config = parse_accel(vm);
   const accel::Engine engine = parse_engine(vm);
@@ -179,6 +216,18 @@ int compare(const Args& args) {
   const TechTable tech = TechTable::builtin_45nm();
   const WorkLimits limits = parse_work_limits(vm);
   const GpuRoofline roofline = gpu_roofline(vm["gpu"].as<std::string>());  // an unknown GPU fails before any work
+  std::shared_ptr<const OnnxModel> onnx;
+  if (vm.count("onnx")) {
+    if (!model.empty()) throw Error("give --model or --onnx, not both");
+    reject_given(vm, {"seq", "dim", "heads", "batch", "model-file"}, "the single-layer comparison or --model");
+    Workload w;
+    w.model_options.native_attention = true;
+    parse_onnx_workload(vm, w);
+    onnx = w.onnx_model;
+  } else {
+    reject_given(vm, {"strict", "onnx-max-bytes"}, "--onnx");
+  }
+  const bool whole_model = !model.empty() || onnx;
   if (!model.empty())
     reject_given(vm, {"seq", "dim", "heads", "device"}, "the single-layer comparison (without --model)");
   else
@@ -191,11 +240,14 @@ int compare(const Args& args) {
 
   CompareReport report;
   report.workload = {{"batch", positive(vm, "batch")}, {"accelerator", accel_config.name}};
-  if (model.empty())
+  if (onnx) {
+    report.workload = {{"onnx", onnx->origin}, {"accelerator", accel_config.name}};
+  } else if (model.empty()) {
     report.workload.update(
         {{"seq", positive(vm, "seq")}, {"dim", positive(vm, "dim")}, {"heads", positive(vm, "heads")}});
-  else
+  } else {
     report.workload["model"] = model;
+  }
   report.published = published_for(report.workload, published);
   report.provenance = provenance(accel_config, engine, tech);
   report.accel_area = accel::area_breakdown(accel_config);
@@ -207,29 +259,35 @@ int compare(const Args& args) {
     config.variant = e.native ? AttentionVariant::msa : attention_variant_named(label);
     config.batch = positive(vm, "batch");
     config.heads = positive(vm, "heads");
-    config.seq = model.empty() ? positive(vm, "seq") : 1;
+    config.seq = whole_model ? 1 : positive(vm, "seq");
     config.head_dim = positive(vm, "dim");
     config.projections = false;  // kernels take projected q, k, v
     read_variant_parameters(vm, config);
-    if (model.empty() && e.native) throw Error("'native' (a model's own attention) needs --model");
-    if (model.empty()) {
+    if (!whole_model && e.native) throw Error("'native' (a model's own attention) needs --model or --onnx");
+    if (onnx) {  // the variant at every block's shape (throws naming the block it cannot replace)
+      for (const Layer& layer : onnx_layers(*onnx, e.native ? std::nullopt : std::optional{config}))
+        if (const auto* a = std::get_if<AttentionConfig>(&layer.op); a && ecoformer::has_kernel(a->variant))
+          check_attention_kernel(limits, *a, device == DeviceChoice::cuda);
+    } else if (model.empty()) {
       config.validate();
       if (ecoformer::has_kernel(config.variant)) check_attention_kernel(limits, config, device == DeviceChoice::cuda);
     } else {
       model_workload(model, zoo, e).layers();  // throws for a model the variant cannot build
     }
     report.provenance["variant_parameters"][label] =
-        e.native ? nlohmann::json("the model's own attention (zoo)") : describe_parameters(config);
+        e.native ? nlohmann::json(onnx ? "the export's own attention" : "the model's own attention (zoo)")
+                 : describe_parameters(config);
     entries.push_back(std::move(e));
   }
   ReportFolder folder(out);  // checked now, created only once every run has succeeded
   std::vector<std::vector<OpRecord>> traces;
   for (const Entry& e : entries) {
-    const bool kernel = model.empty() && ecoformer::has_kernel(e.config.variant);
+    const bool kernel = model.empty() && !e.native && ecoformer::has_kernel(e.config.variant);
     fmt::print(stderr, "[{}] {} ...\n", e.label, kernel ? "running kernel" : "building analytic trace");
-    VariantRun run = !model.empty() ? run_model(model_workload(model, zoo, e))
-                     : kernel       ? run_kernel(e.config, device)
-                                    : run_analytic_layer(e.config);
+    VariantRun run = onnx             ? run_onnx(*onnx, e, device)
+                     : !model.empty() ? run_model(model_workload(model, zoo, e))
+                     : kernel         ? run_kernel(e.config, device)
+                                      : run_analytic_layer(e.config);
     fmt::print(stderr, "[{}] replaying {} ops on {} ...\n", e.label, run.ops.size(), accel_config.name);
     RecordList records(run.ops);
     accel::PlanSource plans(records, Convention::exact, e.label, accel_config, tech, replay_budget(limits));

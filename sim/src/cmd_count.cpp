@@ -1,4 +1,4 @@
-// `ecosim count`: op counts and energy of a zoo model, one attention layer, or a trace file.
+// `ecosim count`: op counts and energy of a zoo model, an ONNX model, one attention layer, or a trace file.
 #include <iostream>
 #include <sstream>
 
@@ -23,7 +23,7 @@ struct RecordRows : OpSink {
 /// Rows per layer of a model, or per record of a single attention layer.
 void count_workload(const Workload& w, CountPrinter& printer) {
   for (const Layer& layer : w.layers()) {
-    if (w.model.empty()) {
+    if (w.single_layer()) {
       RecordRows rows(printer);
       emit(layer, w.convention, rows);
       continue;
@@ -54,7 +54,7 @@ int count(const Args& args) {
   options.add(workload_options());
   po::variables_map vm;
   if (!parse_args(args, options, vm,
-                  "ecosim count (--model NAME | --layer attention --seq N ... | --trace FILE) [options]",
+                  "ecosim count (--model NAME | --onnx FILE | --layer attention --seq N ... | --trace FILE) [options]",
                   variant_list_help()))
     return 0;
   const Format format = parse_format(vm["format"].as<std::string>());

@@ -15,7 +15,8 @@ int trace(const Args& args) {
                                                "trace file to write (JSON Lines)");
   options.add(workload_options());
   po::variables_map vm;
-  if (!parse_args(args, options, vm, "ecosim trace (--model NAME | --layer attention --seq N ...) -o FILE [options]",
+  if (!parse_args(args, options, vm,
+                  "ecosim trace (--model NAME | --onnx FILE | --layer attention --seq N ...) -o FILE [options]",
                   variant_list_help()))
     return 0;
   if (!vm.count("output")) throw Error("give the trace file with -o FILE");

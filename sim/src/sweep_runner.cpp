@@ -21,12 +21,17 @@ namespace ecosim::cli {
 namespace {
 
 /// The exact-convention records of a workload with a variant: a zoo model's layers with every attention layer
-/// of the variant, or one attention layer without its projections (as `compare` replays it).
+/// of the variant, an ONNX model's with every attention block swapped for it, or one attention layer without its
+/// projections (as `compare` replays it).
 std::vector<OpRecord> build_records(const SweepWorkload& w, const AttentionConfig& variant) {
   Workload workload;
   workload.convention = Convention::exact;
   workload.model = w.model;
-  if (w.model.empty()) {
+  if (!w.onnx.empty()) {
+    workload.onnx = w.onnx;
+    workload.onnx_model = w.onnx_model;
+    workload.onnx_swap = variant;
+  } else if (w.model.empty()) {
     workload.layer = variant;
     workload.layer.batch = w.batch;
     workload.layer.seq = w.seq;

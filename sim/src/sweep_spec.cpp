@@ -3,6 +3,7 @@
 #include "sweep_spec.hpp"
 
 #include <fmt/core.h>
+#include <filesystem>
 #include <set>
 
 #include "ecosim/accel_model/config.hpp"
@@ -96,7 +97,12 @@ std::vector<SweepWorkload> parse_workloads(const json& workloads) {
       const std::string model = w["model"].get<std::string>();
       (void)zoo.build(model, ModelOptions{});  // throws listing the zoo's models
       for (std::uint64_t batch : count_list(w.value("batch", json(1)), model + " batch", 1, kMaxDimension))
-        out.push_back({model, batch, 0, 0, 0});
+        out.push_back({model, batch, 0, 0, 0, "", nullptr});
+    } else if (w.contains("onnx")) {
+      check_keys(w, {"onnx"}, "an ONNX workload");
+      if (!w["onnx"].is_string()) throw Error("workloads: onnx must be an ONNX model file");
+      const std::string file = w["onnx"].get<std::string>();
+      out.push_back({"", 1, 0, 0, 0, file, std::make_shared<OnnxModel>(import_onnx(file))});
     } else if (w.contains("layer")) {
       check_keys(w, {"layer"}, "a layer workload");
       const json& l = w["layer"];
@@ -106,9 +112,9 @@ std::vector<SweepWorkload> parse_workloads(const json& workloads) {
         for (std::uint64_t seq : count_list(l["seq"], "layer seq", 1, kMaxDimension))
           for (std::uint64_t dim : count_list(l.value("dim", json(32)), "layer dim", 1, kMaxDimension))
             for (std::uint64_t heads : count_list(l.value("heads", json(1)), "layer heads", 1, kMaxDimension))
-              out.push_back({"", batch, seq, dim, heads});
+              out.push_back({"", batch, seq, dim, heads, "", nullptr});
     } else {
-      throw Error("each workload needs \"model\" or \"layer\"");
+      throw Error("each workload needs \"model\", \"onnx\" or \"layer\"");
     }
   }
   return out;
@@ -156,6 +162,7 @@ std::optional<double> area_bound(const json& constraints, const char* key) {
 }  // namespace
 
 std::string SweepWorkload::label() const {
+  if (!onnx.empty()) return "onnx " + std::filesystem::path(onnx).filename().string();
   return model.empty() ? fmt::format("layer b{} n{} d{} h{}", batch, seq, dim, heads)
                        : fmt::format("{} b{}", model, batch);
 }
@@ -196,7 +203,8 @@ SweepSpec parse_sweep_spec(std::string_view json_text, const std::string& origin
     }
     const accel::AccelConfig base = accel::builtin_config(spec.accelerator);
     if (d.contains("axes")) spec.axes = parse_axes(d["axes"], base);
-    if (!d.contains("workloads")) throw Error("give workloads: [{\"model\": ...} or {\"layer\": {...}}]");
+    if (!d.contains("workloads"))
+      throw Error("give workloads: [{\"model\": ...}, {\"onnx\": FILE} or {\"layer\": {...}}]");
     spec.workloads = parse_workloads(d["workloads"]);
     if (!d.contains("variants")) throw Error("give variants: [{\"name\": \"msa\"}, ...]");
     spec.variants = parse_variants(d["variants"]);

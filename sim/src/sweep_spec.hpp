@@ -1,9 +1,10 @@
 // Internal: the design-space sweep's specification (format: README.md, "Design-space sweep") — axes over
-// accelerator-configuration keys by dotted path, workloads (zoo models, attention layers), attention variants
-// with their parameters, the engine and the constraints — parsed strictly, and the points it spans.
+// accelerator-configuration keys by dotted path, workloads (zoo models, ONNX models, attention layers), attention
+// variants with their parameters, the engine and the constraints — parsed strictly, and the points it spans.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@
 
 #include "ecosim/accel_model/replay.hpp"
 #include "ecosim/ops_counter/attention.hpp"
+#include "ecosim/ops_counter/onnx_model.hpp"
 
 namespace ecosim::cli {
 
@@ -27,11 +29,14 @@ struct SweepAxis {
   std::vector<nlohmann::json> values;
 };
 
-/// A zoo model at a batch size, or one attention layer (model empty).
+/// A zoo model at a batch size, an ONNX model (its attention blocks swapped for each variant), or one attention
+/// layer (model and onnx empty).
 struct SweepWorkload {
   std::string model;
   std::uint64_t batch = 1, seq = 0, dim = 0, heads = 0;  // seq, dim, heads: the layer only
-  std::string label() const;                             // "pvt_v2_b0 b1", "layer b16 n3136 d32 h1"
+  std::string onnx;                                      // the ONNX file, imported when the spec is read
+  std::shared_ptr<const OnnxModel> onnx_model;
+  std::string label() const;  // "pvt_v2_b0 b1", "layer b16 n3136 d32 h1", "onnx model.onnx"
 };
 
 /// A variant with one value of each of its parameters.

@@ -28,9 +28,11 @@ po::options_description workload_options() {
                   "zoo model: pvt_v2_b0..b5, pvt_v2_b2_li, twins_svt_s/b/l, deit_tiny/small/base, vit_large_16, "
                   "swin_tiny/small, lra_text, lra_retrieval, bert_base, gpt2_small (or one of --model-file)")(
       "layer", po::value<std::string>(), "'attention': count one attention layer of --batch/--heads/--seq/--dim")(
+      "onnx", po::value<std::string>(), "an ONNX model file (static shapes; ops_counter/README.md, ONNX import)")(
       "attention", po::value<std::string>()->default_value("msa"),
       (variant_names([](const VariantInfo&) { return true; }, ", ") +
-       ", or native (--model: the model's own attention, e.g. PVTv2's SRA, Twins' LSA/GSA)")
+       ", or native (--model: the model's own attention, e.g. PVTv2's SRA, Twins' LSA/GSA; --onnx: the "
+       "export's own ops, the default there)")
           .c_str())("convention", po::value<std::string>()->default_value("paper"),
                     "paper (mmcv MACs + DESIGN §3 attention formulas) or exact (every op performed)")(
       "scope", po::value<std::string>()->default_value("model"), "model, or attention (attention layers only)")(
@@ -42,6 +44,7 @@ po::options_description workload_options() {
                                                              "--layer: head width D (embedding H·D)")(
       "no-proj", "--layer: the attention core alone, without q/k/v/output projections");
   o.add(model_file_option());
+  o.add(onnx_options());
   o.add(variant_parameter_options());
   return o;
 }
@@ -68,9 +71,10 @@ Workload parse_workload(const po::variables_map& vm) {
 
   AttentionConfig& a = w.layer;
   const std::string attention = vm["attention"].as<std::string>();
-  w.model_options.native_attention = attention == "native";
-  if (w.model_options.native_attention && !vm.count("model"))
-    throw Error("--attention native needs --model (it means the model's own attention)");
+  // --onnx keeps the export's attention unless --attention names a variant
+  w.model_options.native_attention = attention == "native" || (vm.count("onnx") && vm["attention"].defaulted());
+  if (w.model_options.native_attention && !vm.count("model") && !vm.count("onnx"))
+    throw Error("--attention native needs --model or --onnx (it means the model's own attention)");
   a.variant = w.model_options.native_attention ? AttentionVariant::msa : attention_variant_named(attention);
   a.batch = positive(vm, "batch");
   a.heads = positive(vm, "heads");
@@ -81,8 +85,11 @@ Workload parse_workload(const po::variables_map& vm) {
       w.model_options.native_attention ? std::vector<AttentionVariant>{} : std::vector<AttentionVariant>{a.variant};
   check_parameters_apply(vm, variants);
 
-  if (vm.count("model") && vm.count("layer")) throw Error("give --model or --layer, not both");
-  if (vm.count("model")) {
+  if (vm.count("model") + vm.count("layer") + vm.count("onnx") > 1)
+    throw Error("give one of --model, --layer and --onnx");
+  if (vm.count("onnx")) {
+    parse_onnx_workload(vm, w);
+  } else if (vm.count("model")) {
     reject_given(vm, {"heads", "seq", "dim", "no-proj"}, "--layer attention (a model's shapes are its own)");
     w.model = vm["model"].as<std::string>();
     w.model_options.attention = a;
@@ -100,7 +107,7 @@ Workload parse_workload(const po::variables_map& vm) {
     a.seq = positive(vm, "seq");
     a.validate();
   } else {
-    throw Error("give --model NAME or --layer attention");
+    throw Error("give --model NAME, --onnx FILE or --layer attention");
   }
   return w;
 }
@@ -111,7 +118,11 @@ nlohmann::json Workload::describe() const {
       {"convention", name(convention)},
       {"scope", attention_scope ? "attention" : "model"},
       {"batch", layer.batch}};
-  if (!model.empty()) {
+  if (!onnx.empty()) {
+    j["onnx"] = onnx;
+    j["attention_blocks"] = onnx_model->attention.size();
+    j.erase("batch");  // the export's own
+  } else if (!model.empty()) {
     j["model"] = model;
     if (!model_file.empty()) j["model_file"] = model_file;
     if (model_options.resolution) j["resolution"] = model_options.resolution;
@@ -128,8 +139,8 @@ nlohmann::json Workload::describe() const {
 }
 
 std::vector<Layer> Workload::layers() const {
-  if (model.empty()) return {{"attention", layer}};
-  std::vector<Layer> all = zoo.build(model, model_options);
+  if (single_layer()) return {{"attention", layer}};
+  std::vector<Layer> all = onnx.empty() ? zoo.build(model, model_options) : onnx_layers(*onnx_model, onnx_swap);
   if (attention_scope) std::erase_if(all, [](const Layer& l) { return !is_attention(l); });
   return all;
 }

@@ -4,26 +4,34 @@
 #include <boost/program_options.hpp>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "ecosim/ops_counter/model_zoo.hpp"
+#include "ecosim/ops_counter/onnx_model.hpp"
 
 namespace ecosim::cli {
 
 namespace po = boost::program_options;
 
 struct Workload {
-  std::string model;                   // zoo model; empty = one attention layer (`layer`)
-  std::string model_file;              // --model-file: the user's zoo file; empty = none
-  ModelZoo zoo = ModelZoo::builtin();  // where `model` is looked up: the user's models over the built-in ones
+  std::string model;  // zoo model; empty = one attention layer (`layer`) or an ONNX model
+  std::string onnx;   // --onnx: the imported model's file; empty = none
+  std::shared_ptr<const OnnxModel> onnx_model;
+  std::optional<AttentionConfig> onnx_swap;  // --onnx: the variant replacing its attention blocks (none: native)
+  std::string model_file;                    // --model-file: the user's zoo file; empty = none
+  ModelZoo zoo = ModelZoo::builtin();        // where `model` is looked up: the user's models over the built-in ones
   ModelOptions model_options;
   AttentionConfig layer;  // the attention layer, or the variant parameters for a model
   Convention convention = Convention::paper;
   bool attention_scope = false;  // count only attention layers (projections included)
 
+  /// One attention layer (--layer attention), neither a zoo model nor an ONNX model.
+  bool single_layer() const { return model.empty() && onnx.empty(); }
   nlohmann::json describe() const;
   /// The layers counted: the model's (filtered by scope) or the single attention layer.
   std::vector<Layer> layers() const;
@@ -36,7 +44,13 @@ po::options_description model_file_option();
 /// The built-in zoo, under the models of --model-file when given (throws ecosim::Error for a bad file).
 ModelZoo model_zoo(const po::variables_map& vm);
 
-/// --model/--model-file/--layer, --attention, --convention, --scope, shapes and variant parameters.
+/// --onnx FILE, --strict, --onnx-max-bytes.
+po::options_description onnx_options();
+/// Reads the --onnx options into `w` (whose attention variant and parameters are already read): imports the
+/// model, warns on stderr about unknown op types; throws ecosim::Error.
+void parse_onnx_workload(const po::variables_map& vm, Workload& w);
+
+/// --model/--model-file/--layer/--onnx, --attention, --convention, --scope, shapes and variant parameters.
 po::options_description workload_options();
 /// Reads the options above; throws ecosim::Error for missing, contradictory or out-of-range values.
 Workload parse_workload(const po::variables_map& vm);

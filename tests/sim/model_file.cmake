@@ -1,17 +1,9 @@
 # `--model-file`: a user's zoo file extends a built-in model (count and trace agree, and one more PVTv2-B0
 # stage-3 block costs its hand-computed MACs); a malformed file or an unknown family is a one-line error.
-function(run_ecosim out_var rc_var)
-  execute_process(COMMAND ${EXE} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
-                  WORKING_DIRECTORY ${WORKDIR})
-  set(${out_var} "${out}${err}" PARENT_SCOPE)
-  set(${rc_var} ${rc} PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../cli_helpers.cmake)
 
 function(paper_muls out_var)
-  run_ecosim(out rc count ${ARGN} --format json)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "ecosim count ${ARGN} failed: ${out}")
-  endif()
+  ecosim_count_json(out ${ARGN})
   string(JSON muls GET "${out}" muls)
   set(${out_var} ${muls} PARENT_SCOPE)
 endfunction()
@@ -27,7 +19,7 @@ if(NOT difference EQUAL block)
   message(FATAL_ERROR "b0_deep costs ${difference} muls more than pvt_v2_b0, expected ${block}")
 endif()
 
-run_ecosim(out rc trace --model b0_deep --model-file zoo.json -o deep.jsonl)
+ecosim_run(out rc trace --model b0_deep --model-file zoo.json -o deep.jsonl)
 paper_muls(traced --trace deep.jsonl)
 if(NOT rc EQUAL 0 OR NOT traced EQUAL deep)
   message(FATAL_ERROR "trace --model-file: rc ${rc}, ${traced} muls against ${deep}: ${out}")
@@ -39,7 +31,7 @@ foreach(case "bad.json|not valid JSON" "family.json|'family' must be" "missing.j
   string(REPLACE "|" ";" case "${case}")
   list(GET case 0 file)
   list(GET case 1 expected)
-  run_ecosim(out rc count --model m --model-file ${file})
+  ecosim_run(out rc count --model m --model-file ${file})
   string(STRIP "${out}" out)
   if(NOT rc EQUAL 2 OR NOT out MATCHES "^ecosim count: error: [^\n]*${expected}[^\n]*$")
     message(FATAL_ERROR "--model-file ${file}: expected exit 2 and one line with '${expected}', got ${rc}: ${out}")

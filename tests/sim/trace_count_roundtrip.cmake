@@ -1,11 +1,8 @@
 # `ecosim trace` then `ecosim count --trace` gives the same totals as `ecosim count` on the workload,
 # for both conventions, a model and a single layer.
+include(${CMAKE_CURRENT_LIST_DIR}/../cli_helpers.cmake)
 function(json_totals out_var)
-  execute_process(COMMAND ${EXE} count ${ARGN} --format json RESULT_VARIABLE rc OUTPUT_VARIABLE out
-                  ERROR_VARIABLE err WORKING_DIRECTORY ${WORKDIR})
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "ecosim count ${ARGN} failed: ${err}")
-  endif()
+  ecosim_count_json(out ${ARGN})
   string(JSON muls GET "${out}" muls)
   string(JSON adds GET "${out}" adds)
   string(JSON energy GET "${out}" energy_pj)

@@ -28,6 +28,10 @@ Stage linformer_projections(const AttentionConfig& c);
 /// scores, scale, softmax, context (group "softmax_attention"); Q, K and V read as `input`. Counted as the
 /// algorithm defines it: an online (tiled) form's rescaling of its running sums is not counted.
 Stage softmax_attention(const AttentionConfig& c, DType input = DType::fp32);
+/// The same four records for `groups` independent attentions (batch × heads) of `queries` queries over `keys`
+/// keys of head width d: what softmax_attention counts, and what an imported graph's attention block counts.
+Stage softmax_core(std::uint64_t groups, std::uint64_t queries, std::uint64_t keys, std::uint64_t d,
+                   DType input = DType::fp32);
 
 // Performer (FAVOR+).
 /// The positive random features of `which` ("q" or "k"): <which>_scale, _omega, _sq_norm, _features.

@@ -7,6 +7,7 @@
 
 #include "ecosim/ops_counter/attention.hpp"
 #include "ecosim/ops_counter/op_record.hpp"
+#include "ecosim/ops_counter/primitives.hpp"
 
 namespace ecosim {
 
@@ -57,10 +58,50 @@ struct Matmul {  // batched A·B of activations (`@`): C[batch][m×n] = A[batch]
   std::uint64_t batch = 1, m = 1, n = 1, k = 1;
 };
 
+// The kinds below describe the operations of an imported graph (ONNX) that the zoo's layers do not cover.
+
+/// Softmax attention found in a graph: scores Q·Kᵀ, an optional scale by a constant, an optional additive mask,
+/// softmax and context ·V, for batch × heads attentions of `queries` queries over `keys` keys of width head_dim.
+struct SoftmaxAttention {
+  std::uint64_t batch = 1, heads = 1, queries = 1, keys = 1, head_dim = 1;
+  bool scaled = true, masked = false;
+};
+
+/// `per_element` operations on each of `elements` outputs, `inputs` operands read; paper: `paper_macs` MACs.
+struct Elementwise {
+  std::string func;
+  std::uint64_t elements = 1;
+  ops::OpMix per_element;
+  unsigned inputs = 1;
+  std::uint64_t paper_macs = 0;
+};
+
+/// `rows` independent reductions of `len` elements each (pooling windows, reduce ops); paper: `paper_macs`.
+struct Reduction {
+  std::string func;
+  std::uint64_t rows = 1, len = 1;
+  ops::OpMix per_row;
+  std::uint64_t paper_macs = 0;
+};
+
+/// A copy of `elements` elements (transpose, concat, slice, gather, ...): bytes, no arithmetic.
+struct DataMovement {
+  std::string func;
+  std::uint64_t elements = 1;
+};
+
+/// A transposed 2-D convolution as a GEMM of every input pixel with the (C_out/groups)·kernel² weights of its
+/// group, then the overlapping contributions summed into the outputs (col2im), plus bias.
+struct ConvTranspose2d {
+  std::uint64_t batch = 1, in_ch = 1, out_ch = 1, in_h = 1, in_w = 1, out_h = 1, out_w = 1;
+  std::uint64_t kernel_h = 1, kernel_w = 1, groups = 1;
+  bool bias = true;
+};
+
 struct Layer {
   std::string name;
   std::variant<Linear, Conv2d, LayerNorm, Activation, ResidualAdd, ElementwiseMul, MeanPool, AvgPool2d, Softmax, Matmul,
-               AttentionConfig>
+               AttentionConfig, SoftmaxAttention, Elementwise, Reduction, DataMovement, ConvTranspose2d>
       op;
 };
 

@@ -1,0 +1,59 @@
+// An ONNX model imported as the layers the op counter counts (ecosim::onnx_import): every node mapped to the
+// zoo's layer kinds where one fits (so an exported zoo model counts as the zoo counts it), GELU and decomposed
+// LayerNorm recognised, and softmax attention blocks found so that another variant can replace them.
+// Rules and limits: ops_counter/README.md, "ONNX import".
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ecosim/ops_counter/layers.hpp"
+
+namespace ecosim {
+
+struct OnnxImportOptions {
+  /// Largest model file read (the whole file is held in memory); the CLI's --onnx-max-bytes.
+  std::uint64_t max_file_bytes = std::uint64_t{256} << 20;
+  /// Refuse unknown op types instead of counting them as zero (--strict).
+  bool strict = false;
+};
+
+/// One attention block found: the graph's node names from the scores MatMul to the context MatMul, and its
+/// shapes (queries and keys may differ, e.g. PVT's spatial reduction).
+struct FoundAttention {
+  std::vector<std::string> nodes;
+  SoftmaxAttention shape;
+};
+
+struct OnnxModel {
+  std::string origin;  // the file, for messages and reports
+  /// The graph's layers in execution order, each found attention block as one SoftmaxAttention layer.
+  std::vector<Layer> layers;
+  std::vector<FoundAttention> attention;  // in the order of their layers
+  /// Op types the importer does not know, with their node counts (counted as zero).
+  std::map<std::string, std::uint64_t> unknown_ops;
+};
+
+/// True when ecosim was built with ONNX support (ECOSIM_ONNX).
+bool onnx_supported();
+
+/// Reads the model at `path` (at most options.max_file_bytes; external-data files are never opened: a tensor
+/// stored externally contributes its dims only). Throws ecosim::Error for an unreadable, truncated, cyclic or
+/// hostile model, missing or unusable shapes, an unknown op under options.strict, or when built without ONNX.
+OnnxModel import_onnx(const std::string& path, const OnnxImportOptions& options = {});
+/// The same for a model already in memory; `origin` names it in messages.
+OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const OnnxImportOptions& options = {});
+
+/// The layers counted: `model.layers`, each found attention block replaced by `swap` (its variant and
+/// parameters, with the block's batch, heads, query tokens and head width; no projections: the graph's own
+/// projections stay) when given. A found block's layer is named "<first node>..<last node>" (the export's own
+/// softmax attention), a swapped one "<first node>..<last node>[<variant>]".
+std::vector<Layer> onnx_layers(const OnnxModel& model, const std::optional<AttentionConfig>& swap);
+
+/// "Name ×count, ..." of the unknown op types ("" when none).
+std::string unknown_op_summary(const OnnxModel& model);
+
+}  // namespace ecosim

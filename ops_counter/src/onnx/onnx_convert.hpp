@@ -1,0 +1,59 @@
+// Internal: turning an onnx_import::Graph into layers — the shared view of the graph (shapes with ecosim's own
+// rules filling inference's gaps, consumers, constants), the multi-node patterns (attention, GELU, decomposed
+// LayerNorm, Linear with bias) and the one-node rules.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ecosim/ops_counter/onnx_model.hpp"
+#include "onnx_graph.hpp"
+
+namespace ecosim::onnx_import {
+
+class Context {
+ public:
+  Context(const Graph& graph, const std::string& origin);
+
+  const Graph& graph() const { return graph_; }
+  const Node& node(std::size_t i) const { return graph_.nodes[i]; }
+  /// The static shape of `tensor`, read by or written by `at`; throws ecosim::Error when unknown.
+  const std::vector<std::uint64_t>& dims(const std::string& tensor, const Node& at) const;
+  std::uint64_t elements(const std::string& tensor, const Node& at) const;
+  bool has_dims(const std::string& tensor) const { return dims_.contains(tensor); }
+  bool constant(const std::string& tensor) const;
+  std::optional<double> scalar(const std::string& tensor) const;
+  /// The index of the only node reading `tensor` (none when several or none read it).
+  std::optional<std::size_t> sole_consumer(const std::string& tensor) const;
+  const std::vector<std::size_t>& consumers(const std::string& tensor) const;
+  [[noreturn]] void fail(const Node& at, const std::string& what) const;
+
+ private:
+  void fill_gaps();
+  const Graph& graph_;
+  const std::string& origin_;
+  std::map<std::string, std::vector<std::uint64_t>> dims_;
+  std::map<std::string, std::vector<std::size_t>> consumers_;
+};
+
+/// Nodes matched together as one layer (the first node is where the pattern starts).
+struct Match {
+  std::vector<std::size_t> nodes;
+  Layer layer;
+  bool attention = false;
+};
+
+/// The pattern starting at node `i` (attention block, GELU, decomposed LayerNorm, Linear + bias), if any.
+std::optional<Match> match_pattern(const Context& c, std::size_t i);
+
+/// One node's layer: a layer, no layer (views: Reshape, Squeeze, Constant, ...), or unknown.
+struct NodeLayer {
+  bool known = true;
+  std::optional<Layer> layer;
+};
+NodeLayer node_layer(const Context& c, const Node& n);
+
+}  // namespace ecosim::onnx_import

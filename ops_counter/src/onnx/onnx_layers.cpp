@@ -1,0 +1,40 @@
+// The layers counted for an imported model: its own, or with every found attention block replaced by a variant.
+#include <fmt/core.h>
+
+#include "ecosim/ops_counter/onnx_model.hpp"
+
+namespace ecosim {
+
+std::vector<Layer> onnx_layers(const OnnxModel& model, const std::optional<AttentionConfig>& swap) {
+  std::vector<Layer> layers = model.layers;
+  if (!swap) return layers;
+  for (Layer& layer : layers) {
+    const auto* found = std::get_if<SoftmaxAttention>(&layer.op);
+    if (!found) continue;
+    AttentionConfig a = *swap;
+    a.batch = found->batch;
+    a.heads = found->heads;
+    a.seq = found->queries;
+    a.head_dim = found->head_dim;
+    a.embed_dim = 0;
+    a.projections = false;  // the graph's own projections stay
+    try {
+      a.validate();
+    } catch (const Error& e) {
+      throw Error(fmt::format("ONNX model '{}': attention '{}' ({} heads × {} tokens × {}) cannot become {}: {}",
+                              model.origin, layer.name, a.heads, a.seq, a.head_dim, name(a.variant), e.what()));
+    }
+    layer.op = a;
+    layer.name += "[" + std::string(name(a.variant)) + "]";
+  }
+  return layers;
+}
+
+std::string unknown_op_summary(const OnnxModel& model) {
+  std::string text;
+  for (const auto& [op, count] : model.unknown_ops)
+    text += fmt::format("{}{} ×{}", text.empty() ? "" : ", ", op, count);
+  return text;
+}
+
+}  // namespace ecosim

@@ -1,0 +1,263 @@
+// One ONNX node as a layer (formulas in ops_counter/README.md, "ONNX import"): the zoo's kinds where one fits
+// (Linear, Conv2d, LayerNorm, ReLU/GELU, Softmax, Matmul, mean), elementwise and reduction ops with their
+// per-element operations, pooling, BatchNorm in its inference form, transposed convolution, the copying
+// shape ops as data movement and the views (Reshape, Squeeze, Constant, ...) as nothing.
+#include <functional>
+
+#include "ecosim/ops_counter/checked.hpp"
+#include "ecosim/ops_counter/variant_registry.hpp"
+#include "onnx_convert.hpp"
+
+namespace ecosim::onnx_import {
+
+namespace {
+
+using Rule = std::function<std::optional<Layer>(const Context&, const Node&)>;
+
+/// Paper convention of elementwise ops: mmcv counts the ReLU family (one MAC per output), nothing else.
+struct ElementwiseOp {
+  ops::OpMix per_element;
+  unsigned inputs = 1;
+  bool relu_family = false;
+};
+
+const std::map<std::string, ElementwiseOp>& elementwise_ops() {
+  static const std::map<std::string, ElementwiseOp> table = {
+      {"Add", {{.add = 1}, 2}},
+      {"Sub", {{.add = 1}, 2}},
+      {"Mul", {{.mul = 1}, 2}},
+      {"Div", {{.div = 1}, 2}},
+      {"Max", {{.cmp = 1}, 2}},
+      {"Min", {{.cmp = 1}, 2}},
+      {"Equal", {{.cmp = 1}, 2}},
+      {"Less", {{.cmp = 1}, 2}},
+      {"Greater", {{.cmp = 1}, 2}},
+      {"Sqrt", {{.sqrt = 1}}},
+      {"Exp", {{.exp = 1}}},
+      {"Erf", {{.exp = 1}}},                                 // one transcendental evaluation
+      {"Tanh", {{.mul = 1, .add = 2, .exp = 1, .div = 1}}},  // (e^2x − 1)/(e^2x + 1)
+      {"Sigmoid", {{.add = 1, .exp = 1, .div = 1}}},         // 1/(1 + e^−x)
+      {"HardSigmoid", {{.mul = 1, .add = 1, .cmp = 2}}},     // clamp(αx + β, 0, 1)
+      {"HardSwish", {{.mul = 2, .add = 1, .cmp = 2}}},       // x·clamp(x + 3, 0, 6)·(1/6)
+      {"Neg", {{.mul = 1}}},
+      {"Reciprocal", {{.div = 1}}},
+      {"LeakyRelu", {{.mul = 1, .cmp = 1}, 1, true}},
+      {"Clip", {{.cmp = 2}, 1, true}},  // ReLU6
+  };
+  return table;
+}
+
+std::uint64_t out_elements(const Context& c, const Node& n) { return c.elements(n.outputs.at(0), n); }
+
+std::int64_t attribute(const Node& n, const std::string& key, std::int64_t fallback) {
+  const auto it = n.ints.find(key);
+  return it == n.ints.end() || it->second.empty() ? fallback : it->second[0];
+}
+
+/// All entries of an INTS attribute equal (or absent, = fallback); none otherwise.
+std::optional<std::uint64_t> uniform(const Node& n, const std::string& key, std::uint64_t fallback) {
+  const auto it = n.ints.find(key);
+  if (it == n.ints.end() || it->second.empty()) return fallback;
+  for (std::int64_t v : it->second)
+    if (v != it->second[0] || v < 0 || static_cast<std::uint64_t>(v) > kMaxDimension) return std::nullopt;
+  return static_cast<std::uint64_t>(it->second[0]);
+}
+
+std::optional<Layer> elementwise(const Context& c, const Node& n) {
+  const ElementwiseOp& op = elementwise_ops().at(n.op);
+  const std::uint64_t elements = out_elements(c, n);
+  return Layer{"", Elementwise{.func = n.op,
+                               .elements = elements,
+                               .per_element = op.per_element,
+                               .inputs = op.inputs,
+                               .paper_macs = op.relu_family ? elements : 0}};
+}
+
+std::optional<Layer> power(const Context& c, const Node& n) {
+  const auto exponent = n.inputs.size() == 2 ? c.scalar(n.inputs[1]) : std::nullopt;
+  // x², √x, else exp(y·ln x): the logarithm and the exponential counted as two transcendental evaluations
+  const ops::OpMix mix = exponent == 2.0   ? ops::OpMix{.mul = 1}
+                         : exponent == 0.5 ? ops::OpMix{.sqrt = 1}
+                                           : ops::OpMix{.mul = 1, .exp = 2};
+  return Layer{"", Elementwise{.func = "Pow", .elements = out_elements(c, n), .per_element = mix, .inputs = 2}};
+}
+
+std::optional<Layer> conv(const Context& c, const Node& n) {
+  const auto& x = c.dims(n.inputs.at(0), n);
+  const auto& w = c.dims(n.inputs.at(1), n);
+  const auto& y = c.dims(n.outputs.at(0), n);
+  const auto stride = uniform(n, "strides", 1), pad = uniform(n, "pads", 0), dilation = uniform(n, "dilations", 1);
+  if (x.size() != 4 || w.size() != 4 || y.size() != 4) c.fail(n, "only 2-D convolutions are counted");
+  if (w[2] != w[3] || !stride || !pad || dilation != 1u || n.ints.contains("auto_pad"))
+    c.fail(n, "only square kernels with equal strides, equal explicit pads and no dilation are counted");
+  const Conv2d conv{.batch = x[0],
+                    .in_ch = x[1],
+                    .out_ch = w[0],
+                    .in_h = x[2],
+                    .in_w = x[3],
+                    .kernel = w[2],
+                    .stride = *stride,
+                    .pad = *pad,
+                    .groups = static_cast<std::uint64_t>(attribute(n, "group", 1)),
+                    .bias = n.inputs.size() > 2 && !n.inputs[2].empty()};
+  if (conv.groups == 0 || x[1] != checked_mul(w[1], conv.groups) || y[1] != conv.out_ch || y[2] != conv.out_h() ||
+      y[3] != conv.out_w())
+    c.fail(n, "the weights, groups and output shape do not agree with the input");
+  return Layer{"", conv};
+}
+
+std::optional<Layer> conv_transpose(const Context& c, const Node& n) {
+  const auto& x = c.dims(n.inputs.at(0), n);
+  const auto& w = c.dims(n.inputs.at(1), n);  // C_in × C_out/groups × kh × kw
+  const auto& y = c.dims(n.outputs.at(0), n);
+  if (x.size() != 4 || w.size() != 4 || y.size() != 4) c.fail(n, "only 2-D transposed convolutions are counted");
+  const auto groups = static_cast<std::uint64_t>(attribute(n, "group", 1));
+  if (groups == 0 || w[0] != x[1] || y[1] != checked_mul(w[1], groups))
+    c.fail(n, "the weights, groups and output shape do not agree with the input");
+  return Layer{"", ConvTranspose2d{.batch = x[0],
+                                   .in_ch = x[1],
+                                   .out_ch = y[1],
+                                   .in_h = x[2],
+                                   .in_w = x[3],
+                                   .out_h = y[2],
+                                   .out_w = y[3],
+                                   .kernel_h = w[2],
+                                   .kernel_w = w[3],
+                                   .groups = groups,
+                                   .bias = n.inputs.size() > 2 && !n.inputs[2].empty()}};
+}
+
+std::optional<Layer> matmul(const Context& c, const Node& n) {
+  const auto& a = c.dims(n.inputs.at(0), n);
+  const auto& b = c.dims(n.inputs.at(1), n);
+  if (a.empty() || b.empty()) c.fail(n, "MatMul of a scalar");
+  const std::uint64_t k = a.back(), m = a.size() > 1 ? a[a.size() - 2] : 1, cols = b.size() > 1 ? b.back() : 1;
+  if ((b.size() > 1 ? b[b.size() - 2] : b[0]) != k) c.fail(n, "inner dimensions differ");
+  if (c.constant(n.inputs[1]) && b.size() == 2)  // activations times a weight matrix: a Linear layer
+    return Layer{"", Linear{.tokens = c.elements(n.inputs[0], n) / k, .in = k, .out = cols, .bias = false}};
+  const std::uint64_t batch = out_elements(c, n) / checked_mul(m, cols);
+  return Layer{"", Matmul{.batch = batch, .m = m, .n = cols, .k = k}};
+}
+
+std::optional<Layer> gemm(const Context& c, const Node& n) {
+  const auto& a = c.dims(n.inputs.at(0), n);
+  const auto& b = c.dims(n.inputs.at(1), n);
+  if (a.size() != 2 || b.size() != 2) c.fail(n, "Gemm operands must be matrices");
+  const bool ta = attribute(n, "transA", 0) != 0, tb = attribute(n, "transB", 0) != 0;
+  const std::uint64_t m = ta ? a[1] : a[0], k = ta ? a[0] : a[1], cols = tb ? b[0] : b[1];
+  if ((tb ? b[1] : b[0]) != k) c.fail(n, "inner dimensions differ");
+  if (!c.constant(n.inputs[1])) return Layer{"", Matmul{.m = m, .n = cols, .k = k}};
+  return Layer{"", Linear{.tokens = m, .in = k, .out = cols, .bias = n.inputs.size() > 2 && !n.inputs[2].empty()}};
+}
+
+std::optional<Layer> layernorm(const Context& c, const Node& n) {
+  const auto& x = c.dims(n.inputs.at(0), n);
+  auto axis = attribute(n, "axis", -1);
+  if (axis < 0) axis += static_cast<std::int64_t>(x.size());
+  if (axis < 0 || axis >= static_cast<std::int64_t>(x.size())) c.fail(n, "axis out of range");
+  std::uint64_t width = 1;
+  for (std::size_t d = static_cast<std::size_t>(axis); d < x.size(); ++d) width = checked_mul(width, x[d]);
+  return Layer{"", LayerNorm{c.elements(n.inputs[0], n) / width, width}};
+}
+
+std::optional<Layer> softmax(const Context& c, const Node& n) {
+  const auto& x = c.dims(n.inputs.at(0), n);
+  auto axis = attribute(n, "axis", -1);
+  if (axis < 0) axis += static_cast<std::int64_t>(x.size());
+  if (axis < 0 || axis >= static_cast<std::int64_t>(x.size())) c.fail(n, "axis out of range");
+  const std::uint64_t len = x[static_cast<std::size_t>(axis)];
+  return Layer{"", Softmax{.rows = c.elements(n.inputs[0], n) / len, .len = len}};
+}
+
+/// Reductions: ReduceMean as the zoo's mean (rows × length), the others as row reductions.
+std::optional<Layer> reduce(const Context& c, const Node& n) {
+  const std::uint64_t in = c.elements(n.inputs.at(0), n), rows = out_elements(c, n), len = in / rows;
+  if (n.op == "ReduceMean") return Layer{"", MeanPool{.tokens = len, .width = rows}};
+  const ops::OpMix mix = n.op == "ReduceSum" ? ops::sum_row(len) : ops::OpMix{.cmp = len - 1};
+  return Layer{"", Reduction{.func = n.op, .rows = rows, .len = len, .per_row = mix}};
+}
+
+/// Pooling windows (mmcv: one MAC per input element): average = sum and one multiply, max = comparisons.
+std::optional<Layer> pool(const Context& c, const Node& n) {
+  const std::uint64_t in = c.elements(n.inputs.at(0), n), rows = out_elements(c, n);
+  std::uint64_t window = in / rows;
+  if (n.op == "AveragePool" || n.op == "MaxPool") {
+    const auto it = n.ints.find("kernel_shape");
+    if (it == n.ints.end() || it->second.empty()) c.fail(n, "pooling without kernel_shape");
+    window = 1;
+    for (std::int64_t k : it->second) {
+      if (k <= 0) c.fail(n, "non-positive pooling kernel");
+      window = checked_mul(window, static_cast<std::uint64_t>(k));
+    }
+  }
+  const bool average = n.op == "AveragePool" || n.op == "GlobalAveragePool";
+  const ops::OpMix mix = average ? ops::OpMix{.mul = 1, .add = window - 1} : ops::OpMix{.cmp = window - 1};
+  return Layer{"", Reduction{.func = n.op, .rows = rows, .len = window, .per_row = mix, .paper_macs = in}};
+}
+
+/// Inference BatchNorm, y = a·x + b with a and b folded per channel; mmcv: 2 MACs per element (affine).
+std::optional<Layer> batchnorm(const Context& c, const Node& n) {
+  const std::uint64_t elements = out_elements(c, n);
+  return Layer{"", Elementwise{.func = "BatchNormalization",
+                               .elements = elements,
+                               .per_element = {.mul = 1, .add = 1},
+                               .paper_macs = checked_mul(2, elements)}};
+}
+
+std::optional<Layer> activation(const Context& c, const Node& n) {
+  const ActivationFunc f = n.op == "Relu" ? ActivationFunc::relu : ActivationFunc::gelu;
+  return Layer{"", Activation{f, out_elements(c, n)}};
+}
+
+std::optional<Layer> data_movement(const Context& c, const Node& n) {
+  std::uint64_t elements = 0;
+  for (const std::string& out : n.outputs)
+    if (!out.empty()) elements = checked_add(elements, c.elements(out, n));
+  return Layer{"", DataMovement{.func = n.op, .elements = elements}};
+}
+
+std::optional<Layer> view(const Context&, const Node&) { return std::nullopt; }
+
+const std::map<std::string, Rule>& rules() {
+  static const std::map<std::string, Rule> table = [] {
+    std::map<std::string, Rule> t = {
+        {"Pow", power},
+        {"Conv", conv},
+        {"ConvTranspose", conv_transpose},
+        {"MatMul", matmul},
+        {"Gemm", gemm},
+        {"LayerNormalization", layernorm},
+        {"Softmax", softmax},
+        {"BatchNormalization", batchnorm},
+        {"Relu", activation},
+        {"Gelu", activation},
+    };
+    for (const auto& [op, _] : elementwise_ops()) t[op] = elementwise;
+    for (const char* op : {"ReduceMean", "ReduceSum", "ReduceMax"}) t[op] = reduce;
+    for (const char* op : {"AveragePool", "MaxPool", "GlobalAveragePool", "GlobalMaxPool"}) t[op] = pool;
+    for (const char* op : {"Transpose", "Concat", "Slice", "Gather", "Expand", "Split", "Tile", "Pad", "Cast", "Where"})
+      t[op] = data_movement;
+    for (const char* op : {"Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity", "Shape", "Constant", "Dropout",
+                           "ConstantOfShape", "Size", "Range"})
+      t[op] = view;
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+
+NodeLayer node_layer(const Context& c, const Node& n) {
+  const auto rule = rules().find(n.op);
+  if (rule == rules().end() || n.has_subgraph) return {.known = false, .layer = std::nullopt};
+  if (*rule->second.target<decltype(&view)>() != &view) {  // a counted node needs its operands and its output
+    const std::size_t operands =
+        n.op == "Conv" || n.op == "ConvTranspose" || n.op == "MatMul" || n.op == "Gemm" ? 2 : 1;
+    bool complete = n.inputs.size() >= operands && !n.outputs.empty() && !n.outputs[0].empty();
+    for (std::size_t i = 0; complete && i < operands; ++i) complete = !n.inputs[i].empty();
+    if (!complete) c.fail(n, "needs " + std::to_string(operands) + " input(s) and an output");
+  }
+  return {.layer = rule->second(c, n)};
+}
+
+}  // namespace ecosim::onnx_import

@@ -1,0 +1,253 @@
+// Reading an ONNX model from protobuf into an onnx_import::Graph: a recursion-limited parse, the checks that
+// make the graph countable (defined inputs, no cycle, dims in range), ONNX shape inference and the tensors'
+// shapes. Externally stored tensors contribute their dims; their files are never opened.
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/stubs/logging.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <climits>
+#include <cstring>
+#include <deque>
+#include <set>
+
+#include "ecosim/ops_counter/checked.hpp"
+#include "ecosim/ops_counter/variant_registry.hpp"
+#include "onnx_graph.hpp"
+#include "onnx_guard.hpp"
+
+namespace ecosim::onnx_import {
+
+namespace {
+
+/// Nesting of protobuf messages allowed (graphs inside If/Loop attributes nest); ONNX models need a handful.
+constexpr int kMaxMessageNesting = 64;
+/// Rounds of shape inference and folding (each round resolves at least one more Expand or Reshape).
+constexpr int kMaxInferenceRounds = 16;
+
+struct Reader {
+  const std::string& origin;
+  Graph graph;
+
+  [[noreturn]] void fail(const std::string& what) const { throw Error("ONNX model '" + origin + "': " + what); }
+
+  std::uint64_t dimension(std::int64_t v, const std::string& tensor) const {
+    if (v < 0) fail("tensor '" + tensor + "' has a negative dimension " + std::to_string(v));
+    if (static_cast<std::uint64_t>(v) > kMaxDimension)
+      fail("tensor '" + tensor + "' has dimension " + std::to_string(v) + " above " + std::to_string(kMaxDimension));
+    return static_cast<std::uint64_t>(v);
+  }
+
+  /// The dims, checked: each in range and their product representable.
+  std::vector<std::uint64_t> checked_dims(const std::vector<std::int64_t>& raw, const std::string& tensor) const {
+    std::vector<std::uint64_t> dims;
+    std::uint64_t elements = 1;
+    for (std::int64_t v : raw) {
+      dims.push_back(dimension(v, tensor));
+      if (__builtin_mul_overflow(elements, dims.back(), &elements))
+        fail("tensor '" + tensor + "' has more elements than 64 bits count");
+    }
+    return dims;
+  }
+
+  void value_info(const onnx::ValueInfoProto& v) {
+    if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return;
+    std::vector<std::int64_t> raw;
+    for (const auto& d : v.type().tensor_type().shape().dim()) {
+      if (!d.has_dim_value()) return;  // symbolic or unknown: the shape stays unknown
+      raw.push_back(d.dim_value());
+    }
+    Tensor& t = graph.tensors[v.name()];
+    if (!t.dims) t.dims = checked_dims(raw, v.name());
+  }
+
+  static std::optional<double> scalar_of(const onnx::TensorProto& p) {
+    if (p.data_location() == onnx::TensorProto::EXTERNAL) return std::nullopt;
+    const std::string& raw = p.raw_data();
+    auto from_raw = [&raw]<typename T>(T) -> std::optional<double> {
+      if (raw.size() != sizeof(T)) return std::nullopt;
+      T v;
+      std::memcpy(&v, raw.data(), sizeof v);
+      return static_cast<double>(v);
+    };
+    switch (p.data_type()) {
+      case onnx::TensorProto::FLOAT: return p.float_data_size() == 1 ? p.float_data(0) : from_raw(float{});
+      case onnx::TensorProto::DOUBLE: return p.double_data_size() == 1 ? p.double_data(0) : from_raw(double{});
+      case onnx::TensorProto::INT64:
+        return p.int64_data_size() == 1 ? static_cast<double>(p.int64_data(0)) : from_raw(std::int64_t{});
+      case onnx::TensorProto::INT32:
+        return p.int32_data_size() == 1 ? static_cast<double>(p.int32_data(0)) : from_raw(std::int32_t{});
+      default: return std::nullopt;
+    }
+  }
+
+  /// The values of a small inline integer tensor.
+  static std::optional<std::vector<std::int64_t>> integers_of(const onnx::TensorProto& p, std::uint64_t elements) {
+    if (p.data_location() == onnx::TensorProto::EXTERNAL || elements > kMaxFoldedElements) return std::nullopt;
+    std::vector<std::int64_t> v;
+    const std::string& raw = p.raw_data();
+    if (p.data_type() == onnx::TensorProto::INT64) {
+      v.assign(p.int64_data().begin(), p.int64_data().end());
+      if (v.empty() && raw.size() == elements * 8) {
+        v.resize(elements);
+        std::memcpy(v.data(), raw.data(), raw.size());
+      }
+    } else if (p.data_type() == onnx::TensorProto::INT32) {
+      v.assign(p.int32_data().begin(), p.int32_data().end());
+      std::vector<std::int32_t> narrow(raw.size() == elements * 4 ? elements : 0);
+      if (v.empty() && !narrow.empty()) {
+        std::memcpy(narrow.data(), raw.data(), raw.size());
+        v.assign(narrow.begin(), narrow.end());
+      }
+    }
+    if (v.size() != elements) return std::nullopt;
+    return v;
+  }
+
+  void constant(const onnx::TensorProto& p, const std::string& name) {
+    Tensor& t = graph.tensors[name];
+    t.constant = true;
+    t.dims = checked_dims({p.dims().begin(), p.dims().end()}, name);
+    std::uint64_t elements = 1;
+    for (auto d : *t.dims) elements *= d;
+    if (elements == 1) t.scalar = scalar_of(p);
+    t.values = integers_of(p, elements);
+  }
+
+  /// Attributes ONNX's shape inference divides by or sizes with (libonnx 1.12 does not check them): positive
+  /// and at most kMaxDimension; pads at most kMaxDimension.
+  void check_attribute(const onnx::AttributeProto& a, const std::string& node) const {
+    static const std::set<std::string> positive = {"strides", "dilations", "kernel_shape", "group", "blocksize"};
+    const bool pads = a.name() == "pads" || a.name() == "output_padding" || a.name() == "output_shape";
+    if (!positive.contains(a.name()) && !pads) return;
+    std::vector<std::int64_t> values(a.ints().begin(), a.ints().end());
+    if (a.type() == onnx::AttributeProto::INT) values.push_back(a.i());
+    for (std::int64_t v : values)
+      if (v < (pads ? 0 : 1) || static_cast<std::uint64_t>(v) > kMaxDimension)
+        fail("node '" + node + "': attribute " + a.name() + " = " + std::to_string(v) + " is outside " +
+             (pads ? "0" : "1") + ".." + std::to_string(kMaxDimension));
+  }
+
+  Node node(const onnx::NodeProto& p, std::size_t index) {
+    Node n;
+    n.name = p.name().empty() ? p.op_type() + "_" + std::to_string(index) : p.name();
+    n.op = p.op_type();
+    n.inputs.assign(p.input().begin(), p.input().end());
+    n.outputs.assign(p.output().begin(), p.output().end());
+    for (const auto& a : p.attribute()) {
+      check_attribute(a, n.name);
+      if (a.type() == onnx::AttributeProto::INT) n.ints[a.name()] = {a.i()};
+      if (a.type() == onnx::AttributeProto::INTS) n.ints[a.name()] = {a.ints().begin(), a.ints().end()};
+      if (a.type() == onnx::AttributeProto::GRAPH || a.type() == onnx::AttributeProto::GRAPHS) n.has_subgraph = true;
+      if (p.op_type() == "Constant" && a.name() == "value" && a.has_t() && p.output_size() == 1)
+        constant(a.t(), p.output(0));
+      if (p.op_type() == "ConstantOfShape" && a.name() == "value" && a.has_t())
+        n.fill = static_cast<std::int64_t>(scalar_of(a.t()).value_or(0));
+    }
+    return n;
+  }
+
+  /// The nodes in an execution order (Kahn); throws for an undefined input, a tensor produced twice or a cycle.
+  std::vector<Node> sorted(std::vector<Node> nodes, const std::map<std::string, bool>& given) const {
+    std::map<std::string, std::size_t> producer;
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      for (const std::string& out : nodes[i].outputs)
+        if (!out.empty() && (given.contains(out) || !producer.emplace(out, i).second))
+          fail("tensor '" + out + "' is defined twice (node '" + nodes[i].name + "')");
+    std::vector<std::size_t> waiting(nodes.size(), 0);
+    std::vector<std::vector<std::size_t>> consumers(nodes.size());
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      for (const std::string& in : nodes[i].inputs) {
+        if (in.empty() || given.contains(in)) continue;
+        const auto p = producer.find(in);
+        if (p == producer.end()) fail("node '" + nodes[i].name + "' reads undefined tensor '" + in + "'");
+        ++waiting[i];
+        consumers[p->second].push_back(i);
+      }
+    std::deque<std::size_t> ready;
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      if (!waiting[i]) ready.push_back(i);
+    std::vector<Node> order;
+    while (!ready.empty()) {
+      const std::size_t i = ready.front();
+      ready.pop_front();
+      for (std::size_t c : consumers[i])
+        if (--waiting[c] == 0) ready.push_back(c);
+      order.push_back(std::move(nodes[i]));
+    }
+    if (order.size() != nodes.size())
+      for (std::size_t i = 0; i < nodes.size(); ++i)
+        if (waiting[i]) fail("the graph has a cycle through node '" + nodes[i].name + "'");
+    return order;
+  }
+};
+
+}  // namespace
+
+Graph read_onnx_graph(std::string_view bytes, const std::string& origin) {
+  Reader r{origin, {}};
+  if (bytes.size() > INT_MAX) r.fail("larger than protobuf's 2 GiB message limit");
+  onnx::ModelProto model;
+  {
+    google::protobuf::LogSilencer quiet;  // a refused message is reported below, once
+    google::protobuf::io::CodedInputStream in(reinterpret_cast<const std::uint8_t*>(bytes.data()),
+                                              static_cast<int>(bytes.size()));
+    in.SetRecursionLimit(kMaxMessageNesting);
+    if (!model.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
+      r.fail("not a valid ONNX protobuf (truncated, corrupt or nested deeper than " +
+             std::to_string(kMaxMessageNesting) + " messages)");
+  }
+  if (!model.has_graph() || model.graph().node_size() == 0) r.fail("has no graph nodes");
+  const onnx::GraphProto& g = model.graph();
+  // Everything the graph declares, checked before shape inference sees it.
+  std::map<std::string, bool> given;  // graph inputs and initializers
+  for (const auto& t : g.initializer()) {
+    r.constant(t, t.name());
+    given[t.name()] = true;
+  }
+  for (const auto& v : g.input()) {
+    r.value_info(v);
+    given[v.name()] = true;
+  }
+  for (const auto& v : g.value_info()) r.value_info(v);
+  for (const auto& v : g.output()) r.value_info(v);
+  std::vector<Node> nodes;
+  for (int i = 0; i < g.node_size(); ++i) nodes.push_back(r.node(g.node(i), static_cast<std::size_t>(i)));
+  r.graph.nodes = r.sorted(std::move(nodes), given);
+  // Subgraphs (If/Loop/Scan bodies) are not counted: removed, so that shape inference never sees their nodes.
+  for (auto& node : *model.mutable_graph()->mutable_node()) {
+    auto* attributes = node.mutable_attribute();
+    for (int i = attributes->size() - 1; i >= 0; --i)
+      if (attributes->Get(i).type() == onnx::AttributeProto::GRAPH ||
+          attributes->Get(i).type() == onnx::AttributeProto::GRAPHS)
+        attributes->DeleteSubrange(i, 1);
+  }
+
+  // Shape inference fills the gaps in value_info (node-level failures leave their outputs without shapes); the
+  // shapes folding finds are then given to it, and it runs again, until nothing new is found.
+  const GuardedSchemas schemas;
+  for (int round = 0; round < kMaxInferenceRounds; ++round) {
+    try {
+      onnx::shape_inference::InferShapes(model, &schemas, onnx::ShapeInferenceOptions(false, 0, true));
+    } catch (const std::exception& e) {
+      r.fail(std::string("ONNX shape inference failed: ") + e.what());
+    }
+    for (const auto& v : model.graph().value_info()) r.value_info(v);
+    for (const auto& v : model.graph().output()) r.value_info(v);
+    const auto folded = fold_shapes(r.graph);
+    bool found = false;
+    for (auto& v : *model.mutable_graph()->mutable_value_info()) {
+      const auto it = folded.find(v.name());
+      if (it == folded.end() || r.graph.tensors[v.name()].dims) continue;
+      r.graph.tensors[v.name()].dims = it->second;
+      auto* shape = v.mutable_type()->mutable_tensor_type()->mutable_shape();
+      shape->clear_dim();
+      for (std::uint64_t d : it->second) shape->add_dim()->set_dim_value(static_cast<std::int64_t>(d));
+      found = true;
+    }
+    if (!found) break;
+  }
+  return std::move(r.graph);
+}
+
+}  // namespace ecosim::onnx_import

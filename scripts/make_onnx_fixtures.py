@@ -1,0 +1,152 @@
+#!/usr/bin/python3
+"""Writes the small hand-made ONNX fixtures of the importer's tests with onnx.helper (no PyTorch needed).
+
+Run with Debian's interpreter and python3-onnx (installed by scripts/setup.sh):
+    /usr/bin/python3 scripts/make_onnx_fixtures.py [OUT_DIR]      (default tests/ops_counter/data/onnx/ops)
+
+Op fixtures (the counts tests/ops_counter/onnx_ops_test.cpp asserts are computed by hand there):
+  conv_groups_bias     Conv 4→6 channels, 3×3, groups 2, bias, pad 1, on 8×8
+  matmul_broadcast     MatMul [2,3,4,5] × [3,5,6] (both activations: batched, broadcast)
+  layernorm_decomposed ReduceMean, Sub, Pow 2, ReduceMean, Add ε, Sqrt, Div, Mul γ, Add β over [2,5,8]
+  layernorm_op         LayerNormalization over the same [2,5,8]
+  attention_mask       Q [1,2,6,4], K and V [1,2,5,4]: MatMul(Q, Kᵀ) / 2 + mask → Softmax → MatMul(·, V)
+  unknown_op           Relu → Foo → Foo (an op type ecosim does not know)
+  cnn_ops              ConvTranspose 4→2, 3×3, stride 2, bias, on 6×6 → BatchNormalization → MaxPool 3×3 stride 2
+                       → GlobalAveragePool
+Hostile fixtures (hostile/): each must be refused with a clear error
+  cycle                two Relu nodes reading each other's output
+  negative_dim         an input of shape [1, -3]
+  enormous_dim         an input of shape [1, 2^40]
+  missing_shape        a Conv whose input has a symbolic batch dimension
+  overflow_initializer an initializer of shape [2^24, 2^24, 2^24] (data stripped: external, never read)
+  undefined_input      a node reading a tensor nothing defines
+  deep_nesting         If nodes nested 80 deep in each other's branches
+  missing_operand      a Conv without its weights (found by the fuzzer: an operand read past the node's inputs)
+Weights of the fixtures are stripped as in export_models.py: dims kept, data marked external at location
+"stripped" (a file that does not exist and that ecosim never opens).
+"""
+import pathlib
+import sys
+
+import onnx
+from onnx import TensorProto, helper
+
+OPSET = 17
+FLOAT = TensorProto.FLOAT
+
+
+def stripped(name, dims):
+    """A float initializer of `dims` whose data is external at a location that does not exist."""
+    t = TensorProto(name=name, data_type=FLOAT, dims=dims)
+    t.data_location = TensorProto.EXTERNAL
+    entry = t.external_data.add()
+    entry.key, entry.value = "location", "stripped"
+    return t
+
+
+def scalar(name, value):
+    return helper.make_tensor(name, FLOAT, [], [value])
+
+
+def io(name, dims):
+    return helper.make_tensor_value_info(name, FLOAT, dims)
+
+
+def model(name, nodes, inputs, outputs, initializers=(), value_info=()):
+    graph = helper.make_graph(nodes, name, inputs, outputs, list(initializers), value_info=list(value_info))
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="make_onnx_fixtures")
+    m.ir_version = 8
+    return m
+
+
+def op_fixtures():
+    n = helper.make_node
+    yield "conv_groups_bias", model(
+        "conv", [n("Conv", ["x", "w", "b"], ["y"], name="conv", kernel_shape=[3, 3], pads=[1, 1, 1, 1], group=2)],
+        [io("x", [1, 4, 8, 8])], [io("y", [1, 6, 8, 8])], [stripped("w", [6, 2, 3, 3]), stripped("b", [6])])
+    yield "matmul_broadcast", model(
+        "matmul", [n("MatMul", ["a", "b"], ["c"], name="matmul")],
+        [io("a", [2, 3, 4, 5]), io("b", [3, 5, 6])], [io("c", [2, 3, 4, 6])])
+    x = [2, 5, 8]
+    yield "layernorm_decomposed", model("layernorm", [
+        n("ReduceMean", ["x"], ["mean"], name="mean", axes=[-1]),
+        n("Sub", ["x", "mean"], ["d"], name="centre"),
+        n("Pow", ["d", "two"], ["d2"], name="square"),
+        n("ReduceMean", ["d2"], ["var"], name="variance", axes=[-1]),
+        n("Add", ["var", "eps"], ["var_eps"], name="eps"),
+        n("Sqrt", ["var_eps"], ["std"], name="std"),
+        n("Div", ["d", "std"], ["normed"], name="normalise"),
+        n("Mul", ["normed", "gamma"], ["scaled"], name="gamma"),
+        n("Add", ["scaled", "beta"], ["y"], name="beta"),
+    ], [io("x", x)], [io("y", x)], [scalar("two", 2.0), scalar("eps", 1e-5), stripped("gamma", [8]),
+                                    stripped("beta", [8])])
+    yield "layernorm_op", model(
+        "layernorm_op", [n("LayerNormalization", ["x", "gamma", "beta"], ["y"], name="ln", axis=-1)],
+        [io("x", x)], [io("y", x)], [stripped("gamma", [8]), stripped("beta", [8])])
+    yield "attention_mask", model("attention", [
+        n("Transpose", ["k"], ["kt"], name="k_transpose", perm=[0, 1, 3, 2]),
+        n("MatMul", ["q", "kt"], ["scores"], name="scores"),
+        n("Div", ["scores", "scale"], ["scaled"], name="scale"),
+        n("Add", ["scaled", "mask"], ["masked"], name="mask"),
+        n("Softmax", ["masked"], ["p"], name="softmax", axis=-1),
+        n("MatMul", ["p", "v"], ["out"], name="context"),
+    ], [io("q", [1, 2, 6, 4]), io("k", [1, 2, 5, 4]), io("v", [1, 2, 5, 4]), io("mask", [1, 1, 6, 5])],
+        [io("out", [1, 2, 6, 4])], [scalar("scale", 2.0)])
+    yield "cnn_ops", model("cnn", [
+        n("ConvTranspose", ["x", "w", "b"], ["up"], name="deconv", kernel_shape=[3, 3], strides=[2, 2]),
+        n("BatchNormalization", ["up", "scale", "bias", "mean", "var"], ["bn"], name="bn"),
+        n("MaxPool", ["bn"], ["pooled"], name="maxpool", kernel_shape=[3, 3], strides=[2, 2]),
+        n("GlobalAveragePool", ["pooled"], ["y"], name="gap"),
+    ], [io("x", [1, 4, 6, 6])], [io("y", [1, 2, 1, 1])],
+        [stripped("w", [4, 2, 3, 3]), stripped("b", [2])] + [stripped(c, [2]) for c in ("scale", "bias", "mean", "var")])
+    yield "unknown_op", model("unknown", [
+        n("Relu", ["x"], ["r"], name="relu"),
+        n("Foo", ["r"], ["f"], name="foo1"),
+        n("Foo", ["f"], ["y"], name="foo2"),
+    ], [io("x", [1, 16])], [io("y", [1, 16])], value_info=[io("f", [1, 16])])
+
+
+def nested_if(depth):
+    """An If node whose then-branch holds an If node, `depth` deep."""
+    leaf = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "leaf", [], [io("y", [1])])
+    branch = leaf
+    for level in range(depth):
+        node = helper.make_node("If", ["c"], ["y"], name=f"if{level}", then_branch=branch, else_branch=leaf)
+        branch = helper.make_graph([node], f"level{level}", [], [io("y", [1])])
+    return branch.node[0]
+
+
+def hostile_fixtures():
+    n = helper.make_node
+    yield "cycle", model("cycle", [n("Relu", ["b"], ["a"], name="r1"), n("Relu", ["a"], ["b"], name="r2")],
+                         [], [io("a", [1, 4])])
+    yield "negative_dim", model("negative", [n("Relu", ["x"], ["y"], name="relu")], [io("x", [1, -3])],
+                                [io("y", [1, 3])])
+    yield "enormous_dim", model("enormous", [n("Relu", ["x"], ["y"], name="relu")], [io("x", [1, 2 ** 40])],
+                                [io("y", [1, 2 ** 40])])
+    yield "missing_shape", model(
+        "missing", [n("Conv", ["x", "w"], ["y"], name="conv", kernel_shape=[3, 3])],
+        [io("x", ["N", 3, 8, 8])], [io("y", ["N", 4, 6, 6])], [stripped("w", [4, 3, 3, 3])])
+    yield "overflow_initializer", model(
+        "overflow", [n("MatMul", ["x", "w"], ["y"], name="matmul")], [io("x", [1, 2 ** 24])],
+        [io("y", [1, 2 ** 24])], [stripped("w", [2 ** 24, 2 ** 24, 2 ** 24])])
+    yield "undefined_input", model("undefined", [n("Relu", ["nowhere"], ["y"], name="relu")], [],
+                                   [io("y", [1, 4])])
+    yield "missing_operand", model("missing_operand", [n("Conv", ["x"], ["y"], name="conv", kernel_shape=[3, 3])],
+                                   [io("x", [1, 3, 8, 8])], [io("y", [1, 4, 6, 6])])
+    yield "deep_nesting", model("deep", [nested_if(80)], [helper.make_tensor_value_info("c", TensorProto.BOOL, [])],
+                                [io("y", [1])], [scalar("x", 1.0)])
+
+
+def main():
+    out = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "tests/ops_counter/data/onnx/ops")
+    (out / "hostile").mkdir(parents=True, exist_ok=True)
+    for folder, fixtures in ((out, op_fixtures()), (out / "hostile", hostile_fixtures())):
+        for name, m in fixtures:
+            path = folder / f"{name}.onnx"
+            path.write_bytes(m.SerializeToString())
+            print(f"wrote {path} ({path.stat().st_size} bytes)")
+
+
+if __name__ == "__main__":
+    main()

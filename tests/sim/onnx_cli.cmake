@@ -1,0 +1,84 @@
+# `--onnx` on the command line: count (the exported PVTv2-B0 as the zoo's with native attention, a swap naming the
+# found block in the per-layer report, unknown ops warned and refused under --strict, hostile files one error
+# line), trace (a trace counting as the model does) and compare (kernels at the found shapes count as the
+# export's own attention).
+set(onnx ${CMAKE_CURRENT_LIST_DIR}/../ops_counter/data/onnx)
+include(${CMAKE_CURRENT_LIST_DIR}/../cli_helpers.cmake)
+function(require_equal what a b)
+  if(NOT "${a}" STREQUAL "${b}")
+    message(FATAL_ERROR "${what}: ${a} against ${b}")
+  endif()
+endfunction()
+
+foreach(convention paper exact)
+  ecosim_count_json(imported --onnx ${onnx}/models/pvt_v2_b0.onnx --convention ${convention})
+  ecosim_count_json(zoo --model pvt_v2_b0 --attention native --convention ${convention})
+  foreach(kind muls adds)
+    string(JSON a GET "${imported}" ${kind})
+    string(JSON b GET "${zoo}" ${kind})
+    require_equal("count --onnx pvt_v2_b0.onnx ${kind} (${convention}) against the zoo" ${a} ${b})
+  endforeach()
+endforeach()
+
+ecosim_run(out rc count --onnx ${onnx}/ops/attention_mask.onnx --attention performer --features 8 --per-layer)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "\"attention\":\"performer\"" OR NOT out MATCHES "\nscores\\.\\.context\\[performer\\] ")
+  message(FATAL_ERROR "count --onnx --attention performer: rc ${rc}, no row for the swapped block: ${out}")
+endif()
+
+ecosim_run(out rc count --onnx ${onnx}/ops/unknown_op.onnx)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "warning: [^\n]*Foo ×2")
+  message(FATAL_ERROR "count --onnx with an unknown op: expected a warning naming Foo ×2, got ${rc}: ${out}")
+endif()
+foreach(case "ops/unknown_op.onnx;--strict|Foo ×2" "ops/hostile/cycle.onnx|cycle" "ops/hostile/negative_dim.onnx|negative"
+             "ops/hostile/deep_nesting.onnx|nested deeper" "models/deit_tiny.onnx;--onnx-max-bytes;1000|--onnx-max-bytes"
+             "models/bert_tiny.onnx;--attention;ecoformer|support")
+  string(REPLACE "|" ";" case "${case}")
+  list(POP_BACK case expected)
+  list(POP_FRONT case file)
+  ecosim_run(out rc count --onnx ${onnx}/${file} ${case})
+  string(STRIP "${out}" out)
+  if(NOT rc EQUAL 2 OR NOT out MATCHES "^ecosim count: error: [^\n]*${expected}[^\n]*$")
+    message(FATAL_ERROR "count --onnx ${file} ${case}: expected exit 2 and one line with '${expected}', got ${rc}: ${out}")
+  endif()
+endforeach()
+
+ecosim_run(out rc trace --onnx ${onnx}/models/deit_tiny.onnx -o deit.jsonl)
+ecosim_count_json(traced --trace deit.jsonl)
+ecosim_count_json(counted --onnx ${onnx}/models/deit_tiny.onnx)
+string(JSON a GET "${traced}" muls)
+string(JSON b GET "${counted}" muls)
+require_equal("trace --onnx then count --trace against count --onnx (muls)" ${a} ${b})
+
+file(REMOVE_RECURSE ${WORKDIR}/reports)
+ecosim_run(out rc compare --onnx ${onnx}/models/tiny_vit.onnx --variants native,msa,ecoformer --support 8
+           --engine closed-form --device cpu --out reports)
+if(NOT rc EQUAL 0 OR NOT EXISTS ${WORKDIR}/reports/ecoformer.jsonl)
+  message(FATAL_ERROR "compare --onnx failed: ${out}")
+endif()
+file(READ ${WORKDIR}/reports/compare.json report)
+string(JSON native_muls GET "${report}" variants 0 muls)
+string(JSON msa_muls GET "${report}" variants 1 muls)
+string(JSON msa_source GET "${report}" variants 1 source)
+require_equal("compare --onnx: the MSA kernel at the found shapes against the export's attention (muls)"
+              ${msa_muls} ${native_muls})
+if(NOT msa_source MATCHES "^kernel")
+  message(FATAL_ERROR "compare --onnx: msa did not run its kernel (source '${msa_source}')")
+endif()
+
+# sweep: an {"onnx": FILE} workload, its attention blocks swapped for each variant; a hostile file fails the spec.
+file(WRITE ${WORKDIR}/sweep.json "{\"workloads\": [{\"onnx\": \"${onnx}/models/tiny_vit.onnx\"}],
+  \"variants\": [{\"name\": \"msa\"}, {\"name\": \"performer\", \"features\": [16]}]}")
+file(REMOVE_RECURSE ${WORKDIR}/swept)
+ecosim_run(out rc sweep sweep.json --out swept)
+if(NOT rc EQUAL 0 OR NOT EXISTS ${WORKDIR}/swept/sweep.csv)
+  message(FATAL_ERROR "sweep with an ONNX workload failed: ${out}")
+endif()
+file(STRINGS ${WORKDIR}/swept/sweep.csv rows REGEX "^[0-9]+,onnx tiny_vit.onnx,(msa|performer),[^\n]*,$")
+list(LENGTH rows n)
+require_equal("sweep rows of the ONNX workload without an error" ${n} 2)
+file(WRITE ${WORKDIR}/hostile_sweep.json "{\"workloads\": [{\"onnx\": \"${onnx}/ops/hostile/cycle.onnx\"}],
+  \"variants\": [{\"name\": \"msa\"}]}")
+ecosim_run(out rc sweep hostile_sweep.json --out hostile_swept)
+if(rc EQUAL 0 OR NOT out MATCHES "cycle" OR EXISTS ${WORKDIR}/hostile_swept)
+  message(FATAL_ERROR "sweep with a cyclic ONNX workload: expected an error and no folder, got ${rc}: ${out}")
+endif()
