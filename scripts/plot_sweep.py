@@ -9,7 +9,8 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+if "plot_compare" not in sys.modules:  # run from the source tree (ecosim sweep provides it as a module)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from plot_compare import plt, save_atomically  # noqa: E402  (matplotlib set up there, Agg backend)
 
 
