@@ -33,11 +33,13 @@ void check_keys(const json& object, const std::set<std::string>& allowed, const 
 }
 
 /// A scalar or a non-empty list of scalars, as a list.
-std::vector<json> value_list(const json& value, const std::string& where) {
+std::vector<json> value_list(const json& value, const std::string& where, bool objects = false) {
   std::vector<json> list = value.is_array() ? std::vector<json>(value.begin(), value.end()) : std::vector<json>{value};
   if (list.empty()) throw Error(where + " is an empty list");
   for (const json& v : list)
-    if (v.is_structured() || v.is_null()) throw Error(where + ": each value must be a number, boolean or string");
+    if (v.is_array() || v.is_null() || (v.is_object() && !objects))
+      throw Error(where + (objects ? ": each value must be a number, boolean, string or object"
+                                   : ": each value must be a number, boolean or string"));
   return list;
 }
 
@@ -73,7 +75,8 @@ std::vector<SweepAxis> parse_axes(const json& axes, const accel::AccelConfig& ba
   if (!axes.is_object()) throw Error("axes must be an object of \"dotted.key\": [values]");
   std::vector<SweepAxis> out;
   for (const auto& [key, values] : axes.items()) {  // nlohmann::json keeps keys sorted
-    SweepAxis axis{key, value_list(values, "axis '" + key + "'")};
+    // An object is a whole configuration object (e.g. "memory": {"model": "dram", "device": "HBM2"}).
+    SweepAxis axis{key, value_list(values, "axis '" + key + "'", true)};
     for (const json& v : axis.values) {  // each value must be valid over the base configuration on its own
       try {                              // the configuration's parser names an unknown key and a value out of range
         (void)accel::with_overrides(base, nested(key, v), "sweep axis");

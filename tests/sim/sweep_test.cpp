@@ -138,6 +138,28 @@ TEST_CASE("sweep plan: configurations above max_area_mm2 are pruned, the others 
   CHECK_THROWS_WITH(SweepPlan(spec), Catch::Contains("prune every point"));
 }
 
+TEST_CASE("sweep spec: an axis of configuration objects sweeps the memory model", "[sweep]") {
+  const SweepSpec spec = spec_with(R"({"axes": {"memory": [{"model": "simple"},
+      {"model": "dram", "device": "DDR4-2400"}, {"model": "dram", "device": "HBM2", "channels": 8}]},
+      "workloads": [{"layer": {"seq": 256}}], "variants": [{"name": "msa"}]})");
+  REQUIRE(spec.configurations() == 3);
+  const accel::AccelConfig base = accel::builtin_config("bitfusion-45nm");
+  CHECK(accel::with_overrides(base, spec.overrides(0), "t").effective["memory"]["model"] == "simple");
+  CHECK(accel::with_overrides(base, spec.overrides(2), "t").effective["memory"]["device"] == "HBM2");
+  CHECK(spec.axis_values(1) == std::vector<std::string>{R"({"device":"DDR4-2400","model":"dram"})"});
+  const SweepPlan plan(spec);
+  REQUIRE(plan.runnable().size() == 3);
+  const SweepRow simple = plan.run(0), ddr4 = plan.run(1), hbm2 = plan.run(2);
+  CHECK(simple.ran);
+  CHECK(ddr4.ran);
+  CHECK(hbm2.ran);
+  // An MSA layer is memory-bound here: eight HBM2 channels move its bits faster than one DDR4-2400 channel.
+  CHECK(hbm2.latency_ms < ddr4.latency_ms);
+  CHECK_THAT(error_of(R"({"axes": {"memory": [{"model": "dram", "device": "DDR9"}]},
+      "workloads": [{"layer": {"seq": 16}}], "variants": [{"name": "msa"}]})"),
+             Catch::Contains("DDR9"));
+}
+
 TEST_CASE("sweep plan: a configuration whose buffers cannot hold one tile is pruned", "[sweep]") {
   // 64×64 units need 64·64·16 bits in half the weight buffer (16 KiB); 8 KiB cannot hold one tile.
   const SweepSpec spec = spec_with(R"({"axes": {"array.rows": [8, 64], "array.cols": [64],
