@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <tuple>
 #include <utility>
 
 #include "ecosim/accel_model/pipeline.hpp"
@@ -32,14 +31,17 @@ struct Loops {
   std::uint64_t size(std::size_t dim, std::uint64_t i) const { return i + 1 == trips[dim] ? last[dim] : tile[dim]; }
 };
 
+/// Sets loop `d` of `l` to tiles of `tile` along a dimension of `dim`.
+void set_loop(Loops& l, std::size_t d, std::uint64_t dim, std::uint64_t tile) {
+  l.tile[d] = tile;
+  l.trips[d] = ceil_div(dim, tile);
+  l.last[d] = dim - (l.trips[d] - 1) * tile;
+}
 Loops make_loops(const GemmShape& s, std::uint64_t tm, std::uint64_t tn, std::uint64_t tk) {
   Loops l{};
-  const std::uint64_t dims[3] = {s.m, s.n, s.k}, tiles[3] = {tm, tn, tk};
-  for (std::size_t d = 0; d < 3; ++d) {
-    l.tile[d] = tiles[d];
-    l.trips[d] = ceil_div(dims[d], tiles[d]);
-    l.last[d] = dims[d] - (l.trips[d] - 1) * tiles[d];
-  }
+  set_loop(l, 0, s.m, tm);
+  set_loop(l, 1, s.n, tn);
+  set_loop(l, 2, s.k, tk);
   return l;
 }
 
@@ -138,10 +140,8 @@ class GemmNest {
 
   /// The tile at `at`, `before` and `after` being the tiles around it (null at the op's start and end).
   TileWork tile(const Index* before, const Index& at, const Index* after) const {
-    TileWork t = array_tile(l_.size(0, at[0]), l_.size(1, at[1]), l_.size(2, at[2]), s_.a_bits, s_.w_bits, c_);
-    t.load_bits = load_bits(before, at);
-    t.store_bits = store_bits(at, after);
-    return t;
+    return with_transfers(array_tile(l_.size(0, at[0]), l_.size(1, at[1]), l_.size(2, at[2]), s_.a_bits, s_.w_bits, c_),
+                          before, at, after);
   }
   /// Where the tile at `at` loads and stores (`t`): A (m, k), B (k, n), partial sums or C (m, n) tiles.
   TileBoxes boxes(const Index& at, const TileWork& t) const {
@@ -181,10 +181,22 @@ class GemmNest {
   }
   /// The tiles by class: along m, n and k the first, last and next-to-last indices apart (edge tiles, carries,
   /// the edge tile after), along the batch the first and the last.
+  /// The array's part of a tile depends on its indices only through which are last (edge tiles): the eight
+  /// such parts are made once.
   void visit_classes(const TileClassVisitor& visit) const {
     const std::array<IndexClasses, 4> classes = {edge_classes(l_.trips[0], 2), edge_classes(l_.trips[1], 2),
                                                  edge_classes(l_.trips[2], 2), edge_classes(s_.batch, 1)};
-    nest_.visit_classes(classes, tiler(), visit);
+    std::array<TileWork, 8> array_tiles;  // by edge_key
+    for (std::size_t key = 0; key < array_tiles.size(); ++key) {
+      auto size = [&](std::size_t d) { return (key >> d) & 1u ? l_.last[d] : l_.tile[d]; };
+      array_tiles[key] = array_tile(size(0), size(1), size(2), s_.a_bits, s_.w_bits, c_);
+    }
+    nest_.visit_classes(
+        classes,
+        [&](const Index* before, const Index& at, const Index* after) {
+          return with_transfers(array_tiles[edge_key(at)], before, at, after);
+        },
+        visit);
   }
 
  private:
@@ -193,6 +205,18 @@ class GemmNest {
   const Loops l_;
   const LoopNest<4> nest_;
 
+  /// `t`, the array's part of the tile at `at`, with its loads and store.
+  TileWork with_transfers(TileWork t, const Index* before, const Index& at, const Index* after) const {
+    t.load_bits = load_bits(before, at);
+    t.store_bits = store_bits(at, after);
+    return t;
+  }
+  /// Bit d set when the index along dimension d (m, n, k) is the last: its tile is the edge tile (l_.size).
+  std::size_t edge_key(const Index& at) const {
+    std::size_t key = 0;
+    for (std::size_t d = 0; d < 3; ++d) key |= std::size_t(at[d] + 1 == l_.trips[d]) << d;
+    return key;
+  }
   /// Whether `other` (null: none) uses another tile than `at` of the operand indexed by dimensions d1, d2.
   static bool other_tile(const Index* other, const Index& at, std::size_t d1, std::size_t d2) {
     return !other || (*other)[kBatch] != at[kBatch] || (*other)[d1] != at[d1] || (*other)[d2] != at[d2];
@@ -204,44 +228,47 @@ std::uint64_t fill_and_drain_cycles(const GemmShape& s, const Loops& l, const Ac
   return fill_and_drain_cycles(GemmNest(s, l, kOrders[0], c), c);
 }
 
-/// What a tiling moves and computes over the whole op, in closed form: DRAM bits of A, B, partial sums (each
-/// way) and final outputs, and the array's column blocks and k-steps summed over the tiles of one row.
+/// What a tiling moves over the whole op, in closed form: DRAM bits of A, B, partial sums (each way) and final
+/// outputs.
 struct Traffic {
-  Loops loops;
   std::uint64_t a = 0, w = 0, partial = 0, out = 0;
-  std::uint64_t col_steps = 0, k_steps = 0;
 };
-/// The array's column blocks and k-steps summed over the tiles of one row.
-std::pair<std::uint64_t, std::uint64_t> array_steps(const GemmShape& s, const Loops& l, const AccelConfig& c) {
+/// The array's column blocks summed over the tiles of one row, and its k-steps.
+std::uint64_t col_steps(const Loops& l, const AccelConfig& c) {
+  return (l.trips[1] - 1) * ceil_div(l.tile[1], c.cols) + ceil_div(l.last[1], c.cols);
+}
+std::uint64_t k_steps(const GemmShape& s, const Loops& l, const AccelConfig& c) {
   const Fusion f = fusion(s.a_bits, s.w_bits);
   const std::uint64_t kdiv = c.rows * f.spatial;
-  return {(l.trips[1] - 1) * ceil_div(l.tile[1], c.cols) + ceil_div(l.last[1], c.cols),
-          (l.trips[2] - 1) * ceil_div(l.tile[2] * f.passes, kdiv) + ceil_div(l.last[2] * f.passes, kdiv)};
+  return (l.trips[2] - 1) * ceil_div(l.tile[2] * f.passes, kdiv) + ceil_div(l.last[2] * f.passes, kdiv);
 }
-/// Array cycles summed over a tiling's tiles (the same in every loop order).
-std::uint64_t compute_cycles(const GemmShape& s, const Loops& l, const AccelConfig& c) {
-  const auto [col_steps, k_steps] = array_steps(s, l, c);
+/// Array cycles summed over a tiling's tiles (the same in every loop order), from its column blocks and k-steps.
+std::uint64_t compute_cycles(const GemmShape& s, std::uint64_t col_steps, std::uint64_t k_steps) {
   return checked_mul(s.batch, checked_mul(s.m, checked_mul(col_steps, k_steps)));
 }
-Traffic traffic(const GemmShape& s, const Loops& loops, const GemmTiling& t, const AccelConfig& c) {
-  Traffic x{loops};
-  const Loops& l = x.loops;
-  std::tie(x.col_steps, x.k_steps) = array_steps(s, l, c);
-  x.a = checked_mul(s.batch * s.m * s.k * s.a_bits, sweeps(l, t.order, kA));
-  x.w = checked_mul(s.batch * s.k * s.n * s.w_bits, sweeps(l, t.order, kB));
-  x.partial = checked_mul(s.batch * s.m * s.n * c.accumulator_bits, sweeps(l, t.order, kC) - 1);
+Traffic traffic(const GemmShape& s, const Loops& l, std::array<char, 3> order, const AccelConfig& c) {
+  Traffic x;
+  x.a = checked_mul(s.batch * s.m * s.k * s.a_bits, sweeps(l, order, kA));
+  x.w = checked_mul(s.batch * s.k * s.n * s.w_bits, sweeps(l, order, kB));
+  x.partial = checked_mul(s.batch * s.m * s.n * c.accumulator_bits, sweeps(l, order, kC) - 1);
   x.out = s.batch * s.m * s.n * s.out_bits();
   return x;
 }
 
-/// A tiling's compute cycles, DRAM bits and bound on its pipeline cycles (not the pipeline cycles themselves,
-/// nor the energy).
-GemmTiling evaluate_bound(const GemmShape& s, const Loops& l, std::array<char, 3> order, const AccelConfig& c,
+/// Tile sizes that fit, with their compute cycles (no loop order changes them).
+struct Sizes {
+  Loops loops;
+  std::uint64_t compute_cycles;
+};
+
+/// A tiling's DRAM bits and bound on its pipeline cycles (not the pipeline cycles themselves, nor the energy).
+GemmTiling evaluate_bound(const GemmShape& s, const Sizes& z, std::array<char, 3> order, const AccelConfig& c,
                           std::uint64_t fill_and_drain) {
+  const Loops& l = z.loops;
   GemmTiling t;
   t.tm = l.tile[0], t.tn = l.tile[1], t.tk = l.tile[2], t.order = order;
-  const Traffic x = traffic(s, l, t, c);
-  t.compute_cycles = compute_cycles(s, l, c);
+  const Traffic x = traffic(s, l, order, c);
+  t.compute_cycles = z.compute_cycles;
   t.dram_bits = checked_add(checked_add(x.a, x.w), checked_add(2 * x.partial, x.out));
   // Every tile computes between the fill and the drain; every bit crosses the one DMA channel.
   t.bound_cycles = std::max(checked_add(t.compute_cycles, fill_and_drain), dram_peak_cycles(t.dram_bits, c));
@@ -250,13 +277,14 @@ GemmTiling evaluate_bound(const GemmShape& s, const Loops& l, std::array<char, 3
 
 /// The energy of a tiling's tile sequence (array, DRAM, SRAM), in closed form.
 double tiling_energy_pj(const GemmShape& s, const GemmTiling& t, const AccelConfig& c) {
-  const Traffic x = traffic(s, make_loops(s, t.tm, t.tn, t.tk), t, c);
+  const Loops l = make_loops(s, t.tm, t.tn, t.tk);
+  const Traffic x = traffic(s, l, t.order, c);
   const auto& wb = c.buffer(Buffer::weights);
   const auto& ib = c.buffer(Buffer::inputs);
   const auto& ob = c.buffer(Buffer::outputs);
-  const double unit_weight_reads = double(s.batch) * double(x.loops.trips[0]) * double(s.n * s.k * s.w_bits);
-  const double unit_input_reads = double(s.batch) * double(s.m * s.k * s.a_bits) * double(x.col_steps);
-  const double unit_output_rw = double(s.batch) * double(s.m * s.n * c.accumulator_bits) * double(x.k_steps);
+  const double unit_weight_reads = double(s.batch) * double(l.trips[0]) * double(s.n * s.k * s.w_bits);
+  const double unit_input_reads = double(s.batch) * double(s.m * s.k * s.a_bits) * double(col_steps(l, c));
+  const double unit_output_rw = double(s.batch) * double(s.m * s.n * c.accumulator_bits) * double(k_steps(s, l, c));
   return double(t.compute_cycles) * c.array_pj_per_cycle + double(t.dram_bits) * c.dram_pj_per_bit +
          double(x.w) * wb.write_pj_per_bit + unit_weight_reads * wb.read_pj_per_bit +
          double(x.a) * ib.write_pj_per_bit + unit_input_reads * ib.read_pj_per_bit +
@@ -277,7 +305,8 @@ std::uint64_t pipeline_cycles(const GemmShape& shape, const GemmTiling& tiling, 
 GemmTiling evaluate_tiling(const GemmShape& s, std::uint64_t tm, std::uint64_t tn, std::uint64_t tk,
                            std::array<char, 3> order, const AccelConfig& c) {
   const Loops l = make_loops(s, tm, tn, tk);
-  GemmTiling t = evaluate_bound(s, l, order, c, fill_and_drain_cycles(s, l, c));
+  GemmTiling t = evaluate_bound(s, {l, compute_cycles(s, col_steps(l, c), k_steps(s, l, c))}, order, c,
+                                fill_and_drain_cycles(s, l, c));
   t.pipeline_cycles = pipeline_cycles(s, t, c);
   t.energy_pj = tiling_energy_pj(s, t, c);
   return t;
@@ -286,19 +315,20 @@ GemmTiling evaluate_tiling(const GemmShape& s, std::uint64_t tm, std::uint64_t t
 GemmTiling choose_tiling(const GemmShape& s, const AccelConfig& c) {
   const std::uint64_t half_in = c.buffer(Buffer::inputs).half_bits(), half_w = c.buffer(Buffer::weights).half_bits(),
                       half_out = c.buffer(Buffer::outputs).half_bits();
-  // The tile sizes that fit, with their compute cycles (no loop order changes them).
-  struct Sizes {
-    Loops loops;
-    std::uint64_t compute_cycles;
-  };
   std::vector<Sizes> fitting;  // in the order of enumeration
-  for (std::uint64_t tk : tile_sizes(s.k)) {
-    for (std::uint64_t tn : tile_sizes(s.n)) {
+  const std::vector<std::uint64_t> sizes_m = tile_sizes(s.m), sizes_n = tile_sizes(s.n), sizes_k = tile_sizes(s.k);
+  Loops l{};
+  for (std::uint64_t tk : sizes_k) {
+    set_loop(l, 2, s.k, tk);
+    const std::uint64_t ks = k_steps(s, l, c);
+    for (std::uint64_t tn : sizes_n) {
       if (tk * tn * s.w_bits > half_w) break;
-      for (std::uint64_t tm : tile_sizes(s.m)) {
+      set_loop(l, 1, s.n, tn);
+      const std::uint64_t cs = col_steps(l, c);
+      for (std::uint64_t tm : sizes_m) {
         if (tm * tk * s.a_bits > half_in || tm * tn * c.accumulator_bits > half_out) break;
-        const Loops l = make_loops(s, tm, tn, tk);
-        fitting.push_back({l, compute_cycles(s, l, c)});
+        set_loop(l, 0, s.m, tm);
+        fitting.push_back({l, compute_cycles(s, cs, ks)});
       }
     }
   }
@@ -311,7 +341,7 @@ GemmTiling choose_tiling(const GemmShape& s, const AccelConfig& c) {
   auto evaluate_orders = [&](const Sizes& z, std::uint64_t fill_and_drain, std::vector<GemmTiling>& into) {
     const auto first = first_of_their_nests(z.loops);
     for (std::size_t o = 0; o < kOrders.size(); ++o)
-      if (first[o]) into.push_back(evaluate_bound(s, z.loops, kOrders[o], c, fill_and_drain));
+      if (first[o]) into.push_back(evaluate_bound(s, z, kOrders[o], c, fill_and_drain));
   };
   const Sizes& fewest = *std::min_element(fitting.begin(), fitting.end(), [](const Sizes& a, const Sizes& b) {
     return a.compute_cycles < b.compute_cycles;
