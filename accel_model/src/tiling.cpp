@@ -13,6 +13,7 @@
 #include "ecosim/ops_counter/error.hpp"
 #include "fastest_candidate.hpp"
 #include "loop_nest.hpp"
+#include "pipeline_memo.hpp"
 
 namespace ecosim::accel {
 
@@ -351,7 +352,7 @@ GemmTiling choose_tiling(const GemmShape& s, const AccelConfig& c) {
   GemmTiling& probe = *std::min_element(probes.begin(), probes.end(), [](const GemmTiling& a, const GemmTiling& b) {
     return a.bound_cycles < b.bound_cycles;
   });
-  const std::uint64_t limit = tie_window_cycles(pipeline_cycles(s, probe, c));
+  const std::uint64_t limit = tie_window_cycles(remembered_pipeline_cycles(s, probe, c));
   std::vector<GemmTiling> candidates;  // in the order of enumeration
   for (const Sizes& z : fitting) {
     if (z.compute_cycles > limit) continue;
@@ -360,7 +361,7 @@ GemmTiling choose_tiling(const GemmShape& s, const AccelConfig& c) {
   }
   const std::size_t best = fastest_candidate(
       candidates.size(), [&](std::size_t i) { return candidates[i].bound_cycles; },
-      [&](std::size_t i) { return candidates[i].pipeline_cycles = pipeline_cycles(s, candidates[i], c); },
+      [&](std::size_t i) { return candidates[i].pipeline_cycles = remembered_pipeline_cycles(s, candidates[i], c); },
       [&](std::size_t i) { return candidates[i].energy_pj = tiling_energy_pj(s, candidates[i], c); },
       [&](std::size_t a, std::size_t b) {
         const GemmTiling &x = candidates[a], &y = candidates[b];
