@@ -5,7 +5,10 @@
 #include <fmt/core.h>
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numeric>
+#include <optional>
+#include <unordered_map>
 #include <utility>
 
 #include "ecosim/accel_model/pipeline.hpp"
@@ -313,23 +316,119 @@ GemmTiling evaluate_tiling(const GemmShape& s, std::uint64_t tm, std::uint64_t t
   return t;
 }
 
+namespace {
+
+/// The tile sizes of one GEMM under one timing (timing_key), by their indices along k, n and m, each evaluated
+/// when first needed: its loops and compute cycles, then its fill and drain, then the bounds of its loop orders
+/// (every one first of its nest). None of these depends on the buffers, which only decide which sizes fit, so
+/// points of a sweep timed alike share a grid.
+class SizeGrid {
+ public:
+  explicit SizeGrid(const GemmShape& s)
+      : s_(s),
+        k_(tile_sizes(s.k)),
+        n_(tile_sizes(s.n)),
+        m_(tile_sizes(s.m)),
+        entries_(k_.size() * n_.size() * m_.size()) {}
+  static std::size_t entry_count(const GemmShape& s) {
+    return tile_sizes(s.k).size() * tile_sizes(s.n).size() * tile_sizes(s.m).size();
+  }
+  const std::vector<std::uint64_t>& sizes_k() const { return k_; }
+  const std::vector<std::uint64_t>& sizes_n() const { return n_; }
+  const std::vector<std::uint64_t>& sizes_m() const { return m_; }
+  std::size_t id(std::size_t ik, std::size_t in, std::size_t im) const {
+    return (ik * n_.size() + in) * m_.size() + im;
+  }
+
+  const Sizes& sizes(std::size_t id, const AccelConfig& c) {
+    Entry& e = entries_[id];
+    if (e.evaluated < kSizes) {
+      Loops l{};
+      set_loop(l, 0, s_.m, m_[id % m_.size()]);
+      set_loop(l, 1, s_.n, n_[id / m_.size() % n_.size()]);
+      set_loop(l, 2, s_.k, k_[id / m_.size() / n_.size()]);
+      e.z = {l, compute_cycles(s_, col_steps(l, c), k_steps(s_, l, c))};
+      e.evaluated = kSizes;
+    }
+    return e.z;
+  }
+  std::uint64_t fill_and_drain(std::size_t id, const AccelConfig& c) {
+    Entry& e = entries_[id];
+    if (e.evaluated < kFillAndDrain) {
+      e.fill_and_drain = fill_and_drain_cycles(s_, sizes(id, c).loops, c);
+      e.evaluated = kFillAndDrain;
+    }
+    return e.fill_and_drain;
+  }
+  /// Appends the bounds of the size's loop orders to `into`.
+  void append_bounds(std::size_t id, const AccelConfig& c, std::vector<GemmTiling>& into) {
+    Entry& e = entries_[id];
+    if (e.evaluated < kBounds) {
+      const std::uint64_t fd = fill_and_drain(id, c);
+      const Sizes& z = e.z;
+      const auto first = first_of_their_nests(z.loops);
+      std::vector<GemmTiling> bounds;
+      for (std::size_t o = 0; o < kOrders.size(); ++o)
+        if (first[o]) bounds.push_back(evaluate_bound(s_, z, kOrders[o], c, fd));
+      e.first_bound = bounds_.size();
+      e.bound_count = bounds.size();
+      bounds_.insert(bounds_.end(), bounds.begin(), bounds.end());
+      e.evaluated = kBounds;
+    }
+    into.insert(into.end(), bounds_.begin() + std::ptrdiff_t(e.first_bound),
+                bounds_.begin() + std::ptrdiff_t(e.first_bound + e.bound_count));
+  }
+
+ private:
+  enum : std::uint8_t { kNothing, kSizes, kFillAndDrain, kBounds };
+  struct Entry {
+    Sizes z{};
+    std::uint64_t fill_and_drain = 0;
+    std::size_t first_bound = 0, bound_count = 0;  // in bounds_
+    std::uint8_t evaluated = kNothing;
+  };
+  const GemmShape s_;
+  const std::vector<std::uint64_t> k_, n_, m_;
+  std::vector<Entry> entries_;
+  std::vector<GemmTiling> bounds_;
+};
+
+/// The calling thread's grids, at most kGridMemoEntries entries in all (emptied when full).
+constexpr std::size_t kGridMemoEntries = std::size_t{1} << 16;
+/// The grid of `s` under `c`: remembered for its timing, or (a memory model's timing, or a grid too large to
+/// keep) made in `own`.
+SizeGrid& grid_for(const GemmShape& s, const AccelConfig& c, std::unique_ptr<SizeGrid>& own) {
+  const std::optional<GemmTimingKey> key = timing_key(s, c);
+  const std::size_t entries = SizeGrid::entry_count(s);
+  if (!key || entries > kGridMemoEntries / 4) return *(own = std::make_unique<SizeGrid>(s));
+  struct Memo {
+    std::unordered_map<GemmTimingKey, std::unique_ptr<SizeGrid>, GemmTimingKeyHash> grids;
+    std::size_t entries = 0;
+  };
+  thread_local Memo memo;
+  if (const auto found = memo.grids.find(*key); found != memo.grids.end()) return *found->second;
+  if (memo.entries + entries > kGridMemoEntries) memo = {};
+  memo.entries += entries;
+  return *memo.grids.emplace(*key, std::make_unique<SizeGrid>(s)).first->second;
+}
+
+}  // namespace
+
 GemmTiling choose_tiling(const GemmShape& s, const AccelConfig& c) {
   const std::uint64_t half_in = c.buffer(Buffer::inputs).half_bits(), half_w = c.buffer(Buffer::weights).half_bits(),
                       half_out = c.buffer(Buffer::outputs).half_bits();
-  std::vector<Sizes> fitting;  // in the order of enumeration
-  const std::vector<std::uint64_t> sizes_m = tile_sizes(s.m), sizes_n = tile_sizes(s.n), sizes_k = tile_sizes(s.k);
-  Loops l{};
-  for (std::uint64_t tk : sizes_k) {
-    set_loop(l, 2, s.k, tk);
-    const std::uint64_t ks = k_steps(s, l, c);
-    for (std::uint64_t tn : sizes_n) {
+  std::unique_ptr<SizeGrid> own;
+  SizeGrid& grid = grid_for(s, c, own);
+  std::vector<std::size_t> fitting;  // the sizes that fit, in the order of enumeration
+  for (std::size_t ik = 0; ik < grid.sizes_k().size(); ++ik) {
+    const std::uint64_t tk = grid.sizes_k()[ik];
+    for (std::size_t in = 0; in < grid.sizes_n().size(); ++in) {
+      const std::uint64_t tn = grid.sizes_n()[in];
       if (tk * tn * s.w_bits > half_w) break;
-      set_loop(l, 1, s.n, tn);
-      const std::uint64_t cs = col_steps(l, c);
-      for (std::uint64_t tm : sizes_m) {
+      for (std::size_t im = 0; im < grid.sizes_m().size(); ++im) {
+        const std::uint64_t tm = grid.sizes_m()[im];
         if (tm * tk * s.a_bits > half_in || tm * tn * c.accumulator_bits > half_out) break;
-        set_loop(l, 0, s.m, tm);
-        fitting.push_back({l, compute_cycles(s, cs, ks)});
+        fitting.push_back(grid.id(ik, in, im));
       }
     }
   }
@@ -339,25 +438,20 @@ GemmTiling choose_tiling(const GemmShape& s, const AccelConfig& c) {
   // with the fastest takes at most the probe's tie window, so sizes whose compute, fill and drain (the part of
   // the bound no loop order changes) are past it are left out (this only saves evaluating them: the choice is
   // the same).
-  auto evaluate_orders = [&](const Sizes& z, std::uint64_t fill_and_drain, std::vector<GemmTiling>& into) {
-    const auto first = first_of_their_nests(z.loops);
-    for (std::size_t o = 0; o < kOrders.size(); ++o)
-      if (first[o]) into.push_back(evaluate_bound(s, z, kOrders[o], c, fill_and_drain));
-  };
-  const Sizes& fewest = *std::min_element(fitting.begin(), fitting.end(), [](const Sizes& a, const Sizes& b) {
-    return a.compute_cycles < b.compute_cycles;
-  });
+  std::size_t fewest = fitting.front();
+  for (std::size_t id : fitting)
+    if (grid.sizes(id, c).compute_cycles < grid.sizes(fewest, c).compute_cycles) fewest = id;
   std::vector<GemmTiling> probes;
-  evaluate_orders(fewest, fill_and_drain_cycles(s, fewest.loops, c), probes);
+  grid.append_bounds(fewest, c, probes);
   GemmTiling& probe = *std::min_element(probes.begin(), probes.end(), [](const GemmTiling& a, const GemmTiling& b) {
     return a.bound_cycles < b.bound_cycles;
   });
   const std::uint64_t limit = tie_window_cycles(remembered_pipeline_cycles(s, probe, c));
   std::vector<GemmTiling> candidates;  // in the order of enumeration
-  for (const Sizes& z : fitting) {
-    if (z.compute_cycles > limit) continue;
-    const std::uint64_t fill_and_drain = fill_and_drain_cycles(s, z.loops, c);
-    if (checked_add(z.compute_cycles, fill_and_drain) <= limit) evaluate_orders(z, fill_and_drain, candidates);
+  for (std::size_t id : fitting) {
+    const std::uint64_t compute = grid.sizes(id, c).compute_cycles;
+    if (compute > limit) continue;
+    if (checked_add(compute, grid.fill_and_drain(id, c)) <= limit) grid.append_bounds(id, c, candidates);
   }
   const std::size_t best = fastest_candidate(
       candidates.size(), [&](std::size_t i) { return candidates[i].bound_cycles; },
