@@ -279,21 +279,33 @@ GemmTiling evaluate_bound(const GemmShape& s, const Sizes& z, std::array<char, 3
   return t;
 }
 
+/// What a tiling's energy counts, besides its compute cycles and DRAM bits: its traffic, the trips of its m loop
+/// and the array's column blocks and k-steps.
+struct EnergyCounts {
+  Traffic x;
+  std::uint64_t trips_m = 0, col_steps = 0, k_steps = 0;
+};
+EnergyCounts energy_counts(const GemmShape& s, const Loops& l, std::array<char, 3> order, const AccelConfig& c) {
+  return {traffic(s, l, order, c), l.trips[0], col_steps(l, c), k_steps(s, l, c)};
+}
+
 /// The energy of a tiling's tile sequence (array, DRAM, SRAM), in closed form.
-double tiling_energy_pj(const GemmShape& s, const GemmTiling& t, const AccelConfig& c) {
-  const Loops l = make_loops(s, t.tm, t.tn, t.tk);
-  const Traffic x = traffic(s, l, t.order, c);
+double tiling_energy_pj(const GemmShape& s, const GemmTiling& t, const EnergyCounts& n, const AccelConfig& c) {
+  const Traffic& x = n.x;
   const auto& wb = c.buffer(Buffer::weights);
   const auto& ib = c.buffer(Buffer::inputs);
   const auto& ob = c.buffer(Buffer::outputs);
-  const double unit_weight_reads = double(s.batch) * double(l.trips[0]) * double(s.n * s.k * s.w_bits);
-  const double unit_input_reads = double(s.batch) * double(s.m * s.k * s.a_bits) * double(col_steps(l, c));
-  const double unit_output_rw = double(s.batch) * double(s.m * s.n * c.accumulator_bits) * double(k_steps(s, l, c));
+  const double unit_weight_reads = double(s.batch) * double(n.trips_m) * double(s.n * s.k * s.w_bits);
+  const double unit_input_reads = double(s.batch) * double(s.m * s.k * s.a_bits) * double(n.col_steps);
+  const double unit_output_rw = double(s.batch) * double(s.m * s.n * c.accumulator_bits) * double(n.k_steps);
   return double(t.compute_cycles) * c.array_pj_per_cycle + double(t.dram_bits) * c.dram_pj_per_bit +
          double(x.w) * wb.write_pj_per_bit + unit_weight_reads * wb.read_pj_per_bit +
          double(x.a) * ib.write_pj_per_bit + unit_input_reads * ib.read_pj_per_bit +
          double(x.partial) * ob.write_pj_per_bit + double(x.partial + x.out) * ob.read_pj_per_bit +
          unit_output_rw * (ob.read_pj_per_bit + ob.write_pj_per_bit);
+}
+double tiling_energy_pj(const GemmShape& s, const GemmTiling& t, const AccelConfig& c) {
+  return tiling_energy_pj(s, t, energy_counts(s, make_loops(s, t.tm, t.tn, t.tk), t.order, c), c);
 }
 
 }  // namespace
@@ -360,24 +372,30 @@ class SizeGrid {
     }
     return e.fill_and_drain;
   }
-  /// Appends the bounds of the size's loop orders to `into`.
-  void append_bounds(std::size_t id, const AccelConfig& c, std::vector<GemmTiling>& into) {
+  /// Appends the indices (bound()) of the bounds of the size's loop orders to `into`.
+  void append_bounds(std::size_t id, const AccelConfig& c, std::vector<std::size_t>& into) {
     Entry& e = entries_[id];
     if (e.evaluated < kBounds) {
       const std::uint64_t fd = fill_and_drain(id, c);
       const Sizes& z = e.z;
       const auto first = first_of_their_nests(z.loops);
-      std::vector<GemmTiling> bounds;
+      std::vector<Bound> bounds;
       for (std::size_t o = 0; o < kOrders.size(); ++o)
-        if (first[o]) bounds.push_back(evaluate_bound(s_, z, kOrders[o], c, fd));
+        if (first[o])
+          bounds.push_back({evaluate_bound(s_, z, kOrders[o], c, fd), energy_counts(s_, z.loops, kOrders[o], c)});
       e.first_bound = bounds_.size();
       e.bound_count = bounds.size();
       bounds_.insert(bounds_.end(), bounds.begin(), bounds.end());
       e.evaluated = kBounds;
     }
-    into.insert(into.end(), bounds_.begin() + std::ptrdiff_t(e.first_bound),
-                bounds_.begin() + std::ptrdiff_t(e.first_bound + e.bound_count));
+    for (std::size_t b = e.first_bound; b < e.first_bound + e.bound_count; ++b) into.push_back(b);
   }
+  /// A tiling's bound (GemmTiling without pipeline cycles and energy) and what its energy counts.
+  struct Bound {
+    GemmTiling tiling;
+    EnergyCounts counts;
+  };
+  const Bound& bound(std::size_t b) const { return bounds_[b]; }
 
  private:
   enum : std::uint8_t { kNothing, kSizes, kFillAndDrain, kBounds };
@@ -390,7 +408,7 @@ class SizeGrid {
   const GemmShape s_;
   const std::vector<std::uint64_t> k_, n_, m_;
   std::vector<Entry> entries_;
-  std::vector<GemmTiling> bounds_;
+  std::vector<Bound> bounds_;
 };
 
 /// The calling thread's grids, at most kGridMemoEntries entries in all (emptied when full).
@@ -441,27 +459,33 @@ GemmTiling choose_tiling(const GemmShape& s, const AccelConfig& c) {
   std::size_t fewest = fitting.front();
   for (std::size_t id : fitting)
     if (grid.sizes(id, c).compute_cycles < grid.sizes(fewest, c).compute_cycles) fewest = id;
-  std::vector<GemmTiling> probes;
+  std::vector<std::size_t> probes;
   grid.append_bounds(fewest, c, probes);
-  GemmTiling& probe = *std::min_element(probes.begin(), probes.end(), [](const GemmTiling& a, const GemmTiling& b) {
-    return a.bound_cycles < b.bound_cycles;
+  const std::size_t probe = *std::min_element(probes.begin(), probes.end(), [&](std::size_t a, std::size_t b) {
+    return grid.bound(a).tiling.bound_cycles < grid.bound(b).tiling.bound_cycles;
   });
-  const std::uint64_t limit = tie_window_cycles(remembered_pipeline_cycles(s, probe, c));
-  std::vector<GemmTiling> candidates;  // in the order of enumeration
+  const std::uint64_t limit = tie_window_cycles(remembered_pipeline_cycles(s, grid.bound(probe).tiling, c));
+  std::vector<std::size_t> candidates;  // bounds, in the order of enumeration
   for (std::size_t id : fitting) {
     const std::uint64_t compute = grid.sizes(id, c).compute_cycles;
     if (compute > limit) continue;
     if (checked_add(compute, grid.fill_and_drain(id, c)) <= limit) grid.append_bounds(id, c, candidates);
   }
+  auto tiling = [&](std::size_t i) -> const GemmTiling& { return grid.bound(candidates[i]).tiling; };
+  std::vector<std::uint64_t> pipeline(candidates.size());  // of those scored
+  std::vector<double> energy_pj(candidates.size());        // of those that can tie
   const std::size_t best = fastest_candidate(
-      candidates.size(), [&](std::size_t i) { return candidates[i].bound_cycles; },
-      [&](std::size_t i) { return candidates[i].pipeline_cycles = remembered_pipeline_cycles(s, candidates[i], c); },
-      [&](std::size_t i) { return candidates[i].energy_pj = tiling_energy_pj(s, candidates[i], c); },
+      candidates.size(), [&](std::size_t i) { return tiling(i).bound_cycles; },
+      [&](std::size_t i) { return pipeline[i] = remembered_pipeline_cycles(s, tiling(i), c); },
+      [&](std::size_t i) { return energy_pj[i] = tiling_energy_pj(s, tiling(i), grid.bound(candidates[i]).counts, c); },
       [&](std::size_t a, std::size_t b) {
-        const GemmTiling &x = candidates[a], &y = candidates[b];
-        return better_tie(x.energy_pj, x.tm * x.tn * x.tk, a, y.energy_pj, y.tm * y.tn * y.tk, b);
+        const GemmTiling &x = tiling(a), &y = tiling(b);
+        return better_tie(energy_pj[a], x.tm * x.tn * x.tk, a, energy_pj[b], y.tm * y.tn * y.tk, b);
       });
-  return candidates[best];
+  GemmTiling chosen = tiling(best);
+  chosen.pipeline_cycles = pipeline[best];
+  chosen.energy_pj = energy_pj[best];
+  return chosen;
 }
 
 namespace {
