@@ -78,7 +78,9 @@ SweepPlan::SweepPlan(const SweepSpec& spec)
         cost_warnings_["configurations"] = cost_warnings_["configurations"].get<std::size_t>() + 1;
         if (!cost_warnings_.contains("first")) cost_warnings_["first"] = configs_[c]->cost_warnings.front();
       }
-      if (configs_[c]) configs_[c]->effective = nullptr;  // only reports read it: the plan's memory stays small
+      // Only reports read the merged document, but for its memory model (the SystemC engine makes one from it,
+      // make_memory_model): the plan's memory stays small.
+      if (configs_[c]) configs_[c]->effective = nlohmann::json{{"memory", configs_[c]->effective.at("memory")}};
     } catch (const Error& e) {
       reason = one_line(e.what());
     }
