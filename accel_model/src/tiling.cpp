@@ -345,6 +345,8 @@ class SizeGrid {
   static std::size_t entry_count(const GemmShape& s) {
     return tile_sizes(s.k).size() * tile_sizes(s.n).size() * tile_sizes(s.m).size();
   }
+  /// The sizes and bounds it holds.
+  std::size_t items() const { return entries_.size() + bounds_.size(); }
   const std::vector<std::uint64_t>& sizes_k() const { return k_; }
   const std::vector<std::uint64_t>& sizes_n() const { return n_; }
   const std::vector<std::uint64_t>& sizes_m() const { return m_; }
@@ -411,23 +413,24 @@ class SizeGrid {
   std::vector<Bound> bounds_;
 };
 
-/// The calling thread's grids, at most kGridMemoEntries entries in all (emptied when full).
-constexpr std::size_t kGridMemoEntries = std::size_t{1} << 16;
+/// The calling thread's grids hold at most kGridMemoItems sizes and bounds in all (a few MB; emptied when full).
+constexpr std::size_t kGridMemoItems = std::size_t{1} << 17;
 /// The grid of `s` under `c`: remembered for its timing, or (a memory model's timing, or a grid too large to
 /// keep) made in `own`.
 SizeGrid& grid_for(const GemmShape& s, const AccelConfig& c, std::unique_ptr<SizeGrid>& own) {
   const std::optional<GemmTimingKey> key = timing_key(s, c);
   const std::size_t entries = SizeGrid::entry_count(s);
-  if (!key || entries > kGridMemoEntries / 4) return *(own = std::make_unique<SizeGrid>(s));
-  struct Memo {
-    std::unordered_map<GemmTimingKey, std::unique_ptr<SizeGrid>, GemmTimingKeyHash> grids;
-    std::size_t entries = 0;
-  };
-  thread_local Memo memo;
-  if (const auto found = memo.grids.find(*key); found != memo.grids.end()) return *found->second;
-  if (memo.entries + entries > kGridMemoEntries) memo = {};
-  memo.entries += entries;
-  return *memo.grids.emplace(*key, std::make_unique<SizeGrid>(s)).first->second;
+  if (!key || entries > kGridMemoItems / 8) return *(own = std::make_unique<SizeGrid>(s));
+  thread_local std::unordered_map<GemmTimingKey, std::unique_ptr<SizeGrid>, GemmTimingKeyHash> grids;
+  const auto found = grids.find(*key);
+  std::size_t items = found == grids.end() ? entries : 0;  // grids grow as their sizes' bounds are evaluated
+  for (const auto& [known, grid] : grids) items += grid->items();
+  if (items > kGridMemoItems) {
+    grids.clear();
+  } else if (found != grids.end()) {
+    return *found->second;
+  }
+  return *grids.emplace(*key, std::make_unique<SizeGrid>(s)).first->second;
 }
 
 }  // namespace

@@ -117,3 +117,23 @@ TEST_CASE("choose_tiling chooses alike with memos warmed by configurations timed
     for (std::size_t i = 0; i < warm.size(); ++i) check_same_choice(warm[i], cold[i]);
   }
 }
+
+TEST_CASE("choose_tiling chooses alike before and after its thread's grids fill up and are emptied") {
+  // 120 shapes of 12–13 tile sizes along each dimension: ≈ 2,000 sizes a grid, past the memo's bound in all.
+  const AccelConfig c = sized(16, 32, 65536, 16384, 16384);
+  std::vector<GemmTiling> warm, cold;
+  for (std::uint64_t i = 0; i < 120; ++i) {
+    const GemmShape s{1, 2048 + 7 * i, 2100 + i, 2500 - i, 8, 8};
+    warm.push_back(choose_tiling(s, c));
+    warm.push_back(choose_tiling(s, c));  // from the grid just filled
+  }
+  std::thread([&] {
+    for (std::uint64_t i = 0; i < 120; ++i)
+      cold.push_back(choose_tiling({1, 2048 + 7 * i, 2100 + i, 2500 - i, 8, 8}, c));
+  }).join();
+  REQUIRE(cold.size() * 2 == warm.size());
+  for (std::size_t i = 0; i < cold.size(); ++i) {
+    check_same_choice(warm[2 * i], cold[i]);
+    check_same_choice(warm[2 * i + 1], cold[i]);
+  }
+}
