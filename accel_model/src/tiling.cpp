@@ -336,17 +336,19 @@ namespace {
 /// points of a sweep timed alike share a grid.
 class SizeGrid {
  public:
-  explicit SizeGrid(const GemmShape& s)
+  /// `items` (which must outlive the grid) counts the sizes and bounds it holds, as they are added.
+  SizeGrid(const GemmShape& s, std::size_t& items)
       : s_(s),
         k_(tile_sizes(s.k)),
         n_(tile_sizes(s.n)),
         m_(tile_sizes(s.m)),
-        entries_(k_.size() * n_.size() * m_.size()) {}
+        entries_(k_.size() * n_.size() * m_.size()),
+        items_(items) {
+    items_ += entries_.size();
+  }
   static std::size_t entry_count(const GemmShape& s) {
     return tile_sizes(s.k).size() * tile_sizes(s.n).size() * tile_sizes(s.m).size();
   }
-  /// The sizes and bounds it holds.
-  std::size_t items() const { return entries_.size() + bounds_.size(); }
   const std::vector<std::uint64_t>& sizes_k() const { return k_; }
   const std::vector<std::uint64_t>& sizes_n() const { return n_; }
   const std::vector<std::uint64_t>& sizes_m() const { return m_; }
@@ -388,6 +390,7 @@ class SizeGrid {
       e.first_bound = bounds_.size();
       e.bound_count = bounds.size();
       bounds_.insert(bounds_.end(), bounds.begin(), bounds.end());
+      items_ += bounds.size();
       e.evaluated = kBounds;
     }
     for (std::size_t b = e.first_bound; b < e.first_bound + e.bound_count; ++b) into.push_back(b);
@@ -411,26 +414,28 @@ class SizeGrid {
   const std::vector<std::uint64_t> k_, n_, m_;
   std::vector<Entry> entries_;
   std::vector<Bound> bounds_;
+  std::size_t& items_;
 };
 
-/// The calling thread's grids hold at most kGridMemoItems sizes and bounds in all (a few MB; emptied when full).
+/// The calling thread's grids are emptied once they hold more than kGridMemoItems sizes and bounds in all (a
+/// few MB): checked when a grid is asked for, so at most one GEMM's grid more.
 constexpr std::size_t kGridMemoItems = std::size_t{1} << 17;
 /// The grid of `s` under `c`: remembered for its timing, or (a memory model's timing, or a grid too large to
-/// keep) made in `own`.
-SizeGrid& grid_for(const GemmShape& s, const AccelConfig& c, std::unique_ptr<SizeGrid>& own) {
+/// keep) made in `own`, counting its items in `own_items`.
+SizeGrid& grid_for(const GemmShape& s, const AccelConfig& c, std::unique_ptr<SizeGrid>& own, std::size_t& own_items) {
   const std::optional<GemmTimingKey> key = timing_key(s, c);
-  const std::size_t entries = SizeGrid::entry_count(s);
-  if (!key || entries > kGridMemoItems / 8) return *(own = std::make_unique<SizeGrid>(s));
-  thread_local std::unordered_map<GemmTimingKey, std::unique_ptr<SizeGrid>, GemmTimingKeyHash> grids;
-  const auto found = grids.find(*key);
-  std::size_t items = found == grids.end() ? entries : 0;  // grids grow as their sizes' bounds are evaluated
-  for (const auto& [known, grid] : grids) items += grid->items();
-  if (items > kGridMemoItems) {
-    grids.clear();
-  } else if (found != grids.end()) {
-    return *found->second;
+  if (!key || SizeGrid::entry_count(s) > kGridMemoItems / 8) return *(own = std::make_unique<SizeGrid>(s, own_items));
+  struct Memo {
+    std::unordered_map<GemmTimingKey, std::unique_ptr<SizeGrid>, GemmTimingKeyHash> grids;
+    std::size_t items = 0;  // counted by the grids
+  };
+  thread_local Memo memo;
+  if (memo.items > kGridMemoItems) {
+    memo.grids.clear();
+    memo.items = 0;
   }
-  return *grids.emplace(*key, std::make_unique<SizeGrid>(s)).first->second;
+  if (const auto found = memo.grids.find(*key); found != memo.grids.end()) return *found->second;
+  return *memo.grids.emplace(*key, std::make_unique<SizeGrid>(s, memo.items)).first->second;
 }
 
 }  // namespace
@@ -439,7 +444,8 @@ GemmTiling choose_tiling(const GemmShape& s, const AccelConfig& c) {
   const std::uint64_t half_in = c.buffer(Buffer::inputs).half_bits(), half_w = c.buffer(Buffer::weights).half_bits(),
                       half_out = c.buffer(Buffer::outputs).half_bits();
   std::unique_ptr<SizeGrid> own;
-  SizeGrid& grid = grid_for(s, c, own);
+  std::size_t own_items = 0;
+  SizeGrid& grid = grid_for(s, c, own, own_items);
   std::vector<std::size_t> fitting;  // the sizes that fit, in the order of enumeration
   for (std::size_t ik = 0; ik < grid.sizes_k().size(); ++ik) {
     const std::uint64_t tk = grid.sizes_k()[ik];
