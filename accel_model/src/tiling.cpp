@@ -5,8 +5,10 @@
 #include <fmt/core.h>
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numeric>
-#include <tuple>
+#include <optional>
+#include <unordered_map>
 #include <utility>
 
 #include "ecosim/accel_model/pipeline.hpp"
@@ -14,6 +16,7 @@
 #include "ecosim/ops_counter/error.hpp"
 #include "fastest_candidate.hpp"
 #include "loop_nest.hpp"
+#include "pipeline_memo.hpp"
 
 namespace ecosim::accel {
 
@@ -32,14 +35,17 @@ struct Loops {
   std::uint64_t size(std::size_t dim, std::uint64_t i) const { return i + 1 == trips[dim] ? last[dim] : tile[dim]; }
 };
 
+/// Sets loop `d` of `l` to tiles of `tile` along a dimension of `dim`.
+void set_loop(Loops& l, std::size_t d, std::uint64_t dim, std::uint64_t tile) {
+  l.tile[d] = tile;
+  l.trips[d] = ceil_div(dim, tile);
+  l.last[d] = dim - (l.trips[d] - 1) * tile;
+}
 Loops make_loops(const GemmShape& s, std::uint64_t tm, std::uint64_t tn, std::uint64_t tk) {
   Loops l{};
-  const std::uint64_t dims[3] = {s.m, s.n, s.k}, tiles[3] = {tm, tn, tk};
-  for (std::size_t d = 0; d < 3; ++d) {
-    l.tile[d] = tiles[d];
-    l.trips[d] = ceil_div(dims[d], tiles[d]);
-    l.last[d] = dims[d] - (l.trips[d] - 1) * tiles[d];
-  }
+  set_loop(l, 0, s.m, tm);
+  set_loop(l, 1, s.n, tn);
+  set_loop(l, 2, s.k, tk);
   return l;
 }
 
@@ -138,10 +144,8 @@ class GemmNest {
 
   /// The tile at `at`, `before` and `after` being the tiles around it (null at the op's start and end).
   TileWork tile(const Index* before, const Index& at, const Index* after) const {
-    TileWork t = array_tile(l_.size(0, at[0]), l_.size(1, at[1]), l_.size(2, at[2]), s_.a_bits, s_.w_bits, c_);
-    t.load_bits = load_bits(before, at);
-    t.store_bits = store_bits(at, after);
-    return t;
+    return with_transfers(array_tile(l_.size(0, at[0]), l_.size(1, at[1]), l_.size(2, at[2]), s_.a_bits, s_.w_bits, c_),
+                          before, at, after);
   }
   /// Where the tile at `at` loads and stores (`t`): A (m, k), B (k, n), partial sums or C (m, n) tiles.
   TileBoxes boxes(const Index& at, const TileWork& t) const {
@@ -181,10 +185,22 @@ class GemmNest {
   }
   /// The tiles by class: along m, n and k the first, last and next-to-last indices apart (edge tiles, carries,
   /// the edge tile after), along the batch the first and the last.
+  /// The array's part of a tile depends on its indices only through which are last (edge tiles): the eight
+  /// such parts are made once.
   void visit_classes(const TileClassVisitor& visit) const {
     const std::array<IndexClasses, 4> classes = {edge_classes(l_.trips[0], 2), edge_classes(l_.trips[1], 2),
                                                  edge_classes(l_.trips[2], 2), edge_classes(s_.batch, 1)};
-    nest_.visit_classes(classes, tiler(), visit);
+    std::array<TileWork, 8> array_tiles;  // by edge_key
+    for (std::size_t key = 0; key < array_tiles.size(); ++key) {
+      auto size = [&](std::size_t d) { return (key >> d) & 1u ? l_.last[d] : l_.tile[d]; };
+      array_tiles[key] = array_tile(size(0), size(1), size(2), s_.a_bits, s_.w_bits, c_);
+    }
+    nest_.visit_classes(
+        classes,
+        [&](const Index* before, const Index& at, const Index* after) {
+          return with_transfers(array_tiles[edge_key(at)], before, at, after);
+        },
+        visit);
   }
 
  private:
@@ -193,6 +209,18 @@ class GemmNest {
   const Loops l_;
   const LoopNest<4> nest_;
 
+  /// `t`, the array's part of the tile at `at`, with its loads and store.
+  TileWork with_transfers(TileWork t, const Index* before, const Index& at, const Index* after) const {
+    t.load_bits = load_bits(before, at);
+    t.store_bits = store_bits(at, after);
+    return t;
+  }
+  /// Bit d set when the index along dimension d (m, n, k) is the last: its tile is the edge tile (l_.size).
+  std::size_t edge_key(const Index& at) const {
+    std::size_t key = 0;
+    for (std::size_t d = 0; d < 3; ++d) key |= std::size_t(at[d] + 1 == l_.trips[d]) << d;
+    return key;
+  }
   /// Whether `other` (null: none) uses another tile than `at` of the operand indexed by dimensions d1, d2.
   static bool other_tile(const Index* other, const Index& at, std::size_t d1, std::size_t d2) {
     return !other || (*other)[kBatch] != at[kBatch] || (*other)[d1] != at[d1] || (*other)[d2] != at[d2];
@@ -204,64 +232,80 @@ std::uint64_t fill_and_drain_cycles(const GemmShape& s, const Loops& l, const Ac
   return fill_and_drain_cycles(GemmNest(s, l, kOrders[0], c), c);
 }
 
-/// What a tiling moves and computes over the whole op, in closed form: DRAM bits of A, B, partial sums (each
-/// way) and final outputs, and the array's column blocks and k-steps summed over the tiles of one row.
+/// What a tiling moves over the whole op, in closed form: DRAM bits of A, B, partial sums (each way) and final
+/// outputs.
 struct Traffic {
-  Loops loops;
   std::uint64_t a = 0, w = 0, partial = 0, out = 0;
-  std::uint64_t col_steps = 0, k_steps = 0;
 };
-/// The array's column blocks and k-steps summed over the tiles of one row.
-std::pair<std::uint64_t, std::uint64_t> array_steps(const GemmShape& s, const Loops& l, const AccelConfig& c) {
+/// The array's column blocks summed over the tiles of one row, and its k-steps.
+std::uint64_t col_steps(const Loops& l, const AccelConfig& c) {
+  return (l.trips[1] - 1) * ceil_div(l.tile[1], c.cols) + ceil_div(l.last[1], c.cols);
+}
+std::uint64_t k_steps(const GemmShape& s, const Loops& l, const AccelConfig& c) {
   const Fusion f = fusion(s.a_bits, s.w_bits);
   const std::uint64_t kdiv = c.rows * f.spatial;
-  return {(l.trips[1] - 1) * ceil_div(l.tile[1], c.cols) + ceil_div(l.last[1], c.cols),
-          (l.trips[2] - 1) * ceil_div(l.tile[2] * f.passes, kdiv) + ceil_div(l.last[2] * f.passes, kdiv)};
+  return (l.trips[2] - 1) * ceil_div(l.tile[2] * f.passes, kdiv) + ceil_div(l.last[2] * f.passes, kdiv);
 }
-/// Array cycles summed over a tiling's tiles (the same in every loop order).
-std::uint64_t compute_cycles(const GemmShape& s, const Loops& l, const AccelConfig& c) {
-  const auto [col_steps, k_steps] = array_steps(s, l, c);
+/// Array cycles summed over a tiling's tiles (the same in every loop order), from its column blocks and k-steps.
+std::uint64_t compute_cycles(const GemmShape& s, std::uint64_t col_steps, std::uint64_t k_steps) {
   return checked_mul(s.batch, checked_mul(s.m, checked_mul(col_steps, k_steps)));
 }
-Traffic traffic(const GemmShape& s, const Loops& loops, const GemmTiling& t, const AccelConfig& c) {
-  Traffic x{loops};
-  const Loops& l = x.loops;
-  std::tie(x.col_steps, x.k_steps) = array_steps(s, l, c);
-  x.a = checked_mul(s.batch * s.m * s.k * s.a_bits, sweeps(l, t.order, kA));
-  x.w = checked_mul(s.batch * s.k * s.n * s.w_bits, sweeps(l, t.order, kB));
-  x.partial = checked_mul(s.batch * s.m * s.n * c.accumulator_bits, sweeps(l, t.order, kC) - 1);
+Traffic traffic(const GemmShape& s, const Loops& l, std::array<char, 3> order, const AccelConfig& c) {
+  Traffic x;
+  x.a = checked_mul(s.batch * s.m * s.k * s.a_bits, sweeps(l, order, kA));
+  x.w = checked_mul(s.batch * s.k * s.n * s.w_bits, sweeps(l, order, kB));
+  x.partial = checked_mul(s.batch * s.m * s.n * c.accumulator_bits, sweeps(l, order, kC) - 1);
   x.out = s.batch * s.m * s.n * s.out_bits();
   return x;
 }
 
-/// A tiling's compute cycles, DRAM bits and bound on its pipeline cycles (not the pipeline cycles themselves,
-/// nor the energy).
-GemmTiling evaluate_bound(const GemmShape& s, const Loops& l, std::array<char, 3> order, const AccelConfig& c,
+/// Tile sizes that fit, with their compute cycles (no loop order changes them).
+struct Sizes {
+  Loops loops;
+  std::uint64_t compute_cycles;
+};
+
+/// A tiling's DRAM bits and bound on its pipeline cycles (not the pipeline cycles themselves, nor the energy).
+GemmTiling evaluate_bound(const GemmShape& s, const Sizes& z, std::array<char, 3> order, const AccelConfig& c,
                           std::uint64_t fill_and_drain) {
+  const Loops& l = z.loops;
   GemmTiling t;
   t.tm = l.tile[0], t.tn = l.tile[1], t.tk = l.tile[2], t.order = order;
-  const Traffic x = traffic(s, l, t, c);
-  t.compute_cycles = compute_cycles(s, l, c);
+  const Traffic x = traffic(s, l, order, c);
+  t.compute_cycles = z.compute_cycles;
   t.dram_bits = checked_add(checked_add(x.a, x.w), checked_add(2 * x.partial, x.out));
   // Every tile computes between the fill and the drain; every bit crosses the one DMA channel.
   t.bound_cycles = std::max(checked_add(t.compute_cycles, fill_and_drain), dram_peak_cycles(t.dram_bits, c));
   return t;
 }
 
+/// What a tiling's energy counts, besides its compute cycles and DRAM bits: its traffic, the trips of its m loop
+/// and the array's column blocks and k-steps.
+struct EnergyCounts {
+  Traffic x;
+  std::uint64_t trips_m = 0, col_steps = 0, k_steps = 0;
+};
+EnergyCounts energy_counts(const GemmShape& s, const Loops& l, std::array<char, 3> order, const AccelConfig& c) {
+  return {traffic(s, l, order, c), l.trips[0], col_steps(l, c), k_steps(s, l, c)};
+}
+
 /// The energy of a tiling's tile sequence (array, DRAM, SRAM), in closed form.
-double tiling_energy_pj(const GemmShape& s, const GemmTiling& t, const AccelConfig& c) {
-  const Traffic x = traffic(s, make_loops(s, t.tm, t.tn, t.tk), t, c);
+double tiling_energy_pj(const GemmShape& s, const GemmTiling& t, const EnergyCounts& n, const AccelConfig& c) {
+  const Traffic& x = n.x;
   const auto& wb = c.buffer(Buffer::weights);
   const auto& ib = c.buffer(Buffer::inputs);
   const auto& ob = c.buffer(Buffer::outputs);
-  const double unit_weight_reads = double(s.batch) * double(x.loops.trips[0]) * double(s.n * s.k * s.w_bits);
-  const double unit_input_reads = double(s.batch) * double(s.m * s.k * s.a_bits) * double(x.col_steps);
-  const double unit_output_rw = double(s.batch) * double(s.m * s.n * c.accumulator_bits) * double(x.k_steps);
+  const double unit_weight_reads = double(s.batch) * double(n.trips_m) * double(s.n * s.k * s.w_bits);
+  const double unit_input_reads = double(s.batch) * double(s.m * s.k * s.a_bits) * double(n.col_steps);
+  const double unit_output_rw = double(s.batch) * double(s.m * s.n * c.accumulator_bits) * double(n.k_steps);
   return double(t.compute_cycles) * c.array_pj_per_cycle + double(t.dram_bits) * c.dram_pj_per_bit +
          double(x.w) * wb.write_pj_per_bit + unit_weight_reads * wb.read_pj_per_bit +
          double(x.a) * ib.write_pj_per_bit + unit_input_reads * ib.read_pj_per_bit +
          double(x.partial) * ob.write_pj_per_bit + double(x.partial + x.out) * ob.read_pj_per_bit +
          unit_output_rw * (ob.read_pj_per_bit + ob.write_pj_per_bit);
+}
+double tiling_energy_pj(const GemmShape& s, const GemmTiling& t, const AccelConfig& c) {
+  return tiling_energy_pj(s, t, energy_counts(s, make_loops(s, t.tm, t.tn, t.tk), t.order, c), c);
 }
 
 }  // namespace
@@ -277,28 +321,141 @@ std::uint64_t pipeline_cycles(const GemmShape& shape, const GemmTiling& tiling, 
 GemmTiling evaluate_tiling(const GemmShape& s, std::uint64_t tm, std::uint64_t tn, std::uint64_t tk,
                            std::array<char, 3> order, const AccelConfig& c) {
   const Loops l = make_loops(s, tm, tn, tk);
-  GemmTiling t = evaluate_bound(s, l, order, c, fill_and_drain_cycles(s, l, c));
+  GemmTiling t = evaluate_bound(s, {l, compute_cycles(s, col_steps(l, c), k_steps(s, l, c))}, order, c,
+                                fill_and_drain_cycles(s, l, c));
   t.pipeline_cycles = pipeline_cycles(s, t, c);
   t.energy_pj = tiling_energy_pj(s, t, c);
   return t;
 }
 
+namespace {
+
+/// The tile sizes of one GEMM under one timing (timing_key), by their indices along k, n and m, each evaluated
+/// when first needed: its loops and compute cycles, then its fill and drain, then the bounds of its loop orders
+/// (every one first of its nest). None of these depends on the buffers, which only decide which sizes fit, so
+/// points of a sweep timed alike share a grid.
+class SizeGrid {
+ public:
+  /// `items` (which must outlive the grid) counts the sizes and bounds it holds, as they are added.
+  SizeGrid(const GemmShape& s, std::size_t& items)
+      : s_(s),
+        k_(tile_sizes(s.k)),
+        n_(tile_sizes(s.n)),
+        m_(tile_sizes(s.m)),
+        entries_(k_.size() * n_.size() * m_.size()),
+        items_(items) {
+    items_ += entries_.size();
+  }
+  static std::size_t entry_count(const GemmShape& s) {
+    return tile_sizes(s.k).size() * tile_sizes(s.n).size() * tile_sizes(s.m).size();
+  }
+  const std::vector<std::uint64_t>& sizes_k() const { return k_; }
+  const std::vector<std::uint64_t>& sizes_n() const { return n_; }
+  const std::vector<std::uint64_t>& sizes_m() const { return m_; }
+  std::size_t id(std::size_t ik, std::size_t in, std::size_t im) const {
+    return (ik * n_.size() + in) * m_.size() + im;
+  }
+
+  const Sizes& sizes(std::size_t id, const AccelConfig& c) {
+    Entry& e = entries_[id];
+    if (e.evaluated < kSizes) {
+      Loops l{};
+      set_loop(l, 0, s_.m, m_[id % m_.size()]);
+      set_loop(l, 1, s_.n, n_[id / m_.size() % n_.size()]);
+      set_loop(l, 2, s_.k, k_[id / m_.size() / n_.size()]);
+      e.z = {l, compute_cycles(s_, col_steps(l, c), k_steps(s_, l, c))};
+      e.evaluated = kSizes;
+    }
+    return e.z;
+  }
+  std::uint64_t fill_and_drain(std::size_t id, const AccelConfig& c) {
+    Entry& e = entries_[id];
+    if (e.evaluated < kFillAndDrain) {
+      e.fill_and_drain = fill_and_drain_cycles(s_, sizes(id, c).loops, c);
+      e.evaluated = kFillAndDrain;
+    }
+    return e.fill_and_drain;
+  }
+  /// Appends the indices (bound()) of the bounds of the size's loop orders to `into`.
+  void append_bounds(std::size_t id, const AccelConfig& c, std::vector<std::size_t>& into) {
+    Entry& e = entries_[id];
+    if (e.evaluated < kBounds) {
+      const std::uint64_t fd = fill_and_drain(id, c);
+      const Sizes& z = e.z;
+      const auto first = first_of_their_nests(z.loops);
+      std::vector<Bound> bounds;
+      for (std::size_t o = 0; o < kOrders.size(); ++o)
+        if (first[o])
+          bounds.push_back({evaluate_bound(s_, z, kOrders[o], c, fd), energy_counts(s_, z.loops, kOrders[o], c)});
+      e.first_bound = bounds_.size();
+      e.bound_count = bounds.size();
+      bounds_.insert(bounds_.end(), bounds.begin(), bounds.end());
+      items_ += bounds.size();
+      e.evaluated = kBounds;
+    }
+    for (std::size_t b = e.first_bound; b < e.first_bound + e.bound_count; ++b) into.push_back(b);
+  }
+  /// A tiling's bound (GemmTiling without pipeline cycles and energy) and what its energy counts.
+  struct Bound {
+    GemmTiling tiling;
+    EnergyCounts counts;
+  };
+  const Bound& bound(std::size_t b) const { return bounds_[b]; }
+
+ private:
+  enum : std::uint8_t { kNothing, kSizes, kFillAndDrain, kBounds };
+  struct Entry {
+    Sizes z{};
+    std::uint64_t fill_and_drain = 0;
+    std::size_t first_bound = 0, bound_count = 0;  // in bounds_
+    std::uint8_t evaluated = kNothing;
+  };
+  const GemmShape s_;
+  const std::vector<std::uint64_t> k_, n_, m_;
+  std::vector<Entry> entries_;
+  std::vector<Bound> bounds_;
+  std::size_t& items_;
+};
+
+/// The calling thread's grids are emptied once they hold more than kGridMemoItems sizes and bounds in all (a
+/// few MB): checked when a grid is asked for, so at most one GEMM's grid more.
+constexpr std::size_t kGridMemoItems = std::size_t{1} << 17;
+/// The grid of `s` under `c`: remembered for its timing, or (a memory model's timing, or a grid too large to
+/// keep) made in `own`, counting its items in `own_items`.
+SizeGrid& grid_for(const GemmShape& s, const AccelConfig& c, std::unique_ptr<SizeGrid>& own, std::size_t& own_items) {
+  const std::optional<GemmTimingKey> key = timing_key(s, c);
+  if (!key || SizeGrid::entry_count(s) > kGridMemoItems / 8) return *(own = std::make_unique<SizeGrid>(s, own_items));
+  struct Memo {
+    std::unordered_map<GemmTimingKey, std::unique_ptr<SizeGrid>, GemmTimingKeyHash> grids;
+    std::size_t items = 0;  // counted by the grids
+  };
+  thread_local Memo memo;
+  if (memo.items > kGridMemoItems) {
+    memo.grids.clear();
+    memo.items = 0;
+  }
+  if (const auto found = memo.grids.find(*key); found != memo.grids.end()) return *found->second;
+  return *memo.grids.emplace(*key, std::make_unique<SizeGrid>(s, memo.items)).first->second;
+}
+
+}  // namespace
+
 GemmTiling choose_tiling(const GemmShape& s, const AccelConfig& c) {
   const std::uint64_t half_in = c.buffer(Buffer::inputs).half_bits(), half_w = c.buffer(Buffer::weights).half_bits(),
                       half_out = c.buffer(Buffer::outputs).half_bits();
-  // The tile sizes that fit, with their compute cycles (no loop order changes them).
-  struct Sizes {
-    Loops loops;
-    std::uint64_t compute_cycles;
-  };
-  std::vector<Sizes> fitting;  // in the order of enumeration
-  for (std::uint64_t tk : tile_sizes(s.k)) {
-    for (std::uint64_t tn : tile_sizes(s.n)) {
+  std::unique_ptr<SizeGrid> own;
+  std::size_t own_items = 0;
+  SizeGrid& grid = grid_for(s, c, own, own_items);
+  std::vector<std::size_t> fitting;  // the sizes that fit, in the order of enumeration
+  for (std::size_t ik = 0; ik < grid.sizes_k().size(); ++ik) {
+    const std::uint64_t tk = grid.sizes_k()[ik];
+    for (std::size_t in = 0; in < grid.sizes_n().size(); ++in) {
+      const std::uint64_t tn = grid.sizes_n()[in];
       if (tk * tn * s.w_bits > half_w) break;
-      for (std::uint64_t tm : tile_sizes(s.m)) {
+      for (std::size_t im = 0; im < grid.sizes_m().size(); ++im) {
+        const std::uint64_t tm = grid.sizes_m()[im];
         if (tm * tk * s.a_bits > half_in || tm * tn * c.accumulator_bits > half_out) break;
-        const Loops l = make_loops(s, tm, tn, tk);
-        fitting.push_back({l, compute_cycles(s, l, c)});
+        fitting.push_back(grid.id(ik, in, im));
       }
     }
   }
@@ -308,35 +465,36 @@ GemmTiling choose_tiling(const GemmShape& s, const AccelConfig& c) {
   // with the fastest takes at most the probe's tie window, so sizes whose compute, fill and drain (the part of
   // the bound no loop order changes) are past it are left out (this only saves evaluating them: the choice is
   // the same).
-  auto evaluate_orders = [&](const Sizes& z, std::uint64_t fill_and_drain, std::vector<GemmTiling>& into) {
-    const auto first = first_of_their_nests(z.loops);
-    for (std::size_t o = 0; o < kOrders.size(); ++o)
-      if (first[o]) into.push_back(evaluate_bound(s, z.loops, kOrders[o], c, fill_and_drain));
-  };
-  const Sizes& fewest = *std::min_element(fitting.begin(), fitting.end(), [](const Sizes& a, const Sizes& b) {
-    return a.compute_cycles < b.compute_cycles;
+  std::size_t fewest = fitting.front();
+  for (std::size_t id : fitting)
+    if (grid.sizes(id, c).compute_cycles < grid.sizes(fewest, c).compute_cycles) fewest = id;
+  std::vector<std::size_t> probes;
+  grid.append_bounds(fewest, c, probes);
+  const std::size_t probe = *std::min_element(probes.begin(), probes.end(), [&](std::size_t a, std::size_t b) {
+    return grid.bound(a).tiling.bound_cycles < grid.bound(b).tiling.bound_cycles;
   });
-  std::vector<GemmTiling> probes;
-  evaluate_orders(fewest, fill_and_drain_cycles(s, fewest.loops, c), probes);
-  GemmTiling& probe = *std::min_element(probes.begin(), probes.end(), [](const GemmTiling& a, const GemmTiling& b) {
-    return a.bound_cycles < b.bound_cycles;
-  });
-  const std::uint64_t limit = tie_window_cycles(pipeline_cycles(s, probe, c));
-  std::vector<GemmTiling> candidates;  // in the order of enumeration
-  for (const Sizes& z : fitting) {
-    if (z.compute_cycles > limit) continue;
-    const std::uint64_t fill_and_drain = fill_and_drain_cycles(s, z.loops, c);
-    if (checked_add(z.compute_cycles, fill_and_drain) <= limit) evaluate_orders(z, fill_and_drain, candidates);
+  const std::uint64_t limit = tie_window_cycles(remembered_pipeline_cycles(s, grid.bound(probe).tiling, c));
+  std::vector<std::size_t> candidates;  // bounds, in the order of enumeration
+  for (std::size_t id : fitting) {
+    const std::uint64_t compute = grid.sizes(id, c).compute_cycles;
+    if (compute > limit) continue;
+    if (checked_add(compute, grid.fill_and_drain(id, c)) <= limit) grid.append_bounds(id, c, candidates);
   }
+  auto tiling = [&](std::size_t i) -> const GemmTiling& { return grid.bound(candidates[i]).tiling; };
+  std::vector<std::uint64_t> pipeline(candidates.size());  // of those scored
+  std::vector<double> energy_pj(candidates.size());        // of those that can tie
   const std::size_t best = fastest_candidate(
-      candidates.size(), [&](std::size_t i) { return candidates[i].bound_cycles; },
-      [&](std::size_t i) { return candidates[i].pipeline_cycles = pipeline_cycles(s, candidates[i], c); },
-      [&](std::size_t i) { return candidates[i].energy_pj = tiling_energy_pj(s, candidates[i], c); },
+      candidates.size(), [&](std::size_t i) { return tiling(i).bound_cycles; },
+      [&](std::size_t i) { return pipeline[i] = remembered_pipeline_cycles(s, tiling(i), c); },
+      [&](std::size_t i) { return energy_pj[i] = tiling_energy_pj(s, tiling(i), grid.bound(candidates[i]).counts, c); },
       [&](std::size_t a, std::size_t b) {
-        const GemmTiling &x = candidates[a], &y = candidates[b];
-        return better_tie(x.energy_pj, x.tm * x.tn * x.tk, a, y.energy_pj, y.tm * y.tn * y.tk, b);
+        const GemmTiling &x = tiling(a), &y = tiling(b);
+        return better_tie(energy_pj[a], x.tm * x.tn * x.tk, a, energy_pj[b], y.tm * y.tn * y.tk, b);
       });
-  return candidates[best];
+  GemmTiling chosen = tiling(best);
+  chosen.pipeline_cycles = pipeline[best];
+  chosen.energy_pj = energy_pj[best];
+  return chosen;
 }
 
 namespace {

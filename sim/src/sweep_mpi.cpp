@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -17,8 +18,16 @@ namespace ecosim::cli {
 namespace {
 
 constexpr int kRowsTag = 1, kPointsTag = 2;
-constexpr std::size_t kPointsPerRequest = 4;  // few: the ranks stay balanced to the end
+// Guided: an answer hands out a share of the points left (1/8 per replaying rank), so that ranks ask seldom
+// while much is left (a request waits up to a poll interval, several fast points' time) and stay balanced to
+// the end (at least kMinPointsPerRequest, at most kMaxPointsPerRequest).
+constexpr std::size_t kMinPointsPerRequest = 4, kMaxPointsPerRequest = 256;
 constexpr auto kPollInterval = std::chrono::microseconds(200);
+
+std::size_t points_per_request(std::size_t left, int replaying_ranks) {
+  return std::clamp<std::size_t>(left / (8 * static_cast<std::size_t>(replaying_ranks)), kMinPointsPerRequest,
+                                 kMaxPointsPerRequest);
+}
 
 void check(int code, const char* what) {
   if (code != MPI_SUCCESS) throw Error(std::string("MPI: ") + what + " failed");
@@ -62,7 +71,8 @@ void gather_points(const MpiSession& mpi, const std::vector<std::size_t>& points
       for (auto& [index, row] : read_sweep_csv(sweep_csv_header(spec) + "\n" + rows, spec, "a rank's rows"))
         done(std::move(row));
     std::vector<std::uint64_t> chunk;
-    for (; next < points.size() && chunk.size() < kPointsPerRequest; ++next) chunk.push_back(points[next]);
+    const std::size_t handed = points_per_request(points.size() - next, mpi.size() - 1);
+    for (; next < points.size() && chunk.size() < handed; ++next) chunk.push_back(points[next]);
     check(MPI_Send(chunk.data(), static_cast<int>(chunk.size()), MPI_UINT64_T, status.MPI_SOURCE, kPointsTag,
                    MPI_COMM_WORLD),
           "MPI_Send");
@@ -74,7 +84,7 @@ void serve_points(const SweepPlan& plan) {
   std::string rows;
   for (;;) {
     check(MPI_Send(rows.data(), static_cast<int>(rows.size()), MPI_CHAR, 0, kRowsTag, MPI_COMM_WORLD), "MPI_Send");
-    std::vector<std::uint64_t> chunk(kPointsPerRequest);
+    std::vector<std::uint64_t> chunk(kMaxPointsPerRequest);
     MPI_Status status;
     check(MPI_Recv(chunk.data(), static_cast<int>(chunk.size()), MPI_UINT64_T, 0, kPointsTag, MPI_COMM_WORLD, &status),
           "MPI_Recv");

@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -82,7 +83,9 @@ SweepPlan::SweepPlan(const SweepSpec& spec)
         cost_warnings_["configurations"] = cost_warnings_["configurations"].get<std::size_t>() + 1;
         if (!cost_warnings_.contains("first")) cost_warnings_["first"] = configs_[c]->cost_warnings.front();
       }
-      if (configs_[c]) configs_[c]->effective = nullptr;  // only reports read it: the plan's memory stays small
+      // Only reports read the merged document, but for its memory model (the SystemC engine makes one from it,
+      // make_memory_model): the plan's memory stays small.
+      if (configs_[c]) configs_[c]->effective = nlohmann::json{{"memory", configs_[c]->effective.at("memory")}};
     } catch (const Error& e) {
       reason = one_line(e.what());
     }
@@ -155,11 +158,16 @@ SweepRow SweepPlan::run(std::size_t index) const {
 
 void run_points(const SweepPlan& plan, const std::vector<std::size_t>& points, unsigned jobs,
                 const std::function<void(SweepRow)>& done) {
+  // Waking the calling thread for every row would cost a fast point's worth of time (a futex call and a
+  // context switch): workers wake it once kWakeRows rows wait, or with the last row, and it looks for rows
+  // at least every kLookInterval anyway.
+  constexpr std::size_t kWakeRows = 32;
+  constexpr auto kLookInterval = std::chrono::milliseconds(50);
   std::atomic<std::size_t> next{0};
   std::mutex mutex;
   std::condition_variable finished;
   std::deque<SweepRow> ready;
-  std::size_t delivered = 0;
+  std::size_t ran = 0, delivered = 0;  // ran: guarded by `mutex`
   {
     std::vector<std::jthread> workers;
     for (unsigned j = 0; j < std::max(1u, jobs); ++j)
@@ -168,13 +176,14 @@ void run_points(const SweepPlan& plan, const std::vector<std::size_t>& points, u
           SweepRow row = plan.run(points[i]);
           const std::lock_guard lock(mutex);
           ready.push_back(std::move(row));
-          finished.notify_one();
+          ++ran;
+          if (ready.size() >= kWakeRows || ran == points.size()) finished.notify_one();
         }
       });
     try {
       while (delivered < points.size()) {
         std::unique_lock lock(mutex);
-        finished.wait(lock, [&] { return !ready.empty(); });
+        finished.wait_for(lock, kLookInterval, [&] { return !ready.empty(); });
         std::deque<SweepRow> batch;
         batch.swap(ready);
         lock.unlock();

@@ -186,6 +186,24 @@ TEST_CASE("sweep plan: a point that cannot run is an error row, the others run",
   }
 }
 
+TEST_CASE("sweep plan: SystemC points run, in no fewer cycles than the closed form's lower bound", "[sweep]") {
+  auto spec_for = [](const char* engine) {
+    return spec_with(
+        fmt::format(R"({{"axes": {{"array.rows": [8, 16]}}, "workloads": [{{"layer": {{"seq": 64, "dim": 16}}}}],
+        "variants": [{{"name": "msa"}}], "engine": "{}"}})",
+                    engine));
+  };
+  const SweepSpec systemc_spec = spec_for("systemc"), closed_spec = spec_for("closed-form");
+  const SweepPlan systemc(systemc_spec), closed(closed_spec);
+  REQUIRE(systemc.runnable() == closed.runnable());
+  for (std::size_t index : systemc.runnable()) {
+    const SweepRow sc = systemc.run(index), cf = closed.run(index);
+    INFO(sc.error);
+    REQUIRE(sc.ran);
+    CHECK(sc.cycles >= cf.cycles);
+  }
+}
+
 TEST_CASE("sweep report: rows read back from the CSV render the same bytes", "[sweep]") {
   const SweepSpec spec = spec_with(kSmallSpec);
   const SweepPlan plan(spec);

@@ -28,9 +28,15 @@ namespace ecosim::accel {
 struct TileTimes {
   std::uint64_t load = 0, compute = 0, store = 0;
 };
+inline std::uint64_t load_cycles(const TileWork& tile, const AccelConfig& config) {
+  return dram_cycles(tile.load_total_bits(), config);
+}
+inline std::uint64_t unit_cycles(const TileWork& tile) { return tile.unit == Unit::dma ? 0 : tile.compute_cycles; }
+inline std::uint64_t store_cycles(const TileWork& tile, const AccelConfig& config) {
+  return dram_cycles(tile.store_bits, config);
+}
 inline TileTimes tile_times(const TileWork& tile, const AccelConfig& config) {
-  return {dram_cycles(tile.load_total_bits(), config), tile.unit == Unit::dma ? 0 : tile.compute_cycles,
-          dram_cycles(tile.store_bits, config)};
+  return {load_cycles(tile, config), unit_cycles(tile), store_cycles(tile, config)};
 }
 
 /// Stage i of an op whose tiles all compute one after another (the formula above): tile i's computation
@@ -120,11 +126,10 @@ class ClassClock {
   explicit ClassClock(const AccelConfig& config, bool weights_prefetched = false)
       : config_(config), weights_prefetched_(weights_prefetched) {}
   void add(const TileWork* before, const TileWork& at, const TileWork* after, std::uint64_t count) {
-    const TileTimes t = tile_times(at, config_);
     if (!before) cycles_ = checked_add(cycles_, first_load_cycles(at, config_, weights_prefetched_));  // l₀
-    if (!after) cycles_ = checked_add(cycles_, t.store);                                               // s_{T−1}
-    const std::uint64_t stage = stage_cycles(t.compute, before ? tile_times(*before, config_).store : 0,
-                                             after ? tile_times(*after, config_).load : 0);
+    if (!after) cycles_ = checked_add(cycles_, store_cycles(at, config_));                             // s_{T−1}
+    const std::uint64_t stage = stage_cycles(unit_cycles(at), before ? store_cycles(*before, config_) : 0,
+                                             after ? load_cycles(*after, config_) : 0);
     cycles_ = checked_add(cycles_, checked_mul(stage, count));
   }
   std::uint64_t cycles() const { return cycles_; }
