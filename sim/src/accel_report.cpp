@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include "ecosim/ops_counter/error.hpp"
+#include "provenance.hpp"
 
 namespace ecosim::cli {
 
@@ -61,11 +62,12 @@ std::string row_line(const accel::OpRow& r, double clock_mhz, bool csv) {
 
 }  // namespace
 
-ReplayPrinter::ReplayPrinter(std::ostream& out, Format format, const accel::AccelConfig& config, accel::Engine engine)
-    : out_(out), format_(format), clock_mhz_(config.clock_mhz) {
+ReplayPrinter::ReplayPrinter(std::ostream& out, Format format, const accel::AccelConfig& config, accel::Engine engine,
+                             const nlohmann::ordered_json& provenance)
+    : out_(out), format_(format), clock_mhz_(config.clock_mhz), provenance_(provenance) {
   if (format_ == Format::json) json_.emplace(out_, "ops");
   if (format_ == Format::csv)
-    out_ << "# engine: " << name(engine) << "\n"
+    out_ << provenance_lines(provenance_)
          << "op,kind,tiles,macs,cycles,latency_ms,array_cycles,vector_cycles,stall_cycles,dram_bits,energy_pj,"
             "array_pj,vector_pj,sram_weights_pj,sram_inputs_pj,sram_outputs_pj,dram_pj,sram_pj,leakage_pj,mapping\n";
   if (format_ == Format::table)
@@ -84,7 +86,9 @@ void ReplayPrinter::row(const accel::OpRow& r) {
 
 void ReplayPrinter::finish(const accel::ReplayResult& result) {
   if (json_) {
-    json_->finish(to_json(result));
+    nlohmann::json fields = to_json(result);
+    fields["provenance"] = provenance_;
+    json_->finish(fields);
     return;
   }
   out_ << row_line(result.total, result.clock_mhz, format_ == Format::csv);
@@ -100,7 +104,8 @@ void ReplayPrinter::finish(const accel::ReplayResult& result) {
        << fmt::format(
               "area {:.4g} mm² (array {:.4g}, SRAM weights {:.4g} / inputs {:.4g} / outputs {:.4g}); "
               "leakage power {:.4g} mW\n",
-              a.total_mm2(), a.array_mm2, a.sram_mm2[0], a.sram_mm2[1], a.sram_mm2[2], result.leakage_mw);
+              a.total_mm2(), a.array_mm2, a.sram_mm2[0], a.sram_mm2[1], a.sram_mm2[2], result.leakage_mw)
+       << provenance_lines(provenance_);
 }
 
 }  // namespace ecosim::cli

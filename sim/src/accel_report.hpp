@@ -19,20 +19,22 @@ accel::AccelConfig parse_accel(const boost::program_options::variables_map& vm);
 accel::Engine parse_engine(const boost::program_options::variables_map& vm);
 
 /// Per-operation rows as they come, then the total: cycles, latency, energy by component, utilisation and
-/// stalls. JSON: the totals' fields (accel::to_json) and "ops": [row, ...], written row by row.
+/// stalls. JSON: the totals' fields (accel::to_json), "provenance" and "ops": [row, ...], written row by row.
 class ReplayPrinter : public accel::RowSink {
  public:
-  /// Prints the head (table: accelerator, engine, clock and column titles; CSV: a "# engine: NAME" line and
-  /// the column titles; JSON names the engine in its totals).
-  ReplayPrinter(std::ostream& out, Format format, const accel::AccelConfig& config, accel::Engine engine);
+  /// Prints the head (table: accelerator, engine, clock and column titles; CSV: the provenance's "# key: value"
+  /// lines, among them "# engine: NAME", and the column titles; JSON names the engine in its totals).
+  ReplayPrinter(std::ostream& out, Format format, const accel::AccelConfig& config, accel::Engine engine,
+                const nlohmann::ordered_json& provenance);
   void row(const accel::OpRow& row) override;
-  /// Prints the total (table: and a summary line).
+  /// Prints the total (table: and a summary line, then the provenance's lines).
   void finish(const accel::ReplayResult& result);
 
  private:
   std::ostream& out_;
   Format format_;
   double clock_mhz_;
+  nlohmann::ordered_json provenance_;
   std::optional<StreamedJsonObject> json_;  // JSON: the "ops" array
 };
 

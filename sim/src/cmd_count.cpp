@@ -6,6 +6,7 @@
 #include "ecosim/ops_counter/op_counter.hpp"
 #include "ecosim/sim/commands.hpp"
 #include "ecosim/traces/trace_reader.hpp"
+#include "provenance.hpp"
 #include "variant_parameters.hpp"
 #include "workload.hpp"
 
@@ -64,7 +65,7 @@ int count(const Args& args) {
   if (vm.count("trace")) {  // streamed: one record at a time, whatever the trace's length
     const std::string path = vm["trace"].as<std::string>();
     trace::TraceReader reader(path);
-    CountPrinter printer(std::cout, trace_workload(reader, path), tech, format, per_layer);
+    CountPrinter printer(std::cout, trace_workload(reader, path), tech, format, per_layer, provenance(tech));
     OpRecord op;
     while (reader.next(op)) printer.row(op.name, op.counts);
     printer.finish();
@@ -72,7 +73,7 @@ int count(const Args& args) {
   }
   const Workload workload = parse_workload(vm);
   std::ostringstream text;  // a workload has few rows: printed once all are counted, so an error prints none
-  CountPrinter printer(text, workload.describe(), tech, format, per_layer);
+  CountPrinter printer(text, workload.describe(), tech, format, per_layer, provenance(tech));
   count_workload(workload, printer);
   printer.finish();
   std::cout << text.str();

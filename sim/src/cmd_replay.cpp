@@ -10,6 +10,7 @@
 #include "ecosim/sim/commands.hpp"
 #include "ecosim/traces/atomic_file.hpp"
 #include "ecosim/traces/trace_reader.hpp"
+#include "provenance.hpp"
 #include "work_limits.hpp"
 #include "workload.hpp"
 
@@ -49,7 +50,7 @@ int replay(const Args& args) {
     timeline_file.emplace(vm["timeline"].as<std::string>());
     timeline.emplace(timeline_file->stream(), config);
   }
-  ReplayPrinter printer(std::cout, format, config, engine);
+  ReplayPrinter printer(std::cout, format, config, engine, provenance(config, engine, tech));
   const accel::ReplayResult result = accel::replay(engine, plans, config, &printer, timeline ? &*timeline : nullptr);
   if (timeline) {
     timeline->finish();

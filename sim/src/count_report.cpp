@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "ecosim/ops_counter/error.hpp"
+#include "provenance.hpp"
 
 namespace ecosim::cli {
 
@@ -42,13 +43,13 @@ std::string table_row(const std::string& name, const OpCounts& c, const TechTabl
 }  // namespace
 
 CountPrinter::CountPrinter(std::ostream& out, const nlohmann::json& workload, const TechTable& tech, Format format,
-                           bool per_layer)
-    : out_(out), workload_(workload), tech_(tech), format_(format), per_layer_(per_layer) {}
+                           bool per_layer, const nlohmann::ordered_json& provenance)
+    : out_(out), workload_(workload), provenance_(provenance), tech_(tech), format_(format), per_layer_(per_layer) {}
 
 void CountPrinter::start() {
   started_ = true;
   if (format_ == Format::json && per_layer_) json_.emplace(out_, "layers");
-  if (format_ == Format::csv) out_ << kCsvHeader;
+  if (format_ == Format::csv) out_ << provenance_lines(provenance_) << kCsvHeader;
   if (format_ == Format::table)
     out_ << fmt::format("workload: {}\nenergy table: {}\n\n", workload_.dump(), tech_.name())
          << fmt::format("{:<40} {:>17} {:>17} {:>15} {:>13} {:>13} {:>16}\n", "layer", "muls", "adds", "cmp", "exp",
@@ -74,6 +75,7 @@ void CountPrinter::finish() {
     nlohmann::json j = counts_json(total_, tech_);
     j["workload"] = workload_;
     j["tech_table"] = tech_.name();
+    j["provenance"] = provenance_;
     if (json_)
       json_->finish(j);
     else
@@ -83,7 +85,8 @@ void CountPrinter::finish() {
   if (format_ == Format::table)
     out_ << table_row("total", total_, tech_)
          << fmt::format("\ntotal: {:.3f} G muls, {:.3f} G adds, {:.4g} pJ ({:.3f} mJ)\n", total_.ops(OpKind::mul) / 1e9,
-                        total_.ops(OpKind::add) / 1e9, tech_.energy_pj(total_), tech_.energy_pj(total_) / 1e9);
+                        total_.ops(OpKind::add) / 1e9, tech_.energy_pj(total_), tech_.energy_pj(total_) / 1e9)
+         << provenance_lines(provenance_);
 }
 
 }  // namespace ecosim::cli

@@ -16,12 +16,14 @@ namespace ecosim::cli {
 enum class Format { table, csv, json };
 Format parse_format(const std::string& text);  // throws ecosim::Error
 
-/// JSON: {"workload", "tech_table", "muls", "adds", "energy_pj", "ops", "bytes_read", "bytes_written"}, and
-/// with per_layer "layers": [...] (each row's counts and "name"), written row by row.
+/// JSON: {"workload", "tech_table", "provenance", "muls", "adds", "energy_pj", "ops", "bytes_read",
+/// "bytes_written"}, and with per_layer "layers": [...] (each row's counts and "name"), written row by row. CSV
+/// is headed, and the table closed, by the provenance's "# key: value" lines.
 class CountPrinter {
  public:
   /// Nothing is printed before the first row is (so an error before it leaves no output).
-  CountPrinter(std::ostream& out, const nlohmann::json& workload, const TechTable& tech, Format format, bool per_layer);
+  CountPrinter(std::ostream& out, const nlohmann::json& workload, const TechTable& tech, Format format, bool per_layer,
+               const nlohmann::ordered_json& provenance);
   /// Adds a row to the total; with per_layer, prints it.
   void row(const std::string& name, const OpCounts& counts);
   /// Prints the total.
@@ -33,6 +35,7 @@ class CountPrinter {
 
   std::ostream& out_;
   nlohmann::json workload_;
+  nlohmann::ordered_json provenance_;
   const TechTable& tech_;
   Format format_;
   bool per_layer_;

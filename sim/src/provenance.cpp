@@ -49,6 +49,12 @@ nlohmann::ordered_json describe(const TechTable& tech) {
   return {{"name", tech.name()}, {"pj_per_op", entries}};
 }
 
+nlohmann::ordered_json provenance(const TechTable& tech) {
+  nlohmann::ordered_json p = provenance();
+  p["tech_table"] = describe(tech);
+  return p;
+}
+
 nlohmann::ordered_json provenance(const accel::AccelConfig& accel, accel::Engine engine, const TechTable& tech) {
   nlohmann::ordered_json p = provenance();
   p["engine"] = name(engine);

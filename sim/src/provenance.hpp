@@ -19,8 +19,9 @@ void set_command_line(const std::vector<std::string>& args);
 
 /// {"ecosim_version", "command_line"}: the command line shell-quoted for reading (it is never run).
 nlohmann::ordered_json provenance();
-/// provenance() plus the timing engine, the accelerator (effective configuration, fused mode) and the
-/// technology table.
+/// provenance() plus the technology table.
+nlohmann::ordered_json provenance(const TechTable& tech);
+/// provenance(tech) plus the timing engine and the accelerator (effective configuration, fused mode).
 nlohmann::ordered_json provenance(const accel::AccelConfig& accel, accel::Engine engine, const TechTable& tech);
 
 /// One "# key: value" line per field (values as compact JSON, strings bare).
