@@ -2,6 +2,7 @@
 #include "compare_report.hpp"
 
 #include <fmt/core.h>
+#include <algorithm>
 
 #include "provenance.hpp"
 
@@ -31,6 +32,13 @@ double energy_of(const CompareRow& row) { return row.accel.energy.total_pj(); }
 
 std::string fmt_ratio(std::optional<double> x) { return x ? fmt::format("{:.3f}", *x) : "-"; }
 
+/// The width of a left-aligned text column: its longest entry, at least its title and 10 characters.
+std::size_t column_width(const CompareReport& r, std::string CompareRow::*field, std::string_view title) {
+  std::size_t width = std::max<std::size_t>(title.size(), 10);
+  for (const auto& row : r.rows) width = std::max(width, (row.*field).size());
+  return width;
+}
+
 double sram_pj(const CompareRow& row) {
   return row.accel.energy.sram_pj[0] + row.accel.energy.sram_pj[1] + row.accel.energy.sram_pj[2];
 }
@@ -47,19 +55,21 @@ nlohmann::json timing_json(const std::optional<KernelTiming>& t) {
 
 std::string render_table(const CompareReport& r) {
   const CompareRow* msa = msa_row(r);
+  const std::size_t variant_w = column_width(r, &CompareRow::variant, "variant");
+  const std::size_t source_w = column_width(r, &CompareRow::source, "source");
   std::string out = fmt::format(
-      "{:<10} {:<13} {:>14} {:>14} {:>11} {:>12} {:>10} {:>11} {:>9} {:>9} {:>9} {:>9} {:>10} {:<5} {:>8} {:>8} "
+      "{:<{}} {:<{}} {:>14} {:>14} {:>11} {:>12} {:>10} {:>11} {:>9} {:>9} {:>9} {:>9} {:>10} {:<5} {:>8} {:>8} "
       "{:>8} {:>8}\n",
-      "variant", "source", "muls", "adds", "op_uJ", "accel_cyc", "accel_ms", "accel_uJ", "array", "vector", "sram",
-      "dram", "gpu_ms", "", "lat/MSA", "pub", "E/MSA", "pub");
+      "variant", variant_w, "source", source_w, "muls", "adds", "op_uJ", "accel_cyc", "accel_ms", "accel_uJ", "array",
+      "vector", "sram", "dram", "gpu_ms", "", "lat/MSA", "pub", "E/MSA", "pub");
   for (const auto& row : r.rows) {
     const double e = energy_of(row);
     out += fmt::format(
-        "{:<10} {:<13} {:>14} {:>14} {:>11.2f} {:>12} {:>10.4f} {:>11.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} "
+        "{:<{}} {:<{}} {:>14} {:>14} {:>11.2f} {:>12} {:>10.4f} {:>11.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} "
         "{:>10.4f} {:<5} {:>8} {:>8} {:>8} {:>8}\n",
-        row.variant, row.source, row.muls, row.adds, row.op_energy_pj / 1e6, row.accel.cycles, row.accel_latency_ms,
-        e / 1e6, row.accel.energy.array_pj / 1e6, row.accel.energy.vector_pj / 1e6, sram_pj(row) / 1e6,
-        row.accel.energy.dram_pj / 1e6, row.gpu_latency_ms, row.gpu_measured ? "" : "est.",
+        row.variant, variant_w, row.source, source_w, row.muls, row.adds, row.op_energy_pj / 1e6, row.accel.cycles,
+        row.accel_latency_ms, e / 1e6, row.accel.energy.array_pj / 1e6, row.accel.energy.vector_pj / 1e6,
+        sram_pj(row) / 1e6, row.accel.energy.dram_pj / 1e6, row.gpu_latency_ms, row.gpu_measured ? "" : "est.",
         fmt_ratio(ratio(row.accel_latency_ms, msa, &CompareRow::accel_latency_ms)),
         fmt_ratio(published_ratio(r, row.variant, "latency_ms")),
         fmt_ratio(msa ? std::optional<double>(e / energy_of(*msa)) : std::nullopt),

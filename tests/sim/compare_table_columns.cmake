@@ -1,0 +1,36 @@
+# `ecosim compare`'s table sizes its text columns to their longest entry: with a kernel-timed variant
+# ("kernel (cpu)") beside a count-only one ("analytic (count-only: no kernel)"), every row's source starts
+# where the header's "source" does and every line of the table is as long as the header (the right-aligned
+# columns after it end at the same character offset).
+file(REMOVE_RECURSE ${WORKDIR}/out)
+execute_process(COMMAND ${EXE} compare --device cpu --variants msa,sra --batch 1 --heads 2 --seq 64 --dim 16 --out out
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err WORKING_DIRECTORY ${WORKDIR})
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "compare failed (${rc}): ${err}")
+endif()
+file(READ ${WORKDIR}/out/compare.json json)
+string(REPLACE ";" "," out "${out}")
+string(REGEX MATCH "\nvariant [^\n]*\n([^\n]*\n)+" table "\n${out}")
+string(REGEX MATCHALL "[^\n]+" lines "${table}")
+list(GET lines 0 header)
+string(FIND "${header}" " source " source_at)
+string(LENGTH "${header}" width)
+string(JSON count LENGTH "${json}" variants)
+math(EXPR last "${count} - 1")
+set(sources "")
+foreach(i RANGE ${last})
+  string(JSON variant GET "${json}" variants ${i} name)
+  string(JSON source GET "${json}" variants ${i} source)
+  list(APPEND sources "${source}")
+  math(EXPR n "${i} + 1")
+  list(GET lines ${n} line)
+  string(FIND "${line}" " ${source} " at)
+  string(LENGTH "${line}" length)
+  if(NOT line MATCHES "^${variant} " OR NOT at EQUAL source_at OR NOT length EQUAL width)
+    message(FATAL_ERROR "row ${variant}: source at ${at} (header ${source_at}), ${length} characters (header "
+                        "${width})\n${header}\n${line}")
+  endif()
+endforeach()
+if(NOT sources MATCHES "^kernel " OR NOT sources MATCHES "count-only")
+  message(FATAL_ERROR "the test needs a kernel row and a count-only row: ${sources}")
+endif()
