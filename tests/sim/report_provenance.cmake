@@ -1,7 +1,7 @@
 # `ecosim count` and `ecosim replay` record their provenance in every format they write, as compare does: JSON
 # a "provenance" object (ecosim_version as `ecosim --version` prints it, the command line, the technology table;
 # replay also the engine), CSV "# key: value" lines heading the column titles, a table the same lines as its
-# footer.
+# footer. The table's derived energies print as the values their inputs define (sqrt.fp32 27.7).
 include(${CMAKE_CURRENT_LIST_DIR}/../cli_helpers.cmake)
 set(trace ${CMAKE_CURRENT_LIST_DIR}/../accel_model/data/small.jsonl)
 ecosim_run(version rc --version)
@@ -40,6 +40,10 @@ foreach(case "count;--trace;${trace}" "count;--layer;attention;--seq;8;--per-lay
                   WORKING_DIRECTORY ${WORKDIR})
   if(NOT rc EQUAL 0 OR NOT csv MATCHES "^${head}${command} [^\n]*\n(# [a-z_]+: [^\n]*\n)*# tech_table: {[^\n]*\n(# [^\n]*\n)*[a-z]+,")
     message(FATAL_ERROR "ecosim ${case} --format csv: no provenance head (${rc}): ${err}\n${csv}")
+  endif()
+  # a derived energy prints as the value its inputs define (7 × 3.7 + 2 × 0.9 pJ), not the sum's rounding noise
+  if(NOT csv MATCHES "\"sqrt\\.fp32\":27\\.7,")
+    message(FATAL_ERROR "ecosim ${case}: sqrt.fp32 is not printed as 27.7 in the tech table\n${csv}")
   endif()
   execute_process(COMMAND ${EXE} ${case} RESULT_VARIABLE rc OUTPUT_VARIABLE table ERROR_VARIABLE err
                   WORKING_DIRECTORY ${WORKDIR})
