@@ -6,6 +6,7 @@
 #include "ecosim/ops_counter/op_counter.hpp"
 #include "ecosim/sim/commands.hpp"
 #include "ecosim/traces/trace_reader.hpp"
+#include "held_output.hpp"
 #include "provenance.hpp"
 #include "variant_parameters.hpp"
 #include "workload.hpp"
@@ -65,10 +66,12 @@ int count(const Args& args) {
   if (vm.count("trace")) {  // streamed: one record at a time, whatever the trace's length
     const std::string path = vm["trace"].as<std::string>();
     trace::TraceReader reader(path);
-    CountPrinter printer(std::cout, trace_workload(reader, path), tech, format, per_layer, provenance(tech));
+    HeldOutput out(std::cout);  // a malformed record late in a small trace leaves no rows printed
+    CountPrinter printer(out.stream(), trace_workload(reader, path), tech, format, per_layer, provenance(tech));
     OpRecord op;
     while (reader.next(op)) printer.row(op.name, op.counts);
     printer.finish();
+    out.commit();
     return 0;
   }
   const Workload workload = parse_workload(vm);

@@ -10,6 +10,7 @@
 #include "ecosim/sim/commands.hpp"
 #include "ecosim/traces/atomic_file.hpp"
 #include "ecosim/traces/trace_reader.hpp"
+#include "held_output.hpp"
 #include "provenance.hpp"
 #include "work_limits.hpp"
 #include "workload.hpp"
@@ -50,7 +51,8 @@ int replay(const Args& args) {
     timeline_file.emplace(vm["timeline"].as<std::string>());
     timeline.emplace(timeline_file->stream(), config);
   }
-  ReplayPrinter printer(std::cout, format, config, engine, provenance(config, engine, tech));
+  HeldOutput out(std::cout);  // a malformed record late in a small trace leaves no rows printed
+  ReplayPrinter printer(out.stream(), format, config, engine, provenance(config, engine, tech));
   const accel::ReplayResult result = accel::replay(engine, plans, config, &printer, timeline ? &*timeline : nullptr);
   if (timeline) {
     timeline->finish();
@@ -58,6 +60,7 @@ int replay(const Args& args) {
     fmt::print(stderr, "wrote {} ({} events)\n", vm["timeline"].as<std::string>(), timeline->events());
   }
   printer.finish(result);
+  out.commit();
   return 0;
 }
 
