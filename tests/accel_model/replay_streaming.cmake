@@ -2,18 +2,14 @@
 # replay with its line number and leaves no timeline file; the JSON rows (streamed) parse and add up to the
 # total.
 include(${CMAKE_CURRENT_LIST_DIR}/../json_rows.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/../cli_helpers.cmake)
 set(small ${CMAKE_CURRENT_LIST_DIR}/data/small.jsonl)
 execute_process(COMMAND ${EXE} replay ${small} ${small} RESULT_VARIABLE rc ERROR_VARIABLE err WORKING_DIRECTORY ${WORKDIR})
 if(NOT rc EQUAL 2 OR NOT err MATCHES "ecosim replay: error: replay takes one trace; got 2")
   message(FATAL_ERROR "two traces: expected exit 2 and 'replay takes one trace; got 2'; rc=${rc}, stderr: ${err}")
 endif()
 
-file(STRINGS ${small} lines)
-list(LENGTH lines count)
-math(EXPR last "${count} - 1")
-list(SUBLIST lines 0 ${last} body)  # header and op records, end record dropped
-list(JOIN body "\n" text)
-file(WRITE ${WORKDIR}/late_error.jsonl "${text}\n{\"record\":\"op\",\"name\":\"x\",\"kind\":\"warp\"}\n")
+ecosim_late_error_trace(${small} ${WORKDIR}/late_error.jsonl count)
 file(REMOVE ${WORKDIR}/timeline.json)
 execute_process(COMMAND ${EXE} replay late_error.jsonl --timeline timeline.json RESULT_VARIABLE rc ERROR_VARIABLE err
                 WORKING_DIRECTORY ${WORKDIR})

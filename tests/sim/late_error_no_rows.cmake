@@ -1,13 +1,8 @@
 # `ecosim replay` and `ecosim count --trace --per-layer` stream their rows, but hold a small report back until
 # the trace has been read to its end: a malformed record late in the trace leaves nothing on standard output
 # (in every format), only the error.
-set(small ${CMAKE_CURRENT_LIST_DIR}/../accel_model/data/small.jsonl)
-file(STRINGS ${small} lines)
-list(LENGTH lines count)
-math(EXPR last "${count} - 1")
-list(SUBLIST lines 0 ${last} body)  # header and op records, end record dropped
-list(JOIN body "\n" text)
-file(WRITE ${WORKDIR}/late_error.jsonl "${text}\n{\"record\":\"op\",\"name\":\"x\",\"kind\":\"warp\"}\n")
+include(${CMAKE_CURRENT_LIST_DIR}/../cli_helpers.cmake)
+ecosim_late_error_trace(${CMAKE_CURRENT_LIST_DIR}/../accel_model/data/small.jsonl ${WORKDIR}/late_error.jsonl count)
 foreach(format table csv json)
   foreach(command "replay;late_error.jsonl" "count;--trace;late_error.jsonl;--per-layer")
     execute_process(COMMAND ${EXE} ${command} --format ${format} RESULT_VARIABLE rc OUTPUT_VARIABLE out
