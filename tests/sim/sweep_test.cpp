@@ -259,15 +259,16 @@ TEST_CASE("ecosim sweep: a bad spec fails before any output", "[sweep][cli]") {
 
 TEST_CASE("ecosim sweep: a run killed mid-way resumes to the same CSV as an uninterrupted run", "[sweep][cli]") {
   Folder f("killed");
-  // 648 whole-model points: on one thread longer than the alarm here (a checkpoint comes every 5 s), so
-  // SIGALRM kills the run after its first checkpoint; a machine fast enough to finish first kills nothing.
+  // 1,944 whole-model points: on one thread (≈ 150 points/s on an idle sandbox core) longer than the 12 s
+  // alarm, so SIGALRM kills the run after its first checkpoints (every 5 s once the points run, which planning
+  // precedes by well under 7 s even on a loaded machine); a machine fast enough to finish first kills nothing.
   std::ofstream(f.path / "long.json") << R"({
     "axes": {"array.rows": [8, 16, 32], "array.cols": [8, 16, 32, 64], "buffers.weights.bytes": [32768, 65536, 131072],
-             "buffers.inputs.bytes": [16384, 32768, 65536]},
+             "buffers.inputs.bytes": [16384, 32768, 65536], "buffers.outputs.bytes": [16384, 32768, 65536]},
     "workloads": [{"model": "pvt_v2_b0", "batch": [1, 2]}],
     "variants": [{"name": "msa"}, {"name": "ecoformer"}, {"name": "performer"}]})";
   const ChildOutcome killed =
-      run_ecosim({"sweep", "long.json", "--out", "part", "--jobs", "1"}, f.path, kAddressSpaceBytes, 7);
+      run_ecosim({"sweep", "long.json", "--out", "part", "--jobs", "1"}, f.path, kAddressSpaceBytes, 12);
   const ChildOutcome full =
       run_ecosim({"sweep", "long.json", "--out", "full", "--jobs", "2"}, f.path, kAddressSpaceBytes, kSeconds);
   REQUIRE(full.exit_code == 0);
