@@ -46,16 +46,9 @@ std::vector<GemmShape> shapes(int count) {
   return v;
 }
 
-void check_same_choice(const GemmTiling& a, const GemmTiling& b) {
-  CHECK(a.describe() == b.describe());
-  CHECK(a.compute_cycles == b.compute_cycles);
-  CHECK(a.dram_bits == b.dram_bits);
-  CHECK(a.bound_cycles == b.bound_cycles);
-  CHECK(a.pipeline_cycles == b.pipeline_cycles);
-  CHECK(a.energy_pj == b.energy_pj);  // bit for bit: the same arithmetic
-}
-
-void check_same_choice(const ConvTiling& a, const ConvTiling& b) {
+/// Two tilings (GemmTiling or ConvTiling) alike in every field.
+template <class Tiling>
+void check_same_choice(const Tiling& a, const Tiling& b) {
   CHECK(a.describe() == b.describe());
   CHECK(a.compute_cycles == b.compute_cycles);
   CHECK(a.dram_bits == b.dram_bits);
