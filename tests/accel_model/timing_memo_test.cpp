@@ -164,9 +164,16 @@ TEST_CASE("choose_tiling chooses alike before and after its thread's grids fill 
 }
 
 TEST_CASE("choose_conv_tiling chooses alike with memos warmed by configurations timed alike and with cold ones") {
-  const AccelConfig configs[] = {sized(8, 16, 262144, 65536, 65536, 800), sized(8, 16, 8192, 8192, 8192),
-                                 sized(8, 16, 32768, 16384, 16384),       sized(32, 8, 65536, 16384, 32768),
-                                 sized(32, 8, 16384, 65536, 8192),        builtin_or_slow_dram(true)};
+  const nlohmann::json dram = {{"memory", {{"model", "dram"}, {"device", "DDR4-2400"}}}};
+  const AccelConfig configs[] = {
+      sized(8, 16, 262144, 65536, 65536, 800),
+      sized(8, 16, 8192, 8192, 8192),
+      sized(8, 16, 32768, 16384, 16384),
+      sized(32, 8, 65536, 16384, 32768),
+      sized(32, 8, 16384, 65536, 8192),
+      builtin_or_slow_dram(true),
+      with_overrides(builtin_config("bitfusion-45nm"), dram, "timing_memo_test")};  // stateful memory: no memo
+  REQUIRE(configs[6].memory_bound);
   for (const ConvShape& s : conv_shapes(16)) {
     INFO(s.batch << "×" << s.in_channels << "×" << s.in_h << "×" << s.in_w << " → " << s.out_channels << ", "
                  << s.kernel_h << "×" << s.kernel_w << " /" << s.stride << ", " << s.groups << " groups");
