@@ -1,12 +1,14 @@
-// Direct convolution tiling: the tile-size search scored by the exact pipeline, class by class, and the tile
-// sequence of a tiling (a tile from its loop indices and its neighbours', with halo input tiles; formulas in
-// conv_tiling.hpp).
+// Direct convolution tiling: the tile-size search scored by the exact pipeline, class by class (tilings' timing
+// remembered per thread for the configuration's timing parts, pipeline_memo.hpp), and the tile sequence of a tiling (a
+// tile from its loop indices and its neighbours', with halo input tiles; formulas in conv_tiling.hpp).
 #include "ecosim/accel_model/conv_tiling.hpp"
 
 #include <fmt/core.h>
 #include <algorithm>
 #include <array>
+#include <deque>
 #include <initializer_list>
+#include <optional>
 #include <vector>
 
 #include "ecosim/accel_model/tiling.hpp"
@@ -14,6 +16,7 @@
 #include "ecosim/ops_counter/error.hpp"
 #include "fastest_candidate.hpp"
 #include "loop_nest.hpp"
+#include "pipeline_memo.hpp"
 
 namespace ecosim::accel {
 
@@ -209,11 +212,12 @@ ConvTiling evaluate_bound(const ConvShape& s, unsigned a_bits, unsigned w_bits, 
   return t;
 }
 
-/// Sets a tiling's pipeline cycles and energy from its exact replay, class by class.
-const ConvTiling& replay(const ConvShape& s, unsigned a_bits, unsigned w_bits, ConvTiling& t, const AccelConfig& c) {
-  const TilingReplay r = replay_by_class(ConvNest(s, a_bits, w_bits, t, c), c);
-  t.pipeline_cycles = r.cycles, t.energy_pj = r.energy_pj;
-  return t;
+std::uint64_t pipeline_cycles(const ConvShape& s, unsigned a_bits, unsigned w_bits, const ConvTiling& t,
+                              const AccelConfig& c) {
+  return cycles_by_class(ConvNest(s, a_bits, w_bits, t, c), c);
+}
+double energy_pj(const ConvShape& s, unsigned a_bits, unsigned w_bits, const ConvTiling& t, const AccelConfig& c) {
+  return energy_by_class(ConvNest(s, a_bits, w_bits, t, c), c);
 }
 
 }  // namespace
@@ -222,7 +226,8 @@ ConvTiling evaluate_conv_tiling(const ConvShape& s, unsigned a_bits, unsigned w_
                                 std::uint64_t tw, std::uint64_t tk, std::uint64_t tc, bool out_channels_outer,
                                 const AccelConfig& c) {
   ConvTiling t = evaluate_bound(s, a_bits, w_bits, ConvTiling{th, tw, tk, tc, out_channels_outer}, c);
-  replay(s, a_bits, w_bits, t, c);
+  t.pipeline_cycles = pipeline_cycles(s, a_bits, w_bits, t, c);
+  t.energy_pj = energy_pj(s, a_bits, w_bits, t, c);
   return t;
 }
 
@@ -230,7 +235,21 @@ ConvTiling choose_conv_tiling(const ConvShape& s, unsigned a_bits, unsigned w_bi
   const std::uint64_t half_in = c.buffer(Buffer::inputs).half_bits(), half_w = c.buffer(Buffer::weights).half_bits(),
                       half_out = c.buffer(Buffer::outputs).half_bits();
   const std::uint64_t rs = s.kernel_h * s.kernel_w;
-  std::vector<ConvTiling> candidates;  // in the order of enumeration
+  // The candidates' timing: remembered for the configuration's timing parts, or (a memory model's timing) made
+  // for this search alone.
+  const std::optional<TimingParts> timing = timing_parts(c);
+  ConvTimingMemo* memo = timing ? &conv_timing_memo() : nullptr;
+  std::deque<ConvTiming> own;
+  std::vector<ConvTiming*> candidates;  // in the order of enumeration
+  auto add = [&](const ConvTiling& tiles) {
+    auto bound = [&] { return ConvTiming{evaluate_bound(s, a_bits, w_bits, tiles, c), std::nullopt}; };
+    if (!memo) return candidates.push_back(&own.emplace_back(bound()));
+    const ConvTimingKey key{s,      a_bits, w_bits, tiles.th, tiles.tw, tiles.tk, tiles.tc, tiles.out_channels_outer,
+                            *timing};
+    auto [entry, added] = memo->try_emplace(key);
+    if (added) entry->second = bound();
+    candidates.push_back(&entry->second);
+  };
   for (std::uint64_t tc : tile_sizes(s.group_in_channels())) {
     for (std::uint64_t tk : tile_sizes(s.group_out_channels())) {
       if (tk * tc * rs * w_bits > half_w) break;
@@ -241,7 +260,7 @@ ConvTiling choose_conv_tiling(const ConvShape& s, unsigned a_bits, unsigned w_bi
           if (tc * rows * cols * a_bits > half_in || th * tw * tk * c.accumulator_bits > half_out) break;
           for (const bool out_channels_outer : {true, false}) {
             if (!out_channels_outer && tk == s.group_out_channels()) break;  // one output-channel tile: same walk
-            candidates.push_back(evaluate_bound(s, a_bits, w_bits, {th, tw, tk, tc, out_channels_outer}, c));
+            add({th, tw, tk, tc, out_channels_outer});
           }
         }
       }
@@ -250,21 +269,22 @@ ConvTiling choose_conv_tiling(const ConvShape& s, unsigned a_bits, unsigned w_bi
   if (candidates.empty())
     throw Error(fmt::format("no convolution tile of {}-bit operands ({}×{} kernel) fits the buffers of '{}'", a_bits,
                             s.kernel_h, s.kernel_w, c.name));
-  auto tile = [](const ConvTiling& t) { return t.th * t.tw * t.tk * t.tc; };
-  std::vector<bool> replayed(candidates.size());  // pipeline_cycles and energy_pj set: one replay gives both
-  auto replayed_tiling = [&](std::size_t i) -> const ConvTiling& {
-    if (!replayed[i]) replay(s, a_bits, w_bits, candidates[i], c), replayed[i] = true;
-    return candidates[i];
-  };
+  auto tiling = [&](std::size_t i) -> const ConvTiling& { return candidates[i]->bound; };
+  auto tile = [&](std::size_t i) { return tiling(i).th * tiling(i).tw * tiling(i).tk * tiling(i).tc; };
+  std::vector<double> energies(candidates.size());  // of those that can tie
   const std::size_t best = fastest_candidate(
-      candidates.size(), [&](std::size_t i) { return candidates[i].bound_cycles; },
-      [&](std::size_t i) { return replayed_tiling(i).pipeline_cycles; },
-      [&](std::size_t i) { return replayed_tiling(i).energy_pj; },
-      [&](std::size_t a, std::size_t b) {
-        return better_tie(candidates[a].energy_pj, tile(candidates[a]), a, candidates[b].energy_pj, tile(candidates[b]),
-                          b);
-      });
-  return candidates[best];
+      candidates.size(), [&](std::size_t i) { return tiling(i).bound_cycles; },
+      [&](std::size_t i) {
+        std::optional<std::uint64_t>& cycles = candidates[i]->pipeline_cycles;
+        if (!cycles) cycles = pipeline_cycles(s, a_bits, w_bits, tiling(i), c);
+        return *cycles;
+      },
+      [&](std::size_t i) { return energies[i] = energy_pj(s, a_bits, w_bits, tiling(i), c); },
+      [&](std::size_t a, std::size_t b) { return better_tie(energies[a], tile(a), a, energies[b], tile(b), b); });
+  ConvTiling chosen = tiling(best);
+  chosen.pipeline_cycles = *candidates[best]->pipeline_cycles;
+  chosen.energy_pj = energies[best];
+  return chosen;
 }
 
 std::shared_ptr<const TileRun> conv_tiles(const ConvShape& s, unsigned a_bits, unsigned w_bits,

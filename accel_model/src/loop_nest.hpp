@@ -158,20 +158,14 @@ std::uint64_t cycles_by_class(const Nest& nest, const AccelConfig& c) {
   return clock.cycles();
 }
 
-/// A tiling's exact replay, class by class: its pipeline cycles and dynamic energy (array, DRAM, SRAM).
-struct TilingReplay {
-  std::uint64_t cycles = 0;
-  double energy_pj = 0;
-};
+/// A tiling's dynamic energy (array, DRAM, SRAM), class by class.
 template <class Nest>
-TilingReplay replay_by_class(const Nest& nest, const AccelConfig& c) {
-  ClassClock clock(c);
+double energy_by_class(const Nest& nest, const AccelConfig& c) {
   EnergyLedger ledger(c);
-  nest.visit_classes([&](const TileWork* before, const TileWork& at, const TileWork* after, std::uint64_t count) {
-    clock.add(before, at, after, count);
+  nest.visit_classes([&](const TileWork*, const TileWork& at, const TileWork*, std::uint64_t count) {
     charge_tile(at, ledger, count);
   });
-  return {clock.cycles(), ledger.total().total_pj()};
+  return ledger.total().total_pj();
 }
 
 /// Walks a nest tile by tile, holding the indices of the tiles before, at and after the cursor; `tile` as in

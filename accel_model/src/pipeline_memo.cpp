@@ -1,4 +1,5 @@
-// The timing key of a GEMM and the per-thread memo of tilings' pipeline cycles (pipeline_memo.hpp).
+// The timing keys of GEMMs and convolution tilings and the per-thread memos of tilings' timing
+// (pipeline_memo.hpp).
 #include "pipeline_memo.hpp"
 
 #include <unordered_map>
@@ -23,21 +24,47 @@ struct PipelineKeyHash {
   }
 };
 
+std::uint64_t mix(std::uint64_t h, const TimingParts& t) {
+  for (std::uint64_t word : {t.rows, t.cols, t.accumulator_bits, t.dram_bits_per_cycle, t.dram_latency_cycles})
+    h = mix(h, word);
+  return h;
+}
+
 }  // namespace
 
-std::optional<GemmTimingKey> timing_key(const GemmShape& shape, const AccelConfig& config) {
+std::optional<TimingParts> timing_parts(const AccelConfig& config) {
   if (config.memory_bound) return std::nullopt;
-  return GemmTimingKey{
-      shape, config.rows, config.cols, config.accumulator_bits, config.dram_bits_per_cycle, config.dram_latency_cycles};
+  return TimingParts{config.rows, config.cols, config.accumulator_bits, config.dram_bits_per_cycle,
+                     config.dram_latency_cycles};
+}
+
+std::optional<GemmTimingKey> timing_key(const GemmShape& shape, const AccelConfig& config) {
+  const std::optional<TimingParts> timing = timing_parts(config);
+  if (!timing) return std::nullopt;
+  return GemmTimingKey{shape, *timing};
 }
 
 std::size_t GemmTimingKeyHash::operator()(const GemmTimingKey& k) const {
   const GemmShape& s = k.shape;
   std::uint64_t h = 0x9e3779b97f4a7c15u;
-  for (std::uint64_t word : {s.batch, s.m, s.n, s.k, std::uint64_t(s.a_bits) << 32 | s.w_bits, k.rows, k.cols,
-                             k.accumulator_bits, k.dram_bits_per_cycle, k.dram_latency_cycles})
+  for (std::uint64_t word : {s.batch, s.m, s.n, s.k, std::uint64_t(s.a_bits) << 32 | s.w_bits}) h = mix(h, word);
+  return std::size_t(mix(h, k.timing));
+}
+
+std::size_t ConvTimingKeyHash::operator()(const ConvTimingKey& k) const {
+  const ConvShape& s = k.shape;
+  std::uint64_t h = 0x9e3779b97f4a7c15u;
+  for (std::uint64_t word :
+       {s.batch, s.in_channels, s.in_h, s.in_w, s.out_channels, s.kernel_h, s.kernel_w, s.stride, s.padding, s.groups,
+        std::uint64_t(k.a_bits) << 32 | k.w_bits, k.th, k.tw, k.tk, k.tc << 1 | std::uint64_t(k.out_channels_outer)})
     h = mix(h, word);
-  return std::size_t(h);
+  return std::size_t(mix(h, k.timing));
+}
+
+ConvTimingMemo& conv_timing_memo() {
+  thread_local ConvTimingMemo memo;
+  if (memo.size() > kConvTimingMemoCapacity) memo.clear();
+  return memo;
 }
 
 std::uint64_t remembered_pipeline_cycles(const GemmShape& shape, const GemmTiling& tiling, const AccelConfig& config) {

@@ -96,7 +96,7 @@ int coordinate(const po::variables_map& vm, const SweepSpec& spec, const MpiSess
   folder.keep();  // checkpoints stay: --resume continues from them
   fmt::print(stderr, "sweep: {} points ({} pruned, {} kept from {}), {} to run on {}, {} engine\n", spec.points(),
              plan.pruned()["points"].get<std::size_t>(), rows.size(), csv_path, todo.size(),
-             mpi.size() > 1 ? fmt::format("{} MPI ranks", mpi.size() - 1) : fmt::format("{} thread(s)", jobs),
+             mpi.size() > 1 ? fmt::format("{} MPI ranks", mpi.size()) : fmt::format("{} thread(s)", jobs),
              accel::name(spec.engine));
 
   const auto start = Clock::now();
@@ -119,7 +119,7 @@ int coordinate(const po::variables_map& vm, const SweepSpec& spec, const MpiSess
     }
   };
   if (mpi.size() > 1)
-    gather_points(mpi, todo, done, spec);
+    gather_points(mpi, plan, todo, done, spec);
   else
     run_points(plan, todo, static_cast<unsigned>(jobs), done);
   const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
@@ -146,7 +146,7 @@ int sweep(const Args& args) {
                                                "sweep spec JSON (also the first argument; default: the built-in)")(
       "out", po::value<std::string>()->default_value("sweep"), "output directory")(
       "jobs,j", po::value<std::int64_t>()->default_value(std::max(1u, std::thread::hardware_concurrency())),
-      "threads running points (one process; under mpirun each rank but 0 replays one point at a time)")(
+      "threads running points (one process; under mpirun each rank replays one point at a time)")(
       "resume", "keep the rows of DIR/sweep.csv and run only the missing points");
   po::variables_map vm;
   if (!parse_args(leading_argument_as(args, "spec"), options, vm,

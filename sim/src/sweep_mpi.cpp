@@ -1,5 +1,6 @@
 // The sweep over MPI ranks: a request/answer protocol — a rank sends the rows of its last points (CSV lines,
-// which read back exactly) and gets the next few point indices, or none when all are handed out.
+// which read back exactly) and gets the next few point indices, or none when all are handed out. Rank 0 replays
+// points itself, one at a time, between answering requests.
 #include "sweep_mpi.hpp"
 
 #include <mpi.h>
@@ -19,8 +20,8 @@ namespace {
 
 constexpr int kRowsTag = 1, kPointsTag = 2;
 // Guided: an answer hands out a share of the points left (1/8 per replaying rank), so that ranks ask seldom
-// while much is left (a request waits up to a poll interval, several fast points' time) and stay balanced to
-// the end (at least kMinPointsPerRequest, at most kMaxPointsPerRequest).
+// while much is left (a request waits up to rank 0's current point or, once none is left, a poll interval) and
+// stay balanced to the end (at least kMinPointsPerRequest, at most kMaxPointsPerRequest).
 constexpr std::size_t kMinPointsPerRequest = 4, kMaxPointsPerRequest = 256;
 constexpr auto kPollInterval = std::chrono::microseconds(200);
 
@@ -52,15 +53,19 @@ void MpiSession::abort(int exit_code) const {
   std::exit(exit_code);
 }
 
-void gather_points(const MpiSession& mpi, const std::vector<std::size_t>& points,
+void gather_points(const MpiSession& mpi, const SweepPlan& plan, const std::vector<std::size_t>& points,
                    const std::function<void(SweepRow)>& done, const SweepSpec& spec) {
   std::size_t next = 0;
   for (int serving = mpi.size() - 1; serving > 0;) {
     MPI_Status status;
-    for (int waiting = 0;
-         !waiting;) {  // polled with pauses: a blocking probe busy-waits on a core the replaying ranks need
-      check(MPI_Iprobe(MPI_ANY_SOURCE, kRowsTag, MPI_COMM_WORLD, &waiting, &status), "MPI_Iprobe");
-      if (!waiting) std::this_thread::sleep_for(kPollInterval);
+    int waiting = 0;
+    check(MPI_Iprobe(MPI_ANY_SOURCE, kRowsTag, MPI_COMM_WORLD, &waiting, &status), "MPI_Iprobe");
+    if (!waiting) {
+      if (next < points.size())
+        done(plan.run(points[next++]));  // rank 0's share: one point, then it looks for requests again
+      else
+        std::this_thread::sleep_for(kPollInterval);  // a blocking probe busy-waits on a core the other ranks need
+      continue;
     }
     int bytes = 0;
     MPI_Get_count(&status, MPI_CHAR, &bytes);
@@ -71,7 +76,7 @@ void gather_points(const MpiSession& mpi, const std::vector<std::size_t>& points
       for (auto& [index, row] : read_sweep_csv(sweep_csv_header(spec) + "\n" + rows, spec, "a rank's rows"))
         done(std::move(row));
     std::vector<std::uint64_t> chunk;
-    const std::size_t handed = points_per_request(points.size() - next, mpi.size() - 1);
+    const std::size_t handed = points_per_request(points.size() - next, mpi.size());
     for (; next < points.size() && chunk.size() < handed; ++next) chunk.push_back(points[next]);
     check(MPI_Send(chunk.data(), static_cast<int>(chunk.size()), MPI_UINT64_T, status.MPI_SOURCE, kPointsTag,
                    MPI_COMM_WORLD),

@@ -30,8 +30,9 @@ class MpiSession {
   int rank_ = 0, size_ = 1;
 };
 
-/// Rank 0 of several: hands `points` to ranks 1..size-1 and calls `done` with each row they return.
-void gather_points(const MpiSession& mpi, const std::vector<std::size_t>& points,
+/// Rank 0 of several: hands `points` to ranks 1..size-1, replays points of `plan` itself between their requests,
+/// and calls `done` with each row (its own and those the ranks return).
+void gather_points(const MpiSession& mpi, const SweepPlan& plan, const std::vector<std::size_t>& points,
                    const std::function<void(SweepRow)>& done, const SweepSpec& spec);
 /// Ranks 1..size-1: replays the points rank 0 hands out until it sends none.
 void serve_points(const SweepPlan& plan);

@@ -10,8 +10,8 @@ MpiSession::MpiSession() = default;
 MpiSession::~MpiSession() = default;
 void MpiSession::abort(int exit_code) const { std::exit(exit_code); }
 
-void gather_points(const MpiSession&, const std::vector<std::size_t>&, const std::function<void(SweepRow)>&,
-                   const SweepSpec&) {
+void gather_points(const MpiSession&, const SweepPlan&, const std::vector<std::size_t>&,
+                   const std::function<void(SweepRow)>&, const SweepSpec&) {
   throw Error("ecosim was built without MPI (ECOSIM_MPI)");
 }
 void serve_points(const SweepPlan&) { throw Error("ecosim was built without MPI (ECOSIM_MPI)"); }

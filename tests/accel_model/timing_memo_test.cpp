@@ -1,7 +1,7 @@
-// The memos of the GEMM tiling search (accel_model/src/pipeline_memo.hpp, the size grids of tiling.cpp): a
+// The memos of the tiling searches (accel_model/src/pipeline_memo.hpp, the size grids of tiling.cpp): a
 // tiling's timing depends on the configuration only through its timing key, remembered pipeline cycles equal
-// computed ones past the memo's capacity, and choose_tiling answers alike with warm memos (grids filled by
-// configurations that differ in buffers, clock and energies) and cold ones (a fresh thread's).
+// computed ones past the memo's capacity, and choose_tiling and choose_conv_tiling answer alike with warm memos
+// (filled by configurations that differ in buffers, clock and energies) and cold ones (a fresh thread's).
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -46,13 +46,38 @@ std::vector<GemmShape> shapes(int count) {
   return v;
 }
 
-void check_same_choice(const GemmTiling& a, const GemmTiling& b) {
+/// Two tilings (GemmTiling or ConvTiling) alike in every field.
+template <class Tiling>
+void check_same_choice(const Tiling& a, const Tiling& b) {
   CHECK(a.describe() == b.describe());
   CHECK(a.compute_cycles == b.compute_cycles);
   CHECK(a.dram_bits == b.dram_bits);
   CHECK(a.bound_cycles == b.bound_cycles);
   CHECK(a.pipeline_cycles == b.pipeline_cycles);
   CHECK(a.energy_pj == b.energy_pj);  // bit for bit: the same arithmetic
+}
+
+/// Seeded convolutions: dense, grouped and depthwise, kernels 1–7, strides 1–4, images 7–56 pixels a side.
+std::vector<ConvShape> conv_shapes(int count) {
+  std::mt19937_64 rng(29);
+  auto pick = [&](std::uint64_t lo, std::uint64_t hi) {
+    return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng);
+  };
+  std::vector<ConvShape> v;
+  for (int i = 0; i < count; ++i) {
+    ConvShape s;
+    s.batch = pick(1, 2);
+    s.groups = std::array<std::uint64_t, 3>{1, 2, 0}[pick(0, 2)];
+    s.in_channels = (s.groups ? s.groups : 1) * pick(1, 48);
+    if (!s.groups) s.groups = s.in_channels;  // depthwise
+    s.out_channels = s.groups * pick(1, s.groups == s.in_channels ? 1 : 48);
+    s.in_h = pick(7, 56), s.in_w = pick(7, 56);
+    s.kernel_h = s.kernel_w = pick(0, 3) * 2 + 1;
+    s.stride = pick(1, 4), s.padding = s.kernel_h / 2;
+    s.validate();
+    v.push_back(s);
+  }
+  return v;
 }
 
 }  // namespace
@@ -130,6 +155,69 @@ TEST_CASE("choose_tiling chooses alike before and after its thread's grids fill 
   std::thread([&] {
     for (std::uint64_t i = 0; i < 120; ++i)
       cold.push_back(choose_tiling({1, 2048 + 7 * i, 2100 + i, 2500 - i, 8, 8}, c));
+  }).join();
+  REQUIRE(cold.size() * 2 == warm.size());
+  for (std::size_t i = 0; i < cold.size(); ++i) {
+    check_same_choice(warm[2 * i], cold[i]);
+    check_same_choice(warm[2 * i + 1], cold[i]);
+  }
+}
+
+TEST_CASE("choose_conv_tiling chooses alike with memos warmed by configurations timed alike and with cold ones") {
+  const nlohmann::json dram = {{"memory", {{"model", "dram"}, {"device", "DDR4-2400"}}}};
+  const AccelConfig configs[] = {
+      sized(8, 16, 262144, 65536, 65536, 800),
+      sized(8, 16, 8192, 8192, 8192),
+      sized(8, 16, 32768, 16384, 16384),
+      sized(32, 8, 65536, 16384, 32768),
+      sized(32, 8, 16384, 65536, 8192),
+      builtin_or_slow_dram(true),
+      with_overrides(builtin_config("bitfusion-45nm"), dram, "timing_memo_test")};  // stateful memory: no memo
+  REQUIRE(configs[6].memory_bound);
+  for (const ConvShape& s : conv_shapes(16)) {
+    INFO(s.batch << "×" << s.in_channels << "×" << s.in_h << "×" << s.in_w << " → " << s.out_channels << ", "
+                 << s.kernel_h << "×" << s.kernel_w << " /" << s.stride << ", " << s.groups << " groups");
+    for (const unsigned bits : {4u, 8u}) {
+      std::vector<ConvTiling> warm, cold;
+      for (const AccelConfig& c : configs) {
+        warm.push_back(choose_conv_tiling(s, bits, 8, c));
+        warm.push_back(choose_conv_tiling(s, bits, 8, c));  // every timing from the memo
+      }
+      for (const AccelConfig& c : configs)
+        std::thread([&] { cold.push_back(choose_conv_tiling(s, bits, 8, c)); }).join();  // a fresh thread
+      REQUIRE(warm.size() == 2 * cold.size());
+      for (std::size_t i = 0; i < cold.size(); ++i) {
+        check_same_choice(warm[2 * i], cold[i]);
+        check_same_choice(warm[2 * i + 1], cold[i]);
+        // The chosen tiling's fields are its exact evaluation.
+        const ConvTiling& t = cold[i];
+        check_same_choice(t,
+                          evaluate_conv_tiling(s, bits, 8, t.th, t.tw, t.tk, t.tc, t.out_channels_outer, configs[i]));
+      }
+    }
+  }
+}
+
+TEST_CASE("choose_conv_tiling chooses alike before and after its thread's memo fills up and is emptied") {
+  // Each search adds its candidates (≈ 4,000 for these shapes) to the memo: 12 of them pass its capacity.
+  const AccelConfig c = sized(16, 32, 262144, 131072, 65536);
+  auto shape = [](std::uint64_t i) {
+    ConvShape s;
+    s.in_channels = 64 + i, s.out_channels = 64, s.in_h = s.in_w = 56, s.kernel_h = s.kernel_w = 3, s.padding = 1;
+    return s;
+  };
+  std::size_t candidates = 0;
+  std::vector<ConvTiling> warm, cold;
+  for (std::uint64_t i = 0; i < 12; ++i) {
+    const std::size_t before = conv_timing_memo().size();
+    warm.push_back(choose_conv_tiling(shape(i), 8, 8, c));
+    const std::size_t after = conv_timing_memo().size();
+    candidates += after >= before ? after - before : after;
+    warm.push_back(choose_conv_tiling(shape(i), 8, 8, c));  // from the memo
+  }
+  CHECK(candidates > kConvTimingMemoCapacity);
+  std::thread([&] {
+    for (std::uint64_t i = 0; i < 12; ++i) cold.push_back(choose_conv_tiling(shape(i), 8, 8, c));
   }).join();
   REQUIRE(cold.size() * 2 == warm.size());
   for (std::size_t i = 0; i < cold.size(); ++i) {

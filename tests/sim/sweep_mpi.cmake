@@ -1,5 +1,5 @@
 # `mpirun -np 2 ecosim sweep` writes the same sweep.csv bytes as the local run (--jobs 2): rank 0 hands the
-# points of a small spec to rank 1 and gathers the rows. Run by CTest when ecosim was built with MPI.
+# points of a small spec to rank 1, replays points itself between its requests and gathers the rows. Run by CTest when ecosim was built with MPI.
 file(REMOVE_RECURSE ${WORKDIR}/local ${WORKDIR}/mpi)
 file(WRITE ${WORKDIR}/spec.json [=[{
   "axes": {"array.rows": [8, 16], "array.cols": [8, 16, 32]},
@@ -21,7 +21,7 @@ execute_process(COMMAND ${MPIEXEC} -np 2 --oversubscribe ${root_flag} ${EXE} swe
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "mpirun sweep failed (${rc}): ${err}")
 endif()
-if(NOT err MATCHES "on 1 MPI ranks")
+if(NOT err MATCHES "on 2 MPI ranks")
   message(FATAL_ERROR "the sweep did not run over MPI ranks: ${err}")
 endif()
 file(READ ${WORKDIR}/local/sweep.csv local)

@@ -22,6 +22,7 @@ struct ConvShape {
   std::uint64_t kernel_h = 1, kernel_w = 1;  // R, S
   std::uint64_t stride = 1, padding = 0;     // the same along both axes
   std::uint64_t groups = 1;                  // divides C and K (groups = C = K: depthwise)
+  friend bool operator==(const ConvShape&, const ConvShape&) = default;
 
   std::uint64_t out_h() const { return conv_output_size(in_h, kernel_h, stride, padding); }
   std::uint64_t out_w() const { return conv_output_size(in_w, kernel_w, stride, padding); }
