@@ -26,17 +26,13 @@
 #include "ecosim/sim/commands.hpp"
 #include "ecosim/traces/atomic_file.hpp"
 #include "ecosim/traces/trace_writer.hpp"
+#include "embedded_texts.hpp"
 #include "gpu_estimate.hpp"
 #include "provenance.hpp"
 #include "report_folder.hpp"
 #include "variant_parameters.hpp"
 #include "work_limits.hpp"
 #include "workload.hpp"
-
-namespace ecosim::embedded {
-std::string_view published_accelerator();
-std::string_view plot_compare_py();
-}  // namespace ecosim::embedded
 
 namespace ecosim::cli {
 

@@ -13,6 +13,7 @@
 #include "ecosim/ops_counter/text_file.hpp"
 #include "ecosim/sim/commands.hpp"
 #include "ecosim/traces/atomic_file.hpp"
+#include "embedded_texts.hpp"
 #include "provenance.hpp"
 #include "report_folder.hpp"
 #include "sweep_mpi.hpp"
@@ -20,11 +21,6 @@
 #include "sweep_runner.hpp"
 #include "sweep_spec.hpp"
 #include "workload.hpp"
-
-namespace ecosim::embedded {
-std::string_view plot_compare_py();
-std::string_view plot_sweep_py();
-}  // namespace ecosim::embedded
 
 namespace ecosim::cli {
 

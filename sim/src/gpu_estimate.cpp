@@ -6,10 +6,7 @@
 
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
-
-namespace ecosim::embedded {
-std::string_view gpu_roofline();
-}
+#include "embedded_texts.hpp"
 
 namespace ecosim::cli {
 

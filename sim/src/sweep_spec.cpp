@@ -10,10 +10,7 @@
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
 #include "ecosim/ops_counter/model_zoo.hpp"
-
-namespace ecosim::embedded {
-std::string_view default_sweep();
-}
+#include "embedded_texts.hpp"
 
 namespace ecosim::cli {
 
