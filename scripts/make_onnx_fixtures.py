@@ -22,6 +22,7 @@ Hostile fixtures (hostile/): each must be refused with a clear error
   undefined_input      a node reading a tensor nothing defines
   deep_nesting         If nodes nested 80 deep in each other's branches
   missing_operand      a Conv without its weights (found by the fuzzer: an operand read past the node's inputs)
+  empty_operand        a MatMul of a [2, 3, 0, 5] tensor (found by the fuzzer: a division by its zero rows)
 Weights of the fixtures are stripped as in export_models.py: dims kept, data marked external at location
 "stripped" (a file that does not exist and that ecosim never opens).
 """
@@ -134,6 +135,8 @@ def hostile_fixtures():
                                    [io("y", [1, 4])])
     yield "missing_operand", model("missing_operand", [n("Conv", ["x"], ["y"], name="conv", kernel_shape=[3, 3])],
                                    [io("x", [1, 3, 8, 8])], [io("y", [1, 4, 6, 6])])
+    yield "empty_operand", model("empty_operand", [n("MatMul", ["a", "b"], ["c"], name="matmul")],
+                                 [io("a", [2, 3, 0, 5]), io("b", [6, 5, 6])], [io("c", [2, 3, 0, 6])])
     yield "deep_nesting", model("deep", [nested_if(80)], [helper.make_tensor_value_info("c", TensorProto.BOOL, [])],
                                 [io("y", [1])], [scalar("x", 1.0)])
 

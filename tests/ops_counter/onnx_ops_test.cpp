@@ -165,6 +165,7 @@ TEST_CASE("ONNX hostile files are refused with a clear error", "[onnx]") {
   CHECK_THAT(error_of(hostile + "undefined_input.onnx"), Catch::Contains("undefined tensor 'nowhere'"));
   CHECK_THAT(error_of(hostile + "deep_nesting.onnx"), Catch::Contains("nested deeper"));
   CHECK_THAT(error_of(hostile + "missing_operand.onnx"), Catch::Contains("needs 2 input(s)"));
+  CHECK_THAT(error_of(hostile + "empty_operand.onnx"), Catch::Contains("tensor 'a' is empty"));
   CHECK_THAT(error_of(kOps + "/conv_groups_bias.onnx", {.max_file_bytes = 100}),
              Catch::Contains("limit of 100 bytes") && Catch::Contains("--onnx-max-bytes"));
   CHECK_THAT(error_of(kOps + "/no_such_file.onnx"), Catch::Contains("no_such_file.onnx"));

@@ -256,6 +256,10 @@ NodeLayer node_layer(const Context& c, const Node& n) {
     bool complete = n.inputs.size() >= operands && !n.outputs.empty() && !n.outputs[0].empty();
     for (std::size_t i = 0; complete && i < operands; ++i) complete = !n.inputs[i].empty();
     if (!complete) c.fail(n, "needs " + std::to_string(operands) + " input(s) and an output");
+    // No counted node works on an empty tensor (each rule divides by its operands' or output's dimensions).
+    for (std::size_t i = 0; i < operands; ++i)
+      if (c.has_dims(n.inputs[i])) (void)c.elements(n.inputs[i], n);  // throws naming an empty tensor
+    if (c.has_dims(n.outputs[0])) (void)c.elements(n.outputs[0], n);
   }
   return {.layer = rule->second(c, n)};
 }
