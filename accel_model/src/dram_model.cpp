@@ -1,8 +1,10 @@
 // The `dram` memory model: per burst, the bank's row buffer decides a row hit (column command only), a miss
-// (closed bank: activate, tRCD) or a conflict (another row open: precharge once tRAS/tWR allow, tRP, activate,
-// tRCD); data follows the column command after tCL (tCWL for writes) on the channel's data bus, in order.
-// All banks refresh together for tRFC every tREFI and lose their rows; a command sequence that a refresh
-// would interrupt starts again after it.
+// (closed bank: activate, tRCD) or a conflict (another row open: precharge once tRAS, tRTP after the last read
+// and tWR after the last write's data allow, tRP, activate, tRCD); data follows the column command after tCL
+// (tCWL for writes) on the channel's data bus, in order. A channel issues activations and column commands in
+// request order: activations tRRD_S apart (tRRD_L in the same bank group), at most four in any tFAW window,
+// column commands tCCD_S apart (tCCD_L in the same bank group). All banks refresh together for tRFC every
+// tREFI and lose their rows; a command sequence that a refresh would interrupt starts again after it.
 #include <algorithm>
 #include <limits>
 
@@ -27,17 +29,22 @@ std::uint64_t ceil_ratio(u128 num, u128 den) {
 }
 
 std::vector<AddressField> parse_mapping(std::string_view mapping) {
-  constexpr std::string_view kFields[] = {"Ro", "Ba", "Co", "Ch"};
+  constexpr std::string_view kFields[] = {"Ro", "Bg", "Ba", "Co", "Ch"};  // in AddressField's order
   std::vector<AddressField> fields;  // most significant first while reading
-  for (std::size_t at = 0; at + 2 <= mapping.size() && mapping.size() == 8; at += 2) {
+  const bool whole_fields = mapping.size() % 2 == 0 && mapping.size() <= 2 * std::size(kFields);
+  for (std::size_t at = 0; whole_fields && at < mapping.size(); at += 2) {
     const auto* f = std::find(std::begin(kFields), std::end(kFields), mapping.substr(at, 2));
     const auto field = static_cast<AddressField>(f - std::begin(kFields));
     if (f == std::end(kFields) || std::find(fields.begin(), fields.end(), field) != fields.end()) break;
     fields.push_back(field);
   }
-  if (fields.size() != 4)
-    throw Error(
-        fmt::format("'{}' must name Ro, Ba, Co and Ch once each, most significant first (e.g. RoBaCoCh)", mapping));
+  const bool complete = fields.size() * 2 == mapping.size() &&
+                        fields.size() + (std::find(fields.begin(), fields.end(), AddressField::bank_group) ==
+                                         fields.end()) == std::size(kFields);
+  if (!complete)
+    throw Error(fmt::format(
+        "'{}' must name Ro, Ba, Co and Ch once each and Bg at most once, most significant first (e.g. {})", mapping,
+        kDefaultDramMapping));
   std::reverse(fields.begin(), fields.end());
   return fields;
 }
@@ -48,7 +55,12 @@ DramModel::DramModel(const DramDevice& device, std::uint64_t channels, std::stri
     : device_(device),
       accel_khz_(static_cast<std::uint64_t>(std::llround(clock_mhz * 1e3))),
       fields_(parse_mapping(mapping)),
-      channels_(channels, Channel{0, 0, std::vector<Bank>(device.banks)}) {}
+      mapped_bank_groups_(std::find(fields_.begin(), fields_.end(), AddressField::bank_group) != fields_.end()) {
+  Channel idle;
+  idle.banks.resize(device.banks);
+  idle.groups.resize(device.bank_groups);
+  channels_.assign(channels, idle);
+}
 
 std::uint64_t DramModel::to_dram(std::uint64_t cycle) const {
   return ceil_ratio(u128{cycle} * device_.clock_khz(), accel_khz_);
@@ -67,35 +79,45 @@ std::uint64_t DramModel::complete_cycle(const MemoryAccess& access, std::uint64_
   return to_accel(end);
 }
 
-std::uint64_t DramModel::burst(std::uint64_t burst_index, bool write, std::uint64_t t) {
-  // Decode the address fields, least significant first.
-  std::uint64_t row = 0, bank = 0, channel = 0, rest = burst_index;
-  for (AddressField f : fields_) {
-    const std::uint64_t size = f == AddressField::row      ? device_.rows
-                               : f == AddressField::bank   ? device_.banks
-                               : f == AddressField::column ? device_.row_bytes / device_.burst_bytes()
-                                                           : channels_.size();
+DramModel::Decoded DramModel::decode(std::uint64_t burst_index) const {
+  const std::uint64_t groups = device_.bank_groups;
+  std::uint64_t bank_group = 0, bank = 0, rest = burst_index;
+  Decoded d;
+  for (AddressField f : fields_) {  // least significant first
+    const std::uint64_t size = f == AddressField::row          ? device_.rows
+                               : f == AddressField::bank_group ? groups
+                               : f == AddressField::bank       ? device_.banks / (mapped_bank_groups_ ? groups : 1)
+                               : f == AddressField::column     ? device_.row_bytes / device_.burst_bytes()
+                                                               : channels_.size();
     const std::uint64_t value = rest % size;
     rest /= size;
-    if (f == AddressField::row) row = value;
+    if (f == AddressField::row) d.row = value;
+    if (f == AddressField::bank_group) bank_group = value;
     if (f == AddressField::bank) bank = value;
-    if (f == AddressField::channel) channel = value;
+    if (f == AddressField::channel) d.channel = value;
   }
-  Channel& ch = channels_[channel];
-  Bank& bk = ch.banks[bank];
+  d.bank = mapped_bank_groups_ ? bank * groups + bank_group : bank;  // either way its group is bank mod groups
+  return d;
+}
+
+std::uint64_t DramModel::burst(std::uint64_t burst_index, bool write, std::uint64_t t) {
+  const Decoded at = decode(burst_index);
+  Channel& ch = channels_[at.channel];
+  Bank& bk = ch.banks[at.bank];
+  NextCommands& group = ch.groups[at.bank % device_.bank_groups];
   const std::uint64_t latency = write ? device_.cwl : device_.cl;
   t = std::max(t, ch.next_start);  // the controller serves a channel's bursts in order
   for (;;) {
     if (refreshing(t)) t = refresh_end(epoch(t));
     const bool open = bk.open && bk.epoch == epoch(t);  // a refresh since the activation closed the row
-    const bool hit = open && bk.row == row;
-    std::uint64_t activate = 0, cas = 0;
-    if (hit) {
-      cas = std::max(t, bk.cas_ready);
-    } else {
-      activate = open ? checked_add(std::max(t, bk.pre_ready), device_.rp) : t;
+    const bool hit = open && bk.row == at.row;
+    std::uint64_t activate = 0, cas = t;
+    if (!hit) {
+      const std::uint64_t precharged = open ? checked_add(std::max(t, bk.pre_ready), device_.rp) : t;
+      activate = std::max({precharged, ch.any.activate, group.activate, ch.faw_ready[ch.faw_next]});
       cas = checked_add(activate, device_.rcd);
     }
+    cas = std::max({cas, bk.cas_ready, ch.any.column, group.column});
     if (ch.bus_free > checked_add(cas, latency)) cas = ch.bus_free - latency;  // data leaves in order on the one bus
     // A refresh before the column command would close the row: prepare the burst after that refresh instead.
     if (epoch(cas) != epoch(t) || refreshing(cas)) {
@@ -108,10 +130,16 @@ std::uint64_t DramModel::burst(std::uint64_t burst_index, bool write, std::uint6
       ++stats_.row_hits;
     } else {
       ++(open ? stats_.row_conflicts : stats_.row_misses);
-      bk = Bank{true, row, epoch(t), checked_add(activate, device_.rcd), checked_add(activate, device_.ras)};
+      bk = Bank{true, at.row, epoch(t), checked_add(activate, device_.rcd), checked_add(activate, device_.ras)};
+      ch.any.activate = checked_add(activate, device_.rrd_s);
+      group.activate = checked_add(activate, device_.rrd_l);
+      ch.faw_ready[ch.faw_next] = checked_add(activate, device_.faw);
+      ch.faw_next = (ch.faw_next + 1) % ch.faw_ready.size();
     }
+    ch.any.column = checked_add(cas, device_.ccd_s);
+    group.column = checked_add(cas, device_.ccd_l);
     ch.bus_free = checked_add(cas + latency, device_.burst_clocks());
-    if (write) bk.pre_ready = std::max(bk.pre_ready, checked_add(ch.bus_free, device_.wr));
+    bk.pre_ready = std::max(bk.pre_ready, write ? checked_add(ch.bus_free, device_.wr) : checked_add(cas, device_.rtp));
     return ch.bus_free;
   }
 }

@@ -44,7 +44,7 @@ std::unique_ptr<MemoryModel> make_simple(const Reader& r, const AccelConfig& c) 
   return std::make_unique<SimpleMemory>(c.dram_bits_per_cycle, c.dram_latency_cycles);
 }
 
-/// `dram`: {"model", "device"} and optionally "channels" (1) and "mapping" ("RoBaCoCh").
+/// `dram`: {"model", "device"} and optionally "channels" (1) and "mapping" (kDefaultDramMapping).
 std::unique_ptr<MemoryModel> make_dram(const Reader& r, const AccelConfig& c) {
   r.exact_keys({"model", "device"}, {"channels", "mapping"});
   const DramDevice* device = nullptr;
@@ -54,7 +54,7 @@ std::unique_ptr<MemoryModel> make_dram(const Reader& r, const AccelConfig& c) {
     r.fail("device", e.what());
   }
   const std::uint64_t channels = r.has("channels") ? r.count("channels", kChannels) : 1;
-  const std::string mapping = r.has("mapping") ? r.text("mapping") : "RoBaCoCh";
+  const std::string mapping = r.has("mapping") ? r.text("mapping") : std::string(kDefaultDramMapping);
   try {
     return std::make_unique<DramModel>(*device, channels, mapping, c.clock_mhz);
   } catch (const Error& e) {
