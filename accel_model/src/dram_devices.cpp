@@ -49,11 +49,12 @@ std::uint64_t read_timing(const Reader& d, const std::string& origin, const char
 }
 
 DramDevice read_device(const Reader& d, const std::string& origin) {
-  constexpr const char* kTimings[] = {"tCL",   "tCWL",  "tRCD",   "tRP",    "tRAS",   "tWR",    "tRTP",
-                                      "tRFC",  "tREFI", "tCCD_S", "tCCD_L", "tRRD_S", "tRRD_L", "tFAW"};
-  d.exact_keys({"name", "source", "data_rate_mts", "bus_bits", "burst_length", "banks", "bank_groups", "row_bytes",
-                "rows", kTimings[0], kTimings[1], kTimings[2], kTimings[3], kTimings[4], kTimings[5], kTimings[6],
-                kTimings[7], kTimings[8], kTimings[9], kTimings[10], kTimings[11], kTimings[12], kTimings[13]});
+  constexpr const char* kTimings[] = {"tCL",  "tCWL",  "tRCD",   "tRP",    "tRAS",   "tWR",    "tRTP",
+                                      "tRFC", "tREFI", "tCCD_S", "tCCD_L", "tRRD_S", "tRRD_L", "tFAW"};
+  d.exact_keys({"name",        "source",     "data_rate_mts", "bus_bits",   "burst_length", "banks",
+                "bank_groups", "row_bytes",  "rows",          kTimings[0],  kTimings[1],    kTimings[2],
+                kTimings[3],   kTimings[4],  kTimings[5],     kTimings[6],  kTimings[7],    kTimings[8],
+                kTimings[9],   kTimings[10], kTimings[11],    kTimings[12], kTimings[13]});
   DramDevice v;
   v.name = d.text("name");
   d.text("source");
@@ -74,18 +75,18 @@ DramDevice read_device(const Reader& d, const std::string& origin) {
     d.fail("bank_groups", fmt::format("{} bank groups for {} banks", v.bank_groups, v.banks));
   if (v.row_bytes < v.burst_bytes())
     d.fail("row_bytes", fmt::format("{} bytes is less than one burst ({} bytes)", v.row_bytes, v.burst_bytes()));
-  std::uint64_t DramDevice::* const fields[] = {&DramDevice::cl,    &DramDevice::cwl,   &DramDevice::rcd,
-                                                &DramDevice::rp,    &DramDevice::ras,   &DramDevice::wr,
-                                                &DramDevice::rtp,   &DramDevice::rfc,   &DramDevice::refi,
-                                                &DramDevice::ccd_s, &DramDevice::ccd_l, &DramDevice::rrd_s,
-                                                &DramDevice::rrd_l, &DramDevice::faw};
+  std::uint64_t DramDevice::*const fields[] = {
+      &DramDevice::cl,    &DramDevice::cwl,   &DramDevice::rcd,   &DramDevice::rp,   &DramDevice::ras,
+      &DramDevice::wr,    &DramDevice::rtp,   &DramDevice::rfc,   &DramDevice::refi, &DramDevice::ccd_s,
+      &DramDevice::ccd_l, &DramDevice::rrd_s, &DramDevice::rrd_l, &DramDevice::faw};
   static_assert(std::size(fields) == std::size(kTimings));
   for (std::size_t i = 0; i < std::size(kTimings); ++i)
     v.*fields[i] = read_timing(d, origin, kTimings[i], v.clock_khz());
   // Short timings in JEDEC's order: a column command cannot come faster than its burst's data, and the same bank
   // group is never faster than another.
   if (v.ccd_s < v.burst_clocks())
-    d.fail("tCCD_S", fmt::format("{} clocks is less than a burst's data (BL/2 = {} clocks)", v.ccd_s, v.burst_clocks()));
+    d.fail("tCCD_S",
+           fmt::format("{} clocks is less than a burst's data (BL/2 = {} clocks)", v.ccd_s, v.burst_clocks()));
   if (v.ccd_l < v.ccd_s) d.fail("tCCD_L", fmt::format("{} clocks is less than tCCD_S ({} clocks)", v.ccd_l, v.ccd_s));
   if (v.rrd_l < v.rrd_s) d.fail("tRRD_L", fmt::format("{} clocks is less than tRRD_S ({} clocks)", v.rrd_l, v.rrd_s));
   // Between two refreshes a burst must fit whatever the commands before the refresh left: precharge, the

@@ -6,6 +6,7 @@
 // column commands tCCD_S apart (tCCD_L in the same bank group). All banks refresh together for tRFC every
 // tREFI and lose their rows; a command sequence that a refresh would interrupt starts again after it.
 #include <algorithm>
+#include <bit>
 #include <limits>
 
 #include <fmt/core.h>
@@ -30,7 +31,7 @@ std::uint64_t ceil_ratio(u128 num, u128 den) {
 
 std::vector<AddressField> parse_mapping(std::string_view mapping) {
   constexpr std::string_view kFields[] = {"Ro", "Bg", "Ba", "Co", "Ch"};  // in AddressField's order
-  std::vector<AddressField> fields;  // most significant first while reading
+  std::vector<AddressField> fields;                                       // most significant first while reading
   const bool whole_fields = mapping.size() % 2 == 0 && mapping.size() <= 2 * std::size(kFields);
   for (std::size_t at = 0; whole_fields && at < mapping.size(); at += 2) {
     const auto* f = std::find(std::begin(kFields), std::end(kFields), mapping.substr(at, 2));
@@ -38,13 +39,14 @@ std::vector<AddressField> parse_mapping(std::string_view mapping) {
     if (f == std::end(kFields) || std::find(fields.begin(), fields.end(), field) != fields.end()) break;
     fields.push_back(field);
   }
-  const bool complete = fields.size() * 2 == mapping.size() &&
-                        fields.size() + (std::find(fields.begin(), fields.end(), AddressField::bank_group) ==
-                                         fields.end()) == std::size(kFields);
+  const bool complete =
+      fields.size() * 2 == mapping.size() &&
+      fields.size() + (std::find(fields.begin(), fields.end(), AddressField::bank_group) == fields.end()) ==
+          std::size(kFields);
   if (!complete)
-    throw Error(fmt::format(
-        "'{}' must name Ro, Ba, Co and Ch once each and Bg at most once, most significant first (e.g. {})", mapping,
-        kDefaultDramMapping));
+    throw Error(
+        fmt::format("'{}' must name Ro, Ba, Co and Ch once each and Bg at most once, most significant first (e.g. {})",
+                    mapping, kDefaultDramMapping));
   std::reverse(fields.begin(), fields.end());
   return fields;
 }
@@ -54,8 +56,17 @@ std::vector<AddressField> parse_mapping(std::string_view mapping) {
 DramModel::DramModel(const DramDevice& device, std::uint64_t channels, std::string_view mapping, double clock_mhz)
     : device_(device),
       accel_khz_(static_cast<std::uint64_t>(std::llround(clock_mhz * 1e3))),
-      fields_(parse_mapping(mapping)),
-      mapped_bank_groups_(std::find(fields_.begin(), fields_.end(), AddressField::bank_group) != fields_.end()) {
+      mapped_bank_groups_(false) {
+  const std::vector<AddressField> parsed = parse_mapping(mapping);
+  mapped_bank_groups_ = std::find(parsed.begin(), parsed.end(), AddressField::bank_group) != parsed.end();
+  for (AddressField f : parsed) {
+    const std::uint64_t size = f == AddressField::row          ? device.rows
+                               : f == AddressField::bank_group ? device.bank_groups
+                               : f == AddressField::bank ? device.banks / (mapped_bank_groups_ ? device.bank_groups : 1)
+                               : f == AddressField::column ? device.row_bytes / device.burst_bytes()
+                                                           : channels;
+    fields_.push_back({f, size, std::has_single_bit(size) ? std::countr_zero(size) : -1});
+  }
   Channel idle;
   idle.banks.resize(device.banks);
   idle.groups.resize(device.bank_groups);
@@ -80,23 +91,24 @@ std::uint64_t DramModel::complete_cycle(const MemoryAccess& access, std::uint64_
 }
 
 DramModel::Decoded DramModel::decode(std::uint64_t burst_index) const {
-  const std::uint64_t groups = device_.bank_groups;
   std::uint64_t bank_group = 0, bank = 0, rest = burst_index;
   Decoded d;
-  for (AddressField f : fields_) {  // least significant first
-    const std::uint64_t size = f == AddressField::row          ? device_.rows
-                               : f == AddressField::bank_group ? groups
-                               : f == AddressField::bank       ? device_.banks / (mapped_bank_groups_ ? groups : 1)
-                               : f == AddressField::column     ? device_.row_bytes / device_.burst_bytes()
-                                                               : channels_.size();
-    const std::uint64_t value = rest % size;
-    rest /= size;
-    if (f == AddressField::row) d.row = value;
-    if (f == AddressField::bank_group) bank_group = value;
-    if (f == AddressField::bank) bank = value;
-    if (f == AddressField::channel) d.channel = value;
+  for (const MappedField& f : fields_) {  // least significant first
+    std::uint64_t value = 0;
+    if (f.shift >= 0) {
+      value = rest & (f.size - 1);
+      rest >>= f.shift;
+    } else {
+      value = rest % f.size;
+      rest /= f.size;
+    }
+    if (f.field == AddressField::row) d.row = value;
+    if (f.field == AddressField::bank_group) bank_group = value;
+    if (f.field == AddressField::bank) bank = value;
+    if (f.field == AddressField::channel) d.channel = value;
   }
-  d.bank = mapped_bank_groups_ ? bank * groups + bank_group : bank;  // either way its group is bank mod groups
+  // Either way a bank's group is its number modulo the groups.
+  d.bank = mapped_bank_groups_ ? bank * device_.bank_groups + bank_group : bank;
   return d;
 }
 

@@ -86,8 +86,8 @@ class DramModel : public MemoryModel {
     std::uint64_t bus_free = 0;    // the data bus is busy until this DRAM clock
     std::uint64_t next_start = 0;  // the last burst's commands started here: no later burst starts earlier
     std::vector<Bank> banks;
-    NextCommands any;                       // after the channel's last commands (tRRD_S, tCCD_S)
-    std::vector<NextCommands> groups;       // after each bank group's last commands (tRRD_L, tCCD_L)
+    NextCommands any;                          // after the channel's last commands (tRRD_S, tCCD_S)
+    std::vector<NextCommands> groups;          // after each bank group's last commands (tRRD_L, tCCD_L)
     std::array<std::uint64_t, 4> faw_ready{};  // the last four activations + tFAW, oldest at faw_next
     std::size_t faw_next = 0;
   };
@@ -106,8 +106,14 @@ class DramModel : public MemoryModel {
 
   DramDevice device_;
   std::uint64_t accel_khz_;
-  std::vector<AddressField> fields_;  // least significant first
-  bool mapped_bank_groups_;           // the mapping has a Bg field
+  /// An address field and the values it takes (a power of two divides as a shift).
+  struct MappedField {
+    AddressField field;
+    std::uint64_t size;
+    int shift;  // log2(size) when size is a power of two, else −1
+  };
+  bool mapped_bank_groups_;          // the mapping has a Bg field
+  std::vector<MappedField> fields_;  // least significant first
   std::vector<Channel> channels_;
   DramStats stats_;
 };
