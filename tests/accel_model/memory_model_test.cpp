@@ -236,7 +236,8 @@ TEST_CASE("dram: lower bounds never exceed what random access sequences take, on
       }
 }
 
-TEST_CASE("dram devices: JEDEC times in ns become whole DRAM clocks; the table is read strictly") {
+TEST_CASE(
+    "dram devices: JEDEC times in ns become whole DRAM clocks, each timing has a source, the table is read strictly") {
   struct Clocks {
     const char* name;
     std::uint64_t cl, cwl, rcd, rp, ras, wr, rtp, rfc, refi, ccd_s, ccd_l, rrd_s, rrd_l, faw, groups, burst_bytes;
