@@ -73,3 +73,8 @@ foreach(line "\nalternative,op,kind," "\nuncompressed,total," "\ncompressed,tota
   check("replay --format csv lacks '${line}':\n${csv}" csv MATCHES "${line}")
 endforeach()
 check("replay --format csv prints a summed total:\n${csv}" NOT csv MATCHES "\ntotal,")
+
+# count --trace would sum the alternatives: it is refused, naming them.
+ecosim_run(counted rc count --trace actnn_fp32.jsonl)
+check("count --trace of a trace with alternatives: rc ${rc}:\n${counted}"
+      NOT rc EQUAL 0 AND counted MATCHES "alternatives \\(uncompressed, compressed\\)")
