@@ -77,4 +77,9 @@ check("replay --format csv prints a summed total:\n${csv}" NOT csv MATCHES "\nto
 # count --trace would sum the alternatives: it is refused, naming them.
 ecosim_run(counted rc count --trace actnn_fp32.jsonl)
 check("count --trace of a trace with alternatives: rc ${rc}:\n${counted}"
-      NOT rc EQUAL 0 AND counted MATCHES "alternatives \\(uncompressed, compressed\\)")
+      NOT rc EQUAL 0 AND counted MATCHES "alternatives .uncompressed, compressed.")
+
+# A timeline draws one replay: refused for a trace whose alternatives are replayed one by one.
+ecosim_run(timeline rc replay actnn_fp32.jsonl --timeline t.json)
+check("replay --timeline of a trace with alternatives: rc ${rc}:\n${timeline}"
+      NOT rc EQUAL 0 AND timeline MATCHES "--timeline draws one replay" AND NOT EXISTS ${WORKDIR}/t.json)
