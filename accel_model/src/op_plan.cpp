@@ -36,6 +36,10 @@ unsigned operand_bits(DType t, const AccelConfig& config) {
   return is_float(t) ? static_cast<unsigned>(config.float_operand_bits) : bits(t);
 }
 
+unsigned stored_bits(DType t, trace::FloatStorage storage, const AccelConfig& config) {
+  return storage == trace::FloatStorage::recorded ? bits(t) : operand_bits(t, config);
+}
+
 std::uint64_t dram_cycles(std::uint64_t bits, const AccelConfig& config) {
   if (config.memory_bound) return config.memory_bound->lower_bound_cycles(bits);
   return bandwidth_latency_cycles(bits, config.dram_bits_per_cycle, config.dram_latency_cycles);
@@ -70,12 +74,12 @@ std::uint64_t split_before(std::uint64_t total, std::uint64_t parts, std::uint64
   return i * (total / parts) + std::min(i, total % parts);
 }
 
-/// Bits the bytes of `counts` (read or written) occupy on the accelerator, floats at the operand width.
-std::uint64_t stored_bits(const OpCounts& counts, bool read, const AccelConfig& config) {
+/// Bits the bytes of `counts` (read or written) occupy on the accelerator under the trace's float storage.
+std::uint64_t traffic_bits(const OpCounts& counts, bool read, trace::FloatStorage storage, const AccelConfig& config) {
   std::uint64_t total = 0;
   for (DType t : kAllDTypes) {
     const std::uint64_t bytes = read ? counts.read_bytes(t) : counts.written_bytes(t);
-    total = checked_add(total, checked_mul(bytes, 8) / bits(t) * operand_bits(t, config));
+    total = checked_add(total, checked_mul(bytes, 8) / bits(t) * stored_bits(t, storage, config));
   }
   return total;
 }
@@ -150,32 +154,47 @@ std::string plan_conv(const OpRecord& op, unsigned a_bits, unsigned w_bits, cons
   return array_precision(a_bits, w_bits) + ", " + tiling.describe();
 }
 
-std::string plan_vector(const OpRecord& op, const AccelConfig& config, const TechTable& tech, OpPlan& plan) {
+std::string plan_vector(const OpRecord& op, const AccelConfig& config, const TechTable& tech,
+                        trace::FloatStorage storage, OpPlan& plan) {
   const VectorWork work = vector_work(op.counts, config, tech);
-  plan.runs.push_back(std::make_shared<StreamRun>(Unit::vector, stored_bits(op.counts, true, config),
-                                                  stored_bits(op.counts, false, config), work, config));
+  plan.runs.push_back(std::make_shared<StreamRun>(Unit::vector, traffic_bits(op.counts, true, storage, config),
+                                                  traffic_bits(op.counts, false, storage, config), work, config));
   return fmt::format("vector unit, {} lanes", config.vector_lanes);
+}
+
+/// The array's tilings hold float operands at mapping.float_operand_bits in DRAM as in the buffers: a record
+/// whose floats are stored at their recorded width cannot be tiled there (traces/README.md, float_storage).
+void check_array_storage(const OpRecord& op, trace::FloatStorage storage) {
+  if (storage == trace::FloatStorage::recorded && (is_float(op.a_dtype) || is_float(op.b_dtype)))
+    throw Error(fmt::format("operation '{}': a {} with {} operands in a trace whose floats are stored at their recorded "
+                            "width (float_storage 'recorded'): only vector-unit and DMA records replay there",
+                            op.name, name(op.kind), name(is_float(op.a_dtype) ? op.a_dtype : op.b_dtype)));
 }
 
 }  // namespace
 
-OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& tech, TilingMemo* memo) {
+OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& tech, TilingMemo* memo,
+               trace::FloatStorage storage) {
   OpPlan plan{op.name, op.kind, "", {}};
   const unsigned a = operand_bits(op.a_dtype, config), w = operand_bits(op.b_dtype, config);
+  const bool on_array = op.kind == OpClass::gemm || op.kind == OpClass::conv ||
+                        (op.kind == OpClass::popcount_accumulate && config.binary_codes == BinaryMapping::array);
+  if (on_array) check_array_storage(op, storage);
   switch (op.kind) {
     case OpClass::gemm: plan.mapping = plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, memo, plan); break;
     case OpClass::popcount_accumulate:
       plan.mapping =
           config.binary_codes == BinaryMapping::array
               ? "codes as 2-bit operands: " + plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, memo, plan)
-              : "±additions on the " + plan_vector(op, config, tech, plan);
+              : "±additions on the " + plan_vector(op, config, tech, storage, plan);
       break;
     case OpClass::eltwise:
-    case OpClass::reduce: plan.mapping = plan_vector(op, config, tech, plan); break;
+    case OpClass::reduce: plan.mapping = plan_vector(op, config, tech, storage, plan); break;
     case OpClass::conv: plan.mapping = plan_conv(op, a, w, config, plan); break;
     case OpClass::memcpy:
-      plan.runs.push_back(std::make_shared<StreamRun>(Unit::dma, stored_bits(op.counts, true, config),
-                                                      stored_bits(op.counts, false, config), VectorWork{}, config));
+      plan.runs.push_back(std::make_shared<StreamRun>(Unit::dma, traffic_bits(op.counts, true, storage, config),
+                                                      traffic_bits(op.counts, false, storage, config), VectorWork{},
+                                                      config));
       plan.mapping = "DMA only";
       break;
   }

@@ -9,8 +9,8 @@
 namespace ecosim::accel {
 
 PlanSource::PlanSource(RecordSource& records, Convention convention, std::string_view origin, const AccelConfig& config,
-                       const TechTable& tech, PlanCheck check)
-    : records_(records), config_(config), tech_(tech), check_(std::move(check)) {
+                       const TechTable& tech, PlanCheck check, trace::FloatStorage float_storage)
+    : records_(records), config_(config), tech_(tech), check_(std::move(check)), float_storage_(float_storage) {
   if (convention != Convention::exact)
     throw Error(std::string(origin) + ": replay needs exact-convention counts; this trace is '" +
                 std::string(name(convention)) + "' (write it with: ecosim trace ... --convention exact)");
@@ -35,7 +35,9 @@ bool PlanSource::next(OpPlan& plan) {
   if (first_ == window_.size()) return false;
   const bool group_starts = !window_[first_].group.empty() && window_[first_].group != previous_group_;
   previous_group_ = window_[first_].group;
-  if (config_.fuse_attention && group_starts) {
+  // A fused attention's GEMMs hold floats at the operand width: under `recorded` storage its records are
+  // planned one by one, where plan_op() refuses them.
+  if (config_.fuse_attention && group_starts && float_storage_ == trace::FloatStorage::operand) {
     fill(kAttentionGroupRecords + 1);  // one more: the group must end after its four records
     const std::span<const OpRecord> waiting = std::span(window_).subspan(first_);
     if (std::optional<OpPlan> fused = plan_fused_attention(waiting, config_, tech_)) {
@@ -45,7 +47,7 @@ bool PlanSource::next(OpPlan& plan) {
       return true;
     }
   }
-  plan = plan_op(window_[first_], config_, tech_, &tilings_);
+  plan = plan_op(window_[first_], config_, tech_, &tilings_, float_storage_);
   ++first_;
   if (check_) check_(plan);
   return true;

@@ -60,14 +60,56 @@ std::string row_line(const accel::OpRow& r, double clock_mhz, bool csv) {
       r.vector_cycles, r.stall_cycles(), e.total_pj(), e.array_pj, e.vector_pj, sram, e.dram_pj, e.leakage_pj);
 }
 
+std::string summary_line(const accel::ReplayResult& result) {
+  const auto& e = result.total.energy;
+  return fmt::format(
+      "latency {:.4f} ms; energy {:.6g} pJ (array {:.3g}, vector unit {:.3g}, SRAM weights {:.3g} / inputs {:.3g} / "
+      "outputs {:.3g}, DRAM {:.3g}, leakage {:.3g}); array busy {:.1f} % of cycles, {} stall cycles\n",
+      result.latency_ms(), e.total_pj(), e.array_pj, e.vector_pj, e.sram_pj[0], e.sram_pj[1], e.sram_pj[2], e.dram_pj,
+      e.leakage_pj, 100 * result.array_utilisation(), result.total.stall_cycles());
+}
+
+std::string area_line(const accel::ReplayResult& result) {
+  const auto& a = result.area;
+  return fmt::format(
+      "area {:.4g} mm² (array {:.4g}, SRAM weights {:.4g} / inputs {:.4g} / outputs {:.4g}); leakage power {:.4g} mW\n",
+      a.total_mm2(), a.array_mm2, a.sram_mm2[0], a.sram_mm2[1], a.sram_mm2[2], result.leakage_mw);
+}
+
+/// One alternative's totals over another's (a quotient over nothing is absent: nullopt).
+struct Ratios {
+  std::string of, to;
+  std::optional<double> dram_bits, energy, latency;
+};
+
+std::optional<double> quotient(double a, double b) { return b > 0 ? std::optional<double>(a / b) : std::nullopt; }
+
+Ratios ratios_of(const AlternativeResult& of, const AlternativeResult& to) {
+  const accel::OpRow &a = of.result.total, &b = to.result.total;
+  return {of.name, to.name, quotient(double(a.dram_bits), double(b.dram_bits)),
+          quotient(a.energy.total_pj(), b.energy.total_pj()), quotient(double(a.cycles), double(b.cycles))};
+}
+
+nlohmann::json to_json(const Ratios& r) {
+  auto value = [](const std::optional<double>& q) { return q ? nlohmann::json(*q) : nlohmann::json(nullptr); };
+  return {{"of", r.of}, {"to", r.to}, {"dram_bits", value(r.dram_bits)}, {"energy_pj", value(r.energy)},
+          {"latency_ms", value(r.latency)}};
+}
+
+std::string ratio_line(const Ratios& r) {
+  auto text = [](const std::optional<double>& q) { return q ? fmt::format("{:.4g}×", *q) : std::string("n/a"); };
+  return fmt::format("{} / {}: DRAM bits {}, energy {}, latency {}\n", r.of, r.to, text(r.dram_bits), text(r.energy),
+                     text(r.latency));
+}
+
 }  // namespace
 
 ReplayPrinter::ReplayPrinter(std::ostream& out, Format format, const accel::AccelConfig& config, accel::Engine engine,
-                             const nlohmann::ordered_json& provenance)
-    : out_(out), format_(format), clock_mhz_(config.clock_mhz), provenance_(provenance) {
+                             const nlohmann::ordered_json& provenance, bool alternatives)
+    : out_(out), format_(format), clock_mhz_(config.clock_mhz), provenance_(provenance), alternatives_(alternatives) {
   if (format_ == Format::json) json_.emplace(out_, "ops");
   if (format_ == Format::csv)
-    out_ << provenance_lines(provenance_)
+    out_ << provenance_lines(provenance_) << (alternatives_ ? "alternative," : "")
          << "op,kind,tiles,macs,cycles,latency_ms,array_cycles,vector_cycles,stall_cycles,dram_bits,energy_pj,"
             "array_pj,vector_pj,sram_weights_pj,sram_inputs_pj,sram_outputs_pj,dram_pj,sram_pj,leakage_pj,mapping\n";
   if (format_ == Format::table)
@@ -77,11 +119,20 @@ ReplayPrinter::ReplayPrinter(std::ostream& out, Format format, const accel::Acce
                         "vector_pJ", "sram_pJ", "dram_pJ", "leak_pJ");
 }
 
+void ReplayPrinter::begin_alternative(const std::string& name) {
+  alternative_ = name;
+  if (format_ == Format::table) out_ << "alternative " << name << ":\n";
+}
+
 void ReplayPrinter::row(const accel::OpRow& r) {
-  if (json_)
-    json_->item(to_json(r, clock_mhz_));
-  else
-    out_ << row_line(r, clock_mhz_, format_ == Format::csv);
+  if (json_) {
+    nlohmann::json j = to_json(r, clock_mhz_);
+    if (alternatives_) j["alternative"] = alternative_;
+    json_->item(j);
+    return;
+  }
+  if (alternatives_ && format_ == Format::csv) out_ << csv_field(alternative_) << ",";
+  out_ << row_line(r, clock_mhz_, format_ == Format::csv);
 }
 
 void ReplayPrinter::finish(const accel::ReplayResult& result) {
@@ -93,19 +144,34 @@ void ReplayPrinter::finish(const accel::ReplayResult& result) {
   }
   out_ << row_line(result.total, result.clock_mhz, format_ == Format::csv);
   if (format_ == Format::csv) return;
-  const auto& e = result.total.energy;
-  const auto& a = result.area;
-  out_ << fmt::format(
-              "latency {:.4f} ms; energy {:.6g} pJ (array {:.3g}, vector unit {:.3g}, SRAM weights {:.3g} / "
-              "inputs {:.3g} / outputs {:.3g}, DRAM {:.3g}, leakage {:.3g}); array busy {:.1f} % of cycles, "
-              "{} stall cycles\n",
-              result.latency_ms(), e.total_pj(), e.array_pj, e.vector_pj, e.sram_pj[0], e.sram_pj[1], e.sram_pj[2],
-              e.dram_pj, e.leakage_pj, 100 * result.array_utilisation(), result.total.stall_cycles())
-       << fmt::format(
-              "area {:.4g} mm² (array {:.4g}, SRAM weights {:.4g} / inputs {:.4g} / outputs {:.4g}); "
-              "leakage power {:.4g} mW\n",
-              a.total_mm2(), a.array_mm2, a.sram_mm2[0], a.sram_mm2[1], a.sram_mm2[2], result.leakage_mw)
-       << provenance_lines(provenance_);
+  out_ << summary_line(result) << area_line(result) << provenance_lines(provenance_);
+}
+
+void ReplayPrinter::finish(const std::vector<AlternativeResult>& alternatives) {
+  std::vector<Ratios> ratios;
+  for (std::size_t i = 1; i < alternatives.size(); ++i) ratios.push_back(ratios_of(alternatives[0], alternatives[i]));
+  if (json_) {
+    nlohmann::json fields = {{"alternatives", nlohmann::json::array()}, {"ratios", nlohmann::json::array()}};
+    for (const AlternativeResult& a : alternatives) {
+      nlohmann::json j = to_json(a.result);
+      j["name"] = a.name;
+      fields["alternatives"].push_back(j);
+    }
+    for (const Ratios& r : ratios) fields["ratios"].push_back(to_json(r));
+    fields["provenance"] = provenance_;
+    json_->finish(fields);
+    return;
+  }
+  const bool csv = format_ == Format::csv;
+  for (const AlternativeResult& a : alternatives) {
+    accel::OpRow total = a.result.total;
+    total.name = csv ? "total" : "total " + a.name;
+    out_ << (csv ? csv_field(a.name) + "," : "") << row_line(total, a.result.clock_mhz, csv);
+  }
+  for (const Ratios& r : ratios) out_ << (csv ? "# ratio " : "") << ratio_line(r);
+  if (csv) return;
+  for (const AlternativeResult& a : alternatives) out_ << a.name << ": " << summary_line(a.result);
+  out_ << area_line(alternatives.front().result) << provenance_lines(provenance_);
 }
 
 }  // namespace ecosim::cli

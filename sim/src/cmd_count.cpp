@@ -36,6 +36,13 @@ void count_workload(const Workload& w, CountPrinter& printer) {
   }
 }
 
+/// "uncompressed, compressed": the names of a trace's alternatives.
+std::string alternative_names(const trace::Header& header) {
+  std::string names;
+  for (const trace::Alternative& a : header.alternatives) names += (names.empty() ? "" : ", ") + a.name;
+  return names;
+}
+
 /// The trace's workload as its header states it, with the convention and the file.
 nlohmann::json trace_workload(const trace::TraceReader& reader, const std::string& path) {
   nlohmann::json workload = reader.header().workload;
@@ -66,6 +73,10 @@ int count(const Args& args) {
   if (vm.count("trace")) {  // streamed: one record at a time, whatever the trace's length
     const std::string path = vm["trace"].as<std::string>();
     trace::TraceReader reader(path);
+    if (!reader.header().alternatives.empty())
+      throw Error(path + ": the trace holds alternatives (" + alternative_names(reader.header()) +
+                  "), ways of doing the same work that are not summed; `ecosim replay " + path +
+                  "` reports them side by side");
     HeldOutput out(std::cout);  // a malformed record late in a small trace leaves no rows printed
     CountPrinter printer(out.stream(), trace_workload(reader, path), tech, format, per_layer, provenance(tech));
     OpRecord op;

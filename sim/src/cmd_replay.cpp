@@ -1,11 +1,13 @@
 // `ecosim replay TRACE`: replays a trace on the accelerator model (SystemC or closed-form engine); prints cycles,
 // latency and energy by component per operation, and optionally writes a Chrome trace-event timeline (opens in
-// Perfetto).
+// Perfetto). A trace with alternatives (traces/README.md) is replayed one alternative at a time and reported
+// side by side.
 #include <fmt/core.h>
 #include <algorithm>
 #include <iostream>
 
 #include "accel_report.hpp"
+#include "first_records.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/sim/commands.hpp"
 #include "ecosim/traces/atomic_file.hpp"
@@ -44,7 +46,10 @@ int replay(const Args& args) {
   const TechTable tech = TechTable::builtin_45nm();
   const std::string path = vm["trace"].as<std::string>();
   trace::TraceReader reader(path);  // streamed: one record at a time
-  accel::PlanSource plans(reader, reader.header().convention, path, config, tech, replay_budget(parse_work_limits(vm)));
+  const trace::Header& header = reader.header();
+  const WorkLimits limits = parse_work_limits(vm);
+  if (!header.alternatives.empty() && vm.count("timeline"))
+    throw Error(path + ": --timeline draws one replay; this trace holds alternatives, each replayed on its own");
   std::optional<AtomicFile> timeline_file;  // opened first: an unwritable path fails before the replay
   std::optional<accel::TimelineWriter> timeline;
   if (vm.count("timeline")) {
@@ -52,7 +57,24 @@ int replay(const Args& args) {
     timeline.emplace(timeline_file->stream(), config);
   }
   HeldOutput out(std::cout);  // a malformed record late in a small trace leaves no rows printed
-  ReplayPrinter printer(out.stream(), format, config, engine, provenance(config, engine, tech));
+  ReplayPrinter printer(out.stream(), format, config, engine, provenance(config, engine, tech),
+                        !header.alternatives.empty());
+  if (!header.alternatives.empty()) {
+    std::vector<AlternativeResult> results;
+    for (const trace::Alternative& a : header.alternatives) {
+      printer.begin_alternative(a.name);
+      FirstRecords records(reader, a.ops);
+      accel::PlanSource plans(records, header.convention, path, config, tech, replay_budget(limits),
+                              header.float_storage);
+      results.push_back({a.name, accel::replay(engine, plans, config, &printer)});
+    }
+    OpRecord beyond;
+    if (reader.next(beyond)) throw Error(path + ": records beyond the header's alternatives");  // checks the end
+    printer.finish(results);
+    out.commit();
+    return 0;
+  }
+  accel::PlanSource plans(reader, header.convention, path, config, tech, replay_budget(limits), header.float_storage);
   const accel::ReplayResult result = accel::replay(engine, plans, config, &printer, timeline ? &*timeline : nullptr);
   if (timeline) {
     timeline->finish();

@@ -3,13 +3,18 @@
 
 namespace ecosim::trace {
 
+std::string_view name(FloatStorage s) { return s == FloatStorage::operand ? "operand" : "recorded"; }
+
 nlohmann::json to_json(const Header& h) {
-  return {{"record", "header"},
-          {"format", kFormatName},
-          {"version", kFormatVersion},
-          {"producer", h.producer},
-          {"convention", name(h.convention)},
-          {"workload", h.workload}};
+  nlohmann::json j = {{"record", "header"},
+                      {"format", kFormatName},
+                      {"version", kFormatVersion},
+                      {"producer", h.producer},
+                      {"convention", name(h.convention)},
+                      {"workload", h.workload}};
+  if (h.float_storage != FloatStorage::operand) j["float_storage"] = name(h.float_storage);
+  for (const Alternative& a : h.alternatives) j["alternatives"].push_back({{"name", a.name}, {"ops", a.ops}});
+  return j;
 }
 
 nlohmann::json to_json(const OpRecord& r) {

@@ -158,7 +158,7 @@ class LineParser {
   }
 
   Header header(const nlohmann::json& j) const {
-    only_fields(j, {"record", "format", "version", "producer", "convention", "workload"});
+    only_fields(j, {"record", "format", "version", "producer", "convention", "workload", "float_storage", "alternatives"});
     if (string(j, "format") != kFormatName) fail("format", "not an ecosim trace (expected 'ecosim-trace')");
     const auto& v = field(j, "version");
     if (!v.is_number_integer()) fail("version", "must be an integer");
@@ -175,7 +175,33 @@ class LineParser {
       if (!j["workload"].is_object()) fail("workload", "must be an object");
       h.workload = j["workload"];
     }
+    if (h.version == 1)
+      for (const char* key : {"float_storage", "alternatives"})
+        if (j.contains(key)) fail(key, "unknown field (version 1 has none)");
+    if (j.contains("float_storage")) {
+      const std::string storage = string(j, "float_storage");
+      if (storage != "operand" && storage != "recorded") fail("float_storage", "must be 'operand' or 'recorded'");
+      h.float_storage = storage == "operand" ? FloatStorage::operand : FloatStorage::recorded;
+    }
+    if (j.contains("alternatives")) h.alternatives = alternatives(j["alternatives"]);
     return h;
+  }
+
+  /// [{"name": "uncompressed", "ops": 2}, ...]: two or more, names non-empty and distinct, each ≥ 1 op.
+  std::vector<Alternative> alternatives(const nlohmann::json& v) const {
+    if (!v.is_array() || v.size() < 2) fail("alternatives", "must be an array of two or more {name, ops}");
+    std::vector<Alternative> out;
+    std::set<std::string> names;
+    for (const nlohmann::json& a : v) {
+      if (!a.is_object()) fail("alternatives", "each must be an object {name, ops}");
+      only_fields(a, {"name", "ops"});
+      Alternative alt{string(a, "name"), count(field(a, "ops"), "ops")};
+      if (alt.name.empty()) fail("alternatives", "a name must not be empty");
+      if (!names.insert(alt.name).second) fail("alternatives", "the name '" + alt.name + "' is given twice");
+      if (alt.ops == 0) fail("alternatives", "'" + alt.name + "' holds no op records");
+      out.push_back(std::move(alt));
+    }
+    return out;
   }
 
  private:
@@ -242,6 +268,13 @@ bool TraceReader::read_op() {
   p.only_fields(j, {"record", "ops"});
   if (p.count(p.field(j, "ops"), "ops") != ops_)
     p.fail("ops", "end record counts " + j["ops"].dump() + " ops but the trace holds " + std::to_string(ops_));
+  if (!header_.alternatives.empty()) {
+    std::uint64_t declared = 0;
+    for (const Alternative& a : header_.alternatives) declared = checked_add(declared, a.ops);
+    if (declared != ops_)
+      p.fail("ops", "the header's alternatives hold " + std::to_string(declared) + " ops but the trace holds " +
+                        std::to_string(ops_));
+  }
   ended_ = true;
   if (read_line()) LineParser(origin_, line_no_).fail("", "content after the end record");
   return false;

@@ -14,6 +14,7 @@
 #include "ecosim/accel_model/config.hpp"
 #include "ecosim/ops_counter/energy.hpp"
 #include "ecosim/ops_counter/op_record.hpp"
+#include "ecosim/traces/trace.hpp"
 
 namespace ecosim::accel {
 
@@ -126,10 +127,16 @@ class PlanCursor : public TileCursor {
 /// integer and binary types at their own width.
 unsigned operand_bits(DType t, const AccelConfig& config);
 
+/// Bits one element of type t occupies in DRAM and the buffers under a trace's float storage: `operand` as
+/// operand_bits(); `recorded` at its own width (fp32 32 bits), the units converting on chip.
+unsigned stored_bits(DType t, trace::FloatStorage storage, const AccelConfig& config);
+
 class TilingMemo;
-/// Plans one operation; throws ecosim::Error when the record cannot run (e.g. an operand wider than 32 bits).
-/// GEMM tilings come from `memo` (for `config`) when given.
-OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& tech, TilingMemo* memo = nullptr);
+/// Plans one operation; throws ecosim::Error when the record cannot run (e.g. an operand wider than 32 bits, or
+/// an array op with float operands in a trace whose floats are stored at their recorded width). GEMM tilings
+/// come from `memo` (for `config`) when given.
+OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& tech, TilingMemo* memo = nullptr,
+               trace::FloatStorage storage = trace::FloatStorage::operand);
 
 /// An op's arithmetic on the vector unit: float work at the configured vector type.
 struct VectorWork {

@@ -23,9 +23,10 @@ class PlanSource {
   /// `records`, `config` and `tech` (vector-unit energies) must outlive the source. `convention` is how the
   /// records were counted: only exact counts are the work the accelerator does (paper counts leave out most
   /// vector work), so anything else is refused with an ecosim::Error naming `origin` (the trace file) and
-  /// the fix.
+  /// the fix. `float_storage` is the trace header's: how its float tensors are held in DRAM (plan_op()).
   PlanSource(RecordSource& records, Convention convention, std::string_view origin, const AccelConfig& config,
-             const TechTable& tech, PlanCheck check = {});
+             const TechTable& tech, PlanCheck check = {},
+             trace::FloatStorage float_storage = trace::FloatStorage::operand);
   /// The next op's plan: one record's, or with config.fuse_attention one softmax attention's, the records of
   /// one fusion group (fused_attention.hpp). False when the records are exhausted. Throws ecosim::Error for an
   /// op that cannot run, and passes on the record source's errors.
@@ -40,6 +41,7 @@ class PlanSource {
   TilingMemo tilings_{config_};  // models repeat their GEMM shapes
   const TechTable& tech_;
   PlanCheck check_;
+  trace::FloatStorage float_storage_;
   std::vector<OpRecord> window_;  // records read, not yet planned: window_[first_] onwards
   std::size_t first_ = 0;
   bool exhausted_ = false;

@@ -18,11 +18,27 @@ inline constexpr int kFormatVersion = 2;
 inline constexpr int kOldestFormatVersion = 1;
 inline constexpr std::string_view kFormatName = "ecosim-trace";
 
+/// How a trace's float data types (fp32, fp16, bf16) are held on an accelerator (traces/README.md, header):
+/// `operand`: real numbers of a network the accelerator runs quantised, held at its float operand width;
+/// `recorded`: data at rest in its own format (fp32 = 32 bits), e.g. an activation kept for the backward pass.
+enum class FloatStorage : std::uint8_t { operand, recorded };
+std::string_view name(FloatStorage s);
+
+/// A run of consecutive op records that is one way of doing the work the trace's other alternatives also do
+/// (an activation kept uncompressed, or compressed): each is replayed and reported on its own, never summed.
+struct Alternative {
+  std::string name;
+  std::uint64_t ops = 0;  // op records it holds, following the previous alternative's
+  friend bool operator==(const Alternative&, const Alternative&) = default;
+};
+
 struct Header {
   int version = kFormatVersion;  // as read: the file's version (records come out as v2); written: always kFormatVersion
   std::string producer;          // program and version that wrote the trace
   Convention convention = Convention::exact;
   nlohmann::json workload = nlohmann::json::object();  // what was traced (model, variant, shapes, ...)
+  FloatStorage float_storage = FloatStorage::operand;
+  std::vector<Alternative> alternatives{};  // empty: the records are one workload
 };
 
 struct Trace {

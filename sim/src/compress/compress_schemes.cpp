@@ -1,8 +1,9 @@
-// The compression scheme table (name → function) shared by `ecosim compress` and the validate suite.
+// The compression scheme table (name → function) of `ecosim compress`, and what a result keeps in all.
 #include "compress_schemes.hpp"
 
 #include <array>
 
+#include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
 
 namespace ecosim::cli {
@@ -15,6 +16,19 @@ constexpr std::array kSchemes = {
     CompressScheme{"fewbit", &compress_fewbit},
 };
 }  // namespace
+
+std::uint64_t CompressResult::storage_bytes() const {
+  std::uint64_t total = 0;
+  for (const auto& [type, bytes] : kept_bytes) total = checked_add(total, bytes);
+  return total;
+}
+
+std::map<DType, std::uint64_t> written_bytes(const OpRecord& pass) {
+  std::map<DType, std::uint64_t> bytes;
+  for (DType t : kAllDTypes)
+    if (const std::uint64_t n = pass.counts.written_bytes(t)) bytes[t] = n;
+  return bytes;
+}
 
 std::span<const CompressScheme> compress_schemes() { return kSchemes; }
 

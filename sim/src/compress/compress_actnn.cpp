@@ -39,10 +39,13 @@ CompressResult compress_actnn(const CompressRequest& r) {
   const bool gpu = r.device == DeviceChoice::cuda;
   CompressResult out;
   const Compressed c = timed(
-      [&] { return gpu ? quantize_cuda(r.x, layout, r.seed, r.sink) : quantize_cpu(r.x, layout, r.seed, r.sink); },
+      [&] {
+        return gpu ? quantize_cuda(r.x, layout, r.seed, r.compress_sink)
+                   : quantize_cpu(r.x, layout, r.seed, r.compress_sink);
+      },
       out.latency_ms);
-  out.storage_bytes = c.storage_bytes();
-  out.reconstruction = gpu ? dequantize_cuda(c, r.sink) : dequantize_cpu(c, r.sink);
+  out.kept_bytes = written_bytes(quantize_record(layout, r.x.dtype));  // the codes and the (zero, range) pairs
+  out.reconstruction = gpu ? dequantize_cuda(c, r.decompress_sink) : dequantize_cpu(c, r.decompress_sink);
   out.detail = describe(layout);
   return out;
 }

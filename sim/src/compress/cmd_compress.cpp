@@ -1,5 +1,6 @@
 // `ecosim compress`: compresses a synthetic (seeded normal) or .npy activation tensor with one scheme and
-// reports storage (bits per element including metadata, ratio to the input dtype), error and time.
+// reports storage (bits per element including metadata, ratio to the input dtype), error and time; --trace
+// writes the uncompressed and compressed paths for `ecosim replay` (compress_trace.hpp).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,14 +10,14 @@
 #include <nlohmann/json.hpp>
 
 #include "compress_schemes.hpp"
+#include "compress_trace.hpp"
 #include "count_report.hpp"
 #include "ecosim/ecoformer/npy.hpp"
 #include "ecosim/kernels/philox.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
-#include "ecosim/ops_counter/primitives.hpp"
+#include "ecosim/ops_counter/sinks.hpp"
 #include "ecosim/sim/commands.hpp"
-#include "ecosim/traces/trace_writer.hpp"
 #include "provenance.hpp"
 #include "work_limits.hpp"
 #include "workload.hpp"
@@ -63,8 +64,9 @@ int compress(const Args& args) {
       "input", po::value<std::string>(), ".npy tensor (float32, C order) instead of a synthetic one")(
       "format", po::value<std::string>()->default_value("table"), "table or json")(
       "trace", po::value<std::string>(),
-      "also write the op records (trace format v2): the uncompressed activation's "
-      "save and load, then the scheme's compress and decompress passes");
+      "also write the trace (format v2, float_storage recorded): two alternatives, the activation stored and "
+      "loaded uncompressed, and compressed (compress work, store and load of codes and metadata, decompress "
+      "work); `ecosim replay` reports them side by side");
   options.add(work_limit_options());
   po::variables_map vm;
   if (!parse_args(args, options, vm, "ecosim compress --scheme NAME --bits B [--shape AxBxC] [options]")) return 0;
@@ -108,22 +110,22 @@ int compress(const Args& args) {
   request.x = {bytes.data(), *dtype, values.size()};
   const std::vector<float> input = kernels::decode(request.x);  // the values after rounding to --dtype
 
-  std::optional<trace::TraceWriter> trace_writer;
+  if (vm.count("trace") && scheme.name == "fewbit")
+    throw Error("--trace: fewbit's passes are the activation's own forward and backward (f(x) and the gradient), "
+                "not a compression beside them; trace actnn, gact or mesa");
+  RecordingSink compress_pass, decompress_pass;
   if (vm.count("trace")) {
-    const nlohmann::json workload = {{"compress", std::string(scheme.name)},
-                                     {"bits", request.bits},
-                                     {"shape", shape_text(request.shape)},
-                                     {"dtype", name(*dtype)}};
-    trace_writer.emplace(
-        vm["trace"].as<std::string>(),
-        trace::Header{trace::kFormatVersion, "ecosim " ECOSIM_VERSION " compress", Convention::exact, workload});
-    // Without compression the activation is written once in the forward pass and read once in the backward.
-    trace_writer->record(ops::memcpy("uncompressed.save_activation", 1, 1, values.size(), *dtype));
-    trace_writer->record(ops::memcpy("uncompressed.load_activation", 1, 1, values.size(), *dtype));
-    request.sink = &*trace_writer;
+    request.compress_sink = &compress_pass;
+    request.decompress_sink = &decompress_pass;
   }
   const CompressResult result = scheme.run(request);
-  if (trace_writer) trace_writer->finish();
+  if (vm.count("trace"))
+    write_compress_trace(vm["trace"].as<std::string>(), "ecosim " ECOSIM_VERSION " compress",
+                         {{"compress", std::string(scheme.name)},
+                          {"bits", request.bits},
+                          {"shape", shape_text(request.shape)},
+                          {"dtype", name(*dtype)}},
+                         {*dtype, values.size(), compress_pass.records, decompress_pass.records, result.kept_bytes});
   const std::vector<float>& reference = result.reference.empty() ? input : result.reference;
   if (result.reconstruction.size() != reference.size()) throw Error("scheme returned a tensor of the wrong size");
   double max_error = 0, sum_error = 0;
@@ -141,9 +143,9 @@ int compress(const Args& args) {
       {"device", request.device == DeviceChoice::cuda ? "cuda" : "cpu"},
       {"elements", values.size()},
       {"input_bytes", input_bytes},
-      {"storage_bytes", result.storage_bytes},
-      {"bits_per_element", 8.0 * static_cast<double>(result.storage_bytes) / static_cast<double>(values.size())},
-      {"ratio", static_cast<double>(input_bytes) / static_cast<double>(result.storage_bytes)},
+      {"storage_bytes", result.storage_bytes()},
+      {"bits_per_element", 8.0 * static_cast<double>(result.storage_bytes()) / static_cast<double>(values.size())},
+      {"ratio", static_cast<double>(input_bytes) / static_cast<double>(result.storage_bytes())},
       {"max_error", max_error},
       {"mean_error", sum_error / static_cast<double>(values.size())},
       {"latency_ms", result.latency_ms},

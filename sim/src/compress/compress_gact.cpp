@@ -13,7 +13,7 @@ CompressResult compress_gact(const CompressRequest& r) {
     kernels::check_input(r.x, "gact");
     kernels::check_finite(r.x, "gact");
     out.reconstruction = timed([&] { return kernels::decode(r.x); }, out.latency_ms);
-    out.storage_bytes = storage_bytes(r.x.dtype, r.x.elements);
+    out.kept_bytes = {{r.x.dtype, storage_bytes(r.x.dtype, r.x.elements)}};
     out.detail = "allocated 32 bits: kept raw";
     return out;
   }

@@ -17,7 +17,7 @@ CompressResult compress_fewbit(const CompressRequest& r) {
   CompressResult out;
   const fb::Forward f =
       timed([&] { return gpu ? fb::forward_cuda(codebook, r.x) : fb::forward_cpu(codebook, r.x); }, out.latency_ms);
-  out.storage_bytes = f.codes.size();
+  out.kept_bytes = {{code_dtype(r.bits), f.codes.size()}};
   const std::vector<std::uint8_t> ones = kernels::encode(std::vector<float>(r.x.elements, 1.0f), r.x.dtype);
   const kernels::TensorView unit{ones.data(), r.x.dtype, r.x.elements};
   out.reconstruction = kernels::decode(

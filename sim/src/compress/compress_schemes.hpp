@@ -1,8 +1,9 @@
-// Internal: the compression schemes `ecosim compress` and `ecosim validate --suite compression` can run,
-// as a table of name → function; each scheme's function lives in its own compress_<scheme>.cpp.
+// Internal: the compression schemes `ecosim compress` can run, as a table of name → function; each scheme's
+// function lives in its own compress_<scheme>.cpp.
 #pragma once
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,15 +24,18 @@ struct CompressRequest {
   bool per_sample_bits = false;  // actnn: one width per sample (first dimension), `bits` the average
   std::uint64_t seed = 0;
   DeviceChoice device = DeviceChoice::cpu;
-  OpSink* sink = nullptr;  // receives the op records of the compress and decompress passes
+  OpSink* compress_sink = nullptr;    // receives the op records of the compress pass (forward)
+  OpSink* decompress_sink = nullptr;  // ... and of the decompress pass (backward)
 };
 
 struct CompressResult {
-  std::uint64_t storage_bytes = 0;    // everything kept for the backward pass: codes + metadata
+  std::map<DType, std::uint64_t> kept_bytes;  // everything kept for the backward pass, by type: codes, metadata
   std::vector<float> reconstruction;  // what the backward pass sees
   std::vector<float> reference;       // what it approximates; empty = the input itself
   double latency_ms = 0;              // wall time of the compression (host↔device copies included on cuda)
   std::string detail;                 // e.g. the bit width a budget resolved to
+
+  std::uint64_t storage_bytes() const;  // the sum of kept_bytes
 };
 
 struct CompressScheme {
@@ -47,6 +51,9 @@ auto timed(F compress, double& ms) {
   ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
+
+/// The bytes `pass` writes, by type (a compress pass writes what is kept).
+std::map<DType, std::uint64_t> written_bytes(const OpRecord& pass);
 
 /// The table; `find_scheme` throws ecosim::Error naming the available schemes for an unknown name.
 std::span<const CompressScheme> compress_schemes();

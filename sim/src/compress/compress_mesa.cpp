@@ -19,12 +19,12 @@ CompressResult compress_mesa(const CompressRequest& r) {
   CompressResult out;
   const Compressed c = timed(
       [&] {
-        return gpu ? quantize_cuda(r.x, layout, state, r.seed, r.sink)
-                   : quantize_cpu(r.x, layout, state, r.seed, r.sink);
+        return gpu ? quantize_cuda(r.x, layout, state, r.seed, r.compress_sink)
+                   : quantize_cpu(r.x, layout, state, r.seed, r.compress_sink);
       },
       out.latency_ms);
-  out.storage_bytes = c.storage_bytes();
-  out.reconstruction = gpu ? dequantize_cuda(c, r.sink) : dequantize_cpu(c, r.sink);
+  out.kept_bytes = written_bytes(quantize_record(layout, r.x.dtype));  // the codes and the (α, β) pairs
+  out.reconstruction = gpu ? dequantize_cuda(c, r.decompress_sink) : dequantize_cpu(c, r.decompress_sink);
   out.detail = std::to_string(r.groups) + " channel group(s), fp32 (alpha, beta) each";
   return out;
 }
