@@ -45,6 +45,15 @@ HashedRun run_hashed_detailed(const AttentionInputs& inputs, const AttentionConf
   if (!is_hashed(config.variant))
     throw Error("run_hashed: variant '" + std::string(name(config.variant)) + "' is not a hashed variant");
   require_shape("q (shared q/k)", inputs.q, config);
+  return run_hashed_detailed(inputs, config, device, make_hash_params(inputs.q, config, seed), sink, options);
+}
+
+HashedRun run_hashed_detailed(const AttentionInputs& inputs, const AttentionConfig& config, Device device,
+                              HashParams params, OpSink& sink, const HashedOptions& options) {
+  config.validate();
+  if (!is_hashed(config.variant))
+    throw Error("run_hashed: variant '" + std::string(name(config.variant)) + "' is not a hashed variant");
+  require_shape("q (shared q/k)", inputs.q, config);
   require_shape("v", inputs.v, config);
   if (!inputs.k.data.empty()) require_shape("k (ignored by hashed variants, but must match q)", inputs.k, config);
   require_finite("q", inputs.q);
@@ -58,7 +67,7 @@ HashedRun run_hashed_detailed(const AttentionInputs& inputs, const AttentionConf
   if (device == Device::cuda) gpu::require("device cuda");
 
   HashedRun run;
-  run.params = make_hash_params(inputs.q, config, seed);
+  run.params = std::move(params);
   run.bias = bias;
   const detail::HashedProblem problem{config, inputs.q, inputs.v, run.params, bias};
   const detail::Reporter report(sink);
