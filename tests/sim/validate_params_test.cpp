@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -128,9 +129,13 @@ TEST_CASE("an output rounded to float16 or bfloat16 passes with the precision's 
   const auto [bf16, bf16_text] = validate("o_bf16.npy", {"--output-dtype", "bfloat16"});
   CHECK(bf16.exit_code == 0);
   CHECK_THAT(bf16_text, Contains("output             bfloat16") && Contains("PASS"));
-  // bfloat16's rounding (2⁻⁸) is beyond float16's default tolerance for this shape.
-  CHECK(validate("o_bf16.npy", {"--output-dtype", "bfloat16", "--rtol", std::to_string(fp16_rtol)}).first.exit_code ==
-        1);
+  // Each precision's default is looser than the finer one's; at twice float16's unit roundoff, the float16
+  // output (each value within 2⁻¹¹ of its own magnitude) passes and the bfloat16 one (2⁻⁸) does not.
+  CHECK(cli::default_rtol(msa, ecoformer::NpyDtype::float32) < fp16_rtol);
+  CHECK(fp16_rtol < cli::default_rtol(msa, ecoformer::NpyDtype::bfloat16));
+  const std::string two_fp16_roundoffs = fmt::format("{:.6e}", 2 * cli::unit_roundoff(ecoformer::NpyDtype::float16));
+  CHECK(validate("o16.npy", {"--rtol", two_fp16_roundoffs}).first.exit_code == 0);
+  CHECK(validate("o_bf16.npy", {"--output-dtype", "bfloat16", "--rtol", two_fp16_roundoffs}).first.exit_code == 1);
   const auto [f2_as_bf16, f2_as_bf16_text] = validate("o16.npy", {"--output-dtype", "bfloat16"});
   CHECK(f2_as_bf16.exit_code == 2);
   CHECK_THAT(f2_as_bf16.stderr_text, Contains("stored as float16 ('<f2'), which cannot hold --output-dtype bfloat16"));
@@ -165,19 +170,23 @@ TEST_CASE("validate honours --rtol and --atol", "[validate][cli]") {
 }
 
 TEST_CASE("run --save-inputs writes the inputs and parameters validate --params computes with", "[validate][cli]") {
-  const auto [variant, files] = GENERATE(
-      std::pair<std::string, std::vector<std::string>>{"msa", {}},
-      std::pair<std::string, std::vector<std::string>>{"performer", {"omega"}},
-      std::pair<std::string, std::vector<std::string>>{"linformer", {"length_projection"}},
-      std::pair<std::string, std::vector<std::string>>{"reformer", {"rotations"}},
-      std::pair<std::string, std::vector<std::string>>{"ecoformer", {"anchors", "projection"}},
-      std::pair<std::string, std::vector<std::string>>{"lsh-ecoformer", {"projection"}},
-      std::pair<std::string, std::vector<std::string>>{"bi-ecoformer", {}});
+  using Files = std::vector<std::string>;
+  // Reformer in chunks of 8, so that its buckets (from the rotations) decide which keys a query sees.
+  const auto [variant, files, options] =
+      GENERATE(std::tuple<std::string, Files, Files>{"msa", {}, {}},
+               std::tuple<std::string, Files, Files>{"performer", {"omega"}, {}},
+               std::tuple<std::string, Files, Files>{"linformer", {"length_projection"}, {}},
+               std::tuple<std::string, Files, Files>{"reformer", {"rotations"}, {"--chunk", "8"}},
+               std::tuple<std::string, Files, Files>{"ecoformer", {"anchors", "projection"}, {}},
+               std::tuple<std::string, Files, Files>{"lsh-ecoformer", {"projection"}, {}},
+               std::tuple<std::string, Files, Files>{"bi-ecoformer", {}, {}});
   TempFolder folder("ecosim_save_inputs_" + variant);
   // Seed 9: validate --params has no --seed, so a pass shows it read the parameters rather than drawing them.
-  REQUIRE(ecosim_in(folder, {"run", "--variant", variant, "--batch", "1", "--heads", "2", "--seq", "40", "--dim", "16",
-                             "--seed", "9", "--output", "o.npy", "--save-inputs", "saved"})
-              .first.exit_code == 0);
+  std::vector<std::string> run = {"run",  "--variant", variant, "--batch",  "1",     "--heads",       "2",    "--seq",
+                                  "40",   "--dim",     "16",    "--seed",   "9",     "--output",      "o.npy",
+                                  "--save-inputs", "saved"};
+  run.insert(run.end(), options.begin(), options.end());
+  REQUIRE(ecosim_in(folder, run).first.exit_code == 0);
   std::vector<std::string> expected = {"k.npy", "manifest.json", "q.npy", "v.npy"};
   for (const std::string& f : files) expected.push_back(f + ".npy");
   std::sort(expected.begin(), expected.end());
@@ -199,10 +208,10 @@ TEST_CASE("run --save-inputs writes the inputs and parameters validate --params 
   CHECK(same.exit_code == 0);
   CHECK_THAT(text, Contains("max_abs_error      0.000e+00") && Contains("parameters from saved") && Contains("PASS"));
   // The seeded path draws seed 0's parameters: another reference, so the seed-9 output fails there.
-  if (!files.empty())
-    CHECK(ecosim_in(folder, {"validate", "--variant", variant, "--input", "saved/q.npy,saved/k.npy,saved/v.npy",
-                             "--output", "o.npy"})
-              .first.exit_code == 1);
+  std::vector<std::string> seeded = {"validate", "--variant", variant, "--input",
+                                     "saved/q.npy,saved/k.npy,saved/v.npy", "--output", "o.npy"};
+  seeded.insert(seeded.end(), options.begin(), options.end());
+  if (!files.empty()) CHECK(ecosim_in(folder, seeded).first.exit_code == 1);
 }
 
 TEST_CASE("validate --params computes with the parameter files as they are", "[validate][cli]") {
