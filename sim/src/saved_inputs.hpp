@@ -2,7 +2,7 @@
 // `validate --params DIR`: q.npy, k.npy, v.npy, one <name>.npy per parameter array the variant's kernel reads
 // (ecoformer/kernel_parameters.hpp: Performer's omega, Linformer's length_projection, Reformer's rotations, the
 // hashed variants' anchors and projection), and manifest.json naming the variant, its parameters, the seed and
-// each file with its role, shape, dtype and meaning (format: sim/README.md, "ecosim validate").
+// each file with its role, shape, dtype and meaning (format: README.md, "Checking your own kernel").
 #pragma once
 #include <cstdint>
 #include <map>
