@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "baseline_kernels.hpp"
 #include "ecosim/ecoformer/hash_params.hpp"
 #include "ecosim/ecoformer/random_parameters.hpp"
 #include "ecosim/ops_counter/attention_stages.hpp"
@@ -45,7 +46,7 @@ std::vector<ParameterSpec> kernel_parameter_specs(const AttentionConfig& c) {
 }
 
 KernelParameters draw_kernel_parameters(const AttentionInputs& inputs, const AttentionConfig& c, std::uint64_t seed) {
-  c.validate();
+  detail::validate_inputs(inputs, c);  // before anchors are drawn from (and projections learned on) q
   switch (c.variant) {
     case AttentionVariant::performer: return {{"omega", performer_omega(c.head_dim, c.features, seed)}};
     case AttentionVariant::linformer: return {{"length_projection", linformer_projection(c.proj_k, c.seq, seed)}};

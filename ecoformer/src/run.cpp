@@ -91,7 +91,6 @@ void detail::validate_inputs(const AttentionInputs& inputs, const AttentionConfi
 
 RunResult run_attention(const AttentionInputs& inputs, const AttentionConfig& config, Device device, std::uint64_t seed,
                         OpSink& sink) {
-  detail::validate_inputs(inputs, config);
   return run_attention(inputs, config, device, draw_kernel_parameters(inputs, config, seed), sink);
 }
 

@@ -23,6 +23,7 @@ namespace {
 
 constexpr const char* kFormat = "ecosim attention inputs";
 constexpr std::uint64_t kVersion = 1;
+constexpr std::uintmax_t kMaxManifestBytes = 1 << 20;  // a real one is about 2 KiB
 
 /// Q, K and V as arrays of the folder, with what each holds for this variant.
 std::vector<ecoformer::ParameterSpec> input_specs(const AttentionConfig& c) {
@@ -126,6 +127,8 @@ SavedInputs read_saved_manifest(const std::string& dir) {
   if (!fs::is_regular_file(fs::path(dir) / kManifestFile, ec))
     throw Error("--params " + dir + ": no " + kManifestFile + " there (write the folder with `ecosim run --save-inputs " +
                 dir + "`)");
+  if (fs::file_size(fs::path(dir) / kManifestFile, ec) > kMaxManifestBytes)
+    throw Error(fmt::format("{}: larger than {} bytes, not a manifest", origin, kMaxManifestBytes));
   json manifest;
   try {
     std::ifstream in(fs::path(dir) / kManifestFile);
@@ -184,6 +187,9 @@ void read_saved_arrays(const std::string& dir, SavedInputs& saved) {
     const std::string path = in_folder(dir, entry.file);
     const std::string expected =
         fmt::format("{} {} {} ({})", s.name, ecoformer::dtype_name(entry.dtype), shape_text(s.shape), s.meaning);
+    std::error_code ec;
+    if (fs::exists(path, ec) && !fs::is_regular_file(path, ec))
+      throw Error(path + ": not a regular file; expected " + expected);
     ecoformer::NpyArray a;
     try {
       a = ecoformer::read_npy(path, entry.dtype == ecoformer::NpyDtype::bfloat16

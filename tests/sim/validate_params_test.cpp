@@ -255,6 +255,10 @@ TEST_CASE("a hostile --params folder is an error naming the file and what was ex
   doubles.replace(doubles.find("<f4"), 3, "<f8");
   write_bytes(omega, doubles);
   expect_error("saved/omega.npy: dtype '<f8' is not little-endian float32", validate);
+  fs::remove(omega);
+  fs::create_directory(omega);
+  expect_error("saved/omega.npy: not a regular file; expected omega float32 [64, 16]", validate);
+  fs::remove(omega);
   write_bytes(omega, omega_bytes);
   CHECK(ecosim_in(folder, validate).first.exit_code == 0);
 
@@ -283,6 +287,8 @@ TEST_CASE("a hostile --params folder is an error naming the file and what was ex
   j = good;
   j["seq"] = 0;
   with_manifest(j, "'seq' is not a positive integer");
+  write_bytes(manifest, std::string(std::size_t{2} << 20, ' '));
+  expect_error("manifest.json: larger than 1048576 bytes", validate);
   write_bytes(manifest, "{\"format\": ");
   expect_error("manifest.json: not valid JSON", validate);
   fs::remove(manifest);
