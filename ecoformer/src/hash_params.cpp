@@ -105,8 +105,8 @@ HashParams hash_params_from(const KernelParameters& parameters, const AttentionC
     const auto it = parameters.find(key);
     return it == parameters.end() ? std::vector<float>{} : it->second;
   };
-  return HashParams{config.variant, config.heads,   config.head_dim, config.code_bits(), config.support,
-                    array("anchors"), array("projection"), {}};
+  return HashParams{config.variant, config.heads,     config.head_dim,     config.code_bits(),
+                    config.support, array("anchors"), array("projection"), {}};
 }
 
 }  // namespace ecosim::ecoformer

@@ -75,8 +75,8 @@ void check_kernel_parameters(const KernelParameters& p, const AttentionConfig& c
     std::uint64_t count = 1;
     for (std::uint64_t extent : s.shape) count = checked_mul(count, extent);
     if (it->second.size() != count)
-      throw Error("parameter '" + s.name + "' holds " + std::to_string(it->second.size()) + " values, its shape needs " +
-                  std::to_string(count));
+      throw Error("parameter '" + s.name + "' holds " + std::to_string(it->second.size()) +
+                  " values, its shape needs " + std::to_string(count));
     for (std::size_t i = 0; i < it->second.size(); ++i)
       if (!std::isfinite(it->second[i]))
         throw Error("parameter '" + s.name + "' holds a non-finite value at flat index " + std::to_string(i));

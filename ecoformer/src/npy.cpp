@@ -1,7 +1,8 @@
 // Strict streaming reader of float .npy files (format versions 1.0, 2.0 and 3.0): magic, a header of at most
 // 64 KiB holding a dict with exactly the keys descr, fortran_order and shape, then '<f4' or '<f2' data (or '<u2'
-// as bfloat16 bits, where asked for) in C order whose byte count matches the shape, converted to float; files and bytes in memory go through the same std::istream code. The encoder
-// writes version 1.0 with the header padded so the data starts on a 64-byte boundary, as numpy does.
+// as bfloat16 bits, where asked for) in C order whose byte count matches the shape, converted to float; files and bytes
+// in memory go through the same std::istream code. The encoder writes version 1.0 with the header padded so the data
+// starts on a 64-byte boundary, as numpy does.
 #include "ecosim/ecoformer/npy.hpp"
 
 #include <algorithm>

@@ -113,7 +113,7 @@ int run(const Args& args) {
   }
   config.validate();
   check_attention_kernel(limits, config, device == ecoformer::Device::cuda);  // before synthetic inputs are made
-  std::optional<SavedInputsWriter> save;  // its folder checked before the work
+  std::optional<SavedInputsWriter> save;  // constructed here: its folder is checked before the work
   if (vm.count("save-inputs")) save.emplace(vm["save-inputs"].as<std::string>(), config);
   if (!vm.count("input")) inputs = ecoformer::synthetic_inputs(config, seed);
 

@@ -101,21 +101,15 @@ void SavedInputsWriter::write(const ecoformer::AttentionInputs& inputs, const ec
     folder_.write(file,
                   [&](const std::string& path) { write_file_atomically(path, ecoformer::npy_bytes(s.shape, data)); });
     files.push_back(json{{"name", s.name},
-                     {"file", file},
-                     {"role", is_input ? "input" : "parameter"},
-                     {"shape", s.shape},
-                     {"dtype", ecoformer::dtype_name(ecoformer::NpyDtype::float32)},
-                     {"meaning", s.meaning}});
+                         {"file", file},
+                         {"role", is_input ? "input" : "parameter"},
+                         {"shape", s.shape},
+                         {"dtype", ecoformer::dtype_name(ecoformer::NpyDtype::float32)},
+                         {"meaning", s.meaning}});
   }
-  const json manifest = {{"format", kFormat},
-                         {"version", kVersion},
-                         {"variant", name(config_.variant)},
-                         {"seed", seed},
-                         {"batch", config_.batch},
-                         {"heads", config_.heads},
-                         {"seq", config_.seq},
-                         {"dim", config_.head_dim},
-                         {"parameters", describe_parameters(config_)},
+  const json manifest = {{"format", kFormat},  {"version", kVersion},     {"variant", name(config_.variant)},
+                         {"seed", seed},       {"batch", config_.batch},  {"heads", config_.heads},
+                         {"seq", config_.seq}, {"dim", config_.head_dim}, {"parameters", describe_parameters(config_)},
                          {"files", files}};
   folder_.write(kManifestFile, [&](const std::string& path) { write_file_atomically(path, manifest.dump(2) + "\n"); });
   folder_.keep();
@@ -125,8 +119,8 @@ SavedInputs read_saved_manifest(const std::string& dir) {
   const std::string origin = in_folder(dir, kManifestFile);
   std::error_code ec;
   if (!fs::is_regular_file(fs::path(dir) / kManifestFile, ec))
-    throw Error("--params " + dir + ": no " + kManifestFile + " there (write the folder with `ecosim run --save-inputs " +
-                dir + "`)");
+    throw Error("--params " + dir + ": no " + kManifestFile +
+                " there (write the folder with `ecosim run --save-inputs " + dir + "`)");
   if (fs::file_size(fs::path(dir) / kManifestFile, ec) > kMaxManifestBytes)
     throw Error(fmt::format("{}: larger than {} bytes, not a manifest", origin, kMaxManifestBytes));
   json manifest;
@@ -160,8 +154,8 @@ SavedInputs read_saved_manifest(const std::string& dir) {
   for (std::size_t i = 0; i < files.size(); ++i) {
     const std::string where = fmt::format("{}: files[{}]", origin, i);
     const std::string array = string_field(files[i], "name", where), file = string_field(files[i], "file", where);
-    const auto spec = std::find_if(arrays.begin(), arrays.end(),
-                                   [&](const ecoformer::ParameterSpec& s) { return s.name == array; });
+    const auto spec =
+        std::find_if(arrays.begin(), arrays.end(), [&](const ecoformer::ParameterSpec& s) { return s.name == array; });
     if (spec == arrays.end()) throw Error(fmt::format("{}: {} reads no array '{}'", where, name(c.variant), array));
     if (file.empty() || file == "." || file == ".." || file.find('/') != std::string::npos)
       throw Error(where + ": file '" + file + "' is not a plain file name inside " + dir);
@@ -192,14 +186,12 @@ void read_saved_arrays(const std::string& dir, SavedInputs& saved) {
       throw Error(path + ": not a regular file; expected " + expected);
     ecoformer::NpyArray a;
     try {
-      a = ecoformer::read_npy(path, entry.dtype == ecoformer::NpyDtype::bfloat16
-                                        ? ecoformer::Uint16Data::bfloat16_bits
-                                        : ecoformer::Uint16Data::refused);
+      a = ecoformer::read_npy(path, entry.dtype == ecoformer::NpyDtype::bfloat16 ? ecoformer::Uint16Data::bfloat16_bits
+                                                                                 : ecoformer::Uint16Data::refused);
     } catch (const Error& e) {
       throw Error(std::string(e.what()) + "; expected " + expected);
     }
-    if (a.shape != s.shape)
-      throw Error(fmt::format("{}: shape {}, expected {}", path, shape_text(a.shape), expected));
+    if (a.shape != s.shape) throw Error(fmt::format("{}: shape {}, expected {}", path, shape_text(a.shape), expected));
     if (a.dtype != entry.dtype)
       throw Error(fmt::format("{}: dtype {}, but {} says {}", path, ecoformer::dtype_name(a.dtype), kManifestFile,
                               ecoformer::dtype_name(entry.dtype)));

@@ -73,8 +73,8 @@ void read_described_parameters(const nlohmann::json& j, AttentionConfig& c, cons
     if (!j.contains(key)) throw Error(fmt::format("{}: lacks '{}', which {} reads", origin, key, info.name));
     const nlohmann::json& v = j.at(key);
     if (!v.is_number_unsigned() || v.get<std::uint64_t>() < p.minimum || v.get<std::uint64_t>() > p.maximum)
-      throw Error(fmt::format("{}: '{}' must be an integer in {}..{}, got {}", origin, key, p.minimum, p.maximum,
-                              v.dump()));
+      throw Error(
+          fmt::format("{}: '{}' must be an integer in {}..{}, got {}", origin, key, p.minimum, p.maximum, v.dump()));
     c.parameter(p.id) = v.get<std::uint64_t>();
   }
 }

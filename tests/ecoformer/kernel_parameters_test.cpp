@@ -68,11 +68,11 @@ TEST_CASE("the parameter arrays of each variant", "[kernel_parameters]") {
   using Shape = std::vector<std::uint64_t>;
   CHECK(kernel_parameter_specs(config_of(AttentionVariant::msa)).empty());
   CHECK(kernel_parameter_specs(config_of(AttentionVariant::bi_ecoformer)).empty());
-  CHECK(shape_of(AttentionVariant::performer, "omega") == Shape{24, 16});             // F × D
+  CHECK(shape_of(AttentionVariant::performer, "omega") == Shape{24, 16});              // F × D
   CHECK(shape_of(AttentionVariant::linformer, "length_projection") == Shape{11, 37});  // k × N
-  CHECK(shape_of(AttentionVariant::ecoformer, "anchors") == Shape{2, 9, 16});         // H × m × D
-  CHECK(shape_of(AttentionVariant::ecoformer, "projection") == Shape{2, 8, 9});       // H × b × m
-  CHECK(shape_of(AttentionVariant::lsh_ecoformer, "projection") == Shape{2, 8, 16});  // H × b × D
+  CHECK(shape_of(AttentionVariant::ecoformer, "anchors") == Shape{2, 9, 16});          // H × m × D
+  CHECK(shape_of(AttentionVariant::ecoformer, "projection") == Shape{2, 8, 9});        // H × b × m
+  CHECK(shape_of(AttentionVariant::lsh_ecoformer, "projection") == Shape{2, 8, 16});   // H × b × D
 }
 
 TEST_CASE("a wrong parameter set is an error naming the array", "[kernel_parameters]") {

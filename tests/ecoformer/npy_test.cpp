@@ -55,9 +55,9 @@ std::string halves(std::initializer_list<std::uint16_t> bits) {
 
 TEST_CASE("float16 and bfloat16 .npy arrays read to their exact values", "[npy]") {
   // float16: 1.0 = 0x3c00, -2.5 = 0xc100, 2^-24 (smallest subnormal) = 0x0001, 65504 (largest) = 0x7bff.
-  const NpyArray h = parse_npy(npy("{'descr': '<f2', 'fortran_order': False, 'shape': (2, 2), }",
-                                   halves({0x3c00, 0xc100, 0x0001, 0x7bff})),
-                               "h.npy");
+  const NpyArray h = parse_npy(
+      npy("{'descr': '<f2', 'fortran_order': False, 'shape': (2, 2), }", halves({0x3c00, 0xc100, 0x0001, 0x7bff})),
+      "h.npy");
   CHECK(h.dtype == NpyDtype::float16);
   CHECK(h.shape == std::vector<std::uint64_t>{2, 2});
   CHECK(h.data == std::vector<float>{1.0f, -2.5f, 0x1p-24f, 65504.0f});

@@ -72,12 +72,13 @@ ecoformer::NpyArray msa_output(const TempFolder& folder) {
   return ecoformer::read_npy(folder / "o.npy");
 }
 
-nlohmann::json manifest_of(const std::string& dir) { return nlohmann::json::parse(std::ifstream(dir + "/manifest.json")); }
+nlohmann::json manifest_of(const std::string& dir) {
+  return nlohmann::json::parse(std::ifstream(dir + "/manifest.json"));
+}
 
 }  // namespace
 
-TEST_CASE("an output rounded to float16 or bfloat16 passes with the precision's default tolerance",
-          "[validate][cli]") {
+TEST_CASE("an output rounded to float16 or bfloat16 passes with the precision's default tolerance", "[validate][cli]") {
   TempFolder folder("ecosim_validate_fp16");
   const ecoformer::NpyArray out = msa_output(folder);
   AttentionConfig msa;
@@ -163,9 +164,9 @@ TEST_CASE("validate honours --rtol and --atol", "[validate][cli]") {
   const double max_error = double{moved[5]} - out.data[5];
   CHECK(validate({"--rtol", "0", "--atol", fmt::format("{:.9e}", max_error * 1.01)}).first.exit_code == 0);
   CHECK(validate({"--rtol", "0", "--atol", fmt::format("{:.9e}", max_error * 0.99)}).first.exit_code == 1);
-  for (const std::vector<std::string>& bad : {std::vector<std::string>{"--rtol", "-1"},
-                                              std::vector<std::string>{"--atol", "nan"},
-                                              std::vector<std::string>{"--output-dtype", "float64"}})
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"--rtol", "-1"}, std::vector<std::string>{"--atol", "nan"},
+        std::vector<std::string>{"--output-dtype", "float64"}})
     CHECK(validate(bad).first.exit_code == 2);
 }
 
@@ -182,16 +183,17 @@ TEST_CASE("run --save-inputs writes the inputs and parameters validate --params 
                std::tuple<std::string, Files, Files>{"bi-ecoformer", {}, {}});
   TempFolder folder("ecosim_save_inputs_" + variant);
   // Seed 9: validate --params has no --seed, so a pass shows it read the parameters rather than drawing them.
-  std::vector<std::string> run = {"run",  "--variant", variant, "--batch",  "1",     "--heads",       "2",    "--seq",
-                                  "40",   "--dim",     "16",    "--seed",   "9",     "--output",      "o.npy",
-                                  "--save-inputs", "saved"};
+  std::vector<std::string> run = {"run", "--variant", variant, "--batch",       "1",    "--heads",
+                                  "2",   "--seq",     "40",    "--dim",         "16",   "--seed",
+                                  "9",   "--output",  "o.npy", "--save-inputs", "saved"};
   run.insert(run.end(), options.begin(), options.end());
   REQUIRE(ecosim_in(folder, run).first.exit_code == 0);
   std::vector<std::string> expected = {"k.npy", "manifest.json", "q.npy", "v.npy"};
   for (const std::string& f : files) expected.push_back(f + ".npy");
   std::sort(expected.begin(), expected.end());
   std::vector<std::string> written;
-  for (const auto& entry : fs::directory_iterator(folder / "saved")) written.push_back(entry.path().filename().string());
+  for (const auto& entry : fs::directory_iterator(folder / "saved"))
+    written.push_back(entry.path().filename().string());
   std::sort(written.begin(), written.end());
   CHECK(written == expected);  // and no temporary left behind
 
@@ -208,8 +210,8 @@ TEST_CASE("run --save-inputs writes the inputs and parameters validate --params 
   CHECK(same.exit_code == 0);
   CHECK_THAT(text, Contains("max_abs_error      0.000e+00") && Contains("parameters from saved") && Contains("PASS"));
   // The seeded path draws seed 0's parameters: another reference, so the seed-9 output fails there.
-  std::vector<std::string> seeded = {"validate", "--variant", variant, "--input",
-                                     "saved/q.npy,saved/k.npy,saved/v.npy", "--output", "o.npy"};
+  std::vector<std::string> seeded = {"validate", "--variant", variant, "--input", "saved/q.npy,saved/k.npy,saved/v.npy",
+                                     "--output", "o.npy"};
   seeded.insert(seeded.end(), options.begin(), options.end());
   if (!files.empty()) CHECK(ecosim_in(folder, seeded).first.exit_code == 1);
 }
@@ -316,7 +318,8 @@ TEST_CASE("run --save-inputs refuses a target that is not a folder of regular fi
   CHECK(not_dir.exit_code == 2);
   CHECK_THAT(not_dir.stderr_text, Contains("'file' is not a directory"));
   fs::create_directories(folder / "saved/q.npy");
-  const auto [q_dir, q_dir_text] = ecosim_in(folder, {"run", "--variant", "msa", "--seq", "8", "--save-inputs", "saved"});
+  const auto [q_dir, q_dir_text] =
+      ecosim_in(folder, {"run", "--variant", "msa", "--seq", "8", "--save-inputs", "saved"});
   CHECK(q_dir.exit_code == 2);
   CHECK_THAT(q_dir.stderr_text, Contains("saved/q.npy' exists and is not a regular file"));
   std::vector<std::string> left;

@@ -185,10 +185,10 @@ int validate_output(const po::variables_map& vm) {
   const double rms_error = rms_difference(mine.data, ref.data), rms_ref = rms(ref.data);
   const bool pass = non_finite == 0 && max_error <= atol + rtol * max_ref && rms_error <= atol + rtol * rms_ref;
   const auto relative = [](double error, double scale) { return scale > 0 ? error / scale : error; };
-  fmt::print("variant            {}  (B={} H={} N={} D={}, {})\n", name(config.variant), config.batch, config.heads,
-             config.seq, config.head_dim,
-             vm.count("params") ? "parameters from " + vm["params"].as<std::string>()
-                                : fmt::format("seed {}", problem.seed));
+  fmt::print(
+      "variant            {}  (B={} H={} N={} D={}, {})\n", name(config.variant), config.batch, config.heads,
+      config.seq, config.head_dim,
+      vm.count("params") ? "parameters from " + vm["params"].as<std::string>() : fmt::format("seed {}", problem.seed));
   fmt::print("output             {}{}\n", ecoformer::dtype_name(stored.dtype),
              precision == stored.dtype ? "" : fmt::format(", holding a {} result", ecoformer::dtype_name(precision)));
   fmt::print("non_finite         {}\n", non_finite);
