@@ -39,8 +39,9 @@ AttentionInputs synthetic_inputs(const AttentionConfig& config, std::uint64_t se
 /// a count-only variant is refused).
 bool has_kernel(AttentionVariant v);
 
-/// Runs config.variant (config.projections is ignored: inputs are already projected); reports every
-/// operation performed to `sink`. Throws ecosim::Error for mismatched shapes, bad parameters, or
+/// Runs config.variant (config.projections is ignored: inputs are already projected) with its random
+/// parameters drawn from `seed` (draw_kernel_parameters; run it with given ones: kernel_parameters.hpp);
+/// reports every operation performed to `sink`. Throws ecosim::Error for mismatched shapes, bad parameters, or
 /// Device::cuda when no GPU is available.
 RunResult run_attention(const AttentionInputs& inputs, const AttentionConfig& config, Device device, std::uint64_t seed,
                         OpSink& sink);
