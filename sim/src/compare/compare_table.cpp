@@ -153,10 +153,10 @@ std::string published_gap_line(const CompareReport& r) {
 /// Where the figures come from: the accelerator model, the GPU latency, the ratios and the published ones.
 std::string legend(const CompareReport& r, bool with_ratios) {
   const auto& p = r.provenance;
-  std::string out = wrapped(fmt::format(
-      "accel ms, accel uJ: {} model, {} engine, {} attention, energy with leakage",
-      p["accelerator"]["name"].get<std::string>(), p["engine"].get<std::string>(),
-      p["fuse_attention"].get<bool>() ? "fused (scores kept on chip)" : "unfused (each op's result goes to DRAM)"));
+  std::string out = wrapped(
+      fmt::format("accel ms, accel uJ: {} model, {} engine, attention {}, incl. leakage",
+                  p["accelerator"]["name"].get<std::string>(), p["engine"].get<std::string>(),
+                  p["fuse_attention"].get<bool>() ? "fused (scores on chip)" : "unfused (op results via DRAM)"));
   std::vector<std::string> gpu;
   for (const CompareRow& row : r.rows) {
     const std::string label = (row.gpu_measured ? "" : "~ ") + row.gpu_label;
@@ -167,12 +167,11 @@ std::string legend(const CompareReport& r, bool with_ratios) {
   out += wrapped(gpu_text);
   out += wrapped(with_ratios ? "lat/MSA, E/MSA: accelerator latency and energy relative to msa's in this run"
                              : "no ratios to MSA: msa is not among the variants");
-  const std::string source = r.published["source"].get<std::string>();
   if (r.published_applies)
-    out += wrapped("paper lat, paper E: the same ratios published in " + source) + published_gap_line(r);
+    out += wrapped("paper lat, paper E: the same ratios published in " + r.published["source"].get<std::string>()) +
+           published_gap_line(r);
   else
-    out += wrapped("published ratios to MSA (" + source + ") not shown: they are for " +
-                   describe_workload(r.published["workload"]));
+    out += wrapped("published ratios not shown: they are for " + describe_workload(r.published["workload"]));
   return out;
 }
 
