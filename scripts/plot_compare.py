@@ -22,7 +22,7 @@ except ImportError:
     sys.exit("plot_compare.py: error: matplotlib is missing (apt install python3-matplotlib)")
 
 # The smallest bar of a panel spans at least this share of its (logarithmic) axis.
-MIN_BAR_SHARE = 0.2
+MIN_BAR_SHARE = 0.25
 
 
 def value_text(value: float) -> str:
@@ -31,12 +31,12 @@ def value_text(value: float) -> str:
 
 
 def log_limits(values):
-    """Axis limits (lo, hi) for bars of these positive values drawn from lo on a log axis: the smallest bar spans
-    a quarter of the decades its values span (at least 0.3 decade), and past the largest there is room for its
-    label, so the smallest spans at least MIN_BAR_SHARE of the axis."""
+    """Axis limits (lo, hi) for bars of these positive values drawn from lo on a log axis: past the largest, room
+    for its label (a quarter of the decades the values span, at least half a decade); below the smallest, enough
+    decades (at least 0.3) that the smallest bar spans MIN_BAR_SHARE of the axis."""
     low, high = math.log10(min(values)), math.log10(max(values))
-    below = max(0.3, (high - low) / 4)
-    above = max(0.5, (high - low + below) / 4)
+    above = max(0.5, (high - low) / 4)
+    below = max(0.3, (high - low + above) * MIN_BAR_SHARE / (1 - MIN_BAR_SHARE))
     return 10 ** (low - below), 10 ** (high + above)
 
 

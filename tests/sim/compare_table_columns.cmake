@@ -5,7 +5,7 @@
 # every row is as long as the header), its column titles are distinct; the published ratios, which belong to
 # another workload, are left out with the reason (the workload of sim/data/published_accelerator.json); no
 # provenance line reaches standard output, while compare.json and compare.csv still carry the provenance; the
-# last line points to the reports.
+# last line points to the reports; with Debian's python3-matplotlib the chart compare.png is among them.
 cmake_policy(SET CMP0057 NEW)  # if(IN_LIST)
 set(published_json ${CMAKE_CURRENT_LIST_DIR}/../../sim/data/published_accelerator.json)
 file(REMOVE_RECURSE ${WORKDIR}/out)
@@ -116,4 +116,14 @@ if(EXISTS ${WORKDIR}/out/compare.png AND names_png EQUAL -1)
   message(FATAL_ERROR "compare.png was drawn but the pointer does not name it: ${pointer}")
 elseif(NOT EXISTS ${WORKDIR}/out/compare.png AND NOT names_png EQUAL -1)
   message(FATAL_ERROR "the pointer names compare.png, which was not drawn: ${pointer}")
+endif()
+execute_process(COMMAND /usr/bin/python3 -c "import matplotlib" RESULT_VARIABLE no_matplotlib OUTPUT_QUIET ERROR_QUIET)
+if(NOT no_matplotlib)
+  if(NOT EXISTS ${WORKDIR}/out/compare.png)
+    message(FATAL_ERROR "compare.png was not drawn: ${err}")
+  endif()
+  file(READ ${WORKDIR}/out/compare.png head LIMIT 8 HEX)
+  if(NOT head STREQUAL "89504e470d0a1a0a")
+    message(FATAL_ERROR "compare.png is missing or not a PNG (starts '${head}'): ${err}")
+  endif()
 endif()
