@@ -18,6 +18,7 @@ try:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 except ImportError:
     sys.exit("plot_compare.py: error: matplotlib is missing (apt install python3-matplotlib)")
 
@@ -87,6 +88,7 @@ def figure(report):
                 ax.text(x * 1.08, bar.get_y() + bar.get_height() / 2, value_text(x), va="center", fontsize=8)
         ax.set_xscale("log")
         ax.set_xlim(lo, hi)
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:g}"))  # 0.01, not 10^-2
         ax.set_yticks(range(len(names)), names)
         ax.invert_yaxis()
         ax.set_title(f"{title} / {ref}", fontsize=10)

@@ -29,7 +29,7 @@ struct CompareRow {
   double accel_latency_ms = 0;
   double gpu_latency_ms = 0;
   bool gpu_measured = false;
-  std::string gpu_label;                      // "measured (NVIDIA H100 ...)" or "est. H100 SXM roofline"
+  std::string gpu_label;  // "measured, CUDA events (<GPU>)" or "estimated, H100 SXM roofline (no GPU kernel ran)"
   std::optional<KernelTiming> kernel_timing;  // none for a count-only variant or a whole model
 };
 

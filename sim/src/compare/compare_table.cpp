@@ -116,17 +116,15 @@ const CompareRow* row_named(const CompareReport& r, std::string_view name) {
   return nullptr;
 }
 
-/// "parameters: performer features=256; ..." for the variants that have any (as the reports record them), each
-/// variant's kept on one line.
+/// "parameters: performer features=256; ...; native: the model's own attention (zoo)" for the variants that have
+/// any (as the reports record them), each variant's kept on one line.
 std::string parameters_line(const CompareReport& r) {
   std::string list;
   for (const auto& [variant, parameters] : r.provenance["variant_parameters"].items()) {
-    std::string text = parameters.is_string() ? parameters.get<std::string>() : "";
+    std::string item = parameters.is_string() ? variant + ": " + parameters.get<std::string>() : variant;
     if (parameters.is_object())
-      for (const auto& [name, value] : parameters.items())
-        text += (text.empty() ? "" : " ") + name + "=" + value.dump();
-    if (text.empty()) continue;
-    std::string item = variant + " " + text;
+      for (const auto& [name, value] : parameters.items()) item += " " + name + "=" + value.dump();
+    if (item == variant) continue;  // no parameters
     std::replace(item.begin(), item.end(), ' ', kNoBreak);
     list += (list.empty() ? "" : "; ") + item;
   }
