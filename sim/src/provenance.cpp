@@ -79,8 +79,8 @@ std::string provenance_footer(const nlohmann::ordered_json& provenance, std::str
       continue;
     }
     const bool named = value.is_object() && value.contains("name") && value["name"].is_string();
-    short_form[key] = (named ? value["name"].get<std::string>() + " " : std::string()) + "(in full: " +
-                      std::string(full_in) + ")";
+    short_form[key] =
+        (named ? value["name"].get<std::string>() + " " : std::string()) + "(in full: " + std::string(full_in) + ")";
   }
   return provenance_lines(short_form);
 }

@@ -77,7 +77,8 @@ def check(rep):
             assert share >= 0.2, (ax.get_title(), end, lo, hi, share)
             middle = bar.get_y() + bar.get_height() / 2
             labels = [t for t in ax.texts if math.isclose(t.get_position()[1], middle) and t.get_position()[0] >= end]
-            assert [t.get_text() for t in labels] == [f"{end:#.3g}"], (ax.get_title(), end, [t.get_text() for t in labels])
+            texts = [t.get_text() for t in labels]
+            assert texts == [f"{end:#.3g}"], (ax.get_title(), end, texts)
             extent = labels[0].get_window_extent(renderer)
             assert box.x0 <= extent.x0 and extent.x1 <= box.x1, (ax.get_title(), labels[0].get_text())
         assert len(ax.texts) == len(bars)

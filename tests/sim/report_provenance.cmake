@@ -54,8 +54,8 @@ foreach(case "count;--trace;${trace}" "count;--layer;attention;--seq;8;--per-lay
     message(FATAL_ERROR "ecosim ${case}: no provenance footer (${rc}): ${err}\n${table}")
   endif()
   # count's table names its technology table (the per-op energies are in its JSON and CSV, above)
-  if(command STREQUAL "count" AND (NOT table MATCHES "\n# tech_table: ${tech_name} \\(in full: --format json or csv\\)\n"
-                                   OR table MATCHES "pj_per_op"))
+  set(short_tech "\n# tech_table: ${tech_name} \\(in full: --format json or csv\\)\n")
+  if(command STREQUAL "count" AND (NOT table MATCHES "${short_tech}" OR table MATCHES "pj_per_op"))
     message(FATAL_ERROR "ecosim ${case}: the table's footer does not name the technology table alone\n${table}")
   endif()
 endforeach()
