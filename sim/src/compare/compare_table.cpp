@@ -26,7 +26,7 @@ std::string si_count(double n) {
   constexpr std::array prefixes{"", "k", "M", "G", "T", "P", "E"};
   if (n < 10000) return fmt::format("{}", n);
   std::size_t p = 0;
-  while (n >= 1000 && p + 1 < prefixes.size()) {
+  while (n >= 999.95 && p + 1 < prefixes.size()) {  // what would round to "1000" takes the next prefix
     n /= 1000;
     ++p;
   }
