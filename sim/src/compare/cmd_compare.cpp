@@ -1,7 +1,8 @@
 // `ecosim compare`: for each attention variant, runs the kernel (GPU when present, else the CPU reference)
 // while counting its operations and writing its trace (a count-only variant without a kernel: its analytic
 // exact-convention records), replays the trace on the accelerator model (--engine: SystemC or closed form),
-// and reports op counts, accelerator latency/energy, GPU latency and ratios to MSA beside the published ones.
+// and reports op counts, accelerator latency/energy, GPU latency and ratios to MSA beside the published ones: a
+// summary on the terminal (compare_table.hpp), everything with its provenance in the report files.
 // With --model, compares whole-model analytic traces instead; with --onnx, an imported model's traces with its
 // attention blocks swapped for each variant, the kernels run at the blocks' shapes. Every variant's parameters are
 // checked before anything runs, and traces and reports are written only when all runs have succeeded.
@@ -15,6 +16,7 @@
 #include "accel_report.hpp"
 #include "child_process.hpp"
 #include "compare_report.hpp"
+#include "compare_table.hpp"
 #include "device_option.hpp"
 #include "ecosim/ecoformer/run.hpp"
 #include "ecosim/kernels/gpu.hpp"
@@ -70,7 +72,7 @@ VariantRun run_analytic_layer(const AttentionConfig& config) {
   RecordingSink list;
   FanOutSink sink({&counter, &list});
   emit_attention(ecoformer::kAttentionRecordPrefix, config, Convention::exact, sink);
-  return {std::move(list.records), counter.total(), std::nullopt, "analytic (count-only: no kernel)"};
+  return {std::move(list.records), counter.total(), std::nullopt, "analytic (no kernel)"};
 }
 
 /// One column of the comparison: an attention variant, or (with --model) the model's own attention.
@@ -153,18 +155,16 @@ std::int64_t published_workload(const nlohmann::json& published, const char* key
 
 /// Draws the bar chart with Debian's interpreter (the python3 first on PATH may lack Debian's matplotlib),
 /// running scripts/plot_compare.py as embedded at build time (`python3 -c`); the paths are plain arguments
-/// after the script. A failure is a warning: the CSV and JSON are complete.
-void plot(const std::string& json_path, const std::string& png_path) {
+/// after the script. A failure is a warning: the CSV and JSON are complete. Returns whether the chart exists.
+bool plot(const std::string& json_path, const std::string& png_path) {
   const ProgramRun run =
       run_program({"/usr/bin/python3", "-c", std::string(embedded::plot_compare_py()), json_path, png_path});
   std::error_code ec;
-  if (run.succeeded && std::filesystem::is_regular_file(png_path, ec))
-    fmt::print(stderr, "wrote {}\n", png_path);
-  else
-    fmt::print(stderr,
-               "warning: no bar chart written ({}; is python3-matplotlib installed?); CSV and JSON are "
-               "complete\n",
-               run.succeeded ? png_path + " is missing" : run.failure);
+  if (run.succeeded && std::filesystem::is_regular_file(png_path, ec)) return true;
+  fmt::print(stderr,
+             "warning: no bar chart written ({}; is python3-matplotlib installed?); CSV and JSON are complete\n",
+             run.succeeded ? png_path + " is missing" : run.failure);
+  return false;
 }
 
 }  // namespace
@@ -244,7 +244,8 @@ int compare(const Args& args) {
   } else {
     report.workload["model"] = model;
   }
-  report.published = published_for(report.workload, published);
+  report.published = published;
+  report.published_applies = published_for(report.workload, published);
   report.provenance = provenance(accel_config, engine, tech);
   report.accel_area = accel::area_breakdown(accel_config);
   report.provenance["variant_parameters"] = nlohmann::ordered_json::object();
@@ -305,7 +306,7 @@ int compare(const Args& args) {
       row.gpu_label = "measured, CUDA events (" + gpu::probe().device_name + ")";
     } else {
       row.gpu_latency_ms = estimate_gpu_latency_ms(run.ops, roofline);
-      row.gpu_label = "est. " + roofline.gpu + " roofline (no GPU kernel run)";
+      row.gpu_label = "estimated, " + roofline.gpu + " roofline (no GPU kernel ran)";
     }
     report.provenance["gpu_timing"][e.label] =
         row.gpu_measured ? fmt::format(
@@ -334,9 +335,8 @@ int compare(const Args& args) {
   folder.write("compare.json",
                [&](const std::string& path) { write_file_atomically(path, to_json(report).dump(2) + "\n"); });
   folder.keep();
-  fmt::print(stderr, "wrote {0}/compare.csv, {0}/compare.json and the traces {0}/<variant>.jsonl\n", out);
-  plot(out + "/compare.json", out + "/compare.png");
-  fmt::print("{}", render_table(report));
+  const bool plotted = plot(out + "/compare.json", out + "/compare.png");
+  fmt::print("{}", render_terminal(report, out, plotted));
   return 0;
 }
 
