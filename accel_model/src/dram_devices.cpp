@@ -7,7 +7,7 @@
 #include "ecosim/accel_model/dram_model.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
-#include "strict_reader.hpp"
+#include "ecosim/ops_counter/json_reader.hpp"
 
 namespace ecosim::embedded {
 std::string_view accel_dram_devices();
@@ -36,7 +36,7 @@ std::uint64_t clocks(double ns, std::uint64_t clock_khz) {
   return ps_khz / per_clock + (ps_khz % per_clock != 0);
 }
 
-DramDevice read_device(const Reader& d) {
+DramDevice read_device(const JsonReader& d) {
   d.exact_keys({"name", "data_rate_mts", "bus_bits", "burst_length", "banks", "row_bytes", "rows", "tCL_ns", "tCWL_ns",
                 "tRCD_ns", "tRP_ns", "tRAS_ns", "tWR_ns", "tRFC_ns", "tREFI_ns"});
   DramDevice v;
@@ -73,13 +73,13 @@ const DramDeviceTable& DramDeviceTable::builtin() {
 
 DramDeviceTable DramDeviceTable::parse(std::string_view json_text, const std::string& origin) {
   const nlohmann::json doc = parse_json(json_text, origin);
-  const Reader r(doc, origin);
+  const JsonReader r(doc, origin);
   r.exact_keys({"source", "devices"});
   r.text("source");
   DramDeviceTable t;
   const nlohmann::json& devices = r.list("devices");
   for (std::size_t i = 0; i < devices.size(); ++i) {
-    const Reader d(devices[i], fmt::format("{}: devices[{}]", origin, i));
+    const JsonReader d(devices[i], fmt::format("{}: devices[{}]", origin, i));
     DramDevice v = read_device(d);
     for (const DramDevice& other : t.devices_)
       if (other.name == v.name) d.fail("name", fmt::format("'{}' is listed twice", v.name));
