@@ -8,9 +8,9 @@ namespace ecosim::detail {
 
 namespace {
 
-constexpr std::string_view kKeys[] = {"seq_len",    "embed_dim",       "num_heads",  "ffn_hidden",
-                                      "layers",     "causal",          "post_norm",  "token_type_embedding",
-                                      "embedding_norm", "final_norm",  "lm_head",    "vocab_size",
+constexpr std::string_view kKeys[] = {"seq_len",         "embed_dim",  "num_heads", "ffn_hidden",
+                                      "layers",          "causal",     "post_norm", "token_type_embedding",
+                                      "embedding_norm",  "final_norm", "lm_head",   "vocab_size",
                                       "native_attention"};
 
 std::vector<Layer> build_encoder(const ModelEntry& e, const ModelOptions& o) {

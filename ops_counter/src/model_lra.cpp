@@ -8,7 +8,7 @@ namespace ecosim::detail {
 
 namespace {
 
-constexpr std::string_view kKeys[] = {"seq_len", "embed_dim",         "num_heads",   "head_dim",        "ffn_hidden",
+constexpr std::string_view kKeys[] = {"seq_len", "embed_dim",         "num_heads",   "head_dim",         "ffn_hidden",
                                       "layers",  "classifier_hidden", "num_classes", "native_attention", "dual"};
 
 std::vector<Layer> build_lra(const ModelEntry& e, const ModelOptions& o) {

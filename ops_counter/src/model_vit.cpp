@@ -8,9 +8,9 @@ namespace ecosim::detail {
 
 namespace {
 
-constexpr std::string_view kKeys[] = {"image_size", "in_chans",  "num_classes",        "patch_size",      "embed_dim",
-                                      "num_heads",  "depth",     "mlp_ratio",          "distillation_token",
-                                      "native_attention"};
+constexpr std::string_view kKeys[] = {"image_size",         "in_chans",        "num_classes", "patch_size",
+                                      "embed_dim",          "num_heads",       "depth",       "mlp_ratio",
+                                      "distillation_token", "native_attention"};
 
 std::vector<Layer> build_vit(const ModelEntry& e, const ModelOptions& o) {
   const std::uint64_t patch = e.uint("patch_size", 1024), c = e.uint("embed_dim"), heads = e.uint("num_heads");

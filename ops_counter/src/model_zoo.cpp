@@ -23,8 +23,8 @@ namespace detail {
 
 const nlohmann::json* ModelEntry::value(const std::string& key) const {
   if (std::find(family_.keys.begin(), family_.keys.end(), key) == family_.keys.end())
-    throw Error(fmt::format("model zoo: the {} builder reads '{}', which is not one of its family's keys",
-                            family_.name, key));
+    throw Error(
+        fmt::format("model zoo: the {} builder reads '{}', which is not one of its family's keys", family_.name, key));
   const auto it = j_.find(key);
   return it == j_.end() ? nullptr : &*it;
 }
@@ -119,9 +119,9 @@ ModelOptions block_options(const ModelOptions& o, const std::vector<AttentionVar
 
 namespace {
 
-constexpr std::array<const detail::ModelFamily*, 5> kFamilies = {
-    &detail::kHierarchicalVitFamily, &detail::kVitFamily, &detail::kSwinFamily, &detail::kLraFamily,
-    &detail::kEncoderFamily};
+constexpr std::array<const detail::ModelFamily*, 5> kFamilies = {&detail::kHierarchicalVitFamily, &detail::kVitFamily,
+                                                                 &detail::kSwinFamily, &detail::kLraFamily,
+                                                                 &detail::kEncoderFamily};
 /// Keys of every entry whatever its family.
 constexpr std::array<std::string_view, 2> kCommonKeys = {"family", "extends"};
 /// Entries of an `extends` chain beyond this are an error (a chain that long is circular).
@@ -205,8 +205,9 @@ nlohmann::json ModelZoo::resolved(const std::string& model) const {
   for (const std::string& link : chain)
     for (const auto& [key, value] : entry(link).items())
       if (!is_comment(key) && std::find(known.begin(), known.end(), key) == known.end())
-        throw Error(fmt::format("{}: {}.{}: {}", origins_.at(link), link, key,
-                                unknown_key_problem(key, known, fmt::format("unknown key for family '{}'", family.name))));
+        throw Error(
+            fmt::format("{}: {}.{}: {}", origins_.at(link), link, key,
+                        unknown_key_problem(key, known, fmt::format("unknown key for family '{}'", family.name))));
   return merged;
 }
 

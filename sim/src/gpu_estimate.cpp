@@ -27,7 +27,8 @@ GpuRoofline gpu_roofline(const std::string& gpu) {
   r.exact_keys({"description", "default", "gpus"});
   const nlohmann::json& gpus = r.object("gpus");
   for (const auto& [name, rates] : gpus.items())
-    JsonReader(rates, fmt::format("{}: gpus.{}", kOrigin, name)).exact_keys({"fp32_tflops", "memory_tb_per_s", "source"});
+    JsonReader(rates, fmt::format("{}: gpus.{}", kOrigin, name))
+        .exact_keys({"fp32_tflops", "memory_tb_per_s", "source"});
   const std::string chosen = gpu.empty() ? r.text("default") : gpu;
   if (!gpus.contains(chosen)) {
     std::string valid;

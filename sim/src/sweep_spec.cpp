@@ -143,9 +143,9 @@ std::vector<SweepVariant> parse_variants(const json& variants) {
           if (p.name == key) parameter = &p;
         }
       if (!parameter)
-        throw Error(fmt::format("variants[{}].{}: {}", i, key,
-                                unknown_key_problem(key, read,
-                                                    fmt::format("variant '{}' reads no such parameter", name(variant)))));
+        throw Error(fmt::format(
+            "variants[{}].{}: {}", i, key,
+            unknown_key_problem(key, read, fmt::format("variant '{}' reads no such parameter", name(variant)))));
       std::vector<SweepVariant> next;
       for (const SweepVariant& partial : expanded)
         for (std::uint64_t value :

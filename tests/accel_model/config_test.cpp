@@ -63,7 +63,8 @@ TEST_CASE("configuration errors name the key and the problem") {
     }
     return std::string("no error");
   };
-  CHECK_THAT(message(R"({"array": {"rowz": 4}})"), Catch::Contains("bad.json: array.rowz: unknown key (did you mean 'rows'?)"));
+  CHECK_THAT(message(R"({"array": {"rowz": 4}})"),
+             Catch::Contains("bad.json: array.rowz: unknown key (did you mean 'rows'?)"));
   CHECK_THAT(message(R"({"array": {"rows": 0}})"), Catch::Contains("array.rows"));
   CHECK_THAT(message(R"({"buffers": {"outputs": {"bytes": 64}}})"), Catch::Contains("too small for one tile"));
   CHECK_THAT(message(R"({"clock_mhz": -5})"), Catch::Contains("clock_mhz"));

@@ -67,8 +67,12 @@ TEST_CASE("JsonReader: dotted paths, types, ranges and exact keys") {
   CHECK(r.text("array.name") == "x");
   CHECK(r.list("array.list").empty());
   CHECK(r.object("array").size() == 5);
-  CHECK(message_of([&] { r.count("array.rows", {1, 8, " rows"}); }) == "c.json: array.rows: 16 is out of range [1, 8] rows");
-  CHECK(message_of([&] { r.count("array.clock", {1, 8, ""}); }) == "c.json: array.clock: must be a non-negative integer");
+  CHECK(message_of([&] {
+          r.count("array.rows", {1, 8, " rows"});
+        }) == "c.json: array.rows: 16 is out of range [1, 8] rows");
+  CHECK(message_of([&] {
+          r.count("array.clock", {1, 8, ""});
+        }) == "c.json: array.clock: must be a non-negative integer");
   CHECK(message_of([&] { r.text("array.cols"); }) == "c.json: array.cols: missing");
   CHECK(message_of([&] { r.flag("array.name"); }) == "c.json: array.name: must be true or false");
   CHECK(r.has("array"));
@@ -77,6 +81,7 @@ TEST_CASE("JsonReader: dotted paths, types, ranges and exact keys") {
   CHECK(message_of([&] { r.exact_keys({}, {"dram"}); }) == "c.json: array: unknown key (known: dram)");
   CHECK(message_of([&] { r.exact_keys({"array", "dram"}); }) == "c.json: dram: missing");
   const JsonReader inner(r.object("array"), "c.json: array");
-  CHECK(message_of([&] { inner.exact_keys({"rows", "clock", "on", "name"}); }) ==
-        "c.json: array: list: unknown key (known: rows, clock, on, name)");
+  CHECK(message_of([&] {
+          inner.exact_keys({"rows", "clock", "on", "name"});
+        }) == "c.json: array: list: unknown key (known: rows, clock, on, name)");
 }

@@ -343,7 +343,8 @@ TEST_CASE("BERT-base and GPT-2 small: hand-computed MACs, sequence length, causa
   CHECK(paper_adds(zoo, "gpt2_small", o) == gpt2_macs(1024));
   o.seq_len = 0;  // GPT-2's own context, 1024 tokens
   CHECK(paper_adds(zoo, "gpt2_small", o) == gpt2_macs(1024));
-  const ModelZoo headless = ModelZoo::parse(R"({"g": {"extends": "gpt2_small", "lm_head": false}})", "t").overlaying(zoo);
+  const ModelZoo headless =
+      ModelZoo::parse(R"({"g": {"extends": "gpt2_small", "lm_head": false}})", "t").overlaying(zoo);
   CHECK(paper_adds(zoo, "gpt2_small", o) - paper_adds(headless, "g", o) == 1024 * c * vocab);
   const std::vector<Layer> gpt2 = zoo.build("gpt2_small", o);
   REQUIRE(gpt2.back().name == "lm_head");

@@ -114,7 +114,8 @@ TEST_CASE("sweep spec: bad specs are errors naming the problem", "[sweep]") {
         "test.json: constraints.max_area: unknown key (known: max_area_mm2, min_area_mm2)");
   CHECK(error_of(R"({"workloads": [{"layer": {"seq": 16}}], "variants": [{"name": "ecoformer", "bit": 8}]})") ==
         "test.json: variants[0].bit: variant 'ecoformer' reads no such parameter (did you mean 'bits'?)");
-  CHECK_THAT(error_of(R"({"axes": {"array.rowz": [8]})" + tail), Catch::Contains("array.rowz: unknown key (did you mean 'rows'?)"));
+  CHECK_THAT(error_of(R"({"axes": {"array.rowz": [8]})" + tail),
+             Catch::Contains("array.rowz: unknown key (did you mean 'rows'?)"));
   // Seven axes of ten values (each valid: its default plus 0..9) span 10⁷ configurations, above
   // kMaxSweepConfigurations.
   std::string long_axes = R"({"axes": {)";

@@ -31,8 +31,8 @@ std::string unknown_key_problem(std::string_view key, std::span<const std::strin
 /// Throws "<origin>: <path>.<key>: unknown key …" (unknown_key_problem) for the first key of `object` (in
 /// order) that is not in `known`; nothing for a value that is not an object. `path` is the object's own dotted
 /// path ("" for the root).
-void reject_unknown_keys(const nlohmann::json& object, std::span<const std::string_view> known,
-                         std::string_view origin, std::string_view path = "");
+void reject_unknown_keys(const nlohmann::json& object, std::span<const std::string_view> known, std::string_view origin,
+                         std::string_view path = "");
 
 /// `path`.`key`, or `key` at the root.
 std::string child_path(std::string_view path, std::string_view key);
