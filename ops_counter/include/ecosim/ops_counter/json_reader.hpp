@@ -1,15 +1,16 @@
 // Strict reading of a parsed JSON document (parse_json): every value looked up by its dotted path,
 // type-checked and range-checked, and every key checked against the keys the reader knows, so that a misspelled
 // key is an error instead of a value silently left at its default. Every failure is an ecosim::Error that names
-// the document and the path: "<origin>: <path>: <problem>", e.g. "zoo.json: m.seqlen: unknown key (did you mean
-// 'seq_len'?)". The one mechanism behind every JSON input of ecosim (zoo files, configurations, cost tables,
-// sweep specs, the built-in data).
+// the document and the path: "<origin>: <path>: <problem>", e.g. "c.json: array.rowz: unknown key (did you mean
+// 'rows'?)". The one mechanism behind every JSON input of ecosim (zoo files, configurations, cost tables, sweep
+// specs, the built-in data, the fields of trace records).
 #pragma once
 #include <cstdint>
 #include <initializer_list>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
