@@ -6,6 +6,13 @@
 
 namespace ecosim::detail {
 
+namespace {
+
+constexpr std::string_view kKeys[] = {"seq_len",         "embed_dim",  "num_heads", "ffn_hidden",
+                                      "layers",          "causal",     "post_norm", "token_type_embedding",
+                                      "embedding_norm",  "final_norm", "lm_head",   "vocab_size",
+                                      "native_attention"};
+
 std::vector<Layer> build_encoder(const ModelEntry& e, const ModelOptions& o) {
   const std::uint64_t n = sequence_length(e, o);
   const std::uint64_t c = e.uint("embed_dim"), heads = e.uint("num_heads"), hidden = e.uint("ffn_hidden");
@@ -28,8 +35,13 @@ std::vector<Layer> build_encoder(const ModelEntry& e, const ModelOptions& o) {
     append_block(layers, layer, rows, c, hidden, parts);
   }
   if (e.flag("final_norm")) layers.push_back({"norm", LayerNorm{rows, c}});
+  // A head tied to the token embedding (GPT-2's) shares its weights, not its work: its matmul counts all the same.
   if (e.flag("lm_head")) layers.push_back({"lm_head", Linear{rows, c, e.uint("vocab_size"), false}});
   return layers;
 }
+
+}  // namespace
+
+constinit const ModelFamily kEncoderFamily{"encoder", kKeys, build_encoder};
 
 }  // namespace ecosim::detail

@@ -9,6 +9,7 @@
 
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
+#include "ecosim/ops_counter/json_reader.hpp"
 #include "ecosim/ops_counter/op_record.hpp"
 #include "embedded_texts.hpp"
 
@@ -26,10 +27,15 @@ double physical_memory_bytes() {
   return pages > 0 && page_bytes > 0 ? double(pages) * double(page_bytes) : 8 * kGB;
 }
 
-/// A rate from sim/data/work_estimates.json.
+/// A rate from sim/data/work_estimates.json (operations or tiles per second), whose keys are checked.
 double estimated_rate(const char* key) {
-  static const nlohmann::json rates = parse_json(embedded::work_estimates(), "builtin work_estimates.json");
-  return rates[key].get<double>();
+  constexpr const char* kOrigin = "builtin work_estimates.json";
+  static const nlohmann::json rates = [&] {
+    nlohmann::json doc = parse_json(embedded::work_estimates(), kOrigin);
+    JsonReader(doc, kOrigin).exact_keys({"description", "cpu_reference_ops_per_s", "replay_tiles_per_s"});
+    return doc;
+  }();
+  return JsonReader(rates, kOrigin).number(key, {1, 1e18, " per second"});
 }
 
 double positive_option(const po::variables_map& vm, const char* key, double fallback) {

@@ -23,6 +23,7 @@
 #include "ecosim/ops_counter/attention.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
+#include "ecosim/ops_counter/json_reader.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
 #include "ecosim/ops_counter/sinks.hpp"
 #include "ecosim/sim/commands.hpp"
@@ -145,12 +146,35 @@ std::vector<std::string> parse_variants(const std::string& list) {
   return out;
 }
 
-/// A number of the workload the accelerator figures were published for: `compare`'s default layer.
+constexpr const char* kPublishedOrigin = "builtin published_accelerator.json";
+
+/// sim/data/published_accelerator.json, every key checked: its source, the workload the accelerator figures were
+/// published for (`compare`'s default layer) and each variant's latency and energy.
+nlohmann::json published_figures() {
+  nlohmann::json doc = parse_json(embedded::published_accelerator(), kPublishedOrigin);
+  const JsonReader r(doc, kPublishedOrigin);
+  r.exact_keys({"source", "workload", "variants"});
+  (void)r.text("source");
+  const JsonReader workload(r.object("workload"), fmt::format("{}: workload", kPublishedOrigin));
+  workload.exact_keys({"batch", "seq", "dim", "heads"});
+  for (const char* key : {"batch", "seq", "dim", "heads"}) (void)workload.count(key, {1, kMaxDimension, ""});
+  for (const auto& [variant, figures] : r.object("variants").items()) {
+    try {
+      (void)attention_variant_named(variant);
+    } catch (const Error& e) {
+      r.fail("variants." + variant, e.what());
+    }
+    const JsonReader v(figures, fmt::format("{}: variants.{}", kPublishedOrigin, variant));
+    v.exact_keys({"latency_ms", "energy_pj"});
+    (void)v.number("latency_ms", {0, 1e9, " ms"});
+    (void)v.number("energy_pj", {0, 1e18, " pJ"});
+  }
+  return doc;
+}
+
+/// A number of the workload the accelerator figures were published for.
 std::int64_t published_workload(const nlohmann::json& published, const char* key) {
-  const nlohmann::json& value = published["workload"][key];
-  if (!value.is_number_unsigned())
-    throw Error(fmt::format("builtin published_accelerator.json: workload.{} must be a count", key));
-  return value.get<std::int64_t>();
+  return published["workload"][key].get<std::int64_t>();
 }
 
 /// Draws the bar chart with Debian's interpreter (the python3 first on PATH may lack Debian's matplotlib),
@@ -170,7 +194,7 @@ bool plot(const std::string& json_path, const std::string& png_path) {
 }  // namespace
 
 int compare(const Args& args) {
-  const nlohmann::json published = parse_json(embedded::published_accelerator(), "builtin published_accelerator.json");
+  const nlohmann::json published = published_figures();
   const auto batch = published_workload(published, "batch"), seq = published_workload(published, "seq"),
              dim = published_workload(published, "dim"), heads = published_workload(published, "heads");
   po::options_description options("ecosim compare");
