@@ -1,8 +1,11 @@
 // `ecosim replay TRACE`: replays a trace on the accelerator model (SystemC or closed-form engine); prints cycles,
 // latency and energy by component per operation, and optionally writes a Chrome trace-event timeline (opens in
-// Perfetto).
+// Perfetto). A long SystemC replay is announced with a hint to use the closed form, and shows its progress on a
+// terminal (replay_progress.hpp).
 #include <fmt/core.h>
 #include <algorithm>
+#include <filesystem>
+#include <functional>
 #include <iostream>
 
 #include "accel_report.hpp"
@@ -12,6 +15,7 @@
 #include "ecosim/traces/trace_reader.hpp"
 #include "held_output.hpp"
 #include "provenance.hpp"
+#include "replay_progress.hpp"
 #include "work_limits.hpp"
 #include "workload.hpp"
 
@@ -45,6 +49,14 @@ int replay(const Args& args) {
   const std::string path = vm["trace"].as<std::string>();
   trace::TraceReader reader(path);  // streamed: one record at a time
   accel::PlanSource plans(reader, reader.header().convention, path, config, tech, replay_budget(parse_work_limits(vm)));
+  std::function<accel::ReplayWork()> count_work;  // a regular file is read a second time for the total
+  if (std::filesystem::is_regular_file(path))
+    count_work = [&] {
+      trace::TraceReader again(path);
+      accel::PlanSource counted(again, again.header().convention, path, config, tech);
+      return accel::plan_work(counted);
+    };
+  auto progress = announce_replay(engine, "[" + std::filesystem::path(path).filename().string() + "]", count_work);
   std::optional<AtomicFile> timeline_file;  // opened first: an unwritable path fails before the replay
   std::optional<accel::TimelineWriter> timeline;
   if (vm.count("timeline")) {
@@ -53,7 +65,9 @@ int replay(const Args& args) {
   }
   HeldOutput out(std::cout);  // a malformed record late in a small trace leaves no rows printed
   ReplayPrinter printer(out.stream(), format, config, engine, provenance(config, engine, tech));
-  const accel::ReplayResult result = accel::replay(engine, plans, config, &printer, timeline ? &*timeline : nullptr);
+  const accel::ReplayResult result =
+      accel::replay(engine, plans, config, &printer, timeline ? &*timeline : nullptr, progress->callback());
+  progress.reset();  // the line erased before the lines below
   if (timeline) {
     timeline->finish();
     timeline_file->commit();

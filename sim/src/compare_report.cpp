@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 #include <algorithm>
 
+#include "csv_number.hpp"
 #include "provenance.hpp"
 
 namespace ecosim::cli {
@@ -96,15 +97,15 @@ std::string render_csv(const CompareReport& r) {
       "ratio_msa,"
       "published_latency_ratio_msa,published_energy_ratio_msa\n";
   const CompareRow* msa = msa_row(r);
-  auto opt = [](std::optional<double> x) { return x ? fmt::format("{:.6g}", *x) : std::string(); };
+  auto opt = [](std::optional<double> x) { return x ? csv_number(*x) : std::string(); };
   for (const auto& row : r.rows) {
     const auto& e = row.accel.energy;
     out += fmt::format(
-        "{},{},{},{},{:.6g},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},"
-        "{:.6g},{},{},{},{},{}\n",
-        row.variant, row.source, row.muls, row.adds, row.op_energy_pj, row.accel.cycles, row.accel_latency_ms,
-        e.total_pj(), e.array_pj, e.vector_pj, e.sram_pj[0], e.sram_pj[1], e.sram_pj[2], e.dram_pj, e.leakage_pj,
-        r.accel_area.total_mm2(), row.accel.stall_cycles(), row.gpu_latency_ms,
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", row.variant, row.source, row.muls,
+        row.adds, csv_number(row.op_energy_pj), row.accel.cycles, csv_number(row.accel_latency_ms),
+        csv_number(e.total_pj()), csv_number(e.array_pj), csv_number(e.vector_pj), csv_number(e.sram_pj[0]),
+        csv_number(e.sram_pj[1]), csv_number(e.sram_pj[2]), csv_number(e.dram_pj), csv_number(e.leakage_pj),
+        csv_number(r.accel_area.total_mm2()), row.accel.stall_cycles(), csv_number(row.gpu_latency_ms),
         row.gpu_measured ? "measured" : "estimated",
         opt(ratio(row.accel_latency_ms, msa, &CompareRow::accel_latency_ms)),
         opt(msa ? std::optional<double>(e.total_pj() / energy_of(*msa)) : std::nullopt),

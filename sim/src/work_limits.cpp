@@ -26,7 +26,7 @@ double physical_memory_bytes() {
   return pages > 0 && page_bytes > 0 ? double(pages) * double(page_bytes) : 8 * kGB;
 }
 
-/// A rate from sim/data/work_estimates.json.
+/// A rate (or a cost per unit of work) from sim/data/work_estimates.json.
 double estimated_rate(const char* key) {
   static const nlohmann::json rates = parse_json(embedded::work_estimates(), "builtin work_estimates.json");
   return rates[key].get<double>();
@@ -79,6 +79,8 @@ void check_cpu_time(const WorkLimits& limits, double ops, std::string_view what)
                   "before starting (raise the limit with --max-minutes {:.0f}, or run on a GPU)",
                   what, ops / 1e9, seconds / 60, seconds / 60 + 1));
 }
+
+double typical_systemc_seconds(double tiles) { return tiles * estimated_rate("systemc_replay_us_per_tile") * 1e-6; }
 
 std::function<void(const accel::OpPlan&)> replay_budget(const WorkLimits& limits) {
   return [limits, tiles = 0.0](const accel::OpPlan& plan) mutable {
