@@ -71,11 +71,13 @@ void ProgressLine::update(const accel::ReplayWork& done) {
 }
 
 std::string ProgressLine::text(const accel::ReplayWork& done, double elapsed_s) const {
+  const std::uint64_t running = done.ops + 1;  // the op being replayed (or, at the end, one past the last)
   if (!total_)
-    return fmt::format("{} op {}, {} tiles, {} elapsed", label_, done.ops, count_text(double(done.tiles)),
+    return fmt::format("{} op {}, {} tiles, {} elapsed", label_, running, count_text(double(done.tiles)),
                        format_duration(elapsed_s));
   const double fraction = total_->tiles ? double(done.tiles) / double(total_->tiles) : 1;
-  std::string line = fmt::format("{} op {}/{}, {}/{} tiles ({:.0f} %), {} elapsed", label_, done.ops, total_->ops,
+  std::string line = fmt::format("{} op {}/{}, {}/{} tiles ({:.0f} %), {} elapsed", label_,
+                                 std::min(running, total_->ops), total_->ops,
                                  count_text(double(done.tiles)), count_text(double(total_->tiles)), 100 * fraction,
                                  format_duration(elapsed_s));
   if (done.tiles > 0) {  // the rate so far, over the tiles left

@@ -47,7 +47,8 @@ class ProgressLine {
   accel::ReplayProgress callback() {
     return [this](const accel::ReplayWork& done) { update(done); };
   }
-  /// The line's text for `done` after `elapsed_s` seconds (no control characters).
+  /// The line's text for `done` after `elapsed_s` seconds (no control characters): the op being replayed
+  /// ("op 3/170"), tiles done of the total, the time elapsed and the time left at the rate so far.
   std::string text(const accel::ReplayWork& done, double elapsed_s) const;
 
  private:

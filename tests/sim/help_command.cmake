@@ -34,7 +34,7 @@ if(NOT rc EQUAL 2 OR NOT out MATCHES "help takes one command")
 endif()
 # compress --help states the synthetic tensor's distribution and the error's units (issue 18, finding 12).
 ecosim_run(out rc help compress)
-foreach(phrase "standard normal \\(mean 0, standard deviation 1\\)" "mean absolute difference per element"
+foreach(phrase "standard normal values \\(mean 0, standard deviation 1\\)" "mean absolute difference per element"
                "in the tensor's own units: standard deviations for the synthetic tensor")
   if(NOT out MATCHES "${phrase}")
     message(FATAL_ERROR "ecosim help compress does not say '${phrase}': ${out}")

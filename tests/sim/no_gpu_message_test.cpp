@@ -26,7 +26,7 @@ bool nvidia_driver_loads() {
 
 }  // namespace
 
-TEST_CASE("--device cuda without a GPU names what is missing, the CUDA error as detail only") {
+TEST_CASE("without a GPU, run --device cuda names what is missing, the CUDA error as detail only") {
   const fs::path dir = unique_temp_path("ecosim_no_gpu", "");
   fs::create_directories(dir);
   const ChildOutcome r =

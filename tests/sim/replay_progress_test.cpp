@@ -74,14 +74,14 @@ TEST_CASE("the progress line is drawn on a terminal only, rate-limited, with the
       CHECK(contents(file).empty());
       now += 0.6;  // 1 s elapsed, 200 of 800 tiles: 3 s left at this rate
       line.update({2, 200});
-      const std::string first = "\r[msa] op 2/10, 200/800 tiles (25 %), 1 s elapsed, ~3 s left\x1b[K";
+      const std::string first = "\r[msa] op 3/10, 200/800 tiles (25 %), 1 s elapsed, ~3 s left\x1b[K";
       CHECK(contents(file) == first);
       now += 0.1;
       line.update({3, 300});  // 0.1 s after the last draw: skipped
       CHECK(contents(file) == first);
       now += 0.9;  // 2 s elapsed, 400 of 800: 2 s left
       line.update({5, 400});
-      CHECK(contents(file) == first + "\r[msa] op 5/10, 400/800 tiles (50 %), 2 s elapsed, ~2 s left\x1b[K");
+      CHECK(contents(file) == first + "\r[msa] op 6/10, 400/800 tiles (50 %), 2 s elapsed, ~2 s left\x1b[K");
     }
     CHECK_THAT(contents(file), Catch::EndsWith("\x1b[K\r\x1b[K"));  // the destructor erased the line
   }
@@ -90,7 +90,7 @@ TEST_CASE("the progress line is drawn on a terminal only, rate-limited, with the
     ProgressLine line(file, true, "[t.jsonl]", std::nullopt, [&] { return now; });
     now += 1;
     line.update({4, 12'300'000});
-    CHECK(contents(file) == "\r[t.jsonl] op 4, 12.3 M tiles, 1 s elapsed\x1b[K");
+    CHECK(contents(file) == "\r[t.jsonl] op 5, 12.3 M tiles, 1 s elapsed\x1b[K");
   }
   std::fclose(file);
 }
