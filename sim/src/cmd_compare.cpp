@@ -293,7 +293,8 @@ int compare(const Args& args) {
     });
     RecordList records(run.ops);
     accel::PlanSource plans(records, Convention::exact, e.label, accel_config, tech, replay_budget(limits));
-    const accel::ReplayResult replay = accel::replay(engine, plans, accel_config, nullptr, nullptr, progress->callback());
+    const accel::ReplayResult replay =
+        accel::replay(engine, plans, accel_config, nullptr, nullptr, progress->callback());
     CompareRow row{e.label,
                    run.source,
                    run.total.ops(OpKind::mul),

@@ -67,11 +67,12 @@ int compress(const Args& args) {
       "save and load, then the scheme's compress and decompress passes");
   options.add(work_limit_options());
   po::variables_map vm;
-  if (!parse_args(args, options, vm, "ecosim compress --scheme NAME --bits B [--shape AxBxC] [options]",
-                  "The synthetic tensor holds standard normal values (mean 0, standard deviation 1) drawn from --seed.\n"
-                  "max_error and mean_error are the largest and the mean absolute difference per element between the\n"
-                  "reconstruction and the reference (the input rounded to --dtype; fewbit: the exact derivative f'(x)),\n"
-                  "in the tensor's own units: standard deviations for the synthetic tensor.\n"))
+  if (!parse_args(
+          args, options, vm, "ecosim compress --scheme NAME --bits B [--shape AxBxC] [options]",
+          "The synthetic tensor holds standard normal values (mean 0, standard deviation 1) drawn from --seed.\n"
+          "max_error and mean_error are the largest and the mean absolute difference per element between the\n"
+          "reconstruction and the reference (the input rounded to --dtype; fewbit: the exact derivative f'(x)),\n"
+          "in the tensor's own units: standard deviations for the synthetic tensor.\n"))
     return 0;
   if (!vm.count("scheme") || !vm.count("bits")) throw Error("give --scheme and --bits");
   const CompressScheme& scheme = find_scheme(vm["scheme"].as<std::string>());

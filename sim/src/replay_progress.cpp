@@ -48,8 +48,7 @@ std::string closed_form_hint(const accel::ReplayWork& work) {
 
 ProgressLine::ProgressLine(std::FILE* out, bool terminal, std::string label, std::optional<accel::ReplayWork> total,
                            Clock now)
-    : out_(out), terminal_(terminal), label_(std::move(label)), total_(total), now_(std::move(now)),
-      start_s_(now_()) {}
+    : out_(out), terminal_(terminal), label_(std::move(label)), total_(total), now_(std::move(now)), start_s_(now_()) {}
 
 ProgressLine::ProgressLine(std::string label, std::optional<accel::ReplayWork> total)
     : ProgressLine(stderr, ::isatty(::fileno(stderr)) == 1, std::move(label), total, steady_seconds) {}
@@ -77,9 +76,8 @@ std::string ProgressLine::text(const accel::ReplayWork& done, double elapsed_s) 
                        format_duration(elapsed_s));
   const double fraction = total_->tiles ? double(done.tiles) / double(total_->tiles) : 1;
   std::string line = fmt::format("{} op {}/{}, {}/{} tiles ({:.0f} %), {} elapsed", label_,
-                                 std::min(running, total_->ops), total_->ops,
-                                 count_text(double(done.tiles)), count_text(double(total_->tiles)), 100 * fraction,
-                                 format_duration(elapsed_s));
+                                 std::min(running, total_->ops), total_->ops, count_text(double(done.tiles)),
+                                 count_text(double(total_->tiles)), 100 * fraction, format_duration(elapsed_s));
   if (done.tiles > 0) {  // the rate so far, over the tiles left
     const double left_tiles = double(total_->tiles - std::min(done.tiles, total_->tiles));
     line += fmt::format(", ~{} left", format_duration(elapsed_s * left_tiles / double(done.tiles)));

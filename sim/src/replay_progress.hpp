@@ -32,8 +32,7 @@ class ProgressLine {
 
   /// Draws on `out` only when `terminal`; `label` starts the line ("[msa]"); `total` is the replay's work when
   /// known (the time left needs it).
-  ProgressLine(std::FILE* out, bool terminal, std::string label, std::optional<accel::ReplayWork> total,
-               Clock now);
+  ProgressLine(std::FILE* out, bool terminal, std::string label, std::optional<accel::ReplayWork> total, Clock now);
   /// On standard error, drawn when it is a terminal, timed by the steady clock.
   ProgressLine(std::string label, std::optional<accel::ReplayWork> total);
   ProgressLine(const ProgressLine&) = delete;

@@ -35,8 +35,8 @@ po::options_description workload_options(Convention convention) {
        "export's own ops, the default there)")
           .c_str())("convention", po::value<std::string>()->default_value(std::string(name(convention))),
                     "paper (mmcv MACs + DESIGN §3 attention formulas) or exact (every op performed; the only "
-                    "one ecosim replay accepts)")(
-      "scope", po::value<std::string>()->default_value("model"), "model, or attention (attention layers only)")(
+                    "one ecosim replay accepts)")("scope", po::value<std::string>()->default_value("model"),
+                                                  "model, or attention (attention layers only)")(
       "resolution", po::value<std::int64_t>(), "image models: input height = width (default: the model's)")(
       "seq-len", po::value<std::int64_t>(), "sequence models: tokens (default: the model's)")(
       "batch", po::value<std::int64_t>()->default_value(1), "batch size")(

@@ -18,8 +18,7 @@ namespace {
 std::string field(const std::string& csv, const std::string& name) {
   std::istringstream lines(csv);
   std::string header, row;
-  while (std::getline(lines, header) && header.rfind('#', 0) == 0) {
-  }
+  while (std::getline(lines, header) && header.rfind('#', 0) == 0) {}
   std::getline(lines, row);
   std::istringstream titles(header), values(row);
   for (std::string title, value; std::getline(titles, title, ',') && std::getline(values, value, ',');)
@@ -54,9 +53,10 @@ TEST_CASE("compare.csv and sweep.csv print the same latency and energy identical
       "test.json");
   const std::string sweep_csv = sweep_csv_header(spec) + "\n" + sweep_csv_row(swept) + "\n";
 
-  const std::pair<const char*, const char*> same_quantity[] = {
-      {"accel_latency_ms", "latency_ms"}, {"accel_array_pj", "array_pj"}, {"accel_dram_pj", "dram_pj"},
-      {"accel_energy_pj", "energy_pj"}};
+  const std::pair<const char*, const char*> same_quantity[] = {{"accel_latency_ms", "latency_ms"},
+                                                               {"accel_array_pj", "array_pj"},
+                                                               {"accel_dram_pj", "dram_pj"},
+                                                               {"accel_energy_pj", "energy_pj"}};
   for (const auto& [in_compare, in_sweep] : same_quantity) {
     INFO(in_compare << " against " << in_sweep);
     CHECK(field(compare_csv, in_compare) == field(sweep_csv, in_sweep));
