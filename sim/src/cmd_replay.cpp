@@ -49,20 +49,20 @@ int replay(const Args& args) {
   const std::string path = vm["trace"].as<std::string>();
   trace::TraceReader reader(path);  // streamed: one record at a time
   accel::PlanSource plans(reader, reader.header().convention, path, config, tech, replay_budget(parse_work_limits(vm)));
-  std::function<accel::ReplayWork()> count_work;  // a regular file is read a second time for the total
-  if (std::filesystem::is_regular_file(path))
-    count_work = [&] {
-      trace::TraceReader again(path);
-      accel::PlanSource counted(again, again.header().convention, path, config, tech);
-      return accel::plan_work(counted);
-    };
-  auto progress = announce_replay(engine, "[" + std::filesystem::path(path).filename().string() + "]", count_work);
   std::optional<AtomicFile> timeline_file;  // opened first: an unwritable path fails before the replay
   std::optional<accel::TimelineWriter> timeline;
   if (vm.count("timeline")) {
     timeline_file.emplace(vm["timeline"].as<std::string>());
     timeline.emplace(timeline_file->stream(), config);
   }
+  std::function<accel::ReplayWork()> count_work;  // a regular file is read a second time for the total
+  if (std::error_code ec; std::filesystem::is_regular_file(path, ec))
+    count_work = [&] {
+      trace::TraceReader again(path);
+      accel::PlanSource counted(again, again.header().convention, path, config, tech);
+      return accel::plan_work(counted);
+    };
+  auto progress = announce_replay(engine, "[" + std::filesystem::path(path).filename().string() + "]", count_work);
   HeldOutput out(std::cout);  // a malformed record late in a small trace leaves no rows printed
   ReplayPrinter printer(out.stream(), format, config, engine, provenance(config, engine, tech));
   const accel::ReplayResult result =
