@@ -40,10 +40,9 @@ std::string closed_form_hint(const accel::ReplayWork& work) {
   const double seconds = typical_systemc_seconds(double(work.tiles));
   if (seconds <= kHintSeconds) return "";
   return fmt::format(
-      "this SystemC replay simulates {} tiles in {} ops, about {} (a typical rate); --engine closed-form "
-      "times the same plans with the same pipeline in a small fraction of that (accel_model/README.md says "
-      "what SystemC adds)",
-      count_text(double(work.tiles)), work.ops, format_duration(seconds));
+      "this SystemC replay simulates {} tiles in {} ops: about {} at {:.2g} µs a tile; --engine closed-form times "
+      "the same plans with the same pipeline in a fraction of that (accel_model/README.md says what SystemC adds)",
+      count_text(double(work.tiles)), work.ops, format_duration(seconds), typical_systemc_seconds(1) * 1e6);
 }
 
 ProgressLine::ProgressLine(std::FILE* out, bool terminal, std::string label, std::optional<accel::ReplayWork> total,

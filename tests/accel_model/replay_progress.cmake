@@ -1,7 +1,8 @@
 # Long replays say so (issue 18, finding 11). A SystemC replay of an MSA layer at N = 65536 (54.5 M tiles, about
-# 25 s) prints the closed-form hint before it starts — checked with a time limit that refuses it at once, so no
-# long replay runs here. A replay of about a second writes no control characters when standard error is a file,
-# and, run under `script` (a pseudo-terminal), draws its progress line and erases it.
+# 25 s), and compare of PVTv2-B0 at batch 1024, print the closed-form hint before they start — checked with a
+# time limit that refuses them at once, so no long replay runs here. A replay of about a second writes no control
+# characters when standard error is a file, and, run under `script` (a pseudo-terminal), draws its progress line
+# and erases it.
 include(${CMAKE_CURRENT_LIST_DIR}/../cli_helpers.cmake)
 ecosim_run(out rc trace --layer attention --attention msa --batch 16 --seq 65536 --dim 32 --no-proj -o big.jsonl)
 if(NOT rc EQUAL 0)
@@ -9,9 +10,16 @@ if(NOT rc EQUAL 0)
 endif()
 execute_process(COMMAND ${EXE} replay big.jsonl --max-minutes 0.005 WORKING_DIRECTORY ${WORKDIR}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 2 OR NOT err MATCHES "\\[big.jsonl\\] this SystemC replay simulates 54.5 M tiles in [0-9]+ ops, about 2[0-9] s"
+if(NOT rc EQUAL 2 OR NOT err MATCHES "\\[big.jsonl\\] this SystemC replay simulates 54.5 M tiles in 4 ops: about 2[0-9] s"
    OR NOT err MATCHES "--engine closed-form" OR NOT err MATCHES "refused before replaying")
   message(FATAL_ERROR "expected the closed-form hint, then the refusal: exit ${rc}\n${err}")
+endif()
+# compare says it for each variant: PVTv2-B0 at batch 1024 is 33 M tiles.
+execute_process(COMMAND ${EXE} compare --model pvt_v2_b0 --variants msa --batch 1024 --max-minutes 0.001 --out r
+                WORKING_DIRECTORY ${WORKDIR} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "\\[msa\\] this SystemC replay simulates [0-9.]+ M tiles in 126 ops: about"
+   OR NOT err MATCHES "--engine closed-form")
+  message(FATAL_ERROR "compare: expected the closed-form hint for msa, then the refusal: exit ${rc}\n${err}")
 endif()
 execute_process(COMMAND ${EXE} replay big.jsonl --engine closed-form --max-minutes 0.005 WORKING_DIRECTORY ${WORKDIR}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
