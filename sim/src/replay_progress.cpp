@@ -30,7 +30,7 @@ double steady_seconds() {
 }  // namespace
 
 std::string format_duration(double seconds) {
-  const auto s = static_cast<long long>(std::llround(std::max(seconds, 0.0)));
+  const auto s = static_cast<long long>(std::llround(std::clamp(seconds, 0.0, 1e15)));  // llround stays defined
   if (s < 60) return fmt::format("{} s", s);
   if (s < 3600) return fmt::format("{} min {:02} s", s / 60, s % 60);
   return fmt::format("{} h {:02} min", s / 3600, s % 3600 / 60);
