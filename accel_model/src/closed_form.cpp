@@ -48,13 +48,18 @@ OpRow closed_form_row(const OpPlan& plan, const AccelConfig& config, bool weight
   return row;
 }
 
-ReplayResult replay_closed_form(PlanSource& plans, const AccelConfig& config, RowSink* rows) {
+ReplayResult replay_closed_form(PlanSource& plans, const AccelConfig& config, RowSink* rows,
+                                const ReplayProgress& progress) {
   ReplayResult result = make_result(config, std::string(name(Engine::closed_form)));
   OpPlan plan;
+  ReplayWork done;
   for (bool first = true; plans.next(plan); first = false) {
     const OpRow row = closed_form_row(plan, config, config.prefetch_weights && !first);  // see pipeline.hpp
     if (rows) rows->row(row);
     result.add(row);
+    ++done.ops;
+    done.tiles += row.tiles;
+    if (progress) progress(done);
   }
   return result;
 }

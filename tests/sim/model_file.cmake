@@ -20,7 +20,7 @@ if(NOT difference EQUAL block)
   message(FATAL_ERROR "b0_deep costs ${difference} muls more than pvt_v2_b0, expected ${block}")
 endif()
 
-ecosim_run(out rc trace --model b0_deep --model-file zoo.json -o deep.jsonl)
+ecosim_run(out rc trace --model b0_deep --model-file zoo.json --convention paper -o deep.jsonl)
 paper_muls(traced --trace deep.jsonl)
 if(NOT rc EQUAL 0 OR NOT traced EQUAL deep)
   message(FATAL_ERROR "trace --model-file: rc ${rc}, ${traced} muls against ${deep}: ${out}")

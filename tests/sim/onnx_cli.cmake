@@ -42,7 +42,7 @@ foreach(case "ops/unknown_op.onnx;--strict|Foo ×2" "ops/hostile/cycle.onnx|cycl
   endif()
 endforeach()
 
-ecosim_run(out rc trace --onnx ${onnx}/models/deit_tiny.onnx -o deit.jsonl)
+ecosim_run(out rc trace --onnx ${onnx}/models/deit_tiny.onnx --convention paper -o deit.jsonl)
 ecosim_count_json(traced --trace deit.jsonl)
 ecosim_count_json(counted --onnx ${onnx}/models/deit_tiny.onnx)
 string(JSON a GET "${traced}" muls)

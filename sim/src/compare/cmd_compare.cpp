@@ -32,6 +32,7 @@
 #include "embedded_texts.hpp"
 #include "gpu_estimate.hpp"
 #include "provenance.hpp"
+#include "replay_progress.hpp"
 #include "report_folder.hpp"
 #include "variant_parameters.hpp"
 #include "work_limits.hpp"
@@ -310,9 +311,15 @@ int compare(const Args& args) {
                      : kernel         ? run_kernel(e.config, device)
                                       : run_analytic_layer(e.config);
     fmt::print(stderr, "[{}] replaying {} ops on {} ...\n", e.label, run.ops.size(), accel_config.name);
+    const auto progress = announce_replay(engine, "[" + e.label + "]", [&] {
+      RecordList all(run.ops);
+      accel::PlanSource counted(all, Convention::exact, e.label, accel_config, tech);
+      return accel::plan_work(counted);
+    });
     RecordList records(run.ops);
     accel::PlanSource plans(records, Convention::exact, e.label, accel_config, tech, replay_budget(limits));
-    const accel::ReplayResult replay = accel::replay(engine, plans, accel_config);
+    const accel::ReplayResult replay =
+        accel::replay(engine, plans, accel_config, nullptr, nullptr, progress->callback());
     CompareRow row{e.label,
                    run.source,
                    run.total.ops(OpKind::mul),

@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 #include <array>
 
+#include "csv_number.hpp"
 #include "provenance.hpp"
 
 namespace ecosim::cli {
@@ -83,15 +84,15 @@ std::string render_csv(const CompareReport& r) {
       "accel_leakage_pj,accel_area_mm2,accel_stall_cycles,gpu_latency_ms,gpu_latency_kind,latency_ratio_msa,energy_"
       "ratio_msa,"
       "published_latency_ratio_msa,published_energy_ratio_msa\n";
-  auto opt = [](std::optional<double> x) { return x ? fmt::format("{:.6g}", *x) : std::string(); };
+  auto opt = [](std::optional<double> x) { return x ? csv_number(*x) : std::string(); };
   for (const auto& row : r.rows) {
     const auto& e = row.accel.energy;
     out += fmt::format(
-        "{},{},{},{},{:.6g},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},"
-        "{:.6g},{},{},{},{},{}\n",
-        row.variant, row.source, row.muls, row.adds, row.op_energy_pj, row.accel.cycles, row.accel_latency_ms,
-        e.total_pj(), e.array_pj, e.vector_pj, e.sram_pj[0], e.sram_pj[1], e.sram_pj[2], e.dram_pj, e.leakage_pj,
-        r.accel_area.total_mm2(), row.accel.stall_cycles(), row.gpu_latency_ms,
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", row.variant, row.source, row.muls,
+        row.adds, csv_number(row.op_energy_pj), row.accel.cycles, csv_number(row.accel_latency_ms),
+        csv_number(e.total_pj()), csv_number(e.array_pj), csv_number(e.vector_pj), csv_number(e.sram_pj[0]),
+        csv_number(e.sram_pj[1]), csv_number(e.sram_pj[2]), csv_number(e.dram_pj), csv_number(e.leakage_pj),
+        csv_number(r.accel_area.total_mm2()), row.accel.stall_cycles(), csv_number(row.gpu_latency_ms),
         row.gpu_measured ? "measured" : "estimated", opt(latency_ratio(r, row)), opt(energy_ratio(r, row)),
         opt(published_ratio(r, row.variant, "latency_ms")), opt(published_ratio(r, row.variant, "energy_pj")));
   }
