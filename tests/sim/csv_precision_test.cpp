@@ -5,7 +5,7 @@
 
 #include <sstream>
 
-#include "compare_report.hpp"
+#include "compare/compare_report.hpp"
 #include "sweep_report.hpp"
 #include "sweep_spec.hpp"
 
