@@ -6,12 +6,12 @@
 #include <fmt/core.h>
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <vector>
 
 #include "ecosim/accel_model/replay.hpp"
 #include "ecosim/accel_model/tiling.hpp"
 #include "ecosim/ops_counter/checked.hpp"
-#include "fastest_candidate.hpp"
 
 namespace ecosim::accel {
 
@@ -32,18 +32,13 @@ std::vector<std::uint64_t> fitting_sizes(std::uint64_t dim, std::uint64_t most) 
   return sizes;
 }
 
-/// The array's cycles over every scores and context tile of a tiling (edge tiles included).
-std::uint64_t array_cycles(const AttentionShape& s, std::uint64_t tq, std::uint64_t tk, const AccelConfig& c) {
-  const Fusion f = fusion(s.operand_bits, s.operand_bits);
-  const std::uint64_t q_trips = ceil_div(s.queries, tq), k_trips = ceil_div(s.keys, tk);
-  const std::array<std::pair<std::uint64_t, std::uint64_t>, 2> qs = {{{tq, q_trips - 1}, {s.queries - (q_trips - 1) * tq, 1}}};
-  const std::array<std::pair<std::uint64_t, std::uint64_t>, 2> ks = {{{tk, k_trips - 1}, {s.keys - (k_trips - 1) * tk, 1}}};
-  std::uint64_t cycles = 0;
-  for (auto [q, q_count] : qs)
-    for (auto [k, k_count] : ks)
-      cycles = checked_add(cycles, checked_mul(checked_mul(q_count, k_count),
-                                               tile_cycles(q, k, s.dim, f, c) + tile_cycles(q, s.dim, k, f, c)));
-  return checked_mul(s.groups, cycles);
+/// Whether tiling a is better than b: less energy (relative differences below 1e-9 are rounding), then fewer
+/// DRAM bits, then fewer cycles, then larger tiles; b (enumerated first) otherwise.
+bool better_fused(const FusedTiling& a, const FusedTiling& b) {
+  if (std::abs(a.energy_pj - b.energy_pj) > 1e-9 * std::max(a.energy_pj, b.energy_pj)) return a.energy_pj < b.energy_pj;
+  if (a.dram_bits != b.dram_bits) return a.dram_bits < b.dram_bits;
+  if (a.pipeline_cycles != b.pipeline_cycles) return a.pipeline_cycles < b.pipeline_cycles;
+  return a.tq * a.tk > b.tq * b.tk;
 }
 
 }  // namespace
@@ -110,51 +105,24 @@ std::optional<FusedTiling> choose_fused_tiling(const AttentionShape& s, const Op
                                                const TechTable& tech) {
   const std::uint64_t a = s.operand_bits, acc = c.accumulator_bits;
   const std::uint64_t tk_most = c.buffer(Buffer::weights).half_bits() / checked_product({2, s.dim, a});
-  std::vector<FusedTiling> fewest_bits;  // the candidates that move the fewest DRAM bits
+  std::optional<FusedTiling> best;
   for (FusedOrder order : {FusedOrder::queries_outer, FusedOrder::keys_outer}) {
     if (tk_most == 0) break;
     for (std::uint64_t tk : fitting_sizes(s.keys, tk_most)) {
       const std::uint64_t tq_most = std::min(c.buffer(Buffer::inputs).half_bits() / checked_mul(s.dim + tk, a),
                                              c.buffer(Buffer::outputs).half_bits() / checked_mul(tk + s.dim + 2, acc));
       if (tq_most == 0) continue;
+      const VectorWork vector = vector_work(fused_softmax_work(softmax, s, tk), c, tech);
       for (std::uint64_t tq : fitting_sizes(s.queries, tq_most)) {
-        const FusedTiling t{order, tq, tk, fused_dram_bits(s, order, tq, tk, c)};
-        if (!fewest_bits.empty() && t.dram_bits > fewest_bits.front().dram_bits) continue;
-        if (!fewest_bits.empty() && t.dram_bits < fewest_bits.front().dram_bits) fewest_bits.clear();
-        fewest_bits.push_back(t);
+        FusedTiling t{order, tq, tk, fused_dram_bits(s, order, tq, tk, c)};
+        const OpRow row = closed_form_row({"", OpClass::gemm, "", {fused_attention_tiles(s, t, vector, c)}}, c, false);
+        t.pipeline_cycles = row.cycles;
+        t.energy_pj = row.energy.total_pj();
+        if (!best || better_fused(t, *best)) best = t;
       }
     }
   }
-  if (fewest_bits.empty()) return std::nullopt;
-  // Among them the fastest replay (the closed form of each candidate's tile sequence, scored as needed), by the
-  // GEMM search's tie rules; a candidate cannot be faster than its array cycles, its softmax cycles or its DRAM
-  // bits at the peak rate.
-  std::vector<VectorWork> vector(fewest_bits.size());
-  std::vector<std::optional<OpRow>> rows(fewest_bits.size());
-  for (std::size_t i = 0; i < fewest_bits.size(); ++i)
-    vector[i] = vector_work(fused_softmax_work(softmax, s, fewest_bits[i].tk), c, tech);
-  auto row = [&](std::size_t i) -> const OpRow& {
-    if (!rows[i]) {
-      OpPlan plan{"", OpClass::gemm, "", {fused_attention_tiles(s, fewest_bits[i], vector[i], c)}};
-      rows[i] = closed_form_row(plan, c, false);
-    }
-    return *rows[i];
-  };
-  auto bound = [&](std::size_t i) {
-    const FusedTiling& t = fewest_bits[i];
-    return std::max({array_cycles(s, t.tq, t.tk, c), vector[i].cycles, dram_peak_cycles(t.dram_bits, c)});
-  };
-  auto cycles = [&](std::size_t i) { return row(i).cycles; };
-  auto energy = [&](std::size_t i) { return row(i).energy.total_pj(); };
-  auto better = [&](std::size_t i, std::size_t j) {
-    return better_tie(energy(i), fewest_bits[i].tq * fewest_bits[i].tk, i, energy(j),
-                      fewest_bits[j].tq * fewest_bits[j].tk, j);
-  };
-  const std::size_t best = fastest_candidate(fewest_bits.size(), bound, cycles, energy, better);
-  FusedTiling chosen = fewest_bits[best];
-  chosen.pipeline_cycles = row(best).cycles;
-  chosen.energy_pj = row(best).energy.total_pj();
-  return chosen;
+  return best;
 }
 
 std::optional<FusedPlan> plan_fused_attention(std::span<const OpRecord> ops, const AccelConfig& c,

@@ -13,7 +13,7 @@ namespace {
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0); }
 
-enum AttentionTensor : std::uint8_t { kQ, kK, kV, kO, kPartial };  // FusedAttentionRun::tensors
+enum AttentionTensor : std::uint8_t { kQ, kK, kV, kPartial, kO };  // FusedAttentionRun::tensors
 
 /// The intervals [cuts[i], cuts[i + 1]) of [begin, end) between the sorted distinct cut points inside it.
 std::vector<std::pair<std::uint64_t, std::uint64_t>> intervals(std::uint64_t begin, std::uint64_t end,
@@ -59,15 +59,15 @@ class FusedAttentionRun : public IndexedTileRun {
         c_(c) {}
 
   std::uint64_t tile_count() const override { return checked_mul(3, triples_); }
-  /// Q, K, V and O, each [1][G][rows][dim] (O stored at the operand width), and the partial output rows with
-  /// their max and sum, [1][G][queries][dim + 2] at accumulator width (keys_outer).
+  /// Q, K and V, each [1][G][rows][dim]; the partial output rows with their max and sum, [1][G][queries][dim + 2]
+  /// at accumulator width (keys_outer); O, [1][G][queries][dim] (stored at the operand width).
   std::vector<TensorShape> tensors() const override {
     const unsigned a = s_.operand_bits;
     return {{{1, s_.groups, s_.queries, s_.dim}, a},
             {{1, s_.groups, s_.keys, s_.dim}, a},
             {{1, s_.groups, s_.keys, s_.dim}, a},
-            {{1, s_.groups, s_.queries, s_.dim}, a},
-            {{1, s_.groups, s_.queries, s_.dim + 2}, unsigned(c_.accumulator_bits)}};
+            {{1, s_.groups, s_.queries, s_.dim + 2}, unsigned(c_.accumulator_bits)},
+            {{1, s_.groups, s_.queries, s_.dim}, a}};
   }
 
   /// Rows of queries (Q, O, partial) or keys (K, V) of the tile's group: Q, K and the partial rows for the
