@@ -32,6 +32,18 @@ std::vector<std::uint64_t> fitting_sizes(std::uint64_t dim, std::uint64_t most) 
   return sizes;
 }
 
+/// The most keys per tile: a K and a V tile of them in half the weights buffer.
+std::uint64_t most_keys(const AttentionShape& s, const AccelConfig& c) {
+  return c.buffer(Buffer::weights).half_bits() / checked_product({2, s.dim, s.operand_bits});
+}
+/// The most queries per tile with tk keys: their Q and P tiles in half the inputs buffer; their scores,
+/// output rows and running max and sum at accumulator width in half the outputs buffer.
+std::uint64_t most_queries(const AttentionShape& s, std::uint64_t tk, const AccelConfig& c) {
+  return std::min(c.buffer(Buffer::inputs).half_bits() / checked_mul(checked_add(s.dim, tk), s.operand_bits),
+                  c.buffer(Buffer::outputs).half_bits() /
+                      checked_mul(checked_add(tk, checked_add(s.dim, 2)), c.accumulator_bits));
+}
+
 /// Whether tiling a is better than b: less energy (relative differences below 1e-9 are rounding), then fewer
 /// DRAM bits, then fewer cycles, then larger tiles; b (enumerated first) otherwise.
 bool better_fused(const FusedTiling& a, const FusedTiling& b) {
@@ -49,10 +61,7 @@ std::string FusedTiling::describe() const {
 }
 
 bool fused_tiles_fit(const AttentionShape& s, std::uint64_t tq, std::uint64_t tk, const AccelConfig& c) {
-  const std::uint64_t a = s.operand_bits, acc = c.accumulator_bits;
-  return checked_product({2, tk, s.dim, a}) <= c.buffer(Buffer::weights).half_bits() &&
-         checked_product({tq, s.dim + tk, a}) <= c.buffer(Buffer::inputs).half_bits() &&
-         checked_product({tq, tk + s.dim + 2, acc}) <= c.buffer(Buffer::outputs).half_bits();
+  return tk >= 1 && tk <= most_keys(s, c) && tq >= 1 && tq <= most_queries(s, tk, c);
 }
 
 std::uint64_t fused_dram_bits(const AttentionShape& s, FusedOrder order, std::uint64_t tq, std::uint64_t tk,
@@ -103,14 +112,12 @@ OpCounts fused_softmax_work(const OpCounts& records, const AttentionShape& s, st
 
 std::optional<FusedTiling> choose_fused_tiling(const AttentionShape& s, const OpCounts& softmax, const AccelConfig& c,
                                                const TechTable& tech) {
-  const std::uint64_t a = s.operand_bits, acc = c.accumulator_bits;
-  const std::uint64_t tk_most = c.buffer(Buffer::weights).half_bits() / checked_product({2, s.dim, a});
+  const std::uint64_t tk_most = most_keys(s, c);
   std::optional<FusedTiling> best;
   for (FusedOrder order : {FusedOrder::queries_outer, FusedOrder::keys_outer}) {
     if (tk_most == 0) break;
     for (std::uint64_t tk : fitting_sizes(s.keys, tk_most)) {
-      const std::uint64_t tq_most = std::min(c.buffer(Buffer::inputs).half_bits() / checked_mul(s.dim + tk, a),
-                                             c.buffer(Buffer::outputs).half_bits() / checked_mul(tk + s.dim + 2, acc));
+      const std::uint64_t tq_most = most_queries(s, tk, c);
       if (tq_most == 0) continue;
       const VectorWork vector = vector_work(fused_softmax_work(softmax, s, tk), c, tech);
       for (std::uint64_t tq : fitting_sizes(s.queries, tq_most)) {

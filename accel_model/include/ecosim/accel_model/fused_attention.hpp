@@ -6,7 +6,8 @@
 // buffer, the vector unit scales it and updates the running softmax (max, exp, sum; rescaling the partial
 // context when the max grows), writing P to the inputs buffer, and the array accumulates P·V into the output
 // rows. Two loop orders (FusedOrder) decide what stays on chip; the mapper (choose_fused_tiling) picks the
-// order and tiles that move the fewest DRAM bits, then the fewest cycles.
+// order and tiles of least energy, and PlanSource runs a group unfused where its fused schedule would move
+// more DRAM bits than its four ops.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -70,9 +71,11 @@ std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, con
 OpCounts fused_softmax_work(const OpCounts& records, const AttentionShape& s, std::uint64_t tk);
 
 /// Over both orders, key tiles (powers of two, the largest that fits and the same trips balanced) and query
-/// tiles likewise for each, the tiling that moves the fewest DRAM bits; among those, the fewest pipeline
-/// cycles (closed form), ties within 0.1 % (kCycleTieDivisor) by energy, then larger tiles. nullopt when not
-/// even 1×1 fits. `softmax` is the scale's and softmax's records' work (fused_softmax_work adds the rest).
+/// tiles likewise for each, every tiling that fits replayed by the closed form (stretch by stretch: cheap
+/// whatever its size): the least energy (leakage included; DRAM's 15 pJ/bit dominates it), ties (1e-9,
+/// rounding) by fewer DRAM bits, fewer cycles, larger tiles, then the first enumerated. Not the fewest DRAM
+/// bits outright: that takes tiles of one key, 1/32 of the array, at 2–3× the energy. nullopt when not even
+/// 1×1 fits. `softmax` is the scale's and softmax's records' work (fused_softmax_work adds the rest).
 std::optional<FusedTiling> choose_fused_tiling(const AttentionShape& s, const OpCounts& softmax,
                                                const AccelConfig& config, const TechTable& tech);
 
