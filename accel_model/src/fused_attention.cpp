@@ -91,7 +91,7 @@ std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, con
     if (ops[i].group != ops[0].group || ops[i].kind != kinds[i]) return std::nullopt;
   const OpRecord &scores = ops[0], &scale = ops[1], &softmax = ops[2], &context = ops[3];
   const AttentionShape s{scores.batch, scores.m, scores.n, scores.k, operand_bits(scores.a_dtype, config)};
-  const bool consistent = context.batch == s.groups && context.m == s.queries && context.n == s.dim &&
+  const bool consistent = s.groups && s.queries && s.keys && s.dim && context.batch == s.groups && context.m == s.queries && context.n == s.dim &&
                           context.k == s.keys && scale.batch * scale.m * scale.n == s.groups * s.queries * s.keys &&
                           softmax.batch * softmax.m == s.groups * s.queries && softmax.n == s.keys &&
                           operand_bits(scores.b_dtype, config) == s.operand_bits &&
