@@ -39,9 +39,9 @@ std::uint64_t most_keys(const AttentionShape& s, const AccelConfig& c) {
 /// The most queries per tile with tk keys: their Q and P tiles in half the inputs buffer; their scores,
 /// output rows and running max and sum at accumulator width in half the outputs buffer.
 std::uint64_t most_queries(const AttentionShape& s, std::uint64_t tk, const AccelConfig& c) {
-  return std::min(c.buffer(Buffer::inputs).half_bits() / checked_mul(checked_add(s.dim, tk), s.operand_bits),
-                  c.buffer(Buffer::outputs).half_bits() /
-                      checked_mul(checked_add(tk, checked_add(s.dim, 2)), c.accumulator_bits));
+  return std::min(
+      c.buffer(Buffer::inputs).half_bits() / checked_mul(checked_add(s.dim, tk), s.operand_bits),
+      c.buffer(Buffer::outputs).half_bits() / checked_mul(checked_add(tk, checked_add(s.dim, 2)), c.accumulator_bits));
 }
 
 /// Whether tiling a is better than b: less energy (relative differences below 1e-9 are rounding), then fewer
@@ -91,8 +91,9 @@ std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, con
     if (ops[i].group != ops[0].group || ops[i].kind != kinds[i]) return std::nullopt;
   const OpRecord &scores = ops[0], &scale = ops[1], &softmax = ops[2], &context = ops[3];
   const AttentionShape s{scores.batch, scores.m, scores.n, scores.k, operand_bits(scores.a_dtype, config)};
-  const bool consistent = s.groups && s.queries && s.keys && s.dim && context.batch == s.groups && context.m == s.queries && context.n == s.dim &&
-                          context.k == s.keys && scale.batch * scale.m * scale.n == s.groups * s.queries * s.keys &&
+  const bool consistent = s.groups && s.queries && s.keys && s.dim && context.batch == s.groups &&
+                          context.m == s.queries && context.n == s.dim && context.k == s.keys &&
+                          scale.batch * scale.m * scale.n == s.groups * s.queries * s.keys &&
                           softmax.batch * softmax.m == s.groups * s.queries && softmax.n == s.keys &&
                           operand_bits(scores.b_dtype, config) == s.operand_bits &&
                           operand_bits(context.a_dtype, config) == s.operand_bits &&

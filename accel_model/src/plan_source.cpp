@@ -59,9 +59,9 @@ bool PlanSource::next(OpPlan& plan) {
       if (fused->tiling.dram_bits <= unfused_bits) {
         plan = std::move(fused->plan);
       } else {  // fusion would move more: the group runs unfused, and its rows say so
-        const std::string note = fmt::format(
-            "unfused: fusing {} would move {} DRAM bits ({}), more than these four ops' {}; ", waiting[0].group,
-            fused->tiling.dram_bits, fused->tiling.describe(), unfused_bits);
+        const std::string note =
+            fmt::format("unfused: fusing {} would move {} DRAM bits ({}), more than these four ops' {}; ",
+                        waiting[0].group, fused->tiling.dram_bits, fused->tiling.describe(), unfused_bits);
         for (OpPlan& p : unfused) p.mapping = note + p.mapping;
         plan = std::move(unfused.front());
         fallen_back_.assign(std::make_move_iterator(unfused.begin() + 1), std::make_move_iterator(unfused.end()));

@@ -32,8 +32,7 @@ std::uint64_t walked_dram_bits(const std::vector<OpPlan>& plans) {
 }
 
 /// The four exact records of `groups` softmax attentions of `queries` queries over `keys` keys of width d.
-std::vector<OpRecord> attention_core(std::uint64_t groups, std::uint64_t queries, std::uint64_t keys,
-                                     std::uint64_t d) {
+std::vector<OpRecord> attention_core(std::uint64_t groups, std::uint64_t queries, std::uint64_t keys, std::uint64_t d) {
   std::vector<OpRecord> ops;
   for (const stages::StageRecord& r : stages::softmax_core(groups, queries, keys, d)) ops.push_back(r.exact);
   return ops;
@@ -178,13 +177,13 @@ TEST_CASE("a fused tile loads and stores boxes of its tensors: partial rows stor
       stored[b.store.tensor] += elements(b.store);
     }
   }
-  const std::uint64_t rows = 2 * 300;  // query rows of both groups
-  CHECK(stored.back() == rows * 32);                     // O, once
-  CHECK(stored[tensors.size() - 2] == 3 * rows * 34);    // partial rows (d + 2) after 3 of the 4 key tiles
-  CHECK(loaded[tensors.size() - 2] == 3 * rows * 34);    // and back before the next
-  CHECK(loaded[0] == 4 * rows * 32);                     // Q once per key tile
-  CHECK(loaded[1] == 2 * 200 * 32);                      // K once
-  CHECK(loaded[2] == 2 * 200 * 32);                      // V once
+  const std::uint64_t rows = 2 * 300;                  // query rows of both groups
+  CHECK(stored.back() == rows * 32);                   // O, once
+  CHECK(stored[tensors.size() - 2] == 3 * rows * 34);  // partial rows (d + 2) after 3 of the 4 key tiles
+  CHECK(loaded[tensors.size() - 2] == 3 * rows * 34);  // and back before the next
+  CHECK(loaded[0] == 4 * rows * 32);                   // Q once per key tile
+  CHECK(loaded[1] == 2 * 200 * 32);                    // K once
+  CHECK(loaded[2] == 2 * 200 * 32);                    // V once
 }
 
 TEST_CASE("fusion keeps the score matrix off DRAM and SystemC still equals the closed form when compute-bound") {

@@ -46,7 +46,7 @@ class PlanSource {
   std::size_t first_ = 0;
   bool exhausted_ = false;
   std::vector<OpPlan> fallen_back_;  // the rest of a group planned unfused, to hand out next
-  std::string previous_group_;  // the group of the record planned last: fusion is tried where a group starts
+  std::string previous_group_;       // the group of the record planned last: fusion is tried where a group starts
 };
 
 }  // namespace ecosim::accel
