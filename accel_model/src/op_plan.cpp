@@ -32,6 +32,15 @@ bool PlanCursor::next(TileWork& tile) {
   }
 }
 
+std::uint64_t dram_bits(const OpPlan& plan) {
+  std::uint64_t bits = 0;
+  for (const auto& run : plan.runs)
+    run->visit_classes([&](const TileWork*, const TileWork& at, const TileWork*, std::uint64_t count) {
+      bits = checked_add(bits, checked_mul(checked_add(at.load_total_bits(), at.store_bits), count));
+    });
+  return bits;
+}
+
 unsigned operand_bits(DType t, const AccelConfig& config) {
   return is_float(t) ? static_cast<unsigned>(config.float_operand_bits) : bits(t);
 }
