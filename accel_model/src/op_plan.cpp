@@ -9,6 +9,7 @@
 #include "ecosim/accel_model/tiling.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/primitives.hpp"
 #include "indexed_tile_run.hpp"
 
 namespace ecosim::accel {
@@ -163,7 +164,12 @@ OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& t
   OpPlan plan{op.name, op.kind, "", {}};
   const unsigned a = operand_bits(op.a_dtype, config), w = operand_bits(op.b_dtype, config);
   switch (op.kind) {
-    case OpClass::gemm: plan.mapping = plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, memo, plan); break;
+    case OpClass::gemm:
+      plan.mapping = plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, memo, plan);
+      // a plain GEMM cannot skip a causal attention's masked scores (the fused mapping skips their tiles)
+      if (op.params.contains(std::string(ops::kCausalParam)))
+        plan.mapping += "; causal: the whole rectangle computed, the masked part discarded";
+      break;
     case OpClass::popcount_accumulate:
       plan.mapping =
           config.binary_codes == BinaryMapping::array

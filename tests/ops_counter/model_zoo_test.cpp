@@ -333,25 +333,40 @@ TEST_CASE("BERT-base and GPT-2 small: hand-computed MACs, sequence length, causa
   CHECK(paper_adds("bert_base", o) == bert_macs(512));
   o.seq_len = 128;
   CHECK(paper_adds("bert_base", o) == bert_macs(128));
-  // GPT-2 small: the same layers in pre-norm form and a final LayerNorm instead of the embedding LayerNorm.
+  // GPT-2 small: the same layers in pre-norm form and a final LayerNorm instead of the embedding LayerNorm;
+  // causal, its scores and context are 2·c·n(n+1)/2 MACs per layer (the lower triangle) instead of 2·n²·c.
+  const ModelZoo zoo = ModelZoo::builtin();
+  const ModelZoo bidirectional =
+      ModelZoo::parse(R"({"g": {"extends": "gpt2_small", "causal": false}})", "t").overlaying(zoo);
+  auto zoo_paper_adds = [&](const ModelZoo& z, const std::string& model) {
+    OpCounter counter;
+    for (const Layer& l : z.build(model, o)) emit(l, Convention::paper, counter);
+    return static_cast<double>(counter.total().ops(OpKind::add));
+  };
   o.seq_len = 1024;
-  CHECK(paper_adds("gpt2_small", o) == bert_macs(1024));
-  // The causal mask is one add per score (12 heads × n², all n² computed): counted exactly, not by mmcv.
-  auto exact_adds = [](const ModelZoo& zoo, const std::string& model) {
+  const double n = 1024, c = 768, layers = 12;
+  const double causal_attention_term = layers * (2 * c * n * (n + 1) / 2 - 2 * n * n * c);
+  CHECK(zoo_paper_adds(bidirectional, "g") == bert_macs(n));
+  CHECK(paper_adds("gpt2_small", o) == bert_macs(n) + causal_attention_term);
+  // Exactly, every (batch, head) skips the n² − n(n+1)/2 masked pairs: their d−1 score adds, 2 softmax adds and
+  // d context adds each; there is no mask add.
+  auto exact_adds = [](const ModelZoo& z, const std::string& model) {
     OpCounter counter;
     ModelOptions native;
     native.native_attention = true;
-    for (const Layer& l : zoo.build(model, native)) emit(l, Convention::exact, counter);
+    for (const Layer& l : z.build(model, native)) emit(l, Convention::exact, counter);
     return counter.total().ops(OpKind::add);
   };
-  const ModelZoo zoo = ModelZoo::builtin();
-  CHECK(exact_adds(zoo, "gpt2_small") -
-            exact_adds(ModelZoo::parse(R"({"g": {"extends": "gpt2_small", "causal": false}})", "t").overlaying(zoo),
-                       "g") ==
-        12ull * 12 * 1024 * 1024);
+  const std::uint64_t heads = 12, d = 64, tokens = 1024, masked = tokens * tokens - tokens * (tokens + 1) / 2;
+  CHECK(exact_adds(bidirectional, "g") - exact_adds(zoo, "gpt2_small") == 12 * heads * masked * (2 * d + 1));
   o = {};
-  o.attention.variant = AttentionVariant::ecoformer;  // a linear attention replaces MSA: no N×N scores to mask
   for (const Layer& l : zoo.build("gpt2_small", o)) CHECK(l.name.find("causal_mask") == std::string::npos);
+  for (AttentionVariant v : {AttentionVariant::ecoformer, AttentionVariant::performer, AttentionVariant::linformer}) {
+    o.attention.variant = v;  // no causal form: refused, not silently bidirectional
+    CHECK_THROWS_WITH(zoo.build("gpt2_small", o), Catch::Contains("model 'gpt2_small' is causal") &&
+                                                      Catch::Contains("has no causal form"));
+    CHECK_NOTHROW(bidirectional.build("g", o));
+  }
   o.attention.variant = AttentionVariant::lsa;  // no token grid in a sequence model
   CHECK_THROWS_WITH(zoo.build("bert_base", o), Catch::Contains("lsa_window"));
   o = {};

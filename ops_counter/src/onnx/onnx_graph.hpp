@@ -16,7 +16,14 @@ struct Tensor {
   bool constant = false;                            // an initializer or a Constant node's output
   std::optional<double> scalar;                     // the value of a one-element constant
   std::optional<std::vector<std::int64_t>> values;  // an integer constant of at most kMaxFoldedElements
+  /// A constant of rank ≥ 2 whose every trailing q × k slice (k ≥ q) is the causal pattern, query i attending to
+  /// keys j ≤ k − q + i: `causal_additive` a float mask, 0 where attended and ≤ kMaskedBelow elsewhere;
+  /// `causal_keep` / `causal_drop` a bool condition true exactly where attended / masked.
+  bool causal_additive = false, causal_keep = false, causal_drop = false;
 };
+
+/// An additive mask value at or below this hides its score (exp underflows to 0 next to an unmasked score).
+inline constexpr double kMaskedBelow = -1e4;
 
 /// Integer tensors (shapes being computed) evaluated while folding are at most this long.
 inline constexpr std::size_t kMaxFoldedElements = 64;

@@ -104,6 +104,49 @@ struct Reader {
     return v;
   }
 
+  /// The values of an inline float or bool tensor of `elements` elements (floats as read, bools as 0/1).
+  static std::optional<std::vector<float>> mask_values_of(const onnx::TensorProto& p, std::uint64_t elements) {
+    if (p.data_location() == onnx::TensorProto::EXTERNAL || elements > INT_MAX) return std::nullopt;
+    const std::string& raw = p.raw_data();
+    std::vector<float> v;
+    if (p.data_type() == onnx::TensorProto::FLOAT) {
+      v.assign(p.float_data().begin(), p.float_data().end());
+      if (v.empty() && raw.size() == elements * sizeof(float)) {
+        v.resize(elements);
+        std::memcpy(v.data(), raw.data(), raw.size());
+      }
+    } else if (p.data_type() == onnx::TensorProto::BOOL) {
+      v.assign(p.int32_data().begin(), p.int32_data().end());
+      if (v.empty() && raw.size() == elements)
+        for (char b : raw) v.push_back(b != 0 ? 1.0f : 0.0f);
+    }
+    if (v.size() != elements) return std::nullopt;
+    return v;
+  }
+
+  /// Sets the causal_* flags of `t` from its values (see Tensor).
+  static void classify_mask(Tensor& t, const onnx::TensorProto& p, std::uint64_t elements) {
+    const std::vector<std::uint64_t>& dims = *t.dims;
+    if (dims.size() < 2 || elements == 0) return;
+    const std::uint64_t q = dims[dims.size() - 2], k = dims.back();
+    if (k < q) return;
+    const auto values = mask_values_of(p, elements);
+    if (!values) return;
+    const bool boolean = p.data_type() == onnx::TensorProto::BOOL;
+    bool additive = !boolean, keep = boolean, drop = boolean;
+    for (std::uint64_t e = 0; e < elements && (additive || keep || drop); ++e) {
+      const std::uint64_t i = e / k % q, j = e % k;
+      const bool attended = j <= k - q + i;
+      const float v = (*values)[e];
+      additive = additive && (attended ? v == 0.0f : v <= kMaskedBelow);
+      keep = keep && (v != 0.0f) == attended;
+      drop = drop && (v != 0.0f) != attended;
+    }
+    t.causal_additive = additive;
+    t.causal_keep = keep;
+    t.causal_drop = drop;
+  }
+
   void constant(const onnx::TensorProto& p, const std::string& name) {
     Tensor& t = graph.tensors[name];
     t.constant = true;
@@ -112,6 +155,7 @@ struct Reader {
     for (auto d : *t.dims) elements *= d;
     if (elements == 1) t.scalar = scalar_of(p);
     t.values = integers_of(p, elements);
+    classify_mask(t, p, elements);
   }
 
   /// Attributes ONNX's shape inference divides by or sizes with (libonnx 1.12 does not check them): positive

@@ -7,6 +7,7 @@
 // updates the running softmax (max, exp, sum; rescaling the partial context when the max grows), writing
 // P to the inputs buffer, and the array accumulates P·V into the resident output rows, stored once per
 // query tile. DRAM carries Q and O once and K, V once per query tile, instead of the N×keys score matrix.
+// A causal group (params.causal) skips the key tiles after each query tile's last attended key.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -20,17 +21,24 @@ namespace ecosim::accel {
 inline constexpr std::size_t kAttentionGroupRecords = 4;
 
 /// One attention group: G = batch·heads independent softmax attentions of `queries` rows over `keys` keys
-/// of width `dim`, operands of `operand_bits`.
+/// of width `dim`, operands of `operand_bits`; `causal` (the records' params.causal): query i attends to the
+/// first keys − queries + i + 1 keys only.
 struct AttentionShape {
   std::uint64_t groups = 1, queries = 1, keys = 1, dim = 1;
   unsigned operand_bits = 8;
+  bool causal = false;
 };
 
 struct FusedTiling {
   std::uint64_t tq = 1, tk = 1;
-  std::uint64_t dram_bits = 0;         // exact: G·(Q + O + ⌈N/tq⌉·(K + V)) bits
+  std::uint64_t dram_bits = 0;         // exact: G·(Q + O + Σ over query tiles of their key tiles' K + V) bits
   std::uint64_t estimated_cycles = 0;  // max(array + vector cycles, DRAM cycles)
 };
+
+/// Key tiles of tk keys that query tile `qi` (of tq rows) computes: all ⌈keys/tk⌉, or when causal those up to
+/// its last row's last attended key (a tile wholly after it is skipped; the diagonal tiles are computed whole,
+/// their masked scores discarded, and only their attended pairs count as MACs).
+std::uint64_t key_tiles(const AttentionShape& s, std::uint64_t tq, std::uint64_t tk, std::uint64_t qi);
 
 /// The attention at ops[0]: when ops[0] starts a group of exactly kAttentionGroupRecords records (a record
 /// after them, if given, is in another group) of kinds gemm, eltwise, reduce, gemm with consistent shapes (G
