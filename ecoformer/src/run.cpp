@@ -74,9 +74,9 @@ bool has_kernel(AttentionVariant v) { return variant_info(v).has_kernel; }
 
 std::string kernel_limitation(const AttentionConfig& c) {
   if (c.key_count() != c.seq)
-    return "the kernels take one sequence length for queries and keys (here " + std::to_string(c.seq) +
-           " queries over " + std::to_string(c.key_count()) + " keys)";
-  if (c.causal) return "the kernels compute no causal attention (every query attends to every key)";
+    return "the kernels need as many keys as queries (here " + std::to_string(c.key_count()) + " keys for " +
+           std::to_string(c.seq) + " queries)";
+  if (c.causal) return "the kernels compute no causal attention (every query sees every key)";
   return "";
 }
 

@@ -130,9 +130,9 @@ VariantRun run_onnx(const OnnxModel& model, const Entry& e, DeviceChoice device)
       sink.record(r);
     }
   }
-  std::string source = kernel ? fmt::format("kernel x{}+analytic", runs.size()) : std::string("analytic");
+  std::string source = kernel && !runs.empty() ? fmt::format("kernel x{}+analytic", runs.size()) : "analytic";
   for (const auto& [why, blocks] : not_run) {
-    source += fmt::format(" ({} block{} analytic: {})", blocks, blocks == 1 ? "" : "s", why);
+    source += fmt::format("; {} block{} not run: {}", blocks, blocks == 1 ? "" : "s", why);
     fmt::print(stderr, "[{}] note: {} attention block{} counted, not run: {}\n", e.label, blocks,
                blocks == 1 ? "" : "s", why);
   }

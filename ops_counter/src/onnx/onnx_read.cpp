@@ -9,6 +9,7 @@
 #include <climits>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <set>
 
 #include "ecosim/ops_counter/checked.hpp"
@@ -104,40 +105,43 @@ struct Reader {
     return v;
   }
 
-  /// The values of an inline float or bool tensor of `elements` elements (floats as read, bools as 0/1).
-  static std::optional<std::vector<float>> mask_values_of(const onnx::TensorProto& p, std::uint64_t elements) {
+  /// Element e of an inline float or bool tensor of `elements` elements (floats as stored, bools as 0/1), read in
+  /// place; none when the tensor is of another type, external or inconsistent.
+  static std::optional<std::function<float(std::uint64_t)>> mask_values_of(const onnx::TensorProto& p,
+                                                                           std::uint64_t elements) {
     if (p.data_location() == onnx::TensorProto::EXTERNAL || elements > INT_MAX) return std::nullopt;
     const std::string& raw = p.raw_data();
-    std::vector<float> v;
     if (p.data_type() == onnx::TensorProto::FLOAT) {
-      v.assign(p.float_data().begin(), p.float_data().end());
-      if (v.empty() && raw.size() == elements * sizeof(float)) {
-        v.resize(elements);
-        std::memcpy(v.data(), raw.data(), raw.size());
-      }
+      if (static_cast<std::uint64_t>(p.float_data_size()) == elements)
+        return [&p](std::uint64_t e) { return p.float_data(static_cast<int>(e)); };
+      if (raw.size() == elements * sizeof(float))
+        return [&raw](std::uint64_t e) {
+          float v;
+          std::memcpy(&v, raw.data() + e * sizeof v, sizeof v);
+          return v;
+        };
     } else if (p.data_type() == onnx::TensorProto::BOOL) {
-      v.assign(p.int32_data().begin(), p.int32_data().end());
-      if (v.empty() && raw.size() == elements)
-        for (char b : raw) v.push_back(b != 0 ? 1.0f : 0.0f);
+      if (static_cast<std::uint64_t>(p.int32_data_size()) == elements)
+        return [&p](std::uint64_t e) { return p.int32_data(static_cast<int>(e)) != 0 ? 1.0f : 0.0f; };
+      if (raw.size() == elements) return [&raw](std::uint64_t e) { return raw[e] != 0 ? 1.0f : 0.0f; };
     }
-    if (v.size() != elements) return std::nullopt;
-    return v;
+    return std::nullopt;
   }
 
-  /// Sets the causal_* flags of `t` from its values (see Tensor).
+  /// Sets the causal_* flags of `t` from its values (see Tensor); stops at the first value that rules them out.
   static void classify_mask(Tensor& t, const onnx::TensorProto& p, std::uint64_t elements) {
     const std::vector<std::uint64_t>& dims = *t.dims;
     if (dims.size() < 2 || elements == 0) return;
     const std::uint64_t q = dims[dims.size() - 2], k = dims.back();
     if (k < q) return;
-    const auto values = mask_values_of(p, elements);
-    if (!values) return;
+    const auto value = mask_values_of(p, elements);
+    if (!value) return;
     const bool boolean = p.data_type() == onnx::TensorProto::BOOL;
     bool additive = !boolean, keep = boolean, drop = boolean;
     for (std::uint64_t e = 0; e < elements && (additive || keep || drop); ++e) {
       const std::uint64_t i = e / k % q, j = e % k;
       const bool attended = j <= k - q + i;
-      const float v = (*values)[e];
+      const float v = (*value)(e);
       additive = additive && (attended ? v == 0.0f : v <= kMaskedBelow);
       keep = keep && (v != 0.0f) == attended;
       drop = drop && (v != 0.0f) != attended;
