@@ -56,8 +56,8 @@ std::uint64_t attended_in_tile(const AttentionShape& s, std::uint64_t q0, std::u
   std::uint64_t pairs = 0;
   // rows before `first` see none of the tile's keys; from `full` on, all of them
   const std::uint64_t first = std::clamp<std::uint64_t>(k0 >= shift ? k0 - shift : 0, q0, q0 + rows);
-  const std::uint64_t full = std::clamp<std::uint64_t>(k0 + cols >= shift + 1 ? k0 + cols - shift - 1 : 0, first,
-                                                       q0 + rows);
+  const std::uint64_t full =
+      std::clamp<std::uint64_t>(k0 + cols >= shift + 1 ? k0 + cols - shift - 1 : 0, first, q0 + rows);
   for (std::uint64_t r = first; r < full; ++r) pairs += shift + r + 1 - k0;  // at most `cols` rows
   return pairs + (q0 + rows - full) * cols;
 }
@@ -92,8 +92,12 @@ std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, con
     const auto it = r.params.find(std::string(ops::kCausalParam));
     return it != r.params.end() && it->second == 1;
   };
-  const AttentionShape s{scores.batch, scores.m,  scores.n, scores.k, operand_bits(scores.a_dtype, config),
-                         causal(scores)};
+  const AttentionShape s{.groups = scores.batch,
+                         .queries = scores.m,
+                         .keys = scores.n,
+                         .dim = scores.k,
+                         .operand_bits = operand_bits(scores.a_dtype, config),
+                         .causal = causal(scores)};
   for (const OpRecord& r : ops.first(kAttentionGroupRecords))
     if (causal(r) != s.causal) return std::nullopt;
   if (s.causal && s.keys < s.queries) return std::nullopt;
@@ -244,8 +248,8 @@ class FusedAttentionRun : public IndexedTileRun {
   /// The (group, query tile, key tile) of a triple: the key tiles of each query tile in order, then the next.
   std::array<std::uint64_t, 3> tile_of(std::uint64_t triple) const {
     const std::uint64_t per_group = first_key_tile_.back(), r = triple % per_group;
-    const auto qi = static_cast<std::uint64_t>(
-        std::upper_bound(first_key_tile_.begin(), first_key_tile_.end(), r) - first_key_tile_.begin() - 1);
+    const auto qi = static_cast<std::uint64_t>(std::upper_bound(first_key_tile_.begin(), first_key_tile_.end(), r) -
+                                               first_key_tile_.begin() - 1);
     return {triple / per_group, qi, r - first_key_tile_[qi]};
   }
 

@@ -87,23 +87,25 @@ void AttentionConfig::validate() const {
   const VariantInfo& info = variant_info(variant);
   if (keys) require_range("keys", keys, 1, kMaxDimension);
   if (key_count() != seq && !info.separate_keys)
-    throw Error(fmt::format("{} needs the queries and keys to be one token set, here {} queries over {} keys (variants "
-                            "that serve queries ≠ keys: {})",
-                            name(variant), seq, key_count(), variants_with(&VariantInfo::separate_keys)));
+    throw Error(
+        fmt::format("{} needs the queries and keys to be one token set, here {} queries over {} keys (variants "
+                    "that serve queries ≠ keys: {})",
+                    name(variant), seq, key_count(), variants_with(&VariantInfo::separate_keys)));
   if (causal && !info.causal_form)
-    throw Error(fmt::format("{} has no causal form: it would make this causal (decoder) attention bidirectional "
-                            "(variants with a causal form: {})",
-                            name(variant), variants_with(&VariantInfo::causal_form)));
+    throw Error(
+        fmt::format("{} has no causal form: it would make this causal (decoder) attention bidirectional "
+                    "(variants with a causal form: {})",
+                    name(variant), variants_with(&VariantInfo::causal_form)));
   if (causal && key_count() < seq)
-    throw Error(fmt::format("causal attention of {} queries over {} keys: the queries are the last of the keys' "
-                            "positions, so there are at least as many keys",
-                            seq, key_count()));
+    throw Error(
+        fmt::format("causal attention of {} queries over {} keys: the queries are the last of the keys' "
+                    "positions, so there are at least as many keys",
+                    seq, key_count()));
   for (const VariantParameter& p : kVariantParameters)
     if (info.parameters.contains(p.id))
       require_range(std::string(p.name) + " (" + std::string(p.help) + ")", parameter(p.id), p.minimum, p.maximum);
   // Checks across fields.
-  if (info.parameters.contains(VariantParameterId::support))
-    require_range("support samples", support, 1, key_count());
+  if (info.parameters.contains(VariantParameterId::support)) require_range("support samples", support, 1, key_count());
   if (variant == AttentionVariant::bi_ecoformer)
     require_range("head dim (the code width of bi-ecoformer)", head_dim, 1, 64);
   if (info.parameters.contains(VariantParameterId::grid_height)) {

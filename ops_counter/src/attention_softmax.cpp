@@ -39,8 +39,8 @@ OpCounts rows_of_lengths(ops::OpMix (*mix)(std::uint64_t), std::uint64_t rows, s
 /// The causal core's records: the rectangular records' shapes (queries × keys, so the accelerator maps the
 /// attention it belongs to) marked params.causal = 1, their operations and bytes those of the `pairs` (query,
 /// key) pairs attended; nothing is computed for a masked pair, so there is no mask add.
-void keep_attended(std::array<OpRecord, 4>& core, std::uint64_t g, std::uint64_t n, std::uint64_t keys,
-                   std::uint64_t d, std::uint64_t pairs, DType input) {
+void keep_attended(std::array<OpRecord, 4>& core, std::uint64_t g, std::uint64_t n, std::uint64_t keys, std::uint64_t d,
+                   std::uint64_t pairs, DType input) {
   const std::uint64_t scores = checked_mul(g, pairs), rows = checked_mul(g, n);
   auto gemm_counts = [&](std::uint64_t products, std::uint64_t sums) {
     OpCounts c;
@@ -58,7 +58,8 @@ void keep_attended(std::array<OpRecord, 4>& core, std::uint64_t g, std::uint64_t
   core[2].counts = rows_of_lengths(&ops::softmax_row, rows, scores);
   core[2].counts.add_read_bytes(DType::fp32, score_bytes).add_written_bytes(DType::fp32, score_bytes);
   core[3].counts = gemm_counts(checked_mul(scores, d), checked_mul(scores - rows, d));
-  core[3].counts.add_read_bytes(DType::fp32, score_bytes)
+  core[3]
+      .counts.add_read_bytes(DType::fp32, score_bytes)
       .add_read_bytes(input, kv_bytes)
       .add_written_bytes(DType::fp32, storage_bytes(DType::fp32, checked_product({g, n, d})));
   for (OpRecord& r : core) r.params[std::string(ops::kCausalParam)] = 1;

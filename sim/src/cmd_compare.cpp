@@ -112,7 +112,7 @@ VariantRun run_onnx(const OnnxModel& model, const Entry& e, DeviceChoice device)
   const bool kernel = !e.native && ecoformer::has_kernel(e.config.variant);
   const std::string prefix = std::string(ecoformer::kAttentionRecordPrefix) + ".";
   std::map<std::array<std::uint64_t, 4>, std::vector<OpRecord>> runs;  // batch, heads, tokens, head width
-  std::map<std::string, std::uint64_t> not_run;                         // reason → blocks counted instead
+  std::map<std::string, std::uint64_t> not_run;                        // reason → blocks counted instead
   for (const Layer& layer : onnx_layers(model, e.native ? std::nullopt : std::optional{e.config})) {
     const auto* a = std::get_if<AttentionConfig>(&layer.op);
     const std::string limitation = kernel && a ? ecoformer::kernel_limitation(*a) : "";

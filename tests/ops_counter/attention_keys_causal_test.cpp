@@ -50,7 +50,7 @@ TEST_CASE("causal MSA by hand: only the lower triangle is scored (H=2, N=4, C=3)
   for (const OpRecord& r : sink.records) CHECK(r.params.at(std::string(ops::kCausalParam)) == 1);
   CHECK(sink.records[0].m == 4);
   CHECK(sink.records[0].n == 4);
-  CHECK(sink.records[0].counts.written_bytes() == 20 * 4);           // the fp32 scores attended
+  CHECK(sink.records[0].counts.written_bytes() == 20 * 4);            // the fp32 scores attended
   CHECK(sink.records[0].counts.read_bytes() == 2 * (4 + 4) * 3 * 4);  // all of Q and K
 }
 
@@ -96,7 +96,8 @@ TEST_CASE("keys apart from the queries: MSA, Linformer and Performer count the k
   AttentionConfig projected = decode;
   projected.projections = true;
   const std::uint64_t width = 16;
-  CHECK(attention(projected, Convention::paper).ops(OpKind::mul) - attention(decode, Convention::paper).ops(OpKind::mul) ==
+  CHECK(attention(projected, Convention::paper).ops(OpKind::mul) -
+            attention(decode, Convention::paper).ops(OpKind::mul) ==
         1 * width * width + 4096 * width * 2 * width + 1 * width * width);
 }
 

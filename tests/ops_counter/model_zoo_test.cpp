@@ -363,8 +363,8 @@ TEST_CASE("BERT-base and GPT-2 small: hand-computed MACs, sequence length, causa
   for (const Layer& l : zoo.build("gpt2_small", o)) CHECK(l.name.find("causal_mask") == std::string::npos);
   for (AttentionVariant v : {AttentionVariant::ecoformer, AttentionVariant::performer, AttentionVariant::linformer}) {
     o.attention.variant = v;  // no causal form: refused, not silently bidirectional
-    CHECK_THROWS_WITH(zoo.build("gpt2_small", o), Catch::Contains("model 'gpt2_small' is causal") &&
-                                                      Catch::Contains("has no causal form"));
+    CHECK_THROWS_WITH(zoo.build("gpt2_small", o),
+                      Catch::Contains("model 'gpt2_small' is causal") && Catch::Contains("has no causal form"));
     CHECK_NOTHROW(bidirectional.build("g", o));
   }
   o.attention.variant = AttentionVariant::lsa;  // no token grid in a sequence model

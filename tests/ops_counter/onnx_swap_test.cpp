@@ -12,7 +12,9 @@ using namespace ecosim;
 
 namespace {
 
-OnnxModel fixture(const std::string& name) { return import_onnx(std::string(ECOSIM_ONNX_OPS_DIR) + "/" + name + ".onnx"); }
+OnnxModel fixture(const std::string& name) {
+  return import_onnx(std::string(ECOSIM_ONNX_OPS_DIR) + "/" + name + ".onnx");
+}
 
 OpCounts total(const OnnxModel& m, Convention convention, const std::optional<AttentionConfig>& swap = {}) {
   OpCounter counter;
@@ -91,8 +93,7 @@ TEST_CASE("ONNX causal blocks: the constant mask found as causal in its three ex
   CHECK(total(fixture("causal_where"), Convention::exact).ops(OpKind::add) == 72 * 3 + 12 * 11 + 2 * 6 * 4 * 5);
 }
 
-TEST_CASE("ONNX causal blocks: MSA keeps the lower triangle, variants without a causal form are refused",
-          "[onnx]") {
+TEST_CASE("ONNX causal blocks: MSA keeps the lower triangle, variants without a causal form are refused", "[onnx]") {
   ECOSIM_ONNX_OR_SKIP();
   // (fixture, queries, keys, attended pairs per head): 6 over 6 sees 1..6 keys; 3 over 7 sees 5, 6, 7
   const std::vector<std::tuple<std::string, std::uint64_t, std::uint64_t, std::uint64_t>> blocks = {
@@ -120,13 +121,12 @@ TEST_CASE("ONNX causal blocks: MSA keeps the lower triangle, variants without a 
       AttentionConfig swap = variant(v);
       swap.support = 2;  // within the block's keys: causality is the reason
       CHECK_THAT(swap_error(m, swap), Catch::Contains("scores..context") && Catch::Contains("causal") &&
-                                          (Catch::Contains("has no causal form") ||
-                                           Catch::Contains("one token set")));
+                                          (Catch::Contains("has no causal form") || Catch::Contains("one token set")));
     }
     AttentionConfig ecoformer = variant(AttentionVariant::ecoformer);
     ecoformer.support = 2;
     if (queries == keys)
-      CHECK_THAT(swap_error(m, ecoformer), Catch::Contains("ecoformer has no causal form") &&
-                                               Catch::Contains("bidirectional"));
+      CHECK_THAT(swap_error(m, ecoformer),
+                 Catch::Contains("ecoformer has no causal form") && Catch::Contains("bidirectional"));
   }
 }

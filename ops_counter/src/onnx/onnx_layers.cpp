@@ -23,10 +23,11 @@ std::vector<Layer> onnx_layers(const OnnxModel& model, const std::optional<Atten
     try {
       a.validate();
     } catch (const Error& e) {
-      throw Error(fmt::format("ONNX model '{}': attention '{}' ({} heads × {} queries over {} keys × {}{}) cannot "
-                              "become {}: {}",
-                              model.origin, layer.name, a.heads, a.seq, a.key_count(), a.head_dim,
-                              a.causal ? ", causal" : "", name(a.variant), e.what()));
+      throw Error(
+          fmt::format("ONNX model '{}': attention '{}' ({} heads × {} queries over {} keys × {}{}) cannot "
+                      "become {}: {}",
+                      model.origin, layer.name, a.heads, a.seq, a.key_count(), a.head_dim, a.causal ? ", causal" : "",
+                      name(a.variant), e.what()));
     }
     layer.op = a;
     layer.name += "[" + std::string(name(a.variant)) + "]";

@@ -1,7 +1,7 @@
 // The attention variants' registry: every fact about a variant defined once — its name, a one-line
 // description, the parameters it reads (each with its default and valid range), and the flags shares_qk,
-// hashed, has_kernel, separate_keys and causal_form. Names, validation, the counters' projection choice, the kernels' dispatch check
-// and the command line (options, help, applicability, reports) are all derived from it.
+// hashed, has_kernel, separate_keys and causal_form. Names, validation, the counters' projection choice, the
+// kernels' dispatch check and the command line (options, help, applicability, reports) are all derived from it.
 #pragma once
 #include <array>
 #include <cstdint>
