@@ -17,6 +17,8 @@ Op fixtures (the counts tests/ops_counter/onnx_ops_test.cpp asserts are computed
   causal_where         the same with the mask as Where(keep [1,1,6,6] bool constant, scores, -inf) (GPT-2's form)
   causal_fill          a causal decode of 3 queries over 7 keys as masked_fill exports it: Where(drop [1,1,3,7]
                        bool constant, -inf, scores); query i sees keys 0..4 + i
+  causal_stripped      causal_add with its mask stripped (stored externally, as export_models.py strips weights):
+                       whether the block is causal cannot be told
   unknown_op           Relu → Foo → Foo (an op type ecosim does not know)
   cnn_ops              ConvTranspose 4→2, 3×3, stride 2, bias, on 6×6 → BatchNormalization → MaxPool 3×3 stride 2
                        → GlobalAveragePool
@@ -135,6 +137,12 @@ def op_fixtures():
     yield "causal_fill", causal_block(
         "causal_fill", 3, 7, lambda i, j, shift: j > shift + i, TensorProto.BOOL,
         lambda mask: [n("Where", [mask, "fill", "scaled"], ["masked"], name="mask")], [scalar("fill", float("-inf"))])
+    stripped_mask = causal_block("causal_stripped", 6, 6, lambda i, j, shift: 0.0, FLOAT,
+                                 lambda mask: [n("Add", ["scaled", mask], ["masked"], name="mask")])
+    for i, t in enumerate(stripped_mask.graph.initializer):
+        if t.name == "causal":
+            stripped_mask.graph.initializer[i].CopyFrom(stripped("causal", [1, 1, 6, 6]))
+    yield "causal_stripped", stripped_mask
     yield "cnn_ops", model("cnn", [
         n("ConvTranspose", ["x", "w", "b"], ["up"], name="deconv", kernel_shape=[3, 3], strides=[2, 2]),
         n("BatchNormalization", ["up", "scale", "bias", "mean", "var"], ["bn"], name="bn"),

@@ -130,3 +130,17 @@ TEST_CASE("ONNX causal blocks: MSA keeps the lower triangle, variants without a 
                  Catch::Contains("ecoformer has no causal form") && Catch::Contains("bidirectional"));
   }
 }
+
+TEST_CASE("ONNX a block whose mask is stored externally: no swap, since its causality cannot be told", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  const OnnxModel m = fixture("causal_stripped");  // causal_add with its mask stripped
+  REQUIRE(m.attention.size() == 1);
+  CHECK(m.attention[0].shape.mask_unknown);
+  CHECK_FALSE(m.attention[0].shape.causal);
+  CHECK(total(m, Convention::paper).ops(OpKind::mul) ==
+        total(fixture("causal_add"), Convention::paper).ops(OpKind::mul));
+  for (AttentionVariant v : {AttentionVariant::msa, AttentionVariant::performer})
+    CHECK_THAT(swap_error(m, variant(v)), Catch::Contains("scores..context") && Catch::Contains("external data") &&
+                                              Catch::Contains("causal cannot be told"));
+  CHECK_FALSE(fixture("causal_add").attention[0].shape.mask_unknown);
+}

@@ -14,6 +14,7 @@ namespace ecosim::onnx_import {
 struct Tensor {
   std::optional<std::vector<std::uint64_t>> dims;   // static shape, when known
   bool constant = false;                            // an initializer or a Constant node's output
+  bool external = false;                            // a constant stored as external data: its values unknown
   std::optional<double> scalar;                     // the value of a one-element constant
   std::optional<std::vector<std::int64_t>> values;  // an integer constant of at most kMaxFoldedElements
   /// A constant of rank ≥ 2 whose every trailing q × k slice (k ≥ q) is the causal pattern, query i attending to

@@ -11,6 +11,11 @@ std::vector<Layer> onnx_layers(const OnnxModel& model, const std::optional<Atten
   for (Layer& layer : layers) {
     const auto* found = std::get_if<SoftmaxAttention>(&layer.op);
     if (!found) continue;
+    if (found->mask_unknown)
+      throw Error(
+          fmt::format("ONNX model '{}': attention '{}' cannot become {}: its mask is a constant stored as "
+                      "external data, so whether the block is causal cannot be told (export the mask inline)",
+                      model.origin, layer.name, name(swap->variant)));
     AttentionConfig a = *swap;
     a.batch = found->batch;
     a.heads = found->heads;

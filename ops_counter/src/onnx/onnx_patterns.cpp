@@ -47,26 +47,32 @@ bool over_last_axis(const Node& n, const std::string& key, std::size_t rank, std
   return axes.size() == 1 && (axes[0] == -1 || axes[0] == static_cast<std::int64_t>(rank) - 1);
 }
 
-/// The mask `tensor` of a scores tensor of shape `scores` is causal in the sense of `flag`: a constant whose
-/// trailing dims are the scores' queries × keys (not broadcast along them).
-bool causal_mask(const Context& c, const std::string& tensor, const std::vector<std::uint64_t>& scores,
-                 bool Tensor::*flag) {
+/// Whether a block's mask hides exactly the later keys.
+enum class Causality : std::uint8_t { no, yes, unknown };
+
+/// The mask `tensor` of a scores tensor of shape `scores`: causal in the sense of `flag` when a constant whose
+/// trailing dims are the scores' queries × keys (not broadcast along them); unknown when a constant stored as
+/// external data (its values never read).
+Causality mask_causality(const Context& c, const std::string& tensor, const std::vector<std::uint64_t>& scores,
+                         bool Tensor::*flag) {
   const Tensor* t = c.tensor(tensor);
-  if (!t || !t->constant || !(t->*flag) || !t->dims || t->dims->size() < 2 || scores.size() < 2) return false;
+  if (!t || !t->constant) return Causality::no;
+  if (t->external) return Causality::unknown;
+  if (!(t->*flag) || !t->dims || t->dims->size() < 2 || scores.size() < 2) return Causality::no;
   const auto& d = *t->dims;
-  return d[d.size() - 2] == scores[scores.size() - 2] && d.back() == scores.back();
+  return d[d.size() - 2] == scores[scores.size() - 2] && d.back() == scores.back() ? Causality::yes : Causality::no;
 }
 
 /// Where(cond, scores, fill) or Where(cond, fill, scores), the last chain node, with a constant fill that hides
 /// a score: the mask as a selection; causal when cond keeps exactly the attended (resp. drops the masked) keys.
-std::optional<bool> where_mask(const Context& c, const Chain& chain, const std::vector<std::uint64_t>& scores) {
+std::optional<Causality> where_mask(const Context& c, const Chain& chain, const std::vector<std::uint64_t>& scores) {
   const Node& n = chain.last();
   const std::string& prev = c.node(chain.nodes[chain.nodes.size() - 2]).outputs[0];
   if (n.inputs.size() != 3 || (n.inputs[1] == prev) == (n.inputs[2] == prev)) return std::nullopt;
   const bool kept_second = n.inputs[1] == prev;
   const auto fill = c.scalar(kept_second ? n.inputs[2] : n.inputs[1]);
   if (!fill || *fill > kMaskedBelow) return std::nullopt;
-  return causal_mask(c, n.inputs[0], scores, kept_second ? &Tensor::causal_keep : &Tensor::causal_drop);
+  return mask_causality(c, n.inputs[0], scores, kept_second ? &Tensor::causal_keep : &Tensor::causal_drop);
 }
 
 std::optional<Match> attention(const Context& c, std::size_t i) {
@@ -76,7 +82,8 @@ std::optional<Match> attention(const Context& c, std::size_t i) {
     return std::nullopt;
   const std::vector<std::uint64_t>& score_dims = c.dims(scores.outputs[0], scores);
   Chain chain{c, {i}};
-  bool scaled = false, masked = false, select = false, causal = false;
+  bool scaled = false, masked = false, select = false;
+  Causality causal = Causality::no;
   while (!chain.next("Softmax")) {
     if (!scaled && (chain.next("Mul") || chain.next("Div"))) {
       if (!binary(chain.last()) || !c.scalar(chain.other_input())) return std::nullopt;
@@ -84,7 +91,7 @@ std::optional<Match> attention(const Context& c, std::size_t i) {
     } else if (!masked && chain.next("Add")) {
       if (!binary(chain.last())) return std::nullopt;
       masked = true;
-      causal = causal_mask(c, chain.other_input(), score_dims, &Tensor::causal_additive);
+      causal = mask_causality(c, chain.other_input(), score_dims, &Tensor::causal_additive);
     } else if (!masked && chain.next("Where")) {
       const auto where = where_mask(c, chain, score_dims);
       if (!where) return std::nullopt;
@@ -112,7 +119,8 @@ std::optional<Match> attention(const Context& c, std::size_t i) {
                      .scaled = scaled,
                      .masked = masked,
                      .mask_select = select,
-                     .causal = causal};
+                     .causal = causal == Causality::yes,
+                     .mask_unknown = causal == Causality::unknown};
   // leading dims: batch × heads (rank 4), batch (rank 3); more: all but the last are the batch
   for (std::size_t d = 0; d + 2 < s.size(); ++d) {
     if (d + 3 == s.size() && s.size() >= 4)

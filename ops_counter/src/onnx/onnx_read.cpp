@@ -154,6 +154,7 @@ struct Reader {
   void constant(const onnx::TensorProto& p, const std::string& name) {
     Tensor& t = graph.tensors[name];
     t.constant = true;
+    t.external = p.data_location() == onnx::TensorProto::EXTERNAL;
     t.dims = checked_dims({p.dims().begin(), p.dims().end()}, name);
     std::uint64_t elements = 1;
     for (auto d : *t.dims) elements *= d;

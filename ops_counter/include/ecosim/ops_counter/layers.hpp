@@ -69,6 +69,8 @@ struct SoftmaxAttention {
   bool scaled = true, masked = false;
   bool mask_select = false;  // the mask is a Where (a selection per score, no arithmetic), not an add
   bool causal = false;
+  /// The mask is a constant stored as external data (e.g. stripped weights): causal or not cannot be told.
+  bool mask_unknown = false;
 };
 
 /// `per_element` operations on each of `elements` outputs, `inputs` operands read; paper: `paper_macs` MACs.
