@@ -12,6 +12,7 @@
 #include "ecosim/accel_model/replay.hpp"
 #include "ecosim/accel_model/tiling.hpp"
 #include "ecosim/ops_counter/checked.hpp"
+#include "ecosim/ops_counter/primitives.hpp"
 
 namespace ecosim::accel {
 
@@ -90,6 +91,10 @@ std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, con
   for (std::size_t i = 0; i < kAttentionGroupRecords; ++i)
     if (ops[i].group != ops[0].group || ops[i].kind != kinds[i]) return std::nullopt;
   const OpRecord &scores = ops[0], &scale = ops[1], &softmax = ops[2], &context = ops[3];
+  // Causal groups are not fused yet: their ops run one by one (each computing its whole rectangle).
+  for (const OpRecord& r : ops.first(kAttentionGroupRecords))
+    if (const auto it = r.params.find(std::string(ops::kCausalParam)); it != r.params.end() && it->second == 1)
+      return std::nullopt;
   const AttentionShape s{scores.batch, scores.m, scores.n, scores.k, operand_bits(scores.a_dtype, config)};
   const bool consistent = s.groups && s.queries && s.keys && s.dim && context.batch == s.groups &&
                           context.m == s.queries && context.n == s.dim && context.k == s.keys &&

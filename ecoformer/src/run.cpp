@@ -74,6 +74,14 @@ RunResult run_cuda(const AttentionInputs& inputs, const AttentionConfig& c, cons
 
 bool has_kernel(AttentionVariant v) { return variant_info(v).has_kernel; }
 
+std::string kernel_limitation(const AttentionConfig& c) {
+  if (c.key_count() != c.seq)
+    return "the kernels need as many keys as queries (here " + std::to_string(c.key_count()) + " keys for " +
+           std::to_string(c.seq) + " queries)";
+  if (c.causal) return "the kernels compute no causal attention (every query sees every key)";
+  return "";
+}
+
 void detail::validate_inputs(const AttentionInputs& inputs, const AttentionConfig& config) {
   if (!has_kernel(config.variant))
     throw Error(std::string(name(config.variant)) +
@@ -84,6 +92,8 @@ void detail::validate_inputs(const AttentionInputs& inputs, const AttentionConfi
                 "--variants " +
                 std::string(name(config.variant)) + "`)");
   config.validate();
+  if (const std::string why = kernel_limitation(config); !why.empty())
+    throw Error(std::string(name(config.variant)) + ": " + why + "; it can be counted, not run");
   validate_tensor("Q", inputs.q, config);
   validate_tensor("K", inputs.k, config);
   validate_tensor("V", inputs.v, config);

@@ -87,7 +87,7 @@ Conv2d depthwise_3x3(std::uint64_t batch, std::uint64_t channels, std::uint64_t 
 /// What distinguishes one family's transformer block from another's.
 struct BlockParts {
   AttentionConfig attention;
-  std::vector<Layer> score_adds = {};  // additions to the attention scores (causal mask, relative position bias)
+  std::vector<Layer> score_adds = {};  // additions to the attention scores (relative position bias, shift mask)
   std::vector<Layer> mlp_inner = {};   // between fc1 and GELU (PVTv2's ReLU and depthwise conv)
   bool post_norm = false;              // LN(x + Attn(x)), LN(x + MLP(x)) (BERT) instead of pre-norm
 };

@@ -316,18 +316,21 @@ TEST_CASE("Swin-T and Swin-S: window attention, and the published GMACs under Sw
   CHECK(named("stage2.merge") == 1);
 }
 
-TEST_CASE("BERT-base and GPT-2 small: hand-computed MACs, sequence length, causal mask, LM head") {
+TEST_CASE("BERT-base and GPT-2 small: hand-computed MACs, sequence length, causal attention, LM head") {
   // Per layer of n tokens of width c with FFN width f: q, k, v, out projections 4·n·c², FFN 2·n·c·f, two
-  // LayerNorms 2·(2·n·c); and, a term of its own, the attention scores and context 2·n²·c (every score computed).
+  // LayerNorms 2·(2·n·c); and, a term of its own, the attention scores and context: 2·n²·c with every score
+  // computed, 2·c·n(n+1)/2 when causal (the lower triangle only).
   const double c = 768, f = 3072, layers = 12, vocab = 50257;
   auto dense_layer_macs = [&](double n) { return 4 * n * c * c + 2 * n * c * f + 4 * n * c; };
   auto attention_layer_macs = [&](double n) { return 2 * n * n * c; };
-  auto encoder_macs = [&](double n) { return layers * (dense_layer_macs(n) + attention_layer_macs(n)); };
+  auto causal_attention_layer_macs = [&](double n) { return 2 * c * n * (n + 1) / 2; };
   // BERT-base: the layers and the embedding LayerNorm 2·n·c; no LM head.
-  auto bert_macs = [&](double n) { return encoder_macs(n) + 2 * n * c; };
-  // GPT-2 small: the same layers in pre-norm form, a final LayerNorm 2·n·c instead of the embedding LayerNorm,
-  // and the LM head n·c·vocab, tied to the token embedding (tying shares weights, not work).
-  auto gpt2_macs = [&](double n) { return encoder_macs(n) + 2 * n * c + n * c * vocab; };
+  auto bert_macs = [&](double n) { return layers * (dense_layer_macs(n) + attention_layer_macs(n)) + 2 * n * c; };
+  // GPT-2 small: the same layers in pre-norm form with causal attention, a final LayerNorm 2·n·c instead of the
+  // embedding LayerNorm, and the LM head n·c·vocab, tied to the token embedding (tying shares weights, not work).
+  auto gpt2_macs = [&](double n) {
+    return layers * (dense_layer_macs(n) + causal_attention_layer_macs(n)) + 2 * n * c + n * c * vocab;
+  };
   ModelOptions o;
   o.native_attention = true;
   auto paper_adds = [&](const ModelZoo& zoo, const std::string& model, const ModelOptions& options) {
@@ -350,21 +353,30 @@ TEST_CASE("BERT-base and GPT-2 small: hand-computed MACs, sequence length, causa
   REQUIRE(gpt2.back().name == "lm_head");
   const auto& head = std::get<Linear>(gpt2.back().op);
   CHECK((head.tokens == 1024 && head.in == 768 && head.out == 50257 && !head.bias));
-  // The causal mask is one add per score (12 heads × n², all n² computed): counted exactly, not by mmcv.
-  auto exact_adds = [](const ModelZoo& zoo, const std::string& model) {
+  // Made bidirectional, GPT-2 computes all n² scores.
+  const ModelZoo bidirectional =
+      ModelZoo::parse(R"({"g": {"extends": "gpt2_small", "causal": false}})", "t").overlaying(zoo);
+  CHECK(paper_adds(bidirectional, "g", o) ==
+        gpt2_macs(1024) + layers * (attention_layer_macs(1024) - causal_attention_layer_macs(1024)));
+  // Exactly, every (batch, head) skips the n² − n(n+1)/2 masked pairs: their d−1 score adds, 2 softmax adds and
+  // d context adds each; there is no mask add.
+  auto exact_adds = [](const ModelZoo& z, const std::string& model) {
     OpCounter counter;
     ModelOptions native;
     native.native_attention = true;
-    for (const Layer& l : zoo.build(model, native)) emit(l, Convention::exact, counter);
+    for (const Layer& l : z.build(model, native)) emit(l, Convention::exact, counter);
     return counter.total().ops(OpKind::add);
   };
-  CHECK(exact_adds(zoo, "gpt2_small") -
-            exact_adds(ModelZoo::parse(R"({"g": {"extends": "gpt2_small", "causal": false}})", "t").overlaying(zoo),
-                       "g") ==
-        12ull * 12 * 1024 * 1024);
+  const std::uint64_t heads = 12, d = 64, tokens = 1024, masked = tokens * tokens - tokens * (tokens + 1) / 2;
+  CHECK(exact_adds(bidirectional, "g") - exact_adds(zoo, "gpt2_small") == 12 * heads * masked * (2 * d + 1));
   o = {};
-  o.attention.variant = AttentionVariant::ecoformer;  // a linear attention replaces MSA: no N×N scores to mask
   for (const Layer& l : zoo.build("gpt2_small", o)) CHECK(l.name.find("causal_mask") == std::string::npos);
+  for (AttentionVariant v : {AttentionVariant::ecoformer, AttentionVariant::performer, AttentionVariant::linformer}) {
+    o.attention.variant = v;  // no causal form: refused, not silently bidirectional
+    CHECK_THROWS_WITH(zoo.build("gpt2_small", o),
+                      Catch::Contains("model 'gpt2_small' is causal") && Catch::Contains("has no causal form"));
+    CHECK_NOTHROW(bidirectional.build("g", o));
+  }
   o.attention.variant = AttentionVariant::lsa;  // no token grid in a sequence model
   CHECK_THROWS_WITH(zoo.build("bert_base", o), Catch::Contains("lsa_window"));
   o = {};

@@ -14,9 +14,17 @@ namespace ecosim::onnx_import {
 struct Tensor {
   std::optional<std::vector<std::uint64_t>> dims;   // static shape, when known
   bool constant = false;                            // an initializer or a Constant node's output
+  bool external = false;                            // a constant stored as external data: its values unknown
   std::optional<double> scalar;                     // the value of a one-element constant
   std::optional<std::vector<std::int64_t>> values;  // an integer constant of at most kMaxFoldedElements
+  /// A constant of rank ≥ 2 whose every trailing q × k slice (k ≥ q) is the causal pattern, query i attending to
+  /// keys j ≤ k − q + i: `causal_additive` a float mask, 0 where attended and ≤ kMaskedBelow elsewhere;
+  /// `causal_keep` / `causal_drop` a bool condition true exactly where attended / masked.
+  bool causal_additive = false, causal_keep = false, causal_drop = false;
 };
+
+/// An additive mask value at or below this hides its score (exp underflows to 0 next to an unmasked score).
+inline constexpr double kMaskedBelow = -1e4;
 
 /// Integer tensors (shapes being computed) evaluated while folding are at most this long.
 inline constexpr std::size_t kMaxFoldedElements = 64;

@@ -107,7 +107,8 @@ VariantRun run_model(const Workload& w) {
 
 /// The ONNX model with the entry's attention (exact convention): analytic records, except that each attention
 /// block becomes, for a variant with a kernel, the kernel run at the block's shape (once per distinct shape), its
-/// records renamed after the block.
+/// records renamed after the block. A block the kernels cannot run (ecoformer::kernel_limitation: queries ≠ keys,
+/// causal) keeps its analytic records, and the run's source says so.
 VariantRun run_onnx(const OnnxModel& model, const Entry& e, DeviceChoice device) {
   OpCounter counter;
   RecordingSink list;
@@ -115,9 +116,12 @@ VariantRun run_onnx(const OnnxModel& model, const Entry& e, DeviceChoice device)
   const bool kernel = !e.native && ecoformer::has_kernel(e.config.variant);
   const std::string prefix = std::string(ecoformer::kAttentionRecordPrefix) + ".";
   std::map<std::array<std::uint64_t, 4>, std::vector<OpRecord>> runs;  // batch, heads, tokens, head width
+  std::map<std::string, std::uint64_t> not_run;                        // reason → blocks counted instead
   for (const Layer& layer : onnx_layers(model, e.native ? std::nullopt : std::optional{e.config})) {
     const auto* a = std::get_if<AttentionConfig>(&layer.op);
-    if (!kernel || !a) {
+    const std::string limitation = kernel && a ? ecoformer::kernel_limitation(*a) : "";
+    if (!limitation.empty()) ++not_run[limitation];
+    if (!kernel || !a || !limitation.empty()) {
       emit(layer, Convention::exact, sink);
       continue;
     }
@@ -130,7 +134,12 @@ VariantRun run_onnx(const OnnxModel& model, const Entry& e, DeviceChoice device)
       sink.record(r);
     }
   }
-  const std::string source = kernel ? fmt::format("kernel x{}+analytic", runs.size()) : std::string("analytic");
+  std::string source = kernel && !runs.empty() ? fmt::format("kernel x{}+analytic", runs.size()) : "analytic";
+  for (const auto& [why, blocks] : not_run) {
+    source += fmt::format("; {} block{} not run: {}", blocks, blocks == 1 ? "" : "s", why);
+    fmt::print(stderr, "[{}] note: {} attention block{} counted, not run: {}\n", e.label, blocks,
+               blocks == 1 ? "" : "s", why);
+  }
   return {std::move(list.records), counter.total(), std::nullopt, source};
 }
 
@@ -288,7 +297,8 @@ int compare(const Args& args) {
     if (!whole_model && e.native) throw Error("'native' (a model's own attention) needs --model or --onnx");
     if (onnx) {  // the variant at every block's shape (throws naming the block it cannot replace)
       for (const Layer& layer : onnx_layers(*onnx, e.native ? std::nullopt : std::optional{config}))
-        if (const auto* a = std::get_if<AttentionConfig>(&layer.op); a && ecoformer::has_kernel(a->variant))
+        if (const auto* a = std::get_if<AttentionConfig>(&layer.op);
+            a && ecoformer::has_kernel(a->variant) && ecoformer::kernel_limitation(*a).empty())
           check_attention_kernel(limits, *a, device == DeviceChoice::cuda);
     } else if (model.empty()) {
       config.validate();

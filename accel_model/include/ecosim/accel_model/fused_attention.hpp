@@ -23,10 +23,12 @@ namespace ecosim::accel {
 inline constexpr std::size_t kAttentionGroupRecords = 4;
 
 /// One attention group: G = batch·heads independent softmax attentions of `queries` rows over `keys` keys
-/// of width `dim`, operands of `operand_bits`.
+/// of width `dim`, operands of `operand_bits`; `causal` (the records' params.causal): query i attends to the
+/// first keys − queries + i + 1 keys only.
 struct AttentionShape {
   std::uint64_t groups = 1, queries = 1, keys = 1, dim = 1;
   unsigned operand_bits = 8;
+  bool causal = false;
 };
 
 /// The loop inside batch·heads, outermost first:
