@@ -26,15 +26,6 @@ OpRecord transfer(DType t, std::uint64_t elements, bool store) {
   return r;
 }
 
-/// DRAM bits of all of a plan's tiles (loads and stores).
-std::uint64_t dram_bits(const OpPlan& plan) {
-  std::uint64_t bits = 0;
-  PlanCursor cursor(plan);
-  TileWork t;
-  while (cursor.next(t)) bits += t.load_total_bits() + t.store_bits;
-  return bits;
-}
-
 }  // namespace
 
 TEST_CASE("float bytes move at the operand width under operand storage, at their own under recorded") {
