@@ -2,6 +2,7 @@
 // unknown: a unary op keeps its input's shape, a binary one broadcasts), consumers and constants.
 #include "ecosim/ops_counter/checked.hpp"
 #include "onnx_convert.hpp"
+#include "onnx_shape_eval.hpp"
 
 namespace ecosim::onnx_import {
 
@@ -55,8 +56,8 @@ void Context::fail(const Node& at, const std::string& what) const {
 const std::vector<std::uint64_t>& Context::dims(const std::string& tensor, const Node& at) const {
   const auto it = dims_.find(tensor);
   if (it == dims_.end())
-    fail(at,
-         "tensor '" + tensor + "' has no static shape (export with fixed input sizes, or run onnx shape inference)");
+    fail(at, "tensor '" + tensor + "' has no static shape (" + unknown_shape_chain(graph_, tensor) +
+                 "; export with fixed input sizes)");
   return it->second;
 }
 
