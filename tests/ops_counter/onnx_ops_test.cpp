@@ -166,6 +166,13 @@ TEST_CASE("ONNX hostile files are refused with a clear error", "[onnx]") {
   CHECK_THAT(error_of(hostile + "deep_nesting.onnx"), Catch::Contains("nested deeper"));
   CHECK_THAT(error_of(hostile + "missing_operand.onnx"), Catch::Contains("needs 2 input(s)"));
   CHECK_THAT(error_of(hostile + "empty_operand.onnx"), Catch::Contains("tensor 'a' is empty"));
+  // shape arithmetic: a cycle, a Range past the dimension limit, and a shape computed from an unknown one, named
+  // with the chain of ops that feeds it
+  CHECK_THAT(error_of(hostile + "shape_cycle.onnx"), Catch::Contains("cycle"));
+  CHECK_THAT(error_of(hostile + "huge_range.onnx"), Catch::Contains("tensor 'r' has dimension 1000000000000 above"));
+  CHECK_THAT(error_of(hostile + "shape_of_unknown.onnx"),
+             Catch::Contains("node 'relu' (Relu): tensor 'out' has no static shape (Relu ← Reshape ← Concat ← Unsqueeze "
+                             "← Gather ← Shape ← 'x', a graph input without a static shape"));
   CHECK_THAT(error_of(kOps + "/conv_groups_bias.onnx", {.max_file_bytes = 100}),
              Catch::Contains("limit of 100 bytes") && Catch::Contains("--onnx-max-bytes"));
   CHECK_THAT(error_of(kOps + "/no_such_file.onnx"), Catch::Contains("no_such_file.onnx"));

@@ -33,9 +33,13 @@ class Evaluator {
   /// Records output `out`'s shape (checked: each dimension ≤ kMaxDimension, the count within 64 bits, equal to
   /// any shape the file declares).
   void set_dims(const Node& n, std::size_t out, Dims dims);
-  /// Records output `out`'s shape and value (its element count must match); the value is dropped past the
-  /// per-tensor and overall budgets (kMaxFoldedElements, kMaxFoldedTotal).
+  /// Records output `out`'s shape and value (in graph.tensors; its element count must match); the value is dropped
+  /// past the per-tensor and overall budgets (kMaxFoldedElements, kMaxFoldedTotal).
   void set_values(const Node& n, std::size_t out, const Dims& dims, Values v);
+
+  /// Output `out` is a constant when input `in` is (an Identity of a weight: PyTorch shares a weight used twice
+  /// this way).
+  void pass_constant(const Node& n, std::size_t in, std::size_t out);
 
   [[noreturn]] void fail(const Node& n, const std::string& what) const;
 
@@ -44,9 +48,9 @@ class Evaluator {
 
  private:
   const Dims* known_dims(const std::string& t) const;
+  bool has_values(const std::string& t) const;
   Graph& graph_;
   const std::string& origin_;
-  std::map<std::string, Values> values_;
   std::set<std::string> found_;
   std::size_t folded_elements_ = 0;
 };

@@ -25,7 +25,7 @@ struct Tensor {
   std::optional<std::vector<std::uint64_t>> dims;  // static shape, when known
   bool constant = false;                           // an initializer or a Constant node's output
   std::optional<double> scalar;                    // the value of a one-element constant
-  std::optional<Values> values;                    // an inline constant of at most kMaxFoldedElements
+  std::optional<Values> values;  // an inline constant's or a folded tensor's (at most kMaxFoldedElements)
 };
 
 /// Tensors evaluated by the shape evaluator (constants read, shapes computed) hold at most this many elements...

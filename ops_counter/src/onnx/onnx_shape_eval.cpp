@@ -85,14 +85,19 @@ const Dims* Evaluator::known_dims(const std::string& t) const {
   return it == graph_.tensors.end() || !it->second.dims ? nullptr : &*it->second.dims;
 }
 
+bool Evaluator::has_values(const std::string& t) const {
+  const auto it = graph_.tensors.find(t);
+  return it != graph_.tensors.end() && it->second.values;
+}
+
 const Dims* Evaluator::dims(const Node& n, std::size_t i) const {
   return i < n.inputs.size() && !n.inputs[i].empty() ? known_dims(n.inputs[i]) : nullptr;
 }
 
 const Values* Evaluator::values(const Node& n, std::size_t i) const {
   if (i >= n.inputs.size() || n.inputs[i].empty()) return nullptr;
-  const auto it = values_.find(n.inputs[i]);
-  return it == values_.end() ? nullptr : &it->second;
+  const auto it = graph_.tensors.find(n.inputs[i]);
+  return it == graph_.tensors.end() || !it->second.values ? nullptr : &*it->second.values;
 }
 
 bool Evaluator::outputs_known(const Node& n) const {
@@ -117,6 +122,15 @@ std::optional<std::int64_t> Evaluator::scalar_int(const Node& n, std::size_t i) 
   auto v = ints(n, i);
   if (!v || v->size() != 1) return std::nullopt;
   return (*v)[0];
+}
+
+void Evaluator::pass_constant(const Node& n, std::size_t in, std::size_t out) {
+  if (in >= n.inputs.size() || out >= n.outputs.size() || n.inputs[in].empty() || n.outputs[out].empty()) return;
+  const auto it = graph_.tensors.find(n.inputs[in]);
+  if (it == graph_.tensors.end() || !it->second.constant) return;
+  Tensor& t = graph_.tensors[n.outputs[out]];
+  t.constant = true;
+  t.scalar = graph_.tensors[n.inputs[in]].scalar;
 }
 
 void Evaluator::fail(const Node& n, const std::string& what) const {
@@ -151,12 +165,12 @@ void Evaluator::set_values(const Node& n, std::size_t out, const Dims& dims, Val
   if (v.size() > kMaxFoldedElements || folded_elements_ + v.size() > kMaxFoldedTotal) return;
   folded_elements_ += v.size();
   graph_.folded.insert(n.outputs[out]);
-  values_[n.outputs[out]] = std::move(v);
+  graph_.tensors[n.outputs[out]].values = std::move(v);
 }
 
 std::set<std::string> Evaluator::run() {
-  for (const auto& [name, t] : graph_.tensors)
-    if (t.values && t.dims && t.values->size() == element_count(*t.dims)) values_[name] = *t.values;
+  for (auto& [name, t] : graph_.tensors)  // a constant whose stored elements do not fill its shape has no value
+    if (t.values && (!t.dims || t.values->size() != element_count(*t.dims))) t.values.reset();
   graph_.blocked_by.clear();
   for (const Node& n : graph_.nodes) {
     const auto rule = rules().find(n.op);
@@ -164,12 +178,12 @@ std::set<std::string> Evaluator::run() {
     // What kept an output unknown: the first input without a shape, else the last one without a value (the
     // shape, pads, bounds an op reads come after its data).
     for (const std::string& out : n.outputs) {
-      if (out.empty() || (known_dims(out) && values_.contains(out))) continue;
+      if (out.empty() || (known_dims(out) && has_values(out))) continue;
       std::string by;
       for (std::size_t i = 0; i < n.inputs.size() && by.empty(); ++i)
         if (!n.inputs[i].empty() && !known_dims(n.inputs[i])) by = n.inputs[i];
       for (std::size_t i = n.inputs.size(); rule != rules().end() && i-- > 0 && by.empty();)
-        if (!n.inputs[i].empty() && !values_.contains(n.inputs[i])) by = n.inputs[i];
+        if (!n.inputs[i].empty() && !has_values(n.inputs[i])) by = n.inputs[i];
       graph_.blocked_by[out] = by;
     }
   }
