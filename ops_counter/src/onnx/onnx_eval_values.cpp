@@ -329,8 +329,8 @@ void slice(Evaluator& e, const Node& n) {
       return s > 0 ? std::clamp(v, std::int64_t{0}, dim) : std::clamp(v, std::int64_t{-1}, dim - 1);
     };
     const std::int64_t b = resolve((*starts)[i]), en = resolve((*ends)[i]);
-    const std::int64_t span = s > 0 ? en - b : b - en, stride = s > 0 ? s : -s;
-    out[*axis] = span <= 0 ? 0 : static_cast<std::uint64_t>((span + stride - 1) / stride);
+    const std::int64_t span = s > 0 ? en - b : b - en, stride = s > 0 ? s : (s == INT64_MIN ? INT64_MAX : -s);
+    out[*axis] = span <= 0 ? 0 : static_cast<std::uint64_t>(span / stride + (span % stride != 0));
     first[*axis] = b;
     step[*axis] = s;
   }
@@ -460,7 +460,7 @@ void pad(Evaluator& e, const Node& n) {
     if (!axis) e.fail(n, fmt::format("axis {} out of range", axes[i]));
     const auto b = pads[i], a = pads[i + axes.size()];
     const std::int64_t limit = static_cast<std::int64_t>(kMaxDimension);
-    if (std::abs(b) > limit || std::abs(a) > limit) e.fail(n, "a pad beyond the dimension limit");
+    if (b < -limit || b > limit || a < -limit || a > limit) e.fail(n, "a pad beyond the dimension limit");
     const std::int64_t size = static_cast<std::int64_t>((*d)[*axis]) + b + a;
     if (size < 0) e.fail(n, fmt::format("pads {} and {} remove more than axis {}'s {} elements", b, a, *axis, (*d)[*axis]));
     out[*axis] = static_cast<std::uint64_t>(size);

@@ -25,6 +25,9 @@ const Rules& rules() {
   return table;
 }
 
+/// Ranks of computed shapes are at most this (networks use a handful; the bound keeps a hostile chain of
+/// Unsqueezes from growing the shapes it stores).
+constexpr std::size_t kMaxRank = 64;
 /// Chains longer than this are cut ("…"): the first few ops name the computation.
 constexpr std::size_t kMaxChainOps = 12;
 
@@ -140,6 +143,7 @@ void Evaluator::fail(const Node& n, const std::string& what) const {
 void Evaluator::set_dims(const Node& n, std::size_t out, Dims dims) {
   if (out >= n.outputs.size() || n.outputs[out].empty()) return;
   const std::string& t = n.outputs[out];
+  if (dims.size() > kMaxRank) fail(n, fmt::format("output '{}' would have rank {} above {}", t, dims.size(), kMaxRank));
   std::uint64_t count = 1;
   for (std::uint64_t d : dims) {
     if (d > kMaxDimension)
