@@ -17,6 +17,8 @@ Op fixtures (the counts tests/ops_counter/onnx_ops_test.cpp asserts are computed
                        with 0/−1, Shape → Gather, Slice (negative, clamped, reversed, strided), Range, Where,
                        Expand, Trilu, Tile, Split, Pad, Concat, Transpose, Mod, Div, Cast (values hand-computed in
                        tests/ops_counter/onnx_shape_eval_test.cpp)
+  shape_eval_opset18   opset 18's forms, newer than libonnx 1.12's schemas: ReduceMean with axes as an input
+                       (keepdims 0), Split by num_outputs (uneven), Pad with an axes input, on x [2, 3, 5]
 Hostile fixtures (hostile/): each must be refused with a clear error
   cycle                two Relu nodes reading each other's output
   negative_dim         an input of shape [1, -3]
@@ -60,9 +62,9 @@ def io(name, dims):
     return helper.make_tensor_value_info(name, FLOAT, dims)
 
 
-def model(name, nodes, inputs, outputs, initializers=(), value_info=()):
+def model(name, nodes, inputs, outputs, initializers=(), value_info=(), opset=OPSET):
     graph = helper.make_graph(nodes, name, inputs, outputs, list(initializers), value_info=list(value_info))
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="make_onnx_fixtures")
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="make_onnx_fixtures")
     m.ir_version = 8
     return m
 
@@ -168,6 +170,16 @@ def shape_eval_fixture():
                  [helper.make_empty_tensor_value_info(o) for o in outputs], init)
 
 
+def shape_eval_opset18_fixture():
+    n = helper.make_node
+    return model("shape_eval_opset18", [
+        n("ReduceMean", ["x", "last"], ["mean"], keepdims=0),  # [2, 3]
+        n("Split", ["x"], ["part_a", "part_b"], axis=2, num_outputs=2),  # [2, 3, 3], [2, 3, 2]
+        n("Pad", ["x", "pads", "", "middle"], ["padded"]),  # [2, 6, 5]
+    ], [io("x", [2, 3, 5])], [helper.make_empty_tensor_value_info(o) for o in ("mean", "part_a", "part_b", "padded")],
+        [ints("last", [-1]), ints("pads", [1, 2]), ints("middle", [1])], opset=18)
+
+
 def nested_if(depth):
     """An If node whose then-branch holds an If node, `depth` deep."""
     leaf = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "leaf", [], [io("y", [1])])
@@ -220,7 +232,7 @@ def hostile_fixtures():
 def main():
     out = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "tests/ops_counter/data/onnx/ops")
     (out / "hostile").mkdir(parents=True, exist_ok=True)
-    for folder, fixtures in ((out, op_fixtures()), (out, [("shape_eval", shape_eval_fixture())]),
+    for folder, fixtures in ((out, op_fixtures()), (out, [("shape_eval", shape_eval_fixture()), ("shape_eval_opset18", shape_eval_opset18_fixture())]),
                              (out / "hostile", hostile_fixtures())):
         for name, m in fixtures:
             path = folder / f"{name}.onnx"

@@ -97,3 +97,11 @@ TEST_CASE("shape evaluator: integer Mod, Div, Cast and MatMul shapes", "[onnx]")
   CHECK(ints(g, "cast") == V{2, -2});
   CHECK(dims(g, "matmul") == D{2, 3, 5});
 }
+
+TEST_CASE("shape evaluator: opset 18's axes and num_outputs inputs", "[onnx]") {
+  const Graph g = read_fixture("shape_eval_opset18");
+  CHECK(dims(g, "mean") == D{2, 3});  // axes [−1] as an input, keepdims 0
+  CHECK(dims(g, "part_a") == D{2, 3, 3});  // 5 in 2 parts: ⌈5/2⌉ and the rest
+  CHECK(dims(g, "part_b") == D{2, 3, 2});
+  CHECK(dims(g, "padded") == D{2, 6, 5});  // axis 1 padded by 1 before, 2 after
+}
