@@ -21,6 +21,9 @@ Models (batch 1, static shapes, opset 17):
                 sliced from a buffer, tanh GELU, LM head
   llama_block   one Llama block: 16 tokens, width 64, 4 query heads, 2 K/V heads (grouped-query, repeat_kv),
                 RMSNorm, rotary embedding (torch.outer of positions and frequencies), causal mask (triu), SwiGLU 172
+  swin_block    a shifted Swin block as torchvision 0.14 writes it (window 4, shift 2, width 32, 2 heads) on a
+                7×7 map: padded to 8×8 by pads computed in the graph, relative-position bias
+                gathered by an index buffer, the shifted windows' mask built in the graph
 
 The counts depend only on the graph and its shapes, never on weight values, so every floating-point
 initializer with more than one element is stripped: its dims stay and its data is marked as external
@@ -384,6 +387,87 @@ class LlamaBlock(nn.Module):
         return x + self.w2(F.silu(self.w1(h)) * self.w3(h))
 
 
+def shifted_window_attention(x, qkv, proj, bias, window, heads, shift):
+    """torchvision 0.14's shifted_window_attention: pad to whole windows, cyclic shift, window partition,
+    attention with relative-position bias and the shifted windows' mask, reverse, unpad."""
+    b, h, w, c = x.shape
+    pad_r = (window - w % window) % window
+    pad_b = (window - h % window) % window
+    x = F.pad(x, (0, 0, 0, pad_r, 0, pad_b))
+    _, pad_h, pad_w, _ = x.shape
+    if shift > 0:
+        x = torch.roll(x, shifts=(-shift, -shift), dims=(1, 2))
+    windows = (pad_h // window) * (pad_w // window)
+    x = x.view(b, pad_h // window, window, pad_w // window, window, c)
+    x = x.permute(0, 1, 3, 2, 4, 5).reshape(b * windows, window * window, c)
+    qkv = qkv(x).reshape(x.size(0), x.size(1), 3, heads, c // heads).permute(2, 0, 3, 1, 4)
+    q, k, v = qkv[0], qkv[1], qkv[2]
+    q = q * (c // heads) ** -0.5
+    attn = q.matmul(k.transpose(-2, -1)) + bias
+    if shift > 0:
+        mask = x.new_zeros((pad_h, pad_w))
+        slices = ((0, -window), (-window, -shift), (-shift, None))
+        count = 0
+        for hs in slices:
+            for ws in slices:
+                mask[hs[0]:hs[1], ws[0]:ws[1]] = count
+                count += 1
+        mask = mask.view(pad_h // window, window, pad_w // window, window)
+        mask = mask.permute(0, 2, 1, 3).reshape(windows, window * window)
+        mask = mask.unsqueeze(1) - mask.unsqueeze(2)
+        mask = mask.masked_fill(mask != 0, float(-100.0)).masked_fill(mask == 0, float(0.0))
+        attn = attn.view(x.size(0) // windows, windows, heads, x.size(1), x.size(1))
+        attn = attn + mask.unsqueeze(1).unsqueeze(0)
+        attn = attn.view(-1, heads, x.size(1), x.size(1))
+    attn = F.softmax(attn, dim=-1)
+    x = attn.matmul(v).transpose(1, 2).reshape(x.size(0), x.size(1), c)
+    x = proj(x)
+    x = x.view(b, pad_h // window, pad_w // window, window, window, c)
+    x = x.permute(0, 1, 3, 2, 4, 5).reshape(b, pad_h, pad_w, c)
+    if shift > 0:
+        x = torch.roll(x, shifts=(shift, shift), dims=(1, 2))
+    return x[:, :h, :w, :].contiguous()
+
+
+class SwinBlock(nn.Module):
+    """torchvision's SwinTransformerBlock (v1) on a [B, H, W, C] map: pre-norm shifted-window attention with a
+    relative-position bias table indexed by a buffer, then a GELU MLP."""
+
+    def __init__(self, dim, heads, window, shift):
+        super().__init__()
+        self.heads, self.window, self.shift = heads, window, shift
+        self.norm1 = nn.LayerNorm(dim)
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+        self.relative_position_bias_table = nn.Parameter(torch.zeros((2 * window - 1) ** 2, heads))
+        coords = torch.stack(torch.meshgrid(torch.arange(window), torch.arange(window), indexing="ij")).flatten(1)
+        relative = (coords[:, :, None] - coords[:, None, :]).permute(1, 2, 0).contiguous()
+        relative[:, :, 0] += window - 1
+        relative[:, :, 1] += window - 1
+        relative[:, :, 0] *= 2 * window - 1
+        self.register_buffer("relative_position_index", relative.sum(-1).flatten())
+        self.norm2 = nn.LayerNorm(dim)
+        self.mlp = nn.Sequential(nn.Linear(dim, 4 * dim), nn.GELU(), nn.Linear(4 * dim, dim))
+
+    def forward(self, x):
+        n = self.window * self.window
+        bias = self.relative_position_bias_table[self.relative_position_index].view(n, n, -1)
+        bias = bias.permute(2, 0, 1).contiguous().unsqueeze(0)
+        x = x + shifted_window_attention(self.norm1(x), self.qkv, self.proj, bias, self.window, self.heads, self.shift)
+        return x + self.mlp(self.norm2(x))
+
+
+class Swin(nn.Module):
+    """A shifted Swin block (window 4, shift 2) over a 7×7 map (padded to 8×8 inside the block)."""
+
+    def __init__(self, dim, heads, window):
+        super().__init__()
+        self.block = SwinBlock(dim, heads, window, window // 2)
+
+    def forward(self, x):
+        return self.block(x)
+
+
 def strip_weights(model):
     """Marks every floating-point initializer with more than one element as external data (dims kept)."""
     floating = {onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.BFLOAT16, onnx.TensorProto.DOUBLE}
@@ -435,6 +519,7 @@ def main():
            ["src", "padding_mask"], out_dir, grad=True)
     export("gpt_tiny", Gpt(100, 32, 64, 4, 2), (torch.zeros(1, 16, dtype=torch.long),), ["tokens"], out_dir)
     export("llama_block", LlamaBlock(64, 4, 2, 172), (torch.zeros(1, 16, 64),), ["x"], out_dir)
+    export("swin_block", Swin(32, 2, 4), (torch.zeros(1, 7, 7, 32),), ["x"], out_dir)
 
 
 if __name__ == "__main__":
