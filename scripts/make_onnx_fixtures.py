@@ -32,6 +32,9 @@ Hostile fixtures (hostile/): each must be refused with a clear error
   shape_cycle          a Reshape whose target is the Shape of its own output
   huge_range           Range(0, 10^12, 1)
   shape_of_unknown     a Reshape to Concat(Unsqueeze(Gather(Shape(x)))) of an input x ["N", 4], then a Relu
+  bad_reshape          a Reshape of x [2, 3] to the computed target [2, 4]
+  gather_out_of_range  Gather(Shape(x), Range(5, 6, 1)) of x [2, 3] (the index computed: ONNX inference does not
+                       see it)
 Weights of the fixtures are stripped as in export_models.py: dims kept, data marked external at location
 "stripped" (a file that does not exist and that ecosim never opens).
 """
@@ -225,6 +228,18 @@ def hostile_fixtures():
         n("Relu", ["r"], ["out"], name="relu"),
     ], [io("x", ["N", 4]), io("y", [2, 4])], [io("out", None)],
         [ints("zero", [0], []), ints("axes", [0]), ints("four", [4])])
+    yield "bad_reshape", model("bad_reshape", [
+        n("Shape", ["x"], ["s"], name="shape"),
+        n("Gather", ["s", "zero"], ["g"], name="gather"),
+        n("Concat", ["g", "four"], ["target"], name="concat", axis=0),
+        n("Reshape", ["x", "target"], ["r"], name="reshape"),
+    ], [io("x", [2, 3])], [io("r", None)], [ints("zero", [0]), ints("four", [4])])
+    yield "gather_out_of_range", model("gather_out_of_range", [
+        n("Shape", ["x"], ["s"], name="shape"),
+        n("Range", ["five", "six", "one"], ["index"], name="range"),
+        n("Gather", ["s", "index"], ["g"], name="gather"),
+    ], [io("x", [2, 3])], [helper.make_tensor_value_info("g", TensorProto.INT64, None)],
+        [ints("five", [5], []), ints("six", [6], []), ints("one", [1], [])])
     yield "deep_nesting", model("deep", [nested_if(80)], [helper.make_tensor_value_info("c", TensorProto.BOOL, [])],
                                 [io("y", [1])], [scalar("x", 1.0)])
 

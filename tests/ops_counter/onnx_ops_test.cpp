@@ -173,6 +173,10 @@ TEST_CASE("ONNX hostile files are refused with a clear error", "[onnx]") {
   CHECK_THAT(error_of(hostile + "shape_of_unknown.onnx"),
              Catch::Contains("node 'relu' (Relu): tensor 'out' has no static shape (Relu ← Reshape ← Concat ← Unsqueeze "
                              "← Gather ← Shape ← 'x', a graph input without a static shape"));
+  CHECK_THAT(error_of(hostile + "bad_reshape.onnx"),
+             Catch::Contains("node 'reshape' (Reshape): target [2, 4] does not hold the input's 6 elements"));
+  CHECK_THAT(error_of(hostile + "gather_out_of_range.onnx"),
+             Catch::Contains("node 'gather' (Gather): index 5 out of range for a dimension of 2"));
   CHECK_THAT(error_of(kOps + "/conv_groups_bias.onnx", {.max_file_bytes = 100}),
              Catch::Contains("limit of 100 bytes") && Catch::Contains("--onnx-max-bytes"));
   CHECK_THAT(error_of(kOps + "/no_such_file.onnx"), Catch::Contains("no_such_file.onnx"));

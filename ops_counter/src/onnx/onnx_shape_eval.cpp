@@ -154,8 +154,8 @@ void Evaluator::set_dims(const Node& n, std::size_t out, Dims dims) {
   Tensor& tensor = graph_.tensors[t];
   if (tensor.dims) {
     if (*tensor.dims != dims)
-      fail(n, fmt::format("output '{}' computes to shape {} but the file gives it {}", t, dims_text(dims),
-                          dims_text(*tensor.dims)));
+      fail(n, fmt::format("output '{}' computes to shape {}, but the file or ONNX inference gives it {}", t,
+                          dims_text(dims), dims_text(*tensor.dims)));
     return;
   }
   tensor.dims = std::move(dims);
@@ -173,7 +173,11 @@ void Evaluator::set_values(const Node& n, std::size_t out, const Dims& dims, Val
 }
 
 std::set<std::string> Evaluator::run() {
-  for (auto& [name, t] : graph_.tensors)  // a constant whose stored elements do not fill its shape has no value
+  // Values folded by an earlier pass are folded again (within this pass's budget); a constant whose stored
+  // elements do not fill its shape has no value.
+  for (const std::string& t : graph_.folded) graph_.tensors[t].values.reset();
+  graph_.folded.clear();
+  for (auto& [name, t] : graph_.tensors)
     if (t.values && (!t.dims || t.values->size() != element_count(*t.dims))) t.values.reset();
   graph_.blocked_by.clear();
   for (const Node& n : graph_.nodes) {
