@@ -33,6 +33,9 @@ Hostile fixtures (hostile/): each must be refused with a clear error
   huge_range           Range(0, 10^12, 1)
   shape_of_unknown     a Reshape to Concat(Unsqueeze(Gather(Shape(x)))) of an input x ["N", 4], then a Relu
   bad_reshape          a Reshape of x [2, 3] to the computed target [2, 4]
+  shape_of_unknown_op  Cast(Shape(Foo(x))): the Shape of a tensor without a type (libonnx 1.12's data propagation
+                       crashed on it)
+  shape_before_producer  Shape(r) listed before the Relu that produces r (crashed libonnx the same way)
   gather_out_of_range  Gather(Shape(x), Range(5, 6, 1)) of x [2, 3] (the index computed: ONNX inference does not
                        see it)
 Weights of the fixtures are stripped as in export_models.py: dims kept, data marked external at location
@@ -240,6 +243,15 @@ def hostile_fixtures():
         n("Gather", ["s", "index"], ["g"], name="gather"),
     ], [io("x", [2, 3])], [helper.make_tensor_value_info("g", TensorProto.INT64, None)],
         [ints("five", [5], []), ints("six", [6], []), ints("one", [1], [])])
+    yield "shape_of_unknown_op", model("shape_of_unknown_op", [
+        n("Foo", ["x"], ["f"], name="foo"),
+        n("Shape", ["f"], ["s"], name="shape"),
+        n("Cast", ["s"], ["c"], name="cast", to=FLOAT),
+    ], [io("x", [2, 3])], [io("c", None)])
+    yield "shape_before_producer", model("shape_before_producer", [
+        n("Shape", ["r"], ["s"], name="shape"),
+        n("Relu", ["x"], ["r"], name="relu"),
+    ], [io("x", [2, 3])], [helper.make_tensor_value_info("s", TensorProto.INT64, None)])
     yield "deep_nesting", model("deep", [nested_if(80)], [helper.make_tensor_value_info("c", TensorProto.BOOL, [])],
                                 [io("y", [1])], [scalar("x", 1.0)])
 

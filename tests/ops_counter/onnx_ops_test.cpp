@@ -177,6 +177,12 @@ TEST_CASE("ONNX hostile files are refused with a clear error", "[onnx]") {
              Catch::Contains("node 'reshape' (Reshape): target [2, 4] does not hold the input's 6 elements"));
   CHECK_THAT(error_of(hostile + "gather_out_of_range.onnx"),
              Catch::Contains("node 'gather' (Gather): index 5 out of range for a dimension of 2"));
+  // the Shape of a tensor without a type, and one listed before its producer: libonnx 1.12's data propagation
+  // crashed on both (ecosim evaluates shape arithmetic itself and runs ONNX inference without it)
+  CHECK_THAT(error_of(hostile + "shape_of_unknown_op.onnx"),
+             Catch::Contains("tensor 'c' has no static shape (Cast ← Shape ← Foo (no shape rule for it)"));
+  const OnnxModel unsorted = import_onnx(hostile + "shape_before_producer.onnx");
+  CHECK(total(unsorted, Convention::exact).ops(OpKind::cmp) == 6);  // the Relu; the Shape costs nothing
   CHECK_THAT(error_of(kOps + "/conv_groups_bias.onnx", {.max_file_bytes = 100}),
              Catch::Contains("limit of 100 bytes") && Catch::Contains("--onnx-max-bytes"));
   CHECK_THAT(error_of(kOps + "/no_such_file.onnx"), Catch::Contains("no_such_file.onnx"));
