@@ -30,8 +30,8 @@ seed() {
 traces="$build/traces"
 rm -rf "$traces" && mkdir -p "$traces"
 "$ecosim" trace --layer attention --attention ecoformer --seq 64 --convention exact -o "$traces/eco.jsonl" >/dev/null
-"$ecosim" trace --layer attention --attention reformer --seq 100 -o "$traces/reformer.jsonl" >/dev/null
-"$ecosim" trace --model lra_text --attention performer --seq-len 256 -o "$traces/lra.jsonl" >/dev/null
+"$ecosim" trace --layer attention --attention reformer --seq 100 --convention paper -o "$traces/reformer.jsonl" >/dev/null
+"$ecosim" trace --model lra_text --attention performer --seq-len 256 --convention paper -o "$traces/lra.jsonl" >/dev/null
 corpus="$build/corpus/trace_reader_fuzz"
 rm -rf "$corpus" && mkdir -p "$corpus"
 for trace in "$traces"/*.jsonl; do

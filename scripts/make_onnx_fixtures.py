@@ -10,6 +10,15 @@ Op fixtures (the counts tests/ops_counter/onnx_ops_test.cpp asserts are computed
   layernorm_decomposed ReduceMean, Sub, Pow 2, ReduceMean, Add ε, Sqrt, Div, Mul γ, Add β over [2,5,8]
   layernorm_op         LayerNormalization over the same [2,5,8]
   attention_mask       Q [1,2,6,4], K and V [1,2,5,4]: MatMul(Q, Kᵀ) / 2 + mask → Softmax → MatMul(·, V)
+  decode_step          one decode step: Q [1,12,1,64] over 32,768 cached keys, K and V [1,12,32768,64] (inputs:
+                       the shapes cost no bytes): MatMul(Q, Kᵀ) / 8 → Softmax → MatMul(·, V)
+  causal_add           a causal decoder block: Q, K, V [1,2,6,4], MatMul(Q, Kᵀ) / 2 + a constant [1,1,6,6] mask
+                       (0 on and below the diagonal, -1e9 above) → Softmax → MatMul(·, V)
+  causal_where         the same with the mask as Where(keep [1,1,6,6] bool constant, scores, -inf) (GPT-2's form)
+  causal_fill          a causal decode of 3 queries over 7 keys as masked_fill exports it: Where(drop [1,1,3,7]
+                       bool constant, -inf, scores); query i sees keys 0..4 + i
+  causal_stripped      causal_add with its mask stripped (stored externally, as export_models.py strips weights):
+                       whether the block is causal cannot be told
   unknown_op           Relu → Foo → Foo (an op type ecosim does not know)
   cnn_ops              ConvTranspose 4→2, 3×3, stride 2, bias, on 6×6 → BatchNormalization → MaxPool 3×3 stride 2
                        → GlobalAveragePool
@@ -75,6 +84,25 @@ def model(name, nodes, inputs, outputs, initializers=(), value_info=(), opset=OP
     return m
 
 
+def causal_block(name, queries, keys, value, dtype, mask_nodes, extra=()):
+    """Q [1,2,queries,4] over K, V [1,2,keys,4] with a causal mask constant [1,1,queries,keys] of value(i, j, shift)
+    (shift = keys − queries: query i sits at position shift + i), applied by mask_nodes("causal") between the
+    scale and the softmax."""
+    n = helper.make_node
+    shift = keys - queries
+    values = [value(i, j, shift) for i in range(queries) for j in range(keys)]
+    mask = helper.make_tensor("causal", dtype, [1, 1, queries, keys], values)
+    return model(name, [
+        n("Transpose", ["k"], ["kt"], name="k_transpose", perm=[0, 1, 3, 2]),
+        n("MatMul", ["q", "kt"], ["scores"], name="scores"),
+        n("Div", ["scores", "scale"], ["scaled"], name="scale"),
+        *mask_nodes("causal"),
+        n("Softmax", ["masked"], ["p"], name="softmax", axis=-1),
+        n("MatMul", ["p", "v"], ["out"], name="context"),
+    ], [io("q", [1, 2, queries, 4]), io("k", [1, 2, keys, 4]), io("v", [1, 2, keys, 4])],
+        [io("out", [1, 2, queries, 4])], [scalar("scale", 2.0), mask, *extra])
+
+
 def op_fixtures():
     n = helper.make_node
     yield "conv_groups_bias", model(
@@ -108,6 +136,28 @@ def op_fixtures():
         n("MatMul", ["p", "v"], ["out"], name="context"),
     ], [io("q", [1, 2, 6, 4]), io("k", [1, 2, 5, 4]), io("v", [1, 2, 5, 4]), io("mask", [1, 1, 6, 5])],
         [io("out", [1, 2, 6, 4])], [scalar("scale", 2.0)])
+    yield "decode_step", model("decode", [
+        n("Transpose", ["k"], ["kt"], name="k_transpose", perm=[0, 1, 3, 2]),
+        n("MatMul", ["q", "kt"], ["scores"], name="scores"),
+        n("Div", ["scores", "scale"], ["scaled"], name="scale"),
+        n("Softmax", ["scaled"], ["p"], name="softmax", axis=-1),
+        n("MatMul", ["p", "v"], ["out"], name="context"),
+    ], [io("q", [1, 12, 1, 64]), io("k", [1, 12, 32768, 64]), io("v", [1, 12, 32768, 64])],
+        [io("out", [1, 12, 1, 64])], [scalar("scale", 8.0)])
+    yield "causal_add", causal_block("causal_add", 6, 6, lambda i, j, shift: 0.0 if j <= shift + i else -1e9,
+                                     FLOAT, lambda mask: [n("Add", ["scaled", mask], ["masked"], name="mask")])
+    yield "causal_where", causal_block(
+        "causal_where", 6, 6, lambda i, j, shift: j <= shift + i, TensorProto.BOOL,
+        lambda mask: [n("Where", [mask, "scaled", "fill"], ["masked"], name="mask")], [scalar("fill", float("-inf"))])
+    yield "causal_fill", causal_block(
+        "causal_fill", 3, 7, lambda i, j, shift: j > shift + i, TensorProto.BOOL,
+        lambda mask: [n("Where", [mask, "fill", "scaled"], ["masked"], name="mask")], [scalar("fill", float("-inf"))])
+    stripped_mask = causal_block("causal_stripped", 6, 6, lambda i, j, shift: 0.0, FLOAT,
+                                 lambda mask: [n("Add", ["scaled", mask], ["masked"], name="mask")])
+    for i, t in enumerate(stripped_mask.graph.initializer):
+        if t.name == "causal":
+            stripped_mask.graph.initializer[i].CopyFrom(stripped("causal", [1, 1, 6, 6]))
+    yield "causal_stripped", stripped_mask
     yield "cnn_ops", model("cnn", [
         n("ConvTranspose", ["x", "w", "b"], ["up"], name="deconv", kernel_shape=[3, 3], strides=[2, 2]),
         n("BatchNormalization", ["up", "scale", "bias", "mean", "var"], ["bn"], name="bn"),

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/core.h>
+
 #include "ecosim/accel_model/cost_tables.hpp"
+#include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
-#include "strict_reader.hpp"
+#include "ecosim/ops_counter/json_reader.hpp"
 
 namespace ecosim::embedded {
 std::string_view accel_cacti_45nm_sram();
@@ -39,7 +42,7 @@ const CactiTable& CactiTable::builtin_45nm() {
 
 CactiTable CactiTable::parse(std::string_view json_text, const std::string& origin) {
   const nlohmann::json doc = parse_json(json_text, origin);
-  const Reader r(doc, origin);
+  const JsonReader r(doc, origin);
   r.exact_keys({"source", "block_bytes", "banks"});
   r.text("source");
   CactiTable t;
@@ -47,7 +50,7 @@ CactiTable CactiTable::parse(std::string_view json_text, const std::string& orig
   t.block_bits_ = r.count("block_bytes", kBlockBytes) * 8;
   const nlohmann::json& banks = r.list("banks");
   for (std::size_t i = 0; i < banks.size(); ++i) {
-    const Reader b(banks[i], fmt::format("{}: banks[{}]", origin, i));
+    const JsonReader b(banks[i], fmt::format("{}: banks[{}]", origin, i));
     b.exact_keys({"bytes", "rw_port", "read_nj", "write_nj", "leakage_mw", "area_mm2", "access_ns"});
     Row row;
     row.bytes = b.number("bytes", kBankBytes);

@@ -6,12 +6,13 @@
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "ecosim/ops_counter/energy.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
+#include "ecosim/ops_counter/json_reader.hpp"
 #include "ecosim/ops_counter/text_file.hpp"
-#include "strict_reader.hpp"
 
 namespace ecosim::embedded {
 std::string_view accel_bitfusion_45nm();
@@ -45,13 +46,15 @@ constexpr Range<std::uint64_t> kCyclesPerOp{1, 10'000, " cycles"};
 constexpr Range<std::uint64_t> kFloatOperandBits{2, 16, " bits"};
 constexpr Range<std::uint64_t> kQuantumCycles{1, 1'000'000'000, " cycles"};
 
-/// Rejects any key of `user` that the default does not have (recursively), naming its path.
-void reject_unknown_keys(const json& user, const json& reference, const std::string& path) {
+/// Rejects any key of `user` that the default does not have (recursively), naming the file and its path.
+void reject_keys_not_in(const json& user, const json& reference, const std::string& origin, const std::string& path) {
+  std::vector<std::string_view> known;
+  for (const auto& [key, value] : reference.items()) known.push_back(key);
+  reject_unknown_keys(user, known, origin, path);
   for (const auto& [key, value] : user.items()) {
-    const std::string where = path.empty() ? key : path + "." + key;
-    if (!reference.contains(key)) throw Error(fmt::format("unknown key '{}'", where));
+    const std::string where = child_path(path, key);
     if (where == "memory") continue;  // its keys depend on its model: the model's factory checks them
-    if (value.is_object() && reference[key].is_object()) reject_unknown_keys(value, reference[key], where);
+    if (value.is_object() && reference[key].is_object()) reject_keys_not_in(value, reference[key], origin, where);
   }
 }
 
@@ -62,7 +65,7 @@ void merge_config(json& config, const json& patch) {
   if (patch.is_object() && patch.contains("memory")) config["memory"] = patch["memory"];
 }
 
-void check_fits_one_tile(const AccelConfig& c, const Reader& r) {
+void check_fits_one_tile(const AccelConfig& c, const JsonReader& r) {
   // The smallest tile the array can work on: one array load of weights at the widest operand (16 bits), one
   // input vector of `rows` operands, one row of `cols` accumulators.
   const std::array<std::uint64_t, kBufferCount> min_half_bits = {c.rows * c.cols * 16, c.rows * 16,
@@ -79,7 +82,7 @@ void check_fits_one_tile(const AccelConfig& c, const Reader& r) {
 
 /// Lane cycles per operation: the basic ones from the configuration; exp, div and sqrt as the basic operations
 /// the technology table decomposes them into (one definition for their energy and their cycles).
-void read_vector_cycles(const Reader& r, AccelConfig& c) {
+void read_vector_cycles(const JsonReader& r, AccelConfig& c) {
   static const TechTable tech = TechTable::builtin_45nm();
   for (OpKind k : kAllOpKinds)
     if (!tech.decomposition(k))
@@ -96,7 +99,7 @@ void read_vector_cycles(const Reader& r, AccelConfig& c) {
 
 /// The array's energy per cycle, leakage and area from the synthesis table; each buffer's banks and, from the
 /// CACTI table at its bank size, its energy per bit (one access ÷ the block), leakage and area (× banks).
-void derive_costs(const Reader& r, AccelConfig& c) {
+void derive_costs(const JsonReader& r, AccelConfig& c) {
   try {
     const ArrayCost array = SynthesisTable::builtin_45nm().array(c.rows, c.cols, c.pmax_bits, c.pmin_bits);
     c.array_pj_per_cycle = array.dynamic_pj_per_cycle;
@@ -141,14 +144,10 @@ AccelConfig parse_config(std::string_view json_text, const std::string& origin) 
   if (!user.is_object()) throw Error(fmt::format("{}: the configuration must be a JSON object", origin));
   static const json defaults = parse_json(default_config_json(), "builtin bitfusion_45nm.json");
   json merged = defaults;
-  try {
-    reject_unknown_keys(user, merged, "");
-  } catch (const Error& e) {
-    throw Error(fmt::format("{}: {}", origin, e.what()));
-  }
+  reject_keys_not_in(user, merged, origin, "");
   merge_config(merged, user);
 
-  const Reader r(merged, origin);
+  const JsonReader r(merged, origin);
   AccelConfig c;
   c.name = r.text("name");
   c.clock_mhz = r.number("clock_mhz", kClockMhz);

@@ -8,7 +8,7 @@
 #include "ecosim/accel_model/dram_model.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
-#include "strict_reader.hpp"
+#include "ecosim/ops_counter/json_reader.hpp"
 
 namespace ecosim::embedded {
 std::string_view accel_dram_devices();
@@ -40,15 +40,15 @@ std::uint64_t clocks(double ns, std::uint64_t clock_khz) {
 }
 
 /// A timing `key`: {"ns": t, "source": "..."} (ceil(t / tCK) clocks) or {"clocks": n, "source": "..."}.
-std::uint64_t read_timing(const Reader& d, const std::string& origin, const char* key, std::uint64_t clock_khz) {
-  const Reader t(d.at(key), fmt::format("{}: {}", origin, key));
+std::uint64_t read_timing(const JsonReader& d, const std::string& origin, const char* key, std::uint64_t clock_khz) {
+  const JsonReader t(d.at(key), fmt::format("{}: {}", origin, key));
   t.exact_keys({"source"}, {"ns", "clocks"});
   t.text("source");
   if (t.has("ns") == t.has("clocks")) t.fail("ns", "give the time either in ns or in clocks (one of the two)");
   return t.has("ns") ? clocks(t.number("ns", kTimeNs), clock_khz) : t.count("clocks", kTimeClocks);
 }
 
-DramDevice read_device(const Reader& d, const std::string& origin) {
+DramDevice read_device(const JsonReader& d, const std::string& origin) {
   constexpr const char* kTimings[] = {"tCL",  "tCWL",  "tRCD",   "tRP",    "tRAS",   "tWR",    "tRTP",
                                       "tRFC", "tREFI", "tCCD_S", "tCCD_L", "tRRD_S", "tRRD_L", "tFAW"};
   d.exact_keys({"name",        "source",     "data_rate_mts", "bus_bits",   "burst_length", "banks",
@@ -108,14 +108,14 @@ const DramDeviceTable& DramDeviceTable::builtin() {
 
 DramDeviceTable DramDeviceTable::parse(std::string_view json_text, const std::string& origin) {
   const nlohmann::json doc = parse_json(json_text, origin);
-  const Reader r(doc, origin);
+  const JsonReader r(doc, origin);
   r.exact_keys({"source", "devices"});
   r.text("source");
   DramDeviceTable t;
   const nlohmann::json& devices = r.list("devices");
   for (std::size_t i = 0; i < devices.size(); ++i) {
     const std::string where = fmt::format("{}: devices[{}]", origin, i);
-    const Reader d(devices[i], where);
+    const JsonReader d(devices[i], where);
     DramDevice v = read_device(d, where);
     for (const DramDevice& other : t.devices_)
       if (other.name == v.name) d.fail("name", fmt::format("'{}' is listed twice", v.name));

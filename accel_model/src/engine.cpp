@@ -1,4 +1,4 @@
-// The timing engines by name, and replay() on the one chosen.
+// The timing engines by name, replay() on the one chosen, and the work a replay will do (plan_work).
 #include <array>
 #include <string>
 
@@ -20,10 +20,19 @@ Engine parse_engine(std::string_view text) {
 }
 
 ReplayResult replay(Engine engine, PlanSource& plans, const AccelConfig& config, RowSink* rows,
-                    TimelineWriter* timeline) {
-  if (engine == Engine::systemc) return replay_systemc(plans, config, rows, timeline);
+                    TimelineWriter* timeline, const ReplayProgress& progress) {
+  if (engine == Engine::systemc) return replay_systemc(plans, config, rows, timeline, progress);
   if (timeline) throw Error("a timeline needs the systemc engine (the closed form times ops, not unit intervals)");
-  return replay_closed_form(plans, config, rows);
+  return replay_closed_form(plans, config, rows, progress);
+}
+
+ReplayWork plan_work(PlanSource& plans) {
+  ReplayWork work;
+  for (OpPlan plan; plans.next(plan);) {
+    ++work.ops;
+    work.tiles += plan.tile_count();
+  }
+  return work;
 }
 
 }  // namespace ecosim::accel

@@ -1,14 +1,18 @@
-// Fused (FlashAttention-style) softmax attention on the accelerator: group validation, tile choice and the
-// tile sequence (see fused_attention.hpp).
+// Fused (FlashAttention-style) softmax attention on the accelerator: group validation, the buffer and DRAM
+// rules of a tiling, the mapper's choice and the plan (see fused_attention.hpp; the tiles are in
+// fused_attention_run.cpp).
 #include "ecosim/accel_model/fused_attention.hpp"
 
 #include <fmt/core.h>
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <vector>
 
+#include "ecosim/accel_model/replay.hpp"
 #include "ecosim/accel_model/tiling.hpp"
 #include "ecosim/ops_counter/checked.hpp"
-#include "indexed_tile_run.hpp"
+#include "ecosim/ops_counter/primitives.hpp"
 
 namespace ecosim::accel {
 
@@ -16,35 +20,67 @@ namespace {
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0); }
 
-/// Extra vector-unit work of the running softmax: for every query row and every key tile after the first,
-/// the old maximum's correction factor (1 subtraction, 1 exp) and the rescaled sum and output row (d + 1
-/// multiplications). The trace's own softmax operations are done as well.
-OpCounts online_softmax_overhead(const AttentionShape& s, std::uint64_t tk) {
-  const std::uint64_t rows = checked_mul(s.groups, s.queries), extra_tiles = ceil_div(s.keys, tk) - 1;
-  const std::uint64_t updates = checked_mul(rows, extra_tiles);
-  OpCounts c;
-  c.add(OpKind::add, DType::fp32, updates);
-  c.add(OpKind::exp, DType::fp32, updates);
-  c.add(OpKind::mul, DType::fp32, checked_mul(updates, s.dim + 1));
-  return c;
+/// The tile sizes tried along a dimension of `dim` whose tiles fit up to `most` (≥ 1): the powers of two below
+/// it, `most` itself and the size of as many tiles balanced (the same trips, the edge tile evened out).
+std::vector<std::uint64_t> fitting_sizes(std::uint64_t dim, std::uint64_t most) {
+  most = std::min(most, dim);
+  std::vector<std::uint64_t> sizes;
+  for (std::uint64_t t = 1; t < most; t *= 2) sizes.push_back(t);
+  sizes.push_back(most);
+  sizes.push_back(ceil_div(dim, ceil_div(dim, most)));
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
 }
 
-/// DRAM bits of a tiling: Q read and O written once, K and V read once per query tile.
-std::uint64_t fused_dram_bits(const AttentionShape& s, std::uint64_t tq) {
-  const std::uint64_t q_or_o = checked_product({s.groups, s.queries, s.dim, s.operand_bits});
-  const std::uint64_t k_and_v = checked_product({2, s.groups, s.keys, s.dim, s.operand_bits});
-  return checked_add(checked_mul(2, q_or_o), checked_mul(ceil_div(s.queries, tq), k_and_v));
+/// The most keys per tile: a K and a V tile of them in half the weights buffer.
+std::uint64_t most_keys(const AttentionShape& s, const AccelConfig& c) {
+  return c.buffer(Buffer::weights).half_bits() / checked_product({2, s.dim, s.operand_bits});
+}
+/// The most queries per tile with tk keys: their Q and P tiles in half the inputs buffer; their scores,
+/// output rows and running max and sum at accumulator width in half the outputs buffer.
+std::uint64_t most_queries(const AttentionShape& s, std::uint64_t tk, const AccelConfig& c) {
+  return std::min(
+      c.buffer(Buffer::inputs).half_bits() / checked_mul(checked_add(s.dim, tk), s.operand_bits),
+      c.buffer(Buffer::outputs).half_bits() / checked_mul(checked_add(tk, checked_add(s.dim, 2)), c.accumulator_bits));
 }
 
-std::vector<std::uint64_t> powers_of_two_up_to(std::uint64_t n) {
-  std::vector<std::uint64_t> v;
-  for (std::uint64_t t = 1;; t *= 2) {
-    v.push_back(std::min(t, n));
-    if (t >= n) return v;
-  }
+/// Whether tiling a is better than b: less energy (relative differences below 1e-9 are rounding), then fewer
+/// DRAM bits, then fewer cycles, then larger tiles; b (enumerated first) otherwise.
+bool better_fused(const FusedTiling& a, const FusedTiling& b) {
+  if (std::abs(a.energy_pj - b.energy_pj) > 1e-9 * std::max(a.energy_pj, b.energy_pj)) return a.energy_pj < b.energy_pj;
+  if (a.dram_bits != b.dram_bits) return a.dram_bits < b.dram_bits;
+  if (a.pipeline_cycles != b.pipeline_cycles) return a.pipeline_cycles < b.pipeline_cycles;
+  return a.tq * a.tk > b.tq * b.tk;
 }
 
 }  // namespace
+
+std::string FusedTiling::describe() const {
+  return fmt::format("{} queries × {} keys per tile, {} outer", tq, tk,
+                     order == FusedOrder::queries_outer ? "queries" : "keys");
+}
+
+bool fused_tiles_fit(const AttentionShape& s, std::uint64_t tq, std::uint64_t tk, const AccelConfig& c) {
+  return tk >= 1 && tk <= most_keys(s, c) && tq >= 1 && tq <= most_queries(s, tk, c);
+}
+
+std::uint64_t fused_dram_bits(const AttentionShape& s, FusedOrder order, std::uint64_t tq, std::uint64_t tk,
+                              const AccelConfig& c) {
+  const std::uint64_t q_trips = ceil_div(s.queries, tq), k_trips = ceil_div(s.keys, tk);
+  const std::uint64_t q_or_o = checked_product({s.queries, s.dim, s.operand_bits});
+  const std::uint64_t k_and_v = checked_product({2, s.keys, s.dim, s.operand_bits});
+  std::uint64_t bits = 0;
+  if (order == FusedOrder::queries_outer) {
+    bits = checked_add(checked_mul(2, q_or_o), checked_mul(k_trips > 1 ? q_trips : 1, k_and_v));
+  } else {
+    const bool partial = q_trips > 1;
+    const std::uint64_t partial_rows = checked_product({s.queries, s.dim + 2, c.accumulator_bits});
+    bits = checked_add(checked_add(checked_mul(partial ? k_trips : 1, q_or_o), q_or_o), k_and_v);
+    if (partial) bits = checked_add(bits, checked_product({2, k_trips - 1, partial_rows}));
+  }
+  return checked_mul(s.groups, bits);
+}
 
 std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, const AccelConfig& config) {
   if (ops.size() < kAttentionGroupRecords || ops[0].group.empty()) return std::nullopt;
@@ -55,9 +91,14 @@ std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, con
   for (std::size_t i = 0; i < kAttentionGroupRecords; ++i)
     if (ops[i].group != ops[0].group || ops[i].kind != kinds[i]) return std::nullopt;
   const OpRecord &scores = ops[0], &scale = ops[1], &softmax = ops[2], &context = ops[3];
+  // Causal groups are not fused yet: their ops run one by one (each computing its whole rectangle).
+  for (const OpRecord& r : ops.first(kAttentionGroupRecords))
+    if (const auto it = r.params.find(std::string(ops::kCausalParam)); it != r.params.end() && it->second == 1)
+      return std::nullopt;
   const AttentionShape s{scores.batch, scores.m, scores.n, scores.k, operand_bits(scores.a_dtype, config)};
-  const bool consistent = context.batch == s.groups && context.m == s.queries && context.n == s.dim &&
-                          context.k == s.keys && scale.batch * scale.m * scale.n == s.groups * s.queries * s.keys &&
+  const bool consistent = s.groups && s.queries && s.keys && s.dim && context.batch == s.groups &&
+                          context.m == s.queries && context.n == s.dim && context.k == s.keys &&
+                          scale.batch * scale.m * scale.n == s.groups * s.queries * s.keys &&
                           softmax.batch * softmax.m == s.groups * s.queries && softmax.n == s.keys &&
                           operand_bits(scores.b_dtype, config) == s.operand_bits &&
                           operand_bits(context.a_dtype, config) == s.operand_bits &&
@@ -65,160 +106,55 @@ std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, con
   return consistent ? std::optional(s) : std::nullopt;
 }
 
-std::optional<FusedTiling> choose_fused_tiling(const AttentionShape& s, const AccelConfig& c) {
-  const std::uint64_t half_w = c.buffer(Buffer::weights).half_bits(), half_in = c.buffer(Buffer::inputs).half_bits(),
-                      half_out = c.buffer(Buffer::outputs).half_bits();
-  const Fusion f = fusion(s.operand_bits, s.operand_bits);
+OpCounts fused_softmax_work(const OpCounts& records, const AttentionShape& s, std::uint64_t tk) {
+  const std::uint64_t rows = checked_mul(s.groups, s.queries), extra_tiles = ceil_div(s.keys, tk) - 1;
+  const std::uint64_t updates = checked_mul(rows, extra_tiles);
+  OpCounts c = records;
+  c.add(OpKind::add, DType::fp32, updates);
+  c.add(OpKind::exp, DType::fp32, updates);
+  c.add(OpKind::mul, DType::fp32, checked_mul(updates, s.dim + 1));
+  return c;
+}
+
+std::optional<FusedTiling> choose_fused_tiling(const AttentionShape& s, const OpCounts& softmax, const AccelConfig& c,
+                                               const TechTable& tech) {
+  const std::uint64_t tk_most = most_keys(s, c);
   std::optional<FusedTiling> best;
-  for (std::uint64_t tk : powers_of_two_up_to(s.keys)) {
-    if (2 * tk * s.dim * s.operand_bits > half_w) break;
-    for (std::uint64_t tq : powers_of_two_up_to(s.queries)) {
-      if (tq * (s.dim + tk) * s.operand_bits > half_in || tq * (tk + s.dim) * c.accumulator_bits > half_out) break;
-      // Array cycles of full tiles scaled to the whole problem (edge tiles are close enough to rank).
-      const std::uint64_t tiles = checked_product({s.groups, ceil_div(s.queries, tq), ceil_div(s.keys, tk)});
-      const std::uint64_t array =
-          checked_mul(tiles, tile_cycles(tq, tk, s.dim, f, c) + tile_cycles(tq, s.dim, tk, f, c));
-      const std::uint64_t dram = fused_dram_bits(s, tq);
-      FusedTiling t{tq, tk, dram, std::max(array, dram_peak_cycles(dram, c))};
-      if (!best || t.estimated_cycles < best->estimated_cycles ||
-          (t.estimated_cycles == best->estimated_cycles && tq * tk > best->tq * best->tk))
-        best = t;
+  for (FusedOrder order : {FusedOrder::queries_outer, FusedOrder::keys_outer}) {
+    if (tk_most == 0) break;
+    for (std::uint64_t tk : fitting_sizes(s.keys, tk_most)) {
+      const std::uint64_t tq_most = most_queries(s, tk, c);
+      if (tq_most == 0) continue;
+      const VectorWork vector = vector_work(fused_softmax_work(softmax, s, tk), c, tech);
+      for (std::uint64_t tq : fitting_sizes(s.queries, tq_most)) {
+        FusedTiling t{order, tq, tk, fused_dram_bits(s, order, tq, tk, c)};
+        const OpRow row = closed_form_row({"", OpClass::gemm, "", {fused_attention_tiles(s, t, vector, c)}}, c, false);
+        t.pipeline_cycles = row.cycles;
+        t.energy_pj = row.energy.total_pj();
+        if (!best || better_fused(t, *best)) best = t;
+      }
     }
   }
   return best;
 }
 
-namespace {
-
-enum AttentionTensor : std::uint8_t { kQ, kK, kV, kO };  // FusedAttentionRun::tensors
-
-/// Per (group, query tile, key tile), three tiles: scores on the array, softmax on the vector unit, context on
-/// the array, in the software-pipelined order of position(). Tile contents depend on the query and key tile
-/// only; the vector unit's cycles are spread over the (group, query tile, key tile) triples in order.
-class FusedAttentionRun : public IndexedTileRun {
- public:
-  FusedAttentionRun(const AttentionShape& s, const FusedTiling& tiling, VectorWork vector, const AccelConfig& c)
-      : s_(s),
-        tq_full_(tiling.tq),
-        tk_full_(tiling.tk),
-        q_trips_(ceil_div(s.queries, tiling.tq)),
-        k_trips_(ceil_div(s.keys, tiling.tk)),
-        triples_(checked_product({s.groups, q_trips_, k_trips_})),
-        vector_(vector),
-        f_(fusion(s.operand_bits, s.operand_bits)),
-        c_(c) {}
-
-  std::uint64_t tile_count() const override { return checked_mul(3, triples_); }
-  /// Q, K, V and O, each [1][G][rows][dim] (O is stored at the operand width).
-  std::vector<TensorShape> tensors() const override {
-    const unsigned a = s_.operand_bits;
-    return {{{1, s_.groups, s_.queries, s_.dim}, a},
-            {{1, s_.groups, s_.keys, s_.dim}, a},
-            {{1, s_.groups, s_.keys, s_.dim}, a},
-            {{1, s_.groups, s_.queries, s_.dim}, a}};
-  }
-
-  /// Rows of queries (Q, O) or keys (K, V) of the tile's group, all `dim` columns: Q and K for the scores, V for
-  /// the context, O when stored.
-  TileBoxes boxes(std::uint64_t i, const TileWork& t) const override {
-    const auto [triple, step] = position(i);
-    const std::uint64_t ki = triple % k_trips_, qi = triple / k_trips_ % q_trips_, g = triple / k_trips_ / q_trips_;
-    auto box = [&](std::uint8_t tensor, std::uint64_t row, std::uint64_t full, std::uint64_t total) {
-      return TensorBox{tensor, {0, g, row * full, 0}, {1, 1, std::min(full, total - row * full), s_.dim}};
-    };
-    TileBoxes b;
-    if (t.load_bits[std::size_t(Buffer::inputs)])
-      b.load[std::size_t(Buffer::inputs)] = box(kQ, qi, tq_full_, s_.queries);
-    if (t.load_bits[std::size_t(Buffer::weights)])
-      b.load[std::size_t(Buffer::weights)] = box(step == 0 ? kK : kV, ki, tk_full_, s_.keys);
-    if (t.store_bits) b.store = box(kO, qi, tq_full_, s_.queries);
-    return b;
-  }
-
-  TileWork tile(std::uint64_t i) const override {
-    const auto [triple, step] = position(i);
-    const std::uint64_t ki = triple % k_trips_, qi = triple / k_trips_ % q_trips_;
-    const std::uint64_t tq = std::min(tq_full_, s_.queries - qi * tq_full_);
-    const std::uint64_t tk = std::min(tk_full_, s_.keys - ki * tk_full_);
-    const std::uint64_t a = s_.operand_bits, acc = c_.accumulator_bits, kdiv = c_.rows * f_.spatial;
-    TileWork t;
-    switch (step) {
-      case 0:  // S = Q·Kᵀ into the outputs buffer (a second score slot: the softmax after it may run beside it)
-        t.compute_cycles = tile_cycles(tq, tk, s_.dim, f_, c_);
-        t.macs = tq * tk * s_.dim;
-        if (ki == 0) t.load_bits[std::size_t(Buffer::inputs)] = tq * s_.dim * a;
-        t.load_bits[std::size_t(Buffer::weights)] = tk * s_.dim * a;
-        t.unit_read_bits[std::size_t(Buffer::weights)] = tk * s_.dim * a;
-        t.unit_read_bits[std::size_t(Buffer::inputs)] = tq * s_.dim * a * ceil_div(tk, c_.cols);
-        t.unit_write_bits[std::size_t(Buffer::outputs)] = tq * tk * acc * ceil_div(s_.dim * f_.passes, kdiv);
-        t.unit_read_bits[std::size_t(Buffer::outputs)] = t.unit_write_bits[std::size_t(Buffer::outputs)];
-        break;
-      case 1:  // scale, running max/sum, P (operand width) into the inputs buffer
-        t.unit = Unit::vector;
-        t.beside_previous = triple + 1 < triples_;  // after the next triple's scores, which it does not read
-        t.compute_cycles = vector_.cycles / triples_ + (triple < vector_.cycles % triples_ ? 1 : 0);
-        t.vector_pj = vector_.pj / double(triples_);
-        t.unit_read_bits[std::size_t(Buffer::outputs)] = tq * tk * acc;
-        t.unit_write_bits[std::size_t(Buffer::inputs)] = tq * tk * a;
-        break;
-      default:  // O += P·V, O resident in the outputs buffer until the last key tile
-        t.compute_cycles = tile_cycles(tq, s_.dim, tk, f_, c_);
-        t.macs = tq * s_.dim * tk;
-        t.load_bits[std::size_t(Buffer::weights)] = tk * s_.dim * a;
-        t.unit_read_bits[std::size_t(Buffer::weights)] = tk * s_.dim * a;
-        t.unit_read_bits[std::size_t(Buffer::inputs)] = tq * tk * a * ceil_div(s_.dim, c_.cols);
-        t.unit_write_bits[std::size_t(Buffer::outputs)] = tq * s_.dim * acc * ceil_div(tk * f_.passes, kdiv);
-        t.unit_read_bits[std::size_t(Buffer::outputs)] = t.unit_write_bits[std::size_t(Buffer::outputs)];
-        if (ki + 1 == k_trips_) t.store_bits = tq * s_.dim * a;
-        break;
-    }
-    return t;
-  }
-  void visit_classes(const TileClassVisitor& visit) const override { visit_each_tile(visit); }
-  bool has_tiles_beside_previous() const override { return true; }
-
- private:
-  /// Tile i's triple and step (0 scores, 1 softmax, 2 context), software-pipelined so the array has the next
-  /// triple's scores to compute while the vector unit does a softmax: S₀, then per triple j: Sⱼ₊₁ (when there
-  /// is one), Pⱼ, the context of j. Each tile's operands then load while an earlier tile computes.
-  std::pair<std::uint64_t, int> position(std::uint64_t i) const {
-    if (i == 0) return {0, 0};
-    const std::uint64_t j = (i - 1) / 3;
-    const bool next_scores = j + 1 < triples_;
-    switch ((i - 1) % 3) {
-      case 0: return next_scores ? std::pair{j + 1, 0} : std::pair{j, 1};
-      case 1: return next_scores ? std::pair{j, 1} : std::pair{j, 2};
-      default: return {j, 2};
-    }
-  }
-
-  AttentionShape s_;
-  std::uint64_t tq_full_, tk_full_, q_trips_, k_trips_, triples_;
-  VectorWork vector_;
-  Fusion f_;
-  AccelConfig c_;
-};
-
-}  // namespace
-
-std::optional<OpPlan> plan_fused_attention(std::span<const OpRecord> ops, const AccelConfig& c, const TechTable& tech) {
+std::optional<FusedPlan> plan_fused_attention(std::span<const OpRecord> ops, const AccelConfig& c,
+                                              const TechTable& tech) {
   const std::optional<AttentionShape> shape = attention_group(ops, c);
   if (!shape) return std::nullopt;
   const AttentionShape& s = *shape;
-  const std::optional<FusedTiling> tiling = choose_fused_tiling(s, c);
+  OpCounts softmax = ops[1].counts;
+  softmax += ops[2].counts;
+  const std::optional<FusedTiling> tiling = choose_fused_tiling(s, softmax, c, tech);
   if (!tiling) return std::nullopt;
-  OpCounts softmax_work = ops[1].counts;
-  softmax_work += ops[2].counts;
-  softmax_work += online_softmax_overhead(s, tiling->tk);
-  const VectorWork vector = vector_work(softmax_work, c, tech);
-
-  OpPlan plan;
-  plan.name = ops[0].group;
-  plan.kind = OpClass::gemm;
-  plan.mapping = fmt::format("fused attention: {} queries × {} keys per tile, scores on chip; array {}-bit (pf {})",
-                             tiling->tq, tiling->tk, s.operand_bits, fusion(s.operand_bits, s.operand_bits).spatial);
-  plan.runs.push_back(std::make_shared<FusedAttentionRun>(s, *tiling, vector, c));
-  return plan;
+  const VectorWork vector = vector_work(fused_softmax_work(softmax, s, tiling->tk), c, tech);
+  FusedPlan fused{{}, *tiling};
+  fused.plan.name = ops[0].group;
+  fused.plan.kind = OpClass::gemm;
+  fused.plan.mapping = fmt::format("fused attention: {}, scores on chip; array {}-bit (pf {})", tiling->describe(),
+                                   s.operand_bits, fusion(s.operand_bits, s.operand_bits).spatial);
+  fused.plan.runs.push_back(fused_attention_tiles(s, *tiling, vector, c));
+  return fused;
 }
 
 }  // namespace ecosim::accel

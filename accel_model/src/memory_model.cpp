@@ -11,7 +11,7 @@
 #include "ecosim/accel_model/dram_model.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
-#include "strict_reader.hpp"
+#include "ecosim/ops_counter/json_reader.hpp"
 
 namespace ecosim::accel {
 
@@ -39,13 +39,13 @@ class SimpleMemory : public MemoryModel {
 };
 
 /// `simple`: {"model"} only; its numbers are dram.bits_per_cycle and dram.latency_cycles.
-std::unique_ptr<MemoryModel> make_simple(const Reader& r, const AccelConfig& c) {
+std::unique_ptr<MemoryModel> make_simple(const JsonReader& r, const AccelConfig& c) {
   r.exact_keys({"model"});
   return std::make_unique<SimpleMemory>(c.dram_bits_per_cycle, c.dram_latency_cycles);
 }
 
 /// `dram`: {"model", "device"} and optionally "channels" (1) and "mapping" (kDefaultDramMapping).
-std::unique_ptr<MemoryModel> make_dram(const Reader& r, const AccelConfig& c) {
+std::unique_ptr<MemoryModel> make_dram(const JsonReader& r, const AccelConfig& c) {
   r.exact_keys({"model", "device"}, {"channels", "mapping"});
   const DramDevice* device = nullptr;
   try {
@@ -64,7 +64,7 @@ std::unique_ptr<MemoryModel> make_dram(const Reader& r, const AccelConfig& c) {
 
 struct Registered {
   std::string_view name;
-  std::unique_ptr<MemoryModel> (*make)(const Reader&, const AccelConfig&);
+  std::unique_ptr<MemoryModel> (*make)(const JsonReader&, const AccelConfig&);
 };
 constexpr std::array<Registered, 2> kModels = {{{kSimpleMemoryModel, make_simple}, {"dram", make_dram}}};
 constexpr std::array<std::string_view, kModels.size()> kNames = {kModels[0].name, kModels[1].name};
@@ -77,7 +77,7 @@ std::unique_ptr<MemoryModel> make_memory_model(const AccelConfig& config) {
   if (!config.effective.is_object() || !config.effective.contains("memory"))
     throw Error("make_memory_model: the configuration was not read by parse_config (it has no 'memory')");
   const nlohmann::json& memory = config.effective["memory"];
-  const Reader r(memory, "memory");
+  const JsonReader r(memory, "memory");
   const std::string model = r.text("model");
   for (const Registered& m : kModels)
     if (m.name == model) return m.make(r, config);

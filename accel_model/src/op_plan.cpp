@@ -9,6 +9,7 @@
 #include "ecosim/accel_model/tiling.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/primitives.hpp"
 #include "indexed_tile_run.hpp"
 
 namespace ecosim::accel {
@@ -30,6 +31,15 @@ bool PlanCursor::next(TileWork& tile) {
     if (run_ == plan_->runs.size()) return false;
     cursor_ = plan_->runs[run_++]->cursor();
   }
+}
+
+std::uint64_t dram_bits(const OpPlan& plan) {
+  std::uint64_t bits = 0;
+  for (const auto& run : plan.runs)
+    run->visit_classes([&](const TileWork*, const TileWork& at, const TileWork*, std::uint64_t count) {
+      bits = checked_add(bits, checked_mul(checked_add(at.load_total_bits(), at.store_bits), count));
+    });
+  return bits;
 }
 
 unsigned operand_bits(DType t, const AccelConfig& config) {
@@ -181,7 +191,12 @@ OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& t
                         (op.kind == OpClass::popcount_accumulate && config.binary_codes == BinaryMapping::array);
   if (on_array) check_array_storage(op, storage);
   switch (op.kind) {
-    case OpClass::gemm: plan.mapping = plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, memo, plan); break;
+    case OpClass::gemm:
+      plan.mapping = plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, memo, plan);
+      // a plain GEMM cannot skip a causal attention's masked scores (the fused mapping skips their tiles)
+      if (op.params.contains(std::string(ops::kCausalParam)))
+        plan.mapping += "; causal: the whole rectangle computed, the masked part discarded";
+      break;
     case OpClass::popcount_accumulate:
       plan.mapping =
           config.binary_codes == BinaryMapping::array

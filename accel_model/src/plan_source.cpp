@@ -1,9 +1,13 @@
-// PlanSource: plans records as they are pulled, with a window of five records where a fusion group starts.
+// PlanSource: plans records as they are pulled, with a window of five records where a fusion group starts; a
+// group whose fused schedule would move more DRAM bits than its ops unfused is handed out unfused.
 #include "ecosim/accel_model/plan_source.hpp"
 
+#include <fmt/core.h>
+#include <iterator>
 #include <span>
 
 #include "ecosim/accel_model/fused_attention.hpp"
+#include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
 
 namespace ecosim::accel {
@@ -31,6 +35,12 @@ void PlanSource::fill(std::size_t count) {
 }
 
 bool PlanSource::next(OpPlan& plan) {
+  if (!fallen_back_.empty()) {
+    plan = std::move(fallen_back_.front());
+    fallen_back_.erase(fallen_back_.begin());
+    if (check_) check_(plan);
+    return true;
+  }
   fill(1);
   if (first_ == window_.size()) return false;
   const bool group_starts = !window_[first_].group.empty() && window_[first_].group != previous_group_;
@@ -40,9 +50,24 @@ bool PlanSource::next(OpPlan& plan) {
   if (config_.fuse_attention && group_starts && float_storage_ == trace::FloatStorage::operand) {
     fill(kAttentionGroupRecords + 1);  // one more: the group must end after its four records
     const std::span<const OpRecord> waiting = std::span(window_).subspan(first_);
-    if (std::optional<OpPlan> fused = plan_fused_attention(waiting, config_, tech_)) {
-      plan = std::move(*fused);
+    if (std::optional<FusedPlan> fused = plan_fused_attention(waiting, config_, tech_)) {
+      std::vector<OpPlan> unfused;
+      std::uint64_t unfused_bits = 0;
+      for (const OpRecord& op : waiting.first(kAttentionGroupRecords)) {
+        unfused.push_back(plan_op(op, config_, tech_, &tilings_));
+        unfused_bits = checked_add(unfused_bits, dram_bits(unfused.back()));
+      }
       first_ += kAttentionGroupRecords;
+      if (fused->tiling.dram_bits <= unfused_bits) {
+        plan = std::move(fused->plan);
+      } else {  // fusion would move more: the group runs unfused, and its rows say so
+        const std::string note =
+            fmt::format("unfused: fusing {} would move {} DRAM bits ({}), more than these four ops' {}; ",
+                        waiting[0].group, fused->tiling.dram_bits, fused->tiling.describe(), unfused_bits);
+        for (OpPlan& p : unfused) p.mapping = note + p.mapping;
+        plan = std::move(unfused.front());
+        fallen_back_.assign(std::make_move_iterator(unfused.begin() + 1), std::make_move_iterator(unfused.end()));
+      }
       if (check_) check_(plan);
       return true;
     }

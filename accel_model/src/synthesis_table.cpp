@@ -3,8 +3,9 @@
 #include <fmt/format.h>
 
 #include "ecosim/accel_model/cost_tables.hpp"
+#include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
-#include "strict_reader.hpp"
+#include "ecosim/ops_counter/json_reader.hpp"
 
 namespace ecosim::embedded {
 std::string_view accel_bitfusion_45nm_synthesis();
@@ -33,20 +34,20 @@ const SynthesisTable& SynthesisTable::builtin_45nm() {
 
 SynthesisTable SynthesisTable::parse(std::string_view json_text, const std::string& origin) {
   const nlohmann::json doc = parse_json(json_text, origin);
-  const Reader r(doc, origin);
+  const JsonReader r(doc, origin);
   r.exact_keys({"source", "clock_mhz", "pmax_bits", "pmin_bits", "scale_from", "arrays", "fusion_units"});
   r.text("source");
   SynthesisTable t;
   t.clock_mhz_ = r.number("clock_mhz", kClockMhz);
   t.pmax_bits_ = r.count("pmax_bits", kPrecisionBits);
   t.pmin_bits_ = r.count("pmin_bits", kPrecisionBits);
-  const Reader scale(r.at("scale_from"), origin + ": scale_from");
+  const JsonReader scale(r.at("scale_from"), origin + ": scale_from");
   scale.exact_keys({"rows", "cols"});
   const std::uint64_t ref_rows = scale.count("rows", kDimension), ref_cols = scale.count("cols", kDimension);
   bool have_reference = false, have_single = false;
   const nlohmann::json& arrays = r.list("arrays");
   for (std::size_t i = 0; i < arrays.size(); ++i) {
-    const Reader a(arrays[i], fmt::format("{}: arrays[{}]", origin, i));
+    const JsonReader a(arrays[i], fmt::format("{}: arrays[{}]", origin, i));
     a.exact_keys({"rows", "cols", "area_um2", "leakage_uw", "dynamic_uw"});
     const Synthesised s{a.count("rows", kDimension), a.count("cols", kDimension), a.number("area_um2", kAreaUm2),
                         a.number("leakage_uw", kPowerUw), a.number("dynamic_uw", kPowerUw)};
@@ -57,7 +58,7 @@ SynthesisTable SynthesisTable::parse(std::string_view json_text, const std::stri
   if (!have_single) r.fail("arrays", "needs the 1×1 array (the reference for other precision ranges)");
   const nlohmann::json& units = r.list("fusion_units");
   for (std::size_t i = 0; i < units.size(); ++i) {
-    const Reader u(units[i], fmt::format("{}: fusion_units[{}]", origin, i));
+    const JsonReader u(units[i], fmt::format("{}: fusion_units[{}]", origin, i));
     u.exact_keys({"pmax_bits", "pmin_bits", "area_um2", "total_uw"});
     t.fusion_units_.push_back({u.count("pmax_bits", kPrecisionBits), u.count("pmin_bits", kPrecisionBits),
                                u.number("area_um2", kAreaUm2), u.number("total_uw", kPowerUw)});

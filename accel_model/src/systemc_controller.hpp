@@ -93,9 +93,12 @@ class Controller : public sc_module {
     row.energy = job_.ledger->total();
   }
 
-  /// DMA-loads tile `index` (the bits not prefetched, when it needs data) and hands it to its executor.
+  /// DMA-loads tile `index` (the bits not prefetched, when it needs data) and hands it to its executor; tells
+  /// the progress callback every kProgressTiles tiles.
   void load(const TileWork& tile, std::uint64_t index, StaticRow& tally) {
     tally.add(tile);
+    if (job_.progress && index % kProgressTiles == kProgressTiles - 1)
+      (*job_.progress)({job_.done.ops, job_.done.tiles + index + 1});
     TileCommand c{tile};
     if (index == 0 && weights_prefetched_) c.move[std::size_t(Buffer::weights)] = false;
     if (index == 0) weights_prefetched_ = false;

@@ -31,6 +31,8 @@ struct Job {
   const AccelConfig* config = nullptr;
   EnergyLedger* ledger = nullptr;
   TimelineWriter* timeline = nullptr;
+  const ReplayProgress* progress = nullptr;  // told of ops and tiles done, when not null
+  ReplayWork done;                           // ops finished, and their tiles
   std::uint64_t busy_cycles[3] = {0, 0, 0};  // by Unit: array, vector, dma
 
   void busy(Unit unit, bool store, std::uint64_t start, std::uint64_t cycles) {

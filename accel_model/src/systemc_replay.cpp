@@ -49,8 +49,9 @@ struct Top : sc::sc_module {
   sc::ComputeUnit array{"array", Unit::array, job}, vector{"vector_unit", Unit::vector, job};
   sc::Controller controller{"controller", job};
 
-  Top(sc::sc_module_name name, const AccelConfig& config, EnergyLedger& ledger, TimelineWriter* timeline)
-      : sc_module(name), job{&config, &ledger, timeline, {0, 0, 0}}, memory("memory", config) {
+  Top(sc::sc_module_name name, const AccelConfig& config, EnergyLedger& ledger, TimelineWriter* timeline,
+      const ReplayProgress* progress)
+      : sc_module(name), job{&config, &ledger, timeline, progress, {}, {0, 0, 0}}, memory("memory", config) {
     for (sc::ComputeUnit* unit : {&array, &vector}) bind_buffers(unit->buffers);
     bind_buffers(dma.buffers);
     dma.memory.bind(memory.socket);
@@ -67,11 +68,12 @@ struct Top : sc::sc_module {
 
 }  // namespace
 
-ReplayResult replay_systemc(PlanSource& plans, const AccelConfig& config, RowSink* rows, TimelineWriter* timeline) {
+ReplayResult replay_systemc(PlanSource& plans, const AccelConfig& config, RowSink* rows, TimelineWriter* timeline,
+                            const ReplayProgress& progress) {
   FreshKernel kernel;
   EnergyLedger ledger(config);
   tlm_utils::tlm_quantumkeeper::set_global_quantum(sc::cycles_time(config.quantum_cycles));
-  auto top = std::make_unique<Top>("accelerator", config, ledger, timeline);
+  auto top = std::make_unique<Top>("accelerator", config, ledger, timeline, progress ? &progress : nullptr);
   ReplayResult result = make_result(config, std::string(name(Engine::systemc)));
   // One op at a time: each starts when the previous one's last store is done, so the simulation has just
   // starved when the next op starts. The plan after the running one is made first (its first weight tile
@@ -94,6 +96,9 @@ ReplayResult replay_systemc(PlanSource& plans, const AccelConfig& config, RowSin
     charge_leakage(row, config);
     if (rows) rows->row(row);
     result.add(row);
+    ++top->job.done.ops;
+    top->job.done.tiles += row.tiles;
+    if (progress) progress(top->job.done);
     if (error) std::rethrow_exception(error);
     std::swap(current, next);
     more = has_next;

@@ -1,12 +1,13 @@
 // Internal: the baseline attention variants (MSA, Performer, Linformer, Reformer) as CPU references and
-// CUDA kernels of one shape: they take inputs already validated against config (run.cpp does that), draw
-// their random parameters on the host from `seed`, and report each stage to `report` right after running it.
+// CUDA kernels of one shape: they take inputs already validated against config and their random parameters
+// already checked (kernel_parameters.hpp; run.cpp does both), and report each stage to `report` right after
+// running it.
 // Reformer shares queries and keys (keys are the L2-normalised queries), so it reads Q and V only.
 #pragma once
 #include <cstdint>
 #include <vector>
 
-#include "ecosim/ecoformer/run.hpp"
+#include "ecosim/ecoformer/kernel_parameters.hpp"
 #include "stage_reporter.hpp"
 
 namespace ecosim::ecoformer::detail {
@@ -16,7 +17,7 @@ namespace ecosim::ecoformer::detail {
 inline constexpr float kReformerSelfScore = -1e5f;
 
 /// A baseline's CPU reference: its output (the caller times it).
-using CpuKernel = Tensor(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,
+using CpuKernel = Tensor(const AttentionInputs& in, const AttentionConfig& c, const KernelParameters& parameters,
                          const Reporter& report);
 CpuKernel msa_cpu, performer_cpu, linformer_cpu, reformer_cpu;
 
@@ -36,7 +37,7 @@ inline Tensor output_like(const Tensor& q) {
 #if ECOSIM_HAS_CUDA
 /// A baseline's CUDA kernel: RunResult.latency_ms is the time of the kernels alone (CUDA events), without
 /// transfers.
-using CudaKernel = RunResult(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,
+using CudaKernel = RunResult(const AttentionInputs& in, const AttentionConfig& c, const KernelParameters& parameters,
                              const Reporter& report);
 CudaKernel msa_cuda, performer_cuda, linformer_cuda, reformer_cuda;
 

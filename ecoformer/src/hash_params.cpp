@@ -97,4 +97,16 @@ HashParams make_hash_params(const Tensor& qk, const AttentionConfig& config, std
   return p;
 }
 
+HashParams hash_params_from(const KernelParameters& parameters, const AttentionConfig& config) {
+  check_kernel_parameters(parameters, config);
+  if (!is_hashed(config.variant))
+    throw Error("variant '" + std::string(name(config.variant)) + "' is not a hashed attention variant");
+  const auto array = [&](const char* key) {
+    const auto it = parameters.find(key);
+    return it == parameters.end() ? std::vector<float>{} : it->second;
+  };
+  return HashParams{config.variant, config.heads,     config.head_dim,     config.code_bits(),
+                    config.support, array("anchors"), array("projection"), {}};
+}
+
 }  // namespace ecosim::ecoformer

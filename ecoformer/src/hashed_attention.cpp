@@ -39,8 +39,11 @@ std::int32_t hash_bias(std::uint64_t bits, HashedOptions::Bias bias) {
   return static_cast<std::int32_t>(bias == HashedOptions::Bias::power_of_two ? std::bit_ceil(bits + 1) : bits + 1);
 }
 
-HashedRun run_hashed_detailed(const AttentionInputs& inputs, const AttentionConfig& config, Device device,
-                              std::uint64_t seed, OpSink& sink, const HashedOptions& options) {
+namespace {
+
+/// Everything run_hashed refuses, checked before any parameter is drawn or learned; returns the bias c.
+std::int32_t check_hashed_problem(const AttentionInputs& inputs, const AttentionConfig& config, Device device,
+                                  const HashedOptions& options) {
   config.validate();
   if (!is_hashed(config.variant))
     throw Error("run_hashed: variant '" + std::string(name(config.variant)) + "' is not a hashed variant");
@@ -56,9 +59,22 @@ HashedRun run_hashed_detailed(const AttentionInputs& inputs, const AttentionConf
     throw Error("seq = " + std::to_string(config.seq) +
                 " is too long for int32 hash denominators with b = " + std::to_string(bits));
   if (device == Device::cuda) gpu::require("device cuda");
+  return bias;
+}
 
+}  // namespace
+
+HashedRun run_hashed_detailed(const AttentionInputs& inputs, const AttentionConfig& config, Device device,
+                              std::uint64_t seed, OpSink& sink, const HashedOptions& options) {
+  check_hashed_problem(inputs, config, device, options);
+  return run_hashed_detailed(inputs, config, device, make_hash_params(inputs.q, config, seed), sink, options);
+}
+
+HashedRun run_hashed_detailed(const AttentionInputs& inputs, const AttentionConfig& config, Device device,
+                              HashParams params, OpSink& sink, const HashedOptions& options) {
+  const std::int32_t bias = check_hashed_problem(inputs, config, device, options);
   HashedRun run;
-  run.params = make_hash_params(inputs.q, config, seed);
+  run.params = std::move(params);
   run.bias = bias;
   const detail::HashedProblem problem{config, inputs.q, inputs.v, run.params, bias};
   const detail::Reporter report(sink);

@@ -2,16 +2,15 @@
 // then the online-softmax attention kernel of MSA over the k projected keys.
 #include "baseline_kernels.hpp"
 #include "batched_gemm.cuh"
-#include "ecosim/ecoformer/random_parameters.hpp"
 #include "ecosim/kernels/cuda_support.cuh"
 
 namespace ecosim::ecoformer::detail {
 
-RunResult linformer_cuda(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,
+RunResult linformer_cuda(const AttentionInputs& in, const AttentionConfig& c, const KernelParameters& parameters,
                          const Reporter& report) {
   const std::uint64_t g = c.batch * c.heads, n = c.seq, d = c.head_dim, k = c.proj_k;
   const cuda::DeviceBuffer<float> q(in.q.data), keys(in.k.data), values(in.v.data);
-  const cuda::DeviceBuffer<float> e(linformer_projection(k, n, seed));
+  const cuda::DeviceBuffer<float> e(parameters.at("length_projection"));
   cuda::DeviceBuffer<float> keys_k(g * k * d), values_k(g * k * d), out(in.q.data.size());
   const auto ll = [](std::uint64_t x) { return static_cast<long long>(x); };
   const StridedMatrix e_shared{e.get(), 0, ll(n), 1};

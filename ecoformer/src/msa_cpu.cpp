@@ -41,7 +41,7 @@ void softmax_attention_cpu(const float* q, const float* k, const float* v, float
   }
 }
 
-Tensor msa_cpu(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t, const Reporter& report) {
+Tensor msa_cpu(const AttentionInputs& in, const AttentionConfig& c, const KernelParameters&, const Reporter& report) {
   Tensor out = output_like(in.q);
   const std::uint64_t g = groups(in.q), n = c.seq, d = c.head_dim;
   for (std::uint64_t i = 0; i < g; ++i)

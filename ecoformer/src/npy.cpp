@@ -1,10 +1,12 @@
-// Strict streaming reader of float32 .npy files (format versions 1.0, 2.0 and 3.0): magic, a header of at most
-// 64 KiB holding a dict with exactly the keys descr, fortran_order and shape, then '<f4' data in C order whose
-// byte count matches the shape; files and bytes in memory go through the same std::istream code. The encoder
-// writes version 1.0 with the header padded so the data starts on a 64-byte boundary, as numpy does.
+// Strict streaming reader of float .npy files (format versions 1.0, 2.0 and 3.0): magic, a header of at most
+// 64 KiB holding a dict with exactly the keys descr, fortran_order and shape, then '<f4' or '<f2' data (or '<u2'
+// as bfloat16 bits, where asked for) in C order whose byte count matches the shape, converted to float; files and bytes
+// in memory go through the same std::istream code. The encoder writes version 1.0 with the header padded so the data
+// starts on a 64-byte boundary, as numpy does.
 #include "ecosim/ecoformer/npy.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +16,7 @@
 #include <sstream>
 #include <streambuf>
 
+#include "ecosim/ecoformer/msa_fp16.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
 
@@ -140,28 +143,42 @@ std::string read_header_bytes(std::istream& in, std::size_t n, const std::string
   return bytes;
 }
 
-/// The float32 data of `count` elements; the stream must end right after it. Memory grows with the data
-/// actually read, never ahead of it, so a shape that promises more than the file holds costs nothing.
-std::vector<float> read_data(std::istream& in, std::uint64_t count, const std::string& origin) {
+/// The data of `count` elements of type Stored, each converted by `to_float`; the stream must end right after
+/// it. Memory grows with the data actually read, never ahead of it, so a shape that promises more than the
+/// file holds costs nothing.
+template <typename Stored, typename Convert>
+std::vector<float> read_data(std::istream& in, std::uint64_t count, const std::string& origin, Convert to_float) {
   constexpr std::uint64_t kChunkElements = 1 << 20;
-  const std::uint64_t need_bytes = checked_mul(count, sizeof(float));
+  const std::uint64_t need_bytes = checked_mul(count, sizeof(Stored));
   std::vector<float> data;
+  std::vector<Stored> chunk;
   while (data.size() < count) {
     const std::size_t before = data.size();
     const std::size_t n = static_cast<std::size_t>(std::min(count - before, kChunkElements));
-    data.resize(before + n);
-    in.read(reinterpret_cast<char*>(data.data() + before), static_cast<std::streamsize>(n * sizeof(float)));
+    chunk.resize(n);
+    in.read(reinterpret_cast<char*>(chunk.data()), static_cast<std::streamsize>(n * sizeof(Stored)));
     const auto got_bytes = static_cast<std::size_t>(in.gcount());
-    if (got_bytes != n * sizeof(float))
-      throw Error(origin + ": data holds " + std::to_string(before * sizeof(float) + got_bytes) +
+    if (got_bytes != n * sizeof(Stored))
+      throw Error(origin + ": data holds " + std::to_string(before * sizeof(Stored) + got_bytes) +
                   " bytes, the shape needs " + std::to_string(need_bytes));
+    data.reserve(before + n);
+    for (Stored s : chunk) data.push_back(to_float(s));  // little-endian host: the bytes are the values
   }
   if (in.peek() != std::char_traits<char>::eof())
     throw Error(origin + ": data holds more than the " + std::to_string(need_bytes) + " bytes the shape needs");
-  return data;  // little-endian host: the bytes are the floats
+  return data;
 }
 
-NpyArray read_stream(std::istream& in, const std::string& origin) {
+/// The dtype of a descr ('<f4', '<f2', '<u2' where bfloat16 bits are asked for); anything else is an error.
+NpyDtype dtype_of(const std::string& descr, Uint16Data u2, const std::string& origin) {
+  if (descr == "'<f4'") return NpyDtype::float32;
+  if (descr == "'<f2'") return NpyDtype::float16;
+  if (descr == "'<u2'" && u2 == Uint16Data::bfloat16_bits) return NpyDtype::bfloat16;
+  throw Error(origin + ": dtype " + descr + " is not little-endian float32 ('<f4') or float16 ('<f2')" +
+              (u2 == Uint16Data::bfloat16_bits ? ", nor bfloat16 bits as uint16 ('<u2')" : ""));
+}
+
+NpyArray read_stream(std::istream& in, const std::string& origin, Uint16Data u2) {
   constexpr std::string_view kMagic("\x93NUMPY", 6);
   std::string preamble(10, '\0');  // magic, version (2 bytes), then a 2-byte (v1) or 4-byte header length
   in.read(preamble.data(), static_cast<std::streamsize>(preamble.size()));
@@ -181,37 +198,53 @@ NpyArray read_stream(std::istream& in, const std::string& origin) {
   for (const char* key : {"descr", "fortran_order", "shape"})
     if (!dict.count(key)) parser.fail(std::string("missing key '") + key + "'");
   if (dict.size() != 3) parser.fail("unexpected keys (only descr, fortran_order, shape)");
-  if (dict.at("descr") != "'<f4'")
-    throw Error(origin + ": dtype " + dict.at("descr") + " is not little-endian float32 ('<f4')");
+  const NpyDtype dtype = dtype_of(dict.at("descr"), u2, origin);
   if (dict.at("fortran_order") != "False") {
     if (dict.at("fortran_order") == "True") throw Error(origin + ": Fortran-order arrays are not supported");
     parser.fail("fortran_order must be True or False");
   }
-  NpyArray array{parse_shape(dict.at("shape"), parser), {}};
+  NpyArray array{parse_shape(dict.at("shape"), parser), {}, dtype};
   std::uint64_t count = 1;
   for (std::uint64_t dim : array.shape) {
     if (dim != 0 && count > std::numeric_limits<std::uint64_t>::max() / sizeof(float) / dim)
       throw Error(origin + ": the shape's element count overflows 64 bits");
     count *= dim;
   }
-  array.data = read_data(in, count, origin);
+  switch (dtype) {
+    case NpyDtype::float32: array.data = read_data<float>(in, count, origin, [](float x) { return x; }); break;
+    case NpyDtype::float16: array.data = read_data<std::uint16_t>(in, count, origin, &from_half_bits); break;
+    case NpyDtype::bfloat16:
+      array.data = read_data<std::uint16_t>(in, count, origin, [](std::uint16_t bits) {
+        return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
+      });
+      break;
+  }
   return array;
 }
 
 }  // namespace
 
-NpyArray parse_npy(std::string_view bytes, const std::string& origin) {
-  ViewBuffer buffer(bytes);
-  std::istream in(&buffer);
-  return read_stream(in, origin);
+std::string_view dtype_name(NpyDtype dtype) {
+  switch (dtype) {
+    case NpyDtype::float32: return "float32";
+    case NpyDtype::float16: return "float16";
+    case NpyDtype::bfloat16: return "bfloat16";
+  }
+  return "?";
 }
 
-NpyArray read_npy(const std::string& path) {
+NpyArray parse_npy(std::string_view bytes, const std::string& origin, Uint16Data u2) {
+  ViewBuffer buffer(bytes);
+  std::istream in(&buffer);
+  return read_stream(in, origin, u2);
+}
+
+NpyArray read_npy(const std::string& path, Uint16Data u2) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw Error("cannot read '" + path + "': it is a directory");
   std::ifstream file(path, std::ios::binary);
   if (!file) throw Error("cannot open '" + path + "'");
-  NpyArray array = read_stream(file, path);
+  NpyArray array = read_stream(file, path, u2);
   if (file.bad()) throw Error("cannot read '" + path + "'");
   return array;
 }

@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "baseline_kernels.hpp"
-#include "ecosim/ecoformer/random_parameters.hpp"
 #include "eigen_views.hpp"
 
 namespace ecosim::ecoformer::detail {
@@ -18,9 +17,10 @@ RowMatrix positive_features(const ConstMatrixMap& x, const ConstMatrixMap& omega
 }
 }  // namespace
 
-Tensor performer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed, const Reporter& report) {
+Tensor performer_cpu(const AttentionInputs& in, const AttentionConfig& c, const KernelParameters& parameters,
+                     const Reporter& report) {
   const std::uint64_t g = groups(in.q), d = c.head_dim, f = c.features;
-  const std::vector<float> omega_values = performer_omega(d, f, seed);
+  const std::vector<float>& omega_values = parameters.at("omega");
   const ConstMatrixMap omega(omega_values.data(), static_cast<Eigen::Index>(f), static_cast<Eigen::Index>(d));
   const float input_scale = static_cast<float>(std::pow(static_cast<double>(d), -0.25));
   const float feature_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(f)));

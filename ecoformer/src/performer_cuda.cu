@@ -4,7 +4,6 @@
 
 #include "baseline_kernels.hpp"
 #include "batched_gemm.cuh"
-#include "ecosim/ecoformer/random_parameters.hpp"
 #include "ecosim/kernels/cuda_support.cuh"
 
 namespace ecosim::ecoformer::detail {
@@ -67,11 +66,11 @@ void features(const float* x, float* scratch, float* half_sq_norm, const cuda::D
 }
 }  // namespace
 
-RunResult performer_cuda(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,
+RunResult performer_cuda(const AttentionInputs& in, const AttentionConfig& c, const KernelParameters& parameters,
                          const Reporter& report) {
   const std::uint64_t g = c.batch * c.heads, n = c.seq, d = c.head_dim, f = c.features;
   const cuda::DeviceBuffer<float> q(in.q.data), k(in.k.data), v(in.v.data);
-  const cuda::DeviceBuffer<float> omega(performer_omega(d, f, seed));
+  const cuda::DeviceBuffer<float> omega(parameters.at("omega"));
   cuda::DeviceBuffer<float> scratch(g * n * d), half_sq_norm(g * n), phi_q(g * n * f), phi_k(g * n * f);
   cuda::DeviceBuffer<float> kv(g * f * d), k_sum(g * f), numerator(g * n * d), denominator(g * n), out(g * n * d);
   cuda::EventTimer timer;

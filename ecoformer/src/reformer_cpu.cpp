@@ -8,7 +8,6 @@
 #include <numeric>
 
 #include "baseline_kernels.hpp"
-#include "ecosim/ecoformer/random_parameters.hpp"
 #include "eigen_views.hpp"
 
 namespace ecosim::ecoformer::detail {
@@ -75,10 +74,11 @@ RoundResult attend_round(const stages::ReformerPlan& p, const ConstMatrixMap& q,
 }
 }  // namespace
 
-Tensor reformer_cpu(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed, const Reporter& report) {
+Tensor reformer_cpu(const AttentionInputs& in, const AttentionConfig& c, const KernelParameters& parameters,
+                    const Reporter& report) {
   const stages::ReformerPlan p = stages::reformer_plan(c);
   const std::uint64_t g = groups(in.q), d = c.head_dim, half = p.buckets / 2;
-  const std::vector<float> rotation_values = reformer_rotations(d, p.rounds, p.buckets, seed);
+  const std::vector<float>& rotation_values = parameters.at("rotations");
   const ConstMatrixMap rotations(rotation_values.data(), static_cast<Eigen::Index>(d),
                                  static_cast<Eigen::Index>(p.rounds * half));
   std::vector<RowMatrix> keys(g);

@@ -9,7 +9,6 @@
 
 #include "baseline_kernels.hpp"
 #include "batched_gemm.cuh"
-#include "ecosim/ecoformer/random_parameters.hpp"
 #include "ecosim/kernels/cuda_support.cuh"
 #include "ecosim/ops_counter/checked.hpp"
 
@@ -141,7 +140,7 @@ void launch_chunks(const unsigned long long* sorted, const float* sq, const floa
 }
 }  // namespace
 
-RunResult reformer_cuda(const AttentionInputs& in, const AttentionConfig& c, std::uint64_t seed,
+RunResult reformer_cuda(const AttentionInputs& in, const AttentionConfig& c, const KernelParameters& parameters,
                         const Reporter& report) {
   const stages::ReformerPlan p = stages::reformer_plan(c);
   const std::uint64_t g = c.batch * c.heads, n = c.seq, d = c.head_dim, half = p.buckets / 2;
@@ -151,7 +150,7 @@ RunResult reformer_cuda(const AttentionInputs& in, const AttentionConfig& c, std
   if (checked_product({segments, p.buckets, n}) > (std::uint64_t{1} << 63))
     throw Error("CUDA Reformer: sort keys of " + std::to_string(segments) + " segments overflow 64 bits");
   const cuda::DeviceBuffer<float> q(in.q.data), v(in.v.data);
-  const cuda::DeviceBuffer<float> rotations(reformer_rotations(d, p.rounds, p.buckets, seed));
+  const cuda::DeviceBuffer<float> rotations(parameters.at("rotations"));
   cuda::DeviceBuffer<float> unit(g * n * d), rotated(g * n * p.rounds * half);
   cuda::DeviceBuffer<unsigned long long> keys(segments * n), sort_keys(segments * n);  // unsorted, sorted
   std::size_t sort_bytes = 0;

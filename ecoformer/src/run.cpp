@@ -1,12 +1,14 @@
-// run_attention: input validation, then dispatch to the variant's CUDA kernel or CPU reference (hashed
-// variants go to run_hashed, LSA to MSA over its windows); CPU time by steady clock, GPU time by CUDA events
-// inside the kernels; the kernels' op records reach the sink after the run (stage_reporter.hpp).
+// run_attention: input validation, the kernel parameters (drawn from the seed, or given and checked), then
+// dispatch to the variant's CUDA kernel or CPU reference (hashed variants go to run_hashed_detailed, LSA to MSA
+// over its windows); CPU time by steady clock, GPU time by CUDA events inside the kernels; the kernels' op
+// records reach the sink after the run (stage_reporter.hpp).
 #include <chrono>
 #include <cmath>
 #include <string>
 
 #include "baseline_kernels.hpp"
 #include "ecosim/ecoformer/hashed_attention.hpp"
+#include "ecosim/ecoformer/kernel_parameters.hpp"
 #include "ecosim/kernels/gpu.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
@@ -51,19 +53,19 @@ detail::CpuKernel* cpu_kernel(AttentionVariant v) {
   }
 }
 
-RunResult run_cuda(const AttentionInputs& inputs, const AttentionConfig& c, std::uint64_t seed,
+RunResult run_cuda(const AttentionInputs& inputs, const AttentionConfig& c, const KernelParameters& parameters,
                    const detail::Reporter& report) {
   gpu::require("device cuda");
 #if ECOSIM_HAS_CUDA
   switch (c.variant) {
-    case AttentionVariant::msa: return detail::msa_cuda(inputs, c, seed, report);
-    case AttentionVariant::performer: return detail::performer_cuda(inputs, c, seed, report);
-    case AttentionVariant::linformer: return detail::linformer_cuda(inputs, c, seed, report);
-    case AttentionVariant::reformer: return detail::reformer_cuda(inputs, c, seed, report);
+    case AttentionVariant::msa: return detail::msa_cuda(inputs, c, parameters, report);
+    case AttentionVariant::performer: return detail::performer_cuda(inputs, c, parameters, report);
+    case AttentionVariant::linformer: return detail::linformer_cuda(inputs, c, parameters, report);
+    case AttentionVariant::reformer: return detail::reformer_cuda(inputs, c, parameters, report);
     default: break;
   }
 #else
-  (void)inputs, (void)seed, (void)report;
+  (void)inputs, (void)parameters, (void)report;
 #endif
   throw Error("no CUDA kernel for variant " + std::string(name(c.variant)));
 }
@@ -71,6 +73,14 @@ RunResult run_cuda(const AttentionInputs& inputs, const AttentionConfig& c, std:
 }  // namespace
 
 bool has_kernel(AttentionVariant v) { return variant_info(v).has_kernel; }
+
+std::string kernel_limitation(const AttentionConfig& c) {
+  if (c.key_count() != c.seq)
+    return "the kernels need as many keys as queries (here " + std::to_string(c.key_count()) + " keys for " +
+           std::to_string(c.seq) + " queries)";
+  if (c.causal) return "the kernels compute no causal attention (every query sees every key)";
+  return "";
+}
 
 void detail::validate_inputs(const AttentionInputs& inputs, const AttentionConfig& config) {
   if (!has_kernel(config.variant))
@@ -82,6 +92,8 @@ void detail::validate_inputs(const AttentionInputs& inputs, const AttentionConfi
                 "--variants " +
                 std::string(name(config.variant)) + "`)");
   config.validate();
+  if (const std::string why = kernel_limitation(config); !why.empty())
+    throw Error(std::string(name(config.variant)) + ": " + why + "; it can be counted, not run");
   validate_tensor("Q", inputs.q, config);
   validate_tensor("K", inputs.k, config);
   validate_tensor("V", inputs.v, config);
@@ -89,23 +101,30 @@ void detail::validate_inputs(const AttentionInputs& inputs, const AttentionConfi
 
 RunResult run_attention(const AttentionInputs& inputs, const AttentionConfig& config, Device device, std::uint64_t seed,
                         OpSink& sink) {
+  return run_attention(inputs, config, device, draw_kernel_parameters(inputs, config, seed), sink);
+}
+
+RunResult run_attention(const AttentionInputs& inputs, const AttentionConfig& config, Device device,
+                        const KernelParameters& parameters, OpSink& sink) {
   detail::validate_inputs(inputs, config);
-  if (is_hashed(config.variant)) return run_hashed(inputs, config, device, seed, sink);
+  check_kernel_parameters(parameters, config);
+  if (is_hashed(config.variant))
+    return run_hashed_detailed(inputs, config, device, hash_params_from(parameters, config), sink).result;
   if (config.variant == AttentionVariant::lsa) {
     const AttentionInputs windows{detail::lsa_partition(inputs.q, config), detail::lsa_partition(inputs.k, config),
                                   detail::lsa_partition(inputs.v, config)};
-    RunResult r = run_attention(windows, detail::lsa_window_config(config), device, seed, sink);
+    RunResult r = run_attention(windows, detail::lsa_window_config(config), device, KernelParameters{}, sink);
     r.out = detail::lsa_merge(r.out, config);
     return r;
   }
   const detail::Reporter report(sink);
   RunResult result;
   if (device == Device::cuda) {
-    result = run_cuda(inputs, config, seed, report);
+    result = run_cuda(inputs, config, parameters, report);
   } else {
     detail::CpuKernel* const kernel = cpu_kernel(config.variant);
     const auto start = std::chrono::steady_clock::now();
-    Tensor out = kernel(inputs, config, seed, report);
+    Tensor out = kernel(inputs, config, parameters, report);
     const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
     result = RunResult{std::move(out), elapsed.count(), Device::cpu};
   }

@@ -2,6 +2,8 @@
 // per-family counters.
 #include "ecosim/ops_counter/attention.hpp"
 
+#include <fmt/core.h>
+
 #include <cmath>
 
 #include "attention_emitter.hpp"
@@ -15,6 +17,14 @@ void require_range(std::string_view what, std::uint64_t v, std::uint64_t lo, std
   if (v < lo || v > hi)
     throw Error(std::string(what) + " = " + std::to_string(v) + " is outside " + std::to_string(lo) + ".." +
                 std::to_string(hi));
+}
+
+/// The variants the registry marks with `flag`, comma-separated.
+std::string variants_with(bool VariantInfo::*flag) {
+  std::string names;
+  for (const VariantInfo& row : variant_registry())
+    if (row.*flag) names += (names.empty() ? "" : ", ") + std::string(row.name);
+  return names;
 }
 
 /// The token grid height of an SRA/LSA config; throws when a given height does not divide the tokens.
@@ -75,11 +85,27 @@ void AttentionConfig::validate() const {
   require_range("head dim", head_dim, 1, 65536);
   require_range("embedding width", width(), 1, kMaxDimension);
   const VariantInfo& info = variant_info(variant);
+  if (keys) require_range("keys", keys, 1, kMaxDimension);
+  if (key_count() != seq && !info.separate_keys)
+    throw Error(
+        fmt::format("{} needs the queries and keys to be one token set, here {} queries over {} keys (variants "
+                    "that serve queries ≠ keys: {})",
+                    name(variant), seq, key_count(), variants_with(&VariantInfo::separate_keys)));
+  if (causal && !info.causal_form)
+    throw Error(
+        fmt::format("{} has no causal form: it would make this causal (decoder) attention bidirectional "
+                    "(variants with a causal form: {})",
+                    name(variant), variants_with(&VariantInfo::causal_form)));
+  if (causal && key_count() < seq)
+    throw Error(
+        fmt::format("causal attention of {} queries over {} keys: the queries are the last of the keys' "
+                    "positions, so there are at least as many keys",
+                    seq, key_count()));
   for (const VariantParameter& p : kVariantParameters)
     if (info.parameters.contains(p.id))
       require_range(std::string(p.name) + " (" + std::string(p.help) + ")", parameter(p.id), p.minimum, p.maximum);
   // Checks across fields.
-  if (info.parameters.contains(VariantParameterId::support)) require_range("support samples", support, 1, seq);
+  if (info.parameters.contains(VariantParameterId::support)) require_range("support samples", support, 1, key_count());
   if (variant == AttentionVariant::bi_ecoformer)
     require_range("head dim (the code width of bi-ecoformer)", head_dim, 1, 64);
   if (info.parameters.contains(VariantParameterId::grid_height)) {
@@ -88,6 +114,15 @@ void AttentionConfig::validate() const {
       throw Error("sra: the " + std::to_string(h) + "×" + std::to_string(seq / h) +
                   " token grid is smaller than the reduction ratio " + std::to_string(sr_ratio));
   }
+}
+
+std::uint64_t attended_pairs(std::uint64_t queries, std::uint64_t keys, bool causal) {
+  if (!causal) return checked_mul(queries, keys);
+  if (keys < queries) throw Error("causal attention needs at least as many keys as queries");
+  // Σ_{i<N} (P + i + 1) = N·P + N(N+1)/2, one of N and N+1 even
+  const std::uint64_t triangle =
+      queries % 2 == 0 ? checked_mul(queries / 2, queries + 1) : checked_mul(queries, (queries + 1) / 2);
+  return checked_add(checked_mul(queries, keys - queries), triangle);
 }
 
 std::uint64_t token_grid_height(const AttentionConfig& c) {
@@ -124,9 +159,14 @@ void emit_attention(const std::string& prefix, const AttentionConfig& c, Convent
     } else if (variant_info(c.variant).shares_qk) {  // one projection for queries and keys
       emit({prefix + ".qk", Linear{.tokens = tokens, .in = c.width(), .out = inner}}, convention, sink);
       emit({prefix + ".v", Linear{.tokens = tokens, .in = c.width(), .out = inner}}, convention, sink);
-    } else {
+    } else if (c.key_count() == c.seq) {
       emit({prefix + ".qkv", Linear{.tokens = tokens, .in = c.width(), .out = checked_mul(3, inner)}}, convention,
            sink);
+    } else {  // queries from the N tokens, keys and values from the Nk others
+      emit({prefix + ".q", Linear{.tokens = tokens, .in = c.width(), .out = inner}}, convention, sink);
+      emit({prefix + ".kv",
+            Linear{.tokens = checked_mul(c.batch, c.key_count()), .in = c.width(), .out = checked_mul(2, inner)}},
+           convention, sink);
     }
   }
   const detail::AttentionEmitter emitter(prefix, convention, sink);

@@ -1,5 +1,6 @@
 // Stages of Performer FAVOR+ attention with F positive random features, and its analytic counter:
 //   φ(x) = exp(ωᵀx̃ − ‖x̃‖²/2)/√F with x̃ = x/d^¼, out = φ(Q)(φ(K)ᵀV) / (φ(Q)·Σ_j φ(k_j)).
+// The key features, kv and k_sum run over the Nk keys, the rest over the N queries.
 // ω (d×F, orthogonal draws) is shared by every batch entry and head and drawn once, so not counted.
 #include "attention_emitter.hpp"
 #include "ecosim/ops_counter/checked.hpp"
@@ -7,7 +8,8 @@
 namespace ecosim::stages {
 
 Stage performer_features(const AttentionConfig& c, std::string_view which) {
-  const std::uint64_t g = checked_mul(c.batch, c.heads), n = c.seq, d = c.head_dim, f = c.features;
+  const std::uint64_t g = checked_mul(c.batch, c.heads), n = which == "k" ? c.key_count() : c.seq, d = c.head_dim,
+                      f = c.features;
   const std::string p(which);
   return {
       {ops::eltwise(p + "_scale", "scale", g, n, d, DType::fp32, {.mul = 1}), {}},
@@ -20,11 +22,11 @@ Stage performer_features(const AttentionConfig& c, std::string_view which) {
 }
 
 Stage performer_mixing(const AttentionConfig& c) {
-  const std::uint64_t g = checked_mul(c.batch, c.heads), n = c.seq, d = c.head_dim, f = c.features;
-  const OpCounts products = ops::macs(checked_product({g, n, f, d}));
-  return {{ops::gemm("kv", {.batch = g, .m = f, .n = d, .k = n}), products},
-          {ops::reduce("k_sum", "sum", g, f, n, DType::fp32, ops::sum_row(n), 1), {}},
-          {ops::gemm("numerator", {.batch = g, .m = n, .n = d, .k = f}), products},
+  const std::uint64_t g = checked_mul(c.batch, c.heads), n = c.seq, keys = c.key_count(), d = c.head_dim,
+                      f = c.features;
+  return {{ops::gemm("kv", {.batch = g, .m = f, .n = d, .k = keys}), ops::macs(checked_product({g, keys, f, d}))},
+          {ops::reduce("k_sum", "sum", g, f, keys, DType::fp32, ops::sum_row(keys), 1), {}},
+          {ops::gemm("numerator", {.batch = g, .m = n, .n = d, .k = f}), ops::macs(checked_product({g, n, f, d}))},
           {ops::gemm("denominator", {.batch = g, .m = n, .n = 1, .k = f}), ops::macs(checked_product({g, n, f}))},
           {ops::reduce("normalise", "normalise", g, n, d, DType::fp32, {.mul = d, .div = 1}, d), {}}};
 }

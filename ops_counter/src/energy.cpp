@@ -10,6 +10,7 @@
 
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
+#include "ecosim/ops_counter/json_reader.hpp"
 #include "ecosim/ops_counter/text_file.hpp"
 
 namespace ecosim {
@@ -27,6 +28,11 @@ constexpr std::uint64_t kMaxDecomposedOps = 1000;
 // inputs define (7 × 3.7 + 2 × 0.9 is 27.7, not 27.700000000000003) and reports print it so. Rounded as a whole
 // number of steps divided by the steps per pJ: the division is correctly rounded, a multiplication by 1e-9 not.
 constexpr double kDerivedEnergyStepsPerPj = 1e9;
+
+// The keys of the table, of a decomposition and of an ops entry: any other is an error.
+constexpr std::string_view kTableKeys[] = {"name", "description", "decompositions", "ops"};
+constexpr std::string_view kDecompositionKeys[] = {"ops", "derivation"};
+constexpr std::string_view kOpKeys[] = {"op", "dtype", "pj", "decomposed_at", "source", "estimated"};
 
 OpKind op_named(const nlohmann::json& text, const std::string& where) {
   const auto op = text.is_string() ? parse_op_kind(text.get<std::string>()) : std::nullopt;
@@ -46,6 +52,7 @@ std::map<OpKind, Decomposition> parse_decompositions(const nlohmann::json& doc, 
     if (!e.is_object() || !e.contains("ops") || !e["ops"].is_object() || e["ops"].empty() ||
         !e.contains("derivation") || !e["derivation"].is_string())
       throw Error(where + " needs a non-empty object 'ops' and a string 'derivation'");
+    reject_unknown_keys(e, kDecompositionKeys, origin, "decompositions." + key);
     Decomposition d{{}, e["derivation"].get<std::string>()};
     std::uint64_t total = 0;
     for (const auto& [part, count] : e["ops"].items()) {
@@ -88,6 +95,7 @@ TechTable TechTable::parse(std::string_view json_text, const std::string& origin
   if (!doc.is_object() || !doc.contains("name") || !doc["name"].is_string() || !doc.contains("ops") ||
       !doc["ops"].is_array())
     throw Error(origin + ": a technology table needs a string 'name' and an array 'ops'");
+  reject_unknown_keys(doc, kTableKeys, origin);
   TechTable t;
   t.name_ = doc["name"].get<std::string>();
   t.decompositions_ = parse_decompositions(doc, origin);
@@ -106,13 +114,14 @@ TechTable TechTable::parse(std::string_view json_text, const std::string& origin
   };
   std::size_t i = 0;
   for (const auto& e : doc["ops"]) {
-    const std::string where = origin + ": ops[" + std::to_string(i++) + "]";
+    const std::string path = "ops[" + std::to_string(i++) + "]", where = origin + ": " + path;
     const bool measured = e.is_object() && e.contains("pj") && e["pj"].is_number() && !e.contains("decomposed_at");
     const bool derived =
         e.is_object() && e.contains("decomposed_at") && e["decomposed_at"].is_string() && !e.contains("pj");
     if (!e.is_object() || !e.contains("op") || !e["op"].is_string() || !e.contains("dtype") ||
         !e["dtype"].is_string() || !(measured || derived))
       throw Error(where + " needs string 'op', string 'dtype' and either number 'pj' or string 'decomposed_at'");
+    reject_unknown_keys(e, kOpKeys, origin, path);
     const auto op = parse_op_kind(e["op"].get<std::string>());
     const auto dtype = parse_dtype(e["dtype"].get<std::string>());
     if (!op) throw Error(where + ": unknown op '" + e["op"].get<std::string>() + "'");

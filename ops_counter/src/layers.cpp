@@ -89,9 +89,11 @@ struct LayerEmitter {
   void operator()(const SoftmaxAttention& a) const {
     const std::uint64_t g = checked_mul(a.batch, a.heads);
     stages::Stage core = stages::softmax_core(g, a.queries, a.keys, a.head_dim);
-    if (a.masked)  // the mask is one add per score, between the scale and the softmax
+    if (a.masked)  // the mask is one add (or one selection) per score, between the scale and the softmax
       core.insert(core.begin() + 2,
-                  {ops::eltwise("mask", "add", g, a.queries, a.keys, DType::fp32, {.add = 1}, 2), OpCounts{}});
+                  {a.mask_select ? ops::eltwise("mask", "where", g, a.queries, a.keys, DType::fp32, {}, 2)
+                                 : ops::eltwise("mask", "add", g, a.queries, a.keys, DType::fp32, {.add = 1}, 2),
+                   OpCounts{}});
     if (!a.scaled) core.erase(core.begin() + 1);
     detail::AttentionEmitter(name, convention, sink)(core);
   }

@@ -1,10 +1,18 @@
 // Builder of language-model encoders (BERT, GPT-2): token embedding lookup (memory only), position (and BERT's
 // token-type) embedding adds, optional embedding LayerNorm, blocks in pre-norm (GPT-2) or post-norm (BERT)
-// form, a causal mask added to the MSA scores of causal models, optional final LayerNorm and language-model head.
+// form, causal attention in causal models (only a variant with a causal form), optional final LayerNorm and
+// language-model head.
 #include "ecosim/ops_counter/checked.hpp"
 #include "model_entry.hpp"
 
 namespace ecosim::detail {
+
+namespace {
+
+constexpr std::string_view kKeys[] = {"seq_len",         "embed_dim",  "num_heads", "ffn_hidden",
+                                      "layers",          "causal",     "post_norm", "token_type_embedding",
+                                      "embedding_norm",  "final_norm", "lm_head",   "vocab_size",
+                                      "native_attention"};
 
 std::vector<Layer> build_encoder(const ModelEntry& e, const ModelOptions& o) {
   const std::uint64_t n = sequence_length(e, o);
@@ -22,14 +30,22 @@ std::vector<Layer> build_encoder(const ModelEntry& e, const ModelOptions& o) {
     BlockParts parts{.attention =
                          block_attention(block_options(o, native, l), false, n, heads, head_width(e, c, heads), c, {})};
     parts.post_norm = post_norm;
-    // The kernels compute every score, the masked half included: the mask is one add per score.
-    if (causal && parts.attention.variant == AttentionVariant::msa)
-      parts.score_adds.push_back({layer + ".causal_mask", ResidualAdd{checked_product({o.batch, heads, n, n})}});
+    parts.attention.causal = causal;  // MSA scores only the attended pairs; a variant without a causal form: refused
+    try {
+      parts.attention.validate();
+    } catch (const Error& err) {
+      throw Error("model '" + e.model() + "' is causal: " + err.what());
+    }
     append_block(layers, layer, rows, c, hidden, parts);
   }
   if (e.flag("final_norm")) layers.push_back({"norm", LayerNorm{rows, c}});
+  // A head tied to the token embedding (GPT-2's) shares its weights, not its work: its matmul counts all the same.
   if (e.flag("lm_head")) layers.push_back({"lm_head", Linear{rows, c, e.uint("vocab_size"), false}});
   return layers;
 }
+
+}  // namespace
+
+constinit const ModelFamily kEncoderFamily{"encoder", kKeys, build_encoder};
 
 }  // namespace ecosim::detail

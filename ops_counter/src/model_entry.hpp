@@ -2,7 +2,9 @@
 #pragma once
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -14,9 +16,22 @@ namespace ecosim::detail {
 /// Blocks per stage (vision) or encoder layers (LRA) beyond this are no published model (the largest has 40).
 inline constexpr std::uint64_t kMaxBlocks = 256;
 
+class ModelEntry;
+
+/// A family of zoo models: its name (the zoo key `family`), every key its entries may have besides `family`,
+/// `extends` and `_` comments (a key outside them is an error: a misspelling must not count as the default), and
+/// its builder, which reads no other key.
+struct ModelFamily {
+  std::string_view name;
+  std::span<const std::string_view> keys;
+  std::vector<Layer> (*build)(const ModelEntry& e, const ModelOptions& o);
+};
+extern const ModelFamily kHierarchicalVitFamily, kVitFamily, kSwinFamily, kLraFamily, kEncoderFamily;
+
 class ModelEntry {
  public:
-  ModelEntry(std::string model, const nlohmann::json& j) : model_(std::move(model)), j_(j) {}
+  ModelEntry(std::string model, const nlohmann::json& j, const ModelFamily& family)
+      : model_(std::move(model)), j_(j), family_(family) {}
   const std::string& model() const { return model_; }
   std::uint64_t uint(const std::string& key) const;
   /// uint(key), at most `max`.
@@ -30,8 +45,12 @@ class ModelEntry {
   std::vector<AttentionVariant> variants(const std::string& key) const;
 
  private:
+  /// The entry's value of `key` (null when absent); throws when `key` is not one of the family's keys.
+  const nlohmann::json* value(const std::string& key) const;
+
   std::string model_;
   const nlohmann::json& j_;
+  const ModelFamily& family_;
 };
 
 /// Where a block's tokens come from: a grid (vision models; `sr_ratio` of the model's spatial-reduction
@@ -68,7 +87,7 @@ Conv2d depthwise_3x3(std::uint64_t batch, std::uint64_t channels, std::uint64_t 
 /// What distinguishes one family's transformer block from another's.
 struct BlockParts {
   AttentionConfig attention;
-  std::vector<Layer> score_adds = {};  // additions to the attention scores (causal mask, relative position bias)
+  std::vector<Layer> score_adds = {};  // additions to the attention scores (relative position bias, shift mask)
   std::vector<Layer> mlp_inner = {};   // between fc1 and GELU (PVTv2's ReLU and depthwise conv)
   bool post_norm = false;              // LN(x + Attn(x)), LN(x + MLP(x)) (BERT) instead of pre-norm
 };
@@ -76,11 +95,5 @@ struct BlockParts {
 /// x + Attn(LN(x)), x + MLP(LN(x)) with MLP = fc1, mlp_inner, GELU, fc2; or the post-norm form.
 void append_block(std::vector<Layer>& layers, const std::string& block, std::uint64_t rows, std::uint64_t width,
                   std::uint64_t hidden, const BlockParts& parts);
-
-std::vector<Layer> build_hierarchical_vit(const ModelEntry& e, const ModelOptions& o);
-std::vector<Layer> build_lra(const ModelEntry& e, const ModelOptions& o);
-std::vector<Layer> build_vit(const ModelEntry& e, const ModelOptions& o);
-std::vector<Layer> build_swin(const ModelEntry& e, const ModelOptions& o);
-std::vector<Layer> build_encoder(const ModelEntry& e, const ModelOptions& o);
 
 }  // namespace ecosim::detail

@@ -6,6 +6,11 @@
 
 namespace ecosim::detail {
 
+namespace {
+
+constexpr std::string_view kKeys[] = {"seq_len", "embed_dim",         "num_heads",   "head_dim",         "ffn_hidden",
+                                      "layers",  "classifier_hidden", "num_classes", "native_attention", "dual"};
+
 std::vector<Layer> build_lra(const ModelEntry& e, const ModelOptions& o) {
   const std::uint64_t n = sequence_length(e, o);
   const std::uint64_t c = e.uint("embed_dim"), heads = e.uint("num_heads"), head_dim = e.uint("head_dim");
@@ -38,5 +43,9 @@ std::vector<Layer> build_lra(const ModelEntry& e, const ModelOptions& o) {
   layers.push_back({"classifier.fc2", Linear{o.batch, cls_hidden, e.uint("num_classes")}});
   return layers;
 }
+
+}  // namespace
+
+constinit const ModelFamily kLraFamily{"lra", kKeys, build_lra};
 
 }  // namespace ecosim::detail

@@ -8,8 +8,11 @@
 namespace ecosim::detail {
 
 namespace {
+
 constexpr std::size_t kMaxStages = 8;  // each stage halves the grid: 8 stages need a 512× total stride
-}
+
+constexpr std::string_view kKeys[] = {"image_size", "in_chans",  "num_classes", "patch_size", "embed_dim",
+                                      "depths",     "num_heads", "lsa_window",  "mlp_ratio",  "native_attention"};
 
 std::vector<Layer> build_swin(const ModelEntry& e, const ModelOptions& o) {
   const auto depths = e.uints("depths", 0, kMaxBlocks);
@@ -55,5 +58,9 @@ std::vector<Layer> build_swin(const ModelEntry& e, const ModelOptions& o) {
   }
   return layers;
 }
+
+}  // namespace
+
+constinit const ModelFamily kSwinFamily{"swin", kKeys, build_swin};
 
 }  // namespace ecosim::detail

@@ -9,6 +9,14 @@
 
 namespace ecosim::detail {
 
+namespace {
+
+// (sr_ratios, lsa_window and linear_sra are optional: the model's own attention)
+constexpr std::string_view kKeys[] = {"image_size", "in_chans",  "num_classes",   "embed_dims",    "num_heads",
+                                      "mlp_ratios", "depths",    "patch_kernels", "patch_strides", "patch_pads",
+                                      "mlp_dwconv", "mlp_relu",  "peg",           "stage_norm",    "final_norm",
+                                      "msa_stages", "sr_ratios", "lsa_window",    "linear_sra",    "native_attention"};
+
 std::vector<Layer> build_hierarchical_vit(const ModelEntry& e, const ModelOptions& o) {
   constexpr std::size_t kStages = 4;
   const auto dims = e.uints("embed_dims", kStages), heads = e.uints("num_heads", kStages);
@@ -77,5 +85,9 @@ std::vector<Layer> build_hierarchical_vit(const ModelEntry& e, const ModelOption
   }
   return layers;
 }
+
+}  // namespace
+
+constinit const ModelFamily kHierarchicalVitFamily{"hierarchical_vit", kKeys, build_hierarchical_vit};
 
 }  // namespace ecosim::detail

@@ -6,6 +6,12 @@
 
 namespace ecosim::detail {
 
+namespace {
+
+constexpr std::string_view kKeys[] = {"image_size",         "in_chans",        "num_classes", "patch_size",
+                                      "embed_dim",          "num_heads",       "depth",       "mlp_ratio",
+                                      "distillation_token", "native_attention"};
+
 std::vector<Layer> build_vit(const ModelEntry& e, const ModelOptions& o) {
   const std::uint64_t patch = e.uint("patch_size", 1024), c = e.uint("embed_dim"), heads = e.uint("num_heads");
   const std::uint64_t hidden = checked_mul(c, e.uint("mlp_ratio")), classes = e.uint("num_classes");
@@ -27,5 +33,9 @@ std::vector<Layer> build_vit(const ModelEntry& e, const ModelOptions& o) {
   if (distilled) layers.push_back({"head_dist", Linear{o.batch, c, classes}});
   return layers;
 }
+
+}  // namespace
+
+constinit const ModelFamily kVitFamily{"vit", kKeys, build_vit};
 
 }  // namespace ecosim::detail

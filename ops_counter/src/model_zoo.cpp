@@ -1,8 +1,15 @@
-// ModelZoo: loading and resolving the zoo data file, and dispatch to the family builders.
+// ModelZoo: loading the zoo data files, resolving `extends` chains, refusing any key an entry's family does not
+// have (naming its file), and dispatch to the family builders.
 #include "ecosim/ops_counter/model_zoo.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include <fmt/core.h>
 
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
+#include "ecosim/ops_counter/json_reader.hpp"
 #include "ecosim/ops_counter/text_file.hpp"
 #include "model_entry.hpp"
 
@@ -14,10 +21,19 @@ std::string_view model_zoo_json();
 
 namespace detail {
 
+const nlohmann::json* ModelEntry::value(const std::string& key) const {
+  if (std::find(family_.keys.begin(), family_.keys.end(), key) == family_.keys.end())
+    throw Error(
+        fmt::format("model zoo: the {} builder reads '{}', which is not one of its family's keys", family_.name, key));
+  const auto it = j_.find(key);
+  return it == j_.end() ? nullptr : &*it;
+}
+
 std::uint64_t ModelEntry::uint(const std::string& key) const {
-  if (!j_.contains(key) || !j_[key].is_number_unsigned() || j_[key].get<std::uint64_t>() == 0)
+  const nlohmann::json* v = value(key);
+  if (!v || !v->is_number_unsigned() || v->get<std::uint64_t>() == 0)
     throw Error("model '" + model_ + "': '" + key + "' must be a positive integer");
-  return j_[key].get<std::uint64_t>();
+  return v->get<std::uint64_t>();
 }
 
 std::uint64_t ModelEntry::uint(const std::string& key, std::uint64_t max) const {
@@ -26,13 +42,14 @@ std::uint64_t ModelEntry::uint(const std::string& key, std::uint64_t max) const 
   return n;
 }
 
-bool ModelEntry::has(const std::string& key) const { return j_.contains(key); }
+bool ModelEntry::has(const std::string& key) const { return value(key) != nullptr; }
 
 std::vector<AttentionVariant> ModelEntry::variants(const std::string& key) const {
-  if (!j_.contains(key) || !j_[key].is_array() || j_[key].empty())
+  const nlohmann::json* list = value(key);
+  if (!list || !list->is_array() || list->empty())
     throw Error("model '" + model_ + "': '" + key + "' must be a non-empty array of attention variant names");
   std::vector<AttentionVariant> v;
-  for (const auto& x : j_[key]) {
+  for (const auto& x : *list) {
     if (!x.is_string()) throw Error("model '" + model_ + "': '" + key + "' must hold variant names");
     v.push_back(attention_variant_named(x.get<std::string>()));
   }
@@ -40,17 +57,17 @@ std::vector<AttentionVariant> ModelEntry::variants(const std::string& key) const
 }
 
 bool ModelEntry::flag(const std::string& key) const {
-  if (!j_.contains(key) || !j_[key].is_boolean())
-    throw Error("model '" + model_ + "': '" + key + "' must be true or false");
-  return j_[key].get<bool>();
+  const nlohmann::json* v = value(key);
+  if (!v || !v->is_boolean()) throw Error("model '" + model_ + "': '" + key + "' must be true or false");
+  return v->get<bool>();
 }
 
 std::vector<std::uint64_t> ModelEntry::uints(const std::string& key, std::size_t size, std::uint64_t max) const {
-  const bool ok = j_.contains(key) && j_[key].is_array() && (size == 0 || j_[key].size() == size);
-  if (!ok)
+  const nlohmann::json* list = value(key);
+  if (!list || !list->is_array() || (size != 0 && list->size() != size))
     throw Error("model '" + model_ + "': '" + key + "' must be an array of " + std::to_string(size) + " integers");
   std::vector<std::uint64_t> v;
-  for (const auto& x : j_[key]) {
+  for (const auto& x : *list) {
     if (!x.is_number_unsigned()) throw Error("model '" + model_ + "': '" + key + "' must hold non-negative integers");
     if (x.get<std::uint64_t>() > max)
       throw Error("model '" + model_ + "': '" + key + "' must hold integers up to " + std::to_string(max));
@@ -100,12 +117,42 @@ ModelOptions block_options(const ModelOptions& o, const std::vector<AttentionVar
 
 }  // namespace detail
 
-ModelZoo ModelZoo::builtin() { return parse(embedded::model_zoo_json(), "builtin model_zoo.json"); }
+namespace {
+
+constexpr std::array<const detail::ModelFamily*, 5> kFamilies = {&detail::kHierarchicalVitFamily, &detail::kVitFamily,
+                                                                 &detail::kSwinFamily, &detail::kLraFamily,
+                                                                 &detail::kEncoderFamily};
+/// Keys of every entry whatever its family.
+constexpr std::array<std::string_view, 2> kCommonKeys = {"family", "extends"};
+/// Entries of an `extends` chain beyond this are an error (a chain that long is circular).
+constexpr std::size_t kMaxExtends = 16;
+
+bool is_comment(std::string_view key) { return key.starts_with('_'); }
+
+/// The family named by the resolved `entry` of `model`.
+const detail::ModelFamily& family_of(const nlohmann::json& entry, const std::string& model) {
+  const auto family = entry.find("family");
+  for (const detail::ModelFamily* f : kFamilies)
+    if (family != entry.end() && *family == f->name) return *f;
+  std::string names;
+  for (std::size_t i = 0; i < kFamilies.size(); ++i)
+    names += fmt::format("{}{}", i == 0 ? "" : i + 1 == kFamilies.size() ? " or " : ", ", kFamilies[i]->name);
+  throw Error("model '" + model + "': 'family' must be " + names);
+}
+
+}  // namespace
+
+ModelZoo ModelZoo::builtin() {
+  ModelZoo zoo = parse(embedded::model_zoo_json(), "builtin model_zoo.json");
+  for (const std::string& model : zoo.names()) (void)zoo.resolved(model);
+  return zoo;
+}
 
 ModelZoo ModelZoo::parse(std::string_view json_text, const std::string& origin) {
   ModelZoo zoo;
   zoo.entries_ = parse_json(json_text, origin);
   if (!zoo.entries_.is_object()) throw Error(origin + ": the model zoo must be a JSON object");
+  for (const auto& [key, value] : zoo.entries_.items()) zoo.origins_[key] = origin;
   return zoo;
 }
 
@@ -113,45 +160,62 @@ ModelZoo ModelZoo::load(const std::string& path) { return parse(read_text_file(p
 
 ModelZoo ModelZoo::overlaying(const ModelZoo& base) const {
   ModelZoo zoo = base;
-  for (const auto& [key, value] : entries_.items()) zoo.entries_[key] = value;
+  for (const auto& [key, value] : entries_.items()) {
+    zoo.entries_[key] = value;
+    zoo.origins_[key] = origins_.at(key);
+  }
+  for (const std::string& model : names()) (void)zoo.resolved(model);
   return zoo;
 }
 
 std::vector<std::string> ModelZoo::names() const {
   std::vector<std::string> v;
   for (const auto& [key, value] : entries_.items())
-    if (!key.empty() && key.front() != '_') v.push_back(key);
+    if (!key.empty() && !is_comment(key)) v.push_back(key);
   return v;
 }
 
-nlohmann::json ModelZoo::resolved(const std::string& model, int depth) const {
-  if (model.empty() || model.front() == '_' || !entries_.contains(model)) {
+const nlohmann::json& ModelZoo::entry(const std::string& model) const {
+  if (model.empty() || is_comment(model) || !entries_.contains(model)) {
     std::string valid;
     for (const auto& n : names()) valid += (valid.empty() ? "" : ", ") + n;
     throw Error("unknown model '" + model + "' (valid: " + valid + ")");
   }
-  if (depth > 16) throw Error("model '" + model + "': 'extends' chain too long or circular");
-  nlohmann::json entry = entries_[model];
-  if (!entry.is_object()) throw Error("model '" + model + "': entry must be an object");
-  if (!entry.contains("extends")) return entry;
-  if (!entry["extends"].is_string()) throw Error("model '" + model + "': 'extends' must be a model name");
-  nlohmann::json base = resolved(entry["extends"].get<std::string>(), depth + 1);
-  entry.erase("extends");
-  base.update(entry);
-  return base;
+  const nlohmann::json& e = entries_[model];
+  if (!e.is_object()) throw Error("model '" + model + "': entry must be an object");
+  return e;
+}
+
+nlohmann::json ModelZoo::resolved(const std::string& model) const {
+  std::vector<std::string> chain{model};  // the model, the model it extends, ...
+  for (;;) {
+    const nlohmann::json& link = entry(chain.back());
+    const auto extends = link.find("extends");
+    if (extends == link.end()) break;
+    if (!extends->is_string()) throw Error("model '" + chain.back() + "': 'extends' must be a model name");
+    if (chain.size() > kMaxExtends) throw Error("model '" + model + "': 'extends' chain too long or circular");
+    chain.push_back(extends->get<std::string>());
+  }
+  nlohmann::json merged = nlohmann::json::object();
+  for (auto link = chain.rbegin(); link != chain.rend(); ++link) merged.update(entry(*link));
+  merged.erase("extends");
+  const detail::ModelFamily& family = family_of(merged, model);
+  std::vector<std::string_view> known(family.keys.begin(), family.keys.end());
+  known.insert(known.end(), kCommonKeys.begin(), kCommonKeys.end());
+  for (const std::string& link : chain)
+    for (const auto& [key, value] : entry(link).items())
+      if (!is_comment(key) && std::find(known.begin(), known.end(), key) == known.end())
+        throw Error(
+            fmt::format("{}: {}.{}: {}", origins_.at(link), link, key,
+                        unknown_key_problem(key, known, fmt::format("unknown key for family '{}'", family.name))));
+  return merged;
 }
 
 std::vector<Layer> ModelZoo::build(const std::string& model, const ModelOptions& options) const {
   const nlohmann::json entry = resolved(model);
-  const detail::ModelEntry e(model, entry);
   if (options.batch == 0) throw Error("batch must be positive");
-  const auto family = entry.find("family");
-  if (family != entry.end() && *family == "hierarchical_vit") return detail::build_hierarchical_vit(e, options);
-  if (family != entry.end() && *family == "lra") return detail::build_lra(e, options);
-  if (family != entry.end() && *family == "vit") return detail::build_vit(e, options);
-  if (family != entry.end() && *family == "swin") return detail::build_swin(e, options);
-  if (family != entry.end() && *family == "encoder") return detail::build_encoder(e, options);
-  throw Error("model '" + model + "': 'family' must be hierarchical_vit, vit, swin, lra or encoder");
+  const detail::ModelFamily& family = family_of(entry, model);
+  return family.build(detail::ModelEntry(model, entry, family), options);
 }
 
 bool is_attention(const Layer& layer) {

@@ -60,7 +60,7 @@ int count(const Args& args) {
       "per-layer", "one row per layer (per record for --trace)")(
       "format", po::value<std::string>()->default_value("table"), "table, csv or json")(
       "tech-table", po::value<std::string>(), "energy per op, JSON (default: built-in 45 nm table)");
-  options.add(workload_options());
+  options.add(workload_options(Convention::paper));
   po::variables_map vm;
   if (!parse_args(args, options, vm,
                   "ecosim count (--model NAME | --onnx FILE | --layer attention --seq N ... | --trace FILE) [options]",

@@ -1,9 +1,12 @@
 // `ecosim replay TRACE`: replays a trace on the accelerator model (SystemC or closed-form engine); prints cycles,
 // latency and energy by component per operation, and optionally writes a Chrome trace-event timeline (opens in
 // Perfetto). A trace with alternatives (traces/README.md) is replayed one alternative at a time and reported
-// side by side.
+// side by side. A long SystemC replay is announced with a hint to use the closed form, and shows its progress on
+// a terminal (replay_progress.hpp).
 #include <fmt/core.h>
 #include <algorithm>
+#include <filesystem>
+#include <functional>
 #include <iostream>
 
 #include "accel_report.hpp"
@@ -14,6 +17,7 @@
 #include "ecosim/traces/trace_reader.hpp"
 #include "held_output.hpp"
 #include "provenance.hpp"
+#include "replay_progress.hpp"
 #include "work_limits.hpp"
 #include "workload.hpp"
 
@@ -56,6 +60,14 @@ int replay(const Args& args) {
     timeline_file.emplace(vm["timeline"].as<std::string>());
     timeline.emplace(timeline_file->stream(), config);
   }
+  std::function<accel::ReplayWork()> count_work;  // a regular file is read a second time for the total
+  if (std::error_code ec; std::filesystem::is_regular_file(path, ec))
+    count_work = [&] {
+      trace::TraceReader again(path);
+      accel::PlanSource counted(again, again.header().convention, path, config, tech, {}, again.header().float_storage);
+      return accel::plan_work(counted);
+    };
+  auto progress = announce_replay(engine, "[" + std::filesystem::path(path).filename().string() + "]", count_work);
   HeldOutput out(std::cout);  // a malformed record late in a small trace leaves no rows printed
   ReplayPrinter printer(out.stream(), format, config, engine, provenance(config, engine, tech),
                         !header.alternatives.empty());
@@ -68,6 +80,7 @@ int replay(const Args& args) {
                               header.float_storage);
       results.push_back({a.name, accel::replay(engine, plans, config, &printer)});
     }
+    progress.reset();
     OpRecord beyond;
     if (reader.next(beyond)) throw Error(path + ": records beyond the header's alternatives");  // checks the end
     printer.finish(results);
@@ -75,7 +88,9 @@ int replay(const Args& args) {
     return 0;
   }
   accel::PlanSource plans(reader, header.convention, path, config, tech, replay_budget(limits), header.float_storage);
-  const accel::ReplayResult result = accel::replay(engine, plans, config, &printer, timeline ? &*timeline : nullptr);
+  const accel::ReplayResult result =
+      accel::replay(engine, plans, config, &printer, timeline ? &*timeline : nullptr, progress->callback());
+  progress.reset();  // the line erased before the lines below
   if (timeline) {
     timeline->finish();
     timeline_file->commit();

@@ -2,7 +2,8 @@
 // times it, counts the operations it reports (and writes them as a trace), and compares its output with
 // exact softmax attention on the same input (for the variants that share queries and keys — Reformer and
 // the hashed family read Q as both — the reference is MSA(Q, Q, V), the attention they approximate);
-// --output keeps the kernel's output as .npy for `ecosim validate --output`.
+// --output keeps the kernel's output as .npy for `ecosim validate --output`; --save-inputs DIR keeps Q, K, V
+// and the kernel's random parameters with a manifest (saved_inputs.hpp) for `ecosim validate --params DIR`.
 #include <fmt/core.h>
 
 #include <optional>
@@ -12,6 +13,7 @@
 #include "attention_npy.hpp"
 #include "count_report.hpp"
 #include "device_option.hpp"
+#include "ecosim/ecoformer/kernel_parameters.hpp"
 #include "ecosim/ecoformer/reference.hpp"
 #include "ecosim/ecoformer/run.hpp"
 #include "ecosim/kernels/gpu.hpp"
@@ -21,6 +23,7 @@
 #include "ecosim/sim/commands.hpp"
 #include "ecosim/traces/trace_writer.hpp"
 #include "provenance.hpp"
+#include "saved_inputs.hpp"
 #include "variant_parameters.hpp"
 #include "work_limits.hpp"
 #include "workload.hpp"
@@ -83,6 +86,8 @@ int run(const Args& args) {
       "trace", po::value<std::string>(), "write the instrumented op trace (JSON Lines) here")(
       "input", po::value<std::string>(), "q.npy,k.npy,v.npy: float32 [batch, heads, seq, dim] instead of synthetic")(
       "output", po::value<std::string>(), "write the kernel's output here: .npy, float32 [batch, heads, seq, dim]")(
+      "save-inputs", po::value<std::string>(),
+      "write q, k, v and the kernel's random parameters here as .npy with a manifest.json (for validate --params)")(
       "format", po::value<std::string>()->default_value("table"), "table or json");
   options.add(variant_parameter_options());
   options.add(work_limit_options());
@@ -108,6 +113,8 @@ int run(const Args& args) {
   }
   config.validate();
   check_attention_kernel(limits, config, device == ecoformer::Device::cuda);  // before synthetic inputs are made
+  std::optional<SavedInputsWriter> save;  // constructed here: its folder is checked before the work
+  if (vm.count("save-inputs")) save.emplace(vm["save-inputs"].as<std::string>(), config);
   if (!vm.count("input")) inputs = ecoformer::synthetic_inputs(config, seed);
 
   OpCounter counter;
@@ -117,9 +124,11 @@ int run(const Args& args) {
                                                                 .convention = Convention::exact,
                                                                 .workload = describe(config)});
   FanOutSink sink(writer ? std::vector<OpSink*>{&counter, &*writer} : std::vector<OpSink*>{&counter});
-  const ecoformer::RunResult result = ecoformer::run_attention(inputs, config, device, seed, sink);
+  const ecoformer::KernelParameters parameters = ecoformer::draw_kernel_parameters(inputs, config, seed);
+  const ecoformer::RunResult result = ecoformer::run_attention(inputs, config, device, parameters, sink);
   if (writer) writer->finish();
   if (vm.count("output")) write_attention_output(vm["output"].as<std::string>(), result.out);
+  if (save) save->write(inputs, parameters, seed);
 
   std::optional<double> error_vs_msa;
   const bool shared_qk = variant_info(config.variant).shares_qk;

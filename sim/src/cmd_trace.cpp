@@ -1,4 +1,5 @@
-// `ecosim trace`: writes the analytic op trace (format v2, traces/README.md) of a zoo model or an attention layer.
+// `ecosim trace`: writes the analytic op trace (format v2, traces/README.md) of a zoo model or an attention layer,
+// counted in the exact convention unless --convention paper asks for the papers' counts (which replay refuses).
 #include <fmt/core.h>
 
 #include "ecosim/ops_counter/error.hpp"
@@ -13,7 +14,7 @@ int trace(const Args& args) {
   po::options_description options("ecosim trace");
   options.add_options()("help,h", "this help")("output,o", po::value<std::string>(),
                                                "trace file to write (JSON Lines)");
-  options.add(workload_options());
+  options.add(workload_options(Convention::exact));
   po::variables_map vm;
   if (!parse_args(args, options, vm,
                   "ecosim trace (--model NAME | --onnx FILE | --layer attention --seq N ...) -o FILE [options]",

@@ -1,4 +1,4 @@
-// Subcommand table and top-level dispatch: --help, --version, error reporting and exit codes.
+// Subcommand table and top-level dispatch: --help, help [command], --version, error reporting and exit codes.
 #include "ecosim/sim/commands.hpp"
 
 #include <fmt/core.h>
@@ -27,7 +27,8 @@ constexpr std::array kCommands = {
 void usage() {
   fmt::print(
       "ecosim {} — what attention variants and activation compression cost, on GPU and a 45 nm "
-      "accelerator\n\nusage: ecosim <command> [options]   (ecosim <command> --help for its options)\n\n",
+      "accelerator\n\nusage: ecosim <command> [options]   (ecosim help <command> or ecosim <command> --help for "
+      "its options)\n\n",
       ECOSIM_VERSION);
   for (const auto& c : kCommands) fmt::print("  {:<10} {}\n", c.name, c.summary);
 }
@@ -42,6 +43,11 @@ int main(const Args& args) {
     fmt::print(stderr, "ecosim: error: no command given\n");
     return 2;
   }
+  if (args[0] == "help" && args.size() > 2) {
+    fmt::print(stderr, "ecosim: error: help takes one command (ecosim help <command>), got {}\n", args.size() - 1);
+    return 2;
+  }
+  if (args[0] == "help" && args.size() == 2) return main({args[1], "--help"});  // `ecosim help compare`
   if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     usage();
     return 0;

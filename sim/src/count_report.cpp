@@ -86,7 +86,7 @@ void CountPrinter::finish() {
     out_ << table_row("total", total_, tech_)
          << fmt::format("\ntotal: {:.3f} G muls, {:.3f} G adds, {:.4g} pJ ({:.3f} mJ)\n", total_.ops(OpKind::mul) / 1e9,
                         total_.ops(OpKind::add) / 1e9, tech_.energy_pj(total_), tech_.energy_pj(total_) / 1e9)
-         << provenance_lines(provenance_);
+         << provenance_footer(provenance_, "--format json or csv");
 }
 
 }  // namespace ecosim::cli

@@ -18,7 +18,8 @@ Format parse_format(const std::string& text);  // throws ecosim::Error
 
 /// JSON: {"workload", "tech_table", "provenance", "muls", "adds", "energy_pj", "ops", "bytes_read",
 /// "bytes_written"}, and with per_layer "layers": [...] (each row's counts and "name"), written row by row. CSV
-/// is headed, and the table closed, by the provenance's "# key: value" lines.
+/// is headed by the provenance's "# key: value" lines, and the table closed by their short form (the technology
+/// table by its name).
 class CountPrinter {
  public:
   /// Nothing is printed before the first row is (so an error before it leaves no output).

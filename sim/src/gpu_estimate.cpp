@@ -1,25 +1,42 @@
 // Roofline GPU latency estimate from the embedded table of GPU peak rates.
 #include "gpu_estimate.hpp"
 
+#include <fmt/core.h>
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
+#include "ecosim/ops_counter/json_reader.hpp"
 #include "embedded_texts.hpp"
 
 namespace ecosim::cli {
 
+namespace {
+
+constexpr const char* kOrigin = "builtin gpu_roofline.json";
+// Plausible peak rates: a typo (a rate in GFLOP/s where TFLOP/s belong) is an error, not an estimate.
+constexpr Range<double> kTflops{1e-3, 1e4, " TFLOP/s"};
+constexpr Range<double> kTbPerS{1e-3, 1e3, " TB/s"};
+
+}  // namespace
+
 GpuRoofline gpu_roofline(const std::string& gpu) {
-  const auto table = parse_json(embedded::gpu_roofline(), "builtin gpu_roofline.json");
-  const std::string chosen = gpu.empty() ? table["default"].get<std::string>() : gpu;
-  if (!table["gpus"].contains(chosen)) {
+  const auto table = parse_json(embedded::gpu_roofline(), kOrigin);
+  const JsonReader r(table, kOrigin);
+  r.exact_keys({"description", "default", "gpus"});
+  const nlohmann::json& gpus = r.object("gpus");
+  for (const auto& [name, rates] : gpus.items())
+    JsonReader(rates, fmt::format("{}: gpus.{}", kOrigin, name))
+        .exact_keys({"fp32_tflops", "memory_tb_per_s", "source"});
+  const std::string chosen = gpu.empty() ? r.text("default") : gpu;
+  if (!gpus.contains(chosen)) {
     std::string valid;
-    for (const auto& [key, value] : table["gpus"].items()) valid += (valid.empty() ? "" : ", ") + key;
+    for (const auto& [key, value] : gpus.items()) valid += (valid.empty() ? "" : ", ") + key;
     throw Error("no roofline data for GPU '" + chosen + "' (known: " + valid + ")");
   }
-  return {chosen, table["gpus"][chosen]["fp32_tflops"].get<double>() * 1e12,
-          table["gpus"][chosen]["memory_tb_per_s"].get<double>() * 1e12};
+  const JsonReader rates(gpus[chosen], fmt::format("{}: gpus.{}", kOrigin, chosen));
+  return {chosen, rates.number("fp32_tflops", kTflops) * 1e12, rates.number("memory_tb_per_s", kTbPerS) * 1e12};
 }
 
 double estimate_gpu_latency_ms(const std::vector<OpRecord>& ops, const GpuRoofline& roofline) {

@@ -71,4 +71,18 @@ std::string provenance_lines(const nlohmann::ordered_json& provenance) {
   return out;
 }
 
+std::string provenance_footer(const nlohmann::ordered_json& provenance, std::string_view full_in) {
+  nlohmann::ordered_json short_form = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : provenance.items()) {
+    if (!value.is_structured()) {
+      short_form[key] = value;
+      continue;
+    }
+    const bool named = value.is_object() && value.contains("name") && value["name"].is_string();
+    short_form[key] =
+        (named ? value["name"].get<std::string>() + " " : std::string()) + "(in full: " + std::string(full_in) + ")";
+  }
+  return provenance_lines(short_form);
+}
+
 }  // namespace ecosim::cli

@@ -1,9 +1,10 @@
 // Internal: how a report was made — ecosim's version, the full command line, and whatever the command adds
 // (the timing engine, the effective accelerator configuration, the technology table, every variant parameter,
 // fused mode, how GPU time was obtained) — recorded in every report: a "provenance" field in JSON, "# key: value"
-// comment lines heading CSV, and the same lines as a table's footer.
+// comment lines heading CSV, and the same lines, or their short form, as a table's footer.
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -26,6 +27,9 @@ nlohmann::ordered_json provenance(const accel::AccelConfig& accel, accel::Engine
 
 /// One "# key: value" line per field (values as compact JSON, strings bare).
 std::string provenance_lines(const nlohmann::ordered_json& provenance);
+/// A table's short footer: provenance_lines of the strings, numbers and booleans; an object by its "name"
+/// (else by its key alone), with where it is recorded in full (`full_in`, e.g. "--format json or csv").
+std::string provenance_footer(const nlohmann::ordered_json& provenance, std::string_view full_in);
 
 /// The table's entries by "<op>.<dtype>", in pJ.
 nlohmann::ordered_json describe(const TechTable& tech);

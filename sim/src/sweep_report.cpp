@@ -5,6 +5,7 @@
 #include <charconv>
 #include <sstream>
 
+#include "csv_number.hpp"
 #include "ecosim/ops_counter/error.hpp"
 
 namespace ecosim::cli {
@@ -79,12 +80,13 @@ std::string sweep_csv_header(const SweepSpec& spec) {
 std::string sweep_csv_row(const SweepRow& row) {
   std::string line = fmt::format("{}", row.index);
   for (const std::string& p : row.point) line += "," + quoted(p);
-  line += fmt::format(",{}", row.area_mm2);
+  line += "," + csv_number(row.area_mm2);
   if (!row.ran) return line + std::string(kResultCount - 2, ',') + "," + quoted(row.error);
   const auto& e = row.energy;
-  return line + fmt::format(",{},{},{},{},{},{},{},{},{},{},{},", row.latency_ms, row.cycles, e.total_pj(), e.array_pj,
-                            e.vector_pj, e.sram_pj[0], e.sram_pj[1], e.sram_pj[2], e.dram_pj, e.leakage_pj,
-                            row.array_utilisation);
+  return line + fmt::format(",{},{},{},{},{},{},{},{},{},{},{},", csv_number(row.latency_ms), row.cycles,
+                            csv_number(e.total_pj()), csv_number(e.array_pj), csv_number(e.vector_pj),
+                            csv_number(e.sram_pj[0]), csv_number(e.sram_pj[1]), csv_number(e.sram_pj[2]),
+                            csv_number(e.dram_pj), csv_number(e.leakage_pj), csv_number(row.array_utilisation));
 }
 
 std::uint64_t max_sweep_csv_bytes(const SweepSpec& spec) {

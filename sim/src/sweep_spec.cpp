@@ -3,12 +3,15 @@
 #include "sweep_spec.hpp"
 
 #include <fmt/core.h>
+#include <algorithm>
 #include <filesystem>
-#include <set>
+#include <initializer_list>
+#include <span>
 
 #include "ecosim/accel_model/config.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
+#include "ecosim/ops_counter/json_reader.hpp"
 #include "ecosim/ops_counter/model_zoo.hpp"
 #include "embedded_texts.hpp"
 
@@ -18,15 +21,13 @@ using nlohmann::json;
 
 namespace {
 
-/// Throws for a key of `object` outside `allowed`.
-void check_keys(const json& object, const std::set<std::string>& allowed, const std::string& where) {
-  if (!object.is_object()) throw Error(where + " must be an object");
+/// Throws "<path>.<key>: unknown key …" for a key of the object at `path` ("" for the spec) outside `known`.
+void check_keys(const json& object, std::initializer_list<std::string_view> known, const std::string& path) {
+  if (!object.is_object()) throw Error((path.empty() ? "the spec" : path) + " must be an object");
   for (const auto& [key, value] : object.items())
-    if (!allowed.contains(key)) {
-      std::string valid;
-      for (const std::string& k : allowed) valid += (valid.empty() ? "" : ", ") + k;
-      throw Error(fmt::format("unknown key '{}' in {} (valid: {})", key, where, valid));
-    }
+    if (std::find(known.begin(), known.end(), key) == known.end())
+      throw Error(fmt::format("{}: {}", child_path(path, key),
+                              unknown_key_problem(key, std::span<const std::string_view>(known.begin(), known.end()))));
 }
 
 /// A scalar or a non-empty list of scalars, as a list.
@@ -90,23 +91,25 @@ std::vector<SweepWorkload> parse_workloads(const json& workloads) {
   if (!workloads.is_array() || workloads.empty()) throw Error("workloads must be a non-empty list");
   const ModelZoo zoo = ModelZoo::builtin();
   std::vector<SweepWorkload> out;
-  for (const json& w : workloads) {
+  for (std::size_t i = 0; i < workloads.size(); ++i) {
+    const json& w = workloads[i];
+    const std::string path = fmt::format("workloads[{}]", i);
     if (w.contains("model")) {
-      check_keys(w, {"model", "batch"}, "a model workload");
+      check_keys(w, {"model", "batch"}, path);
       if (!w["model"].is_string()) throw Error("workloads: model must be a zoo model's name");
       const std::string model = w["model"].get<std::string>();
       (void)zoo.build(model, ModelOptions{});  // throws listing the zoo's models
       for (std::uint64_t batch : count_list(w.value("batch", json(1)), model + " batch", 1, kMaxDimension))
         out.push_back({model, batch, 0, 0, 0, "", nullptr});
     } else if (w.contains("onnx")) {
-      check_keys(w, {"onnx"}, "an ONNX workload");
+      check_keys(w, {"onnx"}, path);
       if (!w["onnx"].is_string()) throw Error("workloads: onnx must be an ONNX model file");
       const std::string file = w["onnx"].get<std::string>();
       out.push_back({"", 1, 0, 0, 0, file, std::make_shared<OnnxModel>(import_onnx(file))});
     } else if (w.contains("layer")) {
-      check_keys(w, {"layer"}, "a layer workload");
+      check_keys(w, {"layer"}, path);
       const json& l = w["layer"];
-      check_keys(l, {"batch", "seq", "dim", "heads"}, "layer");
+      check_keys(l, {"batch", "seq", "dim", "heads"}, path + ".layer");
       if (!l.contains("seq")) throw Error("layer: give seq (tokens N)");
       for (std::uint64_t batch : count_list(l.value("batch", json(1)), "layer batch", 1, kMaxDimension))
         for (std::uint64_t seq : count_list(l["seq"], "layer seq", 1, kMaxDimension))
@@ -114,7 +117,7 @@ std::vector<SweepWorkload> parse_workloads(const json& workloads) {
             for (std::uint64_t heads : count_list(l.value("heads", json(1)), "layer heads", 1, kMaxDimension))
               out.push_back({"", batch, seq, dim, heads, "", nullptr});
     } else {
-      throw Error("each workload needs \"model\", \"onnx\" or \"layer\"");
+      throw Error(path + ": each workload needs \"model\", \"onnx\" or \"layer\"");
     }
   }
   return out;
@@ -123,7 +126,8 @@ std::vector<SweepWorkload> parse_workloads(const json& workloads) {
 std::vector<SweepVariant> parse_variants(const json& variants) {
   if (!variants.is_array() || variants.empty()) throw Error("variants must be a non-empty list");
   std::vector<SweepVariant> out;
-  for (const json& v : variants) {
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    const json& v = variants[i];
     if (!v.is_object() || !v.contains("name") || !v["name"].is_string())
       throw Error("each variant needs \"name\": a variant of the registry");
     const AttentionVariant variant = attention_variant_named(v["name"].get<std::string>());
@@ -132,9 +136,16 @@ std::vector<SweepVariant> parse_variants(const json& variants) {
     for (const auto& [key, values] : v.items()) {
       if (key == "name") continue;
       const VariantParameter* parameter = nullptr;
+      std::vector<std::string_view> read{"name"};  // the keys of this variant
       for (const VariantParameter& p : kVariantParameters)
-        if (p.name == key && variant_info(variant).parameters.contains(p.id)) parameter = &p;
-      if (!parameter) throw Error(fmt::format("variant '{}' reads no parameter '{}'", name(variant), key));
+        if (variant_info(variant).parameters.contains(p.id)) {
+          read.push_back(p.name);
+          if (p.name == key) parameter = &p;
+        }
+      if (!parameter)
+        throw Error(fmt::format(
+            "variants[{}].{}: {}", i, key,
+            unknown_key_problem(key, read, fmt::format("variant '{}' reads no such parameter", name(variant)))));
       std::vector<SweepVariant> next;
       for (const SweepVariant& partial : expanded)
         for (std::uint64_t value :
@@ -196,7 +207,7 @@ SweepSpec parse_sweep_spec(std::string_view json_text, const std::string& origin
   spec.document = parse_json(json_text, origin);
   const json& d = spec.document;
   try {
-    check_keys(d, {"accelerator", "axes", "workloads", "variants", "engine", "constraints"}, "the spec");
+    check_keys(d, {"accelerator", "axes", "workloads", "variants", "engine", "constraints"}, "");
     if (d.contains("accelerator")) {
       if (!d["accelerator"].is_string()) throw Error("accelerator must be a built-in configuration's name");
       spec.accelerator = d["accelerator"].get<std::string>();

@@ -60,6 +60,25 @@ nlohmann::json describe_parameters(const AttentionConfig& c) {
   return j;
 }
 
+void read_described_parameters(const nlohmann::json& j, AttentionConfig& c, const std::string& origin) {
+  if (!j.is_object()) throw Error(origin + ": is not an object of parameter values");
+  const VariantInfo& info = variant_info(c.variant);
+  for (const auto& [key, value] : j.items())
+    if (std::none_of(kVariantParameters.begin(), kVariantParameters.end(),
+                     [&](const VariantParameter& p) { return p.name == key && info.parameters.contains(p.id); }))
+      throw Error(fmt::format("{}: '{}' is not a parameter of {}", origin, key, info.name));
+  for (const VariantParameter& p : kVariantParameters) {
+    if (!info.parameters.contains(p.id)) continue;
+    const std::string key(p.name);
+    if (!j.contains(key)) throw Error(fmt::format("{}: lacks '{}', which {} reads", origin, key, info.name));
+    const nlohmann::json& v = j.at(key);
+    if (!v.is_number_unsigned() || v.get<std::uint64_t>() < p.minimum || v.get<std::uint64_t>() > p.maximum)
+      throw Error(
+          fmt::format("{}: '{}' must be an integer in {}..{}, got {}", origin, key, p.minimum, p.maximum, v.dump()));
+    c.parameter(p.id) = v.get<std::uint64_t>();
+  }
+}
+
 std::string variant_names(bool (*pick)(const VariantInfo&), std::string_view separator) {
   std::string names;
   for (const VariantInfo& row : variant_registry())

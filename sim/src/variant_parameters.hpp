@@ -22,6 +22,9 @@ void check_parameters_apply(const boost::program_options::variables_map& vm,
                             std::span<const AttentionVariant> variants);
 /// The parameters that c.variant reads, by JSON name ("proj_k"), with their values.
 nlohmann::json describe_parameters(const AttentionConfig& c);
+/// The inverse of describe_parameters: reads every parameter c.variant reads from `j` into c; throws
+/// ecosim::Error, naming `origin`, for one missing, not an integer in its range, or one the variant does not read.
+void read_described_parameters(const nlohmann::json& j, AttentionConfig& c, const std::string& origin);
 /// The names of the variants for which `pick` holds, joined by `separator`.
 std::string variant_names(bool (*pick)(const VariantInfo&), std::string_view separator);
 /// --help's list of the variants: each with its description, whether it is count-only, and its parameters

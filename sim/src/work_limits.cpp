@@ -9,6 +9,7 @@
 
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
+#include "ecosim/ops_counter/json_reader.hpp"
 #include "ecosim/ops_counter/op_record.hpp"
 #include "embedded_texts.hpp"
 
@@ -26,10 +27,16 @@ double physical_memory_bytes() {
   return pages > 0 && page_bytes > 0 ? double(pages) * double(page_bytes) : 8 * kGB;
 }
 
-/// A rate from sim/data/work_estimates.json.
+/// A rate (or a cost per unit of work) from sim/data/work_estimates.json, whose keys are checked.
 double estimated_rate(const char* key) {
-  static const nlohmann::json rates = parse_json(embedded::work_estimates(), "builtin work_estimates.json");
-  return rates[key].get<double>();
+  constexpr const char* kOrigin = "builtin work_estimates.json";
+  static const nlohmann::json rates = [&] {
+    nlohmann::json doc = parse_json(embedded::work_estimates(), kOrigin);
+    JsonReader(doc, kOrigin).exact_keys(
+        {"description", "cpu_reference_ops_per_s", "replay_tiles_per_s", "systemc_replay_us_per_tile"});
+    return doc;
+  }();
+  return JsonReader(rates, kOrigin).number(key, {1e-12, 1e18, ""});
 }
 
 double positive_option(const po::variables_map& vm, const char* key, double fallback) {
@@ -79,6 +86,8 @@ void check_cpu_time(const WorkLimits& limits, double ops, std::string_view what)
                   "before starting (raise the limit with --max-minutes {:.0f}, or run on a GPU)",
                   what, ops / 1e9, seconds / 60, seconds / 60 + 1));
 }
+
+double typical_systemc_seconds(double tiles) { return tiles * estimated_rate("systemc_replay_us_per_tile") * 1e-6; }
 
 std::function<void(const accel::OpPlan&)> replay_budget(const WorkLimits& limits) {
   return [limits, tiles = 0.0](const accel::OpPlan& plan) mutable {

@@ -27,6 +27,10 @@ void check_memory(const WorkLimits& limits, double bytes, std::string_view what)
 /// Throws ecosim::Error when `ops` counted operations on the CPU references would exceed the time limit.
 void check_cpu_time(const WorkLimits& limits, double ops, std::string_view what);
 
+/// Seconds a SystemC replay of `tiles` tiles is expected to take: the typical per-tile cost measured by
+/// scripts/bench_accel (sim/data/work_estimates.json), not the optimistic rate the limit uses.
+double typical_systemc_seconds(double tiles);
+
 /// A PlanSource check that adds up the tiles of the plans handed out and throws ecosim::Error, before an op
 /// is replayed, when the replay so far would exceed the time limit.
 std::function<void(const accel::OpPlan&)> replay_budget(const WorkLimits& limits);

@@ -22,7 +22,7 @@ ModelZoo model_zoo(const po::variables_map& vm) {
   return ModelZoo::load(vm["model-file"].as<std::string>()).overlaying(builtin);
 }
 
-po::options_description workload_options() {
+po::options_description workload_options(Convention convention) {
   po::options_description o("Workload");
   o.add_options()("model", po::value<std::string>(),
                   "zoo model: pvt_v2_b0..b5, pvt_v2_b2_li, twins_svt_s/b/l, deit_tiny/small/base, vit_large_16, "
@@ -33,9 +33,10 @@ po::options_description workload_options() {
       (variant_names([](const VariantInfo&) { return true; }, ", ") +
        ", or native (--model: the model's own attention, e.g. PVTv2's SRA, Twins' LSA/GSA; --onnx: the "
        "export's own ops, the default there)")
-          .c_str())("convention", po::value<std::string>()->default_value("paper"),
-                    "paper (mmcv MACs + DESIGN §3 attention formulas) or exact (every op performed)")(
-      "scope", po::value<std::string>()->default_value("model"), "model, or attention (attention layers only)")(
+          .c_str())("convention", po::value<std::string>()->default_value(std::string(name(convention))),
+                    "paper (mmcv MACs + DESIGN §3 attention formulas) or exact (every op performed; the only "
+                    "one ecosim replay accepts)")("scope", po::value<std::string>()->default_value("model"),
+                                                  "model, or attention (attention layers only)")(
       "resolution", po::value<std::int64_t>(), "image models: input height = width (default: the model's)")(
       "seq-len", po::value<std::int64_t>(), "sequence models: tokens (default: the model's)")(
       "batch", po::value<std::int64_t>()->default_value(1), "batch size")(

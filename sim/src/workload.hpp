@@ -50,8 +50,9 @@ po::options_description onnx_options();
 /// model, warns on stderr about unknown op types; throws ecosim::Error.
 void parse_onnx_workload(const po::variables_map& vm, Workload& w);
 
-/// --model/--model-file/--layer/--onnx, --attention, --convention, --scope, shapes and variant parameters.
-po::options_description workload_options();
+/// --model/--model-file/--layer/--onnx, --attention, --convention (default `convention`: paper for count, which
+/// reproduces the papers' figures; exact for trace, whose traces replay), --scope, shapes and variant parameters.
+po::options_description workload_options(Convention convention);
 /// Reads the options above; throws ecosim::Error for missing, contradictory or out-of-range values.
 Workload parse_workload(const po::variables_map& vm);
 

@@ -96,29 +96,37 @@ inline std::vector<TileWork> stream_tiles(Unit unit, std::uint64_t read_bits, st
   return tiles;
 }
 
-/// The fused group's tiles given its shape, tiling and the vector unit's softmax work: per triple its scores,
-/// then the previous triple's softmax (beside those scores) and context; the last softmax and context at the
-/// end.
+/// The fused group's tiles given its shape, tiling and the vector unit's softmax work: per triple (group, then
+/// the order's outer tile, then its inner tile) its scores, then the previous triple's softmax (beside those
+/// scores) and context; the last softmax and context at the end. Q is loaded when the query tile changes, K and
+/// V when the key tile does; keys outer with several query tiles stores each query tile's partial rows (d + 2
+/// accumulators per row) after each key tile but the last and loads them back before the next.
 inline std::vector<TileWork> fused_tiles(const AttentionShape& s, const FusedTiling& tiling, VectorWork vector,
                                          const AccelConfig& c) {
   const std::uint64_t tq_full = tiling.tq, tk_full = tiling.tk, a = s.operand_bits, acc = c.accumulator_bits;
   const std::uint64_t q_trips = ceil_div(s.queries, tq_full), k_trips = ceil_div(s.keys, tk_full);
+  const bool keys_outer = tiling.order == FusedOrder::keys_outer;
   const Fusion f = fusion(s.operand_bits, s.operand_bits);
   const std::uint64_t kdiv = c.rows * f.spatial;
   const std::uint64_t vector_tiles = s.groups * q_trips * k_trips;
   std::vector<TileWork> tiles;
   std::vector<TileWork> previous;  // the softmax and context tiles waiting for the next triple's scores
   std::uint64_t vector_index = 0;
-  for (std::uint64_t g = 0; g < s.groups; ++g)
-    for (std::uint64_t qi = 0; qi < q_trips; ++qi) {
-      const std::uint64_t tq = std::min(tq_full, s.queries - qi * tq_full);
-      for (std::uint64_t ki = 0; ki < k_trips; ++ki, ++vector_index) {
+  for (std::uint64_t g = 0; g < s.groups; ++g) {
+    std::uint64_t held_q = ~std::uint64_t{0}, held_k = ~std::uint64_t{0};  // the tiles on chip in this group
+    for (std::uint64_t outer = 0; outer < (keys_outer ? k_trips : q_trips); ++outer)
+      for (std::uint64_t inner = 0; inner < (keys_outer ? q_trips : k_trips); ++inner, ++vector_index) {
+        const std::uint64_t qi = keys_outer ? inner : outer, ki = keys_outer ? outer : inner;
+        const std::uint64_t tq = std::min(tq_full, s.queries - qi * tq_full);
         const std::uint64_t tk = std::min(tk_full, s.keys - ki * tk_full);
+        const bool new_q = qi != held_q, new_k = ki != held_k, partial = keys_outer && q_trips > 1;
+        held_q = qi, held_k = ki;
         TileWork scores;
         scores.compute_cycles = tile_cycles(tq, tk, s.dim, f, c);
         scores.macs = tq * tk * s.dim;
-        if (ki == 0) scores.load_bits[std::size_t(Buffer::inputs)] = tq * s.dim * a;
-        scores.load_bits[std::size_t(Buffer::weights)] = tk * s.dim * a;
+        if (new_q) scores.load_bits[std::size_t(Buffer::inputs)] = tq * s.dim * a;
+        if (new_k) scores.load_bits[std::size_t(Buffer::weights)] = tk * s.dim * a;
+        if (partial && ki > 0) scores.load_bits[std::size_t(Buffer::outputs)] = tq * (s.dim + 2) * acc;
         scores.unit_read_bits[std::size_t(Buffer::weights)] = tk * s.dim * a;
         scores.unit_read_bits[std::size_t(Buffer::inputs)] = tq * s.dim * a * ceil_div(tk, c.cols);
         scores.unit_write_bits[std::size_t(Buffer::outputs)] = tq * tk * acc * ceil_div(s.dim * f.passes, kdiv);
@@ -134,18 +142,21 @@ inline std::vector<TileWork> fused_tiles(const AttentionShape& s, const FusedTil
         TileWork context;
         context.compute_cycles = tile_cycles(tq, s.dim, tk, f, c);
         context.macs = tq * s.dim * tk;
-        context.load_bits[std::size_t(Buffer::weights)] = tk * s.dim * a;
+        if (new_k) context.load_bits[std::size_t(Buffer::weights)] = tk * s.dim * a;
         context.unit_read_bits[std::size_t(Buffer::weights)] = tk * s.dim * a;
         context.unit_read_bits[std::size_t(Buffer::inputs)] = tq * tk * a * ceil_div(s.dim, c.cols);
         context.unit_write_bits[std::size_t(Buffer::outputs)] = tq * s.dim * acc * ceil_div(tk * f.passes, kdiv);
         context.unit_read_bits[std::size_t(Buffer::outputs)] = context.unit_write_bits[std::size_t(Buffer::outputs)];
-        if (ki + 1 == k_trips) context.store_bits = tq * s.dim * a;
+        if (ki + 1 == k_trips)
+          context.store_bits = tq * s.dim * a;
+        else if (partial)
+          context.store_bits = tq * (s.dim + 2) * acc;
         tiles.push_back(scores);
         if (!previous.empty()) previous[0].beside_previous = true;
         tiles.insert(tiles.end(), previous.begin(), previous.end());
         previous = {softmax, context};
       }
-    }
+  }
   tiles.insert(tiles.end(), previous.begin(), previous.end());
   return tiles;
 }

@@ -122,18 +122,28 @@ TEST_CASE("fused attention tiles equal the eager (group, query tile, key tile) t
     INFO("N = " << n);
     const std::vector<OpRecord> ops = attention_layer(AttentionVariant::msa, 2, n, 32);
     const AttentionShape s = *attention_group(ops, c);
-    const FusedTiling t = *choose_fused_tiling(s, c);
+    OpCounts records = ops[1].counts;
+    records += ops[2].counts;
     // The softmax work: the records' own, plus per query row and key tile after the first one subtraction,
     // one exp and d + 1 multiplications.
-    const std::uint64_t updates = s.groups * s.queries * ((s.keys + t.tk - 1) / t.tk - 1);
-    OpCounts softmax = ops[1].counts;
-    softmax += ops[2].counts;
-    softmax.add(OpKind::add, DType::fp32, updates).add(OpKind::exp, DType::fp32, updates);
-    softmax.add(OpKind::mul, DType::fp32, updates * (s.dim + 1));
-    const std::vector<TileWork> expected = eager::fused_tiles(s, t, vector_work(softmax, c, tech()), c);
-    const OpPlan plan = *plan_fused_attention(ops, c, tech());
-    CHECK(plan.tile_count() == expected.size());
-    CHECK(work_of(collect(plan)) == expected);
+    auto softmax = [&](std::uint64_t tk) {
+      const std::uint64_t updates = s.groups * s.queries * ((s.keys + tk - 1) / tk - 1);
+      OpCounts work = records;
+      work.add(OpKind::add, DType::fp32, updates).add(OpKind::exp, DType::fp32, updates);
+      work.add(OpKind::mul, DType::fp32, updates * (s.dim + 1));
+      return vector_work(work, c, tech());
+    };
+    const FusedPlan plan = *plan_fused_attention(ops, c, tech());
+    const std::vector<TileWork> expected = eager::fused_tiles(s, plan.tiling, softmax(plan.tiling.tk), c);
+    CHECK(plan.plan.tile_count() == expected.size());
+    CHECK(work_of(collect(plan.plan)) == expected);
+    // Both orders with tiles of several query and key tiles (edge tiles, partial rows).
+    for (FusedOrder order : {FusedOrder::queries_outer, FusedOrder::keys_outer})
+      for (auto [tq, tk] : {std::pair<std::uint64_t, std::uint64_t>{7, 16}, {64, 5}, {n, 3}, {2, n}}) {
+        const FusedTiling t{order, std::min(tq, n), std::min(tk, n)};
+        const auto run = fused_attention_tiles(s, t, softmax(t.tk), c);
+        CHECK(work_of(collect(*run)) == eager::fused_tiles(s, t, softmax(t.tk), c));
+      }
   }
 }
 

@@ -17,9 +17,9 @@ using namespace ecosim::test;
 TEST_CASE("fused attention overlaps each softmax with the next scores, saving what the hand bounds allow") {
   AccelConfig c = builtin_config("bitfusion-45nm");
   c.fuse_attention = true;
-  // The default DRAM, and one twice as wide, wide enough to hide every transfer of the serial run (checked).
+  // The default DRAM, and one eight times as wide, wide enough to hide every transfer of the serial run (checked).
   const bool wide = GENERATE(false, true);
-  if (wide) c.dram_bits_per_cycle *= 2;
+  if (wide) c.dram_bits_per_cycle *= 8;
   INFO("DRAM bits per cycle " << c.dram_bits_per_cycle);
   const std::vector<OpRecord> ops = attention_layer(AttentionVariant::msa, 2, 1024, 32);
   const AccelConfig serial_config = static_pipeline(c);

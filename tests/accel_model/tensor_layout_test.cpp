@@ -165,7 +165,7 @@ TEST_CASE("every mapping's row segments move the bits its tiles load and store, 
       .add_written_bytes(DType::fp32, 4 * 100'003);
   plans.push_back(plan_op(scale, c, tech()));
   const auto attention = attention_layer(AttentionVariant::msa, 2, 77, 32);
-  plans.push_back(*plan_fused_attention(attention, c, tech()));
+  plans.push_back(plan_fused_attention(attention, c, tech())->plan);
   for (const OpPlan& plan : plans) {
     INFO(plan.name << ": " << plan.mapping);
     const bool stream = plan.name == "scale";

@@ -61,3 +61,22 @@ TEST_CASE("Device::cuda without a GPU is an error naming the reason", "[baseline
   OpCounter sink;
   CHECK_THROWS_WITH(run_attention(synthetic_inputs(c, 1), c, Device::cuda, 1, sink), Contains(gpu.reason));
 }
+
+TEST_CASE("a config the kernels cannot run is refused with the reason, not run at wrong sizes", "[baselines][errors]") {
+  AttentionConfig c = baseline_config(AttentionVariant::msa, 1, 2, 1, 8);
+  const AttentionInputs in = synthetic_inputs(c, 1);
+  OpCounter sink;
+  c.keys = 64;  // a decode step: 1 query over 64 keys
+  CHECK(kernel_limitation(c) == "the kernels need as many keys as queries (here 64 keys for 1 queries)");
+  for (AttentionVariant v : {AttentionVariant::msa, AttentionVariant::performer, AttentionVariant::linformer}) {
+    c.variant = v;
+    CHECK_THROWS_WITH(run_attention(in, c, Device::cpu, 1, sink), Contains("need as many keys as queries"));
+  }
+  c = baseline_config(AttentionVariant::msa, 1, 2, 9, 8);
+  c.causal = true;
+  CHECK_THAT(kernel_limitation(c), Contains("no causal attention"));
+  CHECK_THROWS_WITH(run_attention(synthetic_inputs(c, 1), c, Device::cpu, 1, sink), Contains("no causal attention"));
+  CHECK(sink.records() == 0);
+  c.causal = false;
+  CHECK(kernel_limitation(c).empty());
+}

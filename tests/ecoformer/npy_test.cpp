@@ -1,5 +1,6 @@
-// The .npy reader: float32 arrays in every format version round-trip; every malformation is an Error. The
-// encoder's bytes read back to the same shape and values, with the data on a 64-byte boundary.
+// The .npy reader: float32 arrays in every format version round-trip; float16 ('<f2') and, where asked for,
+// bfloat16 bits ('<u2') read to the exact float values; every malformation is an Error. The encoder's bytes
+// read back to the same shape and values, with the data on a 64-byte boundary.
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <fstream>
@@ -44,6 +45,33 @@ TEST_CASE("float32 .npy arrays parse in versions 1, 2 and 3", "[npy]") {
   }
   CHECK(parse_npy(npy("{'shape': (3,), 'fortran_order': False, 'descr': '<f4'}", floats({7, 8, 9})), "t").shape ==
         std::vector<std::uint64_t>{3});
+}
+
+std::string halves(std::initializer_list<std::uint16_t> bits) {
+  std::string bytes(bits.size() * 2, '\0');
+  std::memcpy(bytes.data(), bits.begin(), bytes.size());
+  return bytes;
+}
+
+TEST_CASE("float16 and bfloat16 .npy arrays read to their exact values", "[npy]") {
+  // float16: 1.0 = 0x3c00, -2.5 = 0xc100, 2^-24 (smallest subnormal) = 0x0001, 65504 (largest) = 0x7bff.
+  const NpyArray h = parse_npy(
+      npy("{'descr': '<f2', 'fortran_order': False, 'shape': (2, 2), }", halves({0x3c00, 0xc100, 0x0001, 0x7bff})),
+      "h.npy");
+  CHECK(h.dtype == NpyDtype::float16);
+  CHECK(h.shape == std::vector<std::uint64_t>{2, 2});
+  CHECK(h.data == std::vector<float>{1.0f, -2.5f, 0x1p-24f, 65504.0f});
+  // bfloat16 bits are the upper half of a float32: 1.0 = 0x3f80, -2.5 = 0xc020, 1 + 2^-7 = 0x3f81.
+  const std::string bf16 =
+      npy("{'descr': '<u2', 'fortran_order': False, 'shape': (3,), }", halves({0x3f80, 0xc020, 0x3f81}));
+  const NpyArray b = parse_npy(bf16, "b.npy", Uint16Data::bfloat16_bits);
+  CHECK(b.dtype == NpyDtype::bfloat16);
+  CHECK(b.data == std::vector<float>{1.0f, -2.5f, 1.0f + 0x1p-7f});
+  CHECK_THROWS_WITH(parse_npy(bf16, "b.npy"), Contains("b.npy: dtype '<u2' is not little-endian float32"));
+  CHECK_THROWS_WITH(parse_npy(npy("{'descr': '<f2', 'fortran_order': False, 'shape': (3,), }", halves({1, 2})), "t"),
+                    Contains("data holds 4 bytes, the shape needs 6"));
+  CHECK(dtype_name(NpyDtype::float32) == "float32");
+  CHECK(dtype_name(NpyDtype::bfloat16) == "bfloat16");
 }
 
 TEST_CASE("malformed .npy files are errors naming the problem", "[npy]") {

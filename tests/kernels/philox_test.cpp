@@ -1,4 +1,5 @@
-// Philox-4×32-10 against Random123's known-answer vectors, and uniformity of the derived U[0,1) draws.
+// Philox-4×32-10 against Random123's known-answer vectors, uniformity of the derived U[0,1) draws and the moments
+// of the normal ones.
 #include <catch2/catch.hpp>
 
 #include <array>
@@ -22,7 +23,8 @@ TEST_CASE("philox4x32-10 matches the Random123 known-answer vectors", "[philox]"
                 {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1});
 }
 
-TEST_CASE("uniform draws are in [0,1), have mean 1/2 and fill 16 bins evenly (chi-square)", "[philox]") {
+// (No unbalanced '[' in a test name: CTest's discovery would join the names after it into one test.)
+TEST_CASE("uniform draws lie in 0 <= u < 1, have mean 1/2 and fill 16 bins evenly (chi-square)", "[philox]") {
   constexpr int kDraws = 160000, kBins = 16;
   std::array<int, kBins> bins{};
   double sum = 0;
@@ -50,4 +52,25 @@ TEST_CASE("different seeds, streams and indices give different words", "[philox]
   REQUIRE(w(1, 0, 0) != w(1, 0, 1));
   REQUIRE(w(1, 0, 0) != w(1, 0, std::uint64_t{1} << 32));  // the index's high word is part of the counter
   REQUIRE(w(1, 0, 0) != w(std::uint64_t{1} | (std::uint64_t{1} << 32), 0, 0));  // so is the seed's
+}
+
+TEST_CASE("normal draws have mean 0, standard deviation 1 and the normal's mass within one and two deviations",
+          "[philox]") {
+  // The synthetic tensor of `ecosim compress` (its --help says standard normal) is drawn this way.
+  constexpr int kDraws = 400000;
+  double sum = 0, sum_squares = 0;
+  int within_one = 0, within_two = 0;
+  for (int i = 0; i < kDraws; ++i) {
+    const double x = ecosim::rng::normal(3, 0x1a9u, static_cast<std::uint64_t>(i));
+    sum += x;
+    sum_squares += x * x;
+    within_one += std::abs(x) < 1;
+    within_two += std::abs(x) < 2;
+  }
+  const double mean = sum / kDraws, variance = sum_squares / kDraws - mean * mean;
+  // Five standard errors: of the mean 1/√n, of the variance √(2/n), of a fraction √(p(1−p)/n).
+  CHECK(std::abs(mean) < 5 / std::sqrt(double(kDraws)));
+  CHECK(std::abs(variance - 1) < 5 * std::sqrt(2.0 / kDraws));
+  CHECK(std::abs(double(within_one) / kDraws - 0.682689) < 5 * std::sqrt(0.682689 * 0.317311 / kDraws));
+  CHECK(std::abs(double(within_two) / kDraws - 0.954500) < 5 * std::sqrt(0.9545 * 0.0455 / kDraws));
 }

@@ -115,6 +115,17 @@ TEST_CASE("malformed tables are rejected with the entry named") {
       TechTable::parse(R"({"name": "t", "ops": [{"op": "mul", "dtype": "fp32", "pj": 1}], "ops": []})", "x"),
       Catch::Contains("x:1: duplicate key 'ops'"));
   CHECK_THROWS_AS(TechTable::load("/nonexistent/table.json"), Error);
+  // A misspelled key is refused with its path, not ignored (a misspelled "decompositions" dropped every one).
+  CHECK_THROWS_WITH(
+      TechTable::parse(R"({"name": "t", "ops": [{"op": "mul", "dtype": "fp32", "pj": 1, "sourse": "x"}]})", "x"),
+      "x: ops[0].sourse: unknown key (did you mean 'source'?)");
+  CHECK_THROWS_WITH(TechTable::parse(R"({"name": "t", "ops": [], "decomposition": {}})", "x"),
+                    "x: decomposition: unknown key (did you mean 'decompositions'?)");
+  CHECK_THROWS_WITH(
+      TechTable::parse(R"({"name": "t", "ops": [], "decompositions": {"exp": {"ops": {"mul": 1}, "derivation": "d",
+                                                                             "note": "n"}}})",
+                       "x"),
+      Catch::StartsWith("x: decompositions.exp.note: unknown key (known: ops, derivation)"));
 }
 
 TEST_CASE("a table's energies lie within [0, 1e6] pJ per operation") {

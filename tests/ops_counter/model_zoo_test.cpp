@@ -316,42 +316,67 @@ TEST_CASE("Swin-T and Swin-S: window attention, and the published GMACs under Sw
   CHECK(named("stage2.merge") == 1);
 }
 
-TEST_CASE("BERT-base and GPT-2 small: hand-computed MACs, sequence length, causal mask") {
-  // BERT-base per layer: q, k, v, out projections 4·n·c², FFN 2·n·c·f, scores and context 2·n²·c, two
-  // LayerNorms 2·(2·n·c); plus the embedding LayerNorm 2·n·c.
-  auto bert_macs = [](double n) {
-    const double c = 768, f = 3072;
-    return 12 * (4 * n * c * c + 2 * n * c * f + 2 * n * n * c + 4 * n * c) + 2 * n * c;
+TEST_CASE("BERT-base and GPT-2 small: hand-computed MACs, sequence length, causal attention, LM head") {
+  // Per layer of n tokens of width c with FFN width f: q, k, v, out projections 4·n·c², FFN 2·n·c·f, two
+  // LayerNorms 2·(2·n·c); and, a term of its own, the attention scores and context: 2·n²·c with every score
+  // computed, 2·c·n(n+1)/2 when causal (the lower triangle only).
+  const double c = 768, f = 3072, layers = 12, vocab = 50257;
+  auto dense_layer_macs = [&](double n) { return 4 * n * c * c + 2 * n * c * f + 4 * n * c; };
+  auto attention_layer_macs = [&](double n) { return 2 * n * n * c; };
+  auto causal_attention_layer_macs = [&](double n) { return 2 * c * n * (n + 1) / 2; };
+  // BERT-base: the layers and the embedding LayerNorm 2·n·c; no LM head.
+  auto bert_macs = [&](double n) { return layers * (dense_layer_macs(n) + attention_layer_macs(n)) + 2 * n * c; };
+  // GPT-2 small: the same layers in pre-norm form with causal attention, a final LayerNorm 2·n·c instead of the
+  // embedding LayerNorm, and the LM head n·c·vocab, tied to the token embedding (tying shares weights, not work).
+  auto gpt2_macs = [&](double n) {
+    return layers * (dense_layer_macs(n) + causal_attention_layer_macs(n)) + 2 * n * c + n * c * vocab;
   };
   ModelOptions o;
   o.native_attention = true;
-  auto paper_adds = [&](const std::string& model, const ModelOptions& options) {
+  auto paper_adds = [&](const ModelZoo& zoo, const std::string& model, const ModelOptions& options) {
     OpCounter counter;
-    for (const Layer& l : ModelZoo::builtin().build(model, options)) emit(l, Convention::paper, counter);
+    for (const Layer& l : zoo.build(model, options)) emit(l, Convention::paper, counter);
     return static_cast<double>(counter.total().ops(OpKind::add));
   };
-  CHECK(paper_adds("bert_base", o) == bert_macs(512));
+  const ModelZoo zoo = ModelZoo::builtin();
+  CHECK(paper_adds(zoo, "bert_base", o) == bert_macs(512));
   o.seq_len = 128;
-  CHECK(paper_adds("bert_base", o) == bert_macs(128));
-  // GPT-2 small: the same layers in pre-norm form and a final LayerNorm instead of the embedding LayerNorm.
+  CHECK(paper_adds(zoo, "bert_base", o) == bert_macs(128));
   o.seq_len = 1024;
-  CHECK(paper_adds("gpt2_small", o) == bert_macs(1024));
-  // The causal mask is one add per score (12 heads × n², all n² computed): counted exactly, not by mmcv.
-  auto exact_adds = [](const ModelZoo& zoo, const std::string& model) {
+  CHECK(paper_adds(zoo, "gpt2_small", o) == gpt2_macs(1024));
+  o.seq_len = 0;  // GPT-2's own context, 1024 tokens
+  CHECK(paper_adds(zoo, "gpt2_small", o) == gpt2_macs(1024));
+  const ModelZoo headless =
+      ModelZoo::parse(R"({"g": {"extends": "gpt2_small", "lm_head": false}})", "t").overlaying(zoo);
+  CHECK(paper_adds(zoo, "gpt2_small", o) - paper_adds(headless, "g", o) == 1024 * c * vocab);
+  const std::vector<Layer> gpt2 = zoo.build("gpt2_small", o);
+  REQUIRE(gpt2.back().name == "lm_head");
+  const auto& head = std::get<Linear>(gpt2.back().op);
+  CHECK((head.tokens == 1024 && head.in == 768 && head.out == 50257 && !head.bias));
+  // Made bidirectional, GPT-2 computes all n² scores.
+  const ModelZoo bidirectional =
+      ModelZoo::parse(R"({"g": {"extends": "gpt2_small", "causal": false}})", "t").overlaying(zoo);
+  CHECK(paper_adds(bidirectional, "g", o) ==
+        gpt2_macs(1024) + layers * (attention_layer_macs(1024) - causal_attention_layer_macs(1024)));
+  // Exactly, every (batch, head) skips the n² − n(n+1)/2 masked pairs: their d−1 score adds, 2 softmax adds and
+  // d context adds each; there is no mask add.
+  auto exact_adds = [](const ModelZoo& z, const std::string& model) {
     OpCounter counter;
     ModelOptions native;
     native.native_attention = true;
-    for (const Layer& l : zoo.build(model, native)) emit(l, Convention::exact, counter);
+    for (const Layer& l : z.build(model, native)) emit(l, Convention::exact, counter);
     return counter.total().ops(OpKind::add);
   };
-  const ModelZoo zoo = ModelZoo::builtin();
-  CHECK(exact_adds(zoo, "gpt2_small") -
-            exact_adds(ModelZoo::parse(R"({"g": {"extends": "gpt2_small", "causal": false}})", "t").overlaying(zoo),
-                       "g") ==
-        12ull * 12 * 1024 * 1024);
+  const std::uint64_t heads = 12, d = 64, tokens = 1024, masked = tokens * tokens - tokens * (tokens + 1) / 2;
+  CHECK(exact_adds(bidirectional, "g") - exact_adds(zoo, "gpt2_small") == 12 * heads * masked * (2 * d + 1));
   o = {};
-  o.attention.variant = AttentionVariant::ecoformer;  // a linear attention replaces MSA: no N×N scores to mask
   for (const Layer& l : zoo.build("gpt2_small", o)) CHECK(l.name.find("causal_mask") == std::string::npos);
+  for (AttentionVariant v : {AttentionVariant::ecoformer, AttentionVariant::performer, AttentionVariant::linformer}) {
+    o.attention.variant = v;  // no causal form: refused, not silently bidirectional
+    CHECK_THROWS_WITH(zoo.build("gpt2_small", o),
+                      Catch::Contains("model 'gpt2_small' is causal") && Catch::Contains("has no causal form"));
+    CHECK_NOTHROW(bidirectional.build("g", o));
+  }
   o.attention.variant = AttentionVariant::lsa;  // no token grid in a sequence model
   CHECK_THROWS_WITH(zoo.build("bert_base", o), Catch::Contains("lsa_window"));
   o = {};
@@ -395,4 +420,42 @@ TEST_CASE("a user zoo file: models over the built-in ones, extending them — ba
                         .overlaying(ModelZoo::builtin())
                         .build("m", {}),
                     Catch::Contains("1 to 8 stages"));
+}
+
+TEST_CASE("a zoo entry refuses a key its family does not have, naming the file, the model and the key") {
+  const ModelZoo builtin = ModelZoo::builtin();  // (which checks every built-in entry the same way)
+  auto error_of = [&](const std::string& text) -> std::string {
+    try {
+      (void)ModelZoo::parse(text, "my_zoo.json").overlaying(builtin);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  // Issue 18's examples, which counted exactly as GPT-2 small: keys of other architectures, and misspellings.
+  CHECK(error_of(R"({"m": {"extends": "gpt2_small", "num_kv_heads": 8, "norm": "rmsnorm", "activation": "swiglu"}})")
+            .starts_with("my_zoo.json: m.activation: unknown key for family 'encoder' (known: "));
+  for (const char* key : {"num_kv_heads", "norm", "activation"})
+    CHECK_THAT(error_of(R"({"m": {"extends": "gpt2_small", ")" + std::string(key) + R"(": 1}})"),
+               Catch::StartsWith("my_zoo.json: m." + std::string(key) + ": unknown key"));
+  CHECK_THAT(error_of(R"({"gpt2_long": {"extends": "gpt2_small", "seqlen": 32768, "num_layers": 48}})"),
+             Catch::StartsWith("my_zoo.json: gpt2_long.num_layers: unknown key for family 'encoder' (known: ") &&
+                 Catch::Contains("layers"));
+  CHECK(error_of(R"({"gpt2_long": {"extends": "gpt2_small", "seqlen": 32768}})") ==
+        "my_zoo.json: gpt2_long.seqlen: unknown key for family 'encoder' (did you mean 'seq_len'?)");
+  // A key of another family: `depths` belongs to Swin and the hierarchical models, not to ViT.
+  CHECK_THAT(error_of(R"({"m": {"extends": "deit_tiny", "depths": [2, 2]}})"),
+             Catch::StartsWith("my_zoo.json: m.depths: unknown key for family 'vit' (did you mean 'depth'?)"));
+  // The entry that gives the key is blamed, wherever it is in the extends chain; refused even when not built.
+  CHECK_THAT(error_of(R"({"a": {"extends": "b"}, "b": {"extends": "bert_base", "hiden": 4}, "c": {"extends": "a"}})"),
+             Catch::StartsWith("my_zoo.json: b.hiden: unknown key"));
+  // Comments (keys starting with '_') stay allowed, in the file and in entries.
+  CHECK(error_of(R"({"_note": "x", "m": {"extends": "deit_tiny", "_why": "a comment"}})") == "no error");
+  // A zoo that is only parsed refuses the key when its model is built.
+  CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {"family": "lra", "seq_len": 8, "embed_dim": 4, "num_heads": 1,
+                                            "head_dim": 4, "ffn_hidden": 4, "layers": 1, "dual": false,
+                                            "classifier_hidden": 4, "num_classes": 2, "colour": 1}})",
+                                    "t.json")
+                        .build("m", {}),
+                    Catch::StartsWith("t.json: m.colour: unknown key"));
 }

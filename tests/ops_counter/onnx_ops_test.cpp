@@ -130,6 +130,7 @@ TEST_CASE("ONNX attention swapped for a variant keeps the found shapes", "[onnx]
   CHECK(a->features == 8);
   CHECK(a->heads == 2);
   CHECK(a->seq == 6);
+  CHECK(a->keys == 5);  // the keys' length kept apart from the queries'
   CHECK(a->head_dim == 4);
   CHECK_FALSE(a->projections);
   // the same as a Performer layer of those shapes counted alone (the K transpose moves bytes only)
@@ -138,6 +139,7 @@ TEST_CASE("ONNX attention swapped for a variant keeps the found shapes", "[onnx]
   alone.features = 8;
   alone.heads = 2;
   alone.seq = 6;
+  alone.keys = 5;
   alone.head_dim = 4;
   alone.projections = false;
   OpCounter direct;

@@ -5,9 +5,10 @@ set(small --variants msa,ecoformer --batch 1 --seq 64 --dim 8)
 # The folder is one quoted argument: a list would split the hostile name at its ';'.
 function(compare_into folder out_var rc_var)
   execute_process(COMMAND ${EXE} compare ${small} "--out=${folder}" RESULT_VARIABLE rc ERROR_VARIABLE err
-                  OUTPUT_QUIET WORKING_DIRECTORY ${WORKDIR})
+                  OUTPUT_VARIABLE stdout WORKING_DIRECTORY ${WORKDIR})
   set(${out_var} "${err}" PARENT_SCOPE)
   set(${rc_var} "${rc}" PARENT_SCOPE)
+  set(stdout "${stdout}" PARENT_SCOPE)
 endfunction()
 function(require_reports dir)
   foreach(name msa.jsonl ecoformer.jsonl compare.csv compare.json)
@@ -27,12 +28,16 @@ if(EXISTS ${WORKDIR}/PWNED)
   message(FATAL_ERROR "a shell ran the folder name: PWNED exists")
 endif()
 require_reports("${hostile}")
-# "wrote X" only when X exists (the chart needs Debian's python3-matplotlib).
-string(FIND "${err}" "wrote ${hostile}/compare.png" said_png)
-if(EXISTS "${WORKDIR}/${hostile}/compare.png" AND said_png EQUAL -1)
-  message(FATAL_ERROR "compare.png was written but not reported: ${err}")
+# The report's last line points to the folder, naming compare.png only when it exists (the chart needs Debian's
+# python3-matplotlib).
+string(FIND "${stdout}" "reports in ${hostile}/: " said_folder)
+string(FIND "${stdout}" "compare.png" said_png)
+if(said_folder EQUAL -1)
+  message(FATAL_ERROR "the reports' folder was not named: ${stdout}")
+elseif(EXISTS "${WORKDIR}/${hostile}/compare.png" AND said_png EQUAL -1)
+  message(FATAL_ERROR "compare.png was written but not reported: ${stdout}")
 elseif(NOT EXISTS "${WORKDIR}/${hostile}/compare.png" AND NOT said_png EQUAL -1)
-  message(FATAL_ERROR "compare.png was reported but does not exist: ${err}")
+  message(FATAL_ERROR "compare.png was reported but does not exist: ${stdout}")
 endif()
 
 file(REMOVE_RECURSE ${WORKDIR}/afile)

@@ -1,5 +1,6 @@
 # `--model-file`: a user's zoo file extends a built-in model (count and trace agree, and one more PVTv2-B0
-# stage-3 block costs its hand-computed MACs); a malformed file or an unknown family is a one-line error.
+# stage-3 block costs its hand-computed MACs); a malformed file, an unknown family or a key the model's family
+# does not have is a one-line error.
 include(${CMAKE_CURRENT_LIST_DIR}/../cli_helpers.cmake)
 
 function(paper_muls out_var)
@@ -19,7 +20,7 @@ if(NOT difference EQUAL block)
   message(FATAL_ERROR "b0_deep costs ${difference} muls more than pvt_v2_b0, expected ${block}")
 endif()
 
-ecosim_run(out rc trace --model b0_deep --model-file zoo.json -o deep.jsonl)
+ecosim_run(out rc trace --model b0_deep --model-file zoo.json --convention paper -o deep.jsonl)
 paper_muls(traced --trace deep.jsonl)
 if(NOT rc EQUAL 0 OR NOT traced EQUAL deep)
   message(FATAL_ERROR "trace --model-file: rc ${rc}, ${traced} muls against ${deep}: ${out}")
@@ -27,7 +28,16 @@ endif()
 
 file(WRITE ${WORKDIR}/bad.json [[{"m": {"family": "resnet"}, "t": {"extends": "pvt_v2_b0",]])
 file(WRITE ${WORKDIR}/family.json [[{"m": {"family": "resnet"}}]])
-foreach(case "bad.json|not valid JSON" "family.json|'family' must be" "missing.json|cannot open")
+# Issue 18: keys the encoder family does not have (another architecture's, or misspelled) counted as stock
+# GPT-2 small; each is refused, naming the file, the model and the first unknown key.
+file(WRITE ${WORKDIR}/llama.json
+     [[{"m": {"extends": "gpt2_small", "num_kv_heads": 8, "norm": "rmsnorm", "activation": "swiglu"}}]])
+file(WRITE ${WORKDIR}/long.json [[{"m": {"extends": "gpt2_small", "seqlen": 32768, "num_layers": 48}}]])
+file(WRITE ${WORKDIR}/seqlen.json [[{"m": {"extends": "gpt2_small", "seqlen": 32768}}]])
+foreach(case "bad.json|not valid JSON" "family.json|'family' must be" "missing.json|cannot open"
+        "llama.json|llama.json: m.activation: unknown key for family 'encoder'"
+        "long.json|long.json: m.num_layers: unknown key for family 'encoder'"
+        "seqlen.json|seqlen.json: m.seqlen: unknown key for family 'encoder' .did you mean 'seq_len'.")
   string(REPLACE "|" ";" case "${case}")
   list(GET case 0 file)
   list(GET case 1 expected)

@@ -1,7 +1,8 @@
 # `--onnx` on the command line: count (the exported PVTv2-B0 as the zoo's with native attention, a swap naming the
 # found block in the per-layer report, unknown ops warned and refused under --strict, hostile files one error
-# line), trace (a trace counting as the model does) and compare (kernels at the found shapes count as the
-# export's own attention).
+# line; a swap a block cannot take refused with the reason), trace (a trace counting as the model does) and
+# compare (kernels at the found shapes count as the export's own attention; a decode step and a causal block
+# counted, not run, and said so).
 set(onnx ${CMAKE_CURRENT_LIST_DIR}/../ops_counter/data/onnx)
 include(${CMAKE_CURRENT_LIST_DIR}/../cli_helpers.cmake)
 function(require_equal what a b)
@@ -31,7 +32,9 @@ if(NOT rc EQUAL 0 OR NOT out MATCHES "warning: [^\n]*Foo ×2")
 endif()
 foreach(case "ops/unknown_op.onnx;--strict|Foo ×2" "ops/hostile/cycle.onnx|cycle" "ops/hostile/negative_dim.onnx|negative"
              "ops/hostile/deep_nesting.onnx|nested deeper" "models/deit_tiny.onnx;--onnx-max-bytes;1000|--onnx-max-bytes"
-             "models/bert_tiny.onnx;--attention;ecoformer|support")
+             "models/bert_tiny.onnx;--attention;ecoformer|support"
+             "ops/decode_step.onnx;--attention;ecoformer|1 queries over 32768 keys[^\n]*one token set"
+             "ops/causal_where.onnx;--attention;performer|causal[^\n]*performer has no causal form")
   string(REPLACE "|" ";" case "${case}")
   list(POP_BACK case expected)
   list(POP_FRONT case file)
@@ -42,7 +45,7 @@ foreach(case "ops/unknown_op.onnx;--strict|Foo ×2" "ops/hostile/cycle.onnx|cycl
   endif()
 endforeach()
 
-ecosim_run(out rc trace --onnx ${onnx}/models/deit_tiny.onnx -o deit.jsonl)
+ecosim_run(out rc trace --onnx ${onnx}/models/deit_tiny.onnx --convention paper -o deit.jsonl)
 ecosim_count_json(traced --trace deit.jsonl)
 ecosim_count_json(counted --onnx ${onnx}/models/deit_tiny.onnx)
 string(JSON a GET "${traced}" muls)
@@ -64,6 +67,40 @@ require_equal("compare --onnx: the MSA kernel at the found shapes against the ex
 if(NOT msa_source MATCHES "^kernel")
   message(FATAL_ERROR "compare --onnx: msa did not run its kernel (source '${msa_source}')")
 endif()
+
+# A decode step (1 query over 32,768 keys, issue 18): MSA at the block's shapes is the export's own attention,
+# counted (the kernels need as many keys as queries: compare says so instead of running them at wrong sizes);
+# Linformer projects all 32,768 keys. A causal block swapped to MSA is counted, not run, for its causality.
+file(REMOVE_RECURSE ${WORKDIR}/decode)
+ecosim_run(out rc compare --onnx ${onnx}/ops/decode_step.onnx --variants native,msa,linformer --engine closed-form
+           --device cpu --out decode)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "compare --onnx decode_step.onnx failed: ${out}")
+endif()
+file(READ ${WORKDIR}/decode/compare.json report)
+string(JSON native_muls GET "${report}" variants 0 muls)
+string(JSON msa_muls GET "${report}" variants 1 muls)
+string(JSON msa_source GET "${report}" variants 1 source)
+string(JSON linformer_muls GET "${report}" variants 2 muls)
+require_equal("compare --onnx decode_step.onnx: msa against the export's attention (muls)" ${msa_muls} ${native_muls})
+if(NOT msa_source MATCHES "^analytic; 1 block not run: the kernels need as many keys as queries \\(here 32768 keys for 1")
+  message(FATAL_ERROR "compare --onnx decode_step.onnx: msa's source does not say why no kernel ran: '${msa_source}'")
+endif()
+math(EXPR projections "2 * 12 * 64 * 256 * 32768")  # E·K and E·V over the 32,768 keys, 12 heads of 64, k = 256
+if(linformer_muls LESS projections)
+  message(FATAL_ERROR "compare --onnx decode_step.onnx: linformer ${linformer_muls} muls, its projections alone are ${projections}")
+endif()
+file(REMOVE_RECURSE ${WORKDIR}/causal)
+ecosim_run(out rc compare --onnx ${onnx}/ops/causal_add.onnx --variants native,msa --engine closed-form --device cpu
+           --out causal)
+file(READ ${WORKDIR}/causal/compare.json report)
+string(JSON msa_source GET "${report}" variants 1 source)
+string(JSON msa_muls GET "${report}" variants 1 muls)
+if(NOT rc EQUAL 0 OR NOT msa_source MATCHES "not run: the kernels compute no causal attention")
+  message(FATAL_ERROR "compare --onnx causal_add.onnx: rc ${rc}, msa source '${msa_source}': ${out}")
+endif()
+# 2 heads, 21 of the 6 × 6 pairs each, head width 4: scores and context 4 muls per pair, scale 1, softmax 1
+require_equal("compare --onnx causal_add.onnx: causal msa muls (exact)" ${msa_muls} 420)
 
 # sweep: an {"onnx": FILE} workload, its attention blocks swapped for each variant; a hostile file fails the spec.
 file(WRITE ${WORKDIR}/sweep.json "{\"workloads\": [{\"onnx\": \"${onnx}/models/tiny_vit.onnx\"}],

@@ -87,8 +87,8 @@ TEST_CASE("every registered variant traces exactly, replays on both engines and 
 
 TEST_CASE("a paper-convention trace is counted, and replay refuses it naming --convention exact") {
   Folder dir("paper");
-  REQUIRE(run_ecosim(with_layer({"trace", "--layer", "attention", "-o", "paper.jsonl"}), dir.path, kAddressSpaceBytes,
-                     kSeconds)
+  REQUIRE(run_ecosim(with_layer({"trace", "--layer", "attention", "--convention", "paper", "-o", "paper.jsonl"}),
+                     dir.path, kAddressSpaceBytes, kSeconds)
               .exit_code == 0);
   CHECK(run_ecosim({"count", "--trace", "paper.jsonl"}, dir.path, kAddressSpaceBytes, kSeconds).exit_code == 0);
   const ChildOutcome replayed = run_ecosim({"replay", "paper.jsonl"}, dir.path, kAddressSpaceBytes, kSeconds);

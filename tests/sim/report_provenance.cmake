@@ -1,7 +1,8 @@
 # `ecosim count` and `ecosim replay` record their provenance in every format they write, as compare does: JSON
 # a "provenance" object (ecosim_version as `ecosim --version` prints it, the command line, the technology table;
 # replay also the engine), CSV "# key: value" lines heading the column titles, a table the same lines as its
-# footer. The table's derived energies print as the values their inputs define (sqrt.fp32 27.7).
+# footer, except that count's names its technology table rather than printing its 1,000-character entries.
+# The table's derived energies print as the values their inputs define (sqrt.fp32 27.7).
 include(${CMAKE_CURRENT_LIST_DIR}/../cli_helpers.cmake)
 set(trace ${CMAKE_CURRENT_LIST_DIR}/../accel_model/data/small.jsonl)
 ecosim_run(version rc --version)
@@ -33,6 +34,8 @@ if(NOT engine STREQUAL "closed-form")
 endif()
 
 # CSV: the provenance's lines head the column titles; table: they close it
+execute_process(COMMAND ${EXE} count --trace ${trace} --format json OUTPUT_VARIABLE out WORKING_DIRECTORY ${WORKDIR})
+string(JSON tech_name GET "${out}" provenance tech_table name)
 set(head "# ecosim_version: ${version}\n# command_line: ecosim ")
 foreach(case "count;--trace;${trace}" "count;--layer;attention;--seq;8;--per-layer" "replay;${trace}")
   list(GET case 0 command)
@@ -49,5 +52,10 @@ foreach(case "count;--trace;${trace}" "count;--layer;attention;--seq;8;--per-lay
                   WORKING_DIRECTORY ${WORKDIR})
   if(NOT rc EQUAL 0 OR NOT table MATCHES "\n${head}${command} [^\n]*\n(# [a-z_]+: [^\n]*\n)*$")
     message(FATAL_ERROR "ecosim ${case}: no provenance footer (${rc}): ${err}\n${table}")
+  endif()
+  # count's table names its technology table (the per-op energies are in its JSON and CSV, above)
+  set(short_tech "\n# tech_table: ${tech_name} \\(in full: --format json or csv\\)\n")
+  if(command STREQUAL "count" AND (NOT table MATCHES "${short_tech}" OR table MATCHES "pj_per_op"))
+    message(FATAL_ERROR "ecosim ${case}: the table's footer does not name the technology table alone\n${table}")
   endif()
 endforeach()

@@ -100,6 +100,22 @@ TEST_CASE("sweep spec: bad specs are errors naming the problem", "[sweep]") {
   CHECK_THAT(error_of(R"({"workloads": [{"layer": {"seq": 16}}], "variants": [{"name": "ecoformer", "bits": 65}]})"),
              Catch::Contains("bits"));
   CHECK_THAT(error_of(R"({"workloads": [], "variants": [{"name": "msa"}]})"), Catch::Contains("workloads"));
+  // A misspelled key is refused with its dotted path and the key it misspells, at every level of the spec.
+  CHECK(error_of(R"({"constraint": {"max_area_mm2": 1})" + tail) ==
+        "test.json: constraint: unknown key (did you mean 'constraints'?)");
+  CHECK(error_of(R"({"workload": [{"layer": {"seq": 16}}], "variants": [{"name": "msa"}]})") ==
+        "test.json: workload: unknown key (did you mean 'workloads'?)");
+  CHECK(error_of(R"({"workloads": [{"layer": {"seq": 16}}, {"layer": {"seq": 16, "head": 2}}],
+                     "variants": [{"name": "msa"}]})") ==
+        "test.json: workloads[1].layer.head: unknown key (did you mean 'heads'?)");
+  CHECK(error_of(R"({"workloads": [{"model": "pvt_v2_b0", "bach": 2}], "variants": [{"name": "msa"}]})") ==
+        "test.json: workloads[0].bach: unknown key (did you mean 'batch'?)");
+  CHECK(error_of(R"({"constraints": {"max_area": 1})" + tail) ==
+        "test.json: constraints.max_area: unknown key (known: max_area_mm2, min_area_mm2)");
+  CHECK(error_of(R"({"workloads": [{"layer": {"seq": 16}}], "variants": [{"name": "ecoformer", "bit": 8}]})") ==
+        "test.json: variants[0].bit: variant 'ecoformer' reads no such parameter (did you mean 'bits'?)");
+  CHECK_THAT(error_of(R"({"axes": {"array.rowz": [8]})" + tail),
+             Catch::Contains("array.rowz: unknown key (did you mean 'rows'?)"));
   // Seven axes of ten values (each valid: its default plus 0..9) span 10⁷ configurations, above
   // kMaxSweepConfigurations.
   std::string long_axes = R"({"axes": {)";

@@ -19,7 +19,7 @@
 #include "ecosim/ecoformer/npy.hpp"
 #include "ecosim/ecoformer/reference.hpp"
 #include "ecosim_child.hpp"
-#include "validate_attention.hpp"
+#include "tolerance.hpp"
 
 using namespace ecosim;
 using Catch::Matchers::Contains;

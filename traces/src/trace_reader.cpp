@@ -4,13 +4,17 @@
 #include "ecosim/traces/trace_reader.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 #include <iterator>
 #include <set>
+#include <span>
 #include <sstream>
+#include <string_view>
 
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/conv_shape.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
+#include "ecosim/ops_counter/json_reader.hpp"
 #include "ecosim/ops_counter/text_file.hpp"
 #include "v1_conversion.hpp"
 
@@ -30,9 +34,12 @@ class LineParser {
                 problem);
   }
 
-  void only_fields(const nlohmann::json& j, const std::set<std::string>& allowed) const {
+  /// Fails "field 'x': unknown field (did you mean …?)" for a field outside `allowed` (json_reader.hpp).
+  void only_fields(const nlohmann::json& j, std::initializer_list<std::string_view> allowed) const {
     for (const auto& [key, value] : j.items())
-      if (!allowed.contains(key)) fail(key, "unknown field");
+      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+        fail(key, unknown_key_problem(key, std::span<const std::string_view>(allowed.begin(), allowed.end()),
+                                      "unknown field"));
   }
 
   const nlohmann::json& field(const nlohmann::json& j, const std::string& key) const {

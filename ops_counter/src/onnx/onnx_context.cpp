@@ -38,6 +38,11 @@ bool Context::constant(const std::string& tensor) const {
   return it != graph_.tensors.end() && it->second.constant;
 }
 
+const Tensor* Context::tensor(const std::string& name) const {
+  const auto it = graph_.tensors.find(name);
+  return it == graph_.tensors.end() ? nullptr : &it->second;
+}
+
 std::optional<double> Context::scalar(const std::string& tensor) const {
   const auto it = graph_.tensors.find(tensor);
   return it == graph_.tensors.end() ? std::nullopt : it->second.scalar;

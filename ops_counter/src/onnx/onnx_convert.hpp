@@ -25,6 +25,8 @@ class Context {
   std::uint64_t elements(const std::string& tensor, const Node& at) const;
   bool has_dims(const std::string& tensor) const { return dims_.contains(tensor); }
   bool constant(const std::string& tensor) const;
+  /// The graph's record of `tensor` (none for a tensor the graph does not declare).
+  const Tensor* tensor(const std::string& name) const;
   std::optional<double> scalar(const std::string& tensor) const;
   /// The index of the only node reading `tensor` (none when several or none read it).
   std::optional<std::size_t> sole_consumer(const std::string& tensor) const;

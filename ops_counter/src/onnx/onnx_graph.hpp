@@ -24,9 +24,17 @@ struct Values {
 struct Tensor {
   std::optional<std::vector<std::uint64_t>> dims;  // static shape, when known
   bool constant = false;                           // an initializer or a Constant node's output
+  bool external = false;                           // a constant stored as external data: its values unknown
   std::optional<double> scalar;                    // the value of a one-element constant
   std::optional<Values> values;  // an inline constant's or a folded tensor's (at most kMaxFoldedElements)
+  /// A constant of rank ≥ 2 whose every trailing q × k slice (k ≥ q) is the causal pattern, query i attending to
+  /// keys j ≤ k − q + i: `causal_additive` a float mask, 0 where attended and ≤ kMaskedBelow elsewhere;
+  /// `causal_keep` / `causal_drop` a bool condition true exactly where attended / masked.
+  bool causal_additive = false, causal_keep = false, causal_drop = false;
 };
+
+/// An additive mask value at or below this hides its score (exp underflows to 0 next to an unmasked score).
+inline constexpr double kMaskedBelow = -1e4;
 
 /// Tensors evaluated by the shape evaluator (constants read, shapes computed) hold at most this many elements...
 inline constexpr std::size_t kMaxFoldedElements = std::size_t{1} << 16;

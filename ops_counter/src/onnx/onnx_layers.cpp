@@ -11,18 +11,28 @@ std::vector<Layer> onnx_layers(const OnnxModel& model, const std::optional<Atten
   for (Layer& layer : layers) {
     const auto* found = std::get_if<SoftmaxAttention>(&layer.op);
     if (!found) continue;
+    if (found->mask_unknown)
+      throw Error(
+          fmt::format("ONNX model '{}': attention '{}' cannot become {}: its mask is a constant stored as "
+                      "external data, so whether the block is causal cannot be told (export the mask inline)",
+                      model.origin, layer.name, name(swap->variant)));
     AttentionConfig a = *swap;
     a.batch = found->batch;
     a.heads = found->heads;
     a.seq = found->queries;
+    a.keys = found->keys;
+    a.causal = found->causal;
     a.head_dim = found->head_dim;
     a.embed_dim = 0;
     a.projections = false;  // the graph's own projections stay
     try {
       a.validate();
     } catch (const Error& e) {
-      throw Error(fmt::format("ONNX model '{}': attention '{}' ({} heads × {} tokens × {}) cannot become {}: {}",
-                              model.origin, layer.name, a.heads, a.seq, a.head_dim, name(a.variant), e.what()));
+      throw Error(
+          fmt::format("ONNX model '{}': attention '{}' ({} heads × {} queries over {} keys × {}{}) cannot "
+                      "become {}: {}",
+                      model.origin, layer.name, a.heads, a.seq, a.key_count(), a.head_dim, a.causal ? ", causal" : "",
+                      name(a.variant), e.what()));
     }
     layer.op = a;
     layer.name += "[" + std::string(name(a.variant)) + "]";

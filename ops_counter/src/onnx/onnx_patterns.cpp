@@ -1,5 +1,6 @@
 // The multi-node patterns of exported graphs, each counted as the zoo's layer: softmax attention
-// (MatMul(Q, Kᵀ) → scale → mask add → Softmax → MatMul(·, V), scale and mask optional, either order), GELU in its
+// (MatMul(Q, Kᵀ) → scale → mask → Softmax → MatMul(·, V), scale and mask optional, either order; the mask an Add or
+// a Where selecting a hiding fill value, causal when it is a constant hiding exactly the later keys), GELU in its
 // erf form (x/√2 → Erf → +1 → ·x → ·0.5), LayerNorm decomposed (ReduceMean, Sub, Pow 2, ReduceMean, Add ε, Sqrt,
 // Div, Mul γ, Add β) and a Linear layer exported as MatMul + bias Add.
 #include <cmath>
@@ -46,12 +47,43 @@ bool over_last_axis(const Node& n, const std::string& key, std::size_t rank, std
   return axes.size() == 1 && (axes[0] == -1 || axes[0] == static_cast<std::int64_t>(rank) - 1);
 }
 
+/// Whether a block's mask hides exactly the later keys.
+enum class Causality : std::uint8_t { no, yes, unknown };
+
+/// The mask `tensor` of a scores tensor of shape `scores`: causal in the sense of `flag` when a constant whose
+/// trailing dims are the scores' queries × keys (not broadcast along them); unknown when a constant stored as
+/// external data (its values never read).
+Causality mask_causality(const Context& c, const std::string& tensor, const std::vector<std::uint64_t>& scores,
+                         bool Tensor::*flag) {
+  const Tensor* t = c.tensor(tensor);
+  if (!t || !t->constant) return Causality::no;
+  if (t->external) return Causality::unknown;
+  if (!(t->*flag) || !t->dims || t->dims->size() < 2 || scores.size() < 2) return Causality::no;
+  const auto& d = *t->dims;
+  return d[d.size() - 2] == scores[scores.size() - 2] && d.back() == scores.back() ? Causality::yes : Causality::no;
+}
+
+/// Where(cond, scores, fill) or Where(cond, fill, scores), the last chain node, with a constant fill that hides
+/// a score: the mask as a selection; causal when cond keeps exactly the attended (resp. drops the masked) keys.
+std::optional<Causality> where_mask(const Context& c, const Chain& chain, const std::vector<std::uint64_t>& scores) {
+  const Node& n = chain.last();
+  const std::string& prev = c.node(chain.nodes[chain.nodes.size() - 2]).outputs[0];
+  if (n.inputs.size() != 3 || (n.inputs[1] == prev) == (n.inputs[2] == prev)) return std::nullopt;
+  const bool kept_second = n.inputs[1] == prev;
+  const auto fill = c.scalar(kept_second ? n.inputs[2] : n.inputs[1]);
+  if (!fill || *fill > kMaskedBelow) return std::nullopt;
+  return mask_causality(c, n.inputs[0], scores, kept_second ? &Tensor::causal_keep : &Tensor::causal_drop);
+}
+
 std::optional<Match> attention(const Context& c, std::size_t i) {
   const Node& scores = c.node(i);
-  if (scores.op != "MatMul" || !binary(scores) || c.constant(scores.inputs[0]) || c.constant(scores.inputs[1]))
+  if (scores.op != "MatMul" || !binary(scores) || c.constant(scores.inputs[0]) || c.constant(scores.inputs[1]) ||
+      scores.outputs.empty() || !c.has_dims(scores.outputs[0]))
     return std::nullopt;
+  const std::vector<std::uint64_t>& score_dims = c.dims(scores.outputs[0], scores);
   Chain chain{c, {i}};
-  bool scaled = false, masked = false;
+  bool scaled = false, masked = false, select = false;
+  Causality causal = Causality::no;
   while (!chain.next("Softmax")) {
     if (!scaled && (chain.next("Mul") || chain.next("Div"))) {
       if (!binary(chain.last()) || !c.scalar(chain.other_input())) return std::nullopt;
@@ -59,6 +91,12 @@ std::optional<Match> attention(const Context& c, std::size_t i) {
     } else if (!masked && chain.next("Add")) {
       if (!binary(chain.last())) return std::nullopt;
       masked = true;
+      causal = mask_causality(c, chain.other_input(), score_dims, &Tensor::causal_additive);
+    } else if (!masked && chain.next("Where")) {
+      const auto where = where_mask(c, chain, score_dims);
+      if (!where) return std::nullopt;
+      masked = select = true;
+      causal = *where;
     } else {
       return std::nullopt;
     }
@@ -75,8 +113,14 @@ std::optional<Match> attention(const Context& c, std::size_t i) {
   if (q.size() < 2 || s.size() != q.size() || v.size() != q.size() || v.back() != q.back() ||
       !over_last_axis(softmax, "axis", s.size(), -1))
     return std::nullopt;
-  SoftmaxAttention a{
-      .queries = s[s.size() - 2], .keys = s.back(), .head_dim = q.back(), .scaled = scaled, .masked = masked};
+  SoftmaxAttention a{.queries = s[s.size() - 2],
+                     .keys = s.back(),
+                     .head_dim = q.back(),
+                     .scaled = scaled,
+                     .masked = masked,
+                     .mask_select = select,
+                     .causal = causal == Causality::yes,
+                     .mask_unknown = causal == Causality::unknown};
   // leading dims: batch × heads (rank 4), batch (rank 3); more: all but the last are the batch
   for (std::size_t d = 0; d + 2 < s.size(); ++d) {
     if (d + 3 == s.size() && s.size() >= 4)

@@ -9,6 +9,7 @@
 #include <climits>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <set>
 
 #include "ecosim/ops_counter/checked.hpp"
@@ -130,14 +131,62 @@ struct Reader {
     return v;
   }
 
+  /// Element e of an inline float or bool tensor of `elements` elements (floats as stored, bools as 0/1), read in
+  /// place; none when the tensor is of another type, external or inconsistent.
+  static std::optional<std::function<float(std::uint64_t)>> mask_values_of(const onnx::TensorProto& p,
+                                                                           std::uint64_t elements) {
+    if (p.data_location() == onnx::TensorProto::EXTERNAL || elements > INT_MAX) return std::nullopt;
+    const std::string& raw = p.raw_data();
+    if (p.data_type() == onnx::TensorProto::FLOAT) {
+      if (static_cast<std::uint64_t>(p.float_data_size()) == elements)
+        return [&p](std::uint64_t e) { return p.float_data(static_cast<int>(e)); };
+      if (raw.size() == elements * sizeof(float))
+        return [&raw](std::uint64_t e) {
+          float v;
+          std::memcpy(&v, raw.data() + e * sizeof v, sizeof v);
+          return v;
+        };
+    } else if (p.data_type() == onnx::TensorProto::BOOL) {
+      if (static_cast<std::uint64_t>(p.int32_data_size()) == elements)
+        return [&p](std::uint64_t e) { return p.int32_data(static_cast<int>(e)) != 0 ? 1.0f : 0.0f; };
+      if (raw.size() == elements) return [&raw](std::uint64_t e) { return raw[e] != 0 ? 1.0f : 0.0f; };
+    }
+    return std::nullopt;
+  }
+
+  /// Sets the causal_* flags of `t` from its values (see Tensor); stops at the first value that rules them out.
+  static void classify_mask(Tensor& t, const onnx::TensorProto& p, std::uint64_t elements) {
+    const std::vector<std::uint64_t>& dims = *t.dims;
+    if (dims.size() < 2 || elements == 0) return;
+    const std::uint64_t q = dims[dims.size() - 2], k = dims.back();
+    if (k < q) return;
+    const auto value = mask_values_of(p, elements);
+    if (!value) return;
+    const bool boolean = p.data_type() == onnx::TensorProto::BOOL;
+    bool additive = !boolean, keep = boolean, drop = boolean;
+    for (std::uint64_t e = 0; e < elements && (additive || keep || drop); ++e) {
+      const std::uint64_t i = e / k % q, j = e % k;
+      const bool attended = j <= k - q + i;
+      const float v = (*value)(e);
+      additive = additive && (attended ? v == 0.0f : v <= kMaskedBelow);
+      keep = keep && (v != 0.0f) == attended;
+      drop = drop && (v != 0.0f) != attended;
+    }
+    t.causal_additive = additive;
+    t.causal_keep = keep;
+    t.causal_drop = drop;
+  }
+
   void constant(const onnx::TensorProto& p, const std::string& name) {
     Tensor& t = graph.tensors[name];
     t.constant = true;
+    t.external = p.data_location() == onnx::TensorProto::EXTERNAL;
     t.dims = checked_dims({p.dims().begin(), p.dims().end()}, name);
     std::uint64_t elements = 1;
     for (auto d : *t.dims) elements *= d;
     if (elements == 1) t.scalar = scalar_of(p);
     t.values = values_of(p, elements);
+    classify_mask(t, p, elements);
   }
 
   /// Attributes ONNX's shape inference divides by or sizes with (libonnx 1.12 does not check them): positive

@@ -131,9 +131,14 @@ void Evaluator::pass_constant(const Node& n, std::size_t in, std::size_t out) {
   if (in >= n.inputs.size() || out >= n.outputs.size() || n.inputs[in].empty() || n.outputs[out].empty()) return;
   const auto it = graph_.tensors.find(n.inputs[in]);
   if (it == graph_.tensors.end() || !it->second.constant) return;
+  const Tensor& source = it->second;
   Tensor& t = graph_.tensors[n.outputs[out]];
   t.constant = true;
-  t.scalar = graph_.tensors[n.inputs[in]].scalar;
+  t.external = source.external;
+  t.scalar = source.scalar;
+  t.causal_additive = source.causal_additive;
+  t.causal_keep = source.causal_keep;
+  t.causal_drop = source.causal_drop;
 }
 
 void Evaluator::fail(const Node& n, const std::string& what) const {

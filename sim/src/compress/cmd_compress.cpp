@@ -55,7 +55,7 @@ int compress(const Args& args) {
   options.add_options()("help,h", "this help")("scheme", po::value<std::string>(), "actnn, gact, mesa or fewbit")(
       "bits", po::value<std::int64_t>(), "bits per element (gact: average budget, 32 = raw; mesa: 8)")(
       "activation", po::value<std::string>()->default_value("gelu"), "fewbit: the activation")(
-      "shape", po::value<std::string>()->default_value("128x197x192"), "synthetic tensor shape")(
+      "shape", po::value<std::string>()->default_value("128x197x192"), "synthetic tensor shape (values: below)")(
       "dtype", po::value<std::string>()->default_value("fp32"), "fp32, fp16 or bf16")(
       "device", po::value<std::string>()->default_value("auto"), "auto, cpu or cuda")(
       "seed", po::value<std::int64_t>()->default_value(0), "seed of the input and of the stochastic rounding")(
@@ -69,7 +69,13 @@ int compress(const Args& args) {
       "work); `ecosim replay` reports them side by side");
   options.add(work_limit_options());
   po::variables_map vm;
-  if (!parse_args(args, options, vm, "ecosim compress --scheme NAME --bits B [--shape AxBxC] [options]")) return 0;
+  if (!parse_args(
+          args, options, vm, "ecosim compress --scheme NAME --bits B [--shape AxBxC] [options]",
+          "The synthetic tensor holds standard normal values (mean 0, standard deviation 1) drawn from --seed.\n"
+          "max_error and mean_error are the largest and the mean absolute difference per element between the\n"
+          "reconstruction and the reference (the input rounded to --dtype; fewbit: the exact derivative f'(x)),\n"
+          "in the tensor's own units: standard deviations for the synthetic tensor.\n"))
+    return 0;
   if (!vm.count("scheme") || !vm.count("bits")) throw Error("give --scheme and --bits");
   const CompressScheme& scheme = find_scheme(vm["scheme"].as<std::string>());
   const Format format = parse_format(vm["format"].as<std::string>());

@@ -2,15 +2,18 @@
 // fusion group (OpRecord::group; the op counter and the MSA/Linformer/SRA/LSA kernels put scores, scale,
 // softmax and context of each attention in `<p>.softmax_attention`, Reformer's per chunk shape in
 // `<p>.chunk_attention[.i]`) become one op, named after the group, whose score tiles never leave the chip.
-// Per (batch·head, query tile of tq rows,
-// key tile of tk keys): the array computes S = Q·Kᵀ into the outputs buffer, the vector unit scales it and
-// updates the running softmax (max, exp, sum; rescaling the partial context when the max grows), writing
-// P to the inputs buffer, and the array accumulates P·V into the resident output rows, stored once per
-// query tile. DRAM carries Q and O once and K, V once per query tile, instead of the N×keys score matrix.
+// Per (batch·head, query tile of tq rows, key tile of tk keys): the array computes S = Q·Kᵀ into the outputs
+// buffer, the vector unit scales it and updates the running softmax (max, exp, sum; rescaling the partial
+// context when the max grows), writing P to the inputs buffer, and the array accumulates P·V into the output
+// rows. Two loop orders (FusedOrder) decide what stays on chip; the mapper (choose_fused_tiling) picks the
+// order and tiles of least energy, and PlanSource runs a group unfused where its fused schedule would move
+// more DRAM bits than its four ops.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
+#include <string>
 
 #include "ecosim/accel_model/op_plan.hpp"
 
@@ -20,32 +23,77 @@ namespace ecosim::accel {
 inline constexpr std::size_t kAttentionGroupRecords = 4;
 
 /// One attention group: G = batch·heads independent softmax attentions of `queries` rows over `keys` keys
-/// of width `dim`, operands of `operand_bits`.
+/// of width `dim`, operands of `operand_bits`; `causal` (the records' params.causal): query i attends to the
+/// first keys − queries + i + 1 keys only.
 struct AttentionShape {
   std::uint64_t groups = 1, queries = 1, keys = 1, dim = 1;
   unsigned operand_bits = 8;
+  bool causal = false;
 };
 
+/// The loop inside batch·heads, outermost first:
+/// * queries_outer (FlashAttention-2): a Q tile and its output rows (with the running max and sum) stay on
+///   chip while K and V tiles stream past; K and V are read once per query tile (once when one tile holds
+///   every key).
+/// * keys_outer (FlashAttention-1): a K and V tile stay on chip while the query tiles stream past; each query
+///   tile's partial output rows, max and sum (at accumulator width) are stored after every key tile but the
+///   last and loaded again before the next, and Q is read once per key tile (once each when one tile holds
+///   every query: then nothing partial leaves the chip).
+enum class FusedOrder : std::uint8_t { queries_outer, keys_outer };
+
 struct FusedTiling {
+  FusedOrder order = FusedOrder::queries_outer;
   std::uint64_t tq = 1, tk = 1;
-  std::uint64_t dram_bits = 0;         // exact: G·(Q + O + ⌈N/tq⌉·(K + V)) bits
-  std::uint64_t estimated_cycles = 0;  // max(array + vector cycles, DRAM cycles)
+  std::uint64_t dram_bits = 0;        // exact: fused_dram_bits
+  std::uint64_t pipeline_cycles = 0;  // the closed form of its tile sequence (as the replay runs it)
+  double energy_pj = 0;               // the same, energy (leakage included)
+  std::string describe() const;
 };
+
+/// Whether tiles of tq queries × tk keys fit half of each buffer: the K and V tiles in the weights buffer; the
+/// Q and P tiles in the inputs buffer; the scores, the output rows and each row's running max and sum at
+/// accumulator width in the outputs buffer (the same in both orders).
+bool fused_tiles_fit(const AttentionShape& s, std::uint64_t tq, std::uint64_t tk, const AccelConfig& config);
+
+/// DRAM bits of a tiling, per group (× G): Q and O (operand width) once, K and V once — except that
+/// queries_outer reads K and V once per query tile when there is more than one key tile, and keys_outer, when
+/// there is more than one query tile, reads Q once per key tile and stores and loads back each query row's
+/// partial output, max and sum (d + 2 values at accumulator width) once per key tile but the last.
+std::uint64_t fused_dram_bits(const AttentionShape& s, FusedOrder order, std::uint64_t tq, std::uint64_t tk,
+                              const AccelConfig& config);
 
 /// The attention at ops[0]: when ops[0] starts a group of exactly kAttentionGroupRecords records (a record
 /// after them, if given, is in another group) of kinds gemm, eltwise, reduce, gemm with consistent shapes (G
 /// groups, queries, keys, dim). nullopt otherwise: such records are planned one by one.
 std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, const AccelConfig& config);
 
-/// Power-of-two tiles (tk keys and values resident in half the weights buffer; the Q and P tiles in half
-/// the inputs buffer; scores and output rows at accumulator width in half the outputs buffer) with the
-/// fewest estimated cycles, ties to larger tiles; nullopt when not even 1×1 fits.
-std::optional<FusedTiling> choose_fused_tiling(const AttentionShape& s, const AccelConfig& config);
+/// The vector unit's work in a fused group with key tiles of tk: `records` (the scale's and softmax's
+/// operations) plus the running softmax's, per query row and key tile after the first: the old maximum's
+/// correction factor (1 subtraction, 1 exp) and the rescaled sum and output row (d + 1 multiplications).
+OpCounts fused_softmax_work(const OpCounts& records, const AttentionShape& s, std::uint64_t tk);
 
-/// The fused plan of the group at ops[0] (nullopt when there is none or no tile fits): its tiles in order
-/// (per query tile and key tile: scores on the array, softmax on the vector unit, context on the array; each
-/// triple's scores issued before the previous triple's softmax, which may compute beside them).
-std::optional<OpPlan> plan_fused_attention(std::span<const OpRecord> ops, const AccelConfig& config,
-                                           const TechTable& tech);
+/// Over both orders, key tiles (powers of two, the largest that fits and the same trips balanced) and query
+/// tiles likewise for each, every tiling that fits replayed by the closed form (stretch by stretch: cheap
+/// whatever its size): the least energy (leakage included; DRAM's 15 pJ/bit dominates it), ties (1e-9,
+/// rounding) by fewer DRAM bits, fewer cycles, larger tiles, then the first enumerated. Not the fewest DRAM
+/// bits outright: that takes tiles of one key, 1/32 of the array, at 2–3× the energy. nullopt when not even
+/// 1×1 fits. `softmax` is the scale's and softmax's records' work (fused_softmax_work adds the rest).
+std::optional<FusedTiling> choose_fused_tiling(const AttentionShape& s, const OpCounts& softmax,
+                                               const AccelConfig& config, const TechTable& tech);
+
+/// The tiles of a tiling (one run): per (group, outer tile, inner tile) a triple — scores on the array,
+/// softmax on the vector unit (`vector`'s cycles and energy spread evenly over the triples), context on the
+/// array — issued software-pipelined: S₀, then per triple j: Sⱼ₊₁ (when there is one, the softmax Pⱼ beside
+/// it), Pⱼ, context j. An operand tile is loaded when the triple before used another one.
+std::shared_ptr<const TileRun> fused_attention_tiles(const AttentionShape& s, const FusedTiling& tiling,
+                                                     VectorWork vector, const AccelConfig& config);
+
+/// The fused plan of the group at ops[0] and its tiling (nullopt when there is none or no tile fits).
+struct FusedPlan {
+  OpPlan plan;
+  FusedTiling tiling;
+};
+std::optional<FusedPlan> plan_fused_attention(std::span<const OpRecord> ops, const AccelConfig& config,
+                                              const TechTable& tech);
 
 }  // namespace ecosim::accel

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -83,6 +84,16 @@ class TileCursor {
 using TileClassVisitor =
     std::function<void(const TileWork* before, const TileWork& at, const TileWork* after, std::uint64_t count)>;
 
+/// A stretch of a run's tile sequence as nested repetitions: `tiles` in order, then each of `parts` in order,
+/// the whole `repeat` times. A run whose tiles repeat in a few patterns is a few hundred TileWork this way,
+/// whatever its tile count, and the closed form runs the pipeline recurrence over it without walking every
+/// repetition (pipeline.hpp).
+struct TileStretch {
+  std::vector<TileWork> tiles;
+  std::vector<TileStretch> parts;
+  std::uint64_t repeat = 1;
+};
+
 /// The tiles of one mapping (a GEMM's loop nest, a streamed vector or DMA op, a fused attention), described
 /// by its shape and tiling: immutable, so plans share it and any number of cursors walk it.
 class TileRun {
@@ -101,6 +112,10 @@ class TileRun {
   /// True when some tile is TileWork::beside_previous (it may compute beside the tile before it): the class
   /// stages of ClassClock (pipeline.hpp) then do not apply.
   virtual bool has_tiles_beside_previous() const { return false; }
+  /// Every tile, in order, as nested repetitions (TileStretch), for a run whose tiles may compute beside the
+  /// tile before them (the class stages of ClassClock do not apply, the recurrence does); nullopt for a run
+  /// costed by class.
+  virtual std::optional<TileStretch> stretches() const { return std::nullopt; }
 };
 
 struct OpPlan {
@@ -137,6 +152,9 @@ class TilingMemo;
 /// come from `memo` (for `config`) when given.
 OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& tech, TilingMemo* memo = nullptr,
                trace::FloatStorage storage = trace::FloatStorage::operand);
+
+/// The bits a plan's tiles move between DRAM and the buffers (summed class by class).
+std::uint64_t dram_bits(const OpPlan& plan);
 
 /// An op's arithmetic on the vector unit: float work at the configured vector type.
 struct VectorWork {

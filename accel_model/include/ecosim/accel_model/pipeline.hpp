@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 
 #include "ecosim/accel_model/config.hpp"
 #include "ecosim/accel_model/op_plan.hpp"
@@ -78,6 +79,28 @@ class PipelineClock {
     s_.pending_unit = std::size_t(tile.unit);
     s_.pending_beside = overlaps_previous(tile, config_);
   }
+  /// The tiles of `stretch` in order (TileStretch), each repetition fed until the pipeline is periodic: once
+  /// the clock after a repetition is the clock c ≤ kMaxPeriod repetitions before with every time shifted by
+  /// one δ, every further c repetitions shift it by δ again (the recurrence is max-plus: max and + of times,
+  /// so adding δ to every time it reads adds δ to every time it writes), and whole periods are added at once.
+  void add(const TileStretch& stretch) {
+    const unsigned units = units_of(stretch);
+    std::array<State, kMaxPeriod> after{};  // the clock after each of the last repetitions (ring buffer)
+    bool periodic = false;
+    for (std::uint64_t r = 0; r < stretch.repeat; ++r) {
+      for (const TileWork& tile : stretch.tiles) add(tile);
+      for (const TileStretch& part : stretch.parts) add(part);
+      for (std::uint64_t c = 1; !periodic && c <= std::min<std::uint64_t>(r, kMaxPeriod); ++c) {
+        const std::optional<std::uint64_t> delta = shift(after[(r - c) % kMaxPeriod], s_, units);
+        if (!delta) continue;
+        const std::uint64_t periods = (stretch.repeat - 1 - r) / c;
+        advance(s_, checked_mul(periods, *delta), units);
+        r += periods * c;
+        periodic = true;  // the repetitions left (fewer than c) are fed one by one
+      }
+      after[r % kMaxPeriod] = s_;
+    }
+  }
   /// The cycles of the tiles added so far, the last of them being the op's last (0 for none).
   std::uint64_t cycles() const {
     if (!started_) return 0;
@@ -99,6 +122,36 @@ class PipelineClock {
     std::size_t pending_unit = 0;
     bool pending_beside = false;
   };
+  static constexpr std::uint64_t kMaxPeriod = 4;  // the longest period of repetitions add(TileStretch) looks for
+
+  /// The units (bit per Unit) the tiles of `stretch` compute on.
+  static unsigned units_of(const TileStretch& stretch) {
+    unsigned units = 0;
+    for (const TileWork& tile : stretch.tiles) units |= 1u << unsigned(tile.unit);
+    for (const TileStretch& part : stretch.parts) units |= units_of(part);
+    return units;
+  }
+  /// δ when `b` is `a` with every time shifted by δ (the free times of the units not in `units`, which the
+  /// stretch neither reads nor writes, unchanged) and everything else equal; nullopt otherwise.
+  static std::optional<std::uint64_t> shift(const State& a, const State& b, unsigned units) {
+    if (b.computed < a.computed) return std::nullopt;
+    const std::uint64_t d = b.computed - a.computed;
+    auto shifted = [d](std::uint64_t x, std::uint64_t y) { return y >= x && y - x == d; };
+    for (std::size_t u = 0; u < a.free.size(); ++u)
+      if (units >> u & 1u ? !shifted(a.free[u], b.free[u]) : a.free[u] != b.free[u]) return std::nullopt;
+    const bool same = shifted(a.dma, b.dma) && shifted(a.computed_before, b.computed_before) &&
+                      shifted(a.pending_loaded, b.pending_loaded) && a.previous_store == b.previous_store &&
+                      a.pending.load == b.pending.load && a.pending.compute == b.pending.compute &&
+                      a.pending.store == b.pending.store && a.pending_unit == b.pending_unit &&
+                      a.pending_beside == b.pending_beside;
+    return same ? std::optional(d) : std::nullopt;
+  }
+  /// Adds `d` to every time of `s` (the free times of `units` only).
+  static void advance(State& s, std::uint64_t d, unsigned units) {
+    for (std::uint64_t* t : {&s.dma, &s.computed, &s.computed_before, &s.pending_loaded}) *t = checked_add(*t, d);
+    for (std::size_t u = 0; u < s.free.size(); ++u)
+      if (units >> u & 1u) s.free[u] = checked_add(s.free[u], d);
+  }
   /// The DMA's stage for the pending tile: the previous tile's store and the next tile's load.
   static void dma_stage(State& s, std::uint64_t next_load) {
     s.dma = checked_add(checked_add(std::max(s.dma, s.computed), s.previous_store), next_load);

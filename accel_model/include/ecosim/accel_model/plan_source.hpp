@@ -28,7 +28,9 @@ class PlanSource {
              const TechTable& tech, PlanCheck check = {},
              trace::FloatStorage float_storage = trace::FloatStorage::operand);
   /// The next op's plan: one record's, or with config.fuse_attention one softmax attention's, the records of
-  /// one fusion group (fused_attention.hpp). False when the records are exhausted. Throws ecosim::Error for an
+  /// one fusion group (fused_attention.hpp) — unless its fused schedule would move more DRAM bits than the
+  /// group's records planned one by one: then those plans, each mapping starting "unfused: fusing <group>
+  /// would move ...". False when the records are exhausted. Throws ecosim::Error for an
   /// op that cannot run, and passes on the record source's errors.
   bool next(OpPlan& plan);
 
@@ -45,7 +47,8 @@ class PlanSource {
   std::vector<OpRecord> window_;  // records read, not yet planned: window_[first_] onwards
   std::size_t first_ = 0;
   bool exhausted_ = false;
-  std::string previous_group_;  // the group of the record planned last: fusion is tried where a group starts
+  std::vector<OpPlan> fallen_back_;  // the rest of a group planned unfused, to hand out next
+  std::string previous_group_;       // the group of the record planned last: fusion is tried where a group starts
 };
 
 }  // namespace ecosim::accel

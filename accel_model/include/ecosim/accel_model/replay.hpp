@@ -1,7 +1,10 @@
 // Replaying a trace on the accelerator: the ops' plans pulled one at a time (plan_source.hpp) and timed
 // either with the SystemC model (transactions per tile transfer or computation) or with the closed-form
-// pipeline model. Memory stays constant: each op's row goes to a RowSink when the op finishes.
+// pipeline model. Memory stays constant: each op's row goes to a RowSink when the op finishes. A replay tells
+// its caller how far it has got (ReplayProgress); it prints nothing itself.
 #pragma once
+#include <cstdint>
+#include <functional>
 #include <string_view>
 
 #include "ecosim/accel_model/config.hpp"
@@ -10,6 +13,20 @@
 #include "ecosim/accel_model/timeline.hpp"
 
 namespace ecosim::accel {
+
+/// An amount of replay work: ops and their tiles.
+struct ReplayWork {
+  std::uint64_t ops = 0, tiles = 0;
+  bool operator==(const ReplayWork&) const = default;
+};
+/// Told how far a replay has got: the ops finished and the tiles started (of those ops and the running one).
+/// Called after each op, and within an op every kProgressTiles tiles it starts (SystemC; the closed form costs
+/// an op at once). It runs on the replaying thread and must not throw.
+using ReplayProgress = std::function<void(const ReplayWork& done)>;
+/// Tiles between two progress calls within one SystemC op (about 30 ms of simulation at 0.47 µs per tile).
+inline constexpr std::uint64_t kProgressTiles = std::uint64_t{1} << 16;
+/// The work a replay of `plans` does, found by planning every op without timing any (the source's checks run).
+ReplayWork plan_work(PlanSource& plans);
 
 /// How the closed form sums an op's tiles: class by class (TileRun::visit_classes; an op of several runs, or
 /// with tiles beside the previous one, is walked), or tile by tile (the reference the classes must equal, and
@@ -23,16 +40,18 @@ OpRow closed_form_row(const OpPlan& plan, const AccelConfig& config, bool weight
 /// Closed form: per op, the cycles of the tile pipeline as the recurrence of pipeline.hpp gives them. The
 /// SystemC model simulates the same pipeline: the same cycles with config.prefetch_weights off, no fewer with it
 /// on (the closed form assumes every prefetch fits). Ops run one after another; each op's row goes to `rows`
-/// when not null.
-ReplayResult replay_closed_form(PlanSource& plans, const AccelConfig& config, RowSink* rows = nullptr);
+/// when not null, and `progress` is told after each op when given.
+ReplayResult replay_closed_form(PlanSource& plans, const AccelConfig& config, RowSink* rows = nullptr,
+                                const ReplayProgress& progress = {});
 
 /// The SystemC model: controller, DMA, memory, three SRAM buffers, fusion-unit array and vector unit as
 /// SystemC modules connected by TLM-2.0 sockets (loosely timed), built from `config` in a SystemC kernel of
 /// their own for this replay (replays run one at a time per process). Each op's row goes to `rows`, and the
-/// units' busy intervals to `timeline`, when not null (the caller finishes the timeline). Errors of the plan
-/// source are passed on once the ops already started have finished.
+/// units' busy intervals to `timeline`, when not null (the caller finishes the timeline); `progress` is told
+/// per op and every kProgressTiles tiles when given. Errors of the plan source are passed on once the ops
+/// already started have finished.
 ReplayResult replay_systemc(PlanSource& plans, const AccelConfig& config, RowSink* rows = nullptr,
-                            TimelineWriter* timeline = nullptr);
+                            TimelineWriter* timeline = nullptr, const ReplayProgress& progress = {});
 
 /// The timing engine a replay runs on (identical cycles without the dynamic effects of pipeline.hpp).
 enum class Engine : std::uint8_t { systemc, closed_form };
@@ -42,6 +61,6 @@ std::string_view name(Engine e);
 Engine parse_engine(std::string_view text);
 /// Replays on `engine`; a timeline is drawn by the SystemC engine only (throws ecosim::Error for the closed form).
 ReplayResult replay(Engine engine, PlanSource& plans, const AccelConfig& config, RowSink* rows = nullptr,
-                    TimelineWriter* timeline = nullptr);
+                    TimelineWriter* timeline = nullptr, const ReplayProgress& progress = {});
 
 }  // namespace ecosim::accel

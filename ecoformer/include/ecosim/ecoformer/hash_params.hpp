@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ecosim/ecoformer/hash_learning.hpp"
+#include "ecosim/ecoformer/kernel_parameters.hpp"
 #include "ecosim/ecoformer/run.hpp"
 #include "ecosim/ops_counter/hash_stages.hpp"
 
@@ -36,5 +37,9 @@ inline constexpr std::uint64_t kLearningTokens = 256;
 /// projection of the same seed and learn on a deterministic subsample of kLearningTokens tokens per head.
 /// Throws ecosim::Error for a variant that is not hashed or a shape that does not match config.
 HashParams make_hash_params(const Tensor& qk, const AttentionConfig& config, std::uint64_t seed);
+
+/// The hash parameters of a given set (its "anchors" and "projection", checked by check_kernel_parameters),
+/// without a learning report.
+HashParams hash_params_from(const KernelParameters& parameters, const AttentionConfig& config);
 
 }  // namespace ecosim::ecoformer

@@ -50,6 +50,9 @@ struct HashedRun {
 /// included), not the parameter preparation/learning.
 HashedRun run_hashed_detailed(const AttentionInputs& inputs, const AttentionConfig& config, Device device,
                               std::uint64_t seed, OpSink& sink, const HashedOptions& options = {});
+/// The same with the parameters given (hash_params_from a saved set) instead of drawn from the seed.
+HashedRun run_hashed_detailed(const AttentionInputs& inputs, const AttentionConfig& config, Device device,
+                              HashParams params, OpSink& sink, const HashedOptions& options = {});
 
 RunResult run_hashed(const AttentionInputs& inputs, const AttentionConfig& config, Device device, std::uint64_t seed,
                      OpSink& sink);

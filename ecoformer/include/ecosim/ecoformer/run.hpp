@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "ecosim/kernels/timing.hpp"
@@ -39,9 +40,14 @@ AttentionInputs synthetic_inputs(const AttentionConfig& config, std::uint64_t se
 /// a count-only variant is refused).
 bool has_kernel(AttentionVariant v);
 
-/// Runs config.variant (config.projections is ignored: inputs are already projected); reports every
-/// operation performed to `sink`. Throws ecosim::Error for mismatched shapes, bad parameters, or
-/// Device::cuda when no GPU is available.
+/// Why the kernels cannot run `config` although its variant has one ("" when they can): they take one sequence
+/// length for queries and keys (config.keys apart from seq), and compute no causal form (config.causal).
+std::string kernel_limitation(const AttentionConfig& config);
+
+/// Runs config.variant (config.projections is ignored: inputs are already projected) with its random
+/// parameters drawn from `seed` (draw_kernel_parameters; run it with given ones: kernel_parameters.hpp);
+/// reports every operation performed to `sink`. Throws ecosim::Error for mismatched shapes, bad parameters, a
+/// config the kernels cannot run (kernel_limitation), or Device::cuda when no GPU is available.
 RunResult run_attention(const AttentionInputs& inputs, const AttentionConfig& config, Device device, std::uint64_t seed,
                         OpSink& sink);
 

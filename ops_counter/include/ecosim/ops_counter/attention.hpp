@@ -1,6 +1,7 @@
 // Attention layer configurations and their op counts: softmax MSA, Performer (FAVOR+), Linformer, Reformer-style LSH,
 // EcoFormer hashed attention and the EcoFormer ablations (FP, Bi, LSH, KLSH). Shapes: B batch, H heads,
-// N tokens, C head width (embedding H·C); every formula is in ops_counter/README.md.
+// N tokens (queries; keys Nk = N unless given apart), C head width (embedding H·C), optionally causal;
+// every formula is in ops_counter/README.md.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -15,6 +16,12 @@ struct AttentionConfig {
   std::uint64_t batch = 1, heads = 1, seq = 1, head_dim = 32;
   bool projections = true;      // count the q/k/v and output projections (Linear with bias)
   std::uint64_t embed_dim = 0;  // input width of the projections; 0 = heads·head_dim
+  /// Keys (and values) Nk when they are another token set than the N = seq queries (a decode step: 1 query,
+  /// the cached keys); 0 = seq. Only a variant with the registry's separate_keys serves Nk ≠ N.
+  std::uint64_t keys = 0;
+  /// Causal (decoder) attention: with P = Nk − N, query i (at position P + i) attends to keys 0..P + i.
+  /// Only a variant with the registry's causal_form serves it.
+  bool causal = false;
   // The variant parameters (meaning, default and range: kVariantParameters in variant_registry.hpp).
   std::uint64_t bits = default_of(VariantParameterId::bits);                    // EcoFormer hash bits b
   std::uint64_t support = default_of(VariantParameterId::support);              // EcoFormer kernel anchors m
@@ -32,11 +39,17 @@ struct AttentionConfig {
   std::uint64_t parameter(VariantParameterId id) const;
 
   std::uint64_t width() const { return embed_dim ? embed_dim : heads * head_dim; }
+  /// Nk: `keys`, or seq when not given apart.
+  std::uint64_t key_count() const { return keys ? keys : seq; }
   /// Hash bits actually used: `bits`, except Bi-EcoFormer, whose codes are the signs of the C features.
   std::uint64_t code_bits() const;
   /// Throws ecosim::Error naming the first zero, out-of-range or inconsistent parameter.
   void validate() const;
 };
+
+/// The (query, key) pairs one attention of `queries` queries over `keys` keys scores: queries·keys, or when
+/// causal (keys ≥ queries, P = keys − queries) queries·P + queries(queries+1)/2 (query i sees P + i + 1 keys).
+std::uint64_t attended_pairs(std::uint64_t queries, std::uint64_t keys, bool causal);
 
 /// Reformer buckets per hash round: the even number nearest above N/chunk (at least 2).
 std::uint64_t reformer_buckets(const AttentionConfig& c);

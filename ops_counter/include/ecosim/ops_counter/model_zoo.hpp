@@ -3,6 +3,7 @@
 // attention variant and input size.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@ class ModelZoo {
   /// The zoo file at `path` (read whole, at most kMaxJsonDocumentBytes); throws ecosim::Error naming the file.
   static ModelZoo load(const std::string& path);
   /// This zoo's models over `base`'s: a name in both is this zoo's entry, and `extends` may name either's.
+  /// Throws when one of this zoo's models does not resolve (an unknown key, family or base model).
   ModelZoo overlaying(const ModelZoo& base) const;
 
   std::vector<std::string> names() const;
@@ -35,8 +37,14 @@ class ModelZoo {
   std::vector<Layer> build(const std::string& model, const ModelOptions& options) const;
 
  private:
-  nlohmann::json resolved(const std::string& model, int depth = 0) const;
+  /// The entry of `model` (an object); throws for an unknown model, listing the valid ones.
+  const nlohmann::json& entry(const std::string& model) const;
+  /// `model`'s entry merged over the entries it extends; throws for a circular chain, an unknown family, and a
+  /// key of any entry in the chain that its family does not have ("<file>: <model>.<key>: unknown key …").
+  nlohmann::json resolved(const std::string& model) const;
+
   nlohmann::json entries_;
+  std::map<std::string, std::string> origins_;  // model name → the file (or "builtin model_zoo.json") defining it
 };
 
 /// True for the attention layers (those counted under --scope attention, projections included).

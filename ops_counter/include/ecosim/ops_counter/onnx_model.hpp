@@ -48,9 +48,11 @@ OnnxModel import_onnx(const std::string& path, const OnnxImportOptions& options 
 OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const OnnxImportOptions& options = {});
 
 /// The layers counted: `model.layers`, each found attention block replaced by `swap` (its variant and
-/// parameters, with the block's batch, heads, query tokens and head width; no projections: the graph's own
-/// projections stay) when given. A found block's layer is named "<first node>..<last node>" (the export's own
-/// softmax attention), a swapped one "<first node>..<last node>[<variant>]".
+/// parameters, with the block's batch, heads, queries, keys, causality and head width; no projections: the
+/// graph's own projections stay) when given. Throws ecosim::Error naming the block and the reason when the
+/// variant cannot serve a block (queries ≠ keys, a causal block, its parameters). A found block's layer is
+/// named "<first node>..<last node>" (the export's own softmax attention), a swapped one
+/// "<first node>..<last node>[<variant>]".
 std::vector<Layer> onnx_layers(const OnnxModel& model, const std::optional<AttentionConfig>& swap);
 
 /// "Name ×count, ..." of the unknown op types ("" when none).

@@ -62,6 +62,10 @@ OpRecord l2_normalize(std::string name, std::uint64_t batch, std::uint64_t rows,
 /// one softmax attention; Reformer's four chunk records per chunk shape (with several shapes, suffix ".<i>").
 inline constexpr std::string_view kSoftmaxAttentionGroup = "softmax_attention";
 inline constexpr std::string_view kChunkAttentionGroup = "chunk_attention";
+/// OpRecord::params key marking a causal softmax attention's four records (value 1): their shapes are the
+/// queries × keys rectangle, their counts those of the attended pairs only (query i of N over Nk keys sees the
+/// first Nk − N + i + 1).
+inline constexpr std::string_view kCausalParam = "causal";
 /// Puts `records` in fusion group `group`.
 void join_group(std::span<OpRecord> records, std::string_view group);
 /// r named "<prefix>.<name>", and its fusion group (if any) "<prefix>.<group>": how a layer names its records.

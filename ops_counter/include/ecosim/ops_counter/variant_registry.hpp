@@ -1,7 +1,7 @@
 // The attention variants' registry: every fact about a variant defined once — its name, a one-line
 // description, the parameters it reads (each with its default and valid range), and the flags shares_qk,
-// hashed and has_kernel. Names, validation, the counters' projection choice, the kernels' dispatch check
-// and the command line (options, help, applicability, reports) are all derived from it.
+// hashed, has_kernel, separate_keys and causal_form. Names, validation, the counters' projection choice, the
+// kernels' dispatch check and the command line (options, help, applicability, reports) are all derived from it.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -96,6 +96,11 @@ struct VariantInfo {
   bool hashed;                   // the EcoFormer family: hashes tokens to codes
   bool has_kernel;               // ecosim::ecoformer::run_attention runs it (CPU reference and CUDA)
   bool compared_by_default;      // in `ecosim compare`'s default --variants
+  /// Queries and keys may be different token sets, Nq ≠ Nk (an imported decode step, a reduced key set).
+  bool separate_keys;
+  /// A causal form is modelled (query i attends to keys up to its own position): only such a variant may
+  /// serve a causal (decoder) block.
+  bool causal_form;
 
   /// No kernel: it can be counted, traced and replayed, not run.
   constexpr bool count_only() const { return !has_kernel; }

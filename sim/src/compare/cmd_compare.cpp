@@ -1,7 +1,8 @@
 // `ecosim compare`: for each attention variant, runs the kernel (GPU when present, else the CPU reference)
 // while counting its operations and writing its trace (a count-only variant without a kernel: its analytic
 // exact-convention records), replays the trace on the accelerator model (--engine: SystemC or closed form),
-// and reports op counts, accelerator latency/energy, GPU latency and ratios to MSA beside the published ones.
+// and reports op counts, accelerator latency/energy, GPU latency and ratios to MSA beside the published ones: a
+// summary on the terminal (compare_table.hpp), everything with its provenance in the report files.
 // With --model, compares whole-model analytic traces instead; with --onnx, an imported model's traces with its
 // attention blocks swapped for each variant, the kernels run at the blocks' shapes. Every variant's parameters are
 // checked before anything runs, and traces and reports are written only when all runs have succeeded.
@@ -15,12 +16,14 @@
 #include "accel_report.hpp"
 #include "child_process.hpp"
 #include "compare_report.hpp"
+#include "compare_table.hpp"
 #include "device_option.hpp"
 #include "ecosim/ecoformer/run.hpp"
 #include "ecosim/kernels/gpu.hpp"
 #include "ecosim/ops_counter/attention.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
+#include "ecosim/ops_counter/json_reader.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
 #include "ecosim/ops_counter/sinks.hpp"
 #include "ecosim/sim/commands.hpp"
@@ -29,6 +32,7 @@
 #include "embedded_texts.hpp"
 #include "gpu_estimate.hpp"
 #include "provenance.hpp"
+#include "replay_progress.hpp"
 #include "report_folder.hpp"
 #include "variant_parameters.hpp"
 #include "work_limits.hpp"
@@ -70,7 +74,7 @@ VariantRun run_analytic_layer(const AttentionConfig& config) {
   RecordingSink list;
   FanOutSink sink({&counter, &list});
   emit_attention(ecoformer::kAttentionRecordPrefix, config, Convention::exact, sink);
-  return {std::move(list.records), counter.total(), std::nullopt, "analytic (count-only: no kernel)"};
+  return {std::move(list.records), counter.total(), std::nullopt, "analytic (no kernel)"};
 }
 
 /// One column of the comparison: an attention variant, or (with --model) the model's own attention.
@@ -103,7 +107,8 @@ VariantRun run_model(const Workload& w) {
 
 /// The ONNX model with the entry's attention (exact convention): analytic records, except that each attention
 /// block becomes, for a variant with a kernel, the kernel run at the block's shape (once per distinct shape), its
-/// records renamed after the block.
+/// records renamed after the block. A block the kernels cannot run (ecoformer::kernel_limitation: queries ≠ keys,
+/// causal) keeps its analytic records, and the run's source says so.
 VariantRun run_onnx(const OnnxModel& model, const Entry& e, DeviceChoice device) {
   OpCounter counter;
   RecordingSink list;
@@ -111,9 +116,12 @@ VariantRun run_onnx(const OnnxModel& model, const Entry& e, DeviceChoice device)
   const bool kernel = !e.native && ecoformer::has_kernel(e.config.variant);
   const std::string prefix = std::string(ecoformer::kAttentionRecordPrefix) + ".";
   std::map<std::array<std::uint64_t, 4>, std::vector<OpRecord>> runs;  // batch, heads, tokens, head width
+  std::map<std::string, std::uint64_t> not_run;                        // reason → blocks counted instead
   for (const Layer& layer : onnx_layers(model, e.native ? std::nullopt : std::optional{e.config})) {
     const auto* a = std::get_if<AttentionConfig>(&layer.op);
-    if (!kernel || !a) {
+    const std::string limitation = kernel && a ? ecoformer::kernel_limitation(*a) : "";
+    if (!limitation.empty()) ++not_run[limitation];
+    if (!kernel || !a || !limitation.empty()) {
       emit(layer, Convention::exact, sink);
       continue;
     }
@@ -126,7 +134,12 @@ VariantRun run_onnx(const OnnxModel& model, const Entry& e, DeviceChoice device)
       sink.record(r);
     }
   }
-  const std::string source = kernel ? fmt::format("kernel x{}+analytic", runs.size()) : std::string("analytic");
+  std::string source = kernel && !runs.empty() ? fmt::format("kernel x{}+analytic", runs.size()) : "analytic";
+  for (const auto& [why, blocks] : not_run) {
+    source += fmt::format("; {} block{} not run: {}", blocks, blocks == 1 ? "" : "s", why);
+    fmt::print(stderr, "[{}] note: {} attention block{} counted, not run: {}\n", e.label, blocks,
+               blocks == 1 ? "" : "s", why);
+  }
   return {std::move(list.records), counter.total(), std::nullopt, source};
 }
 
@@ -143,34 +156,55 @@ std::vector<std::string> parse_variants(const std::string& list) {
   return out;
 }
 
-/// A number of the workload the accelerator figures were published for: `compare`'s default layer.
+constexpr const char* kPublishedOrigin = "builtin published_accelerator.json";
+
+/// sim/data/published_accelerator.json, every key checked: its source, the workload the accelerator figures were
+/// published for (`compare`'s default layer) and each variant's latency and energy.
+nlohmann::json published_figures() {
+  nlohmann::json doc = parse_json(embedded::published_accelerator(), kPublishedOrigin);
+  const JsonReader r(doc, kPublishedOrigin);
+  r.exact_keys({"source", "workload", "variants"});
+  (void)r.text("source");
+  const JsonReader workload(r.object("workload"), fmt::format("{}: workload", kPublishedOrigin));
+  workload.exact_keys({"batch", "seq", "dim", "heads"});
+  for (const char* key : {"batch", "seq", "dim", "heads"}) (void)workload.count(key, {1, kMaxDimension, ""});
+  for (const auto& [variant, figures] : r.object("variants").items()) {
+    try {
+      (void)attention_variant_named(variant);
+    } catch (const Error& e) {
+      r.fail("variants." + variant, e.what());
+    }
+    const JsonReader v(figures, fmt::format("{}: variants.{}", kPublishedOrigin, variant));
+    v.exact_keys({"latency_ms", "energy_pj"});
+    (void)v.number("latency_ms", {0, 1e9, " ms"});
+    (void)v.number("energy_pj", {0, 1e18, " pJ"});
+  }
+  return doc;
+}
+
+/// A number of the workload the accelerator figures were published for.
 std::int64_t published_workload(const nlohmann::json& published, const char* key) {
-  const nlohmann::json& value = published["workload"][key];
-  if (!value.is_number_unsigned())
-    throw Error(fmt::format("builtin published_accelerator.json: workload.{} must be a count", key));
-  return value.get<std::int64_t>();
+  return published["workload"][key].get<std::int64_t>();
 }
 
 /// Draws the bar chart with Debian's interpreter (the python3 first on PATH may lack Debian's matplotlib),
 /// running scripts/plot_compare.py as embedded at build time (`python3 -c`); the paths are plain arguments
-/// after the script. A failure is a warning: the CSV and JSON are complete.
-void plot(const std::string& json_path, const std::string& png_path) {
+/// after the script. A failure is a warning: the CSV and JSON are complete. Returns whether the chart exists.
+bool plot(const std::string& json_path, const std::string& png_path) {
   const ProgramRun run =
       run_program({"/usr/bin/python3", "-c", std::string(embedded::plot_compare_py()), json_path, png_path});
   std::error_code ec;
-  if (run.succeeded && std::filesystem::is_regular_file(png_path, ec))
-    fmt::print(stderr, "wrote {}\n", png_path);
-  else
-    fmt::print(stderr,
-               "warning: no bar chart written ({}; is python3-matplotlib installed?); CSV and JSON are "
-               "complete\n",
-               run.succeeded ? png_path + " is missing" : run.failure);
+  if (run.succeeded && std::filesystem::is_regular_file(png_path, ec)) return true;
+  fmt::print(stderr,
+             "warning: no bar chart written ({}; is python3-matplotlib installed?); CSV and JSON are complete\n",
+             run.succeeded ? png_path + " is missing" : run.failure);
+  return false;
 }
 
 }  // namespace
 
 int compare(const Args& args) {
-  const nlohmann::json published = parse_json(embedded::published_accelerator(), "builtin published_accelerator.json");
+  const nlohmann::json published = published_figures();
   const auto batch = published_workload(published, "batch"), seq = published_workload(published, "seq"),
              dim = published_workload(published, "dim"), heads = published_workload(published, "heads");
   po::options_description options("ecosim compare");
@@ -244,7 +278,8 @@ int compare(const Args& args) {
   } else {
     report.workload["model"] = model;
   }
-  report.published = published_for(report.workload, published);
+  report.published = published;
+  report.published_applies = published_for(report.workload, published);
   report.provenance = provenance(accel_config, engine, tech);
   report.accel_area = accel::area_breakdown(accel_config);
   report.provenance["variant_parameters"] = nlohmann::ordered_json::object();
@@ -262,7 +297,8 @@ int compare(const Args& args) {
     if (!whole_model && e.native) throw Error("'native' (a model's own attention) needs --model or --onnx");
     if (onnx) {  // the variant at every block's shape (throws naming the block it cannot replace)
       for (const Layer& layer : onnx_layers(*onnx, e.native ? std::nullopt : std::optional{config}))
-        if (const auto* a = std::get_if<AttentionConfig>(&layer.op); a && ecoformer::has_kernel(a->variant))
+        if (const auto* a = std::get_if<AttentionConfig>(&layer.op);
+            a && ecoformer::has_kernel(a->variant) && ecoformer::kernel_limitation(*a).empty())
           check_attention_kernel(limits, *a, device == DeviceChoice::cuda);
     } else if (model.empty()) {
       config.validate();
@@ -285,9 +321,15 @@ int compare(const Args& args) {
                      : kernel         ? run_kernel(e.config, device)
                                       : run_analytic_layer(e.config);
     fmt::print(stderr, "[{}] replaying {} ops on {} ...\n", e.label, run.ops.size(), accel_config.name);
+    const auto progress = announce_replay(engine, "[" + e.label + "]", [&] {
+      RecordList all(run.ops);
+      accel::PlanSource counted(all, Convention::exact, e.label, accel_config, tech);
+      return accel::plan_work(counted);
+    });
     RecordList records(run.ops);
     accel::PlanSource plans(records, Convention::exact, e.label, accel_config, tech, replay_budget(limits));
-    const accel::ReplayResult replay = accel::replay(engine, plans, accel_config);
+    const accel::ReplayResult replay =
+        accel::replay(engine, plans, accel_config, nullptr, nullptr, progress->callback());
     CompareRow row{e.label,
                    run.source,
                    run.total.ops(OpKind::mul),
@@ -305,7 +347,7 @@ int compare(const Args& args) {
       row.gpu_label = "measured, CUDA events (" + gpu::probe().device_name + ")";
     } else {
       row.gpu_latency_ms = estimate_gpu_latency_ms(run.ops, roofline);
-      row.gpu_label = "est. " + roofline.gpu + " roofline (no GPU kernel run)";
+      row.gpu_label = "estimated, " + roofline.gpu + " roofline (no GPU kernel ran)";
     }
     report.provenance["gpu_timing"][e.label] =
         row.gpu_measured ? fmt::format(
@@ -334,9 +376,8 @@ int compare(const Args& args) {
   folder.write("compare.json",
                [&](const std::string& path) { write_file_atomically(path, to_json(report).dump(2) + "\n"); });
   folder.keep();
-  fmt::print(stderr, "wrote {0}/compare.csv, {0}/compare.json and the traces {0}/<variant>.jsonl\n", out);
-  plot(out + "/compare.json", out + "/compare.png");
-  fmt::print("{}", render_table(report));
+  const bool plotted = plot(out + "/compare.json", out + "/compare.png");
+  fmt::print("{}", render_terminal(report, out, plotted));
   return 0;
 }
 

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 #include "ecosim/ecoformer/msa_fp16.hpp"
 #include "ecosim/ecoformer/random_parameters.hpp"
@@ -15,7 +14,7 @@
 #include "ecosim/kernels/gpu.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
-#include "validate_attention.hpp"
+#include "tolerance.hpp"
 #include "validation.hpp"
 
 namespace ecosim::cli {
@@ -211,20 +210,6 @@ void check_determinism(Validation& v) {
 }
 
 }  // namespace
-
-// A kernel's output against the CPU reference, per variant (fp32 throughout; Performer and the hashed family
-// accumulate over N and F, Reformer's buckets can flip on rounding ties; LSA is MSA over its windows).
-double kernel_tolerance(AttentionVariant variant) {
-  static const std::map<AttentionVariant, double> kTolerance = {
-      {AttentionVariant::msa, 1e-5},           {AttentionVariant::linformer, 1e-5},
-      {AttentionVariant::lsa, 1e-5},           {AttentionVariant::performer, 1e-4},
-      {AttentionVariant::reformer, 1e-4},      {AttentionVariant::ecoformer, 1e-4},
-      {AttentionVariant::fp_ecoformer, 1e-4},  {AttentionVariant::bi_ecoformer, 1e-4},
-      {AttentionVariant::lsh_ecoformer, 1e-4}, {AttentionVariant::klsh_ecoformer, 1e-4}};
-  const auto it = kTolerance.find(variant);
-  if (it == kTolerance.end()) throw Error(std::string("no kernel tolerance for ") + std::string(name(variant)));
-  return it->second;
-}
 
 void validate_attention(Validation& v) {
   std::string gpu_unavailable;

@@ -1,7 +1,8 @@
 // `ecosim validate --suite NAME [--device auto|cpu|cuda]`: GPU kernels against their CPU references and
 // the mathematical properties each must have; prints a PASS/FAIL/SKIP table, exit 1 on any FAIL.
-// `ecosim validate --variant V --input q.npy,k.npy,v.npy --output mine.npy`: a user's own kernel output
-// against the CPU reference (validate_output.cpp); exit 1 when it fails.
+// `ecosim validate --variant V --input q.npy,k.npy,v.npy --output mine.npy` or `ecosim validate --params DIR
+// --output mine.npy`: a user's own kernel output against the CPU reference (validate_output.cpp); exit 1 when
+// it fails.
 #include <fmt/core.h>
 
 #include <utility>
@@ -35,17 +36,19 @@ int validate(const Args& args) {
   if (!parse_args(args, options, vm,
                   "ecosim validate --suite NAME [--device auto|cpu|cuda]\n"
                   "   or: ecosim validate --variant V --input q.npy,k.npy,v.npy --output mine.npy [--seed S] "
-                  "[variant parameters]"))
+                  "[variant parameters] [--rtol R --atol A --output-dtype T]\n"
+                  "   or: ecosim validate --params DIR --output mine.npy [--rtol R --atol A --output-dtype T]"))
     return 0;
-  const bool checks_output = vm.count("variant") || vm.count("input") || vm.count("output");
-  if (checks_output && vm.count("suite")) throw Error("give either --suite or --variant/--input/--output, not both");
+  const bool checks_output = vm.count("variant") || vm.count("input") || vm.count("output") || vm.count("params");
+  if (checks_output && vm.count("suite"))
+    throw Error("give either --suite or --variant/--input/--params/--output, not both");
   if (checks_output && !vm["device"].defaulted())
     throw Error("--device applies to --suite: --output is compared with the CPU reference");
   if (checks_output) return validate_output(vm);
   const po::options_description output_options = validate_output_options();
   for (const auto& option : output_options.options())
     if (vm.count(option->long_name()) && !vm[option->long_name()].defaulted())
-      throw Error("--" + option->long_name() + " applies to --variant/--input/--output, not to --suite");
+      throw Error("--" + option->long_name() + " applies to --output, not to --suite");
   std::string valid;
   for (const auto& [name, run] : suites())
     if (valid.find(name) == std::string::npos) valid += (valid.empty() ? "" : ", ") + name;

@@ -1,0 +1,146 @@
+// Swapping an imported attention block for a variant (issue 18): the keys' length kept apart from the queries'
+// (a decode step of 1 query over 32,768 keys), causal blocks found from their constant masks (an Add, GPT-2's
+// Where, masked_fill's Where), a variant without a causal form refused naming causality, and MSA keeping the
+// lower triangle. Fixtures: scripts/make_onnx_fixtures.py; counts by hand from ops_counter/README.md.
+#include <catch2/catch.hpp>
+
+#include "ecosim/ops_counter/onnx_model.hpp"
+#include "ecosim/ops_counter/op_counter.hpp"
+#include "onnx_or_skip.hpp"
+
+using namespace ecosim;
+
+namespace {
+
+OnnxModel fixture(const std::string& name) {
+  return import_onnx(std::string(ECOSIM_ONNX_OPS_DIR) + "/" + name + ".onnx");
+}
+
+OpCounts total(const OnnxModel& m, Convention convention, const std::optional<AttentionConfig>& swap = {}) {
+  OpCounter counter;
+  for (const Layer& l : onnx_layers(m, swap)) emit(l, convention, counter);
+  return counter.total();
+}
+
+AttentionConfig variant(AttentionVariant v) {
+  AttentionConfig c;
+  c.variant = v;
+  return c;
+}
+
+std::string swap_error(const OnnxModel& m, const AttentionConfig& swap) {
+  try {
+    onnx_layers(m, swap);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("ONNX decode step: a swap keeps the 32,768 keys apart from the 1 query", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  const OnnxModel m = fixture("decode_step");
+  REQUIRE(m.attention.size() == 1);
+  const SoftmaxAttention& found = m.attention[0].shape;
+  CHECK(found.queries == 1);
+  CHECK(found.keys == 32768);
+  CHECK(found.heads == 12);
+  CHECK(found.head_dim == 64);
+  CHECK_FALSE(found.causal);
+  // MSA at the block's shapes is the export's own attention, in both conventions
+  for (Convention convention : {Convention::exact, Convention::paper})
+    for (OpKind k : kAllOpKinds) {
+      INFO(name(convention) << " " << name(k));
+      CHECK(total(m, convention, variant(AttentionVariant::msa)).ops(k) == total(m, convention).ops(k));
+    }
+  const std::uint64_t heads = 12, keys = 32768, d = 64;
+  CHECK(total(m, Convention::paper).ops(OpKind::mul) == 2 * heads * keys * d + heads * keys);
+  // Linformer projects the 32,768 keys (and values) to k = 256 rows: 2·H·d·k·Nk MACs, ≈ 12.9 G muls
+  AttentionConfig linformer = variant(AttentionVariant::linformer);
+  const std::uint64_t k = linformer.proj_k;
+  CHECK(total(m, Convention::paper, linformer).ops(OpKind::mul) ==
+        2 * heads * d * k * keys + 2 * heads * k * d + heads * k);
+  // Performer's key features and kv run over the 32,768 keys
+  AttentionConfig performer = variant(AttentionVariant::performer);
+  const std::uint64_t f = performer.features;
+  CHECK(total(m, Convention::paper, performer).ops(OpKind::mul) ==
+        heads * (f * d + keys * f * d + keys * f * d + f * d + f));
+  // EcoFormer hashes queries and keys as one token set: refused with that reason, not "support … 1..1"
+  const std::string refused = swap_error(m, variant(AttentionVariant::ecoformer));
+  CHECK_THAT(refused, Catch::Contains("scores..context") && Catch::Contains("1 queries over 32768 keys") &&
+                          Catch::Contains("one token set") && !Catch::Contains("support"));
+}
+
+TEST_CASE("ONNX causal blocks: the constant mask found as causal in its three exported forms", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  for (const char* name : {"causal_add", "causal_where", "causal_fill"}) {
+    INFO(name);
+    const OnnxModel m = fixture(name);
+    REQUIRE(m.attention.size() == 1);
+    CHECK(m.attention[0].shape.causal);
+    CHECK(m.attention[0].shape.masked);
+    CHECK(m.attention[0].nodes == std::vector<std::string>{"scores", "scale", "mask", "softmax", "context"});
+  }
+  CHECK_FALSE(fixture("attention_mask").attention[0].shape.causal);  // a mask given as an input: unknown values
+  // The export computes every score and masks them: 2 heads × 6 × 6 scores, one mask add each (exact).
+  const OpCounts native = total(fixture("causal_add"), Convention::paper);
+  CHECK(native.ops(OpKind::mul) == 2 * 72 * 4 + 72);
+  CHECK(total(fixture("causal_add"), Convention::exact).ops(OpKind::add) ==
+        72 * 3 + 72 + 12 * 11 + 2 * 6 * 4 * 5);  // scores, mask, softmax rows of 6, context
+  // the Where form selects (no arithmetic) instead of adding
+  CHECK(total(fixture("causal_where"), Convention::exact).ops(OpKind::add) == 72 * 3 + 12 * 11 + 2 * 6 * 4 * 5);
+}
+
+TEST_CASE("ONNX causal blocks: MSA keeps the lower triangle, variants without a causal form are refused", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  // (fixture, queries, keys, attended pairs per head): 6 over 6 sees 1..6 keys; 3 over 7 sees 5, 6, 7
+  const std::vector<std::tuple<std::string, std::uint64_t, std::uint64_t, std::uint64_t>> blocks = {
+      {"causal_add", 6, 6, 21}, {"causal_where", 6, 6, 21}, {"causal_fill", 3, 7, 18}};
+  for (const auto& [file, queries, keys, pairs_per_head] : blocks) {
+    INFO(file);
+    const OnnxModel m = fixture(file);
+    const std::uint64_t pairs = 2 * pairs_per_head, d = 4;
+    const std::vector<Layer> swapped = onnx_layers(m, variant(AttentionVariant::msa));
+    const auto* a = std::get_if<AttentionConfig>(&swapped.back().op);
+    REQUIRE(a);
+    CHECK(a->causal);
+    CHECK(a->seq == queries);
+    CHECK(a->key_count() == keys);
+    const OpCounts paper = total(m, Convention::paper, variant(AttentionVariant::msa));
+    CHECK(paper.ops(OpKind::mul) == 2 * pairs * d + pairs);
+    CHECK(paper.ops(OpKind::add) == 2 * pairs * d);
+    // exact: scores pairs·(d−1) adds, softmax 2L−1 per row, context (pairs − rows)·d
+    const std::uint64_t rows = 2 * queries;
+    CHECK(total(m, Convention::exact, variant(AttentionVariant::msa)).ops(OpKind::add) ==
+          pairs * (d - 1) + (2 * pairs - rows) + (pairs - rows) * d);
+    for (AttentionVariant v : {AttentionVariant::ecoformer, AttentionVariant::performer, AttentionVariant::linformer,
+                               AttentionVariant::reformer}) {
+      INFO(name(v));
+      AttentionConfig swap = variant(v);
+      swap.support = 2;  // within the block's keys: causality is the reason
+      CHECK_THAT(swap_error(m, swap), Catch::Contains("scores..context") && Catch::Contains("causal") &&
+                                          (Catch::Contains("has no causal form") || Catch::Contains("one token set")));
+    }
+    AttentionConfig ecoformer = variant(AttentionVariant::ecoformer);
+    ecoformer.support = 2;
+    if (queries == keys)
+      CHECK_THAT(swap_error(m, ecoformer),
+                 Catch::Contains("ecoformer has no causal form") && Catch::Contains("bidirectional"));
+  }
+}
+
+TEST_CASE("ONNX a block whose mask is stored externally: no swap, since its causality cannot be told", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  const OnnxModel m = fixture("causal_stripped");  // causal_add with its mask stripped
+  REQUIRE(m.attention.size() == 1);
+  CHECK(m.attention[0].shape.mask_unknown);
+  CHECK_FALSE(m.attention[0].shape.causal);
+  CHECK(total(m, Convention::paper).ops(OpKind::mul) ==
+        total(fixture("causal_add"), Convention::paper).ops(OpKind::mul));
+  for (AttentionVariant v : {AttentionVariant::msa, AttentionVariant::performer})
+    CHECK_THAT(swap_error(m, variant(v)), Catch::Contains("scores..context") && Catch::Contains("external data") &&
+                                              Catch::Contains("causal cannot be told"));
+  CHECK_FALSE(fixture("causal_add").attention[0].shape.mask_unknown);
+}
