@@ -172,9 +172,10 @@ TEST_CASE("ONNX hostile files are refused with a clear error", "[onnx]") {
   // with the chain of ops that feeds it
   CHECK_THAT(error_of(hostile + "shape_cycle.onnx"), Catch::Contains("cycle"));
   CHECK_THAT(error_of(hostile + "huge_range.onnx"), Catch::Contains("tensor 'r' has dimension 1000000000000 above"));
-  CHECK_THAT(error_of(hostile + "shape_of_unknown.onnx"),
-             Catch::Contains("node 'relu' (Relu): tensor 'out' has no static shape (Relu ← Reshape ← Concat ← Unsqueeze "
-                             "← Gather ← Shape ← 'x', a graph input without a static shape"));
+  CHECK_THAT(
+      error_of(hostile + "shape_of_unknown.onnx"),
+      Catch::Contains("node 'relu' (Relu): tensor 'out' has no static shape (Relu ← Reshape ← Concat ← Unsqueeze "
+                      "← Gather ← Shape ← 'x', a graph input without a static shape"));
   CHECK_THAT(error_of(hostile + "bad_reshape.onnx"),
              Catch::Contains("node 'reshape' (Reshape): target [2, 4] does not hold the input's 6 elements"));
   CHECK_THAT(error_of(hostile + "gather_out_of_range.onnx"),

@@ -99,6 +99,7 @@ TEST_CASE("shape evaluator: folded values stay within the overall budget", "[onn
     }
   CHECK(folded <= onnx_import::kMaxFoldedTotal);
   CHECK(folded == onnx_import::kMaxFoldedTotal);  // 64 of the 100 fit exactly
-  for (int i = 0; i < 100; ++i)  // every one has its shape all the same
-    CHECK(graph.tensors.at("z" + std::to_string(i)).dims == std::vector<std::uint64_t>{onnx_import::kMaxFoldedElements});
+  for (int i = 0; i < 100; ++i)                   // every one has its shape all the same
+    CHECK(graph.tensors.at("z" + std::to_string(i)).dims ==
+          std::vector<std::uint64_t>{onnx_import::kMaxFoldedElements});
 }

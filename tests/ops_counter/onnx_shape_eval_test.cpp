@@ -52,10 +52,10 @@ TEST_CASE("shape evaluator: Reshape with 0 and -1, Shape, Gather", "[onnx]") {
 
 TEST_CASE("shape evaluator: Slice with negative, clamped, reversed and strided bounds", "[onnx]") {
   const Graph g = read_fixture("shape_eval");
-  CHECK(ints(g, "slice_tail") == V{3, 4});           // [−2, INT64_MAX) clamped to [1, 3)
-  CHECK(ints(g, "slice_reversed") == V{4, 3, 2});    // from −1 down past INT64_MIN (clamped to −1), step −1
-  CHECK(dims(g, "slice_clamped") == D{0});           // [5, 100) of 3 elements: empty
-  CHECK(ints(g, "slice_step") == V{1, 4, 7});        // 0..9 from 1, step 3
+  CHECK(ints(g, "slice_tail") == V{3, 4});         // [−2, INT64_MAX) clamped to [1, 3)
+  CHECK(ints(g, "slice_reversed") == V{4, 3, 2});  // from −1 down past INT64_MIN (clamped to −1), step −1
+  CHECK(dims(g, "slice_clamped") == D{0});         // [5, 100) of 3 elements: empty
+  CHECK(ints(g, "slice_step") == V{1, 4, 7});      // 0..9 from 1, step 3
 }
 
 TEST_CASE("shape evaluator: Range, Where, Expand, Concat, Transpose", "[onnx]") {
@@ -100,7 +100,7 @@ TEST_CASE("shape evaluator: integer Mod, Div, Cast and MatMul shapes", "[onnx]")
 
 TEST_CASE("shape evaluator: opset 18's axes and num_outputs inputs", "[onnx]") {
   const Graph g = read_fixture("shape_eval_opset18");
-  CHECK(dims(g, "mean") == D{2, 3});  // axes [−1] as an input, keepdims 0
+  CHECK(dims(g, "mean") == D{2, 3});       // axes [−1] as an input, keepdims 0
   CHECK(dims(g, "part_a") == D{2, 3, 3});  // 5 in 2 parts: ⌈5/2⌉ and the rest
   CHECK(dims(g, "part_b") == D{2, 3, 2});
   CHECK(dims(g, "padded") == D{2, 6, 5});  // axis 1 padded by 1 before, 2 after

@@ -1,7 +1,7 @@
 // The shape evaluator's rules for the ops that compute on activations, where ONNX inference leaves a gap: the
 // ops that keep their input's shape (activations, Softmax, the normalisations, Dropout), MatMul (batched,
-// broadcast), Gemm, Einsum (explicit output), Conv and pooling (explicit and automatic pads, ceil mode), the global pools and the
-// reductions (axes as an attribute or, from opset 18, an input).
+// broadcast), Gemm, Einsum (explicit output), Conv and pooling (explicit and automatic pads, ceil mode), the global
+// pools and the reductions (axes as an attribute or, from opset 18, an input).
 #include <fmt/core.h>
 
 #include <map>
@@ -62,7 +62,8 @@ void window(Evaluator& e, const Node& n) {
     if (v.size() != length) e.fail(n, fmt::format("{} has {} entries, not {}", key, v.size(), length));
     return v;
   };
-  if (const auto it = n.ints.find("kernel_shape"); it != n.ints.end() || kernel.empty()) kernel = list("kernel_shape", spatial, 1);
+  if (const auto it = n.ints.find("kernel_shape"); it != n.ints.end() || kernel.empty())
+    kernel = list("kernel_shape", spatial, 1);
   if (kernel.size() != spatial) e.fail(n, "kernel rank differs from the input's");
   const auto strides = list("strides", spatial, 1), dilations = list("dilations", spatial, 1);
   const auto pads = list("pads", 2 * spatial, 0);
@@ -168,16 +169,39 @@ Rule only_gaps(void (*rule)(Evaluator&, const Node&)) {
 }  // namespace
 
 void add_shape_rules(Rules& rules) {
-  for (const char* op : {"Relu", "Gelu", "Erf", "Exp", "Log", "Tanh", "Sigmoid", "Cos", "Sin", "HardSigmoid",
-                         "HardSwish", "LeakyRelu", "Clip", "Softmax", "LogSoftmax", "Dropout", "LayerNormalization",
-                         "BatchNormalization", "Round", "Sign", "Softplus", "Elu", "Selu", "Mish", "PRelu"})
+  for (const char* op : {"Relu",
+                         "Gelu",
+                         "Erf",
+                         "Exp",
+                         "Log",
+                         "Tanh",
+                         "Sigmoid",
+                         "Cos",
+                         "Sin",
+                         "HardSigmoid",
+                         "HardSwish",
+                         "LeakyRelu",
+                         "Clip",
+                         "Softmax",
+                         "LogSoftmax",
+                         "Dropout",
+                         "LayerNormalization",
+                         "BatchNormalization",
+                         "Round",
+                         "Sign",
+                         "Softplus",
+                         "Elu",
+                         "Selu",
+                         "Mish",
+                         "PRelu"})
     rules[op] = only_gaps(keep_shape);
   rules["MatMul"] = only_gaps(matmul);
   rules["Gemm"] = only_gaps(gemm);
   rules["Einsum"] = only_gaps(einsum);
   for (const char* op : {"Conv", "MaxPool", "AveragePool"}) rules[op] = only_gaps(window);
   for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"}) rules[op] = only_gaps(global_pool);
-  for (const char* op : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd"}) rules[op] = only_gaps(reduce);
+  for (const char* op : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd"})
+    rules[op] = only_gaps(reduce);
 }
 
 }  // namespace ecosim::onnx_import

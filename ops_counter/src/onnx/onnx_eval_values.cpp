@@ -84,7 +84,7 @@ void cast(Evaluator& e, const Node& n) {
       v.ints.push_back(in->ints[k]);
     } else {
       if (!(std::abs(x) < 9.0e18)) return e.set_dims(n, 0, *d);  // NaN, ±inf: no integer
-      v.ints.push_back(static_cast<std::int64_t>(x));             // truncation toward zero
+      v.ints.push_back(static_cast<std::int64_t>(x));            // truncation toward zero
     }
   }
   e.set_values(n, 0, *d, std::move(v));
@@ -197,7 +197,8 @@ void transpose(Evaluator& e, const Node& n) {
   const Dims* d = e.dims(n, 0);
   if (!d) return;
   Ints perm;
-  if (const auto it = n.ints.find("perm"); it != n.ints.end()) perm = it->second;
+  if (const auto it = n.ints.find("perm"); it != n.ints.end())
+    perm = it->second;
   else
     for (std::size_t i = d->size(); i-- > 0;) perm.push_back(static_cast<std::int64_t>(i));
   if (perm.size() != d->size()) e.fail(n, "perm does not list every axis");
@@ -360,7 +361,8 @@ void split(Evaluator& e, const Node& n) {
   } else if (const auto it = n.ints.find("split"); it != n.ints.end()) {
     sizes = it->second;
   } else {  // equal parts (the last smaller: opset 18's num_outputs)
-    const auto parts = static_cast<std::uint64_t>(int_attribute(n, "num_outputs", static_cast<std::int64_t>(n.outputs.size())));
+    const auto parts =
+        static_cast<std::uint64_t>(int_attribute(n, "num_outputs", static_cast<std::int64_t>(n.outputs.size())));
     if (parts == 0 || parts != n.outputs.size()) e.fail(n, "num_outputs differs from the outputs");
     const std::uint64_t part = (dim + parts - 1) / parts;
     for (std::uint64_t i = 0, left = dim; i < parts; ++i, left -= std::min(part, left))
@@ -387,7 +389,8 @@ void expand(Evaluator& e, const Node& n) {
   const auto target = e.ints(n, 1);
   if (!d || !target) return;
   const auto out = broadcast(*d, dims_from(e, n, *target, "target dimension"));
-  if (!out) e.fail(n, fmt::format("{} does not broadcast to {}", dims_text(*d), dims_text(dims_from(e, n, *target, ""))));
+  if (!out)
+    e.fail(n, fmt::format("{} does not broadcast to {}", dims_text(*d), dims_text(dims_from(e, n, *target, ""))));
   move(e, n, 0, *out, 0, [&](std::size_t k) { return broadcast_index(*d, *out, k); });
 }
 
@@ -462,7 +465,8 @@ void pad(Evaluator& e, const Node& n) {
     const std::int64_t limit = static_cast<std::int64_t>(kMaxDimension);
     if (b < -limit || b > limit || a < -limit || a > limit) e.fail(n, "a pad beyond the dimension limit");
     const std::int64_t size = static_cast<std::int64_t>((*d)[*axis]) + b + a;
-    if (size < 0) e.fail(n, fmt::format("pads {} and {} remove more than axis {}'s {} elements", b, a, *axis, (*d)[*axis]));
+    if (size < 0)
+      e.fail(n, fmt::format("pads {} and {} remove more than axis {}'s {} elements", b, a, *axis, (*d)[*axis]));
     out[*axis] = static_cast<std::uint64_t>(size);
     before[*axis] = b;
   }
@@ -514,7 +518,8 @@ void constant_of_shape(Evaluator& e, const Node& n) {
 void range(Evaluator& e, const Node& n) {
   const Values *start = e.values(n, 0), *limit = e.values(n, 1), *delta = e.values(n, 2);
   if (!start || !limit || !delta) return;
-  if (start->size() != 1 || limit->size() != 1 || delta->size() != 1) e.fail(n, "start, limit and delta must be scalars");
+  if (start->size() != 1 || limit->size() != 1 || delta->size() != 1)
+    e.fail(n, "start, limit and delta must be scalars");
   const bool real = start->real || limit->real || delta->real;
   if (delta->at(0) == 0) e.fail(n, "delta 0");
   double count;  // max(ceil((limit − start) / delta), 0)
@@ -555,51 +560,65 @@ struct Arithmetic {
   bool boolean = false;  // a comparison or logic op: the result is 0/1
 };
 
-std::optional<std::int64_t> checked(bool overflow, std::int64_t r) { return overflow ? std::nullopt : std::optional{r}; }
+std::optional<std::int64_t> checked(bool overflow, std::int64_t r) {
+  return overflow ? std::nullopt : std::optional{r};
+}
 
 const std::map<std::string, Arithmetic>& arithmetic() {
   static const std::map<std::string, Arithmetic> table = {
-      {"Add", {[](std::int64_t a, std::int64_t b) {
-                 std::int64_t r;
-                 const bool overflow = __builtin_add_overflow(a, b, &r);
-                 return checked(overflow, r);
-               },
-               [](double a, double b) { return a + b; }}},
-      {"Sub", {[](std::int64_t a, std::int64_t b) {
-                 std::int64_t r;
-                 const bool overflow = __builtin_sub_overflow(a, b, &r);
-                 return checked(overflow, r);
-               },
-               [](double a, double b) { return a - b; }}},
-      {"Mul", {[](std::int64_t a, std::int64_t b) {
-                 std::int64_t r;
-                 const bool overflow = __builtin_mul_overflow(a, b, &r);
-                 return checked(overflow, r);
-               },
-               [](double a, double b) { return a * b; }}},
-      {"Div", {[](std::int64_t a, std::int64_t b) { return checked(b == -1 && a == INT64_MIN, b == -1 ? -a : a / b); },
-               [](double a, double b) { return a / b; }}},
-      {"Mod", {[](std::int64_t a, std::int64_t b) {  // fmod = 0: the sign of the divisor (Python's %)
-                 if (b == -1) return std::optional<std::int64_t>{0};
-                 const std::int64_t r = a % b;
-                 return std::optional<std::int64_t>{r != 0 && ((r < 0) != (b < 0)) ? r + b : r};
-               },
-               [](double a, double b) { return a - b * std::floor(a / b); }}},
-      {"Max", {[](std::int64_t a, std::int64_t b) { return std::optional{std::max(a, b)}; },
-               [](double a, double b) { return std::max(a, b); }}},
-      {"Min", {[](std::int64_t a, std::int64_t b) { return std::optional{std::min(a, b)}; },
-               [](double a, double b) { return std::min(a, b); }}},
+      {"Add",
+       {[](std::int64_t a, std::int64_t b) {
+          std::int64_t r;
+          const bool overflow = __builtin_add_overflow(a, b, &r);
+          return checked(overflow, r);
+        },
+        [](double a, double b) { return a + b; }}},
+      {"Sub",
+       {[](std::int64_t a, std::int64_t b) {
+          std::int64_t r;
+          const bool overflow = __builtin_sub_overflow(a, b, &r);
+          return checked(overflow, r);
+        },
+        [](double a, double b) { return a - b; }}},
+      {"Mul",
+       {[](std::int64_t a, std::int64_t b) {
+          std::int64_t r;
+          const bool overflow = __builtin_mul_overflow(a, b, &r);
+          return checked(overflow, r);
+        },
+        [](double a, double b) { return a * b; }}},
+      {"Div",
+       {[](std::int64_t a, std::int64_t b) { return checked(b == -1 && a == INT64_MIN, b == -1 ? -a : a / b); },
+        [](double a, double b) { return a / b; }}},
+      {"Mod",
+       {[](std::int64_t a, std::int64_t b) {  // fmod = 0: the sign of the divisor (Python's %)
+          if (b == -1) return std::optional<std::int64_t>{0};
+          const std::int64_t r = a % b;
+          return std::optional<std::int64_t>{r != 0 && ((r < 0) != (b < 0)) ? r + b : r};
+        },
+        [](double a, double b) { return a - b * std::floor(a / b); }}},
+      {"Max",
+       {[](std::int64_t a, std::int64_t b) { return std::optional{std::max(a, b)}; },
+        [](double a, double b) { return std::max(a, b); }}},
+      {"Min",
+       {[](std::int64_t a, std::int64_t b) { return std::optional{std::min(a, b)}; },
+        [](double a, double b) { return std::min(a, b); }}},
       {"Pow", {nullptr, [](double a, double b) { return std::pow(a, b); }}},
-      {"Equal", {[](std::int64_t a, std::int64_t b) { return std::optional<std::int64_t>{a == b}; },
-                 [](double a, double b) { return static_cast<double>(a == b); }, true}},
-      {"Less", {[](std::int64_t a, std::int64_t b) { return std::optional<std::int64_t>{a < b}; },
-                [](double a, double b) { return static_cast<double>(a < b); }, true}},
-      {"LessOrEqual", {[](std::int64_t a, std::int64_t b) { return std::optional<std::int64_t>{a <= b}; },
-                       [](double a, double b) { return static_cast<double>(a <= b); }, true}},
-      {"Greater", {[](std::int64_t a, std::int64_t b) { return std::optional<std::int64_t>{a > b}; },
-                   [](double a, double b) { return static_cast<double>(a > b); }, true}},
-      {"GreaterOrEqual", {[](std::int64_t a, std::int64_t b) { return std::optional<std::int64_t>{a >= b}; },
-                          [](double a, double b) { return static_cast<double>(a >= b); }, true}},
+      {"Equal",
+       {[](std::int64_t a, std::int64_t b) { return std::optional<std::int64_t>{a == b}; },
+        [](double a, double b) { return static_cast<double>(a == b); }, true}},
+      {"Less",
+       {[](std::int64_t a, std::int64_t b) { return std::optional<std::int64_t>{a < b}; },
+        [](double a, double b) { return static_cast<double>(a < b); }, true}},
+      {"LessOrEqual",
+       {[](std::int64_t a, std::int64_t b) { return std::optional<std::int64_t>{a <= b}; },
+        [](double a, double b) { return static_cast<double>(a <= b); }, true}},
+      {"Greater",
+       {[](std::int64_t a, std::int64_t b) { return std::optional<std::int64_t>{a > b}; },
+        [](double a, double b) { return static_cast<double>(a > b); }, true}},
+      {"GreaterOrEqual",
+       {[](std::int64_t a, std::int64_t b) { return std::optional<std::int64_t>{a >= b}; },
+        [](double a, double b) { return static_cast<double>(a >= b); }, true}},
       {"And", {[](std::int64_t a, std::int64_t b) { return std::optional<std::int64_t>{a && b}; }, nullptr, true}},
       {"Or", {[](std::int64_t a, std::int64_t b) { return std::optional<std::int64_t>{a || b}; }, nullptr, true}},
       {"Xor", {[](std::int64_t a, std::int64_t b) { return std::optional<std::int64_t>{!a != !b}; }, nullptr, true}},
@@ -615,7 +634,8 @@ std::optional<Dims> broadcast_inputs(Evaluator& e, const Node& n) {
     const Dims* d = e.dims(n, i);
     if (!d) return std::nullopt;
     out = out ? broadcast(*out, *d) : *d;
-    if (!out) e.fail(n, fmt::format("input '{}' of shape {} does not broadcast with the others", n.inputs[i], dims_text(*d)));
+    if (!out)
+      e.fail(n, fmt::format("input '{}' of shape {} does not broadcast with the others", n.inputs[i], dims_text(*d)));
   }
   return out;
 }
@@ -694,8 +714,13 @@ void unary(Evaluator& e, const Node& n) {
   for (std::size_t k = 0; k < v.size(); ++k) {
     if (v.real) {
       double& x = v.reals[k];
-      x = op == "Neg" ? -x : op == "Abs" ? std::abs(x) : op == "Not" ? static_cast<double>(x == 0) : op == "Floor" ? std::floor(x)
-          : op == "Ceil" ? std::ceil(x) : op == "Sqrt" ? std::sqrt(x) : 1.0 / x;
+      x = op == "Neg"     ? -x
+          : op == "Abs"   ? std::abs(x)
+          : op == "Not"   ? static_cast<double>(x == 0)
+          : op == "Floor" ? std::floor(x)
+          : op == "Ceil"  ? std::ceil(x)
+          : op == "Sqrt"  ? std::sqrt(x)
+                          : 1.0 / x;
     } else {
       std::int64_t& x = v.ints[k];
       if ((op == "Neg" || op == "Abs") && x == INT64_MIN) e.fail(n, "integer overflow");

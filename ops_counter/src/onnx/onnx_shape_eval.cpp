@@ -151,8 +151,7 @@ void Evaluator::set_dims(const Node& n, std::size_t out, Dims dims) {
   if (dims.size() > kMaxRank) fail(n, fmt::format("output '{}' would have rank {} above {}", t, dims.size(), kMaxRank));
   std::uint64_t count = 1;
   for (std::uint64_t d : dims) {
-    if (d > kMaxDimension)
-      fail(n, fmt::format("output '{}' would have dimension {} above {}", t, d, kMaxDimension));
+    if (d > kMaxDimension) fail(n, fmt::format("output '{}' would have dimension {} above {}", t, d, kMaxDimension));
     if (__builtin_mul_overflow(count, d, &count))
       fail(n, fmt::format("output '{}' would have more elements than 64 bits count", t));
   }
