@@ -1,6 +1,6 @@
-// Internal: what the shape evaluator's per-op rules see (onnx_eval_values.cpp: the shape arithmetic, folding
-// values; onnx_eval_shapes.cpp: the shapes of the ops that compute on activations) — the node's inputs' static
-// shapes and values, and setters that check what they record.
+// Internal: what the shape evaluator's per-op rules see (onnx_eval_movement.cpp, onnx_eval_arithmetic.cpp: the
+// shape arithmetic, folding values; onnx_eval_shapes.cpp: the shapes of the ops that compute on activations) — the
+// node's inputs' static shapes and values, and setters that check what they record.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -58,9 +58,11 @@ class Evaluator {
 using Rule = std::function<void(Evaluator&, const Node&)>;
 using Rules = std::map<std::string, Rule>;
 
-/// The rules of the shape-arithmetic ops (Shape, Gather, Concat, Slice, Range, Where, arithmetic, ...): each
+/// The rules of the ops that move data (Reshape, Transpose, Concat, Gather, Slice, Split, Expand, Tile, Pad, ...)
+/// and of those that compute shape arithmetic (Shape, Size, Cast, ConstantOfShape, Range, Where, arithmetic): each
 /// sets its outputs' shapes and, where its inputs' values are known, their values.
-void add_value_rules(Rules& rules);
+void add_movement_rules(Rules& rules);
+void add_arithmetic_rules(Rules& rules);
 /// The shape rules of the ops on activations (MatMul, Gemm, Conv, pooling, reductions, elementwise, ...).
 void add_shape_rules(Rules& rules);
 
@@ -74,5 +76,7 @@ std::size_t broadcast_index(const Dims& in, const Dims& out, std::size_t flat);
 std::optional<std::size_t> normalise_axis(std::int64_t axis, std::size_t rank);
 std::int64_t int_attribute(const Node& n, const std::string& key, std::int64_t fallback);
 std::string dims_text(const Dims& dims);
+/// Values read as dimensions: each in 0..kMaxDimension, else an error naming `what`.
+Dims dims_from(Evaluator& e, const Node& n, const std::vector<std::int64_t>& values, const char* what);
 
 }  // namespace ecosim::onnx_import

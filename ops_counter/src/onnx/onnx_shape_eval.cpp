@@ -1,6 +1,6 @@
 // The shape evaluator's walk (onnx_shape_eval.hpp): each node in execution order through its op's rule
-// (onnx_eval_values.cpp, onnx_eval_shapes.cpp), the checked recording of shapes and values, and the chain of ops
-// that explains a tensor left without a static shape.
+// (onnx_eval_movement.cpp, onnx_eval_arithmetic.cpp, onnx_eval_shapes.cpp), the checked recording of shapes and values,
+// and the chain of ops that explains a tensor left without a static shape.
 #include "onnx_shape_eval.hpp"
 
 #include <fmt/core.h>
@@ -18,7 +18,8 @@ namespace {
 const Rules& rules() {
   static const Rules table = [] {
     Rules r;
-    add_value_rules(r);
+    add_movement_rules(r);
+    add_arithmetic_rules(r);
     add_shape_rules(r);
     return r;
   }();
@@ -75,6 +76,16 @@ std::optional<std::size_t> normalise_axis(std::int64_t axis, std::size_t rank) {
 std::int64_t int_attribute(const Node& n, const std::string& key, std::int64_t fallback) {
   const auto it = n.ints.find(key);
   return it == n.ints.end() || it->second.empty() ? fallback : it->second[0];
+}
+
+Dims dims_from(Evaluator& e, const Node& n, const std::vector<std::int64_t>& values, const char* what) {
+  Dims d;
+  for (std::int64_t x : values) {
+    if (x < 0 || static_cast<std::uint64_t>(x) > kMaxDimension)
+      e.fail(n, fmt::format("{} {} is outside 0..{}", what, x, kMaxDimension));
+    d.push_back(static_cast<std::uint64_t>(x));
+  }
+  return d;
 }
 
 std::string dims_text(const Dims& dims) {
