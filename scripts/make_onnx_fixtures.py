@@ -40,6 +40,8 @@ Hostile fixtures (hostile/): each must be refused with a clear error
   empty_operand        a MatMul of a [2, 3, 0, 5] tensor (found by the fuzzer: a division by its zero rows)
   shape_cycle          a Reshape whose target is the Shape of its own output
   huge_range           Range(0, 10^12, 1)
+  huge_computed_range  Range(0, 10^6 · 10^6, 1): the limit computed, so that ecosim's evaluator (not ONNX
+                       inference) meets it
   shape_of_unknown     a Reshape to Concat(Unsqueeze(Gather(Shape(x)))) of an input x ["N", 4], then a Relu
   bad_reshape          a Reshape of x [2, 3] to the computed target [2, 4]
   shape_of_unknown_op  Cast(Shape(Foo(x))): the Shape of a tensor without a type (libonnx 1.12's data propagation
@@ -272,6 +274,11 @@ def hostile_fixtures():
     yield "huge_range", model("huge_range", [n("Range", ["start", "limit", "delta"], ["r"], name="range")], [],
                               [helper.make_tensor_value_info("r", TensorProto.INT64, None)],
                               [ints("start", [0], []), ints("limit", [10 ** 12], []), ints("delta", [1], [])])
+    yield "huge_computed_range", model("huge_computed_range", [
+        n("Mul", ["million", "million"], ["limit"], name="limit"),
+        n("Range", ["start", "limit", "delta"], ["r"], name="range"),
+    ], [], [helper.make_tensor_value_info("r", TensorProto.INT64, None)],
+        [ints("start", [0], []), ints("million", [10 ** 6], []), ints("delta", [1], [])])
     yield "shape_of_unknown", model("shape_of_unknown", [
         n("Shape", ["x"], ["s"], name="shape"),
         n("Gather", ["s", "zero"], ["g"], name="gather"),

@@ -172,6 +172,8 @@ TEST_CASE("ONNX hostile files are refused with a clear error", "[onnx]") {
   // with the chain of ops that feeds it
   CHECK_THAT(error_of(hostile + "shape_cycle.onnx"), Catch::Contains("cycle"));
   CHECK_THAT(error_of(hostile + "huge_range.onnx"), Catch::Contains("tensor 'r' has dimension 1000000000000 above"));
+  CHECK_THAT(error_of(hostile + "huge_computed_range.onnx"),
+             Catch::Contains("node 'range' (Range): Range of 1000000000000 elements is above the limit of 16777216"));
   CHECK_THAT(
       error_of(hostile + "shape_of_unknown.onnx"),
       Catch::Contains("node 'relu' (Relu): tensor 'out' has no static shape (Relu ← Reshape ← Concat ← Unsqueeze "
