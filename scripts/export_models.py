@@ -14,6 +14,16 @@ Models (batch 1, static shapes, opset 17):
   pvt_v2_b0     PVTv2-B0 at 224×224, written from ../shared/data/models.md (overlapping patch embeddings,
                 spatial-reduction attention with sr ratios 8/4/2/1, MLP with a depthwise 3×3 conv)
   deit_tiny     DeiT-Ti at 224×224 (patch 16, width 192, 3 heads, 12 blocks)
+  vit_mha       tiny_vit's shapes on torch.nn.MultiheadAttention (packed in_proj; exported with gradients enabled)
+  transformer_encoder  nn.TransformerEncoder(batch_first=True): 2 layers, width 64, 4 heads, feed-forward 128,
+                batch 2 × 16 tokens, a boolean key padding mask input
+  gpt_tiny      GPT-2 style decoder: vocabulary 100, context 32, 16 tokens, width 64, 4 heads, 2 layers, causal mask
+                sliced from a buffer, tanh GELU, LM head
+  llama_block   one Llama block: 16 tokens, width 64, 4 query heads, 2 K/V heads (grouped-query, repeat_kv),
+                RMSNorm, rotary embedding (torch.outer of positions and frequencies), causal mask (triu), SwiGLU 172
+  swin_block    a shifted Swin block as torchvision 0.14 writes it (window 4, shift 2, width 32, 2 heads) on a
+                7×7 map: padded to 8×8 by pads computed in the graph, relative-position bias
+                gathered by an index buffer, the shifted windows' mask built in the graph
 
 The counts depend only on the graph and its shapes, never on weight values, so every floating-point
 initializer with more than one element is stripped: its dims stay and its data is marked as external
@@ -27,6 +37,7 @@ import sys
 import onnx
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 OPSET = 17
 STRIPPED_LOCATION = "stripped"
@@ -213,6 +224,250 @@ class BertTiny(nn.Module):
         return x
 
 
+class MhaBlock(nn.Module):
+    """Pre-norm ViT block on torch.nn.MultiheadAttention (batch_first, packed in_proj)."""
+
+    def __init__(self, dim, heads):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(dim, eps=1e-6)
+        self.attn = nn.MultiheadAttention(dim, heads, batch_first=True)
+        self.norm2 = nn.LayerNorm(dim, eps=1e-6)
+        self.mlp = nn.Sequential(nn.Linear(dim, 4 * dim), nn.GELU(), nn.Linear(4 * dim, dim))
+
+    def forward(self, x):
+        h = self.norm1(x)
+        x = x + self.attn(h, h, h, need_weights=False)[0]
+        return x + self.mlp(self.norm2(x))
+
+
+class MhaViT(nn.Module):
+    def __init__(self, image, patch, dim, heads, depth, classes):
+        super().__init__()
+        self.patch_embed = nn.Conv2d(3, dim, patch, patch)
+        tokens = (image // patch) ** 2 + 1
+        self.cls_token = nn.Parameter(torch.zeros(1, 1, dim))
+        self.pos_embed = nn.Parameter(torch.zeros(1, tokens, dim))
+        self.blocks = nn.ModuleList(MhaBlock(dim, heads) for _ in range(depth))
+        self.norm = nn.LayerNorm(dim, eps=1e-6)
+        self.head = nn.Linear(dim, classes)
+
+    def forward(self, image):
+        x = self.patch_embed(image).flatten(2).transpose(1, 2)
+        x = torch.cat([self.cls_token.expand(x.shape[0], -1, -1), x], dim=1) + self.pos_embed
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.norm(x)[:, 0])
+
+
+class Encoder(nn.Module):
+    """nn.TransformerEncoder (batch_first) with a key padding mask (True = padding)."""
+
+    def __init__(self, dim, heads, ff, layers):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(dim, heads, ff, dropout=0.0, batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+
+    def forward(self, x, padding_mask):
+        return self.encoder(x, src_key_padding_mask=padding_mask)
+
+
+class CausalSelfAttention(nn.Module):
+    """GPT-2's attention: fused qkv, a causal mask buffer sliced to the sequence, masked_fill, softmax."""
+
+    def __init__(self, dim, heads, context):
+        super().__init__()
+        self.heads = heads
+        self.c_attn = nn.Linear(dim, 3 * dim)
+        self.c_proj = nn.Linear(dim, dim)
+        self.register_buffer("bias", torch.tril(torch.ones(context, context)).view(1, 1, context, context))
+
+    def forward(self, x):
+        b, t, c = x.size()
+        q, k, v = self.c_attn(x).split(c, dim=2)
+        q = q.view(b, t, self.heads, c // self.heads).transpose(1, 2)
+        k = k.view(b, t, self.heads, c // self.heads).transpose(1, 2)
+        v = v.view(b, t, self.heads, c // self.heads).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = att.masked_fill(self.bias[:, :, :t, :t] == 0, float("-inf"))
+        y = F.softmax(att, dim=-1) @ v
+        return self.c_proj(y.transpose(1, 2).contiguous().view(b, t, c))
+
+
+class GptBlock(nn.Module):
+    def __init__(self, dim, heads, context):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(dim)
+        self.attn = CausalSelfAttention(dim, heads, context)
+        self.ln_2 = nn.LayerNorm(dim)
+        self.mlp = nn.Sequential(nn.Linear(dim, 4 * dim), nn.GELU(approximate="tanh"), nn.Linear(4 * dim, dim))
+
+    def forward(self, x):
+        x = x + self.attn(self.ln_1(x))
+        return x + self.mlp(self.ln_2(x))
+
+
+class Gpt(nn.Module):
+    """GPT-2 style decoder: token + position embeddings, causal blocks, final LN, tied-size LM head."""
+
+    def __init__(self, vocab, context, dim, heads, layers):
+        super().__init__()
+        self.wte = nn.Embedding(vocab, dim)
+        self.wpe = nn.Embedding(context, dim)
+        self.blocks = nn.ModuleList(GptBlock(dim, heads, context) for _ in range(layers))
+        self.ln_f = nn.LayerNorm(dim)
+        self.lm_head = nn.Linear(dim, vocab, bias=False)
+
+    def forward(self, idx):
+        t = idx.size(1)
+        pos = torch.arange(0, t, dtype=torch.long, device=idx.device).unsqueeze(0)
+        x = self.wte(idx) + self.wpe(pos)
+        for block in self.blocks:
+            x = block(x)
+        return self.lm_head(self.ln_f(x))
+
+
+class RmsNorm(nn.Module):
+    def __init__(self, dim, eps=1e-6):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(dim))
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+def repeat_kv(x, n_rep):
+    """Llama's repeat_kv: each K/V head repeated for its group of query heads (expand + reshape). PyTorch 1.13
+    exports repeat_interleave(dim=1) with a Reshape whose copied (0) dimensions are off by one axis, a graph that
+    computes the wrong shape (ecosim refuses it: the attention MatMul's batch dimensions do not broadcast)."""
+    b, kv, t, d = x.shape
+    return x[:, :, None, :, :].expand(b, kv, n_rep, t, d).reshape(b, kv * n_rep, t, d)
+
+
+def rotate_half(x):
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+class LlamaBlock(nn.Module):
+    """Llama: RMSNorm, rotary embedding (torch.outer of positions and frequencies), grouped-query attention
+    (K/V heads repeated with repeat_interleave), causal mask (triu), SwiGLU MLP."""
+
+    def __init__(self, dim, heads, kv_heads, hidden):
+        super().__init__()
+        self.heads, self.kv_heads, self.head_dim = heads, kv_heads, dim // heads
+        self.attention_norm = RmsNorm(dim)
+        self.wq = nn.Linear(dim, heads * self.head_dim, bias=False)
+        self.wk = nn.Linear(dim, kv_heads * self.head_dim, bias=False)
+        self.wv = nn.Linear(dim, kv_heads * self.head_dim, bias=False)
+        self.wo = nn.Linear(heads * self.head_dim, dim, bias=False)
+        self.ffn_norm = RmsNorm(dim)
+        self.w1 = nn.Linear(dim, hidden, bias=False)
+        self.w2 = nn.Linear(hidden, dim, bias=False)
+        self.w3 = nn.Linear(dim, hidden, bias=False)
+        self.register_buffer("inv_freq", 1.0 / (10000 ** (torch.arange(0, self.head_dim, 2).float() / self.head_dim)))
+
+    def forward(self, x):
+        b, t, _ = x.shape
+        h = self.attention_norm(x)
+        q = self.wq(h).view(b, t, self.heads, self.head_dim).transpose(1, 2)
+        k = self.wk(h).view(b, t, self.kv_heads, self.head_dim).transpose(1, 2)
+        v = self.wv(h).view(b, t, self.kv_heads, self.head_dim).transpose(1, 2)
+        freqs = torch.outer(torch.arange(t, device=x.device, dtype=torch.float32), self.inv_freq)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        cos, sin = emb.cos(), emb.sin()
+        q = q * cos + rotate_half(q) * sin
+        k = k * cos + rotate_half(k) * sin
+        k, v = repeat_kv(k, self.heads // self.kv_heads), repeat_kv(v, self.heads // self.kv_heads)
+        mask = torch.triu(torch.full((t, t), float("-inf"), device=x.device), diagonal=1)
+        scores = q @ k.transpose(2, 3) / math.sqrt(self.head_dim) + mask
+        out = (F.softmax(scores.float(), dim=-1).type_as(q) @ v).transpose(1, 2).reshape(b, t, -1)
+        x = x + self.wo(out)
+        h = self.ffn_norm(x)
+        return x + self.w2(F.silu(self.w1(h)) * self.w3(h))
+
+
+def shifted_window_attention(x, qkv, proj, bias, window, heads, shift):
+    """torchvision 0.14's shifted_window_attention: pad to whole windows, cyclic shift, window partition,
+    attention with relative-position bias and the shifted windows' mask, reverse, unpad."""
+    b, h, w, c = x.shape
+    pad_r = (window - w % window) % window
+    pad_b = (window - h % window) % window
+    x = F.pad(x, (0, 0, 0, pad_r, 0, pad_b))
+    _, pad_h, pad_w, _ = x.shape
+    if shift > 0:
+        x = torch.roll(x, shifts=(-shift, -shift), dims=(1, 2))
+    windows = (pad_h // window) * (pad_w // window)
+    x = x.view(b, pad_h // window, window, pad_w // window, window, c)
+    x = x.permute(0, 1, 3, 2, 4, 5).reshape(b * windows, window * window, c)
+    qkv = qkv(x).reshape(x.size(0), x.size(1), 3, heads, c // heads).permute(2, 0, 3, 1, 4)
+    q, k, v = qkv[0], qkv[1], qkv[2]
+    q = q * (c // heads) ** -0.5
+    attn = q.matmul(k.transpose(-2, -1)) + bias
+    if shift > 0:
+        mask = x.new_zeros((pad_h, pad_w))
+        slices = ((0, -window), (-window, -shift), (-shift, None))
+        count = 0
+        for hs in slices:
+            for ws in slices:
+                mask[hs[0]:hs[1], ws[0]:ws[1]] = count
+                count += 1
+        mask = mask.view(pad_h // window, window, pad_w // window, window)
+        mask = mask.permute(0, 2, 1, 3).reshape(windows, window * window)
+        mask = mask.unsqueeze(1) - mask.unsqueeze(2)
+        mask = mask.masked_fill(mask != 0, float(-100.0)).masked_fill(mask == 0, float(0.0))
+        attn = attn.view(x.size(0) // windows, windows, heads, x.size(1), x.size(1))
+        attn = attn + mask.unsqueeze(1).unsqueeze(0)
+        attn = attn.view(-1, heads, x.size(1), x.size(1))
+    attn = F.softmax(attn, dim=-1)
+    x = attn.matmul(v).transpose(1, 2).reshape(x.size(0), x.size(1), c)
+    x = proj(x)
+    x = x.view(b, pad_h // window, pad_w // window, window, window, c)
+    x = x.permute(0, 1, 3, 2, 4, 5).reshape(b, pad_h, pad_w, c)
+    if shift > 0:
+        x = torch.roll(x, shifts=(shift, shift), dims=(1, 2))
+    return x[:, :h, :w, :].contiguous()
+
+
+class SwinBlock(nn.Module):
+    """torchvision's SwinTransformerBlock (v1) on a [B, H, W, C] map: pre-norm shifted-window attention with a
+    relative-position bias table indexed by a buffer, then a GELU MLP."""
+
+    def __init__(self, dim, heads, window, shift):
+        super().__init__()
+        self.heads, self.window, self.shift = heads, window, shift
+        self.norm1 = nn.LayerNorm(dim)
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+        self.relative_position_bias_table = nn.Parameter(torch.zeros((2 * window - 1) ** 2, heads))
+        coords = torch.stack(torch.meshgrid(torch.arange(window), torch.arange(window), indexing="ij")).flatten(1)
+        relative = (coords[:, :, None] - coords[:, None, :]).permute(1, 2, 0).contiguous()
+        relative[:, :, 0] += window - 1
+        relative[:, :, 1] += window - 1
+        relative[:, :, 0] *= 2 * window - 1
+        self.register_buffer("relative_position_index", relative.sum(-1).flatten())
+        self.norm2 = nn.LayerNorm(dim)
+        self.mlp = nn.Sequential(nn.Linear(dim, 4 * dim), nn.GELU(), nn.Linear(4 * dim, dim))
+
+    def forward(self, x):
+        n = self.window * self.window
+        bias = self.relative_position_bias_table[self.relative_position_index].view(n, n, -1)
+        bias = bias.permute(2, 0, 1).contiguous().unsqueeze(0)
+        x = x + shifted_window_attention(self.norm1(x), self.qkv, self.proj, bias, self.window, self.heads, self.shift)
+        return x + self.mlp(self.norm2(x))
+
+
+class Swin(nn.Module):
+    """A shifted Swin block (window 4, shift 2) over a 7×7 map (padded to 8×8 inside the block)."""
+
+    def __init__(self, dim, heads, window):
+        super().__init__()
+        self.block = SwinBlock(dim, heads, window, window // 2)
+
+    def forward(self, x):
+        return self.block(x)
+
+
 def strip_weights(model):
     """Marks every floating-point initializer with more than one element as external data (dims kept)."""
     floating = {onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.BFLOAT16, onnx.TensorProto.DOUBLE}
@@ -230,11 +485,12 @@ def strip_weights(model):
     return model
 
 
-def export(name, module, inputs, input_names, out_dir):
+def export(name, module, inputs, input_names, out_dir, grad=False):
+    """grad: export with gradients enabled (nn.MultiheadAttention's inference fast path cannot be exported)."""
     module.eval()
     path = out_dir / f"{name}.onnx"
     tmp = out_dir / f".{name}.full.onnx"
-    with torch.no_grad():
+    with torch.set_grad_enabled(grad):
         torch.onnx.export(module, inputs, str(tmp), opset_version=OPSET, input_names=input_names,
                           output_names=["output"], do_constant_folding=True)
     model = onnx.load(str(tmp))
@@ -258,6 +514,12 @@ def main():
     export("pvt_v2_b0", PvtV2([32, 64, 160, 256], [1, 2, 5, 8], [8, 8, 4, 4], [2, 2, 2, 2], [8, 4, 2, 1]),
            (image224,), ["image"], out_dir)
     export("deit_tiny", ViT(224, 16, 192, 3, 12, 1000), (image224,), ["image"], out_dir)
+    export("vit_mha", MhaViT(32, 8, 64, 2, 2, 10), (torch.zeros(1, 3, 32, 32),), ["image"], out_dir, grad=True)
+    export("transformer_encoder", Encoder(64, 4, 128, 2), (torch.zeros(2, 16, 64), torch.zeros(2, 16, dtype=torch.bool)),
+           ["src", "padding_mask"], out_dir, grad=True)
+    export("gpt_tiny", Gpt(100, 32, 64, 4, 2), (torch.zeros(1, 16, dtype=torch.long),), ["tokens"], out_dir)
+    export("llama_block", LlamaBlock(64, 4, 2, 172), (torch.zeros(1, 16, 64),), ["x"], out_dir)
+    export("swin_block", Swin(32, 2, 4), (torch.zeros(1, 7, 7, 32),), ["x"], out_dir)
 
 
 if __name__ == "__main__":

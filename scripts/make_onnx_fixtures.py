@@ -22,6 +22,12 @@ Op fixtures (the counts tests/ops_counter/onnx_ops_test.cpp asserts are computed
   unknown_op           Relu → Foo → Foo (an op type ecosim does not know)
   cnn_ops              ConvTranspose 4→2, 3×3, stride 2, bias, on 6×6 → BatchNormalization → MaxPool 3×3 stride 2
                        → GlobalAveragePool
+  shape_eval           the shape evaluator's ops on small integer tensors and on a float input x [2, 3, 4]: Reshape
+                       with 0/−1, Shape → Gather, Slice (negative, clamped, reversed, strided), Range, Where,
+                       Expand, Trilu, Tile, Split, Pad, Concat, Transpose, Mod, Div, Cast (values hand-computed in
+                       tests/ops_counter/onnx_shape_eval_test.cpp)
+  shape_eval_opset18   opset 18's forms, newer than libonnx 1.12's schemas: ReduceMean with axes as an input
+                       (keepdims 0), Split by num_outputs (uneven), Pad with an axes input, on x [2, 3, 5]
 Hostile fixtures (hostile/): each must be refused with a clear error
   cycle                two Relu nodes reading each other's output
   negative_dim         an input of shape [1, -3]
@@ -32,6 +38,17 @@ Hostile fixtures (hostile/): each must be refused with a clear error
   deep_nesting         If nodes nested 80 deep in each other's branches
   missing_operand      a Conv without its weights (found by the fuzzer: an operand read past the node's inputs)
   empty_operand        a MatMul of a [2, 3, 0, 5] tensor (found by the fuzzer: a division by its zero rows)
+  shape_cycle          a Reshape whose target is the Shape of its own output
+  huge_range           Range(0, 10^12, 1)
+  huge_computed_range  Range(0, 10^6 · 10^6, 1): the limit computed, so that ecosim's evaluator (not ONNX
+                       inference) meets it
+  shape_of_unknown     a Reshape to Concat(Unsqueeze(Gather(Shape(x)))) of an input x ["N", 4], then a Relu
+  bad_reshape          a Reshape of x [2, 3] to the computed target [2, 4]
+  shape_of_unknown_op  Cast(Shape(Foo(x))): the Shape of a tensor without a type (libonnx 1.12's data propagation
+                       crashed on it)
+  shape_before_producer  Shape(r) listed before the Relu that produces r (crashed libonnx the same way)
+  gather_out_of_range  Gather(Shape(x), Range(5, 6, 1)) of x [2, 3] (the index computed: ONNX inference does not
+                       see it)
 Weights of the fixtures are stripped as in export_models.py: dims kept, data marked external at location
 "stripped" (a file that does not exist and that ecosim never opens).
 """
@@ -62,9 +79,9 @@ def io(name, dims):
     return helper.make_tensor_value_info(name, FLOAT, dims)
 
 
-def model(name, nodes, inputs, outputs, initializers=(), value_info=()):
+def model(name, nodes, inputs, outputs, initializers=(), value_info=(), opset=OPSET):
     graph = helper.make_graph(nodes, name, inputs, outputs, list(initializers), value_info=list(value_info))
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="make_onnx_fixtures")
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="make_onnx_fixtures")
     m.ir_version = 8
     return m
 
@@ -157,6 +174,70 @@ def op_fixtures():
     ], [io("x", [1, 16])], [io("y", [1, 16])], value_info=[io("f", [1, 16])])
 
 
+def ints(name, values, dims=None):
+    return helper.make_tensor(name, TensorProto.INT64, [len(values)] if dims is None else dims, values)
+
+
+def shape_eval_fixture():
+    n = helper.make_node
+    big = 2 ** 63 - 1
+    nodes = [
+        n("Reshape", ["x", "c_0_m1"], ["reshape_0_m1"]),              # [2, 12]
+        n("Reshape", ["x", "c_m1_0_2"], ["reshape_m1_0_2"]),          # [4, 3, 2]
+        n("Shape", ["x"], ["shape"]),                                 # [2, 3, 4]
+        n("Gather", ["shape", "c_1_scalar"], ["gather_scalar"]),      # 3 (rank 0)
+        n("Gather", ["shape", "c_m1_0"], ["gather_list"]),            # [4, 2]
+        n("Slice", ["shape", "c_m2", "c_big"], ["slice_tail"]),       # [3, 4]
+        n("Slice", ["shape", "c_m1", "c_min", "c_0", "c_m1"], ["slice_reversed"]),  # [4, 3, 2]
+        n("Slice", ["shape", "c_5", "c_100"], ["slice_clamped"]),     # []
+        n("Range", ["i_0", "i_10", "i_1"], ["range_10"]),             # 0..9
+        n("Slice", ["range_10", "c_1", "c_100", "c_0", "c_3"], ["slice_step"]),  # [1, 4, 7]
+        n("Range", ["i_10", "i_0", "i_m4"], ["range_down"]),          # [10, 6, 2]
+        n("Equal", ["shape", "c_3"], ["is_3"]),
+        n("Where", ["is_3", "c_m1", "shape"], ["where"]),             # [2, -1, 4]
+        n("Expand", ["col", "c_2_1_4"], ["expand"]),                  # [2, 3, 4] of 1, 2, 3 by row
+        n("ConstantOfShape", ["c_3_3"], ["ones"], value=ints("one", [1], [1])),
+        n("Trilu", ["ones"], ["lower"], upper=0),
+        n("Trilu", ["ones", "i_1"], ["upper_1"]),
+        n("Tile", ["row", "c_2_2"], ["tile"]),                        # [[5, 6, 5, 6], [5, 6, 5, 6]]
+        n("Split", ["range_7", "c_2_5"], ["split_a", "split_b"]),     # [0, 1], [2..6]
+        n("Split", ["range_6"], ["half_a", "half_b"]),                # [0, 1, 2], [3, 4, 5]
+        n("Range", ["i_0", "i_7", "i_1"], ["range_7"]),
+        n("Range", ["i_0", "i_6", "i_1"], ["range_6"]),
+        n("Pad", ["row", "c_1_0_0_1"], ["pad"]),                      # [[0, 0, 0], [5, 6, 0]]
+        n("Concat", ["gather_list", "c_1"], ["pads_x"], axis=0),      # [4, 2, 1] -> a computed pad
+        n("Concat", ["pads_x", "c_0_0_0"], ["pads_x6"], axis=0),      # [4, 2, 1, 0, 0, 0]
+        n("Pad", ["x", "pads_x6"], ["pad_x"]),                        # [6, 5, 5]
+        n("Transpose", ["row_col"], ["transposed"], perm=[1, 0]),     # [[1, 3], [2, 4]]
+        n("Mod", ["c_m7_7", "c_3_m3"], ["mod"]),                      # [2, -2]
+        n("Div", ["c_m7_7", "c_2"], ["div"]),                         # [-3, 3]
+        n("Cast", ["f_27", ], ["cast"], to=TensorProto.INT64),        # [2, -2]
+        n("MatMul", ["x", "w"], ["matmul"]),                          # [2, 3, 5]
+    ]
+    init = [ints("c_0_m1", [0, -1]), ints("c_m1_0_2", [-1, 0, 2]), ints("c_1_scalar", [1], []),
+            ints("c_m1_0", [-1, 0]), ints("c_m2", [-2]), ints("c_big", [big]), ints("c_m1", [-1]),
+            ints("c_min", [-big - 1]), ints("c_0", [0]), ints("c_5", [5]), ints("c_100", [100]), ints("c_1", [1]),
+            ints("c_3", [3]), ints("i_0", [0], []), ints("i_1", [1], []), ints("i_10", [10], []),
+            ints("i_m4", [-4], []), ints("i_7", [7], []), ints("i_6", [6], []), ints("col", [1, 2, 3], [3, 1]),
+            ints("c_2_1_4", [2, 1, 4]), ints("c_3_3", [3, 3]), ints("row", [5, 6], [1, 2]), ints("c_2_2", [2, 2]),
+            ints("c_2_5", [2, 5]), ints("c_1_0_0_1", [1, 0, 0, 1]), ints("c_0_0_0", [0, 0, 0]),
+            ints("row_col", [1, 2, 3, 4], [2, 2]), ints("c_m7_7", [-7, 7]), ints("c_3_m3", [3, -3]), ints("c_2", [2]),
+            helper.make_tensor("f_27", FLOAT, [2], [2.7, -2.7]), stripped("w", [4, 5])]
+    outputs = [n_.output[k] for n_ in nodes for k in range(len(n_.output))]
+    return model("shape_eval", nodes, [io("x", [2, 3, 4])],
+                 [helper.make_empty_tensor_value_info(o) for o in outputs], init)
+
+
+def shape_eval_opset18_fixture():
+    n = helper.make_node
+    return model("shape_eval_opset18", [
+        n("ReduceMean", ["x", "last"], ["mean"], keepdims=0),  # [2, 3]
+        n("Split", ["x"], ["part_a", "part_b"], axis=2, num_outputs=2),  # [2, 3, 3], [2, 3, 2]
+        n("Pad", ["x", "pads", "", "middle"], ["padded"]),  # [2, 6, 5]
+    ], [io("x", [2, 3, 5])], [helper.make_empty_tensor_value_info(o) for o in ("mean", "part_a", "part_b", "padded")],
+        [ints("last", [-1]), ints("pads", [1, 2]), ints("middle", [1])], opset=18)
+
+
 def nested_if(depth):
     """An If node whose then-branch holds an If node, `depth` deep."""
     leaf = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "leaf", [], [io("y", [1])])
@@ -187,6 +268,47 @@ def hostile_fixtures():
                                    [io("x", [1, 3, 8, 8])], [io("y", [1, 4, 6, 6])])
     yield "empty_operand", model("empty_operand", [n("MatMul", ["a", "b"], ["c"], name="matmul")],
                                  [io("a", [2, 3, 0, 5]), io("b", [6, 5, 6])], [io("c", [2, 3, 0, 6])])
+    yield "shape_cycle", model("shape_cycle", [n("Reshape", ["x", "s"], ["r"], name="reshape"),
+                                               n("Shape", ["r"], ["s"], name="shape")],
+                               [io("x", [2, 3])], [io("r", [3, 2])])
+    yield "huge_range", model("huge_range", [n("Range", ["start", "limit", "delta"], ["r"], name="range")], [],
+                              [helper.make_tensor_value_info("r", TensorProto.INT64, None)],
+                              [ints("start", [0], []), ints("limit", [10 ** 12], []), ints("delta", [1], [])])
+    yield "huge_computed_range", model("huge_computed_range", [
+        n("Mul", ["million", "million"], ["limit"], name="limit"),
+        n("Range", ["start", "limit", "delta"], ["r"], name="range"),
+    ], [], [helper.make_tensor_value_info("r", TensorProto.INT64, None)],
+        [ints("start", [0], []), ints("million", [10 ** 6], []), ints("delta", [1], [])])
+    yield "shape_of_unknown", model("shape_of_unknown", [
+        n("Shape", ["x"], ["s"], name="shape"),
+        n("Gather", ["s", "zero"], ["g"], name="gather"),
+        n("Unsqueeze", ["g", "axes"], ["u"], name="unsqueeze"),
+        n("Concat", ["u", "four"], ["target"], name="concat", axis=0),
+        n("Reshape", ["y", "target"], ["r"], name="reshape"),
+        n("Relu", ["r"], ["out"], name="relu"),
+    ], [io("x", ["N", 4]), io("y", [2, 4])], [io("out", None)],
+        [ints("zero", [0], []), ints("axes", [0]), ints("four", [4])])
+    yield "bad_reshape", model("bad_reshape", [
+        n("Shape", ["x"], ["s"], name="shape"),
+        n("Gather", ["s", "zero"], ["g"], name="gather"),
+        n("Concat", ["g", "four"], ["target"], name="concat", axis=0),
+        n("Reshape", ["x", "target"], ["r"], name="reshape"),
+    ], [io("x", [2, 3])], [io("r", None)], [ints("zero", [0]), ints("four", [4])])
+    yield "gather_out_of_range", model("gather_out_of_range", [
+        n("Shape", ["x"], ["s"], name="shape"),
+        n("Range", ["five", "six", "one"], ["index"], name="range"),
+        n("Gather", ["s", "index"], ["g"], name="gather"),
+    ], [io("x", [2, 3])], [helper.make_tensor_value_info("g", TensorProto.INT64, None)],
+        [ints("five", [5], []), ints("six", [6], []), ints("one", [1], [])])
+    yield "shape_of_unknown_op", model("shape_of_unknown_op", [
+        n("Foo", ["x"], ["f"], name="foo"),
+        n("Shape", ["f"], ["s"], name="shape"),
+        n("Cast", ["s"], ["c"], name="cast", to=FLOAT),
+    ], [io("x", [2, 3])], [io("c", None)])
+    yield "shape_before_producer", model("shape_before_producer", [
+        n("Shape", ["r"], ["s"], name="shape"),
+        n("Relu", ["x"], ["r"], name="relu"),
+    ], [io("x", [2, 3])], [helper.make_tensor_value_info("s", TensorProto.INT64, None)])
     yield "deep_nesting", model("deep", [nested_if(80)], [helper.make_tensor_value_info("c", TensorProto.BOOL, [])],
                                 [io("y", [1])], [scalar("x", 1.0)])
 
@@ -194,7 +316,8 @@ def hostile_fixtures():
 def main():
     out = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "tests/ops_counter/data/onnx/ops")
     (out / "hostile").mkdir(parents=True, exist_ok=True)
-    for folder, fixtures in ((out, op_fixtures()), (out / "hostile", hostile_fixtures())):
+    for folder, fixtures in ((out, op_fixtures()), (out, [("shape_eval", shape_eval_fixture()), ("shape_eval_opset18", shape_eval_opset18_fixture())]),
+                             (out / "hostile", hostile_fixtures())):
         for name, m in fixtures:
             path = folder / f"{name}.onnx"
             path.write_bytes(m.SerializeToString())

@@ -1,6 +1,7 @@
-// libFuzzer target: any bytes import as an ONNX model or fail with ecosim::Error, and so does swapping every
-// attention block found for EcoFormer's, and counting every layer; the protobuf recursion limit and the input's size
-// bound the work.
+// libFuzzer target: any bytes import as an ONNX model or fail with ecosim::Error — reading, shape inference, the
+// shape evaluator's folding of shape arithmetic — and so does swapping every attention block found for EcoFormer's,
+// and counting every layer; the protobuf recursion limit, the evaluator's budgets and the input's size bound the
+// work.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

@@ -100,3 +100,65 @@ TEST_CASE("exported PVTv2-B0: eight attention blocks with spatially reduced keys
     CHECK_FALSE(a.masked);
   }
 }
+
+namespace {
+
+/// MACs of the Linear layers (tokens · in · out) and of the activation products (batched `@` and found attention
+/// blocks: scores and context) of an imported model.
+struct Macs {
+  std::uint64_t linear = 0, products = 0;
+};
+Macs macs_of(const OnnxModel& model) {
+  Macs m;
+  for (const Layer& l : model.layers) {
+    if (const auto* x = std::get_if<Linear>(&l.op)) m.linear += x->tokens * x->in * x->out;
+    if (const auto* x = std::get_if<Matmul>(&l.op)) m.products += x->batch * x->m * x->n * x->k;
+    if (const auto* x = std::get_if<SoftmaxAttention>(&l.op))
+      m.products += 2 * x->batch * x->heads * x->queries * x->keys * x->head_dim;
+  }
+  return m;
+}
+
+}  // namespace
+
+// Issue 19: stock PyTorch transformers, whose exports compute their shapes in the graph, import and count.
+TEST_CASE("exported transformers with in-graph shape arithmetic import and count their MACs", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  struct Expected {
+    std::string file;
+    std::uint64_t linear, products;
+  };
+  // nn.MultiheadAttention ViT: 2 blocks × 17 tokens × (4·64² + 2·64·256) + head 64·10; attention 2 blocks ×
+  // 2 heads × 2 · 17² · 32
+  // TransformerEncoder: B·N·(4·d² + 2·d·d_ff) per layer, 2 layers, B = 2, N = 16, d = 64, d_ff = 128; attention
+  // 2 layers × B × 4 heads × 2 · 16² · 16
+  // GPT: 2 layers × 16 tokens × 12·64² + LM head 16·64·100; attention 2 × 4 heads × 2 · 16² · 16
+  // Llama: 16 tokens × (wq 64·64 + wk, wv 64·32 + wo 64·64 + SwiGLU 3·64·172); attention 4 heads × 2 · 16² · 16
+  // Swin: qkv and proj on the 8×8 padded map (64 tokens × (32·96 + 32·32)), the MLP on the 7×7 one (49 × 2·32·128);
+  // attention 4 windows × 2 heads × 2 · 16² · 16
+  for (const Expected& e : {
+           Expected{"vit_mha.onnx", 2 * 17 * (4 * 64 * 64 + 2 * 64 * 256) + 64 * 10, 2 * 2 * 2 * 17 * 17 * 32},
+           Expected{"transformer_encoder.onnx", 2 * 2 * 16 * (4 * 64 * 64 + 2 * 64 * 128),
+                    2 * 2 * 4 * 2 * 16 * 16 * 16},
+           Expected{"gpt_tiny.onnx", 2 * 16 * 12 * 64 * 64 + 16 * 64 * 100, 2 * 4 * 2 * 16 * 16 * 16},
+           Expected{"llama_block.onnx", 16 * (2 * 64 * 64 + 2 * 64 * 32 + 3 * 64 * 172), 4 * 2 * 16 * 16 * 16},
+           Expected{"swin_block.onnx", 64 * (32 * 96 + 32 * 32) + 49 * 2 * 32 * 128, 4 * 2 * 2 * 16 * 16 * 16},
+       }) {
+    INFO(e.file);
+    const OnnxModel model = import_onnx(kModels + "/" + e.file);
+    const Macs m = macs_of(model);
+    CHECK(m.linear == e.linear);
+    CHECK(m.products == e.products);
+    // every counted tensor has a static shape: counting in both conventions goes through
+    for (Convention convention : {Convention::paper, Convention::exact})
+      CHECK(total(onnx_layers(model, std::nullopt), convention).ops(OpKind::mul) > 0);
+  }
+  // The rotary embedding's torch.outer exports as Einsum, its cos/sin as Cos and Sin: ops ecosim does not count.
+  CHECK(import_onnx(kModels + "/llama_block.onnx").unknown_ops ==
+        std::map<std::string, std::uint64_t>{{"Cos", 1}, {"Einsum", 1}, {"Sin", 1}});
+  // The shifted windows' mask is built by slice assignment: ScatterND, and masked_fill's Not.
+  CHECK(import_onnx(kModels + "/swin_block.onnx").unknown_ops ==
+        std::map<std::string, std::uint64_t>{{"Not", 1}, {"ScatterND", 9}});
+  for (const char* file : {"vit_mha.onnx", "transformer_encoder.onnx", "gpt_tiny.onnx"})
+    CHECK(import_onnx(kModels + "/" + file).unknown_ops.empty());
+}

@@ -168,6 +168,26 @@ TEST_CASE("ONNX hostile files are refused with a clear error", "[onnx]") {
   CHECK_THAT(error_of(hostile + "deep_nesting.onnx"), Catch::Contains("nested deeper"));
   CHECK_THAT(error_of(hostile + "missing_operand.onnx"), Catch::Contains("needs 2 input(s)"));
   CHECK_THAT(error_of(hostile + "empty_operand.onnx"), Catch::Contains("tensor 'a' is empty"));
+  // shape arithmetic: a cycle, a Range past the dimension limit, and a shape computed from an unknown one, named
+  // with the chain of ops that feeds it
+  CHECK_THAT(error_of(hostile + "shape_cycle.onnx"), Catch::Contains("cycle"));
+  CHECK_THAT(error_of(hostile + "huge_range.onnx"), Catch::Contains("tensor 'r' has dimension 1000000000000 above"));
+  CHECK_THAT(error_of(hostile + "huge_computed_range.onnx"),
+             Catch::Contains("node 'range' (Range): Range of 1000000000000 elements is above the limit of 16777216"));
+  CHECK_THAT(
+      error_of(hostile + "shape_of_unknown.onnx"),
+      Catch::Contains("node 'relu' (Relu): tensor 'out' has no static shape (Relu ← Reshape ← Concat ← Unsqueeze "
+                      "← Gather ← Shape ← 'x', a graph input without a static shape"));
+  CHECK_THAT(error_of(hostile + "bad_reshape.onnx"),
+             Catch::Contains("node 'reshape' (Reshape): target [2, 4] does not hold the input's 6 elements"));
+  CHECK_THAT(error_of(hostile + "gather_out_of_range.onnx"),
+             Catch::Contains("node 'gather' (Gather): index 5 out of range for a dimension of 2"));
+  // the Shape of a tensor without a type, and one listed before its producer: libonnx 1.12's data propagation
+  // crashed on both (ecosim evaluates shape arithmetic itself and runs ONNX inference without it)
+  CHECK_THAT(error_of(hostile + "shape_of_unknown_op.onnx"),
+             Catch::Contains("tensor 'c' has no static shape (Cast ← Shape ← Foo (no shape rule for it)"));
+  const OnnxModel unsorted = import_onnx(hostile + "shape_before_producer.onnx");
+  CHECK(total(unsorted, Convention::exact).ops(OpKind::cmp) == 6);  // the Relu; the Shape costs nothing
   CHECK_THAT(error_of(kOps + "/conv_groups_bias.onnx", {.max_file_bytes = 100}),
              Catch::Contains("limit of 100 bytes") && Catch::Contains("--onnx-max-bytes"));
   CHECK_THAT(error_of(kOps + "/no_such_file.onnx"), Catch::Contains("no_such_file.onnx"));

@@ -1,6 +1,6 @@
-// Internal: turning an onnx_import::Graph into layers — the shared view of the graph (shapes with ecosim's own
-// rules filling inference's gaps, consumers, constants), the multi-node patterns (attention, GELU, decomposed
-// LayerNorm, Linear with bias) and the one-node rules.
+// Internal: turning an onnx_import::Graph into layers — the shared view of the graph (shapes, consumers,
+// constants), the multi-node patterns (attention, GELU, decomposed LayerNorm, Linear with bias) and the one-node
+// rules.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -34,7 +34,6 @@ class Context {
   [[noreturn]] void fail(const Node& at, const std::string& what) const;
 
  private:
-  void fill_gaps();
   const Graph& graph_;
   const std::string& origin_;
   std::map<std::string, std::vector<std::uint64_t>> dims_;

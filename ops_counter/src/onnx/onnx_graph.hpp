@@ -11,12 +11,22 @@
 
 namespace ecosim::onnx_import {
 
+/// The contents of a small tensor in row-major order: integer and boolean elements exactly, floating-point ones as
+/// double (`real`).
+struct Values {
+  bool real = false;
+  std::vector<std::int64_t> ints;  // when !real (booleans 0/1)
+  std::vector<double> reals;       // when real
+  std::size_t size() const { return real ? reals.size() : ints.size(); }
+  double at(std::size_t i) const { return real ? reals[i] : static_cast<double>(ints[i]); }
+};
+
 struct Tensor {
-  std::optional<std::vector<std::uint64_t>> dims;   // static shape, when known
-  bool constant = false;                            // an initializer or a Constant node's output
-  bool external = false;                            // a constant stored as external data: its values unknown
-  std::optional<double> scalar;                     // the value of a one-element constant
-  std::optional<std::vector<std::int64_t>> values;  // an integer constant of at most kMaxFoldedElements
+  std::optional<std::vector<std::uint64_t>> dims;  // static shape, when known
+  bool constant = false;                           // an initializer or a Constant node's output
+  bool external = false;                           // a constant stored as external data: its values unknown
+  std::optional<double> scalar;                    // the value of a one-element constant
+  std::optional<Values> values;  // an inline constant's or a folded tensor's (at most kMaxFoldedElements)
   /// A constant of rank ≥ 2 whose every trailing q × k slice (k ≥ q) is the causal pattern, query i attending to
   /// keys j ≤ k − q + i: `causal_additive` a float mask, 0 where attended and ≤ kMaskedBelow elsewhere;
   /// `causal_keep` / `causal_drop` a bool condition true exactly where attended / masked.
@@ -26,16 +36,19 @@ struct Tensor {
 /// An additive mask value at or below this hides its score (exp underflows to 0 next to an unmasked score).
 inline constexpr double kMaskedBelow = -1e4;
 
-/// Integer tensors (shapes being computed) evaluated while folding are at most this long.
-inline constexpr std::size_t kMaxFoldedElements = 64;
+/// Tensors evaluated by the shape evaluator (constants read, shapes computed) hold at most this many elements...
+inline constexpr std::size_t kMaxFoldedElements = std::size_t{1} << 16;
+/// ...and at most this many in all (bounded memory on a graph of many shape computations).
+inline constexpr std::size_t kMaxFoldedTotal = std::size_t{1} << 22;
 
 struct Node {
   std::string name;  // the node's name, or "<op>_<index>" when it has none
   std::string op;
   std::vector<std::string> inputs, outputs;  // "" = an omitted optional input
   std::map<std::string, std::vector<std::int64_t>> ints;
-  bool has_subgraph = false;  // If/Loop/Scan bodies are not counted
-  std::int64_t fill = 0;      // ConstantOfShape's value (as an integer)
+  std::map<std::string, std::string> strings;  // string attributes (auto_pad, mode, equation)
+  bool has_subgraph = false;                   // If/Loop/Scan bodies are not counted
+  std::optional<Values> fill;                  // ConstantOfShape's value attribute (absent: float 0)
 };
 
 struct Graph {
@@ -43,13 +56,10 @@ struct Graph {
   std::map<std::string, Tensor> tensors;
   /// Tensors evaluated while folding: shapes computed from constants, which cost the network nothing.
   std::set<std::string> folded;
+  /// For a tensor left without a static shape: the input of its producer that kept it unknown ("" when none did:
+  /// the op has no shape rule, or its inputs' values do not make a shape). Read by unknown_shape_chain.
+  std::map<std::string, std::string> blocked_by;
 };
-
-/// The static shapes of Expand and Reshape outputs that ONNX inference leaves symbolic because their target shape
-/// is computed from constants (PyTorch's expand(B, −1, −1) exports Where/Equal/ConstantOfShape), found by
-/// evaluating the small integer tensors along the graph (onnx_fold.cpp).
-/// The tensors evaluated are added to graph.folded.
-std::map<std::string, std::vector<std::uint64_t>> fold_shapes(Graph& graph);
 
 /// Parses `bytes` (protobuf, recursion-limited), checks that every input is defined and that the graph has no
 /// cycle, runs ONNX shape inference and collects the shapes. Throws ecosim::Error naming `origin`.

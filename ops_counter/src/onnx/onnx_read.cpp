@@ -16,6 +16,7 @@
 #include "ecosim/ops_counter/variant_registry.hpp"
 #include "onnx_graph.hpp"
 #include "onnx_guard.hpp"
+#include "onnx_shape_eval.hpp"
 
 namespace ecosim::onnx_import {
 
@@ -23,7 +24,7 @@ namespace {
 
 /// Nesting of protobuf messages allowed (graphs inside If/Loop attributes nest); ONNX models need a handful.
 constexpr int kMaxMessageNesting = 64;
-/// Rounds of shape inference and folding (each round resolves at least one more Expand or Reshape).
+/// Rounds of shape inference and evaluation (each round resolves at least one more tensor's shape).
 constexpr int kMaxInferenceRounds = 16;
 
 struct Reader {
@@ -82,24 +83,49 @@ struct Reader {
     }
   }
 
-  /// The values of a small inline integer tensor.
-  static std::optional<std::vector<std::int64_t>> integers_of(const onnx::TensorProto& p, std::uint64_t elements) {
+  /// The values of a small inline tensor: integers and booleans exactly, float and double as double.
+  static std::optional<Values> values_of(const onnx::TensorProto& p, std::uint64_t elements) {
     if (p.data_location() == onnx::TensorProto::EXTERNAL || elements > kMaxFoldedElements) return std::nullopt;
-    std::vector<std::int64_t> v;
     const std::string& raw = p.raw_data();
-    if (p.data_type() == onnx::TensorProto::INT64) {
-      v.assign(p.int64_data().begin(), p.int64_data().end());
-      if (v.empty() && raw.size() == elements * 8) {
-        v.resize(elements);
-        std::memcpy(v.data(), raw.data(), raw.size());
-      }
-    } else if (p.data_type() == onnx::TensorProto::INT32) {
-      v.assign(p.int32_data().begin(), p.int32_data().end());
-      std::vector<std::int32_t> narrow(raw.size() == elements * 4 ? elements : 0);
-      if (v.empty() && !narrow.empty()) {
-        std::memcpy(narrow.data(), raw.data(), raw.size());
-        v.assign(narrow.begin(), narrow.end());
-      }
+    Values v;
+    auto from_raw = [&]<typename T>(T, auto& out) {
+      if (!out.empty() || raw.size() != elements * sizeof(T)) return;
+      std::vector<T> narrow(elements);
+      if (elements) std::memcpy(narrow.data(), raw.data(), raw.size());
+      out.assign(narrow.begin(), narrow.end());
+    };
+    switch (p.data_type()) {
+      case onnx::TensorProto::INT64:
+        v.ints.assign(p.int64_data().begin(), p.int64_data().end());
+        from_raw(std::int64_t{}, v.ints);
+        break;
+      case onnx::TensorProto::INT32:
+      case onnx::TensorProto::INT16:
+      case onnx::TensorProto::INT8:
+      case onnx::TensorProto::UINT8:
+      case onnx::TensorProto::UINT16:
+      case onnx::TensorProto::BOOL:
+        v.ints.assign(p.int32_data().begin(), p.int32_data().end());
+        if (p.data_type() == onnx::TensorProto::INT32) from_raw(std::int32_t{}, v.ints);
+        if (p.data_type() == onnx::TensorProto::INT16) from_raw(std::int16_t{}, v.ints);
+        if (p.data_type() == onnx::TensorProto::INT8) from_raw(std::int8_t{}, v.ints);
+        if (p.data_type() == onnx::TensorProto::UINT8 || p.data_type() == onnx::TensorProto::BOOL)
+          from_raw(std::uint8_t{}, v.ints);
+        if (p.data_type() == onnx::TensorProto::UINT16) from_raw(std::uint16_t{}, v.ints);
+        if (p.data_type() == onnx::TensorProto::BOOL)
+          for (auto& b : v.ints) b = b != 0;
+        break;
+      case onnx::TensorProto::FLOAT:
+        v.real = true;
+        v.reals.assign(p.float_data().begin(), p.float_data().end());
+        from_raw(float{}, v.reals);
+        break;
+      case onnx::TensorProto::DOUBLE:
+        v.real = true;
+        v.reals.assign(p.double_data().begin(), p.double_data().end());
+        from_raw(double{}, v.reals);
+        break;
+      default: return std::nullopt;
     }
     if (v.size() != elements) return std::nullopt;
     return v;
@@ -159,7 +185,7 @@ struct Reader {
     std::uint64_t elements = 1;
     for (auto d : *t.dims) elements *= d;
     if (elements == 1) t.scalar = scalar_of(p);
-    t.values = integers_of(p, elements);
+    t.values = values_of(p, elements);
     classify_mask(t, p, elements);
   }
 
@@ -187,11 +213,11 @@ struct Reader {
       check_attribute(a, n.name);
       if (a.type() == onnx::AttributeProto::INT) n.ints[a.name()] = {a.i()};
       if (a.type() == onnx::AttributeProto::INTS) n.ints[a.name()] = {a.ints().begin(), a.ints().end()};
+      if (a.type() == onnx::AttributeProto::STRING) n.strings[a.name()] = a.s();
       if (a.type() == onnx::AttributeProto::GRAPH || a.type() == onnx::AttributeProto::GRAPHS) n.has_subgraph = true;
       if (p.op_type() == "Constant" && a.name() == "value" && a.has_t() && p.output_size() == 1)
         constant(a.t(), p.output(0));
-      if (p.op_type() == "ConstantOfShape" && a.name() == "value" && a.has_t())
-        n.fill = static_cast<std::int64_t>(scalar_of(a.t()).value_or(0));
+      if (p.op_type() == "ConstantOfShape" && a.name() == "value" && a.has_t()) n.fill = values_of(a.t(), 1);
     }
     return n;
   }
@@ -273,25 +299,26 @@ Graph read_onnx_graph(std::string_view bytes, const std::string& origin) {
   }
 
   // Shape inference fills the gaps in value_info (node-level failures leave their outputs without shapes); the
-  // shapes folding finds are then given to it, and it runs again, until nothing new is found.
+  // shapes the evaluator finds (onnx_shape_eval.cpp) are then given to it, and it runs again, until nothing new is
+  // found (ONNX's rules reach the ops the evaluator has none for). ONNX's own data propagation stays off: the
+  // evaluator does that work, and libonnx 1.12's crashed on the Shape of a tensor without a type.
   const GuardedSchemas schemas;
   for (int round = 0; round < kMaxInferenceRounds; ++round) {
     try {
-      onnx::shape_inference::InferShapes(model, &schemas, onnx::ShapeInferenceOptions(false, 0, true));
+      onnx::shape_inference::InferShapes(model, &schemas, onnx::ShapeInferenceOptions(false, 0, false));
     } catch (const std::exception& e) {
       r.fail(std::string("ONNX shape inference failed: ") + e.what());
     }
     for (const auto& v : model.graph().value_info()) r.value_info(v);
     for (const auto& v : model.graph().output()) r.value_info(v);
-    const auto folded = fold_shapes(r.graph);
+    const std::set<std::string> evaluated = evaluate_shapes(r.graph, origin);
     bool found = false;
     for (auto& v : *model.mutable_graph()->mutable_value_info()) {
-      const auto it = folded.find(v.name());
-      if (it == folded.end() || r.graph.tensors[v.name()].dims) continue;
-      r.graph.tensors[v.name()].dims = it->second;
+      if (!evaluated.contains(v.name()) || !v.type().has_tensor_type()) continue;
       auto* shape = v.mutable_type()->mutable_tensor_type()->mutable_shape();
       shape->clear_dim();
-      for (std::uint64_t d : it->second) shape->add_dim()->set_dim_value(static_cast<std::int64_t>(d));
+      for (std::uint64_t d : *r.graph.tensors[v.name()].dims)
+        shape->add_dim()->set_dim_value(static_cast<std::int64_t>(d));
       found = true;
     }
     if (!found) break;

@@ -1,0 +1,305 @@
+// The shape evaluator's rules for the ops that compute shape arithmetic (onnx_eval.hpp): Shape, Size, Cast,
+// ConstantOfShape, Range, Where, comparisons, logic and arithmetic — each output's shape (elementwise ops
+// broadcast) and, where its inputs' values are known, its value (integers exactly and checked, floating point as
+// double).
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "ecosim/ops_counter/variant_registry.hpp"
+#include "onnx_eval.hpp"
+
+namespace ecosim::onnx_import {
+
+namespace {
+
+using Ints = std::vector<std::int64_t>;
+
+Values ints_value(Ints v) { return Values{.real = false, .ints = std::move(v), .reals = {}}; }
+
+void cast(Evaluator& e, const Node& n) {
+  const Dims* d = e.dims(n, 0);
+  if (!d) return;
+  const Values* in = e.values(n, 0);
+  if (!in) return e.set_dims(n, 0, *d);
+  const std::int64_t to = int_attribute(n, "to", 1);
+  Values v;
+  v.real = to == 1 || to == 10 || to == 11 || to == 16;  // FLOAT, FLOAT16, DOUBLE, BFLOAT16
+  for (std::size_t k = 0; k < in->size(); ++k) {
+    const double x = in->at(k);
+    if (v.real) {
+      v.reals.push_back(x);
+    } else if (to == 9) {  // BOOL
+      v.ints.push_back(in->real ? x != 0 : in->ints[k] != 0);
+    } else if (!in->real) {
+      v.ints.push_back(in->ints[k]);
+    } else {
+      if (!(std::abs(x) < 9.0e18)) return e.set_dims(n, 0, *d);  // NaN, ±inf: no integer
+      v.ints.push_back(static_cast<std::int64_t>(x));            // truncation toward zero
+    }
+  }
+  e.set_values(n, 0, *d, std::move(v));
+}
+
+void shape(Evaluator& e, const Node& n) {
+  const Dims* d = e.dims(n, 0);
+  if (!d) return;
+  const auto rank = static_cast<std::int64_t>(d->size());
+  auto clamp = [rank](std::int64_t i) { return std::clamp(i < 0 ? i + rank : i, std::int64_t{0}, rank); };
+  const std::int64_t start = clamp(int_attribute(n, "start", 0)), end = clamp(int_attribute(n, "end", rank));
+  Ints v;
+  for (std::int64_t i = start; i < end; ++i) v.push_back(static_cast<std::int64_t>((*d)[static_cast<std::size_t>(i)]));
+  const Dims out{v.size()};
+  e.set_values(n, 0, out, ints_value(std::move(v)));
+}
+
+void size(Evaluator& e, const Node& n) {
+  if (const Dims* d = e.dims(n, 0)) e.set_values(n, 0, {}, ints_value({static_cast<std::int64_t>(element_count(*d))}));
+}
+
+void constant_of_shape(Evaluator& e, const Node& n) {
+  const auto target = e.ints(n, 0);
+  if (!target) return;
+  const Dims out = dims_from(e, n, *target, "dimension");
+  const Values fill = n.fill.value_or(Values{.real = true, .ints = {}, .reals = {0.0}});
+  const std::uint64_t count = element_count(out);
+  if (count > kMaxFoldedElements) return e.set_dims(n, 0, out);
+  Values v;
+  v.real = fill.real;
+  if (fill.real)
+    v.reals.assign(count, fill.reals.at(0));
+  else
+    v.ints.assign(count, fill.ints.at(0));
+  e.set_values(n, 0, out, std::move(v));
+}
+
+void range(Evaluator& e, const Node& n) {
+  const Values *start = e.values(n, 0), *limit = e.values(n, 1), *delta = e.values(n, 2);
+  if (!start || !limit || !delta) return;
+  if (start->size() != 1 || limit->size() != 1 || delta->size() != 1)
+    e.fail(n, "start, limit and delta must be scalars");
+  const bool real = start->real || limit->real || delta->real;
+  if (delta->at(0) == 0) e.fail(n, "delta 0");
+  double count;  // max(ceil((limit − start) / delta), 0)
+  if (real) {
+    count = std::ceil((limit->at(0) - start->at(0)) / delta->at(0));
+  } else {
+    std::int64_t span;
+    if (__builtin_sub_overflow(limit->ints[0], start->ints[0], &span)) e.fail(n, "limit − start overflows 64 bits");
+    const std::int64_t step = delta->ints[0];
+    const std::int64_t q = step == -1 && span == INT64_MIN ? INT64_MAX : span / step;
+    const std::int64_t remainder = step == -1 ? 0 : span % step;
+    count = static_cast<double>(q) + ((remainder != 0) && ((span > 0) == (step > 0)));
+  }
+  if (!(count > 0)) count = 0;  // (NaN too)
+  if (count > static_cast<double>(kMaxDimension))
+    e.fail(n, fmt::format("Range of {:.0f} elements is above the limit of {}", count, kMaxDimension));
+  const auto elements = static_cast<std::uint64_t>(count);
+  if (elements > kMaxFoldedElements) return e.set_dims(n, 0, {elements});
+  Values v;
+  v.real = real;
+  for (std::uint64_t i = 0; i < elements; ++i) {
+    if (real)
+      v.reals.push_back(start->at(0) + static_cast<double>(i) * delta->at(0));
+    else
+      v.ints.push_back(start->ints[0] + static_cast<std::int64_t>(i) * delta->ints[0]);
+  }
+  e.set_values(n, 0, {elements}, std::move(v));
+}
+
+// ---- elementwise: broadcasting shapes; values when every input's is known ----
+
+using IntOp = std::optional<std::int64_t> (*)(std::int64_t, std::int64_t);  // none: overflow
+using RealOp = double (*)(double, double);
+
+struct Arithmetic {
+  IntOp ints;
+  RealOp reals;
+  bool boolean = false;  // a comparison or logic op: the result is 0/1
+};
+
+std::optional<std::int64_t> checked(bool overflow, std::int64_t r) {
+  return overflow ? std::nullopt : std::optional{r};
+}
+
+const std::map<std::string, Arithmetic>& arithmetic() {
+  static const std::map<std::string, Arithmetic> table = {
+      {"Add",
+       {[](std::int64_t a, std::int64_t b) {
+          std::int64_t r;
+          const bool overflow = __builtin_add_overflow(a, b, &r);
+          return checked(overflow, r);
+        },
+        [](double a, double b) { return a + b; }}},
+      {"Sub",
+       {[](std::int64_t a, std::int64_t b) {
+          std::int64_t r;
+          const bool overflow = __builtin_sub_overflow(a, b, &r);
+          return checked(overflow, r);
+        },
+        [](double a, double b) { return a - b; }}},
+      {"Mul",
+       {[](std::int64_t a, std::int64_t b) {
+          std::int64_t r;
+          const bool overflow = __builtin_mul_overflow(a, b, &r);
+          return checked(overflow, r);
+        },
+        [](double a, double b) { return a * b; }}},
+      {"Div",
+       {[](std::int64_t a, std::int64_t b) { return checked(b == -1 && a == INT64_MIN, b == -1 ? -a : a / b); },
+        [](double a, double b) { return a / b; }}},
+      {"Mod",
+       {[](std::int64_t a, std::int64_t b) {  // fmod = 0: the sign of the divisor (Python's %)
+          if (b == -1) return std::optional<std::int64_t>{0};
+          const std::int64_t r = a % b;
+          return std::optional<std::int64_t>{r != 0 && ((r < 0) != (b < 0)) ? r + b : r};
+        },
+        [](double a, double b) { return a - b * std::floor(a / b); }}},
+      {"Max",
+       {[](std::int64_t a, std::int64_t b) { return std::optional{std::max(a, b)}; },
+        [](double a, double b) { return std::max(a, b); }}},
+      {"Min",
+       {[](std::int64_t a, std::int64_t b) { return std::optional{std::min(a, b)}; },
+        [](double a, double b) { return std::min(a, b); }}},
+      {"Pow", {nullptr, [](double a, double b) { return std::pow(a, b); }}},
+      {"Equal",
+       {[](std::int64_t a, std::int64_t b) { return std::optional<std::int64_t>{a == b}; },
+        [](double a, double b) { return static_cast<double>(a == b); }, true}},
+      {"Less",
+       {[](std::int64_t a, std::int64_t b) { return std::optional<std::int64_t>{a < b}; },
+        [](double a, double b) { return static_cast<double>(a < b); }, true}},
+      {"LessOrEqual",
+       {[](std::int64_t a, std::int64_t b) { return std::optional<std::int64_t>{a <= b}; },
+        [](double a, double b) { return static_cast<double>(a <= b); }, true}},
+      {"Greater",
+       {[](std::int64_t a, std::int64_t b) { return std::optional<std::int64_t>{a > b}; },
+        [](double a, double b) { return static_cast<double>(a > b); }, true}},
+      {"GreaterOrEqual",
+       {[](std::int64_t a, std::int64_t b) { return std::optional<std::int64_t>{a >= b}; },
+        [](double a, double b) { return static_cast<double>(a >= b); }, true}},
+      {"And", {[](std::int64_t a, std::int64_t b) { return std::optional<std::int64_t>{a && b}; }, nullptr, true}},
+      {"Or", {[](std::int64_t a, std::int64_t b) { return std::optional<std::int64_t>{a || b}; }, nullptr, true}},
+      {"Xor", {[](std::int64_t a, std::int64_t b) { return std::optional<std::int64_t>{!a != !b}; }, nullptr, true}},
+  };
+  return table;
+}
+
+/// The broadcast shape of every (present) input; none when one is unknown.
+std::optional<Dims> broadcast_inputs(Evaluator& e, const Node& n) {
+  std::optional<Dims> out;
+  for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+    if (n.inputs[i].empty()) continue;
+    const Dims* d = e.dims(n, i);
+    if (!d) return std::nullopt;
+    out = out ? broadcast(*out, *d) : *d;
+    if (!out)
+      e.fail(n, fmt::format("input '{}' of shape {} does not broadcast with the others", n.inputs[i], dims_text(*d)));
+  }
+  return out;
+}
+
+/// Add, Sub, Mul, Div, Mod, Pow, Max, Min (variadic), comparisons and logic.
+void binary(Evaluator& e, const Node& n) {
+  const auto out = broadcast_inputs(e, n);
+  if (!out) return;
+  const Arithmetic& op = arithmetic().at(n.op);
+  std::vector<std::pair<const Values*, const Dims*>> in;
+  bool real = false;
+  for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+    if (n.inputs[i].empty()) continue;
+    in.emplace_back(e.values(n, i), e.dims(n, i));
+    if (!in.back().first) return e.set_dims(n, 0, *out);
+    real = real || in.back().first->real;
+  }
+  const std::uint64_t count = element_count(*out);
+  if (in.empty() || count > kMaxFoldedElements || (real ? !op.reals : !op.ints)) return e.set_dims(n, 0, *out);
+  Values v;
+  v.real = real && !op.boolean;
+  for (std::size_t k = 0; k < count; ++k) {
+    const auto& [first, first_dims] = in[0];
+    const std::size_t i0 = broadcast_index(*first_dims, *out, k);
+    std::int64_t acc_int = real ? 0 : first->ints[i0];
+    double acc_real = first->at(i0);
+    for (std::size_t j = 1; j < in.size(); ++j) {
+      const std::size_t ij = broadcast_index(*in[j].second, *out, k);
+      if (real) {
+        acc_real = op.reals(acc_real, in[j].first->at(ij));
+        continue;
+      }
+      const std::int64_t b = in[j].first->ints[ij];
+      if ((n.op == "Div" || n.op == "Mod") && b == 0) e.fail(n, "integer division by zero");
+      const auto r = op.ints(acc_int, b);
+      if (!r) e.fail(n, "integer overflow");
+      acc_int = *r;
+    }
+    if (v.real)
+      v.reals.push_back(acc_real);
+    else
+      v.ints.push_back(real ? static_cast<std::int64_t>(acc_real != 0) : acc_int);
+  }
+  e.set_values(n, 0, *out, std::move(v));
+}
+
+void where(Evaluator& e, const Node& n) {
+  const auto out = broadcast_inputs(e, n);
+  if (!out || n.inputs.size() != 3) return;
+  const Values *c = e.values(n, 0), *x = e.values(n, 1), *y = e.values(n, 2);
+  const std::uint64_t count = element_count(*out);
+  if (!c || !x || !y || x->real != y->real || count > kMaxFoldedElements) return e.set_dims(n, 0, *out);
+  Values v;
+  v.real = x->real;
+  for (std::size_t k = 0; k < count; ++k) {
+    const bool pick_x = c->at(broadcast_index(*e.dims(n, 0), *out, k)) != 0;
+    const Values& from = pick_x ? *x : *y;
+    const std::size_t i = broadcast_index(*e.dims(n, pick_x ? 1 : 2), *out, k);
+    if (v.real)
+      v.reals.push_back(from.reals[i]);
+    else
+      v.ints.push_back(from.ints[i]);
+  }
+  e.set_values(n, 0, *out, std::move(v));
+}
+
+/// Neg, Abs, Not, Floor, Ceil, Sqrt, Reciprocal: the input's shape; the value where known.
+void unary(Evaluator& e, const Node& n) {
+  const Dims* d = e.dims(n, 0);
+  if (!d) return;
+  const Values* in = e.values(n, 0);
+  if (!in) return e.set_dims(n, 0, *d);
+  Values v = *in;
+  const std::string& op = n.op;
+  if (!v.real && (op == "Sqrt" || op == "Reciprocal")) return e.set_dims(n, 0, *d);
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    if (v.real) {
+      double& x = v.reals[k];
+      x = op == "Neg"     ? -x
+          : op == "Abs"   ? std::abs(x)
+          : op == "Not"   ? static_cast<double>(x == 0)
+          : op == "Floor" ? std::floor(x)
+          : op == "Ceil"  ? std::ceil(x)
+          : op == "Sqrt"  ? std::sqrt(x)
+                          : 1.0 / x;
+    } else {
+      std::int64_t& x = v.ints[k];
+      if ((op == "Neg" || op == "Abs") && x == INT64_MIN) e.fail(n, "integer overflow");
+      x = op == "Neg" ? -x : op == "Abs" ? std::abs(x) : op == "Not" ? std::int64_t{x == 0} : x;
+    }
+  }
+  e.set_values(n, 0, *d, std::move(v));
+}
+
+}  // namespace
+
+void add_arithmetic_rules(Rules& rules) {
+  rules["Cast"] = cast;
+  rules["Shape"] = shape;
+  rules["Size"] = size;
+  rules["ConstantOfShape"] = constant_of_shape;
+  rules["Range"] = range;
+  rules["Where"] = where;
+  for (const auto& [op, _] : arithmetic()) rules[op] = binary;
+  for (const char* op : {"Neg", "Abs", "Not", "Floor", "Ceil", "Sqrt", "Reciprocal"}) rules[op] = unary;
+}
+
+}  // namespace ecosim::onnx_import

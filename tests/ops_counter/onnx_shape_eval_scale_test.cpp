@@ -1,0 +1,105 @@
+// The shape evaluator's bounds on graphs generated here with ONNX's protobuf classes: 10,000 nodes of shape
+// arithmetic import in under a second of CPU time, and folded values stay within kMaxFoldedTotal elements.
+#include <onnx/onnx_pb.h>
+
+#include <catch2/catch.hpp>
+#include <ctime>
+
+#include "ecosim/ops_counter/onnx_model.hpp"
+#include "onnx_graph.hpp"
+
+using namespace ecosim;
+
+namespace {
+
+onnx::ModelProto empty_model() {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* opset = m.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(17);
+  return m;
+}
+
+void int64_initializer(onnx::GraphProto* g, const std::string& name, std::vector<std::int64_t> values, bool scalar) {
+  auto* t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::INT64);
+  if (!scalar) t->add_dims(static_cast<std::int64_t>(values.size()));
+  for (std::int64_t v : values) t->add_int64_data(v);
+}
+
+void float_input(onnx::GraphProto* g, const std::string& name, std::vector<std::int64_t> dims) {
+  auto* in = g->add_input();
+  in->set_name(name);
+  auto* type = in->mutable_type()->mutable_tensor_type();
+  type->set_elem_type(onnx::TensorProto::FLOAT);
+  for (std::int64_t d : dims) type->mutable_shape()->add_dim()->set_dim_value(d);
+}
+
+onnx::NodeProto* node(onnx::GraphProto* g, const std::string& op, std::vector<std::string> in, const std::string& out) {
+  auto* n = g->add_node();
+  n->set_op_type(op);
+  for (const auto& i : in) n->add_input(i);
+  n->add_output(out);
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("shape evaluator: a 10000-node graph of shape arithmetic imports in under a second", "[onnx]") {
+  onnx::ModelProto m = empty_model();
+  auto* g = m.mutable_graph();
+  float_input(g, "h0", {1, 64});
+  int64_initializer(g, "one", {1}, false);
+  int64_initializer(g, "index", {1}, true);
+  int64_initializer(g, "axes", {0}, false);
+  // 2,000 × (Shape → Gather → Unsqueeze → Concat → Reshape): each Reshape's target computed from the last shape
+  constexpr int kGroups = 2000;
+  for (int i = 0; i < kGroups; ++i) {
+    const std::string k = std::to_string(i), h = "h" + k, next = "h" + std::to_string(i + 1);
+    node(g, "Shape", {h}, "s" + k);
+    node(g, "Gather", {"s" + k, "index"}, "g" + k);
+    node(g, "Unsqueeze", {"g" + k, "axes"}, "u" + k);
+    auto* concat = node(g, "Concat", {"one", "u" + k}, "c" + k);
+    auto* axis = concat->add_attribute();
+    axis->set_name("axis");
+    axis->set_type(onnx::AttributeProto::INT);
+    axis->set_i(0);
+    node(g, "Reshape", {h, "c" + k}, next);
+  }
+  node(g, "Relu", {"h" + std::to_string(kGroups)}, "y");
+  g->add_output()->set_name("y");
+  REQUIRE(g->node_size() == 5 * kGroups + 1);
+  const std::string bytes = m.SerializeAsString();
+  const std::clock_t start = std::clock();
+  const OnnxModel model = parse_onnx(bytes, "generated");
+  const double seconds = static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+  CHECK(seconds < 1.0);
+  REQUIRE(model.layers.size() == 1);  // the Relu; the shape arithmetic costs nothing, the Reshapes are views
+  CHECK(std::get<Activation>(model.layers[0].op).elements == 64);
+}
+
+TEST_CASE("shape evaluator: folded values stay within the overall budget", "[onnx]") {
+  onnx::ModelProto m = empty_model();
+  auto* g = m.mutable_graph();
+  int64_initializer(g, "size", {static_cast<std::int64_t>(onnx_import::kMaxFoldedElements)}, false);
+  // 100 tensors of 2^16 elements each: 6.5 M elements, past the overall budget of 2^22
+  for (int i = 0; i < 100; ++i) node(g, "ConstantOfShape", {"size"}, "z" + std::to_string(i));
+  float_input(g, "x", {1, 8});
+  node(g, "Relu", {"x"}, "y");
+  g->add_output()->set_name("y");
+  const onnx_import::Graph graph = onnx_import::read_onnx_graph(m.SerializeAsString(), "generated");
+  std::size_t folded = 0;
+  for (const auto& [name, t] : graph.tensors)
+    if (graph.folded.contains(name)) {
+      REQUIRE(t.values);
+      folded += t.values->size();
+      CHECK(t.dims == std::vector<std::uint64_t>{onnx_import::kMaxFoldedElements});
+    }
+  CHECK(folded <= onnx_import::kMaxFoldedTotal);
+  CHECK(folded == onnx_import::kMaxFoldedTotal);  // 64 of the 100 fit exactly
+  for (int i = 0; i < 100; ++i)                   // every one has its shape all the same
+    CHECK(graph.tensors.at("z" + std::to_string(i)).dims ==
+          std::vector<std::uint64_t>{onnx_import::kMaxFoldedElements});
+}
