@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 ChildOutcome run_ecosim(const std::vector<std::string>& args, const std::filesystem::path& dir,
@@ -42,4 +44,14 @@ ChildOutcome run_ecosim(const std::vector<std::string>& args, const std::filesys
   if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
   return outcome;
+}
+
+std::pair<ChildOutcome, std::string> run_ecosim_with_stdout(const std::vector<std::string>& args,
+                                                            const std::filesystem::path& dir,
+                                                            std::uint64_t address_space_bytes, unsigned seconds) {
+  const std::string out = (dir / "stdout.txt").string();
+  const ChildOutcome outcome = run_ecosim(args, dir, address_space_bytes, seconds, out);
+  std::ostringstream text;
+  text << std::ifstream(out).rdbuf();
+  return {outcome, text.str()};
 }

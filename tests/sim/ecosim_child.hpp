@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 struct ChildOutcome {
@@ -17,3 +18,8 @@ struct ChildOutcome {
 /// address-space limit of `address_space_bytes` and SIGALRM after `seconds`.
 ChildOutcome run_ecosim(const std::vector<std::string>& args, const std::filesystem::path& dir,
                         std::uint64_t address_space_bytes, unsigned seconds, const std::string& stdout_path = "");
+
+/// run_ecosim with stdout kept in `dir`/stdout.txt: the outcome and what it printed on stdout.
+std::pair<ChildOutcome, std::string> run_ecosim_with_stdout(const std::vector<std::string>& args,
+                                                            const std::filesystem::path& dir,
+                                                            std::uint64_t address_space_bytes, unsigned seconds);

@@ -31,11 +31,7 @@ constexpr unsigned kSeconds = 120;
 const std::vector<std::uint64_t> kShape = {1, 2, 40, 16};  // [batch, heads, seq, dim]
 
 std::pair<ChildOutcome, std::string> ecosim_in(const TempFolder& folder, const std::vector<std::string>& args) {
-  const std::string out = folder / "stdout.txt";
-  const ChildOutcome outcome = run_ecosim(args, folder / "", kAddressSpaceBytes, kSeconds, out);
-  std::ostringstream text;
-  text << std::ifstream(out).rdbuf();
-  return {outcome, text.str()};
+  return run_ecosim_with_stdout(args, folder / "", kAddressSpaceBytes, kSeconds);
 }
 
 void write_npy(const std::string& path, const std::vector<std::uint64_t>& shape, const std::vector<float>& data) {

@@ -34,11 +34,7 @@ constexpr unsigned kSeconds = 120;
 const std::vector<std::uint64_t> kShape = {1, 2, 40, 16};  // [batch, heads, seq, dim] of the runs below
 
 std::pair<ChildOutcome, std::string> ecosim_in(const TempFolder& folder, const std::vector<std::string>& args) {
-  const std::string out = folder / "stdout.txt";
-  const ChildOutcome outcome = run_ecosim(args, folder / "", kAddressSpaceBytes, kSeconds, out);
-  std::ostringstream text;
-  text << std::ifstream(out).rdbuf();
-  return {outcome, text.str()};
+  return run_ecosim_with_stdout(args, folder / "", kAddressSpaceBytes, kSeconds);
 }
 
 void write_bytes(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
