@@ -138,13 +138,14 @@ class PostNormBlock(nn.Module):
 class ViT(nn.Module):
     """ViT/DeiT: patch conv, class token + position embedding, pre-norm blocks, final LN, class-token head."""
 
-    def __init__(self, image, patch, dim, heads, depth, classes):
+    def __init__(self, image, patch, dim, heads, depth, classes, block=None):
         super().__init__()
         self.patch_embed = nn.Conv2d(3, dim, patch, patch)
         tokens = (image // patch) ** 2 + 1
         self.cls_token = nn.Parameter(torch.zeros(1, 1, dim))
         self.pos_embed = nn.Parameter(torch.zeros(1, tokens, dim))
-        self.blocks = nn.ModuleList(PreNormBlock(dim, heads, 4, 1e-6, fused_qkv=True) for _ in range(depth))
+        block = block or (lambda: PreNormBlock(dim, heads, 4, 1e-6, fused_qkv=True))
+        self.blocks = nn.ModuleList(block() for _ in range(depth))
         self.norm = nn.LayerNorm(dim, eps=1e-6)
         self.head = nn.Linear(dim, classes)
 
@@ -238,25 +239,6 @@ class MhaBlock(nn.Module):
         h = self.norm1(x)
         x = x + self.attn(h, h, h, need_weights=False)[0]
         return x + self.mlp(self.norm2(x))
-
-
-class MhaViT(nn.Module):
-    def __init__(self, image, patch, dim, heads, depth, classes):
-        super().__init__()
-        self.patch_embed = nn.Conv2d(3, dim, patch, patch)
-        tokens = (image // patch) ** 2 + 1
-        self.cls_token = nn.Parameter(torch.zeros(1, 1, dim))
-        self.pos_embed = nn.Parameter(torch.zeros(1, tokens, dim))
-        self.blocks = nn.ModuleList(MhaBlock(dim, heads) for _ in range(depth))
-        self.norm = nn.LayerNorm(dim, eps=1e-6)
-        self.head = nn.Linear(dim, classes)
-
-    def forward(self, image):
-        x = self.patch_embed(image).flatten(2).transpose(1, 2)
-        x = torch.cat([self.cls_token.expand(x.shape[0], -1, -1), x], dim=1) + self.pos_embed
-        for block in self.blocks:
-            x = block(x)
-        return self.head(self.norm(x)[:, 0])
 
 
 class Encoder(nn.Module):
@@ -514,7 +496,7 @@ def main():
     export("pvt_v2_b0", PvtV2([32, 64, 160, 256], [1, 2, 5, 8], [8, 8, 4, 4], [2, 2, 2, 2], [8, 4, 2, 1]),
            (image224,), ["image"], out_dir)
     export("deit_tiny", ViT(224, 16, 192, 3, 12, 1000), (image224,), ["image"], out_dir)
-    export("vit_mha", MhaViT(32, 8, 64, 2, 2, 10), (torch.zeros(1, 3, 32, 32),), ["image"], out_dir, grad=True)
+    export("vit_mha", ViT(32, 8, 64, 2, 2, 10, lambda: MhaBlock(64, 2)), (torch.zeros(1, 3, 32, 32),), ["image"], out_dir, grad=True)
     export("transformer_encoder", Encoder(64, 4, 128, 2), (torch.zeros(2, 16, 64), torch.zeros(2, 16, dtype=torch.bool)),
            ["src", "padding_mask"], out_dir, grad=True)
     export("gpt_tiny", Gpt(100, 32, 64, 4, 2), (torch.zeros(1, 16, dtype=torch.long),), ["tokens"], out_dir)
