@@ -1,0 +1,132 @@
+// Strict reading of the published GPU measurements and the model's prediction of each point.
+#include "ecosim/accel_model/gpu/measurements.hpp"
+
+#include <array>
+#include <cmath>
+#include <set>
+
+#include <fmt/core.h>
+
+#include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/json_input.hpp"
+#include "ecosim/ops_counter/json_reader.hpp"
+
+namespace ecosim::embedded {
+std::string_view gpu_measurements();
+}
+
+namespace ecosim::gpu {
+
+namespace {
+
+constexpr std::array<std::string_view, 4> kClassNames = {"gemm", "fused attention", "unfused attention",
+                                                         "bandwidth"};
+constexpr Range<std::uint64_t> kDimension{1, std::uint64_t{1} << 40, ""};
+constexpr Range<double> kMetric{1e-3, 1e7, ""};
+
+MeasuredPoint parse_point(const JsonReader& r, const std::string& p, const std::set<std::string>& sources) {
+  MeasuredPoint m;
+  m.id = r.text(p + ".id");
+  m.source = r.text(p + ".source");
+  if (!sources.contains(m.source)) r.fail(p + ".source", "'" + m.source + "' is not one of the file's sources");
+  m.gpu = r.text(p + ".gpu");
+  builtin_gpu(m.gpu);  // an unknown GPU is an error here, not at prediction time
+  m.op = r.text(p + ".op");
+  m.conditions = r.text(p + ".conditions");
+  const DType dtype = parse_dtype(r.text(p + ".dtype"));
+  if (m.op == "gemm") {
+    m.kernel_class = KernelClass::gemm;
+    m.gemm = {r.count(p + ".m", kDimension), r.count(p + ".n", kDimension), r.count(p + ".k", kDimension), 1, dtype};
+  } else if (m.op == "attention") {
+    m.impl = r.text(p + ".impl");
+    const AttentionImpl impl = parse_attention_impl(m.impl);
+    m.kernel_class = impl == AttentionImpl::naive ? KernelClass::unfused_attention : KernelClass::fused_attention;
+    const std::string pass = r.text(p + ".pass");
+    if (pass != "fwd" && pass != "fwd+bwd") r.fail(p + ".pass", "must be fwd or fwd+bwd");
+    m.attention = {r.count(p + ".batch", kDimension), r.count(p + ".heads", kDimension), r.count(p + ".seq", kDimension),
+                   0, r.count(p + ".dim", kDimension), r.flag(p + ".causal"), pass == "fwd+bwd", dtype};
+  } else {
+    parse_bandwidth_op(m.op);
+    m.kernel_class = KernelClass::bandwidth;
+    m.rows = {r.count(p + ".rows", kDimension), r.count(p + ".cols", kDimension), dtype};
+  }
+  return m;
+}
+
+}  // namespace
+
+std::string_view kernel_class_name(KernelClass c) { return kClassNames[static_cast<std::size_t>(c)]; }
+
+std::vector<MeasuredPoint> builtin_measurements() {
+  return parse_measurements(embedded::gpu_measurements(), "builtin gpu_measurements.json");
+}
+
+std::vector<MeasuredPoint> parse_measurements(std::string_view json_text, const std::string& origin) {
+  const nlohmann::json doc = parse_json(json_text, origin);
+  const JsonReader r(doc, origin);
+  r.exact_keys({"description", "sources", "points"});
+  std::set<std::string> sources;
+  for (const auto& [key, value] : r.object("sources").items()) {
+    r.text("sources." + key);
+    sources.insert(key);
+  }
+  const nlohmann::json& points = r.list("points");
+  std::vector<MeasuredPoint> out;
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const std::string where = fmt::format("{}: points[{}]", origin, i);
+    const JsonReader pr(points[i], where);
+    const std::string op = pr.has("op") ? pr.text("op") : "";
+    const std::initializer_list<std::string_view> metric = {"tflops", "gbs", "gbs_range"};
+    if (op == "gemm")
+      pr.exact_keys({"id", "source", "gpu", "op", "dtype", "conditions", "m", "n", "k"}, metric);
+    else if (op == "attention")
+      pr.exact_keys({"id", "source", "gpu", "op", "dtype", "conditions", "impl", "pass", "batch", "heads", "seq",
+                     "dim", "causal"},
+                    metric);
+    else
+      pr.exact_keys({"id", "source", "gpu", "op", "dtype", "conditions", "rows", "cols"}, metric);
+    const nlohmann::json wrapped = {{"p", points[i]}};
+    const JsonReader w(wrapped, where);
+    MeasuredPoint m = parse_point(w, "p", sources);
+    if (!ids.insert(m.id).second) pr.fail("id", "duplicate point id '" + m.id + "'");
+    const int metrics = pr.has("tflops") + pr.has("gbs") + pr.has("gbs_range");
+    if (metrics != 1) pr.fail("tflops", "give exactly one of tflops, gbs, gbs_range");
+    if (pr.has("gbs_range")) {
+      const nlohmann::json& range = pr.list("gbs_range");
+      if (range.size() != 2 || !range[0].is_number() || !range[1].is_number() || !(range[0] < range[1]))
+        pr.fail("gbs_range", "must be [low, high] with low < high");
+      m.metric = "gbs";
+      m.low = range[0].get<double>();
+      m.high = range[1].get<double>();
+      if (!(m.low > 0)) pr.fail("gbs_range", "must be positive");
+    } else {
+      m.metric = pr.has("tflops") ? "tflops" : "gbs";
+      m.low = m.high = pr.number(m.metric, kMetric);
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+double modelled_value(const MeasuredPoint& point, const KernelModel& model) {
+  const GpuSpec gpu = builtin_gpu(point.gpu);
+  KernelTime t;
+  switch (point.kernel_class) {
+    case KernelClass::gemm: t = model.gemm(gpu, point.gemm); break;
+    case KernelClass::fused_attention:
+    case KernelClass::unfused_attention:
+      t = model.attention(gpu, parse_attention_impl(point.impl), point.attention);
+      break;
+    case KernelClass::bandwidth: t = model.bandwidth(gpu, parse_bandwidth_op(point.op), point.rows); break;
+  }
+  return point.metric == "tflops" ? t.tflops() : t.gb_per_s();
+}
+
+double relative_error(const MeasuredPoint& point, double modelled) {
+  if (modelled < point.low) return (modelled - point.low) / point.low;
+  if (modelled > point.high) return (modelled - point.high) / point.high;
+  return 0;
+}
+
+}  // namespace ecosim::gpu
