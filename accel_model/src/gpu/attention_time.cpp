@@ -107,9 +107,12 @@ KernelTime KernelModel::unfused_attention(const GpuSpec& gpu, const AttentionSha
   const auto batched = [&](std::uint64_t m, std::uint64_t n, std::uint64_t k) {
     return gemm(gpu, {m, n, k, s.batch * s.heads, s.dtype}).latency_s;
   };
-  const auto pass = [&](double bytes) { return launch_s + streamed_s(gpu, bytes); };
+  // PyTorch's generic elementwise, copy and softmax kernels (passes over long rows, broadcast indexing) sustain
+  // a lower share of the memory bandwidth than a streaming copy.
+  const double pass_bytes_per_s = value("framework_pass_fraction") * gpu.memory_bytes_per_s;
+  const auto pass = [&](double bytes) { return launch_s + bytes / pass_bytes_per_s; };
   const std::uint64_t nq = s.seq, nk = s.kv_seq, d = s.dim;
-  double t = 4 * launch_s + streamed_s(gpu, layout_bytes);
+  double t = 4 * launch_s + layout_bytes / pass_bytes_per_s;
   t += batched(nq, nk, d);                     // S = Q Kᵀ
   // S + mask: the (Nq, Nkv) mask is read again for every head once it no longer fits in L2.
   const double mask_bytes = double(nq) * double(nk) * b;
@@ -117,7 +120,7 @@ KernelTime KernelModel::unfused_attention(const GpuSpec& gpu, const AttentionSha
   t += pass(2 * scores * b);                   // P = softmax(S)
   t += batched(nq, d, nk);                     // O = P V
   if (s.backward) {
-    t += 4 * launch_s + streamed_s(gpu, layout_bytes);  // dO in; dQ, dK, dV out
+    t += 4 * launch_s + layout_bytes / pass_bytes_per_s;  // dO in; dQ, dK, dV out
     t += batched(nq, nk, d);                             // dP = dO Vᵀ
     t += batched(nk, d, nq);                             // dV = Pᵀ dO
     t += pass(3 * scores * b);                           // dS = P ∘ (dP − rowsum(dP ∘ P))
