@@ -1,5 +1,6 @@
 // Internal: roofline estimate of GPU latency for a list of operations, from the peak rates of a named GPU
-// (sim/data/gpu_roofline.json), used by `compare` when no GPU is present. Always labelled as an estimate.
+// (accel_model/data/gpus/<name>.json: FP32 CUDA-core peak, memory bandwidth; every counted operation taken as
+// one fp32 operation), used by `compare` when no GPU is present. Always labelled as an estimate.
 #pragma once
 #include <string>
 #include <vector>
@@ -13,7 +14,8 @@ struct GpuRoofline {
   double ops_per_s = 0, bytes_per_s = 0;
 };
 
-/// The peak rates of `gpu` (empty: the file's default); throws ecosim::Error naming the known GPUs.
+/// The peak rates of `gpu`, by file name ("h100-sxm") or display name ("H100 SXM"; empty: H100 SXM); throws
+/// ecosim::Error naming the known GPUs.
 GpuRoofline gpu_roofline(const std::string& gpu);
 
 /// Σ over ops of max(ops / peak fp32 rate, bytes / memory bandwidth), in ms.

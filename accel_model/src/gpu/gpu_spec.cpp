@@ -85,7 +85,7 @@ GpuSpec builtin_gpu(std::string_view name) {
     if (g.name == name) return parse_gpu(g.text(), fmt::format("builtin gpus/{}.json", g.name));
   std::string known;
   for (const auto& g : kBuiltin) known += (known.empty() ? "" : ", ") + std::string(g.name);
-  throw Error(fmt::format("unknown GPU '{}' (known: {}; or give --gpu-file PATH)", name, known));
+  throw Error(fmt::format("unknown GPU '{}' (known: {})", name, known));
 }
 
 GpuSpec parse_gpu(std::string_view json_text, const std::string& origin) {

@@ -222,7 +222,8 @@ int compare(const Args& args) {
       "compare an ONNX model's traces instead: its attention blocks swapped for each variant, kernels run at "
       "the blocks' shapes ('native': the export's own attention)")(
       "device", po::value<std::string>()->default_value("auto"), "kernels on auto|cpu|cuda")(
-      "gpu", po::value<std::string>()->default_value(""), "GPU named in the roofline estimate (default H100 SXM)")(
+      "gpu", po::value<std::string>()->default_value(""),
+      "GPU of the roofline estimate: a100-sxm, h100-sxm (default), h100-pcie, h200, l4, rtx4090")(
       "out", po::value<std::string>()->default_value("reports"), "output directory");
   options.add(model_file_option());
   options.add(onnx_options());
