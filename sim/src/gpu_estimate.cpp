@@ -4,22 +4,10 @@
 
 #include <algorithm>
 
-#include "ecosim/accel_model/gpu/gpu_spec.hpp"
-
 namespace ecosim::cli {
 
-namespace {
-constexpr const char* kDefaultGpu = "h100-sxm";
-}  // namespace
-
-GpuRoofline gpu_roofline(const std::string& gpu) {
-  const std::string wanted = gpu.empty() ? kDefaultGpu : gpu;
-  for (const std::string& name : ecosim::gpu::builtin_gpu_names()) {  // its display name ("H100 SXM") too
-    const ecosim::gpu::GpuSpec g = ecosim::gpu::builtin_gpu(name);
-    if (g.name == wanted) return {g.name, g.cuda_core_fp32_flops_per_s, g.memory_bytes_per_s};
-  }
-  const ecosim::gpu::GpuSpec g = ecosim::gpu::builtin_gpu(wanted);  // throws naming the known GPUs
-  return {g.name, g.cuda_core_fp32_flops_per_s, g.memory_bytes_per_s};
+GpuRoofline gpu_roofline(const ecosim::gpu::GpuSpec& gpu) {
+  return {gpu.name, gpu.cuda_core_fp32_flops_per_s, gpu.memory_bytes_per_s};
 }
 
 double estimate_gpu_latency_ms(const std::vector<OpRecord>& ops, const GpuRoofline& roofline) {

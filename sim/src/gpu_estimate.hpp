@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "ecosim/accel_model/gpu/gpu_spec.hpp"
 #include "ecosim/ops_counter/op_record.hpp"
 
 namespace ecosim::cli {
@@ -14,9 +15,8 @@ struct GpuRoofline {
   double ops_per_s = 0, bytes_per_s = 0;
 };
 
-/// The peak rates of `gpu`, by file name ("h100-sxm") or display name ("H100 SXM"; empty: H100 SXM); throws
-/// ecosim::Error naming the known GPUs.
-GpuRoofline gpu_roofline(const std::string& gpu);
+/// The peak rates of `gpu` (its FP32 CUDA-core rate and memory bandwidth).
+GpuRoofline gpu_roofline(const ecosim::gpu::GpuSpec& gpu);
 
 /// Σ over ops of max(ops / peak fp32 rate, bytes / memory bandwidth), in ms.
 double estimate_gpu_latency_ms(const std::vector<OpRecord>& ops, const GpuRoofline& roofline);

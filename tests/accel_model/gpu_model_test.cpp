@@ -12,6 +12,7 @@
 
 #include "ecosim/accel_model/gpu/kernel_model.hpp"
 #include "ecosim/accel_model/gpu/measurements.hpp"
+#include "ecosim/accel_model/gpu/op_records.hpp"
 #include "ecosim/ops_counter/error.hpp"
 
 using namespace ecosim::gpu;
@@ -181,4 +182,39 @@ TEST_CASE("gpu model: hostile input is a clear error") {
   REQUIRE_THROWS_WITH(parse_dtype("fp64"), Contains("valid: fp32"));
   REQUIRE_THROWS_WITH(parse_measurements(R"({"description": "", "sources": {}, "points": [{"id": "a"}]})", "m.json"),
                       Contains("m.json"));
+}
+
+TEST_CASE("gpu model: a trace is costed by class — softmax attention fused, matmuls as GEMMs, the rest streamed") {
+  const KernelModel& model = KernelModel::builtin();
+  const GpuSpec h100 = builtin_gpu("h100-sxm");
+  auto record = [](ecosim::OpClass kind, std::string func, std::uint64_t batch, std::uint64_t m, std::uint64_t n,
+                   std::uint64_t k) {
+    ecosim::OpRecord r;
+    r.kind = kind;
+    r.func = std::move(func);
+    r.batch = batch;
+    r.m = m;
+    r.n = n;
+    r.k = k;
+    r.group = "layer.softmax_attention";
+    return r;
+  };
+  // One softmax attention (8 heads, 2048 queries and keys, head width 64): scores, softmax, context.
+  std::vector<ecosim::OpRecord> ops{record(ecosim::OpClass::gemm, "", 8, 2048, 2048, 64),
+                                    record(ecosim::OpClass::reduce, "softmax", 8, 2048, 2048, 1),
+                                    record(ecosim::OpClass::gemm, "", 8, 2048, 64, 2048)};
+  const AttentionShape s{8, 1, 2048, 2048, 64, false, false, DType::fp16};
+  double best = 1e9;
+  for (AttentionImpl impl : {AttentionImpl::flash2, AttentionImpl::flash3, AttentionImpl::cudnn})
+    best = std::min(best, model.attention(h100, impl, s).latency_s);
+  CHECK(modelled_latency_s(ops, h100, Software::best_library) == best);
+  CHECK(modelled_latency_s(ops, h100, Software::ecosim_kernels) ==
+        model.attention(h100, AttentionImpl::ecosim, s).latency_s);
+  // Outside a fusion group the same records are a GEMM, a streamed pass and a GEMM.
+  for (auto& r : ops) r.group.clear();
+  ops[1].counts.add_read_bytes(ecosim::DType::fp32, 1000).add_written_bytes(ecosim::DType::fp32, 1000);
+  const double expected = model.gemm(h100, {2048, 2048, 64, 8, DType::bf16}).latency_s +
+                          model.streaming_kernel(h100, 2000).latency_s +
+                          model.gemm(h100, {2048, 64, 2048, 8, DType::bf16}).latency_s;
+  CHECK(modelled_latency_s(ops, h100, Software::best_library) == Approx(expected).epsilon(1e-12));
 }

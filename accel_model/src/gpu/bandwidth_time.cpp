@@ -13,7 +13,14 @@ KernelTime KernelModel::bandwidth(const GpuSpec& gpu, BandwidthOp op, const Rows
   t.bytes = 2 * elements * b + weight_bytes;
   if (t.bytes > double(gpu.memory_bytes))
     throw Error("the input and output need more memory than the " + gpu.name + " has");
-  t.latency_s = value("launch_overhead_us") * 1e-6 + streamed_s(gpu, t.bytes);
+  t.latency_s = streaming_kernel(gpu, t.bytes).latency_s;
+  return t;
+}
+
+KernelTime KernelModel::streaming_kernel(const GpuSpec& gpu, double bytes) const {
+  KernelTime t;
+  t.bytes = bytes;
+  t.latency_s = value("launch_overhead_us") * 1e-6 + streamed_s(gpu, bytes);
   return t;
 }
 

@@ -83,6 +83,10 @@ std::vector<std::string> builtin_gpu_names() {
 GpuSpec builtin_gpu(std::string_view name) {
   for (const auto& g : kBuiltin)
     if (g.name == name) return parse_gpu(g.text(), fmt::format("builtin gpus/{}.json", g.name));
+  for (const auto& g : kBuiltin) {  // a display name ("H100 SXM")
+    GpuSpec spec = parse_gpu(g.text(), fmt::format("builtin gpus/{}.json", g.name));
+    if (spec.name == name) return spec;
+  }
   std::string known;
   for (const auto& g : kBuiltin) known += (known.empty() ? "" : ", ") + std::string(g.name);
   throw Error(fmt::format("unknown GPU '{}' (known: {})", name, known));

@@ -37,7 +37,8 @@ struct GpuSpec {
 
 /// The built-in GPUs' file names: a100-sxm, h100-sxm, h100-pcie, h200, l4, rtx4090.
 std::vector<std::string> builtin_gpu_names();
-/// A built-in GPU by file name; throws ecosim::Error naming the known ones.
+/// A built-in GPU by file name ("h100-sxm") or display name ("H100 SXM"); throws ecosim::Error naming the
+/// known ones.
 GpuSpec builtin_gpu(std::string_view name);
 /// A GPU description from JSON text; errors name `origin` and the key.
 GpuSpec parse_gpu(std::string_view json_text, const std::string& origin);

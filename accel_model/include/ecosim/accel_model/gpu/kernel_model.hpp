@@ -63,6 +63,8 @@ class KernelModel {
   KernelTime gemm(const GpuSpec& gpu, const GemmShape& shape) const;
   KernelTime attention(const GpuSpec& gpu, AttentionImpl impl, const AttentionShape& shape) const;
   KernelTime bandwidth(const GpuSpec& gpu, BandwidthOp op, const RowsShape& shape) const;
+  /// A bandwidth-bound kernel that moves `bytes` (read + written).
+  KernelTime streaming_kernel(const GpuSpec& gpu, double bytes) const;
 
   const std::map<std::string, ModelConstant>& constants() const { return constants_; }
   double value(const std::string& name) const;
