@@ -39,8 +39,8 @@ std::map<KernelClass, std::vector<double>> errors_by_class(bool held_out_only) {
 }
 
 void require_goal(const std::map<KernelClass, std::vector<double>>& errors) {
-  for (KernelClass c : {KernelClass::gemm, KernelClass::fused_attention, KernelClass::unfused_attention,
-                        KernelClass::bandwidth}) {
+  for (KernelClass c :
+       {KernelClass::gemm, KernelClass::fused_attention, KernelClass::unfused_attention, KernelClass::bandwidth}) {
     INFO("class " << kernel_class_name(c));
     REQUIRE(errors.contains(c));
     const auto& e = errors.at(c);
@@ -126,8 +126,9 @@ TEST_CASE("gpu model: bandwidth-bound kernels move each element in and out at th
   const KernelTime copy = model.bandwidth(a100, BandwidthOp::copy, {4096, 8192, DType::fp16});
   const double bytes = 2.0 * 4096 * 8192 * 2;
   CHECK(copy.bytes == bytes);
-  CHECK(copy.latency_s ==
-        Approx(model.value("launch_overhead_us") * 1e-6 + bytes / (model.value("hbm_fraction") * 2039e9)).epsilon(1e-12));
+  CHECK(
+      copy.latency_s ==
+      Approx(model.value("launch_overhead_us") * 1e-6 + bytes / (model.value("hbm_fraction") * 2039e9)).epsilon(1e-12));
   // Small sizes: the launch dominates, so the bandwidth reached falls with size.
   const KernelTime tiny = model.bandwidth(a100, BandwidthOp::softmax, {1, 1024, DType::fp16});
   CHECK(tiny.gb_per_s() < 0.01 * copy.gb_per_s());
@@ -163,8 +164,7 @@ TEST_CASE("gpu model: hostile input is a clear error") {
   using Catch::Matchers::Contains;
   const KernelModel& model = KernelModel::builtin();
   REQUIRE_THROWS_WITH(builtin_gpu("h300"), Contains("unknown GPU 'h300'") && Contains("h100-sxm"));
-  REQUIRE_THROWS_WITH(read_gpu_file(ECOSIM_GPU_TEST_DATA "/gpu_negative_bandwidth.json"),
-                      Contains("memory_gb_per_s"));
+  REQUIRE_THROWS_WITH(read_gpu_file(ECOSIM_GPU_TEST_DATA "/gpu_negative_bandwidth.json"), Contains("memory_gb_per_s"));
   REQUIRE_THROWS_WITH(parse_gpu(R"({"name": "x"})", "g.json"), Contains("g.json"));
   const GpuSpec a100 = builtin_gpu("a100-sxm");
   REQUIRE_THROWS_WITH(model.attention(a100, AttentionImpl::flash3, {1, 1, 128, 0, 64, false, false, DType::fp16}),

@@ -84,8 +84,7 @@ KernelTime KernelModel::fused_attention(const GpuSpec& gpu, AttentionImpl impl, 
   t.bytes = io_bytes;
   if (s.backward) {
     const double backward_bytes = 2 * io_bytes;  // reads Q, K, V, O, dO; writes dQ, dK, dV
-    t.latency_s +=
-        launch_s + std::max(tile_units * tile * tile * backward_element_s, streamed_s(gpu, backward_bytes));
+    t.latency_s += launch_s + std::max(tile_units * tile * tile * backward_element_s, streamed_s(gpu, backward_bytes));
     t.bytes += backward_bytes;
   }
   t.flops = attention_flops(s);
@@ -102,8 +101,7 @@ KernelTime KernelModel::unfused_attention(const GpuSpec& gpu, const AttentionSha
                             resident_bytes / 1e9, gpu.name, double(gpu.memory_bytes) / 1e9));
   const double launch_s = value("launch_overhead_us") * 1e-6;
   // The heads are laid out of the packed (batch, seq, heads, dim) tensors and back: Q, K, V, O each copied.
-  const double layout_bytes =
-      2 * heads * double(s.dim) * (2 * double(s.seq) + 2 * double(s.kv_seq)) * b;
+  const double layout_bytes = 2 * heads * double(s.dim) * (2 * double(s.seq) + 2 * double(s.kv_seq)) * b;
   const auto batched = [&](std::uint64_t m, std::uint64_t n, std::uint64_t k) {
     return gemm(gpu, {m, n, k, s.batch * s.heads, s.dtype}).latency_s;
   };
@@ -113,19 +111,19 @@ KernelTime KernelModel::unfused_attention(const GpuSpec& gpu, const AttentionSha
   const auto pass = [&](double bytes) { return launch_s + bytes / pass_bytes_per_s; };
   const std::uint64_t nq = s.seq, nk = s.kv_seq, d = s.dim;
   double t = 4 * launch_s + layout_bytes / pass_bytes_per_s;
-  t += batched(nq, nk, d);                     // S = Q Kᵀ
+  t += batched(nq, nk, d);  // S = Q Kᵀ
   // S + mask: the (Nq, Nkv) mask is read again for every head once it no longer fits in L2.
   const double mask_bytes = double(nq) * double(nk) * b;
   if (s.causal) t += pass((2 + (mask_bytes > double(gpu.l2_bytes) ? 1 : 0)) * scores * b);
-  t += pass(2 * scores * b);                   // P = softmax(S)
-  t += batched(nq, d, nk);                     // O = P V
+  t += pass(2 * scores * b);  // P = softmax(S)
+  t += batched(nq, d, nk);    // O = P V
   if (s.backward) {
     t += 4 * launch_s + layout_bytes / pass_bytes_per_s;  // dO in; dQ, dK, dV out
-    t += batched(nq, nk, d);                             // dP = dO Vᵀ
-    t += batched(nk, d, nq);                             // dV = Pᵀ dO
-    t += pass(3 * scores * b);                           // dS = P ∘ (dP − rowsum(dP ∘ P))
-    t += batched(nq, d, nk);                             // dQ = dS K
-    t += batched(nk, d, nq);                             // dK = dSᵀ Q
+    t += batched(nq, nk, d);                              // dP = dO Vᵀ
+    t += batched(nk, d, nq);                              // dV = Pᵀ dO
+    t += pass(3 * scores * b);                            // dS = P ∘ (dP − rowsum(dP ∘ P))
+    t += batched(nq, d, nk);                              // dQ = dS K
+    t += batched(nk, d, nq);                              // dK = dSᵀ Q
   }
   KernelTime k;
   k.latency_s = t;
@@ -142,12 +140,15 @@ KernelTime KernelModel::ecosim_attention(const GpuSpec& gpu, const AttentionShap
   // softmax's instructions, and one exp on the special-function units.
   const double sms = double(gpu.sms), d = double(s.dim);
   const double instruction_s = 2.0 / (gpu.cuda_core_fp32_flops_per_s / sms);
-  const double element_s = (2 * d * (1 + value("ecosim_shared_loads_per_fma")) +
-                            value("softmax_fp32_instructions_forward")) * instruction_s +
-                           1.0 / gpu.special_function_ops_per_s_per_sm();
+  const double element_s =
+      (2 * d * (1 + value("ecosim_shared_loads_per_fma")) + value("softmax_fp32_instructions_forward")) *
+          instruction_s +
+      1.0 / gpu.special_function_ops_per_s_per_sm();
   const double heads = double(s.batch) * double(s.heads);
   const double elements = heads * double(s.seq) * double(s.kv_seq);
-  const double io_bytes = heads * d * (double(s.seq) * (dtype_bytes(s.dtype) + 4.0) + 2.0 * double(s.kv_seq) * double(dtype_bytes(s.dtype)));
+  const double io_bytes =
+      heads * d *
+      (double(s.seq) * (dtype_bytes(s.dtype) + 4.0) + 2.0 * double(s.kv_seq) * double(dtype_bytes(s.dtype)));
   KernelTime t;
   t.latency_s = value("launch_overhead_us") * 1e-6 + std::max(elements / sms * element_s, streamed_s(gpu, io_bytes));
   t.flops = attention_flops(s);

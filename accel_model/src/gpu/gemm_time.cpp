@@ -23,13 +23,13 @@ KernelTime KernelModel::gemm(const GpuSpec& gpu, const GemmShape& s) const {
   const double bytes_per_element = double(dtype_bytes(s.dtype));
   const double tile_m = value("gemm_tile_rows"), tile_n = value("gemm_tile_cols"), tile_k = value("gemm_tile_depth");
   const bool aligned = (s.k * dtype_bytes(s.dtype)) % 16 == 0 && (s.n * dtype_bytes(s.dtype)) % 16 == 0;
-  const double efficiency =
-      value("large_gemm_fraction_of_peak") * (aligned ? 1.0 : value("misaligned_gemm_fraction"));
+  const double efficiency = value("large_gemm_fraction_of_peak") * (aligned ? 1.0 : value("misaligned_gemm_fraction"));
   const double tiles = ceil_div(m, tile_m) * ceil_div(n, tile_n) * batch;
   const double waves = ceil_div(tiles, double(gpu.sms));
   const double step_s = 2 * tile_m * tile_n * tile_k / (gpu.matmul_flops_per_s(s.dtype) / double(gpu.sms) * efficiency);
   const double compute_s = waves * (ceil_div(k, tile_k) + value("gemm_pipeline_fill_steps")) * step_s;
-  const double load_bytes = batch * (m * k + k * n) * bytes_per_element, store_bytes = batch * m * n * bytes_per_element;
+  const double load_bytes = batch * (m * k + k * n) * bytes_per_element,
+               store_bytes = batch * m * n * bytes_per_element;
   KernelTime t;
   t.latency_s = value("launch_overhead_us") * 1e-6 + std::max(compute_s, streamed_s(gpu, load_bytes)) +
                 streamed_s(gpu, store_bytes);

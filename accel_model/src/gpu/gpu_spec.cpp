@@ -30,9 +30,12 @@ struct BuiltinGpu {
   std::string_view (*text)();
 };
 constexpr std::array kBuiltin = {
-    BuiltinGpu{"a100-sxm", &embedded::gpu_a100_sxm}, BuiltinGpu{"h100-sxm", &embedded::gpu_h100_sxm},
-    BuiltinGpu{"h100-pcie", &embedded::gpu_h100_pcie}, BuiltinGpu{"h200", &embedded::gpu_h200},
-    BuiltinGpu{"l4", &embedded::gpu_l4},           BuiltinGpu{"rtx4090", &embedded::gpu_rtx4090},
+    BuiltinGpu{"a100-sxm", &embedded::gpu_a100_sxm},
+    BuiltinGpu{"h100-sxm", &embedded::gpu_h100_sxm},
+    BuiltinGpu{"h100-pcie", &embedded::gpu_h100_pcie},
+    BuiltinGpu{"h200", &embedded::gpu_h200},
+    BuiltinGpu{"l4", &embedded::gpu_l4},
+    BuiltinGpu{"rtx4090", &embedded::gpu_rtx4090},
 };
 
 constexpr std::array<std::string_view, 5> kDTypeNames = {"fp32", "tf32", "fp16", "bf16", "fp8"};

@@ -19,8 +19,7 @@ namespace ecosim::gpu {
 
 namespace {
 
-constexpr std::array<std::string_view, 4> kClassNames = {"gemm", "fused attention", "unfused attention",
-                                                         "bandwidth"};
+constexpr std::array<std::string_view, 4> kClassNames = {"gemm", "fused attention", "unfused attention", "bandwidth"};
 constexpr Range<std::uint64_t> kDimension{1, std::uint64_t{1} << 40, ""};
 constexpr Range<double> kMetric{1e-3, 1e7, ""};
 
@@ -43,8 +42,14 @@ MeasuredPoint parse_point(const JsonReader& r, const std::string& p, const std::
     m.kernel_class = impl == AttentionImpl::naive ? KernelClass::unfused_attention : KernelClass::fused_attention;
     const std::string pass = r.text(p + ".pass");
     if (pass != "fwd" && pass != "fwd+bwd") r.fail(p + ".pass", "must be fwd or fwd+bwd");
-    m.attention = {r.count(p + ".batch", kDimension), r.count(p + ".heads", kDimension), r.count(p + ".seq", kDimension),
-                   0, r.count(p + ".dim", kDimension), r.flag(p + ".causal"), pass == "fwd+bwd", dtype};
+    m.attention = {r.count(p + ".batch", kDimension),
+                   r.count(p + ".heads", kDimension),
+                   r.count(p + ".seq", kDimension),
+                   0,
+                   r.count(p + ".dim", kDimension),
+                   r.flag(p + ".causal"),
+                   pass == "fwd+bwd",
+                   dtype};
   } else {
     parse_bandwidth_op(m.op);
     m.kernel_class = KernelClass::bandwidth;
@@ -81,8 +86,8 @@ std::vector<MeasuredPoint> parse_measurements(std::string_view json_text, const 
     if (op == "gemm")
       pr.exact_keys({"id", "source", "gpu", "op", "dtype", "conditions", "m", "n", "k"}, metric);
     else if (op == "attention")
-      pr.exact_keys({"id", "source", "gpu", "op", "dtype", "conditions", "impl", "pass", "batch", "heads", "seq",
-                     "dim", "causal"},
+      pr.exact_keys({"id", "source", "gpu", "op", "dtype", "conditions", "impl", "pass", "batch", "heads", "seq", "dim",
+                     "causal"},
                     metric);
     else
       pr.exact_keys({"id", "source", "gpu", "op", "dtype", "conditions", "rows", "cols"}, metric);

@@ -17,8 +17,8 @@ std::string_view dtype_name(DType dtype);
 std::uint64_t dtype_bytes(DType dtype);
 
 struct GpuSpec {
-  std::string name;           // "H100 SXM"
-  std::string architecture;   // "ampere", "hopper", "ada"
+  std::string name;          // "H100 SXM"
+  std::string architecture;  // "ampere", "hopper", "ada"
   std::uint64_t sms = 0;
   double boost_clock_hz = 0;
   std::uint64_t l2_bytes = 0, memory_bytes = 0;

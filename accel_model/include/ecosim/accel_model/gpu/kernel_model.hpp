@@ -34,7 +34,7 @@ std::string_view attention_impl_name(AttentionImpl impl);
 
 struct AttentionShape {
   std::uint64_t batch = 0, heads = 0, seq = 0, kv_seq = 0, dim = 0;  // kv_seq 0: = seq
-  bool causal = false, backward = false;                              // backward: forward + backward
+  bool causal = false, backward = false;                             // backward: forward + backward
   DType dtype = DType::fp16;
 };
 

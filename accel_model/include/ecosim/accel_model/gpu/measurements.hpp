@@ -19,8 +19,8 @@ struct MeasuredPoint {
   GemmShape gemm;
   AttentionShape attention;
   RowsShape rows;
-  std::string metric;           // "tflops" or "gbs"
-  double low = 0, high = 0;     // the published value (low == high) or range
+  std::string metric;        // "tflops" or "gbs"
+  double low = 0, high = 0;  // the published value (low == high) or range
 };
 
 /// The points of the built-in file (or of `json_text`), read strictly; each point's source must be one of the
