@@ -182,6 +182,11 @@ TEST_CASE("gpu model: hostile input is a clear error") {
   REQUIRE_THROWS_WITH(parse_dtype("fp64"), Contains("valid: fp32"));
   REQUIRE_THROWS_WITH(parse_measurements(R"({"description": "", "sources": {}, "points": [{"id": "a"}]})", "m.json"),
                       Contains("m.json"));
+  REQUIRE_THROWS_WITH(
+      parse_measurements(R"({"description": "", "sources": {"s": "a paper"}, "points": [{"id": "a", "source": "s",
+        "gpu": "h300", "op": "copy", "dtype": "fp16", "conditions": "", "rows": 1, "cols": 1, "gbs": 1}]})",
+                         "m.json"),
+      Contains("m.json: points[0]: gpu: unknown GPU 'h300'"));
 }
 
 TEST_CASE("gpu model: a trace is costed by class — softmax attention fused, matmuls as GEMMs, the rest streamed") {

@@ -23,37 +23,49 @@ constexpr std::array<std::string_view, 4> kClassNames = {"gemm", "fused attentio
 constexpr Range<std::uint64_t> kDimension{1, std::uint64_t{1} << 40, ""};
 constexpr Range<double> kMetric{1e-3, 1e7, ""};
 
-MeasuredPoint parse_point(const JsonReader& r, const std::string& p, const std::set<std::string>& sources) {
+/// `parse(text at key)`, its error naming the file, the point and the key.
+template <class Parse>
+auto parse_key(const JsonReader& r, const std::string& key, Parse parse) {
+  const std::string text = r.text(key);
+  try {
+    return parse(text);
+  } catch (const Error& e) {
+    r.fail(key, e.what());
+  }
+}
+
+/// One point, read by `r` rooted at it.
+MeasuredPoint parse_point(const JsonReader& r, const std::set<std::string>& sources) {
   MeasuredPoint m;
-  m.id = r.text(p + ".id");
-  m.source = r.text(p + ".source");
-  if (!sources.contains(m.source)) r.fail(p + ".source", "'" + m.source + "' is not one of the file's sources");
-  m.gpu = r.text(p + ".gpu");
-  builtin_gpu(m.gpu);  // an unknown GPU is an error here, not at prediction time
-  m.op = r.text(p + ".op");
-  m.conditions = r.text(p + ".conditions");
-  const DType dtype = parse_dtype(r.text(p + ".dtype"));
+  m.id = r.text("id");
+  m.source = r.text("source");
+  if (!sources.contains(m.source)) r.fail("source", "'" + m.source + "' is not one of the file's sources");
+  m.gpu = r.text("gpu");
+  parse_key(r, "gpu", [](const std::string& name) { return builtin_gpu(name); });  // unknown: an error here
+  m.op = r.text("op");
+  m.conditions = r.text("conditions");
+  const DType dtype = parse_key(r, "dtype", [](const std::string& name) { return parse_dtype(name); });
   if (m.op == "gemm") {
     m.kernel_class = KernelClass::gemm;
-    m.gemm = {r.count(p + ".m", kDimension), r.count(p + ".n", kDimension), r.count(p + ".k", kDimension), 1, dtype};
+    m.gemm = {r.count("m", kDimension), r.count("n", kDimension), r.count("k", kDimension), 1, dtype};
   } else if (m.op == "attention") {
-    m.impl = r.text(p + ".impl");
-    const AttentionImpl impl = parse_attention_impl(m.impl);
+    m.impl = r.text("impl");
+    const AttentionImpl impl = parse_key(r, "impl", [](const std::string& name) { return parse_attention_impl(name); });
     m.kernel_class = impl == AttentionImpl::naive ? KernelClass::unfused_attention : KernelClass::fused_attention;
-    const std::string pass = r.text(p + ".pass");
-    if (pass != "fwd" && pass != "fwd+bwd") r.fail(p + ".pass", "must be fwd or fwd+bwd");
-    m.attention = {r.count(p + ".batch", kDimension),
-                   r.count(p + ".heads", kDimension),
-                   r.count(p + ".seq", kDimension),
+    const std::string pass = r.text("pass");
+    if (pass != "fwd" && pass != "fwd+bwd") r.fail("pass", "must be fwd or fwd+bwd");
+    m.attention = {r.count("batch", kDimension),
+                   r.count("heads", kDimension),
+                   r.count("seq", kDimension),
                    0,
-                   r.count(p + ".dim", kDimension),
-                   r.flag(p + ".causal"),
+                   r.count("dim", kDimension),
+                   r.flag("causal"),
                    pass == "fwd+bwd",
                    dtype};
   } else {
-    parse_bandwidth_op(m.op);
+    parse_key(r, "op", [](const std::string& name) { return parse_bandwidth_op(name); });
     m.kernel_class = KernelClass::bandwidth;
-    m.rows = {r.count(p + ".rows", kDimension), r.count(p + ".cols", kDimension), dtype};
+    m.rows = {r.count("rows", kDimension), r.count("cols", kDimension), dtype};
   }
   return m;
 }
@@ -91,9 +103,7 @@ std::vector<MeasuredPoint> parse_measurements(std::string_view json_text, const 
                     metric);
     else
       pr.exact_keys({"id", "source", "gpu", "op", "dtype", "conditions", "rows", "cols"}, metric);
-    const nlohmann::json wrapped = {{"p", points[i]}};
-    const JsonReader w(wrapped, where);
-    MeasuredPoint m = parse_point(w, "p", sources);
+    MeasuredPoint m = parse_point(pr, sources);
     if (!ids.insert(m.id).second) pr.fail("id", "duplicate point id '" + m.id + "'");
     const int metrics = pr.has("tflops") + pr.has("gbs") + pr.has("gbs_range");
     if (metrics != 1) pr.fail("tflops", "give exactly one of tflops, gbs, gbs_range");
