@@ -153,8 +153,16 @@ TEST_CASE("gpu model: attention FLOPs are FlashAttention's count; causal skips t
   s.causal = false;
   s.backward = true;
   CHECK(model.attention(h100, AttentionImpl::flash2, s).flops == 3.5 * full.flops);
+  set_attention_pass(s, "bwd");  // the backward pass alone: 2.5 forwards' FLOPs, and the fwd+bwd time less the fwd
+  const KernelTime backward = model.attention(h100, AttentionImpl::flash2, s);
+  CHECK(backward.flops == 2.5 * full.flops);
+  set_attention_pass(s, "fwd");
+  const double forward_s = model.attention(h100, AttentionImpl::flash2, s).latency_s;
+  set_attention_pass(s, "fwd+bwd");
+  CHECK(model.attention(h100, AttentionImpl::flash2, s).latency_s == Approx(forward_s + backward.latency_s));
+  REQUIRE_THROWS_WITH(set_attention_pass(s, "sideways"), Catch::Matchers::Contains("valid: fwd, bwd, fwd+bwd"));
   // FlashAttention-3 beats FlashAttention-2 on Hopper, and the materialised form is slowest.
-  s.backward = false;
+  set_attention_pass(s, "fwd");
   const double fa2 = model.attention(h100, AttentionImpl::flash2, s).latency_s;
   CHECK(full.latency_s < fa2);
   CHECK(fa2 < model.attention(h100, AttentionImpl::naive, s).latency_s);

@@ -18,10 +18,11 @@ namespace {
 
 double ceil_div(double a, double b) { return std::ceil(a / b); }
 
-/// FlashAttention's FLOP count: 4·B·H·Nq·Nkv·D forward, halved when causal, ×3.5 for forward + backward.
+/// FlashAttention's FLOP count: 4·B·H·Nq·Nkv·D forward, halved when causal, ×2.5 for the backward pass (so ×3.5
+/// for forward + backward).
 double attention_flops(const AttentionShape& s) {
   const double forward = 4.0 * double(s.batch) * double(s.heads) * double(s.seq) * double(s.kv_seq) * double(s.dim);
-  return forward * (s.causal ? 0.5 : 1.0) * (s.backward ? 3.5 : 1.0);
+  return forward * (s.causal ? 0.5 : 1.0) * ((s.forward ? 1.0 : 0.0) + (s.backward ? 2.5 : 0.0));
 }
 
 }  // namespace
@@ -31,6 +32,7 @@ KernelTime KernelModel::attention(const GpuSpec& gpu, AttentionImpl impl, const 
   if (s.kv_seq == 0) s.kv_seq = s.seq;
   if (s.batch == 0 || s.heads == 0 || s.seq == 0 || s.dim == 0)
     throw Error("attention batch, heads, seq and dim must be >= 1");
+  if (!s.forward && !s.backward) throw Error("an attention pass is forward, backward or both");
   if (s.causal && s.kv_seq < s.seq)
     throw Error(fmt::format("causal attention needs kv-seq >= seq (got seq {}, kv-seq {})", s.seq, s.kv_seq));
   if (s.dtype != DType::fp16 && s.dtype != DType::bf16)
@@ -80,8 +82,10 @@ KernelTime KernelModel::fused_attention(const GpuSpec& gpu, AttentionImpl impl, 
   const double io_bytes = heads * d * (2 * double(s.seq) + 2 * double(s.kv_seq)) * bytes_per_element;  // Q, K, V, O
   const double launch_s = value("launch_overhead_us") * 1e-6;
   KernelTime t;
-  t.latency_s = launch_s + std::max(tile_units * tile * tile * forward_element_s, streamed_s(gpu, io_bytes));
-  t.bytes = io_bytes;
+  if (s.forward) {
+    t.latency_s = launch_s + std::max(tile_units * tile * tile * forward_element_s, streamed_s(gpu, io_bytes));
+    t.bytes = io_bytes;
+  }
   if (s.backward) {
     const double backward_bytes = 2 * io_bytes;  // reads Q, K, V, O, dO; writes dQ, dK, dV
     t.latency_s += launch_s + std::max(tile_units * tile * tile * backward_element_s, streamed_s(gpu, backward_bytes));
@@ -110,13 +114,16 @@ KernelTime KernelModel::unfused_attention(const GpuSpec& gpu, const AttentionSha
   const double pass_bytes_per_s = value("framework_pass_fraction") * gpu.memory_bytes_per_s;
   const auto pass = [&](double bytes) { return launch_s + bytes / pass_bytes_per_s; };
   const std::uint64_t nq = s.seq, nk = s.kv_seq, d = s.dim;
-  double t = 4 * launch_s + layout_bytes / pass_bytes_per_s;
-  t += batched(nq, nk, d);  // S = Q Kᵀ
-  // S + mask: the (Nq, Nkv) mask is read again for every head once it no longer fits in L2.
-  const double mask_bytes = double(nq) * double(nk) * b;
-  if (s.causal) t += pass((2 + (mask_bytes > double(gpu.l2_bytes) ? 1 : 0)) * scores * b);
-  t += pass(2 * scores * b);  // P = softmax(S)
-  t += batched(nq, d, nk);    // O = P V
+  double t = 0;
+  if (s.forward) {
+    t += 4 * launch_s + layout_bytes / pass_bytes_per_s;
+    t += batched(nq, nk, d);  // S = Q Kᵀ
+    // S + mask: the (Nq, Nkv) mask is read again for every head once it no longer fits in L2.
+    const double mask_bytes = double(nq) * double(nk) * b;
+    if (s.causal) t += pass((2 + (mask_bytes > double(gpu.l2_bytes) ? 1 : 0)) * scores * b);
+    t += pass(2 * scores * b);  // P = softmax(S)
+    t += batched(nq, d, nk);    // O = P V
+  }
   if (s.backward) {
     t += 4 * launch_s + layout_bytes / pass_bytes_per_s;  // dO in; dQ, dK, dV out
     t += batched(nq, nk, d);                              // dP = dO Vᵀ
@@ -128,12 +135,14 @@ KernelTime KernelModel::unfused_attention(const GpuSpec& gpu, const AttentionSha
   KernelTime k;
   k.latency_s = t;
   k.flops = attention_flops(s);
-  k.bytes = scores * b * (s.backward ? 14.0 : 8.0) + layout_bytes * (s.backward ? 2 : 1);
+  k.bytes = (scores * b * 8.0 + layout_bytes) * (s.forward ? 1 : 0) +
+            (scores * b * 6.0 + layout_bytes) * (s.backward ? 1 : 0);
   return k;
 }
 
 KernelTime KernelModel::ecosim_attention(const GpuSpec& gpu, const AttentionShape& s) const {
-  if (s.backward) throw Error("ecosim's attention kernel (ecoformer/src/msa_cuda.cu) has no backward pass");
+  if (s.backward || !s.forward)
+    throw Error("ecosim's attention kernel (ecoformer/src/msa_cuda.cu) has no backward pass");
   if (s.causal) throw Error("ecosim's attention kernel (ecoformer/src/msa_cuda.cu) has no causal mask");
   if (s.dim > 128) throw Error(fmt::format("ecosim's attention kernel supports head widths up to 128, not {}", s.dim));
   // Per score element, on CUDA cores in fp32: 2·D FMAs, each with its shared-memory operand load, the online

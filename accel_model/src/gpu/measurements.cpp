@@ -52,16 +52,18 @@ MeasuredPoint parse_point(const JsonReader& r, const std::set<std::string>& sour
     m.impl = r.text("impl");
     const AttentionImpl impl = parse_key(r, "impl", [](const std::string& name) { return parse_attention_impl(name); });
     m.kernel_class = impl == AttentionImpl::naive ? KernelClass::unfused_attention : KernelClass::fused_attention;
-    const std::string pass = r.text("pass");
-    if (pass != "fwd" && pass != "fwd+bwd") r.fail("pass", "must be fwd or fwd+bwd");
     m.attention = {r.count("batch", kDimension),
                    r.count("heads", kDimension),
                    r.count("seq", kDimension),
                    0,
                    r.count("dim", kDimension),
                    r.flag("causal"),
-                   pass == "fwd+bwd",
+                   false,
                    dtype};
+    parse_key(r, "pass", [&m](const std::string& pass) {
+      set_attention_pass(m.attention, pass);
+      return 0;
+    });
   } else {
     parse_key(r, "op", [](const std::string& name) { return parse_bandwidth_op(name); });
     m.kernel_class = KernelClass::bandwidth;

@@ -1,5 +1,5 @@
 // The GPU model's constants (accel_model/data/gpu_kernel_model.json), read strictly, and the names of its
-// attention implementations and bandwidth-bound operations.
+// attention implementations, passes and bandwidth-bound operations.
 #include <array>
 
 #include <fmt/core.h>
@@ -36,6 +36,13 @@ AttentionImpl parse_attention_impl(std::string_view name) {
   return parse_name<AttentionImpl>(name, kImplNames, "attention implementation");
 }
 std::string_view attention_impl_name(AttentionImpl impl) { return kImplNames[static_cast<std::size_t>(impl)]; }
+void set_attention_pass(AttentionShape& shape, std::string_view pass) {
+  if (pass != "fwd" && pass != "bwd" && pass != "fwd+bwd")
+    throw Error(fmt::format("unknown attention pass '{}' (valid: fwd, bwd, fwd+bwd)", pass));
+  shape.forward = pass != "bwd";
+  shape.backward = pass != "fwd";
+}
+
 BandwidthOp parse_bandwidth_op(std::string_view name) {
   return parse_name<BandwidthOp>(name, kBandwidthOpNames, "bandwidth-bound op");
 }

@@ -15,7 +15,7 @@ namespace {
 
 constexpr const char* kUsage =
     "ecosim gpu-time [--gpu NAME | --gpu-file PATH] --op attention --impl flash2|flash3|cudnn|naive|ecosim "
-    "--batch B --heads H --seq N [--kv-seq N] --dim D [--causal] [--pass fwd|fwd+bwd] [--dtype fp16|bf16]\n"
+    "--batch B --heads H --seq N [--kv-seq N] --dim D [--causal] [--pass fwd|bwd|fwd+bwd] [--dtype fp16|bf16]\n"
     "       ecosim gpu-time [--gpu NAME] --op gemm --m M --n N --k K [--dtype fp32|tf32|fp16|bf16|fp8]\n"
     "       ecosim gpu-time [--gpu NAME] --op copy|softmax|rmsnorm --rows R --cols C [--dtype D]";
 
@@ -31,11 +31,15 @@ Timed time_op(const po::variables_map& vm, const gpu::GpuSpec& g, const std::str
     for (const char* key : {"batch", "heads", "seq", "dim"})
       if (!vm.count(key)) throw Error(fmt::format("--op attention needs --{}", key));
     const std::string pass = vm["pass"].as<std::string>();
-    if (pass != "fwd" && pass != "fwd+bwd") throw Error("--pass must be fwd or fwd+bwd, got '" + pass + "'");
-    const gpu::AttentionShape s{positive(vm, "batch"), positive(vm, "heads"),
-                                positive(vm, "seq"),   vm.count("kv-seq") ? positive(vm, "kv-seq") : 0,
-                                positive(vm, "dim"),   vm.count("causal") > 0,
-                                pass == "fwd+bwd",     dtype};
+    gpu::AttentionShape s{positive(vm, "batch"),
+                          positive(vm, "heads"),
+                          positive(vm, "seq"),
+                          vm.count("kv-seq") ? positive(vm, "kv-seq") : 0,
+                          positive(vm, "dim"),
+                          vm.count("causal") > 0,
+                          false,
+                          dtype};
+    gpu::set_attention_pass(s, pass);
     const gpu::AttentionImpl impl = gpu::parse_attention_impl(vm["impl"].as<std::string>());
     return {fmt::format("attention {} {}{}, B {} H {} N {} Nkv {} D {} {}", gpu::attention_impl_name(impl), pass,
                         s.causal ? " causal" : "", s.batch, s.heads, s.seq, s.kv_seq ? s.kv_seq : s.seq, s.dim,
@@ -73,7 +77,7 @@ int gpu_time(const Args& args) {
       "seq", po::value<std::int64_t>(), "query sequence length")("kv-seq", po::value<std::int64_t>(),
                                                                  "key/value sequence length (default: --seq)")(
       "dim", po::value<std::int64_t>(), "head width")("causal", "causal mask")(
-      "pass", po::value<std::string>()->default_value("fwd"), "fwd or fwd+bwd")(
+      "pass", po::value<std::string>()->default_value("fwd"), "fwd, bwd or fwd+bwd")(
       "m", po::value<std::int64_t>(), "GEMM rows")("n", po::value<std::int64_t>(), "GEMM columns")(
       "k", po::value<std::int64_t>(), "GEMM depth")("rows", po::value<std::int64_t>(), "rows")(
       "cols", po::value<std::int64_t>(), "columns")("dtype", po::value<std::string>()->default_value("fp16"),

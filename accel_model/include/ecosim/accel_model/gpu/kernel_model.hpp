@@ -17,7 +17,7 @@ namespace ecosim::gpu {
 /// A modelled kernel (or sequence of kernels): its latency and the work it is credited with.
 struct KernelTime {
   double latency_s = 0;
-  double flops = 0;  // attention: FlashAttention's count (4·B·N²·H·D forward, halved when causal, ×3.5 fwd+bwd)
+  double flops = 0;  // attention: FlashAttention's count (4·B·N²·H·D forward, halved when causal, ×2.5 bwd)
   double bytes = 0;  // bytes the kernel moves to and from memory (bandwidth class: read + written)
   double tflops() const { return latency_s > 0 ? flops / latency_s / 1e12 : 0; }
   double gb_per_s() const { return latency_s > 0 ? bytes / latency_s / 1e9 : 0; }
@@ -34,9 +34,13 @@ std::string_view attention_impl_name(AttentionImpl impl);
 
 struct AttentionShape {
   std::uint64_t batch = 0, heads = 0, seq = 0, kv_seq = 0, dim = 0;  // kv_seq 0: = seq
-  bool causal = false, backward = false;                             // backward: forward + backward
+  bool causal = false, backward = false;                             // backward: the backward pass is timed too
   DType dtype = DType::fp16;
+  bool forward = true;  // false with backward: the backward pass alone
 };
+
+/// "fwd", "bwd" or "fwd+bwd" into `shape`'s forward and backward flags; throws naming the valid ones.
+void set_attention_pass(AttentionShape& shape, std::string_view pass);
 
 enum class BandwidthOp { copy, softmax, rmsnorm };
 BandwidthOp parse_bandwidth_op(std::string_view name);  // throws naming the valid ones
