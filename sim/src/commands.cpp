@@ -15,6 +15,8 @@ constexpr std::array kCommands = {
     Command{"compress", "compress an activation tensor (ActNN, GACT, Mesa, Few-Bit): bits, ratio, error, time",
             &compress},
     Command{"compare", "every attention variant on GPU and the 45 nm accelerator: counts, latency, energy", &compare},
+    Command{"gpu-time", "one op on a named GPU as the GPU model costs it: attention, GEMM, copy, softmax, norm",
+            &gpu_time},
     Command{"count", "count ops and energy of a model, one attention layer, or a trace", &count},
     Command{"trace", "write the analytic op trace of a model or an attention layer", &trace},
     Command{"fewbit", "solve the Few-Bit Backward quantiser of an activation's derivative", &fewbit},

@@ -1,6 +1,7 @@
 # `ecosim compare --device cpu` records how each kernel was timed in compare.json: kernel_timing with the
 # device, the method (steady clock), warm-up, repetitions and the median inside [min, max]; null for a
-# count-only variant (no kernel ran); the GPU column stays an estimate without a GPU run.
+# count-only variant (no kernel ran); without a GPU run the GPU column is modelled (the GPU model), and the library
+# column is modelled beside it.
 file(REMOVE_RECURSE ${WORKDIR}/out)
 execute_process(COMMAND ${EXE} compare --device cpu --variants msa,ecoformer,sra --batch 1 --heads 2 --seq 64 --dim 16
                         --out out RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err WORKING_DIRECTORY ${WORKDIR})
@@ -16,7 +17,7 @@ foreach(i 0 1)
   string(JSON repetitions GET "${json}" variants ${i} kernel_timing repetitions)
   string(JSON kind GET "${json}" variants ${i} gpu_latency_kind)
   if(NOT device STREQUAL "cpu" OR NOT method STREQUAL "steady clock" OR NOT warmup EQUAL 0 OR NOT repetitions EQUAL 1
-     OR NOT kind STREQUAL "estimated")
+     OR NOT kind STREQUAL "modelled")
     message(FATAL_ERROR "${name}: kernel_timing ${device} / ${method} / ${warmup} / ${repetitions}, GPU ${kind}")
   endif()
   foreach(field min_ms q1_ms median_ms q3_ms max_ms)

@@ -18,6 +18,7 @@
 #include "compare_report.hpp"
 #include "compare_table.hpp"
 #include "device_option.hpp"
+#include "ecosim/accel_model/gpu/op_records.hpp"
 #include "ecosim/ecoformer/run.hpp"
 #include "ecosim/kernels/gpu.hpp"
 #include "ecosim/ops_counter/attention.hpp"
@@ -222,7 +223,11 @@ int compare(const Args& args) {
       "compare an ONNX model's traces instead: its attention blocks swapped for each variant, kernels run at "
       "the blocks' shapes ('native': the export's own attention)")(
       "device", po::value<std::string>()->default_value("auto"), "kernels on auto|cpu|cuda")(
-      "gpu", po::value<std::string>()->default_value(""), "GPU named in the roofline estimate (default H100 SXM)")(
+      "gpu", po::value<std::string>()->default_value("h100-sxm"),
+      "GPU of the modelled columns: a100-sxm, h100-sxm, h100-pcie, h200, l4, rtx4090")(
+      "gpu-model", po::value<std::string>()->default_value("model"),
+      "the GPU column without a GPU: model (accel_model's GPU model) or roofline (max(ops / FP32 peak, bytes / "
+      "bandwidth) per op)")(
       "out", po::value<std::string>()->default_value("reports"), "output directory");
   options.add(model_file_option());
   options.add(onnx_options());
@@ -245,7 +250,11 @@ int compare(const Args& args) {
   const std::string out = vm["out"].as<std::string>();
   const TechTable tech = TechTable::builtin_45nm();
   const WorkLimits limits = parse_work_limits(vm);
-  const GpuRoofline roofline = gpu_roofline(vm["gpu"].as<std::string>());  // an unknown GPU fails before any work
+  const gpu::GpuSpec named_gpu = gpu::builtin_gpu(vm["gpu"].as<std::string>());  // an unknown GPU fails before any work
+  const std::string gpu_model = vm["gpu-model"].as<std::string>();
+  if (gpu_model != "model" && gpu_model != "roofline")
+    throw Error("unknown --gpu-model '" + gpu_model + "' (valid: model, roofline)");
+  const GpuRoofline roofline = gpu_roofline(named_gpu);
   std::shared_ptr<const OnnxModel> onnx;
   if (vm.count("onnx")) {
     if (!model.empty()) throw Error("give --model or --onnx, not both");
@@ -340,24 +349,45 @@ int compare(const Args& args) {
                    0,
                    false,
                    "",
+                   "",
+                   0,
+                   "",
+                   std::nullopt,
                    run.timing};
+    const double modelled_ms =
+        gpu::modelled_latency_s(run.ops, named_gpu, gpu::Software::ecosim_kernels) * 1e3;
+    row.gpu_library_latency_ms = gpu::modelled_latency_s(run.ops, named_gpu, gpu::Software::best_library) * 1e3;
+    row.gpu_library_label =
+        fmt::format("modelled, {}, {}", named_gpu.name, gpu::software_description(gpu::Software::best_library));
     if (run.timing && run.timing->stats.method == timing::kCudaEvents) {
       row.gpu_latency_ms = run.timing->stats.median_ms;
       row.gpu_measured = true;
+      row.gpu_latency_kind = "measured";
       row.gpu_label = "measured, CUDA events (" + gpu::probe().device_name + ")";
-    } else {
+      row.gpu_model_error = (modelled_ms - row.gpu_latency_ms) / row.gpu_latency_ms;  // the model on this GPU run
+    } else if (gpu_model == "roofline") {
       row.gpu_latency_ms = estimate_gpu_latency_ms(run.ops, roofline);
+      row.gpu_latency_kind = "estimated";
       row.gpu_label = "estimated, " + roofline.gpu + " roofline (no GPU kernel ran)";
+    } else {
+      row.gpu_latency_ms = modelled_ms;
+      row.gpu_latency_kind = "modelled";
+      row.gpu_label = fmt::format("modelled, {}, {}; no GPU kernel ran", named_gpu.name,
+                                  gpu::software_description(gpu::Software::ecosim_kernels));
     }
     report.provenance["gpu_timing"][e.label] =
         row.gpu_measured ? fmt::format(
                                "measured: median of {} runs after {} warm-up runs, CUDA events around each run's "
                                "kernels on {} (op records delivered after the timer stops)",
                                timing::kGpuPlan.repetitions, timing::kGpuPlan.warmup, gpu::probe().device_name)
-                         : fmt::format(
+                         : row.gpu_latency_kind == "estimated"
+                         ? fmt::format(
                                "estimated: sum over ops of max(ops / {:.4g} op/s, bytes / {:.4g} B/s), the "
                                "{} roofline; no GPU kernel ran",
-                               roofline.ops_per_s, roofline.bytes_per_s, roofline.gpu);
+                               roofline.ops_per_s, roofline.bytes_per_s, roofline.gpu)
+                         : fmt::format("modelled: accel_model's GPU model (accel_model/README.md), {}, {}; no GPU "
+                                       "kernel ran",
+                                       named_gpu.name, gpu::software_description(gpu::Software::ecosim_kernels));
     report.rows.push_back(std::move(row));
     traces.push_back(std::move(run.ops));
   }

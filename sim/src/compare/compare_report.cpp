@@ -83,18 +83,19 @@ std::string render_csv(const CompareReport& r) {
       "accel_vector_pj,accel_sram_weights_pj,accel_sram_inputs_pj,accel_sram_outputs_pj,accel_dram_pj,"
       "accel_leakage_pj,accel_area_mm2,accel_stall_cycles,gpu_latency_ms,gpu_latency_kind,latency_ratio_msa,energy_"
       "ratio_msa,"
-      "published_latency_ratio_msa,published_energy_ratio_msa\n";
+      "published_latency_ratio_msa,published_energy_ratio_msa,gpu_library_latency_ms\n";
   auto opt = [](std::optional<double> x) { return x ? csv_number(*x) : std::string(); };
   for (const auto& row : r.rows) {
     const auto& e = row.accel.energy;
     out += fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", row.variant, row.source, row.muls,
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", row.variant, row.source, row.muls,
         row.adds, csv_number(row.op_energy_pj), row.accel.cycles, csv_number(row.accel_latency_ms),
         csv_number(e.total_pj()), csv_number(e.array_pj), csv_number(e.vector_pj), csv_number(e.sram_pj[0]),
         csv_number(e.sram_pj[1]), csv_number(e.sram_pj[2]), csv_number(e.dram_pj), csv_number(e.leakage_pj),
         csv_number(r.accel_area.total_mm2()), row.accel.stall_cycles(), csv_number(row.gpu_latency_ms),
-        row.gpu_measured ? "measured" : "estimated", opt(latency_ratio(r, row)), opt(energy_ratio(r, row)),
-        opt(published_ratio(r, row.variant, "latency_ms")), opt(published_ratio(r, row.variant, "energy_pj")));
+        row.gpu_latency_kind, opt(latency_ratio(r, row)), opt(energy_ratio(r, row)),
+        opt(published_ratio(r, row.variant, "latency_ms")), opt(published_ratio(r, row.variant, "energy_pj")),
+        csv_number(row.gpu_library_latency_ms));
   }
   return out;
 }
@@ -122,8 +123,11 @@ nlohmann::json to_json(const CompareReport& r) {
                           {"leakage", e.leakage_pj}}},
                         {"accel_stall_cycles", row.accel.stall_cycles()},
                         {"gpu_latency_ms", row.gpu_latency_ms},
-                        {"gpu_latency_kind", row.gpu_measured ? "measured" : "estimated"},
+                        {"gpu_latency_kind", row.gpu_latency_kind},
                         {"gpu", row.gpu_label},
+                        {"gpu_library_latency_ms", row.gpu_library_latency_ms},
+                        {"gpu_library", row.gpu_library_label},
+                        {"gpu_model_error", opt(row.gpu_model_error)},
                         {"kernel_timing", timing_json(row.kernel_timing)},
                         {"latency_ratio_msa", opt(latency_ratio(r, row))},
                         {"energy_ratio_msa", opt(energy_ratio(r, row))},

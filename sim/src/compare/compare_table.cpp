@@ -85,7 +85,7 @@ std::string render_columns(const std::vector<Column>& columns, std::size_t rows)
 std::string table(const CompareReport& r, bool with_ratios) {
   std::vector<Column> columns{{"variant", true, {}}, {"source", true, {}},    {"muls", false, {}},
                               {"adds", false, {}},   {"accel ms", false, {}}, {"accel uJ", false, {}},
-                              {"GPU ms", false, {}}};
+                              {"GPU ms", false, {}}, {"lib ms", false, {}}};
   auto add = [&columns, &r](const char* title, auto cell_of) {
     columns.push_back({title, false, {}});
     for (const CompareRow& row : r.rows) columns.back().cells.push_back(ratio_text(cell_of(row)));
@@ -97,7 +97,8 @@ std::string table(const CompareReport& r, bool with_ratios) {
                            si_count(static_cast<double>(row.adds)),
                            significant(row.accel_latency_ms, 4),
                            significant(row.accel.energy.total_pj() / 1e6, 4),
-                           (row.gpu_measured ? "" : "~") + significant(row.gpu_latency_ms, 4)};
+                           (row.gpu_measured ? "" : "~") + significant(row.gpu_latency_ms, 4),
+                           "~" + significant(row.gpu_library_latency_ms, 4)};
     for (std::size_t i = 0; i < cells.size(); ++i) columns[i].cells.push_back(cells[i]);
   }
   // each ratio to MSA beside its published twin
@@ -163,6 +164,12 @@ std::string legend(const CompareReport& r, bool with_ratios) {
   std::string gpu_text = "GPU ms:";
   for (const std::string& label : gpu) gpu_text += (gpu_text.back() == ':' ? " " : "; ") + label;
   out += wrapped(gpu_text);
+  if (!r.rows.empty()) out += wrapped("lib ms: ~ " + r.rows.front().gpu_library_label);
+  std::string errors;
+  for (const CompareRow& row : r.rows)
+    if (row.gpu_model_error)
+      errors += fmt::format("{}{} {:+.1f} %", errors.empty() ? "" : ", ", row.variant, *row.gpu_model_error * 100);
+  if (!errors.empty()) out += wrapped("GPU model's error against this run's measurement: " + errors);
   out += wrapped(with_ratios ? "lat/MSA, E/MSA: accelerator latency and energy relative to msa's in this run"
                              : "no ratios to MSA: msa is not among the variants");
   if (r.published_applies)

@@ -1,0 +1,168 @@
+// Attention on a GPU. Fused (FlashAttention-2/3, cuDNN): the score matrix in 128 x 128 tiles, each costing its
+// matmuls (at the MMA rate the implementation's instructions reach) and its softmax (exp on the special-function
+// units, the rest on CUDA cores), in sequence or partly overlapped; a per-query-tile pipeline fill; causal tiles
+// above the diagonal skipped; the backward pass as its own kernel. Unfused ("naive", as PyTorch composes it):
+// scores materialised, GEMMs by the GEMM model and softmax as a bandwidth-bound pass. ecosim's own kernel: one
+// query row per thread on CUDA cores, operands from shared memory.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/core.h>
+
+#include "ecosim/accel_model/gpu/kernel_model.hpp"
+#include "ecosim/ops_counter/error.hpp"
+
+namespace ecosim::gpu {
+
+namespace {
+
+double ceil_div(double a, double b) { return std::ceil(a / b); }
+
+/// FlashAttention's FLOP count: 4·B·H·Nq·Nkv·D forward, halved when causal, ×2.5 for the backward pass (so ×3.5
+/// for forward + backward).
+double attention_flops(const AttentionShape& s) {
+  const double forward = 4.0 * double(s.batch) * double(s.heads) * double(s.seq) * double(s.kv_seq) * double(s.dim);
+  return forward * (s.causal ? 0.5 : 1.0) * ((s.forward ? 1.0 : 0.0) + (s.backward ? 2.5 : 0.0));
+}
+
+}  // namespace
+
+KernelTime KernelModel::attention(const GpuSpec& gpu, AttentionImpl impl, const AttentionShape& shape) const {
+  AttentionShape s = shape;
+  if (s.kv_seq == 0) s.kv_seq = s.seq;
+  if (s.batch == 0 || s.heads == 0 || s.seq == 0 || s.dim == 0)
+    throw Error("attention batch, heads, seq and dim must be >= 1");
+  if (!s.forward && !s.backward) throw Error("an attention pass is forward, backward or both");
+  if (s.causal && s.kv_seq < s.seq)
+    throw Error(fmt::format("causal attention needs kv-seq >= seq (got seq {}, kv-seq {})", s.seq, s.kv_seq));
+  if (s.dtype != DType::fp16 && s.dtype != DType::bf16)
+    throw Error(fmt::format("attention is modelled in fp16 or bf16, not {}", dtype_name(s.dtype)));
+  switch (impl) {
+    case AttentionImpl::naive: return unfused_attention(gpu, s);
+    case AttentionImpl::ecosim: return ecosim_attention(gpu, s);
+    default: return fused_attention(gpu, impl, s);
+  }
+}
+
+KernelTime KernelModel::fused_attention(const GpuSpec& gpu, AttentionImpl impl, const AttentionShape& s) const {
+  const std::string name(attention_impl_name(impl));
+  if (s.dim > 256 || s.dim % 8 != 0)
+    throw Error(fmt::format("{} supports head widths that are multiples of 8 up to 256, not {}", name, s.dim));
+  if (impl == AttentionImpl::flash3 && !gpu.warpgroup_mma)
+    throw Error(fmt::format("FlashAttention-3 needs Hopper's wgmma; the {} has none", gpu.name));
+  const double sms = double(gpu.sms), d = double(s.dim), tile = value("attention_tile");
+  // Tensor-core rate per SM the implementation's MMA instructions reach.
+  const bool mma_sync = impl == AttentionImpl::flash2 || !gpu.warpgroup_mma;
+  const double mma_per_sm = gpu.matmul_flops_per_s(s.dtype) / sms * value("large_gemm_fraction_of_peak") *
+                            (mma_sync && gpu.warpgroup_mma ? value("mma_sync_fraction_on_warpgroup_gpus") : 1.0);
+  const double exp_s = 1.0 / gpu.special_function_ops_per_s_per_sm();
+  const double instruction_s = 2.0 / (gpu.cuda_core_fp32_flops_per_s / sms);  // one FMA = two flops
+  // Forward, per score element: two matmuls (4·D flops) and the online softmax, partly overlapped.
+  const double mma_s = 4 * d / mma_per_sm;
+  const double softmax_s = exp_s + value("softmax_fp32_instructions_forward") * instruction_s;
+  const double overlap = value(name + "_softmax_overlap");
+  const double forward_element_s = std::max(mma_s, softmax_s) + (1 - overlap) * std::min(mma_s, softmax_s);
+  // Backward, per element: five matmuls (10·D flops) at a lower MMA rate, the exp recomputed, in sequence.
+  const double backward_element_s = 10 * d / (mma_per_sm * value("backward_mma_fraction")) + exp_s +
+                                    value("softmax_fp32_instructions_backward") * instruction_s;
+  // Work in tiles: per query tile its key tiles (causal: up to the diagonal, bottom-right aligned), the
+  // diagonal's masking and the pipeline fill. Tiles run on all SMs; no SM finishes before its longest tile row.
+  const double q_tiles = ceil_div(double(s.seq), tile), kv_tiles = ceil_div(double(s.kv_seq), tile);
+  const double fill = value(name + "_pipeline_fill_tiles");
+  double row_work = 0, longest_row = 0;
+  for (double i = 0; i < q_tiles; ++i) {
+    const double kv = s.causal ? std::min(kv_tiles, i + 1 + (kv_tiles - q_tiles)) : kv_tiles;
+    const double work = kv + fill + (s.causal ? value("causal_diagonal_extra_tiles") : 0.0);
+    row_work += work;
+    longest_row = std::max(longest_row, work);
+  }
+  const double heads = double(s.batch) * double(s.heads);
+  const double tile_units = std::max(heads * row_work / sms, longest_row);
+  const double bytes_per_element = double(dtype_bytes(s.dtype));
+  const double io_bytes = heads * d * (2 * double(s.seq) + 2 * double(s.kv_seq)) * bytes_per_element;  // Q, K, V, O
+  const double launch_s = value("launch_overhead_us") * 1e-6;
+  KernelTime t;
+  if (s.forward) {
+    t.latency_s = launch_s + std::max(tile_units * tile * tile * forward_element_s, streamed_s(gpu, io_bytes));
+    t.bytes = io_bytes;
+  }
+  if (s.backward) {
+    const double backward_bytes = 2 * io_bytes;  // reads Q, K, V, O, dO; writes dQ, dK, dV
+    t.latency_s += launch_s + std::max(tile_units * tile * tile * backward_element_s, streamed_s(gpu, backward_bytes));
+    t.bytes += backward_bytes;
+  }
+  t.flops = attention_flops(s);
+  return t;
+}
+
+KernelTime KernelModel::unfused_attention(const GpuSpec& gpu, const AttentionShape& s) const {
+  const double b = double(dtype_bytes(s.dtype)), heads = double(s.batch) * double(s.heads);
+  const double scores = heads * double(s.seq) * double(s.kv_seq);
+  // Forward keeps the scores and the probabilities (and the masked scores when causal); backward adds dP, dS.
+  const double resident_bytes = scores * b * ((s.causal ? 3.0 : 2.0) + (s.backward ? 2.0 : 0.0));
+  if (resident_bytes > double(gpu.memory_bytes))
+    throw Error(fmt::format("naive attention materialises {:.1f} GB of scores; the {} has {:.1f} GB",
+                            resident_bytes / 1e9, gpu.name, double(gpu.memory_bytes) / 1e9));
+  const double launch_s = value("launch_overhead_us") * 1e-6;
+  // The heads are laid out of the packed (batch, seq, heads, dim) tensors and back: Q, K, V, O each copied.
+  const double layout_bytes = 2 * heads * double(s.dim) * (2 * double(s.seq) + 2 * double(s.kv_seq)) * b;
+  const auto batched = [&](std::uint64_t m, std::uint64_t n, std::uint64_t k) {
+    return gemm(gpu, {m, n, k, s.batch * s.heads, s.dtype}).latency_s;
+  };
+  // PyTorch's generic elementwise, copy and softmax kernels (passes over long rows, broadcast indexing) sustain
+  // a lower share of the memory bandwidth than a streaming copy.
+  const double pass_bytes_per_s = value("framework_pass_fraction") * gpu.memory_bytes_per_s;
+  const auto pass = [&](double bytes) { return launch_s + bytes / pass_bytes_per_s; };
+  const std::uint64_t nq = s.seq, nk = s.kv_seq, d = s.dim;
+  double t = 0;
+  if (s.forward) {
+    t += 4 * launch_s + layout_bytes / pass_bytes_per_s;
+    t += batched(nq, nk, d);  // S = Q Kᵀ
+    // S + mask: the (Nq, Nkv) mask is read again for every head once it no longer fits in L2.
+    const double mask_bytes = double(nq) * double(nk) * b;
+    if (s.causal) t += pass((2 + (mask_bytes > double(gpu.l2_bytes) ? 1 : 0)) * scores * b);
+    t += pass(2 * scores * b);  // P = softmax(S)
+    t += batched(nq, d, nk);    // O = P V
+  }
+  if (s.backward) {
+    t += 4 * launch_s + layout_bytes / pass_bytes_per_s;  // dO in; dQ, dK, dV out
+    t += batched(nq, nk, d);                              // dP = dO Vᵀ
+    t += batched(nk, d, nq);                              // dV = Pᵀ dO
+    t += pass(3 * scores * b);                            // dS = P ∘ (dP − rowsum(dP ∘ P))
+    t += batched(nq, d, nk);                              // dQ = dS K
+    t += batched(nk, d, nq);                              // dK = dSᵀ Q
+  }
+  KernelTime k;
+  k.latency_s = t;
+  k.flops = attention_flops(s);
+  k.bytes = (scores * b * 8.0 + layout_bytes) * (s.forward ? 1 : 0) +
+            (scores * b * 6.0 + layout_bytes) * (s.backward ? 1 : 0);
+  return k;
+}
+
+KernelTime KernelModel::ecosim_attention(const GpuSpec& gpu, const AttentionShape& s) const {
+  if (s.backward || !s.forward)
+    throw Error("ecosim's attention kernel (ecoformer/src/msa_cuda.cu) has no backward pass");
+  if (s.causal) throw Error("ecosim's attention kernel (ecoformer/src/msa_cuda.cu) has no causal mask");
+  if (s.dim > 128) throw Error(fmt::format("ecosim's attention kernel supports head widths up to 128, not {}", s.dim));
+  // Per score element, on CUDA cores in fp32: 2·D FMAs, each with its shared-memory operand load, the online
+  // softmax's instructions, and one exp on the special-function units.
+  const double sms = double(gpu.sms), d = double(s.dim);
+  const double instruction_s = 2.0 / (gpu.cuda_core_fp32_flops_per_s / sms);
+  const double element_s =
+      (2 * d * (1 + value("ecosim_shared_loads_per_fma")) + value("softmax_fp32_instructions_forward")) *
+          instruction_s +
+      1.0 / gpu.special_function_ops_per_s_per_sm();
+  const double heads = double(s.batch) * double(s.heads);
+  const double elements = heads * double(s.seq) * double(s.kv_seq);
+  const double io_bytes =
+      heads * d *
+      (double(s.seq) * (dtype_bytes(s.dtype) + 4.0) + 2.0 * double(s.kv_seq) * double(dtype_bytes(s.dtype)));
+  KernelTime t;
+  t.latency_s = value("launch_overhead_us") * 1e-6 + std::max(elements / sms * element_s, streamed_s(gpu, io_bytes));
+  t.flops = attention_flops(s);
+  t.bytes = io_bytes;
+  return t;
+}
+
+}  // namespace ecosim::gpu

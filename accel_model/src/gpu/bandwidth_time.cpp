@@ -1,0 +1,27 @@
+// Bandwidth-bound kernels (copy, softmax, RMSNorm): every element read once and written once, at the share of
+// the memory bandwidth a streaming kernel sustains, plus the launch (which dominates small sizes).
+#include "ecosim/accel_model/gpu/kernel_model.hpp"
+#include "ecosim/ops_counter/error.hpp"
+
+namespace ecosim::gpu {
+
+KernelTime KernelModel::bandwidth(const GpuSpec& gpu, BandwidthOp op, const RowsShape& s) const {
+  if (s.rows == 0 || s.cols == 0) throw Error("rows and cols must be >= 1");
+  const double elements = double(s.rows) * double(s.cols), b = double(dtype_bytes(s.dtype));
+  const double weight_bytes = op == BandwidthOp::rmsnorm ? double(s.cols) * b : 0.0;  // RMSNorm's gain vector
+  KernelTime t;
+  t.bytes = 2 * elements * b + weight_bytes;
+  if (t.bytes > double(gpu.memory_bytes))
+    throw Error("the input and output need more memory than the " + gpu.name + " has");
+  t.latency_s = streaming_kernel(gpu, t.bytes).latency_s;
+  return t;
+}
+
+KernelTime KernelModel::streaming_kernel(const GpuSpec& gpu, double bytes) const {
+  KernelTime t;
+  t.bytes = bytes;
+  t.latency_s = value("launch_overhead_us") * 1e-6 + streamed_s(gpu, bytes);
+  return t;
+}
+
+}  // namespace ecosim::gpu

@@ -1,0 +1,90 @@
+// Operation records costed by the GPU model's kernel classes: softmax-attention fusion groups as fused
+// attention, matmul-like records as GEMMs, the rest as bandwidth-bound kernels.
+#include "ecosim/accel_model/gpu/op_records.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <span>
+
+#include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/primitives.hpp"
+
+namespace ecosim::gpu {
+
+namespace {
+
+/// The attention shape of a softmax-attention group (its scores and context GEMMs and a softmax), if it is one.
+std::optional<AttentionShape> attention_of(std::span<const OpRecord> group) {
+  std::vector<const OpRecord*> gemms;
+  bool softmax = false;
+  for (const OpRecord& r : group) {
+    if (r.kind == OpClass::gemm) gemms.push_back(&r);
+    softmax |= r.func == "softmax";
+  }
+  if (gemms.size() != 2 || !softmax) return std::nullopt;
+  const OpRecord& scores = *gemms[0];  // batch·heads × (queries × keys), depth = head width
+  const auto causal = scores.params.find(std::string(ops::kCausalParam));
+  return AttentionShape{scores.batch, 1,          scores.m,
+                        scores.n,     scores.k,   causal != scores.params.end() && causal->second == 1,
+                        false,        DType::fp16};
+}
+
+double fused_s(const AttentionShape& s, const GpuSpec& gpu, Software software, const KernelModel& model) {
+  if (software == Software::ecosim_kernels) return model.attention(gpu, AttentionImpl::ecosim, s).latency_s;
+  double best = std::numeric_limits<double>::infinity();
+  for (AttentionImpl impl : {AttentionImpl::flash2, AttentionImpl::flash3, AttentionImpl::cudnn}) {
+    if (impl == AttentionImpl::flash3 && !gpu.warpgroup_mma) continue;
+    best = std::min(best, model.attention(gpu, impl, s).latency_s);
+  }
+  return best;
+}
+
+double record_s(const OpRecord& r, const GpuSpec& gpu, Software software, const KernelModel& model) {
+  switch (r.kind) {
+    case OpClass::gemm:
+    case OpClass::popcount_accumulate:
+    case OpClass::conv:
+      return model.gemm(gpu, {r.m, r.n, r.k, r.batch, software == Software::ecosim_kernels ? DType::fp32 : DType::bf16})
+          .latency_s;
+    case OpClass::eltwise:
+    case OpClass::reduce:
+    case OpClass::memcpy: break;
+  }
+  return model.streaming_kernel(gpu, double(r.counts.read_bytes()) + double(r.counts.written_bytes())).latency_s;
+}
+
+}  // namespace
+
+std::string_view software_description(Software software) {
+  return software == Software::ecosim_kernels
+             ? "ecosim's kernels as written (fp32 CUDA cores; softmax attention fused online)"
+             : "best library (FlashAttention-2/3 or cuDNN fp16 attention, bf16 tensor-core GEMMs)";
+}
+
+double modelled_latency_s(const std::vector<OpRecord>& ops, const GpuSpec& gpu, Software software,
+                          const KernelModel& model) {
+  double seconds = 0;
+  for (std::size_t i = 0; i < ops.size();) {
+    std::size_t end = i + 1;
+    if (!ops[i].group.empty())
+      while (end < ops.size() && ops[end].group == ops[i].group) ++end;
+    const std::span<const OpRecord> group(ops.data() + i, end - i);
+    std::optional<double> fused;
+    if (const auto shape = attention_of(group)) {
+      try {
+        fused = fused_s(*shape, gpu, software, model);
+      } catch (const Error&) {  // a head width the fused kernels do not take: its records one by one
+      }
+    }
+    if (fused) {
+      seconds += *fused;
+    } else {
+      for (const OpRecord& r : group) seconds += record_s(r, gpu, software, model);
+    }
+    i = end;
+  }
+  return seconds;
+}
+
+}  // namespace ecosim::gpu

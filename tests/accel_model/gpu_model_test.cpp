@@ -1,0 +1,233 @@
+// The GPU model (ecosim::gpu_model): its accuracy against the published measurements, per kernel class, over all
+// points and over the points held out of all tuning; hand-computed properties of each kernel class; the GPU files'
+// consistency; hostile input.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "ecosim/accel_model/gpu/kernel_model.hpp"
+#include "ecosim/accel_model/gpu/measurements.hpp"
+#include "ecosim/accel_model/gpu/op_records.hpp"
+#include "ecosim/ops_counter/error.hpp"
+
+using namespace ecosim::gpu;
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/// |error| of every point, by kernel class; `held_out_only`: only the points no constant was tuned on.
+std::map<KernelClass, std::vector<double>> errors_by_class(bool held_out_only) {
+  const KernelModel& model = KernelModel::builtin();
+  std::set<std::string> tuned;
+  for (const auto& [name, c] : model.constants()) tuned.insert(c.tuned_on.begin(), c.tuned_on.end());
+  std::map<KernelClass, std::vector<double>> errors;
+  for (const MeasuredPoint& p : builtin_measurements()) {
+    if (held_out_only && tuned.contains(p.id)) continue;
+    errors[p.kernel_class].push_back(std::abs(relative_error(p, modelled_value(p, model))));
+  }
+  return errors;
+}
+
+void require_goal(const std::map<KernelClass, std::vector<double>>& errors) {
+  for (KernelClass c :
+       {KernelClass::gemm, KernelClass::fused_attention, KernelClass::unfused_attention, KernelClass::bandwidth}) {
+    INFO("class " << kernel_class_name(c));
+    REQUIRE(errors.contains(c));
+    const auto& e = errors.at(c);
+    INFO(e.size() << " points, median " << median(e) << ", worst " << *std::max_element(e.begin(), e.end()));
+    CHECK(median(e) <= 0.10);
+    CHECK(*std::max_element(e.begin(), e.end()) <= 0.30);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("gpu model: every kernel class meets the goal over all published points") {
+  require_goal(errors_by_class(false));
+}
+
+TEST_CASE("gpu model: the points held out of all tuning meet the goal on their own") {
+  // gpu_kernel_model.json says which points tuned which constant: large_gemm_fraction_of_peak the H100 GEMM,
+  // hbm_fraction the H100 copy, mma_sync_fraction and backward_mma_fraction FlashAttention-2 at D 64 and 16k,
+  // the overlaps and pipeline fills FlashAttention-3 and cuDNN at D 64 (16k and 512), the diagonal cost
+  // FlashAttention-3 causal at 512, framework_pass_fraction one materialised point. All D 128 points, all
+  // other GPUs and every other sequence length are held out.
+  const auto held_out = errors_by_class(true);
+  require_goal(held_out);
+  std::size_t total = 0;
+  for (const auto& [c, e] : held_out) total += e.size();
+  CHECK(total >= 100);
+}
+
+TEST_CASE("gpu model: every tuned_on id is a published point, and every point's source is cited") {
+  std::set<std::string> ids;
+  for (const MeasuredPoint& p : builtin_measurements()) ids.insert(p.id);
+  for (const auto& [name, c] : KernelModel::builtin().constants())
+    for (const std::string& id : c.tuned_on) {
+      INFO("constant " << name);
+      CHECK(ids.contains(id));
+    }
+}
+
+TEST_CASE("gpu model: the GPU files' FP32 peak is SMs x clock x FP32 lanes x 2") {
+  for (const std::string& name : builtin_gpu_names()) {
+    const GpuSpec g = builtin_gpu(name);
+    const double lanes = g.architecture == "ampere" ? 64 : 128;  // FP32 lanes per SM: GA100 64, Hopper/Ada 128
+    INFO(name);
+    CHECK(g.cuda_core_fp32_flops_per_s == Approx(double(g.sms) * g.boost_clock_hz * lanes * 2).epsilon(0.01));
+    CHECK(g.tensor_flops_per_s[int(DType::bf16)] == Approx(2 * g.tensor_flops_per_s[int(DType::tf32)]).epsilon(0.01));
+    CHECK(!g.sources.empty());
+  }
+}
+
+TEST_CASE("gpu model: GEMM tiles run in waves over the SMs") {
+  const KernelModel& model = KernelModel::builtin();
+  const GpuSpec h100 = builtin_gpu("h100-sxm");  // 132 SMs, 128 x 128 tiles
+  const double launch_s = model.value("launch_overhead_us") * 1e-6;
+  // 12 x 11 = 132 tiles (one wave) against 7 x 19 = 133 tiles (two waves) with a compute-bound K: the second
+  // wave doubles the main loop's time.
+  const auto main_loop_s = [&](std::uint64_t m, std::uint64_t n, const KernelTime& t) {
+    return t.latency_s - launch_s - double(m) * double(n) * 2 / (model.value("hbm_fraction") * 3350e9);
+  };
+  const KernelTime one = model.gemm(h100, {128 * 12, 128 * 11, 8192, 1, DType::bf16});
+  const KernelTime two = model.gemm(h100, {128 * 7, 128 * 19, 8192, 1, DType::bf16});
+  CHECK(main_loop_s(128 * 7, 128 * 19, two) / main_loop_s(128 * 12, 128 * 11, one) == Approx(2).epsilon(1e-9));
+  // Hand-computed main loop of one wave: (K / 64 + fill) steps of 2·128·128·64 flops at the SM's share.
+  const double steps = 8192 / 64 + model.value("gemm_pipeline_fill_steps");
+  const double per_sm = 989.4e12 / 132 * model.value("large_gemm_fraction_of_peak");
+  CHECK(main_loop_s(128 * 12, 128 * 11, one) == Approx(steps * 2 * 128 * 128 * 64 / per_sm).epsilon(1e-9));
+  CHECK(one.flops == 2.0 * 128 * 12 * 128 * 11 * 8192);
+}
+TEST_CASE("gpu model: a GEMM whose rows are not 16-byte aligned runs at the misaligned fraction") {
+  const KernelModel& model = KernelModel::builtin();
+  const GpuSpec h100 = builtin_gpu("h100-sxm");
+  const double launch_s = model.value("launch_overhead_us") * 1e-6;
+  // Same tiles and K steps (10,922 and 10,944 both take 171 steps of 64), aligned or not.
+  const KernelTime aligned = model.gemm(h100, {8192, 8192, 10944, 1, DType::fp16});
+  const KernelTime misaligned = model.gemm(h100, {8192, 8192, 10922, 1, DType::fp16});
+  const double store_s = 8192.0 * 8192 * 2 / (model.value("hbm_fraction") * 3350e9);
+  CHECK((aligned.latency_s - launch_s - store_s) / (misaligned.latency_s - launch_s - store_s) ==
+        Approx(model.value("misaligned_gemm_fraction")).epsilon(1e-9));
+}
+
+TEST_CASE("gpu model: bandwidth-bound kernels move each element in and out at the streaming bandwidth") {
+  const KernelModel& model = KernelModel::builtin();
+  const GpuSpec a100 = builtin_gpu("a100-sxm");
+  const KernelTime copy = model.bandwidth(a100, BandwidthOp::copy, {4096, 8192, DType::fp16});
+  const double bytes = 2.0 * 4096 * 8192 * 2;
+  CHECK(copy.bytes == bytes);
+  CHECK(
+      copy.latency_s ==
+      Approx(model.value("launch_overhead_us") * 1e-6 + bytes / (model.value("hbm_fraction") * 2039e9)).epsilon(1e-12));
+  // Small sizes: the launch dominates, so the bandwidth reached falls with size.
+  const KernelTime tiny = model.bandwidth(a100, BandwidthOp::softmax, {1, 1024, DType::fp16});
+  CHECK(tiny.gb_per_s() < 0.01 * copy.gb_per_s());
+  const KernelTime norm = model.bandwidth(a100, BandwidthOp::rmsnorm, {4096, 8192, DType::fp16});
+  CHECK(norm.bytes == bytes + 8192 * 2);  // plus the gain vector
+}
+
+TEST_CASE("gpu model: attention FLOPs are FlashAttention's count; causal skips the tiles above the diagonal") {
+  const KernelModel& model = KernelModel::builtin();
+  const GpuSpec h100 = builtin_gpu("h100-sxm");
+  AttentionShape s{4, 16, 4096, 0, 128, false, false, DType::fp16};
+  const KernelTime full = model.attention(h100, AttentionImpl::flash3, s);
+  CHECK(full.flops == 4.0 * 4 * 4096.0 * 4096 * 16 * 128);
+  s.causal = true;
+  const KernelTime causal = model.attention(h100, AttentionImpl::flash3, s);
+  CHECK(causal.flops == full.flops / 2);
+  // 32 query tiles: causal work is Σ(i+1) = 528 key tiles (+ fill and diagonal) against 32·32 = 1024.
+  const double fill = model.value("flash3_pipeline_fill_tiles"), diag = model.value("causal_diagonal_extra_tiles");
+  const double launch_s = model.value("launch_overhead_us") * 1e-6;
+  CHECK((causal.latency_s - launch_s) / (full.latency_s - launch_s) ==
+        Approx((528 + 32 * (fill + diag)) / (1024 + 32 * fill)).epsilon(1e-9));
+  s.causal = false;
+  s.backward = true;
+  CHECK(model.attention(h100, AttentionImpl::flash2, s).flops == 3.5 * full.flops);
+  set_attention_pass(s, "bwd");  // the backward pass alone: 2.5 forwards' FLOPs, and the fwd+bwd time less the fwd
+  const KernelTime backward = model.attention(h100, AttentionImpl::flash2, s);
+  CHECK(backward.flops == 2.5 * full.flops);
+  set_attention_pass(s, "fwd");
+  const double forward_s = model.attention(h100, AttentionImpl::flash2, s).latency_s;
+  set_attention_pass(s, "fwd+bwd");
+  CHECK(model.attention(h100, AttentionImpl::flash2, s).latency_s == Approx(forward_s + backward.latency_s));
+  REQUIRE_THROWS_WITH(set_attention_pass(s, "sideways"), Catch::Matchers::Contains("valid: fwd, bwd, fwd+bwd"));
+  // FlashAttention-3 beats FlashAttention-2 on Hopper, and the materialised form is slowest.
+  set_attention_pass(s, "fwd");
+  const double fa2 = model.attention(h100, AttentionImpl::flash2, s).latency_s;
+  CHECK(full.latency_s < fa2);
+  CHECK(fa2 < model.attention(h100, AttentionImpl::naive, s).latency_s);
+}
+
+TEST_CASE("gpu model: hostile input is a clear error") {
+  using Catch::Matchers::Contains;
+  const KernelModel& model = KernelModel::builtin();
+  REQUIRE_THROWS_WITH(builtin_gpu("h300"), Contains("unknown GPU 'h300'") && Contains("h100-sxm"));
+  REQUIRE_THROWS_WITH(read_gpu_file(ECOSIM_GPU_TEST_DATA "/gpu_negative_bandwidth.json"), Contains("memory_gb_per_s"));
+  REQUIRE_THROWS_WITH(parse_gpu(R"({"name": "x"})", "g.json"), Contains("g.json"));
+  const GpuSpec a100 = builtin_gpu("a100-sxm");
+  REQUIRE_THROWS_WITH(model.attention(a100, AttentionImpl::flash3, {1, 1, 128, 0, 64, false, false, DType::fp16}),
+                      Contains("wgmma"));
+  REQUIRE_THROWS_WITH(model.attention(a100, AttentionImpl::flash2, {1, 1, 128, 0, 0, false, false, DType::fp16}),
+                      Contains(">= 1"));
+  REQUIRE_THROWS_WITH(model.attention(a100, AttentionImpl::flash2, {1, 1, 128, 0, 320, false, false, DType::fp16}),
+                      Contains("up to 256"));
+  REQUIRE_THROWS_WITH(model.attention(a100, AttentionImpl::flash2, {1, 1, 256, 128, 64, true, false, DType::fp16}),
+                      Contains("kv-seq >= seq"));
+  REQUIRE_THROWS_WITH(model.attention(a100, AttentionImpl::naive, {64, 64, 65536, 0, 64, false, false, DType::fp16}),
+                      Contains("GB of scores"));
+  REQUIRE_THROWS_WITH(model.gemm(a100, {1, 1, 1, 1, DType::fp8}), Contains("no fp8"));
+  REQUIRE_THROWS_WITH(model.gemm(a100, {0, 1, 1, 1, DType::fp16}), Contains(">= 1"));
+  REQUIRE_THROWS_WITH(parse_dtype("fp64"), Contains("valid: fp32"));
+  REQUIRE_THROWS_WITH(parse_measurements(R"({"description": "", "sources": {}, "points": [{"id": "a"}]})", "m.json"),
+                      Contains("m.json"));
+  REQUIRE_THROWS_WITH(
+      parse_measurements(R"({"description": "", "sources": {"s": "a paper"}, "points": [{"id": "a", "source": "s",
+        "gpu": "h300", "op": "copy", "dtype": "fp16", "conditions": "", "rows": 1, "cols": 1, "gbs": 1}]})",
+                         "m.json"),
+      Contains("m.json: points[0]: gpu: unknown GPU 'h300'"));
+}
+
+TEST_CASE("gpu model: a trace is costed by class — softmax attention fused, matmuls as GEMMs, the rest streamed") {
+  const KernelModel& model = KernelModel::builtin();
+  const GpuSpec h100 = builtin_gpu("h100-sxm");
+  auto record = [](ecosim::OpClass kind, std::string func, std::uint64_t batch, std::uint64_t m, std::uint64_t n,
+                   std::uint64_t k) {
+    ecosim::OpRecord r;
+    r.kind = kind;
+    r.func = std::move(func);
+    r.batch = batch;
+    r.m = m;
+    r.n = n;
+    r.k = k;
+    r.group = "layer.softmax_attention";
+    return r;
+  };
+  // One softmax attention (8 heads, 2048 queries and keys, head width 64): scores, softmax, context.
+  std::vector<ecosim::OpRecord> ops{record(ecosim::OpClass::gemm, "", 8, 2048, 2048, 64),
+                                    record(ecosim::OpClass::reduce, "softmax", 8, 2048, 2048, 1),
+                                    record(ecosim::OpClass::gemm, "", 8, 2048, 64, 2048)};
+  const AttentionShape s{8, 1, 2048, 2048, 64, false, false, DType::fp16};
+  double best = 1e9;
+  for (AttentionImpl impl : {AttentionImpl::flash2, AttentionImpl::flash3, AttentionImpl::cudnn})
+    best = std::min(best, model.attention(h100, impl, s).latency_s);
+  CHECK(modelled_latency_s(ops, h100, Software::best_library) == best);
+  CHECK(modelled_latency_s(ops, h100, Software::ecosim_kernels) ==
+        model.attention(h100, AttentionImpl::ecosim, s).latency_s);
+  // Outside a fusion group the same records are a GEMM, a streamed pass and a GEMM.
+  for (auto& r : ops) r.group.clear();
+  ops[1].counts.add_read_bytes(ecosim::DType::fp32, 1000).add_written_bytes(ecosim::DType::fp32, 1000);
+  const double expected = model.gemm(h100, {2048, 2048, 64, 8, DType::bf16}).latency_s +
+                          model.streaming_kernel(h100, 2000).latency_s +
+                          model.gemm(h100, {2048, 64, 2048, 8, DType::bf16}).latency_s;
+  CHECK(modelled_latency_s(ops, h100, Software::best_library) == Approx(expected).epsilon(1e-12));
+}
