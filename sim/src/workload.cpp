@@ -166,8 +166,8 @@ Workload parse_workload(const po::variables_map& vm) {
   } else if (vm.count("layer")) {
     if (vm["layer"].as<std::string>() != "attention")
       throw Error("unknown layer '" + vm["layer"].as<std::string>() + "' (valid: attention)");
-    reject_given(vm, {"resolution", "seq-len", "model-file", "phase", "context", "tokens", "kv-dtype", "weight-dtype"},
-                 "--model");
+    reject_given(vm, {"resolution", "seq-len", "model-file"}, "--model");
+    reject_given(vm, {"phase", "context", "tokens", "kv-dtype", "weight-dtype"}, "decoder models (--model, --hf-config)");
     if (!vm.count("seq")) throw Error("--layer attention needs --seq N");
     a.seq = positive(vm, "seq");
     a.validate();
