@@ -211,11 +211,12 @@ nlohmann::json decoder_entry_from_hf_config(const nlohmann::json& config, const 
   return entry;
 }
 
+std::string hf_config_model_name(const std::string& path) { return path.starts_with('_') ? "./" + path : path; }
+
 ModelZoo hf_config_zoo(const std::string& path) {
   const nlohmann::json config = parse_json(read_text_file(path, kMaxJsonDocumentBytes), path);
   nlohmann::json zoo = nlohmann::json::object();
-  // the model is named by its file (a leading '_' would make the name a zoo comment)
-  zoo[path.starts_with('_') ? "./" + path : path] = decoder_entry_from_hf_config(config, path);
+  zoo[hf_config_model_name(path)] = decoder_entry_from_hf_config(config, path);
   return ModelZoo::parse(zoo.dump(), path);
 }
 

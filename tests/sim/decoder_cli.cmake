@@ -74,3 +74,20 @@ foreach(case
     message(FATAL_ERROR "ecosim ${command}: rc ${rc}, expected '${expected}' in: ${out}")
   endif()
 endforeach()
+
+# compare --hf-config: a tiny GQA config's whole-model comparison runs; a variant without a causal form is refused
+file(WRITE ${WORKDIR}/tiny.json
+     [[{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "num_hidden_layers": 2, "vocab_size": 100, "max_position_embeddings": 64,
+        "hidden_act": "silu"}]])
+ecosim_run(out rc compare --hf-config tiny.json --variants msa --out rep)
+file(READ ${WORKDIR}/rep/compare.json report)
+string(JSON hf_path GET "${report}" workload hf_config)
+if(NOT rc EQUAL 0 OR NOT hf_path STREQUAL "tiny.json")
+  message(FATAL_ERROR "compare --hf-config: rc ${rc}, workload.hf_config '${hf_path}': ${out}")
+endif()
+ecosim_run(out rc compare --hf-config tiny.json --variants performer --out rep2)
+string(FIND "${out}" "has no causal form" at)
+if(rc EQUAL 0 OR at EQUAL -1)
+  message(FATAL_ERROR "compare --hf-config --variants performer: rc ${rc}: ${out}")
+endif()

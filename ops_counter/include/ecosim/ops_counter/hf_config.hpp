@@ -15,7 +15,12 @@ namespace ecosim {
 /// naming the field for an unknown model_type or activation, a missing field, or a field not modelled.
 nlohmann::json decoder_entry_from_hf_config(const nlohmann::json& config, const std::string& origin);
 
-/// A zoo holding one model, named `path`: the config.json at `path` (read whole, at most kMaxJsonDocumentBytes).
+/// The name of the model of the config file at `path` in its zoo: the path (prefixed by "./" when it starts with
+/// '_', which would make it a zoo comment).
+std::string hf_config_model_name(const std::string& path);
+
+/// A zoo holding one model, hf_config_model_name(path): the config.json at `path` (read whole, at most
+/// kMaxJsonDocumentBytes).
 ModelZoo hf_config_zoo(const std::string& path);
 
 }  // namespace ecosim
