@@ -91,3 +91,17 @@ string(FIND "${out}" "has no causal form" at)
 if(rc EQUAL 0 OR at EQUAL -1)
   message(FATAL_ERROR "compare --hf-config --variants performer: rc ${rc}: ${out}")
 endif()
+
+# sweep: a {"hf_config": FILE} workload is replayed as the config's decoder (its rows name the file)
+file(WRITE ${WORKDIR}/spec.json [=[{
+  "axes": {"array.rows": [8, 16]},
+  "workloads": [{"hf_config": "tiny.json", "batch": [1, 2]}],
+  "variants": [{"name": "msa"}]
+}]=])
+ecosim_run(out rc sweep spec.json --out sweep --jobs 1)
+file(READ ${WORKDIR}/sweep/sweep.csv csv)
+string(REGEX MATCHALL "tiny.json b[12]" rows "${csv}")
+list(LENGTH rows n)
+if(NOT rc EQUAL 0 OR NOT n EQUAL 4)
+  message(FATAL_ERROR "sweep of an hf_config workload: rc ${rc}, ${n} rows: ${out}\n${csv}")
+endif()
