@@ -37,8 +37,8 @@ struct ModelType {
   std::span<const std::string_view> activations;  // the values the family's MLP (`fixed`'s mlp) computes
   std::span<const BoolField> flags;
   std::string_view rotary_field;  // the fraction of each head rotated; empty: the whole head (or no rotary)
-  double rotary_fallback = 1.0;  // Hugging Face's default for the field
-  const char* fixed;  // the family keys the model type fixes (JSON)
+  double rotary_fallback = 1.0;   // Hugging Face's default for the field
+  const char* fixed;              // the family keys the model type fixes (JSON)
 };
 
 constexpr Field kLlamaSizes[] = {{"hidden_size", "hidden_size"},
@@ -49,8 +49,10 @@ constexpr Field kLlamaSizes[] = {{"hidden_size", "hidden_size"},
                                  {"layers", "num_hidden_layers"},
                                  {"vocab_size", "vocab_size"},
                                  {"max_position_embeddings", "max_position_embeddings"}};
-constexpr Field kGpt2Sizes[] = {{"hidden_size", "n_embd"},     {"num_heads", "n_head"},
-                                {"layers", "n_layer"},         {"vocab_size", "vocab_size"},
+constexpr Field kGpt2Sizes[] = {{"hidden_size", "n_embd"},
+                                {"num_heads", "n_head"},
+                                {"layers", "n_layer"},
+                                {"vocab_size", "vocab_size"},
                                 {"max_position_embeddings", "n_positions"}};  // n_inner: below
 constexpr Field kNeoxSizes[] = {{"hidden_size", "hidden_size"},
                                 {"num_heads", "num_attention_heads"},
@@ -91,16 +93,42 @@ const std::array<ModelType, 5> kModelTypes = {{
 
 /// Fields known to leave the counted work unchanged: names, token ids, numerics (epsilons, dtypes, rotary bases,
 /// initialisation, dropout), caching switches, GPT-2's summary head (not part of the LM) and n_ctx (= n_positions).
-constexpr std::string_view kIgnoredFields[] = {
-    "_name_or_path",        "architectures",         "auto_map",              "bos_token_id",
-    "eos_token_id",         "pad_token_id",          "torch_dtype",           "transformers_version",
-    "use_cache",            "initializer_range",     "rms_norm_eps",          "layer_norm_eps",
-    "layer_norm_epsilon",   "rope_theta",            "rotary_emb_base",       "attention_dropout",
-    "hidden_dropout",       "attn_pdrop",            "embd_pdrop",            "resid_pdrop",
-    "summary_activation",   "summary_first_dropout", "summary_proj_to_labels", "summary_type",
-    "summary_use_proj",     "task_specific_params",  "n_ctx",                 "scale_attn_weights",
-    "scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn", "pretraining_tp", "classifier_dropout",
-    "n_special",            "predict_special_tokens", "tokenizer_class",      "use_flash_attn"};
+constexpr std::string_view kIgnoredFields[] = {"_name_or_path",
+                                               "architectures",
+                                               "auto_map",
+                                               "bos_token_id",
+                                               "eos_token_id",
+                                               "pad_token_id",
+                                               "torch_dtype",
+                                               "transformers_version",
+                                               "use_cache",
+                                               "initializer_range",
+                                               "rms_norm_eps",
+                                               "layer_norm_eps",
+                                               "layer_norm_epsilon",
+                                               "rope_theta",
+                                               "rotary_emb_base",
+                                               "attention_dropout",
+                                               "hidden_dropout",
+                                               "attn_pdrop",
+                                               "embd_pdrop",
+                                               "resid_pdrop",
+                                               "summary_activation",
+                                               "summary_first_dropout",
+                                               "summary_proj_to_labels",
+                                               "summary_type",
+                                               "summary_use_proj",
+                                               "task_specific_params",
+                                               "n_ctx",
+                                               "scale_attn_weights",
+                                               "scale_attn_by_inverse_layer_idx",
+                                               "reorder_and_upcast_attn",
+                                               "pretraining_tp",
+                                               "classifier_dropout",
+                                               "n_special",
+                                               "predict_special_tokens",
+                                               "tokenizer_class",
+                                               "use_flash_attn"};
 
 /// rope_scaling types: each changes the rotation angles only, never the work.
 constexpr std::string_view kRopeScalings[] = {"linear", "dynamic", "llama3", "yarn", "default"};
@@ -124,8 +152,8 @@ nlohmann::json decoder_entry_from_hf_config(const nlohmann::json& config, const 
   if (!present(config, "model_type") || !config["model_type"].is_string())
     fail("missing field 'model_type' (a string: llama, mistral, qwen2, gpt2 or gpt_neox)");
   const std::string model_type = config["model_type"].get<std::string>();
-  const auto type = std::find_if(kModelTypes.begin(), kModelTypes.end(),
-                                 [&](const ModelType& t) { return t.name == model_type; });
+  const auto type =
+      std::find_if(kModelTypes.begin(), kModelTypes.end(), [&](const ModelType& t) { return t.name == model_type; });
   if (type == kModelTypes.end())
     fail(fmt::format("field 'model_type': '{}' is not modelled (known: llama, mistral, qwen2, gpt2, gpt_neox)",
                      model_type));
@@ -163,8 +191,8 @@ nlohmann::json decoder_entry_from_hf_config(const nlohmann::json& config, const 
   const nlohmann::json& act = config[std::string(type->activation_field)];
   if (!act.is_string() ||
       std::find(type->activations.begin(), type->activations.end(), act.get<std::string>()) == type->activations.end())
-    fail(fmt::format("field '{}': {} is not modelled for model_type {} (known: {})", type->activation_field,
-                     act.dump(), model_type, names(type->activations)));
+    fail(fmt::format("field '{}': {} is not modelled for model_type {} (known: {})", type->activation_field, act.dump(),
+                     model_type, names(type->activations)));
 
   for (const BoolField& f : type->flags) {
     read.push_back(f.field);
@@ -174,8 +202,8 @@ nlohmann::json decoder_entry_from_hf_config(const nlohmann::json& config, const 
   if (!type->rotary_field.empty()) {
     read.push_back(type->rotary_field);
     fields["rotary_fraction"] = type->rotary_field;
-    entry["rotary_fraction"] =
-        present(config, type->rotary_field) ? config[std::string(type->rotary_field)] : nlohmann::json(type->rotary_fallback);
+    entry["rotary_fraction"] = present(config, type->rotary_field) ? config[std::string(type->rotary_field)]
+                                                                   : nlohmann::json(type->rotary_fallback);
   }
 
   read.push_back("rope_scaling");
@@ -200,12 +228,14 @@ nlohmann::json decoder_entry_from_hf_config(const nlohmann::json& config, const 
   }
 
   for (const auto& [field, value] : config.items()) {
-    const bool known = std::find(read.begin(), read.end(), field) != read.end() ||
-                       std::find(std::begin(kIgnoredFields), std::end(kIgnoredFields), field) != std::end(kIgnoredFields);
+    const bool known =
+        std::find(read.begin(), read.end(), field) != read.end() ||
+        std::find(std::begin(kIgnoredFields), std::end(kIgnoredFields), field) != std::end(kIgnoredFields);
     if (!known)
-      fail(fmt::format("field '{}' is not one ecosim reads for model_type {}, nor one known to leave the cost "
-                       "unchanged (ops_counter/README.md, Decoder LLMs): refused rather than ignored",
-                       field, model_type));
+      fail(
+          fmt::format("field '{}' is not one ecosim reads for model_type {}, nor one known to leave the cost "
+                      "unchanged (ops_counter/README.md, Decoder LLMs): refused rather than ignored",
+                      field, model_type));
   }
   entry["_fields"] = fields;
   return entry;

@@ -12,11 +12,25 @@ namespace ecosim::detail {
 
 namespace {
 
-constexpr std::string_view kKeys[] = {
-    "hidden_size", "num_heads",       "num_kv_heads",       "head_dim",    "intermediate_size", "layers",
-    "vocab_size",  "max_position_embeddings", "norm",       "mlp",         "position",          "rotary_fraction",
-    "parallel_attention", "tie_word_embeddings", "qkv_bias", "o_bias",     "mlp_bias",          "sliding_window",
-    "native_attention"};
+constexpr std::string_view kKeys[] = {"hidden_size",
+                                      "num_heads",
+                                      "num_kv_heads",
+                                      "head_dim",
+                                      "intermediate_size",
+                                      "layers",
+                                      "vocab_size",
+                                      "max_position_embeddings",
+                                      "norm",
+                                      "mlp",
+                                      "position",
+                                      "rotary_fraction",
+                                      "parallel_attention",
+                                      "tie_word_embeddings",
+                                      "qkv_bias",
+                                      "o_bias",
+                                      "mlp_bias",
+                                      "sliding_window",
+                                      "native_attention"};
 constexpr std::string_view kNorms[] = {"rmsnorm", "layernorm"};
 constexpr std::string_view kMlps[] = {"swiglu", "gelu"};
 constexpr std::string_view kPositions[] = {"rotary", "learned"};
@@ -63,7 +77,8 @@ Spec read_spec(const ModelEntry& e) {
   s.swiglu = e.text("mlp", kMlps) == "swiglu";
   s.rotary = e.text("position", kPositions) == "rotary";
   if (s.rotary) {
-    const double dims = (e.has("rotary_fraction") ? e.fraction("rotary_fraction") : 1.0) * static_cast<double>(s.head_dim);
+    const double dims =
+        (e.has("rotary_fraction") ? e.fraction("rotary_fraction") : 1.0) * static_cast<double>(s.head_dim);
     if (dims != std::floor(dims) || static_cast<std::uint64_t>(dims) % 2 || dims < 2)
       fail(e.field("rotary_fraction") + " · head width (" + std::to_string(s.head_dim) +
            ") must be an even whole number of rotated dimensions");
@@ -174,7 +189,8 @@ std::vector<Layer> build_decoder(const ModelEntry& e, const ModelOptions& o) {
 
 /// The weights of a layer: a Linear's matrix (and bias), a norm's scale (and LayerNorm's shift).
 std::uint64_t weights(const Layer& layer) {
-  if (const auto* l = std::get_if<Linear>(&layer.op)) return checked_add(checked_mul(l->in, l->out), l->bias ? l->out : 0);
+  if (const auto* l = std::get_if<Linear>(&layer.op))
+    return checked_add(checked_mul(l->in, l->out), l->bias ? l->out : 0);
   if (const auto* n = std::get_if<LayerNorm>(&layer.op)) return checked_mul(2, n->width);
   if (const auto* n = std::get_if<RmsNorm>(&layer.op)) return n->width;
   return 0;

@@ -147,8 +147,8 @@ ModelOptions block_options(const ModelOptions& o, const std::vector<AttentionVar
 namespace {
 
 constexpr std::array<const detail::ModelFamily*, 6> kFamilies = {
-    &detail::kHierarchicalVitFamily, &detail::kVitFamily,     &detail::kSwinFamily,
-    &detail::kLraFamily,             &detail::kEncoderFamily, &detail::kDecoderFamily};
+    &detail::kHierarchicalVitFamily, &detail::kVitFamily,    &detail::kSwinFamily, &detail::kLraFamily,
+    &detail::kEncoderFamily,         &detail::kDecoderFamily};
 /// Keys of every entry whatever its family.
 constexpr std::array<std::string_view, 2> kCommonKeys = {"family", "extends"};
 /// Entries of an `extends` chain beyond this are an error (a chain that long is circular).

@@ -63,7 +63,8 @@ int count(const Args& args) {
   options.add(workload_options(Convention::paper));
   po::variables_map vm;
   if (!parse_args(args, options, vm,
-                  "ecosim count (--model NAME | --hf-config FILE | --onnx FILE | --layer attention --seq N ... | --trace FILE) [options]",
+                  "ecosim count (--model NAME | --hf-config FILE | --onnx FILE | --layer attention --seq N ... | "
+                  "--trace FILE) [options]",
                   variant_list_help()))
     return 0;
   const Format format = parse_format(vm["format"].as<std::string>());

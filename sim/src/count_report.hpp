@@ -17,9 +17,9 @@ enum class Format { table, csv, json };
 Format parse_format(const std::string& text);  // throws ecosim::Error
 
 /// JSON: {"workload", "tech_table", "provenance", "muls", "adds", "energy_pj", "ops", "bytes_read",
-/// "bytes_written"} (for a decoder also "params", "kv_cache_bytes", "macs_per_token", …: set_decoder_facts), and with per_layer "layers": [...] (each row's counts and "name"), written row by row. CSV
-/// is headed by the provenance's "# key: value" lines, and the table closed by their short form (the technology
-/// table by its name).
+/// "bytes_written"} (for a decoder also "params", "kv_cache_bytes", "macs_per_token", …: set_decoder_facts), and with
+/// per_layer "layers": [...] (each row's counts and "name"), written row by row. CSV is headed by the provenance's "#
+/// key: value" lines, and the table closed by their short form (the technology table by its name).
 class CountPrinter {
  public:
   /// Nothing is printed before the first row is (so an error before it leaves no output).

@@ -25,8 +25,9 @@ ModelZoo model_zoo(const po::variables_map& vm) {
 
 po::options_description decoder_options() {
   po::options_description o("Decoder LLMs (--model of the decoder family, or --hf-config)");
-  o.add_options()("hf-config", po::value<std::string>(),
-                  "a Hugging Face config.json (model_type llama, mistral, qwen2, gpt2 or gpt_neox), in place of --model")(
+  o.add_options()(
+      "hf-config", po::value<std::string>(),
+      "a Hugging Face config.json (model_type llama, mistral, qwen2, gpt2 or gpt_neox), in place of --model")(
       "phase", po::value<std::string>(),
       "prefill (causal pass over --seq N tokens, default the model's context) or decode (--tokens T steps over a "
       "KV cache holding --context N tokens)")("context", po::value<std::int64_t>(),
@@ -76,10 +77,11 @@ void parse_decoder_phase(const po::variables_map& vm, ModelOptions& o) {
 
 po::options_description workload_options(Convention convention) {
   po::options_description o("Workload");
-  o.add_options()("model", po::value<std::string>(),
-                  "zoo model: pvt_v2_b0..b5, pvt_v2_b2_li, twins_svt_s/b/l, deit_tiny/small/base, vit_large_16, "
-                  "swin_tiny/small, lra_text, lra_retrieval, bert_base, gpt2_small; decoders llama2_7b, llama3_8b, llama3_70b, "
-                  "mistral_7b, qwen2_7b, gpt2_medium, pythia_1_4b (or one of --model-file)")(
+  o.add_options()(
+      "model", po::value<std::string>(),
+      "zoo model: pvt_v2_b0..b5, pvt_v2_b2_li, twins_svt_s/b/l, deit_tiny/small/base, vit_large_16, "
+      "swin_tiny/small, lra_text, lra_retrieval, bert_base, gpt2_small; decoders llama2_7b, llama3_8b, llama3_70b, "
+      "mistral_7b, qwen2_7b, gpt2_medium, pythia_1_4b (or one of --model-file)")(
       "layer", po::value<std::string>(), "'attention': count one attention layer of --batch/--heads/--seq/--dim")(
       "onnx", po::value<std::string>(), "an ONNX model file (static shapes; ops_counter/README.md, ONNX import)")(
       "attention", po::value<std::string>()->default_value("msa"),
@@ -143,7 +145,8 @@ Workload parse_workload(const po::variables_map& vm) {
   if (vm.count("model") + vm.count("layer") + vm.count("onnx") + vm.count("hf-config") > 1)
     throw Error("give one of --model, --hf-config, --layer and --onnx");
   if (vm.count("onnx")) {
-    reject_given(vm, {"phase", "context", "tokens", "kv-dtype", "weight-dtype"}, "decoder models (--model, --hf-config)");
+    reject_given(vm, {"phase", "context", "tokens", "kv-dtype", "weight-dtype"},
+                 "decoder models (--model, --hf-config)");
     parse_onnx_workload(vm, w);
   } else if (vm.count("model") || vm.count("hf-config")) {
     reject_given(vm, {"heads", "dim", "no-proj"}, "--layer attention (a model's shapes are its own)");
@@ -168,7 +171,8 @@ Workload parse_workload(const po::variables_map& vm) {
     if (vm["layer"].as<std::string>() != "attention")
       throw Error("unknown layer '" + vm["layer"].as<std::string>() + "' (valid: attention)");
     reject_given(vm, {"resolution", "seq-len", "model-file"}, "--model");
-    reject_given(vm, {"phase", "context", "tokens", "kv-dtype", "weight-dtype"}, "decoder models (--model, --hf-config)");
+    reject_given(vm, {"phase", "context", "tokens", "kv-dtype", "weight-dtype"},
+                 "decoder models (--model, --hf-config)");
     if (!vm.count("seq")) throw Error("--layer attention needs --seq N");
     a.seq = positive(vm, "seq");
     a.validate();

@@ -70,9 +70,9 @@ TEST_CASE("parameter counts from each config are the published ones (within 0.5 
     double published;  // model cards / papers
   };
   const ModelZoo zoo = ModelZoo::builtin();
-  for (const Case& c : {Case{"llama2_7b", 6.74e9}, Case{"llama3_8b", 8.03e9}, Case{"mistral_7b", 7.24e9},
-                        Case{"llama3_70b", 70.6e9}, Case{"qwen2_7b", 7.62e9}, Case{"gpt2_medium", 355e6},
-                        Case{"pythia_1_4b", 1.41e9}}) {
+  for (const Case& c :
+       {Case{"llama2_7b", 6.74e9}, Case{"llama3_8b", 8.03e9}, Case{"mistral_7b", 7.24e9}, Case{"llama3_70b", 70.6e9},
+        Case{"qwen2_7b", 7.62e9}, Case{"gpt2_medium", 355e6}, Case{"pythia_1_4b", 1.41e9}}) {
     INFO(c.model);
     const DecoderFacts zoo_facts = *zoo.decoder_facts(c.model, {});
     const DecoderFacts hf_facts = *hf(c.model).decoder_facts(hf_model(c.model), {});
@@ -107,7 +107,8 @@ TEST_CASE("tying saves parameters, not work: the head's matmul counts all the sa
                      untied = *zoo.decoder_facts("untied", prefill(16));
   CHECK(untied.params - tied.params == 50257 * 1024);
   CHECK(untied.matmul_macs == tied.matmul_macs);
-  CHECK(total(zoo, "untied", prefill(16), Convention::exact) == total(zoo, "gpt2_medium", prefill(16), Convention::exact));
+  CHECK(total(zoo, "untied", prefill(16), Convention::exact) ==
+        total(zoo, "gpt2_medium", prefill(16), Convention::exact));
 }
 
 TEST_CASE("forward MACs per token are within 1 % of Kaplan et al.'s N + n_layer·n_ctx·d_attn (+ de-embedding)") {
@@ -119,9 +120,10 @@ TEST_CASE("forward MACs per token are within 1 % of Kaplan et al.'s N + n_layer�
     const char* model;
     std::uint64_t d_model, vocab;
   };
-  for (const Case& c : {Case{"llama2_7b", 4096, 32000}, Case{"llama3_8b", 4096, 128256}, Case{"mistral_7b", 4096, 32000},
-                        Case{"llama3_70b", 8192, 128256}, Case{"qwen2_7b", 3584, 152064},
-                        Case{"gpt2_medium", 1024, 50257}, Case{"pythia_1_4b", 2048, 50304}}) {
+  for (const Case& c :
+       {Case{"llama2_7b", 4096, 32000}, Case{"llama3_8b", 4096, 128256}, Case{"mistral_7b", 4096, 32000},
+        Case{"llama3_70b", 8192, 128256}, Case{"qwen2_7b", 3584, 152064}, Case{"gpt2_medium", 1024, 50257},
+        Case{"pythia_1_4b", 2048, 50304}}) {
     for (std::uint64_t n_ctx : {512, 1024}) {
       INFO(c.model << " at " << n_ctx);
       const DecoderFacts f = *zoo.decoder_facts(c.model, prefill(n_ctx));
@@ -136,8 +138,8 @@ TEST_CASE("forward MACs per token are within 1 % of Kaplan et al.'s N + n_layer�
 TEST_CASE("KV-cache bytes: 2·layers·kv_heads·head_dim·dtype bytes per token") {
   const ModelZoo zoo = ModelZoo::builtin();
   const DecoderFacts llama3 = *zoo.decoder_facts("llama3_8b", prefill(8192));  // fp16 by default
-  CHECK(llama3.kv_bytes_per_token == 128 * 1024);                               // 2·32·8·128·2 bytes
-  CHECK(llama3.kv_cache_bytes == std::uint64_t{1} << 30);                       // 1 GiB at 8,192 tokens
+  CHECK(llama3.kv_bytes_per_token == 128 * 1024);                              // 2·32·8·128·2 bytes
+  CHECK(llama3.kv_cache_bytes == std::uint64_t{1} << 30);                      // 1 GiB at 8,192 tokens
   ModelOptions int8 = prefill(8192);
   int8.phase.kv_dtype = DType::int8;
   CHECK(zoo.decoder_facts("llama3_8b", int8)->kv_cache_bytes == std::uint64_t{1} << 29);
@@ -225,7 +227,8 @@ TEST_CASE("decoder features: GQA projections, partial rotary, parallel attention
   // parallel attention: both norms read the block input, residuals after the MLP; the same counts as sequential
   const ModelZoo sequential =
       ModelZoo::parse(R"({"seq": {"extends": "pythia_1_4b", "parallel_attention": false}})", "t").overlaying(zoo);
-  CHECK(total(sequential, "seq", prefill(16), Convention::exact) == total(zoo, "pythia_1_4b", prefill(16), Convention::exact));
+  CHECK(total(sequential, "seq", prefill(16), Convention::exact) ==
+        total(zoo, "pythia_1_4b", prefill(16), Convention::exact));
   // Mistral's 4,096-token window: the default prefill is the window; beyond it is refused
   CHECK(zoo.decoder_facts("mistral_7b", {})->context == 4096);
   CHECK_THROWS_WITH(zoo.build("mistral_7b", prefill(8192)), Catch::Contains("'sliding_window' (4096)"));

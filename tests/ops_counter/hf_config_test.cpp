@@ -13,10 +13,11 @@ namespace {
 
 /// Llama-3-8B's architectural fields, with `changes` merged over them (a null value removes the field).
 nlohmann::json llama(const nlohmann::json& changes = nlohmann::json::object()) {
-  nlohmann::json c = {{"model_type", "llama"},         {"hidden_size", 4096},     {"num_attention_heads", 32},
-                      {"num_key_value_heads", 8},      {"intermediate_size", 14336}, {"num_hidden_layers", 32},
-                      {"vocab_size", 128256},          {"max_position_embeddings", 8192}, {"hidden_act", "silu"},
-                      {"tie_word_embeddings", false}};
+  nlohmann::json c = {{"model_type", "llama"},      {"hidden_size", 4096},
+                      {"num_attention_heads", 32},  {"num_key_value_heads", 8},
+                      {"intermediate_size", 14336}, {"num_hidden_layers", 32},
+                      {"vocab_size", 128256},       {"max_position_embeddings", 8192},
+                      {"hidden_act", "silu"},       {"tie_word_embeddings", false}};
   for (const auto& [k, v] : changes.items()) {
     if (v.is_null())
       c.erase(k);
@@ -77,14 +78,31 @@ TEST_CASE("hostile configs are errors naming the field") {
       {llama({{"num_experts", 8}}), "field 'num_experts' is not one ecosim reads"},
       {llama({{"model_type", "qwen2"}, {"use_sliding_window", true}}), "field 'use_sliding_window'"},
       {llama({{"model_type", "mistral"}, {"sliding_window", 4}}), "exceeds 'sliding_window' (4)"},
-      {{{"model_type", "gpt2"}, {"n_embd", 768}, {"n_head", 12}, {"n_layer", 12}, {"n_positions", 1024},
-        {"vocab_size", 50257}, {"activation_function", "gelu_new"}, {"add_cross_attention", true}},
+      {{{"model_type", "gpt2"},
+        {"n_embd", 768},
+        {"n_head", 12},
+        {"n_layer", 12},
+        {"n_positions", 1024},
+        {"vocab_size", 50257},
+        {"activation_function", "gelu_new"},
+        {"add_cross_attention", true}},
        "field 'add_cross_attention'"},
-      {{{"model_type", "gpt2"}, {"n_embd", -768}, {"n_head", 12}, {"n_layer", 12}, {"n_positions", 1024},
-        {"vocab_size", 50257}, {"activation_function", "gelu_new"}},
+      {{{"model_type", "gpt2"},
+        {"n_embd", -768},
+        {"n_head", 12},
+        {"n_layer", 12},
+        {"n_positions", 1024},
+        {"vocab_size", 50257},
+        {"activation_function", "gelu_new"}},
        "'n_embd' must be a positive integer"},
-      {{{"model_type", "gpt_neox"}, {"hidden_size", 2048}, {"num_attention_heads", 16}, {"num_hidden_layers", 24},
-        {"intermediate_size", 8192}, {"vocab_size", 50304}, {"max_position_embeddings", 2048}, {"hidden_act", "gelu"},
+      {{{"model_type", "gpt_neox"},
+        {"hidden_size", 2048},
+        {"num_attention_heads", 16},
+        {"num_hidden_layers", 24},
+        {"intermediate_size", 8192},
+        {"vocab_size", 50304},
+        {"max_position_embeddings", 2048},
+        {"hidden_act", "gelu"},
         {"rotary_pct", 1.5}},
        "'rotary_pct' must be a number in (0, 1]"},
       {nlohmann::json::array(), "must be a JSON object"},

@@ -117,7 +117,8 @@ struct ConvTranspose2d {
 struct Layer {
   std::string name;
   std::variant<Linear, Conv2d, LayerNorm, Activation, ResidualAdd, ElementwiseMul, MeanPool, AvgPool2d, Softmax, Matmul,
-               AttentionConfig, SoftmaxAttention, Elementwise, Reduction, DataMovement, ConvTranspose2d, RmsNorm, Rotary>
+               AttentionConfig, SoftmaxAttention, Elementwise, Reduction, DataMovement, ConvTranspose2d, RmsNorm,
+               Rotary>
       op;
   /// Part of an attention block though not an AttentionConfig (a decoder's q/k/v/o projections and rotary):
   /// counted under --scope attention.

@@ -1,5 +1,5 @@
-// ModelZoo: whole networks (PVTv2 b0–b5 and b2_li, Twins-SVT, DeiT/ViT, Swin, LRA, BERT, GPT-2, decoder LLMs) built as layer
-// lists from the hyper-parameters in ops_counter/data/model_zoo.json (or a user's zoo file), for a chosen
+// ModelZoo: whole networks (PVTv2 b0–b5 and b2_li, Twins-SVT, DeiT/ViT, Swin, LRA, BERT, GPT-2, decoder LLMs) built as
+// layer lists from the hyper-parameters in ops_counter/data/model_zoo.json (or a user's zoo file), for a chosen
 // attention variant and input size.
 #pragma once
 #include <cstdint>

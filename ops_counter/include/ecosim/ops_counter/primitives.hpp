@@ -54,8 +54,8 @@ OpMix l2_normalize_row(std::uint64_t len);  // x / max(‖x‖, eps): never divi
 OpMix sum_row(std::uint64_t len);           // L−1 additions
 OpMix gelu_element();                       // tanh form
 OpMix relu_element();
-OpMix silu_element();                       // x / (1 + exp(−x))
-OpMix rotary_element();                     // one rotated output, x₁·cos ∓ x₂·sin
+OpMix silu_element();    // x / (1 + exp(−x))
+OpMix rotary_element();  // one rotated output, x₁·cos ∓ x₂·sin
 
 OpRecord softmax(std::string name, std::uint64_t batch, std::uint64_t rows, std::uint64_t len, DType t = DType::fp32);
 OpRecord l2_normalize(std::string name, std::uint64_t batch, std::uint64_t rows, std::uint64_t len,
