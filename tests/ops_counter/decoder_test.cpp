@@ -245,3 +245,28 @@ TEST_CASE("decoder features: GQA projections, partial rotary, parallel attention
   for (const Layer& l : zoo.build("pythia_1_4b", prefill(16))) attention_layers += is_attention(l);
   CHECK(attention_layers == 24 * 4);
 }
+
+TEST_CASE("a decoder entry of a user's zoo file: bad values and unknown keys are errors naming the key") {
+  const auto error_of = [](const std::string& changes) {
+    try {
+      (void)ModelZoo::parse(R"({"m": {"extends": "llama3_8b", )" + changes + "}}", "zoo.json")
+          .overlaying(ModelZoo::builtin())
+          .build("m", {});
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(error_of(R"("layers": 2)").empty());
+  CHECK_THAT(error_of(R"("norm": "batchnorm")"), Catch::Contains("'norm' must be one of rmsnorm, layernorm"));
+  CHECK_THAT(error_of(R"("mlp": "geglu")"), Catch::Contains("'mlp' must be one of swiglu, gelu"));
+  CHECK_THAT(error_of(R"("num_kv_heads": 5)"), Catch::Contains("'num_kv_heads' (5) must divide 'num_heads' (32)"));
+  CHECK_THAT(error_of(R"("layers": 1000000000)"), Catch::Contains("'layers' must be at most 256"));
+  CHECK_THAT(error_of(R"("max_position_embeddings": 1000000000000)"),
+             Catch::Contains("'max_position_embeddings' must be at most 16777216"));
+  CHECK_THAT(error_of(R"("rotary_fraction": 0)"), Catch::Contains("'rotary_fraction' must be a number in (0, 1]"));
+  CHECK_THAT(error_of(R"("position": "learned", "rotary_fraction": 0.5)"),
+             Catch::Contains("'rotary_fraction' applies to rotary position embedding only"));
+  CHECK_THAT(error_of(R"("num_experts": 8)"),
+             Catch::Contains("zoo.json: m.num_experts: unknown key for family 'decoder'"));
+}
