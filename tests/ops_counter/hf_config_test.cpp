@@ -44,7 +44,7 @@ std::string error_of(const nlohmann::json& config, std::uint64_t seq = 16) {
 
 }  // namespace
 
-TEST_CASE("a valid config builds; HF's defaults fill the optional fields") {
+TEST_CASE("a valid config builds, with Hugging Face defaults for the optional fields") {
   CHECK(error_of(llama()).empty());
   CHECK(error_of(llama({{"num_key_value_heads", nullptr}})).empty());  // MHA: kv heads = heads
   CHECK(error_of(llama({{"rope_scaling", {{"rope_type", "llama3"}, {"factor", 8.0}}}})).empty());
