@@ -49,9 +49,24 @@ struct LayerEmitter {
             ops::macs(checked_product({2, l.rows, l.width})));
   }
 
+  // The mmcv rule of an affine norm, 2 MACs per element, as LayerNorm's.
+  void operator()(const RmsNorm& l) const {
+    (*this)(ops::reduce("", "rmsnorm", 1, l.rows, l.width, DType::fp32, ops::rmsnorm_row(l.width), l.width),
+            ops::macs(checked_product({2, l.rows, l.width})));
+  }
+
+  void operator()(const Rotary& r) const {  // mmcv: no MACs (an elementwise op, like GELU or a residual)
+    if (r.rotary_dims == 0 || r.rotary_dims % 2) throw Error("layer '" + name + "': rotary dims must be even");
+    OpRecord rec = ops::eltwise("", "rotary", 1, r.vectors, r.rotary_dims, DType::fp32, ops::rotary_element());
+    rec.params = {{"rotary_dims", r.rotary_dims}};
+    (*this)(std::move(rec), {});
+  }
+
   void operator()(const Activation& a) const {
     if (a.func == ActivationFunc::gelu)
       (*this)(ops::eltwise("", "gelu", 1, 1, a.elements, DType::fp32, ops::gelu_element()), {});
+    else if (a.func == ActivationFunc::silu)
+      (*this)(ops::eltwise("", "silu", 1, 1, a.elements, DType::fp32, ops::silu_element()), {});
     else
       (*this)(ops::eltwise("", "relu", 1, 1, a.elements, DType::fp32, ops::relu_element()), ops::macs(a.elements));
   }

@@ -25,8 +25,10 @@ struct ModelFamily {
   std::string_view name;
   std::span<const std::string_view> keys;
   std::vector<Layer> (*build)(const ModelEntry& e, const ModelOptions& o);
+  /// The figures of a decoder (decoder.hpp); null for the other families.
+  DecoderFacts (*facts)(const ModelEntry& e, const ModelOptions& o) = nullptr;
 };
-extern const ModelFamily kHierarchicalVitFamily, kVitFamily, kSwinFamily, kLraFamily, kEncoderFamily;
+extern const ModelFamily kHierarchicalVitFamily, kVitFamily, kSwinFamily, kLraFamily, kEncoderFamily, kDecoderFamily;
 
 class ModelEntry {
  public:
@@ -38,6 +40,13 @@ class ModelEntry {
   std::uint64_t uint(const std::string& key, std::uint64_t max) const;
   bool flag(const std::string& key) const;
   bool has(const std::string& key) const;
+  /// A string value of `key`, one of `allowed`.
+  std::string text(const std::string& key, std::span<const std::string_view> allowed) const;
+  /// A number in (0, 1].
+  double fraction(const std::string& key) const;
+  /// How errors name `key`: 'key', or for an entry made from another file's fields (a Hugging Face config, which
+  /// maps them in the comment key `_fields`), that file's field, e.g. 'num_key_value_heads'.
+  std::string field(const std::string& key) const;
   /// An array of `size` non-negative integers (any size when 0), each at most `max`.
   std::vector<std::uint64_t> uints(const std::string& key, std::size_t size,
                                    std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) const;

@@ -29,20 +29,47 @@ const nlohmann::json* ModelEntry::value(const std::string& key) const {
   return it == j_.end() ? nullptr : &*it;
 }
 
+std::string ModelEntry::field(const std::string& key) const {
+  const auto fields = j_.find("_fields");
+  if (fields != j_.end() && fields->is_object() && fields->contains(key) && (*fields)[key].is_string())
+    return "'" + (*fields)[key].get<std::string>() + "'";
+  return "'" + key + "'";
+}
+
 std::uint64_t ModelEntry::uint(const std::string& key) const {
   const nlohmann::json* v = value(key);
   if (!v || !v->is_number_unsigned() || v->get<std::uint64_t>() == 0)
-    throw Error("model '" + model_ + "': '" + key + "' must be a positive integer");
+    throw Error("model '" + model_ + "': " + field(key) + " must be a positive integer" +
+                (v ? ", got " + v->dump() : ""));
   return v->get<std::uint64_t>();
 }
 
 std::uint64_t ModelEntry::uint(const std::string& key, std::uint64_t max) const {
   const std::uint64_t n = uint(key);
-  if (n > max) throw Error("model '" + model_ + "': '" + key + "' must be at most " + std::to_string(max));
+  if (n > max)
+    throw Error("model '" + model_ + "': " + field(key) + " must be at most " + std::to_string(max) + ", got " +
+                std::to_string(n));
   return n;
 }
 
 bool ModelEntry::has(const std::string& key) const { return value(key) != nullptr; }
+
+std::string ModelEntry::text(const std::string& key, std::span<const std::string_view> allowed) const {
+  const nlohmann::json* v = value(key);
+  std::string names;
+  for (std::string_view a : allowed) names += (names.empty() ? "" : ", ") + std::string(a);
+  if (v && v->is_string() && std::find(allowed.begin(), allowed.end(), v->get<std::string>()) != allowed.end())
+    return v->get<std::string>();
+  throw Error("model '" + model_ + "': " + field(key) + " must be one of " + names + (v ? ", got " + v->dump() : ""));
+}
+
+double ModelEntry::fraction(const std::string& key) const {
+  const nlohmann::json* v = value(key);
+  if (!v || !v->is_number() || !(v->get<double>() > 0 && v->get<double>() <= 1))
+    throw Error("model '" + model_ + "': " + field(key) + " must be a number in (0, 1]" +
+                (v ? ", got " + v->dump() : ""));
+  return v->get<double>();
+}
 
 std::vector<AttentionVariant> ModelEntry::variants(const std::string& key) const {
   const nlohmann::json* list = value(key);
@@ -58,7 +85,7 @@ std::vector<AttentionVariant> ModelEntry::variants(const std::string& key) const
 
 bool ModelEntry::flag(const std::string& key) const {
   const nlohmann::json* v = value(key);
-  if (!v || !v->is_boolean()) throw Error("model '" + model_ + "': '" + key + "' must be true or false");
+  if (!v || !v->is_boolean()) throw Error("model '" + model_ + "': " + field(key) + " must be true or false");
   return v->get<bool>();
 }
 
@@ -119,9 +146,9 @@ ModelOptions block_options(const ModelOptions& o, const std::vector<AttentionVar
 
 namespace {
 
-constexpr std::array<const detail::ModelFamily*, 5> kFamilies = {&detail::kHierarchicalVitFamily, &detail::kVitFamily,
-                                                                 &detail::kSwinFamily, &detail::kLraFamily,
-                                                                 &detail::kEncoderFamily};
+constexpr std::array<const detail::ModelFamily*, 6> kFamilies = {
+    &detail::kHierarchicalVitFamily, &detail::kVitFamily,    &detail::kSwinFamily, &detail::kLraFamily,
+    &detail::kEncoderFamily,         &detail::kDecoderFamily};
 /// Keys of every entry whatever its family.
 constexpr std::array<std::string_view, 2> kCommonKeys = {"family", "extends"};
 /// Entries of an `extends` chain beyond this are an error (a chain that long is circular).
@@ -215,11 +242,23 @@ std::vector<Layer> ModelZoo::build(const std::string& model, const ModelOptions&
   const nlohmann::json entry = resolved(model);
   if (options.batch == 0) throw Error("batch must be positive");
   const detail::ModelFamily& family = family_of(entry, model);
+  if (!family.facts && options.phase.phase != Phase::model_default)
+    throw Error("model '" + model + "' is not a decoder (family '" + std::string(family.name) +
+                "'): a prefill or decode phase applies to the decoder family only");
   return family.build(detail::ModelEntry(model, entry, family), options);
 }
 
+std::optional<DecoderFacts> ModelZoo::decoder_facts(const std::string& model, const ModelOptions& options) const {
+  const nlohmann::json entry = resolved(model);
+  const detail::ModelFamily& family = family_of(entry, model);
+  if (!family.facts) return std::nullopt;
+  if (options.batch == 0) throw Error("batch must be positive");
+  return family.facts(detail::ModelEntry(model, entry, family), options);
+}
+
 bool is_attention(const Layer& layer) {
-  return std::holds_alternative<AttentionConfig>(layer.op) || std::holds_alternative<SoftmaxAttention>(layer.op);
+  return layer.attention_part || std::holds_alternative<AttentionConfig>(layer.op) ||
+         std::holds_alternative<SoftmaxAttention>(layer.op);
 }
 
 }  // namespace ecosim

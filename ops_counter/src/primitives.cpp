@@ -141,6 +141,12 @@ OpMix layernorm_row(std::uint64_t len) {
   return {.mul = 3 * len + 2, .add = 4 * len - 1, .div = 1, .sqrt = 1};
 }
 
+OpMix rmsnorm_row(std::uint64_t len) {
+  // mean square: L muls + L−1 adds + 1 mul (·1/L); + eps: 1 add; sqrt; reciprocal: 1 div; normalise: L muls;
+  // scale by γ: L muls.
+  return {.mul = 3 * len + 1, .add = len, .div = 1, .sqrt = 1};
+}
+
 OpMix l2_normalize_row(std::uint64_t len) {
   // ‖x‖²: L muls + L−1 adds; sqrt; max(‖x‖, eps): 1 compare; reciprocal: 1 div; scale: L muls.
   return {.mul = 2 * len, .add = len - 1, .cmp = 1, .div = 1, .sqrt = 1};
@@ -155,6 +161,12 @@ OpMix gelu_element() {
 }
 
 OpMix relu_element() { return {.cmp = 1}; }
+
+// exp(−x) (the sign flip is free), 1 + …, x / …
+OpMix silu_element() { return {.add = 1, .exp = 1, .div = 1}; }
+
+// Each rotated element of a pair (x₁, x₂): x₁·cos − x₂·sin (or x₂·cos + x₁·sin), cos and sin from a table.
+OpMix rotary_element() { return {.mul = 2, .add = 1}; }
 
 OpRecord softmax(std::string name, std::uint64_t batch, std::uint64_t rows, std::uint64_t len, DType t) {
   return reduce(std::move(name), "softmax", batch, rows, len, t, softmax_row(len), len);

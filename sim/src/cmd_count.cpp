@@ -63,7 +63,8 @@ int count(const Args& args) {
   options.add(workload_options(Convention::paper));
   po::variables_map vm;
   if (!parse_args(args, options, vm,
-                  "ecosim count (--model NAME | --onnx FILE | --layer attention --seq N ... | --trace FILE) [options]",
+                  "ecosim count (--model NAME | --hf-config FILE | --onnx FILE | --layer attention --seq N ... | "
+                  "--trace FILE) [options]",
                   variant_list_help()))
     return 0;
   const Format format = parse_format(vm["format"].as<std::string>());
@@ -88,6 +89,7 @@ int count(const Args& args) {
   const Workload workload = parse_workload(vm);
   std::ostringstream text;  // a workload has few rows: printed once all are counted, so an error prints none
   CountPrinter printer(text, workload.describe(), tech, format, per_layer, provenance(tech));
+  if (const std::optional<DecoderFacts> facts = workload.decoder_facts()) printer.set_decoder_facts(facts->to_json());
   count_workload(workload, printer);
   printer.finish();
   std::cout << text.str();

@@ -49,7 +49,12 @@ CountPrinter::CountPrinter(std::ostream& out, const nlohmann::json& workload, co
 void CountPrinter::start() {
   started_ = true;
   if (format_ == Format::json && per_layer_) json_.emplace(out_, "layers");
-  if (format_ == Format::csv) out_ << provenance_lines(provenance_) << kCsvHeader;
+  if (format_ == Format::csv) {
+    out_ << provenance_lines(provenance_);
+    if (decoder_facts_.is_object())
+      for (const auto& [key, value] : decoder_facts_.items()) out_ << fmt::format("# {}: {}\n", key, value.dump());
+    out_ << kCsvHeader;
+  }
   if (format_ == Format::table)
     out_ << fmt::format("workload: {}\nenergy table: {}\n\n", workload_.dump(), tech_.name())
          << fmt::format("{:<40} {:>17} {:>17} {:>15} {:>13} {:>13} {:>16}\n", "layer", "muls", "adds", "cmp", "exp",
@@ -76,6 +81,7 @@ void CountPrinter::finish() {
     j["workload"] = workload_;
     j["tech_table"] = tech_.name();
     j["provenance"] = provenance_;
+    if (decoder_facts_.is_object()) j.update(decoder_facts_);
     if (json_)
       json_->finish(j);
     else
@@ -86,6 +92,7 @@ void CountPrinter::finish() {
     out_ << table_row("total", total_, tech_)
          << fmt::format("\ntotal: {:.3f} G muls, {:.3f} G adds, {:.4g} pJ ({:.3f} mJ)\n", total_.ops(OpKind::mul) / 1e9,
                         total_.ops(OpKind::add) / 1e9, tech_.energy_pj(total_), tech_.energy_pj(total_) / 1e9)
+         << (decoder_facts_.is_object() ? fmt::format("decoder: {}\n", decoder_facts_.dump()) : std::string())
          << provenance_footer(provenance_, "--format json or csv");
 }
 

@@ -17,9 +17,9 @@ enum class Format { table, csv, json };
 Format parse_format(const std::string& text);  // throws ecosim::Error
 
 /// JSON: {"workload", "tech_table", "provenance", "muls", "adds", "energy_pj", "ops", "bytes_read",
-/// "bytes_written"}, and with per_layer "layers": [...] (each row's counts and "name"), written row by row. CSV
-/// is headed by the provenance's "# key: value" lines, and the table closed by their short form (the technology
-/// table by its name).
+/// "bytes_written"} (for a decoder also "params", "kv_cache_bytes", "macs_per_token", …: set_decoder_facts), and with
+/// per_layer "layers": [...] (each row's counts and "name"), written row by row. CSV is headed by the provenance's "#
+/// key: value" lines, and the table closed by their short form (the technology table by its name).
 class CountPrinter {
  public:
   /// Nothing is printed before the first row is (so an error before it leaves no output).
@@ -27,6 +27,9 @@ class CountPrinter {
                const nlohmann::ordered_json& provenance);
   /// Adds a row to the total; with per_layer, prints it.
   void row(const std::string& name, const OpCounts& counts);
+  /// A decoder's figures (DecoderFacts::to_json): JSON members beside the totals, a `decoder:` line in a table, a
+  /// `# key: value` line each in CSV.
+  void set_decoder_facts(const nlohmann::json& facts) { decoder_facts_ = facts; }
   /// Prints the total.
   void finish();
 
@@ -36,6 +39,7 @@ class CountPrinter {
 
   std::ostream& out_;
   nlohmann::json workload_;
+  nlohmann::json decoder_facts_;  // null: none
   nlohmann::ordered_json provenance_;
   const TechTable& tech_;
   Format format_;

@@ -28,6 +28,7 @@ std::vector<OpRecord> build_records(const SweepWorkload& w, const AttentionConfi
   Workload workload;
   workload.convention = Convention::exact;
   workload.model = w.model;
+  if (w.zoo) workload.zoo = *w.zoo;
   if (!w.onnx.empty()) {
     workload.onnx = w.onnx;
     workload.onnx_model = w.onnx_model;

@@ -10,6 +10,7 @@
 
 #include "ecosim/accel_model/config.hpp"
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/hf_config.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
 #include "ecosim/ops_counter/json_reader.hpp"
 #include "ecosim/ops_counter/model_zoo.hpp"
@@ -100,12 +101,21 @@ std::vector<SweepWorkload> parse_workloads(const json& workloads) {
       const std::string model = w["model"].get<std::string>();
       (void)zoo.build(model, ModelOptions{});  // throws listing the zoo's models
       for (std::uint64_t batch : count_list(w.value("batch", json(1)), model + " batch", 1, kMaxDimension))
-        out.push_back({model, batch, 0, 0, 0, "", nullptr});
+        out.push_back({model, batch, 0, 0, 0, "", nullptr, nullptr});
+    } else if (w.contains("hf_config")) {
+      check_keys(w, {"hf_config", "batch"}, path);
+      if (!w["hf_config"].is_string()) throw Error("workloads: hf_config must be a Hugging Face config.json file");
+      const std::string file = w["hf_config"].get<std::string>();
+      auto hf_zoo = std::make_shared<const ModelZoo>(hf_config_zoo(file));
+      const std::string model = hf_config_model_name(file);
+      (void)hf_zoo->build(model, ModelOptions{});  // its default prefill builds
+      for (std::uint64_t batch : count_list(w.value("batch", json(1)), model + " batch", 1, kMaxDimension))
+        out.push_back({model, batch, 0, 0, 0, "", nullptr, hf_zoo});
     } else if (w.contains("onnx")) {
       check_keys(w, {"onnx"}, path);
       if (!w["onnx"].is_string()) throw Error("workloads: onnx must be an ONNX model file");
       const std::string file = w["onnx"].get<std::string>();
-      out.push_back({"", 1, 0, 0, 0, file, std::make_shared<OnnxModel>(import_onnx(file))});
+      out.push_back({"", 1, 0, 0, 0, file, std::make_shared<OnnxModel>(import_onnx(file)), nullptr});
     } else if (w.contains("layer")) {
       check_keys(w, {"layer"}, path);
       const json& l = w["layer"];
@@ -115,9 +125,9 @@ std::vector<SweepWorkload> parse_workloads(const json& workloads) {
         for (std::uint64_t seq : count_list(l["seq"], "layer seq", 1, kMaxDimension))
           for (std::uint64_t dim : count_list(l.value("dim", json(32)), "layer dim", 1, kMaxDimension))
             for (std::uint64_t heads : count_list(l.value("heads", json(1)), "layer heads", 1, kMaxDimension))
-              out.push_back({"", batch, seq, dim, heads, "", nullptr});
+              out.push_back({"", batch, seq, dim, heads, "", nullptr, nullptr});
     } else {
-      throw Error(path + ": each workload needs \"model\", \"onnx\" or \"layer\"");
+      throw Error(path + ": each workload needs \"model\", \"hf_config\", \"onnx\" or \"layer\"");
     }
   }
   return out;
@@ -215,7 +225,7 @@ SweepSpec parse_sweep_spec(std::string_view json_text, const std::string& origin
     const accel::AccelConfig base = accel::builtin_config(spec.accelerator);
     if (d.contains("axes")) spec.axes = parse_axes(d["axes"], base);
     if (!d.contains("workloads"))
-      throw Error("give workloads: [{\"model\": ...}, {\"onnx\": FILE} or {\"layer\": {...}}]");
+      throw Error("give workloads: [{\"model\": ...}, {\"hf_config\": FILE}, {\"onnx\": FILE} or {\"layer\": {...}}]");
     spec.workloads = parse_workloads(d["workloads"]);
     if (!d.contains("variants")) throw Error("give variants: [{\"name\": \"msa\"}, ...]");
     spec.variants = parse_variants(d["variants"]);

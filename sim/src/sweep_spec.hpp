@@ -14,6 +14,7 @@
 
 #include "ecosim/accel_model/replay.hpp"
 #include "ecosim/ops_counter/attention.hpp"
+#include "ecosim/ops_counter/model_zoo.hpp"
 #include "ecosim/ops_counter/onnx_model.hpp"
 
 namespace ecosim::cli {
@@ -36,7 +37,8 @@ struct SweepWorkload {
   std::uint64_t batch = 1, seq = 0, dim = 0, heads = 0;  // seq, dim, heads: the layer only
   std::string onnx;                                      // the ONNX file, imported when the spec is read
   std::shared_ptr<const OnnxModel> onnx_model;
-  std::string label() const;  // "pvt_v2_b0 b1", "layer b16 n3136 d32 h1", "onnx model.onnx"
+  std::shared_ptr<const ModelZoo> zoo;  // a Hugging Face config's decoder (`model` its name); null: the built-in zoo
+  std::string label() const;            // "pvt_v2_b0 b1", "layer b16 n3136 d32 h1", "onnx model.onnx"
 };
 
 /// A variant with one value of each of its parameters.

@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/hf_config.hpp"
 #include "variant_parameters.hpp"
 
 namespace ecosim::cli {
@@ -22,11 +23,65 @@ ModelZoo model_zoo(const po::variables_map& vm) {
   return ModelZoo::load(vm["model-file"].as<std::string>()).overlaying(builtin);
 }
 
+po::options_description decoder_options() {
+  po::options_description o("Decoder LLMs (--model of the decoder family, or --hf-config)");
+  o.add_options()(
+      "hf-config", po::value<std::string>(),
+      "a Hugging Face config.json (model_type llama, mistral, qwen2, gpt2 or gpt_neox), in place of --model")(
+      "phase", po::value<std::string>(),
+      "prefill (causal pass over --seq N tokens, default the model's context) or decode (--tokens T steps over a "
+      "KV cache holding --context N tokens)")("context", po::value<std::int64_t>(),
+                                              "decode: tokens already in the KV cache")(
+      "tokens", po::value<std::int64_t>(), "decode: steps, one new token each (default 1)")(
+      "kv-dtype", po::value<std::string>()->default_value("fp16"), "KV-cache element type (its bytes)")(
+      "weight-dtype", po::value<std::string>()->default_value("fp16"), "weight element type (weight traffic)");
+  return o;
+}
+
+namespace {
+
+DType dtype_option(const po::variables_map& vm, const std::string& key) {
+  const std::string text = vm[key].as<std::string>();
+  const std::optional<DType> t = parse_dtype(text);
+  if (!t) throw Error("--" + key + ": unknown data type '" + text + "'");
+  return *t;
+}
+
+/// The phase options into `o`; `--seq` with --phase prefill is the prefill length (as --seq-len).
+void parse_decoder_phase(const po::variables_map& vm, ModelOptions& o) {
+  DecoderPhase& p = o.phase;
+  p.kv_dtype = dtype_option(vm, "kv-dtype");
+  p.weight_dtype = dtype_option(vm, "weight-dtype");
+  if (!vm.count("phase")) {
+    reject_given(vm, {"context", "tokens", "seq"}, "--phase decode (--context, --tokens) or --phase prefill (--seq)");
+    return;
+  }
+  const std::string phase = vm["phase"].as<std::string>();
+  if (phase == "prefill") {
+    p.phase = Phase::prefill;
+    reject_given(vm, {"context", "tokens"}, "--phase decode");
+    if (vm.count("seq") && vm.count("seq-len")) throw Error("give the prefill length once: --seq or --seq-len");
+    if (vm.count("seq")) o.seq_len = positive(vm, "seq");
+  } else if (phase == "decode") {
+    p.phase = Phase::decode;
+    reject_given(vm, {"seq", "seq-len"}, "--phase prefill (a decode step's context is --context N)");
+    if (!vm.count("context")) throw Error("--phase decode needs --context N (the tokens already in the KV cache)");
+    p.context = positive(vm, "context");
+    if (vm.count("tokens")) p.tokens = positive(vm, "tokens");
+  } else {
+    throw Error("--phase must be 'prefill' or 'decode', got '" + phase + "'");
+  }
+}
+
+}  // namespace
+
 po::options_description workload_options(Convention convention) {
   po::options_description o("Workload");
-  o.add_options()("model", po::value<std::string>(),
-                  "zoo model: pvt_v2_b0..b5, pvt_v2_b2_li, twins_svt_s/b/l, deit_tiny/small/base, vit_large_16, "
-                  "swin_tiny/small, lra_text, lra_retrieval, bert_base, gpt2_small (or one of --model-file)")(
+  o.add_options()(
+      "model", po::value<std::string>(),
+      "zoo model: pvt_v2_b0..b5, pvt_v2_b2_li, twins_svt_s/b/l, deit_tiny/small/base, vit_large_16, "
+      "swin_tiny/small, lra_text, lra_retrieval, bert_base, gpt2_small; decoders llama2_7b, llama3_8b, llama3_70b, "
+      "mistral_7b, qwen2_7b, gpt2_medium, pythia_1_4b (or one of --model-file)")(
       "layer", po::value<std::string>(), "'attention': count one attention layer of --batch/--heads/--seq/--dim")(
       "onnx", po::value<std::string>(), "an ONNX model file (static shapes; ops_counter/README.md, ONNX import)")(
       "attention", po::value<std::string>()->default_value("msa"),
@@ -45,6 +100,7 @@ po::options_description workload_options(Convention convention) {
                                                              "--layer: head width D (embedding H·D)")(
       "no-proj", "--layer: the attention core alone, without q/k/v/output projections");
   o.add(model_file_option());
+  o.add(decoder_options());
   o.add(onnx_options());
   o.add(variant_parameter_options());
   return o;
@@ -86,24 +142,37 @@ Workload parse_workload(const po::variables_map& vm) {
       w.model_options.native_attention ? std::vector<AttentionVariant>{} : std::vector<AttentionVariant>{a.variant};
   check_parameters_apply(vm, variants);
 
-  if (vm.count("model") + vm.count("layer") + vm.count("onnx") > 1)
-    throw Error("give one of --model, --layer and --onnx");
+  if (vm.count("model") + vm.count("layer") + vm.count("onnx") + vm.count("hf-config") > 1)
+    throw Error("give one of --model, --hf-config, --layer and --onnx");
   if (vm.count("onnx")) {
+    reject_given(vm, {"phase", "context", "tokens", "kv-dtype", "weight-dtype"},
+                 "decoder models (--model, --hf-config)");
     parse_onnx_workload(vm, w);
-  } else if (vm.count("model")) {
-    reject_given(vm, {"heads", "seq", "dim", "no-proj"}, "--layer attention (a model's shapes are its own)");
-    w.model = vm["model"].as<std::string>();
+  } else if (vm.count("model") || vm.count("hf-config")) {
+    reject_given(vm, {"heads", "dim", "no-proj"}, "--layer attention (a model's shapes are its own)");
+    if (!vm.count("phase")) reject_given(vm, {"seq"}, "--layer attention, or --phase prefill");
+    if (vm.count("hf-config")) reject_given(vm, {"model-file"}, "--model");
     w.model_options.attention = a;
     w.model_options.batch = a.batch;
     if (vm.count("resolution")) w.model_options.resolution = positive(vm, "resolution");
     if (vm.count("seq-len")) w.model_options.seq_len = positive(vm, "seq-len");
-    if (vm.count("model-file")) w.model_file = vm["model-file"].as<std::string>();
-    w.zoo = model_zoo(vm);
+    parse_decoder_phase(vm, w.model_options);
+    if (vm.count("hf-config")) {
+      w.hf_config = vm["hf-config"].as<std::string>();
+      w.zoo = hf_config_zoo(w.hf_config);
+      w.model = hf_config_model_name(w.hf_config);
+    } else {
+      w.model = vm["model"].as<std::string>();
+      if (vm.count("model-file")) w.model_file = vm["model-file"].as<std::string>();
+      w.zoo = model_zoo(vm);
+    }
     w.zoo.build(w.model, w.model_options);  // validates the model and the options now
   } else if (vm.count("layer")) {
     if (vm["layer"].as<std::string>() != "attention")
       throw Error("unknown layer '" + vm["layer"].as<std::string>() + "' (valid: attention)");
     reject_given(vm, {"resolution", "seq-len", "model-file"}, "--model");
+    reject_given(vm, {"phase", "context", "tokens", "kv-dtype", "weight-dtype"},
+                 "decoder models (--model, --hf-config)");
     if (!vm.count("seq")) throw Error("--layer attention needs --seq N");
     a.seq = positive(vm, "seq");
     a.validate();
@@ -126,6 +195,18 @@ nlohmann::json Workload::describe() const {
   } else if (!model.empty()) {
     j["model"] = model;
     if (!model_file.empty()) j["model_file"] = model_file;
+    if (!hf_config.empty()) j["hf_config"] = hf_config;
+    if (const DecoderPhase& p = model_options.phase; p.phase != Phase::model_default) {
+      j["phase"] = p.phase == Phase::prefill ? "prefill" : "decode";
+      if (p.phase == Phase::decode) {
+        j["context"] = p.context;
+        j["tokens"] = p.tokens;
+      }
+    }
+    if (decoder_facts()) {
+      j["kv_dtype"] = name(model_options.phase.kv_dtype);
+      j["weight_dtype"] = name(model_options.phase.weight_dtype);
+    }
     if (model_options.resolution) j["resolution"] = model_options.resolution;
     if (model_options.seq_len) j["seq_len"] = model_options.seq_len;
   } else {
@@ -148,6 +229,11 @@ std::vector<Layer> Workload::layers() const {
 
 void Workload::emit_records(OpSink& sink) const {
   for (const Layer& layer : layers()) emit(layer, convention, sink);
+}
+
+std::optional<DecoderFacts> Workload::decoder_facts() const {
+  if (model.empty()) return std::nullopt;
+  return zoo.decoder_facts(model, model_options);
 }
 
 std::vector<std::string> leading_argument_as(const std::vector<std::string>& args, const std::string& option) {

@@ -24,6 +24,7 @@ struct Workload {
   std::shared_ptr<const OnnxModel> onnx_model;
   std::optional<AttentionConfig> onnx_swap;  // --onnx: the variant replacing its attention blocks (none: native)
   std::string model_file;                    // --model-file: the user's zoo file; empty = none
+  std::string hf_config;                     // --hf-config: a Hugging Face config.json (then `model` is its path)
   ModelZoo zoo = ModelZoo::builtin();        // where `model` is looked up: the user's models over the built-in ones
   ModelOptions model_options;
   AttentionConfig layer;  // the attention layer, or the variant parameters for a model
@@ -37,12 +38,17 @@ struct Workload {
   std::vector<Layer> layers() const;
   /// Every layer's records, in `convention`, to `sink`.
   void emit_records(OpSink& sink) const;
+  /// A decoder model's parameters, KV-cache bytes and traffic, MACs per token; none for other workloads.
+  std::optional<DecoderFacts> decoder_facts() const;
 };
 
 /// --model-file FILE: a user's zoo file whose models are looked up before the built-in ones.
 po::options_description model_file_option();
 /// The built-in zoo, under the models of --model-file when given (throws ecosim::Error for a bad file).
 ModelZoo model_zoo(const po::variables_map& vm);
+
+/// --hf-config FILE and the decoder phase options (--phase, --context, --tokens, --kv-dtype, --weight-dtype).
+po::options_description decoder_options();
 
 /// --onnx FILE, --strict, --onnx-max-bytes.
 po::options_description onnx_options();

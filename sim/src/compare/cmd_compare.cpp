@@ -23,6 +23,7 @@
 #include "ecosim/kernels/gpu.hpp"
 #include "ecosim/ops_counter/attention.hpp"
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/hf_config.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
 #include "ecosim/ops_counter/json_reader.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
@@ -219,6 +220,8 @@ int compare(const Args& args) {
           variant_names([](const VariantInfo& row) { return row.compared_by_default; }, ",")),
       "attention variants, comma-separated (with --model also 'native': the model's own attention)")(
       "model", po::value<std::string>(), "compare whole-model analytic traces of this zoo model instead")(
+      "hf-config", po::value<std::string>(),
+      "compare whole-model traces of the decoder of this Hugging Face config.json instead (its default prefill)")(
       "onnx", po::value<std::string>(),
       "compare an ONNX model's traces instead: its attention blocks swapped for each variant, kernels run at "
       "the blocks' shapes ('native': the export's own attention)")(
@@ -245,7 +248,10 @@ int compare(const Args& args) {
   const accel::AccelConfig accel_config = parse_accel(vm);
   const accel::Engine engine = parse_engine(vm);
   const auto variants = parse_variants(vm["variants"].as<std::string>());
-  const std::string model = vm.count("model") ? vm["model"].as<std::string>() : "";
+  if (vm.count("model") && vm.count("hf-config")) throw Error("give --model or --hf-config, not both");
+  const std::string model = vm.count("hf-config") ? hf_config_model_name(vm["hf-config"].as<std::string>())
+                            : vm.count("model")   ? vm["model"].as<std::string>()
+                                                  : "";
   const DeviceChoice device = resolve_device(vm["device"].as<std::string>());
   const std::string out = vm["out"].as<std::string>();
   const TechTable tech = TechTable::builtin_45nm();
@@ -257,7 +263,7 @@ int compare(const Args& args) {
   const GpuRoofline roofline = gpu_roofline(named_gpu);
   std::shared_ptr<const OnnxModel> onnx;
   if (vm.count("onnx")) {
-    if (!model.empty()) throw Error("give --model or --onnx, not both");
+    if (!model.empty()) throw Error("give --model (or --hf-config) or --onnx, not both");
     reject_given(vm, {"seq", "dim", "heads", "batch", "model-file"}, "the single-layer comparison or --model");
     Workload w;
     w.model_options.native_attention = true;
@@ -271,7 +277,8 @@ int compare(const Args& args) {
     reject_given(vm, {"seq", "dim", "heads", "device"}, "the single-layer comparison (without --model)");
   else
     reject_given(vm, {"model-file"}, "--model");
-  const ModelZoo zoo = model_zoo(vm);
+  if (vm.count("hf-config")) reject_given(vm, {"model-file"}, "--model");
+  const ModelZoo zoo = vm.count("hf-config") ? hf_config_zoo(vm["hf-config"].as<std::string>()) : model_zoo(vm);
   std::vector<AttentionVariant> chosen;
   for (const std::string& label : variants)
     if (label != "native") chosen.push_back(attention_variant_named(label));
@@ -286,6 +293,7 @@ int compare(const Args& args) {
         {{"seq", positive(vm, "seq")}, {"dim", positive(vm, "dim")}, {"heads", positive(vm, "heads")}});
   } else {
     report.workload["model"] = model;
+    if (vm.count("hf-config")) report.workload["hf_config"] = vm["hf-config"].as<std::string>();
   }
   report.published = published;
   report.published_applies = published_for(report.workload, published);

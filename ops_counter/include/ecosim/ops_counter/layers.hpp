@@ -28,7 +28,17 @@ struct LayerNorm {
   std::uint64_t rows = 1, width = 1;  // affine
 };
 
-enum class ActivationFunc : std::uint8_t { gelu, relu };
+struct RmsNorm {  // x / sqrt(mean(x²) + eps) · γ (Llama's norm: no centring, no bias)
+  std::uint64_t rows = 1, width = 1;
+};
+
+/// Rotary position embedding of `vectors` head vectors (queries and keys of the new tokens), the first
+/// `rotary_dims` of each rotated: x·cos + rotate_half(x)·sin (the angles are a table, not computed).
+struct Rotary {
+  std::uint64_t vectors = 1, rotary_dims = 2;
+};
+
+enum class ActivationFunc : std::uint8_t { gelu, relu, silu };
 struct Activation {
   ActivationFunc func = ActivationFunc::gelu;
   std::uint64_t elements = 1;
@@ -107,8 +117,12 @@ struct ConvTranspose2d {
 struct Layer {
   std::string name;
   std::variant<Linear, Conv2d, LayerNorm, Activation, ResidualAdd, ElementwiseMul, MeanPool, AvgPool2d, Softmax, Matmul,
-               AttentionConfig, SoftmaxAttention, Elementwise, Reduction, DataMovement, ConvTranspose2d>
+               AttentionConfig, SoftmaxAttention, Elementwise, Reduction, DataMovement, ConvTranspose2d, RmsNorm,
+               Rotary>
       op;
+  /// Part of an attention block though not an AttentionConfig (a decoder's q/k/v/o projections and rotary):
+  /// counted under --scope attention.
+  bool attention_part = false;
 };
 
 /// Reports the layer's operations (one or more records named "<layer name>.<part>") to sink.

@@ -1,14 +1,16 @@
-// ModelZoo: whole networks (PVTv2 b0–b5 and b2_li, Twins-SVT, DeiT/ViT, Swin, LRA, BERT, GPT-2) built as layer
-// lists from the hyper-parameters in ops_counter/data/model_zoo.json (or a user's zoo file), for a chosen
+// ModelZoo: whole networks (PVTv2 b0–b5 and b2_li, Twins-SVT, DeiT/ViT, Swin, LRA, BERT, GPT-2, decoder LLMs) built as
+// layer lists from the hyper-parameters in ops_counter/data/model_zoo.json (or a user's zoo file), for a chosen
 // attention variant and input size.
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "ecosim/ops_counter/decoder.hpp"
 #include "ecosim/ops_counter/layers.hpp"
 
 namespace ecosim {
@@ -19,6 +21,7 @@ struct ModelOptions {
   std::uint64_t resolution = 0;   // image models: input height = width; 0 = the model's image_size
   std::uint64_t seq_len = 0;      // sequence models; 0 = the model's seq_len
   bool native_attention = false;  // the model's own attention (zoo key native_attention) instead of `attention`
+  DecoderPhase phase;             // decoder models: prefill or decode, KV-cache and weight types
 };
 
 class ModelZoo {
@@ -35,6 +38,9 @@ class ModelZoo {
   /// Layers of `model` in execution order; throws ecosim::Error for an unknown model (listing the valid
   /// ones), a bad option (resolution not a multiple of the total stride, ...) or a bad zoo entry.
   std::vector<Layer> build(const std::string& model, const ModelOptions& options) const;
+  /// A decoder model's parameters, KV-cache bytes and traffic and MACs for `options` (decoder.hpp); none for a
+  /// model of another family. Throws as build() does.
+  std::optional<DecoderFacts> decoder_facts(const std::string& model, const ModelOptions& options) const;
 
  private:
   /// The entry of `model` (an object); throws for an unknown model, listing the valid ones.

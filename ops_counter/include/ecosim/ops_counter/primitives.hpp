@@ -49,10 +49,13 @@ OpRecord memcpy(std::string name, std::uint64_t batch, std::uint64_t m, std::uin
 // Standard row operations (per row of length L): formulas in ops_counter/README.md.
 OpMix softmax_row(std::uint64_t len);       // max, subtract, exp, sum, one reciprocal, L multiplies
 OpMix layernorm_row(std::uint64_t len);     // mean, variance, rsqrt, normalise, affine
+OpMix rmsnorm_row(std::uint64_t len);       // mean square, rsqrt, normalise, scale
 OpMix l2_normalize_row(std::uint64_t len);  // x / max(‖x‖, eps): never divides by zero
 OpMix sum_row(std::uint64_t len);           // L−1 additions
 OpMix gelu_element();                       // tanh form
 OpMix relu_element();
+OpMix silu_element();    // x / (1 + exp(−x))
+OpMix rotary_element();  // one rotated output, x₁·cos ∓ x₂·sin
 
 OpRecord softmax(std::string name, std::uint64_t batch, std::uint64_t rows, std::uint64_t len, DType t = DType::fp32);
 OpRecord l2_normalize(std::string name, std::uint64_t batch, std::uint64_t rows, std::uint64_t len,

@@ -1,0 +1,253 @@
+// A Hugging Face config.json as a `decoder` zoo entry: each model type's fields renamed to the family's keys (the
+// renaming kept in the entry's `_fields`, so that the builder's errors name the config's fields), its fixed
+// architecture (norm, MLP, positions, biases) filled in, Hugging Face's documented defaults applied to the optional
+// fields, and every other field either on the list known to leave the cost unchanged or refused.
+#include "ecosim/ops_counter/hf_config.hpp"
+
+#include <algorithm>
+#include <array>
+#include <span>
+
+#include <fmt/core.h>
+
+#include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/json_input.hpp"
+#include "ecosim/ops_counter/text_file.hpp"
+
+namespace ecosim {
+
+namespace {
+
+/// A family key read from a config field; an optional one absent or null takes the family's default (Hugging
+/// Face's: num_kv_heads = num_heads, head_dim = hidden_size / num_heads).
+struct Field {
+  std::string_view key, field;
+  bool required = true;
+};
+
+struct BoolField {  // a family flag read from a config field, with Hugging Face's default for the model type
+  std::string_view key, field;
+  bool fallback;
+};
+
+struct ModelType {
+  std::string_view name;
+  std::span<const Field> sizes;
+  std::string_view activation_field;
+  std::span<const std::string_view> activations;  // the values the family's MLP (`fixed`'s mlp) computes
+  std::span<const BoolField> flags;
+  std::string_view rotary_field;  // the fraction of each head rotated; empty: the whole head (or no rotary)
+  double rotary_fallback = 1.0;   // Hugging Face's default for the field
+  const char* fixed;              // the family keys the model type fixes (JSON)
+};
+
+constexpr Field kLlamaSizes[] = {{"hidden_size", "hidden_size"},
+                                 {"num_heads", "num_attention_heads"},
+                                 {"num_kv_heads", "num_key_value_heads", false},
+                                 {"head_dim", "head_dim", false},
+                                 {"intermediate_size", "intermediate_size"},
+                                 {"layers", "num_hidden_layers"},
+                                 {"vocab_size", "vocab_size"},
+                                 {"max_position_embeddings", "max_position_embeddings"}};
+constexpr Field kGpt2Sizes[] = {{"hidden_size", "n_embd"},
+                                {"num_heads", "n_head"},
+                                {"layers", "n_layer"},
+                                {"vocab_size", "vocab_size"},
+                                {"max_position_embeddings", "n_positions"}};  // n_inner: below
+constexpr Field kNeoxSizes[] = {{"hidden_size", "hidden_size"},
+                                {"num_heads", "num_attention_heads"},
+                                {"intermediate_size", "intermediate_size"},
+                                {"layers", "num_hidden_layers"},
+                                {"vocab_size", "vocab_size"},
+                                {"max_position_embeddings", "max_position_embeddings"}};
+
+constexpr std::string_view kSilu[] = {"silu"};
+constexpr std::string_view kGelus[] = {"gelu", "gelu_new", "gelu_fast", "gelu_pytorch_tanh"};
+
+constexpr BoolField kLlamaFlags[] = {{"tie_word_embeddings", "tie_word_embeddings", false},
+                                     {"qkv_bias", "attention_bias", false},
+                                     {"o_bias", "attention_bias", false},
+                                     {"mlp_bias", "mlp_bias", false}};
+constexpr BoolField kUntied[] = {{"tie_word_embeddings", "tie_word_embeddings", false}};
+constexpr BoolField kTied[] = {{"tie_word_embeddings", "tie_word_embeddings", true}};
+constexpr BoolField kNeoxFlags[] = {{"tie_word_embeddings", "tie_word_embeddings", false},
+                                    {"parallel_attention", "use_parallel_residual", true},
+                                    {"qkv_bias", "attention_bias", true},
+                                    {"o_bias", "attention_bias", true}};
+
+const std::array<ModelType, 5> kModelTypes = {{
+    {"llama", kLlamaSizes, "hidden_act", kSilu, kLlamaFlags, "partial_rotary_factor", 1.0,
+     R"({"norm": "rmsnorm", "mlp": "swiglu", "position": "rotary", "parallel_attention": false})"},
+    {"mistral", kLlamaSizes, "hidden_act", kSilu, kUntied, "", 1.0,
+     R"({"norm": "rmsnorm", "mlp": "swiglu", "position": "rotary", "parallel_attention": false,
+         "qkv_bias": false, "o_bias": false, "mlp_bias": false})"},
+    {"qwen2", kLlamaSizes, "hidden_act", kSilu, kUntied, "", 1.0,
+     R"({"norm": "rmsnorm", "mlp": "swiglu", "position": "rotary", "parallel_attention": false,
+         "qkv_bias": true, "o_bias": false, "mlp_bias": false})"},
+    {"gpt2", kGpt2Sizes, "activation_function", kGelus, kTied, "", 1.0,
+     R"({"norm": "layernorm", "mlp": "gelu", "position": "learned", "parallel_attention": false,
+         "qkv_bias": true, "o_bias": true, "mlp_bias": true})"},
+    {"gpt_neox", kNeoxSizes, "hidden_act", kGelus, kNeoxFlags, "rotary_pct", 0.25,
+     R"({"norm": "layernorm", "mlp": "gelu", "position": "rotary", "mlp_bias": true})"},
+}};
+
+/// Fields known to leave the counted work unchanged: names, token ids, numerics (epsilons, dtypes, rotary bases,
+/// initialisation, dropout), caching switches, GPT-2's summary head (not part of the LM) and n_ctx (= n_positions).
+constexpr std::string_view kIgnoredFields[] = {"_name_or_path",
+                                               "architectures",
+                                               "auto_map",
+                                               "bos_token_id",
+                                               "eos_token_id",
+                                               "pad_token_id",
+                                               "torch_dtype",
+                                               "transformers_version",
+                                               "use_cache",
+                                               "initializer_range",
+                                               "rms_norm_eps",
+                                               "layer_norm_eps",
+                                               "layer_norm_epsilon",
+                                               "rope_theta",
+                                               "rotary_emb_base",
+                                               "attention_dropout",
+                                               "hidden_dropout",
+                                               "attn_pdrop",
+                                               "embd_pdrop",
+                                               "resid_pdrop",
+                                               "summary_activation",
+                                               "summary_first_dropout",
+                                               "summary_proj_to_labels",
+                                               "summary_type",
+                                               "summary_use_proj",
+                                               "task_specific_params",
+                                               "n_ctx",
+                                               "scale_attn_weights",
+                                               "scale_attn_by_inverse_layer_idx",
+                                               "reorder_and_upcast_attn",
+                                               "pretraining_tp",
+                                               "classifier_dropout",
+                                               "n_special",
+                                               "predict_special_tokens",
+                                               "tokenizer_class",
+                                               "use_flash_attn"};
+
+/// rope_scaling types: each changes the rotation angles only, never the work.
+constexpr std::string_view kRopeScalings[] = {"linear", "dynamic", "llama3", "yarn", "default"};
+
+std::string names(std::span<const std::string_view> list) {
+  std::string s;
+  for (std::string_view n : list) s += fmt::format("{}{}", s.empty() ? "" : ", ", n);
+  return s;
+}
+
+bool present(const nlohmann::json& config, std::string_view field) {
+  const auto it = config.find(std::string(field));
+  return it != config.end() && !it->is_null();
+}
+
+}  // namespace
+
+nlohmann::json decoder_entry_from_hf_config(const nlohmann::json& config, const std::string& origin) {
+  const auto fail = [&origin](const std::string& what) { throw Error(origin + ": " + what); };
+  if (!config.is_object()) fail("a Hugging Face config.json must be a JSON object");
+  if (!present(config, "model_type") || !config["model_type"].is_string())
+    fail("missing field 'model_type' (a string: llama, mistral, qwen2, gpt2 or gpt_neox)");
+  const std::string model_type = config["model_type"].get<std::string>();
+  const auto type =
+      std::find_if(kModelTypes.begin(), kModelTypes.end(), [&](const ModelType& t) { return t.name == model_type; });
+  if (type == kModelTypes.end())
+    fail(fmt::format("field 'model_type': '{}' is not modelled (known: llama, mistral, qwen2, gpt2, gpt_neox)",
+                     model_type));
+
+  nlohmann::json entry = nlohmann::json::parse(type->fixed);
+  entry["family"] = "decoder";
+  entry["native_attention"] = {"msa"};
+  nlohmann::json fields = nlohmann::json::object();
+  std::vector<std::string_view> read{"model_type"};
+  for (const Field& f : type->sizes) {
+    read.push_back(f.field);
+    fields[std::string(f.key)] = f.field;
+    if (present(config, f.field))
+      entry[std::string(f.key)] = config[std::string(f.field)];
+    else if (f.required)
+      fail(fmt::format("missing field '{}' (model_type {})", f.field, model_type));
+  }
+  if (model_type == "gpt2") {  // n_inner: null means 4 · n_embd
+    read.push_back("n_inner");
+    fields["intermediate_size"] = "n_inner";
+    if (present(config, "n_inner"))
+      entry["intermediate_size"] = config["n_inner"];
+    else if (config["n_embd"].is_number_unsigned() && config["n_embd"].get<std::uint64_t>() < (std::uint64_t{1} << 60))
+      entry["intermediate_size"] = 4 * config["n_embd"].get<std::uint64_t>();
+    else
+      entry["intermediate_size"] = config["n_embd"];  // refused with the field's name by the builder
+    read.push_back("add_cross_attention");
+    if (present(config, "add_cross_attention") && config["add_cross_attention"] != false)
+      fail("field 'add_cross_attention': cross-attention is not modelled (a decoder-only LM has none)");
+  }
+
+  read.push_back(type->activation_field);
+  if (!present(config, type->activation_field))
+    fail(fmt::format("missing field '{}' (model_type {})", type->activation_field, model_type));
+  const nlohmann::json& act = config[std::string(type->activation_field)];
+  if (!act.is_string() ||
+      std::find(type->activations.begin(), type->activations.end(), act.get<std::string>()) == type->activations.end())
+    fail(fmt::format("field '{}': {} is not modelled for model_type {} (known: {})", type->activation_field, act.dump(),
+                     model_type, names(type->activations)));
+
+  for (const BoolField& f : type->flags) {
+    read.push_back(f.field);
+    fields[std::string(f.key)] = f.field;
+    entry[std::string(f.key)] = present(config, f.field) ? config[std::string(f.field)] : nlohmann::json(f.fallback);
+  }
+  if (!type->rotary_field.empty()) {
+    read.push_back(type->rotary_field);
+    fields["rotary_fraction"] = type->rotary_field;
+    entry["rotary_fraction"] = present(config, type->rotary_field) ? config[std::string(type->rotary_field)]
+                                                                   : nlohmann::json(type->rotary_fallback);
+  }
+
+  read.push_back("rope_scaling");
+  if (present(config, "rope_scaling")) {
+    const nlohmann::json& r = config["rope_scaling"];
+    const auto kind = r.is_object() ? r.find(r.contains("rope_type") ? "rope_type" : "type") : r.end();
+    if (!r.is_object() || kind == r.end() || !kind->is_string() ||
+        std::find(std::begin(kRopeScalings), std::end(kRopeScalings), kind->get<std::string>()) ==
+            std::end(kRopeScalings))
+      fail(fmt::format("field 'rope_scaling': {} is not a known scaling (known: {}; each changes the angles only)",
+                       r.dump(), names(kRopeScalings)));
+  }
+  if (model_type == "mistral") {
+    read.push_back("sliding_window");
+    fields["sliding_window"] = "sliding_window";
+    if (present(config, "sliding_window")) entry["sliding_window"] = config["sliding_window"];
+  }
+  if (model_type == "qwen2") {  // the window applies only with use_sliding_window (to some layers): not modelled
+    read.insert(read.end(), {"sliding_window", "use_sliding_window", "max_window_layers"});
+    if (present(config, "use_sliding_window") && config["use_sliding_window"] != false)
+      fail("field 'use_sliding_window': sliding-window attention in some of Qwen2's layers is not modelled");
+  }
+
+  for (const auto& [field, value] : config.items()) {
+    const bool known =
+        std::find(read.begin(), read.end(), field) != read.end() ||
+        std::find(std::begin(kIgnoredFields), std::end(kIgnoredFields), field) != std::end(kIgnoredFields);
+    if (!known)
+      fail(
+          fmt::format("field '{}' is not one ecosim reads for model_type {}, nor one known to leave the cost "
+                      "unchanged (ops_counter/README.md, Decoder LLMs): refused rather than ignored",
+                      field, model_type));
+  }
+  entry["_fields"] = fields;
+  return entry;
+}
+
+std::string hf_config_model_name(const std::string& path) { return path.starts_with('_') ? "./" + path : path; }
+
+ModelZoo hf_config_zoo(const std::string& path) {
+  const nlohmann::json config = parse_json(read_text_file(path, kMaxJsonDocumentBytes), path);
+  nlohmann::json zoo = nlohmann::json::object();
+  zoo[hf_config_model_name(path)] = decoder_entry_from_hf_config(config, path);
+  return ModelZoo::parse(zoo.dump(), path);
+}
+
+}  // namespace ecosim

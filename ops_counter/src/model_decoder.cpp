@@ -1,0 +1,249 @@
+// Builder of decoder language models (family `decoder`: Llama, Mistral, Qwen2, GPT-2, GPT-NeoX) for a causal prefill
+// or for decode steps over a KV cache, and their figures: parameters (summed from the layers built), KV-cache bytes
+// and traffic, weight traffic and matmul MACs (ops_counter/README.md, "Decoder LLMs").
+#include <algorithm>
+#include <cmath>
+
+#include "ecosim/ops_counter/checked.hpp"
+#include "ecosim/ops_counter/error.hpp"
+#include "model_entry.hpp"
+
+namespace ecosim::detail {
+
+namespace {
+
+constexpr std::string_view kKeys[] = {"hidden_size",
+                                      "num_heads",
+                                      "num_kv_heads",
+                                      "head_dim",
+                                      "intermediate_size",
+                                      "layers",
+                                      "vocab_size",
+                                      "max_position_embeddings",
+                                      "norm",
+                                      "mlp",
+                                      "position",
+                                      "rotary_fraction",
+                                      "parallel_attention",
+                                      "tie_word_embeddings",
+                                      "qkv_bias",
+                                      "o_bias",
+                                      "mlp_bias",
+                                      "sliding_window",
+                                      "native_attention"};
+constexpr std::string_view kNorms[] = {"rmsnorm", "layernorm"};
+constexpr std::string_view kMlps[] = {"swiglu", "gelu"};
+constexpr std::string_view kPositions[] = {"rotary", "learned"};
+
+/// Widths (hidden, intermediate, heads · head_dim) beyond this are no published model (the largest, Llama-3.1-405B,
+/// has 16,384 and 53,248): 64 times that keeps every count within 64 bits at any accepted context.
+constexpr std::uint64_t kMaxWidth = std::uint64_t{1} << 20;
+constexpr std::uint64_t kMaxHeads = 4096;
+constexpr std::uint64_t kMaxVocab = std::uint64_t{1} << 24;
+/// Positions (context) beyond 16 Mi tokens are no published model (the longest, 10 M).
+constexpr std::uint64_t kMaxPositions = std::uint64_t{1} << 24;
+
+struct Spec {
+  std::uint64_t hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0, layers = 0, vocab = 0;
+  std::uint64_t positions = 0, rotary_dims = 0, window = 0;  // window 0: none
+  bool rms_norm = false, swiglu = false, rotary = false, parallel = false, tied = false;
+  bool qkv_bias = false, o_bias = false, mlp_bias = false;
+};
+
+Spec read_spec(const ModelEntry& e) {
+  const auto fail = [&e](const std::string& what) { throw Error("model '" + e.model() + "': " + what); };
+  Spec s;
+  s.hidden = e.uint("hidden_size", kMaxWidth);
+  s.heads = e.uint("num_heads", kMaxHeads);
+  s.kv_heads = e.has("num_kv_heads") ? e.uint("num_kv_heads", kMaxHeads) : s.heads;
+  if (s.heads % s.kv_heads)
+    fail(e.field("num_kv_heads") + " (" + std::to_string(s.kv_heads) + ") must divide " + e.field("num_heads") + " (" +
+         std::to_string(s.heads) + "): each key/value head serves a whole group of query heads");
+  if (e.has("head_dim")) {
+    s.head_dim = e.uint("head_dim", kMaxWidth);
+  } else if (s.hidden % s.heads) {
+    fail(e.field("hidden_size") + " (" + std::to_string(s.hidden) + ") is not divisible by " + e.field("num_heads") +
+         " (" + std::to_string(s.heads) + ") and no head width is given");
+  } else {
+    s.head_dim = s.hidden / s.heads;
+  }
+  if (s.heads * s.head_dim > kMaxWidth)
+    fail(e.field("num_heads") + " · head width must be at most " + std::to_string(kMaxWidth));
+  s.intermediate = e.uint("intermediate_size", kMaxWidth);
+  s.layers = e.uint("layers", kMaxBlocks);
+  s.vocab = e.uint("vocab_size", kMaxVocab);
+  s.positions = e.uint("max_position_embeddings", kMaxPositions);
+  s.rms_norm = e.text("norm", kNorms) == "rmsnorm";
+  s.swiglu = e.text("mlp", kMlps) == "swiglu";
+  s.rotary = e.text("position", kPositions) == "rotary";
+  if (s.rotary) {
+    const double dims =
+        (e.has("rotary_fraction") ? e.fraction("rotary_fraction") : 1.0) * static_cast<double>(s.head_dim);
+    if (dims != std::floor(dims) || static_cast<std::uint64_t>(dims) % 2 || dims < 2)
+      fail(e.field("rotary_fraction") + " · head width (" + std::to_string(s.head_dim) +
+           ") must be an even whole number of rotated dimensions");
+    s.rotary_dims = static_cast<std::uint64_t>(dims);
+  } else if (e.has("rotary_fraction")) {
+    fail(e.field("rotary_fraction") + " applies to rotary position embedding only");
+  }
+  s.parallel = e.flag("parallel_attention");
+  s.tied = e.flag("tie_word_embeddings");
+  s.qkv_bias = e.flag("qkv_bias");
+  s.o_bias = e.flag("o_bias");
+  s.mlp_bias = e.flag("mlp_bias");
+  if (e.has("sliding_window")) s.window = e.uint("sliding_window", kMaxPositions);
+  return s;
+}
+
+/// Queries (new tokens per sequence) and keys (the last query's context) of the phase.
+struct Shape {
+  std::uint64_t queries = 0, keys = 0;
+};
+
+Shape phase_shape(const ModelEntry& e, const Spec& s, const ModelOptions& o) {
+  const auto fail = [&e](const std::string& what) { throw Error("model '" + e.model() + "': " + what); };
+  if (o.resolution) fail("a decoder takes tokens: a resolution does not apply");
+  Shape sh;
+  if (o.phase.phase == Phase::decode) {
+    if (o.seq_len) fail("decode steps take the cached context (--context N), not a sequence length");
+    if (o.phase.context == 0 || o.phase.tokens == 0)
+      fail("decode needs at least one cached token (--context) and at least one step (--tokens)");
+    sh = {o.phase.tokens, checked_add(o.phase.context, o.phase.tokens)};
+  } else {
+    const std::uint64_t n = o.seq_len ? o.seq_len : s.window ? std::min(s.positions, s.window) : s.positions;
+    sh = {n, n};
+  }
+  if (sh.keys > s.positions)
+    fail("a context of " + std::to_string(sh.keys) + " tokens exceeds " + e.field("max_position_embeddings") + " (" +
+         std::to_string(s.positions) + "): the model has no positions beyond it");
+  if (s.window && sh.keys > s.window)
+    fail("a context of " + std::to_string(sh.keys) + " tokens exceeds " + e.field("sliding_window") + " (" +
+         std::to_string(s.window) + "): sliding-window attention beyond its window is not modelled");
+  return sh;
+}
+
+Layer norm(const Spec& s, std::string name, std::uint64_t rows) {
+  if (s.rms_norm) return {std::move(name), RmsNorm{rows, s.hidden}};
+  return {std::move(name), LayerNorm{rows, s.hidden}};
+}
+
+void append_mlp(std::vector<Layer>& layers, const std::string& block, const Spec& s, std::uint64_t rows) {
+  const std::uint64_t hidden_elements = checked_mul(rows, s.intermediate);
+  if (s.swiglu) {  // down(silu(gate(x)) · up(x))
+    layers.push_back({block + ".gate", Linear{rows, s.hidden, s.intermediate, s.mlp_bias}});
+    layers.push_back({block + ".up", Linear{rows, s.hidden, s.intermediate, s.mlp_bias}});
+    layers.push_back({block + ".silu", Activation{ActivationFunc::silu, hidden_elements}});
+    layers.push_back({block + ".gate_mul", ElementwiseMul{hidden_elements}});
+    layers.push_back({block + ".down", Linear{rows, s.intermediate, s.hidden, s.mlp_bias}});
+  } else {  // fc2(gelu(fc1(x)))
+    layers.push_back({block + ".fc1", Linear{rows, s.hidden, s.intermediate, s.mlp_bias}});
+    layers.push_back({block + ".gelu", Activation{ActivationFunc::gelu, hidden_elements}});
+    layers.push_back({block + ".fc2", Linear{rows, s.intermediate, s.hidden, s.mlp_bias}});
+  }
+}
+
+std::vector<Layer> decoder_layers(const ModelEntry& e, const Spec& s, const Shape& sh, const ModelOptions& o) {
+  const std::uint64_t rows = checked_mul(o.batch, sh.queries), elements = checked_mul(rows, s.hidden);
+  const std::uint64_t inner = s.heads * s.head_dim, kv_inner = s.kv_heads * s.head_dim;
+  std::vector<Layer> layers;
+  if (!s.rotary) layers.push_back({"embed.position", ResidualAdd{elements}});  // the token lookup is memory only
+  const std::vector<AttentionVariant> native = native_variants(e, o);
+  for (std::uint64_t l = 0; l < s.layers; ++l) {
+    const std::string block = "layer" + std::to_string(l);
+    AttentionConfig a = block_options(o, native, l).attention;
+    a.batch = o.batch;
+    a.seq = sh.queries;
+    a.keys = sh.keys;
+    a.heads = s.heads;  // grouped-query attention: every query head scores its group's shared keys
+    a.head_dim = s.head_dim;
+    a.embed_dim = s.hidden;
+    a.projections = false;  // the projections below: k and v have kv_heads heads
+    a.causal = true;        // MSA scores only the attended pairs; a variant without a causal form: refused
+    try {
+      a.validate();
+    } catch (const Error& err) {
+      throw Error("model '" + e.model() + "' is causal: " + err.what());
+    }
+    layers.push_back(norm(s, block + ".norm1", rows));
+    layers.push_back({block + ".attn.qkv", Linear{rows, s.hidden, inner + 2 * kv_inner, s.qkv_bias}, true});
+    if (s.rotary)  // the new tokens' queries and keys; the cached keys were rotated when they were new
+      layers.push_back({block + ".attn.rotary", Rotary{checked_mul(rows, s.heads + s.kv_heads), s.rotary_dims}, true});
+    layers.push_back({block + ".attn", a});
+    layers.push_back({block + ".attn.proj", Linear{rows, inner, s.hidden, s.o_bias}, true});
+    if (!s.parallel) layers.push_back({block + ".residual1", ResidualAdd{elements}});
+    layers.push_back(norm(s, block + ".norm2", rows));  // parallel (GPT-NeoX): over the block's input, as norm1
+    append_mlp(layers, block, s, rows);
+    if (s.parallel) layers.push_back({block + ".residual1", ResidualAdd{elements}});
+    layers.push_back({block + ".residual2", ResidualAdd{elements}});
+  }
+  layers.push_back(norm(s, "norm", rows));
+  // A head tied to the token embedding shares its weights, not its work: its matmul counts all the same.
+  layers.push_back({"lm_head", Linear{rows, s.hidden, s.vocab, false}});
+  return layers;
+}
+
+std::vector<Layer> build_decoder(const ModelEntry& e, const ModelOptions& o) {
+  const Spec s = read_spec(e);
+  return decoder_layers(e, s, phase_shape(e, s, o), o);
+}
+
+/// The weights of a layer: a Linear's matrix (and bias), a norm's scale (and LayerNorm's shift).
+std::uint64_t weights(const Layer& layer) {
+  if (const auto* l = std::get_if<Linear>(&layer.op))
+    return checked_add(checked_mul(l->in, l->out), l->bias ? l->out : 0);
+  if (const auto* n = std::get_if<LayerNorm>(&layer.op)) return checked_mul(2, n->width);
+  if (const auto* n = std::get_if<RmsNorm>(&layer.op)) return n->width;
+  return 0;
+}
+
+/// Sums the multiplications of the GEMM records: the multiply-accumulates of every matrix product.
+class MatmulMacs : public OpSink {
+ public:
+  void record(const OpRecord& op) override {
+    if (op.kind == OpClass::gemm) macs_ = checked_add(macs_, op.counts.ops(OpKind::mul));
+  }
+  std::uint64_t macs() const { return macs_; }
+
+ private:
+  std::uint64_t macs_ = 0;
+};
+
+DecoderFacts decoder_facts(const ModelEntry& e, const ModelOptions& o) {
+  const Spec s = read_spec(e);
+  const Shape sh = phase_shape(e, s, o);
+  const std::vector<Layer> layers = decoder_layers(e, s, sh, o);
+  DecoderFacts f;
+  std::uint64_t layer_weights = 0;  // read once per pass: every layer's and the head's
+  MatmulMacs macs;
+  for (const Layer& layer : layers) {
+    layer_weights = checked_add(layer_weights, weights(layer));
+    emit(layer, Convention::exact, macs);
+  }
+  const std::uint64_t token_table = checked_mul(s.vocab, s.hidden);
+  const std::uint64_t position_table = s.rotary ? 0 : checked_mul(s.positions, s.hidden);
+  f.embedding_params = checked_add(token_table, position_table) + (s.tied ? 0 : token_table);
+  f.params = checked_add(checked_add(token_table, position_table), layer_weights) - (s.tied ? token_table : 0);
+  f.layers = s.layers;
+  f.attention_width = s.heads * s.head_dim;
+  f.new_tokens = checked_mul(o.batch, sh.queries);
+  f.context = sh.keys;
+  f.kv_bytes_per_token = storage_bytes(o.phase.kv_dtype, checked_product({2, s.layers, s.kv_heads, s.head_dim}));
+  f.kv_cache_bytes = checked_product({o.batch, sh.keys, f.kv_bytes_per_token});
+  f.kv_write_bytes = checked_mul(f.new_tokens, f.kv_bytes_per_token);
+  const bool decode = o.phase.phase == Phase::decode;
+  if (decode) {  // step t of T reads the cache of N + t tokens (its own just written): T·N + T(T+1)/2
+    const std::uint64_t t = sh.queries, n = o.phase.context;
+    const std::uint64_t cached = checked_add(checked_mul(t, n), checked_mul(t, t + 1) / 2);
+    f.kv_read_bytes = checked_product({o.batch, cached, f.kv_bytes_per_token});
+  }
+  const std::uint64_t passes = decode ? sh.queries : 1;  // one prefill pass, or one pass per decode step
+  f.weight_read_bytes = checked_mul(passes, storage_bytes(o.phase.weight_dtype, layer_weights));
+  f.matmul_macs = macs.macs();
+  return f;
+}
+
+}  // namespace
+
+constinit const ModelFamily kDecoderFamily{"decoder", kKeys, build_decoder, decoder_facts};
+
+}  // namespace ecosim::detail

@@ -1,0 +1,272 @@
+// Decoder LLMs: parameter counts against the published ones, MACs per token against Kaplan et al. (2020), KV-cache
+// bytes, a decode step counted by hand, prefill + decode = a longer prefill, and the zoo's decoders against their
+// Hugging Face configs (tests/ops_counter/data/hf, written from the published config.json files).
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "ecosim/ops_counter/hf_config.hpp"
+#include "ecosim/ops_counter/model_zoo.hpp"
+#include "ecosim/ops_counter/primitives.hpp"
+#include "record_helpers.hpp"
+
+using namespace ecosim;
+
+namespace {
+
+const std::string kHfDir = ECOSIM_HF_CONFIGS_DIR;
+
+ModelZoo hf(const std::string& name) { return hf_config_zoo(kHfDir + "/" + name + ".json"); }
+std::string hf_model(const std::string& name) { return kHfDir + "/" + name + ".json"; }
+
+ModelOptions prefill(std::uint64_t seq = 0) {
+  ModelOptions o;
+  o.phase.phase = Phase::prefill;
+  o.seq_len = seq;
+  return o;
+}
+
+ModelOptions decode(std::uint64_t context, std::uint64_t tokens) {
+  ModelOptions o;
+  o.phase.phase = Phase::decode;
+  o.phase.context = context;
+  o.phase.tokens = tokens;
+  return o;
+}
+
+std::vector<OpRecord> records(const ModelZoo& zoo, const std::string& model, const ModelOptions& o, Convention c) {
+  RecordingSink sink;
+  for (const Layer& l : zoo.build(model, o)) emit(l, c, sink);
+  return sink.records;
+}
+
+OpCounts total(const ModelZoo& zoo, const std::string& model, const ModelOptions& o, Convention c) {
+  OpCounter counter;
+  for (const Layer& l : zoo.build(model, o)) emit(l, c, counter);
+  return counter.total();
+}
+
+/// A tiny Llama-style decoder: hidden 8, 4 query heads of 2 over 2 key/value heads, SwiGLU of 12, 2 layers, vocab 10.
+const char* kTinyZoo = R"({
+  "tiny": {"family": "decoder", "hidden_size": 8, "num_heads": 4, "num_kv_heads": 2, "intermediate_size": 12,
+           "layers": 2, "vocab_size": 10, "max_position_embeddings": 64, "norm": "rmsnorm", "mlp": "swiglu",
+           "position": "rotary", "parallel_attention": false, "tie_word_embeddings": false, "qkv_bias": false,
+           "o_bias": false, "mlp_bias": false, "native_attention": ["msa"]},
+  "tiny_gpt": {"extends": "tiny", "num_kv_heads": 4, "norm": "layernorm", "mlp": "gelu", "position": "learned",
+               "tie_word_embeddings": true, "qkv_bias": true, "o_bias": true, "mlp_bias": true}
+})";
+
+const OpRecord& named(const std::vector<OpRecord>& rs, const std::string& name) {
+  for (const OpRecord& r : rs)
+    if (r.name == name) return r;
+  FAIL("no record " << name);
+  return rs.front();
+}
+
+}  // namespace
+
+TEST_CASE("parameter counts from each config are the published ones (within 0.5 %)") {
+  struct Case {
+    const char* model;
+    double published;  // model cards / papers
+  };
+  const ModelZoo zoo = ModelZoo::builtin();
+  for (const Case& c :
+       {Case{"llama2_7b", 6.74e9}, Case{"llama3_8b", 8.03e9}, Case{"mistral_7b", 7.24e9}, Case{"llama3_70b", 70.6e9},
+        Case{"qwen2_7b", 7.62e9}, Case{"gpt2_medium", 355e6}, Case{"pythia_1_4b", 1.41e9}}) {
+    INFO(c.model);
+    const DecoderFacts zoo_facts = *zoo.decoder_facts(c.model, {});
+    const DecoderFacts hf_facts = *hf(c.model).decoder_facts(hf_model(c.model), {});
+    CHECK(zoo_facts.params == hf_facts.params);
+    CHECK(std::abs(static_cast<double>(zoo_facts.params) / c.published - 1) < 0.005);
+  }
+  // Exact published totals: GPT-2 small and medium (tied head, learned positions) and Pythia-1.4B's model card.
+  CHECK(hf("gpt2_small").decoder_facts(hf_model("gpt2_small"), {})->params == 124'439'808);
+  CHECK(zoo.decoder_facts("gpt2_medium", {})->params == 354'823'168);
+  CHECK(zoo.decoder_facts("pythia_1_4b", {})->params == 1'414'647'808);
+}
+
+TEST_CASE("the parameter formula by hand for a tiny decoder, untied and tied") {
+  const ModelZoo zoo = ModelZoo::parse(kTinyZoo, "tiny");
+  // untied: token table V·C + head V·C + layers·(qkv C·(H + 2·KV)·d + o H·d·C + SwiGLU 3·C·I + 2 RMSNorm C) + C
+  const std::uint64_t c = 8, v = 10, h = 4, kv = 2, d = 2, i = 12;
+  const std::uint64_t layer = c * (h + 2 * kv) * d + h * d * c + 3 * c * i + 2 * c;
+  const DecoderFacts f = *zoo.decoder_facts("tiny", {});
+  CHECK(f.params == 2 * v * c + 2 * layer + c);
+  CHECK(f.embedding_params == 2 * v * c);
+  // tied, GELU MLP, biases, LayerNorms, learned positions (max 64): head shares the token table
+  const std::uint64_t gpt_layer = (c * 3 * c + 3 * c) + (c * c + c) + (c * i + i) + (i * c + c) + 2 * 2 * c;
+  const DecoderFacts g = *zoo.decoder_facts("tiny_gpt", {});
+  CHECK(g.params == v * c + 64 * c + 2 * gpt_layer + 2 * c);
+  CHECK(g.embedding_params == v * c + 64 * c);
+}
+
+TEST_CASE("tying saves parameters, not work: the head's matmul counts all the same") {
+  const ModelZoo zoo = ModelZoo::parse(R"({"untied": {"extends": "gpt2_medium", "tie_word_embeddings": false}})", "t")
+                           .overlaying(ModelZoo::builtin());
+  const DecoderFacts tied = *zoo.decoder_facts("gpt2_medium", prefill(16)),
+                     untied = *zoo.decoder_facts("untied", prefill(16));
+  CHECK(untied.params - tied.params == 50257 * 1024);
+  CHECK(untied.matmul_macs == tied.matmul_macs);
+  CHECK(total(zoo, "untied", prefill(16), Convention::exact) ==
+        total(zoo, "gpt2_medium", prefill(16), Convention::exact));
+}
+
+TEST_CASE("forward MACs per token are within 1 % of Kaplan et al.'s N + n_layer·n_ctx·d_attn (+ de-embedding)") {
+  // Kaplan et al. 2020, Table 1: C_forward = 2N + 2·n_layer·n_ctx·d_attn FLOPs per token with N the non-embedding
+  // parameters (no token or position tables, no head), plus the de-embedding 2·d_model·n_vocab; one MAC = 2 FLOPs.
+  // ecosim counts the head on every token, so the de-embedding row is added; n_ctx is the prefill length.
+  const ModelZoo zoo = ModelZoo::builtin();
+  struct Case {
+    const char* model;
+    std::uint64_t d_model, vocab;
+  };
+  for (const Case& c :
+       {Case{"llama2_7b", 4096, 32000}, Case{"llama3_8b", 4096, 128256}, Case{"mistral_7b", 4096, 32000},
+        Case{"llama3_70b", 8192, 128256}, Case{"qwen2_7b", 3584, 152064}, Case{"gpt2_medium", 1024, 50257},
+        Case{"pythia_1_4b", 2048, 50304}}) {
+    for (std::uint64_t n_ctx : {512, 1024}) {
+      INFO(c.model << " at " << n_ctx);
+      const DecoderFacts f = *zoo.decoder_facts(c.model, prefill(n_ctx));
+      const double kaplan = static_cast<double>(f.non_embedding_params()) +
+                            static_cast<double>(f.layers * n_ctx * f.attention_width) +
+                            static_cast<double>(c.d_model * c.vocab);
+      CHECK(std::abs(f.macs_per_token() / kaplan - 1) < 0.01);
+    }
+  }
+}
+
+TEST_CASE("KV-cache bytes: 2·layers·kv_heads·head_dim·dtype bytes per token") {
+  const ModelZoo zoo = ModelZoo::builtin();
+  const DecoderFacts llama3 = *zoo.decoder_facts("llama3_8b", prefill(8192));  // fp16 by default
+  CHECK(llama3.kv_bytes_per_token == 128 * 1024);                              // 2·32·8·128·2 bytes
+  CHECK(llama3.kv_cache_bytes == std::uint64_t{1} << 30);                      // 1 GiB at 8,192 tokens
+  ModelOptions int8 = prefill(8192);
+  int8.phase.kv_dtype = DType::int8;
+  CHECK(zoo.decoder_facts("llama3_8b", int8)->kv_cache_bytes == std::uint64_t{1} << 29);
+  // grouped-query attention: Llama-2-7B (32 kv heads) keeps 4× Llama-3-8B's (8) per token
+  CHECK(zoo.decoder_facts("llama2_7b", {})->kv_bytes_per_token == 4 * llama3.kv_bytes_per_token);
+  // decode: the cache after T steps over N, T·N + T(T+1)/2 tokens read, T written
+  ModelOptions d = decode(100, 3);
+  d.batch = 2;
+  const DecoderFacts step = *zoo.decoder_facts("llama3_8b", d);
+  CHECK(step.kv_cache_bytes == 2 * 103 * llama3.kv_bytes_per_token);
+  CHECK(step.kv_read_bytes == 2 * (3 * 100 + 6) * llama3.kv_bytes_per_token);
+  CHECK(step.kv_write_bytes == 2 * 3 * llama3.kv_bytes_per_token);
+  CHECK(step.weight_read_bytes == 3 * zoo.decoder_facts("llama3_8b", prefill(8))->weight_read_bytes);
+}
+
+TEST_CASE("a decode step of a tiny decoder, counted by hand") {
+  const ModelZoo zoo = ModelZoo::parse(kTinyZoo, "tiny");
+  // 2 steps over a cache of 3: queries 2, keys 5; query i sees 3 + i + 1 keys: S = 4 + 5 = 9 pairs per head
+  const std::vector<OpRecord> rs = records(zoo, "tiny", decode(3, 2), Convention::exact);
+  const std::uint64_t h = 4, d = 2, s = 9;
+  const OpRecord& qkv = named(rs, "layer0.attn.qkv");
+  CHECK((qkv.m == 2 && qkv.k == 8 && qkv.n == (4 + 2 * 2) * 2));  // k and v of the kv heads only
+  CHECK(qkv.counts.ops(OpKind::mul) == 2 * 8 * 16);
+  CHECK(named(rs, "layer0.attn.scores").counts.ops(OpKind::mul) == h * s * d);  // every query head scores
+  CHECK(named(rs, "layer0.attn.scores").counts.ops(OpKind::add) == h * s * (d - 1));
+  CHECK(named(rs, "layer0.attn.context").counts.ops(OpKind::mul) == h * s * d);
+  CHECK(named(rs, "layer0.attn.softmax").counts.ops(OpKind::exp) == h * s);
+  // rotary on the 2 new tokens' 4 query and 2 key heads, all 2 dims: 2 muls + 1 add per element
+  CHECK(named(rs, "layer0.attn.rotary").counts.ops(OpKind::mul) == 2 * (4 + 2) * 2 * 2);
+  CHECK(named(rs, "layer0.attn.rotary").counts.ops(OpKind::add) == 2 * (4 + 2) * 2);
+  // RMSNorm row of 8: 3·8 + 1 muls, 8 adds, 1 div, 1 sqrt; paper: 2 MACs per element, as LayerNorm
+  CHECK(named(rs, "layer0.norm1").counts.ops(OpKind::mul) == 2 * (3 * 8 + 1));
+  CHECK(named(rs, "layer0.norm1").counts.ops(OpKind::add) == 2 * 8);
+  CHECK(named(records(zoo, "tiny", decode(3, 2), Convention::paper), "layer0.norm1").counts.ops(OpKind::mul) ==
+        2 * 2 * 8);
+  // SwiGLU: silu on 2·12 elements (1 exp, 1 add, 1 div each), gate product 2·12 muls
+  CHECK(named(rs, "layer0.silu").counts.ops(OpKind::exp) == 24);
+  CHECK(named(rs, "layer0.gate_mul").counts.ops(OpKind::mul) == 24);
+  CHECK(named(rs, "lm_head").counts.ops(OpKind::mul) == 2 * 8 * 10);
+}
+
+TEST_CASE("prefill is causal, and a prefill of N then T decode steps does the work of a prefill of N + T") {
+  const ModelZoo zoo = ModelZoo::parse(kTinyZoo, "tiny");
+  for (const std::string model : {"tiny", "tiny_gpt"}) {
+    INFO(model);
+    for (const Layer& l : zoo.build(model, prefill(6)))
+      if (const auto* a = std::get_if<AttentionConfig>(&l.op)) CHECK((a->causal && a->key_count() == 6));
+    CHECK(named(records(zoo, model, prefill(6), Convention::exact), "layer1.attn.scores").counts.ops(OpKind::mul) ==
+          4 * attended_pairs(6, 6, true) * 2);
+    for (Convention c : {Convention::exact, Convention::paper}) {
+      const OpCounts whole = total(zoo, model, prefill(9), c);
+      OpCounts parts = total(zoo, model, prefill(6), c);
+      parts += total(zoo, model, decode(6, 3), c);
+      for (OpKind k : kAllOpKinds) CHECK(whole.ops(k) == parts.ops(k));  // bytes differ: weights read per pass
+    }
+  }
+}
+
+TEST_CASE("a Hugging Face config and its zoo entry build the same records") {
+  const ModelZoo zoo = ModelZoo::builtin();
+  for (const std::string model :
+       {"llama2_7b", "llama3_8b", "llama3_70b", "mistral_7b", "qwen2_7b", "gpt2_medium", "pythia_1_4b"}) {
+    INFO(model);
+    for (const ModelOptions& o : {prefill(64), decode(100, 2)})
+      for (Convention c : {Convention::exact, Convention::paper})
+        CHECK(records(hf(model), hf_model(model), o, c) == records(zoo, model, o, c));
+  }
+}
+
+TEST_CASE("GPT-2 small from its config.json (decoder family) counts as the zoo's gpt2_small (encoder family)") {
+  const ModelZoo zoo = ModelZoo::builtin();
+  for (Convention c : {Convention::exact, Convention::paper}) {
+    ModelOptions encoder;  // the zoo's default: 1024 tokens, causal
+    CHECK(total(hf("gpt2_small"), hf_model("gpt2_small"), prefill(1024), c) == total(zoo, "gpt2_small", encoder, c));
+  }
+}
+
+TEST_CASE("decoder features: GQA projections, partial rotary, parallel attention, sliding window") {
+  const ModelZoo zoo = ModelZoo::builtin();
+  const std::vector<OpRecord> llama3 = records(zoo, "llama3_8b", prefill(16), Convention::exact);
+  CHECK(named(llama3, "layer0.attn.qkv").n == (32 + 2 * 8) * 128);
+  const std::vector<OpRecord> pythia = records(zoo, "pythia_1_4b", prefill(16), Convention::exact);
+  CHECK(named(pythia, "layer0.attn.rotary").n == 32);  // rotary_pct 0.25 of 128
+  CHECK(named(pythia, "layer0.attn.rotary").m == 16 * (16 + 16));
+  // parallel attention: both norms read the block input, residuals after the MLP; the same counts as sequential
+  const ModelZoo sequential =
+      ModelZoo::parse(R"({"seq": {"extends": "pythia_1_4b", "parallel_attention": false}})", "t").overlaying(zoo);
+  CHECK(total(sequential, "seq", prefill(16), Convention::exact) ==
+        total(zoo, "pythia_1_4b", prefill(16), Convention::exact));
+  // Mistral's 4,096-token window: the default prefill is the window; beyond it is refused
+  CHECK(zoo.decoder_facts("mistral_7b", {})->context == 4096);
+  CHECK_THROWS_WITH(zoo.build("mistral_7b", prefill(8192)), Catch::Contains("'sliding_window' (4096)"));
+  CHECK_THROWS_WITH(zoo.build("mistral_7b", decode(4096, 1)), Catch::Contains("sliding_window"));
+  // a variant without a causal form is refused, not made bidirectional
+  ModelOptions performer = prefill(64);
+  performer.attention.variant = AttentionVariant::performer;
+  CHECK_THROWS_WITH(zoo.build("llama2_7b", performer), Catch::Contains("has no causal form"));
+  // a phase is for decoders only
+  CHECK_THROWS_WITH(zoo.build("bert_base", prefill(64)), Catch::Contains("not a decoder"));
+  CHECK(!zoo.decoder_facts("bert_base", {}));
+  // --scope attention keeps a decoder's projections and rotary with its attention core
+  std::size_t attention_layers = 0;
+  for (const Layer& l : zoo.build("pythia_1_4b", prefill(16))) attention_layers += is_attention(l);
+  CHECK(attention_layers == 24 * 4);
+}
+
+TEST_CASE("a decoder entry of a user's zoo file: bad values and unknown keys are errors naming the key") {
+  const auto error_of = [](const std::string& changes) {
+    try {
+      (void)ModelZoo::parse(R"({"m": {"extends": "llama3_8b", )" + changes + "}}", "zoo.json")
+          .overlaying(ModelZoo::builtin())
+          .build("m", {});
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(error_of(R"("layers": 2)").empty());
+  CHECK_THAT(error_of(R"("norm": "batchnorm")"), Catch::Contains("'norm' must be one of rmsnorm, layernorm"));
+  CHECK_THAT(error_of(R"("mlp": "geglu")"), Catch::Contains("'mlp' must be one of swiglu, gelu"));
+  CHECK_THAT(error_of(R"("num_kv_heads": 5)"), Catch::Contains("'num_kv_heads' (5) must divide 'num_heads' (32)"));
+  CHECK_THAT(error_of(R"("layers": 1000000000)"), Catch::Contains("'layers' must be at most 256"));
+  CHECK_THAT(error_of(R"("max_position_embeddings": 1000000000000)"),
+             Catch::Contains("'max_position_embeddings' must be at most 16777216"));
+  CHECK_THAT(error_of(R"("rotary_fraction": 0)"), Catch::Contains("'rotary_fraction' must be a number in (0, 1]"));
+  CHECK_THAT(error_of(R"("position": "learned", "rotary_fraction": 0.5)"),
+             Catch::Contains("'rotary_fraction' applies to rotary position embedding only"));
+  CHECK_THAT(error_of(R"("num_experts": 8)"),
+             Catch::Contains("zoo.json: m.num_experts: unknown key for family 'decoder'"));
+}

@@ -1,0 +1,127 @@
+// Hugging Face config.json reading: hostile configs (zero or negative sizes, heads not dividing, unknown model types
+// and activations, absurd depths and contexts, missing and unknown fields) are errors naming the config's field.
+#include <catch2/catch.hpp>
+#include <fstream>
+
+#include "../unique_temp_path.hpp"
+#include "ecosim/ops_counter/hf_config.hpp"
+#include "ecosim/ops_counter/model_zoo.hpp"
+
+using namespace ecosim;
+
+namespace {
+
+/// Llama-3-8B's architectural fields, with `changes` merged over them (a null value removes the field).
+nlohmann::json llama(const nlohmann::json& changes = nlohmann::json::object()) {
+  nlohmann::json c = {{"model_type", "llama"},      {"hidden_size", 4096},
+                      {"num_attention_heads", 32},  {"num_key_value_heads", 8},
+                      {"intermediate_size", 14336}, {"num_hidden_layers", 32},
+                      {"vocab_size", 128256},       {"max_position_embeddings", 8192},
+                      {"hidden_act", "silu"},       {"tie_word_embeddings", false}};
+  for (const auto& [k, v] : changes.items()) {
+    if (v.is_null())
+      c.erase(k);
+    else
+      c[k] = v;
+  }
+  return c;
+}
+
+/// The error building the config's model (prefill of `seq` tokens; 0 = its default), or "" when it builds.
+std::string error_of(const nlohmann::json& config, std::uint64_t seq = 16) {
+  try {
+    nlohmann::json zoo = nlohmann::json::object();
+    zoo["c.json"] = decoder_entry_from_hf_config(config, "c.json");
+    ModelOptions o;
+    o.phase.phase = Phase::prefill;
+    o.seq_len = seq;
+    (void)ModelZoo::parse(zoo.dump(), "c.json").build("c.json", o);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("a valid config builds, with Hugging Face defaults for the optional fields") {
+  CHECK(error_of(llama()).empty());
+  CHECK(error_of(llama({{"num_key_value_heads", nullptr}})).empty());  // MHA: kv heads = heads
+  CHECK(error_of(llama({{"rope_scaling", {{"rope_type", "llama3"}, {"factor", 8.0}}}})).empty());
+  CHECK(error_of(llama({{"rms_norm_eps", 1e-6}, {"rope_theta", 5e5}, {"torch_dtype", "bfloat16"}})).empty());
+}
+
+TEST_CASE("hostile configs are errors naming the field") {
+  struct Case {
+    nlohmann::json config;
+    const char* expected;
+  };
+  const std::vector<Case> cases = {
+      {llama({{"hidden_size", 0}}), "'hidden_size' must be a positive integer"},
+      {llama({{"num_attention_heads", -32}}), "'num_attention_heads' must be a positive integer, got -32"},
+      {llama({{"intermediate_size", 1.5}}), "'intermediate_size' must be a positive integer"},
+      {llama({{"vocab_size", "many"}}), "'vocab_size' must be a positive integer"},
+      {llama({{"hidden_size", 4100}}), "'hidden_size' (4100) is not divisible by 'num_attention_heads' (32)"},
+      {llama({{"num_key_value_heads", 7}}), "'num_key_value_heads' (7) must divide 'num_attention_heads' (32)"},
+      {llama({{"hidden_act", "relu6"}}), "field 'hidden_act': \"relu6\" is not modelled for model_type llama"},
+      {llama({{"model_type", "mamba"}}), "field 'model_type': 'mamba' is not modelled"},
+      {llama({{"model_type", nullptr}}), "missing field 'model_type'"},
+      {llama({{"num_hidden_layers", nullptr}}), "missing field 'num_hidden_layers' (model_type llama)"},
+      {llama({{"num_hidden_layers", 1000000000}}), "'num_hidden_layers' must be at most 256, got 1000000000"},
+      {llama({{"max_position_embeddings", 1000000000000}}), "'max_position_embeddings' must be at most 16777216"},
+      {llama({{"vocab_size", 1000000000000}}), "'vocab_size' must be at most"},
+      {llama({{"hidden_size", 4294967296}}), "'hidden_size' must be at most 1048576"},
+      {llama({{"head_dim", 0}}), "'head_dim' must be a positive integer"},
+      {llama({{"partial_rotary_factor", 0.3}}), "'partial_rotary_factor' · head width (128) must be an even whole"},
+      {llama({{"tie_word_embeddings", "yes"}}), "'tie_word_embeddings' must be true or false"},
+      {llama({{"rope_scaling", {{"rope_type", "mystery"}}}}), "field 'rope_scaling'"},
+      {llama({{"num_experts", 8}}), "field 'num_experts' is not one ecosim reads"},
+      {llama({{"model_type", "qwen2"}, {"use_sliding_window", true}}), "field 'use_sliding_window'"},
+      {llama({{"model_type", "mistral"}, {"sliding_window", 4}}), "exceeds 'sliding_window' (4)"},
+      {{{"model_type", "gpt2"},
+        {"n_embd", 768},
+        {"n_head", 12},
+        {"n_layer", 12},
+        {"n_positions", 1024},
+        {"vocab_size", 50257},
+        {"activation_function", "gelu_new"},
+        {"add_cross_attention", true}},
+       "field 'add_cross_attention'"},
+      {{{"model_type", "gpt2"},
+        {"n_embd", -768},
+        {"n_head", 12},
+        {"n_layer", 12},
+        {"n_positions", 1024},
+        {"vocab_size", 50257},
+        {"activation_function", "gelu_new"}},
+       "'n_embd' must be a positive integer"},
+      {{{"model_type", "gpt_neox"},
+        {"hidden_size", 2048},
+        {"num_attention_heads", 16},
+        {"num_hidden_layers", 24},
+        {"intermediate_size", 8192},
+        {"vocab_size", 50304},
+        {"max_position_embeddings", 2048},
+        {"hidden_act", "gelu"},
+        {"rotary_pct", 1.5}},
+       "'rotary_pct' must be a number in (0, 1]"},
+      {nlohmann::json::array(), "must be a JSON object"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.config.dump());
+    CHECK_THAT(error_of(c.config), Catch::Contains(c.expected));
+  }
+  // a 10¹²-token context is refused before any work: it exceeds the model's positions
+  CHECK_THAT(error_of(llama(), 1000000000000),
+             Catch::Contains("a context of 1000000000000 tokens exceeds 'max_position_embeddings' (8192)"));
+}
+
+TEST_CASE("hf_config_zoo reads the file and names it in errors") {
+  const auto path = unique_temp_path("hf_config", ".json");
+  std::ofstream(path) << R"({"model_type": "llama", "hidden_size": 64)";
+  CHECK_THROWS_WITH(hf_config_zoo(path.string()), Catch::Contains(path.string()) && Catch::Contains("not valid JSON"));
+  std::ofstream(path) << llama({{"hidden_act", "gelu"}}).dump();
+  CHECK_THROWS_WITH(hf_config_zoo(path.string()), Catch::StartsWith(path.string() + ": field 'hidden_act'"));
+  std::filesystem::remove(path);
+  CHECK_THROWS_WITH(hf_config_zoo(path.string()), Catch::Contains(path.string()));
+}

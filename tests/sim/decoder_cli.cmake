@@ -1,0 +1,107 @@
+# Decoder LLMs on the command line: `count --hf-config` of Llama-3-8B's config.json reports its published
+# parameters (8.03 B), a 1 GiB fp16 KV cache at 8,192 tokens and the same counts as `--model llama3_8b`; a decode
+# step's counts are a prefill's difference; `trace --hf-config` writes a trace that counts the same; hostile
+# phase options and configs are one-line errors naming the option or field.
+include(${CMAKE_CURRENT_LIST_DIR}/../cli_helpers.cmake)
+set(HF ${CMAKE_CURRENT_LIST_DIR}/../ops_counter/data/hf)
+
+ecosim_count_json(hf --hf-config ${HF}/llama3_8b.json --phase prefill --seq 8192)
+ecosim_count_json(zoo --model llama3_8b --phase prefill --seq 8192)
+string(JSON params GET "${hf}" params)
+string(JSON kv GET "${hf}" kv_cache_bytes)
+string(JSON macs GET "${hf}" macs_per_token)
+string(JSON hf_muls GET "${hf}" muls)
+string(JSON zoo_muls GET "${zoo}" muls)
+string(JSON hf_path GET "${hf}" workload hf_config)
+math(EXPR params_off_permille "(${params} - 8030000000) * 1000 / 8030000000")
+if(NOT params_off_permille EQUAL 0 OR NOT kv EQUAL 1073741824 OR NOT hf_muls EQUAL zoo_muls OR macs LESS 8000000000)
+  message(FATAL_ERROR "llama3_8b config: params ${params}, kv ${kv}, muls ${hf_muls} vs ${zoo_muls}, macs ${macs}")
+endif()
+if(NOT hf_path STREQUAL "${HF}/llama3_8b.json")
+  message(FATAL_ERROR "workload.hf_config: ${hf_path}")
+endif()
+
+# prefill of 33 = prefill of 32 + one decode step over 32 (exact convention, all operations)
+ecosim_count_json(p33 --model llama2_7b --phase prefill --seq 33 --convention exact)
+ecosim_count_json(p32 --model llama2_7b --phase prefill --seq 32 --convention exact)
+ecosim_count_json(d1 --model llama2_7b --phase decode --context 32 --convention exact)
+foreach(kind muls adds)
+  string(JSON a GET "${p33}" ${kind})
+  string(JSON b GET "${p32}" ${kind})
+  string(JSON c GET "${d1}" ${kind})
+  math(EXPR sum "${b} + ${c}")
+  if(NOT sum EQUAL a)
+    message(FATAL_ERROR "${kind}: prefill 32 (${b}) + decode 1 (${c}) != prefill 33 (${a})")
+  endif()
+endforeach()
+
+ecosim_run(out rc trace --hf-config ${HF}/pythia_1_4b.json --phase decode --context 100 --tokens 4 -o p.jsonl)
+ecosim_count_json(traced --trace p.jsonl)
+ecosim_count_json(direct --hf-config ${HF}/pythia_1_4b.json --phase decode --context 100 --tokens 4 --convention exact)
+string(JSON traced_muls GET "${traced}" muls)
+string(JSON direct_muls GET "${direct}" muls)
+if(NOT rc EQUAL 0 OR NOT traced_muls EQUAL direct_muls)
+  message(FATAL_ERROR "trace --hf-config: rc ${rc}, ${traced_muls} muls against ${direct_muls}: ${out}")
+endif()
+
+file(WRITE ${WORKDIR}/gqa.json
+     [[{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 7,
+        "intermediate_size": 14336, "num_hidden_layers": 32, "vocab_size": 128256,
+        "max_position_embeddings": 8192, "hidden_act": "silu"}]])
+file(WRITE ${WORKDIR}/moe.json [[{"model_type": "mixtral", "hidden_size": 4096}]])
+foreach(case
+    "count --model llama3_8b --phase sideways|--phase must be 'prefill' or 'decode'"
+    "count --model llama3_8b --phase decode|--phase decode needs --context N"
+    "count --model llama3_8b --phase prefill --context 5|--context does not apply here"
+    "count --model llama3_8b --phase decode --context 5 --seq 9|--seq does not apply here"
+    "count --model llama3_8b --seq 9|--seq does not apply here"
+    "count --model llama3_8b --phase prefill --seq 1000000000000|exceeds 'max_position_embeddings' (8192)"
+    "count --model llama3_8b --phase decode --context 8192|a context of 8193 tokens exceeds"
+    "count --model llama3_8b --kv-dtype fp12|--kv-dtype: unknown data type 'fp12'"
+    "count --model bert_base --phase prefill|model 'bert_base' is not a decoder"
+    "count --model llama3_8b --hf-config gqa.json|give one of --model, --hf-config"
+    "count --hf-config gqa.json|'num_key_value_heads' (7) must divide 'num_attention_heads' (32)"
+    "count --hf-config moe.json|field 'model_type': 'mixtral' is not modelled"
+    "count --hf-config missing.json|missing.json"
+    "count --layer attention --seq 8 --phase decode|--phase does not apply here")
+  string(REPLACE "|" ";" parts "${case}")
+  list(GET parts 0 command)
+  list(GET parts 1 expected)
+  separate_arguments(args UNIX_COMMAND "${command}")
+  ecosim_run(out rc ${args})
+  string(FIND "${out}" "${expected}" at)
+  if(rc EQUAL 0 OR at EQUAL -1)
+    message(FATAL_ERROR "ecosim ${command}: rc ${rc}, expected '${expected}' in: ${out}")
+  endif()
+endforeach()
+
+# compare --hf-config: a tiny GQA config's whole-model comparison runs; a variant without a causal form is refused
+file(WRITE ${WORKDIR}/tiny.json
+     [[{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "num_hidden_layers": 2, "vocab_size": 100, "max_position_embeddings": 64,
+        "hidden_act": "silu"}]])
+ecosim_run(out rc compare --hf-config tiny.json --variants msa --out rep)
+file(READ ${WORKDIR}/rep/compare.json report)
+string(JSON hf_path GET "${report}" workload hf_config)
+if(NOT rc EQUAL 0 OR NOT hf_path STREQUAL "tiny.json")
+  message(FATAL_ERROR "compare --hf-config: rc ${rc}, workload.hf_config '${hf_path}': ${out}")
+endif()
+ecosim_run(out rc compare --hf-config tiny.json --variants performer --out rep2)
+string(FIND "${out}" "has no causal form" at)
+if(rc EQUAL 0 OR at EQUAL -1)
+  message(FATAL_ERROR "compare --hf-config --variants performer: rc ${rc}: ${out}")
+endif()
+
+# sweep: a {"hf_config": FILE} workload is replayed as the config's decoder (its rows name the file)
+file(WRITE ${WORKDIR}/spec.json [=[{
+  "axes": {"array.rows": [8, 16]},
+  "workloads": [{"hf_config": "tiny.json", "batch": [1, 2]}],
+  "variants": [{"name": "msa"}]
+}]=])
+ecosim_run(out rc sweep spec.json --out sweep --jobs 1)
+file(READ ${WORKDIR}/sweep/sweep.csv csv)
+string(REGEX MATCHALL "tiny.json b[12]" rows "${csv}")
+list(LENGTH rows n)
+if(NOT rc EQUAL 0 OR NOT n EQUAL 4)
+  message(FATAL_ERROR "sweep of an hf_config workload: rc ${rc}, ${n} rows: ${out}\n${csv}")
+endif()
