@@ -8,8 +8,10 @@ void append_block(std::vector<Layer>& layers, const std::string& block, std::uin
                   std::uint64_t hidden, const BlockParts& parts) {
   const std::uint64_t elements = checked_mul(rows, width), hidden_elements = checked_mul(rows, hidden);
   if (!parts.post_norm) layers.push_back({block + ".norm1", LayerNorm{rows, width}});
+  // the attention reads the block's (normalised) input, not the score additions listed before it
+  const std::string attention_input = parts.score_adds.empty() || layers.empty() ? "" : layers.back().name;
   layers.insert(layers.end(), parts.score_adds.begin(), parts.score_adds.end());
-  layers.push_back({block + ".attn", parts.attention});
+  layers.push_back({block + ".attn", parts.attention, attention_input});
   layers.push_back({block + ".residual1", ResidualAdd{elements}});
   layers.push_back({block + ".norm" + (parts.post_norm ? "1" : "2"), LayerNorm{rows, width}});
   layers.push_back({block + ".fc1", Linear{rows, width, hidden}});

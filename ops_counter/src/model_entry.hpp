@@ -26,7 +26,8 @@ struct ModelFamily {
   std::span<const std::string_view> keys;
   std::vector<Layer> (*build)(const ModelEntry& e, const ModelOptions& o);
 };
-extern const ModelFamily kHierarchicalVitFamily, kVitFamily, kSwinFamily, kLraFamily, kEncoderFamily;
+extern const ModelFamily kHierarchicalVitFamily, kVitFamily, kSwinFamily, kLraFamily, kEncoderFamily, kResnetFamily,
+    kVggFamily;
 
 class ModelEntry {
  public:

@@ -119,9 +119,9 @@ ModelOptions block_options(const ModelOptions& o, const std::vector<AttentionVar
 
 namespace {
 
-constexpr std::array<const detail::ModelFamily*, 5> kFamilies = {&detail::kHierarchicalVitFamily, &detail::kVitFamily,
-                                                                 &detail::kSwinFamily, &detail::kLraFamily,
-                                                                 &detail::kEncoderFamily};
+constexpr std::array<const detail::ModelFamily*, 7> kFamilies = {
+    &detail::kHierarchicalVitFamily, &detail::kVitFamily,    &detail::kSwinFamily, &detail::kLraFamily,
+    &detail::kEncoderFamily,         &detail::kResnetFamily, &detail::kVggFamily};
 /// Keys of every entry whatever its family.
 constexpr std::array<std::string_view, 2> kCommonKeys = {"family", "extends"};
 /// Entries of an `extends` chain beyond this are an error (a chain that long is circular).

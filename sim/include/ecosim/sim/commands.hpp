@@ -29,5 +29,6 @@ int fewbit(const Args& args);
 int replay(const Args& args);
 int compare(const Args& args);
 int sweep(const Args& args);
+int train(const Args& args);
 
 }  // namespace ecosim::cli
