@@ -11,7 +11,7 @@ namespace {
 
 constexpr std::size_t kStages = 4;
 constexpr std::uint64_t kBottleneckExpansion = 4;  // a bottleneck block's output = 4 × its width
-constexpr std::uint64_t kTotalStride = 32;          // stem conv 2, max pool 2, stages 2-4 one 2 each
+constexpr std::uint64_t kTotalStride = 32;         // stem conv 2, max pool 2, stages 2-4 one 2 each
 
 constexpr std::string_view kKeys[] = {"image_size", "in_chans", "num_classes", "depths", "widths", "bottleneck"};
 

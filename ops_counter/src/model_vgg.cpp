@@ -13,8 +13,8 @@ constexpr std::size_t kStages = 5;
 constexpr std::uint64_t kPooledSide = 7;     // the adaptive average pool's output side
 constexpr std::uint64_t kTotalStride = 224;  // 5 max pools (32) times the pooled side 7: an integral pool window
 
-constexpr std::string_view kKeys[] = {"image_size",   "in_chans",     "num_classes",
-                                      "stage_convs",  "stage_widths", "classifier_hidden"};
+constexpr std::string_view kKeys[] = {"image_size",  "in_chans",     "num_classes",
+                                      "stage_convs", "stage_widths", "classifier_hidden"};
 
 std::vector<Layer> build_vgg(const ModelEntry& e, const ModelOptions& o) {
   const auto convs = e.uints("stage_convs", kStages, kMaxBlocks), widths = e.uints("stage_widths", kStages);
@@ -32,7 +32,8 @@ std::vector<Layer> build_vgg(const ModelEntry& e, const ModelOptions& o) {
                                      .kernel = 3,
                                      .stride = 1,
                                      .pad = 1}});
-      layers.push_back({conv + ".relu", Activation{ActivationFunc::relu, checked_product({o.batch, widths[s], side, side})}});
+      layers.push_back(
+          {conv + ".relu", Activation{ActivationFunc::relu, checked_product({o.batch, widths[s], side, side})}});
       in_ch = widths[s];
     }
     const MaxPool2d pool{o.batch, in_ch, side, side, 2, 2, 0};

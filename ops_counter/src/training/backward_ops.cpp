@@ -46,8 +46,8 @@ struct BackwardEmitter {
   void single(OpRecord r) const { record(std::move(r), forward_paper(layer)); }
 
   void linear(const std::string& prefix, const Linear& l) const {
-    gemm(prefix + "grad_input", {.m = l.tokens, .n = l.in, .k = l.out, .b_shared = true});   // dY·Wᵀ
-    gemm(prefix + "grad_weight", {.m = l.in, .n = l.out, .k = l.tokens});                    // Xᵀ·dY
+    gemm(prefix + "grad_input", {.m = l.tokens, .n = l.in, .k = l.out, .b_shared = true});  // dY·Wᵀ
+    gemm(prefix + "grad_weight", {.m = l.in, .n = l.out, .k = l.tokens});                   // Xᵀ·dY
     if (l.bias)
       record(ops::reduce(prefix + "grad_bias", "sum", 1, l.out, l.tokens, DType::fp32, ops::sum_row(l.tokens), 1), {});
   }
@@ -71,9 +71,7 @@ struct BackwardEmitter {
     struct Prefixed : OpSink {
       const BackwardEmitter& e;
       explicit Prefixed(const BackwardEmitter& x) : e(x) {}
-      void record(const OpRecord& r) override {
-        e.sink.record(ops::prefixed(r, e.layer.name + ".backward"));
-      }
+      void record(const OpRecord& r) override { e.sink.record(ops::prefixed(r, e.layer.name + ".backward")); }
     } prefixed(*this);
     emit({"grad_input", grad_input}, convention, prefixed);
     // dW: per group, dY (C_out/g × pixels) times the input patches (pixels × (C_in/g)·k²)
@@ -86,8 +84,8 @@ struct BackwardEmitter {
 
   void operator()(const BatchNorm2d& b) const {
     const std::uint64_t len = checked_product({b.batch, b.h, b.w});
-    single(ops::reduce("grad_input", "batchnorm_backward", 1, b.channels, len, DType::fp32,
-                       batchnorm_backward_row(len), len));
+    single(ops::reduce("grad_input", "batchnorm_backward", 1, b.channels, len, DType::fp32, batchnorm_backward_row(len),
+                       len));
   }
 
   void operator()(const LayerNorm& l) const {

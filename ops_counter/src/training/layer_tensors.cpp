@@ -1,7 +1,7 @@
 // What each layer kind reads, writes and saves for backward, as PyTorch's autograd keeps it (conv, linear:
 // the input; BN: the input and per-channel mean and inverse std; LayerNorm: the input and per-row mean and
-// inverse std; ReLU, softmax: the output; GELU: the input; max pool: the input and int64 indices; avg pool:
-// the input; mean, add: nothing; `@` and x·y: both operands), and its trainable parameters.
+// inverse std; ReLU, softmax: the output; GELU: the input; max pool: the input and int64 indices; avg pool,
+// mean: the input; add: nothing; `@` and x·y: both operands), and its trainable parameters.
 #include "ecosim/ops_counter/checked.hpp"
 #include "training_rules.hpp"
 
@@ -27,15 +27,17 @@ struct TensorRules {
   }
 
   LayerTensors operator()(const Linear& l) const {
-    LayerTensors t = pointwise(checked_mul(l.tokens, l.in), checked_mul(l.tokens, l.out), {{Save::Of::input, "input", 0}});
+    LayerTensors t =
+        pointwise(checked_mul(l.tokens, l.in), checked_mul(l.tokens, l.out), {{Save::Of::input, "input", 0}});
     t.parameters = checked_add(checked_mul(l.in, l.out), l.bias ? l.out : 0);
     return t;
   }
 
   LayerTensors operator()(const Conv2d& c) const {
     if (c.groups == 0 || c.in_ch % c.groups) refuse("convolution with channels not divisible by groups");
-    LayerTensors t = pointwise(checked_product({c.batch, c.in_ch, c.in_h, c.in_w}),
-                               checked_product({c.batch, c.out_ch, c.out_h(), c.out_w()}), {{Save::Of::input, "input", 0}});
+    LayerTensors t =
+        pointwise(checked_product({c.batch, c.in_ch, c.in_h, c.in_w}),
+                  checked_product({c.batch, c.out_ch, c.out_h(), c.out_w()}), {{Save::Of::input, "input", 0}});
     t.parameters =
         checked_add(checked_product({c.out_ch, c.in_ch / c.groups, c.kernel, c.kernel}), c.bias ? c.out_ch : 0);
     return t;
@@ -58,8 +60,9 @@ struct TensorRules {
   }
 
   LayerTensors operator()(const Activation& a) const {
-    return pointwise(a.elements, a.elements,
-                     {a.func == ActivationFunc::relu ? Save{Save::Of::output, "output", 0} : Save{Save::Of::input, "input", 0}});
+    return pointwise(
+        a.elements, a.elements,
+        {a.func == ActivationFunc::relu ? Save{Save::Of::output, "output", 0} : Save{Save::Of::input, "input", 0}});
   }
 
   LayerTensors operator()(const ResidualAdd& r) const { return pointwise(r.elements, r.elements, {}); }
@@ -68,8 +71,9 @@ struct TensorRules {
     return pointwise(m.elements, m.elements, {{Save::Of::input, "input", 0}, {Save::Of::own, "other", m.elements}});
   }
 
-  LayerTensors operator()(const MeanPool& p) const {
-    return pointwise(checked_product({p.batch, p.tokens, p.width}), checked_mul(p.batch, p.width), {});
+  LayerTensors operator()(const MeanPool& p) const {  // torch 1.13's mean keeps its input (for self.numel())
+    return pointwise(checked_product({p.batch, p.tokens, p.width}), checked_mul(p.batch, p.width),
+                     {{Save::Of::input, "input", 0}});
   }
 
   LayerTensors operator()(const AvgPool2d& p) const {
@@ -107,8 +111,8 @@ struct TensorRules {
                                 {Save::Of::own, "probs", scores},
                                 {Save::Of::own, "v", per_operand},
                                 {Save::Of::own, "context", checked_mul(tokens, inner)}});  // of the output projection
-    t.backward_transient = checked_add(t.backward_transient, checked_mul(2, scores));  // d(probs), d(scores)
-    t.parameters = checked_add(checked_product({a.width(), 3, inner}), checked_mul(3, inner));  // qkv + bias
+    t.backward_transient = checked_add(t.backward_transient, checked_mul(2, scores));      // d(probs), d(scores)
+    t.parameters = checked_add(checked_product({a.width(), 3, inner}), checked_mul(3, inner));        // qkv + bias
     t.parameters = checked_add(t.parameters, checked_add(checked_mul(inner, a.width()), a.width()));  // proj + bias
     return t;
   }

@@ -42,7 +42,9 @@ OpRecord update_record(Optimizer optimizer, std::uint64_t parameters) {
   return u;
 }
 
-std::uint64_t state_bytes_per_parameter(Optimizer optimizer) { return storage_bytes(DType::fp32, rule(optimizer).state_elements); }
+std::uint64_t state_bytes_per_parameter(Optimizer optimizer) {
+  return storage_bytes(DType::fp32, rule(optimizer).state_elements);
+}
 
 }  // namespace training
 

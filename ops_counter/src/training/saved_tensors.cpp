@@ -9,8 +9,8 @@
 namespace ecosim::training {
 
 std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const std::vector<LayerTensors>& tensors) {
-  std::vector<std::uint64_t> elements;            // per tensor id
-  std::map<std::string, std::size_t> output_of;   // layer name → its output's tensor id
+  std::vector<std::uint64_t> elements;             // per tensor id
+  std::map<std::string, std::size_t> output_of;    // layer name → its output's tensor id
   std::map<std::size_t, std::size_t> saved_index;  // tensor id → its entry in `saved`
   std::vector<SavedTensor> saved;
   auto new_tensor = [&](std::uint64_t n) {
@@ -34,7 +34,9 @@ std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const s
     output_of[layer.name] = output;
     previous_output = output;
     for (const Save& s : t.saves) {
-      const std::size_t id = s.of == Save::Of::input ? input : s.of == Save::Of::output ? output : new_tensor(s.elements);
+      const std::size_t id = s.of == Save::Of::input    ? input
+                             : s.of == Save::Of::output ? output
+                                                        : new_tensor(s.elements);
       if (const auto known = saved_index.find(id); known != saved_index.end()) {
         saved[known->second].last_saver = i;
         continue;

@@ -24,6 +24,18 @@ ops::OpMix batch_statistics_row(std::uint64_t len) {
   return {.mul = checked_add(len, 2), .add = checked_sub(checked_mul(3, len), 1), .div = 1, .sqrt = 1};
 }
 
+/// f(), its error (a count overflowing 64 bits, an invalid shape) naming `layer` unless it already names one.
+template <class F>
+void naming_layer(const Layer& layer, F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    if (what.starts_with("training step:")) throw;
+    throw Error("training step: layer '" + layer.name + "': " + what);
+  }
+}
+
 }  // namespace
 
 void emit_training_forward(const Layer& layer, Convention convention, OpSink& sink) {
@@ -42,11 +54,14 @@ TrainingStep training_step(const std::vector<Layer>& layers, Optimizer optimizer
   if (layers.empty()) throw Error("training step: the model has no layers");
   TrainingStep step;
   std::vector<training::LayerTensors> tensors;
-  for (const Layer& layer : layers) tensors.push_back(training::layer_tensors(layer));
+  for (const Layer& layer : layers)
+    training::naming_layer(layer, [&] { tensors.push_back(training::layer_tensors(layer)); });
 
   training::RecordList forward(step.forward), backward(step.backward);
-  for (const Layer& layer : layers) training::emit_training_forward(layer, convention, forward);
-  for (auto layer = layers.rbegin(); layer != layers.rend(); ++layer) training::emit_backward(*layer, convention, backward);
+  for (const Layer& layer : layers)
+    training::naming_layer(layer, [&] { training::emit_training_forward(layer, convention, forward); });
+  for (auto layer = layers.rbegin(); layer != layers.rend(); ++layer)
+    training::naming_layer(*layer, [&] { training::emit_backward(*layer, convention, backward); });
 
   std::uint64_t buffers = 0;
   for (const training::LayerTensors& t : tensors) {

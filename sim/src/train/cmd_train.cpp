@@ -31,8 +31,7 @@ std::vector<std::string> parse_schemes(const std::string& text) {
   for (std::string s; std::getline(in, s, ',');) {
     if (std::find(std::begin(kSchemes), std::end(kSchemes), s) == std::end(kSchemes))
       throw Error("--scheme: unknown or not yet modelled scheme '" + s + "' (valid: none)");
-    if (std::find(schemes.begin(), schemes.end(), s) != schemes.end())
-      throw Error("--scheme: '" + s + "' given twice");
+    if (std::find(schemes.begin(), schemes.end(), s) != schemes.end()) throw Error("--scheme: '" + s + "' given twice");
     schemes.push_back(s);
   }
   if (schemes.empty()) throw Error("--scheme: give at least one scheme (valid: none)");
@@ -50,9 +49,9 @@ int train(const Args& args) {
       "resolution", po::value<std::int64_t>(), "image models: input height = width (default: the model's)")(
       "seq-len", po::value<std::int64_t>(), "sequence models: tokens (default: the model's)")(
       "scheme", po::value<std::string>()->default_value("none"), "activation schemes, comma-separated: none")(
-      "optimizer", po::value<std::string>()->default_value("sgd"),
-      "sgd (momentum, weight decay) or adamw")("convention", po::value<std::string>()->default_value("exact"),
-                                               "exact or paper (mmcv MACs; gradient GEMMs twice the forward)")(
+      "optimizer", po::value<std::string>()->default_value("sgd"), "sgd (momentum, weight decay) or adamw")(
+      "convention", po::value<std::string>()->default_value("exact"),
+      "exact or paper (mmcv MACs; gradient GEMMs twice the forward)")(
       "format", po::value<std::string>()->default_value("table"), "table, json or csv")(
       "out", po::value<std::string>(), "also write train.json, train.csv and memory_curve.csv into this folder");
   options.add(model_file_option());

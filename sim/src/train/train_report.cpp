@@ -46,8 +46,12 @@ nlohmann::ordered_json train_json(const nlohmann::ordered_json& workload, const 
     const PhaseTotals t = totals(s.step);
     nlohmann::ordered_json saved = nlohmann::ordered_json::array();
     for (const SavedTensor& x : s.step.saved)
-      saved.push_back({{"layer", x.layer}, {"what", x.what}, {"dtype", x.dtype}, {"elements", x.elements},
-                       {"bytes", x.bytes}, {"saved_by_layers", x.last_saver - x.first_saver + 1}});
+      saved.push_back({{"layer", x.layer},
+                       {"what", x.what},
+                       {"dtype", x.dtype},
+                       {"elements", x.elements},
+                       {"bytes", x.bytes},
+                       {"saved_by_layers", x.last_saver - x.first_saver + 1}});
     nlohmann::ordered_json curve = nlohmann::ordered_json::array();
     for (const MemoryPoint& p : s.step.memory_curve)
       curve.push_back({{"phase", p.phase}, {"layer", p.layer}, {"bytes", p.bytes}});
@@ -69,8 +73,9 @@ nlohmann::ordered_json train_json(const nlohmann::ordered_json& workload, const 
 
 std::string train_csv(const std::vector<SchemeStep>& steps, const nlohmann::ordered_json& provenance) {
   std::string out = provenance_lines(provenance);
-  out += "scheme,activation_bytes,peak_bytes,parameter_bytes,gradient_bytes,optimizer_state_bytes,buffer_bytes,"
-         "forward_muls,forward_adds,backward_muls,backward_adds,update_muls,update_adds\n";
+  out +=
+      "scheme,activation_bytes,peak_bytes,parameter_bytes,gradient_bytes,optimizer_state_bytes,buffer_bytes,"
+      "forward_muls,forward_adds,backward_muls,backward_adds,update_muls,update_adds\n";
   for (const SchemeStep& s : steps) {
     const PhaseTotals t = totals(s.step);
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", s.scheme, s.step.activation_bytes, s.step.peak_bytes,
@@ -94,11 +99,11 @@ std::string memory_curve_csv(const std::vector<SchemeStep>& steps) {
 std::string train_table(const nlohmann::ordered_json& workload, const std::vector<SchemeStep>& steps,
                         const nlohmann::ordered_json& provenance) {
   const TrainingStep& first = steps.front().step;
-  std::string out = fmt::format("training step: {}\nparameters: {} ({:.3f} GiB; gradients {:.3f} GiB, optimizer state "
-                                "{:.3f} GiB, buffers {:.3f} GiB)\n\n",
-                                workload.dump(), first.parameters, first.parameter_bytes / kGiB,
-                                first.gradient_bytes / kGiB, first.optimizer_state_bytes / kGiB,
-                                first.buffer_bytes / kGiB);
+  std::string out = fmt::format(
+      "training step: {}\nparameters: {} ({:.3f} GiB; gradients {:.3f} GiB, optimizer state "
+      "{:.3f} GiB, buffers {:.3f} GiB)\n\n",
+      workload.dump(), first.parameters, first.parameter_bytes / kGiB, first.gradient_bytes / kGiB,
+      first.optimizer_state_bytes / kGiB, first.buffer_bytes / kGiB);
   out += fmt::format("{:<10} {:>16} {:>12} {:>14} {:>14} {:>14}\n", "scheme", "activations GiB", "peak GiB",
                      "forward G mul", "backward G mul", "update G mul");
   for (const SchemeStep& s : steps) {

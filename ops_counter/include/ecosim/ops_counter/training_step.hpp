@@ -19,8 +19,8 @@ Optimizer parse_optimizer(std::string_view text);  // "sgd" | "adamw"; throws ec
 
 /// A tensor autograd keeps from the forward pass until the backward pass of the layers that saved it.
 struct SavedTensor {
-  std::string layer;  // the first layer saving it
-  std::string what;   // "input", "output", "stats", "indices", "q", "k", "v", "probs", "context"
+  std::string layer;           // the first layer saving it
+  std::string what;            // "input", "output", "stats", "indices", "q", "k", "v", "probs", "context"
   std::string dtype = "fp32";  // fp32, or int64 (max-pool indices)
   std::uint64_t elements = 0, bytes = 0;
   std::size_t first_saver = 0, last_saver = 0;  // indices of the first and last layer saving it
