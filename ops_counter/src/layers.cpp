@@ -93,6 +93,8 @@ struct LayerEmitter {
     (*this)(std::move(r), ops::macs(checked_product({p.batch, p.channels, p.in_h, p.in_w})));  // mmcv: input elements
   }
 
+  void operator()(const Dropout&) const {}  // the identity in inference
+
   void operator()(const Softmax& s) const { (*this)(ops::softmax("", s.batch, s.rows, s.len), {}); }
 
   void operator()(const Matmul& m) const {  // mmcv counts no MACs for `@`

@@ -84,6 +84,23 @@ TEST_CASE("saved tensors: a tensor saved by two layers is stored once") {
   CHECK(training_step(net, Optimizer::sgd, Convention::exact).activation_bytes == expected);
 }
 
+TEST_CASE("dropout: a 1-byte mask, and its output a new tensor the next layer may save") {
+  const std::vector<Layer> net = {{"fc1", Linear{.tokens = 4, .in = 3, .out = 5}},
+                                  {"drop", Dropout{20}},
+                                  {"fc2", Linear{.tokens = 4, .in = 5, .out = 2}},
+                                  {"drop2", Dropout{8}},
+                                  {"add", ResidualAdd{8}}};
+  // fc1's input 12 fp32; mask 20 bool; the dropped fc1 output (fc2's input) 20 fp32; drop2's mask 8 bool (its
+  // output goes to an add, which saves nothing)
+  const TrainingStep step = training_step(net, Optimizer::sgd, Convention::exact);
+  CHECK(step.activation_bytes == 4 * 12 + 20 + 4 * 20 + 8);
+  CHECK(step.forward.size() == 5);  // fc1, fc2, add and the two dropouts, which only the training step reports
+  OpCounter inference;
+  for (const Layer& l : net) emit(l, Convention::exact, inference);
+  CHECK(inference.records() == 3);
+  CHECK(muls(step.forward) == 4 * 3 * 5 + 20 + 4 * 5 * 2 + 8);
+}
+
 TEST_CASE("ResNet shortcut: the downsample conv saves the block input the first conv already saved") {
   const std::vector<Layer> resnet = zoo_model("resnet18", 1);
   std::size_t downsamples = 0;

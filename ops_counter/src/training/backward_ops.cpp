@@ -126,6 +126,10 @@ struct BackwardEmitter {
                         checked_product({p.batch, p.channels, p.out_h(), p.out_w()}), DType::fp32, {.add = 1}, 2));
   }
 
+  void operator()(const Dropout& d) const {  // dY times the saved mask (scaled by 1/(1 − p))
+    single(ops::eltwise("grad_input", "dropout_backward", 1, 1, d.elements, DType::fp32, {.mul = 1}, 2));
+  }
+
   void operator()(const Softmax& s) const {
     single(ops::reduce("grad_input", "softmax_backward", s.batch, s.rows, s.len, DType::fp32,
                        softmax_backward_row(s.len), s.len));
@@ -148,6 +152,8 @@ struct BackwardEmitter {
     linear("proj.", {.tokens = tokens, .in = inner, .out = a.width()});
     gemm("context.grad_probs", {.batch = g, .m = n, .n = n, .k = d});  // dCtx·Vᵀ
     gemm("context.grad_v", {.batch = g, .m = n, .n = d, .k = n});      // Pᵀ·dCtx
+    if (a.probs_dropout)
+      record(ops::eltwise("probs_dropout.grad_input", "dropout_backward", g, n, n, DType::fp32, {.mul = 1}, 2), {});
     record(ops::reduce("softmax.grad_input", "softmax_backward", g, n, n, DType::fp32, softmax_backward_row(n), n), {});
     record(ops::eltwise("scale.grad_input", "scale", g, n, n, DType::fp32, {.mul = 1}), ops::muls(scores));
     gemm("scores.grad_q", {.batch = g, .m = n, .n = d, .k = n});  // dS·K

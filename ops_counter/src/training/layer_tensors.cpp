@@ -1,7 +1,7 @@
 // What each layer kind reads, writes and saves for backward, as PyTorch's autograd keeps it (conv, linear:
 // the input; BN: the input and per-channel mean and inverse std; LayerNorm: the input and per-row mean and
-// inverse std; ReLU, softmax: the output; GELU: the input; max pool: the input and int64 indices; avg pool,
-// mean: the input; add: nothing; `@` and x·y: both operands), and its trainable parameters.
+// inverse std; ReLU, softmax: the output; GELU: the input; max pool: the input and int64 indices; dropout:
+// its mask; avg pool, mean: the input; add: nothing; `@` and x·y: both operands), and its trainable parameters.
 #include "ecosim/ops_counter/checked.hpp"
 #include "training_rules.hpp"
 
@@ -89,6 +89,10 @@ struct TensorRules {
                      {{Save::Of::input, "input", 0}, {Save::Of::own, "indices", out, kInt64}});
   }
 
+  LayerTensors operator()(const Dropout& d) const {  // its output: a new tensor
+    return pointwise(d.elements, d.elements, {{Save::Of::own, "mask", d.elements, kBool}});
+  }
+
   LayerTensors operator()(const Softmax& s) const {
     const std::uint64_t elements = checked_product({s.batch, s.rows, s.len});
     return pointwise(elements, elements, {{Save::Of::output, "output", 0}});
@@ -111,8 +115,11 @@ struct TensorRules {
                                 {Save::Of::own, "probs", scores},
                                 {Save::Of::own, "v", per_operand},
                                 {Save::Of::own, "context", checked_mul(tokens, inner)}});  // of the output projection
-    t.backward_transient = checked_add(t.backward_transient, checked_mul(2, scores));      // d(probs), d(scores)
-    t.parameters = checked_add(checked_product({a.width(), 3, inner}), checked_mul(3, inner));        // qkv + bias
+    if (a.probs_dropout)  // the mask, and the dropped probabilities the context matmul keeps
+      t.saves.insert(t.saves.begin() + 4, {Save{Save::Of::own, "probs_dropout_mask", scores, kBool},
+                                           Save{Save::Of::own, "dropped_probs", scores}});
+    t.backward_transient = checked_add(t.backward_transient, checked_mul(2, scores));           // d(probs), d(scores)
+    t.parameters = checked_add(checked_product({a.width(), 3, inner}), checked_mul(3, inner));  // qkv + bias
     t.parameters = checked_add(t.parameters, checked_add(checked_mul(inner, a.width()), a.width()));  // proj + bias
     return t;
   }

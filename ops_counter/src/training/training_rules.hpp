@@ -19,6 +19,7 @@ struct ElementType {
 };
 inline constexpr ElementType kFp32{"fp32", 4};
 inline constexpr ElementType kInt64{"int64", 8};  // PyTorch's max-pool indices
+inline constexpr ElementType kBool{"bool", 1};    // a dropout mask as CUDA keeps it (the CPU keeps fp32 noise)
 
 /// One tensor a layer saves: its input (the tensor it reads, possibly saved by another layer too), its output,
 /// or a tensor of its own (statistics, indices, attention internals).

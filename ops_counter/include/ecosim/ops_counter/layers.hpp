@@ -63,6 +63,11 @@ struct MaxPool2d {
   std::uint64_t out_w() const;
 };
 
+/// Dropout in training (the identity in inference: emit() reports nothing; the training step counts it).
+struct Dropout {
+  std::uint64_t elements = 1;
+};
+
 struct Softmax {  // over rows of `len` elements
   std::uint64_t batch = 1, rows = 1, len = 1;
 };
@@ -121,7 +126,7 @@ struct Layer {
   std::string name;
   std::variant<Linear, Conv2d, LayerNorm, Activation, ResidualAdd, ElementwiseMul, MeanPool, AvgPool2d, Softmax, Matmul,
                AttentionConfig, SoftmaxAttention, Elementwise, Reduction, DataMovement, ConvTranspose2d, BatchNorm2d,
-               MaxPool2d>
+               MaxPool2d, Dropout>
       op;
   /// The layer whose output this layer reads (its first operand); empty: the layer before it. Only the
   /// training step's saved tensors use it (a ResNet shortcut reads its block's input).
