@@ -141,14 +141,9 @@ struct BackwardEmitter {
   }
 
   void operator()(const AttentionConfig& a) const {
-    (void)layer_tensors(layer);  // refuses the variants and shapes without training rules
+    const AttentionShape shape = attention_shape(layer.name, a);  // refuses what is not modelled
     const std::uint64_t tokens = checked_mul(a.batch, a.seq), inner = checked_mul(a.heads, a.head_dim);
-    std::uint64_t g = checked_mul(a.batch, a.heads), n = a.seq;
-    if (a.variant == AttentionVariant::lsa) {
-      g = checked_mul(g, lsa_windows(a));
-      n = checked_mul(a.window, a.window);
-    }
-    const std::uint64_t d = a.head_dim, scores = checked_product({g, n, n});
+    const std::uint64_t g = shape.groups, n = shape.tokens, d = a.head_dim, scores = checked_product({g, n, n});
     linear("proj.", {.tokens = tokens, .in = inner, .out = a.width()});
     gemm("context.grad_probs", {.batch = g, .m = n, .n = n, .k = d});  // dCtx·Vᵀ
     gemm("context.grad_v", {.batch = g, .m = n, .n = d, .k = n});      // Pᵀ·dCtx

@@ -9,11 +9,6 @@ namespace ecosim::training {
 
 namespace {
 
-/// The softmax attention shape a training step models: `groups` attentions of `tokens` tokens.
-struct AttentionShape {
-  std::uint64_t groups, tokens;
-};
-
 struct TensorRules {
   const std::string& name;
 
@@ -104,7 +99,7 @@ struct TensorRules {
   }
 
   LayerTensors operator()(const AttentionConfig& a) const {
-    const AttentionShape s = attention_shape(a);
+    const AttentionShape s = attention_shape(name, a);
     const std::uint64_t tokens = checked_mul(a.batch, a.seq), inner = checked_mul(a.heads, a.head_dim);
     const std::uint64_t per_operand = checked_product({s.groups, s.tokens, a.head_dim});
     const std::uint64_t scores = checked_product({s.groups, s.tokens, s.tokens});
@@ -129,25 +124,26 @@ struct TensorRules {
   LayerTensors operator()(const Reduction& r) const { refuse("reduction " + r.func); }
   LayerTensors operator()(const DataMovement& d) const { refuse("data movement " + d.func); }
   LayerTensors operator()(const ConvTranspose2d&) const { refuse("transposed convolution"); }
-
-  AttentionShape attention_shape(const AttentionConfig& a) const {
-    a.validate();
-    const std::string variant(ecosim::name(a.variant));
-    if (!a.projections) refuse("attention without projections");
-    if (a.causal) refuse("causal attention");
-    if (a.key_count() != a.seq) refuse("attention over another token set");
-    const std::uint64_t heads = checked_mul(a.batch, a.heads);
-    if (a.variant == AttentionVariant::msa) return {heads, a.seq};
-    if (a.variant == AttentionVariant::lsa) {
-      const std::uint64_t windows = lsa_windows(a), window_tokens = checked_mul(a.window, a.window);
-      if (checked_mul(windows, window_tokens) != a.seq) refuse("lsa attention over a zero-padded grid");
-      return {checked_mul(heads, windows), window_tokens};
-    }
-    refuse(variant + " attention");
-  }
 };
 
 }  // namespace
+
+AttentionShape attention_shape(const std::string& layer, const AttentionConfig& a) {
+  const TensorRules rules{layer};
+  a.validate();
+  const std::string variant(ecosim::name(a.variant));
+  if (!a.projections) rules.refuse("attention without projections");
+  if (a.causal) rules.refuse("causal attention");
+  if (a.key_count() != a.seq) rules.refuse("attention over another token set");
+  const std::uint64_t heads = checked_mul(a.batch, a.heads);
+  if (a.variant == AttentionVariant::msa) return {heads, a.seq};
+  if (a.variant == AttentionVariant::lsa) {
+    const std::uint64_t windows = lsa_windows(a), window_tokens = checked_mul(a.window, a.window);
+    if (checked_mul(windows, window_tokens) != a.seq) rules.refuse("lsa attention over a zero-padded grid");
+    return {checked_mul(heads, windows), window_tokens};
+  }
+  rules.refuse(variant + " attention");
+}
 
 LayerTensors layer_tensors(const Layer& layer) { return std::visit(TensorRules{layer.name}, layer.op); }
 

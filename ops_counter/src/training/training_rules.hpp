@@ -41,6 +41,13 @@ struct LayerTensors {
 /// Throws ecosim::Error naming the layer for a kind (or attention variant) without training rules.
 LayerTensors layer_tensors(const Layer& layer);
 
+/// The softmax attention a training step models (MSA, or LSA over unpadded windows): `groups` attentions of
+/// `tokens` tokens each. Throws, naming `layer`, for any other attention.
+struct AttentionShape {
+  std::uint64_t groups, tokens;
+};
+AttentionShape attention_shape(const std::string& layer, const AttentionConfig& a);
+
 /// The forward records of `layer` in training: emit()'s, and BN's batch statistics (mean, variance, 1/std).
 void emit_training_forward(const Layer& layer, Convention convention, OpSink& sink);
 

@@ -36,14 +36,14 @@ void naming_layer(const Layer& layer, F&& f) {
   }
 }
 
-}  // namespace
-
 /// A dropout in training over batch·m·n elements: one compare per element (a uniform draw against p; drawing
 /// it is not counted) making the mask, one multiply applying it scaled by 1/(1 − p). Paper: 0 (no mmcv rule).
 OpRecord dropout(std::string name, std::uint64_t batch, std::uint64_t m, std::uint64_t n, Convention convention) {
   return ops::in_convention(ops::eltwise(std::move(name), "dropout", batch, m, n, DType::fp32, {.mul = 1, .cmp = 1}),
                             convention, {});
 }
+
+}  // namespace
 
 void emit_training_forward(const Layer& layer, Convention convention, OpSink& sink) {
   if (const auto* b = std::get_if<BatchNorm2d>(&layer.op)) {
@@ -56,10 +56,8 @@ void emit_training_forward(const Layer& layer, Convention convention, OpSink& si
   if (const auto* d = std::get_if<Dropout>(&layer.op))
     sink.record(dropout(layer.name + ".dropout", 1, 1, d->elements, convention));
   if (const auto* a = std::get_if<AttentionConfig>(&layer.op); a && a->probs_dropout) {
-    const bool windows = a->variant == AttentionVariant::lsa;
-    const std::uint64_t n = windows ? checked_mul(a->window, a->window) : a->seq;
-    const std::uint64_t groups = checked_product({a->batch, a->heads, windows ? lsa_windows(*a) : 1});
-    sink.record(dropout(layer.name + ".probs_dropout", groups, n, n, convention));
+    const AttentionShape s = attention_shape(layer.name, *a);
+    sink.record(dropout(layer.name + ".probs_dropout", s.groups, s.tokens, s.tokens, convention));
   }
 }
 
