@@ -93,6 +93,23 @@ struct LayerEmitter {
     (*this)(std::move(r), ops::macs(checked_product({p.batch, p.channels, p.in_h, p.in_w})));  // mmcv: input elements
   }
 
+  void operator()(const BatchNorm2d& b) const {
+    const std::uint64_t elements = checked_product({b.batch, b.channels, b.h, b.w});
+    // mmcv: an affine norm counts 2 MACs per element
+    (*this)(ops::eltwise("", "batchnorm", 1, 1, elements, DType::fp32, {.mul = 1, .add = 1}),
+            ops::macs(checked_mul(2, elements)));
+  }
+
+  void operator()(const MaxPool2d& p) const {
+    const std::uint64_t window = checked_mul(p.kernel, p.kernel);
+    OpRecord r = ops::reduce("", "max_pool", p.batch, checked_product({p.channels, p.out_h(), p.out_w()}), window,
+                             DType::fp32, {.cmp = window - 1}, 1);
+    r.params = {{"kernel", p.kernel}, {"stride", p.stride}, {"pad", p.pad}};
+    (*this)(std::move(r), ops::macs(checked_product({p.batch, p.channels, p.in_h, p.in_w})));  // mmcv: input elements
+  }
+
+  void operator()(const Dropout&) const {}  // the identity in inference
+
   void operator()(const Softmax& s) const { (*this)(ops::softmax("", s.batch, s.rows, s.len), {}); }
 
   void operator()(const Matmul& m) const {  // mmcv counts no MACs for `@`
@@ -150,6 +167,8 @@ struct LayerEmitter {
 
 std::uint64_t Conv2d::out_h() const { return conv_output_size(in_h, kernel, stride, pad); }
 std::uint64_t Conv2d::out_w() const { return conv_output_size(in_w, kernel, stride, pad); }
+std::uint64_t MaxPool2d::out_h() const { return conv_output_size(in_h, kernel, stride, pad); }
+std::uint64_t MaxPool2d::out_w() const { return conv_output_size(in_w, kernel, stride, pad); }
 
 void emit(const Layer& layer, Convention convention, OpSink& sink) {
   std::visit(LayerEmitter{layer.name, convention, sink}, layer.op);

@@ -1,7 +1,7 @@
 // Builder of language-model encoders (BERT, GPT-2): token embedding lookup (memory only), position (and BERT's
-// token-type) embedding adds, optional embedding LayerNorm, blocks in pre-norm (GPT-2) or post-norm (BERT)
-// form, causal attention in causal models (only a variant with a causal form), optional final LayerNorm and
-// language-model head.
+// token-type) embedding adds, optional embedding LayerNorm, optional training dropouts, blocks in pre-norm (GPT-2) or
+// post-norm (BERT) form, causal attention in causal models (only a variant with a causal form), optional final
+// LayerNorm and language-model head.
 #include "ecosim/ops_counter/checked.hpp"
 #include "model_entry.hpp"
 
@@ -9,10 +9,10 @@ namespace ecosim::detail {
 
 namespace {
 
-constexpr std::string_view kKeys[] = {"seq_len",         "embed_dim",  "num_heads", "ffn_hidden",
-                                      "layers",          "causal",     "post_norm", "token_type_embedding",
-                                      "embedding_norm",  "final_norm", "lm_head",   "vocab_size",
-                                      "native_attention"};
+constexpr std::string_view kKeys[] = {"seq_len",          "embed_dim",  "num_heads", "ffn_hidden",
+                                      "layers",           "causal",     "post_norm", "token_type_embedding",
+                                      "embedding_norm",   "final_norm", "lm_head",   "vocab_size",
+                                      "native_attention", "dropout"};
 
 std::vector<Layer> build_encoder(const ModelEntry& e, const ModelOptions& o) {
   const std::uint64_t n = sequence_length(e, o);
@@ -23,6 +23,9 @@ std::vector<Layer> build_encoder(const ModelEntry& e, const ModelOptions& o) {
   std::vector<Layer> layers{{"embed.position", ResidualAdd{elements}}};
   if (e.flag("token_type_embedding")) layers.push_back({"embed.token_type", ResidualAdd{elements}});
   if (e.flag("embedding_norm")) layers.push_back({"embed.norm", LayerNorm{rows, c}});
+  // training: dropout after the embeddings, on the attention probabilities and on each branch's output
+  const bool dropout = e.has("dropout") && e.flag("dropout");
+  if (dropout) layers.push_back({"embed.dropout", Dropout{elements}});
   const std::vector<AttentionVariant> native = native_variants(e, o);
   const std::uint64_t depth = e.uint("layers", kMaxBlocks);
   for (std::uint64_t l = 0; l < depth; ++l) {
@@ -30,6 +33,8 @@ std::vector<Layer> build_encoder(const ModelEntry& e, const ModelOptions& o) {
     BlockParts parts{.attention =
                          block_attention(block_options(o, native, l), false, n, heads, head_width(e, c, heads), c, {})};
     parts.post_norm = post_norm;
+    parts.dropout = dropout;
+    parts.attention.probs_dropout = dropout;
     parts.attention.causal = causal;  // MSA scores only the attended pairs; a variant without a causal form: refused
     try {
       parts.attention.validate();

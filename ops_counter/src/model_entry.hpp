@@ -28,7 +28,8 @@ struct ModelFamily {
   /// The figures of a decoder (decoder.hpp); null for the other families.
   DecoderFacts (*facts)(const ModelEntry& e, const ModelOptions& o) = nullptr;
 };
-extern const ModelFamily kHierarchicalVitFamily, kVitFamily, kSwinFamily, kLraFamily, kEncoderFamily, kDecoderFamily;
+extern const ModelFamily kHierarchicalVitFamily, kVitFamily, kSwinFamily, kLraFamily, kEncoderFamily, kDecoderFamily,
+    kResnetFamily, kVggFamily;
 
 class ModelEntry {
  public:
@@ -99,6 +100,7 @@ struct BlockParts {
   std::vector<Layer> score_adds = {};  // additions to the attention scores (relative position bias, shift mask)
   std::vector<Layer> mlp_inner = {};   // between fc1 and GELU (PVTv2's ReLU and depthwise conv)
   bool post_norm = false;              // LN(x + Attn(x)), LN(x + MLP(x)) (BERT) instead of pre-norm
+  bool dropout = false;                // training: dropout on the attention and MLP outputs (and probabilities)
 };
 /// Appends a block named "<block>.<part>" over `rows` tokens of `width` with MLP width `hidden`: pre-norm
 /// x + Attn(LN(x)), x + MLP(LN(x)) with MLP = fc1, mlp_inner, GELU, fc2; or the post-norm form.

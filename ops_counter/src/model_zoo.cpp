@@ -146,9 +146,9 @@ ModelOptions block_options(const ModelOptions& o, const std::vector<AttentionVar
 
 namespace {
 
-constexpr std::array<const detail::ModelFamily*, 6> kFamilies = {
+constexpr std::array<const detail::ModelFamily*, 8> kFamilies = {
     &detail::kHierarchicalVitFamily, &detail::kVitFamily,    &detail::kSwinFamily, &detail::kLraFamily,
-    &detail::kEncoderFamily,         &detail::kDecoderFamily};
+    &detail::kEncoderFamily,         &detail::kDecoderFamily, &detail::kResnetFamily, &detail::kVggFamily};
 /// Keys of every entry whatever its family.
 constexpr std::array<std::string_view, 2> kCommonKeys = {"family", "extends"};
 /// Entries of an `extends` chain beyond this are an error (a chain that long is circular).

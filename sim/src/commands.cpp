@@ -23,6 +23,8 @@ constexpr std::array kCommands = {
     Command{"replay", "replay a trace on the SystemC BitFusion-like accelerator: cycles, latency, energy", &replay},
     Command{"sweep", "design-space sweep: accelerator configurations × workloads × variants, Pareto plots", &sweep},
     Command{"run", "run one attention kernel: latency, instrumented op counts, error against MSA", &run},
+    Command{"train", "one training step of a model: forward, backward and update ops, activation and peak memory",
+            &train},
     Command{"validate", "check GPU kernels against CPU references and their mathematical properties", &validate},
 };
 

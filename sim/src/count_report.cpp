@@ -15,8 +15,6 @@ Format parse_format(const std::string& text) {
   throw Error("unknown format '" + text + "' (valid: table, csv, json)");
 }
 
-namespace {
-
 nlohmann::json counts_json(const OpCounts& c, const TechTable& tech) {
   nlohmann::json ops = nlohmann::json::object();
   for (OpKind k : kAllOpKinds)
@@ -26,6 +24,8 @@ nlohmann::json counts_json(const OpCounts& c, const TechTable& tech) {
           {"energy_pj", tech.energy_pj(c)}, {"ops", ops},
           {"bytes_read", c.read_bytes()},   {"bytes_written", c.written_bytes()}};
 }
+
+namespace {
 
 constexpr const char* kCsvHeader = "name,muls,adds,cmp,exp,div,sqrt,popcount,bytes_read,bytes_written,energy_pj\n";
 

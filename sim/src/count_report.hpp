@@ -16,6 +16,9 @@ namespace ecosim::cli {
 enum class Format { table, csv, json };
 Format parse_format(const std::string& text);  // throws ecosim::Error
 
+/// {"muls", "adds", "energy_pj", "ops" (count per kind and data type), "bytes_read", "bytes_written"}.
+nlohmann::json counts_json(const OpCounts& c, const TechTable& tech);
+
 /// JSON: {"workload", "tech_table", "provenance", "muls", "adds", "energy_pj", "ops", "bytes_read",
 /// "bytes_written"} (for a decoder also "params", "kv_cache_bytes", "macs_per_token", …: set_decoder_facts), and with
 /// per_layer "layers": [...] (each row's counts and "name"), written row by row. CSV is headed by the provenance's "#

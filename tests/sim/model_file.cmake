@@ -27,7 +27,7 @@ if(NOT rc EQUAL 0 OR NOT traced EQUAL deep)
 endif()
 
 file(WRITE ${WORKDIR}/bad.json [[{"m": {"family": "resnet"}, "t": {"extends": "pvt_v2_b0",]])
-file(WRITE ${WORKDIR}/family.json [[{"m": {"family": "resnet"}}]])
+file(WRITE ${WORKDIR}/family.json [[{"m": {"family": "mobilenet"}}]])
 # Issue 18: keys the encoder family does not have (another architecture's, or misspelled) counted as stock
 # GPT-2 small; each is refused, naming the file, the model and the first unknown key.
 file(WRITE ${WORKDIR}/llama.json

@@ -33,6 +33,8 @@ struct AttentionConfig {
   std::uint64_t sr_ratio = default_of(VariantParameterId::sr_ratio);            // SRA reduction conv k = s
   std::uint64_t grid_height = default_of(VariantParameterId::grid_height);      // SRA, LSA token grid height
   std::uint64_t window = default_of(VariantParameterId::window);                // LSA window side
+  /// Training: dropout on the attention probabilities (BERT's); inference computes none, so no op counts it.
+  bool probs_dropout = false;
 
   /// The field holding variant parameter `id`.
   std::uint64_t& parameter(VariantParameterId id);

@@ -60,6 +60,24 @@ struct AvgPool2d {  // average pooling over kernel × kernel windows, no padding
   std::uint64_t batch = 1, channels = 1, in_h = 1, in_w = 1, kernel = 1, stride = 1;
 };
 
+/// Batch normalisation over batch × channels × h × w, affine; counted in its inference form y = a·x + b (the
+/// per-channel a and b folded), as the ONNX import counts BatchNormalization.
+struct BatchNorm2d {
+  std::uint64_t batch = 1, channels = 1, h = 1, w = 1;
+};
+
+/// Max pooling over kernel × kernel windows (zero padding `pad` is never the maximum).
+struct MaxPool2d {
+  std::uint64_t batch = 1, channels = 1, in_h = 1, in_w = 1, kernel = 1, stride = 1, pad = 0;
+  std::uint64_t out_h() const;
+  std::uint64_t out_w() const;
+};
+
+/// Dropout in training (the identity in inference: emit() reports nothing; the training step counts it).
+struct Dropout {
+  std::uint64_t elements = 1;
+};
+
 struct Softmax {  // over rows of `len` elements
   std::uint64_t batch = 1, rows = 1, len = 1;
 };
@@ -118,11 +136,14 @@ struct Layer {
   std::string name;
   std::variant<Linear, Conv2d, LayerNorm, Activation, ResidualAdd, ElementwiseMul, MeanPool, AvgPool2d, Softmax, Matmul,
                AttentionConfig, SoftmaxAttention, Elementwise, Reduction, DataMovement, ConvTranspose2d, RmsNorm,
-               Rotary>
+               Rotary, BatchNorm2d, MaxPool2d, Dropout>
       op;
   /// Part of an attention block though not an AttentionConfig (a decoder's q/k/v/o projections and rotary):
   /// counted under --scope attention.
   bool attention_part = false;
+  /// The layer whose output this layer reads (its first operand); empty: the layer before it. Only the
+  /// training step's saved tensors use it (a ResNet shortcut reads its block's input).
+  std::string input = {};
 };
 
 /// Reports the layer's operations (one or more records named "<layer name>.<part>") to sink.

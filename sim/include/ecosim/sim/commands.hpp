@@ -30,5 +30,6 @@ int replay(const Args& args);
 int compare(const Args& args);
 int sweep(const Args& args);
 int gpu_time(const Args& args);
+int train(const Args& args);
 
 }  // namespace ecosim::cli

@@ -1,0 +1,55 @@
+// One training step of a network (forward, backward, optimizer update) as op records in either convention, the
+// tensors autograd saves for backward (aliases stored once), and the step's memory: parameters, gradients,
+// optimizer state, saved activations and the memory curve over the step (rules in ops_counter/README.md,
+// "Training step").
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ecosim/ops_counter/layers.hpp"
+
+namespace ecosim {
+
+/// SGD with momentum and weight decay (one momentum buffer per parameter), or AdamW (two moments).
+enum class Optimizer : std::uint8_t { sgd, adamw };
+std::string_view name(Optimizer o);
+Optimizer parse_optimizer(std::string_view text);  // "sgd" | "adamw"; throws ecosim::Error
+
+/// A tensor autograd keeps from the forward pass until the backward pass of the layers that saved it.
+struct SavedTensor {
+  std::string layer;           // the first layer saving it
+  std::string what;            // "input", "output", "stats", "indices", "q", "k", "v", "probs", "context"
+  std::string dtype = "fp32";  // fp32, or int64 (max-pool indices)
+  std::uint64_t elements = 0, bytes = 0;
+  std::size_t first_saver = 0, last_saver = 0;  // indices of the first and last layer saving it
+};
+
+/// The memory held at one moment of the step: after a layer's forward, or during a layer's backward.
+struct MemoryPoint {
+  std::string phase;  // "forward" | "backward"
+  std::string layer;
+  std::uint64_t bytes = 0;
+};
+
+struct TrainingStep {
+  std::vector<OpRecord> forward, backward, update;
+  std::vector<SavedTensor> saved;  // distinct tensors, in the order they are first saved
+  std::uint64_t parameters = 0;    // trainable elements
+  std::uint64_t parameter_bytes = 0, gradient_bytes = 0, optimizer_state_bytes = 0;
+  std::uint64_t buffer_bytes = 0;      // BN running statistics (state, neither trained nor saved)
+  std::uint64_t activation_bytes = 0;  // Σ saved tensors: the activation memory before backward
+  std::uint64_t peak_bytes = 0;        // the highest point of memory_curve
+  std::vector<MemoryPoint> memory_curve;
+};
+
+/// The training step of `layers` (in execution order) at fp32. Throws ecosim::Error naming the layer for a kind
+/// whose saved tensors and backward are not modelled, a `Layer::input` naming no earlier layer, or a byte count
+/// that overflows 64 bits.
+TrainingStep training_step(const std::vector<Layer>& layers, Optimizer optimizer, Convention convention);
+
+/// The distinct tensors `layers` save for backward (the SavedTensor list of training_step).
+std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers);
+
+}  // namespace ecosim

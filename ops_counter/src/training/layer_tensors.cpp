@@ -1,0 +1,150 @@
+// What each layer kind reads, writes and saves for backward, as PyTorch's autograd keeps it (conv, linear:
+// the input; BN: the input and per-channel mean and inverse std; LayerNorm: the input and per-row mean and
+// inverse std; ReLU, softmax: the output; GELU: the input; max pool: the input and int64 indices; dropout:
+// its mask; avg pool, mean: the input; add: nothing; `@` and x·y: both operands), and its trainable parameters.
+#include "ecosim/ops_counter/checked.hpp"
+#include "training_rules.hpp"
+
+namespace ecosim::training {
+
+namespace {
+
+struct TensorRules {
+  const std::string& name;
+
+  [[noreturn]] void refuse(std::string_view kind) const {
+    throw Error("training step: layer '" + name + "' (" + std::string(kind) +
+                "): its saved tensors and backward are not modelled");
+  }
+
+  static LayerTensors pointwise(std::uint64_t in, std::uint64_t out, std::vector<Save> saves) {
+    return {.input = in, .output = out, .backward_transient = checked_add(in, out), .saves = std::move(saves)};
+  }
+
+  LayerTensors operator()(const Linear& l) const {
+    LayerTensors t =
+        pointwise(checked_mul(l.tokens, l.in), checked_mul(l.tokens, l.out), {{Save::Of::input, "input", 0}});
+    t.parameters = checked_add(checked_mul(l.in, l.out), l.bias ? l.out : 0);
+    return t;
+  }
+
+  LayerTensors operator()(const Conv2d& c) const {
+    if (c.groups == 0 || c.in_ch % c.groups) refuse("convolution with channels not divisible by groups");
+    LayerTensors t =
+        pointwise(checked_product({c.batch, c.in_ch, c.in_h, c.in_w}),
+                  checked_product({c.batch, c.out_ch, c.out_h(), c.out_w()}), {{Save::Of::input, "input", 0}});
+    t.parameters =
+        checked_add(checked_product({c.out_ch, c.in_ch / c.groups, c.kernel, c.kernel}), c.bias ? c.out_ch : 0);
+    return t;
+  }
+
+  LayerTensors operator()(const BatchNorm2d& b) const {
+    const std::uint64_t elements = checked_product({b.batch, b.channels, b.h, b.w});
+    LayerTensors t = pointwise(elements, elements,
+                               {{Save::Of::input, "input", 0}, {Save::Of::own, "stats", checked_mul(2, b.channels)}});
+    t.parameters = t.buffers = checked_mul(2, b.channels);  // γ, β; running mean and variance
+    return t;
+  }
+
+  LayerTensors operator()(const LayerNorm& l) const {
+    const std::uint64_t elements = checked_mul(l.rows, l.width);
+    LayerTensors t = pointwise(elements, elements,
+                               {{Save::Of::input, "input", 0}, {Save::Of::own, "stats", checked_mul(2, l.rows)}});
+    t.parameters = checked_mul(2, l.width);
+    return t;
+  }
+
+  LayerTensors operator()(const Activation& a) const {
+    return pointwise(
+        a.elements, a.elements,
+        {a.func == ActivationFunc::relu ? Save{Save::Of::output, "output", 0} : Save{Save::Of::input, "input", 0}});
+  }
+
+  LayerTensors operator()(const ResidualAdd& r) const { return pointwise(r.elements, r.elements, {}); }
+
+  LayerTensors operator()(const ElementwiseMul& m) const {  // the second operand: a tensor of its own
+    return pointwise(m.elements, m.elements, {{Save::Of::input, "input", 0}, {Save::Of::own, "other", m.elements}});
+  }
+
+  LayerTensors operator()(const MeanPool& p) const {  // torch 1.13's mean keeps its input (for self.numel())
+    return pointwise(checked_product({p.batch, p.tokens, p.width}), checked_mul(p.batch, p.width),
+                     {{Save::Of::input, "input", 0}});
+  }
+
+  LayerTensors operator()(const AvgPool2d& p) const {
+    const std::uint64_t out_h = conv_output_size(p.in_h, p.kernel, p.stride, 0),
+                        out_w = conv_output_size(p.in_w, p.kernel, p.stride, 0);
+    return pointwise(checked_product({p.batch, p.channels, p.in_h, p.in_w}),
+                     checked_product({p.batch, p.channels, out_h, out_w}), {{Save::Of::input, "input", 0}});
+  }
+
+  LayerTensors operator()(const MaxPool2d& p) const {
+    const std::uint64_t out = checked_product({p.batch, p.channels, p.out_h(), p.out_w()});
+    return pointwise(checked_product({p.batch, p.channels, p.in_h, p.in_w}), out,
+                     {{Save::Of::input, "input", 0}, {Save::Of::own, "indices", out, kInt64}});
+  }
+
+  LayerTensors operator()(const Dropout& d) const {  // its output: a new tensor
+    return pointwise(d.elements, d.elements, {{Save::Of::own, "mask", d.elements, kBool}});
+  }
+
+  LayerTensors operator()(const Softmax& s) const {
+    const std::uint64_t elements = checked_product({s.batch, s.rows, s.len});
+    return pointwise(elements, elements, {{Save::Of::output, "output", 0}});
+  }
+
+  LayerTensors operator()(const Matmul& m) const {  // B: a tensor of its own
+    return pointwise(checked_product({m.batch, m.m, m.k}), checked_product({m.batch, m.m, m.n}),
+                     {{Save::Of::input, "input", 0}, {Save::Of::own, "b", checked_product({m.batch, m.k, m.n})}});
+  }
+
+  LayerTensors operator()(const AttentionConfig& a) const {
+    const AttentionShape s = attention_shape(name, a);
+    const std::uint64_t tokens = checked_mul(a.batch, a.seq), inner = checked_mul(a.heads, a.head_dim);
+    const std::uint64_t per_operand = checked_product({s.groups, s.tokens, a.head_dim});
+    const std::uint64_t scores = checked_product({s.groups, s.tokens, s.tokens});
+    LayerTensors t = pointwise(checked_mul(tokens, a.width()), checked_mul(tokens, a.width()),
+                               {{Save::Of::input, "input", 0},  // of the q/k/v projections
+                                {Save::Of::own, "q", per_operand},
+                                {Save::Of::own, "k", per_operand},
+                                {Save::Of::own, "probs", scores},
+                                {Save::Of::own, "v", per_operand},
+                                {Save::Of::own, "context", checked_mul(tokens, inner)}});  // of the output projection
+    if (a.probs_dropout)  // the mask, and the dropped probabilities the context matmul keeps
+      t.saves.insert(t.saves.begin() + 4, {Save{Save::Of::own, "probs_dropout_mask", scores, kBool},
+                                           Save{Save::Of::own, "dropped_probs", scores}});
+    t.backward_transient = checked_add(t.backward_transient, checked_mul(2, scores));           // d(probs), d(scores)
+    t.parameters = checked_add(checked_product({a.width(), 3, inner}), checked_mul(3, inner));  // qkv + bias
+    t.parameters = checked_add(t.parameters, checked_add(checked_mul(inner, a.width()), a.width()));  // proj + bias
+    return t;
+  }
+
+  LayerTensors operator()(const SoftmaxAttention&) const { refuse("imported softmax attention"); }
+  LayerTensors operator()(const Elementwise& e) const { refuse("elementwise " + e.func); }
+  LayerTensors operator()(const Reduction& r) const { refuse("reduction " + r.func); }
+  LayerTensors operator()(const DataMovement& d) const { refuse("data movement " + d.func); }
+  LayerTensors operator()(const ConvTranspose2d&) const { refuse("transposed convolution"); }
+};
+
+}  // namespace
+
+AttentionShape attention_shape(const std::string& layer, const AttentionConfig& a) {
+  const TensorRules rules{layer};
+  a.validate();
+  const std::string variant(ecosim::name(a.variant));
+  if (!a.projections) rules.refuse("attention without projections");
+  if (a.causal) rules.refuse("causal attention");
+  if (a.key_count() != a.seq) rules.refuse("attention over another token set");
+  const std::uint64_t heads = checked_mul(a.batch, a.heads);
+  if (a.variant == AttentionVariant::msa) return {heads, a.seq};
+  if (a.variant == AttentionVariant::lsa) {
+    const std::uint64_t windows = lsa_windows(a), window_tokens = checked_mul(a.window, a.window);
+    if (checked_mul(windows, window_tokens) != a.seq) rules.refuse("lsa attention over a zero-padded grid");
+    return {checked_mul(heads, windows), window_tokens};
+  }
+  rules.refuse(variant + " attention");
+}
+
+LayerTensors layer_tensors(const Layer& layer) { return std::visit(TensorRules{layer.name}, layer.op); }
+
+}  // namespace ecosim::training

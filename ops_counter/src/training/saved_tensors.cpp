@@ -1,0 +1,67 @@
+// The distinct tensors a network saves for backward: each layer's saves resolved to tensors (its input is the
+// output of Layer::input or of the layer before it; the first layer's input is the network's input), a tensor
+// saved by several layers (a ReLU's output the next conv saves as its input) stored once.
+#include <map>
+
+#include "ecosim/ops_counter/checked.hpp"
+#include "training_rules.hpp"
+
+namespace ecosim::training {
+
+std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const std::vector<LayerTensors>& tensors) {
+  std::vector<std::uint64_t> elements;             // per tensor id
+  std::map<std::string, std::size_t> output_of;    // layer name → its output's tensor id
+  std::map<std::size_t, std::size_t> saved_index;  // tensor id → its entry in `saved`
+  std::vector<SavedTensor> saved;
+  auto new_tensor = [&](std::uint64_t n) {
+    elements.push_back(n);
+    return elements.size() - 1;
+  };
+  std::size_t previous_output = 0;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const Layer& layer = layers[i];
+    const LayerTensors& t = tensors[i];
+    std::size_t input = previous_output;
+    if (!layer.input.empty()) {
+      const auto source = output_of.find(layer.input);
+      if (source == output_of.end())
+        throw Error("training step: layer '" + layer.name + "' reads '" + layer.input + "', no layer before it");
+      input = source->second;
+    } else if (i == 0) {
+      input = new_tensor(t.input);  // the network's input
+    }
+    const std::size_t output = new_tensor(t.output);
+    output_of[layer.name] = output;
+    previous_output = output;
+    for (const Save& s : t.saves) {
+      const std::size_t id = s.of == Save::Of::input    ? input
+                             : s.of == Save::Of::output ? output
+                                                        : new_tensor(s.elements);
+      if (const auto known = saved_index.find(id); known != saved_index.end()) {
+        saved[known->second].last_saver = i;
+        continue;
+      }
+      saved_index[id] = saved.size();
+      saved.push_back({.layer = layer.name,
+                       .what = s.what,
+                       .dtype = std::string(s.type.name),
+                       .elements = elements[id],
+                       .bytes = checked_mul(elements[id], s.type.bytes),
+                       .first_saver = i,
+                       .last_saver = i});
+    }
+  }
+  return saved;
+}
+
+}  // namespace ecosim::training
+
+namespace ecosim {
+
+std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers) {
+  std::vector<training::LayerTensors> tensors;
+  for (const Layer& layer : layers) tensors.push_back(training::layer_tensors(layer));
+  return training::saved_tensors(layers, tensors);
+}
+
+}  // namespace ecosim

@@ -1,0 +1,65 @@
+// Internal: what one layer means for training — the tensors it reads, writes and saves for backward, its
+// parameters, its backward records, and the optimizer's update per parameter (ops_counter/README.md,
+// "Training step"). A layer kind without rules is refused with the layer's name.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ecosim/ops_counter/layers.hpp"
+#include "ecosim/ops_counter/training_step.hpp"
+
+namespace ecosim::training {
+
+/// The element type of a saved tensor and its size.
+struct ElementType {
+  std::string_view name;
+  std::uint64_t bytes;
+};
+inline constexpr ElementType kFp32{"fp32", 4};
+inline constexpr ElementType kInt64{"int64", 8};  // PyTorch's max-pool indices
+inline constexpr ElementType kBool{"bool", 1};    // a dropout mask as CUDA keeps it (the CPU keeps fp32 noise)
+
+/// One tensor a layer saves: its input (the tensor it reads, possibly saved by another layer too), its output,
+/// or a tensor of its own (statistics, indices, attention internals).
+struct Save {
+  enum class Of : std::uint8_t { input, output, own } of;
+  std::string what;
+  std::uint64_t elements;
+  ElementType type = kFp32;
+};
+
+/// The tensors of one layer at fp32 elements: its input and output, the largest pair of activation gradients
+/// alive during its backward, what it saves, and its trainable parameters and buffers.
+struct LayerTensors {
+  std::uint64_t input = 0, output = 0, backward_transient = 0;
+  std::vector<Save> saves;
+  std::uint64_t parameters = 0, buffers = 0;
+};
+
+/// Throws ecosim::Error naming the layer for a kind (or attention variant) without training rules.
+LayerTensors layer_tensors(const Layer& layer);
+
+/// The softmax attention a training step models (MSA, or LSA over unpadded windows): `groups` attentions of
+/// `tokens` tokens each. Throws, naming `layer`, for any other attention.
+struct AttentionShape {
+  std::uint64_t groups, tokens;
+};
+AttentionShape attention_shape(const std::string& layer, const AttentionConfig& a);
+
+/// The forward records of `layer` in training: emit()'s, and BN's batch statistics (mean, variance, 1/std).
+void emit_training_forward(const Layer& layer, Convention convention, OpSink& sink);
+
+/// The distinct tensors saved by `layers`, whose rules are `tensors` (one per layer).
+std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const std::vector<LayerTensors>& tensors);
+
+/// The backward records of `layer` ("<layer>.backward.<part>"): gradients of its input and of its parameters.
+void emit_backward(const Layer& layer, Convention convention, OpSink& sink);
+
+/// The optimizer's update of `parameters` parameters ("optimizer.<name>"), the same in both conventions (mmcv
+/// has no rule for it), and its state bytes per parameter.
+OpRecord update_record(Optimizer optimizer, std::uint64_t parameters);
+std::uint64_t state_bytes_per_parameter(Optimizer optimizer);
+
+}  // namespace ecosim::training

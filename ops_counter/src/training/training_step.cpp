@@ -1,0 +1,108 @@
+// The training step assembled: forward records (with BN's batch statistics), backward records in reverse
+// layer order, the optimizer update, the saved tensors, and the memory curve — parameters, gradients,
+// optimizer state and buffers throughout, the saved tensors first saved up to a layer after its forward and
+// still held during its backward, plus the activation gradients alive during that backward.
+#include "ecosim/ops_counter/checked.hpp"
+#include "ecosim/ops_counter/primitives.hpp"
+#include "training_rules.hpp"
+
+namespace ecosim {
+
+namespace training {
+
+namespace {
+
+struct RecordList : OpSink {
+  std::vector<OpRecord>& records;
+  explicit RecordList(std::vector<OpRecord>& r) : records(r) {}
+  void record(const OpRecord& op) override { records.push_back(op); }
+};
+
+/// Per channel of M elements: mean (M−1 adds, 1 mul), centring (M adds), variance (M muls, M−1 adds, 1 mul),
+/// 1/√(var + ε) (1 add, 1 sqrt, 1 div).
+ops::OpMix batch_statistics_row(std::uint64_t len) {
+  return {.mul = checked_add(len, 2), .add = checked_sub(checked_mul(3, len), 1), .div = 1, .sqrt = 1};
+}
+
+/// f(), its error (a count overflowing 64 bits, an invalid shape) naming `layer` unless it already names one.
+template <class F>
+void naming_layer(const Layer& layer, F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    if (what.starts_with("training step:")) throw;
+    throw Error("training step: layer '" + layer.name + "': " + what);
+  }
+}
+
+/// A dropout in training over batch·m·n elements: one compare per element (a uniform draw against p; drawing
+/// it is not counted) making the mask, one multiply applying it scaled by 1/(1 − p). Paper: 0 (no mmcv rule).
+OpRecord dropout(std::string name, std::uint64_t batch, std::uint64_t m, std::uint64_t n, Convention convention) {
+  return ops::in_convention(ops::eltwise(std::move(name), "dropout", batch, m, n, DType::fp32, {.mul = 1, .cmp = 1}),
+                            convention, {});
+}
+
+}  // namespace
+
+void emit_training_forward(const Layer& layer, Convention convention, OpSink& sink) {
+  if (const auto* b = std::get_if<BatchNorm2d>(&layer.op)) {
+    const std::uint64_t len = checked_product({b->batch, b->h, b->w});
+    OpRecord stats = ops::reduce(layer.name + ".batch_stats", "batchnorm_stats", 1, b->channels, len, DType::fp32,
+                                 batch_statistics_row(len), 2);
+    sink.record(ops::in_convention(std::move(stats), convention, {}));  // mmcv: the affine MACs only
+  }
+  emit(layer, convention, sink);
+  if (const auto* d = std::get_if<Dropout>(&layer.op))
+    sink.record(dropout(layer.name + ".dropout", 1, 1, d->elements, convention));
+  if (const auto* a = std::get_if<AttentionConfig>(&layer.op); a && a->probs_dropout) {
+    const AttentionShape s = attention_shape(layer.name, *a);
+    sink.record(dropout(layer.name + ".probs_dropout", s.groups, s.tokens, s.tokens, convention));
+  }
+}
+
+}  // namespace training
+
+TrainingStep training_step(const std::vector<Layer>& layers, Optimizer optimizer, Convention convention) {
+  if (layers.empty()) throw Error("training step: the model has no layers");
+  TrainingStep step;
+  std::vector<training::LayerTensors> tensors;
+  for (const Layer& layer : layers)
+    training::naming_layer(layer, [&] { tensors.push_back(training::layer_tensors(layer)); });
+
+  training::RecordList forward(step.forward), backward(step.backward);
+  for (const Layer& layer : layers)
+    training::naming_layer(layer, [&] { training::emit_training_forward(layer, convention, forward); });
+  for (auto layer = layers.rbegin(); layer != layers.rend(); ++layer)
+    training::naming_layer(*layer, [&] { training::emit_backward(*layer, convention, backward); });
+
+  std::uint64_t buffers = 0;
+  for (const training::LayerTensors& t : tensors) {
+    step.parameters = checked_add(step.parameters, t.parameters);
+    buffers = checked_add(buffers, t.buffers);
+  }
+  step.update.push_back(training::update_record(optimizer, step.parameters));
+  step.parameter_bytes = step.gradient_bytes = storage_bytes(DType::fp32, step.parameters);
+  step.optimizer_state_bytes = checked_mul(step.parameters, training::state_bytes_per_parameter(optimizer));
+  step.buffer_bytes = storage_bytes(DType::fp32, buffers);
+
+  step.saved = training::saved_tensors(layers, tensors);
+  for (const SavedTensor& s : step.saved) step.activation_bytes = checked_add(step.activation_bytes, s.bytes);
+
+  // held[i]: the saved bytes first saved at layers ≤ i (allocated by then in forward, not yet freed in backward)
+  std::vector<std::uint64_t> held(layers.size(), 0);
+  for (const SavedTensor& s : step.saved) held[s.first_saver] = checked_add(held[s.first_saver], s.bytes);
+  for (std::size_t i = 1; i < held.size(); ++i) held[i] = checked_add(held[i], held[i - 1]);
+  const std::uint64_t base = checked_add(checked_add(step.parameter_bytes, step.gradient_bytes),
+                                         checked_add(step.optimizer_state_bytes, step.buffer_bytes));
+  for (std::size_t i = 0; i < layers.size(); ++i)
+    step.memory_curve.push_back({"forward", layers[i].name, checked_add(base, held[i])});
+  for (std::size_t i = layers.size(); i-- > 0;) {
+    const std::uint64_t transient = storage_bytes(DType::fp32, tensors[i].backward_transient);
+    step.memory_curve.push_back({"backward", layers[i].name, checked_add(checked_add(base, held[i]), transient)});
+  }
+  for (const MemoryPoint& p : step.memory_curve) step.peak_bytes = std::max(step.peak_bytes, p.bytes);
+  return step;
+}
+
+}  // namespace ecosim

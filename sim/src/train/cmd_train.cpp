@@ -1,0 +1,106 @@
+// `ecosim train`: what one training step of a zoo model costs — forward, backward and optimizer ops, the tensors
+// autograd saves (activation memory) and the peak memory — per activation scheme (ops_counter/README.md,
+// "Training step").
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "count_report.hpp"
+#include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/training_step.hpp"
+#include "ecosim/sim/commands.hpp"
+#include "ecosim/traces/atomic_file.hpp"
+#include "provenance.hpp"
+#include "report_folder.hpp"
+#include "train_report.hpp"
+#include "workload.hpp"
+
+namespace ecosim::cli {
+
+namespace {
+
+/// The activation schemes `ecosim train` models: `none` keeps every saved tensor in fp32.
+constexpr std::string_view kSchemes[] = {"none"};
+
+std::vector<std::string> parse_schemes(const std::string& text) {
+  std::vector<std::string> schemes;
+  std::istringstream in(text);
+  for (std::string s; std::getline(in, s, ',');) {
+    if (std::find(std::begin(kSchemes), std::end(kSchemes), s) == std::end(kSchemes))
+      throw Error("--scheme: unknown or not yet modelled scheme '" + s + "' (valid: none)");
+    if (std::find(schemes.begin(), schemes.end(), s) != schemes.end()) throw Error("--scheme: '" + s + "' given twice");
+    schemes.push_back(s);
+  }
+  if (schemes.empty()) throw Error("--scheme: give at least one scheme (valid: none)");
+  return schemes;
+}
+
+}  // namespace
+
+int train(const Args& args) {
+  po::options_description options("ecosim train");
+  options.add_options()("help,h", "this help")("model", po::value<std::string>(),
+                                               "zoo model (its own attention), e.g. resnet50, vgg16, deit_tiny, "
+                                               "swin_tiny, bert_large")(
+      "batch", po::value<std::int64_t>()->default_value(1), "batch size")(
+      "resolution", po::value<std::int64_t>(), "image models: input height = width (default: the model's)")(
+      "seq-len", po::value<std::int64_t>(), "sequence models: tokens (default: the model's)")(
+      "scheme", po::value<std::string>()->default_value("none"), "activation schemes, comma-separated: none")(
+      "optimizer", po::value<std::string>()->default_value("sgd"), "sgd (momentum, weight decay) or adamw")(
+      "convention", po::value<std::string>()->default_value("exact"),
+      "exact or paper (mmcv MACs; gradient GEMMs twice the forward)")(
+      "format", po::value<std::string>()->default_value("table"), "table, json or csv")(
+      "out", po::value<std::string>(), "also write train.json, train.csv and memory_curve.csv into this folder");
+  options.add(model_file_option());
+  po::variables_map vm;
+  if (!parse_args(args, options, vm, "ecosim train --model NAME [--batch B] [--optimizer sgd|adamw] [options]",
+                  "Memory is in bytes (GiB = 2^30 bytes in the table); activation_bytes is the sum of the distinct\n"
+                  "tensors autograd saves for backward, peak_bytes the highest point of the memory curve.\n"))
+    return 0;
+  if (!vm.count("model")) throw Error("give --model NAME");
+  const std::vector<std::string> schemes = parse_schemes(vm["scheme"].as<std::string>());
+  const Optimizer optimizer = parse_optimizer(vm["optimizer"].as<std::string>());
+  const Convention convention = parse_convention(vm["convention"].as<std::string>());
+  const Format format = parse_format(vm["format"].as<std::string>());
+  std::optional<ReportFolder> folder;
+  if (vm.count("out")) folder.emplace(vm["out"].as<std::string>());
+
+  ModelOptions model_options;
+  model_options.native_attention = true;
+  model_options.batch = positive(vm, "batch");
+  if (vm.count("resolution")) model_options.resolution = positive(vm, "resolution");
+  if (vm.count("seq-len")) model_options.seq_len = positive(vm, "seq-len");
+  const std::string model = vm["model"].as<std::string>();
+  const std::vector<Layer> layers = model_zoo(vm).build(model, model_options);
+
+  std::vector<SchemeStep> steps;
+  for (const std::string& scheme : schemes) steps.push_back({scheme, training_step(layers, optimizer, convention)});
+
+  nlohmann::ordered_json workload{{"model", model},
+                                  {"batch", model_options.batch},
+                                  {"optimizer", name(optimizer)},
+                                  {"convention", name(convention)}};
+  if (model_options.resolution) workload["resolution"] = model_options.resolution;
+  if (model_options.seq_len) workload["seq_len"] = model_options.seq_len;
+  if (vm.count("model-file")) workload["model_file"] = vm["model-file"].as<std::string>();
+  const TechTable& tech = TechTable::builtin_45nm();
+  const nlohmann::ordered_json prov = provenance(tech);
+  const std::string json = train_json(workload, steps, tech, prov).dump(2) + "\n";
+  const std::string csv = train_csv(steps, prov);
+  if (folder) {
+    folder->create();
+    const std::string curve = memory_curve_csv(steps);
+    const std::pair<const char*, const std::string*> files[] = {
+        {"train.json", &json}, {"train.csv", &csv}, {"memory_curve.csv", &curve}};
+    for (const auto& [file, text] : files)
+      folder->write(file, [&](const std::string& path) { write_file_atomically(path, *text); });
+    folder->keep();
+  }
+  std::cout << (format == Format::json ? json : format == Format::csv ? csv : train_table(workload, steps, prov));
+  return 0;
+}
+
+}  // namespace ecosim::cli

@@ -1,0 +1,194 @@
+// The training step: backward GEMMs twice the forward, saved tensors with aliasing against hand-computed
+// bytes, optimizer state and update ops, the memory curve, ActNN's ResNet-152 activation memory, the new zoo
+// entries' published GMACs, and refusals (unmodelled kinds, unknown inputs, 64-bit overflow).
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "ecosim/ops_counter/model_zoo.hpp"
+#include "ecosim/ops_counter/op_counter.hpp"
+#include "ecosim/ops_counter/training_step.hpp"
+
+using namespace ecosim;
+
+namespace {
+
+std::uint64_t muls(const std::vector<OpRecord>& records) {
+  std::uint64_t n = 0;
+  for (const OpRecord& r : records) n += r.counts.ops(OpKind::mul);
+  return n;
+}
+
+std::uint64_t adds(const std::vector<OpRecord>& records) {
+  std::uint64_t n = 0;
+  for (const OpRecord& r : records) n += r.counts.ops(OpKind::add);
+  return n;
+}
+
+std::vector<Layer> zoo_model(const std::string& model, std::uint64_t batch) {
+  ModelOptions o;
+  o.batch = batch;
+  o.native_attention = true;
+  return ModelZoo::builtin().build(model, o);
+}
+
+}  // namespace
+
+TEST_CASE("backward of a linear or conv layer: twice the forward's multiplications (and paper MACs)") {
+  const std::vector<Layer> layers = {
+      {"linear", Linear{.tokens = 6, .in = 5, .out = 7}},
+      {"linear_no_bias", Linear{.tokens = 3, .in = 4, .out = 2, .bias = false}},
+      {"conv", Conv2d{.batch = 2, .in_ch = 4, .out_ch = 6, .in_h = 9, .in_w = 9, .kernel = 3, .stride = 2, .pad = 1}},
+      {"depthwise",
+       Conv2d{.batch = 1, .in_ch = 8, .out_ch = 8, .in_h = 5, .in_w = 5, .kernel = 3, .pad = 1, .groups = 8}},
+      {"pointwise_no_bias", Conv2d{.batch = 3, .in_ch = 4, .out_ch = 16, .in_h = 4, .in_w = 4, .bias = false}},
+  };
+  for (const Layer& layer : layers) {
+    INFO(layer.name);
+    const TrainingStep exact = training_step({layer}, Optimizer::sgd, Convention::exact);
+    CHECK(muls(exact.backward) == 2 * muls(exact.forward));
+    const TrainingStep paper = training_step({layer}, Optimizer::sgd, Convention::paper);
+    if (layer.name.ends_with("no_bias")) CHECK(muls(paper.backward) == 2 * muls(paper.forward));
+  }
+  // Linear(6×5 → 7): dX = dY·Wᵀ and dW = Xᵀ·dY, 6·5·7 products each; db: 6 − 1 adds per output
+  const TrainingStep l = training_step({layers[0]}, Optimizer::sgd, Convention::exact);
+  CHECK(muls(l.backward) == 2 * 6 * 5 * 7);
+  CHECK(adds(l.backward) == 6 * 5 * (7 - 1) + 5 * 7 * (6 - 1) + 7 * (6 - 1));  // dX, dW (k − 1 per output), db
+}
+
+TEST_CASE("saved tensors: a tensor saved by two layers is stored once") {
+  // conv(3→8, 8×8) → BN → ReLU → max pool 2×2 → conv(8→4) → mean → linear(4 → 10), batch 2
+  const std::vector<Layer> net = {
+      {"conv1",
+       Conv2d{.batch = 2, .in_ch = 3, .out_ch = 8, .in_h = 8, .in_w = 8, .kernel = 3, .pad = 1, .bias = false}},
+      {"bn", BatchNorm2d{2, 8, 8, 8}},
+      {"relu", Activation{ActivationFunc::relu, 2 * 8 * 8 * 8}},
+      {"pool", MaxPool2d{2, 8, 8, 8, 2, 2, 0}},
+      {"conv2", Conv2d{.batch = 2, .in_ch = 8, .out_ch = 4, .in_h = 4, .in_w = 4, .kernel = 3, .pad = 1}},
+      {"mean", MeanPool{2, 16, 4}},
+      {"fc", Linear{.tokens = 2, .in = 4, .out = 10}},
+  };
+  const std::vector<SavedTensor> saved = saved_tensors(net);
+  // image 2·3·64; conv1 output (BN's input) 2·8·64; BN stats 2·8; ReLU output 2·8·64, which the pool saves
+  // again; pool indices 2·8·16 int64; pool output (conv2's input) 2·8·16; conv2 output (mean's input) 2·4·16;
+  // mean output (fc's input) 2·4
+  const std::uint64_t expected =
+      4 * (2 * 3 * 64 + 2 * 8 * 64 + 2 * 8 + 2 * 8 * 64) + 8 * (2 * 8 * 16) + 4 * (2 * 8 * 16 + 2 * 4 * 16 + 2 * 4);
+  std::uint64_t total = 0;
+  for (const SavedTensor& s : saved) total += s.bytes;
+  CHECK(total == expected);
+  REQUIRE(saved.size() == 8);
+  CHECK(saved[3].layer == "relu");
+  CHECK(saved[3].last_saver == 3);  // ReLU's output: saved by the ReLU and the pool, stored once
+  CHECK(saved[4].what == "indices");
+  CHECK(saved[4].dtype == "int64");
+  CHECK(training_step(net, Optimizer::sgd, Convention::exact).activation_bytes == expected);
+}
+
+TEST_CASE("dropout: a 1-byte mask, and its output a new tensor the next layer may save") {
+  const std::vector<Layer> net = {{"fc1", Linear{.tokens = 4, .in = 3, .out = 5}},
+                                  {"drop", Dropout{20}},
+                                  {"fc2", Linear{.tokens = 4, .in = 5, .out = 2}},
+                                  {"drop2", Dropout{8}},
+                                  {"add", ResidualAdd{8}}};
+  // fc1's input 12 fp32; mask 20 bool; the dropped fc1 output (fc2's input) 20 fp32; drop2's mask 8 bool (its
+  // output goes to an add, which saves nothing)
+  const TrainingStep step = training_step(net, Optimizer::sgd, Convention::exact);
+  CHECK(step.activation_bytes == 4 * 12 + 20 + 4 * 20 + 8);
+  CHECK(step.forward.size() == 5);  // fc1, fc2, add and the two dropouts, which only the training step reports
+  OpCounter inference;
+  for (const Layer& l : net) emit(l, Convention::exact, inference);
+  CHECK(inference.records() == 3);
+  CHECK(muls(step.forward) == 4 * 3 * 5 + 20 + 4 * 5 * 2 + 8);
+}
+
+TEST_CASE("ResNet shortcut: the downsample conv saves the block input the first conv already saved") {
+  const std::vector<Layer> resnet = zoo_model("resnet18", 1);
+  std::size_t downsamples = 0;
+  for (const SavedTensor& s : saved_tensors(resnet)) {
+    CHECK(s.layer.find("downsample.conv") == std::string::npos);  // never a tensor of its own
+    if (s.last_saver > s.first_saver && resnet[s.last_saver].name.find("downsample.conv") != std::string::npos)
+      ++downsamples;
+  }
+  CHECK(downsamples == 3);  // layer2.0, layer3.0, layer4.0
+}
+
+TEST_CASE("optimizer state and update: SGD one momentum buffer, AdamW two moments") {
+  const std::vector<Layer> net = {{"fc", Linear{.tokens = 4, .in = 3, .out = 2}}};  // 8 parameters
+  const TrainingStep sgd = training_step(net, Optimizer::sgd, Convention::exact);
+  const TrainingStep adamw = training_step(net, Optimizer::adamw, Convention::exact);
+  CHECK(sgd.parameters == 8);
+  CHECK(sgd.parameter_bytes == 32);
+  CHECK(sgd.gradient_bytes == 32);
+  CHECK(sgd.optimizer_state_bytes == 32);
+  CHECK(adamw.optimizer_state_bytes == 64);
+  CHECK(muls(sgd.update) == 3 * 8);
+  CHECK(muls(adamw.update) == 8 * 8);
+  CHECK(adamw.update.front().counts.ops(OpKind::sqrt) == 8);
+  CHECK(parse_optimizer("adamw") == Optimizer::adamw);
+  CHECK_THROWS_WITH(parse_optimizer("adam"), Catch::Contains("valid: sgd, adamw"));
+}
+
+TEST_CASE("memory curve: up through the forward, down through the backward, peak at its top") {
+  const TrainingStep step = training_step(zoo_model("resnet50", 2), Optimizer::adamw, Convention::exact);
+  const std::uint64_t base =
+      step.parameter_bytes + step.gradient_bytes + step.optimizer_state_bytes + step.buffer_bytes;
+  const std::size_t layers = step.memory_curve.size() / 2;
+  REQUIRE(step.memory_curve.size() == 2 * layers);
+  for (std::size_t i = 1; i < layers; ++i) CHECK(step.memory_curve[i].bytes >= step.memory_curve[i - 1].bytes);
+  CHECK(step.memory_curve[layers - 1].bytes == base + step.activation_bytes);  // every saved tensor held
+  CHECK(step.memory_curve[layers].phase == "backward");
+  CHECK(step.memory_curve.back().bytes > base);  // the first layer's backward: the image and its gradients
+  CHECK(step.memory_curve.back().bytes < step.memory_curve[layers].bytes);
+  std::uint64_t top = 0;
+  for (const MemoryPoint& p : step.memory_curve) top = std::max(top, p.bytes);
+  CHECK(step.peak_bytes == top);
+  CHECK(step.peak_bytes > base + step.activation_bytes);  // plus the activation gradients of a backward
+}
+
+TEST_CASE("ActNN Table 5: ResNet-152 at batch 32 keeps 5.28 GB (2^30 B) of activations in FP") {
+  const double gib =
+      static_cast<double>(
+          training_step(zoo_model("resnet152", 32), Optimizer::sgd, Convention::exact).activation_bytes) /
+      (1024.0 * 1024.0 * 1024.0);
+  INFO("ecosim: " << gib << " GiB");
+  CHECK(std::abs(gib / 5.28 - 1) < 0.002);  // 5.288: within 0.2 %
+}
+
+TEST_CASE("the new zoo entries: torchvision's published GMACs (conv + linear multiplications)") {
+  struct Case {
+    const char* model;
+    double gmacs;  // torchvision's model documentation (GFLOPS, counted as multiply-accumulates)
+  };
+  for (const Case& c : {Case{"resnet18", 1.81}, Case{"resnet50", 4.09}, Case{"resnet152", 11.51}, Case{"vgg11", 7.61},
+                        Case{"vgg16", 15.47}}) {
+    std::uint64_t macs = 0;
+    for (const Layer& l : zoo_model(c.model, 1))
+      if (std::holds_alternative<Conv2d>(l.op) || std::holds_alternative<Linear>(l.op)) {
+        OpCounter counter;
+        emit(l, Convention::exact, counter);
+        macs += counter.total().ops(OpKind::mul);
+      }
+    INFO(c.model << ": " << macs / 1e9 << " GMACs");
+    CHECK(std::round(macs / 1e7) == std::round(c.gmacs * 100));
+  }
+  // parameters as torchvision counts them
+  CHECK(training_step(zoo_model("resnet50", 1), Optimizer::sgd, Convention::exact).parameters == 25557032);
+  CHECK(training_step(zoo_model("vgg16", 1), Optimizer::sgd, Convention::exact).parameters == 138357544);
+}
+
+TEST_CASE("refused: unmodelled layer kinds and variants, unknown inputs, 64-bit overflow") {
+  Elementwise tanh;
+  tanh.func = "Tanh";
+  CHECK_THROWS_WITH(training_step({{"odd", tanh}}, Optimizer::sgd, Convention::exact),
+                    Catch::Contains("layer 'odd' (elementwise Tanh)") && Catch::Contains("not modelled"));
+  AttentionConfig eco;
+  eco.variant = AttentionVariant::ecoformer;
+  eco.seq = 64;
+  CHECK_THROWS_WITH(training_step({{"attn", eco}}, Optimizer::sgd, Convention::exact),
+                    Catch::Contains("layer 'attn' (ecoformer attention)"));
+  const std::vector<Layer> dangling = {{"fc1", Linear{}}, {"fc2", Linear{}, "nowhere"}};
+  CHECK_THROWS_WITH(saved_tensors(dangling), Catch::Contains("layer 'fc2' reads 'nowhere'"));
+  // 2^39 images of ResNet-152: about 2^39 · 170 MB of saved tensors, beyond 2^64 bytes
+  CHECK_THROWS_WITH(training_step(zoo_model("resnet152", std::uint64_t{1} << 39), Optimizer::sgd, Convention::exact),
+                    Catch::Contains("overflow") && Catch::Contains("64 bits"));
+}

@@ -1,0 +1,412 @@
+#!/usr/bin/python3
+"""ecosim train's activation bytes against what PyTorch's autograd really saves (issue 20).
+
+Builds each network with torch (Debian's python3-torch) in training mode, records every tensor autograd saves
+during the forward pass (torch.autograd.graph.saved_tensors_hooks), counts each distinct storage once (by its
+data pointer, its full size in bytes) leaving out the parameters and buffers, and asserts that
+`ecosim train --format json` of the same architecture (a zoo model, or one written to a --model-file) reports
+the same activation bytes within 1 % (ecosim's dropout masks counted at the CPU's 4 bytes an element, see
+ecosim_bytes). Exits 77 (skipped) without torch.
+
+usage: train_saved_tensors_torch.py ECOSIM WORKDIR
+"""
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+try:
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+except ImportError as missing:
+    print(f"SKIPPED: {missing}")
+    sys.exit(77)
+
+TOLERANCE = 0.01
+torch.manual_seed(0)
+
+
+def saved_bytes(model, x):
+    """Bytes of the distinct storages autograd saves in model(x), parameters and buffers excluded."""
+    model.train()
+    state = {t.storage().data_ptr() for t in list(model.parameters()) + list(model.buffers())}
+    seen = {}
+
+    def pack(t):
+        storage = t.storage()
+        if storage.data_ptr() not in state:
+            seen.setdefault(storage.data_ptr(), storage.nbytes())
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out = model(x)
+    del out
+    return sum(seen.values())
+
+
+def ecosim_bytes(ecosim, args):
+    """ecosim's activation bytes with its dropout masks kept as the CPU keeps them: ecosim models CUDA's
+    1-byte bool mask, torch 1.13 on the CPU keeps the fp32 noise it multiplies by (4 bytes an element)."""
+    run = subprocess.run([ecosim, "train", "--format", "json", *args], capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"ecosim train {' '.join(args)} failed: {run.stderr}")
+    scheme = json.loads(run.stdout)["schemes"][0]
+    masks = sum(t["elements"] for t in scheme["saved_tensors"] if t["dtype"] == "bool")
+    return scheme["activation_bytes"] + 3 * masks
+
+
+# ---- ResNet, torchvision's v1.5 layout --------------------------------------------------------------------
+
+
+class BasicBlock(nn.Module):
+    expansion = 1
+
+    def __init__(self, inplanes, planes, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(inplanes, planes, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(planes)
+        self.conv2 = nn.Conv2d(planes, planes, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(planes)
+        self.relu = nn.ReLU(inplace=True)
+        self.downsample = downsample(inplanes, planes, stride)
+
+    def forward(self, x):
+        out = self.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        out += self.downsample(x) if self.downsample is not None else x
+        return self.relu(out)
+
+
+class Bottleneck(nn.Module):
+    expansion = 4
+
+    def __init__(self, inplanes, planes, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(inplanes, planes, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(planes)
+        self.conv2 = nn.Conv2d(planes, planes, 3, stride, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(planes)
+        self.conv3 = nn.Conv2d(planes, planes * 4, 1, bias=False)
+        self.bn3 = nn.BatchNorm2d(planes * 4)
+        self.relu = nn.ReLU(inplace=True)
+        self.downsample = downsample(inplanes, planes * 4, stride)
+
+    def forward(self, x):
+        out = self.relu(self.bn1(self.conv1(x)))
+        out = self.relu(self.bn2(self.conv2(out)))
+        out = self.bn3(self.conv3(out))
+        out += self.downsample(x) if self.downsample is not None else x
+        return self.relu(out)
+
+
+def downsample(inplanes, planes, stride):
+    if stride == 1 and inplanes == planes:
+        return None
+    return nn.Sequential(nn.Conv2d(inplanes, planes, 1, stride, bias=False), nn.BatchNorm2d(planes))
+
+
+class ResNet(nn.Module):
+    def __init__(self, block, depths):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 64, 7, 2, 3, bias=False)
+        self.bn1 = nn.BatchNorm2d(64)
+        self.relu = nn.ReLU(inplace=True)
+        self.maxpool = nn.MaxPool2d(3, 2, 1)
+        layers, inplanes = [], 64
+        for s, (planes, depth) in enumerate(zip([64, 128, 256, 512], depths)):
+            for i in range(depth):
+                layers.append(block(inplanes, planes, 2 if i == 0 and s > 0 else 1))
+                inplanes = planes * block.expansion
+        self.layers = nn.Sequential(*layers)
+        self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
+        self.fc = nn.Linear(inplanes, 1000)
+
+    def forward(self, x):
+        x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
+        x = self.avgpool(self.layers(x))
+        return self.fc(torch.flatten(x, 1))
+
+
+# ---- VGG, torchvision's layout (dropout in the classifier) -------------------------------------------------
+
+
+class VGG(nn.Module):
+    def __init__(self, stage_convs):
+        super().__init__()
+        layers, in_ch = [], 3
+        for convs, width in zip(stage_convs, [64, 128, 256, 512, 512]):
+            for _ in range(convs):
+                layers += [nn.Conv2d(in_ch, width, 3, padding=1), nn.ReLU(inplace=True)]
+                in_ch = width
+            layers.append(nn.MaxPool2d(2, 2))
+        self.features = nn.Sequential(*layers)
+        self.avgpool = nn.AdaptiveAvgPool2d((7, 7))
+        self.classifier = nn.Sequential(nn.Linear(512 * 49, 4096), nn.ReLU(True), nn.Dropout(),
+                                        nn.Linear(4096, 4096), nn.ReLU(True), nn.Dropout(), nn.Linear(4096, 1000))
+
+    def forward(self, x):
+        return self.classifier(torch.flatten(self.avgpool(self.features(x)), 1))
+
+
+# ---- transformers (timm's layout: fused qkv, scores scaled after q·kᵀ) -------------------------------------
+
+
+class Attention(nn.Module):
+    def __init__(self, dim, heads, attn_drop=0.0):
+        super().__init__()
+        self.heads, self.scale = heads, (dim // heads) ** -0.5
+        self.qkv, self.proj = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim)
+        self.attn_drop = nn.Dropout(attn_drop)
+
+    def forward(self, x, bias=None):
+        B, N, C = x.shape
+        q, k, v = self.qkv(x).reshape(B, N, 3, self.heads, C // self.heads).permute(2, 0, 3, 1, 4).unbind(0)
+        attn = (q @ k.transpose(-2, -1)) * self.scale
+        if bias is not None:
+            attn = attn + bias
+        attn = self.attn_drop(attn.softmax(dim=-1))
+        return self.proj((attn @ v).transpose(1, 2).reshape(B, N, C))
+
+
+class Mlp(nn.Module):
+    def __init__(self, dim, hidden, dwconv=False):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(dim, hidden), nn.Linear(hidden, dim)
+        self.dwconv = nn.Conv2d(hidden, hidden, 3, 1, 1, groups=hidden) if dwconv else None
+
+    def forward(self, x, hw=None):
+        x = self.fc1(x)
+        if self.dwconv is not None:  # PVTv2: a depthwise 3×3 conv over the token grid
+            B, N, C = x.shape
+            x = self.dwconv(x.transpose(1, 2).view(B, C, *hw)).flatten(2).transpose(1, 2)
+        return self.fc2(F.gelu(x, approximate="tanh"))
+
+
+class PreNormBlock(nn.Module):
+    def __init__(self, dim, heads, hidden, dwconv=False):
+        super().__init__()
+        self.norm1, self.attn = nn.LayerNorm(dim), Attention(dim, heads)
+        self.norm2, self.mlp = nn.LayerNorm(dim), Mlp(dim, hidden, dwconv)
+
+    def forward(self, x, hw=None):
+        x = x + self.attn(self.norm1(x))
+        return x + self.mlp(self.norm2(x), hw)
+
+
+class ViT(nn.Module):
+    def __init__(self, patch, dim, heads, depth, classes):
+        super().__init__()
+        self.patch_embed = nn.Conv2d(3, dim, patch, patch)
+        self.cls_token = nn.Parameter(torch.zeros(1, 1, dim))
+        self.tokens = None
+        self.blocks = nn.ModuleList(PreNormBlock(dim, heads, 4 * dim) for _ in range(depth))
+        self.norm, self.head = nn.LayerNorm(dim), nn.Linear(dim, classes)
+        self.pos_embed = None
+
+    def forward(self, x):
+        x = self.patch_embed(x).flatten(2).transpose(1, 2)
+        x = torch.cat([self.cls_token.expand(x.shape[0], -1, -1), x], dim=1)
+        if self.pos_embed is None:
+            self.pos_embed = nn.Parameter(torch.zeros(1, x.shape[1], x.shape[2]))
+        x = x + self.pos_embed
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.norm(x)[:, 0])
+
+
+class BertLayer(nn.Module):
+    """Post-norm encoder layer with BERT's dropouts (on the embeddings sum, the attention probabilities, and
+    after the attention and FFN outputs)."""
+
+    def __init__(self, dim, heads, hidden, p):
+        super().__init__()
+        self.attn, self.drop1, self.norm1 = Attention(dim, heads, p), nn.Dropout(p), nn.LayerNorm(dim)
+        self.fc1, self.fc2, self.drop2, self.norm2 = nn.Linear(dim, hidden), nn.Linear(hidden, dim), nn.Dropout(p), \
+            nn.LayerNorm(dim)
+
+    def forward(self, x):
+        x = self.norm1(x + self.drop1(self.attn(x)))
+        return self.norm2(x + self.drop2(self.fc2(F.gelu(self.fc1(x), approximate="tanh"))))
+
+
+class Bert(nn.Module):
+    def __init__(self, seq, dim, heads, hidden, layers, p):
+        super().__init__()
+        self.position = nn.Parameter(torch.zeros(seq, dim))
+        self.token_type = nn.Parameter(torch.zeros(dim))
+        self.norm, self.drop = nn.LayerNorm(dim), nn.Dropout(p)
+        self.layers = nn.ModuleList(BertLayer(dim, heads, hidden, p) for _ in range(layers))
+
+    def forward(self, tokens):  # the token embeddings (the lookup is not a layer of ecosim's encoder)
+        x = self.drop(self.norm(tokens + self.position + self.token_type))
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+class DwConvPvt(nn.Module):
+    """PVTv2's four stages (overlapping patch embedding, LayerNorm, blocks, stage norm) with global attention
+    and PVTv2's depthwise 3×3 conv in each MLP; mean pooling and a head."""
+
+    def __init__(self, dim, heads, classes):
+        super().__init__()
+        self.stages = nn.ModuleList()
+        for s in range(4):
+            stage = nn.ModuleDict()
+            stage["patch_embed"] = nn.Conv2d(3 if s == 0 else dim, dim, 7 if s == 0 else 3, 4 if s == 0 else 2,
+                                             3 if s == 0 else 1)
+            stage["patch_norm"], stage["norm"] = nn.LayerNorm(dim), nn.LayerNorm(dim)
+            stage["block"] = PreNormBlock(dim, heads, 8 * dim, dwconv=True)
+            self.stages.append(stage)
+        self.head = nn.Linear(dim, classes)
+
+    def forward(self, x):
+        for s, stage in enumerate(self.stages):
+            x = stage["patch_embed"](x)
+            B, C, H, W = x.shape
+            x = stage["norm"](stage["block"](stage["patch_norm"](x.flatten(2).transpose(1, 2)), (H, W)))
+            if s < 3:
+                x = x.reshape(B, H, W, C).permute(0, 3, 1, 2).contiguous()
+        return self.head(x.mean(dim=1))
+
+
+class SwinBlock(nn.Module):
+    """Swin's block: window attention (shifted by half a window in odd blocks) with relative position bias."""
+
+    def __init__(self, dim, heads, res, window, shift):
+        super().__init__()
+        self.res, self.window, self.heads = res, window, heads
+        self.shift = window // 2 if shift and res > window else 0
+        self.norm1, self.attn = nn.LayerNorm(dim), Attention(dim, heads)
+        self.norm2, self.mlp = nn.LayerNorm(dim), Mlp(dim, 4 * dim)
+        self.table = nn.Parameter(torch.zeros((2 * window - 1) ** 2, heads))
+        coords = torch.stack(torch.meshgrid(torch.arange(window), torch.arange(window), indexing="ij")).flatten(1)
+        rel = (coords[:, :, None] - coords[:, None, :]).permute(1, 2, 0) + (window - 1)
+        self.register_buffer("index", rel[..., 0] * (2 * window - 1) + rel[..., 1])
+        if self.shift:
+            img = torch.zeros(1, res, res, 1)
+            cuts = (slice(0, -window), slice(-window, -self.shift), slice(-self.shift, None))
+            for n, (h, w) in enumerate((h, w) for h in cuts for w in cuts):
+                img[:, h, w, :] = n
+            ids = self.partition(img).squeeze(-1)
+            mask = ids[:, None, :] - ids[:, :, None]
+            self.register_buffer("mask", mask.masked_fill(mask != 0, -100.0).masked_fill(mask == 0, 0.0))
+        else:
+            self.mask = None
+
+    def partition(self, x):
+        B, H, W, C = x.shape
+        w = self.window
+        return x.view(B, H // w, w, W // w, w, C).permute(0, 1, 3, 2, 4, 5).reshape(-1, w * w, C)
+
+    def forward(self, x):
+        B, L, C = x.shape
+        H = W = self.res
+        w, shortcut = self.window, x
+        x = self.norm1(x).view(B, H, W, C)
+        if self.shift:
+            x = torch.roll(x, (-self.shift, -self.shift), (1, 2))
+        windows = self.partition(x)
+        N = w * w
+        bias = self.table[self.index.view(-1)].view(N, N, -1).permute(2, 0, 1).contiguous().unsqueeze(0)
+        a = self.attn
+        q, k, v = a.qkv(windows).reshape(-1, N, 3, self.heads, C // self.heads).permute(2, 0, 3, 1, 4).unbind(0)
+        attn = (q @ k.transpose(-2, -1)) * a.scale + bias
+        if self.mask is not None:
+            nW = self.mask.shape[0]
+            attn = (attn.view(-1, nW, self.heads, N, N) + self.mask[None, :, None]).view(-1, self.heads, N, N)
+        out = a.proj((attn.softmax(dim=-1) @ v).transpose(1, 2).reshape(-1, N, C))
+        out = out.view(B, H // w, W // w, w, w, C).permute(0, 1, 3, 2, 4, 5).reshape(B, H, W, C)
+        if self.shift:
+            out = torch.roll(out, (self.shift, self.shift), (1, 2))
+        x = shortcut + out.reshape(B, L, C)
+        return x + self.mlp(self.norm2(x))
+
+
+class Swin(nn.Module):
+    """Swin with two stages: 4×4 patches, LayerNorm, window blocks, patch merging, final norm, mean, head."""
+
+    def __init__(self, size, dim, depths, heads, window, classes):
+        super().__init__()
+        self.patch_embed, self.patch_norm = nn.Conv2d(3, dim, 4, 4), nn.LayerNorm(dim)
+        res, self.stages = size // 4, nn.ModuleList()
+        for s, (depth, h) in enumerate(zip(depths, heads)):
+            stage = nn.ModuleDict()
+            if s > 0:
+                stage["merge_norm"], stage["merge"] = nn.LayerNorm(4 * dim), nn.Linear(4 * dim, 2 * dim, bias=False)
+                res, dim = res // 2, 2 * dim
+            stage["blocks"] = nn.ModuleList(SwinBlock(dim, h, res, window, b % 2 == 1) for b in range(depth))
+            stage.res = res
+            self.stages.append(stage)
+        self.norm, self.head = nn.LayerNorm(dim), nn.Linear(dim, classes)
+
+    def forward(self, x):
+        x = self.patch_norm(self.patch_embed(x).flatten(2).transpose(1, 2))
+        for stage in self.stages:
+            if "merge" in stage:
+                B, L, C = x.shape
+                r = int(math.isqrt(L))
+                g = x.view(B, r, r, C)
+                x = torch.cat([g[:, 0::2, 0::2], g[:, 1::2, 0::2], g[:, 0::2, 1::2], g[:, 1::2, 1::2]], -1)
+                x = stage["merge"](stage["merge_norm"](x.view(B, -1, 4 * C)))
+            for block in stage["blocks"]:
+                x = block(x)
+        return self.head(self.norm(x).mean(dim=1))
+
+
+def main():
+    ecosim, workdir = sys.argv[1], Path(sys.argv[2])
+    workdir.mkdir(parents=True, exist_ok=True)
+    zoo = workdir / "train_models.json"
+    zoo.write_text(json.dumps({
+        "vit_small_test": {"family": "vit", "image_size": 32, "in_chans": 3, "num_classes": 10, "patch_size": 4,
+                           "embed_dim": 64, "num_heads": 4, "depth": 2, "mlp_ratio": 4,
+                           "distillation_token": False, "native_attention": ["msa"]},
+        "bert_test": {"family": "encoder", "seq_len": 64, "embed_dim": 64, "num_heads": 4, "ffn_hidden": 256,
+                      "layers": 2, "causal": False, "post_norm": True, "token_type_embedding": True,
+                      "embedding_norm": True, "final_norm": False, "lm_head": False, "native_attention": ["msa"],
+                      "dropout": True},
+        "bert_test_no_dropout": {"extends": "bert_test", "dropout": False},
+        "swin_test": {"family": "swin", "image_size": 56, "in_chans": 3, "num_classes": 10, "patch_size": 4,
+                      "embed_dim": 32, "depths": [2, 2], "num_heads": [2, 4], "lsa_window": 7, "mlp_ratio": 4,
+                      "native_attention": ["lsa"]},
+        "pvt_dwconv_test": {"family": "hierarchical_vit", "image_size": 64, "in_chans": 3, "num_classes": 10,
+                            "embed_dims": [32, 32, 32, 32], "num_heads": [2, 2, 2, 2], "mlp_ratios": [8, 8, 8, 8],
+                            "depths": [1, 1, 1, 1], "patch_kernels": [7, 3, 3, 3], "patch_strides": [4, 2, 2, 2],
+                            "patch_pads": [3, 1, 1, 1], "mlp_dwconv": True, "mlp_relu": False, "peg": False,
+                            "stage_norm": True, "final_norm": False, "msa_stages": [],
+                            "native_attention": ["msa"]},
+    }))
+    model_file = ["--model-file", str(zoo)]
+    cases = [
+        ("ResNet-18 (basic blocks)", ResNet(BasicBlock, [2, 2, 2, 2]), torch.randn(2, 3, 64, 64),
+         ["--model", "resnet18", "--batch", "2", "--resolution", "64"]),
+        ("ResNet-50 (bottlenecks, v1.5)", ResNet(Bottleneck, [3, 4, 6, 3]), torch.randn(1, 3, 64, 64),
+         ["--model", "resnet50", "--batch", "1", "--resolution", "64"]),
+        ("VGG-11 (max pooling, dropout)", VGG([1, 1, 2, 2, 2]), torch.randn(1, 3, 224, 224),
+         ["--model", "vgg11", "--batch", "1"]),
+        ("ViT (class token, global attention)", ViT(4, 64, 4, 2, 10), torch.randn(2, 3, 32, 32),
+         ["--model", "vit_small_test", "--batch", "2", *model_file]),
+        ("BERT-like post-norm encoder, dropout p = 0.1", Bert(64, 64, 4, 256, 2, 0.1), torch.randn(2, 64, 64),
+         ["--model", "bert_test", "--batch", "2", *model_file]),
+        ("the same encoder, dropout p = 0 (no mask kept)", Bert(64, 64, 4, 256, 2, 0.0), torch.randn(2, 64, 64),
+         ["--model", "bert_test_no_dropout", "--batch", "2", *model_file]),
+        ("Swin (shifted windows, relative position bias, patch merging)", Swin(56, 32, [2, 2], [2, 4], 7, 10),
+         torch.randn(2, 3, 56, 56), ["--model", "swin_test", "--batch", "2", *model_file]),
+        ("PVTv2-like CNN stages (depthwise 3×3 convs in the MLPs)", DwConvPvt(32, 2, 10),
+         torch.randn(2, 3, 64, 64), ["--model", "pvt_dwconv_test", "--batch", "2", *model_file]),
+    ]
+    failures = 0
+    for name, model, x, args in cases:
+        measured, modelled = saved_bytes(model, x), ecosim_bytes(ecosim, args)
+        gap = modelled / measured - 1
+        ok = abs(gap) <= TOLERANCE
+        failures += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {name}: torch saves {measured} B, ecosim {modelled} B ({gap:+.3%})")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
