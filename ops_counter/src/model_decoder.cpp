@@ -165,11 +165,11 @@ std::vector<Layer> decoder_layers(const ModelEntry& e, const Spec& s, const Shap
       throw Error("model '" + e.model() + "' is causal: " + err.what());
     }
     layers.push_back(norm(s, block + ".norm1", rows));
-    layers.push_back({block + ".attn.qkv", Linear{rows, s.hidden, inner + 2 * kv_inner, s.qkv_bias}, true});
+    layers.push_back({block + ".attn.qkv", Linear{rows, s.hidden, inner + 2 * kv_inner, s.qkv_bias}, {}, true});
     if (s.rotary)  // the new tokens' queries and keys; the cached keys were rotated when they were new
-      layers.push_back({block + ".attn.rotary", Rotary{checked_mul(rows, s.heads + s.kv_heads), s.rotary_dims}, true});
+      layers.push_back({block + ".attn.rotary", Rotary{checked_mul(rows, s.heads + s.kv_heads), s.rotary_dims}, {}, true});
     layers.push_back({block + ".attn", a});
-    layers.push_back({block + ".attn.proj", Linear{rows, inner, s.hidden, s.o_bias}, true});
+    layers.push_back({block + ".attn.proj", Linear{rows, inner, s.hidden, s.o_bias}, {}, true});
     if (!s.parallel) layers.push_back({block + ".residual1", ResidualAdd{elements}});
     layers.push_back(norm(s, block + ".norm2", rows));  // parallel (GPT-NeoX): over the block's input, as norm1
     append_mlp(layers, block, s, rows);

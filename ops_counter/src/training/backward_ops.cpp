@@ -162,6 +162,8 @@ struct BackwardEmitter {
   void operator()(const Reduction&) const { (void)layer_tensors(layer); }
   void operator()(const DataMovement&) const { (void)layer_tensors(layer); }
   void operator()(const ConvTranspose2d&) const { (void)layer_tensors(layer); }
+  void operator()(const RmsNorm&) const { (void)layer_tensors(layer); }
+  void operator()(const Rotary&) const { (void)layer_tensors(layer); }
 };
 
 }  // namespace

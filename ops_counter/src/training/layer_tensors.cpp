@@ -124,6 +124,8 @@ struct TensorRules {
   LayerTensors operator()(const Reduction& r) const { refuse("reduction " + r.func); }
   LayerTensors operator()(const DataMovement& d) const { refuse("data movement " + d.func); }
   LayerTensors operator()(const ConvTranspose2d&) const { refuse("transposed convolution"); }
+  LayerTensors operator()(const RmsNorm&) const { refuse("RMSNorm (decoder LLMs)"); }
+  LayerTensors operator()(const Rotary&) const { refuse("rotary embedding (decoder LLMs)"); }
 };
 
 }  // namespace

@@ -138,12 +138,12 @@ struct Layer {
                AttentionConfig, SoftmaxAttention, Elementwise, Reduction, DataMovement, ConvTranspose2d, RmsNorm,
                Rotary, BatchNorm2d, MaxPool2d, Dropout>
       op;
-  /// Part of an attention block though not an AttentionConfig (a decoder's q/k/v/o projections and rotary):
-  /// counted under --scope attention.
-  bool attention_part = false;
   /// The layer whose output this layer reads (its first operand); empty: the layer before it. Only the
   /// training step's saved tensors use it (a ResNet shortcut reads its block's input).
   std::string input = {};
+  /// Part of an attention block though not an AttentionConfig (a decoder's q/k/v/o projections and rotary):
+  /// counted under --scope attention.
+  bool attention_part = false;
 };
 
 /// Reports the layer's operations (one or more records named "<layer name>.<part>") to sink.
