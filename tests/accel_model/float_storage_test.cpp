@@ -26,8 +26,8 @@ OpRecord transfer(DType t, std::uint64_t elements, bool store) {
   return r;
 }
 
-/// DRAM bits of all of a plan's tiles (loads and stores).
-std::uint64_t dram_bits(const OpPlan& plan) {
+/// DRAM bits of all of a plan's tiles (loads and stores), walked tile by tile.
+std::uint64_t walked_dram_bits(const OpPlan& plan) {
   std::uint64_t bits = 0;
   PlanCursor cursor(plan);
   TileWork t;
@@ -50,8 +50,8 @@ TEST_CASE("float bytes move at the operand width under operand storage, at their
     INFO(name(x.t));
     for (bool store : {true, false}) {
       const OpRecord r = transfer(x.t, n, store);
-      CHECK(dram_bits(plan_op(r, c, tech())) == n * x.operand);
-      CHECK(dram_bits(plan_op(r, c, tech(), nullptr, trace::FloatStorage::recorded)) == n * x.recorded);
+      CHECK(walked_dram_bits(plan_op(r, c, tech())) == n * x.operand);
+      CHECK(walked_dram_bits(plan_op(r, c, tech(), nullptr, trace::FloatStorage::recorded)) == n * x.recorded);
     }
     CHECK(stored_bits(x.t, trace::FloatStorage::recorded, c) == x.recorded);
   }
@@ -60,8 +60,8 @@ TEST_CASE("float bytes move at the operand width under operand storage, at their
 TEST_CASE("a vector-unit record reads and writes at the recorded width") {
   const AccelConfig c = builtin_config("bitfusion-45nm");
   OpRecord r = ops::eltwise("scale", "scale", 1, 64, 64, DType::fp32, {.mul = 1});
-  CHECK(dram_bits(plan_op(r, c, tech())) == 2 * 64 * 64 * 8);
-  CHECK(dram_bits(plan_op(r, c, tech(), nullptr, trace::FloatStorage::recorded)) == 2 * 64 * 64 * 32);
+  CHECK(walked_dram_bits(plan_op(r, c, tech())) == 2 * 64 * 64 * 8);
+  CHECK(walked_dram_bits(plan_op(r, c, tech(), nullptr, trace::FloatStorage::recorded)) == 2 * 64 * 64 * 32);
 }
 
 TEST_CASE("the array refuses float operands under recorded storage, not integer ones") {
