@@ -1,6 +1,6 @@
 // Fused (FlashAttention-style) softmax attention on the accelerator: group validation, the tiles a causal
-// group visits, the buffer and DRAM rules of a tiling, the mapper's choice and the plan (see fused_attention.hpp; the tiles are in
-// fused_attention_run.cpp).
+// group visits, the buffer and DRAM rules of a tiling, the mapper's choice and the plan (see fused_attention.hpp; the
+// tiles are in fused_attention_run.cpp).
 #include "ecosim/accel_model/fused_attention.hpp"
 
 #include <fmt/core.h>
@@ -87,7 +87,7 @@ std::uint64_t attended_in_tile(const AttentionShape& s, std::uint64_t q0, std::u
   const std::uint64_t full =
       std::clamp<std::uint64_t>(k0 + cols > shift + 1 ? k0 + cols - shift - 1 : 0, first, q0 + rows);
   const std::uint64_t n = full - first, seen_first = shift + first + 1 - k0, seen_last = shift + full - k0;
-  const std::uint64_t series = n == 0 ? 0
+  const std::uint64_t series = n == 0       ? 0
                                : n % 2 == 0 ? checked_mul(n / 2, seen_first + seen_last)
                                             : checked_mul(n, (seen_first + seen_last) / 2);
   return checked_add(series, checked_mul(q0 + rows - full, cols));
@@ -122,8 +122,8 @@ std::uint64_t fused_dram_bits(const AttentionShape& s, FusedOrder order, std::ui
     }
     std::uint64_t partial_rows = 0;  // query rows × key tiles after their first
     for (std::uint64_t qi = 0; qi < q_trips; ++qi)
-      partial_rows = checked_add(partial_rows, checked_mul(std::min(tq, s.queries - qi * tq),
-                                                           key_tiles_visited(s, tq, tk, qi) - 1));
+      partial_rows = checked_add(partial_rows,
+                                 checked_mul(std::min(tq, s.queries - qi * tq), key_tiles_visited(s, tq, tk, qi) - 1));
     q_rows -= alone_after * last_rows;
     partial_rows -= alone_after * last_rows;
     bits = checked_add(bits, checked_mul(q_rows, row_bits));
@@ -152,7 +152,7 @@ std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, con
                          .operand_bits = operand_bits(scores.a_dtype, config),
                          .causal = causal(scores)};
   for (const OpRecord& r : ops.first(kAttentionGroupRecords))
-    if (causal(r) != s.causal) return std::nullopt;  // not one causal attention
+    if (causal(r) != s.causal) return std::nullopt;         // not one causal attention
   if (s.causal && s.keys < s.queries) return std::nullopt;  // a query would attend to no key
   const bool consistent = s.groups && s.queries && s.keys && s.dim && context.batch == s.groups &&
                           context.m == s.queries && context.n == s.dim && context.k == s.keys &&
@@ -167,8 +167,8 @@ std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, con
 OpCounts fused_softmax_work(const OpCounts& records, const AttentionShape& s, std::uint64_t tq, std::uint64_t tk) {
   std::uint64_t rows_after_first = 0;  // per group: query rows × key tiles visited after the first
   for (std::uint64_t qi = 0; qi < ceil_div(s.queries, tq); ++qi)
-    rows_after_first = checked_add(rows_after_first, checked_mul(std::min(tq, s.queries - qi * tq),
-                                                                 key_tiles_visited(s, tq, tk, qi) - 1));
+    rows_after_first = checked_add(
+        rows_after_first, checked_mul(std::min(tq, s.queries - qi * tq), key_tiles_visited(s, tq, tk, qi) - 1));
   const std::uint64_t updates = checked_mul(s.groups, rows_after_first);
   OpCounts c = records;
   c.add(OpKind::add, DType::fp32, updates);
@@ -229,22 +229,33 @@ std::optional<FusedTiling> choose_fused_tiling(const AttentionShape& s, const Op
   return best;
 }
 
+std::optional<FusedTiling> FusedTilingMemo::choose(const AttentionShape& s, const OpCounts& softmax) {
+  for (const Chosen& known : chosen_)
+    if (known.shape == s && known.softmax == softmax) return known.tiling;
+  Chosen chosen{s, softmax, choose_fused_tiling(s, softmax, config_, tech_)};
+  if (chosen_.size() < kCapacity)
+    chosen_.push_back(chosen);
+  else
+    chosen_[next_++ % kCapacity] = chosen;
+  return chosen.tiling;
+}
+
 std::optional<FusedPlan> plan_fused_attention(std::span<const OpRecord> ops, const AccelConfig& c,
-                                              const TechTable& tech) {
+                                              const TechTable& tech, FusedTilingMemo* memo) {
   const std::optional<AttentionShape> shape = attention_group(ops, c);
   if (!shape) return std::nullopt;
   const AttentionShape& s = *shape;
   OpCounts softmax = ops[1].counts;
   softmax += ops[2].counts;
-  const std::optional<FusedTiling> tiling = choose_fused_tiling(s, softmax, c, tech);
+  const std::optional<FusedTiling> tiling = memo ? memo->choose(s, softmax) : choose_fused_tiling(s, softmax, c, tech);
   if (!tiling) return std::nullopt;
   const VectorWork vector = vector_work(fused_softmax_work(softmax, s, tiling->tq, tiling->tk), c, tech);
   FusedPlan fused{{}, *tiling};
   fused.plan.name = ops[0].group;
   fused.plan.kind = OpClass::gemm;
-  fused.plan.mapping = fmt::format("fused {}attention: {}, scores on chip; array {}-bit (pf {})",
-                                   s.causal ? "causal " : "", tiling->describe(), s.operand_bits,
-                                   fusion(s.operand_bits, s.operand_bits).spatial);
+  fused.plan.mapping =
+      fmt::format("fused {}attention: {}, scores on chip; array {}-bit (pf {})", s.causal ? "causal " : "",
+                  tiling->describe(), s.operand_bits, fusion(s.operand_bits, s.operand_bits).spatial);
   fused.plan.runs.push_back(fused_attention_tiles(s, *tiling, vector, c));
   return fused;
 }

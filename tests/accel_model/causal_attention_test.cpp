@@ -102,8 +102,7 @@ TEST_CASE("causal fused DRAM bits worked by hand: 300 queries and keys in tiles 
   // 0 (key tile 2: query tile 2 alone, on chip since key tile 1's last triple); partial rows stored and loaded
   // back: query tile 1 between key tiles 0 and 1 (100 rows), query tile 2 between 0 and 1 (100; it stays
   // between 1 and 2).
-  CHECK(fused_dram_bits(s, FusedOrder::keys_outer, 100, 100, c) ==
-        2 * ((3 * 300 + 500) * row + 2 * 200 * partial_row));
+  CHECK(fused_dram_bits(s, FusedOrder::keys_outer, 100, 100, c) == 2 * ((3 * 300 + 500) * row + 2 * 200 * partial_row));
   for (FusedOrder order : {FusedOrder::queries_outer, FusedOrder::keys_outer}) {
     std::uint64_t walked = 0;
     for (const TileWork& w : collect(*fused_attention_tiles(s, {order, 100, 100}, {}, c)))
@@ -150,4 +149,22 @@ TEST_CASE("fused attention of a decode step reads its sizes from the records: 1 
   std::uint64_t macs = 0;
   for (const TileWork& w : collect(plan_all(ops, c)[0])) macs += w.macs;
   CHECK(macs == 2 * 12 * 4096 * 64);
+}
+
+TEST_CASE("the fused tiling memo returns what the mapper chooses, per shape, causal or not") {
+  AccelConfig c = builtin_config("bitfusion-45nm");
+  FusedTilingMemo memo(c, tech());
+  for (int pass = 0; pass < 2; ++pass)  // the second pass from the memo
+    for (bool causal : {false, true}) {
+      const std::vector<OpRecord> ops = msa_records(2, 300, 300, 32, causal);
+      const AttentionShape s = *attention_group(ops, c);
+      OpCounts softmax = ops[1].counts;
+      softmax += ops[2].counts;
+      const FusedTiling chosen = *choose_fused_tiling(s, softmax, c, tech()), remembered = *memo.choose(s, softmax);
+      CHECK(remembered.describe() == chosen.describe());
+      CHECK(remembered.dram_bits == chosen.dram_bits);
+      CHECK(remembered.energy_pj == chosen.energy_pj);
+      CHECK(plan_fused_attention(ops, c, tech(), &memo)->plan.mapping ==
+            plan_fused_attention(ops, c, tech())->plan.mapping);
+    }
 }

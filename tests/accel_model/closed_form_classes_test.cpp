@@ -99,7 +99,9 @@ TEST_CASE("class-costed closed form equals the tile walk on conv layers with cli
   }
 }
 
-TEST_CASE("stretch-costed fused attention equals the tile walk on tilings of both orders, causal or not, overlap on and off") {
+TEST_CASE(
+    "stretch-costed fused attention equals the tile walk on tilings of both orders, causal or not, overlap on and "
+    "off") {
   std::mt19937_64 rng(15);
   for (AccelConfig c : configs()) {
     for (const bool overlap : {true, false}) {

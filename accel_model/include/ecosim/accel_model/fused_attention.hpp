@@ -14,6 +14,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "ecosim/accel_model/op_plan.hpp"
 
@@ -29,6 +30,7 @@ struct AttentionShape {
   std::uint64_t groups = 1, queries = 1, keys = 1, dim = 1;
   unsigned operand_bits = 8;
   bool causal = false;
+  friend bool operator==(const AttentionShape&, const AttentionShape&) = default;
 };
 
 /// The loop inside batch·heads, outermost first:
@@ -91,8 +93,10 @@ std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, con
 OpCounts fused_softmax_work(const OpCounts& records, const AttentionShape& s, std::uint64_t tq, std::uint64_t tk);
 
 /// Over both orders, key tiles (powers of two, the largest that fits and the same trips balanced) and query
-/// tiles likewise for each, every tiling that fits replayed by the closed form (stretch by stretch: cheap
-/// whatever its size): the least energy (leakage included; DRAM's 15 pJ/bit dominates it), ties (1e-9,
+/// tiles likewise for each, the tilings that fit replayed by the closed form (stretch by stretch) from the least
+/// lower bound of their energy (DRAM bits, softmax work, leakage while the DRAM moves) up, until a bound passes
+/// the least energy found (a tiling left out cannot win): the least energy (leakage included; DRAM's 15 pJ/bit
+/// dominates it), ties (1e-9,
 /// rounding) by fewer DRAM bits, fewer cycles, larger tiles, then the first enumerated. Not the fewest DRAM
 /// bits outright: that takes tiles of one key, 1/32 of the array, at 2–3× the energy. nullopt when not even
 /// 1×1 fits. `softmax` is the scale's and softmax's records' work (fused_softmax_work adds the rest).
@@ -107,12 +111,34 @@ std::optional<FusedTiling> choose_fused_tiling(const AttentionShape& s, const Op
 std::shared_ptr<const TileRun> fused_attention_tiles(const AttentionShape& s, const FusedTiling& tiling,
                                                      VectorWork vector, const AccelConfig& config);
 
-/// The fused plan of the group at ops[0] and its tiling (nullopt when there is none or no tile fits).
+/// The tilings choose_fused_tiling chose for the shapes (and softmax work) seen, for one configuration and
+/// technology table (both must outlive it): models repeat their attention shapes, layer after layer. Bounded: a
+/// replay's memory does not grow with the trace.
+class FusedTilingMemo {
+ public:
+  static constexpr std::size_t kCapacity = 16;
+  FusedTilingMemo(const AccelConfig& config, const TechTable& tech) : config_(config), tech_(tech) {}
+  std::optional<FusedTiling> choose(const AttentionShape& s, const OpCounts& softmax);
+
+ private:
+  struct Chosen {
+    AttentionShape shape;
+    OpCounts softmax;
+    std::optional<FusedTiling> tiling;
+  };
+  const AccelConfig& config_;
+  const TechTable& tech_;
+  std::vector<Chosen> chosen_;
+  std::size_t next_ = 0;  // the entry replaced next once full
+};
+
+/// The fused plan of the group at ops[0] and its tiling (nullopt when there is none or no tile fits); the
+/// tiling from `memo` (for `config` and `tech`) when given.
 struct FusedPlan {
   OpPlan plan;
   FusedTiling tiling;
 };
 std::optional<FusedPlan> plan_fused_attention(std::span<const OpRecord> ops, const AccelConfig& config,
-                                              const TechTable& tech);
+                                              const TechTable& tech, FusedTilingMemo* memo = nullptr);
 
 }  // namespace ecosim::accel
