@@ -1,6 +1,6 @@
-// Fused (FlashAttention-style) softmax attention on the accelerator: group validation, the buffer and DRAM
-// rules of a tiling, the mapper's choice and the plan (see fused_attention.hpp; the tiles are in
-// fused_attention_run.cpp).
+// Fused (FlashAttention-style) softmax attention on the accelerator: group validation, the tiles a causal
+// group visits, the buffer and DRAM rules of a tiling, the mapper's choice and the plan (see fused_attention.hpp; the
+// tiles are in fused_attention_run.cpp).
 #include "ecosim/accel_model/fused_attention.hpp"
 
 #include <fmt/core.h>
@@ -65,19 +65,69 @@ bool fused_tiles_fit(const AttentionShape& s, std::uint64_t tq, std::uint64_t tk
   return tk >= 1 && tk <= most_keys(s, c) && tq >= 1 && tq <= most_queries(s, tk, c);
 }
 
+std::uint64_t key_tiles_visited(const AttentionShape& s, std::uint64_t tq, std::uint64_t tk, std::uint64_t qi) {
+  if (!s.causal) return ceil_div(s.keys, tk);
+  const std::uint64_t last_row = std::min(s.queries, checked_mul(qi + 1, tq)) - 1;
+  return ceil_div(s.keys - s.queries + last_row + 1, tk);  // its keys attended: ≤ keys
+}
+
+std::uint64_t first_query_tile(const AttentionShape& s, std::uint64_t tq, std::uint64_t tk, std::uint64_t ki) {
+  if (!s.causal) return 0;
+  const std::uint64_t first_key = checked_mul(ki, tk), shift = s.keys - s.queries;  // row r sees keys ≤ shift + r
+  return (first_key > shift ? first_key - shift : 0) / tq;
+}
+
+std::uint64_t attended_in_tile(const AttentionShape& s, std::uint64_t q0, std::uint64_t rows, std::uint64_t k0,
+                               std::uint64_t cols) {
+  if (!s.causal) return checked_mul(rows, cols);
+  const std::uint64_t shift = s.keys - s.queries;  // row r attends to the keys < shift + r + 1
+  // rows before `first` see none of the tile's keys; from `full` on, all of them; row r between sees
+  // shift + r + 1 − k0 (1 at `first` when it is past q0), an arithmetic series
+  const std::uint64_t first = std::clamp<std::uint64_t>(k0 > shift ? k0 - shift : 0, q0, q0 + rows);
+  const std::uint64_t full =
+      std::clamp<std::uint64_t>(k0 + cols > shift + 1 ? k0 + cols - shift - 1 : 0, first, q0 + rows);
+  const std::uint64_t n = full - first, seen_first = shift + first + 1 - k0, seen_last = shift + full - k0;
+  const std::uint64_t series = n == 0       ? 0
+                               : n % 2 == 0 ? checked_mul(n / 2, seen_first + seen_last)
+                                            : checked_mul(n, (seen_first + seen_last) / 2);
+  return checked_add(series, checked_mul(q0 + rows - full, cols));
+}
+
 std::uint64_t fused_dram_bits(const AttentionShape& s, FusedOrder order, std::uint64_t tq, std::uint64_t tk,
                               const AccelConfig& c) {
   const std::uint64_t q_trips = ceil_div(s.queries, tq), k_trips = ceil_div(s.keys, tk);
-  const std::uint64_t q_or_o = checked_product({s.queries, s.dim, s.operand_bits});
-  const std::uint64_t k_and_v = checked_product({2, s.keys, s.dim, s.operand_bits});
-  std::uint64_t bits = 0;
+  const std::uint64_t last_rows = s.queries - (q_trips - 1) * tq;  // of the last query tile
+  const std::uint64_t row_bits = checked_mul(s.dim, s.operand_bits);
+  std::uint64_t bits = checked_mul(s.queries, row_bits);  // O, once
   if (order == FusedOrder::queries_outer) {
-    bits = checked_add(checked_mul(2, q_or_o), checked_mul(k_trips > 1 ? q_trips : 1, k_and_v));
+    bits = checked_add(bits, checked_mul(s.queries, row_bits));  // Q, once
+    // K and V rows: each query tile's key tiles, but tile 0 when the query tile before used it alone
+    std::uint64_t key_rows = 0, visited_before = 0;
+    for (std::uint64_t qi = 0; qi < q_trips; ++qi) {
+      const std::uint64_t visited = key_tiles_visited(s, tq, tk, qi);
+      key_rows = checked_add(key_rows, std::min(s.keys, checked_mul(visited, tk)));
+      if (qi > 0 && visited_before == 1) key_rows -= std::min(tk, s.keys);
+      visited_before = visited;
+    }
+    bits = checked_add(bits, checked_mul(2, checked_mul(key_rows, row_bits)));
   } else {
-    const bool partial = q_trips > 1;
-    const std::uint64_t partial_rows = checked_product({s.queries, s.dim + 2, c.accumulator_bits});
-    bits = checked_add(checked_add(checked_mul(partial ? k_trips : 1, q_or_o), q_or_o), k_and_v);
-    if (partial) bits = checked_add(bits, checked_product({2, k_trips - 1, partial_rows}));
+    // K and V once; Q per key tile for its query tiles, and partial rows between each query tile's key tiles,
+    // but the last query tile's while key tiles visit it alone one after another
+    bits = checked_add(bits, checked_mul(2, checked_mul(s.keys, row_bits)));
+    std::uint64_t q_rows = 0, alone_after = 0;  // key tiles after the first visiting the last query tile alone
+    for (std::uint64_t ki = 0; ki < k_trips; ++ki) {
+      const std::uint64_t first = first_query_tile(s, tq, tk, ki);
+      q_rows = checked_add(q_rows, s.queries - first * tq);
+      if (ki > 0 && first == q_trips - 1) ++alone_after;
+    }
+    std::uint64_t partial_rows = 0;  // query rows × key tiles after their first
+    for (std::uint64_t qi = 0; qi < q_trips; ++qi)
+      partial_rows = checked_add(partial_rows,
+                                 checked_mul(std::min(tq, s.queries - qi * tq), key_tiles_visited(s, tq, tk, qi) - 1));
+    q_rows -= alone_after * last_rows;
+    partial_rows -= alone_after * last_rows;
+    bits = checked_add(bits, checked_mul(q_rows, row_bits));
+    bits = checked_add(bits, checked_product({2, partial_rows, s.dim + 2, c.accumulator_bits}));
   }
   return checked_mul(s.groups, bits);
 }
@@ -91,11 +141,19 @@ std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, con
   for (std::size_t i = 0; i < kAttentionGroupRecords; ++i)
     if (ops[i].group != ops[0].group || ops[i].kind != kinds[i]) return std::nullopt;
   const OpRecord &scores = ops[0], &scale = ops[1], &softmax = ops[2], &context = ops[3];
-  // Causal groups are not fused yet: their ops run one by one (each computing its whole rectangle).
+  const auto causal = [](const OpRecord& r) {
+    const auto it = r.params.find(std::string(ops::kCausalParam));
+    return it != r.params.end() && it->second == 1;
+  };
+  const AttentionShape s{.groups = scores.batch,
+                         .queries = scores.m,
+                         .keys = scores.n,
+                         .dim = scores.k,
+                         .operand_bits = operand_bits(scores.a_dtype, config),
+                         .causal = causal(scores)};
   for (const OpRecord& r : ops.first(kAttentionGroupRecords))
-    if (const auto it = r.params.find(std::string(ops::kCausalParam)); it != r.params.end() && it->second == 1)
-      return std::nullopt;
-  const AttentionShape s{scores.batch, scores.m, scores.n, scores.k, operand_bits(scores.a_dtype, config)};
+    if (causal(r) != s.causal) return std::nullopt;         // not one causal attention
+  if (s.causal && s.keys < s.queries) return std::nullopt;  // a query would attend to no key
   const bool consistent = s.groups && s.queries && s.keys && s.dim && context.batch == s.groups &&
                           context.m == s.queries && context.n == s.dim && context.k == s.keys &&
                           scale.batch * scale.m * scale.n == s.groups * s.queries * s.keys &&
@@ -106,9 +164,12 @@ std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, con
   return consistent ? std::optional(s) : std::nullopt;
 }
 
-OpCounts fused_softmax_work(const OpCounts& records, const AttentionShape& s, std::uint64_t tk) {
-  const std::uint64_t rows = checked_mul(s.groups, s.queries), extra_tiles = ceil_div(s.keys, tk) - 1;
-  const std::uint64_t updates = checked_mul(rows, extra_tiles);
+OpCounts fused_softmax_work(const OpCounts& records, const AttentionShape& s, std::uint64_t tq, std::uint64_t tk) {
+  std::uint64_t rows_after_first = 0;  // per group: query rows × key tiles visited after the first
+  for (std::uint64_t qi = 0; qi < ceil_div(s.queries, tq); ++qi)
+    rows_after_first = checked_add(
+        rows_after_first, checked_mul(std::min(tq, s.queries - qi * tq), key_tiles_visited(s, tq, tk, qi) - 1));
+  const std::uint64_t updates = checked_mul(s.groups, rows_after_first);
   OpCounts c = records;
   c.add(OpKind::add, DType::fp32, updates);
   c.add(OpKind::exp, DType::fp32, updates);
@@ -118,41 +179,83 @@ OpCounts fused_softmax_work(const OpCounts& records, const AttentionShape& s, st
 
 std::optional<FusedTiling> choose_fused_tiling(const AttentionShape& s, const OpCounts& softmax, const AccelConfig& c,
                                                const TechTable& tech) {
+  struct Candidate {
+    FusedTiling tiling;
+    VectorWork vector;
+    double least_pj = 0;  // a lower bound of its energy: its DRAM bits, its vector work, leakage while they move
+    bool costed = false;
+  };
+  std::vector<Candidate> candidates;  // in enumeration order
   const std::uint64_t tk_most = most_keys(s, c);
-  std::optional<FusedTiling> best;
   for (FusedOrder order : {FusedOrder::queries_outer, FusedOrder::keys_outer}) {
     if (tk_most == 0) break;
     for (std::uint64_t tk : fitting_sizes(s.keys, tk_most)) {
       const std::uint64_t tq_most = most_queries(s, tk, c);
       if (tq_most == 0) continue;
-      const VectorWork vector = vector_work(fused_softmax_work(softmax, s, tk), c, tech);
       for (std::uint64_t tq : fitting_sizes(s.queries, tq_most)) {
-        FusedTiling t{order, tq, tk, fused_dram_bits(s, order, tq, tk, c)};
-        const OpRow row = closed_form_row({"", OpClass::gemm, "", {fused_attention_tiles(s, t, vector, c)}}, c, false);
-        t.pipeline_cycles = row.cycles;
-        t.energy_pj = row.energy.total_pj();
-        if (!best || better_fused(t, *best)) best = t;
+        Candidate& x = candidates.emplace_back();
+        x.tiling = {order, tq, tk, fused_dram_bits(s, order, tq, tk, c)};
+        x.vector = vector_work(fused_softmax_work(softmax, s, tq, tk), c, tech);
+        OpRow least;
+        least.cycles = dram_peak_cycles(x.tiling.dram_bits, c);  // the DMA moves one transfer at a time
+        charge_leakage(least, c);
+        least.energy.dram_pj = double(x.tiling.dram_bits) * c.dram_pj_per_bit;
+        least.energy.vector_pj = x.vector.pj;
+        x.least_pj = least.energy.total_pj();
       }
     }
   }
+  // Costed by the closed form from the least bound up, until a bound passes the least energy found (with a margin
+  // far above better_fused's rounding tolerance): a tiling left out cannot win. Each costs a few hundred TileWork
+  // (non-causal) or a few per outer tile (causal), so this prunes most of a causal search's time.
+  std::vector<std::size_t> by_bound(candidates.size());
+  for (std::size_t i = 0; i < by_bound.size(); ++i) by_bound[i] = i;
+  std::stable_sort(by_bound.begin(), by_bound.end(),
+                   [&](std::size_t a, std::size_t b) { return candidates[a].least_pj < candidates[b].least_pj; });
+  double least_found = 0;
+  for (std::size_t i : by_bound) {
+    Candidate& x = candidates[i];
+    if (i != by_bound.front() && x.least_pj > least_found * (1 + 1e-6)) break;
+    const OpRow row =
+        closed_form_row({"", OpClass::gemm, "", {fused_attention_tiles(s, x.tiling, x.vector, c)}}, c, false);
+    x.tiling.pipeline_cycles = row.cycles;
+    x.tiling.energy_pj = row.energy.total_pj();
+    x.costed = true;
+    least_found = i == by_bound.front() ? x.tiling.energy_pj : std::min(least_found, x.tiling.energy_pj);
+  }
+  std::optional<FusedTiling> best;
+  for (const Candidate& x : candidates)
+    if (x.costed && (!best || better_fused(x.tiling, *best))) best = x.tiling;
   return best;
 }
 
+std::optional<FusedTiling> FusedTilingMemo::choose(const AttentionShape& s, const OpCounts& softmax) {
+  for (const Chosen& known : chosen_)
+    if (known.shape == s && known.softmax == softmax) return known.tiling;
+  Chosen chosen{s, softmax, choose_fused_tiling(s, softmax, config_, tech_)};
+  if (chosen_.size() < kCapacity)
+    chosen_.push_back(chosen);
+  else
+    chosen_[next_++ % kCapacity] = chosen;
+  return chosen.tiling;
+}
+
 std::optional<FusedPlan> plan_fused_attention(std::span<const OpRecord> ops, const AccelConfig& c,
-                                              const TechTable& tech) {
+                                              const TechTable& tech, FusedTilingMemo* memo) {
   const std::optional<AttentionShape> shape = attention_group(ops, c);
   if (!shape) return std::nullopt;
   const AttentionShape& s = *shape;
   OpCounts softmax = ops[1].counts;
   softmax += ops[2].counts;
-  const std::optional<FusedTiling> tiling = choose_fused_tiling(s, softmax, c, tech);
+  const std::optional<FusedTiling> tiling = memo ? memo->choose(s, softmax) : choose_fused_tiling(s, softmax, c, tech);
   if (!tiling) return std::nullopt;
-  const VectorWork vector = vector_work(fused_softmax_work(softmax, s, tiling->tk), c, tech);
+  const VectorWork vector = vector_work(fused_softmax_work(softmax, s, tiling->tq, tiling->tk), c, tech);
   FusedPlan fused{{}, *tiling};
   fused.plan.name = ops[0].group;
   fused.plan.kind = OpClass::gemm;
-  fused.plan.mapping = fmt::format("fused attention: {}, scores on chip; array {}-bit (pf {})", tiling->describe(),
-                                   s.operand_bits, fusion(s.operand_bits, s.operand_bits).spatial);
+  fused.plan.mapping =
+      fmt::format("fused {}attention: {}, scores on chip; array {}-bit (pf {})", s.causal ? "causal " : "",
+                  tiling->describe(), s.operand_bits, fusion(s.operand_bits, s.operand_bits).spatial);
   fused.plan.runs.push_back(fused_attention_tiles(s, *tiling, vector, c));
   return fused;
 }

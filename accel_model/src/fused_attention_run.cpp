@@ -1,5 +1,6 @@
-// The tile sequence of a fused attention tiling (fused_attention.hpp): tile i from i alone, walked by the
-// generic cursor, and the whole sequence as nested repetitions (TileRun::stretches) for the closed form.
+// The tile sequence of a fused attention tiling (fused_attention.hpp), causal or not: tile i from i alone,
+// walked by the generic cursor, and the whole sequence as nested repetitions (TileRun::stretches) for the
+// closed form.
 #include <algorithm>
 
 #include "ecosim/accel_model/fused_attention.hpp"
@@ -29,7 +30,7 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> intervals(std::uint64_t beg
 }
 
 /// c − 1 and c for each change point c > 0: the stage of a triple depends on it and the triple after it.
-std::vector<std::uint64_t> around(std::initializer_list<std::uint64_t> changes) {
+std::vector<std::uint64_t> around(const std::vector<std::uint64_t>& changes) {
   std::vector<std::uint64_t> cuts;
   for (std::uint64_t c : changes) {
     if (c > 0) cuts.push_back(c - 1);
@@ -38,10 +39,12 @@ std::vector<std::uint64_t> around(std::initializer_list<std::uint64_t> changes) 
   return cuts;
 }
 
-/// Per (group, outer tile, inner tile) three tiles: scores on the array, softmax on the vector unit, context on
-/// the array, in the software-pipelined order of position(). A tile depends on its triple only through whether
-/// its query and key tiles are first or last (edge sizes, loads, stores) and, for the softmax, whether the
-/// triple is among the first `vector.cycles % triples` (one cycle more each).
+/// Per (group, outer tile, inner tile) visited three tiles: scores on the array, softmax on the vector unit,
+/// context on the array, in the software-pipelined order of position(). Outer tile o visits the inner tiles
+/// [inner_begin(o), inner_end(o)) (all, or the causal ones). A tile depends on its triple only through its
+/// query and key tiles' sizes, its attended pairs (causal), whether the triples beside it use the same query
+/// or key tile (loads, stores) and, for the softmax, whether the triple is among the first
+/// `vector.cycles % triples` (one cycle more each).
 class FusedAttentionRun : public IndexedTileRun {
  public:
   FusedAttentionRun(const AttentionShape& s, const FusedTiling& tiling, VectorWork vector, const AccelConfig& c)
@@ -53,10 +56,18 @@ class FusedAttentionRun : public IndexedTileRun {
         k_trips_(ceil_div(s.keys, tiling.tk)),
         outer_trips_(order_ == FusedOrder::queries_outer ? q_trips_ : k_trips_),
         inner_trips_(order_ == FusedOrder::queries_outer ? k_trips_ : q_trips_),
-        triples_(checked_product({s.groups, q_trips_, k_trips_})),
         vector_(vector),
         f_(fusion(s.operand_bits, s.operand_bits)),
-        c_(c) {}
+        c_(c) {
+    if (s.causal) {  // the triples before each outer tile, per group
+      row_start_.reserve(outer_trips_ + 1);
+      row_start_.push_back(0);
+      for (std::uint64_t o = 0; o < outer_trips_; ++o)
+        row_start_.push_back(checked_add(row_start_.back(), inner_end(o) - inner_begin(o)));
+    }
+    per_group_ = row_first(outer_trips_);
+    triples_ = checked_mul(s.groups, per_group_);
+  }
 
   std::uint64_t tile_count() const override { return checked_mul(3, triples_); }
   /// Q, K and V, each [1][G][rows][dim]; the partial output rows with their max and sum, [1][G][queries][dim + 2]
@@ -86,8 +97,8 @@ class FusedAttentionRun : public IndexedTileRun {
     if (t.load_bits[std::size_t(Buffer::outputs)])
       b.load[std::size_t(Buffer::outputs)] = box(kPartial, x.qi, tq_full_, s_.queries, s_.dim + 2);
     if (t.store_bits)
-      b.store = x.ki + 1 == k_trips_ ? box(kO, x.qi, tq_full_, s_.queries, s_.dim)
-                                     : box(kPartial, x.qi, tq_full_, s_.queries, s_.dim + 2);
+      b.store = last_key_tile(x) ? box(kO, x.qi, tq_full_, s_.queries, s_.dim)
+                                 : box(kPartial, x.qi, tq_full_, s_.queries, s_.dim + 2);
     return b;
   }
 
@@ -96,21 +107,23 @@ class FusedAttentionRun : public IndexedTileRun {
     const Triple x = triple(j);
     const std::uint64_t tq = std::min(tq_full_, s_.queries - x.qi * tq_full_);
     const std::uint64_t tk = std::min(tk_full_, s_.keys - x.ki * tk_full_);
+    const std::uint64_t macs = attended_in_tile(s_, x.qi * tq_full_, tq, x.ki * tk_full_, tk) * s_.dim;
     const std::uint64_t a = s_.operand_bits, acc = c_.accumulator_bits, kdiv = c_.rows * f_.spatial;
-    const bool keys_outer = order_ == FusedOrder::keys_outer;
-    // Whether the triple before (in this group) used another Q tile, another K and V tile; partial rows leave
-    // the chip in keys_outer when a query tile's rows do not stay resident (more than one query tile).
-    const bool new_q = keys_outer ? (q_trips_ > 1 || x.ki == 0) : x.ki == 0;
-    const bool new_kv = keys_outer ? x.qi == 0 : (k_trips_ > 1 || x.qi == 0);
-    const bool partial = keys_outer && q_trips_ > 1;
+    // The triples before and after in this group: a Q or K and V tile is loaded when the one before used
+    // another; a query tile's output rows stay on chip while the next triple uses the same query tile, and
+    // leave as partial rows (with max and sum) before another key tile of theirs otherwise.
+    const std::uint64_t local = j % per_group_;
+    const bool first = local == 0, last = local + 1 == per_group_;
+    const bool new_q = first || triple(j - 1).qi != x.qi, new_kv = first || triple(j - 1).ki != x.ki;
+    const bool rows_stay = !last && triple(j + 1).qi == x.qi;
     TileWork t;
     switch (step) {
       case 0:  // S = Q·Kᵀ into the outputs buffer (a second score slot: the softmax after it may run beside it)
         t.compute_cycles = tile_cycles(tq, tk, s_.dim, f_, c_);
-        t.macs = tq * tk * s_.dim;
+        t.macs = macs;
         if (new_q) t.load_bits[std::size_t(Buffer::inputs)] = tq * s_.dim * a;
         if (new_kv) t.load_bits[std::size_t(Buffer::weights)] = tk * s_.dim * a;
-        if (partial && x.ki > 0) t.load_bits[std::size_t(Buffer::outputs)] = tq * (s_.dim + 2) * acc;
+        if (new_q && x.ki > 0) t.load_bits[std::size_t(Buffer::outputs)] = tq * (s_.dim + 2) * acc;
         t.unit_read_bits[std::size_t(Buffer::weights)] = tk * s_.dim * a;
         t.unit_read_bits[std::size_t(Buffer::inputs)] = tq * s_.dim * a * ceil_div(tk, c_.cols);
         t.unit_write_bits[std::size_t(Buffer::outputs)] = tq * tk * acc * ceil_div(s_.dim * f_.passes, kdiv);
@@ -124,17 +137,17 @@ class FusedAttentionRun : public IndexedTileRun {
         t.unit_read_bits[std::size_t(Buffer::outputs)] = tq * tk * acc;
         t.unit_write_bits[std::size_t(Buffer::inputs)] = tq * tk * a;
         break;
-      default:  // O += P·V into the output rows, stored after the last key tile (or as partial rows)
+      default:  // O += P·V into the output rows, stored after the query tile's last key tile (or as partial rows)
         t.compute_cycles = tile_cycles(tq, s_.dim, tk, f_, c_);
-        t.macs = tq * s_.dim * tk;
+        t.macs = macs;
         if (new_kv) t.load_bits[std::size_t(Buffer::weights)] = tk * s_.dim * a;
         t.unit_read_bits[std::size_t(Buffer::weights)] = tk * s_.dim * a;
         t.unit_read_bits[std::size_t(Buffer::inputs)] = tq * tk * a * ceil_div(s_.dim, c_.cols);
         t.unit_write_bits[std::size_t(Buffer::outputs)] = tq * s_.dim * acc * ceil_div(tk * f_.passes, kdiv);
         t.unit_read_bits[std::size_t(Buffer::outputs)] = t.unit_write_bits[std::size_t(Buffer::outputs)];
-        if (x.ki + 1 == k_trips_)
+        if (last_key_tile(x))
           t.store_bits = tq * s_.dim * a;
-        else if (partial)
+        else if (!rows_stay)
           t.store_bits = tq * (s_.dim + 2) * acc;
         break;
     }
@@ -144,24 +157,29 @@ class FusedAttentionRun : public IndexedTileRun {
   bool has_tiles_beside_previous() const override { return true; }
 
   /// S₀, then the blocks (Sⱼ₊₁, Pⱼ, context j) of the triples j, by groups, outer tiles and inner tiles. A block
-  /// changes only where triple j or j + 1 changes: at the first and last inner and outer tiles and at the
-  /// triple where the softmax's extra cycle ends; groups differ only in that triple and in the last block
-  /// (no next scores). Between those points, alike groups, outer tiles and blocks repeat.
+  /// changes only where triple j or j + 1 changes: at the first and last inner and outer tiles, at the triple
+  /// where the softmax's extra cycle ends and, causal, at the diagonal triples (some pairs masked) and the one
+  /// after them; groups differ only in that triple and in the last block (no next scores). Between those
+  /// points, alike groups, outer tiles and blocks repeat. Causal outer tiles differ in their inner tiles each.
   std::optional<TileStretch> stretches() const override {
     TileStretch all;
     all.tiles = {tile(0)};
-    const std::uint64_t rem = vector_.cycles % triples_, per_group = outer_trips_ * inner_trips_;
-    const std::uint64_t g_rem = rem / per_group;
+    const std::uint64_t rem = vector_.cycles % triples_, g_rem = rem / per_group_;
     for (auto [g0, g1] : intervals(0, s_.groups, {g_rem, g_rem + 1, s_.groups - 1})) {
       TileStretch& groups = all.parts.emplace_back();
       groups.repeat = g1 - g0;
-      const std::uint64_t o_rem = g0 == g_rem ? rem % per_group / inner_trips_ : outer_trips_;
-      for (auto [o0, o1] : intervals(0, outer_trips_, around({1, outer_trips_ - 1, o_rem, o_rem + 1}))) {
+      const std::uint64_t o_rem = g0 == g_rem ? outer_of(rem % per_group_) : outer_trips_;
+      for (auto [o0, o1] : outer_intervals(o_rem)) {
         TileStretch& rows = groups.parts.emplace_back();
         rows.repeat = o1 - o0;
-        const std::uint64_t first = (g0 * outer_trips_ + o0) * inner_trips_;
-        const std::uint64_t u_rem = first <= rem && rem < first + inner_trips_ ? rem - first : inner_trips_;
-        for (auto [u0, u1] : intervals(0, inner_trips_, around({1, inner_trips_ - 1, u_rem}))) {
+        const std::uint64_t first = g0 * per_group_ + row_first(o0), begin = inner_begin(o0);
+        const std::uint64_t count = inner_end(o0) - begin;
+        std::vector<std::uint64_t> changes = {1, count - 1};
+        if (first <= rem && rem < first + count) changes.push_back(rem - first);
+        const auto [diagonal_begin, diagonal_end] = diagonal(o0);
+        for (std::uint64_t u = diagonal_begin; u <= diagonal_end + 1 && u < inner_end(o0); ++u)
+          changes.push_back(u - begin);
+        for (auto [u0, u1] : intervals(0, count, around(changes))) {
           TileStretch& blocks = rows.parts.emplace_back();
           blocks.repeat = u1 - u0;
           const std::uint64_t j = first + u0;
@@ -177,11 +195,49 @@ class FusedAttentionRun : public IndexedTileRun {
   struct Triple {
     std::uint64_t g, qi, ki;
   };
+  /// The inner tiles outer tile o visits: [inner_begin(o), inner_end(o)).
+  std::uint64_t inner_begin(std::uint64_t o) const {
+    return order_ == FusedOrder::queries_outer ? 0 : first_query_tile(s_, tq_full_, tk_full_, o);
+  }
+  std::uint64_t inner_end(std::uint64_t o) const {
+    return order_ == FusedOrder::queries_outer ? key_tiles_visited(s_, tq_full_, tk_full_, o) : q_trips_;
+  }
+  /// The triples of a group before outer tile o (0 ≤ o ≤ outer_trips_), and the outer tile of the group's
+  /// triple r.
+  std::uint64_t row_first(std::uint64_t o) const { return s_.causal ? row_start_[o] : o * inner_trips_; }
+  std::uint64_t outer_of(std::uint64_t r) const {
+    if (!s_.causal) return r / inner_trips_;
+    return std::uint64_t(std::upper_bound(row_start_.begin(), row_start_.end(), r) - row_start_.begin()) - 1;
+  }
   /// Triple j's group, query tile and key tile (the inner loop steps fastest).
   Triple triple(std::uint64_t j) const {
-    const std::uint64_t inner = j % inner_trips_, outer = j / inner_trips_ % outer_trips_;
-    const std::uint64_t g = j / inner_trips_ / outer_trips_;
+    const std::uint64_t g = j / per_group_, r = j % per_group_, outer = outer_of(r);
+    const std::uint64_t inner = inner_begin(outer) + (r - row_first(outer));
     return order_ == FusedOrder::queries_outer ? Triple{g, outer, inner} : Triple{g, inner, outer};
+  }
+  /// Whether a triple's key tile is the last its query tile visits (its output rows are then stored).
+  bool last_key_tile(const Triple& x) const { return x.ki + 1 == key_tiles_visited(s_, tq_full_, tk_full_, x.qi); }
+  /// The inner tiles [begin, end) of outer tile o with some pair masked (none unless causal): for a query tile,
+  /// the key tiles past those its first row attends to whole; for a key tile, the query tiles before the first
+  /// whose first row attends to all its keys.
+  std::pair<std::uint64_t, std::uint64_t> diagonal(std::uint64_t o) const {
+    if (!s_.causal) return {inner_end(o), inner_end(o)};
+    const std::uint64_t shift = s_.keys - s_.queries;  // row r attends to the keys < shift + r + 1
+    if (order_ == FusedOrder::queries_outer) {
+      const std::uint64_t whole = (shift + o * tq_full_ + 1) / tk_full_;
+      return {std::min(whole, inner_end(o)), inner_end(o)};
+    }
+    const std::uint64_t key_end = std::min(s_.keys, (o + 1) * tk_full_);
+    const std::uint64_t whole = ceil_div(key_end > shift + 1 ? key_end - shift - 1 : 0, tq_full_);
+    return {inner_begin(o), std::clamp(whole, inner_begin(o), inner_end(o))};
+  }
+  /// The outer tiles [o0, o1) alike within: causal, each alone; otherwise split at the first and last outer
+  /// tiles and where the softmax's extra cycle ends (outer tile o_rem).
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> outer_intervals(std::uint64_t o_rem) const {
+    if (!s_.causal) return intervals(0, outer_trips_, around({1, outer_trips_ - 1, o_rem, o_rem + 1}));
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> each;
+    for (std::uint64_t o = 0; o < outer_trips_; ++o) each.emplace_back(o, o + 1);
+    return each;
   }
   /// Tile i's triple and step (0 scores, 1 softmax, 2 context), software-pipelined so the array has the next
   /// triple's scores to compute while the vector unit does a softmax: S₀, then per triple j: Sⱼ₊₁ (when there
@@ -199,7 +255,8 @@ class FusedAttentionRun : public IndexedTileRun {
 
   AttentionShape s_;
   FusedOrder order_;
-  std::uint64_t tq_full_, tk_full_, q_trips_, k_trips_, outer_trips_, inner_trips_, triples_;
+  std::uint64_t tq_full_, tk_full_, q_trips_, k_trips_, outer_trips_, inner_trips_, per_group_ = 0, triples_ = 0;
+  std::vector<std::uint64_t> row_start_;  // causal: per group, the triples before each outer tile (outer + 1)
   VectorWork vector_;
   Fusion f_;
   AccelConfig c_;

@@ -50,7 +50,7 @@ bool PlanSource::next(OpPlan& plan) {
   if (config_.fuse_attention && group_starts && float_storage_ == trace::FloatStorage::operand) {
     fill(kAttentionGroupRecords + 1);  // one more: the group must end after its four records
     const std::span<const OpRecord> waiting = std::span(window_).subspan(first_);
-    if (std::optional<FusedPlan> fused = plan_fused_attention(waiting, config_, tech_)) {
+    if (std::optional<FusedPlan> fused = plan_fused_attention(waiting, config_, tech_, &fused_tilings_)) {
       std::vector<OpPlan> unfused;
       std::uint64_t unfused_bits = 0;
       for (const OpRecord& op : waiting.first(kAttentionGroupRecords)) {

@@ -1,7 +1,7 @@
 // The closed form costed class by class (TileRun::visit_classes) equals the closed form walked tile by tile
 // exactly — cycles, every counter and every energy component — on seeded random GEMMs (every loop order and
-// many tilings), conv layers, vector streams, fused attention tilings of both orders (costed stretch by stretch),
-// every attention variant's default layer and every zoo model.
+// many tilings), conv layers, vector streams, fused attention tilings of both orders, causal or not (costed
+// stretch by stretch), every attention variant's default layer and every zoo model.
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -99,7 +99,9 @@ TEST_CASE("class-costed closed form equals the tile walk on conv layers with cli
   }
 }
 
-TEST_CASE("stretch-costed fused attention equals the tile walk on tilings of both orders, overlap on and off") {
+TEST_CASE(
+    "stretch-costed fused attention equals the tile walk on tilings of both orders, causal or not, overlap on and "
+    "off") {
   std::mt19937_64 rng(15);
   for (AccelConfig c : configs()) {
     for (const bool overlap : {true, false}) {
@@ -112,6 +114,15 @@ TEST_CASE("stretch-costed fused attention equals the tile walk on tilings of bot
         // softmax cycles that split unevenly over the triples: the first ones take a cycle more
         const VectorWork vector{rng() % (40 * s.groups * s.queries * s.keys + 1), 1e3};
         check_classes_equal_walk({"fused", OpClass::gemm, t.describe(), {fused_attention_tiles(s, t, vector, c)}}, c);
+        // causal: at least as many keys as queries, tiles visited up to the diagonal, diagonal tiles apart
+        AttentionShape causal = s;
+        causal.causal = true;
+        causal.keys = s.queries + (rng() % 3 == 0 ? 0 : rng() % s.keys);
+        const FusedTiling ct{rng() % 2 ? FusedOrder::queries_outer : FusedOrder::keys_outer, 1 + rng() % causal.queries,
+                             1 + rng() % causal.keys};
+        const VectorWork causal_vector{rng() % (20 * causal.groups * causal.queries * causal.keys + 1), 1e3};
+        check_classes_equal_walk(
+            {"causal", OpClass::gemm, ct.describe(), {fused_attention_tiles(causal, ct, causal_vector, c)}}, c);
       }
     }
   }

@@ -99,8 +99,10 @@ inline std::vector<TileWork> stream_tiles(Unit unit, std::uint64_t read_bits, st
 /// The fused group's tiles given its shape, tiling and the vector unit's softmax work: per triple (group, then
 /// the order's outer tile, then its inner tile) its scores, then the previous triple's softmax (beside those
 /// scores) and context; the last softmax and context at the end. Q is loaded when the query tile changes, K and
-/// V when the key tile does; keys outer with several query tiles stores each query tile's partial rows (d + 2
-/// accumulators per row) after each key tile but the last and loads them back before the next.
+/// V when the key tile does; a query tile's output rows are stored after its last key tile, and as partial rows
+/// (d + 2 accumulators per row) after another key tile when the next triple uses another query tile, then loaded
+/// back before its next key tile. Causal: only the triples with an attended pair (counted pair by pair here), a
+/// tile's MACs its attended pairs × d.
 inline std::vector<TileWork> fused_tiles(const AttentionShape& s, const FusedTiling& tiling, VectorWork vector,
                                          const AccelConfig& c) {
   const std::uint64_t tq_full = tiling.tq, tk_full = tiling.tk, a = s.operand_bits, acc = c.accumulator_bits;
@@ -108,54 +110,70 @@ inline std::vector<TileWork> fused_tiles(const AttentionShape& s, const FusedTil
   const bool keys_outer = tiling.order == FusedOrder::keys_outer;
   const Fusion f = fusion(s.operand_bits, s.operand_bits);
   const std::uint64_t kdiv = c.rows * f.spatial;
-  const std::uint64_t vector_tiles = s.groups * q_trips * k_trips;
+  auto pairs = [&](std::uint64_t qi, std::uint64_t ki) {  // attended (query, key) pairs of a tile, one by one
+    std::uint64_t n = 0;
+    for (std::uint64_t q = qi * tq_full; q < std::min(s.queries, (qi + 1) * tq_full); ++q)
+      for (std::uint64_t k = ki * tk_full; k < std::min(s.keys, (ki + 1) * tk_full); ++k)
+        n += !s.causal || k < s.keys - s.queries + q + 1;
+    return n;
+  };
+  struct Triple {
+    std::uint64_t g, qi, ki, pairs;
+  };
+  std::vector<Triple> visited;
+  std::vector<std::uint64_t> last_ki(q_trips);  // the last key tile each query tile visits
+  for (std::uint64_t g = 0; g < s.groups; ++g)
+    for (std::uint64_t outer = 0; outer < (keys_outer ? k_trips : q_trips); ++outer)
+      for (std::uint64_t inner = 0; inner < (keys_outer ? q_trips : k_trips); ++inner) {
+        const std::uint64_t qi = keys_outer ? inner : outer, ki = keys_outer ? outer : inner;
+        if (const std::uint64_t n = pairs(qi, ki)) {
+          visited.push_back({g, qi, ki, n});
+          last_ki[qi] = std::max(last_ki[qi], ki);
+        }
+      }
   std::vector<TileWork> tiles;
   std::vector<TileWork> previous;  // the softmax and context tiles waiting for the next triple's scores
-  std::uint64_t vector_index = 0;
-  for (std::uint64_t g = 0; g < s.groups; ++g) {
-    std::uint64_t held_q = ~std::uint64_t{0}, held_k = ~std::uint64_t{0};  // the tiles on chip in this group
-    for (std::uint64_t outer = 0; outer < (keys_outer ? k_trips : q_trips); ++outer)
-      for (std::uint64_t inner = 0; inner < (keys_outer ? q_trips : k_trips); ++inner, ++vector_index) {
-        const std::uint64_t qi = keys_outer ? inner : outer, ki = keys_outer ? outer : inner;
-        const std::uint64_t tq = std::min(tq_full, s.queries - qi * tq_full);
-        const std::uint64_t tk = std::min(tk_full, s.keys - ki * tk_full);
-        const bool new_q = qi != held_q, new_k = ki != held_k, partial = keys_outer && q_trips > 1;
-        held_q = qi, held_k = ki;
-        TileWork scores;
-        scores.compute_cycles = tile_cycles(tq, tk, s.dim, f, c);
-        scores.macs = tq * tk * s.dim;
-        if (new_q) scores.load_bits[std::size_t(Buffer::inputs)] = tq * s.dim * a;
-        if (new_k) scores.load_bits[std::size_t(Buffer::weights)] = tk * s.dim * a;
-        if (partial && ki > 0) scores.load_bits[std::size_t(Buffer::outputs)] = tq * (s.dim + 2) * acc;
-        scores.unit_read_bits[std::size_t(Buffer::weights)] = tk * s.dim * a;
-        scores.unit_read_bits[std::size_t(Buffer::inputs)] = tq * s.dim * a * ceil_div(tk, c.cols);
-        scores.unit_write_bits[std::size_t(Buffer::outputs)] = tq * tk * acc * ceil_div(s.dim * f.passes, kdiv);
-        scores.unit_read_bits[std::size_t(Buffer::outputs)] = scores.unit_write_bits[std::size_t(Buffer::outputs)];
+  for (std::size_t v = 0; v < visited.size(); ++v) {
+    const auto [g, qi, ki, n] = visited[v];
+    const bool group_start = v == 0 || visited[v - 1].g != g;
+    const bool new_q = group_start || visited[v - 1].qi != qi, new_k = group_start || visited[v - 1].ki != ki;
+    const bool rows_leave = v + 1 == visited.size() || visited[v + 1].g != g || visited[v + 1].qi != qi;
+    const std::uint64_t tq = std::min(tq_full, s.queries - qi * tq_full);
+    const std::uint64_t tk = std::min(tk_full, s.keys - ki * tk_full);
+    TileWork scores;
+    scores.compute_cycles = tile_cycles(tq, tk, s.dim, f, c);
+    scores.macs = n * s.dim;
+    if (new_q) scores.load_bits[std::size_t(Buffer::inputs)] = tq * s.dim * a;
+    if (new_k) scores.load_bits[std::size_t(Buffer::weights)] = tk * s.dim * a;
+    if (new_q && ki > 0) scores.load_bits[std::size_t(Buffer::outputs)] = tq * (s.dim + 2) * acc;
+    scores.unit_read_bits[std::size_t(Buffer::weights)] = tk * s.dim * a;
+    scores.unit_read_bits[std::size_t(Buffer::inputs)] = tq * s.dim * a * ceil_div(tk, c.cols);
+    scores.unit_write_bits[std::size_t(Buffer::outputs)] = tq * tk * acc * ceil_div(s.dim * f.passes, kdiv);
+    scores.unit_read_bits[std::size_t(Buffer::outputs)] = scores.unit_write_bits[std::size_t(Buffer::outputs)];
 
-        TileWork softmax;
-        softmax.unit = Unit::vector;
-        softmax.compute_cycles = vector.cycles / vector_tiles + (vector_index < vector.cycles % vector_tiles ? 1 : 0);
-        softmax.vector_pj = vector.pj / double(vector_tiles);
-        softmax.unit_read_bits[std::size_t(Buffer::outputs)] = tq * tk * acc;
-        softmax.unit_write_bits[std::size_t(Buffer::inputs)] = tq * tk * a;
+    TileWork softmax;
+    softmax.unit = Unit::vector;
+    softmax.compute_cycles = vector.cycles / visited.size() + (v < vector.cycles % visited.size() ? 1 : 0);
+    softmax.vector_pj = vector.pj / double(visited.size());
+    softmax.unit_read_bits[std::size_t(Buffer::outputs)] = tq * tk * acc;
+    softmax.unit_write_bits[std::size_t(Buffer::inputs)] = tq * tk * a;
 
-        TileWork context;
-        context.compute_cycles = tile_cycles(tq, s.dim, tk, f, c);
-        context.macs = tq * s.dim * tk;
-        if (new_k) context.load_bits[std::size_t(Buffer::weights)] = tk * s.dim * a;
-        context.unit_read_bits[std::size_t(Buffer::weights)] = tk * s.dim * a;
-        context.unit_read_bits[std::size_t(Buffer::inputs)] = tq * tk * a * ceil_div(s.dim, c.cols);
-        context.unit_write_bits[std::size_t(Buffer::outputs)] = tq * s.dim * acc * ceil_div(tk * f.passes, kdiv);
-        context.unit_read_bits[std::size_t(Buffer::outputs)] = context.unit_write_bits[std::size_t(Buffer::outputs)];
-        if (ki + 1 == k_trips)
-          context.store_bits = tq * s.dim * a;
-        else if (partial)
-          context.store_bits = tq * (s.dim + 2) * acc;
-        tiles.push_back(scores);
-        if (!previous.empty()) previous[0].beside_previous = true;
-        tiles.insert(tiles.end(), previous.begin(), previous.end());
-        previous = {softmax, context};
-      }
+    TileWork context;
+    context.compute_cycles = tile_cycles(tq, s.dim, tk, f, c);
+    context.macs = n * s.dim;
+    if (new_k) context.load_bits[std::size_t(Buffer::weights)] = tk * s.dim * a;
+    context.unit_read_bits[std::size_t(Buffer::weights)] = tk * s.dim * a;
+    context.unit_read_bits[std::size_t(Buffer::inputs)] = tq * tk * a * ceil_div(s.dim, c.cols);
+    context.unit_write_bits[std::size_t(Buffer::outputs)] = tq * s.dim * acc * ceil_div(tk * f.passes, kdiv);
+    context.unit_read_bits[std::size_t(Buffer::outputs)] = context.unit_write_bits[std::size_t(Buffer::outputs)];
+    if (ki == last_ki[qi])
+      context.store_bits = tq * s.dim * a;
+    else if (rows_leave)
+      context.store_bits = tq * (s.dim + 2) * acc;
+    tiles.push_back(scores);
+    if (!previous.empty()) previous[0].beside_previous = true;
+    tiles.insert(tiles.end(), previous.begin(), previous.end());
+    previous = {softmax, context};
   }
   tiles.insert(tiles.end(), previous.begin(), previous.end());
   return tiles;

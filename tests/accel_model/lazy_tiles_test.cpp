@@ -1,10 +1,11 @@
 // Lazy tiles: every generator (GEMM loop nest, streamed vector/DMA tiles, a v1 hash op's converted records,
-// fused attention) yields exactly the tile sequence the former eager code built, and a plan's size does not grow
-// with its tile count.
+// fused attention, causal too) yields exactly the tile sequence the former eager code built (the causal fused
+// form against a pair-by-pair oracle), and a plan's size does not grow with its tile count.
 #include <catch2/catch.hpp>
 
 #include "accel_test_support.hpp"
 #include "eager_tiles_reference.hpp"
+#include "ecosim/ops_counter/attention_stages.hpp"
 #include "ecosim/traces/trace.hpp"
 
 using namespace ecosim;
@@ -116,33 +117,52 @@ TEST_CASE("a version-1 hash op plans as its converted records: two GEMM runs and
   CHECK(work_of(tiles) == expected);
 }
 
-TEST_CASE("fused attention tiles equal the eager (group, query tile, key tile) triples") {
+TEST_CASE("fused attention tiles equal the eager (group, query tile, key tile) triples, causal too") {
   AccelConfig c = builtin_config("bitfusion-45nm");
-  for (std::uint64_t n : {1, 77, 300, 1030}) {
-    INFO("N = " << n);
-    const std::vector<OpRecord> ops = attention_layer(AttentionVariant::msa, 2, n, 32);
+  struct Case {
+    std::uint64_t queries, keys;
+    bool causal;
+  };
+  std::vector<Case> cases;
+  for (std::uint64_t n : {1, 77, 300, 1030}) cases.push_back({n, n, false}), cases.push_back({n, n, true});
+  cases.push_back({3, 700, true});  // a decode block: 3 queries over 700 keys
+  cases.push_back({200, 333, true});
+  for (const auto [queries, keys, causal] : cases) {
+    INFO(queries << " queries over " << keys << " keys" << (causal ? ", causal" : ""));
+    std::vector<OpRecord> ops;
+    for (const stages::StageRecord& r : stages::softmax_core(2, queries, keys, 32, DType::fp32, causal))
+      ops.push_back(r.exact);
     const AttentionShape s = *attention_group(ops, c);
+    REQUIRE(s.causal == causal);
     OpCounts records = ops[1].counts;
     records += ops[2].counts;
-    // The softmax work: the records' own, plus per query row and key tile after the first one subtraction,
-    // one exp and d + 1 multiplications.
-    auto softmax = [&](std::uint64_t tk) {
-      const std::uint64_t updates = s.groups * s.queries * ((s.keys + tk - 1) / tk - 1);
+    // The softmax work: the records' own, plus per query row and key tile its query tile visits after the first
+    // (up to the key of its last row's last attended key, causal) one subtraction, one exp and d + 1
+    // multiplications.
+    auto softmax = [&](std::uint64_t tq, std::uint64_t tk) {
+      std::uint64_t updates = 0;
+      for (std::uint64_t q0 = 0; q0 < queries; q0 += tq) {
+        const std::uint64_t rows = std::min(tq, queries - q0), seen = causal ? keys - queries + q0 + rows : keys;
+        updates += s.groups * rows * ((seen + tk - 1) / tk - 1);
+      }
       OpCounts work = records;
       work.add(OpKind::add, DType::fp32, updates).add(OpKind::exp, DType::fp32, updates);
       work.add(OpKind::mul, DType::fp32, updates * (s.dim + 1));
       return vector_work(work, c, tech());
     };
     const FusedPlan plan = *plan_fused_attention(ops, c, tech());
-    const std::vector<TileWork> expected = eager::fused_tiles(s, plan.tiling, softmax(plan.tiling.tk), c);
+    const std::vector<TileWork> expected =
+        eager::fused_tiles(s, plan.tiling, softmax(plan.tiling.tq, plan.tiling.tk), c);
     CHECK(plan.plan.tile_count() == expected.size());
     CHECK(work_of(collect(plan.plan)) == expected);
     // Both orders with tiles of several query and key tiles (edge tiles, partial rows).
     for (FusedOrder order : {FusedOrder::queries_outer, FusedOrder::keys_outer})
-      for (auto [tq, tk] : {std::pair<std::uint64_t, std::uint64_t>{7, 16}, {64, 5}, {n, 3}, {2, n}}) {
-        const FusedTiling t{order, std::min(tq, n), std::min(tk, n)};
-        const auto run = fused_attention_tiles(s, t, softmax(t.tk), c);
-        CHECK(work_of(collect(*run)) == eager::fused_tiles(s, t, softmax(t.tk), c));
+      for (auto [tq, tk] :
+           {std::pair<std::uint64_t, std::uint64_t>{7, 16}, {64, 5}, {queries, 3}, {2, keys}, {1, 4}, {5, 1}}) {
+        const FusedTiling t{order, std::min(tq, queries), std::min(tk, keys)};
+        INFO("order " << int(order) << ", " << t.tq << " × " << t.tk);
+        const auto run = fused_attention_tiles(s, t, softmax(t.tq, t.tk), c);
+        CHECK(work_of(collect(*run)) == eager::fused_tiles(s, t, softmax(t.tq, t.tk), c));
       }
   }
 }

@@ -7,13 +7,14 @@
 // context when the max grows), writing P to the inputs buffer, and the array accumulates P·V into the output
 // rows. Two loop orders (FusedOrder) decide what stays on chip; the mapper (choose_fused_tiling) picks the
 // order and tiles of least energy, and PlanSource runs a group unfused where its fused schedule would move
-// more DRAM bits than its four ops.
+// more DRAM bits than its four ops. A causal group visits only the tiles holding an attended pair.
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "ecosim/accel_model/op_plan.hpp"
 
@@ -29,6 +30,7 @@ struct AttentionShape {
   std::uint64_t groups = 1, queries = 1, keys = 1, dim = 1;
   unsigned operand_bits = 8;
   bool causal = false;
+  friend bool operator==(const AttentionShape&, const AttentionShape&) = default;
 };
 
 /// The loop inside batch·heads, outermost first:
@@ -39,6 +41,9 @@ struct AttentionShape {
 ///   tile's partial output rows, max and sum (at accumulator width) are stored after every key tile but the
 ///   last and loaded again before the next, and Q is read once per key tile (once each when one tile holds
 ///   every query: then nothing partial leaves the chip).
+/// Causal, each visits only the tiles with an attended pair: queries_outer per query tile its key tiles up to
+/// the last attended (key_tiles_visited), keys_outer per key tile the query tiles from the first attending to it
+/// (first_query_tile) on.
 enum class FusedOrder : std::uint8_t { queries_outer, keys_outer };
 
 struct FusedTiling {
@@ -55,10 +60,24 @@ struct FusedTiling {
 /// accumulator width in the outputs buffer (the same in both orders).
 bool fused_tiles_fit(const AttentionShape& s, std::uint64_t tq, std::uint64_t tk, const AccelConfig& config);
 
-/// DRAM bits of a tiling, per group (× G): Q and O (operand width) once, K and V once — except that
-/// queries_outer reads K and V once per query tile when there is more than one key tile, and keys_outer, when
-/// there is more than one query tile, reads Q once per key tile and stores and loads back each query row's
-/// partial output, max and sum (d + 2 values at accumulator width) once per key tile but the last.
+/// The key tiles (of tk keys) query tile qi (of tq rows) visits, 0 to the result: all ⌈keys/tk⌉, or when causal
+/// those up to its last row's last attended key.
+std::uint64_t key_tiles_visited(const AttentionShape& s, std::uint64_t tq, std::uint64_t tk, std::uint64_t qi);
+/// The first query tile visiting key tile ki (it and every later query tile do): 0, or when causal the tile
+/// of the first row attending to the key tile's first key (ki < key_tiles_visited(qi) ⟺ qi ≥ the result).
+std::uint64_t first_query_tile(const AttentionShape& s, std::uint64_t tq, std::uint64_t tk, std::uint64_t ki);
+/// The (query, key) pairs attended in the tile of query rows [q0, q0 + rows) × keys [k0, k0 + cols): all, or when
+/// causal those with key < keys − queries + query + 1.
+std::uint64_t attended_in_tile(const AttentionShape& s, std::uint64_t q0, std::uint64_t rows, std::uint64_t k0,
+                               std::uint64_t cols);
+
+/// DRAM bits of a tiling, per group (× G), over the tiles visited (all, or the causal ones), an operand tile
+/// loaded only when the visited tile before used another one: Q and O (operand width) once, K and V once —
+/// except that queries_outer reads each query tile's key tiles (K and V) per query tile unless the query tile
+/// before used key tile 0 only (as every one does when one tile holds every key), and keys_outer reads each key
+/// tile's query tiles (Q) per key tile and stores and loads back each query tile's partial output rows, max and
+/// sum (d + 2 values at accumulator width) between its key tiles, except the last query tile's while one key
+/// tile after another visits it alone (as it does when one tile holds every query).
 std::uint64_t fused_dram_bits(const AttentionShape& s, FusedOrder order, std::uint64_t tq, std::uint64_t tk,
                               const AccelConfig& config);
 
@@ -67,33 +86,59 @@ std::uint64_t fused_dram_bits(const AttentionShape& s, FusedOrder order, std::ui
 /// groups, queries, keys, dim). nullopt otherwise: such records are planned one by one.
 std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, const AccelConfig& config);
 
-/// The vector unit's work in a fused group with key tiles of tk: `records` (the scale's and softmax's
-/// operations) plus the running softmax's, per query row and key tile after the first: the old maximum's
-/// correction factor (1 subtraction, 1 exp) and the rescaled sum and output row (d + 1 multiplications).
-OpCounts fused_softmax_work(const OpCounts& records, const AttentionShape& s, std::uint64_t tk);
+/// The vector unit's work in a fused group with tiles of tq queries × tk keys: `records` (the scale's and
+/// softmax's operations) plus the running softmax's, per query row and key tile its query tile visits after
+/// the first: the old maximum's correction factor (1 subtraction, 1 exp) and the rescaled sum and output row
+/// (d + 1 multiplications).
+OpCounts fused_softmax_work(const OpCounts& records, const AttentionShape& s, std::uint64_t tq, std::uint64_t tk);
 
 /// Over both orders, key tiles (powers of two, the largest that fits and the same trips balanced) and query
-/// tiles likewise for each, every tiling that fits replayed by the closed form (stretch by stretch: cheap
-/// whatever its size): the least energy (leakage included; DRAM's 15 pJ/bit dominates it), ties (1e-9,
+/// tiles likewise for each, the tilings that fit replayed by the closed form (stretch by stretch) from the least
+/// lower bound of their energy (DRAM bits, softmax work, leakage while the DRAM moves) up, until a bound passes
+/// the least energy found (a tiling left out cannot win): the least energy (leakage included; DRAM's 15 pJ/bit
+/// dominates it), ties (1e-9,
 /// rounding) by fewer DRAM bits, fewer cycles, larger tiles, then the first enumerated. Not the fewest DRAM
 /// bits outright: that takes tiles of one key, 1/32 of the array, at 2–3× the energy. nullopt when not even
 /// 1×1 fits. `softmax` is the scale's and softmax's records' work (fused_softmax_work adds the rest).
 std::optional<FusedTiling> choose_fused_tiling(const AttentionShape& s, const OpCounts& softmax,
                                                const AccelConfig& config, const TechTable& tech);
 
-/// The tiles of a tiling (one run): per (group, outer tile, inner tile) a triple — scores on the array,
+/// The tiles of a tiling (one run): per (group, outer tile, inner tile) visited a triple — scores on the array,
 /// softmax on the vector unit (`vector`'s cycles and energy spread evenly over the triples), context on the
 /// array — issued software-pipelined: S₀, then per triple j: Sⱼ₊₁ (when there is one, the softmax Pⱼ beside
-/// it), Pⱼ, context j. An operand tile is loaded when the triple before used another one.
+/// it), Pⱼ, context j. An operand tile is loaded when the triple before used another one. Causal: a diagonal
+/// tile (some of its pairs masked) is computed whole, its attended pairs (attended_in_tile) counted as MACs.
 std::shared_ptr<const TileRun> fused_attention_tiles(const AttentionShape& s, const FusedTiling& tiling,
                                                      VectorWork vector, const AccelConfig& config);
 
-/// The fused plan of the group at ops[0] and its tiling (nullopt when there is none or no tile fits).
+/// The tilings choose_fused_tiling chose for the shapes (and softmax work) seen, for one configuration and
+/// technology table (both must outlive it): models repeat their attention shapes, layer after layer. Bounded: a
+/// replay's memory does not grow with the trace.
+class FusedTilingMemo {
+ public:
+  static constexpr std::size_t kCapacity = 16;
+  FusedTilingMemo(const AccelConfig& config, const TechTable& tech) : config_(config), tech_(tech) {}
+  std::optional<FusedTiling> choose(const AttentionShape& s, const OpCounts& softmax);
+
+ private:
+  struct Chosen {
+    AttentionShape shape;
+    OpCounts softmax;
+    std::optional<FusedTiling> tiling;
+  };
+  const AccelConfig& config_;
+  const TechTable& tech_;
+  std::vector<Chosen> chosen_;
+  std::size_t next_ = 0;  // the entry replaced next once full
+};
+
+/// The fused plan of the group at ops[0] and its tiling (nullopt when there is none or no tile fits); the
+/// tiling from `memo` (for `config` and `tech`) when given.
 struct FusedPlan {
   OpPlan plan;
   FusedTiling tiling;
 };
 std::optional<FusedPlan> plan_fused_attention(std::span<const OpRecord> ops, const AccelConfig& config,
-                                              const TechTable& tech);
+                                              const TechTable& tech, FusedTilingMemo* memo = nullptr);
 
 }  // namespace ecosim::accel

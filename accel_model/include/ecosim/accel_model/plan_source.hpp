@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ecosim/accel_model/config.hpp"
+#include "ecosim/accel_model/fused_attention.hpp"
 #include "ecosim/accel_model/op_plan.hpp"
 #include "ecosim/accel_model/tiling.hpp"
 #include "ecosim/ops_counter/energy.hpp"
@@ -42,6 +43,7 @@ class PlanSource {
   const AccelConfig& config_;
   TilingMemo tilings_{config_};  // models repeat their GEMM shapes
   const TechTable& tech_;
+  FusedTilingMemo fused_tilings_{config_, tech_};  // and their attention shapes
   PlanCheck check_;
   trace::FloatStorage float_storage_;
   std::vector<OpRecord> window_;  // records read, not yet planned: window_[first_] onwards
