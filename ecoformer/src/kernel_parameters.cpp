@@ -66,9 +66,9 @@ KernelParameters draw_kernel_parameters(const AttentionInputs& inputs, const Att
 
 void check_kernel_parameters(const KernelParameters& p, const AttentionConfig& c) {
   const std::vector<ParameterSpec> specs = kernel_parameter_specs(c);
-  for (const auto& [key, values] : p)
-    if (std::none_of(specs.begin(), specs.end(), [&](const ParameterSpec& s) { return s.name == key; }))
-      throw Error("parameter '" + key + "' is not read by " + std::string(name(c.variant)));
+  for (const auto& given : p)
+    if (std::none_of(specs.begin(), specs.end(), [&](const ParameterSpec& s) { return s.name == given.first; }))
+      throw Error("parameter '" + given.first + "' is not read by " + std::string(name(c.variant)));
   for (const ParameterSpec& s : specs) {
     const auto it = p.find(s.name);
     if (it == p.end()) throw Error(std::string(name(c.variant)) + " needs the parameter '" + s.name + "'");
