@@ -38,6 +38,8 @@ Hostile fixtures (hostile/): each must be refused with a clear error
   deep_nesting         If nodes nested 80 deep in each other's branches
   missing_operand      a Conv without its weights (found by the fuzzer: an operand read past the node's inputs)
   empty_operand        a MatMul of a [2, 3, 0, 5] tensor (found by the fuzzer: a division by its zero rows)
+  empty_initializer    Range(0, 10, delta) whose scalar delta stores no value (found by the fuzzer: libonnx
+                       1.12's Range inference read it)
   shape_cycle          a Reshape whose target is the Shape of its own output
   huge_range           Range(0, 10^12, 1)
   huge_computed_range  Range(0, 10^6 · 10^6, 1): the limit computed, so that ecosim's evaluator (not ONNX
@@ -268,6 +270,10 @@ def hostile_fixtures():
                                    [io("x", [1, 3, 8, 8])], [io("y", [1, 4, 6, 6])])
     yield "empty_operand", model("empty_operand", [n("MatMul", ["a", "b"], ["c"], name="matmul")],
                                  [io("a", [2, 3, 0, 5]), io("b", [6, 5, 6])], [io("c", [2, 3, 0, 6])])
+    no_value = TensorProto(name="delta", data_type=TensorProto.INT64)  # a scalar (no dims) without its value
+    yield "empty_initializer", model("empty_initializer", [n("Range", ["start", "limit", "delta"], ["r"], name="range")],
+                                     [], [helper.make_tensor_value_info("r", TensorProto.INT64, None)],
+                                     [ints("start", [0], []), ints("limit", [10], []), no_value])
     yield "shape_cycle", model("shape_cycle", [n("Reshape", ["x", "s"], ["r"], name="reshape"),
                                                n("Shape", ["r"], ["s"], name="shape")],
                                [io("x", [2, 3])], [io("r", [3, 2])])

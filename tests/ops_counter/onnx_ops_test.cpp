@@ -168,6 +168,8 @@ TEST_CASE("ONNX hostile files are refused with a clear error", "[onnx]") {
   CHECK_THAT(error_of(hostile + "deep_nesting.onnx"), Catch::Contains("nested deeper"));
   CHECK_THAT(error_of(hostile + "missing_operand.onnx"), Catch::Contains("needs 2 input(s)"));
   CHECK_THAT(error_of(hostile + "empty_operand.onnx"), Catch::Contains("tensor 'a' is empty"));
+  CHECK_THAT(error_of(hostile + "empty_initializer.onnx"),
+             Catch::Contains("tensor 'delta' stores 0 values where its dims hold 1"));
   // shape arithmetic: a cycle, a Range past the dimension limit, and a shape computed from an unknown one, named
   // with the chain of ops that feeds it
   CHECK_THAT(error_of(hostile + "shape_cycle.onnx"), Catch::Contains("cycle"));

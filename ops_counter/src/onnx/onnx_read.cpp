@@ -177,6 +177,28 @@ struct Reader {
     t.causal_drop = drop;
   }
 
+  /// The elements an inline numeric tensor stores (raw bytes by element size, or its typed field); nullopt for
+  /// other types (strings) and for raw bytes that are not whole elements.
+  static std::optional<std::uint64_t> stored_elements(const onnx::TensorProto& p) {
+    using T = onnx::TensorProto;
+    std::uint64_t element_bytes = 0, typed = 0;
+    switch (p.data_type()) {
+      case T::UINT8: case T::INT8: case T::BOOL: element_bytes = 1, typed = p.int32_data_size(); break;
+      case T::UINT16: case T::INT16: case T::FLOAT16: case T::BFLOAT16:
+        element_bytes = 2, typed = p.int32_data_size(); break;
+      case T::INT32: element_bytes = 4, typed = p.int32_data_size(); break;
+      case T::FLOAT: element_bytes = 4, typed = p.float_data_size(); break;
+      case T::UINT32: element_bytes = 4, typed = p.uint64_data_size(); break;
+      case T::INT64: element_bytes = 8, typed = p.int64_data_size(); break;
+      case T::UINT64: element_bytes = 8, typed = p.uint64_data_size(); break;
+      case T::DOUBLE: element_bytes = 8, typed = p.double_data_size(); break;
+      default: return std::nullopt;
+    }
+    if (!p.has_raw_data()) return typed;
+    if (p.raw_data().size() % element_bytes) return std::nullopt;
+    return p.raw_data().size() / element_bytes;
+  }
+
   void constant(const onnx::TensorProto& p, const std::string& name) {
     Tensor& t = graph.tensors[name];
     t.constant = true;
@@ -184,6 +206,11 @@ struct Reader {
     t.dims = checked_dims({p.dims().begin(), p.dims().end()}, name);
     std::uint64_t elements = 1;
     for (auto d : *t.dims) elements *= d;
+    // ONNX's shape inference reads an initializer's values by its dims (libonnx 1.12's Range read past an empty
+    // one: found by fuzzing), so inline data must hold exactly the elements its dims say.
+    if (const auto stored = stored_elements(p); !t.external && stored && *stored != elements)
+      fail("tensor '" + name + "' stores " + std::to_string(*stored) + " values where its dims hold " +
+           std::to_string(elements));
     if (elements == 1) t.scalar = scalar_of(p);
     t.values = values_of(p, elements);
     classify_mask(t, p, elements);
