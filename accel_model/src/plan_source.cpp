@@ -1,5 +1,6 @@
 // PlanSource: plans records as they are pulled, with a window of five records where a fusion group starts; a
-// group whose fused schedule would move more DRAM bits than its ops unfused is handed out unfused.
+// group whose fused schedule would move more DRAM bits, or cost more energy (both by the closed form), than its
+// ops unfused is handed out unfused.
 #include "ecosim/accel_model/plan_source.hpp"
 
 #include <fmt/core.h>
@@ -7,6 +8,7 @@
 #include <span>
 
 #include "ecosim/accel_model/fused_attention.hpp"
+#include "ecosim/accel_model/replay.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
 
@@ -53,17 +55,22 @@ bool PlanSource::next(OpPlan& plan) {
     if (std::optional<FusedPlan> fused = plan_fused_attention(waiting, config_, tech_, &fused_tilings_)) {
       std::vector<OpPlan> unfused;
       std::uint64_t unfused_bits = 0;
+      double unfused_pj = 0;
       for (const OpRecord& op : waiting.first(kAttentionGroupRecords)) {
         unfused.push_back(plan_op(op, config_, tech_, &tilings_));
         unfused_bits = checked_add(unfused_bits, dram_bits(unfused.back()));
+        unfused_pj += closed_form_row(unfused.back(), config_).energy.total_pj();
       }
       first_ += kAttentionGroupRecords;
-      if (fused->tiling.dram_bits <= unfused_bits) {
+      if (fused->tiling.dram_bits <= unfused_bits && fused->tiling.energy_pj <= unfused_pj) {
         plan = std::move(fused->plan);
-      } else {  // fusion would move more: the group runs unfused, and its rows say so
+      } else {  // fusion would move more or cost more: the group runs unfused, and its rows say so
         const std::string note =
-            fmt::format("unfused: fusing {} would move {} DRAM bits ({}), more than these four ops' {}; ",
-                        waiting[0].group, fused->tiling.dram_bits, fused->tiling.describe(), unfused_bits);
+            fused->tiling.dram_bits > unfused_bits
+                ? fmt::format("unfused: fusing {} would move {} DRAM bits ({}), more than these four ops' {}; ",
+                              waiting[0].group, fused->tiling.dram_bits, fused->tiling.describe(), unfused_bits)
+                : fmt::format("unfused: fusing {} would cost {:.6g} pJ ({}), more than these four ops' {:.6g}; ",
+                              waiting[0].group, fused->tiling.energy_pj, fused->tiling.describe(), unfused_pj);
         for (OpPlan& p : unfused) p.mapping = note + p.mapping;
         plan = std::move(unfused.front());
         fallen_back_.assign(std::make_move_iterator(unfused.begin() + 1), std::make_move_iterator(unfused.end()));
