@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/json_input.hpp"
+#include "ecosim/ops_counter/text_file.hpp"
 #include "ecosim/traces/atomic_file.hpp"
 #include "variant_parameters.hpp"
 
@@ -123,11 +125,11 @@ SavedInputs read_saved_manifest(const std::string& dir) {
                 " there (write the folder with `ecosim run --save-inputs " + dir + "`)");
   if (fs::file_size(fs::path(dir) / kManifestFile, ec) > kMaxManifestBytes)
     throw Error(fmt::format("{}: larger than {} bytes, not a manifest", origin, kMaxManifestBytes));
+  const std::string text = read_text_file((fs::path(dir) / kManifestFile).string(), kMaxManifestBytes);
   json manifest;
   try {
-    std::ifstream in(fs::path(dir) / kManifestFile);
-    manifest = json::parse(in);
-  } catch (const json::exception& e) {
+    manifest = parse_json(text, kManifestFile);  // bounded nesting, duplicate keys refused
+  } catch (const Error& e) {
     throw Error(origin + ": not valid JSON (" + e.what() + ")");
   }
   if (string_field(manifest, "format", origin) != kFormat)

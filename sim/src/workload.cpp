@@ -167,6 +167,8 @@ Workload parse_workload(const po::variables_map& vm) {
       w.zoo = model_zoo(vm);
     }
     w.zoo.build(w.model, w.model_options);  // validates the model and the options now
+    if (!w.decoder_facts())
+      reject_given(vm, {"kv-dtype", "weight-dtype"}, "decoder models (the decoder family, --hf-config)");
   } else if (vm.count("layer")) {
     if (vm["layer"].as<std::string>() != "attention")
       throw Error("unknown layer '" + vm["layer"].as<std::string>() + "' (valid: attention)");

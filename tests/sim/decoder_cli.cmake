@@ -59,6 +59,7 @@ foreach(case
     "count --model llama3_8b --phase decode --context 8192|a context of 8193 tokens exceeds"
     "count --model llama3_8b --kv-dtype fp12|--kv-dtype: unknown data type 'fp12'"
     "count --model bert_base --phase prefill|model 'bert_base' is not a decoder"
+    "count --model pvt_v2_b0 --kv-dtype int8|--kv-dtype does not apply here"
     "count --model llama3_8b --hf-config gqa.json|give one of --model, --hf-config"
     "count --hf-config gqa.json|'num_key_value_heads' (7) must divide 'num_attention_heads' (32)"
     "count --hf-config moe.json|field 'model_type': 'mixtral' is not modelled"

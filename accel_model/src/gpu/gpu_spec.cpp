@@ -3,14 +3,13 @@
 #include "ecosim/accel_model/gpu/gpu_spec.hpp"
 
 #include <array>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/core.h>
 
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
 #include "ecosim/ops_counter/json_reader.hpp"
+#include "ecosim/ops_counter/text_file.hpp"
 
 namespace ecosim::embedded {
 std::string_view gpu_a100_sxm();
@@ -127,12 +126,6 @@ GpuSpec parse_gpu(std::string_view json_text, const std::string& origin) {
   return g;
 }
 
-GpuSpec read_gpu_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read GPU file '" + path + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_gpu(text.str(), path);
-}
+GpuSpec read_gpu_file(const std::string& path) { return parse_gpu(read_text_file(path, kMaxJsonDocumentBytes), path); }
 
 }  // namespace ecosim::gpu
