@@ -2,6 +2,7 @@
 #include "workload.hpp"
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/hf_config.hpp"
@@ -77,11 +78,10 @@ void parse_decoder_phase(const po::variables_map& vm, ModelOptions& o) {
 
 po::options_description workload_options(Convention convention) {
   po::options_description o("Workload");
+  static const std::string model_help =
+      fmt::format("zoo model: {} (or one of --model-file)", fmt::join(ModelZoo::builtin().names(), ", "));
   o.add_options()(
-      "model", po::value<std::string>(),
-      "zoo model: pvt_v2_b0..b5, pvt_v2_b2_li, twins_svt_s/b/l, deit_tiny/small/base, vit_large_16, "
-      "swin_tiny/small, lra_text, lra_retrieval, bert_base/large, gpt2_small, resnet18/50/152, vgg11/16; decoders "
-      "llama2_7b, llama3_8b, llama3_70b, mistral_7b, qwen2_7b, gpt2_medium, pythia_1_4b (or one of --model-file)")(
+      "model", po::value<std::string>(), model_help.c_str())(
       "layer", po::value<std::string>(), "'attention': count one attention layer of --batch/--heads/--seq/--dim")(
       "onnx", po::value<std::string>(), "an ONNX model file (static shapes; ops_counter/README.md, ONNX import)")(
       "attention", po::value<std::string>()->default_value("msa"),
