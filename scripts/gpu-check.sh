@@ -1,53 +1,78 @@
 #!/usr/bin/env bash
-# The one command for a machine with a GPU: configures for sm_90 in its own build folder, builds, runs every
-# GPU test with ECOSIM_REQUIRE_GPU=1 (a skip is a failure), `ecosim validate --suite attention|compression
-# --device cuda`, `ecosim compare --device cuda` (every GPU latency measured), each kernel's registers and
-# spills (cuobjdump), compute-sanitizer (memcheck, racecheck, initcheck, synccheck) on the [gpu] cases of each
-# GPU test binary (but the [large] ones: gigabytes under a sanitizer outlast the budget), the benchmarks with
-# their baselines (scripts/bench_attention; bench_sdpa, PyTorch's SDPA back ends; bench_compression;
-# bench_memory) and an Nsight Compute summary of the top kernels. Every step has a timeout and the whole run
-# a budget (default 570 s); a failed step never stops the run. One report, gpu-check.md and gpu-check.json (step,
-# status, seconds, log), is written to $OUT when set, else to the build folder; each step's output is in
-# gpu-check-logs/. Exit status: 0 when every step passed.
+# The check for a lent GPU machine, in two stages, each one `device run` call (a session has 15 minutes of
+# device time in all, machine start included, so each stage has a budget and the two together leave room to
+# rerun one):
+#   stage 1 (budget 300 s): configure for sm_90 in its own build folder and build only the targets the checks
+#     need (ninja, one job per core); then, side by side, the gpu-labelled tests with ECOSIM_REQUIRE_GPU=1 (a
+#     skip is a failure; the > 65,535-group and >= 2^31-element cases included) and `ecosim validate --suite
+#     attention|compression --device cuda`; then, alone on the GPU, `ecosim compare --device cuda`, whose
+#     compare.json must hold only measured GPU latencies.
+#   stage 2 (budget 240 s; the build folder of stage 1 is reused, so it must follow while the machine is
+#     still warm, i.e. within 30 s): each kernel's registers, stack and local memory (cuobjdump; any spill or
+#     local array fails the step); compute-sanitizer memcheck, racecheck, initcheck and synccheck on the [gpu]
+#     cases of each GPU test binary but the [large] ones (side by side); then, alone on the GPU, the
+#     benchmarks (compression kernels against a device copy, attention against cuBLAS and PyTorch SDPA's back
+#     ends) and an Nsight Compute summary of the top kernels.
+# Every step has a timeout capped by what is left of the stage's budget; a failed step never stops the run.
+# What comes back from $OUT (8 files at most, two folders deep) is, by construction, three files:
+#   gpu-check.md    the steps of every stage run so far in this build folder, with the benchmark tables
+#   gpu-check.json  the same steps (stage, step, status, seconds, detail), the GPU and the date
+#   gpu-check-logs.tar.gz  each step's output (a log over 4 MiB keeps its last 4 MiB)
+# $OUT unset: the three files go into the build folder. Exit status: 0 when every step of this stage passed.
 # With .devdeps/ present (../shared/scripts/offline-deps.sh fetch, on a machine with the package registry),
-# the Debian libraries are unpacked from it first (`source .devdeps/offline-deps.sh unpack`).
-# usage: scripts/gpu-check.sh [--dry-run] [--build-dir DIR (default build-gpu)] [--budget-s S]
-#   --dry-run: checks the prerequisites, prints every step's command and writes the report with each step
-#   "planned" (a missing prerequisite: "missing"); runs nothing else (no configure, no build, no GPU); exit 0.
+# the Debian libraries are unpacked from it first unless the environment already points at them.
+# usage: scripts/gpu-check.sh --stage 1|2 [--build-dir DIR (default build-gpu)] [--budget-s S]
+#        scripts/gpu-check.sh --dry-run [--stage 1|2]   (no stage: both)
+#   --dry-run: checks the prerequisites, prints every step's command with its timeout and each stage's
+#   budget, writes the report with each step "planned" (a missing prerequisite: "missing"); configures,
+#   builds and runs nothing; exit 0.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 root=$(pwd)
 build="build-gpu"
 dry_run=0
-budget_s=570
+stages=()
+budget_override=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --dry-run) dry_run=1; shift ;;
+    --stage) stages=("${2:?--stage needs 1 or 2}"); shift 2 ;;
     --build-dir) build=${2:?--build-dir needs a folder}; shift 2 ;;
-    --budget-s) budget_s=${2:?--budget-s needs seconds}; shift 2 ;;
+    --budget-s) budget_override=${2:?--budget-s needs seconds}; shift 2 ;;
     -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "error: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-[[ "$budget_s" =~ ^[0-9]+$ ]] || { echo "error: --budget-s must be a whole number of seconds" >&2; exit 2; }
+[[ -z "$budget_override" || "$budget_override" =~ ^[0-9]+$ ]] ||
+  { echo "error: --budget-s must be a whole number of seconds" >&2; exit 2; }
+if (( ${#stages[@]} == 0 )); then
+  (( dry_run )) || { echo "error: name the stage: --stage 1 or --stage 2 (see --help)" >&2; exit 2; }
+  stages=(1 2)
+fi
+[[ "${stages[0]}" =~ ^[12]$ ]] || { echo "error: --stage must be 1 or 2" >&2; exit 2; }
+declare -A stage_budget_s=([1]=300 [2]=240)
 [[ "$build" = /* ]] || build="$root/$build"
 report_dir=${OUT:-$build}
-logs="$report_dir/gpu-check-logs"
-mkdir -p "$logs" || { echo "error: cannot create $logs" >&2; exit 2; }
+logs="$build/gpu-check-logs"
+mkdir -p "$logs" "$report_dir" || { echo "error: cannot create $logs" >&2; exit 2; }
 sanitizer_tools=(memcheck racecheck initcheck synccheck)
 # Metrics of the Nsight Compute summary: time, and DRAM / SM throughput as a fraction of peak.
 ncu_metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
 ncu_metrics+=,sm__throughput.avg.pct_of_peak_sustained_elapsed,launch__registers_per_thread
-names=() statuses=() times=() details=()
+jobs=$(nproc 2>/dev/null || echo 4)
+ecosim="$build/bin/ecosim"
+stage=0 budget_s=0 stage_start=0 steps_file=""
 
-# record NAME STATUS SECONDS DETAIL
+# record NAME STATUS SECONDS DETAIL: one line of the stage's steps file (appends are atomic for lines this
+# short, so steps running side by side may record at once).
 record() {
-  names+=("$1"); statuses+=("$2"); times+=("$3"); details+=("$4")
+  local detail=${4//$'\t'/ }
+  printf '%s\t%s\t%s\t%s\t%s\n' "$stage" "$1" "$2" "$3" "${detail//$'\n'/ }" >>"$steps_file"
   printf '%-34s %-8s %5ss  %s\n' "$1" "$2" "$3" "$4"
 }
 
 # step NAME TIMEOUT_S COMMAND...: runs the command (argv, no shell) under a timeout capped by what is left of
-# the budget, its output in $logs/NAME.log; records passed, failed (exit status), timeout or skipped.
+# the stage's budget, its output in $logs/NAME.log; records passed, failed (exit status), timeout or skipped.
 step() {
   local name=$1 limit=$2
   shift 2
@@ -55,9 +80,9 @@ step() {
     record "$name" planned 0 "$(printf '%q ' "$@")(timeout ${limit}s)"
     return 0
   fi
-  local left=$(( budget_s - SECONDS ))
+  local left=$(( budget_s - (SECONDS - stage_start) ))
   if (( left <= 5 )); then
-    record "$name" skipped 0 "the run's budget of ${budget_s}s is spent"
+    record "$name" skipped 0 "stage $stage's budget of ${budget_s}s is spent"
     return 1
   fi
   (( limit > left )) && limit=$left
@@ -66,9 +91,9 @@ step() {
   rc=$?
   local took=$(( SECONDS - start ))
   case $rc in
-    0) record "$name" passed "$took" "log: gpu-check-logs/$name.log" ;;
-    124|137) record "$name" timeout "$took" "killed after ${limit}s; log: gpu-check-logs/$name.log" ;;
-    *) record "$name" failed "$took" "exit $rc; log: gpu-check-logs/$name.log" ;;
+    0) record "$name" passed "$took" "log: $name.log" ;;
+    124|137) record "$name" timeout "$took" "killed after ${limit}s; log: $name.log" ;;
+    *) record "$name" failed "$took" "exit $rc; log: $name.log" ;;
   esac
   return "$rc"
 }
@@ -89,7 +114,7 @@ prerequisite() {
   fi
 }
 
-# The GPU test binaries: the executables of the tests labelled gpu (ctest's JSON listing of the build).
+# The executables of the gpu-labelled tests (ctest's JSON listing of the configured build), one per line.
 gpu_test_binaries() {
   [[ -f "$build/CTestTestfile.cmake" ]] || return 0
   ctest --test-dir "$build" -L gpu --show-only=json-v1 2>/dev/null | python3 -c '
@@ -102,161 +127,132 @@ for test in json.load(sys.stdin).get("tests", []):
 print("\n".join(seen))'
 }
 
-# ncu_summary CSV MD: the top ten kernels by summed time from an `ncu --csv --page raw` listing.
-ncu_summary() {
-  python3 - "$1" "$2" <<'PY'
-import csv, sys
-rows = [r for r in csv.reader(open(sys.argv[1], errors="replace")) if len(r) > 3]
-head = next((i for i, r in enumerate(rows) if "Kernel Name" in r), None)
-if head is None:
-    sys.exit("no 'Kernel Name' column in " + sys.argv[1])
-cols = rows[head]
-name, dur = cols.index("Kernel Name"), cols.index("gpu__time_duration.sum")
-unit = rows[head + 1][dur] if head + 1 < len(rows) else ""
-def num(row, col):
-    try:
-        return float(row[col].replace(",", ""))
-    except (ValueError, IndexError):
-        return None
-kernels = {}
-for row in rows[head + 2:]:
-    t = num(row, dur)
-    if t is None:
-        continue
-    k = kernels.setdefault(row[name][:80], {"t": 0.0, "n": 0, "row": row})
-    k["t"] += t
-    k["n"] += 1
-extra = [c for c in cols if c.endswith("pct_of_peak_sustained_elapsed") or c == "launch__registers_per_thread"]
-with open(sys.argv[2], "w") as out:
-    out.write("| kernel | launches | total time (%s) | %s (first launch) |\n" % (unit, " | ".join(extra)))
-    out.write("|---|---|---|%s\n" % ("---|" * len(extra)))
-    for kname, k in sorted(kernels.items(), key=lambda kv: -kv[1]["t"])[:10]:
-        vals = [k["row"][cols.index(c)] for c in extra]
-        out.write("| `%s` | %d | %.1f | %s |\n" % (kname, k["n"], k["t"], " | ".join(vals)))
-PY
-}
-
-# json_string TEXT: TEXT as a JSON string (quotes, backslashes and control characters escaped).
-json_string() {
-  local s=${1//\\/\\\\}
-  s=${s//\"/\\\"}
-  s=${s//$'\t'/\\t}
-  s=${s//$'\n'/\\n}
-  printf '"%s"' "$s"
-}
-
-write_report() {
-  local md="$report_dir/gpu-check.md" json="$report_dir/gpu-check.json" i failed=0 gpu_name
-  gpu_name=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)
-  for i in "${!names[@]}"; do [[ "${statuses[$i]}" =~ ^(passed|planned)$ ]] || failed=$((failed + 1)); done
-  {
-    echo "# ecosim gpu-check $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo
-    echo "GPU: ${gpu_name:-none found}; commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown);" \
-      "$( (( dry_run )) && echo "dry run (nothing ran)" || echo "${SECONDS}s of a ${budget_s}s budget")"
-    echo
-    echo "| step | status | seconds | detail |"
-    echo "|---|---|---|---|"
-    for i in "${!names[@]}"; do
-      echo "| ${names[$i]} | ${statuses[$i]} | ${times[$i]} | ${details[$i]//|/\\|} |"
-    done
-    for f in "$logs"/ncu-*.md; do
-      [[ -f "$f" ]] || continue
-      echo
-      echo "## Nsight Compute: $(basename "$f" .md)"
-      echo
-      cat "$f"
-    done
-  } >"$md.tmp" && mv "$md.tmp" "$md"
-  {
-    printf '{"date": %s, "gpu": %s, "dry_run": %s, "budget_s": %s, "seconds": %s, "failed": %s, "steps": [' \
-      "$(json_string "$(date -u +%Y-%m-%dT%H:%M:%SZ)")" "$(json_string "${gpu_name:-}")" \
-      "$( (( dry_run )) && echo true || echo false)" "$budget_s" "$SECONDS" "$failed"
-    for i in "${!names[@]}"; do
-      (( i > 0 )) && printf ', '
-      printf '{"step": %s, "status": %s, "seconds": %s, "detail": %s}' "$(json_string "${names[$i]}")" \
-        "$(json_string "${statuses[$i]}")" "${times[$i]}" "$(json_string "${details[$i]}")"
-    done
-    printf ']}\n'
-  } >"$json.tmp" && mv "$json.tmp" "$json"
-  echo "report: $md, $json ($failed step(s) not passed)"
-  (( dry_run || failed == 0 ))
-}
-
-# --- the run ---------------------------------------------------------------------------------------------
-if [[ -d .devdeps ]]; then
-  # shellcheck source=/dev/null
-  if (( dry_run )); then
+# unpack_deps: the Debian bundle of .devdeps/, unless the environment already points at it.
+unpack_deps() {
+  if [[ ! -d .devdeps ]]; then
+    record offline-deps skipped 0 "no .devdeps/ (fine where the Debian packages are installed)"
+  elif [[ ":${CMAKE_PREFIX_PATH:-}:" == *":/opt/ecosim-deps/usr:"* ]]; then
+    record offline-deps passed 0 "already unpacked (CMAKE_PREFIX_PATH names /opt/ecosim-deps)"
+  elif (( dry_run )); then
     record offline-deps planned 0 "source .devdeps/offline-deps.sh unpack"
-  elif source .devdeps/offline-deps.sh unpack >"$logs/offline-deps.log" 2>&1; then
-    record offline-deps passed 0 "Debian bundle unpacked (log: gpu-check-logs/offline-deps.log)"
+  elif source .devdeps/offline-deps.sh unpack >"$logs/offline-deps.log" 2>&1; then  # shellcheck source=/dev/null
+    record offline-deps passed 0 "Debian bundle unpacked (log: offline-deps.log)"
   else
-    record offline-deps failed 0 "log: gpu-check-logs/offline-deps.log"
+    record offline-deps failed 0 "log: offline-deps.log"
   fi
-else
-  record offline-deps skipped 0 "no .devdeps/ (fine where the Debian packages are installed)"
-fi
-for tool in cmake nvcc nvidia-smi compute-sanitizer ncu cuobjdump python3; do prerequisite "$tool"; done
-generator=()
-command -v ninja >/dev/null && generator=(-G Ninja)
-jobs=$(nproc 2>/dev/null || echo 4)
-ecosim="$build/bin/ecosim"
+}
 
-step configure 120 cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DECOSIM_CUDA=ON \
-  -DCMAKE_CUDA_ARCHITECTURES=90
-step build 330 cmake --build "$build" -j "$jobs"
-# Registers, shared memory and spill stores of every kernel of the two CUDA libraries (the targets ask for no
-# spills).
-step resource-usage 30 cuobjdump --dump-resource-usage "$build/kernels/libecosim_kernels.a" \
-  "$build/ecoformer/libecosim_ecoformer.a"
-step gpu-tests 150 env ECOSIM_REQUIRE_GPU=1 ctest --test-dir "$build" -L gpu --output-on-failure -j 4 --timeout 120
-step validate-attention 90 "$ecosim" validate --suite attention --device cuda
-step validate-compression 90 "$ecosim" validate --suite compression --device cuda
-
-# The default comparison with every kernel on the GPU: every GPU latency in compare.json must be measured.
-if step compare-cuda 120 "$ecosim" compare --device cuda --out "$report_dir/compare-cuda" && (( ! dry_run )); then
-  if ! python3 -c 'import json, sys
-sys.exit(any(v["gpu_latency_kind"] != "measured" for v in json.load(open(sys.argv[1]))["variants"]))' \
-    "$report_dir/compare-cuda/compare.json"; then
-    record compare-cuda-measured failed 0 "an estimated GPU latency (or no report) in compare-cuda/compare.json"
-  else
-    record compare-cuda-measured passed 0 "every GPU latency measured (report: compare-cuda/compare.json)"
+stage1() {
+  for tool in cmake ninja nvcc nvidia-smi python3; do prerequisite "$tool"; done
+  step gpu-info 10 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem \
+    --format=csv
+  step configure 60 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DECOSIM_CUDA=ON \
+    -DCMAKE_CUDA_ARCHITECTURES=90
+  local targets=(ecosim bench_attention bench_compression) exe
+  while read -r exe; do [[ -n "$exe" ]] && targets+=("$(basename "$exe")"); done < <(gpu_test_binaries)
+  (( dry_run )) && targets+=("<each gpu-labelled test's executable>")
+  step build 180 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
+  # Correctness checks side by side (none of them times anything).
+  step gpu-tests 150 env ECOSIM_REQUIRE_GPU=1 ctest --test-dir "$build" -L gpu --output-on-failure -j 6 \
+    --timeout 140 &
+  step validate-attention 120 "$ecosim" validate --suite attention --device cuda &
+  step validate-compression 120 "$ecosim" validate --suite compression --device cuda &
+  wait
+  # The default comparison with every kernel on the GPU, alone: every GPU latency must be measured.
+  if step compare-cuda 60 "$ecosim" compare --device cuda --out "$logs/compare-cuda" && (( ! dry_run )); then
+    if python3 -c 'import json, sys
+sys.exit(any(v["gpu_latency_kind"] != "measured" or v["gpu_library_latency_kind"] != "measured"
+            for v in json.load(open(sys.argv[1]))["variants"]))' \
+      "$logs/compare-cuda/compare.json"; then
+      record compare-cuda-measured passed 0 "every GPU and library latency measured (compare-cuda/compare.json)"
+    else
+      record compare-cuda-measured failed 0 "an estimated GPU latency (or no report) in compare-cuda/compare.json"
+    fi
   fi
-fi
+}
 
-mapfile -t binaries < <(gpu_test_binaries)
-if (( ${#binaries[@]} == 0 )); then
-  binaries=("$build/bin/each-gpu-test-binary")
-  (( dry_run )) || record sanitizers failed 0 "no GPU test binary found (ctest -L gpu lists none)"
-fi
-for tool in "${sanitizer_tools[@]}"; do
-  for exe in "${binaries[@]}"; do
-    step "$tool-$(basename "$exe")" 90 env ECOSIM_REQUIRE_GPU=1 compute-sanitizer --tool "$tool" --error-exitcode 1 \
-      --print-limit 20 "$exe" "[gpu]~[large]"
+stage2() {
+  for tool in compute-sanitizer ncu cuobjdump python3; do prerequisite "$tool"; done
+  if (( ! dry_run )) && [[ ! -x "$ecosim" ]]; then
+    record stage-1-build failed 0 "no $ecosim: stage 2 needs stage 1's build folder (a warm machine)"
+  fi
+  # Registers, stack frame and local memory of every kernel of the two CUDA libraries: none may spill.
+  if step resource-usage 20 cuobjdump --dump-resource-usage "$build/kernels/libecosim_kernels.a" \
+    "$build/ecoformer/libecosim_ecoformer.a" && (( ! dry_run )); then
+    if python3 "$root/scripts/gpu_resource_table.py" "$logs/resource-usage.log" >"$logs/resource-usage.md"; then
+      record no-local-memory passed 0 "no kernel uses a stack frame or local memory (resource-usage.md)"
+    else
+      record no-local-memory failed 0 "a kernel spills or keeps an array in local memory (resource-usage.md)"
+    fi
+  fi
+  # compute-sanitizer, side by side, on the [gpu] cases but the [large] ones (gigabytes under a sanitizer
+  # outlast the budget).
+  local binaries=() tool exe
+  mapfile -t binaries < <(gpu_test_binaries)
+  if (( ${#binaries[@]} == 0 )); then
+    binaries=("$build/bin/each-gpu-test-binary")
+    (( dry_run )) || record sanitizers failed 0 "no GPU test binary found (ctest -L gpu lists none)"
+  fi
+  for tool in "${sanitizer_tools[@]}"; do
+    for exe in "${binaries[@]}"; do
+      step "$tool-$(basename "$exe")" 100 env ECOSIM_REQUIRE_GPU=1 compute-sanitizer --tool "$tool" \
+        --error-exitcode 1 --print-limit 20 "$exe" "[gpu]~[large]" &
+    done
   done
-done
+  wait
+  # The benchmarks, one at a time (each against its baseline measured in the same run).
+  step bench-compression 50 "$build/bin/bench_compression" --device cuda --elements $((64 << 20)) \
+    --repetitions 10
+  step bench-attention 70 "$build/bin/bench_attention" --device cuda --repeats 10
+  step bench-sdpa 50 python3 "$root/scripts/bench_sdpa"
+  # Nsight Compute: hashed attention at the comparison's shape (B·H = 16, N = 3136, D = 32) and the first
+  # 60 launches of the compression benchmark.
+  ncu_step ecoformer "$ecosim" run --variant ecoformer --batch 1 --heads 16 --seq 3136 --dim 32 --device cuda
+  ncu_step compression "$build/bin/bench_compression" --device cuda --elements $((16 << 20)) --repetitions 1
+}
 
-step bench-attention 120 scripts/bench_attention --build-dir "$build" --device cuda --quick --repeats 10
-step bench-sdpa 120 python3 scripts/bench_sdpa --quick
-step bench-compression 90 scripts/bench_compression --build-dir "$build" --gpu-elements $((64 << 20)) \
-  --cpu-elements $((4 << 20)) --repetitions 10
-step bench-memory 90 env ECOSIM_BENCH_SEQS="8192 16384" ECOSIM_BENCH_COUNT_RECORDS=1000000 \
-  ECOSIM_BENCH_REPLAY_RECORDS=100000 python3 scripts/bench_memory "$build"
-
-# Nsight Compute, each kernel of one run summarised: hashed attention and MSA at the comparison's shape
-# (B·H = 16, N = 3136, D = 32), and the first 60 launches of the compression benchmark.
+# ncu_step NAME COMMAND...: the command under Nsight Compute, its top kernels summarised in ncu-NAME.md.
 ncu_step() {
   local name=$1
   shift
-  if step "ncu-$name" 120 ncu --launch-count 60 --csv --page raw --metrics "$ncu_metrics" \
+  if step "ncu-$name" 40 ncu --launch-count 60 --csv --page raw --metrics "$ncu_metrics" \
     --log-file "$logs/ncu-$name.csv" "$@" && (( ! dry_run )); then
-    ncu_summary "$logs/ncu-$name.csv" "$logs/ncu-$name.md" 2>>"$logs/ncu-$name.log" ||
-      record "ncu-$name-summary" failed 0 "could not summarise gpu-check-logs/ncu-$name.csv"
+    python3 "$root/scripts/gpu_ncu_table.py" "$logs/ncu-$name.csv" >"$logs/ncu-$name.md" 2>>"$logs/ncu-$name.log" ||
+      record "ncu-$name-summary" failed 0 "could not summarise ncu-$name.csv"
   fi
 }
-for variant in ecoformer msa; do
-  ncu_step "$variant" "$ecosim" run --variant "$variant" --batch 1 --heads 16 --seq 3136 --dim 32 --device cuda
-done
-ncu_step compression "$build/bin/bench_compression" --device cuda --elements $((16 << 20)) --repetitions 1
 
-write_report
+# pack_logs: every step's output in one archive under the report folder (a log over 4 MiB keeps its tail).
+pack_logs() {
+  local f
+  while IFS= read -r -d '' f; do
+    tail -c $((4 << 20)) "$f" >"$f.tail" && mv "$f.tail" "$f"
+  done < <(find "$logs" -type f -size +4M -print0)
+  tar -czf "$report_dir/gpu-check-logs.tar.gz.tmp" -C "$build" gpu-check-logs &&
+    mv "$report_dir/gpu-check-logs.tar.gz.tmp" "$report_dir/gpu-check-logs.tar.gz"
+}
+
+# --- the run ---------------------------------------------------------------------------------------------
+exit_status=0
+for stage in "${stages[@]}"; do
+  budget_s=${budget_override:-${stage_budget_s[$stage]}}
+  stage_start=$SECONDS
+  steps_file="$build/gpu-check-steps-$stage.tsv"
+  : >"$steps_file"
+  # A new stage 1 starts a new report: stage 2's steps of an earlier run no longer describe this build.
+  [[ $stage == 1 ]] && rm -f "$build/gpu-check-steps-2.tsv" "$build/gpu-check-time-2"
+  echo "== stage $stage: budget ${budget_s}s$( (( dry_run )) && echo ' (dry run: nothing runs)')"
+  unpack_deps
+  "stage$stage"
+  failed=$(awk -F'\t' '$3 !~ /^(passed|planned|skipped|missing)$/ || ($3 == "skipped" && $2 != "offline-deps")' \
+    "$steps_file" | wc -l)
+  (( failed > 0 )) && exit_status=1
+  echo "$(( SECONDS - stage_start )) $budget_s" >"$build/gpu-check-time-$stage"
+  echo "== stage $stage: $(( SECONDS - stage_start ))s of ${budget_s}s; $failed step(s) not passed"
+done
+python3 "$root/scripts/gpu_check_report.py" --build "$build" --out "$report_dir" --logs "$logs" \
+  --dry-run "$dry_run" || exit_status=1
+pack_logs || exit_status=1
+echo "report: $report_dir/gpu-check.md, gpu-check.json, gpu-check-logs.tar.gz"
+(( dry_run )) && exit 0
+exit "$exit_status"

@@ -1,6 +1,6 @@
 // bench_attention: EcoFormer hashed attention vs MSA (fp32, and fp16 inputs) vs Performer at N ∈ {1024, 3136, 4096,
 // 16384}, D ∈ {32, 64}, B·H = 16 (B = 1, H = 16), on the GPU when present, else on the CPU reference kernels (the table
-// says which), and on the GPU the cuBLAS baseline (cublas_msa.hpp). Prints each kernel's median time and spread
+// says which), and on the GPU the cuBLAS baseline (library_attention.hpp). Prints each kernel's median time and spread
 // (timing.hpp: warm-up runs, then repetitions; CUDA events on the GPU, the steady clock on the CPU; op records
 // delivered after each run's timer), its ratio to MSA measured in the same run, and the fraction of the bandwidth
 // bound: the time of a copy moving the traffic of reading Q, K, V and writing O (copy_time.hpp: a device-to-device
@@ -15,9 +15,7 @@
 #include <vector>
 
 #include "copy_time.hpp"
-#if ECOSIM_HAS_CUDA
-#include "cublas_msa.hpp"
-#endif
+#include "ecosim/ecoformer/library_attention.hpp"
 #include "ecosim/ecoformer/msa_fp16.hpp"
 #include "ecosim/ecoformer/run.hpp"
 #include "ecosim/kernels/gpu.hpp"
@@ -81,7 +79,7 @@ void print_row(std::uint64_t n, std::uint64_t d, const std::string& label, const
 void print_cublas_row(const ecoformer::AttentionInputs& in, AttentionConfig c, const timing::Plan& plan, double msa_ms,
                       double bound_ms) {
   try {
-    const bench::CublasMsa lib = bench::cublas_msa(in, plan);
+    const ecoformer::LibraryAttention lib = ecoformer::library_attention_cuda(in, plan);
     c.variant = AttentionVariant::msa;
     OpCounter discard;
     const std::vector<float> ours = ecoformer::run_attention(in, c, Device::cuda, 1, discard).out.data;

@@ -19,6 +19,7 @@
 #include "compare_table.hpp"
 #include "device_option.hpp"
 #include "ecosim/accel_model/gpu/op_records.hpp"
+#include "ecosim/ecoformer/library_attention.hpp"
 #include "ecosim/ecoformer/run.hpp"
 #include "ecosim/kernels/gpu.hpp"
 #include "ecosim/ops_counter/attention.hpp"
@@ -51,6 +52,8 @@ struct VariantRun {
   OpCounts total;
   std::optional<KernelTiming> timing;  // the kernel's latency, when a kernel ran
   std::string source;
+  std::optional<timing::Stats> library;  // on the GPU: the library baseline at the same shape, measured
+  std::string library_error;             // why the library baseline could not run there ("" when it ran)
 };
 
 /// The kernel-run step: the variant's kernel on synthetic inputs, its records teed into an op counter and
@@ -67,7 +70,16 @@ VariantRun run_kernel(const AttentionConfig& config, DeviceChoice device) {
   KernelTiming measured{on_gpu ? "cuda (" + gpu::probe().device_name + ")" : "cpu",
                         on_gpu ? ecoformer::time_attention(inputs, config, dev, kInputSeed, timing::kGpuPlan)
                                : timing::summarize({r.latency_ms}, {0, 1}, timing::kSteadyClock)};
-  return {std::move(list.records), counter.total(), std::move(measured), on_gpu ? "kernel (cuda)" : "kernel (cpu)"};
+  VariantRun run{std::move(list.records), counter.total(), std::move(measured),
+                 on_gpu ? "kernel (cuda)" : "kernel (cpu)", {}, {}};
+  if (on_gpu) {
+    try {
+      run.library = ecoformer::library_attention_cuda(inputs, timing::kGpuPlan).time;
+    } catch (const Error& e) {
+      run.library_error = e.what();
+    }
+  }
+  return run;
 }
 
 /// A count-only variant's layer (no kernel to run): the analytic records, named as the kernels name theirs.
@@ -76,7 +88,7 @@ VariantRun run_analytic_layer(const AttentionConfig& config) {
   RecordingSink list;
   FanOutSink sink({&counter, &list});
   emit_attention(ecoformer::kAttentionRecordPrefix, config, Convention::exact, sink);
-  return {std::move(list.records), counter.total(), std::nullopt, "analytic (no kernel)"};
+  return {std::move(list.records), counter.total(), std::nullopt, "analytic (no kernel)", {}, {}};
 }
 
 /// One column of the comparison: an attention variant, or (with --model) the model's own attention.
@@ -104,7 +116,7 @@ VariantRun run_model(const Workload& w) {
   RecordingSink list;
   FanOutSink sink({&counter, &list});
   w.emit_records(sink);
-  return {std::move(list.records), counter.total(), std::nullopt, "analytic"};
+  return {std::move(list.records), counter.total(), std::nullopt, "analytic", {}, {}};
 }
 
 /// The ONNX model with the entry's attention (exact convention): analytic records, except that each attention
@@ -142,7 +154,7 @@ VariantRun run_onnx(const OnnxModel& model, const Entry& e, DeviceChoice device)
     fmt::print(stderr, "[{}] note: {} attention block{} counted, not run: {}\n", e.label, blocks,
                blocks == 1 ? "" : "s", why);
   }
-  return {std::move(list.records), counter.total(), std::nullopt, source};
+  return {std::move(list.records), counter.total(), std::nullopt, source, {}, {}};
 }
 
 /// Variant names (or "native"), each once.
@@ -359,14 +371,24 @@ int compare(const Args& args) {
                    "",
                    "",
                    0,
+                   false,
                    "",
                    std::nullopt,
                    run.timing};
     const double modelled_ms =
         gpu::modelled_latency_s(run.ops, named_gpu, gpu::Software::ecosim_kernels) * 1e3;
-    row.gpu_library_latency_ms = gpu::modelled_latency_s(run.ops, named_gpu, gpu::Software::best_library) * 1e3;
-    row.gpu_library_label =
-        fmt::format("modelled, {}, {}", named_gpu.name, gpu::software_description(gpu::Software::best_library));
+    if (run.library) {
+      row.gpu_library_latency_ms = run.library->median_ms;
+      row.gpu_library_measured = true;
+      row.gpu_library_label = fmt::format("measured, {}, CUDA events ({})", ecoformer::kLibraryAttentionName,
+                                          gpu::probe().device_name);
+    } else {
+      row.gpu_library_latency_ms =
+          gpu::modelled_latency_s(run.ops, named_gpu, gpu::Software::best_library) * 1e3;
+      row.gpu_library_label =
+          fmt::format("modelled, {}, {}{}", named_gpu.name, gpu::software_description(gpu::Software::best_library),
+                      run.library_error.empty() ? "" : "; the measured baseline could not run: " + run.library_error);
+    }
     if (run.timing && run.timing->stats.method == timing::kCudaEvents) {
       row.gpu_latency_ms = run.timing->stats.median_ms;
       row.gpu_measured = true;

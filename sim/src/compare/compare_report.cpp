@@ -127,6 +127,7 @@ nlohmann::json to_json(const CompareReport& r) {
                         {"gpu", row.gpu_label},
                         {"gpu_library_latency_ms", row.gpu_library_latency_ms},
                         {"gpu_library", row.gpu_library_label},
+                        {"gpu_library_latency_kind", row.gpu_library_measured ? "measured" : "modelled"},
                         {"gpu_model_error", opt(row.gpu_model_error)},
                         {"kernel_timing", timing_json(row.kernel_timing)},
                         {"latency_ratio_msa", opt(latency_ratio(r, row))},

@@ -31,8 +31,9 @@ struct CompareRow {
   bool gpu_measured = false;
   std::string gpu_latency_kind;  // "measured", "modelled" (the GPU model) or "estimated" (--gpu-model roofline)
   std::string gpu_label;         // "measured, CUDA events (<GPU>)", "modelled, H100 SXM, ecosim's kernels ..."
-  double gpu_library_latency_ms = 0;      // the best library on the named GPU, modelled
-  std::string gpu_library_label;          // "modelled, H100 SXM, best library (...)"
+  double gpu_library_latency_ms = 0;  // the library baseline: measured on the GPU that ran, else modelled
+  bool gpu_library_measured = false;
+  std::string gpu_library_label;  // "measured, cuBLAS ... (<GPU>)" or "modelled, H100 SXM, best library (...)"
   std::optional<double> gpu_model_error;  // measured: (modelled − measured) / measured of ecosim's kernels
   std::optional<KernelTiming> kernel_timing;  // none for a count-only variant or a whole model
 };

@@ -98,7 +98,7 @@ std::string table(const CompareReport& r, bool with_ratios) {
                            significant(row.accel_latency_ms, 4),
                            significant(row.accel.energy.total_pj() / 1e6, 4),
                            (row.gpu_measured ? "" : "~") + significant(row.gpu_latency_ms, 4),
-                           "~" + significant(row.gpu_library_latency_ms, 4)};
+                           (row.gpu_library_measured ? "" : "~") + significant(row.gpu_library_latency_ms, 4)};
     for (std::size_t i = 0; i < cells.size(); ++i) columns[i].cells.push_back(cells[i]);
   }
   // each ratio to MSA beside its published twin
@@ -164,7 +164,9 @@ std::string legend(const CompareReport& r, bool with_ratios) {
   std::string gpu_text = "GPU ms:";
   for (const std::string& label : gpu) gpu_text += (gpu_text.back() == ':' ? " " : "; ") + label;
   out += wrapped(gpu_text);
-  if (!r.rows.empty()) out += wrapped("lib ms: ~ " + r.rows.front().gpu_library_label);
+  if (!r.rows.empty())
+    out += wrapped(std::string("lib ms: ") + (r.rows.front().gpu_library_measured ? "" : "~ ") +
+                   r.rows.front().gpu_library_label);
   std::string errors;
   for (const CompareRow& row : r.rows)
     if (row.gpu_model_error)

@@ -1,6 +1,6 @@
-// cublas_msa.hpp: Sᵀ = K·Qᵀ·(1/√D) and Oᵀ = Vᵀ·Pᵀ in cuBLAS's column-major terms (row-major S and O), and
-// one block per score row for the softmax (max, sum of exponentials, scale).
-#include "cublas_msa.hpp"
+// library_attention.hpp: Sᵀ = K·Qᵀ·(1/√D) and Oᵀ = Vᵀ·Pᵀ in cuBLAS's column-major terms (row-major S and O),
+// and one block per score row for the softmax (max, sum of exponentials, scale).
+#include "ecosim/ecoformer/library_attention.hpp"
 
 #include <cublas_v2.h>
 
@@ -9,7 +9,7 @@
 
 #include "ecosim/kernels/cuda_support.cuh"
 
-namespace ecosim::bench {
+namespace ecosim::ecoformer {
 
 namespace {
 
@@ -65,18 +65,19 @@ class Handle {
 
 }  // namespace
 
-CublasMsa cublas_msa(const ecoformer::AttentionInputs& in, const timing::Plan& plan) {
+LibraryAttention library_attention_cuda(const AttentionInputs& in, const timing::Plan& plan) {
   const long long g = static_cast<long long>(in.q.batch * in.q.heads), n = static_cast<long long>(in.q.seq),
                   d = static_cast<long long>(in.q.dim);
-  if (g > 0x7fffffffLL || n > 0x7fffffffLL) throw Error("cuBLAS MSA: batch·heads or seq beyond int");
+  if (g > 0x7fffffffLL || n > 0x7fffffffLL) throw Error("library attention: batch·heads or seq beyond int");
+  if (in.k.seq != in.q.seq) throw Error("library attention: queries and keys must be one token set");
   const cuda::DeviceBuffer<float> q(in.q.data), k(in.k.data), v(in.v.data);
   cuda::DeviceBuffer<float> scores(static_cast<std::uint64_t>(g * n * n)), out(static_cast<std::uint64_t>(g * n * d));
   const Handle handle;
   check(cublasSetMathMode(handle.get(), CUBLAS_DEFAULT_MATH), "cublasSetMathMode");  // FP32, no TF32
   const float scale = 1.0f / std::sqrt(static_cast<float>(d)), one = 1.0f, zero = 0.0f;
   const int ni = static_cast<int>(n), di = static_cast<int>(d), gi = static_cast<int>(g);
-  const unsigned rows = cuda::grid_x(static_cast<std::uint64_t>(g * n), "cuBLAS MSA softmax (one block per row)");
-  CublasMsa result;
+  const unsigned rows = cuda::grid_x(static_cast<std::uint64_t>(g * n), "library attention softmax (one block per row)");
+  LibraryAttention result;
   result.time = cuda::time_stats(plan, [&] {
     check(cublasSgemmStridedBatched(handle.get(), CUBLAS_OP_T, CUBLAS_OP_N, ni, ni, di, &scale, k.get(), di, n * d,
                                     q.get(), di, n * d, &zero, scores.get(), ni, n * n, gi),
@@ -90,4 +91,4 @@ CublasMsa cublas_msa(const ecoformer::AttentionInputs& in, const timing::Plan& p
   return result;
 }
 
-}  // namespace ecosim::bench
+}  // namespace ecosim::ecoformer

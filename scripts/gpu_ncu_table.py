@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""The ten kernels with the most summed time in an `ncu --csv --page raw` listing, as a Markdown table on
+stdout (launches, total time, and the first launch's throughput metrics and registers).
+
+usage: gpu_ncu_table.py NCU_CSV
+"""
+import csv
+import sys
+
+
+def number(row, col):
+    try:
+        return float(row[col].replace(",", ""))
+    except (ValueError, IndexError):
+        return None
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__.strip().splitlines()[-1])
+    with open(sys.argv[1], errors="replace", encoding="utf-8") as f:
+        rows = [r for r in csv.reader(f) if len(r) > 3]
+    head = next((i for i, r in enumerate(rows) if "Kernel Name" in r), None)
+    if head is None:
+        sys.exit("gpu_ncu_table: no 'Kernel Name' column in " + sys.argv[1])
+    cols = rows[head]
+    name, duration = cols.index("Kernel Name"), cols.index("gpu__time_duration.sum")
+    unit = rows[head + 1][duration] if head + 1 < len(rows) else ""
+    kernels = {}
+    for row in rows[head + 2:]:
+        t = number(row, duration)
+        if t is None:
+            continue
+        k = kernels.setdefault(row[name][:80], {"t": 0.0, "n": 0, "row": row})
+        k["t"] += t
+        k["n"] += 1
+    extra = [c for c in cols if c.endswith("pct_of_peak_sustained_elapsed") or c == "launch__registers_per_thread"]
+    print("| kernel | launches | total time (%s) | %s (first launch) |" % (unit, " | ".join(extra)))
+    print("|---|---|---|%s" % ("---|" * len(extra)))
+    for kname, k in sorted(kernels.items(), key=lambda kv: -kv[1]["t"])[:10]:
+        print("| `%s` | %d | %.1f | %s |" % (kname, k["n"], k["t"], " | ".join(k["row"][cols.index(c)] for c in extra)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
