@@ -21,6 +21,7 @@
 # $OUT unset: the three files go into the build folder. Exit status: 0 when every step of this stage passed.
 # With .devdeps/ present (../shared/scripts/offline-deps.sh fetch, on a machine with the package registry),
 # the Debian libraries are unpacked from it first unless the environment already points at them.
+# ECOSIM_COMMIT names the commit in the report where the tree has no .git (the device tool's copy).
 # usage: scripts/gpu-check.sh --stage 1|2 [--build-dir DIR (default build-gpu)] [--budget-s S]
 #        scripts/gpu-check.sh --dry-run [--stage 1|2]   (no stage: both)
 #   --dry-run: checks the prerequisites, prints every step's command with its timeout and each stage's
@@ -195,18 +196,18 @@ stage2() {
   fi
   for tool in "${sanitizer_tools[@]}"; do
     for exe in "${binaries[@]}"; do
-      step "$tool-$(basename "$exe")" 100 env ECOSIM_REQUIRE_GPU=1 compute-sanitizer --tool "$tool" \
+      step "$tool-$(basename "$exe")" 80 env ECOSIM_REQUIRE_GPU=1 compute-sanitizer --tool "$tool" \
         --error-exitcode 1 --print-limit 20 "$exe" "[gpu]~[large]" &
     done
   done
   wait
   # The benchmarks, one at a time (each against its baseline measured in the same run).
-  step bench-compression 50 "$build/bin/bench_compression" --device cuda --elements $((64 << 20)) \
+  step bench-compression 40 "$build/bin/bench_compression" --device cuda --elements $((64 << 20)) \
     --repetitions 10
-  step bench-attention 70 "$build/bin/bench_attention" --device cuda --repeats 10
-  step bench-sdpa 50 python3 "$root/scripts/bench_sdpa"
-  # Nsight Compute: hashed attention at the comparison's shape (B·H = 16, N = 3136, D = 32) and the first
-  # 60 launches of the compression benchmark.
+  step bench-attention 60 "$build/bin/bench_attention" --device cuda --repeats 10
+  step bench-sdpa 40 python3 "$root/scripts/bench_sdpa"
+  # Nsight Compute: hashed attention's launches at the comparison's shape (B·H = 16, N = 3136, D = 32) and
+  # the first launches of the compression benchmark.
   ncu_step ecoformer "$ecosim" run --variant ecoformer --batch 1 --heads 16 --seq 3136 --dim 32 --device cuda
   ncu_step compression "$build/bin/bench_compression" --device cuda --elements $((16 << 20)) --repetitions 1
 }
@@ -215,7 +216,7 @@ stage2() {
 ncu_step() {
   local name=$1
   shift
-  if step "ncu-$name" 40 ncu --launch-count 60 --csv --page raw --metrics "$ncu_metrics" \
+  if step "ncu-$name" 25 ncu --launch-count 24 --csv --page raw --metrics "$ncu_metrics" \
     --log-file "$logs/ncu-$name.csv" "$@" && (( ! dry_run )); then
     python3 "$root/scripts/gpu_ncu_table.py" "$logs/ncu-$name.csv" >"$logs/ncu-$name.md" 2>>"$logs/ncu-$name.log" ||
       record "ncu-$name-summary" failed 0 "could not summarise ncu-$name.csv"

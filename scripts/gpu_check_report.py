@@ -8,7 +8,8 @@ Compute) and, for each step that did not pass, the end of its log, so that the r
 gpu-check.json: the same steps, and out_files, the files a run leaves under $OUT (the device's transfer
 limits: at most 8 files, two folders deep, names of letters, digits, '.', '_' and '-').
 
-usage: gpu_check_report.py --build DIR --out DIR --logs DIR --dry-run 0|1
+usage: gpu_check_report.py --build DIR --out DIR --logs DIR --dry-run 0|1   (ECOSIM_COMMIT: the commit, where
+the tree has no .git)
 """
 import argparse
 import datetime
@@ -120,8 +121,9 @@ def main():
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "gpu": "" if a.dry_run else command_line(
             ["nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"]),
-        "commit": command_line(["git", "-C", os.path.dirname(os.path.abspath(__file__)), "rev-parse", "--short",
-                                "HEAD"]),
+        # A copy of the tree without its .git (the device tool's) is named by the caller.
+        "commit": os.environ.get("ECOSIM_COMMIT") or command_line(
+            ["git", "-C", os.path.dirname(os.path.abspath(__file__)), "rev-parse", "--short", "HEAD"]),
         "dry_run": bool(a.dry_run),
     }
     write_atomic(os.path.join(a.out, "gpu-check.md"), markdown(steps, times, info, a.logs))
