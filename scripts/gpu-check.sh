@@ -204,8 +204,13 @@ stage2() {
   # The benchmarks, one at a time (each against its baseline measured in the same run).
   step bench-compression 40 "$build/bin/bench_compression" --device cuda --elements $((64 << 20)) \
     --repetitions 10
-  step bench-attention 60 "$build/bin/bench_attention" --device cuda --repeats 10
-  step bench-sdpa 40 python3 "$root/scripts/bench_sdpa"
+  local seqs=1024,3136,4096,16384,65536
+  step bench-attention 60 "$build/bin/bench_attention" --device cuda --seqs "$seqs" --dims 32,64 \
+    --max-seconds-per-case 5 --max-seconds 50 --json "$logs/bench-attention.json"
+  step bench-sdpa 40 python3 "$root/scripts/bench_sdpa" --seqs "$seqs" --dims 32,64 --max-seconds-per-case 5 \
+    --max-seconds 30 --json "$logs/bench-sdpa.json"
+  step attention-table 10 python3 "$root/scripts/attention_table" "$logs/bench-attention.json" \
+    "$logs/bench-sdpa.json"
   # Nsight Compute: hashed attention's launches at the comparison's shape (B·H = 16, N = 3136, D = 32) and
   # the first launches of the compression benchmark.
   ncu_step ecoformer "$ecosim" run --variant ecoformer --batch 1 --heads 16 --seq 3136 --dim 32 --device cuda

@@ -9,12 +9,16 @@
 
 namespace ecosim::bench {
 
-/// The bytes to copy for the bound of an attention kernel on fp32 tensors of `elements` values each. The
-/// kernel must at least read Q, K and V and write O: 4·elements·4 bytes of memory traffic. A copy of S bytes
-/// reads S and writes S, 2·S of traffic, so the copy that moves the same traffic is S = 2·elements·4 bytes,
-/// half the four tensors' size. (Copying all four tensors' bytes moves twice the kernel's traffic: a bound
-/// twice too long, and a bound fraction twice too high.)
-constexpr std::uint64_t bound_copy_bytes(std::uint64_t elements) { return 2 * elements * sizeof(float); }
+/// The bytes to copy for the bound of an attention kernel on tensors of `elements` values each, Q, K and V of
+/// `input_bytes` per value and O of `output_bytes` (fp32: 4 and 4; MSA on fp16 inputs: 2 and 4). The kernel must
+/// at least read Q, K and V and write O: elements·(3·input_bytes + output_bytes) bytes of memory traffic. A copy
+/// of S bytes reads S and writes S, 2·S of traffic, so the copy that moves the same traffic is half that. (Copying
+/// all four tensors' bytes moves twice the kernel's traffic: a bound twice too long, a bound fraction twice too
+/// high.)
+constexpr std::uint64_t bound_copy_bytes(std::uint64_t elements, std::uint64_t input_bytes = sizeof(float),
+                                         std::uint64_t output_bytes = sizeof(float)) {
+  return elements * (3 * input_bytes + output_bytes) / 2;
+}
 
 timing::Stats copy_time(std::uint64_t bytes, ecoformer::Device device, const timing::Plan& plan);
 

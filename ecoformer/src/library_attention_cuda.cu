@@ -5,6 +5,7 @@
 #include <cublas_v2.h>
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "ecosim/kernels/cuda_support.cuh"
@@ -64,6 +65,17 @@ class Handle {
 };
 
 }  // namespace
+
+std::string library_attention_unfit(std::uint64_t g, std::uint64_t n, std::uint64_t d) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  cuda::check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  const std::uint64_t need = library_attention_bytes(g, n, d);
+  if (need <= free_bytes) return "";
+  char reason[96];
+  std::snprintf(reason, sizeof reason, "scores and tensors need %.3g GB > %.3g GB free on the device",
+                static_cast<double>(need) / 1e9, static_cast<double>(free_bytes) / 1e9);
+  return reason;
+}
 
 LibraryAttention library_attention_cuda(const AttentionInputs& in, const timing::Plan& plan) {
   const long long g = static_cast<long long>(in.q.batch * in.q.heads), n = static_cast<long long>(in.q.seq),

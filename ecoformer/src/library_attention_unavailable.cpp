@@ -6,6 +6,10 @@
 
 namespace ecosim::ecoformer {
 
+std::string library_attention_unfit(std::uint64_t, std::uint64_t, std::uint64_t) {
+  return gpu::unavailable("library attention", gpu::probe()).what();
+}
+
 LibraryAttention library_attention_cuda(const AttentionInputs&, const timing::Plan&) {
   throw gpu::unavailable("library attention", gpu::probe());
 }

@@ -15,6 +15,8 @@ TEST_CASE("bench_attention's bound copies the traffic of reading Q, K, V and wri
   CHECK(bench::bound_copy_bytes(elements) == 4'194'304);  // half of Q, K, V and O's 8 MiB
   // a copy reads and writes its bytes: the same traffic as three tensors read and one written
   CHECK(2 * bench::bound_copy_bytes(elements) == 4 * elements * sizeof(float));
+  // MSA on fp16 inputs reads 2-byte Q, K, V and writes 4-byte O: 10 bytes of traffic per element, a copy of 5
+  CHECK(bench::bound_copy_bytes(elements, 2, 4) == 5 * elements);
 }
 
 TEST_CASE("time_attention on the CPU: warm-up, repetitions, the steady clock", "[timing]") {

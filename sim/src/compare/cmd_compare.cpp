@@ -74,7 +74,8 @@ VariantRun run_kernel(const AttentionConfig& config, DeviceChoice device) {
                  on_gpu ? "kernel (cuda)" : "kernel (cpu)", {}, {}};
   if (on_gpu) {
     try {
-      run.library = ecoformer::library_attention_cuda(inputs, timing::kGpuPlan).time;
+      run.library_error = ecoformer::library_attention_unfit(config.batch * config.heads, config.seq, config.head_dim);
+      if (run.library_error.empty()) run.library = ecoformer::library_attention_cuda(inputs, timing::kGpuPlan).time;
     } catch (const Error& e) {
       run.library_error = e.what();
     }
