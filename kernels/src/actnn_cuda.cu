@@ -1,5 +1,7 @@
 // ActNN CUDA kernels: single-pass quantize+pack (one warp per group: min/max by warp shuffles, bf16
-// metadata, stochastic rounding and packing in registers, no host synchronisation) and unpack+dequantize.
+// metadata, stochastic rounding and packing in registers, no host synchronisation) and unpack+dequantize
+// (the same lane layout: 8 elements per thread). The input type is a template parameter; loads and stores
+// are 16-byte vectors where the address allows (checked per lane: sample offsets need not be aligned).
 // Bit-identical to actnn_cpu.cpp: both use quant_math.hpp, compiled here with --fmad=false.
 
 #include "compression_cuda.cuh"
@@ -19,29 +21,46 @@ struct DeviceLayout {
   const std::uint64_t* sample_offset;  // per sample, bytes
 };
 
-/// One warp per group, each lane 8 consecutive elements: the lane's codes fill exactly b bytes of the stream
-/// (8·b bits) and one Philox call gives its 8 uniforms. Whole warps exit together, so shuffles are safe.
-__global__ void quantize_kernel(const void* x, quant::Input type, DeviceLayout l, std::uint64_t groups,
-                                std::uint64_t seed, std::uint16_t* zero, std::uint16_t* range, std::uint8_t* codes,
-                                cuda::Flags* flags) {
-  const std::uint64_t g = static_cast<std::uint64_t>(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
-  if (g >= groups) return;
-  const unsigned lane = threadIdx.x % 32;
+/// Lane `lane` of the warp for group g: its sample, its first element within the sample (8 per lane) and how
+/// many of its 8 elements exist (fewer at the end of a sample, 0 past it). Its codes fill exactly b bytes
+/// of the stream (8·b bits, LSB first), starting at byte i0·b/8 of the sample, and one Philox call gives
+/// its 8 uniforms. The quantize and unpack kernels share this layout.
+struct Lane {
+  std::uint64_t s, i0;
+  unsigned valid;
+};
+__device__ Lane lane_of(const DeviceLayout& l, std::uint64_t g, unsigned lane) {
   const std::uint64_t s = g / l.groups_per_sample, first = (g % l.groups_per_sample) * kGroupSize;
   const std::uint64_t count = min(kGroupSize, l.sample_elements - first), i0 = first + 8 * lane;
   const unsigned valid = count <= 8 * lane ? 0u : count - 8 * lane >= 8 ? 8u : static_cast<unsigned>(count - 8 * lane);
-  const std::uint64_t e0 = s * l.sample_elements + i0;
+  return {s, i0, valid};
+}
+
+/// The group of the calling thread's warp (kWarpsPerBlock groups per block).
+__device__ std::uint64_t group_of_warp() {
+  return static_cast<std::uint64_t>(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
+}
+
+/// One warp per group: min/max by warp shuffles, then each lane quantizes and packs its 8 elements in
+/// registers (one b-byte store). Whole warps exit together, so shuffles are safe.
+template <quant::Input T>
+__global__ void quantize_kernel(const void* x, DeviceLayout l, std::uint64_t groups, std::uint64_t seed,
+                                std::uint16_t* zero, std::uint16_t* range, std::uint8_t* codes, cuda::Flags* flags) {
+  const std::uint64_t g = group_of_warp();
+  if (g >= groups) return;
+  const unsigned lane = threadIdx.x % 32;
+  const Lane c = lane_of(l, g, lane);
+  const std::uint64_t e0 = c.s * l.sample_elements + c.i0;
   float v[8];
+  cuda::load8<T>(x, e0, c.valid, v);
   float lo = INFINITY, hi = -INFINITY;
 #pragma unroll
-  for (unsigned j = 0; j < 8; ++j) {
-    v[j] = j < valid ? quant::load(x, type, e0 + j) : 0.0f;
-    if (j < valid) {
+  for (unsigned j = 0; j < 8; ++j)
+    if (j < c.valid) {
       if (!quant::is_finite(v[j])) atomicMin(&flags->bad_element, static_cast<unsigned long long>(e0 + j));
       lo = fminf(lo, v[j]);
       hi = fmaxf(hi, v[j]);
     }
-  }
   cuda::warp_min_max(lo, hi);
   const quant::Metadata m = quant::group_metadata(lo, hi);
   if (lane == 0) {
@@ -49,30 +68,35 @@ __global__ void quantize_kernel(const void* x, quant::Input type, DeviceLayout l
     range[g] = m.range_bf16;
     if (!quant::metadata_finite(m)) atomicMin(&flags->bad_group, static_cast<unsigned long long>(g));
   }
-  if (valid == 0) return;
-  const unsigned b = l.bits[s];
+  if (c.valid == 0) return;
+  const unsigned b = l.bits[c.s];
   const std::uint32_t levels = (1u << b) - 1u;
   const float z = quant::bf16_to_float(m.zero_bf16), scale = quant::quant_scale(m.range_bf16, levels);
-  const quant::Uniform8 u = quant::uniforms8(seed, quant::kActnnStream, static_cast<std::uint32_t>(s), i0 / 8);
+  const quant::Uniform8 u = quant::uniforms8(seed, quant::kActnnStream, static_cast<std::uint32_t>(c.s), c.i0 / 8);
   std::uint64_t packed = 0;  // LSB first: element j at bits [j·b, j·b + b)
 #pragma unroll
   for (unsigned j = 0; j < 8; ++j)
-    if (j < valid) packed |= static_cast<std::uint64_t>(quant::quantize(v[j], z, scale, u[j], levels)) << (j * b);
-  std::uint8_t* out = codes + l.sample_offset[s] + i0 * b / 8;
-  for (unsigned k = 0; k < (valid * b + 7) / 8; ++k) out[k] = static_cast<std::uint8_t>(packed >> (8 * k));
+    if (j < c.valid) packed |= static_cast<std::uint64_t>(quant::quantize(v[j], z, scale, u[j], levels)) << (j * b);
+  cuda::store_bytes(codes + l.sample_offset[c.s] + c.i0 * b / 8, packed, (c.valid * b + 7) / 8);
 }
 
-__global__ void dequantize_kernel(DeviceLayout l, const std::uint16_t* zero, const std::uint16_t* range,
-                                  const std::uint8_t* codes, float* out) {
-  const std::uint64_t g = blockIdx.x, s = g / l.groups_per_sample;
-  const std::uint64_t first = (g % l.groups_per_sample) * kGroupSize + threadIdx.x;
-  if (first >= l.sample_elements) return;
-  const unsigned b = l.bits[s];
+/// The quantize kernel's layout in reverse: each lane loads its b code bytes at once, reads its group's
+/// constants once and stores its 8 fp32 values with vector stores.
+__global__ void dequantize_kernel(DeviceLayout l, std::uint64_t groups, const std::uint16_t* zero,
+                                  const std::uint16_t* range, const std::uint8_t* codes, float* out) {
+  const std::uint64_t g = group_of_warp();
+  if (g >= groups) return;
+  const Lane c = lane_of(l, g, threadIdx.x % 32);
+  if (c.valid == 0) return;
+  const unsigned b = l.bits[c.s];
   const std::uint32_t levels = (1u << b) - 1u;
-  const std::uint64_t bit = first * b;
-  const std::uint32_t code = (codes[l.sample_offset[s] + bit / 8] >> (bit % 8)) & levels;
-  out[s * l.sample_elements + first] =
-      quant::dequantize(code, quant::bf16_to_float(zero[g]), quant::quant_step(range[g], levels));
+  const float z = quant::bf16_to_float(zero[g]), step = quant::quant_step(range[g], levels);
+  const std::uint64_t packed = cuda::load_bytes(codes + l.sample_offset[c.s] + c.i0 * b / 8, (c.valid * b + 7) / 8);
+  float v[8];
+#pragma unroll
+  for (unsigned j = 0; j < 8; ++j)
+    v[j] = j < c.valid ? quant::dequantize(static_cast<std::uint32_t>(packed >> (j * b)) & levels, z, step) : 0.0f;
+  cuda::store8<quant::Input::fp32>(out, c.s * l.sample_elements + c.i0, c.valid, v);
 }
 
 std::uint64_t input_bytes(const TensorView& x) { return x.elements * (x.dtype == DType::fp32 ? 4 : 2); }
@@ -89,7 +113,23 @@ struct LayoutBuffers {
         device{l.sample_elements, l.groups_per_sample(), bits.get(), offsets.get()} {}
 };
 
-unsigned quantize_grid(std::uint64_t groups) { return cuda::blocks_for(groups, kWarpsPerBlock, "actnn"); }
+/// Blocks of both kernels: one warp per group.
+unsigned grid(std::uint64_t groups) { return cuda::blocks_for(groups, kWarpsPerBlock, "actnn"); }
+
+// The launches take their grid (`blocks` = grid(groups)) from the caller, computed outside any timed region.
+void launch_quantize(unsigned blocks, const void* x, quant::Input type, const DeviceLayout& l, std::uint64_t groups,
+                     std::uint64_t seed, std::uint16_t* zero, std::uint16_t* range, std::uint8_t* codes,
+                     cuda::Flags* flags) {
+  cuda::with_input(type, [&](auto tag) {
+    quantize_kernel<decltype(tag)::value>
+        <<<blocks, 32 * kWarpsPerBlock>>>(x, l, groups, seed, zero, range, codes, flags);
+  });
+}
+
+void launch_dequantize(unsigned blocks, const DeviceLayout& l, std::uint64_t groups, const std::uint16_t* zero,
+                       const std::uint16_t* range, const std::uint8_t* codes, float* out) {
+  dequantize_kernel<<<blocks, 32 * kWarpsPerBlock>>>(l, groups, zero, range, codes, out);
+}
 
 void check_arguments(const TensorView& x, const Layout& layout) {
   layout.check(x);
@@ -107,8 +147,8 @@ Compressed quantize_cuda(const TensorView& x, const Layout& layout, std::uint64_
   const cuda::DeviceBuffer<std::uint16_t> zero(groups), range(groups);
   const cuda::DeviceBuffer<std::uint8_t> codes(c.sample_byte_offset.back());
   const cuda::DeviceBuffer<cuda::Flags> flags = cuda::make_flags();
-  quantize_kernel<<<quantize_grid(groups), 32 * kWarpsPerBlock>>>(
-      input.get(), input_type(x.dtype), tables.device, groups, seed, zero.get(), range.get(), codes.get(), flags.get());
+  launch_quantize(grid(groups), input.get(), input_type(x.dtype), tables.device, groups, seed, zero.get(), range.get(),
+                  codes.get(), flags.get());
   cuda::synchronize("actnn quantize");
   cuda::throw_flags(flags, "actnn", actnn_range_overflow);
   c.zero_bf16 = zero.download();
@@ -125,8 +165,8 @@ std::vector<float> dequantize_cuda(const Compressed& c, OpSink* sink) {
   const cuda::DeviceBuffer<std::uint16_t> zero(c.zero_bf16), range(c.range_bf16);
   const cuda::DeviceBuffer<std::uint8_t> codes(c.codes);
   const cuda::DeviceBuffer<float> out(c.layout.elements());
-  dequantize_kernel<<<cuda::grid_x(c.layout.groups(), "actnn unpack (one block per group)"), kGroupSize>>>(
-      tables.device, zero.get(), range.get(), codes.get(), out.get());
+  const std::uint64_t groups = c.layout.groups();
+  launch_dequantize(grid(groups), tables.device, groups, zero.get(), range.get(), codes.get(), out.get());
   cuda::synchronize("actnn dequantize");
   if (sink) sink->record(dequantize_record(c.layout));
   return out.download();
@@ -143,19 +183,18 @@ CudaTiming time_cuda(const TensorView& x, const Layout& layout, const timing::Pl
   const cuda::DeviceBuffer<std::uint8_t> codes(offsets.back());
   const cuda::DeviceBuffer<float> out(layout.elements());
   const cuda::DeviceBuffer<cuda::Flags> flags = cuda::make_flags();
-  const unsigned grid = quantize_grid(groups),
-                 dequantize_grid = cuda::grid_x(groups, "actnn unpack (one block per group)");
+  const quant::Input type = input_type(x.dtype);
+  const unsigned blocks = grid(groups);
   CudaTiming t;
   t.input_bytes = bytes;
   t.compressed_bytes = offsets.back() + 4 * groups;
   t.output_bytes = 4 * layout.elements();
   t.quantize = cuda::time_stats(plan, [&] {
-    quantize_kernel<<<grid, 32 * kWarpsPerBlock>>>(input.get(), input_type(x.dtype), tables.device, groups, 1,
-                                                   zero.get(), range.get(), codes.get(), flags.get());
+    launch_quantize(blocks, input.get(), type, tables.device, groups, 1, zero.get(), range.get(), codes.get(),
+                    flags.get());
   });
-  t.dequantize = cuda::time_stats(plan, [&] {
-    dequantize_kernel<<<dequantize_grid, kGroupSize>>>(tables.device, zero.get(), range.get(), codes.get(), out.get());
-  });
+  t.dequantize = cuda::time_stats(
+      plan, [&] { launch_dequantize(blocks, tables.device, groups, zero.get(), range.get(), codes.get(), out.get()); });
   t.copy = cuda::time_stats(
       plan, [&] { cuda::check(cudaMemcpyAsync(copy.get(), input.get(), bytes, cudaMemcpyDeviceToDevice), "copy"); });
   return t;

@@ -34,6 +34,14 @@ ECOSIM_HD std::uint32_t code_of(const Table& t, float x) {
   return code;
 }
 
+/// The forward output f(v) before conversion to the input type (f is evaluated in FP64).
+ECOSIM_HD float forward_value(const Table& t, float v) {
+  return static_cast<float>(value(t.activation, static_cast<double>(v)));
+}
+
+/// Bytes holding the codes of a group of `size` elements (they start at byte g · bits of the stream).
+ECOSIM_HD unsigned group_code_bytes(const Table& t, unsigned size) { return (size * t.bits + 7u) / 8u; }
+
 /// Groups of 8 elements covering n elements.
 ECOSIM_HD std::uint64_t group_count(std::uint64_t n) { return n / kGroupElements + (n % kGroupElements != 0); }
 
@@ -53,10 +61,10 @@ ECOSIM_HD std::uint64_t forward_group(const Table& t, const void* x, quant::Inpu
   for (unsigned e = 0; e < size; ++e) {
     const float v = quant::load(x, type, first + e);
     if (!quant::is_finite(v)) return first + e;
-    quant::store(y, type, first + e, static_cast<float>(value(t.activation, static_cast<double>(v))));
+    quant::store(y, type, first + e, forward_value(t, v));
     word |= code_of(t, v) << (e * t.bits);
   }
-  const unsigned bytes = (size * t.bits + 7u) / 8u;
+  const unsigned bytes = group_code_bytes(t, size);
   for (unsigned k = 0; k < bytes; ++k) codes[g * t.bits + k] = static_cast<std::uint8_t>(word >> (8u * k));
   return n;
 }
@@ -66,7 +74,7 @@ ECOSIM_HD void backward_group(const Table& t, const std::uint8_t* codes, const v
                               std::uint64_t n, std::uint64_t g, void* grad_in) {
   const std::uint64_t first = g * kGroupElements;
   const unsigned size = group_size(g, n);
-  const unsigned bytes = (size * t.bits + 7u) / 8u;
+  const unsigned bytes = group_code_bytes(t, size);
   std::uint32_t word = 0;
   for (unsigned k = 0; k < bytes; ++k) word |= static_cast<std::uint32_t>(codes[g * t.bits + k]) << (8u * k);
   const std::uint32_t mask = (1u << t.bits) - 1u;

@@ -1,7 +1,16 @@
 // Mesa CUDA kernels: per-head min/max (block reduction, then atomics on order-preserving integer keys, so
 // the result is exact and independent of scheduling), and quantization that first recomputes the running
 // (α, β) on the device from the previous state — no host synchronisation between the two launches.
-// Bit-identical to mesa_cpu.cpp (shared quant_math.hpp, --fmad=false).
+// The input type is a template parameter; each thread moves 8 elements at a time (16-byte vector loads /
+// stores where the address allows, 8 codes in one 8-byte store). Bit-identical to mesa_cpu.cpp (shared
+// quant_math.hpp, --fmad=false).
+//
+// Quantization reads the input twice (min/max, then quantize). A one-pass kernel would have to quantize
+// with the scale known before the step — the previous step's (α, β) — since this step's min/max is only
+// known after all of the input was read. That is a different function from the reference (which, like the
+// Mesa seed, updates the running range with this step's min/max first and quantizes with the updated
+// scale; on the first step there is no previous scale at all), so it would break bit-identity with
+// mesa_cpu.cpp and change the saturation behaviour; it was not done.
 #include "compression_cuda.cuh"
 #include "ecosim/kernels/gpu.hpp"
 #include "ecosim/kernels/mesa.hpp"
@@ -26,16 +35,30 @@ struct Segments {
   std::uint64_t heads, inner, chunks;  // a block covers chunk (blockIdx % chunks) of segment (blockIdx / chunks)
 };
 
-__global__ void min_max_kernel(const void* x, quant::Input type, Segments s, std::uint32_t* lo_key,
-                               std::uint32_t* hi_key, cuda::Flags* flags) {
+/// Elements [i, i + valid) of a chunk ending at `end`: 8, or fewer at the end of the chunk.
+__device__ unsigned valid_of(std::uint64_t i, std::uint64_t end) {
+  return end - i >= 8 ? 8u : static_cast<unsigned>(end - i);
+}
+
+// In every kernel a thread takes 8 consecutive elements of a head segment at a time: i = start + 8·t (step
+// 8·kThreads), the 8 elements of one Philox call.
+template <quant::Input T>
+__global__ void min_max_kernel(const void* x, Segments s, std::uint32_t* lo_key, std::uint32_t* hi_key,
+                               cuda::Flags* flags) {
   const std::uint64_t segment = blockIdx.x / s.chunks, start = (blockIdx.x % s.chunks) * kChunk;
   const std::uint64_t end = min(start + kChunk, s.inner), base = segment * s.inner;
   float lo = INFINITY, hi = -INFINITY;
-  for (std::uint64_t i = start + threadIdx.x; i < end; i += kThreads) {
-    const float v = quant::load(x, type, base + i);
-    if (!quant::is_finite(v)) atomicMin(&flags->bad_element, static_cast<unsigned long long>(base + i));
-    lo = fminf(lo, v);
-    hi = fmaxf(hi, v);
+  for (std::uint64_t i = start + 8 * threadIdx.x; i < end; i += 8 * kThreads) {
+    const unsigned valid = valid_of(i, end);
+    float v[8];
+    cuda::load8<T>(x, base + i, valid, v);
+#pragma unroll
+    for (unsigned j = 0; j < 8; ++j)
+      if (j < valid) {
+        if (!quant::is_finite(v[j])) atomicMin(&flags->bad_element, static_cast<unsigned long long>(base + i + j));
+        lo = fminf(lo, v[j]);
+        hi = fmaxf(hi, v[j]);
+      }
   }
   cuda::block_min_max(lo, hi);
   if (threadIdx.x == 0) {
@@ -45,10 +68,10 @@ __global__ void min_max_kernel(const void* x, quant::Input type, Segments s, std
   }
 }
 
-__global__ void quantize_kernel(const void* x, quant::Input type, Segments s, bool first, const float* old_alpha,
-                                const float* old_beta, const std::uint32_t* lo_key, const std::uint32_t* hi_key,
-                                std::uint64_t seed, float* alpha, float* beta, std::uint8_t* codes,
-                                cuda::Flags* flags) {
+template <quant::Input T>
+__global__ void quantize_kernel(const void* x, Segments s, bool first, const float* old_alpha, const float* old_beta,
+                                const std::uint32_t* lo_key, const std::uint32_t* hi_key, std::uint64_t seed,
+                                float* alpha, float* beta, std::uint8_t* codes, cuda::Flags* flags) {
   const std::uint64_t segment = blockIdx.x / s.chunks, chunk = blockIdx.x % s.chunks, h = segment % s.heads;
   const quant::MesaScale old = first ? quant::MesaScale{0.0f, 0.0f} : quant::MesaScale{old_alpha[h], old_beta[h]};
   const quant::MesaScale m = quant::mesa_update(first, old, key_value(lo_key[h]), key_value(hi_key[h]), kMomentum);
@@ -59,24 +82,49 @@ __global__ void quantize_kernel(const void* x, quant::Input type, Segments s, bo
   }
   const float scale = quant::mesa_scale(m.alpha);
   const std::uint64_t start = chunk * kChunk, end = min(start + kChunk, s.inner), base = segment * s.inner;
-  for (std::uint64_t i = start + 8 * threadIdx.x; i < end; i += 8 * kThreads) {  // 8 elements per Philox call
+  for (std::uint64_t i = start + 8 * threadIdx.x; i < end; i += 8 * kThreads) {
+    const unsigned valid = valid_of(i, end);
+    float v[8];
+    cuda::load8<T>(x, base + i, valid, v);
     const quant::Uniform8 u = quant::uniforms8(seed, quant::kMesaStream, static_cast<std::uint32_t>(segment), i / 8);
-    for (unsigned j = 0; j < 8 && i + j < end; ++j)
-      codes[base + i + j] =
-          static_cast<std::uint8_t>(quant::quantize(quant::load(x, type, base + i + j), m.beta, scale, u[j], 255));
+    std::uint64_t packed = 0;  // code j in byte j
+#pragma unroll
+    for (unsigned j = 0; j < 8; ++j)
+      if (j < valid) packed |= static_cast<std::uint64_t>(quant::quantize(v[j], m.beta, scale, u[j], 255)) << (8 * j);
+    cuda::store_bytes(codes + base + i, packed, valid);
   }
 }
 
-__global__ void dequantize_kernel(const std::uint8_t* codes, Segments s, std::uint64_t elements, const float* alpha,
-                                  const float* beta, float* out) {
-  const std::uint64_t e = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
-  if (e >= elements) return;
-  const std::uint64_t h = (e / s.inner) % s.heads;
-  out[e] = quant::dequantize(codes[e], beta[h], quant::mesa_step(alpha[h]));
+__global__ void dequantize_kernel(const std::uint8_t* codes, Segments s, const float* alpha, const float* beta,
+                                  float* out) {
+  const std::uint64_t segment = blockIdx.x / s.chunks, start = (blockIdx.x % s.chunks) * kChunk;
+  const std::uint64_t end = min(start + kChunk, s.inner), base = segment * s.inner, h = segment % s.heads;
+  const float zero = beta[h], step = quant::mesa_step(alpha[h]);
+  for (std::uint64_t i = start + 8 * threadIdx.x; i < end; i += 8 * kThreads) {
+    const unsigned valid = valid_of(i, end);
+    const std::uint64_t packed = cuda::load_bytes(codes + base + i, valid);
+    float v[8];
+#pragma unroll
+    for (unsigned j = 0; j < 8; ++j)
+      v[j] = j < valid ? quant::dequantize(static_cast<std::uint32_t>(packed >> (8 * j)) & 0xffu, zero, step) : 0.0f;
+    cuda::store8<quant::Input::fp32>(out, base + i, valid, v);
+  }
 }
 
 std::uint64_t input_bytes(const TensorView& x) { return x.elements * (x.dtype == DType::fp32 ? 4 : 2); }
 Segments segments(const Layout& l) { return {l.heads, l.inner, (l.inner + kChunk - 1) / kChunk}; }
+
+/// Blocks of every kernel: one per kChunk-element chunk of each head segment.
+unsigned grid(const Layout& l) {
+  return cuda::grid_x(l.outer * l.heads * segments(l).chunks,
+                      "mesa (one block per " + std::to_string(kChunk) + "-element chunk of each head segment)");
+}
+
+/// `blocks` = grid(l), computed by the caller outside any timed region.
+void launch_dequantize(unsigned blocks, const Layout& l, const std::uint8_t* codes, const float* alpha,
+                       const float* beta, float* out) {
+  dequantize_kernel<<<blocks, kThreads>>>(codes, segments(l), alpha, beta, out);
+}
 
 /// Device state of one quantization: input, previous scales, min/max keys and outputs.
 struct Launch {
@@ -87,7 +135,7 @@ struct Launch {
   cuda::DeviceBuffer<std::uint32_t> lo_key, hi_key;
   cuda::DeviceBuffer<std::uint8_t> codes;
   cuda::DeviceBuffer<cuda::Flags> flags = cuda::make_flags();
-  unsigned grid;
+  unsigned blocks;
 
   Launch(const TensorView& x, const Layout& l, const State& state)
       : layout(l),
@@ -100,14 +148,16 @@ struct Launch {
         lo_key(std::vector<std::uint32_t>(l.heads, ~0u)),
         hi_key(std::vector<std::uint32_t>(l.heads, 0u)),
         codes(x.elements),
-        grid(cuda::grid_x(l.outer * l.heads * segments(l).chunks,
-                          "mesa (one block per " + std::to_string(kChunk) + "-element chunk of each head segment)")) {}
+        blocks(grid(l)) {}
 
   void run(quant::Input type, std::uint64_t seed) {
     const Segments s = segments(layout);
-    min_max_kernel<<<grid, kThreads>>>(input.get(), type, s, lo_key.get(), hi_key.get(), flags.get());
-    quantize_kernel<<<grid, kThreads>>>(input.get(), type, s, first, old_alpha.get(), old_beta.get(), lo_key.get(),
-                                        hi_key.get(), seed, alpha.get(), beta.get(), codes.get(), flags.get());
+    cuda::with_input(type, [&](auto tag) {
+      constexpr quant::Input T = decltype(tag)::value;
+      min_max_kernel<T><<<blocks, kThreads>>>(input.get(), s, lo_key.get(), hi_key.get(), flags.get());
+      quantize_kernel<T><<<blocks, kThreads>>>(input.get(), s, first, old_alpha.get(), old_beta.get(), lo_key.get(),
+                                               hi_key.get(), seed, alpha.get(), beta.get(), codes.get(), flags.get());
+    });
   }
 };
 
@@ -131,11 +181,9 @@ Compressed quantize_cuda(const TensorView& x, const Layout& layout, State& state
 std::vector<float> dequantize_cuda(const Compressed& c, OpSink* sink) {
   c.check();
   gpu::require("mesa");
-  const std::uint64_t n = c.layout.elements();
   const cuda::DeviceBuffer<std::uint8_t> codes(c.codes);
-  const cuda::DeviceBuffer<float> alpha(c.alpha), beta(c.beta), out(n);
-  dequantize_kernel<<<cuda::blocks_for(n, kThreads, "mesa"), kThreads>>>(codes.get(), segments(c.layout), n,
-                                                                         alpha.get(), beta.get(), out.get());
+  const cuda::DeviceBuffer<float> alpha(c.alpha), beta(c.beta), out(c.layout.elements());
+  launch_dequantize(grid(c.layout), c.layout, codes.get(), alpha.get(), beta.get(), out.get());
   cuda::synchronize("mesa dequantize");
   if (sink) sink->record(dequantize_record(c.layout));
   return out.download();
@@ -150,15 +198,13 @@ CudaTiming time_cuda(const TensorView& x, const Layout& layout, const timing::Pl
   const std::uint64_t n = layout.elements(), bytes = input_bytes(x);
   const cuda::DeviceBuffer<float> out(n);
   const cuda::DeviceBuffer<std::uint8_t> copy(bytes);
-  const unsigned dequant_grid = cuda::blocks_for(n, kThreads, "mesa");
   CudaTiming t;
   t.input_bytes = bytes;
   t.compressed_bytes = n + 8 * layout.heads;
   t.output_bytes = 4 * n;
   t.quantize = cuda::time_stats(plan, [&] { launch.run(type, 1); });
   t.dequantize = cuda::time_stats(plan, [&] {
-    dequantize_kernel<<<dequant_grid, kThreads>>>(launch.codes.get(), segments(layout), n, launch.alpha.get(),
-                                                  launch.beta.get(), out.get());
+    launch_dequantize(launch.blocks, layout, launch.codes.get(), launch.alpha.get(), launch.beta.get(), out.get());
   });
   t.copy = cuda::time_stats(plan, [&] {
     cuda::check(cudaMemcpyAsync(copy.get(), launch.input.get(), bytes, cudaMemcpyDeviceToDevice), "copy");

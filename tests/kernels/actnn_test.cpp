@@ -226,7 +226,8 @@ TEST_CASE("GPU and CPU produce identical codes, metadata and dequantized values"
   for (const TensorView& full : inputs)
     for (const actnn::Layout& l :
          {actnn::Layout::uniform(1, 2), actnn::Layout::uniform(257, 1), actnn::Layout::uniform(3000, 4),
-          actnn::Layout::uniform(3000, 8), actnn::Layout{3, 1000, {2, 8, 1}}}) {
+          actnn::Layout::uniform(3000, 8), actnn::Layout{3, 1000, {2, 8, 1}},
+          actnn::Layout{3, 999, {4, 8, 2}}}) {  // samples 1 and 2 start off 16-byte and code-word alignment
       const TensorView x{full.data, full.dtype, l.elements()};
       const actnn::Compressed cpu = actnn::quantize_cpu(x, l, 77), gpu = actnn::quantize_cuda(x, l, 77);
       REQUIRE(cpu.codes == gpu.codes);

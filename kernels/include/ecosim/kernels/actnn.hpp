@@ -59,7 +59,7 @@ Compressed quantize_cpu(const TensorView& x, const Layout& layout, std::uint64_t
 std::vector<float> dequantize_cpu(const Compressed& c, OpSink* sink = nullptr);
 
 /// CUDA kernels behind host-memory entry points — quantize+pack in a single pass with one warp per group
-/// (8 groups per 256-thread block), unpack with one block of kGroupSize threads per group; bit-identical to
+/// (8 groups per 256-thread block), unpack in the same layout (8 elements per thread); bit-identical to
 /// the CPU reference. Throw ecosim::Error when built without CUDA or no GPU is present.
 Compressed quantize_cuda(const TensorView& x, const Layout& layout, std::uint64_t seed, OpSink* sink = nullptr);
 std::vector<float> dequantize_cuda(const Compressed& c, OpSink* sink = nullptr);
