@@ -145,7 +145,7 @@ stage1() {
     -DCMAKE_CUDA_ARCHITECTURES=90
   local targets=(ecosim bench_attention bench_compression) exe
   while read -r exe; do [[ -n "$exe" ]] && targets+=("$(basename "$exe")"); done < <(gpu_test_binaries)
-  (( dry_run )) && targets+=("<each gpu-labelled test's executable>")
+  (( dry_run && ${#targets[@]} == 3 )) && targets+=("<each gpu-labelled test's executable>")
   step build 180 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
   # Correctness checks side by side (none of them times anything).
   step gpu-tests 150 env ECOSIM_REQUIRE_GPU=1 ctest --test-dir "$build" -L gpu --no-tests=error \
