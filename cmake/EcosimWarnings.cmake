@@ -19,5 +19,8 @@ function(ecosim_target_defaults target)
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic ${ECOSIM_CXX_WARNING_FIXES}>
     $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${ECOSIM_WERROR}>>:-Werror>
     $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall --expt-relaxed-constexpr>
+    # A kernel that spills registers or keeps an array in local memory is slow: ptxas says so (an error under
+    # ECOSIM_WERROR), at build time, without a GPU.
+    $<$<COMPILE_LANGUAGE:CUDA>:-Xptxas=--warn-on-spills,--warn-on-local-memory-usage>
     $<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<BOOL:${ECOSIM_WERROR}>>:-Werror=all-warnings>)
 endfunction()

@@ -1,7 +1,8 @@
-// CUDA softmax attention (MSA, 1/√d scaling) in the online form: each thread owns one query row (q and the
-// output accumulator in registers), the block streams tiles of keys and values through shared memory and
-// keeps a running row maximum and sum, so no n×keys matrix exists at any sequence length (N = 16384 fits).
-// Inputs are fp32 or fp16 (converted to fp32 on load); arithmetic is fp32.
+// CUDA softmax attention (MSA, 1/√d scaling) in the online form: each thread owns one query row (the output
+// accumulator in registers, and q too up to head width 64; at 128 the two would need 256 registers a thread and
+// spill, so q is read from memory, where its row stays cached), the block streams tiles of keys and values
+// through shared memory and keeps a running row maximum and sum, so no n×keys matrix exists at any sequence
+// length (N = 16384 fits). Inputs are fp32 or fp16 (converted to fp32 on load); arithmetic is fp32.
 #include <cuda_fp16.h>
 
 #include <algorithm>
@@ -32,10 +33,12 @@ __global__ void online_softmax_attention(const T* q, const T* k, const T* v, flo
   const bool active = row < n;
   const T* kg = k + group * keys * d;
   const T* vg = v + group * keys * d;
-  float q_row[kMaxD], acc[kMaxD];
+  constexpr bool kQInRegisters = kMaxD <= 64;
+  const T* q_mem = q + (group * n + (active ? row : 0)) * d;  // an inactive row reads row 0, never stored
+  float q_row[kQInRegisters ? kMaxD : 1], acc[kMaxD];
 #pragma unroll
   for (int c = 0; c < kMaxD; ++c) {
-    q_row[c] = active && c < d ? to_float(q[(group * n + row) * d + c]) : 0.0f;
+    if constexpr (kQInRegisters) q_row[c] = active && c < d ? to_float(q_mem[c]) : 0.0f;
     acc[c] = 0.0f;
   }
   float row_max = -INFINITY, row_sum = 0.0f;
@@ -50,8 +53,13 @@ __global__ void online_softmax_attention(const T* q, const T* k, const T* v, flo
     for (int j = 0; j < kn; ++j) {
       float s = 0.0f;
 #pragma unroll
-      for (int c = 0; c < kMaxD; ++c)
-        if (c < d) s += q_row[c] * k_tile[j * d + c];
+      for (int c = 0; c < kMaxD; ++c) {
+        if constexpr (kQInRegisters) {
+          if (c < d) s += q_row[c] * k_tile[j * d + c];
+        } else {
+          if (c < d) s += to_float(q_mem[c]) * k_tile[j * d + c];
+        }
+      }
       s *= scale;
       s_tile[j * kQueries + threadIdx.x] = s;
       tile_max = fmaxf(tile_max, s);

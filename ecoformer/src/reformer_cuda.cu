@@ -75,10 +75,14 @@ __global__ void chunk_attention(const unsigned long long* sorted, const float* s
   if (i >= segments * s.n) return;
   const long long segment = i / s.n, pos = i % s.n, chunk = pos / s.chunk;
   const long long base = segment * s.n;
-  float q_row[kMaxD], acc[kMaxD];
+  // q in registers up to head width 64; at 128, q and acc would need 256 registers a thread and spill, so q is
+  // read from memory (its row stays cached).
+  constexpr bool kQInRegisters = kMaxD <= 64;
+  const float* q_mem = sq + i * d;
+  float q_row[kQInRegisters ? kMaxD : 1], acc[kMaxD];
 #pragma unroll
   for (int c = 0; c < kMaxD; ++c) {
-    q_row[c] = c < d ? sq[i * d + c] : 0.0f;
+    if constexpr (kQInRegisters) q_row[c] = c < d ? q_mem[c] : 0.0f;
     acc[c] = 0.0f;
   }
   float row_max = -INFINITY, row_sum = 0.0f;
@@ -90,8 +94,13 @@ __global__ void chunk_attention(const unsigned long long* sorted, const float* s
       const float* v_row = sv + (base + key) * d;
       float score = 0.0f;
 #pragma unroll
-      for (int c = 0; c < kMaxD; ++c)
-        if (c < d) score += q_row[c] * k_row[c];
+      for (int c = 0; c < kMaxD; ++c) {
+        if constexpr (kQInRegisters) {
+          if (c < d) score += q_row[c] * k_row[c];
+        } else {
+          if (c < d) score += q_mem[c] * k_row[c];
+        }
+      }
       score = key == pos ? kReformerSelfScore : score * scale;
       const float new_max = fmaxf(row_max, score);
       const float rescale = expf(row_max - new_max), p = expf(score - new_max);
