@@ -1,12 +1,14 @@
 """The small networks the Python tests train on scikit-learn's digits (8×8 grey images, 10 classes) and count:
-a ResNet in torchvision's layout (basic blocks) and a ViT in timm's (class token, pre-norm blocks, fused qkv), each
-with the `ecosim train` zoo entry of the same architecture (zoo_entries) for the saved-bytes check."""
+a ResNet in torchvision's layout (basic blocks) on the digits upsampled to 32×32 (its stem and four stages
+divide the side by 32: at 8×8 every stage but the first would be one pixel), and a ViT in timm's (class token,
+pre-norm blocks, fused qkv) on 4×4 patches of the 8×8 digits; each with the `ecosim train` zoo entry of the same
+architecture (zoo_entries) for the saved-bytes check."""
 import numpy as np
 import torch
 import torch.nn as nn
 
-CNN_WIDTHS, VIT_DIM, VIT_HEADS, VIT_DEPTH, VIT_PATCH = [8, 16, 32, 64], 32, 2, 2, 2
-IMAGE = 8
+CNN_WIDTHS, VIT_DIM, VIT_HEADS, VIT_DEPTH, VIT_PATCH = [8, 16, 32, 64], 32, 2, 2, 4
+IMAGE, CNN_IMAGE = 8, 32
 
 
 def digits(seed=0):
@@ -55,6 +57,8 @@ class ResNet(nn.Module):
         self.fc = nn.Linear(inplanes, classes)
 
     def forward(self, x):
+        if x.shape[-1] == IMAGE:  # a digit: upsampled to the side the stages need
+            x = nn.functional.interpolate(x, size=CNN_IMAGE, mode="bilinear", align_corners=False)
         x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
         return self.fc(torch.flatten(self.avgpool(self.layers(x)), 1))
 
@@ -102,7 +106,7 @@ class ViT(nn.Module):
 def zoo_entries():
     """The `ecosim train --model-file` entries of the two networks above."""
     return {
-        "digits_resnet": {"family": "resnet", "image_size": IMAGE, "in_chans": 1, "num_classes": 10,
+        "digits_resnet": {"family": "resnet", "image_size": CNN_IMAGE, "in_chans": 1, "num_classes": 10,
                           "depths": [1, 1, 1, 1], "widths": CNN_WIDTHS, "bottleneck": False},
         "digits_vit": {"family": "vit", "image_size": IMAGE, "in_chans": 1, "num_classes": 10,
                        "patch_size": VIT_PATCH, "embed_dim": VIT_DIM, "num_heads": VIT_HEADS, "depth": VIT_DEPTH,

@@ -1,9 +1,10 @@
 """Few-Bit Backward as drop-in activations: the forward computes f(x) and keeps only each element's b-bit code
 (the project's kernels), the backward multiplies the incoming gradient by the code's level. FewBitGELU & co.
-are nn.Modules; patched() swaps torch's functional activations for them while compressed_activations("fewbit")
-is active (F.gelu with approximate="none", F.silu, F.relu, torch.sigmoid, torch.tanh: what nn.GELU, nn.SiLU,
-nn.ReLU, nn.Sigmoid and nn.Tanh call; a tensor method such as x.relu() is not swapped). ReLU's derivative takes
-two values: its 1-bit code is exact, and it always takes 1 bit."""
+are nn.Modules; patched() swaps torch's functional activations for them while compressed_activations is active
+(F.gelu with approximate="none", F.silu, F.relu, torch.sigmoid, torch.tanh: what nn.GELU, nn.SiLU, nn.ReLU,
+nn.Sigmoid and nn.Tanh call; a tensor method such as x.relu() is not swapped): all of them under "fewbit", ReLU
+alone under the other schemes. ReLU's derivative takes two values: its 1-bit code is exact (ActNN's ReLU keeps
+the same 1-bit mask), and it always takes 1 bit."""
 import torch
 import torch.nn.functional as F
 
@@ -11,6 +12,7 @@ from .. import _ecosim
 from .tensors import from_raw, kernel_input
 
 PIECEWISE_CONSTANT = {"relu"}
+ACTIVATIONS = ["gelu", "silu", "relu", "sigmoid", "tanh"]
 codebooks = {}
 
 
@@ -25,24 +27,27 @@ def codebook(activation, bits):
 
 class FewBitFunction(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, x, book, record):
+    def forward(ctx, x, book):
         array, dtype, device = kernel_input(x)
         out, codes = _ecosim.fewbit_forward(book, array, dtype, device)
         ctx.book, ctx.codes, ctx.device = book, codes, device
-        if record is not None:
-            record(x, codes.nbytes, book.bits)
         return from_raw(out, x.shape, x.dtype, x.device)
 
     @staticmethod
     def backward(ctx, grad):
         array, dtype, device = kernel_input(grad)
         out = _ecosim.fewbit_backward(ctx.book, ctx.codes, array, dtype, device)
-        return from_raw(out, grad.shape, grad.dtype, grad.device), None, None
+        return from_raw(out, grad.shape, grad.dtype, grad.device), None
 
 
 def fewbit(x, activation, bits=2, record=None):
-    """f(x) whose backward reads b-bit codes instead of x (record(x, code_bytes, bits) is told each call)."""
-    return FewBitFunction.apply(x, codebook(activation, bits), record)
+    """f(x) whose backward reads b-bit codes instead of x; record(x, code_bytes, bits), when given, is told of
+    each call that keeps codes for backward."""
+    book = codebook(activation, bits)
+    y = FewBitFunction.apply(x, book)
+    if record is not None and y.requires_grad:
+        record(x, (x.numel() * book.bits + 7) // 8, book.bits)
+    return y
 
 
 class FewBitActivation(torch.nn.Module):
@@ -80,10 +85,11 @@ class FewBitTanh(FewBitActivation):
 
 
 class patched:
-    """Context manager: torch's functional activations replaced by Few-Bit ones at `bits`."""
+    """Context manager: torch's functional activations named in `which` (gelu, silu, relu, sigmoid, tanh)
+    replaced by Few-Bit ones at `bits`."""
 
-    def __init__(self, bits, record):
-        self.bits, self.record, self.saved = bits, record, []
+    def __init__(self, which, bits, record):
+        self.which, self.bits, self.record, self.saved = set(which), bits, record, []
 
     def __enter__(self):
         originals = {(F, "gelu"): F.gelu, (F, "silu"): F.silu, (F, "relu"): F.relu,
@@ -98,6 +104,8 @@ class patched:
             (torch, "tanh"): lambda x, *, out=None: fewbit(x, "tanh", self.bits, self.record),
         }
         for (owner, name), function in swapped.items():
+            if name not in self.which:
+                continue
             self.saved.append((owner, name, originals[(owner, name)]))
             setattr(owner, name, function)
         return self
