@@ -3,8 +3,9 @@
 (tests/python/digits_models.py) trained at --batch for --steps steps, uncompressed and under
 compressed_activations(scheme) at each scheme's default bits, each configuration in a fresh process so that its
 peak resident memory (ru_maxrss) is its own; the table gives the median step time, its ratio to the uncompressed
-step measured in the same run, the peak RSS, and the activation bytes the hooks hold against those autograd
-would hold. Needs the package importable (PYTHONPATH=build/python, or installed) and Debian's torch and
+step measured in the same run, the peak RSS above the process's RSS before the first step (torch and the data
+already loaded; freed memory that malloc keeps counts too), and the activation bytes the hooks hold against those
+autograd would hold. Needs the package importable (PYTHONPATH=build/python, or installed) and Debian's torch and
 scikit-learn; Debian's torch has no CUDA, so there is no GPU column.
 
 usage: scripts/bench_hooks.py [--steps N] [--batch B] [--threads T]
@@ -22,6 +23,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "python"))
 
 
+def resident_mib():
+    """The process's resident memory now (/proc/self/statm), MiB."""
+    pages = int(Path("/proc/self/statm").read_text().split()[1])
+    return pages * resource.getpagesize() / 2**20
+
+
 def child(model_name, scheme, steps, batch, threads):
     """One configuration: prints {median_ms, peak_rss_mib, held, saved} as JSON."""
     import torch
@@ -36,7 +43,7 @@ def child(model_name, scheme, steps, batch, threads):
     model = getattr(digits_models, model_name)()
     opt = digits_training.optimizer(model)
     hooks = ecosim.torch.compressed_activations(scheme, model=model) if scheme != "none" else None
-    times = []
+    times, rss_before = [], resident_mib()
     if hooks:
         hooks.__enter__()
     for step in range(steps):
@@ -51,14 +58,14 @@ def child(model_name, scheme, steps, batch, threads):
     if hooks:
         hooks.__exit__(None, None, None)
     print(json.dumps({"median_ms": statistics.median(times[2:]) * 1e3,
-                      "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                      "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - rss_before,
                       "held": summary.get("bytes_after"), "saved": summary.get("bytes_before")}))
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=30)
-    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--batch", type=int, default=512)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -66,7 +73,7 @@ def main():
         return child(*args.child, args.steps, args.batch, args.threads)
     import ecosim.torch
     print(f"CPU, batch {args.batch}, {args.steps} steps (median after 2), {args.threads} thread(s)")
-    print(f"{'model':<8} {'scheme':<7} {'bits':>4} {'ms/step':>9} {'× none':>7} {'peak RSS MiB':>13} "
+    print(f"{'model':<8} {'scheme':<7} {'bits':>4} {'ms/step':>9} {'× none':>7} {'peak +RSS MiB':>13} "
           f"{'held B':>10} {'of B':>10}")
     for model_name in ("ResNet", "ViT"):
         base = None
