@@ -14,6 +14,7 @@
 #include "ecosim/kernels/actnn.hpp"
 #include "ecosim/kernels/fewbit.hpp"
 #include "ecosim/kernels/gact.hpp"
+#include "ecosim/kernels/gpu.hpp"
 #include "ecosim/kernels/mesa.hpp"
 #include "ecosim/ops_counter/error.hpp"
 
@@ -181,6 +182,17 @@ void bind_fewbit(py::module_& m) {
 }  // namespace
 
 void bind_compression(py::module_& m) {
+  m.def(
+      "gpu_probe",
+      [] {
+        const gpu::Availability a = gpu::probe();
+        py::dict d;
+        d["available"] = a.available;
+        d["device_name"] = a.device_name;
+        d["reason"] = a.reason;
+        return d;
+      },
+      "Whether a GPU can run the CUDA kernels: available, device_name, and the reason when not.");
   bind_actnn(m);
   bind_gact(m);
   bind_mesa(m);
