@@ -105,8 +105,8 @@ void bind_mesa(py::module_& m) {
       .def_property_readonly("storage_bytes", &k::mesa::Compressed::storage_bytes);
   m.def(
       "mesa_quantize",
-      [](const py::array& x, const std::string& dtype, std::uint64_t heads, std::uint64_t inner,
-         k::mesa::State& state, std::uint64_t seed, const std::string& device) {
+      [](const py::array& x, const std::string& dtype, std::uint64_t heads, std::uint64_t inner, k::mesa::State& state,
+         std::uint64_t seed, const std::string& device) {
         const k::TensorView v = view(x, dtype);
         if (heads == 0 || inner == 0 || v.elements % (heads * inner) != 0)
           throw Error("the tensor's " + std::to_string(v.elements) + " elements are not outer × " +
@@ -170,8 +170,8 @@ void bind_fewbit(py::module_& m) {
         const k::TensorView g = view(grad, dtype);
         const std::span<const std::uint8_t> packed(codes.data(), static_cast<std::size_t>(codes.size()));
         const py::gil_scoped_release unlocked;
-        k::fewbit::HostTensor out = on_gpu(device) ? k::fewbit::backward_cuda(c, packed, g)
-                                                   : k::fewbit::backward_cpu(c, packed, g);
+        k::fewbit::HostTensor out =
+            on_gpu(device) ? k::fewbit::backward_cuda(c, packed, g) : k::fewbit::backward_cpu(c, packed, g);
         const py::gil_scoped_acquire locked;
         return raw(out);
       },

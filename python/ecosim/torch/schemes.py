@@ -6,7 +6,7 @@ kernels (ecosim._ecosim) and restoring it for backward:
 - gact: GACT's per-tensor bits from {1, 2, 4, 8, 32 = raw} (average `bits`, default 4) with the ActNN quantizer;
   the sensitivity of a tensor is its activation-only variance bound Σ n_g·R_g²/4 (GACT estimates it from two
   gradient evaluations, which a hook cannot make), and the allocation made from one step's tensors serves the
-  next (the first step takes the widest width within the average);
+  next (the first step at 8 bits, GACT's initial_bits);
 - mesa: Mesa's 8-bit codes with a running (α, β) per channel (dimension 1 of a 4-D tensor: conv channels or
   attention heads; the last dimension otherwise), one running state per tensor position in the step;
 - fewbit: Few-Bit Backward replaces the activations themselves (ecosim.torch.fewbit); other saved tensors
@@ -58,11 +58,10 @@ class ActNN:
 
 class GACT(ActNN):
     name = "gact"
-    WIDTHS = (1, 2, 4, 8)
+    INITIAL_BITS = 8  # before the first allocation, as GACT's initial_bits
 
     def __init__(self, bits):
         super().__init__(bits)
-        self.first_step_bits = max((w for w in self.WIDTHS if w <= bits), default=1)
         self.allocation = {}  # position -> (elements, bits) from the previous step
         self.sensitivity = {}  # position -> (elements, sensitivity) in this step
 
@@ -70,7 +69,7 @@ class GACT(ActNN):
         x, dtype, device = kernel_input(t)
         self.sensitivity[position] = (x.size, sum(_ecosim.actnn_range_weights(x, dtype, 1)))
         planned = self.allocation.get(position)
-        bits = planned[1] if planned and planned[0] == x.size else self.first_step_bits
+        bits = planned[1] if planned and planned[0] == x.size else self.INITIAL_BITS
         if bits == 32:
             return None  # raw: kept as it is
         return Packed(self, _ecosim.actnn_quantize(x, dtype, [bits], seed, device), t, bits)
