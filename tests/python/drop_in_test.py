@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """The drop-in modules of ecosim.torch (issue 23): Few-Bit's GELU/SiLU/ReLU/Sigmoid/Tanh and Mesa's Softmax/GELU/
-LayerNorm compute the same forward as torch's modules (Mesa: the op itself, identical; Few-Bit: f(x) evaluated in double
-and rounded, where torch's vectorised fp32 functions are off by a few ulps: within 4 ulps of max(|f(x)|, 1)) and a backward close to torch's: Few-Bit's gradient is f′ replaced
-by its b-bit piecewise-constant quantiser (ReLU's 1-bit one is exact: identical gradients; the smooth ones at 4
-bits within 10 % overall), Mesa's is computed from 8-bit codes (within 5 % overall). Exits 77 without torch.
+LayerNorm compute the same forward as torch's modules (Mesa: the op itself, identical; Few-Bit: f(x) evaluated in
+double and rounded, where torch's vectorised fp32 functions are off by a few ulps: within 4 ulps of
+max(|f(x)|, 1)) and a backward close to torch's: Few-Bit's gradient is f′ replaced by its b-bit piecewise-constant
+quantiser (ReLU's 1-bit one is exact: identical gradients; the smooth ones at 4 bits within 10 % overall), Mesa's
+is computed from 8-bit codes (within 5 % overall). Exits 77 without torch.
 
 usage: drop_in_test.py
 """

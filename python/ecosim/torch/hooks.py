@@ -1,12 +1,15 @@
 """compressed_activations(scheme, bits=None): PyTorch saved-tensor hooks (torch.autograd.graph.saved_tensors_hooks)
 that compress every floating tensor autograd saves during the forward pass with the project's kernels and restore
-it when backward reads it, whatever the architecture (as GACT does). Kept as they are: parameters and views of
-them, the buffers of `model` when given (BatchNorm's running statistics), integer and boolean tensors, and tensors under `min_elements` elements (norms' per-channel statistics,
-scalars). ReLU keeps the exact 1-bit mask of its derivative instead of its output under every scheme, as
-ActNN's ReLU does (a quantized output would turn small positive values into zeros and cut their gradients), through
-Few-Bit's 1-bit ReLU (ecosim.torch.fewbit). A tensor saved twice in one step (a ReLU's output that the next conv also saves) is compressed once:
-it is recognised by its address, shape, strides and version while the tensor first packed is still alive (a
-weak reference), since memory freed after packing may hold a new tensor at the same address.
+it when backward reads it, whatever the architecture (as GACT does).
+
+Kept as they are: parameters and views of them, the buffers of `model` when given (BatchNorm's running
+statistics), integer and boolean tensors, and tensors under `min_elements` elements (norms' per-channel
+statistics, scalars). ReLU keeps the exact 1-bit mask of its derivative instead of its output under every scheme,
+as ActNN's ReLU does (a quantized output would turn small positive values into zeros and cut their gradients),
+through Few-Bit's 1-bit ReLU (ecosim.torch.fewbit). A tensor saved twice in one step (a ReLU's output that the
+next conv also saves) is compressed once: it is recognised by its address, shape, strides and version while the
+tensor first packed is still alive (a weak reference), since memory freed after packing may hold a new tensor at
+the same address.
 
 Statistics: `stats` lists this step's saved tensors (shape, dtype, bits, bytes_before, bytes_after, ...) and
 summary() totals them; a step starts at the first tensor saved after a backward pass has read one, so both stay
