@@ -14,7 +14,7 @@ def kernel_input(t):
         x = x.float()
     x = x.contiguous().reshape(-1).cpu()
     name = KERNEL_DTYPES[x.dtype]
-    array = x.numpy() if name == "fp32" else x.view(torch.int16).numpy().view(np.uint16)
+    array = x.numpy() if name == "fp32" else x.view(torch.int16).numpy()  # the 16-bit words, as they are
     return array, name, "cuda" if t.is_cuda else "cpu"
 
 
@@ -25,10 +25,9 @@ def from_fp32(values, shape, dtype, device):
 
 def from_raw(values, shape, dtype, device):
     """A tensor from a kernel's raw output elements (fp32 values, or fp16/bf16 words as uint16)."""
-    t = torch.from_numpy(values)
-    if values.dtype == np.uint16:
-        t = t.view(torch.int16).view(dtype if dtype in (torch.float16, torch.bfloat16) else torch.float32)
-    return t.reshape(shape).to(device=device, dtype=dtype)
+    if values.dtype == np.uint16:  # fp16 or bf16 words: torch has no uint16, the bits pass as int16
+        return torch.from_numpy(values.view(np.int16)).view(dtype).reshape(shape).to(device=device)
+    return torch.from_numpy(values).reshape(shape).to(device=device, dtype=dtype)
 
 
 def element_bytes(t):
