@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up ecosim on a fresh Debian 12 machine: installs the Debian packages the project uses (skipping
-# those already present), configures with CMake and builds into build/ (binaries in build/bin/).
+# those already present), configures with CMake and builds into build/ (binaries in build/bin/, the Python
+# package in build/python/: README.md, "From Python").
 # Idempotent: a second run installs nothing and rebuilds only what changed.
 # Environment: ECOSIM_BUILD_DIR (default build), ECOSIM_CMAKE_ARGS (extra configure arguments).
 set -euo pipefail
@@ -8,7 +9,8 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(cmake ninja-build g++ clang pkg-config libsystemc-dev libeigen3-dev libboost-program-options-dev
           catch2 nlohmann-json3-dev libfmt-dev libbenchmark-dev python3 python3-matplotlib time
-          libopenmpi-dev openmpi-bin libonnx-dev libprotobuf-dev python3-onnx python3-torch python3-numpy)
+          libopenmpi-dev openmpi-bin libonnx-dev libprotobuf-dev python3-onnx python3-torch python3-numpy
+          python3-dev python3-pybind11 python3-sklearn python3-venv python3-pip)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

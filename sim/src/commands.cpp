@@ -36,9 +36,30 @@ void usage() {
       ECOSIM_VERSION);
   for (const auto& c : kCommands) fmt::print("  {:<10} {}\n", c.name, c.summary);
 }
+
+const Command* find(std::string_view name) {
+  for (const auto& c : kCommands)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+std::string unknown_command(const std::string& name) {
+  std::string valid;
+  for (const auto& c : kCommands) valid += (valid.empty() ? "" : ", ") + std::string(c.name);
+  return "unknown command '" + name + "' (valid: " + valid + ")";
+}
+
 }  // namespace
 
 std::span<const Command> commands() { return kCommands; }
+
+int run_command(const Args& args) {
+  if (args.empty()) throw Error("no command given");
+  const Command* command = find(args[0]);
+  if (command == nullptr) throw Error(unknown_command(args[0]));
+  set_command_line(args);
+  return command->run(Args(args.begin() + 1, args.end()));
+}
 
 int main(const Args& args) {
   set_command_line(args);
@@ -60,24 +81,22 @@ int main(const Args& args) {
     fmt::print("ecosim {}\n", ECOSIM_VERSION);
     return 0;
   }
-  for (const auto& c : kCommands) {
-    if (c.name != args[0]) continue;
-    try {
-      return c.run(Args(args.begin() + 1, args.end()));
-    } catch (const Error& e) {
-      fmt::print(stderr, "ecosim {}: error: {}\n", c.name, e.what());
-    } catch (const boost::program_options::error& e) {
-      fmt::print(stderr, "ecosim {}: error: {} (see ecosim {} --help)\n", c.name, e.what(), c.name);
-    } catch (const std::bad_alloc&) {
-      fmt::print(stderr, "ecosim {}: error: out of memory\n", c.name);
-    } catch (const std::exception& e) {  // a library or device failure (CUDA, thrust, SystemC)
-      fmt::print(stderr, "ecosim {}: error: {}\n", c.name, e.what());
-    }
+  const Command* command = find(args[0]);
+  if (command == nullptr) {
+    fmt::print(stderr, "ecosim: error: {}\n", unknown_command(args[0]));
     return 2;
   }
-  std::string valid;
-  for (const auto& c : kCommands) valid += (valid.empty() ? "" : ", ") + std::string(c.name);
-  fmt::print(stderr, "ecosim: error: unknown command '{}' (valid: {})\n", args[0], valid);
+  try {
+    return command->run(Args(args.begin() + 1, args.end()));
+  } catch (const Error& e) {
+    fmt::print(stderr, "ecosim {}: error: {}\n", command->name, e.what());
+  } catch (const boost::program_options::error& e) {
+    fmt::print(stderr, "ecosim {}: error: {} (see ecosim {} --help)\n", command->name, e.what(), command->name);
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "ecosim {}: error: out of memory\n", command->name);
+  } catch (const std::exception& e) {  // a library or device failure (CUDA, thrust, SystemC)
+    fmt::print(stderr, "ecosim {}: error: {}\n", command->name, e.what());
+  }
   return 2;
 }
 

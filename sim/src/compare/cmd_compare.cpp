@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <iostream>
 #include <map>
 #include <sstream>
 
@@ -438,7 +439,7 @@ int compare(const Args& args) {
                [&](const std::string& path) { write_file_atomically(path, to_json(report).dump(2) + "\n"); });
   folder.keep();
   const bool plotted = plot(out + "/compare.json", out + "/compare.png");
-  fmt::print("{}", render_terminal(report, out, plotted));
+  std::cout << render_terminal(report, out, plotted);  // std::cout: the Python package captures it
   return 0;
 }
 

@@ -19,6 +19,10 @@ struct Command {
 std::span<const Command> commands();
 /// Runs `ecosim <args...>` (args without the program name); returns the exit code.
 int main(const Args& args);
+/// Runs the command args[0] with the arguments after it, recording the command line for the reports'
+/// provenance, as main() does, but lets its errors reach the caller (ecosim::Error, the option parser's
+/// errors; the Python package raises them as ecosim.Error). Throws ecosim::Error for an unknown command.
+int run_command(const Args& args);
 
 int count(const Args& args);
 int trace(const Args& args);

@@ -1,0 +1,90 @@
+"""The ecosim commands run in this process (the extension's run_command, no shell, no child ecosim process),
+keyword arguments mapped to the command line's options and the JSON report returned as Python data.
+
+Options mirror `ecosim COMMAND --help`: a keyword is its option with '-' written '_' (per_layer=True for
+--per-layer), True gives a flag, None or False leaves the option out, a list or tuple is joined with commas
+(variants=["msa", "ecoformer"]); the command line checks every option, so a misspelt one raises ecosim.Error.
+"""
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from . import _ecosim
+
+
+def arguments(options):
+    """The command-line arguments of keyword options (see the module's documentation)."""
+    argv = []
+    for key, value in options.items():
+        if value is None or value is False:
+            continue
+        flag = "--" + key.replace("_", "-")
+        if value is True:
+            argv.append(flag)
+        elif isinstance(value, (list, tuple)):
+            argv += [flag, ",".join(str(v) for v in value)]
+        else:
+            argv += [flag, os.fspath(value) if isinstance(value, os.PathLike) else str(value)]
+    return argv
+
+
+def run(command, options, *extra):
+    """Runs `ecosim COMMAND OPTIONS... EXTRA...` and returns what it printed."""
+    for reserved in ("format", "help"):
+        if reserved in options:
+            raise _ecosim.Error(f"ecosim.{command} takes no {reserved}= (it returns the JSON report as Python data)")
+    return _ecosim.run_command([command, *arguments(options), *extra])
+
+
+def count(**options):
+    """`ecosim count` (a zoo model, --onnx file, one attention layer or a trace): its JSON report as a dict."""
+    return json.loads(run("count", options, "--format", "json"))
+
+
+def read_trace(path):
+    """A trace file as {"header": ..., "records": [...]} (JSON Lines: the header, then one op per line)."""
+    lines = Path(path).read_text().splitlines()
+    return {"header": json.loads(lines[0]), "records": [json.loads(line) for line in lines[1:] if line]}
+
+
+def write_trace(trace_data, path):
+    """Writes a trace read by read_trace (or returned by trace()) back as JSON Lines."""
+    lines = [json.dumps(trace_data["header"])] + [json.dumps(r) for r in trace_data["records"]]
+    Path(path).write_text("\n".join(lines) + "\n")
+
+
+def trace(output=None, **options):
+    """`ecosim trace`: the analytic op trace as {"header": ..., "records": [...]}; also kept in `output` when given."""
+    if output is not None:
+        run("trace", options, "-o", os.fspath(output))
+        return read_trace(output)
+    with tempfile.TemporaryDirectory(prefix="ecosim-") as folder:
+        path = Path(folder) / "trace.jsonl"
+        run("trace", options, "-o", str(path))
+        return read_trace(path)
+
+
+def replay(trace_source, **options):
+    """`ecosim replay` of a trace file, or of the data trace() returned: the JSON report as a dict."""
+    if isinstance(trace_source, dict):
+        with tempfile.TemporaryDirectory(prefix="ecosim-") as folder:
+            path = Path(folder) / "trace.jsonl"
+            write_trace(trace_source, path)
+            return json.loads(run("replay", options, "--format", "json", "--trace", str(path)))
+    return json.loads(run("replay", options, "--format", "json", "--trace", os.fspath(trace_source)))
+
+
+def compare(out=None, **options):
+    """`ecosim compare`: compare.json as a dict; the report folder (traces, CSV, plot) kept in `out` when given."""
+    if out is not None:
+        run("compare", options, "--out", os.fspath(out))
+        return json.loads((Path(out) / "compare.json").read_text())
+    with tempfile.TemporaryDirectory(prefix="ecosim-") as folder:
+        run("compare", options, "--out", folder)
+        return json.loads((Path(folder) / "compare.json").read_text())
+
+
+def train(**options):
+    """`ecosim train`: the training step's JSON report as a dict (out= also writes the report folder)."""
+    return json.loads(run("train", options, "--format", "json"))

@@ -1,0 +1,39 @@
+"""count(model, example_inputs, attention=None): a live torch model exported to ONNX in memory (no file) and
+counted by ecosim's ONNX importer as `ecosim count --onnx` counts the same export: totals, per-layer rows, the
+attention blocks found, and optionally every block swapped for another variant (with its parameters)."""
+import io
+from pathlib import Path
+
+import torch
+
+from .. import _ecosim
+
+OPSET = 17  # as scripts/export_models.py
+
+
+def export(model, example_inputs):
+    """The model's ONNX export (eval mode, constant folding, opset 17) as bytes."""
+    inputs = example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)
+    buffer = io.BytesIO()
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            torch.onnx.export(model, inputs, buffer, opset_version=OPSET, do_constant_folding=True)
+    finally:
+        model.train(was_training)
+    return buffer.getvalue()
+
+
+def count(model, example_inputs, attention=None, convention="paper", per_layer=False, strict=False, save_onnx=None,
+          **parameters):
+    """The ops and 45 nm energy of model(*example_inputs): muls, adds, energy_pj, bytes_read, bytes_written,
+    attention_blocks (nodes and shapes), unknown_ops (op types counted as zero), and `layers` with per_layer.
+    attention: a variant ("ecoformer", "performer", ...) replacing every block, parameters as keywords
+    (bits=8, features=128); None or "native" keeps the export's own attention. save_onnx: also write the
+    export there (to count it with the command line)."""
+    data = export(model, example_inputs)
+    if save_onnx is not None:
+        Path(save_onnx).write_bytes(data)
+    origin = f"{type(model).__name__} (in-memory export)"
+    return _ecosim.count_onnx(data, origin, attention, parameters, convention, strict, per_layer)

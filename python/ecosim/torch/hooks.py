@@ -1,0 +1,134 @@
+"""compressed_activations(scheme, bits=None): PyTorch saved-tensor hooks (torch.autograd.graph.saved_tensors_hooks)
+that compress every floating tensor autograd saves during the forward pass with the project's kernels and restore
+it when backward reads it, whatever the architecture (as GACT does).
+
+Kept as they are: parameters and views of them, the buffers of `model` when given (BatchNorm's running
+statistics), integer and boolean tensors, and tensors under `min_elements` elements (norms' per-channel
+statistics, scalars). ReLU keeps the exact 1-bit mask of its derivative instead of its output under every scheme,
+as ActNN's ReLU does (a quantized output would turn small positive values into zeros and cut their gradients),
+through Few-Bit's 1-bit ReLU (ecosim.torch.fewbit). A tensor saved twice in one step (a ReLU's output that the
+next conv also saves) is compressed once: it is recognised by its address, shape, strides and version while the
+tensor first packed is still alive (a weak reference), since memory freed after packing may hold a new tensor at
+the same address.
+
+Statistics: `stats` lists this step's saved tensors (shape, dtype, bits, bytes_before, bytes_after, ...) and
+summary() totals them; a step starts at the first tensor saved after a backward pass has read one, so both stay
+readable after loss.backward() until the next forward pass.
+"""
+import itertools
+import weakref
+
+import torch
+
+from .fewbit import ACTIVATIONS, patched
+from .schemes import Packed, make_scheme
+from .tensors import element_bytes
+
+
+def is_parameter(t):
+    """A parameter (a leaf that requires grad) or a view of one (Linear saves weight.t())."""
+    base = t._base if t._base is not None else t
+    return base.is_leaf and base.requires_grad
+
+
+class CompressedActivations:
+    def __init__(self, scheme, bits=None, seed=0, min_elements=256, model=None):
+        self.scheme = make_scheme(scheme, bits)
+        state = [] if model is None else [*model.parameters(), *model.buffers()]
+        self.state_storages = {t.storage().data_ptr() for t in state}
+        self.name, self.bits, self.seed, self.min_elements = scheme, self.scheme.bits, seed, min_elements
+        self.steps, self.stats = 0, []
+        self.seen, self.storages, self.numbers, self.position, self.backward_started = {}, {}, None, 0, False
+        self.hooks, self.patches = None, None
+
+    def __enter__(self):
+        self.hooks = torch.autograd.graph.saved_tensors_hooks(self.pack, self.unpack)
+        self.hooks.__enter__()
+        activations = ACTIVATIONS if self.name == "fewbit" else ["relu"]
+        self.patches = patched(activations, self.bits, self.record_fewbit).__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self.patches is not None:
+            self.patches.__exit__(*exc)
+            self.patches = None
+        self.hooks.__exit__(*exc)
+
+    def start_step_if_new(self):
+        if self.steps and not self.backward_started:
+            return
+        if self.steps:
+            self.scheme.end_step(self.stats)
+        self.steps += 1
+        self.stats, self.seen, self.storages, self.position, self.backward_started = [], {}, {}, 0, False
+        self.numbers = itertools.count()
+
+    def storage_id(self, t):
+        """A number naming t's storage in this step: the same while any tensor of it packed so far lives."""
+        ptr = t.storage().data_ptr()
+        tensors, number = self.storages.get(ptr, ([], None))
+        if not any(ref() is not None for ref in tensors):
+            tensors, number = [], next(self.numbers)
+        tensors.append(weakref.ref(t))
+        self.storages[ptr] = (tensors, number)
+        return number
+
+    def stat(self, t, **fields):
+        entry = {"index": len(self.stats), "shape": tuple(t.shape), "dtype": str(t.dtype).replace("torch.", ""),
+                 "bytes_before": element_bytes(t), "bytes_after": element_bytes(t), "bits": 8 * t.element_size(),
+                 "storage": self.storage_id(t), "storage_bytes": t.storage().nbytes(), "compressed": False,
+                 "state": False, "shared": False}
+        entry.update(fields)
+        self.stats.append(entry)
+
+    def pack(self, t):
+        self.start_step_if_new()
+        if is_parameter(t) or t.storage().data_ptr() in self.state_storages:
+            self.stat(t, state=True)
+            return t
+        if not t.is_floating_point() or t.numel() < self.min_elements:
+            self.stat(t)
+            return t
+        key = (t.data_ptr(), t._version, tuple(t.shape), tuple(t.stride()), t.dtype)
+        first, packed = self.seen.get(key, (lambda: None, None))
+        if first() is not None:
+            self.stat(t, bytes_after=0, shared=True, compressed=packed is not None)
+            return t if packed is None else packed
+        seed = (self.seed * 1_000_003 + self.steps * 65_537 + self.position) & (2**63 - 1)
+        packed = self.scheme.pack(t, self.position, seed)
+        self.position += 1
+        if packed is None:
+            self.seen[key] = (weakref.ref(t), None)
+            self.stat(t)
+            return t
+        self.seen[key] = (weakref.ref(t), packed)
+        self.stat(t, bytes_after=packed.storage_bytes, bits=packed.bits, compressed=True)
+        return packed
+
+    def unpack(self, packed):
+        self.backward_started = True
+        return packed.scheme.unpack(packed) if isinstance(packed, Packed) else packed
+
+    def record_fewbit(self, x, code_bytes, bits):
+        self.start_step_if_new()
+        self.stat(x, bytes_after=code_bytes, bits=bits, compressed=True, activation=True)
+
+    def summary(self):
+        """This step's totals: tensors, bytes_before/after (each compressed tensor once; parameters and buffers
+        left out), their ratio, and saved_storage_bytes — the distinct storages autograd would keep
+        uncompressed (what `ecosim train` predicts as activation_bytes)."""
+        held = [s for s in self.stats if not s["state"]]
+        fresh = [s for s in held if not s["shared"]]
+        before = sum(s["bytes_before"] for s in fresh)
+        after = sum(s["bytes_after"] for s in fresh)
+        storages = {s["storage"]: s["storage_bytes"] for s in held if not s.get("activation")}
+        return {"step": self.steps, "scheme": self.name, "bits": self.bits, "tensors": len(held),
+                "compressed_tensors": sum(s["compressed"] for s in fresh), "bytes_before": before,
+                "bytes_after": after, "ratio": before / after if after else float("inf"),
+                "saved_storage_bytes": sum(storages.values())}
+
+
+def compressed_activations(scheme, bits=None, seed=0, min_elements=256, model=None):
+    """with compressed_activations("actnn", bits=2) as ca: ... — see the module's documentation; the schemes
+    and their default bits: ecosim.torch.schemes."""
+    return CompressedActivations(scheme, bits, seed, min_elements, model)

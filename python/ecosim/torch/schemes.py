@@ -1,0 +1,140 @@
+"""The four compression schemes as saved-tensor packers, each compressing one floating tensor with the project's
+kernels (ecosim._ecosim) and restoring it for backward:
+
+- actnn: ActNN's group quantizer, per-sample bits from ActNN's allocator (average `bits`, default 2) weighted by
+  each sample's activation range (ActNN also weighs the gradient, which a saved-tensor hook cannot see);
+- gact: GACT's per-tensor bits from {1, 2, 4, 8, 32 = raw} (average `bits`, default 4) with the ActNN quantizer;
+  the sensitivity of a tensor is its activation-only variance bound Σ n_g·R_g²/4 (GACT estimates it from two
+  gradient evaluations, which a hook cannot make), and the allocation made from one step's tensors serves the
+  next (the first step at 8 bits, GACT's initial_bits);
+- mesa: Mesa's 8-bit codes with a running (α, β) per channel (dimension 1 of a 4-D tensor: conv channels or
+  attention heads; the last dimension otherwise), one running state per tensor position in the step;
+- fewbit: Few-Bit Backward replaces the activations themselves (ecosim.torch.fewbit); other saved tensors
+  are kept as they are.
+"""
+import math
+
+from .. import _ecosim
+from .tensors import from_fp32, kernel_input
+
+DEFAULT_BITS = {"actnn": 2, "gact": 4, "mesa": 8, "fewbit": 2}
+
+
+class Packed:
+    """One compressed tensor: the kernel's object and what is needed to restore the tensor."""
+    __slots__ = ("scheme", "compressed", "shape", "dtype", "device", "storage_bytes", "bits")
+
+    def __init__(self, scheme, compressed, t, bits):
+        self.scheme, self.compressed, self.bits = scheme, compressed, bits
+        self.shape, self.dtype, self.device = t.shape, t.dtype, t.device
+        self.storage_bytes = compressed.storage_bytes
+
+
+class ActNN:
+    name = "actnn"
+
+    def __init__(self, bits):
+        if bits < 1:
+            raise _ecosim.Error(f"actnn: bits must be at least 1, got {bits}")
+        self.bits = bits
+
+    def sample_bits(self, x, dtype, samples):
+        weights = _ecosim.actnn_range_weights(x, dtype, samples)
+        return _ecosim.actnn_allocate_bits(weights, int(self.bits * samples))
+
+    def pack(self, t, position, seed):
+        x, dtype, device = kernel_input(t)
+        samples = t.shape[0] if t.dim() > 1 and t.shape[0] > 1 else 1
+        bits = self.sample_bits(x, dtype, samples)
+        return Packed(self, _ecosim.actnn_quantize(x, dtype, bits, seed, device), t, sum(bits) / len(bits))
+
+    def unpack(self, p):
+        device = "cuda" if p.device.type == "cuda" else "cpu"
+        return from_fp32(_ecosim.actnn_dequantize(p.compressed, device), p.shape, p.dtype, p.device)
+
+    def end_step(self, stats):
+        pass
+
+
+class GACT(ActNN):
+    name = "gact"
+    INITIAL_BITS = 8  # before the first allocation, as GACT's initial_bits
+
+    def __init__(self, bits):
+        super().__init__(bits)
+        self.allocation = {}  # position -> (elements, bits) from the previous step
+        self.sensitivity = {}  # position -> (elements, sensitivity) in this step
+
+    def pack(self, t, position, seed):
+        x, dtype, device = kernel_input(t)
+        self.sensitivity[position] = (x.size, sum(_ecosim.actnn_range_weights(x, dtype, 1)))
+        planned = self.allocation.get(position)
+        bits = planned[1] if planned and planned[0] == x.size else self.INITIAL_BITS
+        if bits == 32:
+            return None  # raw: kept as it is
+        return Packed(self, _ecosim.actnn_quantize(x, dtype, [bits], seed, device), t, bits)
+
+    def end_step(self, stats):
+        if not self.sensitivity:
+            return
+        positions = sorted(self.sensitivity)
+        elements = [self.sensitivity[p][0] for p in positions]
+        sensitivity = [self.sensitivity[p][1] for p in positions]
+        bits = _ecosim.gact_allocate_bits(sensitivity, elements, float(self.bits))
+        self.allocation = {p: (n, b) for p, n, b in zip(positions, elements, bits)}
+        self.sensitivity = {}
+
+
+class Mesa:
+    name = "mesa"
+
+    def __init__(self, bits):
+        if bits != 8:
+            raise _ecosim.Error(f"mesa: codes are 8 bits, got bits={bits}")
+        self.bits = bits
+        self.states = {}  # position -> (shape, MesaState)
+
+    @staticmethod
+    def heads_inner(shape):
+        if len(shape) == 4:
+            return shape[1], math.prod(shape[2:])
+        return (shape[-1], 1) if len(shape) >= 1 else (1, 1)
+
+    def pack(self, t, position, seed):
+        x, dtype, device = kernel_input(t)
+        shape, state = self.states.get(position, (None, None))
+        if shape != tuple(t.shape):
+            state = _ecosim.MesaState()
+            self.states[position] = (tuple(t.shape), state)
+        heads, inner = self.heads_inner(t.shape)
+        return Packed(self, _ecosim.mesa_quantize(x, dtype, heads, inner, state, seed, device), t, 8)
+
+    def unpack(self, p):
+        device = "cuda" if p.device.type == "cuda" else "cpu"
+        return from_fp32(_ecosim.mesa_dequantize(p.compressed, device), p.shape, p.dtype, p.device)
+
+    def end_step(self, stats):
+        pass
+
+
+class KeepOthers:
+    """Few-Bit's saved-tensor side: its activations save codes themselves; every other tensor is kept."""
+    name = "fewbit"
+
+    def __init__(self, bits):
+        self.bits = bits
+
+    def pack(self, t, position, seed):
+        return None
+
+    def end_step(self, stats):
+        pass
+
+
+SCHEMES = {"actnn": ActNN, "gact": GACT, "mesa": Mesa, "fewbit": KeepOthers}
+
+
+def make_scheme(name, bits):
+    if name not in SCHEMES:
+        raise _ecosim.Error(f"unknown compression scheme '{name}' (valid: {', '.join(SCHEMES)})")
+    return SCHEMES[name](DEFAULT_BITS[name] if bits is None else bits)

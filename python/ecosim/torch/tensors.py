@@ -1,0 +1,34 @@
+"""Torch tensors to and from the kernels' numpy inputs and outputs: fp32 values, or the raw 16-bit words of
+fp16 and bf16 (the kernels convert them on load); other floating types go through fp32. A tensor on a GPU is
+copied to host memory (the kernels' CUDA entry points take host buffers) and its kernels run on the GPU."""
+import numpy as np
+import torch
+
+KERNEL_DTYPES = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16"}
+
+
+def kernel_input(t):
+    """(flat numpy array, dtype name, device name) of a floating tensor, for the kernels."""
+    x = t.detach()
+    if x.dtype not in KERNEL_DTYPES:
+        x = x.float()
+    x = x.contiguous().reshape(-1).cpu()
+    name = KERNEL_DTYPES[x.dtype]
+    array = x.numpy() if name == "fp32" else x.view(torch.int16).numpy()  # the 16-bit words, as they are
+    return array, name, "cuda" if t.is_cuda else "cpu"
+
+
+def from_fp32(values, shape, dtype, device):
+    """A tensor of `shape`, `dtype` and `device` from the kernels' flat fp32 output."""
+    return torch.from_numpy(values).reshape(shape).to(device=device, dtype=dtype)
+
+
+def from_raw(values, shape, dtype, device):
+    """A tensor from a kernel's raw output elements (fp32 values, or fp16/bf16 words as uint16)."""
+    if values.dtype == np.uint16:  # fp16 or bf16 words: torch has no uint16, the bits pass as int16
+        return torch.from_numpy(values.view(np.int16)).view(dtype).reshape(shape).to(device=device)
+    return torch.from_numpy(values).reshape(shape).to(device=device, dtype=dtype)
+
+
+def element_bytes(t):
+    return t.element_size() * t.numel()

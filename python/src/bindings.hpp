@@ -1,0 +1,14 @@
+// The parts of the extension module ecosim._ecosim, each binding one face of the libraries.
+#pragma once
+#include <pybind11/pybind11.h>
+
+namespace ecosim::python {
+
+/// run_command(args): an ecosim command run in-process, its standard output returned as text.
+void bind_commands(pybind11::module_& m);
+/// count_onnx(data, ...): the counts of an ONNX model held in memory (ecosim::onnx_import).
+void bind_onnx(pybind11::module_& m);
+/// The activation-compression kernels (ActNN, GACT, Mesa, Few-Bit) on numpy arrays.
+void bind_compression(pybind11::module_& m);
+
+}  // namespace ecosim::python

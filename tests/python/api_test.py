@@ -1,0 +1,107 @@
+#!/usr/bin/python3
+"""ecosim's Python API against the command line (issue 23): count, train, trace, replay and compare called
+from Python return the same JSON reports as `ecosim COMMAND ... --format json` run as a program with the same
+options (the command line recorded in the provenance aside), and their errors raise ecosim.Error carrying the
+command's message.
+
+usage: api_test.py ECOSIM WORKDIR   (the package on PYTHONPATH: build/python)
+"""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import ecosim
+
+
+def cli(ecosim_exe, *args):
+    run = subprocess.run([ecosim_exe, *args], capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"ecosim {' '.join(args)} failed: {run.stderr}")
+    return run.stdout
+
+
+def without_command_line(report):
+    """The report with its provenance's command line removed (the only field naming how it was called)."""
+    report = json.loads(json.dumps(report))
+    for node in (report, report.get("header", {})):
+        node.get("provenance", {}).pop("command_line", None)
+    return report
+
+
+failures = 0
+
+
+def check(name, ok, detail=""):
+    global failures
+    failures += not ok
+    print(f"{'ok  ' if ok else 'FAIL'} {name}{': ' + detail if detail and not ok else ''}")
+
+
+def main():
+    exe, workdir = sys.argv[1], Path(sys.argv[2])
+    workdir.mkdir(parents=True, exist_ok=True)
+
+    counts = [
+        (dict(model="pvt_v2_b0", attention="ecoformer"), ["--model", "pvt_v2_b0", "--attention", "ecoformer"]),
+        (dict(model="deit_tiny", attention="performer", features=128, convention="exact", per_layer=True),
+         ["--model", "deit_tiny", "--attention", "performer", "--features", "128", "--convention", "exact",
+          "--per-layer"]),
+        (dict(layer="attention", batch=2, seq=256, dim=32, no_proj=True),
+         ["--layer", "attention", "--batch", "2", "--seq", "256", "--dim", "32", "--no-proj"]),
+    ]
+    for kwargs, args in counts:
+        mine, theirs = ecosim.count(**kwargs), json.loads(cli(exe, "count", *args, "--format", "json"))
+        check(f"count {' '.join(args)}", without_command_line(mine) == without_command_line(theirs))
+        check(f"count {' '.join(args)}: the provenance records the call",
+              " ".join(args) in mine["provenance"]["command_line"])
+
+    for kwargs, args in [(dict(model="resnet50", batch=32, optimizer="adamw"),
+                          ["--model", "resnet50", "--batch", "32", "--optimizer", "adamw"]),
+                         (dict(model="deit_tiny", batch=8, convention="paper"),
+                          ["--model", "deit_tiny", "--batch", "8", "--convention", "paper"])]:
+        mine, theirs = ecosim.train(**kwargs), json.loads(cli(exe, "train", *args, "--format", "json"))
+        check(f"train {' '.join(args)}", without_command_line(mine) == without_command_line(theirs))
+
+    trace_file = workdir / "cli_trace.jsonl"
+    cli(exe, "trace", "--layer", "attention", "--seq", "64", "--dim", "16", "--attention", "ecoformer", "-o",
+        str(trace_file))
+    traced = ecosim.trace(layer="attention", seq=64, dim=16, attention="ecoformer")
+    lines = [json.loads(line) for line in trace_file.read_text().splitlines()]
+    check("trace: header and records as the file's lines",
+          without_command_line(traced["header"]) == without_command_line(lines[0])
+          and traced["records"] == lines[1:], f"{len(traced['records'])} records against {len(lines) - 1}")
+    replayed = ecosim.replay(traced, engine="closed-form")
+    theirs = json.loads(cli(exe, "replay", str(trace_file), "--engine", "closed-form", "--format", "json"))
+    figures = [{k: v for k, v in r.items() if k != "provenance"} for r in (replayed, theirs)]  # it names the file
+    check("replay of trace() data: every figure as the command line's replay of its file", figures[0] == figures[1])
+    check("replay of the same file", without_command_line(ecosim.replay(trace_file, engine="closed-form"))
+          == without_command_line(theirs))
+
+    compare_args = dict(batch=1, seq=64, dim=16, variants=["msa", "ecoformer"], device="cpu", engine="closed-form")
+    mine = ecosim.compare(out=workdir / "py_compare", **compare_args)
+    cli(exe, "compare", "--batch", "1", "--seq", "64", "--dim", "16", "--variants", "msa,ecoformer", "--device",
+        "cpu", "--engine", "closed-form", "--out", str(workdir / "cli_compare"))
+    theirs = json.loads((workdir / "cli_compare" / "compare.json").read_text())
+    def measured_aside(report):  # the kernels' wall-clock timings differ from run to run, nothing else may
+        return [{k: v for k, v in row.items() if k != "kernel_timing"} for row in report["variants"]]
+    check("compare: the same variants, counts, accelerator and GPU-model figures",
+          measured_aside(mine) == measured_aside(theirs) and mine["workload"] == theirs["workload"])
+
+    try:
+        ecosim.count(model="no_such_model")
+        check("an unknown model raises ecosim.Error", False)
+    except ecosim.Error as e:
+        run = subprocess.run([exe, "count", "--model", "no_such_model"], capture_output=True, text=True)
+        check("an unknown model raises ecosim.Error with the command's message", str(e) in run.stderr,
+              f"{e!s} not in {run.stderr!r}")
+    try:
+        ecosim.count(modle="pvt_v2_b0")
+        check("a misspelt option raises ecosim.Error", False)
+    except ecosim.Error as e:
+        check("a misspelt option raises ecosim.Error naming it", "modle" in str(e), str(e))
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
