@@ -190,7 +190,7 @@ stage2() {
   fi
   for tool in "${sanitizer_tools[@]}"; do
     for exe in "${binaries[@]}"; do
-      step "$tool-$(basename "$exe")" 80 env ECOSIM_REQUIRE_GPU=1 compute-sanitizer --tool "$tool" \
+      step "$tool-$(basename "$exe")" 110 env ECOSIM_REQUIRE_GPU=1 compute-sanitizer --tool "$tool" \
         --error-exitcode 1 --print-limit 20 "$exe" "[gpu]~[large]" &
     done
   done
