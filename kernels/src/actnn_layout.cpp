@@ -42,7 +42,11 @@ std::vector<std::uint64_t> Layout::sample_byte_offsets() const {
   return offsets;
 }
 
-std::uint64_t Compressed::storage_bytes() const { return codes.size() + 2 * sizeof(std::uint16_t) * zero_bf16.size(); }
+std::uint64_t Layout::storage_bytes() const {
+  return checked_add(sample_byte_offsets().back(), checked_mul(groups(), kMetadataBytesPerGroup));
+}
+
+std::uint64_t Compressed::storage_bytes() const { return codes.size() + kMetadataBytesPerGroup * zero_bf16.size(); }
 
 void Compressed::check() const {
   layout.check();
@@ -71,7 +75,7 @@ OpRecord quantize_record(const Layout& layout, DType input) {
   const auto offsets = layout.sample_byte_offsets();
   for (std::uint64_t s = 0; s < layout.samples; ++s)
     r.counts.add_written_bytes(code_dtype(layout.bits[s]), offsets[s + 1] - offsets[s]);
-  r.counts.add_written_bytes(DType::bf16, checked_mul(groups, 4));
+  r.counts.add_written_bytes(DType::bf16, checked_mul(groups, kMetadataBytesPerGroup));
   return r;
 }
 
@@ -83,7 +87,7 @@ OpRecord dequantize_record(const Layout& layout) {
   const auto offsets = layout.sample_byte_offsets();
   for (std::uint64_t s = 0; s < layout.samples; ++s)
     r.counts.add_read_bytes(code_dtype(layout.bits[s]), offsets[s + 1] - offsets[s]);
-  r.counts.add_read_bytes(DType::bf16, checked_mul(groups, 4));
+  r.counts.add_read_bytes(DType::bf16, checked_mul(groups, kMetadataBytesPerGroup));
   r.counts.add_written_bytes(DType::fp32, storage_bytes(DType::fp32, n));
   return r;
 }

@@ -16,6 +16,10 @@ namespace ecosim::kernels::mesa {
 
 std::uint64_t Layout::elements() const { return checked_product({outer, heads, inner}); }
 
+std::uint64_t Layout::storage_bytes() const {
+  return checked_add(checked_mul(elements(), kCodeBytes), checked_mul(heads, kMetadataBytesPerHead));
+}
+
 void Layout::check() const {
   if (outer == 0 || heads == 0 || inner == 0) throw Error("mesa: empty tensor");
   if (checked_mul(outer, heads) > 0xffffffffu) throw Error("mesa: more than 2^32 head segments");
@@ -46,8 +50,8 @@ OpRecord quantize_record(const Layout& layout, DType input) {
       .add(OpKind::mul, DType::fp32, checked_add(n, checked_mul(layout.heads, 4)))
       .add(OpKind::div, DType::fp32, layout.heads);
   r.counts.add_read_bytes(input, storage_bytes(input, n));
-  r.counts.add_written_bytes(DType::int8, n);
-  r.counts.add_written_bytes(DType::fp32, checked_mul(layout.heads, 8));
+  r.counts.add_written_bytes(DType::int8, checked_mul(n, kCodeBytes));
+  r.counts.add_written_bytes(DType::fp32, checked_mul(layout.heads, kMetadataBytesPerHead));
   return r;
 }
 
@@ -55,8 +59,8 @@ OpRecord dequantize_record(const Layout& layout) {
   const std::uint64_t n = layout.elements();
   OpRecord r = pass_record("mesa.dequantize", "mesa_dequantize", n, DType::fp32, {{"heads", layout.heads}});
   r.counts = affine_dequantize_counts(n, layout.heads);
-  r.counts.add_read_bytes(DType::int8, n);
-  r.counts.add_read_bytes(DType::fp32, checked_mul(layout.heads, 8));
+  r.counts.add_read_bytes(DType::int8, checked_mul(n, kCodeBytes));
+  r.counts.add_read_bytes(DType::fp32, checked_mul(layout.heads, kMetadataBytesPerHead));
   r.counts.add_written_bytes(DType::fp32, storage_bytes(DType::fp32, n));
   return r;
 }

@@ -10,11 +10,13 @@ namespace ecosim::training {
 
 std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const std::vector<LayerTensors>& tensors) {
   std::vector<std::uint64_t> elements;             // per tensor id
+  std::vector<std::size_t> producer;               // per tensor id
   std::map<std::string, std::size_t> output_of;    // layer name → its output's tensor id
   std::map<std::size_t, std::size_t> saved_index;  // tensor id → its entry in `saved`
   std::vector<SavedTensor> saved;
-  auto new_tensor = [&](std::uint64_t n) {
+  auto new_tensor = [&](std::uint64_t n, std::size_t layer) {
     elements.push_back(n);
+    producer.push_back(layer);
     return elements.size() - 1;
   };
   std::size_t previous_output = 0;
@@ -28,17 +30,18 @@ std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const s
         throw Error("training step: layer '" + layer.name + "' reads '" + layer.input + "', no layer before it");
       input = source->second;
     } else if (i == 0) {
-      input = new_tensor(t.input);  // the network's input
+      input = new_tensor(t.input, SavedTensor::kNetworkInput);  // the network's input
     }
-    const std::size_t output = new_tensor(t.output);
+    const std::size_t output = new_tensor(t.output, i);
     output_of[layer.name] = output;
     previous_output = output;
     for (const Save& s : t.saves) {
       const std::size_t id = s.of == Save::Of::input    ? input
                              : s.of == Save::Of::output ? output
-                                                        : new_tensor(s.elements);
+                                                        : new_tensor(s.elements, i);
       if (const auto known = saved_index.find(id); known != saved_index.end()) {
         saved[known->second].last_saver = i;
+        saved[known->second].savers.push_back({i, s.what});
         continue;
       }
       saved_index[id] = saved.size();
@@ -48,7 +51,9 @@ std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const s
                        .elements = elements[id],
                        .bytes = checked_mul(elements[id], s.type.bytes),
                        .first_saver = i,
-                       .last_saver = i});
+                       .last_saver = i,
+                       .producer = producer[id],
+                       .savers = {{i, s.what}}});
     }
   }
   return saved;

@@ -1,5 +1,6 @@
 // `ecosim train`: what one training step of a zoo model costs — forward, backward and optimizer ops, the tensors
-// autograd saves (activation memory) and the peak memory — per activation scheme (ops_counter/README.md,
+// autograd saves (activation memory) and the peak memory — per activation scheme, the schemes applied by
+// kernels/training_schemes.hpp (ops_counter/README.md,
 // "Training step").
 #include <fmt/core.h>
 
@@ -22,20 +23,24 @@ namespace ecosim::cli {
 
 namespace {
 
-/// The activation schemes `ecosim train` models: `none` keeps every saved tensor in fp32.
-constexpr std::string_view kSchemes[] = {"none"};
+namespace schemes = kernels::schemes;
 
-std::vector<std::string> parse_schemes(const std::string& text) {
-  std::vector<std::string> schemes;
-  std::istringstream in(text);
+/// The comma-separated schemes of --scheme, or the default list for `layers` when it is not given.
+std::vector<schemes::Scheme> parse_schemes(const po::variables_map& vm, const std::vector<Layer>& layers) {
+  if (!vm.count("scheme")) return schemes::default_schemes(layers);
+  std::vector<schemes::Scheme> list;
+  std::istringstream in(vm["scheme"].as<std::string>());
   for (std::string s; std::getline(in, s, ',');) {
-    if (std::find(std::begin(kSchemes), std::end(kSchemes), s) == std::end(kSchemes))
-      throw Error("--scheme: unknown or not yet modelled scheme '" + s + "' (valid: none)");
-    if (std::find(schemes.begin(), schemes.end(), s) != schemes.end()) throw Error("--scheme: '" + s + "' given twice");
-    schemes.push_back(s);
+    try {
+      list.push_back(schemes::parse_scheme(s));
+    } catch (const Error& e) {
+      throw Error(std::string("--scheme: ") + e.what());
+    }
+    for (std::size_t i = 0; i + 1 < list.size(); ++i)
+      if (list[i].name() == list.back().name()) throw Error("--scheme: '" + s + "' given twice");
   }
-  if (schemes.empty()) throw Error("--scheme: give at least one scheme (valid: none)");
-  return schemes;
+  if (list.empty()) throw Error("--scheme: give at least one scheme");
+  return list;
 }
 
 }  // namespace
@@ -48,7 +53,9 @@ int train(const Args& args) {
       "batch", po::value<std::int64_t>()->default_value(1), "batch size")(
       "resolution", po::value<std::int64_t>(), "image models: input height = width (default: the model's)")(
       "seq-len", po::value<std::int64_t>(), "sequence models: tokens (default: the model's)")(
-      "scheme", po::value<std::string>()->default_value("none"), "activation schemes, comma-separated: none")(
+      "scheme", po::value<std::string>(),
+      "activation schemes, comma-separated: none, amp, actnn:L1|L2|L3, gact:B (1, 2, 4, 8, 32), mesa, fewbit:B "
+      "(1-4) (default: none, amp, actnn:L3, gact:4, mesa, fewbit:2 where each applies)")(
       "optimizer", po::value<std::string>()->default_value("sgd"), "sgd (momentum, weight decay) or adamw")(
       "convention", po::value<std::string>()->default_value("exact"),
       "exact or paper (mmcv MACs; gradient GEMMs twice the forward)")(
@@ -61,7 +68,6 @@ int train(const Args& args) {
                   "tensors autograd saves for backward, peak_bytes the highest point of the memory curve.\n"))
     return 0;
   if (!vm.count("model")) throw Error("give --model NAME");
-  const std::vector<std::string> schemes = parse_schemes(vm["scheme"].as<std::string>());
   const Optimizer optimizer = parse_optimizer(vm["optimizer"].as<std::string>());
   const Convention convention = parse_convention(vm["convention"].as<std::string>());
   const Format format = parse_format(vm["format"].as<std::string>());
@@ -76,8 +82,10 @@ int train(const Args& args) {
   const std::string model = vm["model"].as<std::string>();
   const std::vector<Layer> layers = model_zoo(vm).build(model, model_options);
 
+  const std::vector<schemes::Scheme> list = parse_schemes(vm, layers);
+  const TrainingStep step = training_step(layers, optimizer, convention);
   std::vector<SchemeStep> steps;
-  for (const std::string& scheme : schemes) steps.push_back({scheme, training_step(layers, optimizer, convention)});
+  for (const schemes::Scheme& s : list) steps.push_back(schemes::apply_scheme(s, layers, step, model_options.batch));
 
   nlohmann::ordered_json workload{{"model", model},
                                   {"batch", model_options.batch},
@@ -88,8 +96,8 @@ int train(const Args& args) {
   if (vm.count("model-file")) workload["model_file"] = vm["model-file"].as<std::string>();
   const TechTable& tech = TechTable::builtin_45nm();
   const nlohmann::ordered_json prov = provenance(tech);
-  const std::string json = train_json(workload, steps, tech, prov).dump(2) + "\n";
-  const std::string csv = train_csv(steps, prov);
+  const std::string json = train_json(workload, step, steps, tech, prov).dump(2) + "\n";
+  const std::string csv = train_csv(step, steps, prov);
   if (folder) {
     folder->create();
     const std::string curve = memory_curve_csv(steps);
@@ -99,7 +107,7 @@ int train(const Args& args) {
       folder->write(file, [&](const std::string& path) { write_file_atomically(path, *text); });
     folder->keep();
   }
-  std::cout << (format == Format::json ? json : format == Format::csv ? csv : train_table(workload, steps, prov));
+  std::cout << (format == Format::json ? json : format == Format::csv ? csv : train_table(workload, step, steps, prov));
   return 0;
 }
 

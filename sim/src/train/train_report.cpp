@@ -19,98 +19,113 @@ OpCounts total_of(const std::vector<OpRecord>& records) {
 }
 
 struct PhaseTotals {
-  OpCounts forward, backward, update, all;
+  OpCounts forward, backward, update, compression, all;
 };
 
-PhaseTotals totals(const TrainingStep& s) {
-  PhaseTotals t{total_of(s.forward), total_of(s.backward), total_of(s.update), {}};
+PhaseTotals totals(const TrainingStep& step, const SchemeStep& s) {
+  PhaseTotals t{total_of(step.forward), total_of(step.backward), total_of(step.update), total_of(s.compress), {}};
+  t.compression += total_of(s.decompress);
   t.all = t.forward;
   t.all += t.backward;
   t.all += t.update;
+  t.all += t.compression;
   return t;
+}
+
+/// activation bytes of `none` over the scheme's (the step's own saved bytes are `none`'s).
+double ratio_to_none(const TrainingStep& step, const SchemeStep& s) {
+  return static_cast<double>(step.activation_bytes) / static_cast<double>(s.activation_bytes);
 }
 
 }  // namespace
 
-nlohmann::ordered_json train_json(const nlohmann::ordered_json& workload, const std::vector<SchemeStep>& steps,
-                                  const TechTable& tech, const nlohmann::ordered_json& provenance) {
-  const TrainingStep& first = steps.front().step;
+nlohmann::ordered_json train_json(const nlohmann::ordered_json& workload, const TrainingStep& step,
+                                  const std::vector<SchemeStep>& schemes, const TechTable& tech,
+                                  const nlohmann::ordered_json& provenance) {
   nlohmann::ordered_json j{{"workload", workload},
-                           {"parameters", first.parameters},
-                           {"parameter_bytes", first.parameter_bytes},
-                           {"gradient_bytes", first.gradient_bytes},
-                           {"optimizer_state_bytes", first.optimizer_state_bytes},
-                           {"buffer_bytes", first.buffer_bytes}};
-  nlohmann::ordered_json schemes = nlohmann::ordered_json::array();
-  for (const SchemeStep& s : steps) {
-    const PhaseTotals t = totals(s.step);
+                           {"parameters", step.parameters},
+                           {"parameter_bytes", step.parameter_bytes},
+                           {"gradient_bytes", step.gradient_bytes},
+                           {"optimizer_state_bytes", step.optimizer_state_bytes},
+                           {"buffer_bytes", step.buffer_bytes}};
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const SchemeStep& s : schemes) {
+    const PhaseTotals t = totals(step, s);
     nlohmann::ordered_json saved = nlohmann::ordered_json::array();
-    for (const SavedTensor& x : s.step.saved)
-      saved.push_back({{"layer", x.layer},
-                       {"what", x.what},
-                       {"dtype", x.dtype},
-                       {"elements", x.elements},
+    for (const auto& x : s.stored) {
+      const SavedTensor& tensor = step.saved[x.saved];
+      saved.push_back({{"layer", tensor.layer},
+                       {"what", tensor.what},
+                       {"dtype", tensor.dtype},
+                       {"elements", tensor.elements},
+                       {"form", x.form},
                        {"bytes", x.bytes},
-                       {"saved_by_layers", x.last_saver - x.first_saver + 1}});
+                       {"saved_by_layers", tensor.savers.size()}});
+    }
     nlohmann::ordered_json curve = nlohmann::ordered_json::array();
-    for (const MemoryPoint& p : s.step.memory_curve)
-      curve.push_back({{"phase", p.phase}, {"layer", p.layer}, {"bytes", p.bytes}});
-    schemes.push_back({{"scheme", s.scheme},
-                       {"activation_bytes", s.step.activation_bytes},
-                       {"peak_bytes", s.step.peak_bytes},
-                       {"ops",
-                        {{"forward", counts_json(t.forward, tech)},
-                         {"backward", counts_json(t.backward, tech)},
-                         {"update", counts_json(t.update, tech)},
-                         {"total", counts_json(t.all, tech)}}},
-                       {"saved_tensors", saved},
-                       {"memory_curve", curve}});
+    for (const MemoryPoint& p : s.memory_curve) curve.push_back({{"phase", p.phase}, {"layer", p.layer}, {"bytes", p.bytes}});
+    list.push_back({{"scheme", s.scheme.name()},
+                    {"activation_bytes", s.activation_bytes},
+                    {"peak_bytes", s.peak_bytes},
+                    {"ratio_to_none", ratio_to_none(step, s)},
+                    {"ops",
+                     {{"forward", counts_json(t.forward, tech)},
+                      {"backward", counts_json(t.backward, tech)},
+                      {"update", counts_json(t.update, tech)},
+                      {"compression", counts_json(t.compression, tech)},
+                      {"total", counts_json(t.all, tech)}}},
+                    {"saved_tensors", saved},
+                    {"memory_curve", curve}});
   }
-  j["schemes"] = schemes;
+  j["schemes"] = list;
   j["provenance"] = provenance;
   return j;
 }
 
-std::string train_csv(const std::vector<SchemeStep>& steps, const nlohmann::ordered_json& provenance) {
+std::string train_csv(const TrainingStep& step, const std::vector<SchemeStep>& schemes,
+                      const nlohmann::ordered_json& provenance) {
   std::string out = provenance_lines(provenance);
   out +=
-      "scheme,activation_bytes,peak_bytes,parameter_bytes,gradient_bytes,optimizer_state_bytes,buffer_bytes,"
-      "forward_muls,forward_adds,backward_muls,backward_adds,update_muls,update_adds\n";
-  for (const SchemeStep& s : steps) {
-    const PhaseTotals t = totals(s.step);
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", s.scheme, s.step.activation_bytes, s.step.peak_bytes,
-                       s.step.parameter_bytes, s.step.gradient_bytes, s.step.optimizer_state_bytes, s.step.buffer_bytes,
-                       t.forward.ops(OpKind::mul), t.forward.ops(OpKind::add), t.backward.ops(OpKind::mul),
-                       t.backward.ops(OpKind::add), t.update.ops(OpKind::mul), t.update.ops(OpKind::add));
+      "scheme,activation_bytes,peak_bytes,ratio_to_none,parameter_bytes,gradient_bytes,optimizer_state_bytes,"
+      "buffer_bytes,forward_muls,forward_adds,backward_muls,backward_adds,update_muls,update_adds,compression_muls,"
+      "compression_adds\n";
+  for (const SchemeStep& s : schemes) {
+    const PhaseTotals t = totals(step, s);
+    out += fmt::format("{},{},{},{:.6g},{},{},{},{},{},{},{},{},{},{},{},{}\n", s.scheme.name(), s.activation_bytes,
+                       s.peak_bytes, ratio_to_none(step, s), step.parameter_bytes, step.gradient_bytes,
+                       step.optimizer_state_bytes, step.buffer_bytes, t.forward.ops(OpKind::mul),
+                       t.forward.ops(OpKind::add), t.backward.ops(OpKind::mul), t.backward.ops(OpKind::add),
+                       t.update.ops(OpKind::mul), t.update.ops(OpKind::add), t.compression.ops(OpKind::mul),
+                       t.compression.ops(OpKind::add));
   }
   return out;
 }
 
-std::string memory_curve_csv(const std::vector<SchemeStep>& steps) {
+std::string memory_curve_csv(const std::vector<SchemeStep>& schemes) {
   std::string out = "scheme,point,phase,layer,bytes\n";
-  for (const SchemeStep& s : steps)
-    for (std::size_t i = 0; i < s.step.memory_curve.size(); ++i) {
-      const MemoryPoint& p = s.step.memory_curve[i];
-      out += fmt::format("{},{},{},{},{}\n", s.scheme, i, p.phase, p.layer, p.bytes);
+  for (const SchemeStep& s : schemes)
+    for (std::size_t i = 0; i < s.memory_curve.size(); ++i) {
+      const MemoryPoint& p = s.memory_curve[i];
+      out += fmt::format("{},{},{},{},{}\n", s.scheme.name(), i, p.phase, p.layer, p.bytes);
     }
   return out;
 }
 
-std::string train_table(const nlohmann::ordered_json& workload, const std::vector<SchemeStep>& steps,
-                        const nlohmann::ordered_json& provenance) {
-  const TrainingStep& first = steps.front().step;
+std::string train_table(const nlohmann::ordered_json& workload, const TrainingStep& step,
+                        const std::vector<SchemeStep>& schemes, const nlohmann::ordered_json& provenance) {
   std::string out = fmt::format(
       "training step: {}\nparameters: {} ({:.3f} GiB; gradients {:.3f} GiB, optimizer state "
       "{:.3f} GiB, buffers {:.3f} GiB)\n\n",
-      workload.dump(), first.parameters, first.parameter_bytes / kGiB, first.gradient_bytes / kGiB,
-      first.optimizer_state_bytes / kGiB, first.buffer_bytes / kGiB);
-  out += fmt::format("{:<10} {:>16} {:>12} {:>14} {:>14} {:>14}\n", "scheme", "activations GiB", "peak GiB",
-                     "forward G mul", "backward G mul", "update G mul");
-  for (const SchemeStep& s : steps) {
-    const PhaseTotals t = totals(s.step);
-    out += fmt::format("{:<10} {:>16.4f} {:>12.4f} {:>14.4f} {:>14.4f} {:>14.4f}\n", s.scheme,
-                       s.step.activation_bytes / kGiB, s.step.peak_bytes / kGiB, t.forward.ops(OpKind::mul) / 1e9,
-                       t.backward.ops(OpKind::mul) / 1e9, t.update.ops(OpKind::mul) / 1e9);
+      workload.dump(), step.parameters, step.parameter_bytes / kGiB, step.gradient_bytes / kGiB,
+      step.optimizer_state_bytes / kGiB, step.buffer_bytes / kGiB);
+  out += fmt::format("{:<10} {:>16} {:>8} {:>10} {:>14} {:>14} {:>12} {:>16}\n", "scheme", "activations GiB",
+                     "ratio", "peak GiB", "forward G mul", "backward G mul", "update G mul", "compression G mul");
+  for (const SchemeStep& s : schemes) {
+    const PhaseTotals t = totals(step, s);
+    out += fmt::format("{:<10} {:>16.4f} {:>8.2f} {:>10.4f} {:>14.4f} {:>14.4f} {:>12.4f} {:>16.4f}\n",
+                       s.scheme.name(), s.activation_bytes / kGiB, ratio_to_none(step, s), s.peak_bytes / kGiB,
+                       t.forward.ops(OpKind::mul) / 1e9, t.backward.ops(OpKind::mul) / 1e9,
+                       t.update.ops(OpKind::mul) / 1e9, t.compression.ops(OpKind::mul) / 1e9);
   }
   return out + provenance_footer(provenance, "--format json or csv");
 }

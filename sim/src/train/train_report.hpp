@@ -1,32 +1,34 @@
-// Internal: the report of `ecosim train` — one entry per scheme with its activation and peak memory, the op
-// counts of the step's phases and the memory curve — as JSON, CSV or an aligned table.
+// Internal: the report of `ecosim train` — one entry per activation scheme with its activation and peak memory,
+// the op counts of the step's phases and of the scheme's compression passes, its stored tensors and memory curve
+// — as JSON, CSV or an aligned table.
 #pragma once
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "ecosim/kernels/training_schemes.hpp"
 #include "ecosim/ops_counter/energy.hpp"
 #include "ecosim/ops_counter/training_step.hpp"
 
 namespace ecosim::cli {
 
-struct SchemeStep {
-  std::string scheme;
-  TrainingStep step;
-};
+using kernels::schemes::SchemeStep;
 
 /// {"workload", "parameters", "parameter_bytes", "gradient_bytes", "optimizer_state_bytes", "buffer_bytes",
-///  "schemes": [{"scheme", "activation_bytes", "peak_bytes", "ops": {"forward", "backward", "update", "total"},
-///  "saved_tensors", "memory_curve"}], "provenance"}.
-nlohmann::ordered_json train_json(const nlohmann::ordered_json& workload, const std::vector<SchemeStep>& steps,
-                                  const TechTable& tech, const nlohmann::ordered_json& provenance);
-/// One row per scheme (bytes and per-phase muls/adds), headed by the provenance's "# key: value" lines.
-std::string train_csv(const std::vector<SchemeStep>& steps, const nlohmann::ordered_json& provenance);
+///  "schemes": [{"scheme", "activation_bytes", "peak_bytes", "ratio_to_none",
+///  "ops": {"forward", "backward", "update", "compression", "total"}, "saved_tensors", "memory_curve"}],
+///  "provenance"}.
+nlohmann::ordered_json train_json(const nlohmann::ordered_json& workload, const TrainingStep& step,
+                                  const std::vector<SchemeStep>& schemes, const TechTable& tech,
+                                  const nlohmann::ordered_json& provenance);
+/// One row per scheme (bytes, ratio and per-phase muls/adds), headed by the provenance's "# key: value" lines.
+std::string train_csv(const TrainingStep& step, const std::vector<SchemeStep>& schemes,
+                      const nlohmann::ordered_json& provenance);
 /// The memory curve of every scheme: scheme,point,phase,layer,bytes.
-std::string memory_curve_csv(const std::vector<SchemeStep>& steps);
-/// The aligned table: memory in GiB (2³⁰ bytes) and G ops per phase, the provenance's short form below.
-std::string train_table(const nlohmann::ordered_json& workload, const std::vector<SchemeStep>& steps,
-                        const nlohmann::ordered_json& provenance);
+std::string memory_curve_csv(const std::vector<SchemeStep>& schemes);
+/// The aligned table: memory in GiB (2³⁰ bytes), the ratio to none and G muls per phase, the provenance below.
+std::string train_table(const nlohmann::ordered_json& workload, const TrainingStep& step,
+                        const std::vector<SchemeStep>& schemes, const nlohmann::ordered_json& provenance);
 
 }  // namespace ecosim::cli

@@ -23,6 +23,7 @@
 namespace ecosim::kernels::actnn {
 
 inline constexpr std::uint64_t kGroupSize = 256;
+inline constexpr std::uint64_t kMetadataBytesPerGroup = 4;  // zero and range, one bf16 each
 
 struct Layout {
   std::uint64_t samples = 1;
@@ -35,6 +36,8 @@ struct Layout {
   std::uint64_t groups() const;
   /// samples + 1 byte offsets of each sample's codes (last = total code bytes).
   std::vector<std::uint64_t> sample_byte_offsets() const;
+  /// The bytes of a tensor compressed in this layout: its codes and its groups' metadata.
+  std::uint64_t storage_bytes() const;
   /// Throws ecosim::Error for zero sizes, a bits vector of the wrong length or bits ∉ {1,2,4,8}.
   void check() const;
   /// check(), and that x is a float tensor of elements() values (the quantizers' argument check).

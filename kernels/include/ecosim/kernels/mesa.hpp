@@ -17,6 +17,8 @@
 namespace ecosim::kernels::mesa {
 
 inline constexpr float kMomentum = 0.9f;
+inline constexpr std::uint64_t kCodeBytes = 1;              // one 8-bit code per element
+inline constexpr std::uint64_t kMetadataBytesPerHead = 8;  // α and β, one fp32 each
 
 /// Running (α, β) per head; empty until the first step.
 struct State {
@@ -27,6 +29,8 @@ struct State {
 struct Layout {
   std::uint64_t outer = 1, heads = 1, inner = 0;
   std::uint64_t elements() const;
+  /// The bytes of a tensor compressed in this layout: its codes and one (α, β) per head.
+  std::uint64_t storage_bytes() const;
   void check() const;  // throws ecosim::Error for a zero dimension or overflow
   /// check(), that x is a float tensor of elements() values and that `state`, once initialized, holds one
   /// (α, β) per head (the quantizers' argument check).
@@ -37,7 +41,7 @@ struct Compressed {
   Layout layout;
   std::vector<float> alpha, beta;   // the per-head scales the codes were made with (fp32 metadata)
   std::vector<std::uint8_t> codes;  // one byte per element, in input order
-  std::uint64_t storage_bytes() const { return codes.size() + 8 * alpha.size(); }
+  std::uint64_t storage_bytes() const { return codes.size() + kMetadataBytesPerHead * alpha.size(); }
   /// Throws ecosim::Error unless the layout is valid, with one (α, β) per head and one code per element.
   void check() const;
 };

@@ -17,13 +17,22 @@ enum class Optimizer : std::uint8_t { sgd, adamw };
 std::string_view name(Optimizer o);
 Optimizer parse_optimizer(std::string_view text);  // "sgd" | "adamw"; throws ecosim::Error
 
+/// One layer saving a tensor, and what the tensor is to it ("input", "output", "q", ...).
+struct Saver {
+  std::size_t layer = 0;
+  std::string what;
+};
+
 /// A tensor autograd keeps from the forward pass until the backward pass of the layers that saved it.
 struct SavedTensor {
+  static constexpr std::size_t kNetworkInput = static_cast<std::size_t>(-1);
   std::string layer;           // the first layer saving it
   std::string what;            // "input", "output", "stats", "indices", "q", "k", "v", "probs", "context"
   std::string dtype = "fp32";  // fp32, or int64 (max-pool indices)
   std::uint64_t elements = 0, bytes = 0;
   std::size_t first_saver = 0, last_saver = 0;  // indices of the first and last layer saving it
+  std::size_t producer = kNetworkInput;         // the layer whose output (or own tensor) it is
+  std::vector<Saver> savers;                    // every layer saving it, in forward order
 };
 
 /// The memory held at one moment of the step: after a layer's forward, or during a layer's backward.

@@ -1,0 +1,59 @@
+// Activation-compression schemes applied to a training step's saved tensors (issue 20): the form in which each
+// layer saving a tensor keeps it under none, amp, actnn:L1|L2|L3, gact:B, mesa and fewbit:B; the bytes of each
+// form from the kernel modules' own layouts (actnn::Layout, mesa::Layout, fewbit::code_bytes); the compress and
+// decompress passes as the kernels' op records at the tensor's shape; and the memory curve of the step with the
+// compressed activations (rules in ops_counter/README.md, "Training step").
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ecosim/ops_counter/layers.hpp"
+#include "ecosim/ops_counter/training_step.hpp"
+
+namespace ecosim::kernels::schemes {
+
+enum class SchemeKind : std::uint8_t { none, amp, actnn, gact, mesa, fewbit };
+
+struct Scheme {
+  SchemeKind kind = SchemeKind::none;
+  unsigned level = 0;  // actnn: 1, 2 or 3
+  unsigned bits = 0;   // gact: a width of gact::kBitChoices; fewbit: the solver's 1..4
+  std::string name() const;
+};
+
+/// "none", "amp", "actnn:L1|L2|L3", "gact:B", "mesa", "fewbit:B"; throws ecosim::Error naming the valid forms
+/// for an unknown scheme or level, and the kernel module's own message for bits outside its range.
+Scheme parse_scheme(std::string_view text);
+
+/// The issue's default list — none, amp, actnn:L3, gact:4, mesa, fewbit:2 — less the schemes that do not apply
+/// to `layers`: actnn without convolutions or linears, mesa without attention or LayerNorm (Mesa's models are
+/// transformers), fewbit without GELU or SiLU.
+std::vector<Scheme> default_schemes(const std::vector<Layer>& layers);
+
+/// One copy of a saved tensor as a scheme stores it (a tensor two savers keep in the same form is stored once).
+struct StoredTensor {
+  std::size_t saved = 0;        // index into TrainingStep::saved
+  std::size_t first_saver = 0;  // the layer that stores it (allocated after its forward)
+  std::string form;             // "fp32", "fp16", "int64", "bool", "int8", "mask1", "actnn2", "mesa8", "fewbit2"
+  std::uint64_t bytes = 0;
+};
+
+struct SchemeStep {
+  Scheme scheme;
+  std::vector<StoredTensor> stored;
+  std::uint64_t activation_bytes = 0;  // Σ stored
+  std::uint64_t peak_bytes = 0;        // the top of memory_curve
+  std::vector<MemoryPoint> memory_curve;
+  /// The kernels' records of compressing each stored copy in the forward and restoring it in the backward,
+  /// named "<saver layer>.compress.<kernel pass>" (a cast to fp16 and ActNN's ReLU mask have no kernel: none).
+  std::vector<OpRecord> compress, decompress;
+};
+
+/// `scheme` applied to the saved tensors of `step`, the training step of `layers` whose leading dimension is
+/// `batch` (ActNN L3 allocates bits per sample). Throws ecosim::Error for a byte count overflowing 64 bits.
+SchemeStep apply_scheme(const Scheme& scheme, const std::vector<Layer>& layers, const TrainingStep& step,
+                        std::uint64_t batch);
+
+}  // namespace ecosim::kernels::schemes

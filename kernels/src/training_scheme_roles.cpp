@@ -1,0 +1,87 @@
+// Roles of saved tensors per layer kind, and autocast's output dtypes: conv, linear, `@` and attention's
+// projections give fp16; LayerNorm and softmax run in fp32 (autocast's fp32 list); a residual add in a network
+// with LayerNorms is fp32 (its stream starts from fp32 embeddings and position embeddings, and fp32 + fp16
+// promotes), else its input's dtype; every other layer keeps its input's dtype.
+#include <map>
+
+#include "training_scheme_roles.hpp"
+
+namespace ecosim::kernels::schemes {
+
+namespace {
+
+struct RoleOf {
+  const std::string& what;
+
+  std::vector<Role> operator()(const Linear&) const { return {Role::linear_input}; }
+  std::vector<Role> operator()(const Conv2d&) const { return {Role::conv_input}; }
+  std::vector<Role> operator()(const BatchNorm2d&) const { return {what == "stats" ? Role::stats : Role::bn_input}; }
+  std::vector<Role> operator()(const LayerNorm&) const { return {what == "stats" ? Role::stats : Role::ln_input}; }
+  std::vector<Role> operator()(const Activation& a) const {
+    return {a.func == ActivationFunc::relu ? Role::relu_output : Role::act_input};
+  }
+  std::vector<Role> operator()(const ElementwiseMul&) const { return {Role::mul_operand}; }
+  std::vector<Role> operator()(const MeanPool&) const { return {Role::pool_input}; }
+  std::vector<Role> operator()(const AvgPool2d&) const { return {Role::pool_input}; }
+  std::vector<Role> operator()(const MaxPool2d&) const {
+    return {what == "indices" ? Role::indices : Role::maxpool_input};
+  }
+  std::vector<Role> operator()(const Dropout&) const { return {Role::mask}; }
+  std::vector<Role> operator()(const Softmax&) const { return {Role::softmax_output}; }
+  std::vector<Role> operator()(const Matmul&) const { return {Role::matmul_operand}; }
+  std::vector<Role> operator()(const AttentionConfig& a) const {
+    if (what == "input" || what == "context") return {Role::linear_input};
+    if (what == "probs")
+      return a.probs_dropout ? std::vector{Role::softmax_output} : std::vector{Role::softmax_output, Role::matmul_operand};
+    if (what == "probs_dropout_mask") return {Role::mask};
+    return {Role::matmul_operand};  // q, k, v, dropped_probs
+  }
+  template <class Other>
+  std::vector<Role> operator()(const Other&) const {  // kinds the training step refuses before a scheme sees them
+    return {Role::mul_operand};
+  }
+};
+
+}  // namespace
+
+std::vector<Role> roles(const Layer& layer, const std::string& what) { return std::visit(RoleOf{what}, layer.op); }
+
+std::uint64_t heads_of(const Layer& layer, const std::string& what) {
+  const auto* a = std::get_if<AttentionConfig>(&layer.op);
+  const bool split = what == "q" || what == "k" || what == "v" || what == "probs" || what == "dropped_probs";
+  return a && split ? a->heads : 1;
+}
+
+std::vector<DType> autocast_dtypes(const std::vector<Layer>& layers, const TrainingStep& step) {
+  bool has_layernorm = false;
+  for (const Layer& l : layers) has_layernorm = has_layernorm || std::holds_alternative<LayerNorm>(l.op);
+  std::vector<DType> output(layers.size());
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const Layer& l = layers[i];
+    const DType input = !l.input.empty() ? output[index.at(l.input)] : i == 0 ? DType::fp32 : output[i - 1];
+    index[l.name] = i;
+    if (std::holds_alternative<Linear>(l.op) || std::holds_alternative<Conv2d>(l.op) ||
+        std::holds_alternative<Matmul>(l.op) || std::holds_alternative<AttentionConfig>(l.op))
+      output[i] = DType::fp16;
+    else if (std::holds_alternative<LayerNorm>(l.op) || std::holds_alternative<Softmax>(l.op))
+      output[i] = DType::fp32;
+    else if (std::holds_alternative<ResidualAdd>(l.op) && has_layernorm)
+      output[i] = DType::fp32;
+    else
+      output[i] = input;
+  }
+  // own tensors: norm statistics fp32, attention's q, k, v and context fp16 (projection and matmul outputs),
+  // its probabilities fp32 (softmax, then dropout); masks and indices keep their integer types (not floating)
+  std::vector<DType> saved;
+  for (const SavedTensor& s : step.saved) {
+    const std::string& what = s.savers.front().what;
+    if (s.producer == SavedTensor::kNetworkInput) saved.push_back(DType::fp32);
+    else if (what == "input" || what == "output") saved.push_back(output[s.producer]);
+    else if (what == "stats" || what == "probs" || what == "dropped_probs") saved.push_back(DType::fp32);
+    else saved.push_back(DType::fp16);
+  }
+  return saved;
+}
+
+}  // namespace ecosim::kernels::schemes

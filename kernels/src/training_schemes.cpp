@@ -1,0 +1,185 @@
+// A scheme applied to a training step's saved tensors: the form each saver keeps (rules below, sizes from the
+// kernel modules' layouts), copies in the same form stored once, the kernels' compress/decompress records, and
+// the memory curve with the stored bytes in place of the fp32 ones.
+//   none     every tensor as saved (fp32; int64 indices; bool masks).
+//   amp      autocast: conv, linear and matmul operands fp16 (a cast copy when produced in fp32), LayerNorm
+//            input and softmax output fp32, the others as produced (training_scheme_roles.cpp).
+//   actnn:L  conv and linear inputs (and BN inputs from L2) as ActNN codes, 4 bits (L1, L2) or 2 bits a sample
+//            on average (L3, the greedy allocator per sample); ReLU a 1-bit mask; max pool its indices as int8
+//            (offsets in the window, ActNN's QMaxPool2d); the rest fp32.
+//   gact:B   every floating tensor once as ActNN codes at B bits (32: raw), dropout masks at 1 bit, norm
+//            statistics (1-D, GACT leaves them) and max-pool indices as saved.
+//   mesa     over amp: conv, linear, LayerNorm, softmax, GELU/SiLU and matmul operands as Mesa's 8-bit codes
+//            with an (α, β) per attention head (one for other tensors).
+//   fewbit:B the input of GELU/SiLU as B-bit Few-Bit codes; the rest fp32.
+#include <algorithm>
+#include <set>
+
+#include "ecosim/kernels/actnn.hpp"
+#include "ecosim/kernels/fewbit.hpp"
+#include "ecosim/kernels/mesa.hpp"
+#include "ecosim/kernels/training_schemes.hpp"
+#include "ecosim/ops_counter/checked.hpp"
+#include "ecosim/ops_counter/primitives.hpp"
+#include "training_scheme_roles.hpp"
+
+namespace ecosim::kernels::schemes {
+
+namespace {
+
+inline constexpr unsigned kActnnLowBits = 4, kActnnL3AverageBits = 2, kMaskBits = 1;
+
+/// The form one saver keeps a tensor in, its bytes, and the kernel passes making and restoring it. A form of
+/// the saver's own (`own`: a layer quantizing or casting its input itself) is never shared with another saver.
+struct Form {
+  std::string key;
+  std::uint64_t bytes = 0;
+  std::vector<OpRecord> compress = {}, decompress = {};
+  bool own = false;
+};
+
+Form raw(const SavedTensor& s) { return {s.dtype, s.bytes}; }
+Form raw(const SavedTensor& s, DType t) { return {std::string(name(t)), storage_bytes(t, s.elements)}; }
+
+/// An ActNN layer's (own) or GACT's (shared) codes.
+Form actnn_form(const std::string& key, const actnn::Layout& layout, bool own) {
+  layout.check();
+  return {key, layout.storage_bytes(), {actnn::quantize_record(layout, DType::fp32)},
+          {actnn::dequantize_record(layout)}, own};
+}
+
+/// ActNN L3: `batch` samples, bits from the greedy at an average of 2 (equal sensitivities: ecosim sees no data).
+actnn::Layout per_sample_layout(std::uint64_t elements, std::uint64_t batch) {
+  if (batch < 2 || elements % batch) return actnn::Layout::uniform(elements, kActnnL3AverageBits);
+  const std::vector<double> weights(batch, 1.0);
+  return {batch, elements / batch, actnn::allocate_bits(weights, checked_mul(batch, kActnnL3AverageBits))};
+}
+
+Form mesa_form(const SavedTensor& s, std::uint64_t heads, DType input) {
+  const std::uint64_t h = s.elements % heads == 0 ? heads : 1;
+  const mesa::Layout layout{.outer = 1, .heads = h, .inner = s.elements / h};
+  layout.check();
+  return {"mesa8", layout.storage_bytes(), {mesa::quantize_record(layout, input)}, {mesa::dequantize_record(layout)},
+          true};
+}
+
+Form fewbit_form(const SavedTensor& s, const Activation& a, unsigned bits) {
+  const fewbit::Activation f = a.func == ActivationFunc::silu ? fewbit::Activation::silu : fewbit::Activation::gelu;
+  // the records depend on the codebook's size only: a coarse grid solves it at once
+  const fewbit::Codebook book = fewbit::Codebook::from(fewbit::solve(f, bits, {.grid = 64}));
+  return {"fewbit" + std::to_string(bits),
+          fewbit::code_bytes(s.elements, bits),
+          {fewbit::forward_record(book, s.elements, DType::fp32)},
+          {fewbit::backward_record(book, s.elements, DType::fp32)},
+          true};
+}
+
+bool floating(const SavedTensor& s) { return s.dtype == "fp32"; }
+
+/// A 0/1 tensor packed one bit an element (ActNN's ReLU, GACT's dropout masks), in Few-Bit's 1-bit layout.
+Form mask_form(const SavedTensor& s) { return {"mask1", fewbit::code_bytes(s.elements, kMaskBits), {}, {}, true}; }
+
+struct Rules {
+  const Scheme& scheme;
+  std::uint64_t batch;
+
+  /// fp16 or fp32 as autocast runs the saver: the tensor itself when produced so, else the saver's own cast.
+  static Form cast(const SavedTensor& s, DType to, DType produced) {
+    Form f = raw(s, to);
+    f.own = to != produced;
+    return f;
+  }
+
+  Form amp(const SavedTensor& s, Role r, DType produced) const {
+    switch (r) {
+      case Role::conv_input:
+      case Role::linear_input:
+      case Role::matmul_operand: return cast(s, DType::fp16, produced);
+      case Role::ln_input:
+      case Role::softmax_output: return cast(s, DType::fp32, produced);
+      case Role::stats: return raw(s, DType::fp32);
+      case Role::indices:
+      case Role::mask: return raw(s);
+      default: return raw(s, produced);
+    }
+  }
+
+  Form actnn(const SavedTensor& s, Role r) const {
+    const bool quantized = r == Role::conv_input || r == Role::linear_input || (r == Role::bn_input && scheme.level >= 2);
+    if (quantized && scheme.level == 3) return actnn_form("actnn_l3", per_sample_layout(s.elements, batch), true);
+    if (quantized) return actnn_form("actnn4", actnn::Layout::uniform(s.elements, kActnnLowBits), true);
+    if (r == Role::relu_output) return mask_form(s);
+    if (r == Role::maxpool_input) return {"none", 0};
+    if (r == Role::indices) return raw(s, DType::int8);
+    return raw(s);
+  }
+
+  Form of(const Layer& saver, const SavedTensor& s, const std::string& what, Role r, DType produced) const {
+    switch (scheme.kind) {
+      case SchemeKind::none: return raw(s);
+      case SchemeKind::amp: return amp(s, r, produced);
+      case SchemeKind::actnn: return actnn(s, r);
+      case SchemeKind::gact:  // GACT's quantizer: 1-bit dropout masks; no 1-D tensors (norm statistics)
+        if (r == Role::mask) return mask_form(s);
+        if (!floating(s) || r == Role::stats || scheme.bits == 32) return raw(s);
+        return actnn_form("gact" + std::to_string(scheme.bits), actnn::Layout::uniform(s.elements, scheme.bits), false);
+      case SchemeKind::mesa: {
+        const bool wrapped = r == Role::conv_input || r == Role::linear_input || r == Role::ln_input ||
+                             r == Role::softmax_output || r == Role::act_input || r == Role::matmul_operand;
+        return wrapped ? mesa_form(s, heads_of(saver, what), produced) : amp(s, r, produced);
+      }
+      case SchemeKind::fewbit:
+        if (r == Role::act_input) return fewbit_form(s, std::get<Activation>(saver.op), scheme.bits);
+        return raw(s);
+    }
+    return raw(s);
+  }
+};
+
+void add_records(std::vector<OpRecord>& to, const std::vector<OpRecord>& records, const std::string& prefix) {
+  for (const OpRecord& r : records) to.push_back(ops::prefixed(r, prefix));
+}
+
+}  // namespace
+
+SchemeStep apply_scheme(const Scheme& scheme, const std::vector<Layer>& layers, const TrainingStep& step,
+                        std::uint64_t batch) {
+  SchemeStep out;
+  out.scheme = scheme;
+  const Rules rules{scheme, batch};
+  const std::vector<DType> produced = autocast_dtypes(layers, step);
+  for (std::size_t i = 0; i < step.saved.size(); ++i) {
+    const SavedTensor& s = step.saved[i];
+    std::set<std::string> shared;  // the shared forms stored so far
+    for (const Saver& saver : s.savers) {
+      const Layer& layer = layers[saver.layer];
+      for (Role r : roles(layer, saver.what)) {
+        Form f = rules.of(layer, s, saver.what, r, produced[i]);
+        if (f.bytes == 0 || (!f.own && !shared.insert(f.key).second)) continue;
+        out.stored.push_back({i, saver.layer, f.key, f.bytes});
+        out.activation_bytes = checked_add(out.activation_bytes, f.bytes);
+        add_records(out.compress, f.compress, layer.name + ".compress");
+        add_records(out.decompress, f.decompress, layer.name + ".decompress");
+      }
+    }
+  }
+  // the curve of `none` with each layer's held saved bytes replaced by the scheme's
+  std::vector<std::uint64_t> held_none(layers.size(), 0), held(layers.size(), 0);
+  for (const SavedTensor& s : step.saved) held_none[s.first_saver] += s.bytes;
+  for (const StoredTensor& s : out.stored) held[s.first_saver] += s.bytes;
+  for (std::size_t i = 1; i < layers.size(); ++i) {
+    held_none[i] = checked_add(held_none[i], held_none[i - 1]);
+    held[i] = checked_add(held[i], held[i - 1]);
+  }
+  const std::size_t n = layers.size();
+  for (std::size_t p = 0; p < step.memory_curve.size(); ++p) {
+    const std::size_t layer = p < n ? p : 2 * n - 1 - p;  // forward in order, backward in reverse
+    MemoryPoint point = step.memory_curve[p];
+    point.bytes = checked_add(point.bytes - held_none[layer], held[layer]);
+    out.peak_bytes = std::max(out.peak_bytes, point.bytes);
+    out.memory_curve.push_back(std::move(point));
+  }
+  return out;
+}
+
+}  // namespace ecosim::kernels::schemes
