@@ -41,6 +41,10 @@ Scheme parse_scheme(std::string_view text) {
   if (text == "mesa") return {.kind = SchemeKind::mesa};
   const std::size_t colon = text.find(':');
   const std::string_view family = text.substr(0, colon), arg = colon == text.npos ? "" : text.substr(colon + 1);
+  if (colon == text.npos && (family == "actnn" || family == "gact" || family == "fewbit"))
+    throw Error(
+        "scheme '" + std::string(text) + "' needs " +
+        (family == "actnn" ? "a level: actnn:L1, actnn:L2 or actnn:L3" : "bits, e.g. " + std::string(family) + ":2"));
   if (family == "actnn") {
     if (arg == "L1" || arg == "L2" || arg == "L3") return {.kind = SchemeKind::actnn, .level = unsigned(arg[1] - '0')};
     throw Error("scheme '" + std::string(text) + "': unknown ActNN level '" + std::string(arg) +
@@ -62,7 +66,8 @@ Scheme parse_scheme(std::string_view text) {
 std::vector<Scheme> default_schemes(const std::vector<Layer>& layers) {
   bool gemm = false, smooth_activation = false, transformer = false;
   for (const Layer& l : layers) {
-    transformer = transformer || std::holds_alternative<AttentionConfig>(l.op) || std::holds_alternative<LayerNorm>(l.op);
+    transformer =
+        transformer || std::holds_alternative<AttentionConfig>(l.op) || std::holds_alternative<LayerNorm>(l.op);
     gemm = gemm || std::holds_alternative<Conv2d>(l.op) || std::holds_alternative<Linear>(l.op) ||
            std::holds_alternative<AttentionConfig>(l.op);
     const auto* a = std::get_if<Activation>(&l.op);

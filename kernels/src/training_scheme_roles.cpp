@@ -32,7 +32,8 @@ struct RoleOf {
   std::vector<Role> operator()(const AttentionConfig& a) const {
     if (what == "input" || what == "context") return {Role::linear_input};
     if (what == "probs")
-      return a.probs_dropout ? std::vector{Role::softmax_output} : std::vector{Role::softmax_output, Role::matmul_operand};
+      return a.probs_dropout ? std::vector{Role::softmax_output}
+                             : std::vector{Role::softmax_output, Role::matmul_operand};
     if (what == "probs_dropout_mask") return {Role::mask};
     return {Role::matmul_operand};  // q, k, v, dropped_probs
   }
@@ -76,10 +77,14 @@ std::vector<DType> autocast_dtypes(const std::vector<Layer>& layers, const Train
   std::vector<DType> saved;
   for (const SavedTensor& s : step.saved) {
     const std::string& what = s.savers.front().what;
-    if (s.producer == SavedTensor::kNetworkInput) saved.push_back(DType::fp32);
-    else if (what == "input" || what == "output") saved.push_back(output[s.producer]);
-    else if (what == "stats" || what == "probs" || what == "dropped_probs") saved.push_back(DType::fp32);
-    else saved.push_back(DType::fp16);
+    if (s.producer == SavedTensor::kNetworkInput)
+      saved.push_back(DType::fp32);
+    else if (what == "input" || what == "output")
+      saved.push_back(output[s.producer]);
+    else if (what == "stats" || what == "probs" || what == "dropped_probs")
+      saved.push_back(DType::fp32);
+    else
+      saved.push_back(DType::fp16);
   }
   return saved;
 }

@@ -17,15 +17,15 @@ enum class Role : std::uint8_t {
   linear_input,
   bn_input,
   ln_input,
-  stats,           // per-channel or per-row statistics of a norm
+  stats,  // per-channel or per-row statistics of a norm
   relu_output,
-  act_input,       // GELU or SiLU
+  act_input,  // GELU or SiLU
   softmax_output,
   matmul_operand,  // of `@` or of attention's q·kᵀ and probs·v
   pool_input,      // average or mean pool
   maxpool_input,
-  indices,         // max-pool argmax
-  mask,            // dropout
+  indices,  // max-pool argmax
+  mask,     // dropout
   mul_operand,
 };
 

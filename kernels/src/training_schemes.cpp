@@ -44,8 +44,11 @@ Form raw(const SavedTensor& s, DType t) { return {std::string(name(t)), storage_
 /// An ActNN layer's (own) or GACT's (shared) codes.
 Form actnn_form(const std::string& key, const actnn::Layout& layout, bool own) {
   layout.check();
-  return {key, layout.storage_bytes(), {actnn::quantize_record(layout, DType::fp32)},
-          {actnn::dequantize_record(layout)}, own};
+  return {key,
+          layout.storage_bytes(),
+          {actnn::quantize_record(layout, DType::fp32)},
+          {actnn::dequantize_record(layout)},
+          own};
 }
 
 /// ActNN L3: `batch` samples, bits from the greedy at an average of 2 (equal sensitivities: ecosim sees no data).
@@ -59,8 +62,8 @@ Form mesa_form(const SavedTensor& s, std::uint64_t heads, DType input) {
   const std::uint64_t h = s.elements % heads == 0 ? heads : 1;
   const mesa::Layout layout{.outer = 1, .heads = h, .inner = s.elements / h};
   layout.check();
-  return {"mesa8", layout.storage_bytes(), {mesa::quantize_record(layout, input)}, {mesa::dequantize_record(layout)},
-          true};
+  return {
+      "mesa8", layout.storage_bytes(), {mesa::quantize_record(layout, input)}, {mesa::dequantize_record(layout)}, true};
 }
 
 Form fewbit_form(const SavedTensor& s, const Activation& a, unsigned bits) {
@@ -105,7 +108,8 @@ struct Rules {
   }
 
   Form actnn(const SavedTensor& s, Role r) const {
-    const bool quantized = r == Role::conv_input || r == Role::linear_input || (r == Role::bn_input && scheme.level >= 2);
+    const bool quantized =
+        r == Role::conv_input || r == Role::linear_input || (r == Role::bn_input && scheme.level >= 2);
     if (quantized && scheme.level == 3) return actnn_form("actnn_l3", per_sample_layout(s.elements, batch), true);
     if (quantized) return actnn_form("actnn4", actnn::Layout::uniform(s.elements, kActnnLowBits), true);
     if (r == Role::relu_output) return mask_form(s);

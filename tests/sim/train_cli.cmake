@@ -1,6 +1,7 @@
 # `ecosim train`: the JSON fields of issue 20 (schemes[].scheme, activation_bytes, peak_bytes, ops; no
-# accelerator or GPU figures yet), agreement of json, csv and --out, and one-line errors with no output for a
-# batch overflowing 64-bit byte counts, an unknown scheme or optimizer, and a model with unmodelled layers.
+# accelerator or GPU figures yet), the default schemes, agreement of json, csv and --out, and one-line errors with
+# no output for a batch overflowing 64-bit byte counts, an unknown scheme, level or bit width, a scheme given
+# twice, an unknown optimizer, and a model with unmodelled layers.
 include(${CMAKE_CURRENT_LIST_DIR}/../cli_helpers.cmake)
 
 ecosim_run(json rc train --model resnet18 --batch 4 --optimizer adamw --format json --out report)
@@ -27,6 +28,22 @@ foreach(absent accel_latency_ms accel_energy_pj gpu_ms)  # not modelled yet: nev
     message(FATAL_ERROR "train --format json has '${absent}' (${value}), which is not computed")
   endif()
 endforeach()
+# the default list where each applies on a CNN (no Mesa, no Few-Bit), every scheme below none, compression ops
+set(names "")
+string(JSON count LENGTH "${json}" schemes)
+math(EXPR last "${count} - 1")
+foreach(i RANGE ${last})
+  string(JSON name GET "${json}" schemes ${i} scheme)
+  string(JSON bytes GET "${json}" schemes ${i} activation_bytes)
+  string(JSON compression GET "${json}" schemes ${i} ops compression muls)
+  list(APPEND names ${name})
+  if(bytes GREATER activation OR (name MATCHES "actnn|gact" AND compression LESS_EQUAL 0))
+    message(FATAL_ERROR "train: scheme ${name} keeps ${bytes} B (none: ${activation}), compression ${compression}")
+  endif()
+endforeach()
+if(NOT names STREQUAL "none;amp;actnn:L3;gact:4")
+  message(FATAL_ERROR "train: default schemes on resnet18 are '${names}'")
+endif()
 file(READ ${WORKDIR}/report/train.json written)
 string(JSON written_activation GET "${written}" schemes 0 activation_bytes)
 ecosim_run(csv rc train --model resnet18 --batch 4 --optimizer adamw --format csv)
@@ -38,7 +55,12 @@ endif()
 # a batch whose saved tensors overflow 64-bit byte counts (2^39 images of ResNet-152), a scheme or optimizer
 # not modelled, a model with a layer kind without training rules: exit 2, one line, no partial folder
 foreach(case "--model|resnet152|--batch|549755813888|layer .stem.conv.: [^\n]*overflow[^\n]*64 bits"
-        "--model|resnet18|--scheme|actnn|unknown or not yet modelled scheme 'actnn'"
+        "--model|resnet18|--scheme|zip|unknown scheme 'zip'"
+        "--model|resnet18|--scheme|actnn|scheme 'actnn' needs a level"
+        "--model|resnet18|--scheme|none,actnn:L4|unknown ActNN level 'L4'"
+        "--model|resnet18|--scheme|gact:3|3"
+        "--model|resnet18|--scheme|fewbit:9|9"
+        "--model|resnet18|--scheme|amp,amp|'amp' given twice"
         "--model|resnet18|--optimizer|adam|unknown optimizer 'adam'"
         "--model|pvt_v2_b0|layer 'stage1.block0.attn' .sra attention.: its saved tensors and backward are not modelled")
   string(REPLACE "|" ";" case "${case}")

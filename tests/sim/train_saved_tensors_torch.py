@@ -49,7 +49,7 @@ def saved_bytes(model, x):
 def ecosim_bytes(ecosim, args):
     """ecosim's activation bytes with its dropout masks kept as the CPU keeps them: ecosim models CUDA's
     1-byte bool mask, torch 1.13 on the CPU keeps the fp32 noise it multiplies by (4 bytes an element)."""
-    run = subprocess.run([ecosim, "train", "--format", "json", *args], capture_output=True, text=True)
+    run = subprocess.run([ecosim, "train", "--scheme", "none", "--format", "json", *args], capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit(f"ecosim train {' '.join(args)} failed: {run.stderr}")
     scheme = json.loads(run.stdout)["schemes"][0]

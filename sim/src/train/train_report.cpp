@@ -63,7 +63,8 @@ nlohmann::ordered_json train_json(const nlohmann::ordered_json& workload, const 
                        {"saved_by_layers", tensor.savers.size()}});
     }
     nlohmann::ordered_json curve = nlohmann::ordered_json::array();
-    for (const MemoryPoint& p : s.memory_curve) curve.push_back({{"phase", p.phase}, {"layer", p.layer}, {"bytes", p.bytes}});
+    for (const MemoryPoint& p : s.memory_curve)
+      curve.push_back({{"phase", p.phase}, {"layer", p.layer}, {"bytes", p.bytes}});
     list.push_back({{"scheme", s.scheme.name()},
                     {"activation_bytes", s.activation_bytes},
                     {"peak_bytes", s.peak_bytes},
@@ -118,12 +119,12 @@ std::string train_table(const nlohmann::ordered_json& workload, const TrainingSt
       "{:.3f} GiB, buffers {:.3f} GiB)\n\n",
       workload.dump(), step.parameters, step.parameter_bytes / kGiB, step.gradient_bytes / kGiB,
       step.optimizer_state_bytes / kGiB, step.buffer_bytes / kGiB);
-  out += fmt::format("{:<10} {:>16} {:>8} {:>10} {:>14} {:>14} {:>12} {:>16}\n", "scheme", "activations GiB",
-                     "ratio", "peak GiB", "forward G mul", "backward G mul", "update G mul", "compression G mul");
+  out += fmt::format("{:<10} {:>16} {:>8} {:>10} {:>14} {:>14} {:>12} {:>16}\n", "scheme", "activations GiB", "ratio",
+                     "peak GiB", "forward G mul", "backward G mul", "update G mul", "compression G mul");
   for (const SchemeStep& s : schemes) {
     const PhaseTotals t = totals(step, s);
-    out += fmt::format("{:<10} {:>16.4f} {:>8.2f} {:>10.4f} {:>14.4f} {:>14.4f} {:>12.4f} {:>16.4f}\n",
-                       s.scheme.name(), s.activation_bytes / kGiB, ratio_to_none(step, s), s.peak_bytes / kGiB,
+    out += fmt::format("{:<10} {:>16.4f} {:>8.2f} {:>10.4f} {:>14.4f} {:>14.4f} {:>12.4f} {:>16.4f}\n", s.scheme.name(),
+                       s.activation_bytes / kGiB, ratio_to_none(step, s), s.peak_bytes / kGiB,
                        t.forward.ops(OpKind::mul) / 1e9, t.backward.ops(OpKind::mul) / 1e9,
                        t.update.ops(OpKind::mul) / 1e9, t.compression.ops(OpKind::mul) / 1e9);
   }
