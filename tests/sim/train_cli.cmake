@@ -52,6 +52,14 @@ if(NOT written_activation EQUAL activation OR NOT csv MATCHES "\nnone,${activati
   message(FATAL_ERROR "--out and csv disagree with json (${activation} B): ${written_activation}, ${csv}")
 endif()
 
+# --max-batch: per scheme the largest batch, more with ActNN than without
+ecosim_run(json rc train --model resnet18 --scheme none,actnn:L3 --max-batch --memory-gb 4 --format json)
+string(JSON none_batch GET "${json}" schemes 0 max_batch)
+string(JSON l3_batch GET "${json}" schemes 1 max_batch)
+if(NOT rc EQUAL 0 OR none_batch LESS 1 OR l3_batch LESS_EQUAL none_batch)
+  message(FATAL_ERROR "train --max-batch: ${rc} ${json}")
+endif()
+
 # a batch whose saved tensors overflow 64-bit byte counts (2^39 images of ResNet-152), a scheme or optimizer
 # not modelled, a model with a layer kind without training rules: exit 2, one line, no partial folder
 foreach(case "--model|resnet152|--batch|549755813888|layer .stem.conv.: [^\n]*overflow[^\n]*64 bits"
@@ -61,6 +69,11 @@ foreach(case "--model|resnet152|--batch|549755813888|layer .stem.conv.: [^\n]*ov
         "--model|resnet18|--scheme|gact:3|3"
         "--model|resnet18|--scheme|fewbit:9|9"
         "--model|resnet18|--scheme|amp,amp|'amp' given twice"
+        "--model|resnet18|--max-batch|--max-batch needs --memory-gb"
+        "--model|resnet18|--max-batch|--memory-gb|0|--memory-gb: give a size"
+        "--model|resnet18|--max-batch|--memory-gb|nan|--memory-gb: give a size"
+        "--model|resnet18|--memory-gb|4|--memory-gb needs --max-batch"
+        "--model|resnet18|--max-batch|--memory-gb|4|--batch|8|leave out --batch"
         "--model|resnet18|--optimizer|adam|unknown optimizer 'adam'"
         "--model|pvt_v2_b0|layer 'stage1.block0.attn' .sra attention.: its saved tensors and backward are not modelled")
   string(REPLACE "|" ";" case "${case}")

@@ -25,6 +25,14 @@ namespace {
 
 namespace schemes = kernels::schemes;
 
+/// --memory-gb in bytes: positive, finite, at most 2^20 GiB.
+std::uint64_t memory_bytes(const po::variables_map& vm) {
+  if (!vm.count("memory-gb")) throw Error("--max-batch needs --memory-gb G");
+  const double gib = vm["memory-gb"].as<double>();
+  if (!(gib > 0) || !(gib <= 1024.0 * 1024.0)) throw Error("--memory-gb: give a size in (0, 1048576] GiB");
+  return static_cast<std::uint64_t>(gib * 1024.0 * 1024.0 * 1024.0);
+}
+
 /// The comma-separated schemes of --scheme, or the default list for `layers` when it is not given.
 std::vector<schemes::Scheme> parse_schemes(const po::variables_map& vm, const std::vector<Layer>& layers) {
   if (!vm.count("scheme")) return schemes::default_schemes(layers);
@@ -60,7 +68,9 @@ int train(const Args& args) {
       "convention", po::value<std::string>()->default_value("exact"),
       "exact or paper (mmcv MACs; gradient GEMMs twice the forward)")(
       "format", po::value<std::string>()->default_value("table"), "table, json or csv")(
-      "out", po::value<std::string>(), "also write train.json, train.csv and memory_curve.csv into this folder");
+      "out", po::value<std::string>(), "also write train.json, train.csv and memory_curve.csv into this folder")(
+      "max-batch", "instead of one step: the largest batch per scheme whose step peaks within --memory-gb")(
+      "memory-gb", po::value<double>(), "with --max-batch: the memory in GiB (2^30 bytes)");
   options.add(model_file_option());
   po::variables_map vm;
   if (!parse_args(args, options, vm, "ecosim train --model NAME [--batch B] [--optimizer sgd|adamw] [options]",
@@ -80,7 +90,21 @@ int train(const Args& args) {
   if (vm.count("resolution")) model_options.resolution = positive(vm, "resolution");
   if (vm.count("seq-len")) model_options.seq_len = positive(vm, "seq-len");
   const std::string model = vm["model"].as<std::string>();
-  const std::vector<Layer> layers = model_zoo(vm).build(model, model_options);
+  const ModelZoo zoo = model_zoo(vm);
+  const std::vector<Layer> layers = zoo.build(model, model_options);
+  if (vm.count("max-batch")) {
+    const std::uint64_t memory = memory_bytes(vm);
+    if (!vm["batch"].defaulted()) throw Error("--max-batch searches the batch: leave out --batch");
+    if (folder) throw Error("--max-batch writes no --out folder");
+    const schemes::NetworkAt network = [&](std::uint64_t batch) {
+      ModelOptions o = model_options;
+      o.batch = batch;
+      return zoo.build(model, o);
+    };
+    std::cout << max_batch_report(model, parse_schemes(vm, layers), network, optimizer, memory, format);
+    return 0;
+  }
+  if (vm.count("memory-gb")) throw Error("--memory-gb needs --max-batch");
 
   const std::vector<schemes::Scheme> list = parse_schemes(vm, layers);
   const TrainingStep step = training_step(layers, optimizer, convention);

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "count_report.hpp"
 #include "ecosim/kernels/training_schemes.hpp"
 #include "ecosim/ops_counter/energy.hpp"
 #include "ecosim/ops_counter/training_step.hpp"
@@ -30,5 +31,12 @@ std::string memory_curve_csv(const std::vector<SchemeStep>& schemes);
 /// The aligned table: memory in GiB (2³⁰ bytes), the ratio to none and G muls per phase, the provenance below.
 std::string train_table(const nlohmann::ordered_json& workload, const TrainingStep& step,
                         const std::vector<SchemeStep>& schemes, const nlohmann::ordered_json& provenance);
+
+/// `--max-batch`: per scheme the largest batch whose step peaks within `memory_bytes`, its peak, and its ratio
+/// to none's largest batch (when none is listed) — as an aligned table, CSV or JSON {"workload", "memory_bytes",
+/// "schemes": [{"scheme", "max_batch", "peak_bytes", "batch_ratio_to_none"}]}.
+std::string max_batch_report(const std::string& model, const std::vector<kernels::schemes::Scheme>& schemes,
+                             const kernels::schemes::NetworkAt& network, Optimizer optimizer,
+                             std::uint64_t memory_bytes, Format format);
 
 }  // namespace ecosim::cli

@@ -5,6 +5,7 @@
 // compressed activations (rules in ops_counter/README.md, "Training step").
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,5 +56,17 @@ struct SchemeStep {
 /// `batch` (ActNN L3 allocates bits per sample). Throws ecosim::Error for a byte count overflowing 64 bits.
 SchemeStep apply_scheme(const Scheme& scheme, const std::vector<Layer>& layers, const TrainingStep& step,
                         std::uint64_t batch);
+
+/// The network at a batch size (a zoo model or a model file rebuilt per batch).
+using NetworkAt = std::function<std::vector<Layer>(std::uint64_t batch)>;
+
+struct MaxBatch {
+  std::uint64_t batch = 0;       // the largest batch whose step peaks within the memory; 0: not even 1
+  std::uint64_t peak_bytes = 0;  // its peak (at batch 1 when none fits)
+};
+
+/// The largest batch of `network` whose training step under `scheme` peaks at most `memory_bytes` (peak_bytes
+/// grows with the batch: doubling, then bisection). Throws ecosim::Error when more than 2^32 samples fit.
+MaxBatch max_batch(const Scheme& scheme, const NetworkAt& network, Optimizer optimizer, std::uint64_t memory_bytes);
 
 }  // namespace ecosim::kernels::schemes
