@@ -1,5 +1,6 @@
-# `ecosim train`: the JSON fields of issue 20 (schemes[].scheme, activation_bytes, peak_bytes, ops; no
-# accelerator or GPU figures yet), the default schemes, agreement of json, csv and --out, and one-line errors with
+# `ecosim train`: the JSON fields of issue 20 (schemes[].scheme, activation_bytes, peak_bytes, ops,
+# accel_latency_ms, accel_energy_pj, gpu_ms labelled an estimate; absent in the paper convention), the
+# accelerator's energy with fewer and with more DRAM bits than none, the default schemes, --max-batch, agreement of json, csv and --out, and one-line errors with
 # no output for a batch overflowing 64-bit byte counts, an unknown scheme, level or bit width, a scheme given
 # twice, an unknown optimizer, and a model with unmodelled layers.
 include(${CMAKE_CURRENT_LIST_DIR}/../cli_helpers.cmake)
@@ -22,12 +23,37 @@ math(EXPR adamw_state "8 * ${params}")  # two fp32 moments per parameter
 if(NOT state EQUAL adamw_state)
   message(FATAL_ERROR "adamw state ${state} B for ${params} parameters")
 endif()
-foreach(absent accel_latency_ms accel_energy_pj gpu_ms)  # not modelled yet: never a placeholder
-  string(JSON value ERROR_VARIABLE missing GET "${json}" schemes 0 ${absent})
-  if(NOT missing)
-    message(FATAL_ERROR "train --format json has '${absent}' (${value}), which is not computed")
+foreach(field accel_latency_ms accel_energy_pj gpu_ms)  # priced in the exact convention
+  string(JSON value ERROR_VARIABLE missing GET "${json}" schemes 0 ${field})
+  if(missing OR NOT value GREATER 0)
+    message(FATAL_ERROR "train --format json: '${field}' is '${value}' (${missing})")
   endif()
 endforeach()
+string(JSON gpu_kind GET "${json}" schemes 0 gpu_ms_kind)
+if(NOT gpu_kind MATCHES "^estimate: modelled")
+  message(FATAL_ERROR "train: gpu_ms not labelled an estimate: ${gpu_kind}")
+endif()
+ecosim_run(paper rc train --model resnet18 --batch 4 --scheme none --convention paper --format json)
+foreach(absent accel_latency_ms accel_energy_pj gpu_ms)  # the paper convention is no machine's work: never a placeholder
+  string(JSON value ERROR_VARIABLE missing GET "${paper}" schemes 0 ${absent})
+  if(NOT missing)
+    message(FATAL_ERROR "train --convention paper has '${absent}' (${value}), which is not computed")
+  endif()
+endforeach()
+
+# the accelerator's step energy falls with fewer saved bits only where the DRAM bits saved outweigh the
+# compression work: GACT at 2 bits below none, at 8 bits above (8.125 bits an element against the 8-bit floats
+# the accelerator keeps in DRAM, plus the quantize and dequantize work)
+ecosim_run(priced rc train --model resnet18 --batch 4 --scheme none,gact:2,gact:8 --format json)
+foreach(i 0 1 2)
+  string(JSON energy_${i} GET "${priced}" schemes ${i} accel_energy_pj)
+  string(JSON dram_${i} GET "${priced}" schemes ${i} accel_dram_bits)
+endforeach()
+if(NOT energy_1 LESS energy_0 OR NOT dram_1 LESS dram_0 OR NOT energy_2 GREATER energy_0 OR NOT dram_2 GREATER dram_0)
+  message(FATAL_ERROR "train: accelerator energy none ${energy_0} pJ (${dram_0} DRAM bits), gact:2 ${energy_1} "
+                      "(${dram_1}), gact:8 ${energy_2} (${dram_2})")
+endif()
+
 # the default list where each applies on a CNN (no Mesa, no Few-Bit), every scheme below none, compression ops
 set(names "")
 string(JSON count LENGTH "${json}" schemes)
@@ -69,6 +95,8 @@ foreach(case "--model|resnet152|--batch|549755813888|layer .stem.conv.: [^\n]*ov
         "--model|resnet18|--scheme|gact:3|3"
         "--model|resnet18|--scheme|fewbit:9|9"
         "--model|resnet18|--scheme|amp,amp|'amp' given twice"
+        "--model|resnet18|--gpu|h999|unknown GPU 'h999'"
+        "--model|resnet18|--engine|fast|unknown engine 'fast'"
         "--model|resnet18|--max-batch|--max-batch needs --memory-gb"
         "--model|resnet18|--max-batch|--memory-gb|0|--memory-gb: give a size"
         "--model|resnet18|--max-batch|--memory-gb|nan|--memory-gb: give a size"

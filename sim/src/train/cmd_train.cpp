@@ -10,12 +10,14 @@
 #include <sstream>
 
 #include "count_report.hpp"
+#include "ecosim/accel_model/gpu/gpu_spec.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/training_step.hpp"
 #include "ecosim/sim/commands.hpp"
 #include "ecosim/traces/atomic_file.hpp"
 #include "provenance.hpp"
 #include "report_folder.hpp"
+#include "train_pricing.hpp"
 #include "train_report.hpp"
 #include "workload.hpp"
 
@@ -69,6 +71,9 @@ int train(const Args& args) {
       "exact or paper (mmcv MACs; gradient GEMMs twice the forward)")(
       "format", po::value<std::string>()->default_value("table"), "table, json or csv")(
       "out", po::value<std::string>(), "also write train.json, train.csv and memory_curve.csv into this folder")(
+      "accel", po::value<std::string>()->default_value("bitfusion-45nm"), "built-in accelerator pricing the step")(
+      "engine", po::value<std::string>()->default_value("closed-form"), "accelerator timing: closed-form or systemc")(
+      "gpu", po::value<std::string>()->default_value("h100-sxm"), "GPU whose modelled step time is estimated")(
       "max-batch", "instead of one step: the largest batch per scheme whose step peaks within --memory-gb")(
       "memory-gb", po::value<double>(), "with --max-batch: the memory in GiB (2^30 bytes)");
   options.add(model_file_option());
@@ -110,18 +115,31 @@ int train(const Args& args) {
   const TrainingStep step = training_step(layers, optimizer, convention);
   std::vector<SchemeStep> steps;
   for (const schemes::Scheme& s : list) steps.push_back(schemes::apply_scheme(s, layers, step, model_options.batch));
+  StepPrices prices(steps.size());  // priced in the exact convention only (the accelerator's work)
+  if (convention == Convention::exact) {
+    const PricingSetup setup{accel::builtin_config(vm["accel"].as<std::string>()),
+                             accel::parse_engine(vm["engine"].as<std::string>()),
+                             gpu::builtin_gpu(vm["gpu"].as<std::string>())};
+    for (std::size_t i = 0; i < steps.size(); ++i)
+      prices[i] = price_step(schemes::step_records(step, steps[i], layers), setup, TechTable::builtin_45nm());
+  }
 
   nlohmann::ordered_json workload{{"model", model},
                                   {"batch", model_options.batch},
                                   {"optimizer", name(optimizer)},
                                   {"convention", name(convention)}};
+  if (convention == Convention::exact) {
+    workload["accel"] = vm["accel"].as<std::string>();
+    workload["engine"] = vm["engine"].as<std::string>();
+    workload["gpu"] = vm["gpu"].as<std::string>();
+  }
   if (model_options.resolution) workload["resolution"] = model_options.resolution;
   if (model_options.seq_len) workload["seq_len"] = model_options.seq_len;
   if (vm.count("model-file")) workload["model_file"] = vm["model-file"].as<std::string>();
   const TechTable& tech = TechTable::builtin_45nm();
   const nlohmann::ordered_json prov = provenance(tech);
-  const std::string json = train_json(workload, step, steps, tech, prov).dump(2) + "\n";
-  const std::string csv = train_csv(step, steps, prov);
+  const std::string json = train_json(workload, step, steps, prices, tech, prov).dump(2) + "\n";
+  const std::string csv = train_csv(step, steps, prices, prov);
   if (folder) {
     folder->create();
     const std::string curve = memory_curve_csv(steps);
@@ -131,7 +149,9 @@ int train(const Args& args) {
       folder->write(file, [&](const std::string& path) { write_file_atomically(path, *text); });
     folder->keep();
   }
-  std::cout << (format == Format::json ? json : format == Format::csv ? csv : train_table(workload, step, steps, prov));
+  std::cout << (format == Format::json  ? json
+                : format == Format::csv ? csv
+                                        : train_table(workload, step, steps, prices, prov));
   return 0;
 }
 

@@ -40,8 +40,8 @@ double ratio_to_none(const TrainingStep& step, const SchemeStep& s) {
 }  // namespace
 
 nlohmann::ordered_json train_json(const nlohmann::ordered_json& workload, const TrainingStep& step,
-                                  const std::vector<SchemeStep>& schemes, const TechTable& tech,
-                                  const nlohmann::ordered_json& provenance) {
+                                  const std::vector<SchemeStep>& schemes, const StepPrices& prices,
+                                  const TechTable& tech, const nlohmann::ordered_json& provenance) {
   nlohmann::ordered_json j{{"workload", workload},
                            {"parameters", step.parameters},
                            {"parameter_bytes", step.parameter_bytes},
@@ -49,7 +49,8 @@ nlohmann::ordered_json train_json(const nlohmann::ordered_json& workload, const 
                            {"optimizer_state_bytes", step.optimizer_state_bytes},
                            {"buffer_bytes", step.buffer_bytes}};
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (const SchemeStep& s : schemes) {
+  for (std::size_t i = 0; i < schemes.size(); ++i) {
+    const SchemeStep& s = schemes[i];
     const PhaseTotals t = totals(step, s);
     nlohmann::ordered_json saved = nlohmann::ordered_json::array();
     for (const auto& x : s.stored) {
@@ -65,39 +66,53 @@ nlohmann::ordered_json train_json(const nlohmann::ordered_json& workload, const 
     nlohmann::ordered_json curve = nlohmann::ordered_json::array();
     for (const MemoryPoint& p : s.memory_curve)
       curve.push_back({{"phase", p.phase}, {"layer", p.layer}, {"bytes", p.bytes}});
-    list.push_back({{"scheme", s.scheme.name()},
-                    {"activation_bytes", s.activation_bytes},
-                    {"peak_bytes", s.peak_bytes},
-                    {"ratio_to_none", ratio_to_none(step, s)},
-                    {"ops",
-                     {{"forward", counts_json(t.forward, tech)},
-                      {"backward", counts_json(t.backward, tech)},
-                      {"update", counts_json(t.update, tech)},
-                      {"compression", counts_json(t.compression, tech)},
-                      {"total", counts_json(t.all, tech)}}},
-                    {"saved_tensors", saved},
-                    {"memory_curve", curve}});
+    nlohmann::ordered_json entry{{"scheme", s.scheme.name()},
+                                 {"activation_bytes", s.activation_bytes},
+                                 {"peak_bytes", s.peak_bytes},
+                                 {"ratio_to_none", ratio_to_none(step, s)},
+                                 {"ops",
+                                  {{"forward", counts_json(t.forward, tech)},
+                                   {"backward", counts_json(t.backward, tech)},
+                                   {"update", counts_json(t.update, tech)},
+                                   {"compression", counts_json(t.compression, tech)},
+                                   {"total", counts_json(t.all, tech)}}}};
+    if (const auto& p = prices[i]) {
+      entry["accel_latency_ms"] = p->accel_latency_ms;
+      entry["accel_energy_pj"] = p->accel_energy_pj;
+      entry["accel_dram_pj"] = p->accel_dram_pj;
+      entry["accel_dram_bits"] = p->accel_dram_bits;
+      entry["gpu_ms"] = p->gpu_ms;
+      entry["gpu_ms_kind"] = p->gpu_label;
+    }
+    entry["saved_tensors"] = saved;
+    entry["memory_curve"] = curve;
+    list.push_back(entry);
   }
   j["schemes"] = list;
   j["provenance"] = provenance;
   return j;
 }
 
-std::string train_csv(const TrainingStep& step, const std::vector<SchemeStep>& schemes,
+std::string train_csv(const TrainingStep& step, const std::vector<SchemeStep>& schemes, const StepPrices& prices,
                       const nlohmann::ordered_json& provenance) {
   std::string out = provenance_lines(provenance);
   out +=
       "scheme,activation_bytes,peak_bytes,ratio_to_none,parameter_bytes,gradient_bytes,optimizer_state_bytes,"
       "buffer_bytes,forward_muls,forward_adds,backward_muls,backward_adds,update_muls,update_adds,compression_muls,"
-      "compression_adds\n";
-  for (const SchemeStep& s : schemes) {
+      "compression_adds,accel_latency_ms,accel_energy_pj,accel_dram_bits,gpu_ms\n";
+  for (std::size_t i = 0; i < schemes.size(); ++i) {
+    const SchemeStep& s = schemes[i];
     const PhaseTotals t = totals(step, s);
-    out += fmt::format("{},{},{},{:.6g},{},{},{},{},{},{},{},{},{},{},{},{}\n", s.scheme.name(), s.activation_bytes,
+    const std::string priced =
+        prices[i] ? fmt::format(",{:.6g},{:.6g},{},{:.6g}", prices[i]->accel_latency_ms, prices[i]->accel_energy_pj,
+                                prices[i]->accel_dram_bits, prices[i]->gpu_ms)
+                  : std::string(",,,,");
+    out += fmt::format("{},{},{},{:.6g},{},{},{},{},{},{},{},{},{},{},{},{}{}\n", s.scheme.name(), s.activation_bytes,
                        s.peak_bytes, ratio_to_none(step, s), step.parameter_bytes, step.gradient_bytes,
                        step.optimizer_state_bytes, step.buffer_bytes, t.forward.ops(OpKind::mul),
                        t.forward.ops(OpKind::add), t.backward.ops(OpKind::mul), t.backward.ops(OpKind::add),
                        t.update.ops(OpKind::mul), t.update.ops(OpKind::add), t.compression.ops(OpKind::mul),
-                       t.compression.ops(OpKind::add));
+                       t.compression.ops(OpKind::add), priced);
   }
   return out;
 }
@@ -113,21 +128,29 @@ std::string memory_curve_csv(const std::vector<SchemeStep>& schemes) {
 }
 
 std::string train_table(const nlohmann::ordered_json& workload, const TrainingStep& step,
-                        const std::vector<SchemeStep>& schemes, const nlohmann::ordered_json& provenance) {
+                        const std::vector<SchemeStep>& schemes, const StepPrices& prices,
+                        const nlohmann::ordered_json& provenance) {
   std::string out = fmt::format(
       "training step: {}\nparameters: {} ({:.3f} GiB; gradients {:.3f} GiB, optimizer state "
       "{:.3f} GiB, buffers {:.3f} GiB)\n\n",
       workload.dump(), step.parameters, step.parameter_bytes / kGiB, step.gradient_bytes / kGiB,
       step.optimizer_state_bytes / kGiB, step.buffer_bytes / kGiB);
-  out += fmt::format("{:<10} {:>16} {:>8} {:>10} {:>14} {:>14} {:>12} {:>16}\n", "scheme", "activations GiB", "ratio",
-                     "peak GiB", "forward G mul", "backward G mul", "update G mul", "compression G mul");
-  for (const SchemeStep& s : schemes) {
+  out += fmt::format("{:<10} {:>16} {:>8} {:>10} {:>14} {:>14} {:>12} {:>12} {:>12} {:>10} {:>14}\n", "scheme",
+                     "activations GiB", "ratio", "peak GiB", "forward G mul", "backward G mul", "update G mul",
+                     "compr. G mul", "accel ms", "accel mJ", "GPU ms (est.)");
+  for (std::size_t i = 0; i < schemes.size(); ++i) {
+    const SchemeStep& s = schemes[i];
     const PhaseTotals t = totals(step, s);
-    out += fmt::format("{:<10} {:>16.4f} {:>8.2f} {:>10.4f} {:>14.4f} {:>14.4f} {:>12.4f} {:>16.4f}\n", s.scheme.name(),
-                       s.activation_bytes / kGiB, ratio_to_none(step, s), s.peak_bytes / kGiB,
-                       t.forward.ops(OpKind::mul) / 1e9, t.backward.ops(OpKind::mul) / 1e9,
-                       t.update.ops(OpKind::mul) / 1e9, t.compression.ops(OpKind::mul) / 1e9);
+    const auto& p = prices[i];
+    out += fmt::format(
+        "{:<10} {:>16.4f} {:>8.2f} {:>10.4f} {:>14.4f} {:>14.4f} {:>12.4f} {:>12.4f} {:>12} {:>10} {:>14}\n",
+        s.scheme.name(), s.activation_bytes / kGiB, ratio_to_none(step, s), s.peak_bytes / kGiB,
+        t.forward.ops(OpKind::mul) / 1e9, t.backward.ops(OpKind::mul) / 1e9, t.update.ops(OpKind::mul) / 1e9,
+        t.compression.ops(OpKind::mul) / 1e9, p ? fmt::format("{:.3f}", p->accel_latency_ms) : "-",
+        p ? fmt::format("{:.3f}", p->accel_energy_pj / 1e9) : "-", p ? fmt::format("{:.3f}", p->gpu_ms) : "-");
   }
+  if (!prices.empty() && prices.front())
+    out += fmt::format("GPU ms: {} (nothing measured)\n", prices.front()->gpu_label);
   return out + provenance_footer(provenance, "--format json or csv");
 }
 

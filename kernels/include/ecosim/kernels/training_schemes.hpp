@@ -57,6 +57,14 @@ struct SchemeStep {
 SchemeStep apply_scheme(const Scheme& scheme, const std::vector<Layer>& layers, const TrainingStep& step,
                         std::uint64_t batch);
 
+/// The step as a machine runs it, in order: the forward records; the compression work (the kernels' compress
+/// records' operations, their raw-tensor traffic fused with the producing layer's); each stored copy written to
+/// DRAM ("<layer>.save_for_backward", a DMA record of its bytes: fp32 or fp16 for raw floats, else bytes as
+/// int8); each read back ("<layer>.restore"); the decompression work (fused likewise); the backward records; the
+/// update. A scheme so shows as DRAM bits saved against compress/decompress operations added.
+std::vector<OpRecord> step_records(const TrainingStep& step, const SchemeStep& scheme,
+                                   const std::vector<Layer>& layers);
+
 /// The network at a batch size (a zoo model or a model file rebuilt per batch).
 using NetworkAt = std::function<std::vector<Layer>(std::uint64_t batch)>;
 

@@ -1,0 +1,24 @@
+// Pricing a training step: the accelerator replay of its records and the GPU model's estimate.
+#include "train_pricing.hpp"
+
+#include "ecosim/accel_model/gpu/op_records.hpp"
+#include "ecosim/accel_model/plan_source.hpp"
+#include "ecosim/ops_counter/record_source.hpp"
+
+namespace ecosim::cli {
+
+StepPrice price_step(const std::vector<OpRecord>& records, const PricingSetup& setup, const TechTable& tech) {
+  RecordList list(records);
+  accel::PlanSource plans(list, Convention::exact, "ecosim train", setup.accel, tech);
+  const accel::ReplayResult replay = accel::replay(setup.engine, plans, setup.accel);
+  const gpu::Software software = gpu::Software::ecosim_kernels;
+  return {
+      .accel_latency_ms = replay.latency_ms(),
+      .accel_energy_pj = replay.total.energy.total_pj(),
+      .accel_dram_pj = replay.total.energy.dram_pj,
+      .accel_dram_bits = replay.total.dram_bits,
+      .gpu_ms = gpu::modelled_latency_s(records, setup.gpu, software) * 1e3,
+      .gpu_label = "estimate: modelled, " + setup.gpu.name + ", " + std::string(gpu::software_description(software))};
+}
+
+}  // namespace ecosim::cli

@@ -1,0 +1,32 @@
+// Internal: the price of a training step under a scheme on the accelerator model (latency, energy, DRAM bits of
+// the step's records replayed, kernels/training_schemes.hpp step_records) and on a GPU (the GPU model's
+// estimate, labelled as one: ecosim train measures nothing on a GPU).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "ecosim/accel_model/config.hpp"
+#include "ecosim/accel_model/gpu/gpu_spec.hpp"
+#include "ecosim/accel_model/replay.hpp"
+#include "ecosim/ops_counter/energy.hpp"
+#include "ecosim/ops_counter/op_record.hpp"
+
+namespace ecosim::cli {
+
+struct StepPrice {
+  double accel_latency_ms = 0, accel_energy_pj = 0, accel_dram_pj = 0;
+  std::uint64_t accel_dram_bits = 0;
+  double gpu_ms = 0;
+  std::string gpu_label;  // "estimate: modelled, <GPU>, <software>"
+};
+
+struct PricingSetup {
+  accel::AccelConfig accel;
+  accel::Engine engine;
+  gpu::GpuSpec gpu;
+};
+
+/// `records` (exact convention) replayed on setup.accel with setup.engine, and modelled on setup.gpu.
+StepPrice price_step(const std::vector<OpRecord>& records, const PricingSetup& setup, const TechTable& tech);
+
+}  // namespace ecosim::cli
