@@ -13,6 +13,7 @@
 //            with an (α, β) per attention head (one for other tensors).
 //   fewbit:B the input of GELU/SiLU as B-bit Few-Bit codes; the rest fp32.
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "ecosim/kernels/actnn.hpp"
@@ -36,7 +37,22 @@ struct Form {
   std::uint64_t bytes = 0;
   std::vector<OpRecord> compress = {}, decompress = {};
   bool own = false;
+  std::map<DType, std::uint64_t> kept = {};  // StoredTensor::kept; empty: `bytes` as kept_type(key)
 };
+
+/// The type a form without a kernel record is kept as in DRAM: floats as themselves, integers and packed bits
+/// as bytes (an int64 index as two int32s).
+DType kept_type(const std::string& key) {
+  return key == "fp32" ? DType::fp32 : key == "fp16" ? DType::fp16 : key == "int64" ? DType::int32 : DType::int8;
+}
+
+/// The bytes by type a quantize record writes: the codes and the metadata (as `compress` keeps them).
+std::map<DType, std::uint64_t> written(const OpRecord& r) {
+  std::map<DType, std::uint64_t> bytes;
+  for (DType t : kAllDTypes)
+    if (const std::uint64_t n = r.counts.written_bytes(t)) bytes[t] = n;
+  return bytes;
+}
 
 Form raw(const SavedTensor& s) { return {s.dtype, s.bytes}; }
 Form raw(const SavedTensor& s, DType t) { return {std::string(name(t)), storage_bytes(t, s.elements)}; }
@@ -44,11 +60,8 @@ Form raw(const SavedTensor& s, DType t) { return {std::string(name(t)), storage_
 /// An ActNN layer's (own) or GACT's (shared) codes.
 Form actnn_form(const std::string& key, const actnn::Layout& layout, bool own) {
   layout.check();
-  return {key,
-          layout.storage_bytes(),
-          {actnn::quantize_record(layout, DType::fp32)},
-          {actnn::dequantize_record(layout)},
-          own};
+  const OpRecord quantize = actnn::quantize_record(layout, DType::fp32);
+  return {key, layout.storage_bytes(), {quantize}, {actnn::dequantize_record(layout)}, own, written(quantize)};
 }
 
 /// ActNN L3: `batch` samples, bits from the greedy at an average of 2 (equal sensitivities: ecosim sees no data).
@@ -62,19 +75,21 @@ Form mesa_form(const SavedTensor& s, std::uint64_t heads, DType input) {
   const std::uint64_t h = s.elements % heads == 0 ? heads : 1;
   const mesa::Layout layout{.outer = 1, .heads = h, .inner = s.elements / h};
   layout.check();
-  return {
-      "mesa8", layout.storage_bytes(), {mesa::quantize_record(layout, input)}, {mesa::dequantize_record(layout)}, true};
+  const OpRecord quantize = mesa::quantize_record(layout, input);
+  return {"mesa8", layout.storage_bytes(), {quantize}, {mesa::dequantize_record(layout)}, true, written(quantize)};
 }
 
 Form fewbit_form(const SavedTensor& s, const Activation& a, unsigned bits) {
   const fewbit::Activation f = a.func == ActivationFunc::silu ? fewbit::Activation::silu : fewbit::Activation::gelu;
   // the records depend on the codebook's size only: a coarse grid solves it at once
   const fewbit::Codebook book = fewbit::Codebook::from(fewbit::solve(f, bits, {.grid = 64}));
+  const std::uint64_t codes = fewbit::code_bytes(s.elements, bits);
   return {"fewbit" + std::to_string(bits),
-          fewbit::code_bytes(s.elements, bits),
+          codes,
           {fewbit::forward_record(book, s.elements, DType::fp32)},
           {fewbit::backward_record(book, s.elements, DType::fp32)},
-          true};
+          true,
+          {{code_dtype(bits), codes}}};  // the codes only: f(x), which the forward record also writes, is not kept
 }
 
 bool floating(const SavedTensor& s) { return s.dtype == "fp32"; }
@@ -160,7 +175,8 @@ SchemeStep apply_scheme(const Scheme& scheme, const std::vector<Layer>& layers, 
       for (Role r : roles(layer, saver.what)) {
         Form f = rules.of(layer, s, saver.what, r, produced[i]);
         if (f.bytes == 0 || (!f.own && !shared.insert(f.key).second)) continue;
-        out.stored.push_back({i, saver.layer, f.key, f.bytes});
+        if (f.kept.empty()) f.kept = {{kept_type(f.key), f.bytes}};
+        out.stored.push_back({i, saver.layer, f.key, f.bytes, f.kept});
         out.activation_bytes = checked_add(out.activation_bytes, f.bytes);
         add_records(out.compress, f.compress, layer.name + ".compress");
         add_records(out.decompress, f.decompress, layer.name + ".decompress");

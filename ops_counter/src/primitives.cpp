@@ -1,6 +1,7 @@
 // Exact-convention op counts and compulsory bytes of the primitive operations.
 #include "ecosim/ops_counter/primitives.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "ecosim/ops_counter/checked.hpp"
@@ -202,6 +203,29 @@ void join_group(std::span<OpRecord> records, std::string_view group) {
 OpRecord prefixed(OpRecord r, std::string_view prefix) {
   r.name = std::string(prefix) + "." + r.name;
   if (!r.group.empty()) r.group = std::string(prefix) + "." + r.group;
+  return r;
+}
+
+OpRecord dram_transfer(std::string name, DType t, std::uint64_t bytes, bool store) {
+  OpRecord r;
+  r.name = std::move(name);
+  r.kind = OpClass::memcpy;
+  r.func = "copy";
+  r.n = std::max<std::uint64_t>(1, checked_mul(bytes, 8) / bits(t));
+  r.a_dtype = r.b_dtype = t;
+  if (store)
+    r.counts.add_written_bytes(t, bytes);
+  else
+    r.counts.add_read_bytes(t, bytes);
+  return r;
+}
+
+OpRecord on_chip(const OpRecord& pass) {
+  OpRecord r = pass;
+  r.counts = OpCounts{};
+  for (OpKind k : kAllOpKinds)
+    for (DType t : kAllDTypes)
+      if (const std::uint64_t n = pass.counts.ops(k, t)) r.counts.add(k, t, n);
   return r;
 }
 

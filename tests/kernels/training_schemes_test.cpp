@@ -113,6 +113,11 @@ TEST_CASE("every scheme keeps at most none's activation bytes, on every zoo fami
       CHECK(s.activation_bytes <= r.step.activation_bytes);
       CHECK(s.peak_bytes <= r.step.peak_bytes);
       CHECK(s.memory_curve.size() == r.step.memory_curve.size());
+      for (const StoredTensor& t : s.stored) {  // the bytes kept in DRAM by type add up to the copy's bytes
+        std::uint64_t kept = 0;
+        for (const auto& [type, bytes] : t.kept) kept += bytes;
+        CHECK(kept == t.bytes);
+      }
     }
     CHECK(r.schemes[0].activation_bytes == r.step.activation_bytes);
     CHECK(r.schemes[0].peak_bytes == r.step.peak_bytes);

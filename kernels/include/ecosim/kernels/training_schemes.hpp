@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,9 @@ struct StoredTensor {
   std::size_t first_saver = 0;  // the layer that stores it (allocated after its forward)
   std::string form;             // "fp32", "fp16", "int64", "bool", "int8", "mask1", "actnn2", "mesa8", "fewbit2"
   std::uint64_t bytes = 0;
+  /// The bytes by element type as kept in DRAM (raw: its dtype; codes and metadata: the types the kernel's
+  /// compress record writes, as `compress --trace` stores them).
+  std::map<DType, std::uint64_t> kept;
 };
 
 struct SchemeStep {
@@ -58,10 +62,10 @@ SchemeStep apply_scheme(const Scheme& scheme, const std::vector<Layer>& layers, 
                         std::uint64_t batch);
 
 /// The step as a machine runs it, in order: the forward records; the compression work (the kernels' compress
-/// records' operations, their raw-tensor traffic fused with the producing layer's); each stored copy written to
-/// DRAM ("<layer>.save_for_backward", a DMA record of its bytes: fp32 or fp16 for raw floats, else bytes as
-/// int8); each read back ("<layer>.restore"); the decompression work (fused likewise); the backward records; the
-/// update. A scheme so shows as DRAM bits saved against compress/decompress operations added.
+/// records on chip, ops::on_chip: fused with the producing layer); each stored copy written to DRAM
+/// ("<layer>.save_for_backward.<type>", ops::dram_transfer of its kept bytes); each read back
+/// ("<layer>.restore.<type>"); the decompression work on chip; the backward records; the update. A scheme so
+/// shows as DRAM bits saved against compress/decompress operations added (the model of `compress --trace`).
 std::vector<OpRecord> step_records(const TrainingStep& step, const SchemeStep& scheme,
                                    const std::vector<Layer>& layers);
 

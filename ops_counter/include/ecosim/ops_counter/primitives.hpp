@@ -74,6 +74,13 @@ void join_group(std::span<OpRecord> records, std::string_view group);
 /// r named "<prefix>.<name>", and its fusion group (if any) "<prefix>.<group>": how a layer names its records.
 OpRecord prefixed(OpRecord r, std::string_view prefix);
 
+/// A DMA transfer of `bytes` of type t between on-chip buffers and DRAM: a store writes them, a load reads them
+/// (func "copy"; n the elements those bytes hold).
+OpRecord dram_transfer(std::string name, DType t, std::uint64_t bytes, bool store);
+/// `pass` with its arithmetic and no DRAM bytes: a pass working on a tensor on chip, fused with its producer or
+/// consumer (a compression pass beside the layer it compresses for).
+OpRecord on_chip(const OpRecord& pass);
+
 /// `exact` under the given convention: under paper its operations are replaced by `paper` (bytes kept).
 OpRecord in_convention(OpRecord exact, Convention convention, const OpCounts& paper);
 
