@@ -199,3 +199,45 @@ TEST_CASE("max batch: the largest batch whose step peaks within the memory, per 
   CHECK(l3 >= 6.6 * none);
   CHECK(l3 <= 14 * none);
 }
+
+TEST_CASE("amp: autocast's forms — LayerNorm input fp32, a Linear's fp16 cast of it, GELU as produced") {
+  // LayerNorm(10 rows × 8) → Linear(8 → 32) → GELU → Linear(32 → 8): fp32 network input
+  const std::vector<Layer> mlp = {{"norm", LayerNorm{.rows = 10, .width = 8}},
+                                  {"fc1", Linear{.tokens = 10, .in = 8, .out = 32}},
+                                  {"act", Activation{.func = ActivationFunc::gelu, .elements = 320}},
+                                  {"fc2", Linear{.tokens = 10, .in = 32, .out = 8}}};
+  const TrainingStep step = training_step(mlp, Optimizer::sgd, Convention::exact);
+  const SchemeStep amp = apply_scheme(parse_scheme("amp"), mlp, step, 1);
+  std::vector<std::string> forms;
+  for (const StoredTensor& s : amp.stored) forms.push_back(mlp[s.first_saver].name + ":" + s.form);
+  // the LayerNorm's fp32 output is kept only as fc1's fp16 cast; fc1's fp16 output by GELU as is
+  CHECK(forms == std::vector<std::string>{"norm:fp32", "norm:fp32", "fc1:fp16", "act:fp16", "fc2:fp16"});
+  CHECK(amp.activation_bytes == 80 * 4 + 20 * 4 + 80 * 2 + 320 * 2 + 320 * 2);
+  CHECK(step.activation_bytes == 80 * 4 + 20 * 4 + 80 * 4 + 320 * 4 + 320 * 4);
+}
+
+TEST_CASE("the step's records: each stored copy written to DRAM once and read back once, compression on chip") {
+  const std::vector<Layer> layers = zoo_model("deit_tiny", 2);
+  const TrainingStep step = training_step(layers, Optimizer::sgd, Convention::exact);
+  for (const std::string name : {"none", "amp", "actnn:L3", "gact:4", "mesa", "fewbit:2"}) {
+    INFO(name);
+    const SchemeStep s = apply_scheme(parse_scheme(name), layers, step, 2);
+    const std::vector<OpRecord> records = step_records(step, s, layers);
+    std::uint64_t saved = 0, restored = 0, compression_bytes = 0;
+    for (const OpRecord& r : records) {
+      if (r.name.find(".save_for_backward.") != std::string::npos) saved += r.counts.written_bytes();
+      if (r.name.find(".restore.") != std::string::npos) restored += r.counts.read_bytes();
+      if (r.name.find(".compress.") != std::string::npos || r.name.find(".decompress.") != std::string::npos)
+        compression_bytes += r.counts.read_bytes() + r.counts.written_bytes();
+    }
+    CHECK(saved == s.activation_bytes);
+    CHECK(restored == s.activation_bytes);
+    CHECK(compression_bytes == 0);
+    CHECK(records.size() == step.forward.size() + step.backward.size() + step.update.size() + s.compress.size() +
+                                s.decompress.size() + 2 * [&] {
+                                  std::size_t n = 0;
+                                  for (const StoredTensor& t : s.stored) n += t.kept.size();
+                                  return n;
+                                }());
+  }
+}
