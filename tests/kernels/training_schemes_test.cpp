@@ -90,6 +90,14 @@ TEST_CASE("GACT Table 3: BERT-large at a fixed 4 bits saves 7.55x the activation
   // floating tensors at 32 / (4 + 0.125 bits of metadata) = 7.76x, 1-byte dropout masks at 1 bit (8x)
   CHECK(ratio < 8.0);
   CHECK(deviation(ratio, 7.55) < 0.05);
+  // the gap's cause: GACT's reference keeps each group's minimum and scale in fp32 (64 bits per 256 elements,
+  // 4.25 bits an element at 4 bits), ecosim's kernels in bf16 (4.125); at fp32 metadata the ratio is the paper's
+  double codes_elements = 0, other_bytes = 0;
+  for (const StoredTensor& t : r.schemes[1].stored)
+    (t.form == "gact4" ? codes_elements : other_bytes) += t.form == "gact4" ? r.step.saved[t.saved].elements : t.bytes;
+  const double at_fp32_metadata = r.step.activation_bytes / (codes_elements * (4 + 64.0 / 256) / 8 + other_bytes);
+  WARN("BERT-large gact:4 with GACT's fp32 group metadata: " << at_fp32_metadata << "x");
+  CHECK(deviation(at_fp32_metadata, 7.55) < 0.01);
 }
 
 TEST_CASE("Mesa Table 1: DeiT-Ti at batch 128, 4,171 MB AMP -> 1,858 MB Mesa (2.24x)") {
