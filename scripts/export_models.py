@@ -24,6 +24,9 @@ Models (batch 1, static shapes, opset 17):
   swin_block    a shifted Swin block as torchvision 0.14 writes it (window 4, shift 2, width 32, 2 heads) on a
                 7×7 map: padded to 8×8 by pads computed in the graph, relative-position bias
                 gathered by an index buffer, the shifted windows' mask built in the graph
+  runtime_scale a ViT-style attention whose scale is computed from the input's shape at run time,
+                (C // heads) ** -0.5 (a Pow in the graph), applied to the scores: 16 tokens, width 64, 4 heads,
+                2 blocks
 
 The counts depend only on the graph and its shapes, never on weight values, so every floating-point
 initializer with more than one element is stripped: its dims stay and its data is marked as external
@@ -411,6 +414,23 @@ def shifted_window_attention(x, qkv, proj, bias, window, heads, shift):
     return x[:, :h, :w, :].contiguous()
 
 
+class RuntimeScaleAttention(nn.Module):
+    """Self-attention whose scale follows the input's width at run time: softmax(q kᵀ · (C // heads)^−½) v."""
+
+    def __init__(self, dim, heads):
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        b, n, c = x.shape
+        scale = (c // self.heads) ** -0.5
+        q, k, v = self.qkv(x).reshape(b, n, 3, self.heads, c // self.heads).permute(2, 0, 3, 1, 4)
+        attn = (q @ k.transpose(-2, -1)) * scale
+        return x + self.proj((attn.softmax(dim=-1) @ v).transpose(1, 2).reshape(b, n, c))
+
+
 class SwinBlock(nn.Module):
     """torchvision's SwinTransformerBlock (v1) on a [B, H, W, C] map: pre-norm shifted-window attention with a
     relative-position bias table indexed by a buffer, then a GELU MLP."""
@@ -502,6 +522,8 @@ def main():
     export("gpt_tiny", Gpt(100, 32, 64, 4, 2), (torch.zeros(1, 16, dtype=torch.long),), ["tokens"], out_dir)
     export("llama_block", LlamaBlock(64, 4, 2, 172), (torch.zeros(1, 16, 64),), ["x"], out_dir)
     export("swin_block", Swin(32, 2, 4), (torch.zeros(1, 7, 7, 32),), ["x"], out_dir)
+    export("runtime_scale", nn.Sequential(RuntimeScaleAttention(64, 4), RuntimeScaleAttention(64, 4)),
+           (torch.zeros(1, 16, 64),), ["x"], out_dir)
 
 
 if __name__ == "__main__":

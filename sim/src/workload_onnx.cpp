@@ -25,6 +25,8 @@ void parse_onnx_workload(const po::variables_map& vm, Workload& w) {
   if (!model->unknown_ops.empty())
     fmt::print(stderr, "warning: {}: op types not counted (counted as zero; --strict refuses them): {}\n", w.onnx,
                unknown_op_summary(*model));
+  if (!model->unmatched_attention.empty())
+    fmt::print(stderr, "warning: {}: {}\n", w.onnx, unmatched_attention_warning(*model));
   w.onnx_model = std::move(model);
   if (!w.model_options.native_attention) w.onnx_swap = w.layer;
   w.layers();  // validates the swap against every attention block now
