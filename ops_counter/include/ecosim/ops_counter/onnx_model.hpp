@@ -59,6 +59,11 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
 /// "<first node>..<last node>[<variant>]".
 std::vector<Layer> onnx_layers(const OnnxModel& model, const std::optional<AttentionConfig>& swap);
 
+/// `layers` (an imported model's, native attention) under fvcore's rules, counted in the paper convention:
+/// Conv2d, ConvTranspose2d (their biases dropped), Linear and Matmul kept, each found attention block as its
+/// scores and context Matmuls, every other layer dropped. Throws ecosim::Error for a swapped attention variant.
+std::vector<Layer> fvcore_layers(const std::vector<Layer>& layers);
+
 /// The warning for model.unmatched_attention ("" when none): the Softmax nodes named, and what they count as.
 std::string unmatched_attention_warning(const OnnxModel& model);
 

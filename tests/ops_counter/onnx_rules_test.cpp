@@ -1,0 +1,50 @@
+// --rules fvcore on imported models (fvcore_layers): only convolutions, linear layers and matrix products count,
+// biases not; the counts computed by hand from the fixtures' shapes.
+#include <catch2/catch.hpp>
+
+#include "ecosim/ops_counter/onnx_model.hpp"
+#include "ecosim/ops_counter/op_counter.hpp"
+#include "onnx_or_skip.hpp"
+
+using namespace ecosim;
+
+namespace {
+
+OpCounts fvcore(const std::string& path) {
+  OpCounter counter;
+  for (const Layer& l : fvcore_layers(onnx_layers(import_onnx(path), std::nullopt)))
+    emit(l, Convention::paper, counter);
+  return counter.total();
+}
+
+}  // namespace
+
+TEST_CASE("fvcore rules: convolutions without their bias, nothing else of a CNN", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  const std::string ops = ECOSIM_ONNX_OPS_DIR;
+  // 6×8×8 outputs of (4/2)·3² MACs (mmcv adds one per output for the bias)
+  CHECK(fvcore(ops + "/conv_groups_bias.onnx").ops(OpKind::mul) == 6 * 8 * 8 * 18);
+  // ConvTranspose 4→2, 3×3 on 6×6: every input pixel times 4·2·3² weights; BatchNorm and the pools not counted
+  const OpCounts cnn = fvcore(ops + "/cnn_ops.onnx");
+  CHECK(cnn.ops(OpKind::mul) == 6 * 6 * 4 * 2 * 9);
+  CHECK(cnn.ops(OpKind::add) == 6 * 6 * 4 * 2 * 9);
+}
+
+TEST_CASE("fvcore rules: a ViT's patch conv, linear layers and attention products, nothing else", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  // tiny_vit: 16 patches of 8·8·3 to width 64; 2 blocks of 17 tokens × (qkv 64·192 + proj 64² + MLP 2·64·256);
+  // the head on the class token 64·10; attention 2 blocks × 2 heads × (scores + context) 2·17²·32 (no scale muls)
+  const std::uint64_t patches = 16 * 64 * 3 * 64, blocks = 2 * 17 * (64 * 192 + 64 * 64 + 2 * 64 * 256), head = 64 * 10,
+                      attention = 2 * 2 * 2 * 17 * 17 * 32;
+  const OpCounts c = fvcore(std::string(ECOSIM_ONNX_MODELS_DIR) + "/tiny_vit.onnx");
+  CHECK(c.ops(OpKind::mul) == patches + blocks + head + attention);
+  CHECK(c.ops(OpKind::add) == patches + blocks + head + attention);
+  CHECK(c.ops(OpKind::exp) == 0);
+}
+
+TEST_CASE("fvcore rules refuse a swapped attention variant", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  AttentionConfig msa;
+  const OnnxModel m = import_onnx(std::string(ECOSIM_ONNX_MODELS_DIR) + "/tiny_vit.onnx");
+  CHECK_THROWS_WITH(fvcore_layers(onnx_layers(m, msa)), Catch::Contains("no fvcore count"));
+}
