@@ -25,6 +25,8 @@ Op fixtures (the counts tests/ops_counter/onnx_ops_test.cpp asserts are computed
                        [6, 6])) == 0, -inf, 0) added, Softmax, MatMul(·, V)
   attention_unrecognised  Q, K, V [1,2,6,4]: MatMul(Q, Kᵀ) · w (w an input [1,2,6,6]: no scale the attention
                        pattern knows) → Softmax → MatMul(·, V): counted by the one-node rules and reported
+  einsum               Einsum "bhqd, bhkd -> bhqk" of [1,2,6,4] and [1,2,5,4] (a batched GEMM), then Einsum
+                       "ij,jk->i" of [6,5] and [5,3] (k summed within one operand: not a GEMM, an unknown op)
   unknown_op           Relu → Foo → Foo (an op type ecosim does not know)
   cnn_ops              ConvTranspose 4→2, 3×3, stride 2, bias, on 6×6 → BatchNormalization → MaxPool 3×3 stride 2
                        → GlobalAveragePool
@@ -205,6 +207,11 @@ def op_fixtures():
             stripped_mask.graph.initializer[i].CopyFrom(stripped("causal", [1, 1, 6, 6]))
     yield "causal_stripped", stripped_mask
     yield "sdpa_causal", sdpa_causal()
+    yield "einsum", model("einsum", [
+        n("Einsum", ["q", "k"], ["scores"], name="scores", equation="bhqd, bhkd -> bhqk"),
+        n("Einsum", ["a", "b"], ["rows"], name="rows", equation="ij,jk->i"),
+    ], [io("q", [1, 2, 6, 4]), io("k", [1, 2, 5, 4]), io("a", [6, 5]), io("b", [5, 3])],
+        [io("scores", [1, 2, 6, 5]), io("rows", [6])])
     yield "attention_unrecognised", model("unrecognised", [
         n("Transpose", ["k"], ["kt"], name="k_transpose", perm=[0, 1, 3, 2]),
         n("MatMul", ["q", "kt"], ["scores"], name="scores"),

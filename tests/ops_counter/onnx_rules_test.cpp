@@ -1,5 +1,5 @@
-// --rules fvcore on imported models (fvcore_layers): only convolutions, linear layers and matrix products count,
-// biases not; the counts computed by hand from the fixtures' shapes.
+// --rules fvcore on imported models (fvcore_layers): only convolutions, linear layers, matrix products and
+// einsums count, biases not; the counts computed by hand from the fixtures' shapes.
 #include <catch2/catch.hpp>
 
 #include "ecosim/ops_counter/onnx_model.hpp"
@@ -40,6 +40,18 @@ TEST_CASE("fvcore rules: a ViT's patch conv, linear layers and attention product
   CHECK(c.ops(OpKind::mul) == patches + blocks + head + attention);
   CHECK(c.ops(OpKind::add) == patches + blocks + head + attention);
   CHECK(c.ops(OpKind::exp) == 0);
+}
+
+TEST_CASE("a two-operand Einsum counts as its batched GEMM, under both rules", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  const OnnxModel m = import_onnx(std::string(ECOSIM_ONNX_OPS_DIR) + "/einsum.onnx");
+  // "bhqd,bhkd->bhqk": 2 heads of 6×4 by 4×5; "ij,jk->i" sums k within b alone: not a GEMM, an unknown op
+  CHECK(m.unknown_ops == std::map<std::string, std::uint64_t>{{"Einsum", 1}});
+  OpCounter exact;
+  for (const Layer& l : onnx_layers(m, std::nullopt)) emit(l, Convention::exact, exact);
+  CHECK(exact.total().ops(OpKind::mul) == 2 * 6 * 5 * 4);
+  CHECK(exact.total().ops(OpKind::add) == 2 * 6 * 5 * 3);
+  CHECK(fvcore(std::string(ECOSIM_ONNX_OPS_DIR) + "/einsum.onnx").ops(OpKind::mul) == 2 * 6 * 5 * 4);
 }
 
 TEST_CASE("fvcore rules refuse a swapped attention variant", "[onnx]") {

@@ -58,6 +58,11 @@ std::optional<Match> match_pattern(const Context& c, std::size_t i);
 /// One that no pattern matched is reported (OnnxModel::unmatched_attention).
 bool attention_like_softmax(const Context& c, std::size_t i);
 
+/// A two-operand Einsum with an explicit output and no ellipsis as a batched GEMM: batch = the indices in both
+/// operands and the output, m (n) = those of the first (second) operand alone, k = those of both summed; none for
+/// other forms (an index summed within one operand), which count as an unknown op.
+std::optional<Matmul> einsum_gemm(const Context& c, const Node& n);
+
 /// One node's layer: a layer, no layer (views: Reshape, Squeeze, Constant, ...), or unknown.
 struct NodeLayer {
   bool known = true;
