@@ -1,6 +1,7 @@
 // --rules fvcore on imported models (fvcore_layers): only convolutions, linear layers, matrix products and
 // einsums count, biases not; the counts computed by hand from the fixtures' shapes.
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "ecosim/ops_counter/onnx_model.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
@@ -52,6 +53,17 @@ TEST_CASE("a two-operand Einsum counts as its batched GEMM, under both rules", "
   CHECK(exact.total().ops(OpKind::mul) == 2 * 6 * 5 * 4);
   CHECK(exact.total().ops(OpKind::add) == 2 * 6 * 5 * 3);
   CHECK(fvcore(std::string(ECOSIM_ONNX_OPS_DIR) + "/einsum.onnx").ops(OpKind::mul) == 2 * 6 * 5 * 4);
+}
+
+TEST_CASE("fvcore rules: ResNet-50 and ViT-B/16 count torchvision's published GMACs within 0.5 %", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  const std::string models = ECOSIM_ONNX_MODELS_DIR;
+  // torchvision's model cards: resnet50 4.09 GFLOPS, vit_b_16 17.56 GFLOPS (fvcore's flops are MACs)
+  for (const auto& [file, published] : {std::pair{"resnet50.onnx", 4.09e9}, std::pair{"vit_b_16.onnx", 17.56e9}}) {
+    INFO(file);
+    const double macs = static_cast<double>(fvcore(models + "/" + file).ops(OpKind::mul));
+    CHECK(std::abs(macs / published - 1.0) < 0.005);
+  }
 }
 
 TEST_CASE("fvcore rules refuse a swapped attention variant", "[onnx]") {
