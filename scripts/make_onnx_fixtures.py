@@ -32,8 +32,8 @@ Op fixtures (the counts tests/ops_counter/onnx_ops_test.cpp asserts are computed
                        → GlobalAveragePool
   shape_eval           the shape evaluator's ops on small integer tensors and on a float input x [2, 3, 4]: Reshape
                        with 0/−1, Shape → Gather, Slice (negative, clamped, reversed, strided), Range, Where,
-                       Expand, Trilu, Tile, Split, Pad, Concat, Transpose, Mod, Div, Cast (values hand-computed in
-                       tests/ops_counter/onnx_shape_eval_test.cpp)
+                       Expand, Trilu, Tile, ScatterND, Split, Pad, Concat, Transpose, Mod, Div, Cast (values
+                       hand-computed in tests/ops_counter/onnx_shape_eval_test.cpp)
   shape_eval_opset18   opset 18's forms, newer than libonnx 1.12's schemas: ReduceMean with axes as an input
                        (keepdims 0), Split by num_outputs (uneven), Pad with an axes input, on x [2, 3, 5]
 Hostile fixtures (hostile/): each must be refused with a clear error
@@ -260,6 +260,8 @@ def shape_eval_fixture():
         n("Trilu", ["ones"], ["lower"], upper=0),
         n("Trilu", ["ones", "i_1"], ["upper_1"]),
         n("Tile", ["row", "c_2_2"], ["tile"]),                        # [[5, 6, 5, 6], [5, 6, 5, 6]]
+        n("ScatterND", ["ones", "rows_2_0", "rows_upd"], ["scatter_rows"]),  # [[4, 5, 6], [1, 1, 1], [7, 8, 9]]
+        n("ScatterND", ["ones", "elem_1_m1", "elem_upd"], ["scatter_elem"]),  # ones with [1][2] = 0
         n("Split", ["range_7", "c_2_5"], ["split_a", "split_b"]),     # [0, 1], [2..6]
         n("Split", ["range_6"], ["half_a", "half_b"]),                # [0, 1, 2], [3, 4, 5]
         n("Range", ["i_0", "i_7", "i_1"], ["range_7"]),
@@ -281,7 +283,8 @@ def shape_eval_fixture():
             ints("i_m4", [-4], []), ints("i_7", [7], []), ints("i_6", [6], []), ints("col", [1, 2, 3], [3, 1]),
             ints("c_2_1_4", [2, 1, 4]), ints("c_3_3", [3, 3]), ints("row", [5, 6], [1, 2]), ints("c_2_2", [2, 2]),
             ints("c_2_5", [2, 5]), ints("c_1_0_0_1", [1, 0, 0, 1]), ints("c_0_0_0", [0, 0, 0]),
-            ints("row_col", [1, 2, 3, 4], [2, 2]), ints("c_m7_7", [-7, 7]), ints("c_3_m3", [3, -3]), ints("c_2", [2]),
+            ints("row_col", [1, 2, 3, 4], [2, 2]), ints("rows_2_0", [2, 0], [2, 1]),
+            ints("rows_upd", [7, 8, 9, 4, 5, 6], [2, 3]), ints("elem_1_m1", [1, -1], [1, 2]), ints("elem_upd", [0]), ints("c_m7_7", [-7, 7]), ints("c_3_m3", [3, -3]), ints("c_2", [2]),
             helper.make_tensor("f_27", FLOAT, [2], [2.7, -2.7]), stripped("w", [4, 5])]
     outputs = [n_.output[k] for n_ in nodes for k in range(len(n_.output))]
     return model("shape_eval", nodes, [io("x", [2, 3, 4])],

@@ -20,6 +20,7 @@ const Rules& rules() {
     Rules r;
     add_movement_rules(r);
     add_arithmetic_rules(r);
+    add_scatter_rules(r);
     add_shape_rules(r);
     return r;
   }();
