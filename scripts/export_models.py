@@ -24,6 +24,12 @@ Models (batch 1, static shapes, opset 17):
   swin_block    a shifted Swin block as torchvision 0.14 writes it (window 4, shift 2, width 32, 2 heads) on a
                 7×7 map: padded to 8×8 by pads computed in the graph, relative-position bias
                 gathered by an index buffer, the shifted windows' mask built in the graph
+  resnet50      ResNet-50 as torchvision writes it (bottlenecks 3-4-6-3, stride on the 3×3 conv) at 224×224
+  vit_b_16      ViT-B/16 at 224×224 (width 768, 12 heads, 12 blocks, MLP 3072, 1000 classes): torchvision's
+                vit_b_16 shapes on this script's ViT
+  runtime_scale a ViT-style attention whose scale is computed from the input's shape at run time,
+                (C // heads) ** -0.5 (a Pow in the graph), applied to the scores: 16 tokens, width 64, 4 heads,
+                2 blocks
 
 The counts depend only on the graph and its shapes, never on weight values, so every floating-point
 initializer with more than one element is stripped: its dims stay and its data is marked as external
@@ -411,6 +417,58 @@ def shifted_window_attention(x, qkv, proj, bias, window, heads, shift):
     return x[:, :h, :w, :].contiguous()
 
 
+class Bottleneck(nn.Module):
+    """torchvision's ResNet bottleneck (v1.5): 1×1, 3×3 (stride), 1×1 ×4, each with BatchNorm; a projected
+    shortcut where the shape changes."""
+
+    def __init__(self, c_in, width, stride):
+        super().__init__()
+        self.body = nn.Sequential(
+            nn.Conv2d(c_in, width, 1, bias=False), nn.BatchNorm2d(width), nn.ReLU(),
+            nn.Conv2d(width, width, 3, stride, 1, bias=False), nn.BatchNorm2d(width), nn.ReLU(),
+            nn.Conv2d(width, 4 * width, 1, bias=False), nn.BatchNorm2d(4 * width))
+        self.shortcut = nn.Identity() if stride == 1 and c_in == 4 * width else nn.Sequential(
+            nn.Conv2d(c_in, 4 * width, 1, stride, bias=False), nn.BatchNorm2d(4 * width))
+
+    def forward(self, x):
+        return F.relu(self.body(x) + self.shortcut(x))
+
+
+class ResNet50(nn.Module):
+    """torchvision's resnet50: 7×7 stem, max pool, stages of 3, 4, 6, 3 bottlenecks, average pool, fc."""
+
+    def __init__(self, classes=1000):
+        super().__init__()
+        layers = [nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(), nn.MaxPool2d(3, 2, 1)]
+        c_in = 64
+        for s, (width, blocks) in enumerate(((64, 3), (128, 4), (256, 6), (512, 3))):
+            for b in range(blocks):
+                layers.append(Bottleneck(c_in, width, 2 if b == 0 and s > 0 else 1))
+                c_in = 4 * width
+        self.features = nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1))
+        self.fc = nn.Linear(2048, classes)
+
+    def forward(self, x):
+        return self.fc(self.features(x).flatten(1))
+
+
+class RuntimeScaleAttention(nn.Module):
+    """Self-attention whose scale follows the input's width at run time: softmax(q kᵀ · (C // heads)^−½) v."""
+
+    def __init__(self, dim, heads):
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        b, n, c = x.shape
+        scale = (c // self.heads) ** -0.5
+        q, k, v = self.qkv(x).reshape(b, n, 3, self.heads, c // self.heads).permute(2, 0, 3, 1, 4)
+        attn = (q @ k.transpose(-2, -1)) * scale
+        return x + self.proj((attn.softmax(dim=-1) @ v).transpose(1, 2).reshape(b, n, c))
+
+
 class SwinBlock(nn.Module):
     """torchvision's SwinTransformerBlock (v1) on a [B, H, W, C] map: pre-norm shifted-window attention with a
     relative-position bias table indexed by a buffer, then a GELU MLP."""
@@ -502,6 +560,10 @@ def main():
     export("gpt_tiny", Gpt(100, 32, 64, 4, 2), (torch.zeros(1, 16, dtype=torch.long),), ["tokens"], out_dir)
     export("llama_block", LlamaBlock(64, 4, 2, 172), (torch.zeros(1, 16, 64),), ["x"], out_dir)
     export("swin_block", Swin(32, 2, 4), (torch.zeros(1, 7, 7, 32),), ["x"], out_dir)
+    export("resnet50", ResNet50(), (image224,), ["image"], out_dir)
+    export("vit_b_16", ViT(224, 16, 768, 12, 12, 1000), (image224,), ["image"], out_dir)
+    export("runtime_scale", nn.Sequential(RuntimeScaleAttention(64, 4), RuntimeScaleAttention(64, 4)),
+           (torch.zeros(1, 16, 64),), ["x"], out_dir)
 
 
 if __name__ == "__main__":

@@ -19,13 +19,21 @@ Op fixtures (the counts tests/ops_counter/onnx_ops_test.cpp asserts are computed
                        bool constant, -inf, scores); query i sees keys 0..4 + i
   causal_stripped      causal_add with its mask stripped (stored externally, as export_models.py strips weights):
                        whether the block is causal cannot be told
+  sdpa_causal          PyTorch 2's decomposed scaled_dot_product_attention(q, k, v, is_causal=True) as its
+                       opset-14 symbolic writes it, Q, K, V [1,2,6,4]: scale = 1/√(Cast(Shape(q)[-1])) computed in
+                       the graph, √scale multiplied into Q and into Kᵀ, the causal mask Where(Trilu(Expand(1,
+                       [6, 6])) == 0, -inf, 0) added, Softmax, MatMul(·, V)
+  attention_unrecognised  Q, K, V [1,2,6,4]: MatMul(Q, Kᵀ) · w (w an input [1,2,6,6]: no scale the attention
+                       pattern knows) → Softmax → MatMul(·, V): counted by the one-node rules and reported
+  einsum               Einsum "bhqd, bhkd -> bhqk" of [1,2,6,4] and [1,2,5,4] (a batched GEMM), then Einsum
+                       "ij,jk->i" of [6,5] and [5,3] (k summed within one operand: not a GEMM, an unknown op)
   unknown_op           Relu → Foo → Foo (an op type ecosim does not know)
   cnn_ops              ConvTranspose 4→2, 3×3, stride 2, bias, on 6×6 → BatchNormalization → MaxPool 3×3 stride 2
                        → GlobalAveragePool
   shape_eval           the shape evaluator's ops on small integer tensors and on a float input x [2, 3, 4]: Reshape
                        with 0/−1, Shape → Gather, Slice (negative, clamped, reversed, strided), Range, Where,
-                       Expand, Trilu, Tile, Split, Pad, Concat, Transpose, Mod, Div, Cast (values hand-computed in
-                       tests/ops_counter/onnx_shape_eval_test.cpp)
+                       Expand, Trilu, Tile, ScatterND, Split, Pad, Concat, Transpose, Mod, Div, Cast (values
+                       hand-computed in tests/ops_counter/onnx_shape_eval_test.cpp)
   shape_eval_opset18   opset 18's forms, newer than libonnx 1.12's schemas: ReduceMean with axes as an input
                        (keepdims 0), Split by num_outputs (uneven), Pad with an axes input, on x [2, 3, 5]
 Hostile fixtures (hostile/): each must be refused with a clear error
@@ -107,6 +115,42 @@ def causal_block(name, queries, keys, value, dtype, mask_nodes, extra=()):
         [io("out", [1, 2, queries, 4])], [scalar("scale", 2.0), mask, *extra])
 
 
+def sdpa_causal():
+    """torch/onnx/symbolic_opset14.py's scaled_dot_product_attention (with _attention_scale and
+    _causal_attention_mask), node for node."""
+    n = helper.make_node
+    shape = [1, 2, 6, 4]
+    return model("sdpa_causal", [
+        n("Shape", ["q"], ["q_shape"], name="scale_shape"),
+        n("Slice", ["q_shape", "minus_one", "int_max"], ["width"], name="scale_width"),
+        n("Cast", ["width"], ["width_f"], name="scale_cast", to=FLOAT),
+        n("Sqrt", ["width_f"], ["sqrt_width"], name="scale_sqrt"),
+        n("Div", ["one", "sqrt_width"], ["scale_f"], name="scale_div"),
+        n("Cast", ["scale_f"], ["scale"], name="scale_cast_back", to=FLOAT),
+        n("Shape", ["q"], ["mask_q_shape"], name="mask_q_shape"),
+        n("Shape", ["k"], ["mask_k_shape"], name="mask_k_shape"),
+        n("Slice", ["mask_q_shape", "minus_two", "minus_one"], ["target"], name="mask_target"),
+        n("Slice", ["mask_k_shape", "minus_two", "minus_one"], ["source"], name="mask_source"),
+        n("Concat", ["target", "source"], ["mask_size"], name="mask_size", axis=0),
+        n("Expand", ["one", "mask_size"], ["ones"], name="mask_ones"),
+        n("Trilu", ["ones"], ["lower"], name="mask_trilu", upper=0),
+        n("Equal", ["lower", "zero"], ["hidden"], name="mask_equal"),
+        n("Where", ["hidden", "minus_inf", "zero"], ["mask"], name="mask_where"),
+        n("Transpose", ["k"], ["kt"], name="k_transpose", perm=[0, 1, 3, 2]),
+        n("Sqrt", ["scale"], ["sqrt_scale_q"], name="q_sqrt_scale"),
+        n("Mul", ["q", "sqrt_scale_q"], ["q_scaled"], name="q_scale"),
+        n("Sqrt", ["scale"], ["sqrt_scale_k"], name="k_sqrt_scale"),
+        n("Mul", ["kt", "sqrt_scale_k"], ["kt_scaled"], name="k_scale"),
+        n("MatMul", ["q_scaled", "kt_scaled"], ["scores"], name="scores"),
+        n("Add", ["scores", "mask"], ["masked"], name="mask_add"),
+        n("Softmax", ["masked"], ["p"], name="softmax", axis=-1),
+        n("MatMul", ["p", "v"], ["out"], name="context"),
+    ], [io("q", shape), io("k", shape), io("v", shape)], [io("out", shape)],
+        [ints("minus_one", [-1]), ints("minus_two", [-2]), ints("int_max", [2**63 - 1]),
+         helper.make_tensor("one", FLOAT, [1], [1.0]), helper.make_tensor("zero", FLOAT, [1], [0.0]),
+         helper.make_tensor("minus_inf", FLOAT, [1], [float("-inf")])])
+
+
 def op_fixtures():
     n = helper.make_node
     yield "conv_groups_bias", model(
@@ -162,6 +206,20 @@ def op_fixtures():
         if t.name == "causal":
             stripped_mask.graph.initializer[i].CopyFrom(stripped("causal", [1, 1, 6, 6]))
     yield "causal_stripped", stripped_mask
+    yield "sdpa_causal", sdpa_causal()
+    yield "einsum", model("einsum", [
+        n("Einsum", ["q", "k"], ["scores"], name="scores", equation="bhqd, bhkd -> bhqk"),
+        n("Einsum", ["a", "b"], ["rows"], name="rows", equation="ij,jk->i"),
+    ], [io("q", [1, 2, 6, 4]), io("k", [1, 2, 5, 4]), io("a", [6, 5]), io("b", [5, 3])],
+        [io("scores", [1, 2, 6, 5]), io("rows", [6])])
+    yield "attention_unrecognised", model("unrecognised", [
+        n("Transpose", ["k"], ["kt"], name="k_transpose", perm=[0, 1, 3, 2]),
+        n("MatMul", ["q", "kt"], ["scores"], name="scores"),
+        n("Mul", ["scores", "w"], ["weighted"], name="weight"),
+        n("Softmax", ["weighted"], ["p"], name="softmax", axis=-1),
+        n("MatMul", ["p", "v"], ["out"], name="context"),
+    ], [io("q", [1, 2, 6, 4]), io("k", [1, 2, 6, 4]), io("v", [1, 2, 6, 4]), io("w", [1, 2, 6, 6])],
+        [io("out", [1, 2, 6, 4])])
     yield "cnn_ops", model("cnn", [
         n("ConvTranspose", ["x", "w", "b"], ["up"], name="deconv", kernel_shape=[3, 3], strides=[2, 2]),
         n("BatchNormalization", ["up", "scale", "bias", "mean", "var"], ["bn"], name="bn"),
@@ -202,6 +260,8 @@ def shape_eval_fixture():
         n("Trilu", ["ones"], ["lower"], upper=0),
         n("Trilu", ["ones", "i_1"], ["upper_1"]),
         n("Tile", ["row", "c_2_2"], ["tile"]),                        # [[5, 6, 5, 6], [5, 6, 5, 6]]
+        n("ScatterND", ["ones", "rows_2_0", "rows_upd"], ["scatter_rows"]),  # [[4, 5, 6], [1, 1, 1], [7, 8, 9]]
+        n("ScatterND", ["ones", "elem_1_m1", "elem_upd"], ["scatter_elem"]),  # ones with [1][2] = 0
         n("Split", ["range_7", "c_2_5"], ["split_a", "split_b"]),     # [0, 1], [2..6]
         n("Split", ["range_6"], ["half_a", "half_b"]),                # [0, 1, 2], [3, 4, 5]
         n("Range", ["i_0", "i_7", "i_1"], ["range_7"]),
@@ -223,7 +283,8 @@ def shape_eval_fixture():
             ints("i_m4", [-4], []), ints("i_7", [7], []), ints("i_6", [6], []), ints("col", [1, 2, 3], [3, 1]),
             ints("c_2_1_4", [2, 1, 4]), ints("c_3_3", [3, 3]), ints("row", [5, 6], [1, 2]), ints("c_2_2", [2, 2]),
             ints("c_2_5", [2, 5]), ints("c_1_0_0_1", [1, 0, 0, 1]), ints("c_0_0_0", [0, 0, 0]),
-            ints("row_col", [1, 2, 3, 4], [2, 2]), ints("c_m7_7", [-7, 7]), ints("c_3_m3", [3, -3]), ints("c_2", [2]),
+            ints("row_col", [1, 2, 3, 4], [2, 2]), ints("rows_2_0", [2, 0], [2, 1]),
+            ints("rows_upd", [7, 8, 9, 4, 5, 6], [2, 3]), ints("elem_1_m1", [1, -1], [1, 2]), ints("elem_upd", [0]), ints("c_m7_7", [-7, 7]), ints("c_3_m3", [3, -3]), ints("c_2", [2]),
             helper.make_tensor("f_27", FLOAT, [2], [2.7, -2.7]), stripped("w", [4, 5])]
     outputs = [n_.output[k] for n_ in nodes for k in range(len(n_.output))]
     return model("shape_eval", nodes, [io("x", [2, 3, 4])],

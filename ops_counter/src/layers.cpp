@@ -112,8 +112,11 @@ struct LayerEmitter {
 
   void operator()(const Softmax& s) const { (*this)(ops::softmax("", s.batch, s.rows, s.len), {}); }
 
-  void operator()(const Matmul& m) const {  // mmcv counts no MACs for `@`
-    (*this)(ops::gemm("", {.batch = m.batch, .m = m.m, .n = m.n, .k = m.k}), {});
+  // paper: the products, batch·m·n·k MACs, as DESIGN §3 counts attention's scores and context (mmcv's hooks see
+  // no `@`, but an attention block the importer does not recognise must not lose its products)
+  void operator()(const Matmul& m) const {
+    (*this)(ops::gemm("", {.batch = m.batch, .m = m.m, .n = m.n, .k = m.k}),
+            ops::macs(checked_product({m.batch, m.m, m.n, m.k})));
   }
 
   void operator()(const AttentionConfig& a) const { emit_attention(name, a, convention, sink); }
@@ -121,6 +124,9 @@ struct LayerEmitter {
   void operator()(const SoftmaxAttention& a) const {
     const std::uint64_t g = checked_mul(a.batch, a.heads);
     stages::Stage core = stages::softmax_core(g, a.queries, a.keys, a.head_dim);
+    if (a.biased)  // the bias is one add per score
+      core.insert(core.begin() + 2,
+                  {ops::eltwise("bias", "add", g, a.queries, a.keys, DType::fp32, {.add = 1}, 2), OpCounts{}});
     if (a.masked)  // the mask is one add (or one selection) per score, between the scale and the softmax
       core.insert(core.begin() + 2,
                   {a.mask_select ? ops::eltwise("mask", "where", g, a.queries, a.keys, DType::fp32, {}, 2)

@@ -81,6 +81,7 @@ py::dict count_onnx(const py::bytes& data, const std::string& origin, const std:
     block["nodes"] = a.nodes;
     block["batch"] = a.shape.batch;
     block["heads"] = a.shape.heads;
+    block["kv_heads"] = a.shape.kv_heads;
     block["queries"] = a.shape.queries;
     block["keys"] = a.shape.keys;
     block["head_dim"] = a.shape.head_dim;
@@ -89,6 +90,7 @@ py::dict count_onnx(const py::bytes& data, const std::string& origin, const std:
   }
   report["attention_blocks"] = blocks;
   report["unknown_ops"] = model.unknown_ops;
+  report["unmatched_attention"] = model.unmatched_attention;
   report["convention"] = std::string(name(convention));
   report["tech_table"] = tech.name();
   if (per_layer) report["layers"] = layers;

@@ -80,8 +80,7 @@ po::options_description workload_options(Convention convention) {
   po::options_description o("Workload");
   static const std::string model_help =
       fmt::format("zoo model: {} (or one of --model-file)", fmt::join(ModelZoo::builtin().names(), ", "));
-  o.add_options()(
-      "model", po::value<std::string>(), model_help.c_str())(
+  o.add_options()("model", po::value<std::string>(), model_help.c_str())(
       "layer", po::value<std::string>(), "'attention': count one attention layer of --batch/--heads/--seq/--dim")(
       "onnx", po::value<std::string>(), "an ONNX model file (static shapes; ops_counter/README.md, ONNX import)")(
       "attention", po::value<std::string>()->default_value("msa"),
@@ -98,7 +97,10 @@ po::options_description workload_options(Convention convention) {
       "heads", po::value<std::int64_t>()->default_value(1), "--layer: heads H")(
       "seq", po::value<std::int64_t>(), "--layer: tokens N")("dim", po::value<std::int64_t>()->default_value(32),
                                                              "--layer: head width D (embedding H·D)")(
-      "no-proj", "--layer: the attention core alone, without q/k/v/output projections");
+      "no-proj", "--layer: the attention core alone, without q/k/v/output projections")(
+      "rules", po::value<std::string>(),
+      "--onnx, paper convention: mmcv (the default: the convention's MAC rules) or fvcore (conv, linear and "
+      "matmul MACs only, biases not counted: how torchvision, timm and fvcore publish GFLOPs)");
   o.add(model_file_option());
   o.add(decoder_options());
   o.add(onnx_options());
@@ -149,6 +151,7 @@ Workload parse_workload(const po::variables_map& vm) {
                  "decoder models (--model, --hf-config)");
     parse_onnx_workload(vm, w);
   } else if (vm.count("model") || vm.count("hf-config")) {
+    reject_given(vm, {"rules"}, "--onnx");
     reject_given(vm, {"heads", "dim", "no-proj"}, "--layer attention (a model's shapes are its own)");
     if (!vm.count("phase")) reject_given(vm, {"seq"}, "--layer attention, or --phase prefill");
     if (vm.count("hf-config")) reject_given(vm, {"model-file"}, "--model");
@@ -173,6 +176,7 @@ Workload parse_workload(const po::variables_map& vm) {
     if (vm["layer"].as<std::string>() != "attention")
       throw Error("unknown layer '" + vm["layer"].as<std::string>() + "' (valid: attention)");
     reject_given(vm, {"resolution", "seq-len", "model-file"}, "--model");
+    reject_given(vm, {"rules"}, "--onnx");
     reject_given(vm, {"phase", "context", "tokens", "kv-dtype", "weight-dtype"},
                  "decoder models (--model, --hf-config)");
     if (!vm.count("seq")) throw Error("--layer attention needs --seq N");
@@ -193,6 +197,7 @@ nlohmann::json Workload::describe() const {
   if (!onnx.empty()) {
     j["onnx"] = onnx;
     j["attention_blocks"] = onnx_model->attention.size();
+    j["rules"] = fvcore_rules ? "fvcore" : "mmcv";
     j.erase("batch");  // the export's own
   } else if (!model.empty()) {
     j["model"] = model;
@@ -225,6 +230,7 @@ nlohmann::json Workload::describe() const {
 std::vector<Layer> Workload::layers() const {
   if (single_layer()) return {{"attention", layer}};
   std::vector<Layer> all = onnx.empty() ? zoo.build(model, model_options) : onnx_layers(*onnx_model, onnx_swap);
+  if (fvcore_rules) all = fvcore_layers(all);
   if (attention_scope) std::erase_if(all, [](const Layer& l) { return !is_attention(l); });
   return all;
 }

@@ -30,6 +30,7 @@ struct Workload {
   AttentionConfig layer;  // the attention layer, or the variant parameters for a model
   Convention convention = Convention::paper;
   bool attention_scope = false;  // count only attention layers (projections included)
+  bool fvcore_rules = false;     // --onnx --rules fvcore: conv, linear and matmul MACs only (fvcore_layers)
 
   /// One attention layer (--layer attention), neither a zoo model nor an ONNX model.
   bool single_layer() const { return model.empty() && onnx.empty(); }

@@ -21,10 +21,19 @@ void parse_onnx_workload(const po::variables_map& vm, Workload& w) {
   options.strict = vm.count("strict") > 0;
   options.max_file_bytes = positive(vm, "onnx-max-bytes");
   w.onnx = vm["onnx"].as<std::string>();
+  if (vm.count("rules")) {
+    const std::string rules = vm["rules"].as<std::string>();
+    if (rules != "mmcv" && rules != "fvcore") throw Error("--rules must be 'mmcv' or 'fvcore', got '" + rules + "'");
+    w.fvcore_rules = rules == "fvcore";
+    if (w.fvcore_rules && w.convention != Convention::paper)
+      throw Error("--rules fvcore counts MACs: it needs --convention paper");
+  }
   auto model = std::make_shared<OnnxModel>(import_onnx(w.onnx, options));
   if (!model->unknown_ops.empty())
     fmt::print(stderr, "warning: {}: op types not counted (counted as zero; --strict refuses them): {}\n", w.onnx,
                unknown_op_summary(*model));
+  if (!model->unmatched_attention.empty())
+    fmt::print(stderr, "warning: {}: {}\n", w.onnx, unmatched_attention_warning(*model));
   w.onnx_model = std::move(model);
   if (!w.model_options.native_attention) w.onnx_swap = w.layer;
   w.layers();  // validates the swap against every attention block now

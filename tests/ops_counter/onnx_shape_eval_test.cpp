@@ -74,13 +74,15 @@ TEST_CASE("shape evaluator: Range, Where, Expand, Concat, Transpose", "[onnx]") 
   CHECK(ints(g, "transposed") == V{1, 3, 2, 4});
 }
 
-TEST_CASE("shape evaluator: Trilu, Tile, Split, Pad", "[onnx]") {
+TEST_CASE("shape evaluator: Trilu, Tile, ScatterND, Split, Pad", "[onnx]") {
   const Graph g = read_fixture("shape_eval");
   CHECK(ints(g, "ones") == V(9, 1));
   CHECK(ints(g, "lower") == V{1, 0, 0, 1, 1, 0, 1, 1, 1});
   CHECK(ints(g, "upper_1") == V{0, 1, 1, 0, 0, 1, 0, 0, 0});  // above the diagonal (k = 1)
   CHECK(dims(g, "tile") == D{2, 4});
   CHECK(ints(g, "tile") == V{5, 6, 5, 6, 5, 6, 5, 6});
+  CHECK(ints(g, "scatter_rows") == V{4, 5, 6, 1, 1, 1, 7, 8, 9});  // rows 2 and 0 replaced
+  CHECK(ints(g, "scatter_elem") == V{1, 1, 1, 1, 1, 0, 1, 1, 1});  // element [1][−1]
   CHECK(ints(g, "split_a") == V{0, 1});
   CHECK(ints(g, "split_b") == V{2, 3, 4, 5, 6});
   CHECK(ints(g, "half_a") == V{0, 1, 2});  // no sizes: equal parts

@@ -34,7 +34,10 @@ foreach(case "ops/unknown_op.onnx;--strict|Foo ×2" "ops/hostile/cycle.onnx|cycl
              "ops/hostile/deep_nesting.onnx|nested deeper" "models/deit_tiny.onnx;--onnx-max-bytes;1000|--onnx-max-bytes"
              "models/bert_tiny.onnx;--attention;ecoformer|support"
              "ops/decode_step.onnx;--attention;ecoformer|1 queries over 32768 keys[^\n]*one token set"
-             "ops/causal_where.onnx;--attention;performer|causal[^\n]*performer has no causal form")
+             "ops/causal_where.onnx;--attention;performer|causal[^\n]*performer has no causal form"
+             "models/tiny_vit.onnx;--rules;fvcore;--convention;exact|--rules fvcore[^\n]*--convention paper"
+             "models/tiny_vit.onnx;--rules;fvcore;--attention;msa|no fvcore count"
+             "models/tiny_vit.onnx;--rules;flops|--rules must be 'mmcv' or 'fvcore'")
   string(REPLACE "|" ";" case "${case}")
   list(POP_BACK case expected)
   list(POP_FRONT case file)
@@ -42,6 +45,27 @@ foreach(case "ops/unknown_op.onnx;--strict|Foo ×2" "ops/hostile/cycle.onnx|cycl
   string(STRIP "${out}" out)
   if(NOT rc EQUAL 2 OR NOT out MATCHES "^ecosim count: error: [^\n]*${expected}[^\n]*$")
     message(FATAL_ERROR "count --onnx ${file} ${case}: expected exit 2 and one line with '${expected}', got ${rc}: ${out}")
+  endif()
+endforeach()
+
+# issue 19: an attention the importer does not recognise is warned about, counted, and refuses a swap; the Llama
+# block's causal attention refuses EcoFormer and becomes causal MSA
+ecosim_run(out rc count --onnx ${onnx}/ops/attention_unrecognised.onnx)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "warning: [^\n]*attention softmax[^\n]*'softmax'")
+  message(FATAL_ERROR "count --onnx attention_unrecognised.onnx: expected a warning naming 'softmax', got ${rc}: ${out}")
+endif()
+foreach(case "ops/attention_unrecognised.onnx;msa;2|cannot swap attention for msa[^\n]*'softmax'"
+             "models/llama_block.onnx;ecoformer;2|ecoformer has no causal form"
+             "models/llama_block.onnx;msa;0|\"attention_blocks\":1")
+  string(REPLACE "|" ";" case "${case}")
+  list(GET case 0 file)
+  list(GET case 1 variant)
+  list(GET case 2 expected_rc)
+  list(GET case 3 expected)
+  ecosim_run(out rc count --onnx ${onnx}/${file} --attention ${variant})
+  if(NOT rc EQUAL ${expected_rc} OR NOT out MATCHES "${expected}")
+    message(FATAL_ERROR "count --onnx ${file} --attention ${variant}: expected exit ${expected_rc} and '${expected}', "
+                        "got ${rc}: ${out}")
   endif()
 endforeach()
 

@@ -27,10 +27,13 @@ class Context {
   bool constant(const std::string& tensor) const;
   /// The graph's record of `tensor` (none for a tensor the graph does not declare).
   const Tensor* tensor(const std::string& name) const;
+  /// The value of a one-element constant, or of a one-element tensor the shape evaluator folded.
   std::optional<double> scalar(const std::string& tensor) const;
   /// The index of the only node reading `tensor` (none when several or none read it).
   std::optional<std::size_t> sole_consumer(const std::string& tensor) const;
   const std::vector<std::size_t>& consumers(const std::string& tensor) const;
+  /// The index of the node writing `tensor` (none for a graph input or a weight).
+  std::optional<std::size_t> producer(const std::string& tensor) const;
   [[noreturn]] void fail(const Node& at, const std::string& what) const;
 
  private:
@@ -38,6 +41,7 @@ class Context {
   const std::string& origin_;
   std::map<std::string, std::vector<std::uint64_t>> dims_;
   std::map<std::string, std::vector<std::size_t>> consumers_;
+  std::map<std::string, std::size_t> producers_;
 };
 
 /// Nodes matched together as one layer (the first node is where the pattern starts).
@@ -49,6 +53,15 @@ struct Match {
 
 /// The pattern starting at node `i` (attention block, GELU, decomposed LayerNorm, Linear + bias), if any.
 std::optional<Match> match_pattern(const Context& c, std::size_t i);
+
+/// Whether Softmax node `i` is attention's: its probabilities (through Casts) multiply an activation, MatMul(·, V).
+/// One that no pattern matched is reported (OnnxModel::unmatched_attention).
+bool attention_like_softmax(const Context& c, std::size_t i);
+
+/// A two-operand Einsum with an explicit output and no ellipsis as a batched GEMM: batch = the indices in both
+/// operands and the output, m (n) = those of the first (second) operand alone, k = those of both summed; none for
+/// other forms (an index summed within one operand), which count as an unknown op.
+std::optional<Matmul> einsum_gemm(const Context& c, const Node& n);
 
 /// One node's layer: a layer, no layer (views: Reshape, Squeeze, Constant, ...), or unknown.
 struct NodeLayer {

@@ -63,6 +63,8 @@ using Rules = std::map<std::string, Rule>;
 /// sets its outputs' shapes and, where its inputs' values are known, their values.
 void add_movement_rules(Rules& rules);
 void add_arithmetic_rules(Rules& rules);
+/// ScatterND: the data's shape and, where its inputs' values are known, its value (onnx_eval_scatter.cpp).
+void add_scatter_rules(Rules& rules);
 /// The shape rules of the ops on activations (MatMul, Gemm, Conv, pooling, reductions, elementwise, ...).
 void add_shape_rules(Rules& rules);
 

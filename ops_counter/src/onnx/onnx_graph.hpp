@@ -2,6 +2,7 @@
 // tensors, the constants' scalar values — read from protobuf by read_onnx_graph (onnx_read.cpp).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -32,6 +33,11 @@ struct Tensor {
   /// `causal_keep` / `causal_drop` a bool condition true exactly where attended / masked.
   bool causal_additive = false, causal_keep = false, causal_drop = false;
 };
+
+/// Sets the causal_* flags of `t` (of static shape t.dims, `elements` elements) from its values, element e being
+/// value(e) in row-major order; `boolean`: a bool tensor (0/1), else an additive float mask. Stops at the first
+/// value that rules the flags out. Defined in onnx_mask.cpp.
+void classify_causal(Tensor& t, std::uint64_t elements, const std::function<float(std::uint64_t)>& value, bool boolean);
 
 /// An additive mask value at or below this hides its score (exp underflows to 0 next to an unmasked score).
 inline constexpr double kMaskedBelow = -1e4;

@@ -31,6 +31,7 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
       continue;
     }
     if (node.outputs.size() == 1 && graph.folded.contains(node.outputs[0])) continue;  // a shape being computed
+    if (onnx_import::attention_like_softmax(context, i)) model.unmatched_attention.push_back(node.name);
     onnx_import::NodeLayer layer = onnx_import::node_layer(context, node);
     if (!layer.known) ++model.unknown_ops[node.op];
     if (!layer.layer) continue;

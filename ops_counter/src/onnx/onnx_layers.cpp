@@ -8,13 +8,17 @@ namespace ecosim {
 std::vector<Layer> onnx_layers(const OnnxModel& model, const std::optional<AttentionConfig>& swap) {
   std::vector<Layer> layers = model.layers;
   if (!swap) return layers;
+  if (!model.unmatched_attention.empty())
+    throw Error(fmt::format("ONNX model '{}': cannot swap attention for {}: {}", model.origin, name(swap->variant),
+                            unmatched_attention_warning(model)));
   for (Layer& layer : layers) {
     const auto* found = std::get_if<SoftmaxAttention>(&layer.op);
     if (!found) continue;
     if (found->mask_unknown)
       throw Error(
-          fmt::format("ONNX model '{}': attention '{}' cannot become {}: its mask is a constant stored as "
-                      "external data, so whether the block is causal cannot be told (export the mask inline)",
+          fmt::format("ONNX model '{}': attention '{}' cannot become {}: its mask (or a bias added to its scores) "
+                      "is a constant stored as external data, so whether the block is causal cannot be told "
+                      "(export it inline)",
                       model.origin, layer.name, name(swap->variant)));
     AttentionConfig a = *swap;
     a.batch = found->batch;
@@ -38,6 +42,16 @@ std::vector<Layer> onnx_layers(const OnnxModel& model, const std::optional<Atten
     layer.name += "[" + std::string(name(a.variant)) + "]";
   }
   return layers;
+}
+
+std::string unmatched_attention_warning(const OnnxModel& model) {
+  if (model.unmatched_attention.empty()) return "";
+  std::string names;
+  for (const std::string& n : model.unmatched_attention) names += (names.empty() ? "'" : ", '") + n + "'";
+  return fmt::format(
+      "{} attention softmax node(s) in no recognised attention block ({}): their MatMuls count as plain matrix "
+      "products, their scale and mask as elementwise ops, and --attention cannot swap them",
+      model.unmatched_attention.size(), names);
 }
 
 std::string unknown_op_summary(const OnnxModel& model) {

@@ -1,7 +1,7 @@
 // One ONNX node as a layer (formulas in ops_counter/README.md, "ONNX import"): the zoo's kinds where one fits
-// (Linear, Conv2d, LayerNorm, ReLU/GELU, Softmax, Matmul, mean), elementwise and reduction ops with their
-// per-element operations, pooling, BatchNorm in its inference form, transposed convolution, the copying
-// shape ops as data movement and the views (Reshape, Squeeze, Constant, ...) as nothing.
+// (Linear, Conv2d, LayerNorm, ReLU/GELU, Softmax, Matmul, mean; Einsum as a GEMM, onnx_einsum.cpp), elementwise and
+// reduction ops with their per-element operations, pooling, BatchNorm in its inference form, transposed convolution,
+// the copying shape ops as data movement and the views (Reshape, Squeeze, Constant, ...) as nothing.
 #include <functional>
 
 #include "ecosim/ops_counter/checked.hpp"
@@ -248,6 +248,11 @@ const std::map<std::string, Rule>& rules() {
 }  // namespace
 
 NodeLayer node_layer(const Context& c, const Node& n) {
+  if (n.op == "Einsum") {
+    const auto gemm = einsum_gemm(c, n);
+    if (!gemm) return {.known = false, .layer = std::nullopt};
+    return {.layer = Layer{"", *gemm}};
+  }
   const auto rule = rules().find(n.op);
   if (rule == rules().end() || n.has_subgraph) return {.known = false, .layer = std::nullopt};
   if (*rule->second.target<decltype(&view)>() != &view) {  // a counted node needs its operands and its output

@@ -1,8 +1,10 @@
 // The multi-node patterns of exported graphs, each counted as the zoo's layer: softmax attention
-// (MatMul(Q, Kᵀ) → scale → mask → Softmax → MatMul(·, V), scale and mask optional, either order; the mask an Add or
-// a Where selecting a hiding fill value, causal when it is a constant hiding exactly the later keys), GELU in its
-// erf form (x/√2 → Erf → +1 → ·x → ·0.5), LayerNorm decomposed (ReduceMean, Sub, Pow 2, ReduceMean, Add ε, Sqrt,
-// Div, Mul γ, Add β) and a Linear layer exported as MatMul + bias Add.
+// (MatMul(Q, Kᵀ) → scale → mask → Softmax → MatMul(·, V); the scale a Mul or Div by a constant or by a scalar the
+// shape evaluator folded, the mask an Add or a Where selecting a hiding fill value, causal when a constant or
+// folded tensor hiding exactly the later keys, a second Add a bias (Swin's relative positions); scale, mask and
+// bias optional, in any order, with Reshapes and Casts between them; K/V heads counted before a grouped-query
+// Expand/Tile), GELU in its erf form (x/√2 → Erf → +1 → ·x → ·0.5), LayerNorm decomposed (ReduceMean, Sub,
+// Pow 2, ReduceMean, Add ε, Sqrt, Div, Mul γ, Add β) and a Linear layer exported as MatMul + bias Add.
 #include <cmath>
 
 #include "ecosim/ops_counter/checked.hpp"
@@ -25,6 +27,11 @@ struct Chain {
     if (!k || c.node(*k).op != op) return false;
     nodes.push_back(*k);
     return true;
+  }
+  /// Appends the readers of the last node's output while they are views or casts (Reshape, Squeeze, Unsqueeze,
+  /// Cast: no arithmetic on the scores).
+  void skip_views() {
+    while (next("Reshape") || next("Squeeze") || next("Unsqueeze") || next("Cast")) {}
   }
   /// The input of the last node other than the previous node's output.
   const std::string& other_input() const {
@@ -50,13 +57,14 @@ bool over_last_axis(const Node& n, const std::string& key, std::size_t rank, std
 /// Whether a block's mask hides exactly the later keys.
 enum class Causality : std::uint8_t { no, yes, unknown };
 
-/// The mask `tensor` of a scores tensor of shape `scores`: causal in the sense of `flag` when a constant whose
+/// The mask `tensor` of a scores tensor of shape `scores`: causal in the sense of `flag` when a constant (or a
+/// tensor the shape evaluator folded) whose
 /// trailing dims are the scores' queries × keys (not broadcast along them); unknown when a constant stored as
 /// external data (its values never read).
 Causality mask_causality(const Context& c, const std::string& tensor, const std::vector<std::uint64_t>& scores,
                          bool Tensor::*flag) {
   const Tensor* t = c.tensor(tensor);
-  if (!t || !t->constant) return Causality::no;
+  if (!t || (!t->constant && !t->values)) return Causality::no;
   if (t->external) return Causality::unknown;
   if (!(t->*flag) || !t->dims || t->dims->size() < 2 || scores.size() < 2) return Causality::no;
   const auto& d = *t->dims;
@@ -75,6 +83,49 @@ std::optional<Causality> where_mask(const Context& c, const Chain& chain, const 
   return mask_causality(c, n.inputs[0], scores, kept_second ? &Tensor::causal_keep : &Tensor::causal_drop);
 }
 
+/// The heads of the K operand `k` (of `heads` heads) before a grouped-query expansion: walking back through
+/// views, transposes and a scale to an Expand or Tile, the heads its input holds; `heads` when there is none.
+std::uint64_t kv_heads(const Context& c, const std::string& k, const Node& at, std::uint64_t heads) {
+  std::string t = k;
+  for (int step = 0; step < 8; ++step) {
+    const auto p = c.producer(t);
+    if (!p) break;
+    const Node& n = c.node(*p);
+    if (n.inputs.empty() || n.inputs[0].empty() || !c.has_dims(n.inputs[0])) break;
+    if (n.op == "Expand" || n.op == "Tile") {
+      const std::uint64_t before = c.elements(n.inputs[0], at), after = c.elements(k, at);
+      if (after % before || heads % (after / before)) break;
+      return heads / (after / before);
+    }
+    if (n.op != "Transpose" && n.op != "Reshape" && n.op != "Unsqueeze" && n.op != "Squeeze" && n.op != "Mul" &&
+        n.op != "Cast")
+      break;
+    t = n.inputs[0];
+  }
+  return heads;
+}
+
+/// The heads merged into the batch of rank-3 scores (nn.MultiheadAttention's bmm over bsz·heads): walking back
+/// from Q through transposes and a scale, the Reshape that split the width E into heads of head_dim; 1 when none.
+std::uint64_t merged_heads(const Context& c, const std::string& q, std::uint64_t head_dim, std::uint64_t groups) {
+  std::string t = q;
+  for (int step = 0; step < 8; ++step) {
+    const auto p = c.producer(t);
+    if (!p) break;
+    const Node& n = c.node(*p);
+    if (n.inputs.empty() || n.inputs[0].empty() || !c.has_dims(n.inputs[0])) break;
+    if (n.op == "Reshape") {
+      const auto& x = c.dims(n.inputs[0], n);
+      const std::uint64_t width = x.empty() ? 0 : x.back();
+      if (head_dim == 0 || width == 0 || width % head_dim || groups % (width / head_dim)) break;
+      return width / head_dim;
+    }
+    if (n.op != "Transpose" && n.op != "Mul" && n.op != "Div" && n.op != "Cast") break;
+    t = n.inputs[0];
+  }
+  return 1;
+}
+
 std::optional<Match> attention(const Context& c, std::size_t i) {
   const Node& scores = c.node(i);
   if (scores.op != "MatMul" || !binary(scores) || c.constant(scores.inputs[0]) || c.constant(scores.inputs[1]) ||
@@ -82,52 +133,68 @@ std::optional<Match> attention(const Context& c, std::size_t i) {
     return std::nullopt;
   const std::vector<std::uint64_t>& score_dims = c.dims(scores.outputs[0], scores);
   Chain chain{c, {i}};
-  bool scaled = false, masked = false, select = false;
+  bool scaled = false, select = false;
+  int terms = 0;  // additive terms: the mask, then a bias (Swin's relative positions)
   Causality causal = Causality::no;
-  while (!chain.next("Softmax")) {
+  auto note = [&causal](Causality found) {
+    if (found != Causality::no && causal != Causality::yes) causal = found;
+  };
+  for (chain.skip_views(); !chain.next("Softmax"); chain.skip_views()) {
     if (!scaled && (chain.next("Mul") || chain.next("Div"))) {
       if (!binary(chain.last()) || !c.scalar(chain.other_input())) return std::nullopt;
       scaled = true;
-    } else if (!masked && chain.next("Add")) {
+    } else if (terms < 2 && chain.next("Add")) {
       if (!binary(chain.last())) return std::nullopt;
-      masked = true;
-      causal = mask_causality(c, chain.other_input(), score_dims, &Tensor::causal_additive);
-    } else if (!masked && chain.next("Where")) {
+      ++terms;
+      note(mask_causality(c, chain.other_input(), score_dims, &Tensor::causal_additive));
+    } else if (terms < 2 && !select && chain.next("Where")) {
       const auto where = where_mask(c, chain, score_dims);
       if (!where) return std::nullopt;
-      masked = select = true;
-      causal = *where;
+      ++terms;
+      select = true;
+      note(*where);
     } else {
       return std::nullopt;
     }
   }
   const Node& softmax = chain.last();
+  while (chain.next("Cast")) {}
+  if (chain.last().outputs.empty() || softmax.inputs.empty() || !c.has_dims(softmax.inputs[0])) return std::nullopt;
+  const std::string& probabilities = chain.last().outputs[0];
   if (!chain.next("MatMul")) return std::nullopt;
   const Node& context = chain.last();
-  if (!binary(context) || context.inputs[0] != softmax.outputs[0] || c.constant(context.inputs[1])) return std::nullopt;
-  for (const std::string& t : {scores.inputs[0], scores.outputs[0], context.inputs[1]})
+  if (!binary(context) || context.inputs[0] != probabilities || c.constant(context.inputs[1])) return std::nullopt;
+  for (const std::string& t : {scores.inputs[0], scores.inputs[1], scores.outputs[0], context.inputs[1]})
     if (!c.has_dims(t)) return std::nullopt;
   const auto& q = c.dims(scores.inputs[0], scores);
   const auto& s = c.dims(scores.outputs[0], scores);
   const auto& v = c.dims(context.inputs[1], context);
   if (q.size() < 2 || s.size() != q.size() || v.size() != q.size() || v.back() != q.back() ||
-      !over_last_axis(softmax, "axis", s.size(), -1))
+      c.dims(softmax.inputs[0], softmax).empty() ||
+      !over_last_axis(softmax, "axis", c.dims(softmax.inputs[0], softmax).size(), -1) ||
+      c.dims(softmax.inputs[0], softmax).back() != s.back())
     return std::nullopt;
   SoftmaxAttention a{.queries = s[s.size() - 2],
                      .keys = s.back(),
                      .head_dim = q.back(),
                      .scaled = scaled,
-                     .masked = masked,
+                     .masked = terms > 0,
+                     .biased = terms == 2,
                      .mask_select = select,
                      .causal = causal == Causality::yes,
                      .mask_unknown = causal == Causality::unknown};
-  // leading dims: batch × heads (rank 4), batch (rank 3); more: all but the last are the batch
+  // leading dims: batch × heads (rank 4), batch · heads merged (rank 3); more: all but the last are the batch
   for (std::size_t d = 0; d + 2 < s.size(); ++d) {
     if (d + 3 == s.size() && s.size() >= 4)
       a.heads = s[d];
     else
       a.batch = checked_mul(a.batch, s[d]);
   }
+  if (s.size() == 3) {
+    a.heads = merged_heads(c, scores.inputs[0], a.head_dim, a.batch);
+    a.batch /= a.heads;
+  }
+  a.kv_heads = kv_heads(c, scores.inputs[1], scores, a.heads);
   return Match{chain.nodes, Layer{"", a}, true};
 }
 
@@ -181,6 +248,19 @@ std::optional<Match> linear_with_bias(const Context& c, std::size_t i) {
 }
 
 }  // namespace
+
+bool attention_like_softmax(const Context& c, std::size_t i) {
+  const Node& n = c.node(i);
+  if (n.op != "Softmax" || n.outputs.empty()) return false;
+  std::string t = n.outputs[0];
+  for (auto k = c.sole_consumer(t); k && c.node(*k).op == "Cast" && !c.node(*k).outputs.empty(); k = c.sole_consumer(t))
+    t = c.node(*k).outputs[0];
+  for (std::size_t k : c.consumers(t)) {
+    const Node& reader = c.node(k);
+    if (reader.op == "MatMul" && binary(reader) && reader.inputs[0] == t && !c.constant(reader.inputs[1])) return true;
+  }
+  return false;
+}
 
 std::optional<Match> match_pattern(const Context& c, std::size_t i) {
   for (auto pattern : {attention, gelu, decomposed_layernorm, linear_with_bias})

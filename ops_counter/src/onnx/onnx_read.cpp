@@ -154,27 +154,10 @@ struct Reader {
     return std::nullopt;
   }
 
-  /// Sets the causal_* flags of `t` from its values (see Tensor); stops at the first value that rules them out.
+  /// Sets the causal_* flags of `t` from its inline float or bool values (see Tensor).
   static void classify_mask(Tensor& t, const onnx::TensorProto& p, std::uint64_t elements) {
-    const std::vector<std::uint64_t>& dims = *t.dims;
-    if (dims.size() < 2 || elements == 0) return;
-    const std::uint64_t q = dims[dims.size() - 2], k = dims.back();
-    if (k < q) return;
     const auto value = mask_values_of(p, elements);
-    if (!value) return;
-    const bool boolean = p.data_type() == onnx::TensorProto::BOOL;
-    bool additive = !boolean, keep = boolean, drop = boolean;
-    for (std::uint64_t e = 0; e < elements && (additive || keep || drop); ++e) {
-      const std::uint64_t i = e / k % q, j = e % k;
-      const bool attended = j <= k - q + i;
-      const float v = (*value)(e);
-      additive = additive && (attended ? v == 0.0f : v <= kMaskedBelow);
-      keep = keep && (v != 0.0f) == attended;
-      drop = drop && (v != 0.0f) != attended;
-    }
-    t.causal_additive = additive;
-    t.causal_keep = keep;
-    t.causal_drop = drop;
+    if (value) classify_causal(t, elements, *value, p.data_type() == onnx::TensorProto::BOOL);
   }
 
   /// The elements an inline numeric tensor stores (raw bytes by element size, or its typed field); nullopt for
@@ -183,9 +166,13 @@ struct Reader {
     using T = onnx::TensorProto;
     std::uint64_t element_bytes = 0, typed = 0;
     switch (p.data_type()) {
-      case T::UINT8: case T::INT8: case T::BOOL: element_bytes = 1, typed = p.int32_data_size(); break;
-      case T::UINT16: case T::INT16: case T::FLOAT16: case T::BFLOAT16:
-        element_bytes = 2, typed = p.int32_data_size(); break;
+      case T::UINT8:
+      case T::INT8:
+      case T::BOOL: element_bytes = 1, typed = p.int32_data_size(); break;
+      case T::UINT16:
+      case T::INT16:
+      case T::FLOAT16:
+      case T::BFLOAT16: element_bytes = 2, typed = p.int32_data_size(); break;
       case T::INT32: element_bytes = 4, typed = p.int32_data_size(); break;
       case T::FLOAT: element_bytes = 4, typed = p.float_data_size(); break;
       case T::UINT32: element_bytes = 4, typed = p.uint64_data_size(); break;

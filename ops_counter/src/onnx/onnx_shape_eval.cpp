@@ -20,6 +20,7 @@ const Rules& rules() {
     Rules r;
     add_movement_rules(r);
     add_arithmetic_rules(r);
+    add_scatter_rules(r);
     add_shape_rules(r);
     return r;
   }();
@@ -184,13 +185,21 @@ void Evaluator::set_values(const Node& n, std::size_t out, const Dims& dims, Val
   if (v.size() > kMaxFoldedElements || folded_elements_ + v.size() > kMaxFoldedTotal) return;
   folded_elements_ += v.size();
   graph_.folded.insert(n.outputs[out]);
-  graph_.tensors[n.outputs[out]].values = std::move(v);
+  Tensor& t = graph_.tensors[n.outputs[out]];
+  t.values = std::move(v);
+  const Values& folded = *t.values;  // a mask built from shapes may be causal
+  classify_causal(
+      t, folded.size(), [&folded](std::uint64_t e) { return static_cast<float>(folded.at(e)); }, !folded.real);
 }
 
 std::set<std::string> Evaluator::run() {
   // Values folded by an earlier pass are folded again (within this pass's budget); a constant whose stored
   // elements do not fill its shape has no value.
-  for (const std::string& t : graph_.folded) graph_.tensors[t].values.reset();
+  for (const std::string& t : graph_.folded) {
+    Tensor& folded = graph_.tensors[t];
+    folded.values.reset();
+    folded.causal_additive = folded.causal_keep = folded.causal_drop = false;
+  }
   graph_.folded.clear();
   for (auto& [name, t] : graph_.tensors)
     if (t.values && (!t.dims || t.values->size() != element_count(*t.dims))) t.values.reset();

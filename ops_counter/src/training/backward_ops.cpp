@@ -135,9 +135,9 @@ struct BackwardEmitter {
                        softmax_backward_row(s.len), s.len));
   }
 
-  void operator()(const Matmul& m) const {  // mmcv counts no MACs for `@`: neither for its gradients
-    record(ops::gemm("grad_a", {.batch = m.batch, .m = m.m, .n = m.k, .k = m.n}), {});  // dC·Bᵀ
-    record(ops::gemm("grad_b", {.batch = m.batch, .m = m.k, .n = m.n, .k = m.m}), {});  // Aᵀ·dC
+  void operator()(const Matmul& m) const {  // paper: the products of both gradients, as the forward's
+    gemm("grad_a", {.batch = m.batch, .m = m.m, .n = m.k, .k = m.n});  // dC·Bᵀ
+    gemm("grad_b", {.batch = m.batch, .m = m.k, .n = m.n, .k = m.m});  // Aᵀ·dC
   }
 
   void operator()(const AttentionConfig& a) const {

@@ -28,7 +28,8 @@ def export(model, example_inputs):
 def count(model, example_inputs, attention=None, convention="paper", per_layer=False, strict=False, save_onnx=None,
           **parameters):
     """The ops and 45 nm energy of model(*example_inputs): muls, adds, energy_pj, bytes_read, bytes_written,
-    attention_blocks (nodes and shapes), unknown_ops (op types counted as zero), and `layers` with per_layer.
+    attention_blocks (nodes and shapes), unknown_ops (op types counted as zero), unmatched_attention (attention
+    softmax nodes in no found block), and `layers` with per_layer.
     attention: a variant ("ecoformer", "performer", ...) replacing every block, parameters as keywords
     (bits=8, features=128); None or "native" keeps the export's own attention. save_onnx: also write the
     export there (to count it with the command line)."""

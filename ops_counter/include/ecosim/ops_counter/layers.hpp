@@ -89,12 +89,16 @@ struct Matmul {  // batched A·B of activations (`@`): C[batch][m×n] = A[batch]
 // The kinds below describe the operations of an imported graph (ONNX) that the zoo's layers do not cover.
 
 /// Softmax attention found in a graph: scores Q·Kᵀ, an optional scale by a constant, an optional mask (an
-/// additive one, or a Where selecting a fill value), softmax and context ·V, for batch × heads attentions of
-/// `queries` queries over `keys` keys of width head_dim. The graph computes every score, masked ones included.
+/// additive one, or a Where selecting a fill value) and bias, softmax and context ·V, for batch × heads attentions
+/// of `queries` queries over `keys` keys of width head_dim. The graph computes every score, masked ones included.
 /// `causal`: the mask is a constant hiding exactly the keys after each query's position (AttentionConfig::causal).
 struct SoftmaxAttention {
   std::uint64_t batch = 1, heads = 1, queries = 1, keys = 1, head_dim = 1;
+  /// K/V heads before a grouped-query expansion (each serving heads / kv_heads query heads; the graph computes on
+  /// the expanded K and V, and so is counted).
+  std::uint64_t kv_heads = 1;
   bool scaled = true, masked = false;
+  bool biased = false;       // a second additive term besides the mask (Swin's relative-position bias)
   bool mask_select = false;  // the mask is a Where (a selection per score, no arithmetic), not an add
   bool causal = false;
   /// The mask is a constant stored as external data (e.g. stripped weights): causal or not cannot be told.

@@ -35,6 +35,9 @@ struct OnnxModel {
   std::vector<FoundAttention> attention;  // in the order of their layers
   /// Op types the importer does not know, with their node counts (counted as zero).
   std::map<std::string, std::uint64_t> unknown_ops;
+  /// Softmax nodes of attention (their probabilities multiply an activation) in no found block: counted by the
+  /// one-node rules (MatMul products, the scale and mask as elementwise ops), never swapped.
+  std::vector<std::string> unmatched_attention;
 };
 
 /// True when ecosim was built with ONNX support (ECOSIM_ONNX).
@@ -50,10 +53,19 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
 /// The layers counted: `model.layers`, each found attention block replaced by `swap` (its variant and
 /// parameters, with the block's batch, heads, queries, keys, causality and head width; no projections: the
 /// graph's own projections stay) when given. Throws ecosim::Error naming the block and the reason when the
-/// variant cannot serve a block (queries ≠ keys, a causal block, its parameters). A found block's layer is
-/// named "<first node>..<last node>" (the export's own softmax attention), a swapped one
+/// variant cannot serve a block (queries ≠ keys, a causal block, its parameters), and naming the Softmax nodes
+/// when the model has attention in no found block (model.unmatched_attention: a swap would leave it). A found block's
+/// layer is named "<first node>..<last node>" (the export's own softmax attention), a swapped one
 /// "<first node>..<last node>[<variant>]".
 std::vector<Layer> onnx_layers(const OnnxModel& model, const std::optional<AttentionConfig>& swap);
+
+/// `layers` (an imported model's, native attention) under fvcore's rules, counted in the paper convention:
+/// Conv2d, ConvTranspose2d (their biases dropped), Linear and Matmul kept, each found attention block as its
+/// scores and context Matmuls, every other layer dropped. Throws ecosim::Error for a swapped attention variant.
+std::vector<Layer> fvcore_layers(const std::vector<Layer>& layers);
+
+/// The warning for model.unmatched_attention ("" when none): the Softmax nodes named, and what they count as.
+std::string unmatched_attention_warning(const OnnxModel& model);
 
 /// "Name ×count, ..." of the unknown op types ("" when none).
 std::string unknown_op_summary(const OnnxModel& model);

@@ -1,0 +1,130 @@
+// Issue 19: attention in the forms real exporters write is found, each block with its shapes asserted by hand, and
+// an attention the importer does not recognise is never a silent zero: its products still count, and it is
+// reported (a swap refuses it).
+#include <catch2/catch.hpp>
+
+#include "ecosim/ops_counter/onnx_model.hpp"
+#include "ecosim/ops_counter/op_counter.hpp"
+#include "onnx_or_skip.hpp"
+
+using namespace ecosim;
+
+namespace {
+
+const std::string kModels = ECOSIM_ONNX_MODELS_DIR;
+const std::string kOps = ECOSIM_ONNX_OPS_DIR;
+
+OpCounts total(const OnnxModel& m, Convention convention, const std::optional<AttentionConfig>& swap = {}) {
+  OpCounter counter;
+  for (const Layer& l : onnx_layers(m, swap)) emit(l, convention, counter);
+  return counter.total();
+}
+
+AttentionConfig swap_to(AttentionVariant variant) {
+  AttentionConfig a;
+  a.variant = variant;
+  return a;
+}
+
+std::string swap_error(const OnnxModel& m, AttentionVariant variant) {
+  try {
+    (void)onnx_layers(m, swap_to(variant));
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+struct Block {
+  std::uint64_t batch, heads, kv_heads, queries, keys, head_dim;
+  bool causal, masked, biased;
+};
+
+/// Every attention softmax of `m` is in a found block, and every block has the shapes of `expected`.
+void check_blocks(const OnnxModel& m, std::size_t count, const Block& expected) {
+  CHECK(m.unmatched_attention.empty());
+  REQUIRE(m.attention.size() == count);
+  for (const FoundAttention& found : m.attention) {
+    const SoftmaxAttention& a = found.shape;
+    CHECK(a.batch == expected.batch);
+    CHECK(a.heads == expected.heads);
+    CHECK(a.kv_heads == expected.kv_heads);
+    CHECK(a.queries == expected.queries);
+    CHECK(a.keys == expected.keys);
+    CHECK(a.head_dim == expected.head_dim);
+    CHECK(a.causal == expected.causal);
+    CHECK(a.masked == expected.masked);
+    CHECK(a.biased == expected.biased);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a scale computed from the shape at run time, (C // heads) ** -0.5 as a Pow, is found", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  const OnnxModel m = import_onnx(kModels + "/runtime_scale.onnx");
+  // 2 blocks, 16 tokens, width 64, 4 heads of 16
+  check_blocks(m, 2, {1, 4, 4, 16, 16, 16, false, false, false});
+  for (const FoundAttention& found : m.attention) CHECK(found.shape.scaled);
+  // paper: qkv and proj 16·64·(192 + 64) MACs a block; scores and context 2·4·16²·16 MACs, the scale 4·16² muls
+  const std::uint64_t linear = 16 * 64 * (192 + 64), products = 2 * 4 * 16 * 16 * 16, scale = 4 * 16 * 16;
+  const OpCounts paper = total(m, Convention::paper);
+  CHECK(paper.ops(OpKind::mul) == 2 * (linear + products + scale));
+  CHECK(paper.ops(OpKind::add) == 2 * (linear + products));
+}
+
+TEST_CASE("PyTorch 2's decomposed scaled_dot_product_attention (√scale on Q and Kᵀ, in-graph causal mask)", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  const OnnxModel m = import_onnx(kOps + "/sdpa_causal.onnx");
+  check_blocks(m, 1, {1, 2, 2, 6, 6, 4, true, true, false});
+  // √scale multiplies Q and Kᵀ (2·6·4 elements each) before the scores, as the graph does it; then the scores and
+  // context products of every score, and the softmax's normalising mul per score (no scale stage of its own)
+  CHECK(total(m, Convention::exact).ops(OpKind::mul) == 2 * (2 * 6 * 4) + 2 * (2 * 6 * 6 * 4) + 2 * 6 * 6);
+  // swapped, it is the same causal block as the hand-made causal_add (Q, K, V [1,2,6,4], a constant causal mask)
+  const OnnxModel reference = import_onnx(kOps + "/causal_add.onnx");
+  const AttentionConfig msa = swap_to(AttentionVariant::msa);
+  CHECK(total(m, Convention::paper, msa).ops(OpKind::mul) == total(reference, Convention::paper, msa).ops(OpKind::mul));
+  CHECK(total(m, Convention::paper, msa).ops(OpKind::add) == total(reference, Convention::paper, msa).ops(OpKind::add));
+}
+
+TEST_CASE("attention in stock PyTorch exports: every block found with its shapes", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  // nn.MultiheadAttention (rank-3 scores over bsz·heads): ViT, 17 tokens, 2 heads of 32
+  check_blocks(import_onnx(kModels + "/vit_mha.onnx"), 2, {1, 2, 2, 17, 17, 32, false, false, false});
+  // nn.TransformerEncoder, batch 2 × 16 tokens, 4 heads of 16, a key padding mask
+  check_blocks(import_onnx(kModels + "/transformer_encoder.onnx"), 2, {2, 4, 4, 16, 16, 16, false, true, false});
+  // GPT-2: the causal mask sliced from a buffer
+  check_blocks(import_onnx(kModels + "/gpt_tiny.onnx"), 2, {1, 4, 4, 16, 16, 16, true, true, false});
+  // Llama: 4 query heads over 2 K/V heads expanded, torch.triu's causal mask, a Cast before the softmax
+  check_blocks(import_onnx(kModels + "/llama_block.onnx"), 1, {1, 4, 2, 16, 16, 16, true, true, false});
+  // Swin: 4 windows of 4×4 tokens, 2 heads of 16, the relative-position bias and the shifted windows' mask added
+  check_blocks(import_onnx(kModels + "/swin_block.onnx"), 1, {4, 2, 2, 16, 16, 16, false, true, true});
+}
+
+TEST_CASE("swapping the Llama and Swin blocks: run, or refused with the reason", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  const OnnxModel llama = import_onnx(kModels + "/llama_block.onnx");
+  CHECK_THAT(swap_error(llama, AttentionVariant::ecoformer), Catch::Contains("ecoformer has no causal form"));
+  // MSA has a causal form: the block keeps its lower triangle, 4 heads · (16·17/2 pairs) · 16 fewer than the export's
+  // every-score products, scores and context alike
+  const std::uint64_t hidden_pairs = 4 * (16 * 16 - 16 * 17 / 2);
+  CHECK(total(llama, Convention::paper).ops(OpKind::add) -
+            total(llama, Convention::paper, swap_to(AttentionVariant::msa)).ops(OpKind::add) ==
+        2 * hidden_pairs * 16);
+  // Swin's relative-position bias is a weight, stripped from the fixture: whether the block is causal cannot be told
+  const OnnxModel swin = import_onnx(kModels + "/swin_block.onnx");
+  CHECK_THAT(swap_error(swin, AttentionVariant::ecoformer),
+             Catch::Contains("external data") && Catch::Contains("causal cannot be told"));
+}
+
+TEST_CASE("an attention the importer does not recognise still counts its products and is reported", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  // the scores weighted by an input tensor: no scale the pattern knows
+  const OnnxModel m = import_onnx(kOps + "/attention_unrecognised.onnx");
+  CHECK(m.attention.empty());
+  CHECK(m.unmatched_attention == std::vector<std::string>{"softmax"});
+  CHECK_THAT(unmatched_attention_warning(m), Catch::Contains("'softmax'"));
+  // paper: the scores and context products, 2·2·6²·4 MACs (the weighting and softmax elementwise: 0)
+  CHECK(total(m, Convention::paper).ops(OpKind::mul) == 2 * 2 * 6 * 6 * 4);
+  CHECK_THAT(swap_error(m, AttentionVariant::msa), Catch::Contains("cannot swap") && Catch::Contains("'softmax'"));
+}
