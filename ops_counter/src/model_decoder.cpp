@@ -208,6 +208,24 @@ class MatmulMacs : public OpSink {
   std::uint64_t macs_ = 0;
 };
 
+/// What the attention layers keep between steps: KV-cache bytes per cached token (the layers keeping their keys
+/// and values, 2·kv_heads·head_dim at kv_dtype each) and the bytes of the recurrent variants' states.
+struct Memory {
+  std::uint64_t per_token = 0, state = 0;
+};
+
+Memory attention_memory(const Spec& s, const std::vector<Layer>& layers, const ModelOptions& o) {
+  Memory m;
+  for (const Layer& layer : layers)
+    if (const auto* a = std::get_if<AttentionConfig>(&layer.op)) {
+      if (variant_info(a->variant).recurrent)
+        m.state = checked_add(m.state, recurrent_state_bytes(*a));
+      else
+        m.per_token = checked_add(m.per_token, storage_bytes(o.phase.kv_dtype, checked_mul(2, s.kv_heads * s.head_dim)));
+    }
+  return m;
+}
+
 DecoderFacts decoder_facts(const ModelEntry& e, const ModelOptions& o) {
   const Spec s = read_spec(e);
   const Shape sh = phase_shape(e, s, o);
@@ -227,16 +245,19 @@ DecoderFacts decoder_facts(const ModelEntry& e, const ModelOptions& o) {
   f.attention_width = s.heads * s.head_dim;
   f.new_tokens = checked_mul(o.batch, sh.queries);
   f.context = sh.keys;
-  f.kv_bytes_per_token = storage_bytes(o.phase.kv_dtype, checked_product({2, s.layers, s.kv_heads, s.head_dim}));
-  f.kv_cache_bytes = checked_product({o.batch, sh.keys, f.kv_bytes_per_token});
-  f.kv_write_bytes = checked_mul(f.new_tokens, f.kv_bytes_per_token);
   const bool decode = o.phase.phase == Phase::decode;
+  const std::uint64_t passes = decode ? sh.queries : 1;  // one prefill pass, or one pass per decode step
+  const Memory memory = attention_memory(s, layers, o);
+  f.kv_bytes_per_token = memory.per_token;
+  f.recurrent_state_bytes = memory.state;
+  f.kv_cache_bytes = checked_add(checked_product({o.batch, sh.keys, f.kv_bytes_per_token}), memory.state);
+  // each pass writes the state it ends with; a decode step also reads the state it starts from
+  f.kv_write_bytes = checked_add(checked_mul(f.new_tokens, f.kv_bytes_per_token), checked_mul(passes, memory.state));
   if (decode) {  // step t of T reads the cache of N + t tokens (its own just written): T·N + T(T+1)/2
     const std::uint64_t t = sh.queries, n = o.phase.context;
     const std::uint64_t cached = checked_add(checked_mul(t, n), checked_mul(t, t + 1) / 2);
-    f.kv_read_bytes = checked_product({o.batch, cached, f.kv_bytes_per_token});
+    f.kv_read_bytes = checked_add(checked_product({o.batch, cached, f.kv_bytes_per_token}), checked_mul(t, memory.state));
   }
-  const std::uint64_t passes = decode ? sh.queries : 1;  // one prefill pass, or one pass per decode step
   f.weight_read_bytes = checked_mul(passes, storage_bytes(o.phase.weight_dtype, layer_weights));
   f.matmul_macs = macs.macs();
   return f;

@@ -53,6 +53,17 @@ struct AttentionConfig {
 /// causal (keys ≥ queries, P = keys − queries) queries·P + queries(queries+1)/2 (query i sees P + i + 1 keys).
 std::uint64_t attended_pairs(std::uint64_t queries, std::uint64_t keys, bool causal);
 
+/// Keys a variant with a recurrent causal form (the registry's `recurrent`: Performer, the EcoFormer family) folds
+/// into its sums in this block: when causal, the N new tokens (the P = Nk − N earlier ones are in the state it
+/// holds); otherwise all Nk.
+std::uint64_t folded_keys(const AttentionConfig& c);
+/// A causal block that adds onto a held state of earlier keys (P = Nk − N > 0).
+bool holds_state(const AttentionConfig& c);
+/// The bytes of a recurrent variant's state over all batch·heads groups — the values its state records write
+/// (Performer: S, F×d, and z, F, fp32; the EcoFormer family: M, b×d fp32, s, b (int32 for binary codes), and
+/// Σv, d fp32), constant in the context; 0 for a variant that keeps its keys (a KV cache).
+std::uint64_t recurrent_state_bytes(const AttentionConfig& c);
+
 /// Reformer buckets per hash round: the even number nearest above N/chunk (at least 2).
 std::uint64_t reformer_buckets(const AttentionConfig& c);
 

@@ -38,7 +38,10 @@ Stage softmax_core(std::uint64_t groups, std::uint64_t queries, std::uint64_t ke
 // Performer (FAVOR+).
 /// The positive random features of `which` ("q" or "k"): <which>_scale, _omega, _sq_norm, _features.
 Stage performer_features(const AttentionConfig& c, std::string_view which);
-/// kv, k_sum, numerator, denominator, normalise.
+/// kv (S = Σ φ(k)vᵀ) and k_sum (z = Σ φ(k)) over the folded keys (folded_keys), added onto the held state when
+/// holds_state: the records whose written bytes are the recurrent state.
+Stage performer_state(const AttentionConfig& c);
+/// performer_state, then numerator, denominator, normalise.
 Stage performer_mixing(const AttentionConfig& c);
 
 // Reformer (LSH attention).
@@ -75,5 +78,7 @@ enum class HashedStage : std::uint8_t {
 };
 /// The stage's one record, named as its enumerator.
 Stage hashed_stage(const AttentionConfig& c, HashedStage stage);
+/// code_sum, value_sum, context: the records whose written bytes are the recurrent state (s, z, M).
+Stage hashed_state(const AttentionConfig& c);
 
 }  // namespace ecosim::stages

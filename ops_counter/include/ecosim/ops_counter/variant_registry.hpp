@@ -1,6 +1,6 @@
 // The attention variants' registry: every fact about a variant defined once — its name, a one-line
 // description, the parameters it reads (each with its default and valid range), and the flags shares_qk,
-// hashed, has_kernel, separate_keys and causal_form. Names, validation, the counters' projection choice, the
+// hashed, has_kernel, separate_keys, causal_form and recurrent. Names, validation, the counters' projection choice, the
 // kernels' dispatch check and the command line (options, help, applicability, reports) are all derived from it.
 #pragma once
 #include <array>
@@ -101,6 +101,9 @@ struct VariantInfo {
   /// A causal form is modelled (query i attends to keys up to its own position): only such a variant may
   /// serve a causal (decoder) block.
   bool causal_form;
+  /// Its causal form keeps a constant-size recurrent state of running sums (recurrent_state_bytes) instead of the
+  /// keys and values (a KV cache): a decode step's work and memory do not grow with the context.
+  bool recurrent;
 
   /// No kernel: it can be counted, traced and replayed, not run.
   constexpr bool count_only() const { return !has_kernel; }
