@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "attention_emitter.hpp"
@@ -68,6 +69,7 @@ std::uint64_t& AttentionConfig::parameter(VariantParameterId id) {
     case VariantParameterId::sr_ratio: return sr_ratio;
     case VariantParameterId::grid_height: return grid_height;
     case VariantParameterId::window: return window;
+    case VariantParameterId::sliding_window: return sliding_window;
   }
   throw Error("unknown variant parameter " + std::to_string(static_cast<unsigned>(id)));
 }
@@ -97,7 +99,7 @@ void AttentionConfig::validate() const {
                     "that serve queries ≠ keys: {}; in a causal block: {})",
                     name(variant), seq, key_count(), variants_with(&VariantInfo::separate_keys),
                     variants_with(&VariantInfo::causal_form)));
-  if (causal && key_count() < seq)
+  if ((causal || variant == AttentionVariant::sliding) && key_count() < seq)
     throw Error(
         fmt::format("causal attention of {} queries over {} keys: the queries are the last of the keys' "
                     "positions, so there are at least as many keys",
@@ -119,13 +121,24 @@ void AttentionConfig::validate() const {
   }
 }
 
-std::uint64_t attended_pairs(std::uint64_t queries, std::uint64_t keys, bool causal) {
+std::uint64_t attended_pairs(std::uint64_t queries, std::uint64_t keys, bool causal, std::uint64_t window) {
   if (!causal) return checked_mul(queries, keys);
   if (keys < queries) throw Error("causal attention needs at least as many keys as queries");
+  if (window && keys > window) {  // Σ_{t=P+1}^{P+N} min(t, W): the rows below W as the triangle, the rest W each
+    const std::uint64_t first = keys - queries + 1;
+    if (first > window) return checked_mul(queries, window);
+    const std::uint64_t below = window - first + 1;  // rows t = first..W, W of them at most
+    return checked_add(attended_pairs(below, window, true), checked_mul(queries - below, window));
+  }
   // Σ_{i<N} (P + i + 1) = N·P + N(N+1)/2, one of N and N+1 even
   const std::uint64_t triangle =
       queries % 2 == 0 ? checked_mul(queries / 2, queries + 1) : checked_mul(queries, (queries + 1) / 2);
   return checked_add(checked_mul(queries, keys - queries), triangle);
+}
+
+std::uint64_t window_keys(const AttentionConfig& c) {
+  if (c.variant != AttentionVariant::sliding) return c.key_count();
+  return std::min(c.key_count(), checked_add(c.sliding_window, c.seq - 1));
 }
 
 std::uint64_t folded_keys(const AttentionConfig& c) { return c.causal ? c.seq : c.key_count(); }
@@ -190,7 +203,8 @@ void emit_attention(const std::string& prefix, const AttentionConfig& c, Convent
     case AttentionVariant::msa:
     case AttentionVariant::sra:
     case AttentionVariant::lsa:
-    case AttentionVariant::linformer: detail::emit_softmax_attention(c, emitter); break;
+    case AttentionVariant::linformer:
+    case AttentionVariant::sliding: detail::emit_softmax_attention(c, emitter); break;
     case AttentionVariant::reformer: detail::emit_reformer(c, emitter); break;
     case AttentionVariant::performer: detail::emit_performer(c, emitter); break;
     default: detail::emit_hashed(c, emitter); break;

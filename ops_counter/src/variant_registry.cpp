@@ -16,7 +16,7 @@ constexpr ParameterSet kNone{};
 constexpr ParameterSet kKernelHash{P::bits, P::support};
 
 // clang-format off
-constexpr std::array<VariantInfo, 11> kRegistry = {{
+constexpr std::array<VariantInfo, 12> kRegistry = {{
 //  variant            name              description
 //    parameters                          shares_qk hashed has_kernel compared_by_default separate_keys causal_form recurrent
     {V::msa,            "msa",            "softmax multi-head self-attention over all N keys",
@@ -41,6 +41,8 @@ constexpr std::array<VariantInfo, 11> kRegistry = {{
      {P::sr_ratio, P::grid_height},       false,    false, false,     false, false, false, false},
     {V::lsa,            "lsa",            "Twins locally-grouped attention: softmax within window × window groups",
      {P::grid_height, P::window},         false,    false, true,      false, false, false, false},
+    {V::sliding,        "sliding",        "sliding-window attention (Mistral): softmax over the W keys ending at each query",
+     {P::sliding_window},                 false,    false, false,     false, true, true, false},
 }};
 // clang-format on
 
@@ -50,7 +52,7 @@ constexpr bool rows_in_enum_order() {
   return true;
 }
 static_assert(rows_in_enum_order(), "row i of the registry must describe AttentionVariant i");
-static_assert(kRegistry.back().variant == V::lsa, "one row per AttentionVariant");
+static_assert(kRegistry.back().variant == V::sliding, "one row per AttentionVariant");
 
 constexpr bool parameters_in_id_order() {
   for (std::size_t i = 0; i < kVariantParameters.size(); ++i)

@@ -181,3 +181,41 @@ TEST_CASE("variants without a causal form are refused on a decoder, naming those
                           Catch::Contains("performer") && Catch::Contains("ecoformer"));
   }
 }
+
+TEST_CASE("sliding-window attention: each query over the W keys ending at it, by hand and on Mistral") {
+  // 3 queries over 7 keys, W = 4: they see min(5, 4), min(6, 4), min(7, 4) keys; 4 queries over 4 keys, W = 2:
+  // 1, 2, 2, 2; a decode step over 100 keys: W
+  CHECK(attended_pairs(3, 7, true, 4) == 12);
+  CHECK(attended_pairs(4, 4, true, 2) == 7);
+  CHECK(attended_pairs(1, 100, true, 16) == 16);
+  CHECK(attended_pairs(3, 7, true, 64) == attended_pairs(3, 7, true));  // a window beyond the keys: none
+  AttentionConfig c{.variant = AttentionVariant::sliding,
+                    .heads = 2,
+                    .seq = 1,
+                    .head_dim = 4,
+                    .projections = false,
+                    .keys = 100,
+                    .causal = true,
+                    .sliding_window = 16};
+  test::RecordingSink sink;
+  emit_attention("attn", c, Convention::exact, sink);
+  REQUIRE(sink.records.size() == 4);
+  CHECK(sink.records[0].n == 16);  // the step reads its window's keys only
+  CHECK(sink.records[0].counts.ops(OpKind::mul) == 2 * 16 * 4);
+  // Mistral-7B's own attention is its 4,096-token window: a decode step's work and cache stop growing at W
+  const ModelZoo zoo = ModelZoo::builtin();
+  ModelOptions at_window = decode_step(AttentionVariant::sliding, 4096), beyond = decode_step(AttentionVariant::sliding, 32768);
+  at_window.native_attention = beyond.native_attention = true;
+  const DecoderFacts w = *zoo.decoder_facts("mistral_7b", at_window), b = *zoo.decoder_facts("mistral_7b", beyond);
+  CHECK(w.kv_cache_bytes == 4096 * w.kv_bytes_per_token);
+  CHECK(b.kv_cache_bytes == w.kv_cache_bytes);
+  CHECK(b.kv_read_bytes == w.kv_read_bytes);
+  const OpCounts at = model_total(zoo, "mistral_7b", at_window), past = model_total(zoo, "mistral_7b", beyond);
+  for (OpKind k : kAllOpKinds) CHECK(at.ops(k) == past.ops(k));
+  // MSA on Mistral beyond its window stays refused
+  CHECK_THROWS_WITH(zoo.build("mistral_7b", decode_step(AttentionVariant::msa, 8192)), Catch::Contains("sliding_window"));
+  // --attention sliding on a model without a window: the option's W; within W it is MSA
+  ModelOptions within = decode_step(AttentionVariant::sliding, 2048);
+  const OpCounts sliding_msa = model_total(zoo, "llama3_8b", within), msa = model_total(zoo, "llama3_8b", decode_step(AttentionVariant::msa, 2048));
+  for (OpKind k : kAllOpKinds) CHECK(sliding_msa.ops(k) == msa.ops(k));
+}

@@ -33,6 +33,7 @@ struct AttentionConfig {
   std::uint64_t sr_ratio = default_of(VariantParameterId::sr_ratio);            // SRA reduction conv k = s
   std::uint64_t grid_height = default_of(VariantParameterId::grid_height);      // SRA, LSA token grid height
   std::uint64_t window = default_of(VariantParameterId::window);                // LSA window side
+  std::uint64_t sliding_window = default_of(VariantParameterId::sliding_window);  // sliding: keys per query W
   /// Training: dropout on the attention probabilities (BERT's); inference computes none, so no op counts it.
   bool probs_dropout = false;
 
@@ -50,8 +51,12 @@ struct AttentionConfig {
 };
 
 /// The (query, key) pairs one attention of `queries` queries over `keys` keys scores: queries·keys, or when
-/// causal (keys ≥ queries, P = keys − queries) queries·P + queries(queries+1)/2 (query i sees P + i + 1 keys).
-std::uint64_t attended_pairs(std::uint64_t queries, std::uint64_t keys, bool causal);
+/// causal (keys ≥ queries, P = keys − queries) queries·P + queries(queries+1)/2 (query i sees P + i + 1 keys); with
+/// a sliding `window` W > 0 (causal), query i sees min(P + i + 1, W) keys.
+std::uint64_t attended_pairs(std::uint64_t queries, std::uint64_t keys, bool causal, std::uint64_t window = 0);
+/// The keys a block of sliding-window attention reads: the last min(Nk, W + N − 1), from the first query's window
+/// to the last query; Nk for another variant.
+std::uint64_t window_keys(const AttentionConfig& c);
 
 /// Keys a variant with a recurrent causal form (the registry's `recurrent`: Performer, the EcoFormer family) folds
 /// into its sums in this block: when causal, the N new tokens (the P = Nk − N earlier ones are in the state it

@@ -24,7 +24,8 @@ enum class AttentionVariant : std::uint8_t {
   lsh_ecoformer,
   klsh_ecoformer,
   sra,  // PVTv2's spatial-reduction attention: softmax over keys/values from a strided conv of the token grid
-  lsa   // Twins' locally-grouped attention: softmax attention within non-overlapping window × window groups
+  lsa,  // Twins' locally-grouped attention: softmax attention within non-overlapping window × window groups
+  sliding  // sliding-window attention (Mistral): softmax over the W keys ending at each query's position
 };
 
 /// Largest dimension accepted: keeps every product of a few dimensions far from 64-bit overflow and rejects
@@ -42,7 +43,8 @@ enum class VariantParameterId : std::uint8_t {
   chunks_before,
   sr_ratio,
   grid_height,
-  window
+  window,
+  sliding_window
 };
 
 struct VariantParameter {
@@ -55,7 +57,7 @@ struct VariantParameter {
   std::string option() const;  // the command-line option without dashes: "proj-k"
 };
 
-inline constexpr std::array<VariantParameter, 10> kVariantParameters = {{
+inline constexpr std::array<VariantParameter, 11> kVariantParameters = {{
     {VariantParameterId::bits, "bits", 16, 1, 64, "hash bits b"},
     {VariantParameterId::support, "support", 25, 1, kMaxDimension, "kernel anchors m (at most N)"},
     {VariantParameterId::features, "features", 256, 1, kMaxDimension, "random features F"},
@@ -67,6 +69,8 @@ inline constexpr std::array<VariantParameter, 10> kVariantParameters = {{
     {VariantParameterId::grid_height, "grid_height", 0, 0, kMaxDimension,
      "token grid height (width N / height; 0: the most nearly square grid)"},
     {VariantParameterId::window, "window", 7, 1, 1024, "window side (the grid zero-padded to whole windows)"},
+    {VariantParameterId::sliding_window, "sliding_window", 4096, 1, kMaxDimension,
+     "keys W each query attends to (its own and the W − 1 before it)"},
 }};
 
 constexpr const VariantParameter& variant_parameter(VariantParameterId id) {
