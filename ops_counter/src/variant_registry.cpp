@@ -26,7 +26,7 @@ constexpr std::array<VariantInfo, 12> kRegistry = {{
     {V::linformer,      "linformer",      "Linformer: keys and values projected from N to k rows, then softmax",
      {P::proj_k},                         false,    false, true,      true, true, false, false},
     {V::reformer,       "reformer",       "Reformer: LSH buckets of shared queries/keys, softmax within sorted chunks",
-     {P::hashes, P::chunk, P::chunks_before}, true, false, true,      true, false, false, false},
+     {P::hashes, P::chunk, P::chunks_before}, true, false, true,      true, false, true, false},
     {V::ecoformer,      "ecoformer",      "EcoFormer: learned kernelized hashing (KSH) to binary codes, attention by additions",
      kKernelHash,                         true,     true,  true,      true, false, true, true},
     {V::fp_ecoformer,   "fp-ecoformer",   "EcoFormer ablation: the learned KSH projection kept real (no sign, no codes)",

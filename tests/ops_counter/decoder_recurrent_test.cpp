@@ -172,14 +172,49 @@ TEST_CASE("decoder with a recurrent variant: a prefill of N then T decode steps 
   }
 }
 
-TEST_CASE("variants without a causal form are refused on a decoder, naming those that have one") {
+TEST_CASE("Linformer has no causal form, Reformer's is a prefill: refused with the reason on a decoder") {
   const ModelZoo zoo = ModelZoo::builtin();
-  for (AttentionVariant v : {AttentionVariant::linformer, AttentionVariant::reformer}) {
-    INFO(name(v));
-    CHECK_THROWS_WITH(zoo.build("llama3_8b", decode_step(v, 1024)),
-                      Catch::Contains("is causal") && Catch::Contains(std::string(name(v)) + " has no causal form") &&
-                          Catch::Contains("performer") && Catch::Contains("ecoformer"));
-  }
+  CHECK_THROWS_WITH(zoo.build("llama3_8b", decode_step(AttentionVariant::linformer, 1024)),
+                    Catch::Contains("is causal") && Catch::Contains("linformer has no causal form") &&
+                        Catch::Contains("performer") && Catch::Contains("ecoformer"));
+  CHECK_THROWS_WITH(zoo.build("llama3_8b", decode_step(AttentionVariant::reformer, 1024)),
+                    Catch::Contains("reformer's causal form is a whole prefill") &&
+                        Catch::Contains("1 queries over 1024 keys") && Catch::Contains("performer"));
+  CHECK_NOTHROW(zoo.build("llama3_8b", prefill(AttentionVariant::reformer, 1024)));
+}
+
+TEST_CASE("causal Reformer by hand: the within-bucket lower triangle, no wrapping around") {
+  // N = 8 in chunks of 4, 1 chunk before, 1 round, 1 head, d = 2: chunk 0 sees its own triangle (4·5/2 = 10
+  // pairs, not the wrapped chunk 1), chunk 1 all of chunk 0 and its own triangle (16 + 10); bidirectional: 2·4·8
+  AttentionConfig c{.variant = AttentionVariant::reformer,
+                    .heads = 1,
+                    .seq = 8,
+                    .head_dim = 2,
+                    .projections = false,
+                    .causal = true,
+                    .hashes = 1,
+                    .chunk = 4,
+                    .chunks_before = 1};
+  auto chunk_records = [](const AttentionConfig& a, Convention convention) {
+    test::RecordingSink sink;
+    emit_attention("attn", a, convention, sink);
+    OpCounts scores, softmax;
+    for (const OpRecord& r : sink.records) {
+      if (r.name.starts_with("attn.chunk_scores")) scores += r.counts;
+      if (r.name.starts_with("attn.chunk_softmax")) softmax += r.counts;
+    }
+    return std::pair{scores, softmax};
+  };
+  const std::uint64_t pairs = 10 + 26, rows = 8;
+  const auto [scores, softmax] = chunk_records(c, Convention::exact);
+  CHECK(scores.ops(OpKind::mul) == pairs * 2);
+  CHECK(scores.ops(OpKind::add) == pairs * 1);
+  CHECK(scores.written_bytes() == pairs * 4);
+  CHECK(softmax.ops(OpKind::exp) == pairs);
+  CHECK(softmax.ops(OpKind::add) == 2 * pairs - rows);
+  CHECK(chunk_records(c, Convention::paper).first.ops(OpKind::mul) == pairs * 2);
+  c.causal = false;
+  CHECK(chunk_records(c, Convention::exact).first.ops(OpKind::mul) == 2 * 4 * 8 * 2);
 }
 
 TEST_CASE("sliding-window attention: each query over the W keys ending at it, by hand and on Mistral") {
