@@ -34,7 +34,7 @@ foreach(case "ops/unknown_op.onnx;--strict|Foo ×2" "ops/hostile/cycle.onnx|cycl
              "ops/hostile/deep_nesting.onnx|nested deeper" "models/deit_tiny.onnx;--onnx-max-bytes;1000|--onnx-max-bytes"
              "models/bert_tiny.onnx;--attention;ecoformer|support"
              "ops/decode_step.onnx;--attention;ecoformer|1 queries over 32768 keys[^\n]*one token set"
-             "ops/causal_where.onnx;--attention;performer|causal[^\n]*performer has no causal form")
+             "ops/causal_where.onnx;--attention;linformer|causal[^\n]*linformer has no causal form")
   string(REPLACE "|" ";" case "${case}")
   list(POP_BACK case expected)
   list(POP_FRONT case file)
