@@ -94,10 +94,11 @@ void AttentionConfig::validate() const {
                     "(variants with a causal form: {})",
                     name(variant), variants_with(&VariantInfo::causal_form)));
   if (causal && key_count() != seq && !info.separate_keys && !info.recurrent)
-    throw Error(fmt::format("{}'s causal form is a whole prefill (queries = keys): a block of {} queries over {} keys "
-                            "(decode steps over a cache) is not modelled (variants that serve it: {}, and {})",
-                            name(variant), seq, key_count(), variants_with(&VariantInfo::separate_keys),
-                            variants_with(&VariantInfo::recurrent)));
+    throw Error(
+        fmt::format("{}'s causal form is a whole prefill (queries = keys): a block of {} queries over {} keys "
+                    "(decode steps over a cache) is not modelled (variants that serve it: {}, and {})",
+                    name(variant), seq, key_count(), variants_with(&VariantInfo::separate_keys),
+                    variants_with(&VariantInfo::recurrent)));
   if (key_count() != seq && !info.separate_keys && !causal)
     throw Error(
         fmt::format("{} needs the queries and keys to be one token set, here {} queries over {} keys (variants "

@@ -35,7 +35,9 @@ void keep_chunk_triangle(std::array<OpRecord, 4>& core, std::uint64_t batch, std
   const std::uint64_t pair_bytes = storage_bytes(DType::fp32, pairs),
                       key_bytes = storage_bytes(DType::fp32, checked_product({batch, keys, d}));
   for (OpRecord& r : core) r.counts = {};
-  core[0].counts.add(OpKind::mul, DType::fp32, checked_mul(pairs, d)).add(OpKind::add, DType::fp32, checked_mul(pairs, d - 1));
+  core[0]
+      .counts.add(OpKind::mul, DType::fp32, checked_mul(pairs, d))
+      .add(OpKind::add, DType::fp32, checked_mul(pairs, d - 1));
   core[0]
       .counts.add_read_bytes(DType::fp32, checked_add(storage_bytes(DType::fp32, checked_mul(rows, d)), key_bytes))
       .add_written_bytes(DType::fp32, pair_bytes);
@@ -46,7 +48,9 @@ void keep_chunk_triangle(std::array<OpRecord, 4>& core, std::uint64_t batch, std
       .add(OpKind::cmp, DType::fp32, pairs - rows)
       .add(OpKind::exp, DType::fp32, pairs);
   core[2].counts.add_read_bytes(DType::fp32, pair_bytes).add_written_bytes(DType::fp32, pair_bytes);
-  core[3].counts.add(OpKind::mul, DType::fp32, checked_mul(pairs, d)).add(OpKind::add, DType::fp32, checked_mul(pairs - rows, d));
+  core[3]
+      .counts.add(OpKind::mul, DType::fp32, checked_mul(pairs, d))
+      .add(OpKind::add, DType::fp32, checked_mul(pairs - rows, d));
   core[3]
       .counts.add_read_bytes(DType::fp32, checked_add(pair_bytes, key_bytes))
       .add_written_bytes(DType::fp32, storage_bytes(DType::fp32, checked_mul(rows, d)));

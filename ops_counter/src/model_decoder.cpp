@@ -118,7 +118,8 @@ Shape phase_shape(const ModelEntry& e, const Spec& s, const ModelOptions& o) {
          std::to_string(s.positions) + "): the model has no positions beyond it");
   const std::vector<AttentionVariant> used =
       o.native_attention ? native_variants(e, o) : std::vector<AttentionVariant>{o.attention.variant};
-  const bool all_sliding = std::all_of(used.begin(), used.end(), [](AttentionVariant v) { return v == AttentionVariant::sliding; });
+  const bool all_sliding =
+      std::all_of(used.begin(), used.end(), [](AttentionVariant v) { return v == AttentionVariant::sliding; });
   if (s.window && sh.keys > s.window && !all_sliding)
     fail("a context of " + std::to_string(sh.keys) + " tokens exceeds " + e.field("sliding_window") + " (" +
          std::to_string(s.window) + "): sliding-window attention beyond its window is not modelled");
@@ -164,7 +165,8 @@ std::vector<Layer> decoder_layers(const ModelEntry& e, const Spec& s, const Shap
     a.causal = true;        // MSA scores only the attended pairs; a variant without a causal form: refused
     if (o.native_attention && a.variant == AttentionVariant::sliding) {  // the model's own window
       if (!s.window)
-        throw Error("model '" + e.model() + "': its own attention is sliding, and it has no " + e.field("sliding_window"));
+        throw Error("model '" + e.model() + "': its own attention is sliding, and it has no " +
+                    e.field("sliding_window"));
       a.sliding_window = s.window;
     }
     try {
@@ -175,7 +177,8 @@ std::vector<Layer> decoder_layers(const ModelEntry& e, const Spec& s, const Shap
     layers.push_back(norm(s, block + ".norm1", rows));
     layers.push_back({block + ".attn.qkv", Linear{rows, s.hidden, inner + 2 * kv_inner, s.qkv_bias}, {}, true});
     if (s.rotary)  // the new tokens' queries and keys; the cached keys were rotated when they were new
-      layers.push_back({block + ".attn.rotary", Rotary{checked_mul(rows, s.heads + s.kv_heads), s.rotary_dims}, {}, true});
+      layers.push_back(
+          {block + ".attn.rotary", Rotary{checked_mul(rows, s.heads + s.kv_heads), s.rotary_dims}, {}, true});
     layers.push_back({block + ".attn", a});
     layers.push_back({block + ".attn.proj", Linear{rows, inner, s.hidden, s.o_bias}, {}, true});
     if (!s.parallel) layers.push_back({block + ".residual1", ResidualAdd{elements}});
@@ -252,8 +255,8 @@ Memory attention_memory(const Spec& s, const std::vector<Layer>& layers, const S
     m.cache = checked_add(m.cache, checked_product({o.batch, cached, per_token}));
     m.write = checked_add(m.write, checked_product({o.batch, sh.queries, per_token}));
     if (decode)  // step t of T reads the cache of N + t tokens (its own just written), at most W of them
-      m.read = checked_add(m.read, checked_product({o.batch, tokens_read(o.phase.context + 1, sh.keys, window),
-                                                    per_token}));
+      m.read =
+          checked_add(m.read, checked_product({o.batch, tokens_read(o.phase.context + 1, sh.keys, window), per_token}));
   }
   return m;
 }

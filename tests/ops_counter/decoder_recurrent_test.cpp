@@ -239,7 +239,8 @@ TEST_CASE("sliding-window attention: each query over the W keys ending at it, by
   CHECK(sink.records[0].counts.ops(OpKind::mul) == 2 * 16 * 4);
   // Mistral-7B's own attention is its 4,096-token window: a decode step's work and cache stop growing at W
   const ModelZoo zoo = ModelZoo::builtin();
-  ModelOptions at_window = decode_step(AttentionVariant::sliding, 4096), beyond = decode_step(AttentionVariant::sliding, 32768);
+  ModelOptions at_window = decode_step(AttentionVariant::sliding, 4096),
+               beyond = decode_step(AttentionVariant::sliding, 32768);
   at_window.native_attention = beyond.native_attention = true;
   const DecoderFacts w = *zoo.decoder_facts("mistral_7b", at_window), b = *zoo.decoder_facts("mistral_7b", beyond);
   CHECK(w.kv_cache_bytes == 4096 * w.kv_bytes_per_token);
@@ -248,9 +249,11 @@ TEST_CASE("sliding-window attention: each query over the W keys ending at it, by
   const OpCounts at = model_total(zoo, "mistral_7b", at_window), past = model_total(zoo, "mistral_7b", beyond);
   for (OpKind k : kAllOpKinds) CHECK(at.ops(k) == past.ops(k));
   // MSA on Mistral beyond its window stays refused
-  CHECK_THROWS_WITH(zoo.build("mistral_7b", decode_step(AttentionVariant::msa, 8192)), Catch::Contains("sliding_window"));
+  CHECK_THROWS_WITH(zoo.build("mistral_7b", decode_step(AttentionVariant::msa, 8192)),
+                    Catch::Contains("sliding_window"));
   // --attention sliding on a model without a window: the option's W; within W it is MSA
   ModelOptions within = decode_step(AttentionVariant::sliding, 2048);
-  const OpCounts sliding_msa = model_total(zoo, "llama3_8b", within), msa = model_total(zoo, "llama3_8b", decode_step(AttentionVariant::msa, 2048));
+  const OpCounts sliding_msa = model_total(zoo, "llama3_8b", within),
+                 msa = model_total(zoo, "llama3_8b", decode_step(AttentionVariant::msa, 2048));
   for (OpKind k : kAllOpKinds) CHECK(sliding_msa.ops(k) == msa.ops(k));
 }

@@ -93,7 +93,9 @@ TEST_CASE("ONNX causal blocks: the constant mask found as causal in its three ex
   CHECK(total(fixture("causal_where"), Convention::exact).ops(OpKind::add) == 72 * 3 + 12 * 11 + 2 * 6 * 4 * 5);
 }
 
-TEST_CASE("ONNX causal blocks: MSA keeps the lower triangle, the recurrent variants their causal form, others are refused", "[onnx]") {
+TEST_CASE(
+    "ONNX causal blocks: MSA keeps the lower triangle, the recurrent variants their causal form, others are refused",
+    "[onnx]") {
   ECOSIM_ONNX_OR_SKIP();
   // (fixture, queries, keys, attended pairs per head): 6 over 6 sees 1..6 keys; 3 over 7 sees 5, 6, 7
   const std::vector<std::tuple<std::string, std::uint64_t, std::uint64_t, std::uint64_t>> blocks = {

@@ -26,8 +26,9 @@ TEST_CASE("find_crossover: below from the first context, crossing by interpolati
   CHECK(find_crossover(contexts, msa, {10, 20, 20}).context == Approx(2.0));
 }
 
-TEST_CASE("crossover on Qwen2-7B decode: MSA's op energy per token affine in the context, Performer's and "
-          "EcoFormer's flat, each crossing where the two meet") {
+TEST_CASE(
+    "crossover on Qwen2-7B decode: MSA's op energy per token affine in the context, Performer's and "
+    "EcoFormer's flat, each crossing where the two meet") {
   CrossoverRequest r;
   r.zoo = ModelZoo::builtin();
   r.model = "qwen2_7b";
@@ -42,8 +43,8 @@ TEST_CASE("crossover on Qwen2-7B decode: MSA's op energy per token affine in the
   const double slope = (msa[1].op_energy_pj - msa[0].op_energy_pj) / 48.0;
   CHECK(slope > 0);
   for (std::size_t i = 1; i < msa.size(); ++i) {
-    const double step = (msa[i].op_energy_pj - msa[i - 1].op_energy_pj) /
-                        static_cast<double>(r.contexts[i] - r.contexts[i - 1]);
+    const double step =
+        (msa[i].op_energy_pj - msa[i - 1].op_energy_pj) / static_cast<double>(r.contexts[i] - r.contexts[i - 1]);
     CHECK(step == Approx(slope).epsilon(1e-9));
     CHECK(msa[i].accel_latency_ms > msa[i - 1].accel_latency_ms);
   }
@@ -72,10 +73,10 @@ constexpr unsigned kSeconds = 120;
 
 TEST_CASE("ecosim crossover --format json: every variant's points and its crossings against MSA") {
   const TempFolder dir("ecosim_crossover");
-  const auto [out, stdout_text] = run_ecosim_with_stdout(
-      {"crossover", "--model", "qwen2_7b", "--contexts", "64,512,8k", "--variants", "performer,sliding",
-       "--sliding-window", "512", "--format", "json"},
-      std::filesystem::path(dir / "."), kAddressSpaceBytes, kSeconds);
+  const auto [out, stdout_text] =
+      run_ecosim_with_stdout({"crossover", "--model", "qwen2_7b", "--contexts", "64,512,8k", "--variants",
+                              "performer,sliding", "--sliding-window", "512", "--format", "json"},
+                             std::filesystem::path(dir / "."), kAddressSpaceBytes, kSeconds);
   INFO(out.stderr_text);
   REQUIRE(out.exit_code == 0);
   const nlohmann::json j = nlohmann::json::parse(stdout_text);
@@ -90,12 +91,12 @@ TEST_CASE("ecosim crossover --format json: every variant's points and its crossi
   // equal to MSA up to its window W = 512, below beyond: the crossing is at W
   CHECK(sliding["crossover_vs_msa"]["op_energy"]["context"].get<double>() == Approx(512.0));
   // a context beyond the model's positions, and contexts out of order, are errors naming them
-  const ChildOutcome far =
-      run_ecosim({"crossover", "--model", "llama3_8b", "--contexts", "1k,16k"}, std::filesystem::path(dir / "."), kAddressSpaceBytes, kSeconds);
+  const ChildOutcome far = run_ecosim({"crossover", "--model", "llama3_8b", "--contexts", "1k,16k"},
+                                      std::filesystem::path(dir / "."), kAddressSpaceBytes, kSeconds);
   CHECK(far.exit_code != 0);
   CHECK_THAT(far.stderr_text, Catch::Contains("max_position_embeddings"));
-  const ChildOutcome unordered =
-      run_ecosim({"crossover", "--model", "qwen2_7b", "--contexts", "4k,1k"}, std::filesystem::path(dir / "."), kAddressSpaceBytes, kSeconds);
+  const ChildOutcome unordered = run_ecosim({"crossover", "--model", "qwen2_7b", "--contexts", "4k,1k"},
+                                            std::filesystem::path(dir / "."), kAddressSpaceBytes, kSeconds);
   CHECK(unordered.exit_code != 0);
   CHECK_THAT(unordered.stderr_text, Catch::Contains("ascending"));
 }

@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cctype>
 #include <iostream>
 #include <sstream>
 
@@ -28,7 +29,8 @@ std::vector<std::uint64_t> parse_contexts(const std::string& list) {
   for (std::string item; std::getline(items, item, ',');) {
     const bool kilo = !item.empty() && (item.back() == 'k' || item.back() == 'K');
     const std::string digits = kilo ? item.substr(0, item.size() - 1) : item;
-    if (digits.empty() || digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), ::isdigit))
+    if (digits.empty() || digits.size() > 9 ||
+        !std::all_of(digits.begin(), digits.end(), [](unsigned char ch) { return std::isdigit(ch) != 0; }))
       throw Error("--contexts: '" + item + "' is not a token count (such as 4096 or 4k)");
     const std::uint64_t tokens = std::stoull(digits) * (kilo ? 1024 : 1);
     if (tokens == 0 || (!out.empty() && tokens <= out.back()))
@@ -99,7 +101,8 @@ int crossover(const Args& args) {
     request.model = vm["model"].as<std::string>();
   }
   const std::string phase = vm["phase"].as<std::string>();
-  if (phase != "decode" && phase != "prefill") throw Error("--phase must be 'decode' or 'prefill', got '" + phase + "'");
+  if (phase != "decode" && phase != "prefill")
+    throw Error("--phase must be 'decode' or 'prefill', got '" + phase + "'");
   request.options.phase.phase = phase == "decode" ? Phase::decode : Phase::prefill;
   request.options.phase.kv_dtype = dtype_named(vm, "kv-dtype");
   request.options.phase.weight_dtype = dtype_named(vm, "weight-dtype");

@@ -57,7 +57,7 @@ std::vector<double> metric(const CrossoverSeries& s, T CrossoverPoint::*field) {
 
 nlohmann::ordered_json crossover_json(const Crossover& c) {
   nlohmann::ordered_json j;
-  j["kind"] = c.kind == Crossover::Kind::crosses           ? "crosses"
+  j["kind"] = c.kind == Crossover::Kind::crosses            ? "crosses"
               : c.kind == Crossover::Kind::below_from_first ? "below_from_first"
                                                             : "not_within";
   j["context"] = c.kind == Crossover::Kind::crosses ? nlohmann::ordered_json(c.context) : nlohmann::ordered_json();
@@ -180,8 +180,8 @@ void print_crossover_table(std::ostream& out, const CrossoverRequest& request,
     out << "\n";
   }
   out << "\ncontext at which the variant falls below MSA (interpolated between the contexts listed)\n";
-  out << fmt::format("  {:<16} {:>14} {:>14} {:>14} {:>14}\n", "variant", "op energy", "accel energy",
-                     "accel latency", "KV/state");
+  out << fmt::format("  {:<16} {:>14} {:>14} {:>14} {:>14}\n", "variant", "op energy", "accel energy", "accel latency",
+                     "KV/state");
   const std::uint64_t first = request.contexts.front();
   for (const CrossoverSeries& s : series) {
     if (s.variant == AttentionVariant::msa) continue;

@@ -21,7 +21,7 @@ struct CrossoverRequest {
   ModelZoo zoo;
   std::string model;
   ModelOptions options;  // the variants' parameters, batch and dtypes; its phase kind (prefill or decode)
-  std::vector<std::uint64_t> contexts;  // ascending
+  std::vector<std::uint64_t> contexts;     // ascending
   std::vector<AttentionVariant> variants;  // msa first: the reference
 };
 
@@ -46,7 +46,7 @@ Crossover find_crossover(const std::vector<std::uint64_t>& contexts, const std::
 
 struct CrossoverSeries {
   AttentionVariant variant{};
-  std::vector<CrossoverPoint> points;  // one per context
+  std::vector<CrossoverPoint> points;                          // one per context
   Crossover op_energy, accel_energy, accel_latency, kv_cache;  // against MSA (MSA's own: not_within)
 };
 

@@ -23,16 +23,16 @@ struct AttentionConfig {
   /// Only a variant with the registry's causal_form serves it.
   bool causal = false;
   // The variant parameters (meaning, default and range: kVariantParameters in variant_registry.hpp).
-  std::uint64_t bits = default_of(VariantParameterId::bits);                    // EcoFormer hash bits b
-  std::uint64_t support = default_of(VariantParameterId::support);              // EcoFormer kernel anchors m
-  std::uint64_t features = default_of(VariantParameterId::features);            // Performer random features
-  std::uint64_t proj_k = default_of(VariantParameterId::proj_k);                // Linformer projected length
-  std::uint64_t hashes = default_of(VariantParameterId::hashes);                // Reformer hash rounds
-  std::uint64_t chunk = default_of(VariantParameterId::chunk);                  // Reformer chunk length
-  std::uint64_t chunks_before = default_of(VariantParameterId::chunks_before);  // Reformer
-  std::uint64_t sr_ratio = default_of(VariantParameterId::sr_ratio);            // SRA reduction conv k = s
-  std::uint64_t grid_height = default_of(VariantParameterId::grid_height);      // SRA, LSA token grid height
-  std::uint64_t window = default_of(VariantParameterId::window);                // LSA window side
+  std::uint64_t bits = default_of(VariantParameterId::bits);                      // EcoFormer hash bits b
+  std::uint64_t support = default_of(VariantParameterId::support);                // EcoFormer kernel anchors m
+  std::uint64_t features = default_of(VariantParameterId::features);              // Performer random features
+  std::uint64_t proj_k = default_of(VariantParameterId::proj_k);                  // Linformer projected length
+  std::uint64_t hashes = default_of(VariantParameterId::hashes);                  // Reformer hash rounds
+  std::uint64_t chunk = default_of(VariantParameterId::chunk);                    // Reformer chunk length
+  std::uint64_t chunks_before = default_of(VariantParameterId::chunks_before);    // Reformer
+  std::uint64_t sr_ratio = default_of(VariantParameterId::sr_ratio);              // SRA reduction conv k = s
+  std::uint64_t grid_height = default_of(VariantParameterId::grid_height);        // SRA, LSA token grid height
+  std::uint64_t window = default_of(VariantParameterId::window);                  // LSA window side
   std::uint64_t sliding_window = default_of(VariantParameterId::sliding_window);  // sliding: keys per query W
   /// Training: dropout on the attention probabilities (BERT's); inference computes none, so no op counts it.
   bool probs_dropout = false;

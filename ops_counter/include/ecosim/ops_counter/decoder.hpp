@@ -30,7 +30,7 @@ struct DecoderFacts {
   std::uint64_t layers = 0, attention_width = 0;  // n_layer and d_attn = heads · head_dim (Kaplan)
   std::uint64_t new_tokens = 0;                   // batch · tokens processed (prefill: seq; decode: steps)
   std::uint64_t context = 0;                      // keys of the last token: prefill seq, decode N + T
-  std::uint64_t kv_bytes_per_token = 0;  // 2 · kv_heads · head_dim · kv_dtype bytes per layer keeping a KV cache
+  std::uint64_t kv_bytes_per_token = 0;     // 2 · kv_heads · head_dim · kv_dtype bytes per layer keeping a KV cache
   std::uint64_t recurrent_state_bytes = 0;  // the states of the layers of a recurrent variant (constant in context)
   /// After the phase: batch · context · kv_bytes_per_token + recurrent_state_bytes. Reads and writes: a decode step
   /// reads the cache and the state and writes its token's keys and values and the state; a prefill writes them.

@@ -23,8 +23,8 @@ enum class AttentionVariant : std::uint8_t {
   bi_ecoformer,
   lsh_ecoformer,
   klsh_ecoformer,
-  sra,  // PVTv2's spatial-reduction attention: softmax over keys/values from a strided conv of the token grid
-  lsa,  // Twins' locally-grouped attention: softmax attention within non-overlapping window × window groups
+  sra,     // PVTv2's spatial-reduction attention: softmax over keys/values from a strided conv of the token grid
+  lsa,     // Twins' locally-grouped attention: softmax attention within non-overlapping window × window groups
   sliding  // sliding-window attention (Mistral): softmax over the W keys ending at each query's position
 };
 
