@@ -93,12 +93,6 @@ void AttentionConfig::validate() const {
         fmt::format("{} has no causal form: it would make this causal (decoder) attention bidirectional "
                     "(variants with a causal form: {})",
                     name(variant), variants_with(&VariantInfo::causal_form)));
-  if (causal && key_count() != seq && !info.separate_keys && !info.recurrent)
-    throw Error(
-        fmt::format("{}'s causal form is a whole prefill (queries = keys): a block of {} queries over {} keys "
-                    "(decode steps over a cache) is not modelled (variants that serve it: {}, and {})",
-                    name(variant), seq, key_count(), variants_with(&VariantInfo::separate_keys),
-                    variants_with(&VariantInfo::recurrent)));
   if (key_count() != seq && !info.separate_keys && !causal)
     throw Error(
         fmt::format("{} needs the queries and keys to be one token set, here {} queries over {} keys (variants "
@@ -180,7 +174,7 @@ std::uint64_t lsa_windows(const AttentionConfig& c) {
 }
 
 std::uint64_t reformer_buckets(const AttentionConfig& c) {
-  const std::uint64_t chunks = (c.seq + c.chunk - 1) / c.chunk;
+  const std::uint64_t chunks = (c.key_count() + c.chunk - 1) / c.chunk;
   return chunks < 2 ? 2 : chunks + chunks % 2;
 }
 

@@ -6,6 +6,10 @@
 // each token attends to the tokens before it in its own chunk (the lower triangle, its own key scored and masked as
 // above) and to the `chunks_before` chunks before its chunk, without wrapping around (the wrapped chunks hold later
 // buckets' tokens: all masked, none scored) — the within-bucket lower triangle, for chunks the size of buckets.
+// Decode (N new tokens over Nk keys, the P = Nk − N earlier ones cached with their bucket ids, sorted): each new
+// token is hashed (nb buckets of the Nk keys), inserted into each round's sorted order (⌈log₂ Nk⌉ compares), and
+// attends to the W = (before + 1)·L keys ending at it in that order — its own chunk and the chunks before, as a
+// window sliding with it (the newest token is its bucket's last).
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -27,11 +31,18 @@ OpRecord scale_and_mask(const std::string& name, std::uint64_t batch, std::uint6
   return r;
 }
 
-/// A causal chunk's records: the rectangle's shapes (q queries × keys, the last q of them the chunk's own) marked
-/// params.causal = 1, their operations and bytes those of the attended pairs only.
-void keep_chunk_triangle(std::array<OpRecord, 4>& core, std::uint64_t batch, std::uint64_t q, std::uint64_t keys,
-                         std::uint64_t d) {
-  const std::uint64_t pairs = checked_mul(batch, attended_pairs(q, keys, true)), rows = checked_mul(batch, q);
+/// Keys each new token of a decode block attends to per round: the (before + 1)·L ending at it (before as many
+/// chunks as the Nk keys make, less one).
+std::uint64_t decode_window(const AttentionConfig& c) {
+  const std::uint64_t chunks = (c.key_count() + c.chunk - 1) / c.chunk;
+  return checked_mul(std::min(c.chunks_before, chunks - 1) + 1, c.chunk);
+}
+
+/// A causal chunk's records: the rectangle's shapes (q queries × keys, the last q of them the newest) marked
+/// params.causal = 1, their operations and bytes those of the `pairs_per_batch` attended pairs only.
+void keep_attended_pairs(std::array<OpRecord, 4>& core, std::uint64_t batch, std::uint64_t q, std::uint64_t keys,
+                         std::uint64_t d, std::uint64_t pairs_per_batch) {
+  const std::uint64_t pairs = checked_mul(batch, pairs_per_batch), rows = checked_mul(batch, q);
   const std::uint64_t pair_bytes = storage_bytes(DType::fp32, pairs),
                       key_bytes = storage_bytes(DType::fp32, checked_product({batch, keys, d}));
   for (OpRecord& r : core) r.counts = {};
@@ -77,23 +88,30 @@ ReformerPlan reformer_plan(const AttentionConfig& c) {
 }
 
 Stage reformer_hashing(const AttentionConfig& c) {
-  const std::uint64_t g = checked_mul(c.batch, c.heads), n = c.seq, d = c.head_dim, r = c.hashes;
+  const std::uint64_t g = checked_mul(c.batch, c.heads), n = c.seq, keys = c.key_count(), d = c.head_dim, r = c.hashes;
   const std::uint64_t buckets = reformer_buckets(c);
   const std::uint64_t log2n = n > 1 ? std::bit_width(n - 1) : 0;  // ⌈log2 N⌉ compares per element
+  // decode: the new tokens inserted into the sorted order of the Nk keys, ⌈log2 Nk⌉ compares each
+  OpRecord order = keys > n ? ops::reduce("bucket_insert", "insert_sorted", g, r, n, DType::int32,
+                                          {.cmp = checked_mul(n, std::bit_width(keys - 1))}, n)
+                            : ops::reduce("sort", "sort", g, r, n, DType::int32, {.cmp = checked_mul(n, log2n)}, n);
   return {
       {ops::l2_normalize("k_normalize", g, n, d), {}},
       {ops::gemm("rotations", {.batch = g, .m = n, .n = r * buckets / 2, .k = d, .b_shared = true}),
        ops::macs(checked_product({g, n, r * buckets / 2, d}))},
       {ops::reduce("bucket_argmax", "argmax", g, checked_mul(n, r), buckets, DType::fp32, {.cmp = buckets - 1}, 1), {}},
-      {ops::reduce("sort", "sort", g, r, n, DType::int32, {.cmp = checked_mul(n, log2n)}, n), {}},
+      {std::move(order), {}},
       {ops::memcpy("gather", g, checked_mul(r, n), checked_mul(3, d), DType::fp32), {}}};
 }
 
 Stage reformer_chunk_attention(const AttentionConfig& c) {
   const ReformerPlan p = reformer_plan(c);
   const std::uint64_t g = checked_mul(c.batch, c.heads), d = c.head_dim;
+  const bool decode = c.key_count() > c.seq;
   std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> shapes;  // (queries, keys) → chunks
-  for (std::uint64_t i = 0; i < p.chunks; ++i) {
+  if (decode)  // one block: the N new tokens, each over the window ending at it
+    ++shapes[{c.seq, std::min(c.key_count(), decode_window(c) + c.seq - 1)}];
+  for (std::uint64_t i = 0; i < (decode ? 0 : p.chunks); ++i) {
     std::uint64_t keys = p.keys(i);
     if (c.causal) {  // its own chunk and the min(before, i) chunks before it, no wrapping
       keys = p.size(i);
@@ -116,9 +134,11 @@ Stage reformer_chunk_attention(const AttentionConfig& c) {
         ops::reduce("chunk_softmax" + suffix, "softmax_unnormalised", batch, q, keys, DType::fp32,
                     {.add = 2 * keys - 1, .cmp = keys - 1, .exp = keys}, keys),
         ops::gemm("chunk_context" + suffix, {.batch = batch, .m = q, .n = d, .k = keys})};
-    if (c.causal) keep_chunk_triangle(core, batch, q, keys, d);
+    const std::uint64_t per_batch =
+        decode ? attended_pairs(q, c.key_count(), true, decode_window(c)) : attended_pairs(q, keys, c.causal);
+    if (c.causal) keep_attended_pairs(core, batch, q, keys, d, per_batch);
     ops::join_group(core, std::string(ops::kChunkAttentionGroup) + suffix);
-    const std::uint64_t pairs = checked_mul(batch, attended_pairs(q, keys, c.causal));
+    const std::uint64_t pairs = checked_mul(batch, per_batch);
     const OpCounts products = ops::macs(checked_mul(pairs, d));
     stage.push_back({std::move(core[0]), products});
     stage.push_back({std::move(core[1]), ops::muls(pairs)});

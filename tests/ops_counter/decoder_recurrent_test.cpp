@@ -4,6 +4,7 @@
 // recurrent variants' stays flat.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <map>
 
 #include "ecosim/ops_counter/energy.hpp"
 #include "ecosim/ops_counter/model_zoo.hpp"
@@ -172,15 +173,47 @@ TEST_CASE("decoder with a recurrent variant: a prefill of N then T decode steps 
   }
 }
 
-TEST_CASE("Linformer has no causal form, Reformer's is a prefill: refused with the reason on a decoder") {
+TEST_CASE("Linformer has no causal form: refused with the reason on a decoder") {
   const ModelZoo zoo = ModelZoo::builtin();
   CHECK_THROWS_WITH(zoo.build("llama3_8b", decode_step(AttentionVariant::linformer, 1024)),
                     Catch::Contains("is causal") && Catch::Contains("linformer has no causal form") &&
-                        Catch::Contains("performer") && Catch::Contains("ecoformer"));
-  CHECK_THROWS_WITH(zoo.build("llama3_8b", decode_step(AttentionVariant::reformer, 1024)),
-                    Catch::Contains("reformer's causal form is a whole prefill") &&
-                        Catch::Contains("1 queries over 1024 keys") && Catch::Contains("performer"));
+                        Catch::Contains("performer") && Catch::Contains("ecoformer") && Catch::Contains("reformer"));
   CHECK_NOTHROW(zoo.build("llama3_8b", prefill(AttentionVariant::reformer, 1024)));
+  CHECK_NOTHROW(zoo.build("llama3_8b", decode_step(AttentionVariant::reformer, 1024)));
+}
+
+TEST_CASE("a Reformer decode step by hand: hashed, inserted, over the (before + 1)·L keys ending at it") {
+  // 1 new token over Nk keys, L = 64, 1 chunk before, R = 2 rounds, 1 head, d = 2: W = 128 keys per round
+  auto step = [](std::uint64_t keys) {
+    const AttentionConfig c{.variant = AttentionVariant::reformer,
+                            .heads = 1,
+                            .seq = 1,
+                            .head_dim = 2,
+                            .projections = false,
+                            .keys = keys,
+                            .causal = true,
+                            .hashes = 2,
+                            .chunk = 64,
+                            .chunks_before = 1};
+    test::RecordingSink sink;
+    emit_attention("attn", c, Convention::exact, sink);
+    std::map<std::string, OpCounts> by_name;
+    for (const OpRecord& r : sink.records) by_name[r.name] += r.counts;
+    return by_name;
+  };
+  auto at_1000 = step(1000);
+  CHECK(at_1000["attn.chunk_scores"].ops(OpKind::mul) == 2 * 128 * 2);
+  CHECK(at_1000["attn.chunk_softmax"].ops(OpKind::exp) == 2 * 128);
+  // nb = 16 buckets of 1000 keys: rotations 1 × (2·16/2) × 2; insertion ⌈log₂ 1000⌉ = 10 compares per round
+  CHECK(at_1000["attn.rotations"].ops(OpKind::mul) == 16 * 2);
+  CHECK(at_1000["attn.bucket_insert"].ops(OpKind::cmp) == 2 * 10);
+  // beyond the window only the hashing grows (nb with Nk, the insertion with log₂ Nk)
+  auto at_100000 = step(100000);
+  CHECK(at_100000["attn.chunk_scores"].ops(OpKind::mul) == at_1000["attn.chunk_scores"].ops(OpKind::mul));
+  CHECK(at_100000["attn.rotations"].ops(OpKind::mul) == 1564 * 2);  // nb = 1564 (1563 chunks, made even)
+  CHECK(at_100000["attn.bucket_insert"].ops(OpKind::cmp) == 2 * 17);
+  // fewer keys than the window: all of them
+  CHECK(step(100)["attn.chunk_scores"].ops(OpKind::mul) == 2 * 100 * 2);
 }
 
 TEST_CASE("causal Reformer by hand: the within-bucket lower triangle, no wrapping around") {

@@ -69,7 +69,7 @@ bool holds_state(const AttentionConfig& c);
 /// Σv, d fp32), constant in the context; 0 for a variant that keeps its keys (a KV cache).
 std::uint64_t recurrent_state_bytes(const AttentionConfig& c);
 
-/// Reformer buckets per hash round: the even number nearest above N/chunk (at least 2).
+/// Reformer buckets per hash round: the even number nearest above Nk/chunk (at least 2; Nk = N but in decode).
 std::uint64_t reformer_buckets(const AttentionConfig& c);
 
 /// SRA/LSA token grid height (grid_height, 0 when it does not divide seq; unset: the most nearly square
