@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "attention_emitter.hpp"
@@ -68,6 +69,7 @@ std::uint64_t& AttentionConfig::parameter(VariantParameterId id) {
     case VariantParameterId::sr_ratio: return sr_ratio;
     case VariantParameterId::grid_height: return grid_height;
     case VariantParameterId::window: return window;
+    case VariantParameterId::sliding_window: return sliding_window;
   }
   throw Error("unknown variant parameter " + std::to_string(static_cast<unsigned>(id)));
 }
@@ -86,17 +88,18 @@ void AttentionConfig::validate() const {
   require_range("embedding width", width(), 1, kMaxDimension);
   const VariantInfo& info = variant_info(variant);
   if (keys) require_range("keys", keys, 1, kMaxDimension);
-  if (key_count() != seq && !info.separate_keys)
-    throw Error(
-        fmt::format("{} needs the queries and keys to be one token set, here {} queries over {} keys (variants "
-                    "that serve queries ≠ keys: {})",
-                    name(variant), seq, key_count(), variants_with(&VariantInfo::separate_keys)));
   if (causal && !info.causal_form)
     throw Error(
         fmt::format("{} has no causal form: it would make this causal (decoder) attention bidirectional "
                     "(variants with a causal form: {})",
                     name(variant), variants_with(&VariantInfo::causal_form)));
-  if (causal && key_count() < seq)
+  if (key_count() != seq && !info.separate_keys && !causal)
+    throw Error(
+        fmt::format("{} needs the queries and keys to be one token set, here {} queries over {} keys (variants "
+                    "that serve queries ≠ keys: {}; in a causal block: {})",
+                    name(variant), seq, key_count(), variants_with(&VariantInfo::separate_keys),
+                    variants_with(&VariantInfo::causal_form)));
+  if ((causal || variant == AttentionVariant::sliding) && key_count() < seq)
     throw Error(
         fmt::format("causal attention of {} queries over {} keys: the queries are the last of the keys' "
                     "positions, so there are at least as many keys",
@@ -105,7 +108,9 @@ void AttentionConfig::validate() const {
     if (info.parameters.contains(p.id))
       require_range(std::string(p.name) + " (" + std::string(p.help) + ")", parameter(p.id), p.minimum, p.maximum);
   // Checks across fields.
-  if (info.parameters.contains(VariantParameterId::support)) require_range("support samples", support, 1, key_count());
+  // anchors sampled from the keys; a causal form's are fixed beforehand (none of them a later token)
+  if (info.parameters.contains(VariantParameterId::support) && !causal)
+    require_range("support samples", support, 1, key_count());
   if (variant == AttentionVariant::bi_ecoformer)
     require_range("head dim (the code width of bi-ecoformer)", head_dim, 1, 64);
   if (info.parameters.contains(VariantParameterId::grid_height)) {
@@ -116,13 +121,37 @@ void AttentionConfig::validate() const {
   }
 }
 
-std::uint64_t attended_pairs(std::uint64_t queries, std::uint64_t keys, bool causal) {
+std::uint64_t attended_pairs(std::uint64_t queries, std::uint64_t keys, bool causal, std::uint64_t window) {
   if (!causal) return checked_mul(queries, keys);
   if (keys < queries) throw Error("causal attention needs at least as many keys as queries");
+  if (window && keys > window) {  // Σ_{t=P+1}^{P+N} min(t, W): the rows below W as the triangle, the rest W each
+    const std::uint64_t first = keys - queries + 1;
+    if (first > window) return checked_mul(queries, window);
+    const std::uint64_t below = window - first + 1;  // rows t = first..W, W of them at most
+    return checked_add(attended_pairs(below, window, true), checked_mul(queries - below, window));
+  }
   // Σ_{i<N} (P + i + 1) = N·P + N(N+1)/2, one of N and N+1 even
   const std::uint64_t triangle =
       queries % 2 == 0 ? checked_mul(queries / 2, queries + 1) : checked_mul(queries, (queries + 1) / 2);
   return checked_add(checked_mul(queries, keys - queries), triangle);
+}
+
+std::uint64_t window_keys(const AttentionConfig& c) {
+  if (c.variant != AttentionVariant::sliding) return c.key_count();
+  return std::min(c.key_count(), checked_add(c.sliding_window, c.seq - 1));
+}
+
+std::uint64_t folded_keys(const AttentionConfig& c) { return c.causal ? c.seq : c.key_count(); }
+
+bool holds_state(const AttentionConfig& c) { return c.causal && c.key_count() > c.seq; }
+
+std::uint64_t recurrent_state_bytes(const AttentionConfig& c) {
+  if (!variant_info(c.variant).recurrent) return 0;
+  std::uint64_t bytes = 0;
+  for (const stages::StageRecord& r :
+       c.variant == AttentionVariant::performer ? stages::performer_state(c) : stages::hashed_state(c))
+    bytes = checked_add(bytes, r.exact.counts.written_bytes());
+  return bytes;
 }
 
 std::uint64_t token_grid_height(const AttentionConfig& c) {
@@ -145,7 +174,7 @@ std::uint64_t lsa_windows(const AttentionConfig& c) {
 }
 
 std::uint64_t reformer_buckets(const AttentionConfig& c) {
-  const std::uint64_t chunks = (c.seq + c.chunk - 1) / c.chunk;
+  const std::uint64_t chunks = (c.key_count() + c.chunk - 1) / c.chunk;
   return chunks < 2 ? 2 : chunks + chunks % 2;
 }
 
@@ -159,7 +188,7 @@ void emit_attention(const std::string& prefix, const AttentionConfig& c, Convent
     } else if (variant_info(c.variant).shares_qk) {  // one projection for queries and keys
       emit({prefix + ".qk", Linear{.tokens = tokens, .in = c.width(), .out = inner}}, convention, sink);
       emit({prefix + ".v", Linear{.tokens = tokens, .in = c.width(), .out = inner}}, convention, sink);
-    } else if (c.key_count() == c.seq) {
+    } else if (c.key_count() == c.seq || c.causal) {  // causal: the earlier keys' are cached (or in the state)
       emit({prefix + ".qkv", Linear{.tokens = tokens, .in = c.width(), .out = checked_mul(3, inner)}}, convention,
            sink);
     } else {  // queries from the N tokens, keys and values from the Nk others
@@ -174,7 +203,8 @@ void emit_attention(const std::string& prefix, const AttentionConfig& c, Convent
     case AttentionVariant::msa:
     case AttentionVariant::sra:
     case AttentionVariant::lsa:
-    case AttentionVariant::linformer: detail::emit_softmax_attention(c, emitter); break;
+    case AttentionVariant::linformer:
+    case AttentionVariant::sliding: detail::emit_softmax_attention(c, emitter); break;
     case AttentionVariant::reformer: detail::emit_reformer(c, emitter); break;
     case AttentionVariant::performer: detail::emit_performer(c, emitter); break;
     default: detail::emit_hashed(c, emitter); break;

@@ -6,6 +6,9 @@
 //   ecoformer, klsh-ecoformer: RBF kernel to m anchors, centred, projected to b bits, sign (learned / random)
 //   lsh-ecoformer: random hyperplanes on the d features; bi-ecoformer: sign of the d features (b = d)
 //   fp-ecoformer: the kernel projection without sign, so the attention products are real multiplications.
+// Causal (prefix sums, and in decode the recurrent state): query i uses M_i, s_i and z_i over keys j ≤ i and c·i,
+// so only the N new tokens are hashed and folded into the sums, onto the state of the P = Nk − N earlier keys when
+// P > 0, and c·z_i is formed per query; a prefill of N counts the operations of its N decode steps.
 #include "attention_emitter.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/hash_stages.hpp"
@@ -48,19 +51,24 @@ Stage code_sum(const AttentionConfig& c) {  // b sums of N codes
   r.counts = ops::scaled(ops::sum_row(h.n), checked_mul(h.g, h.b), h.sum);
   r.counts.add_read_bytes(h.code, storage_bytes(h.code, checked_product({h.g, h.n, h.b})));
   r.counts.add_written_bytes(h.sum, storage_bytes(h.sum, checked_mul(h.g, h.b)));
+  if (holds_state(c)) ops::add_onto_state(r, h.sum, checked_mul(h.g, h.b));
   return {{std::move(r), ops::adds(checked_mul(h.gn, h.b))}};
 }
 
-Stage value_sum(const AttentionConfig& c) {  // d sums of N values, then c·z once per (batch, head)
+Stage value_sum(const AttentionConfig& c) {  // d sums of N values, then c·z once per (batch, head); causal: c·z_i
   const Hashed h(c);
-  return {{ops::reduce("value_sum", "sum", h.g, h.d, h.n, DType::fp32, {.mul = 1, .add = h.n - 1}, 1), {}}};
+  OpRecord r =
+      ops::reduce("value_sum", "sum", h.g, h.d, h.n, DType::fp32, {.mul = c.causal ? h.n : 1, .add = h.n - 1}, 1);
+  if (holds_state(c)) ops::add_onto_state(r, DType::fp32, checked_mul(h.g, h.d));
+  return {{std::move(r), {}}};
 }
 
 Stage context(const AttentionConfig& c) {  // M = Σ_j h_j v_jᵀ (b×d)
   const Hashed h(c);
   const std::uint64_t gnbd = checked_product({h.gn, h.b, h.d});
-  return {{h.code_product("context", {.batch = h.g, .m = h.b, .n = h.d, .k = h.n, .a = h.code}),
-           h.binary ? ops::adds(gnbd) : ops::macs(gnbd)}};
+  OpRecord r = h.code_product("context", {.batch = h.g, .m = h.b, .n = h.d, .k = h.n, .a = h.code});
+  if (holds_state(c)) ops::add_onto_state(r, DType::fp32, checked_product({h.g, h.b, h.d}));
+  return {{std::move(r), h.binary ? ops::adds(gnbd) : ops::macs(gnbd)}};
 }
 
 Stage numerator(const AttentionConfig& c) {  // num_i = h_i·M + c·z
@@ -102,6 +110,13 @@ Stage hashed_stage(const AttentionConfig& c, HashedStage stage) {
     case HashedStage::normalise: return normalise(c);
   }
   return {};
+}
+
+Stage hashed_state(const AttentionConfig& c) {
+  Stage state;
+  for (HashedStage s : {HashedStage::code_sum, HashedStage::value_sum, HashedStage::context})
+    for (StageRecord& r : hashed_stage(c, s)) state.push_back(std::move(r));
+  return state;
 }
 
 }  // namespace ecosim::stages

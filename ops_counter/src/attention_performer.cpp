@@ -1,6 +1,9 @@
 // Stages of Performer FAVOR+ attention with F positive random features, and its analytic counter:
 //   φ(x) = exp(ωᵀx̃ − ‖x̃‖²/2)/√F with x̃ = x/d^¼, out = φ(Q)(φ(K)ᵀV) / (φ(Q)·Σ_j φ(k_j)).
-// The key features, kv and k_sum run over the Nk keys, the rest over the N queries.
+// The key features, kv and k_sum run over the Nk keys, the rest over the N queries. Causal (prefix sums, and
+// in decode the recurrent state): query i uses S_i = Σ_{j≤i} φ(k_j)v_jᵀ and z_i = Σ_{j≤i} φ(k_j), so only the N new
+// keys are featurised and folded into S and z, onto the state of the P = Nk − N earlier keys when P > 0; every
+// prefix's products and sums are those of the whole sum, so a prefill of N counts the operations of its N steps.
 // ω (d×F, orthogonal draws) is shared by every batch entry and head and drawn once, so not counted.
 #include "attention_emitter.hpp"
 #include "ecosim/ops_counter/checked.hpp"
@@ -8,7 +11,7 @@
 namespace ecosim::stages {
 
 Stage performer_features(const AttentionConfig& c, std::string_view which) {
-  const std::uint64_t g = checked_mul(c.batch, c.heads), n = which == "k" ? c.key_count() : c.seq, d = c.head_dim,
+  const std::uint64_t g = checked_mul(c.batch, c.heads), n = which == "k" ? folded_keys(c) : c.seq, d = c.head_dim,
                       f = c.features;
   const std::string p(which);
   return {
@@ -21,14 +24,26 @@ Stage performer_features(const AttentionConfig& c, std::string_view which) {
       {ops::eltwise(p + "_features", "positive_features", g, n, f, DType::fp32, {.mul = 1, .add = 1, .exp = 1}), {}}};
 }
 
+Stage performer_state(const AttentionConfig& c) {
+  const std::uint64_t g = checked_mul(c.batch, c.heads), keys = folded_keys(c), d = c.head_dim, f = c.features;
+  StageRecord kv{ops::gemm("kv", {.batch = g, .m = f, .n = d, .k = keys}), ops::macs(checked_product({g, keys, f, d}))};
+  StageRecord k_sum{ops::reduce("k_sum", "sum", g, f, keys, DType::fp32, ops::sum_row(keys), 1), {}};
+  if (holds_state(c)) {
+    ops::add_onto_state(kv.exact, DType::fp32, checked_product({g, f, d}));
+    ops::add_onto_state(k_sum.exact, DType::fp32, checked_mul(g, f));
+  }
+  return {std::move(kv), std::move(k_sum)};
+}
+
 Stage performer_mixing(const AttentionConfig& c) {
-  const std::uint64_t g = checked_mul(c.batch, c.heads), n = c.seq, keys = c.key_count(), d = c.head_dim,
-                      f = c.features;
-  return {{ops::gemm("kv", {.batch = g, .m = f, .n = d, .k = keys}), ops::macs(checked_product({g, keys, f, d}))},
-          {ops::reduce("k_sum", "sum", g, f, keys, DType::fp32, ops::sum_row(keys), 1), {}},
-          {ops::gemm("numerator", {.batch = g, .m = n, .n = d, .k = f}), ops::macs(checked_product({g, n, f, d}))},
-          {ops::gemm("denominator", {.batch = g, .m = n, .n = 1, .k = f}), ops::macs(checked_product({g, n, f}))},
-          {ops::reduce("normalise", "normalise", g, n, d, DType::fp32, {.mul = d, .div = 1}, d), {}}};
+  const std::uint64_t g = checked_mul(c.batch, c.heads), n = c.seq, d = c.head_dim, f = c.features;
+  Stage stage = performer_state(c);
+  stage.push_back(
+      {ops::gemm("numerator", {.batch = g, .m = n, .n = d, .k = f}), ops::macs(checked_product({g, n, f, d}))});
+  stage.push_back(
+      {ops::gemm("denominator", {.batch = g, .m = n, .n = 1, .k = f}), ops::macs(checked_product({g, n, f}))});
+  stage.push_back({ops::reduce("normalise", "normalise", g, n, d, DType::fp32, {.mul = d, .div = 1}, d), {}});
+  return stage;
 }
 
 }  // namespace ecosim::stages

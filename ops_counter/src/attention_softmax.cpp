@@ -1,8 +1,8 @@
 // Stages of softmax attention: MSA (keys = all N tokens), SRA (keys = the reduced token grid, reduced in
 // the projections), LSA (attention within each window of the zero-padded grid) and Linformer (keys and
 // values projected along the sequence to k rows by one matrix E shared by K and V, and by every head and
-// batch entry); a causal MSA scores only the (query, key) pairs it attends (the lower triangle); and their
-// analytic counter.
+// batch entry); sliding-window attention (each query over the W keys ending at it, of the last W + N − 1); a causal
+// MSA scores only the (query, key) pairs it attends (the lower triangle); and their analytic counter.
 #include <array>
 
 #include "attention_emitter.hpp"
@@ -67,12 +67,13 @@ void keep_attended(std::array<OpRecord, 4>& core, std::uint64_t g, std::uint64_t
 
 }  // namespace
 
-Stage softmax_core(std::uint64_t g, std::uint64_t n, std::uint64_t keys, std::uint64_t d, DType input, bool causal) {
+Stage softmax_core(std::uint64_t g, std::uint64_t n, std::uint64_t keys, std::uint64_t d, DType input, bool causal,
+                   std::uint64_t window) {
   std::array<OpRecord, 4> core = {ops::gemm("scores", {.batch = g, .m = n, .n = keys, .k = d, .a = input, .b = input}),
                                   ops::eltwise("scale", "scale", g, n, keys, DType::fp32, {.mul = 1}),
                                   ops::softmax("softmax", g, n, keys),
                                   ops::gemm("context", {.batch = g, .m = n, .n = d, .k = keys, .b = input})};
-  const std::uint64_t per_group = attended_pairs(n, keys, causal), pairs = checked_mul(g, per_group);
+  const std::uint64_t per_group = attended_pairs(n, keys, causal, window), pairs = checked_mul(g, per_group);
   if (causal) keep_attended(core, g, n, keys, d, per_group, input);
   ops::join_group(core, ops::kSoftmaxAttentionGroup);
   const OpCounts products = ops::macs(checked_mul(pairs, d));
@@ -91,8 +92,9 @@ Stage softmax_attention(const AttentionConfig& c, DType input) {
   const std::uint64_t keys = c.variant == AttentionVariant::sra         ? sra_keys(c)
                              : c.variant == AttentionVariant::linformer ? c.proj_k
                              : c.variant == AttentionVariant::lsa       ? n
-                                                                        : c.key_count();
-  return softmax_core(g, n, keys, c.head_dim, input, c.causal);
+                                                                        : window_keys(c);
+  const bool sliding = c.variant == AttentionVariant::sliding;
+  return softmax_core(g, n, keys, c.head_dim, input, c.causal || sliding, sliding ? c.sliding_window : 0);
 }
 
 }  // namespace ecosim::stages

@@ -12,6 +12,7 @@ nlohmann::json DecoderFacts::to_json() const {
           {"non_embedding_params", non_embedding_params()},
           {"kv_cache_bytes", kv_cache_bytes},
           {"kv_bytes_per_token", kv_bytes_per_token},
+          {"recurrent_state_bytes", recurrent_state_bytes},
           {"kv_read_bytes", kv_read_bytes},
           {"kv_write_bytes", kv_write_bytes},
           {"weight_read_bytes", weight_read_bytes},

@@ -40,12 +40,16 @@ OpRecord exact_record(const AttentionConfig& c, HashPart part) {
       break;
     case HashPart::kernel:  // Σ of the distances, σ, 2σ, max(σ, tiny), 1/(2σ); per pair −d/(2σ) and exp
       r = ops::eltwise("hash_kernel", "rbf_kernel", g, n, m, DType::fp32, {});
-      r.counts = ops::scaled({.mul = checked_add(nm, 2), .add = nm - 1, .cmp = 1, .exp = nm, .div = 1}, g, DType::fp32);
+      r.counts =
+          c.causal  // causal: σ fixed beforehand (no statistic of later tokens), per pair only
+              ? ops::scaled({.mul = nm, .exp = nm}, g, DType::fp32)
+              : ops::scaled({.mul = checked_add(nm, 2), .add = nm - 1, .cmp = 1, .exp = nm, .div = 1}, g, DType::fp32);
       fp32_traffic(r, g, nm, 0, nm);
       break;
-    case HashPart::centre:  // m means (N − 1 additions, ·1/N), N·m subtractions
+    case HashPart::centre:  // m means (N − 1 additions, ·1/N), N·m subtractions; causal: fixed means, subtractions
       r = ops::reduce("hash_centre", "centre", g, m, n, DType::fp32, {}, n);
-      r.counts = ops::scaled({.mul = m, .add = checked_add(checked_mul(m, n - 1), nm)}, g, DType::fp32);
+      r.counts = c.causal ? ops::scaled({.add = nm}, g, DType::fp32)
+                          : ops::scaled({.mul = m, .add = checked_add(checked_mul(m, n - 1), nm)}, g, DType::fp32);
       fp32_traffic(r, g, nm, 0, nm);
       break;
     case HashPart::projection: {

@@ -219,7 +219,10 @@ nlohmann::json decoder_entry_from_hf_config(const nlohmann::json& config, const 
   if (model_type == "mistral") {
     read.push_back("sliding_window");
     fields["sliding_window"] = "sliding_window";
-    if (present(config, "sliding_window")) entry["sliding_window"] = config["sliding_window"];
+    if (present(config, "sliding_window")) {  // its own attention: each token over the window ending at it
+      entry["sliding_window"] = config["sliding_window"];
+      entry["native_attention"] = {"sliding"};
+    }
   }
   if (model_type == "qwen2") {  // the window applies only with use_sliding_window (to some layers): not modelled
     read.insert(read.end(), {"sliding_window", "use_sliding_window", "max_window_layers"});

@@ -116,7 +116,11 @@ Shape phase_shape(const ModelEntry& e, const Spec& s, const ModelOptions& o) {
   if (sh.keys > s.positions)
     fail("a context of " + std::to_string(sh.keys) + " tokens exceeds " + e.field("max_position_embeddings") + " (" +
          std::to_string(s.positions) + "): the model has no positions beyond it");
-  if (s.window && sh.keys > s.window)
+  const std::vector<AttentionVariant> used =
+      o.native_attention ? native_variants(e, o) : std::vector<AttentionVariant>{o.attention.variant};
+  const bool all_sliding =
+      std::all_of(used.begin(), used.end(), [](AttentionVariant v) { return v == AttentionVariant::sliding; });
+  if (s.window && sh.keys > s.window && !all_sliding)
     fail("a context of " + std::to_string(sh.keys) + " tokens exceeds " + e.field("sliding_window") + " (" +
          std::to_string(s.window) + "): sliding-window attention beyond its window is not modelled");
   return sh;
@@ -159,6 +163,12 @@ std::vector<Layer> decoder_layers(const ModelEntry& e, const Spec& s, const Shap
     a.embed_dim = s.hidden;
     a.projections = false;  // the projections below: k and v have kv_heads heads
     a.causal = true;        // MSA scores only the attended pairs; a variant without a causal form: refused
+    if (o.native_attention && a.variant == AttentionVariant::sliding) {  // the model's own window
+      if (!s.window)
+        throw Error("model '" + e.model() + "': its own attention is sliding, and it has no " +
+                    e.field("sliding_window"));
+      a.sliding_window = s.window;
+    }
     try {
       a.validate();
     } catch (const Error& err) {
@@ -167,7 +177,8 @@ std::vector<Layer> decoder_layers(const ModelEntry& e, const Spec& s, const Shap
     layers.push_back(norm(s, block + ".norm1", rows));
     layers.push_back({block + ".attn.qkv", Linear{rows, s.hidden, inner + 2 * kv_inner, s.qkv_bias}, {}, true});
     if (s.rotary)  // the new tokens' queries and keys; the cached keys were rotated when they were new
-      layers.push_back({block + ".attn.rotary", Rotary{checked_mul(rows, s.heads + s.kv_heads), s.rotary_dims}, {}, true});
+      layers.push_back(
+          {block + ".attn.rotary", Rotary{checked_mul(rows, s.heads + s.kv_heads), s.rotary_dims}, {}, true});
     layers.push_back({block + ".attn", a});
     layers.push_back({block + ".attn.proj", Linear{rows, inner, s.hidden, s.o_bias}, {}, true});
     if (!s.parallel) layers.push_back({block + ".residual1", ResidualAdd{elements}});
@@ -208,6 +219,48 @@ class MatmulMacs : public OpSink {
   std::uint64_t macs_ = 0;
 };
 
+/// Σ_{t=first}^{last} min(t, window): the cached tokens read by the decode steps whose contexts are first..last
+/// (window 0: none).
+std::uint64_t tokens_read(std::uint64_t first, std::uint64_t last, std::uint64_t window) {
+  return attended_pairs(last - first + 1, last, true, window);
+}
+
+/// What the attention layers keep between steps, after the phase, and read and write in it: the KV caches of the
+/// layers keeping their keys and values (2·kv_heads·head_dim at kv_dtype per token; a sliding window's, its last W
+/// tokens) and the recurrent variants' states (each pass writes the state it ends with; a decode step also reads the
+/// state it starts from).
+struct Memory {
+  std::uint64_t per_token = 0, state = 0, cache = 0, read = 0, write = 0;
+};
+
+Memory attention_memory(const Spec& s, const std::vector<Layer>& layers, const Shape& sh, const ModelOptions& o) {
+  const bool decode = o.phase.phase == Phase::decode;
+  const std::uint64_t passes = decode ? sh.queries : 1;
+  Memory m;
+  for (const Layer& layer : layers) {
+    const auto* a = std::get_if<AttentionConfig>(&layer.op);
+    if (!a) continue;
+    if (variant_info(a->variant).recurrent) {
+      const std::uint64_t state = recurrent_state_bytes(*a);
+      m.state = checked_add(m.state, state);
+      m.cache = checked_add(m.cache, state);
+      m.write = checked_add(m.write, checked_mul(passes, state));
+      if (decode) m.read = checked_add(m.read, checked_mul(passes, state));
+      continue;
+    }
+    const std::uint64_t per_token = storage_bytes(o.phase.kv_dtype, checked_mul(2, s.kv_heads * s.head_dim));
+    const std::uint64_t window = a->variant == AttentionVariant::sliding ? a->sliding_window : 0;
+    m.per_token = checked_add(m.per_token, per_token);
+    const std::uint64_t cached = window ? std::min(sh.keys, window) : sh.keys;
+    m.cache = checked_add(m.cache, checked_product({o.batch, cached, per_token}));
+    m.write = checked_add(m.write, checked_product({o.batch, sh.queries, per_token}));
+    if (decode)  // step t of T reads the cache of N + t tokens (its own just written), at most W of them
+      m.read =
+          checked_add(m.read, checked_product({o.batch, tokens_read(o.phase.context + 1, sh.keys, window), per_token}));
+  }
+  return m;
+}
+
 DecoderFacts decoder_facts(const ModelEntry& e, const ModelOptions& o) {
   const Spec s = read_spec(e);
   const Shape sh = phase_shape(e, s, o);
@@ -227,16 +280,13 @@ DecoderFacts decoder_facts(const ModelEntry& e, const ModelOptions& o) {
   f.attention_width = s.heads * s.head_dim;
   f.new_tokens = checked_mul(o.batch, sh.queries);
   f.context = sh.keys;
-  f.kv_bytes_per_token = storage_bytes(o.phase.kv_dtype, checked_product({2, s.layers, s.kv_heads, s.head_dim}));
-  f.kv_cache_bytes = checked_product({o.batch, sh.keys, f.kv_bytes_per_token});
-  f.kv_write_bytes = checked_mul(f.new_tokens, f.kv_bytes_per_token);
-  const bool decode = o.phase.phase == Phase::decode;
-  if (decode) {  // step t of T reads the cache of N + t tokens (its own just written): T·N + T(T+1)/2
-    const std::uint64_t t = sh.queries, n = o.phase.context;
-    const std::uint64_t cached = checked_add(checked_mul(t, n), checked_mul(t, t + 1) / 2);
-    f.kv_read_bytes = checked_product({o.batch, cached, f.kv_bytes_per_token});
-  }
-  const std::uint64_t passes = decode ? sh.queries : 1;  // one prefill pass, or one pass per decode step
+  const std::uint64_t passes = o.phase.phase == Phase::decode ? sh.queries : 1;  // prefill: one pass; decode: T
+  const Memory memory = attention_memory(s, layers, sh, o);
+  f.kv_bytes_per_token = memory.per_token;
+  f.recurrent_state_bytes = memory.state;
+  f.kv_cache_bytes = memory.cache;
+  f.kv_write_bytes = memory.write;
+  f.kv_read_bytes = memory.read;
   f.weight_read_bytes = checked_mul(passes, storage_bytes(o.phase.weight_dtype, layer_weights));
   f.matmul_macs = macs.macs();
   return f;

@@ -196,6 +196,11 @@ OpCounts macs(std::uint64_t n, DType t) {
 OpCounts muls(std::uint64_t n) { return OpCounts{}.add(OpKind::mul, DType::fp32, n); }
 OpCounts adds(std::uint64_t n) { return OpCounts{}.add(OpKind::add, DType::fp32, n); }
 
+void add_onto_state(OpRecord& r, DType t, std::uint64_t elements) {
+  r.counts.add(OpKind::add, t, elements);
+  r.counts.add_read_bytes(t, storage_bytes(t, elements));
+}
+
 void join_group(std::span<OpRecord> records, std::string_view group) {
   for (OpRecord& r : records) r.group = group;
 }

@@ -16,31 +16,33 @@ constexpr ParameterSet kNone{};
 constexpr ParameterSet kKernelHash{P::bits, P::support};
 
 // clang-format off
-constexpr std::array<VariantInfo, 11> kRegistry = {{
+constexpr std::array<VariantInfo, 12> kRegistry = {{
 //  variant            name              description
-//    parameters                          shares_qk hashed has_kernel compared_by_default separate_keys causal_form
+//    parameters                          shares_qk hashed has_kernel compared_by_default separate_keys causal_form recurrent
     {V::msa,            "msa",            "softmax multi-head self-attention over all N keys",
-     kNone,                               false,    false, true,      true, true, true},
+     kNone,                               false,    false, true,      true, true, true, false},
     {V::performer,      "performer",      "Performer (FAVOR+): softmax kernel by positive random features, linear in N",
-     {P::features},                       false,    false, true,      true, true, false},
+     {P::features},                       false,    false, true,      true, true, true, true},
     {V::linformer,      "linformer",      "Linformer: keys and values projected from N to k rows, then softmax",
-     {P::proj_k},                         false,    false, true,      true, true, false},
+     {P::proj_k},                         false,    false, true,      true, true, false, false},
     {V::reformer,       "reformer",       "Reformer: LSH buckets of shared queries/keys, softmax within sorted chunks",
-     {P::hashes, P::chunk, P::chunks_before}, true, false, true,      true, false, false},
+     {P::hashes, P::chunk, P::chunks_before}, true, false, true,      true, false, true, false},
     {V::ecoformer,      "ecoformer",      "EcoFormer: learned kernelized hashing (KSH) to binary codes, attention by additions",
-     kKernelHash,                         true,     true,  true,      true, false, false},
+     kKernelHash,                         true,     true,  true,      true, false, true, true},
     {V::fp_ecoformer,   "fp-ecoformer",   "EcoFormer ablation: the learned KSH projection kept real (no sign, no codes)",
-     kKernelHash,                         true,     true,  true,      false, false, false},
+     kKernelHash,                         true,     true,  true,      false, false, true, true},
     {V::bi_ecoformer,   "bi-ecoformer",   "EcoFormer ablation: codes are the signs of the d features (b = head width)",
-     kNone,                               true,     true,  true,      false, false, false},
+     kNone,                               true,     true,  true,      false, false, true, true},
     {V::lsh_ecoformer,  "lsh-ecoformer",  "EcoFormer ablation: random-hyperplane LSH codes instead of KSH",
-     {P::bits},                           true,     true,  true,      false, false, false},
+     {P::bits},                           true,     true,  true,      false, false, true, true},
     {V::klsh_ecoformer, "klsh-ecoformer", "EcoFormer ablation: kernelized LSH (random projection of the anchor kernel)",
-     kKernelHash,                         true,     true,  true,      false, false, false},
+     kKernelHash,                         true,     true,  true,      false, false, true, true},
     {V::sra,            "sra",            "PVTv2 spatial-reduction attention: keys/values from a strided conv of the grid",
-     {P::sr_ratio, P::grid_height},       false,    false, false,     false, false, false},
+     {P::sr_ratio, P::grid_height},       false,    false, false,     false, false, false, false},
     {V::lsa,            "lsa",            "Twins locally-grouped attention: softmax within window × window groups",
-     {P::grid_height, P::window},         false,    false, true,      false, false, false},
+     {P::grid_height, P::window},         false,    false, true,      false, false, false, false},
+    {V::sliding,        "sliding",        "sliding-window attention (Mistral): softmax over the W keys ending at each query",
+     {P::sliding_window},                 false,    false, false,     false, true, true, false},
 }};
 // clang-format on
 
@@ -50,7 +52,7 @@ constexpr bool rows_in_enum_order() {
   return true;
 }
 static_assert(rows_in_enum_order(), "row i of the registry must describe AttentionVariant i");
-static_assert(kRegistry.back().variant == V::lsa, "one row per AttentionVariant");
+static_assert(kRegistry.back().variant == V::sliding, "one row per AttentionVariant");
 
 constexpr bool parameters_in_id_order() {
   for (std::size_t i = 0; i < kVariantParameters.size(); ++i)

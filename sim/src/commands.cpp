@@ -15,6 +15,10 @@ constexpr std::array kCommands = {
     Command{"compress", "compress an activation tensor (ActNN, GACT, Mesa, Few-Bit): bits, ratio, error, time",
             &compress},
     Command{"compare", "every attention variant on GPU and the 45 nm accelerator: counts, latency, energy", &compare},
+    Command{"crossover",
+            "a decoder's per-token decode (or prefill) cost over contexts per variant, and where each "
+            "overtakes MSA",
+            &crossover},
     Command{"gpu-time", "one op on a named GPU as the GPU model costs it: attention, GEMM, copy, softmax, norm",
             &gpu_time},
     Command{"count", "count ops and energy of a model, one attention layer, or a trace", &count},

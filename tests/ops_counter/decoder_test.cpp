@@ -234,9 +234,9 @@ TEST_CASE("decoder features: GQA projections, partial rotary, parallel attention
   CHECK_THROWS_WITH(zoo.build("mistral_7b", prefill(8192)), Catch::Contains("'sliding_window' (4096)"));
   CHECK_THROWS_WITH(zoo.build("mistral_7b", decode(4096, 1)), Catch::Contains("sliding_window"));
   // a variant without a causal form is refused, not made bidirectional
-  ModelOptions performer = prefill(64);
-  performer.attention.variant = AttentionVariant::performer;
-  CHECK_THROWS_WITH(zoo.build("llama2_7b", performer), Catch::Contains("has no causal form"));
+  ModelOptions linformer = prefill(64);
+  linformer.attention.variant = AttentionVariant::linformer;
+  CHECK_THROWS_WITH(zoo.build("llama2_7b", linformer), Catch::Contains("linformer has no causal form"));
   // a phase is for decoders only
   CHECK_THROWS_WITH(zoo.build("bert_base", prefill(64)), Catch::Contains("not a decoder"));
   CHECK(!zoo.decoder_facts("bert_base", {}));

@@ -371,11 +371,14 @@ TEST_CASE("BERT-base and GPT-2 small: hand-computed MACs, sequence length, causa
   CHECK(exact_adds(bidirectional, "g") - exact_adds(zoo, "gpt2_small") == 12 * heads * masked * (2 * d + 1));
   o = {};
   for (const Layer& l : zoo.build("gpt2_small", o)) CHECK(l.name.find("causal_mask") == std::string::npos);
-  for (AttentionVariant v : {AttentionVariant::ecoformer, AttentionVariant::performer, AttentionVariant::linformer}) {
-    o.attention.variant = v;  // no causal form: refused, not silently bidirectional
-    CHECK_THROWS_WITH(zoo.build("gpt2_small", o),
-                      Catch::Contains("model 'gpt2_small' is causal") && Catch::Contains("has no causal form"));
-    CHECK_NOTHROW(bidirectional.build("g", o));
+  o.attention.variant = AttentionVariant::linformer;  // no causal form: refused, not silently bidirectional
+  CHECK_THROWS_WITH(zoo.build("gpt2_small", o),
+                    Catch::Contains("model 'gpt2_small' is causal") && Catch::Contains("has no causal form"));
+  CHECK_NOTHROW(bidirectional.build("g", o));
+  for (AttentionVariant v : {AttentionVariant::ecoformer, AttentionVariant::performer, AttentionVariant::reformer}) {
+    o.attention.variant = v;  // their causal forms: prefix sums, the within-bucket triangle
+    for (const Layer& l : zoo.build("gpt2_small", o))
+      if (const auto* a = std::get_if<AttentionConfig>(&l.op)) CHECK(a->causal);
   }
   o.attention.variant = AttentionVariant::lsa;  // no token grid in a sequence model
   CHECK_THROWS_WITH(zoo.build("bert_base", o), Catch::Contains("lsa_window"));

@@ -29,7 +29,7 @@ AttentionConfig all_at_minimum(AttentionVariant variant) {
 
 TEST_CASE("registry: one row per variant, in enum order, with unique names", "[registry]") {
   const auto rows = variant_registry();
-  REQUIRE(rows.size() == static_cast<std::size_t>(AttentionVariant::lsa) + 1);
+  REQUIRE(rows.size() == static_cast<std::size_t>(AttentionVariant::sliding) + 1);
   std::set<std::string_view> names;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const VariantInfo& row = rows[i];
@@ -88,7 +88,8 @@ TEST_CASE("registry: each parameter maps to the AttentionConfig field of its nam
       {"chunks_before", &AttentionConfig::chunks_before},
       {"sr_ratio", &AttentionConfig::sr_ratio},
       {"grid_height", &AttentionConfig::grid_height},
-      {"window", &AttentionConfig::window}};
+      {"window", &AttentionConfig::window},
+      {"sliding_window", &AttentionConfig::sliding_window}};
   REQUIRE(std::size(fields) == kVariantParameters.size());
   for (const auto& [field_name, field] : fields) {
     const auto it = std::find_if(kVariantParameters.begin(), kVariantParameters.end(),

@@ -76,7 +76,8 @@ foreach(case
   endif()
 endforeach()
 
-# compare --hf-config: a tiny GQA config's whole-model comparison runs; a variant without a causal form is refused
+# compare --hf-config: a tiny GQA config's whole-model comparison runs; a variant without a causal form is refused,
+# the recurrent ones run
 file(WRITE ${WORKDIR}/tiny.json
      [[{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2,
         "intermediate_size": 128, "num_hidden_layers": 2, "vocab_size": 100, "max_position_embeddings": 64,
@@ -87,10 +88,15 @@ string(JSON hf_path GET "${report}" workload hf_config)
 if(NOT rc EQUAL 0 OR NOT hf_path STREQUAL "tiny.json")
   message(FATAL_ERROR "compare --hf-config: rc ${rc}, workload.hf_config '${hf_path}': ${out}")
 endif()
-ecosim_run(out rc compare --hf-config tiny.json --variants performer --out rep2)
+ecosim_run(out rc compare --hf-config tiny.json --variants linformer --out rep2)
 string(FIND "${out}" "has no causal form" at)
 if(rc EQUAL 0 OR at EQUAL -1)
-  message(FATAL_ERROR "compare --hf-config --variants performer: rc ${rc}: ${out}")
+  message(FATAL_ERROR "compare --hf-config --variants linformer: rc ${rc}: ${out}")
+endif()
+# Performer and EcoFormer serve it in their causal (prefix-sum) forms
+ecosim_run(out rc compare --hf-config tiny.json --variants performer,ecoformer --out rep3)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "compare --hf-config --variants performer,ecoformer: rc ${rc}: ${out}")
 endif()
 
 # sweep: a {"hf_config": FILE} workload is replayed as the config's decoder (its rows name the file)

@@ -34,7 +34,7 @@ foreach(case "ops/unknown_op.onnx;--strict|Foo ×2" "ops/hostile/cycle.onnx|cycl
              "ops/hostile/deep_nesting.onnx|nested deeper" "models/deit_tiny.onnx;--onnx-max-bytes;1000|--onnx-max-bytes"
              "models/bert_tiny.onnx;--attention;ecoformer|support"
              "ops/decode_step.onnx;--attention;ecoformer|1 queries over 32768 keys[^\n]*one token set"
-             "ops/causal_where.onnx;--attention;performer|causal[^\n]*performer has no causal form"
+             "ops/causal_where.onnx;--attention;linformer|causal[^\n]*linformer has no causal form"
              "models/tiny_vit.onnx;--rules;fvcore;--convention;exact|--rules fvcore[^\n]*--convention paper"
              "models/tiny_vit.onnx;--rules;fvcore;--attention;msa|no fvcore count"
              "models/tiny_vit.onnx;--rules;flops|--rules must be 'mmcv' or 'fvcore'")
@@ -49,13 +49,14 @@ foreach(case "ops/unknown_op.onnx;--strict|Foo ×2" "ops/hostile/cycle.onnx|cycl
 endforeach()
 
 # issue 19: an attention the importer does not recognise is warned about, counted, and refuses a swap; the Llama
-# block's causal attention refuses EcoFormer and becomes causal MSA
+# block's causal attention refuses Linformer (no causal form) and becomes causal MSA or causal EcoFormer
 ecosim_run(out rc count --onnx ${onnx}/ops/attention_unrecognised.onnx)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "warning: [^\n]*attention softmax[^\n]*'softmax'")
   message(FATAL_ERROR "count --onnx attention_unrecognised.onnx: expected a warning naming 'softmax', got ${rc}: ${out}")
 endif()
 foreach(case "ops/attention_unrecognised.onnx;msa;2|cannot swap attention for msa[^\n]*'softmax'"
-             "models/llama_block.onnx;ecoformer;2|ecoformer has no causal form"
+             "models/llama_block.onnx;linformer;2|linformer has no causal form"
+             "models/llama_block.onnx;ecoformer;0|\"attention_blocks\":1"
              "models/llama_block.onnx;msa;0|\"attention_blocks\":1")
   string(REPLACE "|" ";" case "${case}")
   list(GET case 0 file)

@@ -23,16 +23,17 @@ struct AttentionConfig {
   /// Only a variant with the registry's causal_form serves it.
   bool causal = false;
   // The variant parameters (meaning, default and range: kVariantParameters in variant_registry.hpp).
-  std::uint64_t bits = default_of(VariantParameterId::bits);                    // EcoFormer hash bits b
-  std::uint64_t support = default_of(VariantParameterId::support);              // EcoFormer kernel anchors m
-  std::uint64_t features = default_of(VariantParameterId::features);            // Performer random features
-  std::uint64_t proj_k = default_of(VariantParameterId::proj_k);                // Linformer projected length
-  std::uint64_t hashes = default_of(VariantParameterId::hashes);                // Reformer hash rounds
-  std::uint64_t chunk = default_of(VariantParameterId::chunk);                  // Reformer chunk length
-  std::uint64_t chunks_before = default_of(VariantParameterId::chunks_before);  // Reformer
-  std::uint64_t sr_ratio = default_of(VariantParameterId::sr_ratio);            // SRA reduction conv k = s
-  std::uint64_t grid_height = default_of(VariantParameterId::grid_height);      // SRA, LSA token grid height
-  std::uint64_t window = default_of(VariantParameterId::window);                // LSA window side
+  std::uint64_t bits = default_of(VariantParameterId::bits);                      // EcoFormer hash bits b
+  std::uint64_t support = default_of(VariantParameterId::support);                // EcoFormer kernel anchors m
+  std::uint64_t features = default_of(VariantParameterId::features);              // Performer random features
+  std::uint64_t proj_k = default_of(VariantParameterId::proj_k);                  // Linformer projected length
+  std::uint64_t hashes = default_of(VariantParameterId::hashes);                  // Reformer hash rounds
+  std::uint64_t chunk = default_of(VariantParameterId::chunk);                    // Reformer chunk length
+  std::uint64_t chunks_before = default_of(VariantParameterId::chunks_before);    // Reformer
+  std::uint64_t sr_ratio = default_of(VariantParameterId::sr_ratio);              // SRA reduction conv k = s
+  std::uint64_t grid_height = default_of(VariantParameterId::grid_height);        // SRA, LSA token grid height
+  std::uint64_t window = default_of(VariantParameterId::window);                  // LSA window side
+  std::uint64_t sliding_window = default_of(VariantParameterId::sliding_window);  // sliding: keys per query W
   /// Training: dropout on the attention probabilities (BERT's); inference computes none, so no op counts it.
   bool probs_dropout = false;
 
@@ -50,10 +51,25 @@ struct AttentionConfig {
 };
 
 /// The (query, key) pairs one attention of `queries` queries over `keys` keys scores: queries·keys, or when
-/// causal (keys ≥ queries, P = keys − queries) queries·P + queries(queries+1)/2 (query i sees P + i + 1 keys).
-std::uint64_t attended_pairs(std::uint64_t queries, std::uint64_t keys, bool causal);
+/// causal (keys ≥ queries, P = keys − queries) queries·P + queries(queries+1)/2 (query i sees P + i + 1 keys); with
+/// a sliding `window` W > 0 (causal), query i sees min(P + i + 1, W) keys.
+std::uint64_t attended_pairs(std::uint64_t queries, std::uint64_t keys, bool causal, std::uint64_t window = 0);
+/// The keys a block of sliding-window attention reads: the last min(Nk, W + N − 1), from the first query's window
+/// to the last query; Nk for another variant.
+std::uint64_t window_keys(const AttentionConfig& c);
 
-/// Reformer buckets per hash round: the even number nearest above N/chunk (at least 2).
+/// Keys a variant with a recurrent causal form (the registry's `recurrent`: Performer, the EcoFormer family) folds
+/// into its sums in this block: when causal, the N new tokens (the P = Nk − N earlier ones are in the state it
+/// holds); otherwise all Nk.
+std::uint64_t folded_keys(const AttentionConfig& c);
+/// A causal block that adds onto a held state of earlier keys (P = Nk − N > 0).
+bool holds_state(const AttentionConfig& c);
+/// The bytes of a recurrent variant's state over all batch·heads groups — the values its state records write
+/// (Performer: S, F×d, and z, F, fp32; the EcoFormer family: M, b×d fp32, s, b (int32 for binary codes), and
+/// Σv, d fp32), constant in the context; 0 for a variant that keeps its keys (a KV cache).
+std::uint64_t recurrent_state_bytes(const AttentionConfig& c);
+
+/// Reformer buckets per hash round: the even number nearest above Nk/chunk (at least 2; Nk = N but in decode).
 std::uint64_t reformer_buckets(const AttentionConfig& c);
 
 /// SRA/LSA token grid height (grid_height, 0 when it does not divide seq; unset: the most nearly square

@@ -22,7 +22,8 @@ struct StageRecord {
 using Stage = std::vector<StageRecord>;
 
 // Softmax attention: msa (keys = the Nk keys, causal: the attended pairs only), sra (keys = the reduced grid),
-// lsa (every window a batch entry of window² tokens), linformer (keys = the k rows projected from Nk).
+// lsa (every window a batch entry of window² tokens), linformer (keys = the k rows projected from Nk), sliding
+// (keys = window_keys, each query over the W ending at it, causal or not).
 /// Linformer: k_proj, v_proj (E·K and E·V, E shared by every batch entry and head).
 Stage linformer_projections(const AttentionConfig& c);
 /// scores, scale, softmax, context (group "softmax_attention"); Q, K and V read as `input`. Counted as the
@@ -31,14 +32,18 @@ Stage softmax_attention(const AttentionConfig& c, DType input = DType::fp32);
 /// The same four records for `groups` independent attentions (batch × heads) of `queries` queries over `keys`
 /// keys of head width d: what softmax_attention counts, and what an imported graph's attention block counts.
 /// Causal: only the attended pairs (attended_pairs) are scored, scaled, normalised and summed; the records keep
-/// the queries × keys shapes, marked params.causal = 1 (ops::kCausalParam).
+/// the queries × keys shapes, marked params.causal = 1 (ops::kCausalParam). A sliding `window` W > 0 (causal):
+/// query i sees min(P + i + 1, W) keys.
 Stage softmax_core(std::uint64_t groups, std::uint64_t queries, std::uint64_t keys, std::uint64_t d,
-                   DType input = DType::fp32, bool causal = false);
+                   DType input = DType::fp32, bool causal = false, std::uint64_t window = 0);
 
 // Performer (FAVOR+).
 /// The positive random features of `which` ("q" or "k"): <which>_scale, _omega, _sq_norm, _features.
 Stage performer_features(const AttentionConfig& c, std::string_view which);
-/// kv, k_sum, numerator, denominator, normalise.
+/// kv (S = Σ φ(k)vᵀ) and k_sum (z = Σ φ(k)) over the folded keys (folded_keys), added onto the held state when
+/// holds_state: the records whose written bytes are the recurrent state.
+Stage performer_state(const AttentionConfig& c);
+/// performer_state, then numerator, denominator, normalise.
 Stage performer_mixing(const AttentionConfig& c);
 
 // Reformer (LSH attention).
@@ -75,5 +80,7 @@ enum class HashedStage : std::uint8_t {
 };
 /// The stage's one record, named as its enumerator.
 Stage hashed_stage(const AttentionConfig& c, HashedStage stage);
+/// code_sum, value_sum, context: the records whose written bytes are the recurrent state (s, z, M).
+Stage hashed_state(const AttentionConfig& c);
 
 }  // namespace ecosim::stages

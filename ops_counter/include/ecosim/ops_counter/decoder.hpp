@@ -30,14 +30,18 @@ struct DecoderFacts {
   std::uint64_t layers = 0, attention_width = 0;  // n_layer and d_attn = heads · head_dim (Kaplan)
   std::uint64_t new_tokens = 0;                   // batch · tokens processed (prefill: seq; decode: steps)
   std::uint64_t context = 0;                      // keys of the last token: prefill seq, decode N + T
-  std::uint64_t kv_bytes_per_token = 0;           // 2 · layers · kv_heads · head_dim · kv_dtype bytes
-  std::uint64_t kv_cache_bytes = 0;               // batch · context · kv_bytes_per_token, after the phase
+  std::uint64_t kv_bytes_per_token = 0;     // 2 · kv_heads · head_dim · kv_dtype bytes per layer keeping a KV cache
+  std::uint64_t recurrent_state_bytes = 0;  // the states of the layers of a recurrent variant (constant in context)
+  /// After the phase: batch · context · kv_bytes_per_token + recurrent_state_bytes. Reads and writes: a decode step
+  /// reads the cache and the state and writes its token's keys and values and the state; a prefill writes them.
+  std::uint64_t kv_cache_bytes = 0;
   std::uint64_t kv_read_bytes = 0, kv_write_bytes = 0, weight_read_bytes = 0;
   std::uint64_t matmul_macs = 0;  // multiply-accumulates of every matrix product (GEMM records)
 
   std::uint64_t non_embedding_params() const { return params - embedding_params; }
   double macs_per_token() const;
-  /// {"params", "non_embedding_params", "kv_cache_bytes", "kv_bytes_per_token", "kv_read_bytes", "kv_write_bytes",
+  /// {"params", "non_embedding_params", "kv_cache_bytes", "kv_bytes_per_token", "recurrent_state_bytes",
+  /// "kv_read_bytes", "kv_write_bytes",
   /// "weight_read_bytes", "macs_per_token", "new_tokens", "context"}.
   nlohmann::json to_json() const;
 };

@@ -8,7 +8,8 @@
 //   hash_projection  gemm     N×b×(m|d)  the b projections (of the centred kernel values, or of x for lsh)
 //   hash_sign        eltwise  N×b        sign of each projection, packed as ±1 codes   [binary codes]
 // Kernel hashes: ecoformer (ksh), klsh-ecoformer, fp-ecoformer (no sign); lsh-ecoformer: projection and
-// sign; bi-ecoformer: the sign of the d features (b = d). Formulas in ops_counter/README.md.
+// sign; bi-ecoformer: the sign of the d features (b = d). Causal: σ and the anchor means are fixed beforehand (a
+// statistic of the tokens would see later ones), so each new token is hashed alone. Formulas in ops_counter/README.md.
 #pragma once
 #include <span>
 

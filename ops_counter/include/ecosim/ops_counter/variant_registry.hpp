@@ -1,6 +1,6 @@
 // The attention variants' registry: every fact about a variant defined once — its name, a one-line
 // description, the parameters it reads (each with its default and valid range), and the flags shares_qk,
-// hashed, has_kernel, separate_keys and causal_form. Names, validation, the counters' projection choice, the
+// hashed, has_kernel, separate_keys, causal_form and recurrent. Names, validation, the counters' projection choice, the
 // kernels' dispatch check and the command line (options, help, applicability, reports) are all derived from it.
 #pragma once
 #include <array>
@@ -23,8 +23,9 @@ enum class AttentionVariant : std::uint8_t {
   bi_ecoformer,
   lsh_ecoformer,
   klsh_ecoformer,
-  sra,  // PVTv2's spatial-reduction attention: softmax over keys/values from a strided conv of the token grid
-  lsa   // Twins' locally-grouped attention: softmax attention within non-overlapping window × window groups
+  sra,     // PVTv2's spatial-reduction attention: softmax over keys/values from a strided conv of the token grid
+  lsa,     // Twins' locally-grouped attention: softmax attention within non-overlapping window × window groups
+  sliding  // sliding-window attention (Mistral): softmax over the W keys ending at each query's position
 };
 
 /// Largest dimension accepted: keeps every product of a few dimensions far from 64-bit overflow and rejects
@@ -42,7 +43,8 @@ enum class VariantParameterId : std::uint8_t {
   chunks_before,
   sr_ratio,
   grid_height,
-  window
+  window,
+  sliding_window
 };
 
 struct VariantParameter {
@@ -55,7 +57,7 @@ struct VariantParameter {
   std::string option() const;  // the command-line option without dashes: "proj-k"
 };
 
-inline constexpr std::array<VariantParameter, 10> kVariantParameters = {{
+inline constexpr std::array<VariantParameter, 11> kVariantParameters = {{
     {VariantParameterId::bits, "bits", 16, 1, 64, "hash bits b"},
     {VariantParameterId::support, "support", 25, 1, kMaxDimension, "kernel anchors m (at most N)"},
     {VariantParameterId::features, "features", 256, 1, kMaxDimension, "random features F"},
@@ -67,6 +69,8 @@ inline constexpr std::array<VariantParameter, 10> kVariantParameters = {{
     {VariantParameterId::grid_height, "grid_height", 0, 0, kMaxDimension,
      "token grid height (width N / height; 0: the most nearly square grid)"},
     {VariantParameterId::window, "window", 7, 1, 1024, "window side (the grid zero-padded to whole windows)"},
+    {VariantParameterId::sliding_window, "sliding_window", 4096, 1, kMaxDimension,
+     "keys W each query attends to (its own and the W − 1 before it)"},
 }};
 
 constexpr const VariantParameter& variant_parameter(VariantParameterId id) {
@@ -101,6 +105,9 @@ struct VariantInfo {
   /// A causal form is modelled (query i attends to keys up to its own position): only such a variant may
   /// serve a causal (decoder) block.
   bool causal_form;
+  /// Its causal form keeps a constant-size recurrent state of running sums (recurrent_state_bytes) instead of the
+  /// keys and values (a KV cache): a decode step's work and memory do not grow with the context.
+  bool recurrent;
 
   /// No kernel: it can be counted, traced and replayed, not run.
   constexpr bool count_only() const { return !has_kernel; }

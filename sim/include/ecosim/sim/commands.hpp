@@ -32,6 +32,7 @@ int run(const Args& args);
 int fewbit(const Args& args);
 int replay(const Args& args);
 int compare(const Args& args);
+int crossover(const Args& args);
 int sweep(const Args& args);
 int gpu_time(const Args& args);
 int train(const Args& args);

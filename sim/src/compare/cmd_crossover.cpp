@@ -1,0 +1,129 @@
+// `ecosim crossover`: the options of a decoder model's context sweep (crossover.hpp) — the model, the phase, the
+// contexts (1k = 1024 tokens), the variants against MSA and their parameters, the accelerator and tech table — and
+// its table or JSON.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cctype>
+#include <iostream>
+#include <sstream>
+
+#include "accel_report.hpp"
+#include "count_report.hpp"
+#include "crossover.hpp"
+#include "ecosim/ops_counter/dtype.hpp"
+#include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/hf_config.hpp"
+#include "ecosim/sim/commands.hpp"
+#include "variant_parameters.hpp"
+#include "workload.hpp"
+
+namespace ecosim::cli {
+
+namespace {
+
+/// "1k,2k,32768": tokens, k = 1024; ascending, each once.
+std::vector<std::uint64_t> parse_contexts(const std::string& list) {
+  std::vector<std::uint64_t> out;
+  std::stringstream items(list);
+  for (std::string item; std::getline(items, item, ',');) {
+    const bool kilo = !item.empty() && (item.back() == 'k' || item.back() == 'K');
+    const std::string digits = kilo ? item.substr(0, item.size() - 1) : item;
+    if (digits.empty() || digits.size() > 9 ||
+        !std::all_of(digits.begin(), digits.end(), [](unsigned char ch) { return std::isdigit(ch) != 0; }))
+      throw Error("--contexts: '" + item + "' is not a token count (such as 4096 or 4k)");
+    const std::uint64_t tokens = std::stoull(digits) * (kilo ? 1024 : 1);
+    if (tokens == 0 || (!out.empty() && tokens <= out.back()))
+      throw Error("--contexts must be positive and ascending, each once: '" + item + "'");
+    out.push_back(tokens);
+  }
+  if (out.empty()) throw Error("--contexts is empty");
+  return out;
+}
+
+/// msa first, then the others listed, each once.
+std::vector<AttentionVariant> parse_variant_list(const std::string& list) {
+  std::vector<AttentionVariant> out{AttentionVariant::msa};
+  std::stringstream items(list);
+  for (std::string item; std::getline(items, item, ',');) {
+    const AttentionVariant v = attention_variant_named(item);  // throws listing the valid names
+    if (v == AttentionVariant::msa) continue;
+    if (std::find(out.begin(), out.end(), v) != out.end()) throw Error("--variants lists '" + item + "' twice");
+    out.push_back(v);
+  }
+  return out;
+}
+
+DType dtype_named(const po::variables_map& vm, const std::string& key) {
+  const std::string text = vm[key].as<std::string>();
+  if (auto t = parse_dtype(text)) return *t;
+  throw Error("--" + key + ": unknown data type '" + text + "'");
+}
+
+}  // namespace
+
+int crossover(const Args& args) {
+  po::options_description options("ecosim crossover");
+  options.add_options()("help,h", "this help")("model", po::value<std::string>(), "zoo decoder model")(
+      "hf-config", po::value<std::string>(), "a Hugging Face config.json of a decoder")(
+      "phase", po::value<std::string>()->default_value("decode"),
+      "decode (per step, the step that makes the context C tokens) or prefill (a pass over C tokens, per token)")(
+      "contexts", po::value<std::string>()->default_value("1k,2k,4k,8k,16k,32k,64k,128k"),
+      "context lengths C, ascending (k = 1024 tokens)")(
+      "variants", po::value<std::string>()->default_value("performer,ecoformer"),
+      "variants compared with MSA (always included), comma-separated")(
+      "batch", po::value<std::int64_t>()->default_value(1), "sequences")(
+      "kv-dtype", po::value<std::string>()->default_value("fp16"), "KV-cache element type (its bytes)")(
+      "weight-dtype", po::value<std::string>()->default_value("fp16"), "weight element type")(
+      "format", po::value<std::string>()->default_value("table"), "table or json")(
+      "tech-table", po::value<std::string>(), "energy per op, JSON (default: built-in 45 nm table)");
+  options.add(model_file_option());
+  options.add(accel_options());
+  options.add(variant_parameter_options());
+  po::variables_map vm;
+  if (!parse_args(args, options, vm,
+                  "ecosim crossover (--model NAME | --hf-config FILE) [--phase decode|prefill] [--contexts 1k,...] "
+                  "[--variants performer,ecoformer,...] [options]",
+                  variant_list_help()))
+    return 0;
+  const Format format = parse_format(vm["format"].as<std::string>());
+  if (format == Format::csv) throw Error("--format: crossover prints a table or json");
+  if (!vm["engine"].defaulted() && vm["engine"].as<std::string>() != "closed-form")
+    throw Error("--engine: crossover replays with the closed form (its cycles are SystemC's without dynamic effects)");
+  if (vm.count("model") + vm.count("hf-config") != 1) throw Error("give one of --model and --hf-config");
+
+  CrossoverRequest request;
+  if (vm.count("hf-config")) {
+    request.zoo = hf_config_zoo(vm["hf-config"].as<std::string>());
+    request.model = hf_config_model_name(vm["hf-config"].as<std::string>());
+  } else {
+    request.zoo = model_zoo(vm);
+    request.model = vm["model"].as<std::string>();
+  }
+  const std::string phase = vm["phase"].as<std::string>();
+  if (phase != "decode" && phase != "prefill")
+    throw Error("--phase must be 'decode' or 'prefill', got '" + phase + "'");
+  request.options.phase.phase = phase == "decode" ? Phase::decode : Phase::prefill;
+  request.options.phase.kv_dtype = dtype_named(vm, "kv-dtype");
+  request.options.phase.weight_dtype = dtype_named(vm, "weight-dtype");
+  request.options.batch = positive(vm, "batch");
+  request.options.attention.batch = request.options.batch;
+  read_variant_parameters(vm, request.options.attention);
+  request.variants = parse_variant_list(vm["variants"].as<std::string>());
+  check_parameters_apply(vm, request.variants);
+  request.contexts = parse_contexts(vm["contexts"].as<std::string>());
+  if (!request.zoo.decoder_facts(request.model, {}))
+    throw Error("model '" + request.model + "' is not a decoder: the crossover is over a decoder's contexts");
+
+  const accel::AccelConfig accel = parse_accel(vm);
+  const TechTable tech =
+      vm.count("tech-table") ? TechTable::load(vm["tech-table"].as<std::string>()) : TechTable::builtin_45nm();
+  const std::vector<CrossoverSeries> series = crossover_series(request, accel, tech);
+  if (format == Format::json)
+    std::cout << crossover_json(request, series, accel, tech).dump(2) << "\n";
+  else
+    print_crossover_table(std::cout, request, series);
+  return 0;
+}
+
+}  // namespace ecosim::cli

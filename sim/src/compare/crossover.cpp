@@ -1,0 +1,194 @@
+// `ecosim crossover`'s sweep: every variant's per-token costs over the contexts, and where each falls below MSA's.
+#include "crossover.hpp"
+
+#include <fmt/core.h>
+
+#include "ecosim/accel_model/plan_source.hpp"
+#include "ecosim/accel_model/replay.hpp"
+#include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/op_counter.hpp"
+#include "ecosim/ops_counter/record_source.hpp"
+#include "ecosim/ops_counter/sinks.hpp"
+
+namespace ecosim::cli {
+
+namespace {
+
+/// The options of one point: decode, the step over a cache of C − 1 tokens; prefill, C tokens.
+ModelOptions point_options(const CrossoverRequest& r, AttentionVariant v, std::uint64_t context) {
+  ModelOptions o = r.options;
+  o.attention.variant = v;
+  if (o.phase.phase == Phase::decode) {
+    if (context < 2) throw Error("a decode step's context is at least 2 tokens (one cached, one new)");
+    o.phase.context = context - 1;
+    o.phase.tokens = 1;
+  } else {
+    o.seq_len = context;
+  }
+  return o;
+}
+
+CrossoverPoint point(const CrossoverRequest& r, AttentionVariant v, std::uint64_t context,
+                     const accel::AccelConfig& accel, const TechTable& tech) {
+  const ModelOptions o = point_options(r, v, context);
+  OpCounter counter;
+  RecordingSink list;
+  FanOutSink sink({&counter, &list});
+  for (const Layer& layer : r.zoo.build(r.model, o)) emit(layer, Convention::exact, sink);
+  const DecoderFacts facts = *r.zoo.decoder_facts(r.model, o);
+  RecordList records(list.records);
+  accel::PlanSource plans(records, Convention::exact, name(v), accel, tech);
+  const accel::ReplayResult replay = accel::replay_closed_form(plans, accel);
+  const auto tokens = static_cast<double>(facts.new_tokens);
+  return {context,
+          tech.energy_pj(counter.total()) / tokens,
+          replay.total.energy.total_pj() / tokens,
+          replay.latency_ms() / tokens,
+          facts.macs_per_token(),
+          facts.kv_cache_bytes};
+}
+
+template <typename T>
+std::vector<double> metric(const CrossoverSeries& s, T CrossoverPoint::*field) {
+  std::vector<double> values;
+  for (const CrossoverPoint& p : s.points) values.push_back(static_cast<double>(p.*field));
+  return values;
+}
+
+nlohmann::ordered_json crossover_json(const Crossover& c) {
+  nlohmann::ordered_json j;
+  j["kind"] = c.kind == Crossover::Kind::crosses            ? "crosses"
+              : c.kind == Crossover::Kind::below_from_first ? "below_from_first"
+                                                            : "not_within";
+  j["context"] = c.kind == Crossover::Kind::crosses ? nlohmann::ordered_json(c.context) : nlohmann::ordered_json();
+  return j;
+}
+
+std::string crossover_text(const Crossover& c, std::uint64_t first) {
+  switch (c.kind) {
+    case Crossover::Kind::crosses: return fmt::format("{:.0f}", c.context);
+    case Crossover::Kind::below_from_first: return fmt::format("≤ {}", first);
+    case Crossover::Kind::not_within: break;
+  }
+  return "none";
+}
+
+}  // namespace
+
+Crossover find_crossover(const std::vector<std::uint64_t>& contexts, const std::vector<double>& msa,
+                         const std::vector<double>& cost) {
+  std::optional<std::size_t> last_not_below;
+  for (std::size_t i = 0; i < contexts.size(); ++i)
+    if (cost[i] >= msa[i]) last_not_below = i;
+  if (!last_not_below) return {Crossover::Kind::below_from_first, 0};
+  const std::size_t j = *last_not_below;
+  if (j + 1 == contexts.size()) return {};
+  const double before = cost[j] - msa[j], after = cost[j + 1] - msa[j + 1];  // ≥ 0, then < 0
+  const double t = before / (before - after);
+  const auto c0 = static_cast<double>(contexts[j]), c1 = static_cast<double>(contexts[j + 1]);
+  return {Crossover::Kind::crosses, c0 + t * (c1 - c0)};
+}
+
+std::vector<CrossoverSeries> crossover_series(const CrossoverRequest& request, const accel::AccelConfig& accel,
+                                              const TechTable& tech) {
+  if (request.variants.empty() || request.variants.front() != AttentionVariant::msa)
+    throw Error("the crossover is against MSA: it must be the first variant");
+  std::vector<CrossoverSeries> series;
+  for (AttentionVariant v : request.variants) {
+    CrossoverSeries s{v, {}, {}, {}, {}, {}};
+    for (std::uint64_t context : request.contexts) s.points.push_back(point(request, v, context, accel, tech));
+    if (!series.empty()) {
+      const CrossoverSeries& msa = series.front();
+      s.op_energy = find_crossover(request.contexts, metric(msa, &CrossoverPoint::op_energy_pj),
+                                   metric(s, &CrossoverPoint::op_energy_pj));
+      s.accel_energy = find_crossover(request.contexts, metric(msa, &CrossoverPoint::accel_energy_pj),
+                                      metric(s, &CrossoverPoint::accel_energy_pj));
+      s.accel_latency = find_crossover(request.contexts, metric(msa, &CrossoverPoint::accel_latency_ms),
+                                       metric(s, &CrossoverPoint::accel_latency_ms));
+      s.kv_cache = find_crossover(request.contexts, metric(msa, &CrossoverPoint::kv_cache_bytes),
+                                  metric(s, &CrossoverPoint::kv_cache_bytes));
+    }
+    series.push_back(std::move(s));
+  }
+  return series;
+}
+
+nlohmann::ordered_json crossover_json(const CrossoverRequest& request, const std::vector<CrossoverSeries>& series,
+                                      const accel::AccelConfig& accel, const TechTable& tech) {
+  nlohmann::ordered_json j;
+  j["model"] = request.model;
+  j["phase"] = request.options.phase.phase == Phase::decode ? "decode" : "prefill";
+  j["batch"] = request.options.batch;
+  j["contexts"] = request.contexts;
+  j["accelerator"] = accel.name;
+  j["engine"] = std::string(accel::name(accel::Engine::closed_form));
+  j["tech_table"] = tech.name();
+  j["per_token"] = "decode: the step that makes the context C tokens; prefill: a pass over C tokens ÷ C";
+  for (const CrossoverSeries& s : series) {
+    nlohmann::ordered_json v;
+    v["variant"] = std::string(name(s.variant));
+    for (const CrossoverPoint& p : s.points)
+      v["points"].push_back({{"context", p.context},
+                             {"op_energy_pj_per_token", p.op_energy_pj},
+                             {"accel_energy_pj_per_token", p.accel_energy_pj},
+                             {"accel_latency_ms_per_token", p.accel_latency_ms},
+                             {"macs_per_token", p.macs},
+                             {"kv_cache_bytes", p.kv_cache_bytes}});
+    if (s.variant != AttentionVariant::msa)
+      v["crossover_vs_msa"] = {{"op_energy", crossover_json(s.op_energy)},
+                               {"accel_energy", crossover_json(s.accel_energy)},
+                               {"accel_latency", crossover_json(s.accel_latency)},
+                               {"kv_cache_bytes", crossover_json(s.kv_cache)}};
+    j["variants"].push_back(std::move(v));
+  }
+  return j;
+}
+
+void print_crossover_table(std::ostream& out, const CrossoverRequest& request,
+                           const std::vector<CrossoverSeries>& series) {
+  struct Metric {
+    const char* title;
+    double CrossoverPoint::*field;
+    double scale;
+  };
+  const Metric metrics[] = {{"op energy per token (µJ, tech table)", &CrossoverPoint::op_energy_pj, 1e-6},
+                            {"accelerator energy per token (µJ, closed form)", &CrossoverPoint::accel_energy_pj, 1e-6},
+                            {"accelerator latency per token (ms, closed form)", &CrossoverPoint::accel_latency_ms, 1}};
+  const bool decode = request.options.phase.phase == Phase::decode;
+  out << fmt::format("{} {} per token over contexts (decode: the step that makes the context C tokens)\n",
+                     request.model, decode ? "decode" : "prefill");
+  auto header = [&] {
+    out << fmt::format("  {:<16}", "variant");
+    for (std::uint64_t c : request.contexts) out << fmt::format(" {:>11}", c);
+    out << "\n";
+  };
+  for (const Metric& m : metrics) {
+    out << "\n" << m.title << "\n";
+    header();
+    for (const CrossoverSeries& s : series) {
+      out << fmt::format("  {:<16}", name(s.variant));
+      for (const CrossoverPoint& p : s.points) out << fmt::format(" {:>11.4g}", p.*m.field * m.scale);
+      out << "\n";
+    }
+  }
+  out << "\nKV cache / recurrent state after the step (MiB)\n";
+  header();
+  for (const CrossoverSeries& s : series) {
+    out << fmt::format("  {:<16}", name(s.variant));
+    for (const CrossoverPoint& p : s.points)
+      out << fmt::format(" {:>11.4g}", static_cast<double>(p.kv_cache_bytes) / (1024.0 * 1024.0));
+    out << "\n";
+  }
+  out << "\ncontext at which the variant falls below MSA (interpolated between the contexts listed)\n";
+  out << fmt::format("  {:<16} {:>14} {:>14} {:>14} {:>14}\n", "variant", "op energy", "accel energy", "accel latency",
+                     "KV/state");
+  const std::uint64_t first = request.contexts.front();
+  for (const CrossoverSeries& s : series) {
+    if (s.variant == AttentionVariant::msa) continue;
+    out << fmt::format("  {:<16} {:>14} {:>14} {:>14} {:>14}\n", name(s.variant), crossover_text(s.op_energy, first),
+                       crossover_text(s.accel_energy, first), crossover_text(s.accel_latency, first),
+                       crossover_text(s.kv_cache, first));
+  }
+}
+
+}  // namespace ecosim::cli

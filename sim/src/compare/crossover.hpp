@@ -1,0 +1,64 @@
+// Internal: `ecosim crossover` — a decoder model's cost per token over a range of contexts for each attention
+// variant, in decode (the step that makes the context C tokens) or prefill (C tokens): the op energy (the tech
+// table), the accelerator's closed-form latency and energy, the KV cache or recurrent state after it, and the
+// context at which each of them falls below MSA's.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ecosim/accel_model/config.hpp"
+#include "ecosim/ops_counter/energy.hpp"
+#include "ecosim/ops_counter/model_zoo.hpp"
+
+namespace ecosim::cli {
+
+struct CrossoverRequest {
+  ModelZoo zoo;
+  std::string model;
+  ModelOptions options;  // the variants' parameters, batch and dtypes; its phase kind (prefill or decode)
+  std::vector<std::uint64_t> contexts;     // ascending
+  std::vector<AttentionVariant> variants;  // msa first: the reference
+};
+
+/// Per token (decode: the one step; prefill: the pass ÷ its tokens).
+struct CrossoverPoint {
+  std::uint64_t context = 0;
+  double op_energy_pj = 0, accel_energy_pj = 0, accel_latency_ms = 0, macs = 0;
+  std::uint64_t kv_cache_bytes = 0;  // after the step or pass: KV cache or recurrent state, all layers
+};
+
+/// Where a cost falls below MSA's over the contexts listed: below already at the first, crossing between two
+/// listed contexts (found by linear interpolation of the difference, exact where both costs are linear in the
+/// context, as a decode step's op energy is), or not within them.
+struct Crossover {
+  enum class Kind : std::uint8_t { below_from_first, crosses, not_within } kind = Kind::not_within;
+  double context = 0;  // crosses: the interpolated context
+};
+
+/// The last listed context at which `cost` is not below `msa` is followed by the crossing; see Crossover.
+Crossover find_crossover(const std::vector<std::uint64_t>& contexts, const std::vector<double>& msa,
+                         const std::vector<double>& cost);
+
+struct CrossoverSeries {
+  AttentionVariant variant{};
+  std::vector<CrossoverPoint> points;                          // one per context
+  Crossover op_energy, accel_energy, accel_latency, kv_cache;  // against MSA (MSA's own: not_within)
+};
+
+/// Counts, replays (closed form) and compares every variant at every context; throws ecosim::Error for a
+/// context or variant the model cannot take.
+std::vector<CrossoverSeries> crossover_series(const CrossoverRequest& request, const accel::AccelConfig& accel,
+                                              const TechTable& tech);
+
+nlohmann::ordered_json crossover_json(const CrossoverRequest& request, const std::vector<CrossoverSeries>& series,
+                                      const accel::AccelConfig& accel, const TechTable& tech);
+/// A table per metric (contexts as columns), then each variant's crossover contexts.
+void print_crossover_table(std::ostream& out, const CrossoverRequest& request,
+                           const std::vector<CrossoverSeries>& series);
+
+}  // namespace ecosim::cli

@@ -1,0 +1,102 @@
+// `ecosim crossover` (sim/src/compare/crossover.hpp): the crossing found between two listed contexts by hand, and on
+// Qwen2-7B's decode steps — MSA's op energy affine in the context, the recurrent variants' flat, each crossing where
+// the two lines meet — and the command's JSON.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "../traces/temp_folder.hpp"
+#include "compare/crossover.hpp"
+#include "ecosim/accel_model/config.hpp"
+#include "ecosim_child.hpp"
+
+using namespace ecosim;
+using namespace ecosim::cli;
+
+TEST_CASE("find_crossover: below from the first context, crossing by interpolation, or not within") {
+  const std::vector<std::uint64_t> contexts = {1, 2, 4};
+  const std::vector<double> msa = {10, 20, 40};
+  CHECK(find_crossover(contexts, msa, {5, 5, 5}).kind == Crossover::Kind::below_from_first);
+  CHECK(find_crossover(contexts, msa, {50, 50, 50}).kind == Crossover::Kind::not_within);
+  const Crossover c = find_crossover(contexts, msa, {30, 30, 30});  // 30 − (20 + 10·(c − 2)) = 0 at c = 3
+  REQUIRE(c.kind == Crossover::Kind::crosses);
+  CHECK(c.context == Approx(3.0));
+  // equal until the context 2, below after it: the crossing is where it stops being equal
+  CHECK(find_crossover(contexts, msa, {10, 20, 20}).context == Approx(2.0));
+}
+
+TEST_CASE(
+    "crossover on Qwen2-7B decode: MSA's op energy per token affine in the context, Performer's and "
+    "EcoFormer's flat, each crossing where the two meet") {
+  CrossoverRequest r;
+  r.zoo = ModelZoo::builtin();
+  r.model = "qwen2_7b";
+  r.options.phase.phase = Phase::decode;
+  r.contexts = {16, 64, 256, 1024, 4096};
+  r.variants = {AttentionVariant::msa, AttentionVariant::performer, AttentionVariant::ecoformer};
+  const accel::AccelConfig accel = accel::builtin_config("bitfusion-45nm");
+  const TechTable tech = TechTable::builtin_45nm();
+  const std::vector<CrossoverSeries> series = crossover_series(r, accel, tech);
+  REQUIRE(series.size() == 3);
+  const auto& msa = series[0].points;
+  const double slope = (msa[1].op_energy_pj - msa[0].op_energy_pj) / 48.0;
+  CHECK(slope > 0);
+  for (std::size_t i = 1; i < msa.size(); ++i) {
+    const double step =
+        (msa[i].op_energy_pj - msa[i - 1].op_energy_pj) / static_cast<double>(r.contexts[i] - r.contexts[i - 1]);
+    CHECK(step == Approx(slope).epsilon(1e-9));
+    CHECK(msa[i].accel_latency_ms > msa[i - 1].accel_latency_ms);
+  }
+  for (std::size_t v = 1; v < series.size(); ++v) {
+    const CrossoverSeries& s = series[v];
+    INFO(name(s.variant));
+    for (const CrossoverPoint& p : s.points) {
+      CHECK(p.op_energy_pj == s.points.front().op_energy_pj);
+      CHECK(p.kv_cache_bytes == s.points.front().kv_cache_bytes);
+    }
+    // both lines are exact, so MSA's op energy at the interpolated crossing is the variant's
+    REQUIRE(s.op_energy.kind == Crossover::Kind::crosses);
+    const double at = msa[0].op_energy_pj + slope * (s.op_energy.context - 16.0);
+    CHECK(at == Approx(s.points.front().op_energy_pj).epsilon(1e-9));
+    CHECK(s.accel_latency.kind == Crossover::Kind::crosses);
+  }
+  // EcoFormer's step costs less than Performer's (F = 256 features, b = 16 bits): it overtakes MSA sooner
+  CHECK(series[2].op_energy.context < series[1].op_energy.context);
+  CHECK(series[2].accel_latency.context < series[1].accel_latency.context);
+}
+
+namespace {
+constexpr std::uint64_t kAddressSpaceBytes = std::uint64_t{4} << 30;
+constexpr unsigned kSeconds = 120;
+}  // namespace
+
+TEST_CASE("ecosim crossover --format json: every variant's points and its crossings against MSA") {
+  const TempFolder dir("ecosim_crossover");
+  const auto [out, stdout_text] =
+      run_ecosim_with_stdout({"crossover", "--model", "qwen2_7b", "--contexts", "64,512,8k", "--variants",
+                              "performer,sliding", "--sliding-window", "512", "--format", "json"},
+                             std::filesystem::path(dir / "."), kAddressSpaceBytes, kSeconds);
+  INFO(out.stderr_text);
+  REQUIRE(out.exit_code == 0);
+  const nlohmann::json j = nlohmann::json::parse(stdout_text);
+  CHECK(j["phase"] == "decode");
+  CHECK(j["engine"] == "closed-form");
+  REQUIRE(j["variants"].size() == 3);
+  CHECK(j["variants"][0]["variant"] == "msa");
+  CHECK(!j["variants"][0].contains("crossover_vs_msa"));
+  const nlohmann::json& sliding = j["variants"][2];
+  CHECK(sliding["points"][2]["kv_cache_bytes"] == sliding["points"][1]["kv_cache_bytes"]);  // the last 512 tokens
+  CHECK(sliding["crossover_vs_msa"]["op_energy"]["kind"] == "crosses");
+  // equal to MSA up to its window W = 512, below beyond: the crossing is at W
+  CHECK(sliding["crossover_vs_msa"]["op_energy"]["context"].get<double>() == Approx(512.0));
+  // a context beyond the model's positions, and contexts out of order, are errors naming them
+  const ChildOutcome far = run_ecosim({"crossover", "--model", "llama3_8b", "--contexts", "1k,16k"},
+                                      std::filesystem::path(dir / "."), kAddressSpaceBytes, kSeconds);
+  CHECK(far.exit_code != 0);
+  CHECK_THAT(far.stderr_text, Catch::Contains("max_position_embeddings"));
+  const ChildOutcome unordered = run_ecosim({"crossover", "--model", "qwen2_7b", "--contexts", "4k,1k"},
+                                            std::filesystem::path(dir / "."), kAddressSpaceBytes, kSeconds);
+  CHECK(unordered.exit_code != 0);
+  CHECK_THAT(unordered.stderr_text, Catch::Contains("ascending"));
+}
