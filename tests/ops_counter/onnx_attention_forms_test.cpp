@@ -5,26 +5,17 @@
 
 #include "ecosim/ops_counter/onnx_model.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
+#include "onnx_count_helpers.hpp"
 #include "onnx_or_skip.hpp"
 
 using namespace ecosim;
+using ecosim::test::onnx_total;
+using ecosim::test::swap_to;
 
 namespace {
 
 const std::string kModels = ECOSIM_ONNX_MODELS_DIR;
 const std::string kOps = ECOSIM_ONNX_OPS_DIR;
-
-OpCounts total(const OnnxModel& m, Convention convention, const std::optional<AttentionConfig>& swap = {}) {
-  OpCounter counter;
-  for (const Layer& l : onnx_layers(m, swap)) emit(l, convention, counter);
-  return counter.total();
-}
-
-AttentionConfig swap_to(AttentionVariant variant) {
-  AttentionConfig a;
-  a.variant = variant;
-  return a;
-}
 
 std::string swap_error(const OnnxModel& m, AttentionVariant variant) {
   try {
@@ -68,7 +59,7 @@ TEST_CASE("a scale computed from the shape at run time, (C // heads) ** -0.5 as 
   for (const FoundAttention& found : m.attention) CHECK(found.shape.scaled);
   // paper: qkv and proj 16·64·(192 + 64) MACs a block; scores and context 2·4·16²·16 MACs, the scale 4·16² muls
   const std::uint64_t linear = 16 * 64 * (192 + 64), products = 2 * 4 * 16 * 16 * 16, scale = 4 * 16 * 16;
-  const OpCounts paper = total(m, Convention::paper);
+  const OpCounts paper = onnx_total(m, Convention::paper);
   CHECK(paper.ops(OpKind::mul) == 2 * (linear + products + scale));
   CHECK(paper.ops(OpKind::add) == 2 * (linear + products));
 }
@@ -79,12 +70,12 @@ TEST_CASE("PyTorch 2's decomposed scaled_dot_product_attention (√scale on Q an
   check_blocks(m, 1, {1, 2, 2, 6, 6, 4, true, true, false});
   // √scale multiplies Q and Kᵀ (2·6·4 elements each) before the scores, as the graph does it; then the scores and
   // context products of every score, and the softmax's normalising mul per score (no scale stage of its own)
-  CHECK(total(m, Convention::exact).ops(OpKind::mul) == 2 * (2 * 6 * 4) + 2 * (2 * 6 * 6 * 4) + 2 * 6 * 6);
+  CHECK(onnx_total(m, Convention::exact).ops(OpKind::mul) == 2 * (2 * 6 * 4) + 2 * (2 * 6 * 6 * 4) + 2 * 6 * 6);
   // swapped, it is the same causal block as the hand-made causal_add (Q, K, V [1,2,6,4], a constant causal mask)
   const OnnxModel reference = import_onnx(kOps + "/causal_add.onnx");
   const AttentionConfig msa = swap_to(AttentionVariant::msa);
-  CHECK(total(m, Convention::paper, msa).ops(OpKind::mul) == total(reference, Convention::paper, msa).ops(OpKind::mul));
-  CHECK(total(m, Convention::paper, msa).ops(OpKind::add) == total(reference, Convention::paper, msa).ops(OpKind::add));
+  CHECK(onnx_total(m, Convention::paper, msa).ops(OpKind::mul) == onnx_total(reference, Convention::paper, msa).ops(OpKind::mul));
+  CHECK(onnx_total(m, Convention::paper, msa).ops(OpKind::add) == onnx_total(reference, Convention::paper, msa).ops(OpKind::add));
 }
 
 TEST_CASE("attention in stock PyTorch exports: every block found with its shapes", "[onnx]") {
@@ -109,8 +100,8 @@ TEST_CASE("swapping the Llama and Swin blocks: run, or refused with the reason",
   // MSA has a causal form: the block keeps its lower triangle, 4 heads · (16·17/2 pairs) · 16 fewer than the export's
   // every-score products, scores and context alike
   const std::uint64_t hidden_pairs = 4 * (16 * 16 - 16 * 17 / 2);
-  CHECK(total(llama, Convention::paper).ops(OpKind::add) -
-            total(llama, Convention::paper, swap_to(AttentionVariant::msa)).ops(OpKind::add) ==
+  CHECK(onnx_total(llama, Convention::paper).ops(OpKind::add) -
+            onnx_total(llama, Convention::paper, swap_to(AttentionVariant::msa)).ops(OpKind::add) ==
         2 * hidden_pairs * 16);
   // Swin's relative-position bias is a weight, stripped from the fixture: whether the block is causal cannot be told
   const OnnxModel swin = import_onnx(kModels + "/swin_block.onnx");
@@ -126,6 +117,6 @@ TEST_CASE("an attention the importer does not recognise still counts its product
   CHECK(m.unmatched_attention == std::vector<std::string>{"softmax"});
   CHECK_THAT(unmatched_attention_warning(m), Catch::Contains("'softmax'"));
   // paper: the scores and context products, 2·2·6²·4 MACs (the weighting and softmax elementwise: 0)
-  CHECK(total(m, Convention::paper).ops(OpKind::mul) == 2 * 2 * 6 * 6 * 4);
+  CHECK(onnx_total(m, Convention::paper).ops(OpKind::mul) == 2 * 2 * 6 * 6 * 4);
   CHECK_THAT(swap_error(m, AttentionVariant::msa), Catch::Contains("cannot swap") && Catch::Contains("'softmax'"));
 }

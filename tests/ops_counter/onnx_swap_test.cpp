@@ -6,26 +6,17 @@
 
 #include "ecosim/ops_counter/onnx_model.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
+#include "onnx_count_helpers.hpp"
 #include "onnx_or_skip.hpp"
 
 using namespace ecosim;
+using ecosim::test::onnx_total;
+using ecosim::test::swap_to;
 
 namespace {
 
 OnnxModel fixture(const std::string& name) {
   return import_onnx(std::string(ECOSIM_ONNX_OPS_DIR) + "/" + name + ".onnx");
-}
-
-OpCounts total(const OnnxModel& m, Convention convention, const std::optional<AttentionConfig>& swap = {}) {
-  OpCounter counter;
-  for (const Layer& l : onnx_layers(m, swap)) emit(l, convention, counter);
-  return counter.total();
-}
-
-AttentionConfig variant(AttentionVariant v) {
-  AttentionConfig c;
-  c.variant = v;
-  return c;
 }
 
 std::string swap_error(const OnnxModel& m, const AttentionConfig& swap) {
@@ -53,22 +44,22 @@ TEST_CASE("ONNX decode step: a swap keeps the 32,768 keys apart from the 1 query
   for (Convention convention : {Convention::exact, Convention::paper})
     for (OpKind k : kAllOpKinds) {
       INFO(name(convention) << " " << name(k));
-      CHECK(total(m, convention, variant(AttentionVariant::msa)).ops(k) == total(m, convention).ops(k));
+      CHECK(onnx_total(m, convention, swap_to(AttentionVariant::msa)).ops(k) == onnx_total(m, convention).ops(k));
     }
   const std::uint64_t heads = 12, keys = 32768, d = 64;
-  CHECK(total(m, Convention::paper).ops(OpKind::mul) == 2 * heads * keys * d + heads * keys);
+  CHECK(onnx_total(m, Convention::paper).ops(OpKind::mul) == 2 * heads * keys * d + heads * keys);
   // Linformer projects the 32,768 keys (and values) to k = 256 rows: 2·H·d·k·Nk MACs, ≈ 12.9 G muls
-  AttentionConfig linformer = variant(AttentionVariant::linformer);
+  AttentionConfig linformer = swap_to(AttentionVariant::linformer);
   const std::uint64_t k = linformer.proj_k;
-  CHECK(total(m, Convention::paper, linformer).ops(OpKind::mul) ==
+  CHECK(onnx_total(m, Convention::paper, linformer).ops(OpKind::mul) ==
         2 * heads * d * k * keys + 2 * heads * k * d + heads * k);
   // Performer's key features and kv run over the 32,768 keys
-  AttentionConfig performer = variant(AttentionVariant::performer);
+  AttentionConfig performer = swap_to(AttentionVariant::performer);
   const std::uint64_t f = performer.features;
-  CHECK(total(m, Convention::paper, performer).ops(OpKind::mul) ==
+  CHECK(onnx_total(m, Convention::paper, performer).ops(OpKind::mul) ==
         heads * (f * d + keys * f * d + keys * f * d + f * d + f));
   // EcoFormer hashes queries and keys as one token set: refused with that reason, not "support … 1..1"
-  const std::string refused = swap_error(m, variant(AttentionVariant::ecoformer));
+  const std::string refused = swap_error(m, swap_to(AttentionVariant::ecoformer));
   CHECK_THAT(refused, Catch::Contains("scores..context") && Catch::Contains("1 queries over 32768 keys") &&
                           Catch::Contains("one token set") && !Catch::Contains("support"));
 }
@@ -85,12 +76,12 @@ TEST_CASE("ONNX causal blocks: the constant mask found as causal in its three ex
   }
   CHECK_FALSE(fixture("attention_mask").attention[0].shape.causal);  // a mask given as an input: unknown values
   // The export computes every score and masks them: 2 heads × 6 × 6 scores, one mask add each (exact).
-  const OpCounts native = total(fixture("causal_add"), Convention::paper);
+  const OpCounts native = onnx_total(fixture("causal_add"), Convention::paper);
   CHECK(native.ops(OpKind::mul) == 2 * 72 * 4 + 72);
-  CHECK(total(fixture("causal_add"), Convention::exact).ops(OpKind::add) ==
+  CHECK(onnx_total(fixture("causal_add"), Convention::exact).ops(OpKind::add) ==
         72 * 3 + 72 + 12 * 11 + 2 * 6 * 4 * 5);  // scores, mask, softmax rows of 6, context
   // the Where form selects (no arithmetic) instead of adding
-  CHECK(total(fixture("causal_where"), Convention::exact).ops(OpKind::add) == 72 * 3 + 12 * 11 + 2 * 6 * 4 * 5);
+  CHECK(onnx_total(fixture("causal_where"), Convention::exact).ops(OpKind::add) == 72 * 3 + 12 * 11 + 2 * 6 * 4 * 5);
 }
 
 TEST_CASE(
@@ -104,28 +95,28 @@ TEST_CASE(
     INFO(file);
     const OnnxModel m = fixture(file);
     const std::uint64_t pairs = 2 * pairs_per_head, d = 4;
-    const std::vector<Layer> swapped = onnx_layers(m, variant(AttentionVariant::msa));
+    const std::vector<Layer> swapped = onnx_layers(m, swap_to(AttentionVariant::msa));
     const auto* a = std::get_if<AttentionConfig>(&swapped.back().op);
     REQUIRE(a);
     CHECK(a->causal);
     CHECK(a->seq == queries);
     CHECK(a->key_count() == keys);
-    const OpCounts paper = total(m, Convention::paper, variant(AttentionVariant::msa));
+    const OpCounts paper = onnx_total(m, Convention::paper, swap_to(AttentionVariant::msa));
     CHECK(paper.ops(OpKind::mul) == 2 * pairs * d + pairs);
     CHECK(paper.ops(OpKind::add) == 2 * pairs * d);
     // exact: scores pairs·(d−1) adds, softmax 2L−1 per row, context (pairs − rows)·d
     const std::uint64_t rows = 2 * queries;
-    CHECK(total(m, Convention::exact, variant(AttentionVariant::msa)).ops(OpKind::add) ==
+    CHECK(onnx_total(m, Convention::exact, swap_to(AttentionVariant::msa)).ops(OpKind::add) ==
           pairs * (d - 1) + (2 * pairs - rows) + (pairs - rows) * d);
-    CHECK_THAT(swap_error(m, variant(AttentionVariant::linformer)),
+    CHECK_THAT(swap_error(m, swap_to(AttentionVariant::linformer)),
                Catch::Contains("scores..context") && Catch::Contains("linformer has no causal form"));
     // Reformer's causal form: the within-bucket triangle (queries = keys), or decode steps over the earlier keys
-    CHECK(swap_error(m, variant(AttentionVariant::reformer)) == "no error");
+    CHECK(swap_error(m, swap_to(AttentionVariant::reformer)) == "no error");
     // the recurrent variants take the block in their causal form: the block's queries folded onto the state of the
     // keys before them
     for (AttentionVariant v : {AttentionVariant::ecoformer, AttentionVariant::performer}) {
       INFO(name(v));
-      const std::vector<Layer> recurrent = onnx_layers(m, variant(v));
+      const std::vector<Layer> recurrent = onnx_layers(m, swap_to(v));
       const auto* r = std::get_if<AttentionConfig>(&recurrent.back().op);
       REQUIRE(r);
       CHECK((r->causal && r->variant == v && folded_keys(*r) == queries && holds_state(*r) == (keys > queries)));
@@ -139,10 +130,10 @@ TEST_CASE("ONNX a block whose mask is stored externally: no swap, since its caus
   REQUIRE(m.attention.size() == 1);
   CHECK(m.attention[0].shape.mask_unknown);
   CHECK_FALSE(m.attention[0].shape.causal);
-  CHECK(total(m, Convention::paper).ops(OpKind::mul) ==
-        total(fixture("causal_add"), Convention::paper).ops(OpKind::mul));
+  CHECK(onnx_total(m, Convention::paper).ops(OpKind::mul) ==
+        onnx_total(fixture("causal_add"), Convention::paper).ops(OpKind::mul));
   for (AttentionVariant v : {AttentionVariant::msa, AttentionVariant::performer})
-    CHECK_THAT(swap_error(m, variant(v)), Catch::Contains("scores..context") && Catch::Contains("external data") &&
+    CHECK_THAT(swap_error(m, swap_to(v)), Catch::Contains("scores..context") && Catch::Contains("external data") &&
                                               Catch::Contains("causal cannot be told"));
   CHECK_FALSE(fixture("causal_add").attention[0].shape.mask_unknown);
 }
