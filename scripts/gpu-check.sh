@@ -141,7 +141,7 @@ stage1() {
   for tool in cmake ninja nvcc nvidia-smi python3; do prerequisite "$tool"; done
   step gpu-info 10 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem \
     --format=csv
-  step configure 60 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DECOSIM_CUDA=ON \
+  step configure 60 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DECOSIM_CUDA=ON -DECOSIM_PYTHON=OFF \
     -DCMAKE_CUDA_ARCHITECTURES=90
   local targets=(ecosim bench_attention bench_compression) exe
   while read -r exe; do [[ -n "$exe" ]] && targets+=("$(basename "$exe")"); done < <(gpu_test_binaries)
