@@ -83,6 +83,11 @@ std::uint64_t AttentionConfig::code_bits() const { return variant == AttentionVa
 void AttentionConfig::validate() const {
   require_range("batch", batch, 1, kMaxDimension);
   require_range("heads", heads, 1, 4096);
+  if (kv_heads) {
+    require_range("kv heads", kv_heads, 1, heads);
+    if (heads % kv_heads)
+      throw Error(fmt::format("kv heads ({}) must divide heads ({})", kv_heads, heads));
+  }
   require_range("seq", seq, 1, kMaxDimension);
   require_range("head dim", head_dim, 1, 65536);
   require_range("embedding width", width(), 1, kMaxDimension);

@@ -9,6 +9,8 @@
 // Causal (prefix sums, and in decode the recurrent state): query i uses M_i, s_i and z_i over keys j ≤ i and c·i,
 // so only the N new tokens are hashed and folded into the sums, onto the state of the P = Nk − N earlier keys when
 // P > 0, and c·z_i is formed per query; a prefill of N counts the operations of its N decode steps.
+// Grouped-query attention: s, z and M sum keys and values only, so they are kept once per K/V head (c·z_i too) and
+// read by the query heads of its group; the hash and the readout (numerator, denominator) stay per query head.
 #include "attention_emitter.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/hash_stages.hpp"
@@ -17,14 +19,18 @@ namespace ecosim::stages {
 
 namespace {
 
+/// What the stages after the hash work over: whose groups are the query heads (the readout), or the K/V heads (the
+/// state, over keys and values only, shared by the query heads of a group).
+enum class Over : std::uint8_t { queries, keys };
+
 /// The shapes and types every stage after the hash works with.
 struct Hashed {
   std::uint64_t g, n, d, b, gn;
   bool binary;  // ±1 codes (all but fp-ecoformer)
   DType code;   // codes: binary, or fp32 projections
   DType sum;    // Σ of ±1 codes is an exact integer
-  explicit Hashed(const AttentionConfig& c)
-      : g(checked_mul(c.batch, c.heads)),
+  explicit Hashed(const AttentionConfig& c, Over over = Over::queries)
+      : g(checked_mul(c.batch, over == Over::keys ? c.key_heads() : c.heads)),
         n(c.seq),
         d(c.head_dim),
         b(c.code_bits()),
@@ -45,7 +51,7 @@ Stage qk_normalize(const AttentionConfig& c) {
 }
 
 Stage code_sum(const AttentionConfig& c) {  // b sums of N codes
-  const Hashed h(c);
+  const Hashed h(c, Over::keys);
   OpRecord r = ops::reduce("code_sum", "sum", h.g, h.b, h.n, h.sum, ops::sum_row(h.n), 1);
   r.a_dtype = r.b_dtype = h.code;
   r.counts = ops::scaled(ops::sum_row(h.n), checked_mul(h.g, h.b), h.sum);
@@ -56,7 +62,7 @@ Stage code_sum(const AttentionConfig& c) {  // b sums of N codes
 }
 
 Stage value_sum(const AttentionConfig& c) {  // d sums of N values, then c·z once per (batch, head); causal: c·z_i
-  const Hashed h(c);
+  const Hashed h(c, Over::keys);
   OpRecord r =
       ops::reduce("value_sum", "sum", h.g, h.d, h.n, DType::fp32, {.mul = c.causal ? h.n : 1, .add = h.n - 1}, 1);
   if (holds_state(c)) ops::add_onto_state(r, DType::fp32, checked_mul(h.g, h.d));
@@ -64,7 +70,7 @@ Stage value_sum(const AttentionConfig& c) {  // d sums of N values, then c·z on
 }
 
 Stage context(const AttentionConfig& c) {  // M = Σ_j h_j v_jᵀ (b×d)
-  const Hashed h(c);
+  const Hashed h(c, Over::keys);
   const std::uint64_t gnbd = checked_product({h.gn, h.b, h.d});
   OpRecord r = h.code_product("context", {.batch = h.g, .m = h.b, .n = h.d, .k = h.n, .a = h.code});
   if (holds_state(c)) ops::add_onto_state(r, DType::fp32, checked_product({h.g, h.b, h.d}));

@@ -4,6 +4,8 @@
 // in decode the recurrent state): query i uses S_i = Σ_{j≤i} φ(k_j)v_jᵀ and z_i = Σ_{j≤i} φ(k_j), so only the N new
 // keys are featurised and folded into S and z, onto the state of the P = Nk − N earlier keys when P > 0; every
 // prefix's products and sums are those of the whole sum, so a prefill of N counts the operations of its N steps.
+// Grouped-query attention: φ(k), S and z depend on the keys and values only, so they are formed once per K/V head
+// and read by the query heads of its group; φ(q) and the readout stay per query head.
 // ω (d×F, orthogonal draws) is shared by every batch entry and head and drawn once, so not counted.
 #include "attention_emitter.hpp"
 #include "ecosim/ops_counter/checked.hpp"
@@ -11,8 +13,9 @@
 namespace ecosim::stages {
 
 Stage performer_features(const AttentionConfig& c, std::string_view which) {
-  const std::uint64_t g = checked_mul(c.batch, c.heads), n = which == "k" ? folded_keys(c) : c.seq, d = c.head_dim,
-                      f = c.features;
+  const bool keys = which == "k";  // the key features: once per K/V head, shared by its group's query heads
+  const std::uint64_t g = checked_mul(c.batch, keys ? c.key_heads() : c.heads), n = keys ? folded_keys(c) : c.seq,
+                      d = c.head_dim, f = c.features;
   const std::string p(which);
   return {
       {ops::eltwise(p + "_scale", "scale", g, n, d, DType::fp32, {.mul = 1}), {}},
@@ -24,8 +27,8 @@ Stage performer_features(const AttentionConfig& c, std::string_view which) {
       {ops::eltwise(p + "_features", "positive_features", g, n, f, DType::fp32, {.mul = 1, .add = 1, .exp = 1}), {}}};
 }
 
-Stage performer_state(const AttentionConfig& c) {
-  const std::uint64_t g = checked_mul(c.batch, c.heads), keys = folded_keys(c), d = c.head_dim, f = c.features;
+Stage performer_state(const AttentionConfig& c) {  // over keys and values only: one state per K/V head
+  const std::uint64_t g = checked_mul(c.batch, c.key_heads()), keys = folded_keys(c), d = c.head_dim, f = c.features;
   StageRecord kv{ops::gemm("kv", {.batch = g, .m = f, .n = d, .k = keys}), ops::macs(checked_product({g, keys, f, d}))};
   StageRecord k_sum{ops::reduce("k_sum", "sum", g, f, keys, DType::fp32, ops::sum_row(keys), 1), {}};
   if (holds_state(c)) {

@@ -159,6 +159,7 @@ std::vector<Layer> decoder_layers(const ModelEntry& e, const Spec& s, const Shap
     a.seq = sh.queries;
     a.keys = sh.keys;
     a.heads = s.heads;  // grouped-query attention: every query head scores its group's shared keys
+    a.kv_heads = s.kv_heads;  // a recurrent variant's state: one per K/V head
     a.head_dim = s.head_dim;
     a.embed_dim = s.hidden;
     a.projections = false;  // the projections below: k and v have kv_heads heads

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "ecosim/ops_counter/energy.hpp"
 #include "ecosim/ops_counter/model_zoo.hpp"
@@ -108,11 +109,11 @@ TEST_CASE("a Performer decode step by hand: the new key folded onto the state, c
 
 TEST_CASE("decoder with a recurrent variant: the state replaces the KV cache and stays constant in the context") {
   const ModelZoo zoo = ModelZoo::builtin();
-  // Qwen2-7B: 28 layers of 28 query heads, d = 128 (positions up to 131,072)
-  const std::uint64_t layers = 28, heads = 28, d = 128, f = default_of(VariantParameterId::features),
+  // Qwen2-7B: 28 layers of 28 query heads over 4 KV heads, d = 128 (positions up to 131,072): one state per KV head
+  const std::uint64_t layers = 28, kv_heads = 4, d = 128, f = default_of(VariantParameterId::features),
                       b = default_of(VariantParameterId::bits);
-  const std::uint64_t performer_state = layers * heads * (f * d + f) * 4;
-  const std::uint64_t ecoformer_state = layers * heads * (b * d * 4 + b * 4 + d * 4);
+  const std::uint64_t performer_state = layers * kv_heads * (f * d + f) * 4;
+  const std::uint64_t ecoformer_state = layers * kv_heads * (b * d * 4 + b * 4 + d * 4);
   for (std::uint64_t keys : kContexts) {
     INFO(keys);
     const DecoderFacts p = *zoo.decoder_facts("qwen2_7b", decode_step(AttentionVariant::performer, keys));
@@ -132,6 +133,57 @@ TEST_CASE("decoder with a recurrent variant: the state replaces the KV cache and
   CHECK(pre.kv_cache_bytes == performer_state);
   CHECK(pre.kv_write_bytes == performer_state);
   CHECK(pre.kv_read_bytes == 0);
+}
+
+TEST_CASE("grouped-query attention: one recurrent state per KV head, the readout per query head") {
+  for (AttentionVariant v : kRecurrent) {
+    INFO(name(v));
+    AttentionConfig mha = causal(v, 1, 50);
+    mha.heads = 4;
+    AttentionConfig gqa = mha;
+    gqa.kv_heads = 2;  // each KV head shared by 2 query heads
+    CHECK(recurrent_state_bytes(gqa) * 2 == recurrent_state_bytes(mha));
+    AttentionConfig one = mha;
+    one.heads = one.kv_heads = 1;  // the per-head state
+    CHECK(recurrent_state_bytes(gqa) == 2 * recurrent_state_bytes(one));
+    test::RecordingSink mha_records, gqa_records;
+    emit_attention("attn", mha, Convention::exact, mha_records);
+    emit_attention("attn", gqa, Convention::exact, gqa_records);
+    REQUIRE(mha_records.records.size() == gqa_records.records.size());
+    for (std::size_t i = 0; i < mha_records.records.size(); ++i) {
+      const OpRecord& m = mha_records.records[i];
+      const OpRecord& g = gqa_records.records[i];
+      INFO(m.name);
+      const bool state_update = m.name == "attn.kv" || m.name == "attn.k_sum" || m.name.starts_with("attn.k_") ||
+                                m.name == "attn.code_sum" || m.name == "attn.value_sum" || m.name == "attn.context";
+      for (OpKind k : kAllOpKinds)  // the state's update over half the heads; the queries' work unchanged
+        CHECK(g.counts.ops(k) * (state_update ? 2 : 1) == m.counts.ops(k));
+    }
+  }
+  AttentionConfig bad = causal(AttentionVariant::performer, 1, 50);
+  bad.heads = 4;
+  bad.kv_heads = 3;
+  CHECK_THROWS_WITH(bad.validate(), Catch::Contains("kv heads (3) must divide heads (4)"));
+}
+
+TEST_CASE("decoder with grouped-query attention: state bytes = kv_heads × per-head state × layers × 4 bytes") {
+  const ModelZoo zoo = ModelZoo::builtin();
+  const std::uint64_t d = 128, f = default_of(VariantParameterId::features), b = default_of(VariantParameterId::bits);
+  const std::uint64_t performer_head = (f * d + f) * 4, ecoformer_head = b * d * 4 + b * 4 + d * 4;  // fp32, int32
+  // Llama-3-8B: 32 layers, 32 query heads over 8 KV heads; Qwen2-7B: 28 layers, 28 over 4
+  for (const auto& [model, layers, kv_heads] :
+       {std::tuple{"llama3_8b", 32, 8}, std::tuple{"qwen2_7b", 28, 4}}) {
+    INFO(model);
+    const std::uint64_t n = static_cast<std::uint64_t>(layers) * static_cast<std::uint64_t>(kv_heads);
+    CHECK(zoo.decoder_facts(model, decode_step(AttentionVariant::performer, 4096))->recurrent_state_bytes ==
+          n * performer_head);
+    CHECK(zoo.decoder_facts(model, decode_step(AttentionVariant::ecoformer, 4096))->recurrent_state_bytes ==
+          n * ecoformer_head);
+  }
+  // MHA (GPT-2 medium: 24 layers of 16 heads, d = 64, every head its own K/V): one state per head, as before
+  const std::uint64_t f64 = (f * 64 + f) * 4;
+  CHECK(zoo.decoder_facts("gpt2_medium", decode_step(AttentionVariant::performer, 512))->recurrent_state_bytes ==
+        24 * 16 * f64);
 }
 
 TEST_CASE("decode energy per token: MSA's grows linearly with the context, Performer's and EcoFormer's stay flat") {

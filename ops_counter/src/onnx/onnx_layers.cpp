@@ -23,6 +23,7 @@ std::vector<Layer> onnx_layers(const OnnxModel& model, const std::optional<Atten
     AttentionConfig a = *swap;
     a.batch = found->batch;
     a.heads = found->heads;
+    a.kv_heads = found->kv_heads;
     a.seq = found->queries;
     a.keys = found->keys;
     a.causal = found->causal;

@@ -36,12 +36,17 @@ struct AttentionConfig {
   std::uint64_t sliding_window = default_of(VariantParameterId::sliding_window);  // sliding: keys per query W
   /// Training: dropout on the attention probabilities (BERT's); inference computes none, so no op counts it.
   bool probs_dropout = false;
+  /// Grouped-query attention: the K/V heads, each shared by heads / kv_heads query heads; 0 = heads (one K/V head
+  /// per query head). A recurrent variant keeps one state per K/V head (it sums keys and values only).
+  std::uint64_t kv_heads = 0;
 
   /// The field holding variant parameter `id`.
   std::uint64_t& parameter(VariantParameterId id);
   std::uint64_t parameter(VariantParameterId id) const;
 
   std::uint64_t width() const { return embed_dim ? embed_dim : heads * head_dim; }
+  /// The K/V heads: `kv_heads`, or heads when not given apart.
+  std::uint64_t key_heads() const { return kv_heads ? kv_heads : heads; }
   /// Nk: `keys`, or seq when not given apart.
   std::uint64_t key_count() const { return keys ? keys : seq; }
   /// Hash bits actually used: `bits`, except Bi-EcoFormer, whose codes are the signs of the C features.
@@ -64,7 +69,7 @@ std::uint64_t window_keys(const AttentionConfig& c);
 std::uint64_t folded_keys(const AttentionConfig& c);
 /// A causal block that adds onto a held state of earlier keys (P = Nk − N > 0).
 bool holds_state(const AttentionConfig& c);
-/// The bytes of a recurrent variant's state over all batch·heads groups — the values its state records write
+/// The bytes of a recurrent variant's state over all batch·key_heads groups — the values its state records write
 /// (Performer: S, F×d, and z, F, fp32; the EcoFormer family: M, b×d fp32, s, b (int32 for binary codes), and
 /// Σv, d fp32), constant in the context; 0 for a variant that keeps its keys (a KV cache).
 std::uint64_t recurrent_state_bytes(const AttentionConfig& c);
