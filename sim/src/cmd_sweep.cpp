@@ -7,13 +7,13 @@
 #include <filesystem>
 #include <thread>
 
-#include "child_process.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
 #include "ecosim/ops_counter/text_file.hpp"
 #include "ecosim/sim/commands.hpp"
 #include "ecosim/traces/atomic_file.hpp"
 #include "embedded_texts.hpp"
+#include "plot_script.hpp"
 #include "provenance.hpp"
 #include "report_folder.hpp"
 #include "sweep_mpi.hpp"
@@ -36,24 +36,12 @@ std::string duration(double seconds) {
   return fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
 }
 
-/// Runs scripts/plot_sweep.py as embedded at build time with scripts/plot_compare.py, which it imports, as the
-/// module `plot_compare` (both embedded: an installed ecosim needs no source tree); the scripts and the paths
-/// are plain arguments.
-constexpr std::string_view kPlotSweepBootstrap =
-    "import sys, types\n"
-    "helper = types.ModuleType('plot_compare')\n"
-    "exec(compile(sys.argv[1], 'plot_compare.py', 'exec'), helper.__dict__)\n"
-    "sys.modules['plot_compare'] = helper\n"
-    "script, sys.argv = sys.argv[2], ['plot_sweep.py'] + sys.argv[3:]\n"
-    "exec(compile(script, 'plot_sweep.py', 'exec'), {'__name__': '__main__'})\n";
-
-/// The plots with Debian's interpreter (kPlotSweepBootstrap); a failure is a warning (sweep.csv and sweep.json
-/// are complete).
+/// The plots (scripts/plot_sweep.py, run_plot_script); a failure is a warning (sweep.csv and sweep.json are
+/// complete).
 void plot(const std::string& dir) {
-  const ProgramRun run =
-      run_program({"/usr/bin/python3", "-c", std::string(kPlotSweepBootstrap), std::string(embedded::plot_compare_py()),
-                   std::string(embedded::plot_sweep_py()), dir + "/sweep.json", dir + "/sweep_latency_energy.png",
-                   dir + "/sweep_energy_area.png"});
+  const ProgramRun run = run_plot_script(
+      "plot_sweep.py", embedded::plot_sweep_py(),
+      {dir + "/sweep.json", dir + "/sweep_latency_energy.png", dir + "/sweep_energy_area.png"});
   if (run.succeeded)
     fmt::print(stderr, "wrote {0}/sweep_latency_energy.png and {0}/sweep_energy_area.png\n", dir);
   else

@@ -1,12 +1,15 @@
 // `ecosim crossover` (sim/src/compare/crossover.hpp): the crossing found between two listed contexts by hand, and on
 // Qwen2-7B's decode steps — MSA's op energy affine in the context, the recurrent variants' flat, each crossing where
-// the two lines meet — and the command's JSON.
+// the two lines meet — and the command's JSON, and its --out folder (JSON, CSV and, with matplotlib, the plot).
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "../traces/temp_folder.hpp"
+#include "child_process.hpp"
 #include "compare/crossover.hpp"
 #include "ecosim/accel_model/config.hpp"
 #include "ecosim_child.hpp"
@@ -99,4 +102,64 @@ TEST_CASE("ecosim crossover --format json: every variant's points and its crossi
                                             std::filesystem::path(dir / "."), kAddressSpaceBytes, kSeconds);
   CHECK(unordered.exit_code != 0);
   CHECK_THAT(unordered.stderr_text, Catch::Contains("ascending"));
+}
+
+namespace {
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> split(const std::string& text, char at) {
+  std::vector<std::string> parts;
+  std::stringstream items(text);
+  for (std::string item; std::getline(items, item, at);) parts.push_back(item);
+  return parts;
+}
+}  // namespace
+
+TEST_CASE("ecosim crossover --out: crossover.json as printed, crossover.csv its points, crossover.png with matplotlib") {
+  const TempFolder dir("ecosim_crossover_out");
+  const std::filesystem::path reports = dir / "reports";
+  const auto [out, stdout_text] =
+      run_ecosim_with_stdout({"crossover", "--model", "qwen2_7b", "--contexts", "16,256,4k", "--variants",
+                              "performer,ecoformer", "--format", "json", "--out", reports.string()},
+                             std::filesystem::path(dir / "."), kAddressSpaceBytes, kSeconds);
+  INFO(out.stderr_text);
+  REQUIRE(out.exit_code == 0);
+  const nlohmann::json printed = nlohmann::json::parse(stdout_text);
+  const nlohmann::json written = nlohmann::json::parse(read_text(reports / "crossover.json"));
+  CHECK(written == printed);
+  REQUIRE(written["variants"].size() == 3);
+  CHECK(written["contexts"] == nlohmann::json({16, 256, 4096}));
+  // the CSV: a header of `variant` and the points' keys, then one row per variant and context with the JSON's values
+  const std::vector<std::string> lines = split(read_text(reports / "crossover.csv"), '\n');
+  REQUIRE(lines.size() == 1 + 3 * 3);
+  const std::vector<std::string> header = split(lines[0], ',');
+  const nlohmann::json& first_point = written["variants"][0]["points"][0];
+  REQUIRE(header.size() == 1 + first_point.size());
+  CHECK(header[0] == "variant");
+  std::size_t row = 1;
+  for (const nlohmann::json& variant : written["variants"])
+    for (const nlohmann::json& point : variant["points"]) {
+      INFO(lines[row]);
+      const std::vector<std::string> cells = split(lines[row++], ',');
+      REQUIRE(cells.size() == header.size());
+      CHECK(cells[0] == variant["variant"].get<std::string>());
+      for (std::size_t c = 1; c < cells.size(); ++c) {
+        REQUIRE(point.contains(header[c]));
+        CHECK(std::stod(cells[c]) == Approx(point[header[c]].get<double>()).epsilon(1e-12));
+      }
+    }
+  // the plot, drawn by Debian's python3 with matplotlib; without it a warning and no PNG
+  const bool matplotlib = cli::run_program({"/usr/bin/python3", "-c", "import matplotlib"}).succeeded;
+  if (matplotlib) {
+    CHECK(std::filesystem::is_regular_file(reports / "crossover.png"));
+    CHECK(std::filesystem::file_size(reports / "crossover.png") > 1000);
+  } else {
+    WARN("no matplotlib for /usr/bin/python3: the PNG is not checked");
+    CHECK_THAT(out.stderr_text, Catch::Contains("no plot written"));
+  }
 }

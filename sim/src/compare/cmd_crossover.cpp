@@ -1,11 +1,13 @@
 // `ecosim crossover`: the options of a decoder model's context sweep (crossover.hpp) — the model, the phase, the
 // contexts (1k = 1024 tokens), the variants against MSA and their parameters, the accelerator and tech table — and
-// its table or JSON.
+// its table or JSON; with --out DIR, crossover.json, crossover.csv and the plot crossover.png.
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "accel_report.hpp"
@@ -15,6 +17,10 @@
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/hf_config.hpp"
 #include "ecosim/sim/commands.hpp"
+#include "ecosim/traces/atomic_file.hpp"
+#include "embedded_texts.hpp"
+#include "plot_script.hpp"
+#include "report_folder.hpp"
 #include "variant_parameters.hpp"
 #include "workload.hpp"
 
@@ -60,6 +66,24 @@ DType dtype_named(const po::variables_map& vm, const std::string& key) {
   throw Error("--" + key + ": unknown data type '" + text + "'");
 }
 
+/// Writes crossover.json and crossover.csv (each atomically) into `folder`, then draws crossover.png
+/// (scripts/plot_crossover.py); a failed plot is a warning, the JSON and CSV being complete.
+void write_reports(ReportFolder& folder, const std::string& dir, const nlohmann::ordered_json& report) {
+  folder.create();
+  folder.write("crossover.json", [&](const std::string& path) { write_file_atomically(path, report.dump(2) + "\n"); });
+  folder.write("crossover.csv", [&](const std::string& path) { write_file_atomically(path, crossover_csv(report)); });
+  folder.keep();
+  const std::string png = dir + "/crossover.png";
+  const ProgramRun run = run_plot_script("plot_crossover.py", embedded::plot_crossover_py(), {dir + "/crossover.json", png});
+  std::error_code ec;
+  if (run.succeeded && std::filesystem::is_regular_file(png, ec))
+    fmt::print(stderr, "wrote {0}/crossover.json, {0}/crossover.csv and {1}\n", dir, png);
+  else
+    fmt::print(stderr, "warning: no plot written ({}; is python3-matplotlib installed?); {}/crossover.json and "
+                       "crossover.csv are complete\n",
+               run.succeeded ? png + " is missing" : run.failure, dir);
+}
+
 }  // namespace
 
 int crossover(const Args& args) {
@@ -76,6 +100,7 @@ int crossover(const Args& args) {
       "kv-dtype", po::value<std::string>()->default_value("fp16"), "KV-cache element type (its bytes)")(
       "weight-dtype", po::value<std::string>()->default_value("fp16"), "weight element type")(
       "format", po::value<std::string>()->default_value("table"), "table or json")(
+      "out", po::value<std::string>(), "also write crossover.json, crossover.csv and crossover.png into this folder")(
       "tech-table", po::value<std::string>(), "energy per op, JSON (default: built-in 45 nm table)");
   options.add(model_file_option());
   options.add(accel_options());
@@ -83,7 +108,7 @@ int crossover(const Args& args) {
   po::variables_map vm;
   if (!parse_args(args, options, vm,
                   "ecosim crossover (--model NAME | --hf-config FILE) [--phase decode|prefill] [--contexts 1k,...] "
-                  "[--variants performer,ecoformer,...] [options]",
+                  "[--variants performer,ecoformer,...] [--out DIR] [options]",
                   variant_list_help()))
     return 0;
   const Format format = parse_format(vm["format"].as<std::string>());
@@ -91,6 +116,8 @@ int crossover(const Args& args) {
   if (!vm["engine"].defaulted() && vm["engine"].as<std::string>() != "closed-form")
     throw Error("--engine: crossover replays with the closed form (its cycles are SystemC's without dynamic effects)");
   if (vm.count("model") + vm.count("hf-config") != 1) throw Error("give one of --model and --hf-config");
+  std::optional<ReportFolder> folder;  // checked before any work, created once it has succeeded
+  if (vm.count("out")) folder.emplace(vm["out"].as<std::string>());
 
   CrossoverRequest request;
   if (vm.count("hf-config")) {
@@ -119,10 +146,13 @@ int crossover(const Args& args) {
   const TechTable tech =
       vm.count("tech-table") ? TechTable::load(vm["tech-table"].as<std::string>()) : TechTable::builtin_45nm();
   const std::vector<CrossoverSeries> series = crossover_series(request, accel, tech);
+  const nlohmann::ordered_json report = crossover_json(request, series, accel, tech);
   if (format == Format::json)
-    std::cout << crossover_json(request, series, accel, tech).dump(2) << "\n";
+    std::cout << report.dump(2) << "\n";
   else
     print_crossover_table(std::cout, request, series);
+  std::cout.flush();  // the table before the reports' messages on stderr
+  if (folder) write_reports(*folder, vm["out"].as<std::string>(), report);
   return 0;
 }
 

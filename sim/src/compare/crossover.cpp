@@ -144,6 +144,19 @@ nlohmann::ordered_json crossover_json(const CrossoverRequest& request, const std
   return j;
 }
 
+std::string crossover_csv(const nlohmann::ordered_json& report) {
+  std::string csv = "variant";
+  for (const auto& [key, value] : report["variants"].front()["points"].front().items()) csv += "," + key;
+  csv += "\n";
+  for (const auto& variant : report["variants"])
+    for (const auto& point : variant["points"]) {
+      csv += variant["variant"].get<std::string>();
+      for (const auto& [key, value] : point.items()) csv += "," + value.dump();
+      csv += "\n";
+    }
+  return csv;
+}
+
 void print_crossover_table(std::ostream& out, const CrossoverRequest& request,
                            const std::vector<CrossoverSeries>& series) {
   struct Metric {

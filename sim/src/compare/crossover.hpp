@@ -57,6 +57,9 @@ std::vector<CrossoverSeries> crossover_series(const CrossoverRequest& request, c
 
 nlohmann::ordered_json crossover_json(const CrossoverRequest& request, const std::vector<CrossoverSeries>& series,
                                       const accel::AccelConfig& accel, const TechTable& tech);
+/// The points of crossover_json as CSV: a header row, `variant` then the points' keys, and a row per variant and
+/// context (numbers as the JSON writes them).
+std::string crossover_csv(const nlohmann::ordered_json& report);
 /// A table per metric (contexts as columns), then each variant's crossover contexts.
 void print_crossover_table(std::ostream& out, const CrossoverRequest& request,
                            const std::vector<CrossoverSeries>& series);
