@@ -5,9 +5,10 @@
 # from scripts/setup.sh, and traces/fuzz/seeds), the accelerator config (the shipped and test configs), the .npy reader
 # (ecoformer/fuzz/seeds), the model zoo (ops_counter/fuzz/seeds) and the ONNX importer (the op fixtures, hostile
 # ones and the shape evaluator's included, the small CNN and the transformers whose exports compute their shapes
-# in the graph — a run-time attention scale, a shifted-window block's masks and relative-position bias (compacted
-# by scripts/compact_onnx_seed.py), a Llama block's rotary embedding and grouped-query K/V — of
-# tests/ops_counter/data/onnx). Crash inputs go to build-fuzz/artifacts/, logs to build-fuzz/<target>.log.
+# in the graph — a run-time attention scale, a Llama block's rotary embedding and grouped-query K/V — of
+# tests/ops_counter/data/onnx; the shifted-window block is left out: it imports in ~30 ms under the sanitizers,
+# cutting the executions per second fourfold). Crash inputs go to build-fuzz/artifacts/, logs to
+# build-fuzz/<target>.log.
 # Usage: scripts/fuzz_all.sh SECONDS
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,15 +50,12 @@ seed model_zoo_fuzz ops_counter/fuzz/seeds/*.json
 seed onnx_import_fuzz tests/ops_counter/data/onnx/ops/*.onnx tests/ops_counter/data/onnx/ops/hostile/*.onnx \
   tests/ops_counter/data/onnx/models/{small_cnn,vit_mha,transformer_encoder,gpt_tiny,llama_block}.onnx \
   tests/ops_counter/data/onnx/models/runtime_scale.onnx
-# the shifted-window block compacted (136 kB, mostly names and declared shapes, to 43 kB)
-scripts/compact_onnx_seed.py tests/ops_counter/data/onnx/models/swin_block.onnx \
-  "$build/corpus/onnx_import_fuzz/swin_block_compact.onnx"
 
-# The longest input each target mutates to: a few records for the trace reader, the ONNX seeds (up to 48 kB: the
-# exported transformers, the compacted shifted-window block the largest); the other seeds are < 1 kB.
+# The longest input each target mutates to: a few records for the trace reader, the ONNX seeds (up to 40 kB: the
+# exported transformers); the other seeds are < 1 kB.
 # An input running over 10 s (-timeout) or above 2 GB (libFuzzer's default -rss_limit_mb) is a crash too.
 declare -A max_len=([trace_reader_fuzz]=2048 [accel_config_fuzz]=4096 [npy_fuzz]=1024 [model_zoo_fuzz]=4096
-                    [onnx_import_fuzz]=49152)
+                    [onnx_import_fuzz]=40960)
 mkdir -p "$build/artifacts"
 failed=0
 for target in "${targets[@]}"; do
