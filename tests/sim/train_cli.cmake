@@ -2,8 +2,10 @@
 # accel_latency_ms, accel_energy_pj, gpu_ms labelled an estimate; absent in the paper convention), the
 # accelerator's energy with fewer and with more DRAM bits than none, the default schemes, --max-batch, agreement of json, csv and --out, and one-line errors with
 # no output for a batch overflowing 64-bit byte counts, an unknown scheme, level or bit width, a scheme given
-# twice, an unknown optimizer, and a model with unmodelled layers.
+# twice, an unknown optimizer, an unknown accelerator or a bad accelerator file, and a model with unmodelled
+# layers; --accel-config prices the step on an accelerator file.
 include(${CMAKE_CURRENT_LIST_DIR}/../cli_helpers.cmake)
+set(accel_data ${CMAKE_CURRENT_LIST_DIR}/../accel_model/data)
 
 ecosim_run(json rc train --model resnet18 --batch 4 --optimizer adamw --format json --out report)
 if(NOT rc EQUAL 0)
@@ -86,6 +88,14 @@ if(NOT rc EQUAL 0 OR none_batch LESS 1 OR l3_batch LESS_EQUAL none_batch)
   message(FATAL_ERROR "train --max-batch: ${rc} ${json}")
 endif()
 
+# --accel-config: the step priced on an accelerator file merged over the built-in one (its DRAM model here)
+ecosim_run(configured rc train --model resnet18 --batch 4 --scheme none --format json
+           --accel-config ${accel_data}/hbm2.json)
+string(JSON latency ERROR_VARIABLE missing GET "${configured}" schemes 0 accel_latency_ms)
+if(NOT rc EQUAL 0 OR missing OR NOT latency GREATER 0)
+  message(FATAL_ERROR "train --accel-config: exit ${rc}, accel_latency_ms '${latency}': ${configured}")
+endif()
+
 # a batch whose saved tensors overflow 64-bit byte counts (2^39 images of ResNet-152), a scheme or optimizer
 # not modelled, a model with a layer kind without training rules: exit 2, one line, no partial folder
 foreach(case "--model|resnet152|--batch|549755813888|layer .stem.conv.: [^\n]*overflow[^\n]*64 bits"
@@ -96,6 +106,9 @@ foreach(case "--model|resnet152|--batch|549755813888|layer .stem.conv.: [^\n]*ov
         "--model|resnet18|--scheme|fewbit:9|9"
         "--model|resnet18|--scheme|amp,amp|'amp' given twice"
         "--model|resnet18|--gpu|h999|unknown GPU 'h999'"
+        "--model|resnet18|--accel|nosuch|unknown accelerator 'nosuch'"
+        "--model|resnet18|--accel|bitfusion-45nm|--accel-config|${accel_data}/hbm2.json|not both"
+        "--model|resnet18|--accel-config|${accel_data}/unknown_key.json|unknown key"
         "--model|resnet18|--engine|fast|unknown engine 'fast'"
         "--model|resnet18|--max-batch|--max-batch needs --memory-gb"
         "--model|resnet18|--max-batch|--memory-gb|0|--memory-gb: give a size"

@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 
+#include "accel_report.hpp"
 #include "count_report.hpp"
 #include "ecosim/accel_model/gpu/gpu_spec.hpp"
 #include "ecosim/ops_counter/error.hpp"
@@ -72,6 +73,8 @@ int train(const Args& args) {
       "format", po::value<std::string>()->default_value("table"), "table, json or csv")(
       "out", po::value<std::string>(), "also write train.json, train.csv and memory_curve.csv into this folder")(
       "accel", po::value<std::string>()->default_value("bitfusion-45nm"), "built-in accelerator pricing the step")(
+      "accel-config", po::value<std::string>(),
+      "accelerator JSON file, merged over the built-in one (format: accel_model/README.md)")(
       "engine", po::value<std::string>()->default_value("closed-form"), "accelerator timing: closed-form or systemc")(
       "gpu", po::value<std::string>()->default_value("h100-sxm"), "GPU whose modelled step time is estimated")(
       "max-batch", "instead of one step: the largest batch per scheme whose step peaks within --memory-gb")(
@@ -116,12 +119,14 @@ int train(const Args& args) {
   std::vector<SchemeStep> steps;
   for (const schemes::Scheme& s : list) steps.push_back(schemes::apply_scheme(s, layers, step, model_options.batch));
   StepPrices prices(steps.size());  // priced in the exact convention only (the accelerator's work)
+  std::string accel_name;
   if (convention == Convention::exact) {
-    const PricingSetup setup{accel::builtin_config(vm["accel"].as<std::string>()),
+    const PricingSetup setup{parse_accel(vm),
                              accel::parse_engine(vm["engine"].as<std::string>()),
                              gpu::builtin_gpu(vm["gpu"].as<std::string>())};
     for (std::size_t i = 0; i < steps.size(); ++i)
       prices[i] = price_step(schemes::step_records(step, steps[i], layers), setup, TechTable::builtin_45nm());
+    accel_name = setup.accel.name;
   }
 
   nlohmann::ordered_json workload{{"model", model},
@@ -129,7 +134,7 @@ int train(const Args& args) {
                                   {"optimizer", name(optimizer)},
                                   {"convention", name(convention)}};
   if (convention == Convention::exact) {
-    workload["accel"] = vm["accel"].as<std::string>();
+    workload["accel"] = accel_name;
     workload["engine"] = vm["engine"].as<std::string>();
     workload["gpu"] = vm["gpu"].as<std::string>();
   }
