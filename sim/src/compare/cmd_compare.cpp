@@ -53,9 +53,27 @@ struct VariantRun {
   OpCounts total;
   std::optional<KernelTiming> timing;  // the kernel's latency, when a kernel ran
   std::string source;
-  std::optional<timing::Stats> library;  // on the GPU: the library baseline at the same shape, measured
-  std::string library_error;             // why the library baseline could not run there ("" when it ran)
 };
+
+/// The library baseline (library_attention.hpp) at one attention shape on the GPU: its measured time, or why it
+/// could not run there.
+struct LibraryTiming {
+  std::optional<timing::Stats> time;
+  std::string error;
+};
+
+/// Measured once per shape: every variant of a comparison shares the layer's shape, hence its baseline.
+LibraryTiming time_library(const AttentionConfig& config) {
+  LibraryTiming t;
+  try {
+    t.error = ecoformer::library_attention_unfit(config.batch * config.heads, config.seq, config.head_dim);
+    if (t.error.empty())
+      t.time = ecoformer::library_attention_cuda(ecoformer::synthetic_inputs(config, kInputSeed), timing::kGpuPlan).time;
+  } catch (const Error& e) {
+    t.error = e.what();
+  }
+  return t;
+}
 
 /// The kernel-run step: the variant's kernel on synthetic inputs, its records teed into an op counter and
 /// the list returned for the replay and the trace. Its latency: on the GPU, timing::kGpuPlan's runs after
@@ -71,17 +89,7 @@ VariantRun run_kernel(const AttentionConfig& config, DeviceChoice device) {
   KernelTiming measured{on_gpu ? "cuda (" + gpu::probe().device_name + ")" : "cpu",
                         on_gpu ? ecoformer::time_attention(inputs, config, dev, kInputSeed, timing::kGpuPlan)
                                : timing::summarize({r.latency_ms}, {0, 1}, timing::kSteadyClock)};
-  VariantRun run{std::move(list.records), counter.total(), std::move(measured),
-                 on_gpu ? "kernel (cuda)" : "kernel (cpu)", {}, {}};
-  if (on_gpu) {
-    try {
-      run.library_error = ecoformer::library_attention_unfit(config.batch * config.heads, config.seq, config.head_dim);
-      if (run.library_error.empty()) run.library = ecoformer::library_attention_cuda(inputs, timing::kGpuPlan).time;
-    } catch (const Error& e) {
-      run.library_error = e.what();
-    }
-  }
-  return run;
+  return {std::move(list.records), counter.total(), std::move(measured), on_gpu ? "kernel (cuda)" : "kernel (cpu)"};
 }
 
 /// A count-only variant's layer (no kernel to run): the analytic records, named as the kernels name theirs.
@@ -90,7 +98,7 @@ VariantRun run_analytic_layer(const AttentionConfig& config) {
   RecordingSink list;
   FanOutSink sink({&counter, &list});
   emit_attention(ecoformer::kAttentionRecordPrefix, config, Convention::exact, sink);
-  return {std::move(list.records), counter.total(), std::nullopt, "analytic (no kernel)", {}, {}};
+  return {std::move(list.records), counter.total(), std::nullopt, "analytic (no kernel)"};
 }
 
 /// One column of the comparison: an attention variant, or (with --model) the model's own attention.
@@ -118,7 +126,7 @@ VariantRun run_model(const Workload& w) {
   RecordingSink list;
   FanOutSink sink({&counter, &list});
   w.emit_records(sink);
-  return {std::move(list.records), counter.total(), std::nullopt, "analytic", {}, {}};
+  return {std::move(list.records), counter.total(), std::nullopt, "analytic"};
 }
 
 /// The ONNX model with the entry's attention (exact convention): analytic records, except that each attention
@@ -156,7 +164,7 @@ VariantRun run_onnx(const OnnxModel& model, const Entry& e, DeviceChoice device)
     fmt::print(stderr, "[{}] note: {} attention block{} counted, not run: {}\n", e.label, blocks,
                blocks == 1 ? "" : "s", why);
   }
-  return {std::move(list.records), counter.total(), std::nullopt, source, {}, {}};
+  return {std::move(list.records), counter.total(), std::nullopt, source};
 }
 
 /// Variant names (or "native"), each once.
@@ -344,6 +352,7 @@ int compare(const Args& args) {
   }
   ReportFolder folder(out);  // checked now, created only once every run has succeeded
   std::vector<std::vector<OpRecord>> traces;
+  std::map<std::array<std::uint64_t, 4>, LibraryTiming> library_runs;  // per shape, on the GPU
   for (const Entry& e : entries) {
     const bool kernel = model.empty() && !e.native && ecoformer::has_kernel(e.config.variant);
     fmt::print(stderr, "[{}] {} ...\n", e.label, kernel ? "running kernel" : "building analytic trace");
@@ -379,8 +388,15 @@ int compare(const Args& args) {
                    run.timing};
     const double modelled_ms =
         gpu::modelled_latency_s(run.ops, named_gpu, gpu::Software::ecosim_kernels) * 1e3;
-    if (run.library) {
-      row.gpu_library_latency_ms = run.library->median_ms;
+    LibraryTiming library;  // measured only beside a kernel that ran on the GPU
+    if (run.timing && run.timing->stats.method == timing::kCudaEvents) {
+      const std::array<std::uint64_t, 4> shape{e.config.batch, e.config.heads, e.config.seq, e.config.head_dim};
+      auto it = library_runs.find(shape);
+      if (it == library_runs.end()) it = library_runs.emplace(shape, time_library(e.config)).first;
+      library = it->second;
+    }
+    if (library.time) {
+      row.gpu_library_latency_ms = library.time->median_ms;
       row.gpu_library_measured = true;
       row.gpu_library_label = fmt::format("measured, {}, CUDA events ({})", ecoformer::kLibraryAttentionName,
                                           gpu::probe().device_name);
@@ -389,7 +405,7 @@ int compare(const Args& args) {
           gpu::modelled_latency_s(run.ops, named_gpu, gpu::Software::best_library) * 1e3;
       row.gpu_library_label =
           fmt::format("modelled, {}, {}{}", named_gpu.name, gpu::software_description(gpu::Software::best_library),
-                      run.library_error.empty() ? "" : "; the measured baseline could not run: " + run.library_error);
+                      library.error.empty() ? "" : "; the measured baseline could not run: " + library.error);
     }
     if (run.timing && run.timing->stats.method == timing::kCudaEvents) {
       row.gpu_latency_ms = run.timing->stats.median_ms;
