@@ -137,19 +137,49 @@ unpack_deps() {
   fi
 }
 
+# python_package_args: sets python_args, the configure arguments for the Python package: AUTO with this machine's
+# python3 when it imports numpy and finds pybind11 (its own module, or the pybind11-dev of .devdeps/ where that
+# was fetched), else OFF with the reason recorded (then python.cuda_kernels does not run).
+python_package_args() {
+  local dir=""
+  if python3 -c 'import numpy' 2>/dev/null; then
+    dir=$(python3 -c 'import pybind11; print(pybind11.get_cmake_dir())' 2>/dev/null) ||
+      dir=$(ls -d /opt/ecosim-deps/usr/lib/cmake/pybind11 2>/dev/null) || dir=""
+  fi
+  if [[ -n "$dir" ]]; then
+    python_args=(-DECOSIM_PYTHON=AUTO "-DPython3_EXECUTABLE=$(command -v python3)" "-Dpybind11_DIR=$dir")
+    record python-package passed 0 "pybind11 from $dir"
+  else
+    python_args=(-DECOSIM_PYTHON=OFF)
+    record python-package "$( (( dry_run )) && echo planned || echo skipped)" 0 \
+      "python3 here lacks numpy or pybind11 (nor has .devdeps/ pybind11-dev): python.cuda_kernels not run"
+  fi
+}
+
 stage1() {
   for tool in cmake ninja nvcc nvidia-smi python3; do prerequisite "$tool"; done
   step gpu-info 10 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem \
     --format=csv
-  step configure 60 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DECOSIM_CUDA=ON -DECOSIM_PYTHON=OFF \
-    -DCMAKE_CUDA_ARCHITECTURES=90
+  local python_args
+  python_package_args
+  step configure 60 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DECOSIM_CUDA=ON \
+    "${python_args[@]}" -DCMAKE_CUDA_ARCHITECTURES=90
   local targets=(ecosim bench_attention bench_compression) exe
   while read -r exe; do [[ -n "$exe" ]] && targets+=("$(basename "$exe")"); done < <(gpu_test_binaries)
   (( dry_run && ${#targets[@]} == 3 )) && targets+=("<each gpu-labelled test's executable>")
   step build 180 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
+  # The Python package on its own (a failure there leaves the other checks their binaries).
+  local python_built=0
+  if grep -q "ecosim Python package: ON" "$logs/configure.log" 2>/dev/null || (( dry_run )); then
+    step build-python 90 cmake --build "$build" -j "$jobs" --target ecosim_python && python_built=1
+  elif [[ "${python_args[0]}" == -DECOSIM_PYTHON=AUTO ]]; then
+    record build-python skipped 0 "configure left the Python package out (no Python.h for $(command -v python3)?)"
+  fi
   # Correctness checks side by side (none of them times anything).
   step gpu-tests 150 env ECOSIM_REQUIRE_GPU=1 ctest --test-dir "$build" -L gpu --no-tests=error \
     --output-on-failure -j 6 --timeout 140 &
+  (( python_built )) && step python-cuda-kernels 60 env ECOSIM_REQUIRE_GPU=1 ctest --test-dir "$build" \
+    -R '^python[.]cuda_kernels$' --no-tests=error --output-on-failure &
   step validate-attention 120 "$ecosim" validate --suite attention --device cuda &
   step validate-compression 120 "$ecosim" validate --suite compression --device cuda &
   wait
@@ -211,12 +241,14 @@ stage2() {
   ncu_step compression "$build/bin/bench_compression" --device cuda --elements $((16 << 20)) --repetitions 1
 }
 
-# ncu_step NAME COMMAND...: the command under Nsight Compute, its top kernels summarised in ncu-NAME.md.
+# ncu_step NAME COMMAND...: the command under Nsight Compute (throughputs, pipe utilisation, warp stalls), its
+# top kernels summarised in ncu-NAME.md.
 ncu_step() {
   local name=$1
   shift
-  if step "ncu-$name" 25 ncu --launch-count 24 --csv --page raw --metrics "$ncu_metrics" \
-    --log-file "$logs/ncu-$name.csv" "$@" && (( ! dry_run )); then
+  if step "ncu-$name" 40 ncu --launch-count 24 --csv --page raw --metrics "$ncu_metrics" \
+    --section ComputeWorkloadAnalysis --section WarpStateStats --log-file "$logs/ncu-$name.csv" "$@" &&
+    (( ! dry_run )); then
     python3 "$root/scripts/gpu_ncu_table.py" "$logs/ncu-$name.csv" >"$logs/ncu-$name.md" 2>>"$logs/ncu-$name.log" ||
       record "ncu-$name-summary" failed 0 "could not summarise ncu-$name.csv"
   fi

@@ -1,11 +1,18 @@
 #!/usr/bin/env python3
 """The ten kernels with the most summed time in an `ncu --csv --page raw` listing, as a Markdown table on
-stdout (launches, total time, and the first launch's throughput metrics and registers).
+stdout (launches, total time, and the first launch's throughput metrics and registers; where the listing has
+the ComputeWorkloadAnalysis and WarpStateStats sections, its three busiest pipes and three largest stall reasons,
+which say why a kernel is slow: a conversion-bound kernel tops the xu pipe, a latency-bound one long_scoreboard).
 
 usage: gpu_ncu_table.py NCU_CSV
 """
 import csv
+import re
 import sys
+
+# Pipe utilisation (% of peak while the SM is active) and stall reasons (cycles per issued instruction).
+PIPE = re.compile(r"^sm__(?:inst_executed_pipe|pipe)_(\w+?)(?:_cycles_active)?\.avg\.pct_of_peak_sustained_active$")
+STALL = re.compile(r"^smsp__average_warps?_(?:latency_)?issue_stalled_(\w+?)_per_issue_active\.ratio$")
 
 
 def number(row, col):
@@ -13,6 +20,18 @@ def number(row, col):
         return float(row[col].replace(",", ""))
     except (ValueError, IndexError):
         return None
+
+
+def top(row, cols, pattern, unit):
+    """The three largest values of the columns matching pattern, as 'name value' (n/a when none match)."""
+    found = []
+    for i, col in enumerate(cols):
+        m = pattern.match(col)
+        v = number(row, i) if m else None
+        if v is not None:
+            found.append((v, m.group(1)))
+    best = sorted(found, reverse=True)[:3]
+    return ", ".join("%s %.1f%s" % (name, v, unit) for v, name in best) if best else "n/a"
 
 
 def main():
@@ -35,10 +54,13 @@ def main():
         k["t"] += t
         k["n"] += 1
     extra = [c for c in cols if c.endswith("pct_of_peak_sustained_elapsed") or c == "launch__registers_per_thread"]
-    print("| kernel | launches | total time (%s) | %s (first launch) |" % (unit, " | ".join(extra)))
-    print("|---|---|---|%s" % ("---|" * len(extra)))
+    print("| kernel | launches | total time (%s) | %s (first launch) | busiest pipes | top stalls (cycles/issue) |"
+          % (unit, " | ".join(extra)))
+    print("|---|---|---|%s---|---|" % ("---|" * len(extra)))
     for kname, k in sorted(kernels.items(), key=lambda kv: -kv[1]["t"])[:10]:
-        print("| `%s` | %d | %.1f | %s |" % (kname, k["n"], k["t"], " | ".join(k["row"][cols.index(c)] for c in extra)))
+        print("| `%s` | %d | %.1f | %s | %s | %s |" % (
+            kname, k["n"], k["t"], " | ".join(k["row"][cols.index(c)] for c in extra),
+            top(k["row"], cols, PIPE, " %"), top(k["row"], cols, STALL, "")))
     return 0
 
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "ecosim/kernels/cuda_support.cuh"
 #include "hashed_backends.hpp"
@@ -28,27 +29,44 @@ __global__ void normalize_rows_kernel(const float* x, float* out, long long rows
   for (int c = 0; c < d; ++c) out[row * d + c] = __fmul_rn(in[c], inv);
 }
 
-// dist[(g·n + i)·m + a] = ‖x_gi − anchor_{head(g), a}‖²
-__global__ void distances_kernel(const float* x, const float* anchors, float* dist, long long pairs, long long n, int d,
-                                 int m, long long heads) {
+// dist[(g·n + i)·m + a] = ‖x_gi − anchor_{head(g), a}‖², summed over c in order. The anchors are read
+// transposed, anchors_t[(head·d + c)·m + a], so the threads of a warp (consecutive anchors) load consecutive
+// words; the layout of the CPU reference cost one cache line per thread and load.
+__global__ void distances_kernel(const float* x, const float* anchors_t, float* dist, long long pairs, long long n,
+                                 int d, int m, long long heads) {
   const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (e >= pairs) return;
   const long long token = e / m, a = e % m, g = token / n;
   const float* xi = x + token * d;
-  const float* an = anchors + ((g % heads) * m + a) * d;
+  const float* an = anchors_t + (g % heads) * d * m + a;
   float sum = 0.0f;
+#pragma unroll 8
   for (int c = 0; c < d; ++c) {
-    const float diff = __fsub_rn(xi[c], an[c]);
+    const float diff = __fsub_rn(xi[c], an[static_cast<long long>(c) * m]);
     sum = __fadd_rn(sum, __fmul_rn(diff, diff));
   }
   dist[e] = sum;
 }
 
-/// Block-wide sum in double of the `count` values at `values` (stride `stride`), valid in thread 0.
+/// Block-wide sum in double of the `count` values at `values` (stride `stride`), valid in thread 0. Each
+/// thread keeps kLoads loads in flight (kLoads accumulators, combined in a fixed order: deterministic).
 __device__ double block_sum(const float* values, long long count, long long stride) {
+  constexpr int kLoads = 8;
   __shared__ double partial[kThreads];
+  double acc[kLoads] = {};
+  const long long step = blockDim.x;
+  long long i = threadIdx.x;
+  for (; i + (kLoads - 1) * step < count; i += kLoads * step) {
+    float v[kLoads];
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) v[k] = values[(i + k * step) * stride];
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) acc[k] += v[k];
+  }
+  for (; i < count; i += step) acc[0] += values[i * stride];
   double sum = 0.0;
-  for (long long i = threadIdx.x; i < count; i += blockDim.x) sum += values[i * stride];
+#pragma unroll
+  for (int k = 0; k < kLoads; ++k) sum += acc[k];
   partial[threadIdx.x] = sum;
   __syncthreads();
   for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
@@ -193,13 +211,24 @@ struct Dims {
   std::uint64_t count(long long a, long long b2 = 1) const { return static_cast<std::uint64_t>(a) * b2; }
 };
 
+/// anchors[(head·m + a)·d + c] as anchors_t[(head·d + c)·m + a], the layout distances_kernel reads.
+std::vector<float> transposed_anchors(const std::vector<float>& anchors, const Dims& s) {
+  if (anchors.empty()) return {};
+  std::vector<float> t(anchors.size());
+  const std::size_t m = static_cast<std::size_t>(s.m), d = static_cast<std::size_t>(s.d);
+  for (std::size_t h = 0; h < anchors.size() / (m * d); ++h)
+    for (std::size_t a = 0; a < m; ++a)
+      for (std::size_t c = 0; c < d; ++c) t[(h * d + c) * m + a] = anchors[(h * m + a) * d + c];
+  return t;
+}
+
 /// Every device buffer of one run, allocated (and inputs uploaded) before timing starts.
 template <class Word, class Sum>
 struct Workspace {
   Workspace(const HashedProblem& p, const Dims& s)
       : qk(p.qk.data),
         v(p.v.data),
-        anchors(p.params.anchors),
+        anchors_t(transposed_anchors(p.params.anchors, s)),
         projection(p.params.projection),
         x(s.count(s.tokens, s.d)),
         out(s.count(s.tokens, s.d)),
@@ -212,7 +241,7 @@ struct Workspace {
         ctx_z(s.count(s.groups) * s.floats()),
         sums(s.count(s.groups, s.b)),
         inv_den(s.count(s.tokens)) {}
-  const cuda::DeviceBuffer<float> qk, v, anchors, projection;
+  const cuda::DeviceBuffer<float> qk, v, anchors_t, projection;
   cuda::DeviceBuffer<float> x, out, kernel, inv;
   cuda::DeviceBuffer<Word> words;
   cuda::DeviceBuffer<float> real, partial_f;
@@ -235,7 +264,7 @@ void hash_tokens(const HashedProblem& p, const Dims& s, Workspace<Word, Sum>& w,
     const std::uint64_t pairs = s.count(s.tokens, s.m);
     const long long per_group = s.n * s.m;
     distances_kernel<<<cuda::blocks_for(pairs, kThreads), kThreads>>>(
-        w.x.get(), w.anchors.get(), w.kernel.get(), static_cast<long long>(pairs), s.n, s.d, s.m, s.heads);
+        w.x.get(), w.anchors_t.get(), w.kernel.get(), static_cast<long long>(pairs), s.n, s.d, s.m, s.heads);
     cuda::check_launch("hashed anchor distances");
     report([=] { return stages::hash_part(p.config, stages::HashPart::distances); });
     bandwidth_kernel<<<cuda::grid_x(s.count(s.groups), "hashed kernel bandwidth (one block per group)"), kThreads>>>(

@@ -98,7 +98,7 @@ void run(const Options& o) {
       o.gpu ? timing::kCudaEvents : timing::kSteadyClock, o.gpu ? "cudaMemcpy device-to-device" : "std::memcpy");
   fmt::print("{:<14} {:<5} {:<15} {:>10} {:>19} {:>9} {:>9} {:>7}\n", "scheme", "dtype", "pass", "median ms",
              "min–max ms", "GB/s", "copy GB/s", "ratio");
-  for (DType dtype : {DType::fp32, DType::fp16}) {
+  for (DType dtype : {DType::fp32, DType::fp16, DType::bf16}) {
     const std::vector<std::uint8_t> bytes = encode(values, dtype);
     const TensorView x{bytes.data(), dtype, o.elements};
     for (unsigned b : {1u, 2u, 4u, 8u}) {

@@ -1,6 +1,7 @@
 // ActNN CUDA kernels: single-pass quantize+pack (one warp per group: min/max by warp shuffles, bf16
 // metadata, stochastic rounding and packing in registers, no host synchronisation) and unpack+dequantize
-// (the same lane layout: 8 elements per thread). The input type is a template parameter; loads and stores
+// (the same lane layout: 8 elements per thread). The input type and the bit width are template parameters
+// (the width dispatched per sample inside the kernel), 32-bit index arithmetic where it fits; loads and stores
 // are 16-byte vectors where the address allows (checked per lane: sample offsets need not be aligned).
 // Bit-identical to actnn_cpu.cpp: both use quant_math.hpp, compiled here with --fmad=false.
 
@@ -30,11 +31,37 @@ struct Lane {
   unsigned valid;
 };
 __device__ Lane lane_of(const DeviceLayout& l, std::uint64_t g, unsigned lane) {
-  const std::uint64_t s = g / l.groups_per_sample, first = (g % l.groups_per_sample) * kGroupSize;
+  std::uint64_t s, first;
+  if (g <= UINT32_MAX && l.groups_per_sample <= UINT32_MAX) {  // 32-bit division: a few instructions, not ~70
+    const std::uint32_t g32 = static_cast<std::uint32_t>(g), per = static_cast<std::uint32_t>(l.groups_per_sample);
+    const std::uint32_t s32 = g32 / per;
+    s = s32;
+    first = static_cast<std::uint64_t>(g32 - s32 * per) * kGroupSize;
+  } else {
+    s = g / l.groups_per_sample;
+    first = (g % l.groups_per_sample) * kGroupSize;
+  }
   const std::uint64_t count = min(kGroupSize, l.sample_elements - first), i0 = first + 8 * lane;
   const unsigned valid = count <= 8 * lane ? 0u : count - 8 * lane >= 8 ? 8u : static_cast<unsigned>(count - 8 * lane);
   return {s, i0, valid};
 }
+
+/// Calls f(std::integral_constant<unsigned, B>{}) for b = B ∈ {1, 2, 4, 8} (Layout::check allows no other): the
+/// packing shifts and masks become constants. b is one sample's, so a warp never diverges here.
+template <class F>
+__device__ void with_bits(unsigned b, F&& f) {
+  switch (b) {
+    case 1: f(std::integral_constant<unsigned, 1>{}); break;
+    case 2: f(std::integral_constant<unsigned, 2>{}); break;
+    case 4: f(std::integral_constant<unsigned, 4>{}); break;
+    default: f(std::integral_constant<unsigned, 8>{});
+  }
+}
+/// The word holding a lane's 8 codes of B bits.
+template <unsigned B>
+struct Word {
+  using type = std::conditional_t<(B <= 4), std::uint32_t, std::uint64_t>;
+};
 
 /// The group of the calling thread's warp (kWarpsPerBlock groups per block).
 __device__ std::uint64_t group_of_warp() {
@@ -69,15 +96,17 @@ __global__ void quantize_kernel(const void* x, DeviceLayout l, std::uint64_t gro
     if (!quant::metadata_finite(m)) atomicMin(&flags->bad_group, static_cast<unsigned long long>(g));
   }
   if (c.valid == 0) return;
-  const unsigned b = l.bits[c.s];
-  const std::uint32_t levels = (1u << b) - 1u;
-  const float z = quant::bf16_to_float(m.zero_bf16), scale = quant::quant_scale(m.range_bf16, levels);
-  const quant::Uniform8 u = quant::uniforms8(seed, quant::kActnnStream, static_cast<std::uint32_t>(c.s), c.i0 / 8);
-  std::uint64_t packed = 0;  // LSB first: element j at bits [j·b, j·b + b)
+  with_bits(l.bits[c.s], [&](auto bits) {
+    constexpr unsigned B = decltype(bits)::value;
+    constexpr std::uint32_t levels = (1u << B) - 1u;
+    const float z = quant::bf16_to_float(m.zero_bf16), scale = quant::quant_scale(m.range_bf16, levels);
+    const quant::Uniform8 u = quant::uniforms8(seed, quant::kActnnStream, static_cast<std::uint32_t>(c.s), c.i0 / 8);
+    typename Word<B>::type packed = 0;  // LSB first: element j at bits [j·B, j·B + B)
 #pragma unroll
-  for (unsigned j = 0; j < 8; ++j)
-    if (j < c.valid) packed |= static_cast<std::uint64_t>(quant::quantize(v[j], z, scale, u[j], levels)) << (j * b);
-  cuda::store_bytes(codes + l.sample_offset[c.s] + c.i0 * b / 8, packed, (c.valid * b + 7) / 8);
+    for (unsigned j = 0; j < 8; ++j)
+      if (j < c.valid) packed |= static_cast<typename Word<B>::type>(quant::quantize(v[j], z, scale, u[j], levels)) << (j * B);
+    cuda::store_bytes(codes + l.sample_offset[c.s] + c.i0 * B / 8, packed, (c.valid * B + 7) / 8);
+  });
 }
 
 /// The quantize kernel's layout in reverse: each lane loads its b code bytes at once, reads its group's
@@ -88,15 +117,18 @@ __global__ void dequantize_kernel(DeviceLayout l, std::uint64_t groups, const st
   if (g >= groups) return;
   const Lane c = lane_of(l, g, threadIdx.x % 32);
   if (c.valid == 0) return;
-  const unsigned b = l.bits[c.s];
-  const std::uint32_t levels = (1u << b) - 1u;
-  const float z = quant::bf16_to_float(zero[g]), step = quant::quant_step(range[g], levels);
-  const std::uint64_t packed = cuda::load_bytes(codes + l.sample_offset[c.s] + c.i0 * b / 8, (c.valid * b + 7) / 8);
-  float v[8];
+  with_bits(l.bits[c.s], [&](auto bits) {
+    constexpr unsigned B = decltype(bits)::value;
+    constexpr std::uint32_t levels = (1u << B) - 1u;
+    const float z = quant::bf16_to_float(zero[g]), step = quant::quant_step(range[g], levels);
+    const auto packed = static_cast<typename Word<B>::type>(
+        cuda::load_bytes(codes + l.sample_offset[c.s] + c.i0 * B / 8, (c.valid * B + 7) / 8));
+    float v[8];
 #pragma unroll
-  for (unsigned j = 0; j < 8; ++j)
-    v[j] = j < c.valid ? quant::dequantize(static_cast<std::uint32_t>(packed >> (j * b)) & levels, z, step) : 0.0f;
-  cuda::store8<quant::Input::fp32>(out, c.s * l.sample_elements + c.i0, c.valid, v);
+    for (unsigned j = 0; j < 8; ++j)
+      v[j] = j < c.valid ? quant::dequantize(static_cast<std::uint32_t>(packed >> (j * B)) & levels, z, step) : 0.0f;
+    cuda::store8<quant::Input::fp32>(out, c.s * l.sample_elements + c.i0, c.valid, v);
+  });
 }
 
 std::uint64_t input_bytes(const TensorView& x) { return x.elements * (x.dtype == DType::fp32 ? 4 : 2); }

@@ -1,8 +1,9 @@
-// Internal (CUDA sources of the compression kernels): the per-launch flags that kernels raise for bad input,
-// thrown with the CPU reference's messages, warp/block min-max reductions, the input type as a template
-// parameter (dispatched once on the host) and 8-element vector loads/stores with a scalar fallback. The GPU
-// support layer they build on is ecosim/kernels/cuda_support.cuh.
+// Internal (CUDA sources of the compression kernels): the per-launch flags that kernels raise for bad input, thrown
+// with the CPU reference's messages, warp/block min-max reductions, the input type as a template parameter
+// (dispatched once on the host), fp16 by the hardware conversions and 8-element vector loads/stores with a scalar
+// fallback. The GPU support layer they build on is ecosim/kernels/cuda_support.cuh.
 #pragma once
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -88,11 +89,15 @@ struct Element {
   __device__ static float to_float(float v) { return v; }
   __device__ static float from_float(float v) { return v; }
 };
+/// fp16 by the conversion instructions: fp16 → fp32 is exact, and fp32 → fp16 rounds to nearest even with
+/// overflow to ±Inf as quant::float_to_fp16 does; only a NaN takes the software path (its canonical bits).
 template <>
 struct Element<quant::Input::fp16> {
   using Bits = std::uint16_t;
-  __device__ static float to_float(std::uint16_t h) { return quant::fp16_to_float(h); }
-  __device__ static std::uint16_t from_float(float v) { return quant::float_to_fp16(v); }
+  __device__ static float to_float(std::uint16_t h) { return __half2float(__ushort_as_half(h)); }
+  __device__ static std::uint16_t from_float(float v) {
+    return v != v ? quant::float_to_fp16(v) : __half_as_ushort(__float2half_rn(v));
+  }
 };
 template <>
 struct Element<quant::Input::bf16> {

@@ -17,7 +17,6 @@ ECOSIM_HD float mul_rn(float a, float b) { return __fmul_rn(a, b); }
 ECOSIM_HD float div_rn(float a, float b) { return __fdiv_rn(a, b); }
 ECOSIM_HD std::uint32_t float_bits(float f) { return __float_as_uint(f); }
 ECOSIM_HD float bits_float(std::uint32_t u) { return __uint_as_float(u); }
-ECOSIM_HD float floor_f(float f) { return floorf(f); }
 #else
 ECOSIM_HD float add_rn(float a, float b) { return a + b; }
 ECOSIM_HD float sub_rn(float a, float b) { return a - b; }
@@ -33,7 +32,6 @@ ECOSIM_HD float bits_float(std::uint32_t u) {
   std::memcpy(&f, &u, sizeof f);
   return f;
 }
-ECOSIM_HD float floor_f(float f) { return std::floor(f); }
 #endif
 
 ECOSIM_HD bool is_finite(float f) { return (float_bits(f) & 0x7f800000u) != 0x7f800000u; }
@@ -128,13 +126,27 @@ ECOSIM_HD Metadata group_metadata(float min_value, float max_value) {
   return {z, bf16_round_up_nonnegative(covering)};
 }
 
+/// k < 2^23 as a float, exactly, without an int→float conversion (the conversion unit runs at a quarter of
+/// the FP32 rate on the GPU): the float 2^23 + k has k in its mantissa, and subtracting 2^23 is exact.
+ECOSIM_HD float small_uint_to_float(std::uint32_t k) { return sub_rn(bits_float(0x4b000000u | k), 8388608.0f); }
+
+/// ⌊u⌋ for 0 < u < 2^23: one round-down conversion on the device, std::floor on the host (the same integer).
+ECOSIM_HD std::uint32_t floor_to_uint(float u) {
+#if defined(__CUDA_ARCH__)
+  return __float2uint_rd(u);
+#else
+  return static_cast<std::uint32_t>(std::floor(u));
+#endif
+}
+
 /// Exact stochastic rounding of u ∈ [0, levels]: ⌊u⌋ + [U < frac(u)], so E[code] = u up to the 2^-16
-/// resolution of U and values already on the grid (frac = 0) never move; clamped to [0, levels].
+/// resolution of U and values already on the grid (frac = 0) never move; clamped to [0, levels]
+/// (levels < 2^23, so ⌊u⌋ and u − ⌊u⌋ are exact).
 ECOSIM_HD std::uint32_t stochastic_round(float u, float uniform, std::uint32_t levels) {
   if (!(u > 0.0f)) return 0;
   if (u >= static_cast<float>(levels)) return levels;
-  const float whole = floor_f(u);
-  const std::uint32_t code = static_cast<std::uint32_t>(whole) + (uniform < sub_rn(u, whole) ? 1u : 0u);
+  const std::uint32_t whole = floor_to_uint(u);
+  const std::uint32_t code = whole + (uniform < sub_rn(u, small_uint_to_float(whole)) ? 1u : 0u);
   return code < levels ? code : levels;
 }
 
@@ -142,8 +154,10 @@ ECOSIM_HD std::uint32_t stochastic_round(float u, float uniform, std::uint32_t l
 /// sample or a Mesa head segment): one Philox-4×32-10 call keyed by the seed, counter (block, stream, row).
 struct Uniform8 {
   rng::Philox4x32 words;
+  /// k / 2^16 for the 16-bit k of element j, built as the float 1 + k / 2^16 minus 1 (both exact: no conversion).
   ECOSIM_HD float operator[](unsigned j) const {
-    return static_cast<float>((words.v[j >> 1] >> ((j & 1u) * 16u)) & 0xffffu) * (1.0f / 65536.0f);
+    const std::uint32_t k = (words.v[j >> 1] >> ((j & 1u) * 16u)) & 0xffffu;
+    return sub_rn(bits_float(0x3f800000u | (k << 7)), 1.0f);
   }
 };
 ECOSIM_HD Uniform8 uniforms8(std::uint64_t seed, std::uint32_t stream, std::uint32_t row, std::uint64_t block) {
@@ -173,7 +187,7 @@ ECOSIM_HD std::uint32_t quantize(float x, float zero, float scale, float uniform
   return stochastic_round(mul_rn(sub_rn(x, zero), scale), uniform, levels);
 }
 ECOSIM_HD float dequantize(std::uint32_t code, float zero, float step) {
-  return add_rn(mul_rn(static_cast<float>(code), step), zero);
+  return add_rn(mul_rn(small_uint_to_float(code), step), zero);
 }
 /// Metadata usable for quantization: both finite (a range overflowing bf16 cannot be stored).
 ECOSIM_HD bool metadata_finite(Metadata m) {
