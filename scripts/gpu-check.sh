@@ -178,7 +178,7 @@ stage1() {
   # Correctness checks side by side (none of them times anything).
   step gpu-tests 150 env ECOSIM_REQUIRE_GPU=1 ctest --test-dir "$build" -L gpu --no-tests=error \
     --output-on-failure -j 6 --timeout 140 &
-  (( python_built )) && step python-cuda-kernels 60 env ECOSIM_REQUIRE_GPU=1 ctest --test-dir "$build" \
+  (( python_built )) && step python-cuda-kernels 60 env ECOSIM_REQUIRE_GPU=1 PYTHONFAULTHANDLER=1 ctest --test-dir "$build" \
     -R '^python[.]cuda_kernels$' --no-tests=error --output-on-failure &
   step validate-attention 120 "$ecosim" validate --suite attention --device cuda &
   step validate-compression 120 "$ecosim" validate --suite compression --device cuda &

@@ -1,6 +1,6 @@
 // ActNN CUDA kernels: single-pass quantize+pack (one warp per group: min/max by warp shuffles, bf16
 // metadata, stochastic rounding and packing in registers, no host synchronisation) and unpack+dequantize
-// (the same lane layout: 8 elements per thread). The input type and the bit width are template parameters
+// (the same lane layout: 8 elements per thread, four groups per warp with their loads issued first). The input type and the bit width are template parameters
 // (the width dispatched per sample inside the kernel), 32-bit index arithmetic where it fits; loads and stores
 // are 16-byte vectors where the address allows (checked per lane: sample offsets need not be aligned).
 // Bit-identical to actnn_cpu.cpp: both use quant_math.hpp, compiled here with --fmad=false.
@@ -14,7 +14,8 @@ namespace ecosim::kernels::actnn {
 
 namespace {
 
-constexpr unsigned kWarpsPerBlock = 8;  // groups per 256-thread block of the quantize kernel
+constexpr unsigned kWarpsPerBlock = 8;     // warps per 256-thread block
+constexpr unsigned kDequantizeGroups = 4;  // groups per warp of the dequantize kernel (1 for quantize)
 
 struct DeviceLayout {
   std::uint64_t sample_elements, groups_per_sample;
@@ -63,7 +64,7 @@ struct Word {
   using type = std::conditional_t<(B <= 4), std::uint32_t, std::uint64_t>;
 };
 
-/// The group of the calling thread's warp (kWarpsPerBlock groups per block).
+/// The index of the calling thread's warp in the grid (kWarpsPerBlock per block): its group in the quantize kernel.
 __device__ std::uint64_t group_of_warp() {
   return static_cast<std::uint64_t>(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
 }
@@ -109,26 +110,44 @@ __global__ void quantize_kernel(const void* x, DeviceLayout l, std::uint64_t gro
   });
 }
 
-/// The quantize kernel's layout in reverse: each lane loads its b code bytes at once, reads its group's
-/// constants once and stores its 8 fp32 values with vector stores.
-__global__ void dequantize_kernel(DeviceLayout l, std::uint64_t groups, const std::uint16_t* zero,
-                                  const std::uint16_t* range, const std::uint8_t* codes, float* out) {
-  const std::uint64_t g = group_of_warp();
-  if (g >= groups) return;
-  const Lane c = lane_of(l, g, threadIdx.x % 32);
-  if (c.valid == 0) return;
-  with_bits(l.bits[c.s], [&](auto bits) {
-    constexpr unsigned B = decltype(bits)::value;
-    constexpr std::uint32_t levels = (1u << B) - 1u;
-    const float z = quant::bf16_to_float(zero[g]), step = quant::quant_step(range[g], levels);
-    const auto packed = static_cast<typename Word<B>::type>(
-        cuda::load_bytes(codes + l.sample_offset[c.s] + c.i0 * B / 8, (c.valid * B + 7) / 8));
-    float v[8];
+/// The quantize kernel's layout in reverse, kDequantizeGroups groups per warp: each lane first issues the
+/// loads of all its groups (its b code bytes at once, the group constants once), then converts and stores
+/// them with vector stores, so several loads per lane are in flight (one group per warp left the kernel waiting
+/// on dependent loads: long-scoreboard stalls, 30 % of copy bandwidth).
+__global__ void dequantize_kernel(DeviceLayout l, std::uint64_t groups, const std::uint16_t* __restrict__ zero,
+                                  const std::uint16_t* __restrict__ range, const std::uint8_t* __restrict__ codes,
+                                  float* __restrict__ out) {
+  const unsigned lane = threadIdx.x % 32;
+  const std::uint64_t first = group_of_warp() * kDequantizeGroups;
+  Lane c[kDequantizeGroups];
+  unsigned b[kDequantizeGroups];
+  std::uint64_t packed[kDequantizeGroups];
+  std::uint16_t z[kDequantizeGroups], r[kDequantizeGroups];
 #pragma unroll
-    for (unsigned j = 0; j < 8; ++j)
-      v[j] = j < c.valid ? quant::dequantize(static_cast<std::uint32_t>(packed >> (j * B)) & levels, z, step) : 0.0f;
-    cuda::store8<quant::Input::fp32>(out, c.s * l.sample_elements + c.i0, c.valid, v);
-  });
+  for (unsigned k = 0; k < kDequantizeGroups; ++k) {
+    const std::uint64_t g = first + k;
+    c[k] = g < groups ? lane_of(l, g, lane) : Lane{0, 0, 0};
+    if (c[k].valid == 0) continue;
+    b[k] = l.bits[c[k].s];
+    packed[k] = cuda::load_bytes(codes + l.sample_offset[c[k].s] + c[k].i0 * b[k] / 8, (c[k].valid * b[k] + 7) / 8);
+    z[k] = zero[g];
+    r[k] = range[g];
+  }
+#pragma unroll
+  for (unsigned k = 0; k < kDequantizeGroups; ++k) {
+    if (c[k].valid == 0) continue;
+    with_bits(b[k], [&](auto bits) {
+      constexpr unsigned B = decltype(bits)::value;
+      constexpr std::uint32_t levels = (1u << B) - 1u;
+      const float zk = quant::bf16_to_float(z[k]), step = quant::quant_step(r[k], levels);
+      const auto word = static_cast<typename Word<B>::type>(packed[k]);
+      float v[8];
+#pragma unroll
+      for (unsigned j = 0; j < 8; ++j)
+        v[j] = j < c[k].valid ? quant::dequantize(static_cast<std::uint32_t>(word >> (j * B)) & levels, zk, step) : 0.0f;
+      cuda::store8<quant::Input::fp32>(out, c[k].s * l.sample_elements + c[k].i0, c[k].valid, v);
+    });
+  }
 }
 
 std::uint64_t input_bytes(const TensorView& x) { return x.elements * (x.dtype == DType::fp32 ? 4 : 2); }
@@ -145,10 +164,15 @@ struct LayoutBuffers {
         device{l.sample_elements, l.groups_per_sample(), bits.get(), offsets.get()} {}
 };
 
-/// Blocks of both kernels: one warp per group.
-unsigned grid(std::uint64_t groups) { return cuda::blocks_for(groups, kWarpsPerBlock, "actnn"); }
+/// Blocks of a kernel that gives each warp `groups_per_warp` groups.
+unsigned grid(std::uint64_t groups, unsigned groups_per_warp) {
+  return cuda::blocks_for((groups + groups_per_warp - 1) / groups_per_warp, kWarpsPerBlock, "actnn");
+}
+unsigned quantize_grid(std::uint64_t groups) { return grid(groups, 1); }
+unsigned dequantize_grid(std::uint64_t groups) { return grid(groups, kDequantizeGroups); }
 
-// The launches take their grid (`blocks` = grid(groups)) from the caller, computed outside any timed region.
+// The launches take their grid (quantize_grid / dequantize_grid) from the caller, computed outside any timed
+// region.
 void launch_quantize(unsigned blocks, const void* x, quant::Input type, const DeviceLayout& l, std::uint64_t groups,
                      std::uint64_t seed, std::uint16_t* zero, std::uint16_t* range, std::uint8_t* codes,
                      cuda::Flags* flags) {
@@ -179,7 +203,7 @@ Compressed quantize_cuda(const TensorView& x, const Layout& layout, std::uint64_
   const cuda::DeviceBuffer<std::uint16_t> zero(groups), range(groups);
   const cuda::DeviceBuffer<std::uint8_t> codes(c.sample_byte_offset.back());
   const cuda::DeviceBuffer<cuda::Flags> flags = cuda::make_flags();
-  launch_quantize(grid(groups), input.get(), input_type(x.dtype), tables.device, groups, seed, zero.get(), range.get(),
+  launch_quantize(quantize_grid(groups), input.get(), input_type(x.dtype), tables.device, groups, seed, zero.get(), range.get(),
                   codes.get(), flags.get());
   cuda::synchronize("actnn quantize");
   cuda::throw_flags(flags, "actnn", actnn_range_overflow);
@@ -198,7 +222,7 @@ std::vector<float> dequantize_cuda(const Compressed& c, OpSink* sink) {
   const cuda::DeviceBuffer<std::uint8_t> codes(c.codes);
   const cuda::DeviceBuffer<float> out(c.layout.elements());
   const std::uint64_t groups = c.layout.groups();
-  launch_dequantize(grid(groups), tables.device, groups, zero.get(), range.get(), codes.get(), out.get());
+  launch_dequantize(dequantize_grid(groups), tables.device, groups, zero.get(), range.get(), codes.get(), out.get());
   cuda::synchronize("actnn dequantize");
   if (sink) sink->record(dequantize_record(c.layout));
   return out.download();
@@ -216,17 +240,17 @@ CudaTiming time_cuda(const TensorView& x, const Layout& layout, const timing::Pl
   const cuda::DeviceBuffer<float> out(layout.elements());
   const cuda::DeviceBuffer<cuda::Flags> flags = cuda::make_flags();
   const quant::Input type = input_type(x.dtype);
-  const unsigned blocks = grid(groups);
+  const unsigned quantize_blocks = quantize_grid(groups), dequantize_blocks = dequantize_grid(groups);
   CudaTiming t;
   t.input_bytes = bytes;
   t.compressed_bytes = offsets.back() + 4 * groups;
   t.output_bytes = 4 * layout.elements();
   t.quantize = cuda::time_stats(plan, [&] {
-    launch_quantize(blocks, input.get(), type, tables.device, groups, 1, zero.get(), range.get(), codes.get(),
+    launch_quantize(quantize_blocks, input.get(), type, tables.device, groups, 1, zero.get(), range.get(), codes.get(),
                     flags.get());
   });
   t.dequantize = cuda::time_stats(
-      plan, [&] { launch_dequantize(blocks, tables.device, groups, zero.get(), range.get(), codes.get(), out.get()); });
+      plan, [&] { launch_dequantize(dequantize_blocks, tables.device, groups, zero.get(), range.get(), codes.get(), out.get()); });
   t.copy = cuda::time_stats(
       plan, [&] { cuda::check(cudaMemcpyAsync(copy.get(), input.get(), bytes, cudaMemcpyDeviceToDevice), "copy"); });
   return t;

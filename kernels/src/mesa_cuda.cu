@@ -2,7 +2,7 @@
 // the result is exact and independent of scheduling), and quantization that first recomputes the running
 // (α, β) on the device from the previous state — no host synchronisation between the two launches.
 // The input type is a template parameter; each thread moves 8 elements at a time (16-byte vector loads /
-// stores where the address allows, 8 codes in one 8-byte store). Bit-identical to mesa_cpu.cpp (shared
+// stores where the address allows, 8 codes in one 8-byte store), all its loads issued before any store. Bit-identical to mesa_cpu.cpp (shared
 // quant_math.hpp, --fmad=false).
 //
 // Quantization reads the input twice (min/max, then quantize). A one-pass kernel would have to quantize
@@ -40,26 +40,39 @@ __device__ unsigned valid_of(std::uint64_t i, std::uint64_t end) {
   return end - i >= 8 ? 8u : static_cast<unsigned>(end - i);
 }
 
-// In every kernel a thread takes 8 consecutive elements of a head segment at a time: i = start + 8·t (step
-// 8·kThreads), the 8 elements of one Philox call.
+// In every kernel a thread takes 8 consecutive elements of a head segment at a time, the 8 elements of one
+// Philox call: step k of thread t covers i = start + 8·(t + k·kThreads), k < kSteps. Each kernel first issues
+// the loads of all its steps, then computes and stores (several loads per thread in flight).
+constexpr unsigned kSteps = kChunk / (8 * kThreads);
+static_assert(kChunk % (8 * kThreads) == 0, "a chunk is whole steps");
+
+/// The first element of step k of the calling thread in the chunk starting at `start`.
+__device__ std::uint64_t step_first(std::uint64_t start, unsigned k) { return start + 8 * (threadIdx.x + k * kThreads); }
+
 template <quant::Input T>
-__global__ void min_max_kernel(const void* x, Segments s, std::uint32_t* lo_key, std::uint32_t* hi_key,
+__global__ void min_max_kernel(const void* __restrict__ x, Segments s, std::uint32_t* lo_key, std::uint32_t* hi_key,
                                cuda::Flags* flags) {
   const std::uint64_t segment = blockIdx.x / s.chunks, start = (blockIdx.x % s.chunks) * kChunk;
   const std::uint64_t end = min(start + kChunk, s.inner), base = segment * s.inner;
+  float v[kSteps][8];
+  unsigned valid[kSteps];
+#pragma unroll
+  for (unsigned k = 0; k < kSteps; ++k) {
+    const std::uint64_t i = step_first(start, k);
+    valid[k] = i < end ? valid_of(i, end) : 0u;
+    cuda::load8<T>(x, base + i, valid[k], v[k]);
+  }
   float lo = INFINITY, hi = -INFINITY;
-  for (std::uint64_t i = start + 8 * threadIdx.x; i < end; i += 8 * kThreads) {
-    const unsigned valid = valid_of(i, end);
-    float v[8];
-    cuda::load8<T>(x, base + i, valid, v);
+#pragma unroll
+  for (unsigned k = 0; k < kSteps; ++k)
 #pragma unroll
     for (unsigned j = 0; j < 8; ++j)
-      if (j < valid) {
-        if (!quant::is_finite(v[j])) atomicMin(&flags->bad_element, static_cast<unsigned long long>(base + i + j));
-        lo = fminf(lo, v[j]);
-        hi = fmaxf(hi, v[j]);
+      if (j < valid[k]) {
+        if (!quant::is_finite(v[k][j]))
+          atomicMin(&flags->bad_element, static_cast<unsigned long long>(base + step_first(start, k) + j));
+        lo = fminf(lo, v[k][j]);
+        hi = fmaxf(hi, v[k][j]);
       }
-  }
   cuda::block_min_max(lo, hi);
   if (threadIdx.x == 0) {
     const std::uint64_t h = segment % s.heads;
@@ -69,9 +82,10 @@ __global__ void min_max_kernel(const void* x, Segments s, std::uint32_t* lo_key,
 }
 
 template <quant::Input T>
-__global__ void quantize_kernel(const void* x, Segments s, bool first, const float* old_alpha, const float* old_beta,
-                                const std::uint32_t* lo_key, const std::uint32_t* hi_key, std::uint64_t seed,
-                                float* alpha, float* beta, std::uint8_t* codes, cuda::Flags* flags) {
+__global__ void quantize_kernel(const void* __restrict__ x, Segments s, bool first, const float* old_alpha,
+                                const float* old_beta, const std::uint32_t* lo_key, const std::uint32_t* hi_key,
+                                std::uint64_t seed, float* alpha, float* beta, std::uint8_t* __restrict__ codes,
+                                cuda::Flags* flags) {
   const std::uint64_t segment = blockIdx.x / s.chunks, chunk = blockIdx.x % s.chunks, h = segment % s.heads;
   const quant::MesaScale old = first ? quant::MesaScale{0.0f, 0.0f} : quant::MesaScale{old_alpha[h], old_beta[h]};
   const quant::MesaScale m = quant::mesa_update(first, old, key_value(lo_key[h]), key_value(hi_key[h]), kMomentum);
@@ -82,32 +96,49 @@ __global__ void quantize_kernel(const void* x, Segments s, bool first, const flo
   }
   const float scale = quant::mesa_scale(m.alpha);
   const std::uint64_t start = chunk * kChunk, end = min(start + kChunk, s.inner), base = segment * s.inner;
-  for (std::uint64_t i = start + 8 * threadIdx.x; i < end; i += 8 * kThreads) {
-    const unsigned valid = valid_of(i, end);
-    float v[8];
-    cuda::load8<T>(x, base + i, valid, v);
+  float v[kSteps][8];
+  unsigned valid[kSteps];
+#pragma unroll
+  for (unsigned k = 0; k < kSteps; ++k) {
+    const std::uint64_t i = step_first(start, k);
+    valid[k] = i < end ? valid_of(i, end) : 0u;
+    cuda::load8<T>(x, base + i, valid[k], v[k]);
+  }
+#pragma unroll
+  for (unsigned k = 0; k < kSteps; ++k) {
+    if (valid[k] == 0) continue;
+    const std::uint64_t i = step_first(start, k);
     const quant::Uniform8 u = quant::uniforms8(seed, quant::kMesaStream, static_cast<std::uint32_t>(segment), i / 8);
     std::uint64_t packed = 0;  // code j in byte j
 #pragma unroll
     for (unsigned j = 0; j < 8; ++j)
-      if (j < valid) packed |= static_cast<std::uint64_t>(quant::quantize(v[j], m.beta, scale, u[j], 255)) << (8 * j);
-    cuda::store_bytes(codes + base + i, packed, valid);
+      if (j < valid[k])
+        packed |= static_cast<std::uint64_t>(quant::quantize(v[k][j], m.beta, scale, u[j], 255)) << (8 * j);
+    cuda::store_bytes(codes + base + i, packed, valid[k]);
   }
 }
 
-__global__ void dequantize_kernel(const std::uint8_t* codes, Segments s, const float* alpha, const float* beta,
-                                  float* out) {
+__global__ void dequantize_kernel(const std::uint8_t* __restrict__ codes, Segments s, const float* alpha,
+                                  const float* beta, float* __restrict__ out) {
   const std::uint64_t segment = blockIdx.x / s.chunks, start = (blockIdx.x % s.chunks) * kChunk;
   const std::uint64_t end = min(start + kChunk, s.inner), base = segment * s.inner, h = segment % s.heads;
+  std::uint64_t packed[kSteps];
+  unsigned valid[kSteps];
+#pragma unroll
+  for (unsigned k = 0; k < kSteps; ++k) {
+    const std::uint64_t i = step_first(start, k);
+    valid[k] = i < end ? valid_of(i, end) : 0u;
+    packed[k] = valid[k] ? cuda::load_bytes(codes + base + i, valid[k]) : 0;
+  }
   const float zero = beta[h], step = quant::mesa_step(alpha[h]);
-  for (std::uint64_t i = start + 8 * threadIdx.x; i < end; i += 8 * kThreads) {
-    const unsigned valid = valid_of(i, end);
-    const std::uint64_t packed = cuda::load_bytes(codes + base + i, valid);
+#pragma unroll
+  for (unsigned k = 0; k < kSteps; ++k) {
     float v[8];
 #pragma unroll
     for (unsigned j = 0; j < 8; ++j)
-      v[j] = j < valid ? quant::dequantize(static_cast<std::uint32_t>(packed >> (8 * j)) & 0xffu, zero, step) : 0.0f;
-    cuda::store8<quant::Input::fp32>(out, base + i, valid, v);
+      v[j] = j < valid[k] ? quant::dequantize(static_cast<std::uint32_t>(packed[k] >> (8 * j)) & 0xffu, zero, step)
+                          : 0.0f;
+    cuda::store8<quant::Input::fp32>(out, base + step_first(start, k), valid[k], v);
   }
 }
 

@@ -33,9 +33,13 @@ TEST_CASE("GPU hashed attention agrees with the CPU reference", "[hashed][gpu]")
   struct Shape {
     std::uint64_t batch, heads, seq, dim, bits, support;
   };
-  // the last: 9 chunks of 256 tokens per group, the last one partial (3 tokens)
-  const Shape shapes[] = {
-      {2, 3, 301, 32, 16, 25}, {1, 2, 9, 64, 64, 9}, {2, 1, 1000, 16, 24, 25}, {1, 2, 2051, 16, 16, 25}};
+  // {1, 2, 2051, …}: 9 chunks of 256 tokens per group, the last one partial (3 tokens); support 1030: more
+  // anchors than the 1024 threads of the per-group reductions (two blocks of anchors, one of 6)
+  const Shape shapes[] = {{2, 3, 301, 32, 16, 25},
+                          {1, 2, 9, 64, 64, 9},
+                          {2, 1, 1000, 16, 24, 25},
+                          {1, 2, 2051, 16, 16, 25},
+                          {1, 1, 1100, 8, 16, 1030}};
   for (AttentionVariant v : kHashedVariants)
     for (const Shape& s : shapes) {
       const AttentionConfig c = hashed_config(v, s.batch, s.heads, s.seq, s.dim, s.bits, s.support);
