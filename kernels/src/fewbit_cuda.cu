@@ -47,9 +47,14 @@ __global__ void forward_kernel(detail::Table t, const void* x, std::uint64_t n, 
   cuda::store_bytes(codes + g * t.bits, word, detail::group_code_bytes(t, size));
 }
 
+// The levels are read from shared memory: indexed by each lane's own code, the kernel parameter (constant
+// bank) serialised the lanes of a warp that read different levels (up to 16 ways at 4 bits).
 template <quant::Input T>
-__global__ void backward_kernel(detail::Table t, const std::uint8_t* codes, const void* grad, std::uint64_t n,
-                                void* grad_in) {
+__global__ void backward_kernel(detail::Table t, const std::uint8_t* __restrict__ codes, const void* __restrict__ grad,
+                                std::uint64_t n, void* __restrict__ grad_in) {
+  __shared__ float levels[detail::kMaxIntervals];
+  if (threadIdx.x < detail::kMaxIntervals) levels[threadIdx.x] = t.levels[threadIdx.x];
+  __syncthreads();
   const std::uint64_t g = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (g >= detail::group_count(n)) return;
   const std::uint64_t first = g * detail::kGroupElements;
@@ -60,7 +65,7 @@ __global__ void backward_kernel(detail::Table t, const std::uint8_t* codes, cons
   cuda::load8<T>(grad, first, size, v);
 #pragma unroll
   for (unsigned e = 0; e < 8; ++e)
-    v[e] = e < size ? quant::mul_rn(v[e], t.levels[static_cast<std::uint32_t>(word >> (e * t.bits)) & mask]) : 0.0f;
+    v[e] = e < size ? quant::mul_rn(v[e], levels[static_cast<std::uint32_t>(word >> (e * t.bits)) & mask]) : 0.0f;
   cuda::store8<T>(grad_in, first, size, v);
 }
 
