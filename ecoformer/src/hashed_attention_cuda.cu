@@ -3,8 +3,6 @@
 // the shared rbf_exp (exp in double rounded to fp32), and double accumulators for the two reductions over tokens, so
 // codes match the CPU bit for bit except where a projection lies within rounding of 0 (a tie). Codes live in global
 // memory only as packed words; products with codes are bit-selected additions/subtractions (BinaryCodes).
-// The reductions over a group's tokens run one 1024-thread block per group with 8 loads in flight per thread;
-// the RBF values and their column means are one pass, and the centring is applied as the hash reads them.
 #include <algorithm>
 #include <string>
 #include <type_traits>
@@ -20,18 +18,14 @@ namespace {
 
 constexpr unsigned kThreads = 256;
 constexpr std::uint64_t kChunkTokens = 256;  // tokens per block of the context partial sums
-constexpr unsigned kReduceThreads = 1024;    // threads of the per-group reductions (one block per group)
 
-// The loops over a row are unrolled (loads issued ahead of the in-order sums) and the pointers restricted.
-__global__ void normalize_rows_kernel(const float* __restrict__ x, float* __restrict__ out, long long rows, int d) {
+__global__ void normalize_rows_kernel(const float* x, float* out, long long rows, int d) {
   const long long row = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (row >= rows) return;
   const float* in = x + row * d;
   float norm2 = 0.0f;
-#pragma unroll 8
   for (int c = 0; c < d; ++c) norm2 = __fadd_rn(norm2, __fmul_rn(in[c], in[c]));
   const float inv = 1.0f / fmaxf(sqrtf(norm2), kNormEps);
-#pragma unroll 8
   for (int c = 0; c < d; ++c) out[row * d + c] = __fmul_rn(in[c], inv);
 }
 
@@ -54,118 +48,77 @@ __global__ void distances_kernel(const float* x, const float* anchors_t, float* 
   dist[e] = sum;
 }
 
-/// The sums in double, per lane, of `lanes` interleaved series: lane l (= threadIdx.x < lanes; the other threads
-/// return 0) adds values[l], values[l + lanes], … below `count`, keeping kLoads loads in flight (kLoads
-/// accumulators combined in a fixed order: deterministic).
-__device__ double lane_sum(const float* __restrict__ values, long long count, unsigned lanes) {
+/// Block-wide sum in double of the `count` values at `values` (stride `stride`), valid in thread 0. Each
+/// thread keeps kLoads loads in flight (kLoads accumulators, combined in a fixed order: deterministic).
+__device__ double block_sum(const float* values, long long count, long long stride) {
   constexpr int kLoads = 8;
-  if (threadIdx.x >= lanes) return 0.0;
+  __shared__ double partial[kThreads];
   double acc[kLoads] = {};
+  const long long step = blockDim.x;
   long long i = threadIdx.x;
-  for (; i + (kLoads - 1) * static_cast<long long>(lanes) < count; i += kLoads * static_cast<long long>(lanes)) {
+  for (; i + (kLoads - 1) * step < count; i += kLoads * step) {
     float v[kLoads];
 #pragma unroll
-    for (int k = 0; k < kLoads; ++k) v[k] = values[i + k * static_cast<long long>(lanes)];
+    for (int k = 0; k < kLoads; ++k) v[k] = values[(i + k * step) * stride];
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) acc[k] += v[k];
   }
-  for (; i < count; i += lanes) acc[0] += values[i];
+  for (; i < count; i += step) acc[0] += values[i * stride];
   double sum = 0.0;
 #pragma unroll
   for (int k = 0; k < kLoads; ++k) sum += acc[k];
-  return sum;
-}
-
-/// Sum over the block (kReduceThreads threads) of one double per thread, in a fixed tree order; valid in thread 0.
-__device__ double block_total(double value) {
-  __shared__ double partial[kReduceThreads];
-  partial[threadIdx.x] = value;
+  partial[threadIdx.x] = sum;
   __syncthreads();
-  for (unsigned half = kReduceThreads / 2; half > 0; half /= 2) {
+  for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
     if (threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
     __syncthreads();
   }
   return partial[0];
 }
 
-// One block of kReduceThreads per group: inv[g] = 1/(2σ), σ = max(mean distance, tiny).
-__global__ void bandwidth_kernel(const float* __restrict__ dist, float* __restrict__ inv, long long per_group) {
-  const double sum = block_total(lane_sum(dist + blockIdx.x * per_group, per_group, kReduceThreads));
+// One block per group: inv[g] = 1/(2σ), σ = max(mean distance, tiny).
+__global__ void bandwidth_kernel(const float* dist, float* inv, long long per_group) {
+  const double sum = block_sum(dist + blockIdx.x * per_group, per_group, 1);
   if (threadIdx.x == 0) {
     const float sigma = fmaxf(__fmul_rn(static_cast<float>(sum), 1.0f / static_cast<float>(per_group)), kMinSigma);
     inv[blockIdx.x] = 1.0f / __fmul_rn(2.0f, sigma);
   }
 }
 
-// One block of kReduceThreads per group: the RBF values k = exp(−dist/(2σ)) in place and each anchor's mean
-// over the n tokens into mean[g·m + a] (the centring itself is applied where the hash reads k). The anchors
-// are taken `width` = min(m, kReduceThreads) at a time: thread t takes anchor t % width of that block of
-// anchors in tokens t / width, t / width + rows, … (rows = kReduceThreads / width token lanes), so a pass reads
-// whole rows, coalesced; the token lanes of each anchor are then added in lane order (deterministic).
-__global__ void rbf_means_kernel(float* __restrict__ k, const float* __restrict__ inv, float* __restrict__ mean,
-                                 long long n, int m) {
-  constexpr int kLoads = 8;
-  __shared__ double lane_total[kReduceThreads];
-  const unsigned width = min(static_cast<unsigned>(m), kReduceThreads), rows = kReduceThreads / width;
-  const unsigned lane = threadIdx.x / width, offset = threadIdx.x % width;
-  float* group = k + blockIdx.x * n * m;
-  const float scale = -inv[blockIdx.x];
-  for (long long first = 0; first < m; first += width) {  // uniform across the block
-    const long long a = first + offset;
-    double acc[kLoads] = {};
-    if (lane < rows && a < m) {
-      long long i = lane;
-      for (; i + (kLoads - 1) * static_cast<long long>(rows) < n; i += kLoads * static_cast<long long>(rows)) {
-        float v[kLoads];
-#pragma unroll
-        for (int j = 0; j < kLoads; ++j) v[j] = rbf_exp(__fmul_rn(group[(i + j * rows) * m + a], scale));
-#pragma unroll
-        for (int j = 0; j < kLoads; ++j) {
-          group[(i + j * rows) * m + a] = v[j];
-          acc[j] += v[j];
-        }
-      }
-      for (; i < n; i += rows) {
-        const float v = rbf_exp(__fmul_rn(group[i * m + a], scale));
-        group[i * m + a] = v;
-        acc[0] += v;
-      }
-    }
-    double sum = 0.0;
-#pragma unroll
-    for (int j = 0; j < kLoads; ++j) sum += acc[j];
-    lane_total[threadIdx.x] = sum;
-    __syncthreads();
-    if (threadIdx.x < width && first + threadIdx.x < m) {
-      double column = 0.0;
-      for (unsigned r = 0; r < rows; ++r) column += lane_total[r * width + threadIdx.x];
-      mean[blockIdx.x * m + first + threadIdx.x] = __fmul_rn(static_cast<float>(column), 1.0f / static_cast<float>(n));
-    }
-    __syncthreads();  // lane_total is reused by the next block of anchors
-  }
+__global__ void rbf_kernel(float* dist, const float* inv, long long count, long long per_group) {
+  const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= count) return;
+  dist[e] = rbf_exp(__fmul_rn(dist[e], -inv[e / per_group]));
 }
 
-// One thread per token: y_r = Σ_c w_r,c·f_c (or y_r = f_r without a projection), f_c centred first
-// (f_c − mean_c) where `mean` is given (the RBF-kernel features), then either packed signs (words != nullptr)
-// or the real values (fp-ecoformer).
+// One block per (group, anchor), block g·m + a (a 1-D grid: any number of groups): the anchor's column minus
+// its mean over the n tokens.
+__global__ void centre_kernel(float* k, long long n, int m) {
+  const long long g = blockIdx.x / m, a = blockIdx.x % m;
+  float* column = k + g * n * m + a;
+  __shared__ float mean;
+  const double sum = block_sum(column, n, m);
+  if (threadIdx.x == 0) mean = __fmul_rn(static_cast<float>(sum), 1.0f / static_cast<float>(n));
+  __syncthreads();
+  for (long long i = threadIdx.x; i < n; i += blockDim.x) column[i * m] = __fsub_rn(column[i * m], mean);
+}
+
+// One thread per token: y_r = Σ_c w_r,c·f_c (or y_r = f_r without a projection), then either packed signs
+// (words != nullptr) or the real values (fp-ecoformer).
 template <class Word>
-__global__ void hash_kernel(const float* __restrict__ f, int f_len, const float* __restrict__ mean,
-                            const float* __restrict__ w, int bits, long long tokens, long long n, long long heads,
-                            Word* __restrict__ words, float* __restrict__ real) {
+__global__ void hash_kernel(const float* f, int f_len, const float* w, int bits, long long tokens, long long n,
+                            long long heads, Word* words, float* real) {
   const long long token = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (token >= tokens) return;
   const float* fi = f + token * f_len;
-  const float* mi = mean ? mean + (token / n) * f_len : nullptr;
   const float* wh = w ? w + ((token / n) % heads) * bits * f_len : nullptr;
   Word packed = 0;
   for (int r = 0; r < bits; ++r) {
     float y = 0.0f;
     if (wh) {
-#pragma unroll 8
-      for (int c = 0; c < f_len; ++c)
-        y = __fadd_rn(y, __fmul_rn(wh[r * f_len + c], mi ? __fsub_rn(fi[c], mi[c]) : fi[c]));
+      for (int c = 0; c < f_len; ++c) y = __fadd_rn(y, __fmul_rn(wh[r * f_len + c], fi[c]));
     } else {
-      y = mi ? __fsub_rn(fi[r], mi[r]) : fi[r];  // bi-ecoformer: bits = f_len = d
+      y = fi[r];  // bi-ecoformer: bits = f_len = d
     }
     if (words) {
       if (y > 0.0f) packed = static_cast<Word>(packed | (Word{1} << r));
@@ -281,7 +234,6 @@ struct Workspace {
         out(s.count(s.tokens, s.d)),
         kernel(p.params.kernel() ? s.count(s.tokens, s.m) : 0),
         inv(p.params.kernel() ? s.count(s.groups) : 0),
-        mean(p.params.kernel() ? s.count(s.groups, s.m) : 0),
         words(p.params.binary() ? s.count(s.tokens) : 0),
         real(p.params.binary() ? 0 : s.count(s.tokens, s.b)),
         partial_f(s.count(s.groups) * s.chunks() * s.floats()),
@@ -290,7 +242,7 @@ struct Workspace {
         sums(s.count(s.groups, s.b)),
         inv_den(s.count(s.tokens)) {}
   const cuda::DeviceBuffer<float> qk, v, anchors_t, projection;
-  cuda::DeviceBuffer<float> x, out, kernel, inv, mean;
+  cuda::DeviceBuffer<float> x, out, kernel, inv;
   cuda::DeviceBuffer<Word> words;
   cuda::DeviceBuffer<float> real, partial_f;
   cuda::DeviceBuffer<Sum> partial_s;
@@ -307,7 +259,6 @@ void hash_tokens(const HashedProblem& p, const Dims& s, Workspace<Word, Sum>& w,
   cuda::check_launch("hashed q/k normalisation");
   report([=] { return stages::hashed_stage(p.config, stages::HashedStage::qk_normalize); });
   const float* features = w.x.get();
-  const float* mean = nullptr;
   int f_len = s.d;
   if (p.params.kernel()) {
     const std::uint64_t pairs = s.count(s.tokens, s.m);
@@ -316,20 +267,23 @@ void hash_tokens(const HashedProblem& p, const Dims& s, Workspace<Word, Sum>& w,
         w.x.get(), w.anchors_t.get(), w.kernel.get(), static_cast<long long>(pairs), s.n, s.d, s.m, s.heads);
     cuda::check_launch("hashed anchor distances");
     report([=] { return stages::hash_part(p.config, stages::HashPart::distances); });
-    const unsigned group_blocks = cuda::grid_x(s.count(s.groups), "hashed kernel reductions (one block per group)");
-    bandwidth_kernel<<<group_blocks, kReduceThreads>>>(w.kernel.get(), w.inv.get(), per_group);
+    bandwidth_kernel<<<cuda::grid_x(s.count(s.groups), "hashed kernel bandwidth (one block per group)"), kThreads>>>(
+        w.kernel.get(), w.inv.get(), per_group);
     cuda::check_launch("hashed kernel bandwidth");
-    rbf_means_kernel<<<group_blocks, kReduceThreads>>>(w.kernel.get(), w.inv.get(), w.mean.get(), s.n, s.m);
-    cuda::check_launch("hashed RBF kernel and its column means");
+    rbf_kernel<<<cuda::blocks_for(pairs, kThreads), kThreads>>>(w.kernel.get(), w.inv.get(),
+                                                                static_cast<long long>(pairs), per_group);
+    cuda::check_launch("hashed RBF kernel");
     report([=] { return stages::hash_part(p.config, stages::HashPart::kernel); });
-    report([=] { return stages::hash_part(p.config, stages::HashPart::centre); });  // applied by hash_kernel
+    centre_kernel<<<cuda::grid_x(s.count(s.groups, s.m), "hashed kernel centring (one block per group and anchor)"),
+                    kThreads>>>(w.kernel.get(), s.n, s.m);
+    cuda::check_launch("hashed kernel centring");
+    report([=] { return stages::hash_part(p.config, stages::HashPart::centre); });
     features = w.kernel.get();
-    mean = w.mean.get();
     f_len = s.m;
   }
   const float* projection = p.params.projection.empty() ? nullptr : w.projection.get();
-  hash_kernel<Word><<<cuda::blocks_for(tokens, kThreads), kThreads>>>(
-      features, f_len, mean, projection, s.b, s.tokens, s.n, s.heads, w.words.get(), w.real.get());
+  hash_kernel<Word><<<cuda::blocks_for(tokens, kThreads), kThreads>>>(features, f_len, projection, s.b, s.tokens, s.n,
+                                                                      s.heads, w.words.get(), w.real.get());
   cuda::check_launch("hashed projection and sign");
   if (projection) report([=] { return stages::hash_part(p.config, stages::HashPart::projection); });
   if (p.params.binary()) report([=] { return stages::hash_part(p.config, stages::HashPart::sign); });
