@@ -10,6 +10,9 @@ import csv
 import re
 import sys
 
+# The first launch's columns shown as they are (the sections add many more, summarised by top() below).
+THROUGHPUTS = ["dram__throughput.avg.pct_of_peak_sustained_elapsed", "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+               "sm__inst_issued.avg.pct_of_peak_sustained_elapsed", "launch__registers_per_thread"]
 # Pipe utilisation (% of peak while the SM is active) and stall reasons (cycles per issued instruction).
 PIPE = re.compile(r"^sm__(?:inst_executed_pipe|pipe)_(\w+?)(?:_cycles_active)?\.avg\.pct_of_peak_sustained_active$")
 STALL = re.compile(r"^smsp__average_warps?_(?:latency_)?issue_stalled_(\w+?)_per_issue_active\.ratio$")
@@ -24,13 +27,13 @@ def number(row, col):
 
 def top(row, cols, pattern, unit):
     """The three largest values of the columns matching pattern, as 'name value' (n/a when none match)."""
-    found = []
+    found = {}  # a pipe named by two metric families counts once, at its larger value
     for i, col in enumerate(cols):
         m = pattern.match(col)
         v = number(row, i) if m else None
         if v is not None:
-            found.append((v, m.group(1)))
-    best = sorted(found, reverse=True)[:3]
+            found[m.group(1)] = max(v, found.get(m.group(1), v))
+    best = sorted(((v, name) for name, v in found.items()), reverse=True)[:3]
     return ", ".join("%s %.1f%s" % (name, v, unit) for v, name in best) if best else "n/a"
 
 
@@ -53,7 +56,7 @@ def main():
         k = kernels.setdefault(row[name][:80], {"t": 0.0, "n": 0, "row": row})
         k["t"] += t
         k["n"] += 1
-    extra = [c for c in cols if c.endswith("pct_of_peak_sustained_elapsed") or c == "launch__registers_per_thread"]
+    extra = [c for c in THROUGHPUTS if c in cols]
     print("| kernel | launches | total time (%s) | %s (first launch) | busiest pipes | top stalls (cycles/issue) |"
           % (unit, " | ".join(extra)))
     print("|---|---|---|%s---|---|" % ("---|" * len(extra)))
