@@ -168,6 +168,47 @@ TEST_CASE("gpu model: attention FLOPs are FlashAttention's count; causal skips t
   CHECK(fa2 < model.attention(h100, AttentionImpl::naive, s).latency_s);
 }
 
+TEST_CASE("gpu model: unmasked attention tiles run in whole waves over the SMs") {
+  const KernelModel& model = KernelModel::builtin();
+  const GpuSpec h200 = builtin_gpu("h200");  // 132 SMs
+  const double launch_s = model.value("launch_overhead_us") * 1e-6;
+  const auto kernel_s = [&](std::uint64_t heads, std::uint64_t seq) {
+    return model.attention(h200, AttentionImpl::flash2, {1, heads, seq, 0, 64, false, false, DType::fp16}).latency_s -
+           launch_s;
+  };
+  // 132 heads × 1 query tile = one wave; 133 heads need a second wave of the same length.
+  CHECK(kernel_s(133, 128) == Approx(2 * kernel_s(132, 128)).epsilon(1e-12));
+  CHECK(kernel_s(264, 128) == Approx(kernel_s(133, 128)).epsilon(1e-12));
+  // B·H = 16, N = 3136: 25 query tiles a head, 400 blocks, 4 waves of rows of 25 key tiles (+ the fill).
+  const double fill = model.value("flash2_pipeline_fill_tiles");
+  CHECK(kernel_s(16, 3136) / kernel_s(132, 3136) == Approx(4.0 / 25.0).epsilon(1e-12));
+  CHECK(kernel_s(132, 128) / kernel_s(132, 3136) == Approx((1 + fill) / (25 * (25 + fill))).epsilon(1e-12));
+}
+
+TEST_CASE("gpu model: SDPA's math back end is materialised attention in fp32 plus its inputs' conversions") {
+  const KernelModel& model = KernelModel::builtin();
+  const GpuSpec h100 = builtin_gpu("h100-sxm");
+  AttentionShape s{2, 8, 2048, 0, 64, false, false, DType::fp32};
+  const double fp32_naive = model.attention(h100, AttentionImpl::naive, s).latency_s;
+  CHECK(model.attention(h100, AttentionImpl::sdpa_math, s).latency_s == fp32_naive);  // fp32 inputs: nothing to convert
+  s.dtype = DType::fp16;
+  // Q, K, V to fp32 and O back: four streaming kernels of 2·8·2048·64 elements, 2 + 4 bytes each.
+  const double convert_s = model.streaming_kernel(h100, 2.0 * 8 * 2048 * 64 * 6).latency_s;
+  CHECK(model.attention(h100, AttentionImpl::sdpa_math, s).latency_s == Approx(fp32_naive + 4 * convert_s));
+  CHECK(model.attention(h100, AttentionImpl::naive, s).latency_s < fp32_naive);  // fp16 composition: tensor cores
+}
+
+TEST_CASE("gpu model: a latency timed as one PyTorch call adds the call's dispatch") {
+  const KernelModel& model = KernelModel::builtin();
+  const KernelTime k = model.attention(builtin_gpu("h200"), AttentionImpl::cudnn, {1, 16, 1024, 0, 64, false, false,
+                                                                                    DType::fp16});
+  CHECK(model.timed(k, Timed::kernel).latency_s == k.latency_s);
+  CHECK(model.timed(k, Timed::pytorch_call).latency_s ==
+        Approx(k.latency_s + model.value("pytorch_call_overhead_us") * 1e-6));
+  CHECK(model.timed(k, Timed::pytorch_call).flops == k.flops);
+  REQUIRE_THROWS_WITH(parse_timed("wall"), Catch::Matchers::Contains("valid: kernel, pytorch-call"));
+}
+
 TEST_CASE("gpu model: hostile input is a clear error") {
   using Catch::Matchers::Contains;
   const KernelModel& model = KernelModel::builtin();
@@ -185,6 +226,8 @@ TEST_CASE("gpu model: hostile input is a clear error") {
                       Contains("kv-seq >= seq"));
   REQUIRE_THROWS_WITH(model.attention(a100, AttentionImpl::naive, {64, 64, 65536, 0, 64, false, false, DType::fp16}),
                       Contains("GB of scores"));
+  REQUIRE_THROWS_WITH(model.attention(a100, AttentionImpl::flash2, {1, 1, 128, 0, 64, false, false, DType::fp32}),
+                      Contains("flash2 attention is modelled in fp16 or bf16, not fp32"));
   REQUIRE_THROWS_WITH(model.gemm(a100, {1, 1, 1, 1, DType::fp8}), Contains("no fp8"));
   REQUIRE_THROWS_WITH(model.gemm(a100, {0, 1, 1, 1, DType::fp16}), Contains(">= 1"));
   REQUIRE_THROWS_WITH(parse_dtype("fp64"), Contains("valid: fp32"));

@@ -2,7 +2,8 @@
 // matmuls (at the MMA rate the implementation's instructions reach) and its softmax (exp on the special-function
 // units, the rest on CUDA cores), in sequence or partly overlapped; a per-query-tile pipeline fill; causal tiles
 // above the diagonal skipped; the backward pass as its own kernel. Unfused ("naive", as PyTorch composes it):
-// scores materialised, GEMMs by the GEMM model and softmax as a bandwidth-bound pass. ecosim's own kernel: one
+// scores materialised, GEMMs by the GEMM model and softmax as a bandwidth-bound pass; PyTorch's SDPA math back
+// end is the same in fp32 with its inputs converted. ecosim's own kernel: one
 // query row per thread on CUDA cores, operands from shared memory.
 #include <algorithm>
 #include <cmath>
@@ -35,13 +36,28 @@ KernelTime KernelModel::attention(const GpuSpec& gpu, AttentionImpl impl, const 
   if (!s.forward && !s.backward) throw Error("an attention pass is forward, backward or both");
   if (s.causal && s.kv_seq < s.seq)
     throw Error(fmt::format("causal attention needs kv-seq >= seq (got seq {}, kv-seq {})", s.seq, s.kv_seq));
-  if (s.dtype != DType::fp16 && s.dtype != DType::bf16)
-    throw Error(fmt::format("attention is modelled in fp16 or bf16, not {}", dtype_name(s.dtype)));
+  // Fused kernels take fp16 or bf16; materialised attention and ecosim's kernel also fp32.
+  const bool fp32_allowed = impl == AttentionImpl::naive || impl == AttentionImpl::sdpa_math || impl == AttentionImpl::ecosim;
+  if (s.dtype != DType::fp16 && s.dtype != DType::bf16 && !(fp32_allowed && s.dtype == DType::fp32))
+    throw Error(fmt::format("{} attention is modelled in fp16 or bf16{}, not {}", attention_impl_name(impl),
+                            fp32_allowed ? " or fp32" : "", dtype_name(s.dtype)));
   switch (impl) {
     case AttentionImpl::naive: return unfused_attention(gpu, s);
+    case AttentionImpl::sdpa_math: return sdpa_math_attention(gpu, s);
     case AttentionImpl::ecosim: return ecosim_attention(gpu, s);
     default: return fused_attention(gpu, impl, s);
   }
+}
+
+Timed parse_timed(std::string_view name) {
+  if (name == "kernel") return Timed::kernel;
+  if (name == "pytorch-call") return Timed::pytorch_call;
+  throw Error(fmt::format("unknown timing '{}' (valid: kernel, pytorch-call)", name));
+}
+
+KernelTime KernelModel::timed(KernelTime t, Timed timed) const {
+  if (timed == Timed::pytorch_call) t.latency_s += value("pytorch_call_overhead_us") * 1e-6;
+  return t;
 }
 
 KernelTime KernelModel::fused_attention(const GpuSpec& gpu, AttentionImpl impl, const AttentionShape& s) const {
@@ -77,7 +93,11 @@ KernelTime KernelModel::fused_attention(const GpuSpec& gpu, AttentionImpl impl, 
     longest_row = std::max(longest_row, work);
   }
   const double heads = double(s.batch) * double(s.heads);
-  const double tile_units = std::max(heads * row_work / sms, longest_row);
+  // Without a mask every tile row (one thread block per head and query tile) has the same work, so the blocks
+  // run in whole waves over the SMs (400 blocks on 132 SMs: 4 waves, not 3.03); causal rows differ and the
+  // block scheduler fills the SMs as rows finish, so their work spreads evenly, bounded by the longest row.
+  const double tile_units = s.causal ? std::max(heads * row_work / sms, longest_row)
+                                     : std::ceil(heads * q_tiles / sms) * longest_row;
   const double bytes_per_element = double(dtype_bytes(s.dtype));
   const double io_bytes = heads * d * (2 * double(s.seq) + 2 * double(s.kv_seq)) * bytes_per_element;  // Q, K, V, O
   const double launch_s = value("launch_overhead_us") * 1e-6;
@@ -140,19 +160,42 @@ KernelTime KernelModel::unfused_attention(const GpuSpec& gpu, const AttentionSha
   return k;
 }
 
+KernelTime KernelModel::sdpa_math_attention(const GpuSpec& gpu, const AttentionShape& s) const {
+  AttentionShape fp32 = s;
+  fp32.dtype = DType::fp32;
+  KernelTime t = unfused_attention(gpu, fp32);
+  if (s.dtype != DType::fp32) {
+    // Q, K, V converted to fp32 (and dO in the backward pass), the outputs back: one streaming kernel each.
+    const double heads = double(s.batch) * double(s.heads), d = double(s.dim), b = double(dtype_bytes(s.dtype));
+    const double q = heads * double(s.seq) * d, kv = heads * double(s.kv_seq) * d;
+    const auto convert = [&](double elements) { return streaming_kernel(gpu, elements * (b + 4.0)); };
+    for (const KernelTime& c : {convert(q), convert(kv), convert(kv), convert(q)}) {
+      t.latency_s += c.latency_s;
+      t.bytes += c.bytes;
+    }
+    if (s.backward)
+      for (const KernelTime& c : {convert(q), convert(q), convert(kv), convert(kv)}) {  // dO in; dQ, dK, dV out
+        t.latency_s += c.latency_s;
+        t.bytes += c.bytes;
+      }
+  }
+  return t;
+}
+
 KernelTime KernelModel::ecosim_attention(const GpuSpec& gpu, const AttentionShape& s) const {
   if (s.backward || !s.forward)
     throw Error("ecosim's attention kernel (ecoformer/src/msa_cuda.cu) has no backward pass");
   if (s.causal) throw Error("ecosim's attention kernel (ecoformer/src/msa_cuda.cu) has no causal mask");
   if (s.dim > 128) throw Error(fmt::format("ecosim's attention kernel supports head widths up to 128, not {}", s.dim));
-  // Per score element, on CUDA cores in fp32: 2·D FMAs, each with its shared-memory operand load, the online
-  // softmax's instructions, and one exp on the special-function units.
+  // Per score element, on CUDA cores in fp32: 2·D FMAs, each with its shared-memory operand load — the loads
+  // go through the SM's load/store unit, which issues one warp-wide load in the time the CUDA cores issue
+  // shared_load_fma_slots FMAs, so the pair costs the larger of the two — the online softmax's instructions,
+  // and one exp on the special-function units.
   const double sms = double(gpu.sms), d = double(s.dim);
   const double instruction_s = 2.0 / (gpu.cuda_core_fp32_flops_per_s / sms);
-  const double element_s =
-      (2 * d * (1 + value("ecosim_shared_loads_per_fma")) + value("softmax_fp32_instructions_forward")) *
-          instruction_s +
-      1.0 / gpu.special_function_ops_per_s_per_sm();
+  const double fma_slots = std::max(1.0, value("ecosim_shared_loads_per_fma") * value("shared_load_fma_slots"));
+  const double element_s = (2 * d * fma_slots + value("softmax_fp32_instructions_forward")) * instruction_s +
+                           1.0 / gpu.special_function_ops_per_s_per_sm();
   const double heads = double(s.batch) * double(s.heads);
   const double elements = heads * double(s.seq) * double(s.kv_seq);
   const double io_bytes =

@@ -51,7 +51,8 @@ MeasuredPoint parse_point(const JsonReader& r, const std::set<std::string>& sour
   } else if (m.op == "attention") {
     m.impl = r.text("impl");
     const AttentionImpl impl = parse_key(r, "impl", [](const std::string& name) { return parse_attention_impl(name); });
-    m.kernel_class = impl == AttentionImpl::naive ? KernelClass::unfused_attention : KernelClass::fused_attention;
+    m.kernel_class = impl == AttentionImpl::naive || impl == AttentionImpl::sdpa_math ? KernelClass::unfused_attention
+                                                                                        : KernelClass::fused_attention;
     m.attention = {r.count("batch", kDimension),
                    r.count("heads", kDimension),
                    r.count("seq", kDimension),
@@ -60,6 +61,7 @@ MeasuredPoint parse_point(const JsonReader& r, const std::set<std::string>& sour
                    r.flag("causal"),
                    false,
                    dtype};
+    if (r.has("timed")) m.timed = parse_key(r, "timed", [](const std::string& name) { return parse_timed(name); });
     parse_key(r, "pass", [&m](const std::string& pass) {
       set_attention_pass(m.attention, pass);
       return 0;
@@ -102,7 +104,7 @@ std::vector<MeasuredPoint> parse_measurements(std::string_view json_text, const 
     else if (op == "attention")
       pr.exact_keys({"id", "source", "gpu", "op", "dtype", "conditions", "impl", "pass", "batch", "heads", "seq", "dim",
                      "causal"},
-                    metric);
+                    {"tflops", "gbs", "gbs_range", "timed"});
     else
       pr.exact_keys({"id", "source", "gpu", "op", "dtype", "conditions", "rows", "cols"}, metric);
     MeasuredPoint m = parse_point(pr, sources);
@@ -133,7 +135,7 @@ double modelled_value(const MeasuredPoint& point, const KernelModel& model) {
     case KernelClass::gemm: t = model.gemm(gpu, point.gemm); break;
     case KernelClass::fused_attention:
     case KernelClass::unfused_attention:
-      t = model.attention(gpu, parse_attention_impl(point.impl), point.attention);
+      t = model.timed(model.attention(gpu, parse_attention_impl(point.impl), point.attention), point.timed);
       break;
     case KernelClass::bandwidth: t = model.bandwidth(gpu, parse_bandwidth_op(point.op), point.rows); break;
   }

@@ -17,7 +17,7 @@ namespace ecosim::gpu {
 
 namespace {
 
-constexpr std::array<std::string_view, 5> kImplNames = {"flash2", "flash3", "cudnn", "naive", "ecosim"};
+constexpr std::array<std::string_view, 6> kImplNames = {"flash2", "flash3", "cudnn", "naive", "ecosim", "sdpa-math"};
 constexpr std::array<std::string_view, 3> kBandwidthOpNames = {"copy", "softmax", "rmsnorm"};
 constexpr Range<double> kConstant{0, 1e6, ""};
 

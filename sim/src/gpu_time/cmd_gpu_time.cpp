@@ -15,7 +15,8 @@ namespace {
 
 constexpr const char* kUsage =
     "ecosim gpu-time [--gpu NAME | --gpu-file PATH] --op attention --impl flash2|flash3|cudnn|naive|ecosim "
-    "--batch B --heads H --seq N [--kv-seq N] --dim D [--causal] [--pass fwd|bwd|fwd+bwd] [--dtype fp16|bf16]\n"
+    "--batch B --heads H --seq N [--kv-seq N] --dim D [--causal] [--pass fwd|bwd|fwd+bwd] [--dtype fp16|bf16] "
+    "[--timed kernel|pytorch-call]\n"
     "       ecosim gpu-time [--gpu NAME] --op gemm --m M --n N --k K [--dtype fp32|tf32|fp16|bf16|fp8]\n"
     "       ecosim gpu-time [--gpu NAME] --op copy|softmax|rmsnorm --rows R --cols C [--dtype D]";
 
@@ -41,12 +42,14 @@ Timed time_op(const po::variables_map& vm, const gpu::GpuSpec& g, const std::str
                           dtype};
     gpu::set_attention_pass(s, pass);
     const gpu::AttentionImpl impl = gpu::parse_attention_impl(vm["impl"].as<std::string>());
-    return {fmt::format("attention {} {}{}, B {} H {} N {} Nkv {} D {} {}", gpu::attention_impl_name(impl), pass,
+    const gpu::Timed timed = gpu::parse_timed(vm["timed"].as<std::string>());
+    return {fmt::format("attention {} {}{}, B {} H {} N {} Nkv {} D {} {}{}", gpu::attention_impl_name(impl), pass,
                         s.causal ? " causal" : "", s.batch, s.heads, s.seq, s.kv_seq ? s.kv_seq : s.seq, s.dim,
-                        gpu::dtype_name(dtype)),
-            model.attention(g, impl, s)};
+                        gpu::dtype_name(dtype), timed == gpu::Timed::pytorch_call ? ", timed as one PyTorch call" : ""),
+            model.timed(model.attention(g, impl, s), timed)};
   }
   reject_given(vm, {"impl", "batch", "heads", "seq", "kv-seq", "dim", "causal", "pass"}, "--op attention");
+  if (!vm["timed"].defaulted()) throw Error("--timed applies to --op attention");
   if (op == "gemm") {
     reject_given(vm, {"rows", "cols"}, "the bandwidth-bound ops");
     for (const char* key : {"m", "n", "k"})
@@ -78,6 +81,9 @@ int gpu_time(const Args& args) {
                                                                  "key/value sequence length (default: --seq)")(
       "dim", po::value<std::int64_t>(), "head width")("causal", "causal mask")(
       "pass", po::value<std::string>()->default_value("fwd"), "fwd, bwd or fwd+bwd")(
+      "timed", po::value<std::string>()->default_value("kernel"),
+      "attention: kernel (the kernels alone) or pytorch-call (one eager PyTorch call between CUDA events, its "
+      "dispatch included)")(
       "m", po::value<std::int64_t>(), "GEMM rows")("n", po::value<std::int64_t>(), "GEMM columns")(
       "k", po::value<std::int64_t>(), "GEMM depth")("rows", po::value<std::int64_t>(), "rows")(
       "cols", po::value<std::int64_t>(), "columns")("dtype", po::value<std::string>()->default_value("fp16"),

@@ -28,7 +28,9 @@ struct GemmShape {
   DType dtype = DType::bf16;
 };
 
-enum class AttentionImpl { flash2, flash3, cudnn, naive, ecosim };
+/// naive: materialised attention as PyTorch composes it, in the inputs' dtype; sdpa_math: PyTorch's SDPA math back
+/// end, the same computed in fp32 whatever the inputs (≥ 2.5), with their conversions to fp32 and the output's back.
+enum class AttentionImpl { flash2, flash3, cudnn, naive, ecosim, sdpa_math };
 AttentionImpl parse_attention_impl(std::string_view name);  // throws naming the valid ones
 std::string_view attention_impl_name(AttentionImpl impl);
 
@@ -41,6 +43,11 @@ struct AttentionShape {
 
 /// "fwd", "bwd" or "fwd+bwd" into `shape`'s forward and backward flags; throws naming the valid ones.
 void set_attention_pass(AttentionShape& shape, std::string_view pass);
+
+/// How a latency is timed: the kernels alone, or one eager PyTorch call between two CUDA events (what a
+/// per-call benchmark measures: the call's CPU dispatch runs while the GPU waits, inside the interval).
+enum class Timed { kernel, pytorch_call };
+Timed parse_timed(std::string_view name);  // "kernel" or "pytorch-call"; throws naming the valid ones
 
 enum class BandwidthOp { copy, softmax, rmsnorm };
 BandwidthOp parse_bandwidth_op(std::string_view name);  // throws naming the valid ones
@@ -67,6 +74,8 @@ class KernelModel {
   KernelTime gemm(const GpuSpec& gpu, const GemmShape& shape) const;
   KernelTime attention(const GpuSpec& gpu, AttentionImpl impl, const AttentionShape& shape) const;
   KernelTime bandwidth(const GpuSpec& gpu, BandwidthOp op, const RowsShape& shape) const;
+  /// `t` as `timed` measures it: pytorch_call adds the dispatch of one eager call (pytorch_call_overhead_us).
+  KernelTime timed(KernelTime t, Timed timed) const;
   /// A bandwidth-bound kernel that moves `bytes` (read + written).
   KernelTime streaming_kernel(const GpuSpec& gpu, double bytes) const;
 
@@ -76,6 +85,7 @@ class KernelModel {
  private:
   KernelTime fused_attention(const GpuSpec& gpu, AttentionImpl impl, const AttentionShape& s) const;
   KernelTime unfused_attention(const GpuSpec& gpu, const AttentionShape& s) const;
+  KernelTime sdpa_math_attention(const GpuSpec& gpu, const AttentionShape& s) const;
   KernelTime ecosim_attention(const GpuSpec& gpu, const AttentionShape& s) const;
   double streamed_s(const GpuSpec& gpu, double bytes) const;
   std::map<std::string, ModelConstant> constants_;

@@ -19,7 +19,8 @@ struct MeasuredPoint {
   GemmShape gemm;
   AttentionShape attention;
   RowsShape rows;
-  std::string metric;        // "tflops" or "gbs"
+  Timed timed = Timed::kernel;  // attention points: "timed" (default kernel)
+  std::string metric;           // "tflops" or "gbs"
   double low = 0, high = 0;  // the published value (low == high) or range
 };
 
