@@ -34,7 +34,9 @@ Models (batch 1, static shapes, opset 17):
 The counts depend only on the graph and its shapes, never on weight values, so every floating-point
 initializer with more than one element is stripped: its dims stay and its data is marked as external
 (location "stripped", a file that does not exist and that ecosim never opens). Small integer constants
-(the shapes Reshape and friends read) stay inline. Each file is well under 1 MB.
+(the shapes Reshape and friends read) and the constants added to attention scores (a relative-position bias
+with its window mask: whether a block is causal is read from them when its attention is swapped) stay inline.
+Each file is well under 1 MB.
 """
 import math
 import pathlib
@@ -508,11 +510,23 @@ class Swin(nn.Module):
         return self.block(x)
 
 
+def score_addends(model):
+    """Names of the rank-4 initializers whose every consumer is an Add: a bias or mask added to attention scores
+    ([batch or 1, heads, queries, keys]), whose values tell a swap whether the block is causal."""
+    consumers = {}
+    for node in model.graph.node:
+        for name in node.input:
+            consumers.setdefault(name, set()).add(node.op_type)
+    return {t.name for t in model.graph.initializer if len(t.dims) == 4 and consumers.get(t.name) == {"Add"}}
+
+
 def strip_weights(model):
-    """Marks every floating-point initializer with more than one element as external data (dims kept)."""
+    """Marks every floating-point initializer with more than one element as external data (dims kept), but the
+    ones added to attention scores (score_addends), which stay inline."""
     floating = {onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.BFLOAT16, onnx.TensorProto.DOUBLE}
+    keep = score_addends(model)
     for tensor in model.graph.initializer:
-        if tensor.data_type not in floating or math.prod(tensor.dims) <= 1:
+        if tensor.data_type not in floating or math.prod(tensor.dims) <= 1 or tensor.name in keep:
             continue
         length = len(tensor.raw_data) if tensor.raw_data else 4 * len(tensor.float_data)
         tensor.ClearField("raw_data")

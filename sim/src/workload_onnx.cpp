@@ -37,6 +37,10 @@ void parse_onnx_workload(const po::variables_map& vm, Workload& w) {
   w.onnx_model = std::move(model);
   if (!w.model_options.native_attention) w.onnx_swap = w.layer;
   w.layers();  // validates the swap against every attention block now
+  if (w.onnx_swap) {
+    const std::string note = swap_dropped_terms_note(*w.onnx_model, w.onnx_swap->variant);
+    if (!note.empty()) fmt::print(stderr, "note: {}: {}\n", w.onnx, note);
+  }
 }
 
 }  // namespace ecosim::cli

@@ -163,3 +163,36 @@ TEST_CASE("exported transformers with in-graph shape arithmetic import and count
   for (const char* file : {"vit_mha.onnx", "transformer_encoder.onnx", "gpt_tiny.onnx"})
     CHECK(import_onnx(kModels + "/" + file).unknown_ops.empty());
 }
+
+TEST_CASE("exported Swin block: its window attention swaps, the note naming the score term the variant leaves out",
+          "[onnx]") {
+  const OnnxModel swin = import_onnx(kModels + "/swin_block.onnx");
+  REQUIRE(swin.attention.size() == 1);
+  const SoftmaxAttention& found = swin.attention[0].shape;
+  // 7×7 padded to 8×8: 4 windows of 4×4 = 16 tokens, 2 heads of width 16; the relative-position bias and the
+  // shift mask (folded by the exporter into one constant, kept inline) are read: not causal.
+  CHECK(found.batch == 4);
+  CHECK(found.heads == 2);
+  CHECK(found.queries == 16);
+  CHECK(found.keys == 16);
+  CHECK(found.head_dim == 16);
+  CHECK(found.masked);
+  CHECK_FALSE(found.causal);
+  CHECK_FALSE(found.mask_unknown);
+  AttentionConfig swap;
+  swap.variant = AttentionVariant::ecoformer;
+  swap.support = 8;  // at most the window's 16 keys
+  const std::vector<Layer> layers = onnx_layers(swin, swap);
+  const auto swapped = std::find_if(layers.begin(), layers.end(),
+                                    [](const Layer& l) { return std::holds_alternative<AttentionConfig>(l.op); });
+  REQUIRE(swapped != layers.end());
+  const AttentionConfig& a = std::get<AttentionConfig>(swapped->op);
+  CHECK(a.batch * a.heads == 8);
+  CHECK(a.seq == 16);
+  CHECK_FALSE(a.causal);
+  CHECK_THAT(swap_dropped_terms_note(swin, AttentionVariant::ecoformer),
+             Catch::Contains("1 attention block(s)") && Catch::Contains("/block/MatMul../block/MatMul_1") &&
+                 Catch::Contains("ecoformer forms no score matrix"));
+  // A causal decoder's mask is carried over by the swap: no note.
+  CHECK(swap_dropped_terms_note(import_onnx(kModels + "/gpt_tiny.onnx"), AttentionVariant::ecoformer).empty());
+}

@@ -55,6 +55,22 @@ std::string unmatched_attention_warning(const OnnxModel& model) {
       model.unmatched_attention.size(), names);
 }
 
+std::string swap_dropped_terms_note(const OnnxModel& model, AttentionVariant variant) {
+  std::string names;
+  std::size_t count = 0;
+  for (const Layer& layer : model.layers) {
+    const auto* found = std::get_if<SoftmaxAttention>(&layer.op);
+    if (!found || !(found->biased || (found->masked && !found->causal))) continue;
+    names += fmt::format("{}'{}'", names.empty() ? "" : ", ", layer.name);
+    ++count;
+  }
+  if (count == 0) return "";
+  return fmt::format(
+      "{} attention block(s) add a non-causal mask or a bias to their scores ({}); {} forms no score matrix, so "
+      "the swapped count leaves those terms out",
+      count, names, name(variant));
+}
+
 std::string unknown_op_summary(const OnnxModel& model) {
   std::string text;
   for (const auto& [op, count] : model.unknown_ops)

@@ -67,6 +67,11 @@ std::vector<Layer> fvcore_layers(const std::vector<Layer>& layers);
 /// The warning for model.unmatched_attention ("" when none): the Softmax nodes named, and what they count as.
 std::string unmatched_attention_warning(const OnnxModel& model);
 
+/// The note for a swap to `variant` ("" when none applies): the found blocks that add a non-causal mask or a bias
+/// to their scores (a padding or window mask, Swin's relative-position bias) — the variant forms no score
+/// matrix, so the swapped count leaves those terms out; causal masks are carried over (AttentionConfig::causal).
+std::string swap_dropped_terms_note(const OnnxModel& model, AttentionVariant variant);
+
 /// "Name ×count, ..." of the unknown op types ("" when none).
 std::string unknown_op_summary(const OnnxModel& model);
 
