@@ -34,9 +34,17 @@ Op fixtures (the counts tests/ops_counter/onnx_ops_test.cpp asserts are computed
                        with 0/−1, Shape → Gather, Slice (negative, clamped, reversed, strided), Range, Where,
                        Expand, Trilu, Tile, ScatterND, Split, Pad, Concat, Transpose, Mod, Div, Cast (values
                        hand-computed in tests/ops_counter/onnx_shape_eval_test.cpp)
+  attention23_causal   opset 23's Attention node, Q, K, V [2,4,16,8], is_causal = 1
+  attention23_gqa_3d   Attention on rank-3 Q [1,10,64] (q_num_heads 8) and K, V [1,10,16] (kv_num_heads 2):
+                       grouped-query attention of width 8
+  attention23_cache    a decode step: Q, K, V [1,4,1,8], a bool attn_mask input [1,1,1,32] and past_key,
+                       past_value [1,4,31,8] inputs: 1 query over 32 keys
+  attention23_mask     Q, K, V [1,2,6,4] with a constant additive causal mask [1,1,6,6] as attn_mask
   shape_eval_opset18   opset 18's forms, newer than libonnx 1.12's schemas: ReduceMean with axes as an input
                        (keepdims 0), Split by num_outputs (uneven), Pad with an axes input, on x [2, 3, 5]
 Hostile fixtures (hostile/): each must be refused with a clear error
+  attention23_softcap  an Attention node with softcap 30 (a tanh on every score, not counted)
+  attention23_causal_cache  is_causal over a KV cache (1 query, 6 keys): ONNX aligns that mask top-left
   cycle                two Relu nodes reading each other's output
   negative_dim         an input of shape [1, -3]
   enormous_dim         an input of shape [1, 2^40]
@@ -227,11 +235,37 @@ def op_fixtures():
         n("GlobalAveragePool", ["pooled"], ["y"], name="gap"),
     ], [io("x", [1, 4, 6, 6])], [io("y", [1, 2, 1, 1])],
         [stripped("w", [4, 2, 3, 3]), stripped("b", [2])] + [stripped(c, [2]) for c in ("scale", "bias", "mean", "var")])
+    yield from attention23_fixtures()
     yield "unknown_op", model("unknown", [
         n("Relu", ["x"], ["r"], name="relu"),
         n("Foo", ["r"], ["f"], name="foo1"),
         n("Foo", ["f"], ["y"], name="foo2"),
     ], [io("x", [1, 16])], [io("y", [1, 16])], value_info=[io("f", [1, 16])])
+
+
+def attention23(name, inputs, shapes, out_shape, initializers=(), **attributes):
+    """One opset-23 Attention node reading `inputs` (shapes: the graph inputs' dims, by name; "" = omitted)."""
+    node = helper.make_node("Attention", inputs, ["y"], name="attention", **attributes)
+    graph_inputs = [io(k, v) if k != "mask_in" else helper.make_tensor_value_info(k, TensorProto.BOOL, v)
+                    for k, v in shapes.items()]
+    return model(name, [node], graph_inputs, [io("y", out_shape)], initializers, opset=23)
+
+
+def attention23_fixtures():
+    yield "attention23_causal", attention23(
+        "attention23_causal", ["q", "k", "v"], {"q": [2, 4, 16, 8], "k": [2, 4, 16, 8], "v": [2, 4, 16, 8]},
+        [2, 4, 16, 8], is_causal=1)
+    yield "attention23_gqa_3d", attention23(
+        "attention23_gqa_3d", ["q", "k", "v"], {"q": [1, 10, 64], "k": [1, 10, 16], "v": [1, 10, 16]}, [1, 10, 64],
+        q_num_heads=8, kv_num_heads=2)
+    yield "attention23_cache", attention23(
+        "attention23_cache", ["q", "k", "v", "mask_in", "past_k", "past_v"],
+        {"q": [1, 4, 1, 8], "k": [1, 4, 1, 8], "v": [1, 4, 1, 8], "mask_in": [1, 1, 1, 32],
+         "past_k": [1, 4, 31, 8], "past_v": [1, 4, 31, 8]}, [1, 4, 1, 8])
+    mask = helper.make_tensor("causal", FLOAT, [1, 1, 6, 6], [0.0 if j <= i else -1e9 for i in range(6) for j in range(6)])
+    yield "attention23_mask", attention23(
+        "attention23_mask", ["q", "k", "v", "causal"], {"q": [1, 2, 6, 4], "k": [1, 2, 6, 4], "v": [1, 2, 6, 4]},
+        [1, 2, 6, 4], [mask])
 
 
 def ints(name, values, dims=None):
@@ -313,6 +347,13 @@ def nested_if(depth):
 
 def hostile_fixtures():
     n = helper.make_node
+    yield "attention23_softcap", attention23(
+        "attention23_softcap", ["q", "k", "v"], {"q": [1, 2, 6, 4], "k": [1, 2, 6, 4], "v": [1, 2, 6, 4]},
+        [1, 2, 6, 4], softcap=30.0)
+    yield "attention23_causal_cache", attention23(
+        "attention23_causal_cache", ["q", "k", "v", "", "past_k", "past_v"],
+        {"q": [1, 2, 1, 4], "k": [1, 2, 1, 4], "v": [1, 2, 1, 4], "past_k": [1, 2, 5, 4], "past_v": [1, 2, 5, 4]},
+        [1, 2, 1, 4], is_causal=1)
     yield "cycle", model("cycle", [n("Relu", ["b"], ["a"], name="r1"), n("Relu", ["a"], ["b"], name="r2")],
                          [], [io("a", [1, 4])])
     yield "negative_dim", model("negative", [n("Relu", ["x"], ["y"], name="relu")], [io("x", [1, -3])],

@@ -130,3 +130,40 @@ TEST_CASE("an attention the importer does not recognise still counts its product
   CHECK(onnx_total(m, Convention::paper).ops(OpKind::mul) == 2 * 2 * 6 * 6 * 4);
   CHECK_THAT(swap_error(m, AttentionVariant::msa), Catch::Contains("cannot swap") && Catch::Contains("'softmax'"));
 }
+
+TEST_CASE("opset 23's Attention node is a found block: 4-D and 3-D inputs, grouped K/V, a KV cache, masks",
+          "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  // is_causal over Q, K, V [2,4,16,8]
+  const OnnxModel causal = import_onnx(kOps + "/attention23_causal.onnx");
+  check_blocks(causal, 1, {2, 4, 4, 16, 16, 8, true, true, false});
+  // paper: scores and context 2·(2·4·16²·8) MACs, the scale one mul per score (2·4·16²)
+  CHECK(onnx_total(causal, Convention::paper).ops(OpKind::mul) == 2 * 2 * 4 * 256 * 8 + 2 * 4 * 256);
+  // rank 3: Q [1,10,64] split into 8 heads of 8, K and V [1,10,16] into 2 K/V heads
+  check_blocks(import_onnx(kOps + "/attention23_gqa_3d.onnx"), 1, {1, 8, 2, 10, 10, 8, false, false, false});
+  // a decode step: 1 query over the 31 cached keys and its own; a bool mask input selects, is not causal
+  const OnnxModel cache = import_onnx(kOps + "/attention23_cache.onnx");
+  check_blocks(cache, 1, {1, 4, 4, 1, 32, 8, false, true, false});
+  CHECK(cache.attention[0].shape.mask_select);
+  // a constant additive mask [1,1,6,6]: causal from its values
+  check_blocks(import_onnx(kOps + "/attention23_mask.onnx"), 1, {1, 2, 2, 6, 6, 4, true, true, false});
+  // swapped like any found block: the causal one to Performer's causal form, MSA keeping the lower triangle
+  CHECK(swap_error(causal, AttentionVariant::performer) == "no error");
+  CHECK_THAT(swap_error(causal, AttentionVariant::linformer), Catch::Contains("linformer has no causal form"));
+  const std::uint64_t hidden_pairs = 2 * 4 * (16 * 16 - 16 * 17 / 2);
+  CHECK(onnx_total(causal, Convention::paper).ops(OpKind::add) -
+            onnx_total(causal, Convention::paper, swap_to(AttentionVariant::msa)).ops(OpKind::add) ==
+        2 * hidden_pairs * 8);
+  // refused, with the reason: softcap (a tanh per score), is_causal over a cache (ONNX's top-left triangle)
+  const auto error_of = [](const std::string& file) {
+    try {
+      (void)import_onnx(kOps + "/hostile/" + file);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(error_of("attention23_softcap.onnx"), Catch::Contains("softcap") && Catch::Contains("not counted"));
+  CHECK_THAT(error_of("attention23_causal_cache.onnx"),
+             Catch::Contains("is_causal with 1 queries over 6 keys") && Catch::Contains("top-left"));
+}

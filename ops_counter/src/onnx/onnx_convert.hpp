@@ -51,7 +51,20 @@ struct Match {
   bool attention = false;
 };
 
-/// The pattern starting at node `i` (attention block, GELU, decomposed LayerNorm, Linear + bias), if any.
+/// Whether a block's mask hides exactly the later keys.
+enum class Causality : std::uint8_t { no, yes, unknown };
+
+/// The mask `tensor` of a scores tensor of shape `scores`: causal in the sense of `flag` when a constant (or a
+/// tensor the shape evaluator folded) whose trailing dims are the scores' queries × keys (not broadcast along
+/// them); unknown when a constant stored as external data (its values never read).
+Causality mask_causality(const Context& c, const std::string& tensor, const std::vector<std::uint64_t>& scores,
+                         bool Tensor::*flag);
+
+/// Opset 23's Attention node `i` as a found attention block (onnx_attention_op.cpp), if node `i` is one.
+std::optional<Match> attention_op(const Context& c, std::size_t i);
+
+/// The pattern starting at node `i` (attention block — a decomposed one or opset 23's Attention node —, GELU,
+/// decomposed LayerNorm, Linear + bias), if any.
 std::optional<Match> match_pattern(const Context& c, std::size_t i);
 
 /// Whether Softmax node `i` is attention's: its probabilities (through Casts) multiply an activation, MatMul(·, V).

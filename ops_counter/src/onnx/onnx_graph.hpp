@@ -26,6 +26,7 @@ struct Tensor {
   std::optional<std::vector<std::uint64_t>> dims;  // static shape, when known
   bool constant = false;                           // an initializer or a Constant node's output
   bool external = false;                           // a constant stored as external data: its values unknown
+  bool boolean = false;                            // of element type bool (a selection mask), where declared
   std::optional<double> scalar;                    // the value of a one-element constant
   std::optional<Values> values;  // an inline constant's or a folded tensor's (at most kMaxFoldedElements)
   /// A constant of rank ≥ 2 whose every trailing q × k slice (k ≥ q) is the causal pattern, query i attending to
@@ -53,6 +54,7 @@ struct Node {
   std::vector<std::string> inputs, outputs;  // "" = an omitted optional input
   std::map<std::string, std::vector<std::int64_t>> ints;
   std::map<std::string, std::string> strings;  // string attributes (auto_pad, mode, equation)
+  std::map<std::string, double> floats;        // float attributes (Attention's scale and softcap)
   bool has_subgraph = false;                   // If/Loop/Scan bodies are not counted
   std::optional<Values> fill;                  // ConstantOfShape's value attribute (absent: float 0)
 };

@@ -54,22 +54,6 @@ bool over_last_axis(const Node& n, const std::string& key, std::size_t rank, std
   return axes.size() == 1 && (axes[0] == -1 || axes[0] == static_cast<std::int64_t>(rank) - 1);
 }
 
-/// Whether a block's mask hides exactly the later keys.
-enum class Causality : std::uint8_t { no, yes, unknown };
-
-/// The mask `tensor` of a scores tensor of shape `scores`: causal in the sense of `flag` when a constant (or a
-/// tensor the shape evaluator folded) whose
-/// trailing dims are the scores' queries × keys (not broadcast along them); unknown when a constant stored as
-/// external data (its values never read).
-Causality mask_causality(const Context& c, const std::string& tensor, const std::vector<std::uint64_t>& scores,
-                         bool Tensor::*flag) {
-  const Tensor* t = c.tensor(tensor);
-  if (!t || (!t->constant && !t->values)) return Causality::no;
-  if (t->external) return Causality::unknown;
-  if (!(t->*flag) || !t->dims || t->dims->size() < 2 || scores.size() < 2) return Causality::no;
-  const auto& d = *t->dims;
-  return d[d.size() - 2] == scores[scores.size() - 2] && d.back() == scores.back() ? Causality::yes : Causality::no;
-}
 
 /// Where(cond, scores, fill) or Where(cond, fill, scores), the last chain node, with a constant fill that hides
 /// a score: the mask as a selection; causal when cond keeps exactly the attended (resp. drops the masked) keys.
@@ -249,6 +233,16 @@ std::optional<Match> linear_with_bias(const Context& c, std::size_t i) {
 
 }  // namespace
 
+Causality mask_causality(const Context& c, const std::string& tensor, const std::vector<std::uint64_t>& scores,
+                         bool Tensor::*flag) {
+  const Tensor* t = c.tensor(tensor);
+  if (!t || (!t->constant && !t->values)) return Causality::no;
+  if (t->external) return Causality::unknown;
+  if (!(t->*flag) || !t->dims || t->dims->size() < 2 || scores.size() < 2) return Causality::no;
+  const auto& d = *t->dims;
+  return d[d.size() - 2] == scores[scores.size() - 2] && d.back() == scores.back() ? Causality::yes : Causality::no;
+}
+
 bool attention_like_softmax(const Context& c, std::size_t i) {
   const Node& n = c.node(i);
   if (n.op != "Softmax" || n.outputs.empty()) return false;
@@ -263,7 +257,7 @@ bool attention_like_softmax(const Context& c, std::size_t i) {
 }
 
 std::optional<Match> match_pattern(const Context& c, std::size_t i) {
-  for (auto pattern : {attention, gelu, decomposed_layernorm, linear_with_bias})
+  for (auto pattern : {attention, attention_op, gelu, decomposed_layernorm, linear_with_bias})
     if (auto m = pattern(c, i)) return m;
   return std::nullopt;
 }

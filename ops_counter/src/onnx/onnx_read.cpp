@@ -53,6 +53,8 @@ struct Reader {
   }
 
   void value_info(const onnx::ValueInfoProto& v) {
+    if (v.type().has_tensor_type() && v.type().tensor_type().elem_type() == onnx::TensorProto::BOOL)
+      graph.tensors[v.name()].boolean = true;
     if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return;
     std::vector<std::int64_t> raw;
     for (const auto& d : v.type().tensor_type().shape().dim()) {
@@ -190,6 +192,7 @@ struct Reader {
     Tensor& t = graph.tensors[name];
     t.constant = true;
     t.external = p.data_location() == onnx::TensorProto::EXTERNAL;
+    t.boolean = p.data_type() == onnx::TensorProto::BOOL;
     t.dims = checked_dims({p.dims().begin(), p.dims().end()}, name);
     std::uint64_t elements = 1;
     for (auto d : *t.dims) elements *= d;
@@ -228,6 +231,7 @@ struct Reader {
       if (a.type() == onnx::AttributeProto::INT) n.ints[a.name()] = {a.i()};
       if (a.type() == onnx::AttributeProto::INTS) n.ints[a.name()] = {a.ints().begin(), a.ints().end()};
       if (a.type() == onnx::AttributeProto::STRING) n.strings[a.name()] = a.s();
+      if (a.type() == onnx::AttributeProto::FLOAT) n.floats[a.name()] = a.f();
       if (a.type() == onnx::AttributeProto::GRAPH || a.type() == onnx::AttributeProto::GRAPHS) n.has_subgraph = true;
       if (p.op_type() == "Constant" && a.name() == "value" && a.has_t() && p.output_size() == 1)
         constant(a.t(), p.output(0));
