@@ -144,3 +144,22 @@ ecosim_run(out rc sweep hostile_sweep.json --out hostile_swept)
 if(rc EQUAL 0 OR NOT out MATCHES "cycle" OR EXISTS ${WORKDIR}/hostile_swept)
   message(FATAL_ERROR "sweep with a cyclic ONNX workload: expected an error and no folder, got ${rc}: ${out}")
 endif()
+
+# compare --onnx of a causal decoder with the default variants: Linformer (no causal form) is left out with the
+# reason, on stderr and in the report's provenance, and the others compare; named with --variants it is required.
+file(REMOVE_RECURSE ${WORKDIR}/decoder)
+ecosim_run(out rc compare --onnx ${onnx}/ops/causal_add.onnx --engine closed-form --device cpu --out decoder)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "note: linformer left out of the comparison[^\n]*no causal form")
+  message(FATAL_ERROR "compare --onnx causal_add.onnx (default variants): expected a note leaving linformer out, got ${rc}: ${out}")
+endif()
+file(READ ${WORKDIR}/decoder/compare.json report)
+string(JSON reason GET "${report}" provenance variants_left_out linformer)
+string(JSON count LENGTH "${report}" variants)
+if(NOT reason MATCHES "no causal form" OR count LESS 2)
+  message(FATAL_ERROR "compare --onnx causal_add.onnx: left out '${reason}', ${count} variants compared")
+endif()
+ecosim_run(out rc compare --onnx ${onnx}/ops/causal_add.onnx --variants msa,linformer --engine closed-form --device cpu
+           --out decoder_named)
+if(NOT rc EQUAL 2 OR NOT out MATCHES "linformer has no causal form")
+  message(FATAL_ERROR "compare --onnx causal_add.onnx --variants msa,linformer: expected the error, got ${rc}: ${out}")
+endif()

@@ -68,7 +68,8 @@ LibraryTiming time_library(const AttentionConfig& config) {
   try {
     t.error = ecoformer::library_attention_unfit(config.batch * config.heads, config.seq, config.head_dim);
     if (t.error.empty())
-      t.time = ecoformer::library_attention_cuda(ecoformer::synthetic_inputs(config, kInputSeed), timing::kGpuPlan).time;
+      t.time =
+          ecoformer::library_attention_cuda(ecoformer::synthetic_inputs(config, kInputSeed), timing::kGpuPlan).time;
   } catch (const Error& e) {
     t.error = e.what();
   }
@@ -252,8 +253,7 @@ int compare(const Args& args) {
       "GPU of the modelled columns: a100-sxm, h100-sxm, h100-pcie, h200, l4, rtx4090")(
       "gpu-model", po::value<std::string>()->default_value("model"),
       "the GPU column without a GPU: model (accel_model's GPU model) or roofline (max(ops / FP32 peak, bytes / "
-      "bandwidth) per op)")(
-      "out", po::value<std::string>()->default_value("reports"), "output directory");
+      "bandwidth) per op)")("out", po::value<std::string>()->default_value("reports"), "output directory");
   options.add(model_file_option());
   options.add(onnx_options());
   options.add(variant_parameter_options());
@@ -323,33 +323,47 @@ int compare(const Args& args) {
   report.accel_area = accel::area_breakdown(accel_config);
   report.provenance["variant_parameters"] = nlohmann::ordered_json::object();
   std::vector<Entry> entries;
+  // With the default --variants, a variant the model's attention cannot take (no causal form for a decoder, more
+  // anchors than a block's tokens) is left out with the reason, so a decoder or a small model still compares;
+  // a variant named with --variants is required (the error names the block and the reason).
+  const bool leave_out_unfit = whole_model && vm["variants"].defaulted();
+  nlohmann::ordered_json left_out = nlohmann::ordered_json::object();
   for (const std::string& label : variants) {  // every variant's parameters checked before anything runs
-    Entry e{label, {}, label == "native"};
-    AttentionConfig& config = e.config;
-    config.variant = e.native ? AttentionVariant::msa : attention_variant_named(label);
-    config.batch = positive(vm, "batch");
-    config.heads = positive(vm, "heads");
-    config.seq = whole_model ? 1 : positive(vm, "seq");
-    config.head_dim = positive(vm, "dim");
-    config.projections = false;  // kernels take projected q, k, v
-    read_variant_parameters(vm, config);
-    if (!whole_model && e.native) throw Error("'native' (a model's own attention) needs --model or --onnx");
-    if (onnx) {  // the variant at every block's shape (throws naming the block it cannot replace)
-      for (const Layer& layer : onnx_layers(*onnx, e.native ? std::nullopt : std::optional{config}))
-        if (const auto* a = std::get_if<AttentionConfig>(&layer.op);
-            a && ecoformer::has_kernel(a->variant) && ecoformer::kernel_limitation(*a).empty())
-          check_attention_kernel(limits, *a, device == DeviceChoice::cuda);
-    } else if (model.empty()) {
-      config.validate();
-      if (ecoformer::has_kernel(config.variant)) check_attention_kernel(limits, config, device == DeviceChoice::cuda);
-    } else {
-      model_workload(model, zoo, e).layers();  // throws for a model the variant cannot build
+    try {
+      Entry e{label, {}, label == "native"};
+      AttentionConfig& config = e.config;
+      config.variant = e.native ? AttentionVariant::msa : attention_variant_named(label);
+      config.batch = positive(vm, "batch");
+      config.heads = positive(vm, "heads");
+      config.seq = whole_model ? 1 : positive(vm, "seq");
+      config.head_dim = positive(vm, "dim");
+      config.projections = false;  // kernels take projected q, k, v
+      read_variant_parameters(vm, config);
+      if (!whole_model && e.native) throw Error("'native' (a model's own attention) needs --model or --onnx");
+      if (onnx) {  // the variant at every block's shape (throws naming the block it cannot replace)
+        for (const Layer& layer : onnx_layers(*onnx, e.native ? std::nullopt : std::optional{config}))
+          if (const auto* a = std::get_if<AttentionConfig>(&layer.op);
+              a && ecoformer::has_kernel(a->variant) && ecoformer::kernel_limitation(*a).empty())
+            check_attention_kernel(limits, *a, device == DeviceChoice::cuda);
+      } else if (model.empty()) {
+        config.validate();
+        if (ecoformer::has_kernel(config.variant)) check_attention_kernel(limits, config, device == DeviceChoice::cuda);
+      } else {
+        model_workload(model, zoo, e).layers();  // throws for a model the variant cannot build
+      }
+      report.provenance["variant_parameters"][label] =
+          e.native ? nlohmann::json(onnx ? "the export's own attention" : "the model's own attention (zoo)")
+                   : describe_parameters(config);
+      entries.push_back(std::move(e));
+    } catch (const Error& e) {
+      if (!leave_out_unfit) throw;
+      fmt::print(stderr, "note: {} left out of the comparison (name it with --variants to require it): {}\n", label,
+                 e.what());
+      left_out[label] = e.what();
     }
-    report.provenance["variant_parameters"][label] =
-        e.native ? nlohmann::json(onnx ? "the export's own attention" : "the model's own attention (zoo)")
-                 : describe_parameters(config);
-    entries.push_back(std::move(e));
   }
+  if (entries.empty()) throw Error("no default variant can take this model's attention (see the notes above)");
+  if (!left_out.empty()) report.provenance["variants_left_out"] = left_out;
   ReportFolder folder(out);  // checked now, created only once every run has succeeded
   std::vector<std::vector<OpRecord>> traces;
   std::map<std::array<std::uint64_t, 4>, LibraryTiming> library_runs;  // per shape, on the GPU
@@ -386,8 +400,7 @@ int compare(const Args& args) {
                    "",
                    std::nullopt,
                    run.timing};
-    const double modelled_ms =
-        gpu::modelled_latency_s(run.ops, named_gpu, gpu::Software::ecosim_kernels) * 1e3;
+    const double modelled_ms = gpu::modelled_latency_s(run.ops, named_gpu, gpu::Software::ecosim_kernels) * 1e3;
     LibraryTiming library;  // measured only beside a kernel that ran on the GPU
     if (run.timing && run.timing->stats.method == timing::kCudaEvents) {
       const std::array<std::uint64_t, 4> shape{e.config.batch, e.config.heads, e.config.seq, e.config.head_dim};
@@ -398,11 +411,10 @@ int compare(const Args& args) {
     if (library.time) {
       row.gpu_library_latency_ms = library.time->median_ms;
       row.gpu_library_measured = true;
-      row.gpu_library_label = fmt::format("measured, {}, CUDA events ({})", ecoformer::kLibraryAttentionName,
-                                          gpu::probe().device_name);
+      row.gpu_library_label =
+          fmt::format("measured, {}, CUDA events ({})", ecoformer::kLibraryAttentionName, gpu::probe().device_name);
     } else {
-      row.gpu_library_latency_ms =
-          gpu::modelled_latency_s(run.ops, named_gpu, gpu::Software::best_library) * 1e3;
+      row.gpu_library_latency_ms = gpu::modelled_latency_s(run.ops, named_gpu, gpu::Software::best_library) * 1e3;
       row.gpu_library_label =
           fmt::format("modelled, {}, {}{}", named_gpu.name, gpu::software_description(gpu::Software::best_library),
                       library.error.empty() ? "" : "; the measured baseline could not run: " + library.error);
@@ -428,14 +440,15 @@ int compare(const Args& args) {
                                "measured: median of {} runs after {} warm-up runs, CUDA events around each run's "
                                "kernels on {} (op records delivered after the timer stops)",
                                timing::kGpuPlan.repetitions, timing::kGpuPlan.warmup, gpu::probe().device_name)
-                         : row.gpu_latency_kind == "estimated"
-                         ? fmt::format(
-                               "estimated: sum over ops of max(ops / {:.4g} op/s, bytes / {:.4g} B/s), the "
-                               "{} roofline; no GPU kernel ran",
-                               roofline.ops_per_s, roofline.bytes_per_s, roofline.gpu)
-                         : fmt::format("modelled: accel_model's GPU model (accel_model/README.md), {}, {}; no GPU "
-                                       "kernel ran",
-                                       named_gpu.name, gpu::software_description(gpu::Software::ecosim_kernels));
+        : row.gpu_latency_kind == "estimated"
+            ? fmt::format(
+                  "estimated: sum over ops of max(ops / {:.4g} op/s, bytes / {:.4g} B/s), the "
+                  "{} roofline; no GPU kernel ran",
+                  roofline.ops_per_s, roofline.bytes_per_s, roofline.gpu)
+            : fmt::format(
+                  "modelled: accel_model's GPU model (accel_model/README.md), {}, {}; no GPU "
+                  "kernel ran",
+                  named_gpu.name, gpu::software_description(gpu::Software::ecosim_kernels));
     report.rows.push_back(std::move(row));
     traces.push_back(std::move(run.ops));
   }
