@@ -142,6 +142,11 @@ unpack_deps() {
 # was fetched), else OFF with the reason recorded (then python.cuda_kernels does not run).
 python_package_args() {
   local dir=""
+  if (( dry_run )); then  # nothing runs in a dry run, python3 included
+    python_args=(-DECOSIM_PYTHON=OFF)
+    record python-package planned 0 "with numpy and pybind11 in python3: the Python package and python.cuda_kernels"
+    return
+  fi
   if python3 -c 'import numpy' 2>/dev/null; then
     dir=$(python3 -c 'import pybind11; print(pybind11.get_cmake_dir())' 2>/dev/null) ||
       dir=$(ls -d /opt/ecosim-deps/usr/lib/cmake/pybind11 2>/dev/null) || dir=""
@@ -151,7 +156,7 @@ python_package_args() {
     record python-package passed 0 "pybind11 from $dir"
   else
     python_args=(-DECOSIM_PYTHON=OFF)
-    record python-package "$( (( dry_run )) && echo planned || echo skipped)" 0 \
+    record python-package skipped 0 \
       "python3 here lacks numpy or pybind11 (nor has .devdeps/ pybind11-dev): python.cuda_kernels not run"
   fi
 }

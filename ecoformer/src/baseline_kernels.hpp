@@ -23,11 +23,16 @@ CpuKernel msa_cpu, performer_cpu, linformer_cpu, reformer_cpu;
 
 /// Softmax attention of one group (row-major n×d queries, keys×d keys and values) in the online form:
 /// key blocks with a running maximum and sum, so no n×keys matrix is ever held. Shared by MSA and Linformer.
+/// `causal`: query i sees keys j ≤ keys − n + i (bottom-right aligned, as with a KV cache); key blocks
+/// wholly above a query block's last visible key are skipped.
 void softmax_attention_cpu(const float* q, const float* k, const float* v, float* out, std::uint64_t n,
-                           std::uint64_t keys, std::uint64_t d);
+                           std::uint64_t keys, std::uint64_t d, bool causal = false);
 
-/// Throws ecosim::Error unless config is valid and Q, K, V are non-empty, finite and of config's shape.
+/// Throws ecosim::Error unless config is valid, the kernels can run it on the CPU (kernel_limitation) and Q, K,
+/// V are non-empty, finite and of config's shape.
 void validate_inputs(const AttentionInputs& in, const AttentionConfig& c);
+/// Throws ecosim::Error naming kernel_limitation(config, device) when it is not empty.
+void require_runnable(const AttentionConfig& config, Device device);
 
 /// An empty output tensor of the inputs' shape.
 inline Tensor output_like(const Tensor& q) {

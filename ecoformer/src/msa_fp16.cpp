@@ -33,6 +33,7 @@ RunResult run_msa_fp16(const AttentionInputs& inputs, const AttentionConfig& con
   if (config.variant != AttentionVariant::msa)
     throw Error("fp16 inputs are supported by msa only, not " + std::string(name(config.variant)));
   detail::validate_inputs(inputs, config);
+  detail::require_runnable(config, device);
   const std::vector<std::uint16_t> q = to_half("Q", inputs.q), k = to_half("K", inputs.k), v = to_half("V", inputs.v);
   const detail::Reporter report(sink);
   if (device == Device::cuda) {
@@ -49,7 +50,7 @@ RunResult run_msa_fp16(const AttentionInputs& inputs, const AttentionConfig& con
   const auto start = std::chrono::steady_clock::now();
   for (std::uint64_t i = 0; i < g; ++i)
     detail::softmax_attention_cpu(&rq.data[i * n * d], &rk.data[i * n * d], &rv.data[i * n * d], &out.data[i * n * d],
-                                  n, n, d);
+                                  n, n, d, config.causal);
   const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
   report([=] { return stages::softmax_attention(config, DType::fp16); });
   report.deliver();

@@ -1,5 +1,6 @@
 // CPU reference of Performer FAVOR+: φ(x) = exp(ωᵀx̃ − ‖x̃‖²/2)/√F with x̃ = x/d^¼ (positive orthogonal
-// random features), out = φ(Q)(φ(K)ᵀV) / (φ(Q)·Σ_j φ(k_j)).
+// random features), out = φ(Q)(φ(K)ᵀV) / (φ(Q)·Σ_j φ(k_j)); causal (config.causal): the same with prefix
+// sums, query t against Σ_{j≤t} φ(k_j)v_jᵀ and Σ_{j≤t} φ(k_j).
 #include <cmath>
 
 #include "baseline_kernels.hpp"
@@ -30,7 +31,18 @@ Tensor performer_cpu(const AttentionInputs& in, const AttentionConfig& c, const 
   for (std::uint64_t i = 0; i < g; ++i) phi_k[i] = positive_features(group(in.k, i), omega, input_scale, feature_scale);
   report([=] { return stages::performer_features(c, "k"); });
   Tensor out = output_like(in.q);
-  for (std::uint64_t i = 0; i < g; ++i) {
+  for (std::uint64_t i = 0; c.causal && i < g; ++i) {  // prefix sums: query t sees keys 0..t
+    RowMatrix kv = RowMatrix::Zero(static_cast<Eigen::Index>(f), static_cast<Eigen::Index>(d));  // Σ φ(k_j) v_jᵀ
+    Eigen::RowVectorXf k_sum = Eigen::RowVectorXf::Zero(static_cast<Eigen::Index>(f));         // Σ φ(k_j)
+    const ConstMatrixMap v = group(in.v, i);
+    auto o = group(out, i);
+    for (Eigen::Index t = 0; t < v.rows(); ++t) {
+      kv.noalias() += phi_k[i].row(t).transpose() * v.row(t);
+      k_sum += phi_k[i].row(t);
+      o.row(t) = (phi_q[i].row(t) * kv) / phi_q[i].row(t).dot(k_sum);
+    }
+  }
+  for (std::uint64_t i = 0; !c.causal && i < g; ++i) {
     const RowMatrix kv = phi_k[i].transpose() * group(in.v, i);        // F×d
     const Eigen::RowVectorXf k_sum = phi_k[i].colwise().sum();         // F
     const RowMatrix numerator = phi_q[i] * kv;                         // n×d

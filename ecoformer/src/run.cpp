@@ -74,12 +74,20 @@ RunResult run_cuda(const AttentionInputs& inputs, const AttentionConfig& c, cons
 
 bool has_kernel(AttentionVariant v) { return variant_info(v).has_kernel; }
 
-std::string kernel_limitation(const AttentionConfig& c) {
+std::string kernel_limitation(const AttentionConfig& c, Device device) {
   if (c.key_count() != c.seq)
     return "the kernels need as many keys as queries (here " + std::to_string(c.key_count()) + " keys for " +
            std::to_string(c.seq) + " queries)";
-  if (c.causal) return "the kernels compute no causal attention (every query sees every key)";
+  if (c.causal && c.variant != AttentionVariant::msa && c.variant != AttentionVariant::performer)
+    return "the kernels compute causal attention for msa and performer only";
+  if (c.causal && device == Device::cuda)
+    return "the CUDA kernels compute no causal attention (the CPU references of msa and performer do)";
   return "";
+}
+
+void detail::require_runnable(const AttentionConfig& config, Device device) {
+  if (const std::string why = kernel_limitation(config, device); !why.empty())
+    throw Error(std::string(name(config.variant)) + ": " + why + "; it can be counted, not run");
 }
 
 void detail::validate_inputs(const AttentionInputs& inputs, const AttentionConfig& config) {
@@ -92,8 +100,7 @@ void detail::validate_inputs(const AttentionInputs& inputs, const AttentionConfi
                 "--variants " +
                 std::string(name(config.variant)) + "`)");
   config.validate();
-  if (const std::string why = kernel_limitation(config); !why.empty())
-    throw Error(std::string(name(config.variant)) + ": " + why + "; it can be counted, not run");
+  require_runnable(config, Device::cpu);
   validate_tensor("Q", inputs.q, config);
   validate_tensor("K", inputs.k, config);
   validate_tensor("V", inputs.v, config);
@@ -107,6 +114,7 @@ RunResult run_attention(const AttentionInputs& inputs, const AttentionConfig& co
 RunResult run_attention(const AttentionInputs& inputs, const AttentionConfig& config, Device device,
                         const KernelParameters& parameters, OpSink& sink) {
   detail::validate_inputs(inputs, config);
+  detail::require_runnable(config, device);
   check_kernel_parameters(parameters, config);
   if (is_hashed(config.variant))
     return run_hashed_detailed(inputs, config, device, hash_params_from(parameters, config), sink).result;

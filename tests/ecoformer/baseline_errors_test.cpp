@@ -73,10 +73,17 @@ TEST_CASE("a config the kernels cannot run is refused with the reason, not run a
     CHECK_THROWS_WITH(run_attention(in, c, Device::cpu, 1, sink), Contains("need as many keys as queries"));
   }
   c = baseline_config(AttentionVariant::msa, 1, 2, 9, 8);
-  c.causal = true;
-  CHECK_THAT(kernel_limitation(c), Contains("no causal attention"));
-  CHECK_THROWS_WITH(run_attention(synthetic_inputs(c, 1), c, Device::cpu, 1, sink), Contains("no causal attention"));
+  c.causal = true;  // causal: the CPU references of msa and performer only
+  CHECK(kernel_limitation(c).empty());
+  CHECK_THAT(kernel_limitation(c, Device::cuda), Contains("CUDA kernels compute no causal attention"));
+  CHECK_THROWS_WITH(run_attention(synthetic_inputs(c, 1), c, Device::cuda, 1, sink),
+                    Contains("CUDA kernels compute no causal attention"));
+  c.variant = AttentionVariant::reformer;
+  CHECK_THAT(kernel_limitation(c), Contains("causal attention for msa and performer only"));
+  CHECK_THROWS_WITH(run_attention(synthetic_inputs(c, 1), c, Device::cpu, 1, sink),
+                    Contains("causal attention for msa and performer only"));
   CHECK(sink.records() == 0);
+  c.variant = AttentionVariant::msa;
   c.causal = false;
   CHECK(kernel_limitation(c).empty());
 }

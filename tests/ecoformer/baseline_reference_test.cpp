@@ -1,5 +1,6 @@
 // Each baseline's CPU kernel against an independent naive implementation written here in double precision:
-// MSA (online softmax vs two-pass softmax), Performer (O(N²) kernel form), Linformer (explicit E·K, E·V),
+// MSA (online softmax vs two-pass softmax; causal), Performer (O(N²) kernel form; causal), Linformer (explicit
+// E·K, E·V),
 // Reformer (explicit buckets, stable sort and chunk membership, own key masked; rounds summed as one softmax).
 #include <catch2/catch.hpp>
 #include <numeric>
@@ -23,6 +24,20 @@ TEST_CASE("online-softmax MSA equals the naive two-pass softmax", "[baselines]")
   }
 }
 
+TEST_CASE("causal MSA equals the naive softmax over keys 0..i", "[baselines]") {
+  // N = 300: query blocks of 64 against key blocks of 256, the second key block partly and then wholly hidden
+  for (auto [b, h, n, d] : {std::array<std::uint64_t, 4>{1, 1, 1, 16}, {2, 3, 37, 32}, {1, 2, 300, 64}}) {
+    AttentionConfig c = baseline_config(AttentionVariant::msa, b, h, n, d);
+    c.causal = true;
+    const AttentionInputs in = synthetic_inputs(c, 11);
+    const double scale = 1.0 / std::sqrt(double(d));
+    const auto expected = weighted_average(
+        c, in.v.data, n, [&](auto, auto i) { return all_keys(i + 1); },
+        [&](auto g, auto i, auto j) { return scale * dot(row(in.q.data, g, n, i, d), row(in.k.data, g, n, j, d), d); });
+    CHECK(max_abs_diff(run_cpu(in, c), expected) < 2e-6);
+  }
+}
+
 TEST_CASE("MSA with large logits stays finite and exact", "[baselines]") {
   AttentionConfig c = baseline_config(AttentionVariant::msa, 1, 1, 50, 16);
   AttentionInputs in = synthetic_inputs(c, 5);
@@ -37,28 +52,32 @@ TEST_CASE("MSA with large logits stays finite and exact", "[baselines]") {
   CHECK(max_abs_diff(out, expected) < 1e-4);
 }
 
-TEST_CASE("Performer equals its O(N^2) kernel form with the same random features", "[baselines]") {
-  AttentionConfig c = baseline_config(AttentionVariant::performer, 2, 2, 23, 16);
-  c.features = 40;  // two orthogonal blocks of 16 and a truncated one
-  const AttentionInputs in = synthetic_inputs(c, 4);
-  const std::uint64_t seed = 9, n = c.seq, d = c.head_dim, f = c.features;
-  const std::vector<float> omega = performer_omega(d, f, seed);
-  const auto log_phi = [&](const float* x, std::uint64_t feature) {  // log of exp(ωᵀx̃ − ‖x̃‖²/2)/√F
-    const double s = std::pow(double(d), -0.25);
-    double proj = 0, sq = 0;
-    for (std::uint64_t col = 0; col < d; ++col)
-      proj += omega[feature * d + col] * s * x[col], sq += s * x[col] * s * x[col];
-    return proj - sq / 2 - 0.5 * std::log(double(f));
-  };
-  const auto expected = weighted_average(
-      c, in.v.data, n, [&](auto, auto) { return all_keys(n); },
-      [&](auto g, auto i, auto j) {
-        double k = 0;  // φ(q_i)·φ(k_j)
-        for (std::uint64_t feature = 0; feature < f; ++feature)
-          k += std::exp(log_phi(row(in.q.data, g, n, i, d), feature) + log_phi(row(in.k.data, g, n, j, d), feature));
-        return std::log(k);
-      });
-  CHECK(max_abs_diff(run_cpu(in, c, seed), expected) < 1e-4);
+TEST_CASE("Performer equals its O(N^2) kernel form with the same random features, causal too", "[baselines]") {
+  for (const bool causal : {false, true}) {  // causal: query i against keys 0..i (the prefix-sum form)
+    INFO("causal " << causal);
+    AttentionConfig c = baseline_config(AttentionVariant::performer, 2, 2, 23, 16);
+    c.features = 40;  // two orthogonal blocks of 16 and a truncated one
+    c.causal = causal;
+    const AttentionInputs in = synthetic_inputs(c, 4);
+    const std::uint64_t seed = 9, n = c.seq, d = c.head_dim, f = c.features;
+    const std::vector<float> omega = performer_omega(d, f, seed);
+    const auto log_phi = [&](const float* x, std::uint64_t feature) {  // log of exp(ωᵀx̃ − ‖x̃‖²/2)/√F
+      const double s = std::pow(double(d), -0.25);
+      double proj = 0, sq = 0;
+      for (std::uint64_t col = 0; col < d; ++col)
+        proj += omega[feature * d + col] * s * x[col], sq += s * x[col] * s * x[col];
+      return proj - sq / 2 - 0.5 * std::log(double(f));
+    };
+    const auto expected = weighted_average(
+        c, in.v.data, n, [&](auto, auto i) { return all_keys(causal ? i + 1 : n); },
+        [&](auto g, auto i, auto j) {
+          double k = 0;  // φ(q_i)·φ(k_j)
+          for (std::uint64_t feature = 0; feature < f; ++feature)
+            k += std::exp(log_phi(row(in.q.data, g, n, i, d), feature) + log_phi(row(in.k.data, g, n, j, d), feature));
+          return std::log(k);
+        });
+    CHECK(max_abs_diff(run_cpu(in, c, seed), expected) < 1e-4);
+  }
 }
 
 TEST_CASE("Performer's features are orthogonal within a block and Gaussian-length", "[baselines]") {

@@ -144,7 +144,10 @@ VariantRun run_onnx(const OnnxModel& model, const Entry& e, DeviceChoice device)
   std::map<std::string, std::uint64_t> not_run;                        // reason → blocks counted instead
   for (const Layer& layer : onnx_layers(model, e.native ? std::nullopt : std::optional{e.config})) {
     const auto* a = std::get_if<AttentionConfig>(&layer.op);
-    const std::string limitation = kernel && a ? ecoformer::kernel_limitation(*a) : "";
+    const std::string limitation =
+        kernel && a ? ecoformer::kernel_limitation(
+                          *a, device == DeviceChoice::cuda ? ecoformer::Device::cuda : ecoformer::Device::cpu)
+                    : "";
     if (!limitation.empty()) ++not_run[limitation];
     if (!kernel || !a || !limitation.empty()) {
       emit(layer, Convention::exact, sink);
@@ -343,7 +346,10 @@ int compare(const Args& args) {
       if (onnx) {  // the variant at every block's shape (throws naming the block it cannot replace)
         for (const Layer& layer : onnx_layers(*onnx, e.native ? std::nullopt : std::optional{config}))
           if (const auto* a = std::get_if<AttentionConfig>(&layer.op);
-              a && ecoformer::has_kernel(a->variant) && ecoformer::kernel_limitation(*a).empty())
+              a && ecoformer::has_kernel(a->variant) &&
+              ecoformer::kernel_limitation(
+                  *a, device == DeviceChoice::cuda ? ecoformer::Device::cuda : ecoformer::Device::cpu)
+                  .empty())
             check_attention_kernel(limits, *a, device == DeviceChoice::cuda);
       } else if (model.empty()) {
         config.validate();
