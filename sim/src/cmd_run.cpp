@@ -48,6 +48,7 @@ AttentionConfig parse_config(const po::variables_map& vm) {
   c.heads = optional_positive(vm, "heads").value_or(1);
   c.seq = optional_positive(vm, "seq").value_or(0);
   c.head_dim = optional_positive(vm, "dim").value_or(32);
+  c.causal = vm.count("causal") > 0;
   read_variant_parameters(vm, c);
   return c;
 }
@@ -66,6 +67,7 @@ void take_shape(AttentionConfig& c, const ecoformer::Tensor& q, const po::variab
 nlohmann::json describe(const AttentionConfig& c) {
   nlohmann::json j{
       {"variant", name(c.variant)}, {"batch", c.batch}, {"heads", c.heads}, {"seq", c.seq}, {"dim", c.head_dim}};
+  if (c.causal) j["causal"] = true;
   j.update(describe_parameters(c));
   return j;
 }
@@ -81,6 +83,7 @@ int run(const Args& args) {
                                                                       "heads H (default 1)")(
       "seq", po::value<std::int64_t>(), "tokens N (required without --input)")("dim", po::value<std::int64_t>(),
                                                                                "head width D (default 32)")(
+      "causal", "causal attention (query i sees keys 0..i): msa and performer, CPU references only")(
       "device", po::value<std::string>()->default_value("auto"), "auto, cpu or cuda")(
       "seed", po::value<std::uint64_t>()->default_value(0), "seed of the synthetic input and random parameters")(
       "trace", po::value<std::string>(), "write the instrumented op trace (JSON Lines) here")(
@@ -155,8 +158,8 @@ int run(const Args& args) {
     j["provenance"] = provenance();
     fmt::print("{}\n", j.dump(2));
   } else {
-    fmt::print("variant       {}  (B={} H={} N={} D={})\n", name(config.variant), config.batch, config.heads,
-               config.seq, config.head_dim);
+    fmt::print("variant       {}  (B={} H={} N={} D={}{})\n", name(config.variant), config.batch, config.heads,
+               config.seq, config.head_dim, config.causal ? ", causal" : "");
     fmt::print("device        {}\nlatency_ms    {:.4f}\nmuls          {}\nadds          {}\n", device_name,
                result.latency_ms, total.ops(OpKind::mul), total.ops(OpKind::add));
     fmt::print("error_vs_msa  {} (against {})\n",
