@@ -7,6 +7,7 @@ namespace ecosim::embedded {
 std::string_view plot_compare_py();        // scripts/plot_compare.py
 std::string_view plot_sweep_py();          // scripts/plot_sweep.py
 std::string_view plot_crossover_py();      // scripts/plot_crossover.py
+std::string_view plot_train_py();          // scripts/plot_train.py
 std::string_view work_estimates();         // sim/data/work_estimates.json
 std::string_view default_sweep();          // sim/data/default_sweep.json
 std::string_view published_accelerator();  // sim/data/published_accelerator.json

@@ -79,6 +79,14 @@ if(NOT written_activation EQUAL activation OR NOT csv MATCHES "\nnone,${activati
    OR NOT EXISTS ${WORKDIR}/report/memory_curve.csv)
   message(FATAL_ERROR "--out and csv disagree with json (${activation} B): ${written_activation}, ${csv}")
 endif()
+# the memory curves drawn (scripts/plot_train.py) where Debian's matplotlib is installed, a PNG file
+execute_process(COMMAND /usr/bin/python3 -c "import matplotlib" RESULT_VARIABLE no_matplotlib OUTPUT_QUIET ERROR_QUIET)
+if(no_matplotlib EQUAL 0)
+  file(READ ${WORKDIR}/report/train.png png LIMIT 8 HEX)
+  if(NOT png STREQUAL "89504e470d0a1a0a")
+    message(FATAL_ERROR "train --out: no PNG train.png (first bytes '${png}')")
+  endif()
+endif()
 
 # --max-batch: per scheme the largest batch, more with ActNN than without
 ecosim_run(json rc train --model resnet18 --scheme none,actnn:L3 --max-batch --memory-gb 4 --format json)

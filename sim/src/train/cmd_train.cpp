@@ -5,11 +5,14 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <sstream>
 
 #include "accel_report.hpp"
+#include "embedded_texts.hpp"
+#include "plot_script.hpp"
 #include "count_report.hpp"
 #include "ecosim/accel_model/gpu/gpu_spec.hpp"
 #include "ecosim/ops_counter/error.hpp"
@@ -27,6 +30,21 @@ namespace ecosim::cli {
 namespace {
 
 namespace schemes = kernels::schemes;
+
+/// train.png in `dir` from its train.json and memory_curve.csv (scripts/plot_train.py); a failed plot is a
+/// warning, the JSON and CSV being complete.
+void plot_memory_curves(const std::string& dir) {
+  const std::string png = dir + "/train.png";
+  const ProgramRun run = run_plot_script("plot_train.py", embedded::plot_train_py(),
+                                         {dir + "/train.json", dir + "/memory_curve.csv", png});
+  std::error_code ec;
+  if (run.succeeded && std::filesystem::is_regular_file(png, ec))
+    fmt::print(stderr, "wrote {0}/train.json, {0}/train.csv, {0}/memory_curve.csv and {1}\n", dir, png);
+  else
+    fmt::print(stderr, "warning: no plot written ({}; is python3-matplotlib installed?); the JSON and CSV in {} are "
+                       "complete\n",
+               run.succeeded ? png + " is missing" : run.failure, dir);
+}
 
 /// --memory-gb in bytes: positive, finite, at most 2^20 GiB.
 std::uint64_t memory_bytes(const po::variables_map& vm) {
@@ -71,7 +89,8 @@ int train(const Args& args) {
       "convention", po::value<std::string>()->default_value("exact"),
       "exact or paper (mmcv MACs; gradient GEMMs twice the forward)")(
       "format", po::value<std::string>()->default_value("table"), "table, json or csv")(
-      "out", po::value<std::string>(), "also write train.json, train.csv and memory_curve.csv into this folder")(
+      "out", po::value<std::string>(),
+      "also write train.json, train.csv, memory_curve.csv and train.png (the memory curves) into this folder")(
       "accel", po::value<std::string>()->default_value("bitfusion-45nm"), "built-in accelerator pricing the step")(
       "accel-config", po::value<std::string>(),
       "accelerator JSON file, merged over the built-in one (format: accel_model/README.md)")(
@@ -153,6 +172,7 @@ int train(const Args& args) {
     for (const auto& [file, text] : files)
       folder->write(file, [&](const std::string& path) { write_file_atomically(path, *text); });
     folder->keep();
+    plot_memory_curves(vm["out"].as<std::string>());
   }
   std::cout << (format == Format::json  ? json
                 : format == Format::csv ? csv
