@@ -1,8 +1,9 @@
 #!/usr/bin/python3
-"""Plot of `ecosim train --out`: the memory curve of one training step, one line per activation scheme (memory in
-GiB against the step's points, forward then backward then the optimizer's update), each scheme's peak marked and
-labelled, the forward/backward boundary drawn; the title names the workload (train.json's model or ONNX file,
-batch and optimizer).
+"""Plot of `ecosim train --out`: left, the memory curve of one training step, one line per activation scheme
+(memory in GiB against the step's points, forward then backward), each scheme's peak marked and labelled, the
+forward/backward boundary drawn; right, each scheme's peak as a stacked bar — parameters, gradients, optimizer
+state, buffers, saved activations and the rest at the peak (the gradients and copies alive then). The title names
+the workload (train.json's model or ONNX file, batch and optimizer).
 
 usage: plot_train.py train.json memory_curve.csv train.png
 Plain positional paths; the PNG is written atomically (plot_compare.save_atomically)."""
@@ -33,8 +34,27 @@ def title(workload):
     return f"one training step of {what}{batch}, {workload.get('optimizer', '?')}"
 
 
+def stacked_bars(ax, report):
+    """One bar per scheme: its peak_bytes split into the step's fixed parts and the scheme's activations."""
+    fixed = [("parameters", report.get("parameter_bytes", 0)), ("gradients", report.get("gradient_bytes", 0)),
+             ("optimizer state", report.get("optimizer_state_bytes", 0)), ("buffers", report.get("buffer_bytes", 0))]
+    schemes = report.get("schemes", [])
+    for i, scheme in enumerate(schemes):
+        parts = fixed + [("saved activations", scheme["activation_bytes"])]
+        parts.append(("rest at the peak", max(0, scheme["peak_bytes"] - sum(b for _, b in parts))))
+        bottom = 0.0
+        for j, (label, size) in enumerate(parts):
+            ax.bar(i, size / GIB, bottom=bottom, color=plt.cm.Set2(j % 8), label=label if i == 0 else None)
+            bottom += size / GIB
+        ax.annotate(f"{bottom:.3g}", (i, bottom), textcoords="offset points", xytext=(0, 3), ha="center", fontsize=8)
+    ax.set_xticks(range(len(schemes)))
+    ax.set_xticklabels([s["scheme"] for s in schemes], rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("peak memory (GiB)")
+    ax.legend(fontsize=7)
+
+
 def figure(report, series):
-    fig, ax = plt.subplots(figsize=(9, 5))
+    fig, (ax, bars) = plt.subplots(1, 2, figsize=(13, 5), gridspec_kw={"width_ratios": [3, 2]})
     for i, (scheme, points) in enumerate(series.items()):
         colour = plt.cm.tab10(i % 10)
         xs = [p for p, _, _ in points]
@@ -52,8 +72,9 @@ def figure(report, series):
     ax.set_xlabel("point of the step (one per layer's forward, backward, then the update)")
     ax.set_ylabel("memory (GiB)")
     ax.set_ylim(bottom=0)
-    ax.set_title(title(report.get("workload", {})), fontsize=10)
     ax.legend(fontsize=8)
+    stacked_bars(bars, report)
+    fig.suptitle(title(report.get("workload", {})), fontsize=10)
     fig.tight_layout()
     return fig
 
