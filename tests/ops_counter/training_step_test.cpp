@@ -3,6 +3,7 @@
 // entries' published GMACs, and refusals (unmodelled kinds, unknown inputs, 64-bit overflow).
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <map>
 
 #include "ecosim/ops_counter/model_zoo.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
@@ -177,10 +178,18 @@ TEST_CASE("the new zoo entries: torchvision's published GMACs (conv + linear mul
 }
 
 TEST_CASE("refused: unmodelled layer kinds and variants, unknown inputs, 64-bit overflow") {
-  Elementwise tanh;
-  tanh.func = "Tanh";
-  CHECK_THROWS_WITH(training_step({{"odd", tanh}}, Optimizer::sgd, Convention::exact),
-                    Catch::Contains("layer 'odd' (elementwise Tanh)") && Catch::Contains("not modelled"));
+  Elementwise max;
+  max.func = "Max";
+  CHECK_THROWS_WITH(training_step({{"odd", max}}, Optimizer::sgd, Convention::exact),
+                    Catch::Contains("layer 'odd' (elementwise Max)") && Catch::Contains("not modelled"));
+  Elementwise reversed_div{.func = "Div",
+                           .elements = 1,
+                           .per_element = {},
+                           .inputs = 2,
+                           .paper_macs = 0,
+                           .constant_operands = 1};  // c / x: refused
+  CHECK_THROWS_WITH(training_step({{"odd", reversed_div}}, Optimizer::sgd, Convention::exact),
+                    Catch::Contains("elementwise Div with a constant operand"));
   AttentionConfig eco;
   eco.variant = AttentionVariant::ecoformer;
   eco.seq = 64;
@@ -191,4 +200,58 @@ TEST_CASE("refused: unmodelled layer kinds and variants, unknown inputs, 64-bit 
   // 2^39 images of ResNet-152: about 2^39 · 170 MB of saved tensors, beyond 2^64 bytes
   CHECK_THROWS_WITH(training_step(zoo_model("resnet152", std::uint64_t{1} << 39), Optimizer::sgd, Convention::exact),
                     Catch::Contains("overflow") && Catch::Contains("64 bits"));
+}
+
+TEST_CASE("an import's layer kinds save what autograd keeps: views alias, constants are not kept") {
+  // Linear(8→16) over 4 tokens, a view of its output (a transpose), x·2 (nothing), x·y of two activations (both),
+  // Tanh (its output), an attention core over 2 heads of 3 queries, 5 keys, width 4 with dropout on the
+  // probabilities (q, k, v, probabilities, mask and dropped probabilities), max pooling (input and int64
+  // indices).
+  const std::vector<Layer> layers = {
+      {"fc", Linear{.tokens = 4, .in = 8, .out = 16}},
+      {"t", DataMovement{.func = "Transpose", .elements = 64, .view = true}},
+      {"fc2", Linear{.tokens = 4, .in = 16, .out = 16}},
+      {"scale",
+       Elementwise{
+           .func = "Mul", .elements = 64, .per_element = {}, .inputs = 2, .paper_macs = 0, .constant_operands = 2}},
+      {"gate",
+       Elementwise{
+           .func = "Mul", .elements = 64, .per_element = {}, .inputs = 2, .paper_macs = 0, .constant_operands = 0}},
+      {"tanh",
+       Elementwise{
+           .func = "Tanh", .elements = 64, .per_element = {}, .inputs = 1, .paper_macs = 0, .constant_operands = 0}},
+      {"attn", SoftmaxAttention{.batch = 1, .heads = 2, .queries = 3, .keys = 5, .head_dim = 4, .probs_dropout = true}},
+      {"pool", Reduction{.func = "MaxPool", .rows = 6, .len = 4, .per_row = {}, .paper_macs = 0}},
+  };
+  std::map<std::string, std::uint64_t> bytes;
+  for (const SavedTensor& t : saved_tensors(layers)) bytes[t.layer + "." + t.what] += t.bytes;
+  const std::map<std::string, std::uint64_t> expected = {
+      {"fc.input", 4 * 8 * 4},
+      {"fc2.input", 4 * 16 * 4},  // the view's storage: fc's output
+      {"gate.input", 64 * 4},     // the scaled tensor (x·2 kept nothing)
+      {"gate.other", 64 * 4},
+      {"tanh.output", 64 * 4},
+      {"attn.q", 2 * 3 * 4 * 4},
+      {"attn.k", 2 * 5 * 4 * 4},
+      {"attn.probs", 2 * 3 * 5 * 4},
+      {"attn.probs_dropout_mask", 2 * 3 * 5},  // bool
+      {"attn.dropped_probs", 2 * 3 * 5 * 4},
+      {"attn.v", 2 * 5 * 4 * 4},
+      {"pool.input", 24 * 4},  // the attention's output, 2·3·4 elements
+      {"pool.indices", 6 * 8},
+  };
+  CHECK(bytes == expected);
+  const TrainingStep step = training_step(layers, Optimizer::sgd, Convention::exact);
+  std::uint64_t sum = 0;
+  for (const auto& [what, b] : expected) sum += b;
+  CHECK(step.activation_bytes == sum);
+  // the attention core's backward: four gradient matmuls, each of one forward matmul's 2·3·5·4 products
+  std::uint64_t products = 0, gemms = 0;
+  for (const OpRecord& r : step.backward)
+    if (r.name.starts_with("attn.backward.") && r.kind == OpClass::gemm) {
+      products += r.counts.ops(OpKind::mul);
+      ++gemms;
+    }
+  CHECK(gemms == 4);
+  CHECK(products == 4 * (2 * 3 * 5 * 4));
 }

@@ -6,6 +6,8 @@
 # layers; --accel-config prices the step on an accelerator file.
 include(${CMAKE_CURRENT_LIST_DIR}/../cli_helpers.cmake)
 set(accel_data ${CMAKE_CURRENT_LIST_DIR}/../accel_model/data)
+set(onnx_models ${CMAKE_CURRENT_LIST_DIR}/../ops_counter/data/onnx/models)
+set(onnx_ops ${CMAKE_CURRENT_LIST_DIR}/../ops_counter/data/onnx/ops)
 
 ecosim_run(json rc train --model resnet18 --batch 4 --optimizer adamw --format json --out report)
 if(NOT rc EQUAL 0)
@@ -124,7 +126,13 @@ foreach(case "--model|resnet152|--batch|549755813888|layer .stem.conv.: [^\n]*ov
         "--model|resnet18|--memory-gb|4|--memory-gb needs --max-batch"
         "--model|resnet18|--max-batch|--memory-gb|4|--batch|8|leave out --batch"
         "--model|resnet18|--optimizer|adam|unknown optimizer 'adam'"
-        "--model|pvt_v2_b0|layer 'stage1.block0.attn' .sra attention.: its saved tensors and backward are not modelled")
+        "--model|pvt_v2_b0|layer 'stage1.block0.attn' .sra attention.: its saved tensors and backward are not modelled"
+        "--onnx|${onnx_models}/tiny_vit.onnx|--model|resnet18|give --model NAME or --onnx FILE"
+        "--scheme|none|give --model NAME or --onnx FILE"
+        "--onnx|${onnx_models}/tiny_vit.onnx|--batch|4|--batch applies to --model"
+        "--onnx|${onnx_models}/tiny_vit.onnx|--max-batch|--memory-gb|4|it needs --model"
+        "--onnx|${onnx_ops}/hostile/cycle.onnx|cycle"
+        "--onnx|${onnx_ops}/einsum.onnx|unknown op types[^\n]*Einsum ×1")
   string(REPLACE "|" ";" case "${case}")
   list(POP_BACK case expected)
   ecosim_run(out rc train ${case} --out failed)

@@ -6,7 +6,9 @@ during the forward pass (torch.autograd.graph.saved_tensors_hooks), counts each 
 data pointer, its full size in bytes) leaving out the parameters and buffers, and asserts that
 `ecosim train --format json` of the same architecture (a zoo model, or one written to a --model-file) reports
 the same activation bytes within 1 % (ecosim's dropout masks counted at the CPU's 4 bytes an element, see
-ecosim_bytes). Exits 77 (skipped) without torch.
+ecosim_bytes); then exports the same network to ONNX in training mode (BatchNorm and dropout kept; weights
+stripped as scripts/export_models.py strips them) and asserts the same of `ecosim train --onnx`. Exits 77
+(skipped) without torch or python3-onnx.
 
 usage: train_saved_tensors_torch.py ECOSIM WORKDIR
 """
@@ -17,12 +19,16 @@ import sys
 from pathlib import Path
 
 try:
+    import onnx
     import torch
     import torch.nn as nn
     import torch.nn.functional as F
 except ImportError as missing:
     print(f"SKIPPED: {missing}")
     sys.exit(77)
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+from export_models import strip_weights  # noqa: E402  (the fixtures' stripping, one definition)
 
 TOLERANCE = 0.01
 torch.manual_seed(0)
@@ -44,6 +50,23 @@ def saved_bytes(model, x):
         out = model(x)
     del out
     return sum(seen.values())
+
+
+def export_training(model, x, path):
+    """model as a training-mode ONNX graph (opset 17, BatchNorm and dropout kept, constants folded), weights
+    stripped. Where the tracer refuses training mode (a model whose state it sees change), a model without
+    BatchNorm or dropout is exported in eval mode, the same graph."""
+    model.train()
+    try:
+        torch.onnx.export(model, x, str(path), opset_version=17, training=torch.onnx.TrainingMode.TRAINING,
+                          do_constant_folding=True)
+    except RuntimeError:
+        if any(isinstance(m, nn.modules.batchnorm._BatchNorm) or (isinstance(m, nn.Dropout) and m.p > 0)
+               for m in model.modules()):
+            raise
+        torch.onnx.export(model.eval(), x, str(path), opset_version=17, do_constant_folding=True)
+        model.train()
+    path.write_bytes(strip_weights(onnx.load(str(path))).SerializeToString())
 
 
 def ecosim_bytes(ecosim, args):
@@ -399,12 +422,16 @@ def main():
          torch.randn(2, 3, 64, 64), ["--model", "pvt_dwconv_test", "--batch", "2", *model_file]),
     ]
     failures = 0
-    for name, model, x, args in cases:
-        measured, modelled = saved_bytes(model, x), ecosim_bytes(ecosim, args)
-        gap = modelled / measured - 1
-        ok = abs(gap) <= TOLERANCE
-        failures += not ok
-        print(f"{'ok  ' if ok else 'FAIL'} {name}: torch saves {measured} B, ecosim {modelled} B ({gap:+.3%})")
+    for i, (name, model, x, args) in enumerate(cases):
+        measured = saved_bytes(model, x)
+        exported = workdir / f"case{i}.onnx"
+        export_training(model, x, exported)
+        for how, modelled in (("ecosim", ecosim_bytes(ecosim, args)),
+                              ("ecosim --onnx", ecosim_bytes(ecosim, ["--onnx", str(exported)]))):
+            gap = modelled / measured - 1
+            ok = abs(gap) <= TOLERANCE
+            failures += not ok
+            print(f"{'ok  ' if ok else 'FAIL'} {name}: torch saves {measured} B, {how} {modelled} B ({gap:+.3%})")
     sys.exit(1 if failures else 0)
 
 

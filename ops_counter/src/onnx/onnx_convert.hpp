@@ -76,6 +76,10 @@ bool attention_like_softmax(const Context& c, std::size_t i);
 /// other forms (an index summed within one operand), which count as an unknown op.
 std::optional<Matmul> einsum_gemm(const Context& c, const Node& n);
 
+/// Whether Dropout node `n` drops anything: a training export's (training_mode a constant true) with a ratio above
+/// 0 (absent: 0.5); an inference export's is the identity.
+bool dropping(const Context& c, const Node& n);
+
 /// One node's layer: a layer, no layer (views: Reshape, Squeeze, Constant, ...), or unknown.
 struct NodeLayer {
   bool known = true;

@@ -2,6 +2,8 @@
 // either the start of a pattern (onnx_patterns.cpp), or one layer (onnx_nodes.cpp), or an unknown op.
 #include <fmt/core.h>
 
+#include <map>
+
 #include "ecosim/ops_counter/text_file.hpp"
 #include "onnx_convert.hpp"
 
@@ -15,6 +17,16 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
   OnnxModel model;
   model.origin = origin;
   std::vector<bool> done(graph.nodes.size(), false);
+  // tensor → the layer whose output it is (a view — Reshape, Flatten, Squeeze, ... — passes its input's on), so
+  // that a layer reading another than the layer before it (a residual's shortcut, a branch) names it in
+  // Layer::input: the training step's saved tensors alias by it.
+  std::map<std::string, std::string> producer;
+  const auto place = [&](Layer& layer, const std::string& first_input, const std::vector<std::string>& outputs) {
+    if (const auto it = producer.find(first_input); it != producer.end() &&
+                                                    (model.layers.empty() || model.layers.back().name != it->second))
+      layer.input = it->second;
+    for (const std::string& out : outputs) producer[out] = layer.name;
+  };
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
     if (done[i]) continue;
     const onnx_import::Node& node = graph.nodes[i];
@@ -27,6 +39,8 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
       }
       match->layer.name = names.front() + ".." + names.back();
       if (match->attention) model.attention.push_back({names, std::get<SoftmaxAttention>(match->layer.op)});
+      const onnx_import::Node& first = graph.nodes[match->nodes.front()];
+      place(match->layer, first.inputs.empty() ? "" : first.inputs[0], graph.nodes[match->nodes.back()].outputs);
       model.layers.push_back(std::move(match->layer));
       continue;
     }
@@ -34,8 +48,14 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
     if (onnx_import::attention_like_softmax(context, i)) model.unmatched_attention.push_back(node.name);
     onnx_import::NodeLayer layer = onnx_import::node_layer(context, node);
     if (!layer.known) ++model.unknown_ops[node.op];
-    if (!layer.layer) continue;
+    if (!layer.layer) {  // a view (or an unknown op): its outputs are its input's tensor
+      if (!node.inputs.empty())
+        if (const auto it = producer.find(node.inputs[0]); it != producer.end())
+          for (const std::string& out : node.outputs) producer[out] = it->second;
+      continue;
+    }
     layer.layer->name = node.name;
+    place(*layer.layer, node.inputs.empty() ? "" : node.inputs[0], node.outputs);
     model.layers.push_back(std::move(*layer.layer));
   }
   if (options.strict && !model.unknown_ops.empty())

@@ -63,6 +63,14 @@ std::optional<std::uint64_t> uniform(const Node& n, const std::string& key, std:
   return static_cast<std::uint64_t>(it->second[0]);
 }
 
+/// Bit i set for each of the first `count` operands of `n` that is a constant or a folded one-element value.
+unsigned constant_operands(const Context& c, const Node& n, unsigned count) {
+  unsigned bits = 0;
+  for (unsigned i = 0; i < count && i < n.inputs.size(); ++i)
+    if (!n.inputs[i].empty() && (c.constant(n.inputs[i]) || c.scalar(n.inputs[i]))) bits |= 1u << i;
+  return bits;
+}
+
 std::optional<Layer> elementwise(const Context& c, const Node& n) {
   const ElementwiseOp& op = elementwise_ops().at(n.op);
   const std::uint64_t elements = out_elements(c, n);
@@ -70,7 +78,8 @@ std::optional<Layer> elementwise(const Context& c, const Node& n) {
                                .elements = elements,
                                .per_element = op.per_element,
                                .inputs = op.inputs,
-                               .paper_macs = op.relu_family ? elements : 0}};
+                               .paper_macs = op.relu_family ? elements : 0,
+                               .constant_operands = constant_operands(c, n, op.inputs)}};
 }
 
 std::optional<Layer> power(const Context& c, const Node& n) {
@@ -79,7 +88,11 @@ std::optional<Layer> power(const Context& c, const Node& n) {
   const ops::OpMix mix = exponent == 2.0   ? ops::OpMix{.mul = 1}
                          : exponent == 0.5 ? ops::OpMix{.sqrt = 1}
                                            : ops::OpMix{.mul = 1, .exp = 2};
-  return Layer{"", Elementwise{.func = "Pow", .elements = out_elements(c, n), .per_element = mix, .inputs = 2}};
+  return Layer{"", Elementwise{.func = "Pow",
+                               .elements = out_elements(c, n),
+                               .per_element = mix,
+                               .inputs = 2,
+                               .constant_operands = constant_operands(c, n, 2)}};
 }
 
 std::optional<Layer> conv(const Context& c, const Node& n) {
@@ -195,13 +208,15 @@ std::optional<Layer> pool(const Context& c, const Node& n) {
   return Layer{"", Reduction{.func = n.op, .rows = rows, .len = window, .per_row = mix, .paper_macs = in}};
 }
 
-/// Inference BatchNorm, y = a·x + b with a and b folded per channel; mmcv: 2 MACs per element (affine).
+/// BatchNorm over [N, C, spatial...] as the zoo's BatchNorm2d (the spatial dims as one): counted in its inference
+/// form, y = a·x + b with a and b folded per channel (mmcv: 2 MACs per element); its channels and batch are what
+/// the training step needs (its statistics, BN's backward).
 std::optional<Layer> batchnorm(const Context& c, const Node& n) {
-  const std::uint64_t elements = out_elements(c, n);
-  return Layer{"", Elementwise{.func = "BatchNormalization",
-                               .elements = elements,
-                               .per_element = {.mul = 1, .add = 1},
-                               .paper_macs = checked_mul(2, elements)}};
+  const std::vector<std::uint64_t>& d = c.dims(n.inputs.at(0), n);
+  if (d.size() < 2) c.fail(n, "BatchNormalization of a tensor of rank < 2");
+  std::uint64_t spatial = 1;
+  for (std::size_t i = 2; i < d.size(); ++i) spatial = checked_mul(spatial, d[i]);
+  return Layer{"", BatchNorm2d{.batch = d[0], .channels = d[1], .h = spatial, .w = 1}};
 }
 
 std::optional<Layer> activation(const Context& c, const Node& n) {
@@ -213,10 +228,18 @@ std::optional<Layer> data_movement(const Context& c, const Node& n) {
   std::uint64_t elements = 0;
   for (const std::string& out : n.outputs)
     if (!out.empty()) elements = checked_add(elements, c.elements(out, n));
-  return Layer{"", DataMovement{.func = n.op, .elements = elements}};
+  const bool view = n.op == "Transpose" || n.op == "Slice" || n.op == "Split" || n.op == "Expand" ||
+                    (n.op == "Gather" && !c.constant(n.inputs.at(0)));  // a row of a weight table: a copy
+  return Layer{"", DataMovement{.func = n.op, .elements = elements, .view = view}};
 }
 
 std::optional<Layer> view(const Context&, const Node&) { return std::nullopt; }
+
+/// Dropout in a training export: the zoo's Dropout (a mask multiplied in); the identity otherwise (a view).
+std::optional<Layer> dropout(const Context& c, const Node& n) {
+  if (!dropping(c, n)) return std::nullopt;
+  return Layer{"", Dropout{out_elements(c, n)}};
+}
 
 const std::map<std::string, Rule>& rules() {
   static const std::map<std::string, Rule> table = [] {
@@ -237,7 +260,8 @@ const std::map<std::string, Rule>& rules() {
     for (const char* op : {"AveragePool", "MaxPool", "GlobalAveragePool", "GlobalMaxPool"}) t[op] = pool;
     for (const char* op : {"Transpose", "Concat", "Slice", "Gather", "Expand", "Split", "Tile", "Pad", "Cast", "Where"})
       t[op] = data_movement;
-    for (const char* op : {"Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity", "Shape", "Constant", "Dropout",
+    t["Dropout"] = dropout;
+    for (const char* op : {"Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity", "Shape", "Constant",
                            "ConstantOfShape", "Size", "Range"})
       t[op] = view;
     return t;
@@ -246,6 +270,14 @@ const std::map<std::string, Rule>& rules() {
 }
 
 }  // namespace
+
+/// Whether a Dropout node drops anything: a training export's (training_mode a constant true) with a ratio above
+/// 0 (absent: 0.5); an inference export's is the identity.
+bool dropping(const Context& c, const Node& n) {
+  const auto training = n.inputs.size() >= 3 && !n.inputs[2].empty() ? c.scalar(n.inputs[2]) : std::nullopt;
+  const auto ratio = n.inputs.size() >= 2 && !n.inputs[1].empty() ? c.scalar(n.inputs[1]) : std::optional{0.5};
+  return training && *training != 0 && ratio && *ratio > 0;
+}
 
 NodeLayer node_layer(const Context& c, const Node& n) {
   if (n.op == "Einsum") {

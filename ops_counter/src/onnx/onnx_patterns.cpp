@@ -142,7 +142,9 @@ std::optional<Match> attention(const Context& c, std::size_t i) {
     }
   }
   const Node& softmax = chain.last();
-  while (chain.next("Cast")) {}
+  bool probs_dropout = false;  // a training export's dropout on the probabilities
+  while (chain.next("Cast") || chain.next("Dropout"))
+    probs_dropout = probs_dropout || (chain.last().op == "Dropout" && dropping(c, chain.last()));
   if (chain.last().outputs.empty() || softmax.inputs.empty() || !c.has_dims(softmax.inputs[0])) return std::nullopt;
   const std::string& probabilities = chain.last().outputs[0];
   if (!chain.next("MatMul")) return std::nullopt;
@@ -166,7 +168,8 @@ std::optional<Match> attention(const Context& c, std::size_t i) {
                      .biased = terms == 2,
                      .mask_select = select,
                      .causal = causal == Causality::yes,
-                     .mask_unknown = causal == Causality::unknown};
+                     .mask_unknown = causal == Causality::unknown,
+                     .probs_dropout = probs_dropout};
   // leading dims: batch × heads (rank 4), batch · heads merged (rank 3); more: all but the last are the batch
   for (std::size_t d = 0; d + 2 < s.size(); ++d) {
     if (d + 3 == s.size() && s.size() >= 4)
@@ -192,6 +195,23 @@ std::optional<Match> gelu(const Context& c, std::size_t i) {
     return std::nullopt;
   if (!c.has_dims(first.inputs[0])) return std::nullopt;
   return Match{chain.nodes, Layer{"", Activation{ActivationFunc::gelu, c.elements(first.inputs[0], first)}}};
+}
+
+/// GELU's tanh form as PyTorch exports F.gelu(x, approximate="tanh"): 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x·x·x))),
+/// starting at x·x.
+std::optional<Match> gelu_tanh(const Context& c, std::size_t i) {
+  const Node& first = c.node(i);
+  if (first.op != "Mul" || !binary(first) || first.inputs[0] != first.inputs[1] || !c.has_dims(first.inputs[0]))
+    return std::nullopt;
+  const std::string& x = first.inputs[0];
+  Chain chain{c, {i}};
+  if (!chain.next("Mul") || chain.other_input() != x || !chain.next("Mul") || !chain.other_is_scalar(0.044715) ||
+      !chain.next("Add") || chain.other_input() != x || !chain.next("Mul") ||
+      !chain.other_is_scalar(std::sqrt(2.0 / std::acos(-1.0))) || !chain.next("Tanh") || !chain.next("Add") ||
+      !chain.other_is_scalar(1.0) || !chain.next("Mul") || chain.other_input() != x || !chain.next("Mul") ||
+      !chain.other_is_scalar(0.5))
+    return std::nullopt;
+  return Match{chain.nodes, Layer{"", Activation{ActivationFunc::gelu, c.elements(x, first)}}};
 }
 
 std::optional<Match> decomposed_layernorm(const Context& c, std::size_t i) {
@@ -247,7 +267,9 @@ bool attention_like_softmax(const Context& c, std::size_t i) {
   const Node& n = c.node(i);
   if (n.op != "Softmax" || n.outputs.empty()) return false;
   std::string t = n.outputs[0];
-  for (auto k = c.sole_consumer(t); k && c.node(*k).op == "Cast" && !c.node(*k).outputs.empty(); k = c.sole_consumer(t))
+  for (auto k = c.sole_consumer(t);
+       k && (c.node(*k).op == "Cast" || c.node(*k).op == "Dropout") && !c.node(*k).outputs.empty();
+       k = c.sole_consumer(t))
     t = c.node(*k).outputs[0];
   for (std::size_t k : c.consumers(t)) {
     const Node& reader = c.node(k);
@@ -257,7 +279,7 @@ bool attention_like_softmax(const Context& c, std::size_t i) {
 }
 
 std::optional<Match> match_pattern(const Context& c, std::size_t i) {
-  for (auto pattern : {attention, attention_op, gelu, decomposed_layernorm, linear_with_bias})
+  for (auto pattern : {attention, attention_op, gelu, gelu_tanh, decomposed_layernorm, linear_with_bias})
     if (auto m = pattern(c, i)) return m;
   return std::nullopt;
 }

@@ -23,6 +23,17 @@ ops::OpMix softmax_backward_row(std::uint64_t len) {  // y·(dy − Σ dy·y)
   return {.mul = checked_mul(2, len), .add = checked_sub(checked_mul(2, len), 1)};
 }
 ops::OpMix gelu_backward_element() { return {.mul = 13, .add = 7, .exp = 1, .div = 1}; }  // tanh form, from x
+/// Per element, the gradient of an imported elementwise op from what it saved (`constant`: an operand is one).
+ops::OpMix elementwise_backward(const std::string& func, bool constant) {
+  if (func == "Mul") return constant ? ops::OpMix{.mul = 1} : ops::OpMix{.mul = 2};           // dY·c | dY·y, dY·x
+  if (func == "Div") return constant ? ops::OpMix{.div = 1} : ops::OpMix{.mul = 2, .div = 2};  // dY/c | and −dY·x/y²
+  if (func == "Pow") return {.mul = 2};                                                         // dY·p·x^(p−1), p = 2
+  if (func == "Erf") return {.mul = 3, .exp = 1};                                               // dY·2/√π·e^(−x²)
+  if (func == "Sqrt") return {.mul = 1, .div = 1};                                              // dY·0.5/y
+  if (func == "Tanh" || func == "Sigmoid") return {.mul = 2, .add = 1};                         // dY·(1 − y²) | y(1 − y)
+  if (func == "Reciprocal") return {.mul = 2};                                                  // −dY·y²
+  return {.mul = 1};                                                                            // Exp: dY·y; Neg: −dY
+}
 
 OpCounts forward_paper(const Layer& layer) {
   OpCounter counter;
@@ -156,11 +167,49 @@ struct BackwardEmitter {
     linear("qkv.", {.tokens = tokens, .in = a.width(), .out = checked_mul(3, inner)});
   }
 
-  // kinds without training rules: layer_tensors refuses them, naming the layer
-  void operator()(const SoftmaxAttention&) const { (void)layer_tensors(layer); }
-  void operator()(const Elementwise&) const { (void)layer_tensors(layer); }
-  void operator()(const Reduction&) const { (void)layer_tensors(layer); }
-  void operator()(const DataMovement&) const { (void)layer_tensors(layer); }
+  // The kinds an ONNX import adds (ecosim train --onnx); layer_tensors refuses the forms without rules.
+
+  void operator()(const SoftmaxAttention& a) const {  // the attention matmuls, softmax and scale backward
+    (void)layer_tensors(layer);
+    const std::uint64_t g = checked_mul(a.batch, a.heads), n = a.queries, k = a.keys, d = a.head_dim;
+    gemm("context.grad_probs", {.batch = g, .m = n, .n = k, .k = d});  // dCtx·Vᵀ
+    gemm("context.grad_v", {.batch = g, .m = k, .n = d, .k = n});      // Pᵀ·dCtx
+    if (a.probs_dropout)
+      record(ops::eltwise("probs_dropout.grad_input", "dropout_backward", g, n, k, DType::fp32, {.mul = 1}, 2), {});
+    record(ops::reduce("softmax.grad_input", "softmax_backward", g, n, k, DType::fp32, softmax_backward_row(k), k), {});
+    if (a.scaled)
+      record(ops::eltwise("scale.grad_input", "scale", g, n, k, DType::fp32, {.mul = 1}),
+             ops::muls(checked_product({g, n, k})));
+    gemm("scores.grad_q", {.batch = g, .m = n, .n = d, .k = k});  // dS·K
+    gemm("scores.grad_k", {.batch = g, .m = k, .n = d, .k = n});  // dSᵀ·Q
+  }
+
+  void operator()(const Elementwise& e) const {
+    (void)layer_tensors(layer);  // refuses the forms without rules
+    if (e.func == "Add" || e.func == "Sub") {
+      // the gradient passes to both operands; where the graph forks (a residual) the two branches' gradients are
+      // summed, counted here as ResidualAdd counts it
+      single(ops::eltwise("grad_sum", "add", 1, 1, e.elements, DType::fp32, {.add = 1}, 2));
+      return;
+    }
+    single(ops::eltwise("grad_input", e.func + "_backward", 1, 1, e.elements, DType::fp32,
+                        elementwise_backward(e.func, e.constant_operands != 0), 2));
+  }
+
+  void operator()(const Reduction& r) const {
+    (void)layer_tensors(layer);
+    if (r.func == "MaxPool") {  // dY added at each window's saved index
+      single(ops::eltwise("grad_input", "max_pool_backward", 1, 1, r.rows, DType::fp32, {.add = 1}, 2));
+      return;
+    }
+    // average: dY/window added into each window position (global: broadcast over the window)
+    single(ops::eltwise("grad_input", "avg_pool_backward", 1, 1, r.rows, DType::fp32, {.mul = 1, .add = r.len}));
+  }
+
+  void operator()(const DataMovement& d) const {  // the gradient moved back, no arithmetic
+    (void)layer_tensors(layer);
+    record(ops::memcpy("grad_input", 1, 1, d.elements, DType::fp32), {});
+  }
   void operator()(const ConvTranspose2d&) const { (void)layer_tensors(layer); }
   void operator()(const RmsNorm&) const { (void)layer_tensors(layer); }
   void operator()(const Rotary&) const { (void)layer_tensors(layer); }

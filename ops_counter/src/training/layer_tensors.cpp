@@ -119,10 +119,64 @@ struct TensorRules {
     return t;
   }
 
-  LayerTensors operator()(const SoftmaxAttention&) const { refuse("imported softmax attention"); }
-  LayerTensors operator()(const Elementwise& e) const { refuse("elementwise " + e.func); }
-  LayerTensors operator()(const Reduction& r) const { refuse("reduction " + r.func); }
-  LayerTensors operator()(const DataMovement& d) const { refuse("data movement " + d.func); }
+  // The kinds an ONNX import adds (ecosim train --onnx), as autograd keeps the PyTorch ops they export from.
+
+  /// An imported attention block (scores → scale, mask → softmax → context): `q @ kᵀ` keeps q and k, softmax
+  /// its output (the probabilities, which `probs @ v` keeps too) and v; q, k and v are the tensors the block
+  /// reads (views of one qkv projection's output in PyTorch: the same bytes).
+  LayerTensors operator()(const SoftmaxAttention& a) const {
+    const std::uint64_t groups = checked_mul(a.batch, a.heads);
+    const std::uint64_t queries = checked_product({groups, a.queries, a.head_dim});
+    const std::uint64_t keys = checked_product({groups, a.keys, a.head_dim});
+    const std::uint64_t scores = checked_product({groups, a.queries, a.keys});
+    LayerTensors t = pointwise(queries, queries,
+                               {{Save::Of::own, "q", queries},
+                                {Save::Of::own, "k", keys},
+                                {Save::Of::own, "probs", scores},
+                                {Save::Of::own, "v", keys}});
+    if (a.probs_dropout)  // the mask, and the dropped probabilities `probs @ v` keeps instead
+      t.saves.insert(t.saves.begin() + 3, {Save{Save::Of::own, "probs_dropout_mask", scores, kBool},
+                                           Save{Save::Of::own, "dropped_probs", scores}});
+    t.backward_transient = checked_add(t.backward_transient, checked_mul(2, scores));  // d(probs), d(scores)
+    return t;
+  }
+
+  /// Elementwise ops as autograd keeps them: Add, Sub, Neg, and Mul or Div by a constant keep nothing; Mul and
+  /// Div of two activations both operands; Pow by a constant exponent and Erf their input; Exp, Sqrt, Tanh,
+  /// Sigmoid and Reciprocal their output.
+  LayerTensors operator()(const Elementwise& e) const {
+    const std::uint64_t n = e.elements;
+    const bool constant_divisor = (e.constant_operands & 2u) && !(e.constant_operands & 1u);
+    if (e.func == "Add" || e.func == "Sub" || e.func == "Neg" || (e.func == "Mul" && e.constant_operands) ||
+        (e.func == "Div" && constant_divisor))
+      return pointwise(n, n, {});
+    if ((e.func == "Mul" || e.func == "Div") && !e.constant_operands)
+      return pointwise(n, n, {{Save::Of::input, "input", 0}, {Save::Of::own, "other", n}});
+    if ((e.func == "Pow" && e.constant_operands == 2u) || e.func == "Erf")
+      return pointwise(n, n, {{Save::Of::input, "input", 0}});
+    for (const char* f : {"Exp", "Sqrt", "Tanh", "Sigmoid", "Reciprocal"})
+      if (e.func == f) return pointwise(n, n, {{Save::Of::output, "output", 0}});
+    refuse("elementwise " + e.func + (e.constant_operands ? " with a constant operand" : ""));
+  }
+
+  /// Pooling: max keeps its input and int64 indices, average and global average their input.
+  LayerTensors operator()(const Reduction& r) const {
+    const std::uint64_t in = checked_mul(r.rows, r.len);
+    if (r.func == "MaxPool")
+      return pointwise(in, r.rows, {{Save::Of::input, "input", 0}, {Save::Of::own, "indices", r.rows, kInt64}});
+    if (r.func == "AveragePool" || r.func == "GlobalAveragePool")
+      return pointwise(in, r.rows, {{Save::Of::input, "input", 0}});
+    refuse("reduction " + r.func);
+  }
+
+  /// Copies and selections (Transpose, Concat, Slice, Split, Gather by constant indices, Expand, Pad, Cast,
+  /// Tile) keep nothing: their backward needs shapes only.
+  LayerTensors operator()(const DataMovement& d) const {
+    if (d.func == "Where") refuse("data movement Where");
+    LayerTensors t = pointwise(d.elements, d.elements, {});
+    t.view = d.view;
+    return t;
+  }
   LayerTensors operator()(const ConvTranspose2d&) const { refuse("transposed convolution"); }
   LayerTensors operator()(const RmsNorm&) const { refuse("RMSNorm (decoder LLMs)"); }
   LayerTensors operator()(const Rotary&) const { refuse("rotary embedding (decoder LLMs)"); }

@@ -32,7 +32,7 @@ std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const s
     } else if (i == 0) {
       input = new_tensor(t.input, SavedTensor::kNetworkInput);  // the network's input
     }
-    const std::size_t output = new_tensor(t.output, i);
+    const std::size_t output = t.view ? input : new_tensor(t.output, i);
     output_of[layer.name] = output;
     previous_output = output;
     for (const Save& s : t.saves) {

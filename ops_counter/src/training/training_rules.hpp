@@ -36,6 +36,7 @@ struct LayerTensors {
   std::uint64_t input = 0, output = 0, backward_transient = 0;
   std::vector<Save> saves;
   std::uint64_t parameters = 0, buffers = 0;
+  bool view = false;  // the output is a view of the input: one storage (a layer saving it keeps the input's)
 };
 
 /// Throws ecosim::Error naming the layer for a kind (or attention variant) without training rules.

@@ -1,4 +1,4 @@
-// `ecosim train`: what one training step of a zoo model costs — forward, backward and optimizer ops, the tensors
+// `ecosim train`: what one training step of a zoo model (or an ONNX export's graph) costs — forward, backward and optimizer ops, the tensors
 // autograd saves (activation memory) and the peak memory — per activation scheme, the schemes applied by
 // kernels/training_schemes.hpp (ops_counter/README.md,
 // "Training step").
@@ -30,6 +30,22 @@ namespace ecosim::cli {
 namespace {
 
 namespace schemes = kernels::schemes;
+
+/// --onnx: the export's layers, its attention native (its shapes and batch are the export's: --batch, --resolution,
+/// --seq-len and --model-file do not apply).
+std::vector<Layer> onnx_step_layers(const po::variables_map& vm) {
+  reject_given(vm, {"resolution", "seq-len", "model-file"}, "--model (an ONNX export's shapes are its own)");
+  if (!vm["batch"].defaulted()) throw Error("--batch applies to --model (an ONNX export's batch is its own)");
+  OnnxImportOptions options;
+  options.max_file_bytes = positive(vm, "onnx-max-bytes");
+  const OnnxModel model = import_onnx(vm["onnx"].as<std::string>(), options);
+  if (!model.unknown_ops.empty())  // what they save is unknown: the step would leave it out (--strict or not)
+    throw Error(fmt::format("ONNX model '{}': unknown op types ({}): a training step needs every op known",
+                            model.origin, unknown_op_summary(model)));
+  if (!model.unmatched_attention.empty()) fmt::print(stderr, "warning: {}: {}\n", model.origin,
+                                                     unmatched_attention_warning(model));
+  return onnx_layers(model, std::nullopt);
+}
 
 /// train.png in `dir` from its train.json and memory_curve.csv (scripts/plot_train.py); a failed plot is a
 /// warning, the JSON and CSV being complete.
@@ -97,14 +113,18 @@ int train(const Args& args) {
       "engine", po::value<std::string>()->default_value("closed-form"), "accelerator timing: closed-form or systemc")(
       "gpu", po::value<std::string>()->default_value("h100-sxm"), "GPU whose modelled step time is estimated")(
       "max-batch", "instead of one step: the largest batch per scheme whose step peaks within --memory-gb")(
-      "memory-gb", po::value<double>(), "with --max-batch: the memory in GiB (2^30 bytes)");
+      "memory-gb", po::value<double>(), "with --max-batch: the memory in GiB (2^30 bytes)")(
+      "onnx", po::value<std::string>(),
+      "instead of --model: an ONNX export's graph (its shapes and batch are its own; its attention native)");
   options.add(model_file_option());
+  options.add(onnx_options());
   po::variables_map vm;
-  if (!parse_args(args, options, vm, "ecosim train --model NAME [--batch B] [--optimizer sgd|adamw] [options]",
+  if (!parse_args(args, options, vm,
+                  "ecosim train --model NAME [--batch B] | --onnx FILE  [--optimizer sgd|adamw] [options]",
                   "Memory is in bytes (GiB = 2^30 bytes in the table); activation_bytes is the sum of the distinct\n"
                   "tensors autograd saves for backward, peak_bytes the highest point of the memory curve.\n"))
     return 0;
-  if (!vm.count("model")) throw Error("give --model NAME");
+  if (vm.count("model") == vm.count("onnx")) throw Error("give --model NAME or --onnx FILE");
   const Optimizer optimizer = parse_optimizer(vm["optimizer"].as<std::string>());
   const Convention convention = parse_convention(vm["convention"].as<std::string>());
   const Format format = parse_format(vm["format"].as<std::string>());
@@ -116,10 +136,12 @@ int train(const Args& args) {
   model_options.batch = positive(vm, "batch");
   if (vm.count("resolution")) model_options.resolution = positive(vm, "resolution");
   if (vm.count("seq-len")) model_options.seq_len = positive(vm, "seq-len");
-  const std::string model = vm["model"].as<std::string>();
+  const std::string model = vm.count("model") ? vm["model"].as<std::string>() : "";
   const ModelZoo zoo = model_zoo(vm);
-  const std::vector<Layer> layers = zoo.build(model, model_options);
+  if (!model.empty()) reject_given(vm, {"strict", "onnx-max-bytes"}, "--onnx");
+  const std::vector<Layer> layers = model.empty() ? onnx_step_layers(vm) : zoo.build(model, model_options);
   if (vm.count("max-batch")) {
+    if (model.empty()) throw Error("--max-batch rebuilds the model at each batch: it needs --model (an export's is fixed)");
     const std::uint64_t memory = memory_bytes(vm);
     if (!vm["batch"].defaulted()) throw Error("--max-batch searches the batch: leave out --batch");
     if (folder) throw Error("--max-batch writes no --out folder");
@@ -148,10 +170,11 @@ int train(const Args& args) {
     accel_name = setup.accel.name;
   }
 
-  nlohmann::ordered_json workload{{"model", model},
-                                  {"batch", model_options.batch},
-                                  {"optimizer", name(optimizer)},
-                                  {"convention", name(convention)}};
+  nlohmann::ordered_json workload = model.empty()
+                                        ? nlohmann::ordered_json{{"onnx", vm["onnx"].as<std::string>()}}
+                                        : nlohmann::ordered_json{{"model", model}, {"batch", model_options.batch}};
+  workload["optimizer"] = name(optimizer);
+  workload["convention"] = name(convention);
   if (convention == Convention::exact) {
     workload["accel"] = accel_name;
     workload["engine"] = vm["engine"].as<std::string>();

@@ -103,6 +103,9 @@ struct SoftmaxAttention {
   bool causal = false;
   /// The mask is a constant stored as external data (e.g. stripped weights): causal or not cannot be told.
   bool mask_unknown = false;
+  /// Dropout on the probabilities (a training export's): the training step keeps its mask and the dropped
+  /// probabilities (counting: the inference form, no dropout).
+  bool probs_dropout = false;
 };
 
 /// `per_element` operations on each of `elements` outputs, `inputs` operands read; paper: `paper_macs` MACs.
@@ -112,6 +115,9 @@ struct Elementwise {
   ops::OpMix per_element;
   unsigned inputs = 1;
   std::uint64_t paper_macs = 0;
+  /// Which operands are constants (weights, scalars): bit i for operand i. What autograd keeps depends on it
+  /// (x·c keeps nothing of x's, x·y both); counting does not.
+  unsigned constant_operands = 0;
 };
 
 /// `rows` independent reductions of `len` elements each (pooling windows, reduce ops); paper: `paper_macs`.
@@ -126,6 +132,9 @@ struct Reduction {
 struct DataMovement {
   std::string func;
   std::uint64_t elements = 1;
+  /// PyTorch computes it as a view of its input (transpose, slicing, split, expand, indexing an activation):
+  /// whatever saves its output keeps the input's storage (the training step's aliasing); counting ignores it.
+  bool view = false;
 };
 
 /// A transposed 2-D convolution as a GEMM of every input pixel with the (C_out/groups)·kernel² weights of its
