@@ -49,6 +49,19 @@ static_assert(kChunk % (8 * kThreads) == 0, "a chunk is whole steps");
 /// The first element of step k of the calling thread in the chunk starting at `start`.
 __device__ std::uint64_t step_first(std::uint64_t start, unsigned k) { return start + 8 * (threadIdx.x + k * kThreads); }
 
+/// The calling thread's steps of the chunk [start, end) of the head segment at `base`: valid[k] elements (8, fewer
+/// at the chunk's end, 0 past it) loaded into v[k], every load issued before any is used.
+template <quant::Input T>
+__device__ __forceinline__ void load_steps(const void* __restrict__ x, std::uint64_t base, std::uint64_t start,
+                                           std::uint64_t end, float (&v)[kSteps][8], unsigned (&valid)[kSteps]) {
+#pragma unroll
+  for (unsigned k = 0; k < kSteps; ++k) {
+    const std::uint64_t i = step_first(start, k);
+    valid[k] = i < end ? valid_of(i, end) : 0u;
+    cuda::load8<T>(x, base + i, valid[k], v[k]);
+  }
+}
+
 template <quant::Input T>
 __global__ void min_max_kernel(const void* __restrict__ x, Segments s, std::uint32_t* lo_key, std::uint32_t* hi_key,
                                cuda::Flags* flags) {
@@ -56,12 +69,7 @@ __global__ void min_max_kernel(const void* __restrict__ x, Segments s, std::uint
   const std::uint64_t end = min(start + kChunk, s.inner), base = segment * s.inner;
   float v[kSteps][8];
   unsigned valid[kSteps];
-#pragma unroll
-  for (unsigned k = 0; k < kSteps; ++k) {
-    const std::uint64_t i = step_first(start, k);
-    valid[k] = i < end ? valid_of(i, end) : 0u;
-    cuda::load8<T>(x, base + i, valid[k], v[k]);
-  }
+  load_steps<T>(x, base, start, end, v, valid);
   float lo = INFINITY, hi = -INFINITY;
 #pragma unroll
   for (unsigned k = 0; k < kSteps; ++k)
@@ -98,12 +106,7 @@ __global__ void quantize_kernel(const void* __restrict__ x, Segments s, bool fir
   const std::uint64_t start = chunk * kChunk, end = min(start + kChunk, s.inner), base = segment * s.inner;
   float v[kSteps][8];
   unsigned valid[kSteps];
-#pragma unroll
-  for (unsigned k = 0; k < kSteps; ++k) {
-    const std::uint64_t i = step_first(start, k);
-    valid[k] = i < end ? valid_of(i, end) : 0u;
-    cuda::load8<T>(x, base + i, valid[k], v[k]);
-  }
+  load_steps<T>(x, base, start, end, v, valid);
 #pragma unroll
   for (unsigned k = 0; k < kSteps; ++k) {
     if (valid[k] == 0) continue;

@@ -1,6 +1,10 @@
 // The embedded plot scripts run with plot_compare.py as a module (plot_script.hpp).
 #include "plot_script.hpp"
 
+#include <fmt/core.h>
+
+#include <filesystem>
+
 #include "embedded_texts.hpp"
 
 namespace ecosim::cli {
@@ -21,6 +25,17 @@ ProgramRun run_plot_script(std::string_view name, std::string_view script, const
                                 std::string(embedded::plot_compare_py()), std::string(name), std::string(script)};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_program(argv);
+}
+
+void draw_plot(std::string_view name, std::string_view script, const std::vector<std::string>& args,
+               const std::string& png, const std::string& written) {
+  const ProgramRun run = run_plot_script(name, script, args);
+  std::error_code ec;
+  if (run.succeeded && std::filesystem::is_regular_file(png, ec))
+    fmt::print(stderr, "wrote {} and {}\n", written, png);
+  else
+    fmt::print(stderr, "warning: no plot written ({}; is python3-matplotlib installed?); {} are complete\n",
+               run.succeeded ? png + " is missing" : run.failure, written);
 }
 
 }  // namespace ecosim::cli

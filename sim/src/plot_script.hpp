@@ -14,4 +14,9 @@ namespace ecosim::cli {
 /// Runs `script` as `name` (its sys.argv[0], and its file name in a traceback) with `args` as sys.argv[1:].
 ProgramRun run_plot_script(std::string_view name, std::string_view script, const std::vector<std::string>& args);
 
+/// run_plot_script writing `png`, then one line on stderr: "wrote <written> and <png>", or a warning that no plot
+/// was written (matplotlib missing?) while <written>, the reports beside it, are complete.
+void draw_plot(std::string_view name, std::string_view script, const std::vector<std::string>& args,
+               const std::string& png, const std::string& written);
+
 }  // namespace ecosim::cli

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -74,14 +73,8 @@ void write_reports(ReportFolder& folder, const std::string& dir, const nlohmann:
   folder.write("crossover.csv", [&](const std::string& path) { write_file_atomically(path, crossover_csv(report)); });
   folder.keep();
   const std::string png = dir + "/crossover.png";
-  const ProgramRun run = run_plot_script("plot_crossover.py", embedded::plot_crossover_py(), {dir + "/crossover.json", png});
-  std::error_code ec;
-  if (run.succeeded && std::filesystem::is_regular_file(png, ec))
-    fmt::print(stderr, "wrote {0}/crossover.json, {0}/crossover.csv and {1}\n", dir, png);
-  else
-    fmt::print(stderr, "warning: no plot written ({}; is python3-matplotlib installed?); {}/crossover.json and "
-                       "crossover.csv are complete\n",
-               run.succeeded ? png + " is missing" : run.failure, dir);
+  draw_plot("plot_crossover.py", embedded::plot_crossover_py(), {dir + "/crossover.json", png}, png,
+            fmt::format("{0}/crossover.json, {0}/crossover.csv", dir));
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -51,15 +50,8 @@ std::vector<Layer> onnx_step_layers(const po::variables_map& vm) {
 /// warning, the JSON and CSV being complete.
 void plot_memory_curves(const std::string& dir) {
   const std::string png = dir + "/train.png";
-  const ProgramRun run = run_plot_script("plot_train.py", embedded::plot_train_py(),
-                                         {dir + "/train.json", dir + "/memory_curve.csv", png});
-  std::error_code ec;
-  if (run.succeeded && std::filesystem::is_regular_file(png, ec))
-    fmt::print(stderr, "wrote {0}/train.json, {0}/train.csv, {0}/memory_curve.csv and {1}\n", dir, png);
-  else
-    fmt::print(stderr, "warning: no plot written ({}; is python3-matplotlib installed?); the JSON and CSV in {} are "
-                       "complete\n",
-               run.succeeded ? png + " is missing" : run.failure, dir);
+  draw_plot("plot_train.py", embedded::plot_train_py(), {dir + "/train.json", dir + "/memory_curve.csv", png}, png,
+            fmt::format("{0}/train.json, {0}/train.csv, {0}/memory_curve.csv", dir));
 }
 
 /// --memory-gb in bytes: positive, finite, at most 2^20 GiB.
