@@ -1,6 +1,9 @@
-// The activation schemes' names: parsing "none", "amp", "actnn:L1|L2|L3", "gact:B", "mesa", "fewbit:B" (bits
+// The activation schemes' names: parsing "none", "amp", "actnn:L1|L2|L3", "gact:B", "gact:avgB", "mesa", "fewbit:B" (bits
 // checked by the kernel modules themselves), their canonical text, and the default list for a network.
+#include <fmt/core.h>
+
 #include <charconv>
+#include <cstdlib>
 
 #include "ecosim/kernels/fewbit_solver.hpp"
 #include "ecosim/kernels/gact.hpp"
@@ -11,7 +14,7 @@ namespace ecosim::kernels::schemes {
 
 namespace {
 
-constexpr std::string_view kValid = "none, amp, actnn:L1|L2|L3, gact:B, mesa, fewbit:B";
+constexpr std::string_view kValid = "none, amp, actnn:L1|L2|L3, gact:B, gact:avgB, mesa, fewbit:B";
 
 unsigned parse_number(std::string_view scheme, std::string_view text) {
   unsigned value = 0;
@@ -28,7 +31,7 @@ std::string Scheme::name() const {
     case SchemeKind::none: return "none";
     case SchemeKind::amp: return "amp";
     case SchemeKind::actnn: return "actnn:L" + std::to_string(level);
-    case SchemeKind::gact: return "gact:" + std::to_string(bits);
+    case SchemeKind::gact: return average_bits > 0 ? fmt::format("gact:avg{}", average_bits) : "gact:" + std::to_string(bits);
     case SchemeKind::mesa: return "mesa";
     case SchemeKind::fewbit: return "fewbit:" + std::to_string(bits);
   }
@@ -49,6 +52,14 @@ Scheme parse_scheme(std::string_view text) {
     if (arg == "L1" || arg == "L2" || arg == "L3") return {.kind = SchemeKind::actnn, .level = unsigned(arg[1] - '0')};
     throw Error("scheme '" + std::string(text) + "': unknown ActNN level '" + std::string(arg) +
                 "' (valid: L1, L2, L3)");
+  }
+  if (family == "gact" && arg.starts_with("avg")) {  // an average budget, allocated per tensor
+    const std::string budget(arg.substr(3));
+    char* end = nullptr;
+    const double average = std::strtod(budget.c_str(), &end);
+    if (budget.empty() || end != budget.c_str() + budget.size() || !(average >= 1.0) || !(average <= 32.0))
+      throw Error("scheme '" + std::string(text) + "': the average budget must be a number of bits in [1, 32]");
+    return {.kind = SchemeKind::gact, .average_bits = average};
   }
   if (family == "gact") {
     const unsigned bits = parse_number(text, arg);

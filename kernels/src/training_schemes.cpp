@@ -8,7 +8,8 @@
 //            on average (L3, the greedy allocator per sample); ReLU a 1-bit mask; max pool its indices as int8
 //            (offsets in the window, ActNN's QMaxPool2d); the rest fp32.
 //   gact:B   every floating tensor once as ActNN codes at B bits (32: raw), dropout masks at 1 bit, norm
-//            statistics (1-D, GACT leaves them) and max-pool indices as saved.
+//            statistics (1-D, GACT leaves them) and max-pool indices as saved; gact:avgB the same with a
+//            width per tensor from GACT's allocator averaging B bits (every element equally sensitive).
 //   mesa     over amp: conv, linear, LayerNorm, softmax, GELU/SiLU and matmul operands as Mesa's 8-bit codes
 //            with an (α, β) per attention head (one for other tensors).
 //   fewbit:B the input of GELU/SiLU as B-bit Few-Bit codes; the rest fp32.
@@ -18,6 +19,7 @@
 
 #include "ecosim/kernels/actnn.hpp"
 #include "ecosim/kernels/fewbit.hpp"
+#include "ecosim/kernels/gact.hpp"
 #include "ecosim/kernels/mesa.hpp"
 #include "ecosim/kernels/training_schemes.hpp"
 #include "ecosim/ops_counter/checked.hpp"
@@ -100,6 +102,7 @@ Form mask_form(const SavedTensor& s) { return {"mask1", fewbit::code_bytes(s.ele
 struct Rules {
   const Scheme& scheme;
   std::uint64_t batch;
+  std::vector<unsigned> gact_bits = {};  // gact:avgB: the width of each saved tensor (its index in step.saved)
 
   /// fp16 or fp32 as autocast runs the saver: the tensor itself when produced so, else the saver's own cast.
   static Form cast(const SavedTensor& s, DType to, DType produced) {
@@ -133,15 +136,18 @@ struct Rules {
     return raw(s);
   }
 
-  Form of(const Layer& saver, const SavedTensor& s, const std::string& what, Role r, DType produced) const {
+  Form of(const Layer& saver, const SavedTensor& s, std::size_t index, const std::string& what, Role r,
+          DType produced) const {
     switch (scheme.kind) {
       case SchemeKind::none: return raw(s);
       case SchemeKind::amp: return amp(s, r, produced);
       case SchemeKind::actnn: return actnn(s, r);
-      case SchemeKind::gact:  // GACT's quantizer: 1-bit dropout masks; no 1-D tensors (norm statistics)
+      case SchemeKind::gact: {  // GACT's quantizer: 1-bit dropout masks; no 1-D tensors (norm statistics)
         if (r == Role::mask) return mask_form(s);
-        if (!floating(s) || r == Role::stats || scheme.bits == 32) return raw(s);
-        return actnn_form("gact" + std::to_string(scheme.bits), actnn::Layout::uniform(s.elements, scheme.bits), false);
+        const unsigned bits = gact_bits.empty() ? scheme.bits : gact_bits[index];
+        if (!floating(s) || r == Role::stats || bits == 32) return raw(s);
+        return actnn_form("gact" + std::to_string(bits), actnn::Layout::uniform(s.elements, bits), false);
+      }
       case SchemeKind::mesa: {
         const bool wrapped = r == Role::conv_input || r == Role::linear_input || r == Role::ln_input ||
                              r == Role::softmax_output || r == Role::act_input || r == Role::matmul_operand;
@@ -155,6 +161,31 @@ struct Rules {
   }
 };
 
+/// gact:avgB: a width per saved tensor from GACT's allocator under an average of B bits over the tensors it
+/// quantizes (floating, not norm statistics), every element equally sensitive (ecosim sees no gradients: the
+/// sensitivity of a tensor is its element count); the others keep B (unused).
+std::vector<unsigned> gact_allocation(const Scheme& scheme, const std::vector<Layer>& layers,
+                                      const TrainingStep& step) {
+  std::vector<std::size_t> quantized;
+  std::vector<double> sensitivity;
+  std::vector<std::uint64_t> elements;
+  for (std::size_t i = 0; i < step.saved.size(); ++i) {
+    const SavedTensor& s = step.saved[i];
+    bool stats = false;
+    for (const Saver& saver : s.savers)
+      for (Role r : roles(layers[saver.layer], saver.what)) stats = stats || r == Role::stats;
+    if (!floating(s) || stats) continue;
+    quantized.push_back(i);
+    sensitivity.push_back(static_cast<double>(s.elements));
+    elements.push_back(s.elements);
+  }
+  std::vector<unsigned> bits(step.saved.size(), 32);
+  if (quantized.empty()) return bits;
+  const std::vector<unsigned> chosen = gact::allocate_bits(sensitivity, elements, scheme.average_bits);
+  for (std::size_t k = 0; k < quantized.size(); ++k) bits[quantized[k]] = chosen[k];
+  return bits;
+}
+
 void add_records(std::vector<OpRecord>& to, const std::vector<OpRecord>& records, const std::string& prefix) {
   for (const OpRecord& r : records) to.push_back(ops::prefixed(r, prefix));
 }
@@ -165,7 +196,7 @@ SchemeStep apply_scheme(const Scheme& scheme, const std::vector<Layer>& layers, 
                         std::uint64_t batch) {
   SchemeStep out;
   out.scheme = scheme;
-  const Rules rules{scheme, batch};
+  const Rules rules{scheme, batch, scheme.average_bits > 0 ? gact_allocation(scheme, layers, step) : std::vector<unsigned>{}};
   const std::vector<DType> produced = autocast_dtypes(layers, step);
   for (std::size_t i = 0; i < step.saved.size(); ++i) {
     const SavedTensor& s = step.saved[i];
@@ -173,7 +204,7 @@ SchemeStep apply_scheme(const Scheme& scheme, const std::vector<Layer>& layers, 
     for (const Saver& saver : s.savers) {
       const Layer& layer = layers[saver.layer];
       for (Role r : roles(layer, saver.what)) {
-        Form f = rules.of(layer, s, saver.what, r, produced[i]);
+        Form f = rules.of(layer, s, i, saver.what, r, produced[i]);
         if (f.bytes == 0 || (!f.own && !shared.insert(f.key).second)) continue;
         if (f.kept.empty()) f.kept = {{kept_type(f.key), f.bytes}};
         out.stored.push_back({i, saver.layer, f.key, f.bytes, f.kept});

@@ -3,6 +3,7 @@
 // Table 1 (DeiT-Ti at batch 128) — each scheme at most `none`'s bytes on every zoo family, the stored bytes equal
 // to the bytes the kernels' own compress records write, and refused scheme names, levels and bit widths.
 #include <catch2/catch.hpp>
+#include <set>
 #include <cmath>
 
 #include "ecosim/kernels/actnn.hpp"
@@ -248,4 +249,31 @@ TEST_CASE("the step's records: each stored copy written to DRAM once and read ba
                                   return n;
                                 }());
   }
+}
+
+TEST_CASE("gact:avgB: GACT's allocation under an average budget — uniform at a width, mixed between widths") {
+  // every element equally sensitive: the allocation at an average of 4 bits is 4 bits everywhere, gact:4 itself
+  const Run r = run("resnet18", 4, {"gact:4", "gact:avg4", "gact:2", "gact:avg3"});
+  CHECK(r.schemes[1].activation_bytes == r.schemes[0].activation_bytes);
+  CHECK(r.schemes[1].scheme.name() == "gact:avg4");
+  // between the widths: some tensors at 2 bits, some at 4, the code bits within the budget of 3 an element
+  std::uint64_t quantized = 0, code_bits = 0;
+  std::set<std::string> forms;
+  for (const StoredTensor& t : r.schemes[3].stored)
+    if (t.form.starts_with("gact")) {
+      forms.insert(t.form);
+      const std::uint64_t elements = r.step.saved[t.saved].elements;
+      quantized += elements;
+      code_bits += elements * std::stoul(t.form.substr(4));
+    }
+  CHECK(forms.contains("gact2"));
+  CHECK(forms.contains("gact4"));
+  CHECK(code_bits <= 3 * quantized);
+  CHECK(code_bits > 2 * quantized);
+  CHECK(r.schemes[3].activation_bytes > r.schemes[2].activation_bytes);
+  CHECK(r.schemes[3].activation_bytes < r.schemes[0].activation_bytes);
+  using Catch::Matchers::Contains;
+  CHECK_THROWS_WITH(parse_scheme("gact:avg0.5"), Contains("average budget"));
+  CHECK_THROWS_WITH(parse_scheme("gact:avg"), Contains("average budget"));
+  CHECK_THROWS_WITH(parse_scheme("gact:avg40"), Contains("[1, 32]"));
 }

@@ -91,7 +91,8 @@ int train(const Args& args) {
       "resolution", po::value<std::int64_t>(), "image models: input height = width (default: the model's)")(
       "seq-len", po::value<std::int64_t>(), "sequence models: tokens (default: the model's)")(
       "scheme", po::value<std::string>(),
-      "activation schemes, comma-separated: none, amp, actnn:L1|L2|L3, gact:B (1, 2, 4, 8, 32), mesa, fewbit:B "
+      "activation schemes, comma-separated: none, amp, actnn:L1|L2|L3, gact:B (1, 2, 4, 8, 32), gact:avgB (an "
+      "average budget of B bits allocated per tensor), mesa, fewbit:B "
       "(1-4) (default: none, amp, actnn:L3, gact:4, mesa, fewbit:2 where each applies)")(
       "optimizer", po::value<std::string>()->default_value("sgd"), "sgd (momentum, weight decay) or adamw")(
       "convention", po::value<std::string>()->default_value("exact"),

@@ -22,10 +22,14 @@ struct Scheme {
   SchemeKind kind = SchemeKind::none;
   unsigned level = 0;  // actnn: 1, 2 or 3
   unsigned bits = 0;   // gact: a width of gact::kBitChoices; fewbit: the solver's 1..4
+  /// gact:avgB: GACT's adaptive allocation (gact::allocate_bits), a width per tensor averaging B bits (0: fixed
+  /// `bits`). ecosim sees no gradients, so every element is equally sensitive: the tensors' widths differ only
+  /// where B is not one of the widths (gact:avg3 mixes 2 and 4 bits).
+  double average_bits = 0;
   std::string name() const;
 };
 
-/// "none", "amp", "actnn:L1|L2|L3", "gact:B", "mesa", "fewbit:B"; throws ecosim::Error naming the valid forms
+/// "none", "amp", "actnn:L1|L2|L3", "gact:B", "gact:avgB", "mesa", "fewbit:B"; throws ecosim::Error naming the valid forms
 /// for an unknown scheme or level, and the kernel module's own message for bits outside its range.
 Scheme parse_scheme(std::string_view text);
 
