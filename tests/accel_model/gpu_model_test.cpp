@@ -185,6 +185,22 @@ TEST_CASE("gpu model: unmasked attention tiles run in whole waves over the SMs")
   CHECK(kernel_s(132, 128) / kernel_s(132, 3136) == Approx((1 + fill) / (25 * (25 + fill))).epsilon(1e-12));
 }
 
+TEST_CASE("gpu model: a decode step's keys are split over the idle SMs, so it streams its KV cache") {
+  const KernelModel& model = KernelModel::builtin();
+  const GpuSpec h100 = builtin_gpu("h100-sxm");
+  // 32 heads, one query over 131,072 cached keys of width 128: 32 blocks would leave 100 of 132 SMs idle; split
+  // four ways the time is the cache's K and V streamed once (plus the combine pass's small partials)
+  const KernelTime decode =
+      model.attention(h100, AttentionImpl::flash2, {1, 32, 1, 131072, 128, false, false, DType::fp16});
+  const double kv_bytes = 2.0 * 32 * 131072 * 128 * 2;
+  const double stream_s = model.streaming_kernel(h100, kv_bytes).latency_s;
+  CHECK(decode.latency_s > stream_s);
+  CHECK(decode.latency_s < 1.02 * stream_s + 2 * model.value("launch_overhead_us") * 1e-6);
+  // a prefill's many query tiles fill the SMs themselves: nothing is split (its time is whole waves of rows)
+  const KernelTime prefill = model.attention(h100, AttentionImpl::flash2, {1, 32, 4096, 0, 128, false, false, DType::fp16});
+  CHECK(prefill.bytes == Approx(32.0 * 128 * (2 * 4096 + 2 * 4096) * 2));  // Q, K, V, O once: no partials
+}
+
 TEST_CASE("gpu model: SDPA's math back end is materialised attention in fp32 plus its inputs' conversions") {
   const KernelModel& model = KernelModel::builtin();
   const GpuSpec h100 = builtin_gpu("h100-sxm");

@@ -1,7 +1,8 @@
 // Attention on a GPU. Fused (FlashAttention-2/3, cuDNN): the score matrix in 128 x 128 tiles, each costing its
 // matmuls (at the MMA rate the implementation's instructions reach) and its softmax (exp on the special-function
 // units, the rest on CUDA cores), in sequence or partly overlapped; a per-query-tile pipeline fill; causal tiles
-// above the diagonal skipped; the backward pass as its own kernel. Unfused ("naive", as PyTorch composes it):
+// above the diagonal skipped; a decode's few queries with the keys split over the idle SMs (split-KV); the backward
+// pass as its own kernel. Unfused ("naive", as PyTorch composes it):
 // scores materialised, GEMMs by the GEMM model and softmax as a bandwidth-bound pass; PyTorch's SDPA math back
 // end is the same in fp32 with its inputs converted. ecosim's own kernel: one
 // query row per thread on CUDA cores, operands from shared memory.
@@ -101,10 +102,18 @@ KernelTime KernelModel::fused_attention(const GpuSpec& gpu, AttentionImpl impl, 
   const double bytes_per_element = double(dtype_bytes(s.dtype));
   const double io_bytes = heads * d * (2 * double(s.seq) + 2 * double(s.kv_seq)) * bytes_per_element;  // Q, K, V, O
   const double launch_s = value("launch_overhead_us") * 1e-6;
+  // Split-KV (FlashDecoding, FlashAttention-2's split-KV kernel for a KV cache): when the queries fit one tile
+  // and the heads leave SMs idle, each head's keys are split over `splits` blocks (one wave), each a partial
+  // softmax over its share, then a second launch combines the partial outputs and their row maxima and sums.
+  const double splits =
+      q_tiles == 1 && heads < sms ? std::min(kv_tiles, std::max(1.0, std::floor(sms / heads))) : 1.0;
+  const double forward_units = splits > 1 ? std::ceil(longest_row / splits) + fill : tile_units;
+  const double combine_bytes = splits > 1 ? heads * double(s.seq) * splits * (d + 2) * 4.0 : 0.0;  // fp32 partials
   KernelTime t;
   if (s.forward) {
-    t.latency_s = launch_s + std::max(tile_units * tile * tile * forward_element_s, streamed_s(gpu, io_bytes));
-    t.bytes = io_bytes;
+    t.latency_s = launch_s + std::max(forward_units * tile * tile * forward_element_s, streamed_s(gpu, io_bytes));
+    if (splits > 1) t.latency_s += launch_s + streamed_s(gpu, 2 * combine_bytes);  // written, then read
+    t.bytes = io_bytes + 2 * combine_bytes;
   }
   if (s.backward) {
     const double backward_bytes = 2 * io_bytes;  // reads Q, K, V, O, dO; writes dQ, dK, dV
