@@ -38,6 +38,7 @@ TEST_CASE(
   r.options.phase.phase = Phase::decode;
   r.contexts = {16, 64, 256, 1024, 4096};
   r.variants = {AttentionVariant::msa, AttentionVariant::performer, AttentionVariant::ecoformer};
+  r.gpu = gpu::builtin_gpu("h100-sxm");
   const accel::AccelConfig accel = accel::builtin_config("bitfusion-45nm");
   const TechTable tech = TechTable::builtin_45nm();
   const std::vector<CrossoverSeries> series = crossover_series(r, accel, tech);
@@ -50,13 +51,16 @@ TEST_CASE(
         (msa[i].op_energy_pj - msa[i - 1].op_energy_pj) / static_cast<double>(r.contexts[i] - r.contexts[i - 1]);
     CHECK(step == Approx(slope).epsilon(1e-9));
     CHECK(msa[i].accel_latency_ms > msa[i - 1].accel_latency_ms);
+    CHECK(msa[i].gpu_latency_ms >= msa[i - 1].gpu_latency_ms);  // the step streams a longer KV cache (whole tiles)
   }
+  CHECK(msa.back().gpu_latency_ms > msa.front().gpu_latency_ms);
   for (std::size_t v = 1; v < series.size(); ++v) {
     const CrossoverSeries& s = series[v];
     INFO(name(s.variant));
     for (const CrossoverPoint& p : s.points) {
       CHECK(p.op_energy_pj == s.points.front().op_energy_pj);
       CHECK(p.kv_cache_bytes == s.points.front().kv_cache_bytes);
+      CHECK(p.gpu_latency_ms == s.points.front().gpu_latency_ms);  // a fixed-size state: the same step each time
     }
     // both lines are exact, so MSA's op energy at the interpolated crossing is the variant's
     REQUIRE(s.op_energy.kind == Crossover::Kind::crosses);

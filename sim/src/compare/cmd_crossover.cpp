@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "accel_report.hpp"
+#include "ecosim/accel_model/gpu/gpu_spec.hpp"
 #include "count_report.hpp"
 #include "crossover.hpp"
 #include "ecosim/ops_counter/dtype.hpp"
@@ -92,6 +93,8 @@ int crossover(const Args& args) {
       "batch", po::value<std::int64_t>()->default_value(1), "sequences")(
       "kv-dtype", po::value<std::string>()->default_value("fp16"), "KV-cache element type (its bytes)")(
       "weight-dtype", po::value<std::string>()->default_value("fp16"), "weight element type")(
+      "gpu", po::value<std::string>()->default_value("h100-sxm"),
+      "the GPU whose modelled time per token is shown: a100-sxm, h100-sxm, h100-pcie, h200, l4, rtx4090")(
       "format", po::value<std::string>()->default_value("table"), "table or json")(
       "out", po::value<std::string>(), "also write crossover.json, crossover.csv and crossover.png into this folder")(
       "tech-table", po::value<std::string>(), "energy per op, JSON (default: built-in 45 nm table)");
@@ -132,6 +135,7 @@ int crossover(const Args& args) {
   request.variants = parse_variant_list(vm["variants"].as<std::string>());
   check_parameters_apply(vm, request.variants);
   request.contexts = parse_contexts(vm["contexts"].as<std::string>());
+  request.gpu = gpu::builtin_gpu(vm["gpu"].as<std::string>());
   if (!request.zoo.decoder_facts(request.model, {}))
     throw Error("model '" + request.model + "' is not a decoder: the crossover is over a decoder's contexts");
 

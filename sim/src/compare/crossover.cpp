@@ -3,6 +3,7 @@
 
 #include <fmt/core.h>
 
+#include "ecosim/accel_model/gpu/op_records.hpp"
 #include "ecosim/accel_model/plan_source.hpp"
 #include "ecosim/accel_model/replay.hpp"
 #include "ecosim/ops_counter/error.hpp"
@@ -40,12 +41,13 @@ CrossoverPoint point(const CrossoverRequest& r, AttentionVariant v, std::uint64_
   accel::PlanSource plans(records, Convention::exact, name(v), accel, tech);
   const accel::ReplayResult replay = accel::replay_closed_form(plans, accel);
   const auto tokens = static_cast<double>(facts.new_tokens);
-  return {context,
-          tech.energy_pj(counter.total()) / tokens,
-          replay.total.energy.total_pj() / tokens,
-          replay.latency_ms() / tokens,
-          facts.macs_per_token(),
-          facts.kv_cache_bytes};
+  return {.context = context,
+          .op_energy_pj = tech.energy_pj(counter.total()) / tokens,
+          .accel_energy_pj = replay.total.energy.total_pj() / tokens,
+          .accel_latency_ms = replay.latency_ms() / tokens,
+          .macs = facts.macs_per_token(),
+          .gpu_latency_ms = gpu::modelled_latency_s(list.records, r.gpu, gpu::Software::best_library) * 1e3 / tokens,
+          .kv_cache_bytes = facts.kv_cache_bytes};
 }
 
 template <typename T>
@@ -95,7 +97,7 @@ std::vector<CrossoverSeries> crossover_series(const CrossoverRequest& request, c
     throw Error("the crossover is against MSA: it must be the first variant");
   std::vector<CrossoverSeries> series;
   for (AttentionVariant v : request.variants) {
-    CrossoverSeries s{v, {}, {}, {}, {}, {}};
+    CrossoverSeries s{v, {}, {}, {}, {}, {}, {}};
     for (std::uint64_t context : request.contexts) s.points.push_back(point(request, v, context, accel, tech));
     if (!series.empty()) {
       const CrossoverSeries& msa = series.front();
@@ -105,6 +107,8 @@ std::vector<CrossoverSeries> crossover_series(const CrossoverRequest& request, c
                                       metric(s, &CrossoverPoint::accel_energy_pj));
       s.accel_latency = find_crossover(request.contexts, metric(msa, &CrossoverPoint::accel_latency_ms),
                                        metric(s, &CrossoverPoint::accel_latency_ms));
+      s.gpu_latency = find_crossover(request.contexts, metric(msa, &CrossoverPoint::gpu_latency_ms),
+                                     metric(s, &CrossoverPoint::gpu_latency_ms));
       s.kv_cache = find_crossover(request.contexts, metric(msa, &CrossoverPoint::kv_cache_bytes),
                                   metric(s, &CrossoverPoint::kv_cache_bytes));
     }
@@ -123,6 +127,7 @@ nlohmann::ordered_json crossover_json(const CrossoverRequest& request, const std
   j["accelerator"] = accel.name;
   j["engine"] = std::string(accel::name(accel::Engine::closed_form));
   j["tech_table"] = tech.name();
+  j["gpu"] = request.gpu.name + ", modelled, " + std::string(gpu::software_description(gpu::Software::best_library));
   j["per_token"] = "decode: the step that makes the context C tokens; prefill: a pass over C tokens ÷ C";
   for (const CrossoverSeries& s : series) {
     nlohmann::ordered_json v;
@@ -132,12 +137,14 @@ nlohmann::ordered_json crossover_json(const CrossoverRequest& request, const std
                              {"op_energy_pj_per_token", p.op_energy_pj},
                              {"accel_energy_pj_per_token", p.accel_energy_pj},
                              {"accel_latency_ms_per_token", p.accel_latency_ms},
+                             {"gpu_latency_ms_per_token", p.gpu_latency_ms},
                              {"macs_per_token", p.macs},
                              {"kv_cache_bytes", p.kv_cache_bytes}});
     if (s.variant != AttentionVariant::msa)
       v["crossover_vs_msa"] = {{"op_energy", crossover_json(s.op_energy)},
                                {"accel_energy", crossover_json(s.accel_energy)},
                                {"accel_latency", crossover_json(s.accel_latency)},
+                               {"gpu_latency", crossover_json(s.gpu_latency)},
                                {"kv_cache_bytes", crossover_json(s.kv_cache)}};
     j["variants"].push_back(std::move(v));
   }
@@ -166,7 +173,8 @@ void print_crossover_table(std::ostream& out, const CrossoverRequest& request,
   };
   const Metric metrics[] = {{"op energy per token (µJ, tech table)", &CrossoverPoint::op_energy_pj, 1e-6},
                             {"accelerator energy per token (µJ, closed form)", &CrossoverPoint::accel_energy_pj, 1e-6},
-                            {"accelerator latency per token (ms, closed form)", &CrossoverPoint::accel_latency_ms, 1}};
+                            {"accelerator latency per token (ms, closed form)", &CrossoverPoint::accel_latency_ms, 1},
+                            {"GPU time per token (ms, modelled: the best library's kernels)", &CrossoverPoint::gpu_latency_ms, 1}};
   const bool decode = request.options.phase.phase == Phase::decode;
   out << fmt::format("{} {} per token over contexts (decode: the step that makes the context C tokens)\n",
                      request.model, decode ? "decode" : "prefill");
@@ -193,13 +201,14 @@ void print_crossover_table(std::ostream& out, const CrossoverRequest& request,
     out << "\n";
   }
   out << "\ncontext at which the variant falls below MSA (interpolated between the contexts listed)\n";
-  out << fmt::format("  {:<16} {:>14} {:>14} {:>14} {:>14}\n", "variant", "op energy", "accel energy", "accel latency",
-                     "KV/state");
+  out << fmt::format("  {:<16} {:>14} {:>14} {:>14} {:>14} {:>14}\n", "variant", "op energy", "accel energy",
+                     "accel latency", "GPU time", "KV/state");
   const std::uint64_t first = request.contexts.front();
   for (const CrossoverSeries& s : series) {
     if (s.variant == AttentionVariant::msa) continue;
-    out << fmt::format("  {:<16} {:>14} {:>14} {:>14} {:>14}\n", name(s.variant), crossover_text(s.op_energy, first),
-                       crossover_text(s.accel_energy, first), crossover_text(s.accel_latency, first),
+    out << fmt::format("  {:<16} {:>14} {:>14} {:>14} {:>14} {:>14}\n", name(s.variant),
+                       crossover_text(s.op_energy, first), crossover_text(s.accel_energy, first),
+                       crossover_text(s.accel_latency, first), crossover_text(s.gpu_latency, first),
                        crossover_text(s.kv_cache, first));
   }
 }

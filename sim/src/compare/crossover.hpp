@@ -1,7 +1,7 @@
 // Internal: `ecosim crossover` — a decoder model's cost per token over a range of contexts for each attention
 // variant, in decode (the step that makes the context C tokens) or prefill (C tokens): the op energy (the tech
-// table), the accelerator's closed-form latency and energy, the KV cache or recurrent state after it, and the
-// context at which each of them falls below MSA's.
+// table), the accelerator's closed-form latency and energy, the modelled GPU time (the best library's kernels on
+// a named GPU), the KV cache or recurrent state after it, and the context at which each falls below MSA's.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ecosim/accel_model/config.hpp"
+#include "ecosim/accel_model/gpu/gpu_spec.hpp"
 #include "ecosim/ops_counter/energy.hpp"
 #include "ecosim/ops_counter/model_zoo.hpp"
 
@@ -20,6 +21,7 @@ namespace ecosim::cli {
 struct CrossoverRequest {
   ModelZoo zoo;
   std::string model;
+  gpu::GpuSpec gpu;  // the GPU whose modelled time per token is reported (the best library's kernels)
   ModelOptions options;  // the variants' parameters, batch and dtypes; its phase kind (prefill or decode)
   std::vector<std::uint64_t> contexts;     // ascending
   std::vector<AttentionVariant> variants;  // msa first: the reference
@@ -29,6 +31,7 @@ struct CrossoverRequest {
 struct CrossoverPoint {
   std::uint64_t context = 0;
   double op_energy_pj = 0, accel_energy_pj = 0, accel_latency_ms = 0, macs = 0;
+  double gpu_latency_ms = 0;  // modelled on CrossoverRequest::gpu, the best library's kernels
   std::uint64_t kv_cache_bytes = 0;  // after the step or pass: KV cache or recurrent state, all layers
 };
 
@@ -47,7 +50,7 @@ Crossover find_crossover(const std::vector<std::uint64_t>& contexts, const std::
 struct CrossoverSeries {
   AttentionVariant variant{};
   std::vector<CrossoverPoint> points;                          // one per context
-  Crossover op_energy, accel_energy, accel_latency, kv_cache;  // against MSA (MSA's own: not_within)
+  Crossover op_energy, accel_energy, accel_latency, gpu_latency, kv_cache;  // against MSA (MSA's own: not_within)
 };
 
 /// Counts, replays (closed form) and compares every variant at every context; throws ecosim::Error for a
