@@ -14,8 +14,9 @@ namespace ecosim::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "ecosim gpu-time [--gpu NAME | --gpu-file PATH] --op attention --impl flash2|flash3|cudnn|naive|ecosim "
-    "--batch B --heads H --seq N [--kv-seq N] --dim D [--causal] [--pass fwd|bwd|fwd+bwd] [--dtype fp16|bf16] "
+    "ecosim gpu-time [--gpu NAME | --gpu-file PATH] --op attention --impl flash2|flash3|cudnn|naive|sdpa-math|ecosim "
+    "--batch B --heads H --seq N [--kv-seq N] --dim D [--causal] [--pass fwd|bwd|fwd+bwd] [--dtype fp16|bf16|fp32 "
+    "(naive, sdpa-math, ecosim)] "
     "[--timed kernel|pytorch-call]\n"
     "       ecosim gpu-time [--gpu NAME] --op gemm --m M --n N --k K [--dtype fp32|tf32|fp16|bf16|fp8]\n"
     "       ecosim gpu-time [--gpu NAME] --op copy|softmax|rmsnorm --rows R --cols C [--dtype D]";
@@ -75,7 +76,8 @@ int gpu_time(const Args& args) {
       "gpu-file", po::value<std::string>(),
       "a GPU description of your own (JSON, as "
       "accel_model/data/gpus/*.json)")("op", po::value<std::string>(), "attention, gemm, copy, softmax, rmsnorm")(
-      "impl", po::value<std::string>()->default_value("flash2"), "attention: flash2, flash3, cudnn, naive, ecosim")(
+      "impl", po::value<std::string>()->default_value("flash2"),
+      "attention: flash2, flash3, cudnn, naive, sdpa-math, ecosim")(
       "batch", po::value<std::int64_t>(), "attention batch")("heads", po::value<std::int64_t>(), "attention heads")(
       "seq", po::value<std::int64_t>(), "query sequence length")("kv-seq", po::value<std::int64_t>(),
                                                                  "key/value sequence length (default: --seq)")(
@@ -83,11 +85,10 @@ int gpu_time(const Args& args) {
       "pass", po::value<std::string>()->default_value("fwd"), "fwd, bwd or fwd+bwd")(
       "timed", po::value<std::string>()->default_value("kernel"),
       "attention: kernel (the kernels alone) or pytorch-call (one eager PyTorch call between CUDA events, its "
-      "dispatch included)")(
-      "m", po::value<std::int64_t>(), "GEMM rows")("n", po::value<std::int64_t>(), "GEMM columns")(
-      "k", po::value<std::int64_t>(), "GEMM depth")("rows", po::value<std::int64_t>(), "rows")(
-      "cols", po::value<std::int64_t>(), "columns")("dtype", po::value<std::string>()->default_value("fp16"),
-                                                    "fp32, tf32, fp16, bf16, fp8")(
+      "dispatch included)")("m", po::value<std::int64_t>(), "GEMM rows")(
+      "n", po::value<std::int64_t>(), "GEMM columns")("k", po::value<std::int64_t>(), "GEMM depth")(
+      "rows", po::value<std::int64_t>(), "rows")("cols", po::value<std::int64_t>(), "columns")(
+      "dtype", po::value<std::string>()->default_value("fp16"), "fp32, tf32, fp16, bf16, fp8")(
       "format", po::value<std::string>()->default_value("table"), "table or json");
   po::variables_map vm;
   if (!parse_args(args, options, vm, kUsage,
