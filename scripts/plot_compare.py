@@ -100,14 +100,20 @@ def figure(report):
     return fig
 
 
-def main() -> int:
+def plot_report(draw, usage) -> int:
+    """The main of a script drawing one JSON report (argv: REPORT.json OUT.png): draw(report) written atomically;
+    `usage` printed on other arguments. plot_crossover.py uses it too."""
     if len(sys.argv) != 3:
-        sys.exit(__doc__)
+        sys.exit(usage)
     src, dst = sys.argv[1], sys.argv[2]
     with open(src, encoding="utf-8") as f:
         report = json.load(f)
-    save_atomically(figure(report), dst)
+    save_atomically(draw(report), dst)
     return 0
+
+
+def main() -> int:
+    return plot_report(figure, __doc__)
 
 
 def save_atomically(fig, dst: str) -> None:

@@ -3,14 +3,13 @@
 per attention variant, each variant's crossing below MSA marked where it falls between the contexts listed.
 
 usage: plot_crossover.py crossover.json crossover.png
-Plain positional paths; the PNG is written atomically (plot_compare.save_atomically)."""
-import json
+Plain positional paths; the PNG is written atomically (plot_compare.plot_report)."""
 import os
 import sys
 
 if "plot_compare" not in sys.modules:  # run from the source tree (ecosim crossover provides it as a module)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plot_compare import matplotlib, plt, save_atomically  # noqa: E402  (matplotlib set up there, Agg backend)
+from plot_compare import matplotlib, plot_report, plt  # noqa: E402  (matplotlib set up there, Agg backend)
 
 
 def crossing_energy(msa, context):
@@ -70,13 +69,7 @@ def figure(report):
 
 
 def main() -> int:
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    src, dst = sys.argv[1], sys.argv[2]
-    with open(src, encoding="utf-8") as f:
-        report = json.load(f)
-    save_atomically(figure(report), dst)
-    return 0
+    return plot_report(figure, __doc__)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@
 // benchmark traces are small and read whole; ecosim replay streams.
 // Usage: bench_accel [--unfused] TRACE.jsonl...   (scripts/bench_accel generates the traces and runs this)
 #include <fmt/core.h>
-#include <sys/resource.h>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -15,15 +14,11 @@
 #include "ecosim/accel_model/replay.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/traces/trace.hpp"
+#include "peak_rss.hpp"
+
+using ecosim::benchmarks::peak_rss_mib;
 
 namespace {
-
-/// The process's peak resident set so far, in MiB.
-double peak_rss_mib() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return double(usage.ru_maxrss) / 1024;  // ru_maxrss is in KiB on Linux
-}
 
 template <class F>
 double seconds(F&& f) {

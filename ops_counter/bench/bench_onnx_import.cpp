@@ -7,7 +7,6 @@
 // Usage: bench_onnx_import [--reps N] MODEL.onnx   (scripts/bench_onnx_import generates graphs and runs this)
 #include <fmt/core.h>
 #include <onnx/onnx_pb.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -21,15 +20,11 @@
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/onnx_model.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
+#include "peak_rss.hpp"
+
+using ecosim::benchmarks::peak_rss_mib;
 
 namespace {
-
-/// The process's peak resident set so far, in MiB.
-double peak_rss_mib() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return double(usage.ru_maxrss) / 1024;  // ru_maxrss is in KiB on Linux
-}
 
 /// The median wall time of `reps` calls of `f`, in milliseconds.
 template <class F>

@@ -130,6 +130,7 @@ foreach(case "--model|resnet152|--batch|549755813888|layer .stem.conv.: [^\n]*ov
         "--onnx|${onnx_models}/tiny_vit.onnx|--model|resnet18|give --model NAME or --onnx FILE"
         "--scheme|none|give --model NAME or --onnx FILE"
         "--onnx|${onnx_models}/tiny_vit.onnx|--batch|4|--batch applies to --model"
+        "--onnx|${onnx_models}/tiny_vit.onnx|--strict|always refuses unknown op types"
         "--onnx|${onnx_models}/tiny_vit.onnx|--max-batch|--memory-gb|4|it needs --model"
         "--onnx|${onnx_ops}/hostile/cycle.onnx|cycle"
         "--onnx|${onnx_ops}/einsum.onnx|unknown op types[^\n]*Einsum ×1")

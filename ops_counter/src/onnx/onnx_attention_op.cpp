@@ -47,10 +47,11 @@ std::optional<Match> attention_op(const Context& c, std::size_t i) {
     c.fail(n, fmt::format("head widths differ (Q {}, K {}, V {}): counted only when equal", q[3], k[3], v[3]));
   if (q[1] % k[1] != 0) c.fail(n, fmt::format("{} query heads do not share {} K/V heads evenly", q[1], k[1]));
   std::uint64_t keys = k[2];
+  if (given(n, 4) != given(n, 5)) c.fail(n, "past_key and past_value come together");
   if (given(n, 4)) {
-    const auto past = attention_dims(c, n, 4, "kv_num_heads");
-    if (past[0] != q[0] || past[1] != k[1] || past[3] != q[3])
-      c.fail(n, "past_key disagrees with K on batch, heads or width");
+    const auto past = attention_dims(c, n, 4, "kv_num_heads"), past_v = attention_dims(c, n, 5, "kv_num_heads");
+    if (past[0] != q[0] || past[1] != k[1] || past[3] != q[3] || past_v != past)
+      c.fail(n, "past_key and past_value disagree with K, V or each other on batch, heads, tokens or width");
     keys += past[2];
   }
   const bool is_causal = n.ints.contains("is_causal") && !n.ints.at("is_causal").empty() && n.ints.at("is_causal")[0];

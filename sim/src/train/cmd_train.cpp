@@ -34,6 +34,7 @@ namespace schemes = kernels::schemes;
 /// --seq-len and --model-file do not apply).
 std::vector<Layer> onnx_step_layers(const po::variables_map& vm) {
   reject_given(vm, {"resolution", "seq-len", "model-file"}, "--model (an ONNX export's shapes are its own)");
+  if (vm.count("strict")) throw Error("--strict: train --onnx always refuses unknown op types, leave it out");
   if (!vm["batch"].defaulted()) throw Error("--batch applies to --model (an ONNX export's batch is its own)");
   OnnxImportOptions options;
   options.max_file_bytes = positive(vm, "onnx-max-bytes");
