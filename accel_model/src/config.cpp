@@ -183,6 +183,7 @@ AccelConfig parse_config(std::string_view json_text, const std::string& origin) 
   c.overlap_units = r.flag("systemc.overlap");
   c.prefetch_weights = r.flag("systemc.prefetch");
   c.quantum_cycles = r.count("systemc.quantum_cycles", kQuantumCycles);
+  c.fast_forward = r.flag("systemc.fast_forward");
   check_fits_one_tile(c, r);
   derive_costs(r, c);
   c.effective = std::move(merged);

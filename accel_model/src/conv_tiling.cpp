@@ -129,15 +129,28 @@ class ConvNest {
   auto tiler() const {
     return [this](const Index* before, const Index& at, const Index* after) { return tile(before, at, after); };
   }
-  /// The tiles by class: along the channel loops the first, last and next-to-last tiles apart (edge tiles,
-  /// carries, the edge tile after), along groups and images the first and last, along rows and columns the
-  /// tiles alike in size and clipped halo (theirs and the next tile's).
+  /// By loop, the last indices its tiles set apart: along the channel loops the last and next-to-last (edge
+  /// tiles, carries, the edge tile after), along groups and images the last; rows and columns are keyed by
+  /// their tiles' sizes and clipped halos instead (kKeyed).
+  static constexpr std::uint64_t kKeyed = ~std::uint64_t{0};
+  static constexpr std::array<std::uint64_t, kLoops> kLastEdges = {1, 2, 1, kKeyed, kKeyed, 2};
+  /// By loop, the indices whose tiles stand for one another (NestCursor; none along the keyed loops).
+  std::array<IndexRange, kLoops> middles() const {
+    std::array<IndexRange, kLoops> m;
+    for (std::size_t l = 0; l < kLoops; ++l)
+      if (kLastEdges[l] != kKeyed) m[l] = middle_indices(nest_.trips(l), kLastEdges[l]);
+    return m;
+  }
+  /// The tiles by class: along each edge loop the first index, the middle ones and each of the last kLastEdges,
+  /// along rows and columns the tiles alike in size and clipped halo (theirs and the next tile's).
   void visit_classes(const TileClassVisitor& visit) const {
     auto rows = [&](std::uint64_t i) { return std::pair(h_.size(i), in_rows(i).extent); };
     auto cols = [&](std::uint64_t j) { return std::pair(w_.size(j), in_cols(j).extent); };
-    const std::array<IndexClasses, kLoops> classes = {edge_classes(s_.groups, 1),    edge_classes(k_.trips, 2),
-                                                      edge_classes(s_.batch, 1),     keyed_classes(h_.trips, rows),
-                                                      keyed_classes(w_.trips, cols), edge_classes(ch_.trips, 2)};
+    std::array<IndexClasses, kLoops> classes;
+    for (std::size_t l = 0; l < kLoops; ++l)
+      if (kLastEdges[l] != kKeyed) classes[l] = edge_classes(nest_.trips(l), kLastEdges[l]);
+    classes[kRow] = keyed_classes(h_.trips, rows);
+    classes[kCol] = keyed_classes(w_.trips, cols);
     nest_.visit_classes(classes, tiler(), visit);
   }
 
@@ -160,7 +173,8 @@ class ConvRun : public TileRun {
       : config_(c), nest_(s, a_bits, w_bits, t, config_) {}
   std::uint64_t tile_count() const override { return nest_.nest().tile_count(); }
   std::unique_ptr<TileCursor> cursor() const override {
-    return std::make_unique<NestCursor<kLoops, decltype(nest_.tiler())>>(*this, nest_.nest(), nest_.tiler());
+    return std::make_unique<NestCursor<kLoops, decltype(nest_.tiler())>>(*this, nest_.nest(), nest_.tiler(),
+                                                                          nest_.middles());
   }
   void visit_classes(const TileClassVisitor& visit) const override { nest_.visit_classes(visit); }
   TileBoxes boxes(const TileWork& t) const override {

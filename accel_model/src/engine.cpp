@@ -4,6 +4,7 @@
 
 #include "ecosim/accel_model/replay.hpp"
 #include "ecosim/ops_counter/error.hpp"
+#include "fast_forward.hpp"
 
 namespace ecosim::accel {
 
@@ -31,6 +32,7 @@ ReplayWork plan_work(PlanSource& plans) {
   for (OpPlan plan; plans.next(plan);) {
     ++work.ops;
     work.tiles += plan.tile_count();
+    work.walked_tiles += walked_tiles(plan, plans.config());
   }
   return work;
 }

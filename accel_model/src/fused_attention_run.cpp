@@ -153,7 +153,6 @@ class FusedAttentionRun : public IndexedTileRun {
     }
     return t;
   }
-  void visit_classes(const TileClassVisitor& visit) const override { visit_each_tile(visit); }
   bool has_tiles_beside_previous() const override { return true; }
 
   /// S₀, then the blocks (Sⱼ₊₁, Pⱼ, context j) of the triples j, by groups, outer tiles and inner tiles. A block

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -23,14 +24,26 @@ struct IndexClass {
 };
 using IndexClasses = std::vector<IndexClass>;
 
-/// The classes of a loop of `trips` whose tiles differ only near its end: the first index alone, and the
-/// last `last_edges` alone (the last: its edge tile and carry out of it; the next-to-last: the tile after it
-/// is the edge tile); the indices between stand for one another.
+/// Indices first…last of a loop (empty when first > last).
+struct IndexRange {
+  std::uint64_t first = 1, last = 0;
+  bool contains(std::uint64_t i) const { return first <= i && i <= last; }
+};
+
+/// The indices of a loop of `trips` whose tiles differ only near its end that stand for one another: all but
+/// the first and the last `last_edges` (the last: its edge tile and carry out of it; the next-to-last: the
+/// tile after it is the edge tile).
+inline IndexRange middle_indices(std::uint64_t trips, std::uint64_t last_edges) {
+  return {1, trips > 1 + last_edges ? trips - 1 - last_edges : 0};
+}
+
+/// The classes of such a loop: the first index alone, the middle ones (middle_indices) together, each of the
+/// last `last_edges` alone.
 inline IndexClasses edge_classes(std::uint64_t trips, std::uint64_t last_edges) {
   IndexClasses classes = {{0, 1}};
-  if (trips > 1 + last_edges) classes.push_back({1, trips - 1 - last_edges});
-  for (std::uint64_t i = std::max<std::uint64_t>(1, trips > last_edges ? trips - last_edges : 1); i < trips; ++i)
-    classes.push_back({i, 1});
+  const IndexRange middle = middle_indices(trips, last_edges);
+  if (middle.last >= middle.first) classes.push_back({middle.first, middle.last - middle.first + 1});
+  for (std::uint64_t i = std::max<std::uint64_t>(1, middle.last + 1); i < trips; ++i) classes.push_back({i, 1});
   return classes;
 }
 
@@ -169,14 +182,46 @@ double energy_by_class(const Nest& nest, const AccelConfig& c) {
 }
 
 /// Walks a nest tile by tile, holding the indices of the tiles before, at and after the cursor; `tile` as in
-/// LoopNest::visit_classes.
+/// LoopNest::visit_classes. It knows repetitions ahead from `middles`: by loop, indices whose tiles stand for
+/// one another (a loop's middle class; empty for a loop whose classes are not one stretch): a sweep of the loops
+/// inside loop L at index i repeats the sweep at i − 1 when both are in L's middle indices.
 template <std::size_t N, class Tile>
 class NestCursor : public TileCursor {
   static_assert(N <= kMaxTileLoops, "TileWork::index holds the loop indices");
 
  public:
   /// Tiles of `run`, whose nest is `nest` (both must outlive the cursor).
-  NestCursor(const TileRun& run, const LoopNest<N>& nest, Tile tile) : run_(run), nest_(nest), tile_(std::move(tile)) {}
+  NestCursor(const TileRun& run, const LoopNest<N>& nest, Tile tile, const std::array<IndexRange, N>& middles)
+      : run_(run), nest_(nest), tile_(std::move(tile)), middles_(middles) {}
+
+  /// The next tile starts a sweep of the loops inside the loop at each order position p up to the innermost
+  /// position whose index is not 0; a sweep there of at most `max_period` tiles that repeats the one before.
+  RepeatAhead repeat_ahead(std::uint64_t max_period) const override {
+    RepeatAhead best;
+    std::uint64_t period = 1;
+    for (std::size_t p = N; started_ && !done_ && p-- > 0 && period <= max_period;) {
+      const std::size_t loop = nest_.order()[p];
+      if (const std::uint64_t periods = sweeps_ahead(loop); periods * period > best.tiles()) best = {period, periods};
+      if (at_[loop] != 0) break;
+      period = checked_mul(period, nest_.trips(loop));
+    }
+    return best;
+  }
+  void skip(std::uint64_t period, std::uint64_t periods) override {
+    std::uint64_t inner = 1;
+    for (std::size_t p = N; started_ && !done_ && p-- > 0;) {
+      const std::size_t loop = nest_.order()[p];
+      if (inner == period && periods <= sweeps_ahead(loop)) {
+        at_[loop] += periods;
+        before_ = at_;
+        nest_.step_back(before_);
+        return;
+      }
+      if (at_[loop] != 0) break;
+      inner = checked_mul(inner, nest_.trips(loop));
+    }
+    throw std::logic_error("NestCursor::skip: no such repetition ahead");
+  }
 
   bool next(TileWork& tile) override {
     if (done_) return false;
@@ -193,9 +238,18 @@ class NestCursor : public TileCursor {
   }
 
  private:
+  /// How many sweeps of the loops inside `loop`, from the next tile's, repeat the sweep before it.
+  std::uint64_t sweeps_ahead(std::size_t loop) const {
+    const std::uint64_t i = at_[loop];
+    const IndexRange& middle = middles_[loop];
+    return i > 0 && middle.contains(i - 1) && middle.contains(i) ? std::min(middle.last + 1, nest_.trips(loop) - 1) - i
+                                                                  : 0;
+  }
+
   const TileRun& run_;
   const LoopNest<N>& nest_;
   Tile tile_;
+  std::array<IndexRange, N> middles_;
   typename LoopNest<N>::Index before_{}, at_{};
   bool started_ = false, done_ = false;
 };

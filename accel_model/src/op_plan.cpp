@@ -3,6 +3,7 @@
 
 #include <fmt/core.h>
 #include <algorithm>
+#include <stdexcept>
 
 #include "ecosim/accel_model/conv_tiling.hpp"
 #include "ecosim/accel_model/memory_model.hpp"
@@ -31,6 +32,28 @@ bool PlanCursor::next(TileWork& tile) {
     if (run_ == plan_->runs.size()) return false;
     cursor_ = plan_->runs[run_++]->cursor();
   }
+}
+
+RepeatAhead PlanCursor::repeat_ahead(std::uint64_t max_period) const {
+  return cursor_ ? cursor_->repeat_ahead(max_period) : RepeatAhead{};
+}
+
+void PlanCursor::skip(std::uint64_t period, std::uint64_t periods) {
+  if (!cursor_) throw std::logic_error("PlanCursor::skip before the first tile");
+  cursor_->skip(period, periods);
+}
+
+void TileCursor::skip(std::uint64_t period, std::uint64_t periods) {
+  TileWork passed;
+  for (std::uint64_t i = 0; i < checked_mul(period, periods); ++i)
+    if (!next(passed)) throw std::logic_error("TileCursor::skip past the last tile");
+}
+
+bool alike(const TileWork& a, const TileWork& b) {
+  TileWork placed = b;
+  placed.run = a.run;
+  placed.index = a.index;
+  return placed == a;
 }
 
 std::uint64_t dram_bits(const OpPlan& plan) {
@@ -134,8 +157,8 @@ class StreamRun : public IndexedTileRun {
   }
   /// Tiles take one more bit, cycle or unit of work than the rest while their index is below the remainder
   /// of each split.
-  void visit_classes(const TileClassVisitor& visit) const override {
-    visit_stretches({read_bits_ % count_, write_bits_ % count_, work_.cycles % count_}, visit);
+  std::optional<std::vector<std::uint64_t>> changes() const override {
+    return std::vector<std::uint64_t>{read_bits_ % count_, write_bits_ % count_, work_.cycles % count_};
   }
 
  private:

@@ -7,11 +7,15 @@
 // config.overlap_units: except the one just before a beside_previous tile). With config.prefetch_weights the
 // sequencer loads the next op's first weight tile while this op's last tile computes, when its estimated
 // cycles fit before that tile ends (the half it fills, tile T−2's, is free by then). Tiles travel by value
-// through two-place fifos: nothing holds an op's whole tile list.
+// through two-place fifos: nothing holds an op's whole tile list. Where the configuration allows it
+// (fast_forward.hpp), the sequencer passes over steady runs of alike tiles: each such run's periods are charged
+// at once and the simulation jumps to the end of the run, with the same cycles as the walk.
 #pragma once
 #include <deque>
+#include <optional>
 
 #include "ecosim/accel_model/pipeline.hpp"
+#include "fast_forward.hpp"
 #include "systemc_units.hpp"
 
 namespace ecosim::accel::sc {
@@ -28,7 +32,10 @@ class Controller : public sc_module {
   tlm_utils::simple_initiator_socket<Controller> dma{"dma"}, array{"array"}, vector{"vector"};
 
   SC_HAS_PROCESS(Controller);
-  Controller(sc_module_name name, Job& job) : sc_module(name), job_(job) {
+  /// The units a fast-forward charges directly: `dma` and the compute units `units` (by Unit: array, vector).
+  Controller(sc_module_name name, Job& job, Dma& dma, ComputeUnit& array, ComputeUnit& vector)
+      : sc_module(name), job_(job), dma_unit_(dma), array_unit_(array), vector_unit_(vector) {
+    if (FastForward::enabled(*job.config)) forward_.emplace(*job.config);
     SC_THREAD(sequencer);
     SC_THREAD(array_executor);
     SC_THREAD(vector_executor);
@@ -46,6 +53,8 @@ class Controller : public sc_module {
     start_.notify(SC_ZERO_TIME);  // wakes the sequencer when it already waits (every op after the first)
   }
   bool finished() const { return finished_; }
+  /// The tiles of the last op that ran loaded one by one (the others fast-forwarded).
+  std::uint64_t walked() const { return walked_; }
 
  private:
   void sequencer() {
@@ -63,6 +72,8 @@ class Controller : public sc_module {
     computed_ = 0;
     done_.clear();
     started_ = 0;
+    walked_ = 0;
+    if (forward_) forward_->clear();
     const std::uint64_t start = now_cycles();
     const std::uint64_t array_before = job_.busy_cycles[0], vector_before = job_.busy_cycles[1],
                         dma_before = job_.busy_cycles[2];
@@ -74,6 +85,9 @@ class Controller : public sc_module {
     std::uint64_t stage = 0;  // the tile computing while the DMA works for this stage
     for (; more; ++stage) {
       wait_computed(stage);
+      if (forward_)
+        if (const auto skip = forward_->stage(current, now_cycles(), tiles))
+          fast_forward(*skip, stage, tiles, previous, current, loaded, tally);
       if (stage > 0 && previous.store_bits) dma_command(tlm::TLM_WRITE_COMMAND, TileCommand{previous});
       previous = current;
       more = tiles.next(current);
@@ -97,8 +111,9 @@ class Controller : public sc_module {
   /// the progress callback every kProgressTiles tiles.
   void load(const TileWork& tile, std::uint64_t index, StaticRow& tally) {
     tally.add(tile);
+    ++walked_;
     if (job_.progress && index % kProgressTiles == kProgressTiles - 1)
-      (*job_.progress)({job_.done.ops, job_.done.tiles + index + 1});
+      (*job_.progress)({job_.done.ops, job_.done.tiles + index + 1, job_.done.walked_tiles + walked_});
     TileCommand c{tile};
     if (index == 0 && weights_prefetched_) c.move[std::size_t(Buffer::weights)] = false;
     if (index == 0) weights_prefetched_ = false;
@@ -126,6 +141,50 @@ class Controller : public sc_module {
     dma_command(tlm::TLM_READ_COMMAND, c);
     weights_prefetched_ = true;
     return job_.busy_cycles[2] - before;
+  }
+
+  /// At stage σ (tile σ just started computing, the DMA idle): passes over the stages σ … σ + K − 1 of `skip`
+  /// (K = periods × period), each a copy of the stage one period earlier. Their stores (tiles σ − 1 … σ + K − 2),
+  /// loads (σ + 1 … σ + K) and computations (σ + 1 … σ + K − 1) are charged at the times the walk would give
+  /// them; once tile σ has computed, time jumps to the start of stage σ + K, and tile σ + K, loaded, starts
+  /// computing as in the walk. `stage`, the tiles around the cursor and the count loaded move on accordingly.
+  void fast_forward(const FastForwardSkip& skip, std::uint64_t& stage, PlanCursor& tiles, TileWork& previous,
+                    TileWork& current, std::uint64_t& loaded, StaticRow& tally) {
+    const AccelConfig& config = *job_.config;
+    const std::uint64_t p = skip.period, m = skip.periods, stages = p * m;
+    for (std::uint64_t r = 0; r < p; ++r) {  // stage σ − p + r of the period walked, repeated m times
+      const WalkedStage &at = forward_->back(p - r), &stored = forward_->back(p - r + 1),
+                        &fetched = forward_->back(p - r - 1);
+      const std::uint64_t first = at.start_cycle + skip.period_cycles;  // its first copy: stage σ + r
+      const std::uint64_t store = stored.tile.store_bits ? store_cycles(stored.tile, config) : 0;
+      if (store) {
+        dma_unit_.account(TileCommand{stored.tile}, true, m);
+        job_.busy(Unit::dma, true, first, store, m, skip.period_cycles);
+      }
+      tally.add(fetched.tile, m);
+      if (fetched.tile.load_total_bits()) {
+        dma_unit_.account(TileCommand{fetched.tile}, false, m);
+        job_.busy(Unit::dma, false, first + store, load_cycles(fetched.tile, config), m, skip.period_cycles);
+      }
+      if (at.tile.unit != Unit::dma) {  // stage σ's tile computes in the walk, and so does σ + K's
+        const std::uint64_t copies = r == 0 ? m - 1 : m;
+        (at.tile.unit == Unit::vector ? vector_unit_ : array_unit_).account(at.tile, copies);
+        job_.busy(at.tile.unit, false, r == 0 ? first + skip.period_cycles : first, at.tile.compute_cycles, copies,
+                  skip.period_cycles);
+      }
+    }
+    const std::uint64_t resume = forward_->back(0).start_cycle + m * skip.period_cycles;  // stage σ + K starts
+    while (computed_ < stage + 1) wait(computed_event_);
+    wait(cycles_time(resume - now_cycles()));
+    FastForward::pass_over(skip, tiles, previous, current);
+    forward_->clear();
+    const std::uint64_t loaded_before = loaded;
+    stage += stages;
+    loaded += stages;
+    computed_ = stage;  // every tile before σ + K (done_ is empty: only tile σ was in flight)
+    if (job_.progress && loaded / kProgressTiles != loaded_before / kProgressTiles)
+      (*job_.progress)({job_.done.ops, job_.done.tiles + loaded, job_.done.walked_tiles + walked_});
+    (current.unit == Unit::vector ? to_vector_ : to_array_).write(IndexedTile{stage, current});
   }
 
   void dma_command(tlm::tlm_command command, TileCommand c) {
@@ -176,6 +235,10 @@ class Controller : public sc_module {
   }
 
   Job& job_;
+  Dma& dma_unit_;
+  ComputeUnit &array_unit_, &vector_unit_;
+  std::optional<FastForward> forward_;  // when the configuration allows fast-forward
+  std::uint64_t walked_ = 0;            // tiles of the current op loaded one by one
   const OpPlan *plan_ = nullptr, *next_ = nullptr;
   OpRow* row_ = nullptr;
   bool pending_ = false, finished_ = false;

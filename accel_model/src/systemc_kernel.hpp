@@ -35,9 +35,12 @@ struct Job {
   ReplayWork done;                           // ops finished, and their tiles
   std::uint64_t busy_cycles[3] = {0, 0, 0};  // by Unit: array, vector, dma
 
-  void busy(Unit unit, bool store, std::uint64_t start, std::uint64_t cycles) {
-    busy_cycles[std::size_t(unit)] += cycles;
-    if (timeline) timeline->busy(unit, store, start, cycles);
+  /// `unit` busy for `cycles` from `start`, and `repeats` − 1 times more, each `period` cycles after the one
+  /// before (a fast-forward's).
+  void busy(Unit unit, bool store, std::uint64_t start, std::uint64_t cycles, std::uint64_t repeats = 1,
+            std::uint64_t period = 0) {
+    busy_cycles[std::size_t(unit)] += cycles * repeats;
+    if (timeline) timeline->busy(unit, store, start, cycles, repeats, period);
   }
 };
 

@@ -47,7 +47,7 @@ struct Top : sc::sc_module {
   sc::MemoryTarget memory;
   sc::Dma dma{"dma", job};
   sc::ComputeUnit array{"array", Unit::array, job}, vector{"vector_unit", Unit::vector, job};
-  sc::Controller controller{"controller", job};
+  sc::Controller controller{"controller", job, dma, array, vector};
 
   Top(sc::sc_module_name name, const AccelConfig& config, EnergyLedger& ledger, TimelineWriter* timeline,
       const ReplayProgress* progress)
@@ -98,6 +98,7 @@ ReplayResult replay_systemc(PlanSource& plans, const AccelConfig& config, RowSin
     result.add(row);
     ++top->job.done.ops;
     top->job.done.tiles += row.tiles;
+    top->job.done.walked_tiles += top->controller.walked();
     if (progress) progress(top->job.done);
     if (error) std::rethrow_exception(error);
     std::swap(current, next);

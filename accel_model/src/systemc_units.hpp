@@ -50,20 +50,29 @@ class Dma : public sc_module {
     access_.set_data_length(0);
     access_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     memory->b_transport(access_, delay);
-    for (Buffer b : kAllBuffers) {
-      const std::uint64_t bits = store ? (b == Buffer::outputs ? c.tile.store_bits : 0)
-                                       : (c.move[std::size_t(b)] ? c.tile.load_bits[std::size_t(b)] : 0);
-      if (bits) buffers[std::size_t(b)]->access(bits, !store);
-    }
-    if (c.charge) {
-      if (store)
-        charge_store(c.tile, *job_.ledger);
-      else
-        charge_load(c.tile, *job_.ledger);
-    }
+    account(c, store, 1);
     job_.busy(Unit::dma, store, start, to_cycles(delay - before));
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
   }
+
+ public:
+  /// The buffer accesses and energy of `count` transfers of `c` (a store, or a load), without time: b_transport's
+  /// own, and a fast-forward's for the transfers it passes over.
+  void account(const TileCommand& c, bool store, std::uint64_t count) {
+    for (Buffer b : kAllBuffers) {
+      const std::uint64_t bits = store ? (b == Buffer::outputs ? c.tile.store_bits : 0)
+                                       : (c.move[std::size_t(b)] ? c.tile.load_bits[std::size_t(b)] : 0);
+      if (bits) buffers[std::size_t(b)]->access(bits * count, !store);
+    }
+    if (c.charge) {
+      if (store)
+        charge_store(c.tile, *job_.ledger, count);
+      else
+        charge_load(c.tile, *job_.ledger, count);
+    }
+  }
+
+ private:
 
   Job& job_;
   DmaTransferExtension transfer_;
@@ -84,13 +93,22 @@ class ComputeUnit : public sc_module {
   void b_transport(tlm::tlm_generic_payload& payload, sc_time& delay) {
     const TileWork& tile = command_of(payload).tile;
     const std::uint64_t start = now_cycles() + to_cycles(delay);
-    for (Buffer b : kAllBuffers) buffers[std::size_t(b)]->access(tile.unit_read_bits[std::size_t(b)], false);
     delay += cycles_time(tile.compute_cycles);
-    for (Buffer b : kAllBuffers) buffers[std::size_t(b)]->access(tile.unit_write_bits[std::size_t(b)], true);
-    charge_compute(tile, *job_.ledger);
+    account(tile, 1);
     job_.busy(unit_, false, start, tile.compute_cycles);
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
   }
+
+ public:
+  /// The buffer accesses and energy of computing `tile` `count` times, without time (b_transport's own, and a
+  /// fast-forward's).
+  void account(const TileWork& tile, std::uint64_t count) {
+    for (Buffer b : kAllBuffers) buffers[std::size_t(b)]->access(tile.unit_read_bits[std::size_t(b)] * count, false);
+    for (Buffer b : kAllBuffers) buffers[std::size_t(b)]->access(tile.unit_write_bits[std::size_t(b)] * count, true);
+    charge_compute(tile, *job_.ledger, count);
+  }
+
+ private:
 
   Unit unit_;
   Job& job_;

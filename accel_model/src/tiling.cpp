@@ -183,13 +183,21 @@ class GemmNest {
   auto tiler() const {
     return [this](const Index* before, const Index& at, const Index* after) { return tile(before, at, after); };
   }
-  /// The tiles by class: along m, n and k the first, last and next-to-last indices apart (edge tiles, carries,
-  /// the edge tile after), along the batch the first and the last.
+  /// By loop (m, n, k, batch), the last indices its tiles set apart: along m, n and k the last and
+  /// next-to-last (edge tiles, carries, the edge tile after), along the batch the last.
+  static constexpr std::array<std::uint64_t, 4> kLastEdges = {2, 2, 2, 1};
+  /// By loop, the indices whose tiles stand for one another (NestCursor).
+  std::array<IndexRange, 4> middles() const {
+    std::array<IndexRange, 4> m;
+    for (std::size_t l = 0; l < 4; ++l) m[l] = middle_indices(nest_.trips(l), kLastEdges[l]);
+    return m;
+  }
+  /// The tiles by class: along each loop the first index, the middle ones and each of the last kLastEdges.
   /// The array's part of a tile depends on its indices only through which are last (edge tiles): the eight
   /// such parts are made once.
   void visit_classes(const TileClassVisitor& visit) const {
-    const std::array<IndexClasses, 4> classes = {edge_classes(l_.trips[0], 2), edge_classes(l_.trips[1], 2),
-                                                 edge_classes(l_.trips[2], 2), edge_classes(s_.batch, 1)};
+    std::array<IndexClasses, 4> classes;
+    for (std::size_t l = 0; l < 4; ++l) classes[l] = edge_classes(nest_.trips(l), kLastEdges[l]);
     std::array<TileWork, 8> array_tiles;  // by edge_key
     for (std::size_t key = 0; key < array_tiles.size(); ++key) {
       auto size = [&](std::size_t d) { return (key >> d) & 1u ? l_.last[d] : l_.tile[d]; };
@@ -504,7 +512,8 @@ class GemmRun : public TileRun {
   GemmRun(const GemmShape& s, const GemmTiling& g, const AccelConfig& c) : shape_(s), tiling_(g), config_(c) {}
   std::uint64_t tile_count() const override { return nest_.nest().tile_count(); }
   std::unique_ptr<TileCursor> cursor() const override {
-    return std::make_unique<NestCursor<4, decltype(nest_.tiler())>>(*this, nest_.nest(), nest_.tiler());
+    return std::make_unique<NestCursor<4, decltype(nest_.tiler())>>(*this, nest_.nest(), nest_.tiler(),
+                                                                     nest_.middles());
   }
   TileBoxes boxes(const TileWork& t) const override {
     return nest_.boxes({t.index[0], t.index[1], t.index[2], t.index[3]}, t);

@@ -35,18 +35,22 @@ void TimelineWriter::begin_op(const std::string& name, std::uint64_t tiles) {
   merged_ops_ += merging_;
 }
 
-void TimelineWriter::busy(Unit unit, bool store, std::uint64_t start_cycle, std::uint64_t cycles) {
-  if (cycles == 0) return;
+void TimelineWriter::busy(Unit unit, bool store, std::uint64_t start_cycle, std::uint64_t cycles,
+                          std::uint64_t repeats, std::uint64_t period_cycles) {
+  if (cycles == 0 || repeats == 0) return;
   const std::size_t t = track(unit, store);
   if (!merging_) {
-    write_event(t, start_cycle, cycles, {{"cycles", cycles}, {"start_cycle", start_cycle}});
+    for (std::uint64_t r = 0; r < repeats; ++r) {
+      const std::uint64_t start = checked_add(start_cycle, checked_mul(r, period_cycles));
+      write_event(t, start, cycles, {{"cycles", cycles}, {"start_cycle", start}});
+    }
     return;
   }
   Span& s = spans_[t - 1];
   if (s.intervals == 0) s.start_cycle = start_cycle;
-  s.end_cycle = checked_add(start_cycle, cycles);
-  ++s.intervals;
-  s.busy_cycles = checked_add(s.busy_cycles, cycles);
+  s.end_cycle = checked_add(checked_add(start_cycle, checked_mul(repeats - 1, period_cycles)), cycles);
+  s.intervals = checked_add(s.intervals, repeats);
+  s.busy_cycles = checked_add(s.busy_cycles, checked_mul(repeats, cycles));
 }
 
 void TimelineWriter::finish() {

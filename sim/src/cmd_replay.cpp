@@ -76,7 +76,7 @@ int replay(const Args& args) {
     for (const trace::Alternative& a : header.alternatives) {
       printer.begin_alternative(a.name);
       FirstRecords records(reader, a.ops);
-      accel::PlanSource plans(records, header.convention, path, config, tech, replay_budget(limits),
+      accel::PlanSource plans(records, header.convention, path, config, tech, replay_budget(limits, config),
                               header.float_storage);
       results.push_back({a.name, accel::replay(engine, plans, config, &printer)});
     }
@@ -87,7 +87,7 @@ int replay(const Args& args) {
     out.commit();
     return 0;
   }
-  accel::PlanSource plans(reader, header.convention, path, config, tech, replay_budget(limits), header.float_storage);
+  accel::PlanSource plans(reader, header.convention, path, config, tech, replay_budget(limits, config), header.float_storage);
   const accel::ReplayResult result =
       accel::replay(engine, plans, config, &printer, timeline ? &*timeline : nullptr, progress->callback());
   progress.reset();  // the line erased before the lines below

@@ -37,12 +37,17 @@ std::string format_duration(double seconds) {
 }
 
 std::string closed_form_hint(const accel::ReplayWork& work) {
-  const double seconds = typical_systemc_seconds(double(work.tiles));
+  const double seconds = typical_systemc_seconds(double(work.walked_tiles));
   if (seconds <= kHintSeconds) return "";
+  const std::string walked =
+      work.walked_tiles == work.tiles ? ""
+                                      : fmt::format(" ({} walked one by one, the rest fast-forwarded)",
+                                                    count_text(double(work.walked_tiles)));
   return fmt::format(
-      "this SystemC replay simulates {} tiles in {} ops: about {} at {:.2g} µs a tile; --engine closed-form times "
-      "the same plans with the same pipeline in a fraction of that (accel_model/README.md says what SystemC adds)",
-      count_text(double(work.tiles)), work.ops, format_duration(seconds), typical_systemc_seconds(1) * 1e6);
+      "this SystemC replay simulates {} tiles{} in {} ops: about {} at {:.2g} µs a tile walked; --engine closed-form "
+      "times the same plans with the same pipeline in a fraction of that (accel_model/README.md says what SystemC "
+      "adds)",
+      count_text(double(work.tiles)), walked, work.ops, format_duration(seconds), typical_systemc_seconds(1) * 1e6);
 }
 
 ProgressLine::ProgressLine(std::FILE* out, bool terminal, std::string label, std::optional<accel::ReplayWork> total,
@@ -77,9 +82,9 @@ std::string ProgressLine::text(const accel::ReplayWork& done, double elapsed_s) 
   std::string line = fmt::format("{} op {}/{}, {}/{} tiles ({:.0f} %), {} elapsed", label_,
                                  std::min(running, total_->ops), total_->ops, count_text(double(done.tiles)),
                                  count_text(double(total_->tiles)), 100 * fraction, format_duration(elapsed_s));
-  if (done.tiles > 0) {  // the rate so far, over the tiles left
-    const double left_tiles = double(total_->tiles - std::min(done.tiles, total_->tiles));
-    line += fmt::format(", ~{} left", format_duration(elapsed_s * left_tiles / double(done.tiles)));
+  if (done.walked_tiles > 0) {  // the rate so far, over the tiles left to walk
+    const double left = double(total_->walked_tiles - std::min(done.walked_tiles, total_->walked_tiles));
+    line += fmt::format(", ~{} left", format_duration(elapsed_s * left / double(done.walked_tiles)));
   }
   return line;
 }

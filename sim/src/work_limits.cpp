@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "ecosim/accel_model/replay.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
 #include "ecosim/ops_counter/json_reader.hpp"
@@ -89,13 +90,13 @@ void check_cpu_time(const WorkLimits& limits, double ops, std::string_view what)
 
 double typical_systemc_seconds(double tiles) { return tiles * estimated_rate("systemc_replay_us_per_tile") * 1e-6; }
 
-std::function<void(const accel::OpPlan&)> replay_budget(const WorkLimits& limits) {
-  return [limits, tiles = 0.0](const accel::OpPlan& plan) mutable {
-    tiles += double(plan.tile_count());
+std::function<void(const accel::OpPlan&)> replay_budget(const WorkLimits& limits, const accel::AccelConfig& config) {
+  return [limits, &config, tiles = 0.0](const accel::OpPlan& plan) mutable {
+    tiles += double(accel::walked_tiles(plan, config));
     const double seconds = tiles / estimated_rate("replay_tiles_per_s");
     if (seconds <= limits.max_seconds) return;
     throw Error(
-        fmt::format("replaying up to op '{}' means {:.3g} accelerator tiles, at least {:.0f} minutes; "
+        fmt::format("replaying up to op '{}' means walking {:.3g} accelerator tiles, at least {:.0f} minutes; "
                     "refused before replaying it (raise the limit with --max-minutes {:.0f})",
                     plan.name, tiles, seconds / 60, seconds / 60 + 1));
   };

@@ -31,9 +31,10 @@ void check_cpu_time(const WorkLimits& limits, double ops, std::string_view what)
 /// scripts/bench_accel (sim/data/work_estimates.json), not the optimistic rate the limit uses.
 double typical_systemc_seconds(double tiles);
 
-/// A PlanSource check that adds up the tiles of the plans handed out and throws ecosim::Error, before an op
+/// A PlanSource check that adds up the tiles of the plans handed out that a replay walks under `config` (the
+/// SystemC engine's, accel::walked_tiles; the closed form walks fewer) and throws ecosim::Error, before an op
 /// is replayed, when the replay so far would exceed the time limit.
-std::function<void(const accel::OpPlan&)> replay_budget(const WorkLimits& limits);
+std::function<void(const accel::OpPlan&)> replay_budget(const WorkLimits& limits, const accel::AccelConfig& config);
 /// Checks one run of an attention kernel: memory = Q, K, V and the output (fp32) plus its largest
 /// intermediate (the largest bytes written by one record of its exact count); time = its counted operations
 /// (on the CPU only: `on_gpu` skips the time check).

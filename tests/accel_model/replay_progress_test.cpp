@@ -12,18 +12,19 @@ using namespace ecosim::test;
 
 namespace {
 
-/// The calls a replay of `plans` makes: within op i, one per kProgressTiles tiles started (`within_ops`),
-/// then one when it finishes.
-std::vector<ReplayWork> expected_calls(const std::vector<OpPlan>& plans, bool within_ops) {
+/// The calls a replay of `plans` makes: within op i, one per kProgressTiles tiles started, all walked one by one
+/// (`systemc`: SystemC without fast-forward), then one when it finishes.
+std::vector<ReplayWork> expected_calls(const std::vector<OpPlan>& plans, bool systemc) {
   std::vector<ReplayWork> calls;
   ReplayWork done;
   for (const OpPlan& plan : plans) {
     const std::uint64_t tiles = plan.tile_count();
-    if (within_ops)
+    if (systemc)
       for (std::uint64_t k = 1; k * kProgressTiles <= tiles; ++k)
-        calls.push_back({done.ops, done.tiles + k * kProgressTiles});
+        calls.push_back({done.ops, done.tiles + k * kProgressTiles, done.walked_tiles + k * kProgressTiles});
     done.ops += 1;
     done.tiles += tiles;
+    if (systemc) done.walked_tiles += tiles;
     calls.push_back(done);
   }
   return calls;
@@ -44,6 +45,7 @@ TEST_CASE("plan_work counts the ops and tiles the replay then does") {
   const ReplayResult result = replay_cf(ops, c, &rows);
   CHECK(work.ops == rows.rows);
   CHECK(work.tiles == result.total.tiles);
+  CHECK(work.walked_tiles < work.tiles);  // fast-forward passes over some
   CHECK(work.ops >= 3);  // scores, softmax, weighted sum at least
 }
 
@@ -61,7 +63,8 @@ TEST_CASE("the closed form tells progress once per op, ending at the totals") {
 }
 
 TEST_CASE("SystemC tells progress within a long op every kProgressTiles tiles and after each op") {
-  const AccelConfig c = builtin_config("bitfusion-45nm");
+  AccelConfig c = builtin_config("bitfusion-45nm");
+  c.fast_forward = false;  // every tile walked (with it: fast_forward_test.cpp)
   // The compare layer (B = 16, N = 3136): its score and weighted-sum ops have more than kProgressTiles tiles.
   const std::vector<OpRecord> ops = attention_layer(AttentionVariant::msa);
   const std::vector<OpPlan> planned = plan_all(ops, c);

@@ -33,11 +33,17 @@ TEST_CASE("a SystemC replay is expected to take the measured 0.47 us per tile") 
 
 TEST_CASE("the closed-form hint appears above 10 s of expected SystemC time, naming the time and the option") {
   const double tiles_at_threshold = kHintSeconds / typical_systemc_seconds(1);
-  CHECK(closed_form_hint({3, static_cast<std::uint64_t>(tiles_at_threshold * 0.99)}).empty());
-  const accel::ReplayWork long_replay{170, static_cast<std::uint64_t>(tiles_at_threshold * 13.7)};  // 137 s
-  const std::string hint = closed_form_hint(long_replay);
+  const auto below = static_cast<std::uint64_t>(tiles_at_threshold * 0.99);
+  CHECK(closed_form_hint({3, below, below}).empty());
+  const auto above = static_cast<std::uint64_t>(tiles_at_threshold * 13.7);  // 137 s
+  const std::string hint = closed_form_hint({170, above, above});
   CHECK_THAT(hint, Catch::Contains("--engine closed-form"));
-  CHECK_THAT(hint, Catch::Contains("in 170 ops: about 2 min 17 s at 0.47 µs a tile"));
+  CHECK_THAT(hint, Catch::Contains("in 170 ops: about 2 min 17 s at 0.47 µs a tile walked"));
+  CHECK_THAT(hint, !Catch::Contains("fast-forwarded"));
+  // The time is that of the tiles walked: many fast-forwarded tiles cost nothing of it.
+  CHECK(closed_form_hint({3, above * 1000, below}).empty());
+  CHECK_THAT(closed_form_hint({3, above * 1000, above}),
+             Catch::Contains("walked one by one, the rest fast-forwarded) in 3 ops: about 2 min 17 s"));
 }
 
 TEST_CASE("durations read as seconds, minutes and seconds, or hours and minutes") {
@@ -50,7 +56,7 @@ TEST_CASE("durations read as seconds, minutes and seconds, or hours and minutes"
 
 TEST_CASE("the progress line is drawn on a terminal only, rate-limited, with the time left, and erased") {
   double now = 100;  // seconds of a simulated clock
-  const accel::ReplayWork total{10, 800};
+  const accel::ReplayWork total{10, 800, 800};
   std::FILE* file = std::tmpfile();
   REQUIRE(file);
 
@@ -69,17 +75,17 @@ TEST_CASE("the progress line is drawn on a terminal only, rate-limited, with the
     {
       ProgressLine line(file, true, "[msa]", total, [&] { return now; });
       now += 0.4;
-      line.update({1, 100});  // before kFirstDrawSeconds: not drawn
+      line.update({1, 100, 100});  // before kFirstDrawSeconds: not drawn
       CHECK(contents(file).empty());
       now += 0.6;  // 1 s elapsed, 200 of 800 tiles: 3 s left at this rate
-      line.update({2, 200});
+      line.update({2, 200, 200});
       const std::string first = "\r[msa] op 3/10, 200/800 tiles (25 %), 1 s elapsed, ~3 s left\x1b[K";
       CHECK(contents(file) == first);
       now += 0.1;
-      line.update({3, 300});  // 0.1 s after the last draw: skipped
+      line.update({3, 300, 300});  // 0.1 s after the last draw: skipped
       CHECK(contents(file) == first);
       now += 0.9;  // 2 s elapsed, 400 of 800: 2 s left
-      line.update({5, 400});
+      line.update({5, 400, 400});
       CHECK(contents(file) == first + "\r[msa] op 6/10, 400/800 tiles (50 %), 2 s elapsed, ~2 s left\x1b[K");
     }
     CHECK_THAT(contents(file), Catch::EndsWith("\x1b[K\r\x1b[K"));  // the destructor erased the line

@@ -387,7 +387,7 @@ int compare(const Args& args) {
       return accel::plan_work(counted);
     });
     RecordList records(run.ops);
-    accel::PlanSource plans(records, Convention::exact, e.label, accel_config, tech, replay_budget(limits));
+    accel::PlanSource plans(records, Convention::exact, e.label, accel_config, tech, replay_budget(limits, accel_config));
     const accel::ReplayResult replay =
         accel::replay(engine, plans, accel_config, nullptr, nullptr, progress->callback());
     CompareRow row{e.label,

@@ -69,12 +69,32 @@ struct TileBoxes {
   TensorBox store;
 };
 
+/// True when `a` and `b` cost alike and sit alike in the pipeline: equal in everything but their place
+/// (TileWork::run and index).
+bool alike(const TileWork& a, const TileWork& b);
+
+/// Tiles ahead of a cursor that repeat the last ones it gave: the next `periods` × `period` tiles are the last
+/// `period` tiles given, in order, again and again (each alike() the tile `period` places before it).
+struct RepeatAhead {
+  std::uint64_t period = 0, periods = 0;
+  std::uint64_t tiles() const { return period * periods; }
+};
+
 /// Produces tiles one at a time, in order.
 class TileCursor {
  public:
   virtual ~TileCursor() = default;
   /// Writes the next tile to `tile`; false after the last one.
   virtual bool next(TileWork& tile) = 0;
+  /// The longest repetition ahead whose period is at most `max_period` tiles, as the run's structure knows it
+  /// (no tile is made); none ({0, 0}) when the cursor cannot tell.
+  virtual RepeatAhead repeat_ahead(std::uint64_t max_period) const {
+    (void)max_period;
+    return {};
+  }
+  /// Passes over `periods` periods of `period` tiles of the repetition repeat_ahead() reported (at most its
+  /// periods; any number of tiles when `period` is 1) without making them.
+  virtual void skip(std::uint64_t period, std::uint64_t periods);
 };
 
 /// A class of tiles that cost alike and sit alike in the pipeline: a representative tile `at`, the tiles
@@ -131,6 +151,9 @@ class PlanCursor : public TileCursor {
  public:
   explicit PlanCursor(const OpPlan& plan) : plan_(&plan) {}
   bool next(TileWork& tile) override;
+  /// Within the run being walked.
+  RepeatAhead repeat_ahead(std::uint64_t max_period) const override;
+  void skip(std::uint64_t period, std::uint64_t periods) override;
 
  private:
   const OpPlan* plan_;

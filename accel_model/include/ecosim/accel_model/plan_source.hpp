@@ -34,6 +34,7 @@ class PlanSource {
   /// would move ...". False when the records are exhausted. Throws ecosim::Error for an
   /// op that cannot run, and passes on the record source's errors.
   bool next(OpPlan& plan);
+  const AccelConfig& config() const { return config_; }
 
  private:
   /// Reads records until `count` are waiting (fewer at the end of the source).

@@ -14,9 +14,10 @@
 
 namespace ecosim::accel {
 
-/// An amount of replay work: ops and their tiles.
+/// An amount of replay work: ops and their tiles, and of those the tiles the SystemC engine walks one by one
+/// (the others it fast-forwards; the closed form walks none).
 struct ReplayWork {
-  std::uint64_t ops = 0, tiles = 0;
+  std::uint64_t ops = 0, tiles = 0, walked_tiles = 0;
   bool operator==(const ReplayWork&) const = default;
 };
 /// Told how far a replay has got: the ops finished and the tiles started (of those ops and the running one).
@@ -25,7 +26,11 @@ struct ReplayWork {
 using ReplayProgress = std::function<void(const ReplayWork& done)>;
 /// Tiles between two progress calls within one SystemC op (about 30 ms of simulation at 0.47 µs per tile).
 inline constexpr std::uint64_t kProgressTiles = std::uint64_t{1} << 16;
-/// The work a replay of `plans` does, found by planning every op without timing any (the source's checks run).
+/// The tiles of `plan` the SystemC engine walks one by one under `config`, passing over the steady runs of
+/// alike tiles it fast-forwards (with the same cycles; systemc.fast_forward): all of them without fast-forward.
+std::uint64_t walked_tiles(const OpPlan& plan, const AccelConfig& config);
+/// The work a SystemC replay of `plans` does, found by planning every op without timing any (the source's
+/// checks run) and walking its tiles as the engine does, passing over what it would fast-forward.
 ReplayWork plan_work(PlanSource& plans);
 
 /// How the closed form sums an op's tiles: class by class (TileRun::visit_classes; an op of several runs, or

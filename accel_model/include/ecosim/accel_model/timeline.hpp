@@ -26,8 +26,10 @@ class TimelineWriter {
   /// weights) fit within max_events together with the events already written; otherwise each unit's intervals in the op
   /// merge into one span event whose args give the intervals merged and their busy cycles.
   void begin_op(const std::string& name, std::uint64_t tiles);
-  /// A unit was busy for `cycles` from `start_cycle` (DMA: a store, else a load); nothing for 0 cycles.
-  void busy(Unit unit, bool store, std::uint64_t start_cycle, std::uint64_t cycles);
+  /// A unit was busy for `cycles` from `start_cycle` (DMA: a store, else a load), and `repeats` − 1 times
+  /// more, each `period_cycles` after the one before; nothing for 0 cycles.
+  void busy(Unit unit, bool store, std::uint64_t start_cycle, std::uint64_t cycles, std::uint64_t repeats = 1,
+            std::uint64_t period_cycles = 0);
   /// Ends the last op and closes the JSON; "otherData" records max_events and how many ops were merged.
   void finish();
   std::uint64_t events() const { return events_; }
