@@ -1,9 +1,13 @@
 // The closed-form timing model of the accelerator (same plans as the SystemC model, no simulation kernel): the
-// pipeline recurrence of pipeline.hpp over each op's tiles, costed class by class (TileRun::visit_classes) for
-// an op of one run whose tiles compute one after another, stretch by stretch (TileRun::stretches: the
-// recurrence, periods of repetitions skipped) for a run whose tiles may overlap, tile by tile otherwise (the
-// seams of several runs join tiles of different runs). It equals the SystemC model with
+// pipeline recurrence of pipeline.hpp over each op's tiles, costed class by class (TileRun::visit_classes; the
+// seams of several runs staged from their end tiles) for an op whose tiles compute one after another, stretch by
+// stretch (TileRun::stretches: the recurrence, periods of repetitions skipped) for a run whose tiles may overlap,
+// tile by tile otherwise. It equals the SystemC model with
 // config.prefetch_weights off and is a lower bound of it with prefetch on.
+#include <algorithm>
+#include <optional>
+#include <vector>
+
 #include "ecosim/accel_model/pipeline.hpp"
 #include "ecosim/accel_model/replay.hpp"
 #include "ecosim/ops_counter/checked.hpp"
@@ -26,17 +30,39 @@ OpRow walk_tiles(const OpPlan& plan, const AccelConfig& config, bool weights_pre
   return row;
 }
 
-/// The same, class by class, for a plan of one run.
+/// The same, class by class, run by run: a run's middle classes cost as in ClassClock; its first and last
+/// tiles are staged beside the tiles of the runs before and after it (the seams), as the walk stages them.
 OpRow cost_classes(const OpPlan& plan, const AccelConfig& config, bool weights_prefetched) {
+  struct Ends {  // a run's first tile and the one after it, its last tile and the one before it (none: one tile)
+    TileWork first, last;
+    std::optional<TileWork> after_first, before_last;
+  };
   StaticRow tally(plan, config);
-  ClassClock clock(config, weights_prefetched);
-  plan.runs.front()->visit_classes(
-      [&](const TileWork* before, const TileWork& at, const TileWork* after, std::uint64_t count) {
-        tally.add(at, count);
-        clock.add(before, at, after, count);
-      });
+  std::vector<Ends> ends(plan.runs.size());
+  std::uint64_t cycles = 0;
+  for (std::size_t r = 0; r < plan.runs.size(); ++r)
+    plan.runs[r]->visit_classes(
+        [&](const TileWork* before, const TileWork& at, const TileWork* after, std::uint64_t count) {
+          tally.add(at, count);
+          if (before && after)
+            cycles = checked_add(cycles, checked_mul(stage_cycles(unit_cycles(at), store_cycles(*before, config),
+                                                                  load_cycles(*after, config)),
+                                                     count));
+          if (!before) ends[r].first = at, ends[r].after_first = after ? std::optional(*after) : std::nullopt;
+          if (!after) ends[r].last = at, ends[r].before_last = before ? std::optional(*before) : std::nullopt;
+        });
+  cycles = checked_add(cycles, first_load_cycles(ends.front().first, config, weights_prefetched));  // l₀
+  for (std::size_t r = 0; r < ends.size(); ++r) {
+    const std::uint64_t store_before = r > 0 ? store_cycles(ends[r - 1].last, config) : 0;
+    const std::uint64_t load_after = r + 1 < ends.size() ? load_cycles(ends[r + 1].first, config) : 0;
+    const Ends& e = ends[r];
+    cycles = checked_add(cycles, stage_cycles(unit_cycles(e.first), store_before,
+                                              e.after_first ? load_cycles(*e.after_first, config) : load_after));
+    if (e.before_last)
+      cycles = checked_add(cycles, stage_cycles(unit_cycles(e.last), store_cycles(*e.before_last, config), load_after));
+  }
   OpRow row = tally.row();
-  row.cycles = clock.cycles();
+  row.cycles = checked_add(cycles, store_cycles(ends.back().last, config));  // s_{T−1}
   return row;
 }
 
@@ -64,7 +90,10 @@ OpRow cost_stretches(const OpPlan& plan, const TileStretch& stretch, const Accel
 OpRow closed_form_row(const OpPlan& plan, const AccelConfig& config, bool weights_prefetched, ClosedForm method) {
   const bool one_run = method == ClosedForm::by_class && plan.runs.size() == 1;
   const std::optional<TileStretch> stretch = one_run ? plan.runs.front()->stretches() : std::nullopt;
-  const bool by_class = one_run && !(config.overlap_units && plan.runs.front()->has_tiles_beside_previous());
+  const bool by_class = method == ClosedForm::by_class && !plan.runs.empty() &&
+                        std::none_of(plan.runs.begin(), plan.runs.end(), [&](const auto& run) {
+                          return config.overlap_units && run->has_tiles_beside_previous();
+                        });
   OpRow row = stretch    ? cost_stretches(plan, *stretch, config, weights_prefetched)
               : by_class ? cost_classes(plan, config, weights_prefetched)
                          : walk_tiles(plan, config, weights_prefetched);

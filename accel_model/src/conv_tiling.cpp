@@ -22,8 +22,6 @@ namespace ecosim::accel {
 
 namespace {
 
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0); }
-
 /// One loop over `dim` elements in tiles of `tile`.
 struct Axis {
   std::uint64_t dim = 1, tile = 1, trips = 1;
@@ -174,7 +172,7 @@ class ConvRun : public TileRun {
   std::uint64_t tile_count() const override { return nest_.nest().tile_count(); }
   std::unique_ptr<TileCursor> cursor() const override {
     return std::make_unique<NestCursor<kLoops, decltype(nest_.tiler())>>(*this, nest_.nest(), nest_.tiler(),
-                                                                          nest_.middles());
+                                                                         nest_.middles());
   }
   void visit_classes(const TileClassVisitor& visit) const override { nest_.visit_classes(visit); }
   TileBoxes boxes(const TileWork& t) const override {

@@ -29,10 +29,11 @@ ReplayResult replay(Engine engine, PlanSource& plans, const AccelConfig& config,
 
 ReplayWork plan_work(PlanSource& plans) {
   ReplayWork work;
+  WalkedTilesMemo walked;
   for (OpPlan plan; plans.next(plan);) {
     ++work.ops;
     work.tiles += plan.tile_count();
-    work.walked_tiles += walked_tiles(plan, plans.config());
+    work.walked_tiles += walked(plan, plans.config());
   }
   return work;
 }

@@ -2,6 +2,7 @@
 // replay walks.
 #include "fast_forward.hpp"
 
+#include <fmt/core.h>
 #include <stdexcept>
 
 #include "ecosim/accel_model/pipeline.hpp"
@@ -54,6 +55,18 @@ std::uint64_t walked_tiles(const OpPlan& plan, const AccelConfig& config) {
     }
   }
   return walked;
+}
+
+std::uint64_t WalkedTilesMemo::operator()(const OpPlan& plan, const AccelConfig& config) {
+  const OpRow row = closed_form_row(plan, config);  // by class: a small part of a walk's cost
+  std::string key = fmt::format("{}|{}|{}|{}|{}|{}|{}", name(plan.kind), plan.mapping, row.tiles, row.dram_bits,
+                                row.cycles, row.array_cycles, row.vector_cycles);
+  for (const auto& run : plan.runs)
+    for (const TensorShape& t : run->tensors())
+      key += fmt::format("|{}x{}x{}x{}:{}", t.dims[0], t.dims[1], t.dims[2], t.dims[3], t.element_bits);
+  if (const auto it = known_.find(key); it != known_.end()) return it->second;
+  if (known_.size() >= kCapacity) known_.clear();
+  return known_[key] = walked_tiles(plan, config);
 }
 
 }  // namespace ecosim::accel

@@ -18,8 +18,6 @@ namespace ecosim::accel {
 
 namespace {
 
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0); }
-
 /// The tile sizes tried along a dimension of `dim` whose tiles fit up to `most` (≥ 1): the powers of two below
 /// it, `most` itself and the size of as many tiles balanced (the same trips, the edge tile evened out).
 std::vector<std::uint64_t> fitting_sizes(std::uint64_t dim, std::uint64_t most) {

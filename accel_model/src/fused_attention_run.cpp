@@ -12,8 +12,6 @@ namespace ecosim::accel {
 
 namespace {
 
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0); }
-
 enum AttentionTensor : std::uint8_t { kQ, kK, kV, kPartial, kO };  // FusedAttentionRun::tensors
 
 /// The intervals [cuts[i], cuts[i + 1]) of [begin, end) between the sorted distinct cut points inside it.

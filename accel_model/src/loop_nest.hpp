@@ -243,7 +243,7 @@ class NestCursor : public TileCursor {
     const std::uint64_t i = at_[loop];
     const IndexRange& middle = middles_[loop];
     return i > 0 && middle.contains(i - 1) && middle.contains(i) ? std::min(middle.last + 1, nest_.trips(loop) - 1) - i
-                                                                  : 0;
+                                                                 : 0;
   }
 
   const TileRun& run_;

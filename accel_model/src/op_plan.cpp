@@ -180,6 +180,50 @@ std::string plan_gemm(const GemmShape& shape, const AccelConfig& config, TilingM
   return array_precision(shape.a_bits, shape.w_bits) + ", " + tiling.describe();
 }
 
+/// A causal attention's GEMM of `shape` (queries along m, keys along n or k) in strips of keys, at most
+/// kMaxCausalStrips of them, with the rectangle's tiling. The queries are the last M of the Nk positions
+/// (a prefill, or a decode over a cache), so the keys [c₀, c₁) are attended by the query rows from c₀ − (Nk − M)
+/// on: each strip is a GEMM of those rows over its keys, with the same tiling, and only its first rows' tiles
+/// (the diagonal) compute masked products. The context's sum over the keys runs on from strip to strip through
+/// partial sums in DRAM; the rows whose last key lies in a strip store their outputs there, as a run of their own.
+std::string plan_causal_gemm(const GemmShape& shape, CausalKeys keys, const AccelConfig& config, TilingMemo* memo,
+                             OpPlan& plan) {
+  const GemmTiling tiling = memo ? memo->choose(shape) : choose_tiling(shape, config);
+  const bool scores = keys == CausalKeys::along_n;
+  const std::uint64_t key_count = scores ? shape.n : shape.k, key_tile = scores ? tiling.tn : tiling.tk;
+  const std::uint64_t offset = key_count - shape.m;  // query row r attends to the keys up to r + offset
+  // Strips of whole key tiles where they are wide enough, else of whole array rows or columns (keys along n map
+  // onto the array's columns, along k onto its rows), so the strips cut no tile the array would fill.
+  const std::uint64_t least = ceil_div(key_count, kMaxCausalStrips), lanes = scores ? config.cols : config.rows;
+  const std::uint64_t step = least >= key_tile ? key_tile : lanes, width = step * ceil_div(least, step);
+  std::uint64_t computed = 0;  // query × key pairs computed, per batch entry
+  auto add = [&](std::uint64_t rows, std::uint64_t first_row, std::uint64_t c0, std::uint64_t c1, bool goes_on) {
+    if (first_row >= rows) return;
+    GemmShape strip = shape;
+    strip.m = rows - first_row;
+    (scores ? strip.n : strip.k) = c1 - c0;
+    strip.continues = !scores && c0 > 0;
+    strip.goes_on = goes_on;
+    plan.runs.push_back(gemm_tiles(strip, tiling, config));
+    computed = checked_add(computed, checked_mul(strip.m, c1 - c0));
+  };
+  for (std::uint64_t c0 = 0; c0 < key_count; c0 += width) {
+    const std::uint64_t c1 = std::min(key_count, c0 + width), first_row = c0 > offset ? c0 - offset : 0;
+    if (scores) {
+      add(shape.m, first_row, c0, c1, false);
+    } else {  // rows whose last key lies in the strip finish there; the rows after go on to the next strip
+      const std::uint64_t finishing = c1 > offset ? std::min(shape.m, c1 - offset) : 0;
+      add(finishing, first_row, c0, c1, false);
+      add(shape.m, std::max(first_row, finishing), c0, c1, true);
+    }
+  }
+  return fmt::format(
+      "{}, {}; causal: {} strips of {} keys over the query rows that attend to them ({:.1f} % of the "
+      "rectangle)",
+      array_precision(shape.a_bits, shape.w_bits), tiling.describe(), ceil_div(key_count, width), width,
+      100.0 * double(computed) / double(checked_mul(shape.m, key_count)));
+}
+
 std::string plan_conv(const OpRecord& op, unsigned a_bits, unsigned w_bits, const AccelConfig& config, OpPlan& plan) {
   const ConvShape shape = conv_shape(op);
   const ConvTiling tiling = choose_conv_tiling(shape, a_bits, w_bits, config);
@@ -199,15 +243,16 @@ std::string plan_vector(const OpRecord& op, const AccelConfig& config, const Tec
 /// whose floats are stored at their recorded width cannot be tiled there (traces/README.md, float_storage).
 void check_array_storage(const OpRecord& op, trace::FloatStorage storage) {
   if (storage == trace::FloatStorage::recorded && (is_float(op.a_dtype) || is_float(op.b_dtype)))
-    throw Error(fmt::format("operation '{}': a {} with {} operands in a trace whose floats are stored at their recorded "
-                            "width (float_storage 'recorded'): only vector-unit and DMA records replay there",
-                            op.name, name(op.kind), name(is_float(op.a_dtype) ? op.a_dtype : op.b_dtype)));
+    throw Error(
+        fmt::format("operation '{}': a {} with {} operands in a trace whose floats are stored at their recorded "
+                    "width (float_storage 'recorded'): only vector-unit and DMA records replay there",
+                    op.name, name(op.kind), name(is_float(op.a_dtype) ? op.a_dtype : op.b_dtype)));
 }
 
 }  // namespace
 
 OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& tech, TilingMemo* memo,
-               trace::FloatStorage storage) {
+               trace::FloatStorage storage, CausalKeys causal_keys) {
   OpPlan plan{op.name, op.kind, "", {}};
   const unsigned a = operand_bits(op.a_dtype, config), w = operand_bits(op.b_dtype, config);
   const bool on_array = op.kind == OpClass::gemm || op.kind == OpClass::conv ||
@@ -215,8 +260,12 @@ OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& t
   if (on_array) check_array_storage(op, storage);
   switch (op.kind) {
     case OpClass::gemm:
+      if (causal_keys != CausalKeys::none) {
+        plan.mapping = plan_causal_gemm({op.batch, op.m, op.n, op.k, a, w}, causal_keys, config, memo, plan);
+        break;
+      }
       plan.mapping = plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, memo, plan);
-      // a plain GEMM cannot skip a causal attention's masked scores (the fused mapping skips their tiles)
+      // a causal GEMM outside a recognised attention group cannot tell its keys' axis
       if (op.params.contains(std::string(ops::kCausalParam)))
         plan.mapping += "; causal: the whole rectangle computed, the masked part discarded";
       break;

@@ -4,6 +4,7 @@
 #include "ecosim/accel_model/plan_source.hpp"
 
 #include <fmt/core.h>
+#include <array>
 #include <iterator>
 #include <span>
 
@@ -36,6 +37,20 @@ void PlanSource::fill(std::size_t count) {
   }
 }
 
+namespace {
+
+/// Where the keys lie in each of the four records of a causal softmax attention group starting `records` (its
+/// scores along n, its context along k); none for any other records.
+std::array<CausalKeys, kAttentionGroupRecords> causal_keys(std::span<const OpRecord> records,
+                                                           const AccelConfig& config) {
+  std::array<CausalKeys, kAttentionGroupRecords> keys{};
+  const std::optional<AttentionShape> shape = attention_group(records, config);
+  if (shape && shape->causal) keys.front() = CausalKeys::along_n, keys.back() = CausalKeys::along_k;
+  return keys;
+}
+
+}  // namespace
+
 bool PlanSource::next(OpPlan& plan) {
   if (!fallen_back_.empty()) {
     plan = std::move(fallen_back_.front());
@@ -56,8 +71,9 @@ bool PlanSource::next(OpPlan& plan) {
       std::vector<OpPlan> unfused;
       std::uint64_t unfused_bits = 0;
       double unfused_pj = 0;
-      for (const OpRecord& op : waiting.first(kAttentionGroupRecords)) {
-        unfused.push_back(plan_op(op, config_, tech_, &tilings_));
+      const auto keys = causal_keys(waiting, config_);
+      for (std::size_t i = 0; i < kAttentionGroupRecords; ++i) {
+        unfused.push_back(plan_op(waiting[i], config_, tech_, &tilings_, float_storage_, keys[i]));
         unfused_bits = checked_add(unfused_bits, dram_bits(unfused.back()));
         unfused_pj += closed_form_row(unfused.back(), config_).energy.total_pj();
       }
@@ -75,6 +91,18 @@ bool PlanSource::next(OpPlan& plan) {
         plan = std::move(unfused.front());
         fallen_back_.assign(std::make_move_iterator(unfused.begin() + 1), std::make_move_iterator(unfused.end()));
       }
+      if (check_) check_(plan);
+      return true;
+    }
+  }
+  if (group_starts) {  // a causal attention's GEMMs skip the masked tiles (plan_op)
+    fill(kAttentionGroupRecords + 1);
+    const std::span<const OpRecord> waiting = std::span(window_).subspan(first_);
+    if (const auto keys = causal_keys(waiting, config_); keys.front() != CausalKeys::none) {
+      for (std::size_t i = 1; i < kAttentionGroupRecords; ++i)
+        fallen_back_.push_back(plan_op(waiting[i], config_, tech_, &tilings_, float_storage_, keys[i]));
+      plan = plan_op(waiting[0], config_, tech_, &tilings_, float_storage_, keys[0]);
+      first_ += kAttentionGroupRecords;
       if (check_) check_(plan);
       return true;
     }

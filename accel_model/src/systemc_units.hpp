@@ -73,7 +73,6 @@ class Dma : public sc_module {
   }
 
  private:
-
   Job& job_;
   DmaTransferExtension transfer_;
   tlm::tlm_generic_payload access_;
@@ -109,7 +108,6 @@ class ComputeUnit : public sc_module {
   }
 
  private:
-
   Unit unit_;
   Job& job_;
 };

@@ -22,8 +22,6 @@ namespace ecosim::accel {
 
 namespace {
 
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0); }
-
 constexpr std::array<std::array<char, 3>, 6> kOrders = {
     {{'m', 'n', 'k'}, {'m', 'k', 'n'}, {'n', 'm', 'k'}, {'n', 'k', 'm'}, {'k', 'm', 'n'}, {'k', 'n', 'm'}}};
 
@@ -158,7 +156,7 @@ class GemmNest {
     if (t.load_bits[std::size_t(Buffer::inputs)]) b.load[std::size_t(Buffer::inputs)] = box(kTensorA, 0, 2);
     if (t.load_bits[std::size_t(Buffer::weights)]) b.load[std::size_t(Buffer::weights)] = box(kTensorB, 2, 1);
     if (t.load_bits[std::size_t(Buffer::outputs)]) b.load[std::size_t(Buffer::outputs)] = box(kTensorPartial, 0, 1);
-    if (t.store_bits) b.store = box(at[2] + 1 == l_.trips[2] ? kTensorC : kTensorPartial, 0, 1);
+    if (t.store_bits) b.store = box(final_sums(at) ? kTensorC : kTensorPartial, 0, 1);
     return b;
   }
   /// The parts of tile(): the bits loaded into each buffer, the operand tiles the tile before did not use (A
@@ -168,17 +166,19 @@ class GemmNest {
     std::array<std::uint64_t, kBufferCount> bits{};
     if (other_tile(before, at, 0, 2)) bits[std::size_t(Buffer::inputs)] = tm * tk * s_.a_bits;   // A (m, k)
     if (other_tile(before, at, 1, 2)) bits[std::size_t(Buffer::weights)] = tk * tn * s_.w_bits;  // B (k, n)
-    if (other_tile(before, at, 0, 1) && at[2] != 0)
+    if (other_tile(before, at, 0, 1) && (at[2] != 0 || s_.continues))
       bits[std::size_t(Buffer::outputs)] = tm * tn * c_.accumulator_bits;  // C (m, n)
     return bits;
   }
   /// ... and the bits stored: the output tile when the tile after evicts it, final after the last k step.
   std::uint64_t store_bits(const Index& at, const Index* after) const {
     if (!other_tile(after, at, 0, 1)) return 0;
-    const unsigned bits = at[2] + 1 == l_.trips[2] ? s_.out_bits() : unsigned(c_.accumulator_bits);
+    const unsigned bits = final_sums(at) ? s_.out_bits() : unsigned(c_.accumulator_bits);
     return l_.size(0, at[0]) * l_.size(1, at[1]) * bits;
   }
 
+  /// True when the tile at `at` completes its outputs' sums (the last k tile of a GEMM that does not go on).
+  bool final_sums(const Index& at) const { return at[2] + 1 == l_.trips[2] && !s_.goes_on; }
   /// tile() as a callable for LoopNest and NestCursor (valid while this nest lives).
   auto tiler() const {
     return [this](const Index* before, const Index& at, const Index* after) { return tile(before, at, after); };
@@ -513,7 +513,7 @@ class GemmRun : public TileRun {
   std::uint64_t tile_count() const override { return nest_.nest().tile_count(); }
   std::unique_ptr<TileCursor> cursor() const override {
     return std::make_unique<NestCursor<4, decltype(nest_.tiler())>>(*this, nest_.nest(), nest_.tiler(),
-                                                                     nest_.middles());
+                                                                    nest_.middles());
   }
   TileBoxes boxes(const TileWork& t) const override {
     return nest_.boxes({t.index[0], t.index[1], t.index[2], t.index[3]}, t);

@@ -35,8 +35,8 @@ void TimelineWriter::begin_op(const std::string& name, std::uint64_t tiles) {
   merged_ops_ += merging_;
 }
 
-void TimelineWriter::busy(Unit unit, bool store, std::uint64_t start_cycle, std::uint64_t cycles,
-                          std::uint64_t repeats, std::uint64_t period_cycles) {
+void TimelineWriter::busy(Unit unit, bool store, std::uint64_t start_cycle, std::uint64_t cycles, std::uint64_t repeats,
+                          std::uint64_t period_cycles) {
   if (cycles == 0 || repeats == 0) return;
   const std::size_t t = track(unit, store);
   if (!merging_) {

@@ -40,9 +40,9 @@ std::string closed_form_hint(const accel::ReplayWork& work) {
   const double seconds = typical_systemc_seconds(double(work.walked_tiles));
   if (seconds <= kHintSeconds) return "";
   const std::string walked =
-      work.walked_tiles == work.tiles ? ""
-                                      : fmt::format(" ({} walked one by one, the rest fast-forwarded)",
-                                                    count_text(double(work.walked_tiles)));
+      work.walked_tiles == work.tiles
+          ? ""
+          : fmt::format(" ({} walked one by one, the rest fast-forwarded)", count_text(double(work.walked_tiles)));
   return fmt::format(
       "this SystemC replay simulates {} tiles{} in {} ops: about {} at {:.2g} µs a tile walked; --engine closed-form "
       "times the same plans with the same pipeline in a fraction of that (accel_model/README.md says what SystemC "

@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 #include <algorithm>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "ecosim/accel_model/replay.hpp"
@@ -33,8 +34,8 @@ double estimated_rate(const char* key) {
   constexpr const char* kOrigin = "builtin work_estimates.json";
   static const nlohmann::json rates = [&] {
     nlohmann::json doc = parse_json(embedded::work_estimates(), kOrigin);
-    JsonReader(doc, kOrigin).exact_keys(
-        {"description", "cpu_reference_ops_per_s", "replay_tiles_per_s", "systemc_replay_us_per_tile"});
+    JsonReader(doc, kOrigin)
+        .exact_keys({"description", "cpu_reference_ops_per_s", "replay_tiles_per_s", "systemc_replay_us_per_tile"});
     return doc;
   }();
   return JsonReader(rates, kOrigin).number(key, {1e-12, 1e18, ""});
@@ -91,8 +92,9 @@ void check_cpu_time(const WorkLimits& limits, double ops, std::string_view what)
 double typical_systemc_seconds(double tiles) { return tiles * estimated_rate("systemc_replay_us_per_tile") * 1e-6; }
 
 std::function<void(const accel::OpPlan&)> replay_budget(const WorkLimits& limits, const accel::AccelConfig& config) {
-  return [limits, &config, tiles = 0.0](const accel::OpPlan& plan) mutable {
-    tiles += double(accel::walked_tiles(plan, config));
+  return [limits, &config, walked = std::make_shared<accel::WalkedTilesMemo>(),
+          tiles = 0.0](const accel::OpPlan& plan) mutable {
+    tiles += double((*walked)(plan, config));
     const double seconds = tiles / estimated_rate("replay_tiles_per_s");
     if (seconds <= limits.max_seconds) return;
     throw Error(

@@ -29,8 +29,6 @@ std::vector<OpRecord> msa_records(std::uint64_t heads, std::uint64_t queries, st
   return list.records;
 }
 
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
-
 }  // namespace
 
 TEST_CASE("fused causal attention: the records' MACs, key tiles after the diagonal skipped") {
@@ -131,40 +129,63 @@ TEST_CASE("a causal group fuses only when its four records agree, and SystemC eq
   const std::vector<OpPlan> wide = plan_all(ops, c);
   REQUIRE(compute_bound(wide[0], c));
   CHECK(replay_sc(ops, c).total.cycles == replay_cf(ops, c).total.cycles);
-  // unfused, the scores and context GEMMs compute their whole rectangles and say so
+  // unfused, the scores and context GEMMs run in strips that skip the masked tiles (next test)
   c.fuse_attention = false;
   const std::vector<OpPlan> unfused = plan_all(ops, c);
   REQUIRE(unfused.size() == 4);
-  CHECK_THAT(unfused[0].mapping, Catch::Contains("causal: the whole rectangle computed"));
-  CHECK(replay_cf(ops, c).total.macs == 2 * 2 * 256 * 256 * 32);
+  CHECK_THAT(unfused[0].mapping, Catch::Contains("strips of"));
+  CHECK(replay_cf(ops, c).total.macs < 2 * 2 * 256 * 256 * 32);
+  // a causal record outside a recognised group cannot tell its keys' axis: its whole rectangle, said so
+  const std::vector<OpRecord> alone = {ops[0]};
+  CHECK_THAT(plan_all(alone, c)[0].mapping, Catch::Contains("causal: the whole rectangle computed"));
+  CHECK(replay_cf(alone, c).total.macs == 2 * 256 * 256 * 32);
 }
 
-TEST_CASE("fused attention of a decode step reads its sizes from the records: 1 query over the keys") {
+TEST_CASE("unfused causal attention: strips of keys over the query rows that attend to them, costed by class") {
   AccelConfig c = builtin_config("bitfusion-45nm");
-  c.fuse_attention = true;
-  const std::vector<OpRecord> ops = msa_records(12, 1, 4096, 64, false);
-  const AttentionShape s = *attention_group(ops, c);
-  CHECK(s.queries == 1);
-  CHECK(s.keys == 4096);
-  std::uint64_t macs = 0;
-  for (const TileWork& w : collect(plan_all(ops, c)[0])) macs += w.macs;
-  CHECK(macs == 2 * 12 * 4096 * 64);
-}
-
-TEST_CASE("the fused tiling memo returns what the mapper chooses, per shape, causal or not") {
-  AccelConfig c = builtin_config("bitfusion-45nm");
-  FusedTilingMemo memo(c, tech());
-  for (int pass = 0; pass < 2; ++pass)  // the second pass from the memo
-    for (bool causal : {false, true}) {
-      const std::vector<OpRecord> ops = msa_records(2, 300, 300, 32, causal);
-      const AttentionShape s = *attention_group(ops, c);
-      OpCounts softmax = ops[1].counts;
-      softmax += ops[2].counts;
-      const FusedTiling chosen = *choose_fused_tiling(s, softmax, c, tech()), remembered = *memo.choose(s, softmax);
-      CHECK(remembered.describe() == chosen.describe());
-      CHECK(remembered.dram_bits == chosen.dram_bits);
-      CHECK(remembered.energy_pj == chosen.energy_pj);
-      CHECK(plan_fused_attention(ops, c, tech(), &memo)->plan.mapping ==
-            plan_fused_attention(ops, c, tech())->plan.mapping);
+  // (queries, keys): square blocks, a decode block of 3 queries over 700 keys, one query over 4096
+  for (auto [queries, keys] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
+           {77, 77}, {256, 256}, {1030, 1030}, {5000, 5000}, {3, 700}, {1, 4096}}) {
+    INFO(queries << " queries over " << keys << " keys");
+    const std::uint64_t heads = 2, d = 32, offset = keys - queries;
+    const std::vector<OpRecord> ops = msa_records(heads, queries, keys, d, true);
+    const std::vector<OpPlan> plans = plan_all(ops, c);
+    REQUIRE(plans.size() == 4);
+    for (std::size_t i : {std::size_t{0}, std::size_t{3}}) {
+      const bool scores = i == 0;
+      const OpPlan& plan = plans[i];
+      INFO(plan.name << ": " << plan.mapping);
+      // Scores: strip after strip, its keys follow the last strip's and its rows are those from the first that
+      // attends to its first key to the last query. Context: every output element finished once, in the strip
+      // holding its row's last key (the other runs store partial sums).
+      std::uint64_t key_end = 0, macs = 0, finished = 0;
+      for (const auto& run : plan.runs) {
+        const std::vector<TensorShape> t = run->tensors();  // A (batch, m, k), B (batch, k, n)
+        const std::uint64_t m = t[0].dims[2], width = scores ? t[1].dims[3] : t[0].dims[3];
+        macs += heads * m * width * d;
+        if (scores) {
+          CHECK(m == queries - (key_end > offset ? key_end - offset : 0));
+          key_end += width;
+        }
+        for (const TileWork& tile : collect(*run))
+          if (const TensorBox store = run->boxes(tile).store; store.tensor == 3)  // C, not the partial sums
+            finished += store.extent[0] * store.extent[1] * store.extent[2] * store.extent[3];
+      }
+      if (scores) CHECK(key_end == keys);
+      CHECK(finished == heads * queries * (scores ? keys : d) - (scores ? heads * queries * keys - macs / d : 0));
+      CHECK(plan.runs.size() <= 2 * kMaxCausalStrips);
+      const OpRow row = closed_form_row(plan, c);
+      CHECK(row.macs == macs);
+      // at least the attended pairs' products (the records'), at most the rectangle, all of it for one query
+      CHECK(row.macs >= ops[i].counts.ops(OpKind::mul));
+      CHECK(row.macs <= heads * queries * keys * d);
+      if (queries == 1) CHECK(row.macs == heads * keys * d);
+      if (queries >= 1030) CHECK(row.macs < heads * queries * keys * d * 6 / 10);  // about half the rectangle
+      // the strips' seams staged by class as the walk stages them
+      CHECK(row.cycles == closed_form_row(plan, c, false, ClosedForm::tile_by_tile).cycles);
+      CHECK(closed_form_row(plan, c, true).cycles == closed_form_row(plan, c, true, ClosedForm::tile_by_tile).cycles);
     }
+    // SystemC walks the strips as one pipeline: without its dynamic effects, the closed form's cycles
+    CHECK(replay_sc(ops, static_pipeline(c)).total.cycles == replay_cf(ops, static_pipeline(c)).total.cycles);
+  }
 }

@@ -91,14 +91,17 @@ OpRecord vector_op(std::uint64_t elements, OpClass kind) {
 
 TEST_CASE("fast-forward gives the walk's rows on sampled GEMMs, decode products and streams") {
   std::mt19937_64 rng(20261127);
-  auto pick = [&](std::uint64_t lo, std::uint64_t hi) { return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng); };
+  auto pick = [&](std::uint64_t lo, std::uint64_t hi) {
+    return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng);
+  };
   std::vector<OpRecord> ops;
   for (int i = 0; i < 24; ++i) {
     const std::uint64_t m = i % 4 == 0 ? 1 : pick(1, 700), n = pick(1, 900), k = pick(1, 1500);
     ops.push_back(gemm(pick(1, 3), m, n, k, i % 3 == 0 ? DType::fp16 : DType::int8));
   }
   ops.push_back(gemm(1, 1, 4096, 4096, DType::fp16));  // a decode step's projection: weights streamed
-  for (std::uint64_t elements : {std::uint64_t{1}, std::uint64_t{4095}, std::uint64_t{1} << 20, std::uint64_t{3000017}}) {
+  for (std::uint64_t elements :
+       {std::uint64_t{1}, std::uint64_t{4095}, std::uint64_t{1} << 20, std::uint64_t{3000017}}) {
     ops.push_back(vector_op(elements, OpClass::eltwise));
     ops.push_back(vector_op(elements, OpClass::memcpy));
   }
@@ -121,8 +124,10 @@ TEST_CASE("fast-forward gives the walk's rows on whole models: convolutions, att
   o.native_attention = model == "pvt_v2_b0";
   if (model == "tiny_llama") {
     o.phase.phase = GENERATE(Phase::prefill, Phase::decode);
-    if (o.phase.phase == Phase::prefill) o.seq_len = 512;
-    else o.phase.context = 4096;
+    if (o.phase.phase == Phase::prefill)
+      o.seq_len = 512;
+    else
+      o.phase.context = 4096;
   }
   INFO(model);
   RecordingSink sink;
@@ -207,7 +212,8 @@ TEST_CASE("the timeline has the same busy intervals with fast-forward as without
     for (auto& [track, list] : by_track) std::sort(list.begin(), list.end());
     return std::pair(by_track, spans);
   };
-  const auto fast = intervals(true, TimelineWriter::kDefaultMaxEvents), walked = intervals(false, TimelineWriter::kDefaultMaxEvents);
+  const auto fast = intervals(true, TimelineWriter::kDefaultMaxEvents),
+             walked = intervals(false, TimelineWriter::kDefaultMaxEvents);
   CHECK(fast.first.size() >= 3);
   CHECK(fast.first == walked.first);
   const auto fast_spans = intervals(true, 10), walked_spans = intervals(false, 10);  // every op merged into spans

@@ -44,7 +44,6 @@ OpRecord gemm_at(const Shape& s, const Precision& p) {
   return op;
 }
 
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
 /// Cycles no schedule can beat: every MAC at the array's peak rate for the precision, every DRAM bit at
 /// full bandwidth.

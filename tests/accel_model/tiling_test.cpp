@@ -14,7 +14,6 @@ using namespace ecosim::accel;
 using namespace ecosim::test;
 
 namespace {
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 }  // namespace
 
 TEST_CASE("fusion factor (8/max(a,2))·(8/max(w,2)) — 16-bit by temporal fusion") {

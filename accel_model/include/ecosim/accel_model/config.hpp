@@ -60,9 +60,9 @@ struct AccelConfig {
   // Dynamic effects of the tile pipeline (pipeline.hpp): the array and the vector unit computing side by side
   // where a tile allows it (TileWork::after), and the next op's first weight tile loaded during this op's last.
   bool overlap_units = true, prefetch_weights = true;
-  std::uint64_t quantum_cycles = 0;        // SystemC's global quantum: how far a unit's thread may run ahead unsynced
+  std::uint64_t quantum_cycles = 0;  // SystemC's global quantum: how far a unit's thread may run ahead unsynced
   bool fast_forward = true;  // SystemC passes over steady runs of alike tiles at once (same cycles; fast_forward.hpp)
-  nlohmann::json effective;                // the merged document all of the above was read from (reports record it)
+  nlohmann::json effective;  // the merged document all of the above was read from (reports record it)
   std::vector<std::string> cost_warnings;  // bank sizes outside the CACTI table (their costs are extrapolated)
 
   const BufferConfig& buffer(Buffer b) const { return buffers[static_cast<std::size_t>(b)]; }

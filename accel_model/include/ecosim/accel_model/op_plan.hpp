@@ -169,12 +169,21 @@ unsigned operand_bits(DType t, const AccelConfig& config);
 /// operand_bits(); `recorded` at its own width (fp32 32 bits), the units converting on chip.
 unsigned stored_bits(DType t, trace::FloatStorage storage, const AccelConfig& config);
 
+/// Where the keys of a causal softmax attention's GEMM lie: along n (the scores, queries × keys) or along k (the
+/// context, probabilities × values); none for any other GEMM.
+enum class CausalKeys : std::uint8_t { none, along_n, along_k };
+
+/// Strips of keys a causal attention GEMM is planned in (at most), each over the query rows that attend to them.
+inline constexpr std::uint64_t kMaxCausalStrips = 32;
+
 class TilingMemo;
 /// Plans one operation; throws ecosim::Error when the record cannot run (e.g. an operand wider than 32 bits, or
 /// an array op with float operands in a trace whose floats are stored at their recorded width). GEMM tilings
-/// come from `memo` (for `config`) when given.
+/// come from `memo` (for `config`) when given. A causal attention's GEMM (`causal_keys`, from its group) runs in
+/// strips of keys, each over the query rows that attend to them (the masked tiles above the diagonal skipped);
+/// any other causal GEMM computes its whole rectangle.
 OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& tech, TilingMemo* memo = nullptr,
-               trace::FloatStorage storage = trace::FloatStorage::operand);
+               trace::FloatStorage storage = trace::FloatStorage::operand, CausalKeys causal_keys = CausalKeys::none);
 
 /// The bits a plan's tiles move between DRAM and the buffers (summed class by class).
 std::uint64_t dram_bits(const OpPlan& plan);

@@ -5,6 +5,8 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <string>
 #include <string_view>
 
 #include "ecosim/accel_model/config.hpp"
@@ -29,6 +31,16 @@ inline constexpr std::uint64_t kProgressTiles = std::uint64_t{1} << 16;
 /// The tiles of `plan` the SystemC engine walks one by one under `config`, passing over the steady runs of
 /// alike tiles it fast-forwards (with the same cycles; systemc.fast_forward): all of them without fast-forward.
 std::uint64_t walked_tiles(const OpPlan& plan, const AccelConfig& config);
+/// walked_tiles() remembered for plans alike in kind, mapping, tensors, tiles, DRAM bits and closed-form cycles (a
+/// model repeats its layers' ops, and each untimed walk costs about what the tiles it walks cost to make).
+class WalkedTilesMemo {
+ public:
+  std::uint64_t operator()(const OpPlan& plan, const AccelConfig& config);
+
+ private:
+  static constexpr std::size_t kCapacity = 1024;  // forgotten all at once beyond this: memory stays bounded
+  std::map<std::string, std::uint64_t> known_;
+};
 /// The work a SystemC replay of `plans` does, found by planning every op without timing any (the source's
 /// checks run) and walking its tiles as the engine does, passing over what it would fast-forward.
 ReplayWork plan_work(PlanSource& plans);

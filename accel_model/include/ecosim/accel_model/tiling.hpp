@@ -28,6 +28,9 @@ Fusion fusion(unsigned a_bits, unsigned w_bits);
 struct GemmShape {
   std::uint64_t batch = 1, m = 1, n = 1, k = 1;
   unsigned a_bits = 8, w_bits = 8;
+  // A strip of a longer sum over k (a causal attention's context, in strips of keys): its first k tile adds onto
+  // partial sums already in DRAM (`continues`), its last stores partial sums rather than outputs (`goes_on`).
+  bool continues = false, goes_on = false;
   unsigned out_bits() const { return a_bits > w_bits ? a_bits : w_bits; }
   friend bool operator==(const GemmShape&, const GemmShape&) = default;
 };

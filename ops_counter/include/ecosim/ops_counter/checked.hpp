@@ -26,6 +26,9 @@ inline std::uint64_t checked_product(std::initializer_list<std::uint64_t> factor
   return r;
 }
 
+/// ⌈a / b⌉ (b > 0; never overflows).
+inline std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0); }
+
 /// a - b for counts where b ≤ a is an invariant of the formula (e.g. K - 1 with K ≥ 1).
 inline std::uint64_t checked_sub(std::uint64_t a, std::uint64_t b) {
   if (b > a) throw Error("negative count (a dimension is zero)");
