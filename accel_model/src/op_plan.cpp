@@ -260,13 +260,13 @@ OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& t
   if (on_array) check_array_storage(op, storage);
   switch (op.kind) {
     case OpClass::gemm:
-      if (causal_keys != CausalKeys::none) {
+      if (causal_keys != CausalKeys::none && op.m > 1) {  // one query (a decode step) attends to every key
         plan.mapping = plan_causal_gemm({op.batch, op.m, op.n, op.k, a, w}, causal_keys, config, memo, plan);
         break;
       }
       plan.mapping = plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, memo, plan);
       // a causal GEMM outside a recognised attention group cannot tell its keys' axis
-      if (op.params.contains(std::string(ops::kCausalParam)))
+      if (causal_keys == CausalKeys::none && op.params.contains(std::string(ops::kCausalParam)))
         plan.mapping += "; causal: the whole rectangle computed, the masked part discarded";
       break;
     case OpClass::popcount_accumulate:
