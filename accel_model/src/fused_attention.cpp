@@ -143,14 +143,20 @@ std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, con
     const auto it = r.params.find(std::string(ops::kCausalParam));
     return it != r.params.end() && it->second == 1;
   };
+  const auto window = [](const OpRecord& r) {
+    const auto it = r.params.find(std::string(ops::kWindowParam));
+    return it == r.params.end() ? std::uint64_t{0} : it->second;
+  };
   const AttentionShape s{.groups = scores.batch,
                          .queries = scores.m,
                          .keys = scores.n,
                          .dim = scores.k,
                          .operand_bits = operand_bits(scores.a_dtype, config),
-                         .causal = causal(scores)};
+                         .causal = causal(scores),
+                         .window = window(scores)};
   for (const OpRecord& r : ops.first(kAttentionGroupRecords))
-    if (causal(r) != s.causal) return std::nullopt;         // not one causal attention
+    if (causal(r) != s.causal || window(r) != s.window) return std::nullopt;  // not one (causal, windowed) attention
+  if (s.window && !s.causal) return std::nullopt;           // a window bounds a causal attention's keys only
   if (s.causal && s.keys < s.queries) return std::nullopt;  // a query would attend to no key
   const bool consistent = s.groups && s.queries && s.keys && s.dim && context.batch == s.groups &&
                           context.m == s.queries && context.n == s.dim && context.k == s.keys &&
@@ -241,7 +247,7 @@ std::optional<FusedTiling> FusedTilingMemo::choose(const AttentionShape& s, cons
 std::optional<FusedPlan> plan_fused_attention(std::span<const OpRecord> ops, const AccelConfig& c,
                                               const TechTable& tech, FusedTilingMemo* memo) {
   const std::optional<AttentionShape> shape = attention_group(ops, c);
-  if (!shape) return std::nullopt;
+  if (!shape || shape->window) return std::nullopt;  // no band in the fused mapping: a window runs unfused (in strips)
   const AttentionShape& s = *shape;
   OpCounts softmax = ops[1].counts;
   softmax += ops[2].counts;

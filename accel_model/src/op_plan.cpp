@@ -3,6 +3,7 @@
 
 #include <fmt/core.h>
 #include <algorithm>
+#include <vector>
 #include <stdexcept>
 
 #include "ecosim/accel_model/conv_tiling.hpp"
@@ -181,47 +182,53 @@ std::string plan_gemm(const GemmShape& shape, const AccelConfig& config, TilingM
 }
 
 /// A causal attention's GEMM of `shape` (queries along m, keys along n or k) in strips of keys, at most
-/// kMaxCausalStrips of them, with the rectangle's tiling. The queries are the last M of the Nk positions
-/// (a prefill, or a decode over a cache), so the keys [c₀, c₁) are attended by the query rows from c₀ − (Nk − M)
-/// on: each strip is a GEMM of those rows over its keys, with the same tiling, and only its first rows' tiles
-/// (the diagonal) compute masked products. The context's sum over the keys runs on from strip to strip through
-/// partial sums in DRAM; the rows whose last key lies in a strip store their outputs there, as a run of their own.
-std::string plan_causal_gemm(const GemmShape& shape, CausalKeys keys, const AccelConfig& config, TilingMemo* memo,
-                             OpPlan& plan) {
+/// kMaxCausalStrips of them, with the rectangle's tiling. The queries are the last M of the Nk positions (a
+/// prefill, or a decode block over a cache): query row r attends to the keys from r + o − W + 1 (or the first) to
+/// r + o, o = Nk − M, W the sliding window (0: none). So the keys [c₀, c₁) are attended by the rows from c₀ − o to
+/// c₁ − o + W − 2, and each strip is a GEMM of those rows over its keys; only the tiles on the band's edges compute
+/// masked products. The context's sums over the keys run on from strip to strip through partial sums in DRAM:
+/// a strip's rows split where their first key (before it: they add onto partial sums) or their last key (after
+/// it: they store partial sums, not outputs) leaves the strip, each part a run of its own.
+std::string plan_causal_gemm(const GemmShape& shape, CausalKeys keys, std::uint64_t window, const AccelConfig& config,
+                             TilingMemo* memo, OpPlan& plan) {
   const GemmTiling tiling = memo ? memo->choose(shape) : choose_tiling(shape, config);
   const bool scores = keys == CausalKeys::along_n;
   const std::uint64_t key_count = scores ? shape.n : shape.k, key_tile = scores ? tiling.tn : tiling.tk;
-  const std::uint64_t offset = key_count - shape.m;  // query row r attends to the keys up to r + offset
+  const std::uint64_t offset = key_count - shape.m, band = window ? window : key_count;
   // Strips of whole key tiles where they are wide enough, else of whole array rows or columns (keys along n map
   // onto the array's columns, along k onto its rows), so the strips cut no tile the array would fill.
   const std::uint64_t least = ceil_div(key_count, kMaxCausalStrips), lanes = scores ? config.cols : config.rows;
   const std::uint64_t step = least >= key_tile ? key_tile : lanes, width = step * ceil_div(least, step);
-  std::uint64_t computed = 0;  // query × key pairs computed, per batch entry
-  auto add = [&](std::uint64_t rows, std::uint64_t first_row, std::uint64_t c0, std::uint64_t c1, bool goes_on) {
-    if (first_row >= rows) return;
-    GemmShape strip = shape;
-    strip.m = rows - first_row;
-    (scores ? strip.n : strip.k) = c1 - c0;
-    strip.continues = !scores && c0 > 0;
-    strip.goes_on = goes_on;
-    plan.runs.push_back(gemm_tiles(strip, tiling, config));
-    computed = checked_add(computed, checked_mul(strip.m, c1 - c0));
+  // The rows are ordered by their first and by their last key alike: the rows whose last key is below `key` are
+  // the first rows_ending_before(key), those whose first key is below it the first rows_starting_before(key).
+  auto rows_ending_before = [&](std::uint64_t key) { return key > offset ? std::min(shape.m, key - offset) : 0; };
+  auto rows_starting_before = [&](std::uint64_t key) {
+    return key > 0 && key + band - 1 > offset ? std::min(shape.m, key + band - 1 - offset) : 0;
   };
+  std::uint64_t computed = 0;  // query × key pairs computed, per batch entry
   for (std::uint64_t c0 = 0; c0 < key_count; c0 += width) {
-    const std::uint64_t c1 = std::min(key_count, c0 + width), first_row = c0 > offset ? c0 - offset : 0;
-    if (scores) {
-      add(shape.m, first_row, c0, c1, false);
-    } else {  // rows whose last key lies in the strip finish there; the rows after go on to the next strip
-      const std::uint64_t finishing = c1 > offset ? std::min(shape.m, c1 - offset) : 0;
-      add(finishing, first_row, c0, c1, false);
-      add(shape.m, std::max(first_row, finishing), c0, c1, true);
+    const std::uint64_t c1 = std::min(key_count, c0 + width);
+    const std::uint64_t first_row = rows_ending_before(c0), end_row = rows_starting_before(c1);
+    std::vector<std::uint64_t> cuts = {first_row, end_row};
+    if (!scores) cuts.insert(cuts.end(), {rows_ending_before(c1), rows_starting_before(c0)});
+    std::sort(cuts.begin(), cuts.end());
+    for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+      const std::uint64_t r0 = std::max(cuts[i], first_row), r1 = std::min(cuts[i + 1], end_row);
+      if (r0 >= r1) continue;
+      GemmShape strip = shape;
+      strip.m = r1 - r0;
+      (scores ? strip.n : strip.k) = c1 - c0;
+      strip.continues = !scores && c0 > 0 && r0 < rows_starting_before(c0);  // its rows' first keys lie before c₀
+      strip.goes_on = !scores && r0 >= rows_ending_before(c1);                // their last keys lie after the strip
+      plan.runs.push_back(gemm_tiles(strip, tiling, config));
+      computed = checked_add(computed, checked_mul(strip.m, c1 - c0));
     }
   }
-  return fmt::format(
-      "{}, {}; causal: {} strips of {} keys over the query rows that attend to them ({:.1f} % of the "
-      "rectangle)",
-      array_precision(shape.a_bits, shape.w_bits), tiling.describe(), ceil_div(key_count, width), width,
-      100.0 * double(computed) / double(checked_mul(shape.m, key_count)));
+  return fmt::format("{}, {}; causal{}: {} strips of {} keys over the query rows that attend to them ({:.1f} % of "
+                     "the rectangle)",
+                     array_precision(shape.a_bits, shape.w_bits), tiling.describe(),
+                     window ? fmt::format(", sliding window {}", window) : "", ceil_div(key_count, width), width,
+                     100.0 * double(computed) / double(checked_mul(shape.m, key_count)));
 }
 
 std::string plan_conv(const OpRecord& op, unsigned a_bits, unsigned w_bits, const AccelConfig& config, OpPlan& plan) {
@@ -260,8 +267,11 @@ OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& t
   if (on_array) check_array_storage(op, storage);
   switch (op.kind) {
     case OpClass::gemm:
-      if (causal_keys != CausalKeys::none && op.m > 1) {  // one query (a decode step) attends to every key
-        plan.mapping = plan_causal_gemm({op.batch, op.m, op.n, op.k, a, w}, causal_keys, config, memo, plan);
+      if (causal_keys != CausalKeys::none && (op.m > 1 || op.params.contains(std::string(ops::kWindowParam)))) {
+        // (one query without a window, a decode step, attends to every key: a plain GEMM)
+        const auto window = op.params.find(std::string(ops::kWindowParam));
+        plan.mapping = plan_causal_gemm({op.batch, op.m, op.n, op.k, a, w}, causal_keys,
+                                        window == op.params.end() ? 0 : window->second, config, memo, plan);
         break;
       }
       plan.mapping = plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, memo, plan);

@@ -9,6 +9,8 @@
 #include "ecosim/accel_model/fused_attention.hpp"
 #include "ecosim/ops_counter/primitives.hpp"
 
+#include <array>
+
 using namespace ecosim;
 using namespace ecosim::accel;
 using namespace ecosim::test;
@@ -16,14 +18,15 @@ using namespace ecosim::test;
 namespace {
 
 std::vector<OpRecord> msa_records(std::uint64_t heads, std::uint64_t queries, std::uint64_t keys, std::uint64_t d,
-                                  bool causal) {
-  AttentionConfig c{.variant = AttentionVariant::msa,
+                                  bool causal, std::uint64_t window = 0) {
+  AttentionConfig c{.variant = window ? AttentionVariant::sliding : AttentionVariant::msa,
                     .heads = heads,
                     .seq = queries,
                     .head_dim = d,
                     .projections = false,
                     .keys = keys,
                     .causal = causal};
+  if (window) c.sliding_window = window;
   RecordingSink list;
   emit_attention("attention", c, Convention::exact, list);
   return list.records;
@@ -143,12 +146,22 @@ TEST_CASE("a causal group fuses only when its four records agree, and SystemC eq
 
 TEST_CASE("unfused causal attention: strips of keys over the query rows that attend to them, costed by class") {
   AccelConfig c = builtin_config("bitfusion-45nm");
-  // (queries, keys): square blocks, a decode block of 3 queries over 700 keys, one query over 4096
-  for (auto [queries, keys] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
-           {77, 77}, {256, 256}, {1030, 1030}, {5000, 5000}, {3, 700}, {1, 4096}}) {
-    INFO(queries << " queries over " << keys << " keys");
-    const std::uint64_t heads = 2, d = 32, offset = keys - queries;
-    const std::vector<OpRecord> ops = msa_records(heads, queries, keys, d, true);
+  // (queries, keys, sliding window): square blocks, a decode block of 3 queries over 700 keys, one query over
+  // 4096; sliding windows of 1024 and 300 keys over a prefill and of 1024 over a decode block of 3 queries
+  for (auto [queries, cache, window] : std::vector<std::array<std::uint64_t, 3>>{{77, 0, 0},
+                                                                                {256, 0, 0},
+                                                                                {1030, 0, 0},
+                                                                                {5000, 0, 0},
+                                                                                {3, 697, 0},
+                                                                                {1, 4095, 0},
+                                                                                {5000, 0, 1024},
+                                                                                {2000, 0, 300},
+                                                                                {3, 5000, 1024}}) {
+    const std::uint64_t heads = 2, d = 32;
+    const std::vector<OpRecord> ops = msa_records(heads, queries, queries + cache, d, true, window);
+    const std::uint64_t keys = ops[0].n, offset = keys - queries;  // a window keeps the last W + N − 1 keys
+    INFO(queries << " queries over " << keys << " keys, window " << window);
+    REQUIRE(ops[0].params.contains(std::string(ops::kWindowParam)) == (window > 0));
     const std::vector<OpPlan> plans = plan_all(ops, c);
     REQUIRE(plans.size() == 4);
     for (std::size_t i : {std::size_t{0}, std::size_t{3}}) {
@@ -163,8 +176,10 @@ TEST_CASE("unfused causal attention: strips of keys over the query rows that att
         const std::vector<TensorShape> t = run->tensors();  // A (batch, m, k), B (batch, k, n)
         const std::uint64_t m = t[0].dims[2], width = scores ? t[1].dims[3] : t[0].dims[3];
         macs += heads * m * width * d;
-        if (scores) {
-          CHECK(m == queries - (key_end > offset ? key_end - offset : 0));
+        if (scores) {  // the rows from the first whose last key is the strip's first to the last whose first is in it
+          const std::uint64_t band = window ? window : keys, first_row = key_end > offset ? key_end - offset : 0;
+          const std::uint64_t end_row = std::min(queries, key_end + width + band - 1 - offset);
+          CHECK(m == end_row - first_row);
           key_end += width;
         }
         for (const TileWork& tile : collect(*run))
@@ -173,14 +188,15 @@ TEST_CASE("unfused causal attention: strips of keys over the query rows that att
       }
       if (scores) CHECK(key_end == keys);
       CHECK(finished == heads * queries * (scores ? keys : d) - (scores ? heads * queries * keys - macs / d : 0));
-      CHECK(plan.runs.size() <= 2 * kMaxCausalStrips);
+      CHECK(plan.runs.size() <= 3 * kMaxCausalStrips);  // a window's context: rows starting, going on, finishing
       const OpRow row = closed_form_row(plan, c);
       CHECK(row.macs == macs);
       // at least the attended pairs' products (the records'), at most the rectangle, all of it for one query
       CHECK(row.macs >= ops[i].counts.ops(OpKind::mul));
       CHECK(row.macs <= heads * queries * keys * d);
       if (queries == 1) CHECK(row.macs == heads * keys * d);
-      if (queries >= 1030) CHECK(row.macs < heads * queries * keys * d * 6 / 10);  // about half the rectangle
+      if (queries >= 1030 && !window) CHECK(row.macs < heads * queries * keys * d * 6 / 10);  // half the rectangle
+      if (queries >= 1030 && window) CHECK(row.macs * 2 < ops[i].counts.ops(OpKind::mul) * 3);  // about the band
       // the strips' seams staged by class as the walk stages them
       CHECK(row.cycles == closed_form_row(plan, c, false, ClosedForm::tile_by_tile).cycles);
       CHECK(closed_form_row(plan, c, true).cycles == closed_form_row(plan, c, true, ClosedForm::tile_by_tile).cycles);

@@ -30,6 +30,7 @@ struct AttentionShape {
   std::uint64_t groups = 1, queries = 1, keys = 1, dim = 1;
   unsigned operand_bits = 8;
   bool causal = false;
+  std::uint64_t window = 0;  // causal sliding window: each query over the W keys ending at it (0: all before it)
   friend bool operator==(const AttentionShape&, const AttentionShape&) = default;
 };
 

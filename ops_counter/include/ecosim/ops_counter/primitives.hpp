@@ -69,6 +69,9 @@ inline constexpr std::string_view kChunkAttentionGroup = "chunk_attention";
 /// queries × keys rectangle, their counts those of the attended pairs only (query i of N over Nk keys sees the
 /// first Nk − N + i + 1).
 inline constexpr std::string_view kCausalParam = "causal";
+/// OpRecord::params key of a causal sliding-window attention's four records (beside kCausalParam): W, each query
+/// over the W keys ending at it (set where W is below the keys, so the band is narrower than the triangle).
+inline constexpr std::string_view kWindowParam = "window";
 /// r's outputs added onto a held state of `elements` values of type t (a causal linear attention's running sums
 /// over the earlier tokens): one addition per element, and the state read.
 void add_onto_state(OpRecord& r, DType t, std::uint64_t elements);
