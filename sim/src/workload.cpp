@@ -48,7 +48,8 @@ DType dtype_option(const po::variables_map& vm, const std::string& key) {
   return *t;
 }
 
-/// The phase options into `o`; `--seq` with --phase prefill is the prefill length (as --seq-len).
+}  // namespace
+
 void parse_decoder_phase(const po::variables_map& vm, ModelOptions& o) {
   DecoderPhase& p = o.phase;
   p.kv_dtype = dtype_option(vm, "kv-dtype");
@@ -61,8 +62,9 @@ void parse_decoder_phase(const po::variables_map& vm, ModelOptions& o) {
   if (phase == "prefill") {
     p.phase = Phase::prefill;
     reject_given(vm, {"context", "tokens"}, "--phase decode");
-    if (vm.count("seq") && vm.count("seq-len")) throw Error("give the prefill length once: --seq or --seq-len");
-    if (vm.count("seq")) o.seq_len = positive(vm, "seq");
+    const bool seq = vm.count("seq") && !vm["seq"].defaulted();  // (compare's --seq defaults to its layer's N)
+    if (seq && vm.count("seq-len")) throw Error("give the prefill length once: --seq or --seq-len");
+    if (seq) o.seq_len = positive(vm, "seq");
   } else if (phase == "decode") {
     p.phase = Phase::decode;
     reject_given(vm, {"seq", "seq-len"}, "--phase prefill (a decode step's context is --context N)");
@@ -73,8 +75,6 @@ void parse_decoder_phase(const po::variables_map& vm, ModelOptions& o) {
     throw Error("--phase must be 'prefill' or 'decode', got '" + phase + "'");
   }
 }
-
-}  // namespace
 
 po::options_description workload_options(Convention convention) {
   po::options_description o("Workload");

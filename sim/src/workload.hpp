@@ -50,6 +50,9 @@ ModelZoo model_zoo(const po::variables_map& vm);
 
 /// --hf-config FILE and the decoder phase options (--phase, --context, --tokens, --kv-dtype, --weight-dtype).
 po::options_description decoder_options();
+/// The phase options into `o` (each refused where it does not apply); `--seq` given with --phase prefill is the
+/// prefill length (as --seq-len).
+void parse_decoder_phase(const po::variables_map& vm, ModelOptions& o);
 
 /// --onnx FILE, --strict, --onnx-max-bytes.
 po::options_description onnx_options();

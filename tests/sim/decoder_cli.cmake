@@ -99,6 +99,31 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "compare --hf-config --variants performer,ecoformer: rc ${rc}: ${out}")
 endif()
 
+# compare --phase: a decode step over a cache of N — MSA's accelerator energy grows with N, Performer's state keeps
+# its own flat; the workload names the phase; phase options without a decoder model are refused
+foreach(ctx 8 60)
+  ecosim_run(out rc compare --hf-config tiny.json --phase decode --context ${ctx} --variants msa,performer
+             --engine closed-form --out dec${ctx})
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "compare --phase decode --context ${ctx}: rc ${rc}: ${out}")
+  endif()
+  file(READ ${WORKDIR}/dec${ctx}/compare.json report)
+  string(JSON phase GET "${report}" workload phase)
+  string(JSON context GET "${report}" workload context)
+  string(JSON msa_${ctx} GET "${report}" variants 0 accel_energy_pj)
+  string(JSON performer_${ctx} GET "${report}" variants 1 accel_energy_pj)
+  if(NOT phase STREQUAL "decode" OR NOT context EQUAL ${ctx} OR NOT out MATCHES "decode: 1 token.s. over a cache of ${ctx},")
+    message(FATAL_ERROR "compare --phase decode: workload ${phase} ${context}: ${out}")
+  endif()
+endforeach()
+if(NOT msa_60 GREATER msa_8 OR NOT performer_60 STREQUAL performer_8)
+  message(FATAL_ERROR "decode energy: MSA ${msa_8} -> ${msa_60} (must grow), Performer ${performer_8} -> ${performer_60} (flat)")
+endif()
+ecosim_run(out rc compare --phase decode --context 64 --variants msa)
+if(rc EQUAL 0 OR NOT out MATCHES "--phase does not apply here")
+  message(FATAL_ERROR "compare --phase without a decoder model: rc ${rc}: ${out}")
+endif()
+
 # sweep: a {"hf_config": FILE} workload is replayed as the config's decoder (its rows name the file)
 file(WRITE ${WORKDIR}/spec.json [=[{
   "axes": {"array.rows": [8, 16]},

@@ -110,10 +110,12 @@ struct Entry {
 };
 
 /// The zoo model with every attention layer of the entry's variant, or its own (exact convention).
-Workload model_workload(const std::string& model, const ModelZoo& zoo, const Entry& e) {
+Workload model_workload(const std::string& model, const ModelZoo& zoo, const ModelOptions& phase, const Entry& e) {
   Workload w;
   w.model = model;
   w.zoo = zoo;
+  w.model_options.phase = phase.phase;
+  w.model_options.seq_len = phase.seq_len;
   w.model_options.attention = e.config;
   w.model_options.batch = e.config.batch;
   w.model_options.native_attention = e.native;
@@ -245,9 +247,8 @@ int compare(const Args& args) {
       po::value<std::string>()->default_value(
           variant_names([](const VariantInfo& row) { return row.compared_by_default; }, ",")),
       "attention variants, comma-separated (with --model also 'native': the model's own attention)")(
-      "model", po::value<std::string>(), "compare whole-model analytic traces of this zoo model instead")(
-      "hf-config", po::value<std::string>(),
-      "compare whole-model traces of the decoder of this Hugging Face config.json instead (its default prefill)")(
+      "model", po::value<std::string>(),
+      "compare whole-model analytic traces of this zoo model instead (a decoder: its default prefill, or --phase)")(
       "onnx", po::value<std::string>(),
       "compare an ONNX model's traces instead: its attention blocks swapped for each variant, kernels run at "
       "the blocks' shapes ('native': the export's own attention)")(
@@ -258,6 +259,7 @@ int compare(const Args& args) {
       "the GPU column without a GPU: model (accel_model's GPU model) or roofline (max(ops / FP32 peak, bytes / "
       "bandwidth) per op)")("out", po::value<std::string>()->default_value("reports"), "output directory");
   options.add(model_file_option());
+  options.add(decoder_options());
   options.add(onnx_options());
   options.add(variant_parameter_options());
   options.add(accel_options());
@@ -298,10 +300,14 @@ int compare(const Args& args) {
     reject_given(vm, {"strict", "onnx-max-bytes"}, "--onnx");
   }
   const bool whole_model = !model.empty() || onnx;
-  if (!model.empty())
-    reject_given(vm, {"seq", "dim", "heads", "device"}, "the single-layer comparison (without --model)");
-  else
+  ModelOptions phase;  // a decoder's phase (--seq given: its prefill length)
+  if (!model.empty()) {
+    reject_given(vm, {"dim", "heads", "device"}, "the single-layer comparison (without --model)");
+    parse_decoder_phase(vm, phase);
+  } else {
     reject_given(vm, {"model-file"}, "--model");
+    reject_given(vm, {"phase", "context", "tokens", "kv-dtype", "weight-dtype"}, "decoder models (--model, --hf-config)");
+  }
   if (vm.count("hf-config")) reject_given(vm, {"model-file"}, "--model");
   const ModelZoo zoo = vm.count("hf-config") ? hf_config_zoo(vm["hf-config"].as<std::string>()) : model_zoo(vm);
   std::vector<AttentionVariant> chosen;
@@ -319,6 +325,10 @@ int compare(const Args& args) {
   } else {
     report.workload["model"] = model;
     if (vm.count("hf-config")) report.workload["hf_config"] = vm["hf-config"].as<std::string>();
+    if (phase.phase.phase == Phase::decode)
+      report.workload.update({{"phase", "decode"}, {"context", phase.phase.context}, {"tokens", phase.phase.tokens}});
+    else if (phase.phase.phase == Phase::prefill)
+      report.workload.update({{"phase", "prefill"}, {"seq", phase.seq_len}});  // 0: the model's default length
   }
   report.published = published;
   report.published_applies = published_for(report.workload, published);
@@ -355,7 +365,7 @@ int compare(const Args& args) {
         config.validate();
         if (ecoformer::has_kernel(config.variant)) check_attention_kernel(limits, config, device == DeviceChoice::cuda);
       } else {
-        model_workload(model, zoo, e).layers();  // throws for a model the variant cannot build
+        model_workload(model, zoo, phase, e).layers();  // throws for a model the variant cannot build
       }
       report.provenance["variant_parameters"][label] =
           e.native ? nlohmann::json(onnx ? "the export's own attention" : "the model's own attention (zoo)")
@@ -377,7 +387,7 @@ int compare(const Args& args) {
     const bool kernel = model.empty() && !e.native && ecoformer::has_kernel(e.config.variant);
     fmt::print(stderr, "[{}] {} ...\n", e.label, kernel ? "running kernel" : "building analytic trace");
     VariantRun run = onnx             ? run_onnx(*onnx, e, device)
-                     : !model.empty() ? run_model(model_workload(model, zoo, e))
+                     : !model.empty() ? run_model(model_workload(model, zoo, phase, e))
                      : kernel         ? run_kernel(e.config, device)
                                       : run_analytic_layer(e.config);
     fmt::print(stderr, "[{}] replaying {} ops on {} ...\n", e.label, run.ops.size(), accel_config.name);
