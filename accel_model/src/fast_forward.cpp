@@ -21,8 +21,9 @@ std::optional<FastForwardSkip> FastForward::stage(const TileWork& tile, std::opt
   const std::uint64_t p = ahead.period;
   if (ahead.periods < kMinPeriods || stages_.size() < 2 * p + 2) return std::nullopt;
   // Stages σ − 2p − 1 … σ walked: each tile alike the one a period before it from σ − p − 1 on (the stages
-  // σ − p … σ − 1 then repeat their tiles' neighbours too), none beside the tile before it.
-  for (std::size_t j = 0; j <= 2 * p + 1; ++j)
+  // σ − p … σ − 1 then repeat their tiles' neighbours too); tile σ (so σ − p and σ − 2p) not beside the one before.
+  if (overlaps_previous(back(0).tile, config_)) return std::nullopt;
+  for (std::size_t j = 0; timed_units_ && j <= 2 * p + 1; ++j)
     if (overlaps_previous(back(j).tile, config_)) return std::nullopt;
   for (std::size_t j = 0; j <= p + 1; ++j)
     if (!alike(back(j).tile, back(j + p).tile)) return std::nullopt;

@@ -1,11 +1,11 @@
 // Internal: the SystemC engine's fast-forward over steady runs of alike tiles (walked_tiles() in replay.hpp counts
 // the tiles it leaves to walk).
 //
-// Without tiles beside the previous one (pipeline.hpp), tile i starts computing once tile i − 1 has computed
-// and tile i is loaded, and the DMA is idle then (its stage i − 1 ended with that load): the pipeline's state at
-// that moment is its time alone, and stage i lasts max(c_i, s_{i−1} + l_{i+1}) whatever came before. A run of
-// stages whose tiles i − 1, i and i + 1 repeat those one period earlier therefore repeats that period's stage
-// times. The engine walks tiles one by one until its cursor reports a repetition ahead (TileCursor::
+// A tile that does not compute beside the one before it (pipeline.hpp) starts once every earlier tile has computed
+// and it is loaded, and the DMA is idle then (its stage ended with that load): the pipeline's state at that
+// moment is its time alone, and what follows depends on the tiles from the one before it on. Between two such
+// moments a period's stages — tiles beside the ones before them included, as in fused attention — therefore
+// repeat their times when their tiles repeat: without such tiles every stage lasts max(c_i, s_{i−1} + l_{i+1}). The engine walks tiles one by one until its cursor reports a repetition ahead (TileCursor::
 // repeat_ahead) and the stages it walked show it too — the last period's tiles alike the period's before, and
 // as long — and then passes over whole periods at once: their transfers and computations are charged together,
 // the simulated time advances by their length, and the walk resumes where the repetition ends. Under a memory
@@ -39,7 +39,10 @@ class FastForward {
   /// Whether `config` lets the SystemC engine fast-forward: systemc.fast_forward, and a memory model without state.
   static bool enabled(const AccelConfig& config);
 
-  explicit FastForward(const AccelConfig& config) : config_(config) {}
+  /// `timed_units`: each unit's busy intervals are drawn (a timeline), so a period whose tiles compute beside the
+  /// ones before them — whose intervals start within their stages, not with them — is walked.
+  explicit FastForward(const AccelConfig& config, bool timed_units = false)
+      : config_(config), timed_units_(timed_units) {}
   /// Tile `tile`, the last one `cursor` gave, starts computing at `start_cycle` (none: an untimed walk, whose
   /// stages are taken as timed alike): the periods ahead to pass over, if any.
   std::optional<FastForwardSkip> stage(const TileWork& tile, std::optional<std::uint64_t> start_cycle,
@@ -56,6 +59,7 @@ class FastForward {
 
  private:
   const AccelConfig& config_;
+  bool timed_units_;
   std::deque<WalkedStage> stages_;  // the last 2 · kMaxPeriod + 2 at most
 };
 

@@ -169,14 +169,8 @@ class FusedAttentionRun : public IndexedTileRun {
       for (auto [o0, o1] : outer_intervals(o_rem)) {
         TileStretch& rows = groups.parts.emplace_back();
         rows.repeat = o1 - o0;
-        const std::uint64_t first = g0 * per_group_ + row_first(o0), begin = inner_begin(o0);
-        const std::uint64_t count = inner_end(o0) - begin;
-        std::vector<std::uint64_t> changes = {1, count - 1};
-        if (first <= rem && rem < first + count) changes.push_back(rem - first);
-        const auto [diagonal_begin, diagonal_end] = diagonal(o0);
-        for (std::uint64_t u = diagonal_begin; u <= diagonal_end + 1 && u < inner_end(o0); ++u)
-          changes.push_back(u - begin);
-        for (auto [u0, u1] : intervals(0, count, around(changes))) {
+        const std::uint64_t first = g0 * per_group_ + row_first(o0);
+        for (auto [u0, u1] : block_intervals(g0, o0)) {
           TileStretch& blocks = rows.parts.emplace_back();
           blocks.repeat = u1 - u0;
           const std::uint64_t j = first + u0;
@@ -188,10 +182,34 @@ class FusedAttentionRun : public IndexedTileRun {
     return all;
   }
 
+  /// At a block's start (tile 1 + 3b, b ≥ 1), the blocks from b that repeat block b − 1: those of its interval of
+  /// alike blocks (stretches()) after it, three tiles a period.
+  RepeatAhead repeat_after(std::uint64_t next) const override {
+    if (next < 4 || (next - 1) % 3 != 0) return {};
+    const std::uint64_t b = (next - 1) / 3, g = b / per_group_, o = outer_of(b % per_group_);
+    const std::uint64_t first = g * per_group_ + row_first(o);
+    if (b == first) return {};  // the row's first block: block b − 1 lies in another row
+    for (auto [u0, u1] : block_intervals(g, o))
+      if (u0 + first < b && b < u1 + first) return {3, std::min(u1 + first, triples_ - 1) - b};
+    return {};
+  }
+
  private:
   struct Triple {
     std::uint64_t g, qi, ki;
   };
+  /// The intervals [u₀, u₁) of alike blocks among the inner tiles of group g's outer tile o, counted from the
+  /// row's first triple: apart are the first, the last, the one where the softmax's extra cycle ends and, causal,
+  /// the diagonal ones and the one after them (each with the block before it, around()).
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> block_intervals(std::uint64_t g, std::uint64_t o) const {
+    const std::uint64_t rem = vector_.cycles % triples_;
+    const std::uint64_t first = g * per_group_ + row_first(o), begin = inner_begin(o), count = inner_end(o) - begin;
+    std::vector<std::uint64_t> changes = {1, count - 1};
+    if (first <= rem && rem < first + count) changes.push_back(rem - first);
+    const auto [diagonal_begin, diagonal_end] = diagonal(o);
+    for (std::uint64_t u = diagonal_begin; u <= diagonal_end + 1 && u < inner_end(o); ++u) changes.push_back(u - begin);
+    return intervals(0, count, around(changes));
+  }
   /// The inner tiles outer tile o visits: [inner_begin(o), inner_end(o)).
   std::uint64_t inner_begin(std::uint64_t o) const {
     return order_ == FusedOrder::queries_outer ? 0 : first_query_tile(s_, tq_full_, tk_full_, o);

@@ -21,34 +21,40 @@ class IndexedTileRun : public TileRun {
   /// The indices i at which tile i may differ from tile i − 1 (tile i equals tile i − 1 at every other index);
   /// none known: every tile may differ.
   virtual std::optional<std::vector<std::uint64_t>> changes() const { return std::nullopt; }
+  /// The repetition ahead of a cursor whose next tile is `next` (TileCursor::repeat_ahead): by default the tiles
+  /// up to the next change repeat the last one given.
+  virtual RepeatAhead repeat_after(std::uint64_t next) const {
+    const auto known = changes();
+    if (!known || next == 0) return {};
+    std::uint64_t end = tile_count();
+    for (std::uint64_t c : *known)
+      if (c >= next) end = std::min(end, c);
+    return {1, end - next};
+  }
 
   std::unique_ptr<TileCursor> cursor() const override {
     class Cursor : public TileCursor {
      public:
-      explicit Cursor(const IndexedTileRun& run) : run_(run), count_(run.tile_count()), changes_(run.changes()) {}
+      explicit Cursor(const IndexedTileRun& run) : run_(run), count_(run.tile_count()) {}
       bool next(TileWork& tile) override {
         if (i_ == count_) return false;
         tile = run_.tile(i_);
         tile.run = &run_, tile.index = {i_++};
         return true;
       }
-      /// The tiles up to the next change repeat the last one given.
-      RepeatAhead repeat_ahead(std::uint64_t) const override {
-        if (!changes_ || i_ == 0) return {};
-        std::uint64_t end = count_;
-        for (std::uint64_t c : *changes_)
-          if (c >= i_) end = std::min(end, c);
-        return {1, end - i_};
+      RepeatAhead repeat_ahead(std::uint64_t max_period) const override {
+        const RepeatAhead ahead = run_.repeat_after(i_);
+        return ahead.period <= max_period ? ahead : RepeatAhead{};
       }
       void skip(std::uint64_t period, std::uint64_t periods) override {
-        if (period != 1 || periods > repeat_ahead(1).periods) throw std::logic_error("skip: no such repetition ahead");
-        i_ += periods;
+        const RepeatAhead ahead = run_.repeat_after(i_);
+        if (period != ahead.period || periods > ahead.periods) throw std::logic_error("skip: no such repetition ahead");
+        i_ += period * periods;
       }
 
      private:
       const IndexedTileRun& run_;
       std::uint64_t count_, i_ = 0;
-      std::optional<std::vector<std::uint64_t>> changes_;
     };
     return std::make_unique<Cursor>(*this);
   }

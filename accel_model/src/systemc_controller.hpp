@@ -35,7 +35,7 @@ class Controller : public sc_module {
   /// The units a fast-forward charges directly: `dma` and the compute units `units` (by Unit: array, vector).
   Controller(sc_module_name name, Job& job, Dma& dma, ComputeUnit& array, ComputeUnit& vector)
       : sc_module(name), job_(job), dma_unit_(dma), array_unit_(array), vector_unit_(vector) {
-    if (FastForward::enabled(*job.config)) forward_.emplace(*job.config);
+    if (FastForward::enabled(*job.config)) forward_.emplace(*job.config, job.timeline != nullptr);
     SC_THREAD(sequencer);
     SC_THREAD(array_executor);
     SC_THREAD(vector_executor);
