@@ -65,6 +65,12 @@ inline std::vector<OpPlan> plan_all(const std::vector<OpRecord>& ops, const Acce
   return plans;
 }
 
+/// Every row a replay hands over, kept in order.
+struct RowList : RowSink {
+  std::vector<OpRow> rows;
+  void row(const OpRow& r) override { rows.push_back(r); }
+};
+
 inline ReplayResult replay_sc(const std::vector<OpRecord>& ops, const AccelConfig& c, RowSink* rows = nullptr,
                               TimelineWriter* timeline = nullptr) {
   RecordList records(ops);

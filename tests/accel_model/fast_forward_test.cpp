@@ -19,11 +19,6 @@ using namespace ecosim::test;
 
 namespace {
 
-struct RowList : RowSink {
-  std::vector<OpRow> rows;
-  void row(const OpRow& r) override { rows.push_back(r); }
-};
-
 AccelConfig with_fast_forward(bool on) {
   AccelConfig c = builtin_config("bitfusion-45nm");
   c.fast_forward = on;

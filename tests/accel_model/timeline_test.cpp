@@ -14,11 +14,6 @@ using namespace ecosim::test;
 
 namespace {
 
-struct RowList : RowSink {
-  std::vector<OpRow> rows;
-  void row(const OpRow& r) override { rows.push_back(r); }
-};
-
 struct Timeline {
   nlohmann::json json;
   ReplayResult result;

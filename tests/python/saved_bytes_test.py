@@ -1,10 +1,16 @@
 #!/usr/bin/python3
-"""The bytes the compression hooks see autograd save against `ecosim train`'s prediction (issue 23): the digits
-ResNet and ViT (digits_models.py, each also an `ecosim train --model-file` entry) run one forward pass at batch 32
-under compressed_activations("actnn"); the distinct storages the hooks were handed before backward (what autograd
-would hold uncompressed, parameters and buffers left out) equal `ecosim train`'s activation_bytes for the same
-architecture and batch within 1 % (ecosim train models no compression scheme yet, so the compressed bytes the hooks
-hold are printed, not checked). Exits 77 (skipped) without torch.
+"""The bytes the compression hooks see autograd save, and hold compressed, against `ecosim train`'s prediction
+(issue 23): the digits ResNet and ViT (digits_models.py, each also an `ecosim train --model-file` entry) run one
+forward pass at batch 32.
+- Under compressed_activations("actnn"), the distinct storages the hooks were handed before backward (what
+  autograd would hold uncompressed, parameters and buffers left out) equal `ecosim train`'s activation_bytes of
+  scheme none within 1 %.
+- Under "gact:4" and "gact:2" (fixed bits on every floating tensor, GACT's "Fix B bit"), the bytes the hooks hold
+  equal train's gact:B prediction within 1 %, once the hooks' own 1-bit ReLU masks are taken out: the hooks keep
+  ReLU's exact mask beside the quantized output the next layer saves (gradients stay exact), where GACT and train
+  keep that one quantized tensor.
+The other schemes apply their own roles in train and every-tensor compression in the hooks: printed, not checked.
+Exits 77 (skipped) without torch.
 
 usage: saved_bytes_test.py WORKDIR
 """
@@ -48,6 +54,20 @@ def main():
         print(f"{'ok  ' if ok else 'FAIL'} {name}: the hooks were handed {held} B, ecosim train predicts "
               f"{predicted} B ({gap:+.3%}); actnn at {summary['bits']} bits holds {summary['bytes_after']} B of "
               f"{summary['bytes_before']} B ({summary['ratio']:.1f}×)")
+        for scheme in ("gact:4", "gact:2"):
+            with ecosim.torch.compressed_activations(scheme, model=model) as hooks:
+                out = model(x)
+                summary, stats = hooks.summary(), list(hooks.stats)
+            del out
+            masks = sum(s["bytes_after"] for s in stats if s.get("activation") and not s["state"])
+            predicted = ecosim.train(model=name, batch=BATCH, model_file=zoo, scheme=scheme)["schemes"][0]
+            compressed = summary["bytes_after"] - masks
+            gap = predicted["activation_bytes"] / compressed - 1
+            ok = abs(gap) <= TOLERANCE
+            failures += not ok
+            print(f"{'ok  ' if ok else 'FAIL'} {name} {scheme}: the hooks hold {summary['bytes_after']} B, "
+                  f"{compressed} B without their ReLU masks; ecosim train predicts "
+                  f"{predicted['activation_bytes']} B ({gap:+.3%})")
     sys.exit(1 if failures else 0)
 
 

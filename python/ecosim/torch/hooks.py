@@ -44,7 +44,7 @@ class CompressedActivations:
     def __enter__(self):
         self.hooks = torch.autograd.graph.saved_tensors_hooks(self.pack, self.unpack)
         self.hooks.__enter__()
-        activations = ACTIVATIONS if self.name == "fewbit" else ["relu"]
+        activations = ACTIVATIONS if self.scheme.name == "fewbit" else ["relu"]
         self.patches = patched(activations, self.bits, self.record_fewbit).__enter__()
         return self
 

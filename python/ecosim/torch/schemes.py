@@ -6,7 +6,8 @@ kernels (ecosim._ecosim) and restoring it for backward:
 - gact: GACT's per-tensor bits from {1, 2, 4, 8, 32 = raw} (average `bits`, default 4) with the ActNN quantizer;
   the sensitivity of a tensor is its activation-only variance bound Σ n_g·R_g²/4 (GACT estimates it from two
   gradient evaluations, which a hook cannot make), and the allocation made from one step's tensors serves the
-  next (the first step at 8 bits, GACT's initial_bits);
+  next (the first step at 8 bits, GACT's initial_bits). As `ecosim train` names them: "gact:B" fixes B bits on
+  every tensor (GACT's "Fix B bit" ablation), "gact:avgB" is the allocation averaging B;
 - mesa: Mesa's 8-bit codes with a running (α, β) per channel (dimension 1 of a 4-D tensor: conv channels or
   attention heads; the last dimension otherwise), one running state per tensor position in the step;
 - fewbit: Few-Bit Backward replaces the activations themselves (ecosim.torch.fewbit); other saved tensors
@@ -60,8 +61,9 @@ class GACT(ActNN):
     name = "gact"
     INITIAL_BITS = 8  # before the first allocation, as GACT's initial_bits
 
-    def __init__(self, bits):
+    def __init__(self, bits, adaptive=True):
         super().__init__(bits)
+        self.adaptive = adaptive
         self.allocation = {}  # position -> (elements, bits) from the previous step
         self.sensitivity = {}  # position -> (elements, sensitivity) in this step
 
@@ -69,13 +71,14 @@ class GACT(ActNN):
         x, dtype, device = kernel_input(t)
         self.sensitivity[position] = (x.size, sum(_ecosim.actnn_range_weights(x, dtype, 1)))
         planned = self.allocation.get(position)
-        bits = planned[1] if planned and planned[0] == x.size else self.INITIAL_BITS
+        bits = (self.bits if not self.adaptive
+                else planned[1] if planned and planned[0] == x.size else self.INITIAL_BITS)
         if bits == 32:
             return None  # raw: kept as it is
         return Packed(self, _ecosim.actnn_quantize(x, dtype, [bits], seed, device), t, bits)
 
     def end_step(self, stats):
-        if not self.sensitivity:
+        if not self.sensitivity or not self.adaptive:
             return
         positions = sorted(self.sensitivity)
         elements = [self.sensitivity[p][0] for p in positions]
@@ -135,6 +138,15 @@ SCHEMES = {"actnn": ActNN, "gact": GACT, "mesa": Mesa, "fewbit": KeepOthers}
 
 
 def make_scheme(name, bits):
+    """A scheme by name, with `bits` (its default when None); "gact:B" and "gact:avgB" as `ecosim train` spells
+    them (their bits in the name)."""
+    base, _, spec = name.partition(":")
+    if base == "gact" and spec:
+        adaptive = spec.startswith("avg")
+        digits = spec[3:] if adaptive else spec
+        if not digits.isdigit() or bits is not None:
+            raise _ecosim.Error(f"'{name}': give gact:B (fixed B bits) or gact:avgB, and no bits= beside it")
+        return GACT(int(digits), adaptive)
     if name not in SCHEMES:
-        raise _ecosim.Error(f"unknown compression scheme '{name}' (valid: {', '.join(SCHEMES)})")
+        raise _ecosim.Error(f"unknown compression scheme '{name}' (valid: {', '.join(SCHEMES)}, gact:B, gact:avgB)")
     return SCHEMES[name](DEFAULT_BITS[name] if bits is None else bits)
