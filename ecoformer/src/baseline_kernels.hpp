@@ -51,9 +51,10 @@ RunResult msa_fp16_cuda(const std::vector<std::uint16_t>& q, const std::vector<s
                         const std::vector<std::uint16_t>& v, const AttentionConfig& c, const Reporter& report);
 
 /// Online-softmax attention on device buffers: g groups of n queries (group stride n·d) over `keys` keys
-/// and values (group stride keys·d), head dim d ≤ 128. Shared by MSA and Linformer.
+/// and values (group stride keys·d), head dim d ≤ 128; causal: query i sees the keys up to keys − n + i (keys ≥ n).
+/// Shared by MSA and Linformer.
 void softmax_attention_cuda(const float* q, const float* k, const float* v, float* out, std::uint64_t g,
-                            std::uint64_t n, std::uint64_t keys, std::uint64_t d);
+                            std::uint64_t n, std::uint64_t keys, std::uint64_t d, bool causal = false);
 
 /// A CUDA kernel's result: its downloaded output in the configuration's shape and the kernels' time.
 inline RunResult cuda_result(const AttentionConfig& c, std::vector<float> out, double latency_ms) {

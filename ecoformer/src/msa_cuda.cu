@@ -2,7 +2,10 @@
 // accumulator in registers, and q too up to head width 64; at 128 the two would need 256 registers a thread and
 // spill, so q is read from memory, where its row stays cached), the block streams tiles of keys and values
 // through shared memory and keeps a running row maximum and sum, so no n×keys matrix exists at any sequence
-// length (N = 16384 fits). Inputs are fp32 or fp16 (converted to fp32 on load); arithmetic is fp32.
+// length (N = 16384 fits). Inputs are fp32 or fp16 (converted to fp32 on load); arithmetic is fp32. Causal
+// (config.causal): query i of n over `keys` sees the keys up to keys − n + i; a block stops after the last key its
+// last row sees, and a row's later keys in that tile score −∞ (weight 0). Key 0, seen by every row, is in the
+// first tile, so no row's running maximum stays −∞.
 #include <cuda_fp16.h>
 
 #include <algorithm>
@@ -23,7 +26,7 @@ __device__ float to_float(__half x) { return __half2float(x); }
 
 template <int kMaxD, class T>
 __global__ void online_softmax_attention(const T* q, const T* k, const T* v, float* out, long long n, long long keys,
-                                         int d, float scale) {
+                                         int d, float scale, bool causal) {
   extern __shared__ float shared[];
   float* k_tile = shared;                 // [kKeyTile][d]
   float* v_tile = k_tile + kKeyTile * d;  // [kKeyTile][d]
@@ -42,8 +45,11 @@ __global__ void online_softmax_attention(const T* q, const T* k, const T* v, flo
     acc[c] = 0.0f;
   }
   float row_max = -INFINITY, row_sum = 0.0f;
-  for (long long k0 = 0; k0 < keys; k0 += kKeyTile) {
-    const int kn = static_cast<int>(keys - k0 < kKeyTile ? keys - k0 : kKeyTile);
+  const long long shift = keys - n;  // causal: row r sees the keys ≤ shift + r
+  const long long last_row = min(n, static_cast<long long>(blockIdx.x + 1) * kQueries) - 1;
+  const long long block_keys = causal ? min(keys, shift + last_row + 1) : keys;  // the same for the whole block
+  for (long long k0 = 0; k0 < block_keys; k0 += kKeyTile) {
+    const int kn = static_cast<int>(block_keys - k0 < kKeyTile ? block_keys - k0 : kKeyTile);
     for (int e = threadIdx.x; e < kn * d; e += kQueries) {
       k_tile[e] = to_float(kg[k0 * d + e]);
       v_tile[e] = to_float(vg[k0 * d + e]);
@@ -60,7 +66,7 @@ __global__ void online_softmax_attention(const T* q, const T* k, const T* v, flo
           if (c < d) s += to_float(q_mem[c]) * k_tile[j * d + c];
         }
       }
-      s *= scale;
+      s = causal && k0 + j > shift + row ? -INFINITY : s * scale;
       s_tile[j * kQueries + threadIdx.x] = s;
       tile_max = fmaxf(tile_max, s);
     }
@@ -89,7 +95,7 @@ __global__ void online_softmax_attention(const T* q, const T* k, const T* v, flo
 
 template <int kMaxD, class T>
 void launch(const T* q, const T* k, const T* v, float* out, std::uint64_t g, std::uint64_t n, std::uint64_t keys,
-            std::uint64_t d) {
+            std::uint64_t d, bool causal) {
   const std::size_t shared_bytes = sizeof(float) * (2 * kKeyTile * d + kKeyTile * kQueries);
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   for (std::uint64_t first = 0; first < g; first += cuda::kMaxGridYZ) {  // grid y is limited to 65535
@@ -97,27 +103,28 @@ void launch(const T* q, const T* k, const T* v, float* out, std::uint64_t g, std
     const dim3 grid(cuda::blocks_for(n, kQueries), static_cast<unsigned>(count));
     online_softmax_attention<kMaxD, T><<<grid, kQueries, shared_bytes>>>(
         q + first * n * d, k + first * keys * d, v + first * keys * d, out + first * n * d, static_cast<long long>(n),
-        static_cast<long long>(keys), static_cast<int>(d), scale);
+        static_cast<long long>(keys), static_cast<int>(d), scale, causal);
     cuda::check_launch("online_softmax_attention");
   }
 }
 
 template <class T>
 void softmax_attention(const T* q, const T* k, const T* v, float* out, std::uint64_t g, std::uint64_t n,
-                       std::uint64_t keys, std::uint64_t d) {
+                       std::uint64_t keys, std::uint64_t d, bool causal) {
   if (d > kMaxHeadDim)
     throw Error("CUDA softmax attention supports head dim ≤ " + std::to_string(kMaxHeadDim) + ", got " +
                 std::to_string(d) + " (use --device cpu)");
-  if (d <= 16) return launch<16>(q, k, v, out, g, n, keys, d);
-  if (d <= 32) return launch<32>(q, k, v, out, g, n, keys, d);
-  if (d <= 64) return launch<64>(q, k, v, out, g, n, keys, d);
-  launch<128>(q, k, v, out, g, n, keys, d);
+  if (causal && keys < n) throw Error("causal attention needs at least as many keys as queries");
+  if (d <= 16) return launch<16>(q, k, v, out, g, n, keys, d, causal);
+  if (d <= 32) return launch<32>(q, k, v, out, g, n, keys, d, causal);
+  if (d <= 64) return launch<64>(q, k, v, out, g, n, keys, d, causal);
+  launch<128>(q, k, v, out, g, n, keys, d, causal);
 }
 }  // namespace
 
 void softmax_attention_cuda(const float* q, const float* k, const float* v, float* out, std::uint64_t g,
-                            std::uint64_t n, std::uint64_t keys, std::uint64_t d) {
-  softmax_attention(q, k, v, out, g, n, keys, d);
+                            std::uint64_t n, std::uint64_t keys, std::uint64_t d, bool causal) {
+  softmax_attention(q, k, v, out, g, n, keys, d, causal);
 }
 
 RunResult msa_fp16_cuda(const std::vector<std::uint16_t>& q_bits, const std::vector<std::uint16_t>& k_bits,
@@ -127,7 +134,7 @@ RunResult msa_fp16_cuda(const std::vector<std::uint16_t>& q_bits, const std::vec
   cuda::DeviceBuffer<float> out(q_bits.size());
   const auto half = [](const cuda::DeviceBuffer<std::uint16_t>& b) { return reinterpret_cast<const __half*>(b.get()); };
   cuda::EventTimer timer;
-  softmax_attention(half(q), half(k), half(v), out.get(), g, n, n, d);
+  softmax_attention(half(q), half(k), half(v), out.get(), g, n, n, d, c.causal);
   const double ms = timer.stop_ms();
   report([=] { return stages::softmax_attention(c, DType::fp16); });
   return cuda_result(c, out.download(), ms);
@@ -138,7 +145,7 @@ RunResult msa_cuda(const AttentionInputs& in, const AttentionConfig& c, const Ke
   const cuda::DeviceBuffer<float> q(in.q.data), k(in.k.data), v(in.v.data);
   cuda::DeviceBuffer<float> out(in.q.data.size());
   cuda::EventTimer timer;
-  softmax_attention_cuda(q.get(), k.get(), v.get(), out.get(), g, n, n, d);
+  softmax_attention_cuda(q.get(), k.get(), v.get(), out.get(), g, n, n, d, c.causal);
   const double ms = timer.stop_ms();
   report([=] { return stages::softmax_attention(c); });
   return cuda_result(c, out.download(), ms);

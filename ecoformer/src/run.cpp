@@ -80,8 +80,8 @@ std::string kernel_limitation(const AttentionConfig& c, Device device) {
            std::to_string(c.seq) + " queries)";
   if (c.causal && c.variant != AttentionVariant::msa && c.variant != AttentionVariant::performer)
     return "the kernels compute causal attention for msa and performer only";
-  if (c.causal && device == Device::cuda)
-    return "the CUDA kernels compute no causal attention (the CPU references of msa and performer do)";
+  if (c.causal && device == Device::cuda && c.variant != AttentionVariant::msa)
+    return "the CUDA kernels compute causal attention for msa only (the CPU references: msa and performer)";
   return "";
 }
 
