@@ -175,7 +175,7 @@ class Controller : public sc_module {
     }
     const std::uint64_t resume = forward_->back(0).start_cycle + m * skip.period_cycles;  // stage σ + K starts
     while (computed_ < stage + 1) wait(computed_event_);
-    wait(cycles_time(resume - now_cycles()));
+    if (resume > now_cycles()) wait(cycles_time(resume - now_cycles()));  // (tile σ ends within its period)
     FastForward::pass_over(skip, tiles, previous, current);
     forward_->clear();
     const std::uint64_t loaded_before = loaded;

@@ -13,6 +13,7 @@
 #include "ecosim/accel_model/gpu/kernel_model.hpp"
 #include "ecosim/accel_model/gpu/measurements.hpp"
 #include "ecosim/accel_model/gpu/op_records.hpp"
+#include "ecosim/ops_counter/attention.hpp"
 #include "ecosim/ops_counter/error.hpp"
 
 using namespace ecosim::gpu;
@@ -136,7 +137,7 @@ TEST_CASE("gpu model: bandwidth-bound kernels move each element in and out at th
   CHECK(norm.bytes == bytes + 8192 * 2);  // plus the gain vector
 }
 
-TEST_CASE("gpu model: attention FLOPs are FlashAttention's count; causal skips the tiles above the diagonal") {
+TEST_CASE("gpu model: attention FLOPs are FlashAttention's count, and causal skips the tiles above the diagonal") {
   const KernelModel& model = KernelModel::builtin();
   const GpuSpec h100 = builtin_gpu("h100-sxm");
   AttentionShape s{4, 16, 4096, 0, 128, false, false, DType::fp16};
@@ -145,11 +146,12 @@ TEST_CASE("gpu model: attention FLOPs are FlashAttention's count; causal skips t
   s.causal = true;
   const KernelTime causal = model.attention(h100, AttentionImpl::flash3, s);
   CHECK(causal.flops == full.flops / 2);
-  // 32 query tiles: causal work is Σ(i+1) = 528 key tiles (+ fill and diagonal) against 32·32 = 1024.
+  // 32 query tiles of 64 heads on 132 SMs: causal work is Σ(i+1) = 528 key tiles (+ fill and diagonal) per head,
+  // spread over the SMs; unmasked, 64·32 rows of 32 key tiles (+ fill) run in ⌈2048 / 132⌉ = 16 whole waves.
   const double fill = model.value("flash3_pipeline_fill_tiles"), diag = model.value("causal_diagonal_extra_tiles");
   const double launch_s = model.value("launch_overhead_us") * 1e-6;
   CHECK((causal.latency_s - launch_s) / (full.latency_s - launch_s) ==
-        Approx((528 + 32 * (fill + diag)) / (1024 + 32 * fill)).epsilon(1e-9));
+        Approx(64.0 * (528 + 32 * (fill + diag)) / 132 / (16 * (32 + fill))).epsilon(1e-9));
   s.causal = false;
   s.backward = true;
   CHECK(model.attention(h100, AttentionImpl::flash2, s).flops == 3.5 * full.flops);
@@ -289,4 +291,29 @@ TEST_CASE("gpu model: a trace is costed by class — softmax attention fused, ma
                           model.streaming_kernel(h100, 2000).latency_s +
                           model.gemm(h100, {2048, 64, 2048, 8, DType::bf16}).latency_s;
   CHECK(modelled_latency_s(ops, h100, Software::best_library) == Approx(expected).epsilon(1e-12));
+}
+
+TEST_CASE("gpu model: a sliding window skips the key tiles before the band, and ecosim's kernel each block's last") {
+  const KernelModel& model = KernelModel::builtin();
+  const GpuSpec h100 = builtin_gpu("h100-sxm");
+  AttentionShape s{1, 32, 16384, 0, 128, true, false, DType::bf16};
+  const KernelTime causal = model.attention(h100, AttentionImpl::flash2, s);
+  s.window = 4096;  // Mistral's
+  const KernelTime band = model.attention(h100, AttentionImpl::flash2, s);
+  // FLOPs: 4·D per attended pair, Σ min(t, W); time: about the band's share of the causal triangle's tiles
+  CHECK(band.flops == Approx(4.0 * 32 * 128 * double(ecosim::attended_pairs(16384, 16384, true, 4096))));
+  const double share = double(ecosim::attended_pairs(16384, 16384, true, 4096)) / double(ecosim::attended_pairs(16384, 16384, true));
+  CHECK(band.latency_s / causal.latency_s == Approx(share).epsilon(0.1));
+  s.window = 1 << 20;  // wider than every row's keys: the causal triangle
+  CHECK(model.attention(h100, AttentionImpl::flash2, s).latency_s == Approx(causal.latency_s));
+  s.causal = false;
+  CHECK_THROWS_WITH(model.attention(h100, AttentionImpl::flash2, s), Catch::Contains("--causal"));
+  // ecosim's kernel: causal blocks of rows stop after their last row's last key — about half the full work
+  AttentionShape e{1, 16, 8192, 0, 32, false, false, DType::fp32};
+  const double full = model.attention(h100, AttentionImpl::ecosim, e).latency_s;
+  e.causal = true;
+  const double half = model.attention(h100, AttentionImpl::ecosim, e).latency_s;
+  CHECK(half / full == Approx(0.5).epsilon(0.02));
+  e.window = 1024;
+  CHECK_THROWS_WITH(model.attention(h100, AttentionImpl::ecosim, e), Catch::Contains("no sliding window"));
 }

@@ -41,7 +41,7 @@ MemoryAccess read(std::uint64_t address) { return {address, kBurstBytes, false};
 
 }  // namespace
 
-TEST_CASE("memory models are chosen by name; unknown names and keys are errors listing the valid ones") {
+TEST_CASE("memory models are chosen by name, and unknown names and keys are errors listing the valid ones") {
   CHECK(make_memory_model(builtin_config("bitfusion-45nm"))->name() == "simple");
   CHECK(builtin_config("bitfusion-45nm").memory_bound == nullptr);
   CHECK(std::vector<std::string_view>(memory_model_names().begin(), memory_model_names().end()) ==

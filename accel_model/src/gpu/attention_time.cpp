@@ -12,6 +12,7 @@
 #include <fmt/core.h>
 
 #include "ecosim/accel_model/gpu/kernel_model.hpp"
+#include "ecosim/ops_counter/attention.hpp"
 #include "ecosim/ops_counter/error.hpp"
 
 namespace ecosim::gpu {
@@ -20,11 +21,13 @@ namespace {
 
 double ceil_div(double a, double b) { return std::ceil(a / b); }
 
-/// FlashAttention's FLOP count: 4·B·H·Nq·Nkv·D forward, halved when causal, ×2.5 for the backward pass (so ×3.5
-/// for forward + backward).
+/// FlashAttention's FLOP count: 4·B·H·Nq·Nkv·D forward, halved when causal (with a sliding window: 4·D per
+/// attended pair), ×2.5 for the backward pass (so ×3.5 for forward + backward).
 double attention_flops(const AttentionShape& s) {
-  const double forward = 4.0 * double(s.batch) * double(s.heads) * double(s.seq) * double(s.kv_seq) * double(s.dim);
-  return forward * (s.causal ? 0.5 : 1.0) * ((s.forward ? 1.0 : 0.0) + (s.backward ? 2.5 : 0.0));
+  const double heads_d = 4.0 * double(s.batch) * double(s.heads) * double(s.dim);
+  const double forward = s.window ? heads_d * double(attended_pairs(s.seq, s.kv_seq, true, s.window))
+                                  : heads_d * double(s.seq) * double(s.kv_seq) * (s.causal ? 0.5 : 1.0);
+  return forward * ((s.forward ? 1.0 : 0.0) + (s.backward ? 2.5 : 0.0));
 }
 
 }  // namespace
@@ -37,6 +40,7 @@ KernelTime KernelModel::attention(const GpuSpec& gpu, AttentionImpl impl, const 
   if (!s.forward && !s.backward) throw Error("an attention pass is forward, backward or both");
   if (s.causal && s.kv_seq < s.seq)
     throw Error(fmt::format("causal attention needs kv-seq >= seq (got seq {}, kv-seq {})", s.seq, s.kv_seq));
+  if (s.window && !s.causal) throw Error("a sliding window bounds a causal attention's keys: give --causal with it");
   // Fused kernels take fp16 or bf16; materialised attention and ecosim's kernel also fp32.
   const bool fp32_allowed = impl == AttentionImpl::naive || impl == AttentionImpl::sdpa_math || impl == AttentionImpl::ecosim;
   if (s.dtype != DType::fp16 && s.dtype != DType::bf16 && !(fp32_allowed && s.dtype == DType::fp32))
@@ -82,14 +86,18 @@ KernelTime KernelModel::fused_attention(const GpuSpec& gpu, AttentionImpl impl, 
   // Backward, per element: five matmuls (10·D flops) at a lower MMA rate, the exp recomputed, in sequence.
   const double backward_element_s = 10 * d / (mma_per_sm * value("backward_mma_fraction")) + exp_s +
                                     value("softmax_fp32_instructions_backward") * instruction_s;
-  // Work in tiles: per query tile its key tiles (causal: up to the diagonal, bottom-right aligned), the
-  // diagonal's masking and the pipeline fill. Tiles run on all SMs; no SM finishes before its longest tile row.
+  // Work in tiles: per query tile its key tiles (causal: up to the diagonal, bottom-right aligned; with a sliding
+  // window, from the tile of its first row's first key: FlashAttention's local attention), the masking of each
+  // edge the band cuts and the pipeline fill. Tiles run on all SMs; no SM finishes before its longest tile row.
   const double q_tiles = ceil_div(double(s.seq), tile), kv_tiles = ceil_div(double(s.kv_seq), tile);
-  const double fill = value(name + "_pipeline_fill_tiles");
+  const double fill = value(name + "_pipeline_fill_tiles"), shift = double(s.kv_seq - s.seq);
   double row_work = 0, longest_row = 0;
   for (double i = 0; i < q_tiles; ++i) {
-    const double kv = s.causal ? std::min(kv_tiles, i + 1 + (kv_tiles - q_tiles)) : kv_tiles;
-    const double work = kv + fill + (s.causal ? value("causal_diagonal_extra_tiles") : 0.0);
+    const double first_key = std::max(0.0, i * tile + shift - double(s.window) + 1);
+    const double first = s.window ? std::floor(first_key / tile) : 0;
+    const double kv = (s.causal ? std::min(kv_tiles, i + 1 + (kv_tiles - q_tiles)) : kv_tiles) - first;
+    const double edges = (s.causal ? 1.0 : 0.0) + (s.window && first_key > 0 ? 1.0 : 0.0);
+    const double work = kv + fill + edges * value("causal_diagonal_extra_tiles");
     row_work += work;
     longest_row = std::max(longest_row, work);
   }
@@ -194,7 +202,7 @@ KernelTime KernelModel::sdpa_math_attention(const GpuSpec& gpu, const AttentionS
 KernelTime KernelModel::ecosim_attention(const GpuSpec& gpu, const AttentionShape& s) const {
   if (s.backward || !s.forward)
     throw Error("ecosim's attention kernel (ecoformer/src/msa_cuda.cu) has no backward pass");
-  if (s.causal) throw Error("ecosim's attention kernel (ecoformer/src/msa_cuda.cu) has no causal mask");
+  if (s.window) throw Error("ecosim's attention kernel (ecoformer/src/msa_cuda.cu) has no sliding window");
   if (s.dim > 128) throw Error(fmt::format("ecosim's attention kernel supports head widths up to 128, not {}", s.dim));
   // Per score element, on CUDA cores in fp32: 2·D FMAs, each with its shared-memory operand load — the loads
   // go through the SM's load/store unit, which issues one warp-wide load in the time the CUDA cores issue
@@ -206,7 +214,18 @@ KernelTime KernelModel::ecosim_attention(const GpuSpec& gpu, const AttentionShap
   const double element_s = (2 * d * fma_slots + value("softmax_fp32_instructions_forward")) * instruction_s +
                            1.0 / gpu.special_function_ops_per_s_per_sm();
   const double heads = double(s.batch) * double(s.heads);
-  const double elements = heads * double(s.seq) * double(s.kv_seq);
+  // Causal: each block of rows stops after the last key its last row sees (the rest of its rows' keys in that
+  // tile are computed and weighted 0).
+  double pairs = double(s.seq) * double(s.kv_seq);
+  if (s.causal) {
+    const double rows = value("ecosim_attention_block_rows"), shift = double(s.kv_seq - s.seq);
+    pairs = 0;
+    for (double r0 = 0; r0 < double(s.seq); r0 += rows) {
+      const double r1 = std::min(double(s.seq), r0 + rows);
+      pairs += (r1 - r0) * std::min(double(s.kv_seq), shift + r1);
+    }
+  }
+  const double elements = heads * pairs;
   const double io_bytes =
       heads * d *
       (double(s.seq) * (dtype_bytes(s.dtype) + 4.0) + 2.0 * double(s.kv_seq) * double(dtype_bytes(s.dtype)));

@@ -25,9 +25,12 @@ std::optional<AttentionShape> attention_of(std::span<const OpRecord> group) {
   if (gemms.size() != 2 || !softmax) return std::nullopt;
   const OpRecord& scores = *gemms[0];  // batch·heads × (queries × keys), depth = head width
   const auto causal = scores.params.find(std::string(ops::kCausalParam));
-  return AttentionShape{scores.batch, 1,          scores.m,
-                        scores.n,     scores.k,   causal != scores.params.end() && causal->second == 1,
-                        false,        DType::fp16};
+  const auto window = scores.params.find(std::string(ops::kWindowParam));
+  AttentionShape s{scores.batch, 1,          scores.m,
+                   scores.n,     scores.k,   causal != scores.params.end() && causal->second == 1,
+                   false,        DType::fp16};
+  if (s.causal && window != scores.params.end()) s.window = window->second;
+  return s;
 }
 
 double fused_s(const AttentionShape& s, const GpuSpec& gpu, Software software, const KernelModel& model) {

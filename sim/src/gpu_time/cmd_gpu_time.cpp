@@ -41,15 +41,16 @@ Timed time_op(const po::variables_map& vm, const gpu::GpuSpec& g, const std::str
                           vm.count("causal") > 0,
                           false,
                           dtype};
+    if (vm.count("window")) s.window = positive(vm, "window");
     gpu::set_attention_pass(s, pass);
     const gpu::AttentionImpl impl = gpu::parse_attention_impl(vm["impl"].as<std::string>());
     const gpu::Timed timed = gpu::parse_timed(vm["timed"].as<std::string>());
-    return {fmt::format("attention {} {}{}, B {} H {} N {} Nkv {} D {} {}{}", gpu::attention_impl_name(impl), pass,
-                        s.causal ? " causal" : "", s.batch, s.heads, s.seq, s.kv_seq ? s.kv_seq : s.seq, s.dim,
+    return {fmt::format("attention {} {}{}{}, B {} H {} N {} Nkv {} D {} {}{}", gpu::attention_impl_name(impl), pass,
+                        s.causal ? " causal" : "", s.window ? fmt::format(" window {}", s.window) : "", s.batch, s.heads, s.seq, s.kv_seq ? s.kv_seq : s.seq, s.dim,
                         gpu::dtype_name(dtype), timed == gpu::Timed::pytorch_call ? ", timed as one PyTorch call" : ""),
             model.timed(model.attention(g, impl, s), timed)};
   }
-  reject_given(vm, {"impl", "batch", "heads", "seq", "kv-seq", "dim", "causal", "pass"}, "--op attention");
+  reject_given(vm, {"impl", "batch", "heads", "seq", "kv-seq", "dim", "causal", "window", "pass"}, "--op attention");
   if (!vm["timed"].defaulted()) throw Error("--timed applies to --op attention");
   if (op == "gemm") {
     reject_given(vm, {"rows", "cols"}, "the bandwidth-bound ops");
@@ -82,6 +83,7 @@ int gpu_time(const Args& args) {
       "seq", po::value<std::int64_t>(), "query sequence length")("kv-seq", po::value<std::int64_t>(),
                                                                  "key/value sequence length (default: --seq)")(
       "dim", po::value<std::int64_t>(), "head width")("causal", "causal mask")(
+      "window", po::value<std::int64_t>(), "with --causal: a sliding window, each query over the W keys ending at it")(
       "pass", po::value<std::string>()->default_value("fwd"), "fwd, bwd or fwd+bwd")(
       "timed", po::value<std::string>()->default_value("kernel"),
       "attention: kernel (the kernels alone) or pytorch-call (one eager PyTorch call between CUDA events, its "
