@@ -69,4 +69,33 @@ std::vector<float> centred_kernel(const float* x, std::uint64_t n, std::uint64_t
   return k;
 }
 
+AnchorStatistics anchor_statistics(const float* anchors, std::uint64_t m, std::uint64_t d) {
+  std::vector<float> k(m * m);
+  squared_distances(anchors, m, d, anchors, m, k.data());
+  AnchorStatistics s{inverse_bandwidth(k.data(), m * m), std::vector<float>(m)};
+  rbf_values(k.data(), m * m, s.inverse_bandwidth);
+  for (std::uint64_t a = 0; a < m; ++a) {
+    double sum = 0;
+    for (std::uint64_t i = 0; i < m; ++i) sum += k[i * m + a];
+    s.means[a] = static_cast<float>(sum) * (1.0f / static_cast<float>(m));
+  }
+  return s;
+}
+
+void subtract_means(float* k, std::uint64_t n, const std::vector<float>& means) {
+  const std::uint64_t m = means.size();
+  for (std::uint64_t i = 0; i < n; ++i)
+    for (std::uint64_t a = 0; a < m; ++a) k[i * m + a] -= means[a];
+}
+
+std::vector<float> causal_kernel(const float* x, std::uint64_t n, std::uint64_t d, const float* anchors,
+                                 std::uint64_t m) {
+  const AnchorStatistics fixed = anchor_statistics(anchors, m, d);
+  std::vector<float> k(n * m);
+  squared_distances(x, n, d, anchors, m, k.data());
+  rbf_values(k.data(), n * m, fixed.inverse_bandwidth);
+  subtract_means(k.data(), n, fixed.means);
+  return k;
+}
+
 }  // namespace ecosim::ecoformer::detail

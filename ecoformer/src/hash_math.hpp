@@ -29,4 +29,18 @@ void project(const float* f, std::uint64_t n, std::uint64_t c_len, const float* 
 std::vector<float> centred_kernel(const float* x, std::uint64_t n, std::uint64_t d, const float* anchors,
                                   std::uint64_t m);
 
+/// The kernel statistics a causal hash fixes beforehand, from the anchors alone (no token, so no later token,
+/// enters a code): 1/(2σ) with σ the anchors' mean squared distance to one another, and each column's mean of
+/// the anchors' own RBF kernel matrix.
+struct AnchorStatistics {
+  float inverse_bandwidth = 0;
+  std::vector<float> means;  // m
+};
+AnchorStatistics anchor_statistics(const float* anchors, std::uint64_t m, std::uint64_t d);
+/// k (n×m) minus the fixed column means.
+void subtract_means(float* k, std::uint64_t n, const std::vector<float>& means);
+/// The causal form of centred_kernel: the same steps with the anchors' statistics, each token's row its own.
+std::vector<float> causal_kernel(const float* x, std::uint64_t n, std::uint64_t d, const float* anchors,
+                                 std::uint64_t m);
+
 }  // namespace ecosim::ecoformer::detail

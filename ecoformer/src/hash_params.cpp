@@ -10,6 +10,7 @@
 #include "ecosim/kernels/philox.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
+#include "baseline_kernels.hpp"
 #include "hash_math.hpp"
 
 namespace ecosim::ecoformer {
@@ -63,6 +64,7 @@ HashParams make_hash_params(const Tensor& qk, const AttentionConfig& config, std
   config.validate();
   if (!is_hashed(config.variant))
     throw Error("variant '" + std::string(name(config.variant)) + "' is not a hashed attention variant");
+  detail::require_runnable(config, Device::cpu);  // e.g. anchors drawn from more tokens than there are
   if (qk.batch != config.batch || qk.heads != config.heads || qk.seq != config.seq || qk.dim != config.head_dim ||
       qk.data.size() != checked_product({qk.batch, qk.heads, qk.seq, qk.dim}))
     throw Error("hash parameters: the q/k tensor does not have the configured shape");
@@ -86,7 +88,9 @@ HashParams make_hash_params(const Tensor& qk, const AttentionConfig& config, std
   for (std::uint64_t h = 0; learned && h < h_count; ++h) {
     const std::uint64_t n = std::min(kLearningTokens, pool);
     const std::vector<float> x = normalized_tokens(qk, h, distinct_positions(n, pool, seed, kLearningSampleStream, h));
-    const std::vector<float> features = detail::centred_kernel(x.data(), n, d, &p.anchors[h * m * d], m);
+    const float* anchors = &p.anchors[h * m * d];  // learned on the features the hash will compute
+    const std::vector<float> features = config.causal ? detail::causal_kernel(x.data(), n, d, anchors, m)
+                                                      : detail::centred_kernel(x.data(), n, d, anchors, m);
     float* w = &p.projection[h * b * m];
     LearnedProjection learnt =
         learn_ksh_projection(features, n, m, similarity_targets(x, n, d), std::vector<float>(w, w + b * m));

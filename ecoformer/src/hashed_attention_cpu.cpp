@@ -1,6 +1,7 @@
 // CPU reference of hashed attention: every phase over all (batch, head) groups, then its report. Products
 // with binary codes are bit-selected additions/subtractions on the packed words (BinaryCodes), never
 // multiplications by ±1 floats.
+#include <algorithm>
 #include <chrono>
 #include <vector>
 
@@ -47,15 +48,24 @@ std::vector<float> hash_projections(const HashedProblem& p, const Shape& s, cons
         squared_distances(&x[g * s.n * s.d], s.n, s.d, anchors(g), s.m, &k[g * s.n * s.m]);
     });
     report([=] { return stages::hash_part(p.config, stages::HashPart::distances); });
+    // Causal: σ and the column means fixed beforehand from each head's anchors (parameters, not timed).
+    std::vector<AnchorStatistics> fixed;
+    for (std::uint64_t h = 0; p.config.causal && h < s.heads; ++h)
+      fixed.push_back(anchor_statistics(&params.anchors[h * s.m * s.d], s.m, s.d));
     clock([&] {
-      for (std::uint64_t g = 0; g < s.groups; ++g) inv[g] = inverse_bandwidth(&k[g * s.n * s.m], s.n * s.m);
+      for (std::uint64_t g = 0; g < s.groups; ++g)
+        inv[g] = fixed.empty() ? inverse_bandwidth(&k[g * s.n * s.m], s.n * s.m) : fixed[g % s.heads].inverse_bandwidth;
     });
     clock([&] {
       for (std::uint64_t g = 0; g < s.groups; ++g) rbf_values(&k[g * s.n * s.m], s.n * s.m, inv[g]);
     });
     report([=] { return stages::hash_part(p.config, stages::HashPart::kernel); });
     clock([&] {
-      for (std::uint64_t g = 0; g < s.groups; ++g) centre_columns(&k[g * s.n * s.m], s.n, s.m);
+      for (std::uint64_t g = 0; g < s.groups; ++g)
+        if (fixed.empty())
+          centre_columns(&k[g * s.n * s.m], s.n, s.m);
+        else
+          subtract_means(&k[g * s.n * s.m], s.n, fixed[g % s.heads].means);
     });
     report([=] { return stages::hash_part(p.config, stages::HashPart::centre); });
     clock([&] {
@@ -89,6 +99,48 @@ PackedCodes pack_signs(const std::vector<float>& y, std::uint64_t tokens, unsign
     }
   });
   return codes;
+}
+
+/// Causal: out_i = (h_i·M_i + c·z_i) / (h_i·s_i + c·(i + 1)) with M_i, s_i, z_i the sums over the tokens j ≤ i,
+/// in one pass per group that adds token i onto the sums before reading them; the stages are reported after it, in
+/// their order. Codes is BinaryCodes or RealCodes.
+template <class Codes>
+void attend_causal(const Codes& codes, const HashedProblem& p, const Shape& s, float* out, const Reporter& report,
+                   PhaseClock& clock) {
+  using Sum = typename Codes::Sum;
+  const std::uint64_t n = s.n, d = s.d, b = s.b;
+  const auto unsigned_b = static_cast<unsigned>(b);
+  const float* v = p.v.data.data();
+  clock([&] {
+    std::vector<Sum> sums(b);
+    std::vector<float> z(d), ctx(b * d), num(d);
+    for (std::uint64_t g = 0; g < s.groups; ++g) {
+      std::fill(z.begin(), z.end(), 0.0f);
+      for (std::uint64_t i = 0; i < n; ++i) {
+        const std::uint64_t token = g * n + i;
+        const float* value = &v[token * d];
+        for (unsigned r = 0; r < unsigned_b; ++r) {
+          sums[r] = i == 0 ? codes.code(token, r) : sums[r] + codes.code(token, r);
+          for (std::uint64_t k = 0; k < d; ++k)
+            ctx[r * d + k] = i == 0 ? codes.times(token, r, value[k]) : ctx[r * d + k] + codes.times(token, r, value[k]);
+        }
+        for (std::uint64_t k = 0; k < d; ++k) z[k] += value[k];
+        Sum den = codes.times(token, 0, sums[0]);
+        for (unsigned r = 1; r < unsigned_b; ++r) den += codes.times(token, r, sums[r]);
+        den += static_cast<Sum>(p.bias) * static_cast<Sum>(i + 1);
+        const float inv = 1.0f / static_cast<float>(den);
+        for (std::uint64_t k = 0; k < d; ++k) {
+          float acc = codes.times(token, 0, ctx[k]);
+          for (unsigned r = 1; r < unsigned_b; ++r) acc += codes.times(token, r, ctx[r * d + k]);
+          out[token * d + k] = (acc + static_cast<float>(p.bias) * z[k]) * inv;
+        }
+      }
+    }
+  });
+  using stages::HashedStage;
+  for (HashedStage stage : {HashedStage::code_sum, HashedStage::value_sum, HashedStage::context, HashedStage::numerator,
+                            HashedStage::denominator, HashedStage::normalise})
+    report([=] { return stages::hashed_stage(p.config, stage); });
 }
 
 /// out_i = (h_i·M + c·z) / (h_i·s + c·N) per group, phase by phase; Codes is BinaryCodes or RealCodes.
@@ -182,13 +234,19 @@ HashedOutput hashed_attention_cpu(const HashedProblem& p, const Reporter& report
   }
 
   float* out = result.out.data.data();
+  const auto run = [&](const auto& codes) {
+    if (c.causal)
+      attend_causal(codes, p, s, out, report, clock);
+    else
+      attend(codes, p, s, out, report, clock);
+  };
   if (p.params.binary()) {
     with_code_word(bits, [&](auto word) {
       using Word = decltype(word);
-      attend(BinaryCodes<Word>{result.hashes.codes.words<Word>().data()}, p, s, out, report, clock);
+      run(BinaryCodes<Word>{result.hashes.codes.words<Word>().data()});
     });
   } else {
-    attend(RealCodes{result.hashes.projections.data(), bits}, p, s, out, report, clock);
+    run(RealCodes{result.hashes.projections.data(), bits});
   }
   result.latency_ms = clock.total_ms();
   return result;

@@ -12,6 +12,7 @@
 #include "ecosim/kernels/gpu.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/hash_stages.hpp"
 #include "lsa_windows.hpp"
 
 namespace ecosim::ecoformer {
@@ -78,10 +79,15 @@ std::string kernel_limitation(const AttentionConfig& c, Device device) {
   if (c.key_count() != c.seq)
     return "the kernels need as many keys as queries (here " + std::to_string(c.key_count()) + " keys for " +
            std::to_string(c.seq) + " queries)";
-  if (c.causal && c.variant != AttentionVariant::msa && c.variant != AttentionVariant::performer)
-    return "the kernels compute causal attention for msa and performer only";
+  if (stages::hashes_through_anchors(c.variant) && c.support > checked_mul(c.batch, c.seq))
+    return "its " + std::to_string(c.support) + " anchors are drawn from the input's " +
+           std::to_string(c.batch * c.seq) + " tokens (batch × seq): give --support at most that";
+  const bool hashed = is_hashed(c.variant);
+  if (c.causal && c.variant != AttentionVariant::msa && c.variant != AttentionVariant::performer && !hashed)
+    return "the kernels compute causal attention for msa, performer and the EcoFormer family only";
   if (c.causal && device == Device::cuda && c.variant != AttentionVariant::msa)
-    return "the CUDA kernels compute causal attention for msa only (the CPU references: msa and performer)";
+    return "the CUDA kernels compute causal attention for msa only (the CPU references: msa, performer and the "
+           "EcoFormer family)";
   return "";
 }
 

@@ -82,9 +82,9 @@ TEST_CASE("a config the kernels cannot run is refused with the reason, not run a
   CHECK_THROWS_WITH(run_attention(synthetic_inputs(c, 1), c, Device::cuda, 1, sink),
                     Contains("CUDA kernels compute causal attention for msa only"));
   c.variant = AttentionVariant::reformer;
-  CHECK_THAT(kernel_limitation(c), Contains("causal attention for msa and performer only"));
+  CHECK_THAT(kernel_limitation(c), Contains("causal attention for msa, performer and the EcoFormer family only"));
   CHECK_THROWS_WITH(run_attention(synthetic_inputs(c, 1), c, Device::cpu, 1, sink),
-                    Contains("causal attention for msa and performer only"));
+                    Contains("causal attention for msa, performer and the EcoFormer family only"));
   CHECK(sink.records() == 0);
   c.variant = AttentionVariant::msa;
   c.causal = false;

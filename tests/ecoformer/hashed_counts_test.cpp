@@ -19,8 +19,9 @@ struct Shape {
 constexpr Shape kShapes[] = {{1, 1, 33, 16, 16, 25}, {2, 3, 17, 32, 8, 5},   {1, 2, 10, 64, 32, 10},
                              {3, 1, 7, 16, 64, 7},   {1, 4, 65, 32, 16, 25}, {1, 1, 1, 16, 16, 1}};
 
-void check_counts(AttentionVariant v, const Shape& s, Device device) {
-  const AttentionConfig c = hashed_config(v, s.batch, s.heads, s.seq, s.dim, s.bits, s.support);
+void check_counts(AttentionVariant v, const Shape& s, Device device, bool causal = false) {
+  AttentionConfig c = hashed_config(v, s.batch, s.heads, s.seq, s.dim, s.bits, s.support);
+  c.causal = causal;
   RecordingSink instrumented, analytic;
   run_hashed(synthetic_inputs(c, 4), c, device, 4, instrumented);
   emit_attention(kAttentionRecordPrefix, c, Convention::exact, analytic);
@@ -42,6 +43,12 @@ void check_counts(AttentionVariant v, const Shape& s, Device device) {
 TEST_CASE("instrumented counts equal the analytic exact counts (CPU)", "[hashed][counts]") {
   for (AttentionVariant v : kHashedVariants)
     for (const Shape& s : kShapes) check_counts(v, s, Device::cpu);
+}
+
+TEST_CASE("causal: instrumented counts equal the analytic exact counts of the prefix-sum form (CPU)",
+          "[hashed][counts]") {
+  for (AttentionVariant v : kHashedVariants)
+    for (const Shape& s : kShapes) check_counts(v, s, Device::cpu, true);
 }
 
 TEST_CASE("instrumented counts equal the analytic exact counts (GPU)", "[hashed][counts][gpu]") {

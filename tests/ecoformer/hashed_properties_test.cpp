@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "hash_math.hpp"
 #include "hashed_test_support.hpp"
 
 using namespace ecosim;
@@ -67,6 +68,35 @@ TEST_CASE("hashed attention equals the naive O(N²) form, with every similarity 
       CHECK(all_positive);
       CHECK(relative_error(run.result.out.data, naive) <= 1e-5);
     }
+}
+
+TEST_CASE("causal hashed attention equals the masked naive form, and a token's code is its own", "[hashed]") {
+  for (AttentionVariant v : kHashedVariants) {
+    AttentionConfig c = hashed_config(v, 2, 2, 37, 16, 12, 9);
+    c.causal = true;
+    INFO("variant " << name(v));
+    const AttentionInputs in = synthetic_inputs(c, 11);
+    const HashedRun run = run_hashed_detailed(in, c, Device::cpu, 11, null_sink());
+    bool all_positive = false;
+    CHECK(relative_error(run.result.out.data, naive_hashed(run, in.v, &all_positive, true)) <= 1e-5);
+    CHECK(all_positive);
+    // The first query sees its own token alone: its output is its value.
+    for (std::uint64_t k = 0; k < c.head_dim; ++k) CHECK(run.result.out.data[k] == Approx(in.v.data[k]).epsilon(1e-6));
+    // Causal codes use no statistic of other tokens: the last token hashed alone (a decode step) gets the code it
+    // got among all of them, so the prefix sums a decode step extends are the prefill's.
+    if (!run.params.kernel()) continue;
+    const std::uint64_t m = c.support, d = c.head_dim, n = c.seq;
+    std::vector<float> x(in.q.data.begin(), in.q.data.begin() + static_cast<std::ptrdiff_t>(n * d));
+    ecoformer::detail::l2_normalize_rows(x.data(), x.data(), n, d);
+    const std::vector<float> all = ecoformer::detail::causal_kernel(x.data(), n, d, run.params.anchors.data(), m);
+    const std::vector<float> last =
+        ecoformer::detail::causal_kernel(&x[(n - 1) * d], 1, d, run.params.anchors.data(), m);
+    for (std::uint64_t a = 0; a < m; ++a) CHECK(last[a] == all[(n - 1) * m + a]);
+  }
+  AttentionConfig c = hashed_config(AttentionVariant::ecoformer, 1, 1, 16, 8, 8, 4);
+  c.causal = true;
+  CHECK_THROWS_WITH(run_hashed_detailed(synthetic_inputs(c, 1), c, Device::cuda, 1, null_sink()),
+                    Catch::Contains("causal attention for msa only"));
 }
 
 TEST_CASE("codes are packed in the narrowest word and fp-ecoformer codes stay below 1 in magnitude", "[hashed]") {

@@ -52,7 +52,8 @@ inline double code_value(const HashedRun& run, std::uint64_t token, unsigned r) 
 }
 
 /// Σ_j (h_i·h_j + c) v_j / Σ_j (h_i·h_j + c) per (batch, head), in double; also checks every weight > 0.
-inline std::vector<double> naive_hashed(const HashedRun& run, const Tensor& v, bool* all_positive) {
+inline std::vector<double> naive_hashed(const HashedRun& run, const Tensor& v, bool* all_positive,
+                                        bool causal = false) {
   const std::uint64_t groups = v.batch * v.heads, n = v.seq, d = v.dim;
   const auto b = static_cast<unsigned>(run.params.bits);
   std::vector<double> out(v.data.size());
@@ -61,7 +62,7 @@ inline std::vector<double> naive_hashed(const HashedRun& run, const Tensor& v, b
     for (std::uint64_t i = 0; i < n; ++i) {
       std::vector<double> num(d, 0.0);
       double den = 0;
-      for (std::uint64_t j = 0; j < n; ++j) {
+      for (std::uint64_t j = 0; j < (causal ? i + 1 : n); ++j) {  // causal: the keys up to the query's own
         double sim = run.bias;
         for (unsigned r = 0; r < b; ++r) sim += code_value(run, g * n + i, r) * code_value(run, g * n + j, r);
         *all_positive = *all_positive && sim > 0;

@@ -80,7 +80,8 @@ expect_failure("shape option disagrees" run --variant msa --input q.npy,q.npy,q.
 
 # --causal: causal MSA is its own reference (error 0) and computes 64·65/2 of the 64² score pairs a head (scores
 # and context: D muls each, the scale and the softmax's normalisation one each, as ops_counter counts a causal
-# block); Performer runs its prefix-sum form; a variant without a causal kernel is refused with the reason.
+# block); Performer and EcoFormer run their prefix-sum forms; a variant without a causal kernel is refused with the
+# reason.
 ecosim_json(causal run --variant msa --causal --seq 64 --heads 2 --dim 32)
 string(JSON error GET "${causal}" error_vs_msa)
 string(JSON flag GET "${causal}" causal)
@@ -90,4 +91,9 @@ if(NOT error EQUAL 0 OR NOT flag STREQUAL "ON" OR NOT muls EQUAL expected)
   message(FATAL_ERROR "run --causal msa: error ${error}, causal ${flag}, muls ${muls} (expected ${expected})")
 endif()
 ecosim_json(causal_performer run --variant performer --causal --seq 64 --features 16)
-expect_failure("run --causal ecoformer" run --variant ecoformer --causal --seq 64)
+ecosim_json(causal_ecoformer run --variant ecoformer --causal --seq 64)
+string(JSON flag GET "${causal_ecoformer}" causal)
+if(NOT flag)
+  message(FATAL_ERROR "run --causal ecoformer: causal ${flag}")
+endif()
+expect_failure("run --causal reformer" run --variant reformer --causal --seq 64)
