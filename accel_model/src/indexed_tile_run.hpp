@@ -21,21 +21,17 @@ class IndexedTileRun : public TileRun {
   /// The indices i at which tile i may differ from tile i − 1 (tile i equals tile i − 1 at every other index);
   /// none known: every tile may differ.
   virtual std::optional<std::vector<std::uint64_t>> changes() const { return std::nullopt; }
-  /// The repetition ahead of a cursor whose next tile is `next` (TileCursor::repeat_ahead): by default the tiles
-  /// up to the next change repeat the last one given.
+  /// The repetition ahead of a cursor whose next tile is `next` (TileCursor::repeat_ahead) of a run whose changes()
+  /// are not known (with them, the tiles up to the next change repeat the last one given); none by default.
   virtual RepeatAhead repeat_after(std::uint64_t next) const {
-    const auto known = changes();
-    if (!known || next == 0) return {};
-    std::uint64_t end = tile_count();
-    for (std::uint64_t c : *known)
-      if (c >= next) end = std::min(end, c);
-    return {1, end - next};
+    (void)next;
+    return {};
   }
 
   std::unique_ptr<TileCursor> cursor() const override {
     class Cursor : public TileCursor {
      public:
-      explicit Cursor(const IndexedTileRun& run) : run_(run), count_(run.tile_count()) {}
+      explicit Cursor(const IndexedTileRun& run) : run_(run), count_(run.tile_count()), changes_(run.changes()) {}
       bool next(TileWork& tile) override {
         if (i_ == count_) return false;
         tile = run_.tile(i_);
@@ -43,18 +39,29 @@ class IndexedTileRun : public TileRun {
         return true;
       }
       RepeatAhead repeat_ahead(std::uint64_t max_period) const override {
-        const RepeatAhead ahead = run_.repeat_after(i_);
+        const RepeatAhead ahead = repeat();
         return ahead.period <= max_period ? ahead : RepeatAhead{};
       }
       void skip(std::uint64_t period, std::uint64_t periods) override {
-        const RepeatAhead ahead = run_.repeat_after(i_);
+        const RepeatAhead ahead = repeat();
         if (period != ahead.period || periods > ahead.periods) throw std::logic_error("skip: no such repetition ahead");
         i_ += period * periods;
       }
 
      private:
+      /// Up to the next change (known once, when the cursor is made), or as the run says.
+      RepeatAhead repeat() const {
+        if (!changes_) return run_.repeat_after(i_);
+        if (i_ == 0) return {};
+        std::uint64_t end = count_;
+        for (std::uint64_t c : *changes_)
+          if (c >= i_) end = std::min(end, c);
+        return {1, end - i_};
+      }
+
       const IndexedTileRun& run_;
       std::uint64_t count_, i_ = 0;
+      std::optional<std::vector<std::uint64_t>> changes_;
     };
     return std::make_unique<Cursor>(*this);
   }

@@ -3,8 +3,8 @@
 
 #include <fmt/core.h>
 #include <algorithm>
-#include <vector>
 #include <stdexcept>
+#include <vector>
 
 #include "ecosim/accel_model/conv_tiling.hpp"
 #include "ecosim/accel_model/memory_model.hpp"
@@ -44,10 +44,8 @@ void PlanCursor::skip(std::uint64_t period, std::uint64_t periods) {
   cursor_->skip(period, periods);
 }
 
-void TileCursor::skip(std::uint64_t period, std::uint64_t periods) {
-  TileWork passed;
-  for (std::uint64_t i = 0; i < checked_mul(period, periods); ++i)
-    if (!next(passed)) throw std::logic_error("TileCursor::skip past the last tile");
+void TileCursor::skip(std::uint64_t, std::uint64_t) {
+  throw std::logic_error("TileCursor::skip: this cursor reports no repetition ahead");
 }
 
 bool alike(const TileWork& a, const TileWork& b) {
@@ -219,16 +217,17 @@ std::string plan_causal_gemm(const GemmShape& shape, CausalKeys keys, std::uint6
       strip.m = r1 - r0;
       (scores ? strip.n : strip.k) = c1 - c0;
       strip.continues = !scores && c0 > 0 && r0 < rows_starting_before(c0);  // its rows' first keys lie before c₀
-      strip.goes_on = !scores && r0 >= rows_ending_before(c1);                // their last keys lie after the strip
+      strip.goes_on = !scores && r0 >= rows_ending_before(c1);               // their last keys lie after the strip
       plan.runs.push_back(gemm_tiles(strip, tiling, config));
       computed = checked_add(computed, checked_mul(strip.m, c1 - c0));
     }
   }
-  return fmt::format("{}, {}; causal{}: {} strips of {} keys over the query rows that attend to them ({:.1f} % of "
-                     "the rectangle)",
-                     array_precision(shape.a_bits, shape.w_bits), tiling.describe(),
-                     window ? fmt::format(", sliding window {}", window) : "", ceil_div(key_count, width), width,
-                     100.0 * double(computed) / double(checked_mul(shape.m, key_count)));
+  return fmt::format(
+      "{}, {}; causal{}: {} strips of {} keys over the query rows that attend to them ({:.1f} % of "
+      "the rectangle)",
+      array_precision(shape.a_bits, shape.w_bits), tiling.describe(),
+      window ? fmt::format(", sliding window {}", window) : "", ceil_div(key_count, width), width,
+      100.0 * double(computed) / double(checked_mul(shape.m, key_count)));
 }
 
 std::string plan_conv(const OpRecord& op, unsigned a_bits, unsigned w_bits, const AccelConfig& config, OpPlan& plan) {

@@ -5,7 +5,6 @@
 
 #include <fmt/core.h>
 #include <array>
-#include <iterator>
 #include <span>
 
 #include "ecosim/accel_model/fused_attention.hpp"
@@ -51,64 +50,54 @@ std::array<CausalKeys, kAttentionGroupRecords> causal_keys(std::span<const OpRec
 
 }  // namespace
 
+std::vector<OpPlan> PlanSource::plan_group_unfused(std::span<const OpRecord> group) {
+  const auto keys = causal_keys(group, config_);
+  std::vector<OpPlan> plans;
+  for (std::size_t i = 0; i < kAttentionGroupRecords; ++i)
+    plans.push_back(plan_op(group[i], config_, tech_, &tilings_, float_storage_, keys[i]));
+  first_ += kAttentionGroupRecords;
+  return plans;
+}
+
 bool PlanSource::next(OpPlan& plan) {
-  if (!fallen_back_.empty()) {
-    plan = std::move(fallen_back_.front());
-    fallen_back_.erase(fallen_back_.begin());
-    if (check_) check_(plan);
-    return true;
-  }
-  fill(1);
-  if (first_ == window_.size()) return false;
-  const bool group_starts = !window_[first_].group.empty() && window_[first_].group != previous_group_;
-  previous_group_ = window_[first_].group;
-  // A fused attention's GEMMs hold floats at the operand width: under `recorded` storage its records are
-  // planned one by one, where plan_op() refuses them.
-  if (config_.fuse_attention && group_starts && float_storage_ == trace::FloatStorage::operand) {
-    fill(kAttentionGroupRecords + 1);  // one more: the group must end after its four records
+  if (planned_.empty()) {
+    fill(1);
+    if (first_ == window_.size()) return false;
+    const bool group_starts = !window_[first_].group.empty() && window_[first_].group != previous_group_;
+    previous_group_ = window_[first_].group;
+    if (group_starts) fill(kAttentionGroupRecords + 1);  // one more: the group must end after its four records
     const std::span<const OpRecord> waiting = std::span(window_).subspan(first_);
-    if (std::optional<FusedPlan> fused = plan_fused_attention(waiting, config_, tech_, &fused_tilings_)) {
-      std::vector<OpPlan> unfused;
-      std::uint64_t unfused_bits = 0;
-      double unfused_pj = 0;
-      const auto keys = causal_keys(waiting, config_);
-      for (std::size_t i = 0; i < kAttentionGroupRecords; ++i) {
-        unfused.push_back(plan_op(waiting[i], config_, tech_, &tilings_, float_storage_, keys[i]));
-        unfused_bits = checked_add(unfused_bits, dram_bits(unfused.back()));
-        unfused_pj += closed_form_row(unfused.back(), config_).energy.total_pj();
+    // A fused attention's GEMMs hold floats at the operand width: under `recorded` storage its records are
+    // planned one by one, where plan_op() refuses them.
+    if (config_.fuse_attention && group_starts && float_storage_ == trace::FloatStorage::operand)
+      if (std::optional<FusedPlan> fused = plan_fused_attention(waiting, config_, tech_, &fused_tilings_)) {
+        std::vector<OpPlan> unfused = plan_group_unfused(waiting);
+        std::uint64_t unfused_bits = 0;
+        double unfused_pj = 0;
+        for (const OpPlan& p : unfused) {
+          unfused_bits = checked_add(unfused_bits, dram_bits(p));
+          unfused_pj += closed_form_row(p, config_).energy.total_pj();
+        }
+        if (fused->tiling.dram_bits <= unfused_bits && fused->tiling.energy_pj <= unfused_pj) {
+          planned_.push_back(std::move(fused->plan));
+        } else {  // fusion would move more or cost more: the group runs unfused, and its rows say so
+          const std::string note =
+              fused->tiling.dram_bits > unfused_bits
+                  ? fmt::format("unfused: fusing {} would move {} DRAM bits ({}), more than these four ops' {}; ",
+                                waiting[0].group, fused->tiling.dram_bits, fused->tiling.describe(), unfused_bits)
+                  : fmt::format("unfused: fusing {} would cost {:.6g} pJ ({}), more than these four ops' {:.6g}; ",
+                                waiting[0].group, fused->tiling.energy_pj, fused->tiling.describe(), unfused_pj);
+          for (OpPlan& p : unfused) p.mapping = note + p.mapping;
+          planned_ = std::move(unfused);
+        }
       }
-      first_ += kAttentionGroupRecords;
-      if (fused->tiling.dram_bits <= unfused_bits && fused->tiling.energy_pj <= unfused_pj) {
-        plan = std::move(fused->plan);
-      } else {  // fusion would move more or cost more: the group runs unfused, and its rows say so
-        const std::string note =
-            fused->tiling.dram_bits > unfused_bits
-                ? fmt::format("unfused: fusing {} would move {} DRAM bits ({}), more than these four ops' {}; ",
-                              waiting[0].group, fused->tiling.dram_bits, fused->tiling.describe(), unfused_bits)
-                : fmt::format("unfused: fusing {} would cost {:.6g} pJ ({}), more than these four ops' {:.6g}; ",
-                              waiting[0].group, fused->tiling.energy_pj, fused->tiling.describe(), unfused_pj);
-        for (OpPlan& p : unfused) p.mapping = note + p.mapping;
-        plan = std::move(unfused.front());
-        fallen_back_.assign(std::make_move_iterator(unfused.begin() + 1), std::make_move_iterator(unfused.end()));
-      }
-      if (check_) check_(plan);
-      return true;
-    }
+    // a causal attention's GEMMs skip the masked tiles (plan_op)
+    if (planned_.empty() && group_starts && causal_keys(waiting, config_).front() != CausalKeys::none)
+      planned_ = plan_group_unfused(waiting);
+    if (planned_.empty()) planned_.push_back(plan_op(window_[first_++], config_, tech_, &tilings_, float_storage_));
   }
-  if (group_starts) {  // a causal attention's GEMMs skip the masked tiles (plan_op)
-    fill(kAttentionGroupRecords + 1);
-    const std::span<const OpRecord> waiting = std::span(window_).subspan(first_);
-    if (const auto keys = causal_keys(waiting, config_); keys.front() != CausalKeys::none) {
-      for (std::size_t i = 1; i < kAttentionGroupRecords; ++i)
-        fallen_back_.push_back(plan_op(waiting[i], config_, tech_, &tilings_, float_storage_, keys[i]));
-      plan = plan_op(waiting[0], config_, tech_, &tilings_, float_storage_, keys[0]);
-      first_ += kAttentionGroupRecords;
-      if (check_) check_(plan);
-      return true;
-    }
-  }
-  plan = plan_op(window_[first_], config_, tech_, &tilings_, float_storage_);
-  ++first_;
+  plan = std::move(planned_.front());
+  planned_.erase(planned_.begin());
   if (check_) check_(plan);
   return true;
 }

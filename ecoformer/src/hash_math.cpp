@@ -42,14 +42,22 @@ void rbf_values(float* dist, std::uint64_t count, float inv) {
   for (std::uint64_t i = 0; i < count; ++i) dist[i] = rbf_exp(dist[i] * -inv);
 }
 
-void centre_columns(float* k, std::uint64_t n, std::uint64_t m) {
+namespace {
+
+/// Each of the m columns' mean over the n rows of k (summed in double).
+std::vector<float> column_means(const float* k, std::uint64_t n, std::uint64_t m) {
+  std::vector<float> means(m);
   for (std::uint64_t a = 0; a < m; ++a) {
     double sum = 0;
     for (std::uint64_t i = 0; i < n; ++i) sum += k[i * m + a];
-    const float mean = static_cast<float>(sum) * (1.0f / static_cast<float>(n));
-    for (std::uint64_t i = 0; i < n; ++i) k[i * m + a] -= mean;
+    means[a] = static_cast<float>(sum) * (1.0f / static_cast<float>(n));
   }
+  return means;
 }
+
+}  // namespace
+
+void centre_columns(float* k, std::uint64_t n, std::uint64_t m) { subtract_means(k, n, column_means(k, n, m)); }
 
 void project(const float* f, std::uint64_t n, std::uint64_t c_len, const float* w, std::uint64_t b, float* y) {
   for (std::uint64_t i = 0; i < n; ++i)
@@ -72,14 +80,9 @@ std::vector<float> centred_kernel(const float* x, std::uint64_t n, std::uint64_t
 AnchorStatistics anchor_statistics(const float* anchors, std::uint64_t m, std::uint64_t d) {
   std::vector<float> k(m * m);
   squared_distances(anchors, m, d, anchors, m, k.data());
-  AnchorStatistics s{inverse_bandwidth(k.data(), m * m), std::vector<float>(m)};
-  rbf_values(k.data(), m * m, s.inverse_bandwidth);
-  for (std::uint64_t a = 0; a < m; ++a) {
-    double sum = 0;
-    for (std::uint64_t i = 0; i < m; ++i) sum += k[i * m + a];
-    s.means[a] = static_cast<float>(sum) * (1.0f / static_cast<float>(m));
-  }
-  return s;
+  const float inv = inverse_bandwidth(k.data(), m * m);
+  rbf_values(k.data(), m * m, inv);
+  return {inv, column_means(k.data(), m, m)};
 }
 
 void subtract_means(float* k, std::uint64_t n, const std::vector<float>& means) {

@@ -93,7 +93,7 @@ class TileCursor {
     return {};
   }
   /// Passes over `periods` periods of `period` tiles of the repetition repeat_ahead() reported (at most its
-  /// periods; any number of tiles when `period` is 1) without making them.
+  /// periods) without making them; a cursor that reports none has none to skip (std::logic_error).
   virtual void skip(std::uint64_t period, std::uint64_t periods);
 };
 

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,9 @@ class PlanSource {
  private:
   /// Reads records until `count` are waiting (fewer at the end of the source).
   void fill(std::size_t count);
+  /// The four records of a softmax attention group starting `group`, each planned alone (a causal one's GEMMs
+  /// skipping the masked tiles), and passed.
+  std::vector<OpPlan> plan_group_unfused(std::span<const OpRecord> group);
 
   RecordSource& records_;
   const AccelConfig& config_;
@@ -50,7 +54,7 @@ class PlanSource {
   std::vector<OpRecord> window_;  // records read, not yet planned: window_[first_] onwards
   std::size_t first_ = 0;
   bool exhausted_ = false;
-  std::vector<OpPlan> fallen_back_;  // the rest of a group planned unfused, to hand out next
+  std::vector<OpPlan> planned_;      // plans made, to hand out in order (a group's four, planned unfused)
   std::string previous_group_;       // the group of the record planned last: fusion is tried where a group starts
 };
 
