@@ -15,6 +15,7 @@
 #include "ecosim/ops_counter/conv_shape.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
 #include "ecosim/ops_counter/json_reader.hpp"
+#include "ecosim/ops_counter/primitives.hpp"
 #include "ecosim/ops_counter/text_file.hpp"
 #include "v1_conversion.hpp"
 
@@ -52,6 +53,19 @@ class LineParser {
     const auto& v = field(j, key);
     if (!v.is_string()) fail(key, "must be a string");
     return v.get<std::string>();
+  }
+
+  /// A causal attention's markers as the accelerator and the GPU model read them: `causal` 1 (or 0, not causal),
+  /// `window` W >= 1 on causal records only — anything else would be read as no mask or no band, silently.
+  void check_attention_params(const std::map<std::string, std::uint64_t>& params) const {
+    const auto causal = params.find(std::string(ops::kCausalParam));
+    if (causal != params.end() && causal->second > 1)
+      fail("params." + causal->first, "must be 1 (a causal attention's record) or 0");
+    const auto window = params.find(std::string(ops::kWindowParam));
+    if (window == params.end()) return;
+    if (window->second == 0) fail("params." + window->first, "must be >= 1 (leave it out for no window)");
+    if (causal == params.end() || causal->second != 1)
+      fail("params." + window->first, "a sliding window bounds a causal attention's keys: needs params.causal 1");
   }
 
   std::uint64_t count(const nlohmann::json& v, const std::string& key) const {
@@ -118,6 +132,7 @@ class LineParser {
       const auto& p = j["params"];
       if (!p.is_object()) fail("params", "must be an object of name → non-negative integer");
       for (const auto& [key, value] : p.items()) r.params[key] = count(value, "params." + key);
+      check_attention_params(r.params);
     }
     if (r.kind == OpClass::conv) {
       if (version == 1) fail("kind", "version 1 has no conv kind");

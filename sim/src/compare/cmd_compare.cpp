@@ -239,7 +239,7 @@ int compare(const Args& args) {
              dim = published_workload(published, "dim"), heads = published_workload(published, "heads");
   po::options_description options("ecosim compare");
   options.add_options()("help,h", "this help")("batch", po::value<std::int64_t>()->default_value(batch),
-                                               "batch size B")("seq", po::value<std::int64_t>()->default_value(seq),
+                                               "batch size B (with --phase, one sequence unless given)")("seq", po::value<std::int64_t>()->default_value(seq),
                                                                "tokens N (attention layer)")(
       "dim", po::value<std::int64_t>()->default_value(dim), "head width D")(
       "heads", po::value<std::int64_t>()->default_value(heads), "heads H")(
@@ -315,8 +315,11 @@ int compare(const Args& args) {
     if (label != "native") chosen.push_back(attention_variant_named(label));
   check_parameters_apply(vm, chosen);
 
+  // The default batch is the published layer's; a decoder phase compares one sequence unless --batch says more.
+  const std::uint64_t batch_size =
+      vm["batch"].defaulted() && phase.phase.phase != Phase::model_default ? 1 : positive(vm, "batch");
   CompareReport report;
-  report.workload = {{"batch", positive(vm, "batch")}, {"accelerator", accel_config.name}};
+  report.workload = {{"batch", batch_size}, {"accelerator", accel_config.name}};
   if (onnx) {
     report.workload = {{"onnx", onnx->origin}, {"accelerator", accel_config.name}};
   } else if (model.empty()) {
@@ -346,7 +349,7 @@ int compare(const Args& args) {
       Entry e{label, {}, label == "native"};
       AttentionConfig& config = e.config;
       config.variant = e.native ? AttentionVariant::msa : attention_variant_named(label);
-      config.batch = positive(vm, "batch");
+      config.batch = batch_size;
       config.heads = positive(vm, "heads");
       config.seq = whole_model ? 1 : positive(vm, "seq");
       config.head_dim = positive(vm, "dim");
