@@ -122,7 +122,8 @@ Shape phase_shape(const ModelEntry& e, const Spec& s, const ModelOptions& o) {
       std::all_of(used.begin(), used.end(), [](AttentionVariant v) { return v == AttentionVariant::sliding; });
   if (s.window && sh.keys > s.window && !all_sliding)
     fail("a context of " + std::to_string(sh.keys) + " tokens exceeds " + e.field("sliding_window") + " (" +
-         std::to_string(s.window) + "): sliding-window attention beyond its window is not modelled");
+         std::to_string(s.window) + "): a variant swapped in would attend beyond the model's window (the model "
+         "would no longer be itself); its own attention there is 'sliding' (or 'native')");
   return sh;
 }
 

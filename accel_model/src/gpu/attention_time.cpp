@@ -57,11 +57,13 @@ KernelTime KernelModel::attention(const GpuSpec& gpu, AttentionImpl impl, const 
 Timed parse_timed(std::string_view name) {
   if (name == "kernel") return Timed::kernel;
   if (name == "pytorch-call") return Timed::pytorch_call;
-  throw Error(fmt::format("unknown timing '{}' (valid: kernel, pytorch-call)", name));
+  if (name == "cuda-call") return Timed::cuda_call;
+  throw Error(fmt::format("unknown timing '{}' (valid: kernel, pytorch-call, cuda-call)", name));
 }
 
 KernelTime KernelModel::timed(KernelTime t, Timed timed) const {
   if (timed == Timed::pytorch_call) t.latency_s += value("pytorch_call_overhead_us") * 1e-6;
+  if (timed == Timed::cuda_call) t.latency_s += value("cuda_call_overhead_us") * 1e-6;
   return t;
 }
 

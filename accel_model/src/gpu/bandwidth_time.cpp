@@ -1,5 +1,6 @@
 // Bandwidth-bound kernels (copy, softmax, RMSNorm): every element read once and written once, at the share of
-// the memory bandwidth a streaming kernel sustains, plus the launch (which dominates small sizes).
+// the memory bandwidth a streaming kernel sustains — or, when the bytes fit in L2's resident share, at L2's
+// bandwidth (SMs x clock x its bytes a clock per SM) — plus the launch (which dominates small sizes).
 #include "ecosim/accel_model/gpu/kernel_model.hpp"
 #include "ecosim/ops_counter/error.hpp"
 
@@ -20,7 +21,9 @@ KernelTime KernelModel::bandwidth(const GpuSpec& gpu, BandwidthOp op, const Rows
 KernelTime KernelModel::streaming_kernel(const GpuSpec& gpu, double bytes) const {
   KernelTime t;
   t.bytes = bytes;
-  t.latency_s = value("launch_overhead_us") * 1e-6 + streamed_s(gpu, bytes);
+  const bool l2_resident = bytes <= value("l2_resident_share") * double(gpu.l2_bytes);
+  const double l2_bytes_per_s = value("l2_bytes_per_clock_per_sm") * double(gpu.sms) * gpu.boost_clock_hz;
+  t.latency_s = value("launch_overhead_us") * 1e-6 + (l2_resident ? bytes / l2_bytes_per_s : streamed_s(gpu, bytes));
   return t;
 }
 

@@ -45,6 +45,7 @@ MeasuredPoint parse_point(const JsonReader& r, const std::set<std::string>& sour
   m.op = r.text("op");
   m.conditions = r.text("conditions");
   const DType dtype = parse_key(r, "dtype", [](const std::string& name) { return parse_dtype(name); });
+  if (r.has("timed")) m.timed = parse_key(r, "timed", [](const std::string& name) { return parse_timed(name); });
   if (m.op == "gemm") {
     m.kernel_class = KernelClass::gemm;
     m.gemm = {r.count("m", kDimension), r.count("n", kDimension), r.count("k", kDimension), 1, dtype};
@@ -61,7 +62,6 @@ MeasuredPoint parse_point(const JsonReader& r, const std::set<std::string>& sour
                    r.flag("causal"),
                    false,
                    dtype};
-    if (r.has("timed")) m.timed = parse_key(r, "timed", [](const std::string& name) { return parse_timed(name); });
     parse_key(r, "pass", [&m](const std::string& pass) {
       set_attention_pass(m.attention, pass);
       return 0;
@@ -106,7 +106,8 @@ std::vector<MeasuredPoint> parse_measurements(std::string_view json_text, const 
                      "causal"},
                     {"tflops", "gbs", "gbs_range", "timed"});
     else
-      pr.exact_keys({"id", "source", "gpu", "op", "dtype", "conditions", "rows", "cols"}, metric);
+      pr.exact_keys({"id", "source", "gpu", "op", "dtype", "conditions", "rows", "cols"},
+                    {"tflops", "gbs", "gbs_range", "timed"});
     MeasuredPoint m = parse_point(pr, sources);
     if (!ids.insert(m.id).second) pr.fail("id", "duplicate point id '" + m.id + "'");
     const int metrics = pr.has("tflops") + pr.has("gbs") + pr.has("gbs_range");
@@ -137,7 +138,9 @@ double modelled_value(const MeasuredPoint& point, const KernelModel& model) {
     case KernelClass::unfused_attention:
       t = model.timed(model.attention(gpu, parse_attention_impl(point.impl), point.attention), point.timed);
       break;
-    case KernelClass::bandwidth: t = model.bandwidth(gpu, parse_bandwidth_op(point.op), point.rows); break;
+    case KernelClass::bandwidth:
+      t = model.timed(model.bandwidth(gpu, parse_bandwidth_op(point.op), point.rows), point.timed);
+      break;
   }
   return point.metric == "tflops" ? t.tflops() : t.gb_per_s();
 }

@@ -17,17 +17,28 @@ constexpr const char* kUsage =
     "ecosim gpu-time [--gpu NAME | --gpu-file PATH] --op attention --impl flash2|flash3|cudnn|naive|sdpa-math|ecosim "
     "--batch B --heads H --seq N [--kv-seq N] --dim D [--causal] [--pass fwd|bwd|fwd+bwd] [--dtype fp16|bf16|fp32 "
     "(naive, sdpa-math, ecosim)] "
-    "[--timed kernel|pytorch-call]\n"
+    "[--timed kernel|pytorch-call|cuda-call]\n"
     "       ecosim gpu-time [--gpu NAME] --op gemm --m M --n N --k K [--dtype fp32|tf32|fp16|bf16|fp8]\n"
-    "       ecosim gpu-time [--gpu NAME] --op copy|softmax|rmsnorm --rows R --cols C [--dtype D]";
+    "       ecosim gpu-time [--gpu NAME] --op copy|softmax|rmsnorm --rows R --cols C [--dtype D] [--timed ...]";
 
 struct Timed {
   std::string what;
   gpu::KernelTime time;
 };
 
+/// How the operation's line names a --timed other than the kernels alone.
+std::string_view timed_note(gpu::Timed timed) {
+  switch (timed) {
+    case gpu::Timed::kernel: return "";
+    case gpu::Timed::pytorch_call: return ", timed as one PyTorch call";
+    case gpu::Timed::cuda_call: return ", timed as one CUDA call";
+  }
+  return "";
+}
+
 Timed time_op(const po::variables_map& vm, const gpu::GpuSpec& g, const std::string& op, gpu::DType dtype) {
   const gpu::KernelModel& model = gpu::KernelModel::builtin();
+  const gpu::Timed timed = gpu::parse_timed(vm["timed"].as<std::string>());
   if (op == "attention") {
     reject_given(vm, {"m", "n", "k", "rows", "cols"}, "--op gemm and the bandwidth-bound ops");
     for (const char* key : {"batch", "heads", "seq", "dim"})
@@ -44,15 +55,14 @@ Timed time_op(const po::variables_map& vm, const gpu::GpuSpec& g, const std::str
     if (vm.count("window")) s.window = positive(vm, "window");
     gpu::set_attention_pass(s, pass);
     const gpu::AttentionImpl impl = gpu::parse_attention_impl(vm["impl"].as<std::string>());
-    const gpu::Timed timed = gpu::parse_timed(vm["timed"].as<std::string>());
     return {fmt::format("attention {} {}{}{}, B {} H {} N {} Nkv {} D {} {}{}", gpu::attention_impl_name(impl), pass,
                         s.causal ? " causal" : "", s.window ? fmt::format(" window {}", s.window) : "", s.batch, s.heads, s.seq, s.kv_seq ? s.kv_seq : s.seq, s.dim,
-                        gpu::dtype_name(dtype), timed == gpu::Timed::pytorch_call ? ", timed as one PyTorch call" : ""),
+                        gpu::dtype_name(dtype), timed_note(timed)),
             model.timed(model.attention(g, impl, s), timed)};
   }
   reject_given(vm, {"impl", "batch", "heads", "seq", "kv-seq", "dim", "causal", "window", "pass"}, "--op attention");
-  if (!vm["timed"].defaulted()) throw Error("--timed applies to --op attention");
   if (op == "gemm") {
+    if (!vm["timed"].defaulted()) throw Error("--timed applies to --op attention and the bandwidth-bound ops");
     reject_given(vm, {"rows", "cols"}, "the bandwidth-bound ops");
     for (const char* key : {"m", "n", "k"})
       if (!vm.count(key)) throw Error(fmt::format("--op gemm needs --{}", key));
@@ -64,8 +74,8 @@ Timed time_op(const po::variables_map& vm, const gpu::GpuSpec& g, const std::str
   for (const char* key : {"rows", "cols"})
     if (!vm.count(key)) throw Error(fmt::format("--op {} needs --{}", op, key));
   const gpu::RowsShape s{positive(vm, "rows"), positive(vm, "cols"), dtype};
-  return {fmt::format("{} {} x {} {}", op, s.rows, s.cols, gpu::dtype_name(dtype)),
-          model.bandwidth(g, bandwidth_op, s)};
+  return {fmt::format("{} {} x {} {}{}", op, s.rows, s.cols, gpu::dtype_name(dtype), timed_note(timed)),
+          model.timed(model.bandwidth(g, bandwidth_op, s), timed)};
 }
 
 }  // namespace
@@ -86,8 +96,9 @@ int gpu_time(const Args& args) {
       "window", po::value<std::int64_t>(), "with --causal: a sliding window, each query over the W keys ending at it")(
       "pass", po::value<std::string>()->default_value("fwd"), "fwd, bwd or fwd+bwd")(
       "timed", po::value<std::string>()->default_value("kernel"),
-      "attention: kernel (the kernels alone) or pytorch-call (one eager PyTorch call between CUDA events, its "
-      "dispatch included)")("m", po::value<std::int64_t>(), "GEMM rows")(
+      "attention and bandwidth-bound ops: kernel (the kernels alone), pytorch-call (one eager PyTorch call between "
+      "CUDA events, its dispatch included) or cuda-call (one CUDA runtime call from C++, e.g. cudaMemcpy, between "
+      "CUDA events)")("m", po::value<std::int64_t>(), "GEMM rows")(
       "n", po::value<std::int64_t>(), "GEMM columns")("k", po::value<std::int64_t>(), "GEMM depth")(
       "rows", po::value<std::int64_t>(), "rows")("cols", po::value<std::int64_t>(), "columns")(
       "dtype", po::value<std::string>()->default_value("fp16"), "fp32, tf32, fp16, bf16, fp8")(

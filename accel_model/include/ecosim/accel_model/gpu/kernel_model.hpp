@@ -45,10 +45,11 @@ struct AttentionShape {
 /// "fwd", "bwd" or "fwd+bwd" into `shape`'s forward and backward flags; throws naming the valid ones.
 void set_attention_pass(AttentionShape& shape, std::string_view pass);
 
-/// How a latency is timed: the kernels alone, or one eager PyTorch call between two CUDA events (what a
-/// per-call benchmark measures: the call's CPU dispatch runs while the GPU waits, inside the interval).
-enum class Timed { kernel, pytorch_call };
-Timed parse_timed(std::string_view name);  // "kernel" or "pytorch-call"; throws naming the valid ones
+/// How a latency is timed: the kernels alone, or one call between two CUDA events — an eager PyTorch call, or one
+/// CUDA runtime call from C++ such as cudaMemcpy (what a per-call benchmark measures: the call's CPU side runs
+/// while the GPU waits, inside the interval).
+enum class Timed { kernel, pytorch_call, cuda_call };
+Timed parse_timed(std::string_view name);  // "kernel", "pytorch-call" or "cuda-call"; throws naming the valid ones
 
 enum class BandwidthOp { copy, softmax, rmsnorm };
 BandwidthOp parse_bandwidth_op(std::string_view name);  // throws naming the valid ones
@@ -75,9 +76,10 @@ class KernelModel {
   KernelTime gemm(const GpuSpec& gpu, const GemmShape& shape) const;
   KernelTime attention(const GpuSpec& gpu, AttentionImpl impl, const AttentionShape& shape) const;
   KernelTime bandwidth(const GpuSpec& gpu, BandwidthOp op, const RowsShape& shape) const;
-  /// `t` as `timed` measures it: pytorch_call adds the dispatch of one eager call (pytorch_call_overhead_us).
+  /// `t` as `timed` measures it: a call adds its CPU side (pytorch_call_overhead_us, cuda_call_overhead_us).
   KernelTime timed(KernelTime t, Timed timed) const;
-  /// A bandwidth-bound kernel that moves `bytes` (read + written).
+  /// A bandwidth-bound kernel that moves `bytes` (read + written): from L2 when they fit in its resident share
+  /// (the kernel run again on the same buffers, or on its producer's output), else from memory.
   KernelTime streaming_kernel(const GpuSpec& gpu, double bytes) const;
 
   const std::map<std::string, ModelConstant>& constants() const { return constants_; }

@@ -19,7 +19,7 @@ struct MeasuredPoint {
   GemmShape gemm;
   AttentionShape attention;
   RowsShape rows;
-  Timed timed = Timed::kernel;  // attention points: "timed" (default kernel)
+  Timed timed = Timed::kernel;  // attention and bandwidth points: "timed" (default kernel)
   std::string metric;           // "tflops" or "gbs"
   double low = 0, high = 0;  // the published value (low == high) or range
 };
