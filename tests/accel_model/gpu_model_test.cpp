@@ -71,6 +71,51 @@ TEST_CASE("gpu model: the points held out of all tuning meet the goal on their o
   CHECK(total >= 100);
 }
 
+TEST_CASE("gpu model: ecosim's own attention kernel, measured on the lent GPUs, held out of its tuning") {
+  // Two H200 runs at N = 1024 set its latency per key step; the H200's other points (N 1024-16384, D 32 and 64,
+  // fp32 and fp16, two runs: other occupancies and tail waves) are predicted within the goal. The H100's run
+  // (another build on another machine, its registers not recorded) is 1.2-1.6x slower than the H200 at the same
+  // source and shapes: reported in accel_model/README.md, not asserted.
+  const KernelModel& model = KernelModel::builtin();
+  std::set<std::string> tuned;
+  for (const auto& [name, c] : model.constants()) tuned.insert(c.tuned_on.begin(), c.tuned_on.end());
+  std::vector<double> errors;
+  for (const MeasuredPoint& p : builtin_measurements())
+    if (p.kernel_class == KernelClass::ecosim_kernel && p.gpu == "h200" && !tuned.contains(p.id))
+      errors.push_back(std::abs(relative_error(p, modelled_value(p, model))));
+  REQUIRE(errors.size() >= 25);
+  INFO(errors.size() << " points, median " << median(errors) << ", worst "
+                     << *std::max_element(errors.begin(), errors.end()));
+  CHECK(median(errors) <= 0.10);
+  CHECK(*std::max_element(errors.begin(), errors.end()) <= 0.30);
+}
+
+TEST_CASE("gpu model: ecosim's kernel runs as many blocks an SM as its registers, threads and shared memory allow") {
+  const KernelModel& model = KernelModel::builtin();
+  const GpuSpec h100 = builtin_gpu("h100-sxm"), l4 = builtin_gpu("l4");
+  // 64 threads (2 warps) a block. D 32: 104 registers -> 3,328 a warp, 6,656 a block: 9 of 65,536 (shared:
+  // 4 x (2 x 32 x 32 + 32 x 64) + 1,024 = 17,408 B, 13 of 228 KiB). D 64: 175 -> 5,632 a warp (units of 256),
+  // 11,264 a block: 5; on the L4 shared memory binds first: 25,600 B a block, 4 of 100 KiB.
+  CHECK(model.ecosim_attention_resident_blocks(h100, 32) == 9);
+  CHECK(model.ecosim_attention_resident_blocks(h100, 64) == 5);
+  CHECK(model.ecosim_attention_resident_blocks(l4, 64) == 4);
+  // One block an SM (132 blocks of 64 rows, one head): each key step takes the root sum of squares of the two
+  // warps' throughput time and one warp's latency.
+  const std::uint64_t n = 64 * 132;
+  const KernelTime t = model.attention(h100, AttentionImpl::ecosim, {1, 1, n, 0, 32, false, false, DType::fp32});
+  const double instruction_s = 2.0 / (67e12 / 132), clock_hz = 1980e6;
+  const double element_s =
+      (2 * 32 * model.value("shared_load_fma_slots") + model.value("softmax_fp32_instructions_forward")) *
+          instruction_s +
+      1.0 / (16 * clock_hz);
+  const double latency_s =
+      (model.value("ecosim_attention_latency_cycles_per_dim") * 32 + model.value("ecosim_attention_latency_cycles")) /
+      clock_hz;
+  CHECK(t.latency_s ==
+        Approx(model.value("launch_overhead_us") * 1e-6 + double(n) * std::hypot(2 * 32 * element_s, latency_s))
+            .epsilon(1e-9));
+}
+
 TEST_CASE("gpu model: every tuned_on id is a published point, and every point's source is cited") {
   std::set<std::string> ids;
   for (const MeasuredPoint& p : builtin_measurements()) ids.insert(p.id);
@@ -151,8 +196,7 @@ TEST_CASE("gpu model: a streaming kernel whose bytes stay resident in L2 moves t
   REQUIRE(within.bytes <= resident_bytes);
   REQUIRE(beyond.bytes > resident_bytes);
   CHECK(within.latency_s == Approx(launch_s + within.bytes / l2_bytes_per_s).epsilon(1e-12));
-  CHECK(beyond.latency_s ==
-        Approx(launch_s + beyond.bytes / (model.value("hbm_fraction") * 3350e9)).epsilon(1e-12));
+  CHECK(beyond.latency_s == Approx(launch_s + beyond.bytes / (model.value("hbm_fraction") * 3350e9)).epsilon(1e-12));
   CHECK(within.latency_s < beyond.latency_s);  // L2 (about 5.9 TB/s) outruns HBM (3.0 TB/s sustained)
   // timed as one CUDA call from C++ (a cudaMemcpy between events): the call's CPU side is inside
   CHECK(model.timed(within, Timed::cuda_call).latency_s ==
@@ -222,7 +266,8 @@ TEST_CASE("gpu model: a decode step's keys are split over the idle SMs, so it st
   CHECK(decode.latency_s > stream_s);
   CHECK(decode.latency_s < 1.02 * stream_s + 2 * model.value("launch_overhead_us") * 1e-6);
   // a prefill's many query tiles fill the SMs themselves: nothing is split (its time is whole waves of rows)
-  const KernelTime prefill = model.attention(h100, AttentionImpl::flash2, {1, 32, 4096, 0, 128, false, false, DType::fp16});
+  const KernelTime prefill =
+      model.attention(h100, AttentionImpl::flash2, {1, 32, 4096, 0, 128, false, false, DType::fp16});
   CHECK(prefill.bytes == Approx(32.0 * 128 * (2 * 4096 + 2 * 4096) * 2));  // Q, K, V, O once: no partials
 }
 
@@ -241,8 +286,8 @@ TEST_CASE("gpu model: SDPA's math back end is materialised attention in fp32 plu
 
 TEST_CASE("gpu model: a latency timed as one PyTorch call adds the call's dispatch") {
   const KernelModel& model = KernelModel::builtin();
-  const KernelTime k = model.attention(builtin_gpu("h200"), AttentionImpl::cudnn, {1, 16, 1024, 0, 64, false, false,
-                                                                                    DType::fp16});
+  const KernelTime k =
+      model.attention(builtin_gpu("h200"), AttentionImpl::cudnn, {1, 16, 1024, 0, 64, false, false, DType::fp16});
   CHECK(model.timed(k, Timed::kernel).latency_s == k.latency_s);
   CHECK(model.timed(k, Timed::pytorch_call).latency_s ==
         Approx(k.latency_s + model.value("pytorch_call_overhead_us") * 1e-6));
@@ -325,7 +370,8 @@ TEST_CASE("gpu model: a sliding window skips the key tiles before the band, and 
   const KernelTime band = model.attention(h100, AttentionImpl::flash2, s);
   // FLOPs: 4·D per attended pair, Σ min(t, W); time: about the band's share of the causal triangle's tiles
   CHECK(band.flops == Approx(4.0 * 32 * 128 * double(ecosim::attended_pairs(16384, 16384, true, 4096))));
-  const double share = double(ecosim::attended_pairs(16384, 16384, true, 4096)) / double(ecosim::attended_pairs(16384, 16384, true));
+  const double share =
+      double(ecosim::attended_pairs(16384, 16384, true, 4096)) / double(ecosim::attended_pairs(16384, 16384, true));
   CHECK(band.latency_s / causal.latency_s == Approx(share).epsilon(0.1));
   s.window = 1 << 20;  // wider than every row's keys: the causal triangle
   CHECK(model.attention(h100, AttentionImpl::flash2, s).latency_s == Approx(causal.latency_s));

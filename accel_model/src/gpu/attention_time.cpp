@@ -42,7 +42,8 @@ KernelTime KernelModel::attention(const GpuSpec& gpu, AttentionImpl impl, const 
     throw Error(fmt::format("causal attention needs kv-seq >= seq (got seq {}, kv-seq {})", s.seq, s.kv_seq));
   if (s.window && !s.causal) throw Error("a sliding window bounds a causal attention's keys: give --causal with it");
   // Fused kernels take fp16 or bf16; materialised attention and ecosim's kernel also fp32.
-  const bool fp32_allowed = impl == AttentionImpl::naive || impl == AttentionImpl::sdpa_math || impl == AttentionImpl::ecosim;
+  const bool fp32_allowed =
+      impl == AttentionImpl::naive || impl == AttentionImpl::sdpa_math || impl == AttentionImpl::ecosim;
   if (s.dtype != DType::fp16 && s.dtype != DType::bf16 && !(fp32_allowed && s.dtype == DType::fp32))
     throw Error(fmt::format("{} attention is modelled in fp16 or bf16{}, not {}", attention_impl_name(impl),
                             fp32_allowed ? " or fp32" : "", dtype_name(s.dtype)));
@@ -107,16 +108,15 @@ KernelTime KernelModel::fused_attention(const GpuSpec& gpu, AttentionImpl impl, 
   // Without a mask every tile row (one thread block per head and query tile) has the same work, so the blocks
   // run in whole waves over the SMs (400 blocks on 132 SMs: 4 waves, not 3.03); causal rows differ and the
   // block scheduler fills the SMs as rows finish, so their work spreads evenly, bounded by the longest row.
-  const double tile_units = s.causal ? std::max(heads * row_work / sms, longest_row)
-                                     : std::ceil(heads * q_tiles / sms) * longest_row;
+  const double tile_units =
+      s.causal ? std::max(heads * row_work / sms, longest_row) : std::ceil(heads * q_tiles / sms) * longest_row;
   const double bytes_per_element = double(dtype_bytes(s.dtype));
   const double io_bytes = heads * d * (2 * double(s.seq) + 2 * double(s.kv_seq)) * bytes_per_element;  // Q, K, V, O
   const double launch_s = value("launch_overhead_us") * 1e-6;
   // Split-KV (FlashDecoding, FlashAttention-2's split-KV kernel for a KV cache): when the queries fit one tile
   // and the heads leave SMs idle, each head's keys are split over `splits` blocks (one wave), each a partial
   // softmax over its share, then a second launch combines the partial outputs and their row maxima and sums.
-  const double splits =
-      q_tiles == 1 && heads < sms ? std::min(kv_tiles, std::max(1.0, std::floor(sms / heads))) : 1.0;
+  const double splits = q_tiles == 1 && heads < sms ? std::min(kv_tiles, std::max(1.0, std::floor(sms / heads))) : 1.0;
   const double forward_units = splits > 1 ? std::ceil(longest_row / splits) + fill : tile_units;
   const double combine_bytes = splits > 1 ? heads * double(s.seq) * splits * (d + 2) * 4.0 : 0.0;  // fp32 partials
   KernelTime t;
@@ -215,27 +215,67 @@ KernelTime KernelModel::ecosim_attention(const GpuSpec& gpu, const AttentionShap
   const double fma_slots = std::max(1.0, value("ecosim_shared_loads_per_fma") * value("shared_load_fma_slots"));
   const double element_s = (2 * d * fma_slots + value("softmax_fp32_instructions_forward")) * instruction_s +
                            1.0 / gpu.special_function_ops_per_s_per_sm();
-  const double heads = double(s.batch) * double(s.heads);
+  // One thread a query row: a warp's key step (32 rows x one key) holds the SM's issue for 32 elements, and on
+  // its own takes the latency of its dependent chain (the score's FMAs in sequence, then the context's).
+  const double warp_step_s = 32 * element_s;
+  const double warp_latency_s =
+      (value("ecosim_attention_latency_cycles_per_dim") * d + value("ecosim_attention_latency_cycles")) /
+      gpu.boost_clock_hz;
+  const double rows = value("ecosim_attention_block_rows"), heads = double(s.batch) * double(s.heads);
   // Causal: each block of rows stops after the last key its last row sees (the rest of its rows' keys in that
   // tile are computed and weighted 0).
   double pairs = double(s.seq) * double(s.kv_seq);
   if (s.causal) {
-    const double rows = value("ecosim_attention_block_rows"), shift = double(s.kv_seq - s.seq);
+    const double shift = double(s.kv_seq - s.seq);
     pairs = 0;
     for (double r0 = 0; r0 < double(s.seq); r0 += rows) {
       const double r1 = std::min(double(s.seq), r0 + rows);
       pairs += (r1 - r0) * std::min(double(s.kv_seq), shift + r1);
     }
   }
-  const double elements = heads * pairs;
+  // The blocks an SM holds at once (its registers, threads, blocks and shared memory), and the rounds the busiest
+  // SM runs: a round of r blocks takes, per key step, the throughput time of its 2r warps or one warp's latency,
+  // whichever binds, combined smoothly (their root sum of squares) where both are near.
+  const std::uint64_t block_threads = std::uint64_t(rows), block_warps = (block_threads + 31) / 32;
+  const std::uint64_t blocks = std::uint64_t(std::ceil(double(s.seq) / rows) * heads);
+  const std::uint64_t per_sm = (blocks + gpu.sms - 1) / gpu.sms;
+  const std::uint64_t resident = ecosim_attention_resident_blocks(gpu, s.dim);
+  const double key_steps = pairs / double(s.seq);  // per block: the keys its rows run over (causal: on average)
+  const auto round_s = [&](std::uint64_t r) {
+    return key_steps * std::hypot(double(r * block_warps) * warp_step_s, warp_latency_s);
+  };
+  const double compute_s =
+      double(per_sm / resident) * round_s(resident) + (per_sm % resident ? round_s(per_sm % resident) : 0.0);
   const double io_bytes =
       heads * d *
       (double(s.seq) * (dtype_bytes(s.dtype) + 4.0) + 2.0 * double(s.kv_seq) * double(dtype_bytes(s.dtype)));
   KernelTime t;
-  t.latency_s = value("launch_overhead_us") * 1e-6 + std::max(elements / sms * element_s, streamed_s(gpu, io_bytes));
+  t.latency_s = value("launch_overhead_us") * 1e-6 + std::max(compute_s, streamed_s(gpu, io_bytes));
   t.flops = attention_flops(s);
   t.bytes = io_bytes;
   return t;
+}
+
+std::uint64_t KernelModel::ecosim_attention_resident_blocks(const GpuSpec& gpu, std::uint64_t dim) const {
+  const std::uint64_t block_threads = std::uint64_t(value("ecosim_attention_block_rows")),
+                      block_warps = (block_threads + 31) / 32;
+  // The kernel is compiled for head widths up to 16, 32, 64 and 128, each with its own registers a thread.
+  const std::uint64_t width = dim <= 16 ? 16 : dim <= 32 ? 32 : dim <= 64 ? 64 : 128;
+  const double unit = value("register_allocation_unit");
+  const double warp_registers =
+      std::ceil(value(fmt::format("ecosim_attention_registers_d{}", width)) * 32 / unit) * unit;
+  // shared memory: a tile of keys and one of values (fp32, D wide) and the tile's scores of every row
+  const double key_tile = value("ecosim_attention_key_tile");
+  const double shared_bytes =
+      4 * (2 * key_tile * double(dim) + key_tile * double(block_threads)) + value("shared_bytes_reserved_per_block");
+  const double by_registers = std::floor(double(gpu.sm.registers) / (warp_registers * double(block_warps)));
+  const double by_shared = std::floor(double(gpu.sm.shared_bytes) / shared_bytes);
+  const double fits =
+      std::min({double(gpu.sm.blocks), double(gpu.sm.threads / block_threads), by_registers, by_shared});
+  if (fits < 1)
+    throw Error(fmt::format("ecosim's attention kernel at head width {} does not fit one block on an SM of the {}", dim,
+                            gpu.name));
+  return std::uint64_t(fits);
 }
 
 }  // namespace ecosim::gpu

@@ -47,6 +47,10 @@ constexpr Range<std::uint64_t> kMemoryBytes{std::uint64_t{1} << 28, std::uint64_
 constexpr Range<double> kMemoryGbPerS{10, 100'000, " GB/s"};
 constexpr Range<double> kTflops{0.1, 100'000, " TFLOP/s"};
 constexpr Range<double> kSfuPerClock{1, 1024, " ops per clock per SM"};
+constexpr Range<std::uint64_t> kSmRegisters{1024, std::uint64_t{1} << 20, " registers"};
+constexpr Range<std::uint64_t> kSmThreads{32, 65536, " threads"};
+constexpr Range<std::uint64_t> kSmBlocks{1, 1024, " blocks"};
+constexpr Range<std::uint64_t> kSmSharedBytes{1024, std::uint64_t{1} << 24, " bytes"};
 
 }  // namespace
 
@@ -99,7 +103,7 @@ GpuSpec parse_gpu(std::string_view json_text, const std::string& origin) {
   const JsonReader r(doc, origin);
   r.exact_keys({"name", "architecture", "sms", "boost_clock_mhz", "l2_bytes", "memory_bytes", "memory_gb_per_s",
                 "cuda_core_fp32_tflops", "tensor_dense_tflops", "warpgroup_mma",
-                "special_function_ops_per_clock_per_sm", "sources"});
+                "special_function_ops_per_clock_per_sm", "sm_resources", "sources"});
   GpuSpec g;
   g.name = r.text("name");
   g.architecture = r.text("architecture");
@@ -117,6 +121,10 @@ GpuSpec parse_gpu(std::string_view json_text, const std::string& origin) {
         r.number("tensor_dense_tflops." + key, kTflops) * 1e12;
   g.warpgroup_mma = r.flag("warpgroup_mma");
   g.special_function_ops_per_clock_per_sm = r.number("special_function_ops_per_clock_per_sm", kSfuPerClock);
+  const JsonReader sm(r.object("sm_resources"), origin + ": sm_resources");
+  sm.exact_keys({"registers", "threads", "blocks", "shared_bytes"});
+  g.sm = {sm.count("registers", kSmRegisters), sm.count("threads", kSmThreads), sm.count("blocks", kSmBlocks),
+          sm.count("shared_bytes", kSmSharedBytes)};
   const nlohmann::json& sources = r.list("sources");
   if (sources.empty()) r.fail("sources", "give at least one source for the figures");
   for (std::size_t i = 0; i < sources.size(); ++i) {

@@ -19,7 +19,8 @@ namespace ecosim::gpu {
 
 namespace {
 
-constexpr std::array<std::string_view, 4> kClassNames = {"gemm", "fused attention", "unfused attention", "bandwidth"};
+constexpr std::array<std::string_view, 5> kClassNames = {"gemm", "fused attention", "unfused attention", "bandwidth",
+                                                         "ecosim kernel"};
 constexpr Range<std::uint64_t> kDimension{1, std::uint64_t{1} << 40, ""};
 constexpr Range<double> kMetric{1e-3, 1e7, ""};
 
@@ -52,7 +53,8 @@ MeasuredPoint parse_point(const JsonReader& r, const std::set<std::string>& sour
   } else if (m.op == "attention") {
     m.impl = r.text("impl");
     const AttentionImpl impl = parse_key(r, "impl", [](const std::string& name) { return parse_attention_impl(name); });
-    m.kernel_class = impl == AttentionImpl::naive || impl == AttentionImpl::sdpa_math ? KernelClass::unfused_attention
+    m.kernel_class = impl == AttentionImpl::ecosim                                      ? KernelClass::ecosim_kernel
+                     : impl == AttentionImpl::naive || impl == AttentionImpl::sdpa_math ? KernelClass::unfused_attention
                                                                                         : KernelClass::fused_attention;
     m.attention = {r.count("batch", kDimension),
                    r.count("heads", kDimension),
@@ -136,6 +138,7 @@ double modelled_value(const MeasuredPoint& point, const KernelModel& model) {
     case KernelClass::gemm: t = model.gemm(gpu, point.gemm); break;
     case KernelClass::fused_attention:
     case KernelClass::unfused_attention:
+    case KernelClass::ecosim_kernel:
       t = model.timed(model.attention(gpu, parse_attention_impl(point.impl), point.attention), point.timed);
       break;
     case KernelClass::bandwidth:

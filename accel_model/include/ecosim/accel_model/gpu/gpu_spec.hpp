@@ -16,6 +16,11 @@ std::string_view dtype_name(DType dtype);
 /// Bytes of one element as stored (tf32 is stored as fp32).
 std::uint64_t dtype_bytes(DType dtype);
 
+/// What one SM holds at once, the limits of a kernel's occupancy (per compute capability).
+struct SmResources {
+  std::uint64_t registers = 0, threads = 0, blocks = 0, shared_bytes = 0;
+};
+
 struct GpuSpec {
   std::string name;          // "H100 SXM"
   std::string architecture;  // "ampere", "hopper", "ada"
@@ -27,6 +32,7 @@ struct GpuSpec {
   double tensor_flops_per_s[5] = {};  // dense, by DType; 0 where the GPU has no tensor path for it
   bool warpgroup_mma = false;         // Hopper's asynchronous wgmma (else mma.sync drives the tensor cores)
   double special_function_ops_per_clock_per_sm = 0;
+  SmResources sm;  // registers, threads, thread blocks and shared memory one SM holds at once
   std::vector<std::string> sources;
 
   /// Dense tensor-core rate for `dtype` (fp32: the CUDA-core rate); throws when the GPU has none.

@@ -82,6 +82,10 @@ class KernelModel {
   /// (the kernel run again on the same buffers, or on its producer's output), else from memory.
   KernelTime streaming_kernel(const GpuSpec& gpu, double bytes) const;
 
+  /// Blocks of ecosim's attention kernel (ecosim_attention_block_rows threads each) one SM of `gpu` holds at
+  /// once at head width `dim`: the least its registers, threads, blocks and shared memory allow.
+  std::uint64_t ecosim_attention_resident_blocks(const GpuSpec& gpu, std::uint64_t dim) const;
+
   const std::map<std::string, ModelConstant>& constants() const { return constants_; }
   double value(const std::string& name) const;
 

@@ -10,7 +10,8 @@
 
 namespace ecosim::gpu {
 
-enum class KernelClass { gemm, fused_attention, unfused_attention, bandwidth };
+/// The library kernels' classes, and ecosim's own kernels (as written in ecoformer/src/*.cu) as their own class.
+enum class KernelClass { gemm, fused_attention, unfused_attention, bandwidth, ecosim_kernel };
 std::string_view kernel_class_name(KernelClass c);
 
 struct MeasuredPoint {
@@ -21,7 +22,7 @@ struct MeasuredPoint {
   RowsShape rows;
   Timed timed = Timed::kernel;  // attention and bandwidth points: "timed" (default kernel)
   std::string metric;           // "tflops" or "gbs"
-  double low = 0, high = 0;  // the published value (low == high) or range
+  double low = 0, high = 0;     // the published value (low == high) or range
 };
 
 /// The points of the built-in file (or of `json_text`), read strictly; each point's source must be one of the
