@@ -1,5 +1,9 @@
 // CUDA Performer FAVOR+: per-row ‖x̃‖²/2, ωᵀx̃ by the shared batched GEMM (ω drawn on the host), the positive
 // features exp(ωᵀx̃ − ‖x̃‖²/2)/√F in place, then φ(K)ᵀV, Σ_j φ(k_j), numerator, denominator and division.
+// Causal (config.causal): the prefix sums of the CPU reference in chunks of kCausalChunk tokens — each chunk's
+// φ(K)ᵀV and Σφ(k) summed over the chunks before it (an exclusive scan over chunks), and within the chunk the
+// scores φ(Q)φ(K)ᵀ masked above the diagonal; the sequence is padded to whole chunks with zero rows, which come
+// after every real query and so never enter its sums.
 #include <cmath>
 
 #include "baseline_kernels.hpp"
@@ -10,6 +14,7 @@ namespace ecosim::ecoformer::detail {
 
 namespace {
 constexpr unsigned kThreads = 256;
+constexpr std::uint64_t kCausalChunk = 64;  // tokens a chunk of the causal form
 
 __global__ void scale_elements(const float* x, float* scaled, long long count, float scale) {
   const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -46,6 +51,53 @@ __global__ void divide_rows(const float* numerator, const float* denominator, fl
   for (int c = 0; c < d; ++c) out[r * d + c] = numerator[r * d + c] * inverse;
 }
 
+/// x (g groups of n rows of width d) into padded (g groups of padded_n rows), the extra rows zero.
+__global__ void pad_rows(const float* x, float* padded, long long g, long long n, long long padded_n, int d) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= g * padded_n * d) return;
+  const long long group = i / (padded_n * d), row = i / d % padded_n, col = i % d;
+  padded[i] = row < n ? x[(group * n + row) * d + col] : 0.0f;
+}
+
+/// x holds g groups of `chunks` entries of `size` values: each entry becomes the sum of the entries before it in
+/// its group (the first zero), summed in order.
+__global__ void exclusive_chunk_scan(float* x, long long g, long long chunks, long long size) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= g * size) return;
+  float* base = x + (i / size) * chunks * size + i % size;
+  float running = 0.0f;
+  for (long long c = 0; c < chunks; ++c) {
+    const float entry = base[c * size];
+    base[c * size] = running;
+    running += entry;
+  }
+}
+
+/// scores holds `blocks` chunk × chunk matrices: zero above the diagonal (a later key), and each row's sum.
+__global__ void mask_later_keys(float* scores, float* row_sums, long long blocks, int chunk) {
+  const long long r = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (r >= blocks * chunk) return;
+  float* row = scores + r * chunk;
+  const int i = static_cast<int>(r % chunk);
+  float sum = 0.0f;
+  for (int j = 0; j < chunk; ++j) {
+    if (j > i) row[j] = 0.0f;
+    sum += row[j];
+  }
+  row_sums[r] = sum;
+}
+
+/// out's n rows of each group from the padded rows: (within + before) / (within_sum + before_sum).
+__global__ void combine_causal(const float* within, const float* before, const float* within_sum,
+                               const float* before_sum, float* out, long long g, long long n, long long padded_n,
+                               int d) {
+  const long long r = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (r >= g * n) return;
+  const long long p = r / n * padded_n + r % n;  // the row in the padded layout
+  const float inverse = 1.0f / (within_sum[p] + before_sum[p]);
+  for (int c = 0; c < d; ++c) out[r * d + c] = (within[p * d + c] + before[p * d + c]) * inverse;
+}
+
 long long ll(std::uint64_t x) { return static_cast<long long>(x); }
 
 /// φ(x) for the g·n rows of x into phi (g·n·F).
@@ -64,6 +116,80 @@ void features(const float* x, float* scratch, float* half_sq_norm, const cuda::D
       phi, half_sq_norm, ll(rows), ll(f), static_cast<float>(1.0 / std::sqrt(static_cast<double>(f))));
   cuda::check_launch("positive_features");
 }
+
+/// The causal form's device buffers, allocated before the timed window.
+struct CausalBuffers {
+  std::uint64_t g, n, d, f, chunks, padded_n, blocks;
+  cuda::DeviceBuffer<float> q_p, k_p, v_p, scratch, half_sq_norm, phi_q, phi_k;  // rows padded to whole chunks
+  cuda::DeviceBuffer<float> state, k_sum;  // per chunk: φ(K)ᵀV and Σφ(k), then of those before it
+  cuda::DeviceBuffer<float> scores, within_sum, within, before, before_sum;  // per chunk's rows
+  explicit CausalBuffers(const AttentionConfig& c)
+      : g(c.batch * c.heads),
+        n(c.seq),
+        d(c.head_dim),
+        f(c.features),
+        chunks((n + kCausalChunk - 1) / kCausalChunk),
+        padded_n(chunks * kCausalChunk),
+        blocks(g * chunks),
+        q_p(g * padded_n * d),
+        k_p(g * padded_n * d),
+        v_p(g * padded_n * d),
+        scratch(g * padded_n * d),
+        half_sq_norm(g * padded_n),
+        phi_q(g * padded_n * f),
+        phi_k(g * padded_n * f),
+        state(blocks * f * d),
+        k_sum(blocks * f),
+        scores(blocks * kCausalChunk * kCausalChunk),
+        within_sum(blocks * kCausalChunk),
+        within(blocks * kCausalChunk * d),
+        before(blocks * kCausalChunk * d),
+        before_sum(blocks * kCausalChunk) {}
+};
+
+/// The causal form (see the file's comment) into out (g·n·d).
+void performer_causal(const cuda::DeviceBuffer<float>& q, const cuda::DeviceBuffer<float>& k,
+                      const cuda::DeviceBuffer<float>& v, const cuda::DeviceBuffer<float>& omega, CausalBuffers& b,
+                      float* out, const AttentionConfig& c, const Reporter& report) {
+  const std::uint64_t g = b.g, n = b.n, d = b.d, f = b.f, chunk = kCausalChunk, chunks = b.chunks,
+                      padded_n = b.padded_n, blocks = b.blocks;
+  for (const auto& [from, to] : {std::pair{&q, &b.q_p}, {&k, &b.k_p}, {&v, &b.v_p}}) {
+    pad_rows<<<cuda::blocks_for(g * padded_n * d, kThreads), kThreads>>>(from->get(), to->get(), ll(g), ll(n),
+                                                                         ll(padded_n), static_cast<int>(d));
+    cuda::check_launch("pad_rows");
+  }
+  features(b.q_p.get(), b.scratch.get(), b.half_sq_norm.get(), omega, b.phi_q.get(), g, padded_n, d, f);
+  report([=] { return stages::performer_features(c, "q"); });
+  features(b.k_p.get(), b.scratch.get(), b.half_sq_norm.get(), omega, b.phi_k.get(), g, padded_n, d, f);
+  report([=] { return stages::performer_features(c, "k"); });
+  // each chunk's φ(K)ᵀV (F×d) and Σφ(k), then the sums of the chunks before it
+  batched_gemm({b.phi_k.get(), ll(chunk * f), 1, ll(f)}, {b.v_p.get(), ll(chunk * d), ll(d), 1}, b.state.get(), blocks,
+               f, d, chunk);
+  column_sums<<<cuda::blocks_for(blocks * f, kThreads), kThreads>>>(b.phi_k.get(), b.k_sum.get(), ll(blocks), ll(chunk),
+                                                                    ll(f));
+  cuda::check_launch("column_sums");
+  exclusive_chunk_scan<<<cuda::blocks_for(g * f * d, kThreads), kThreads>>>(b.state.get(), ll(g), ll(chunks),
+                                                                            ll(f * d));
+  cuda::check_launch("exclusive_chunk_scan");
+  exclusive_chunk_scan<<<cuda::blocks_for(g * f, kThreads), kThreads>>>(b.k_sum.get(), ll(g), ll(chunks), ll(f));
+  cuda::check_launch("exclusive_chunk_scan");
+  // within each chunk: φ(Q)φ(K)ᵀ masked above the diagonal, times V; before it: φ(Q) times the earlier sums
+  batched_gemm({b.phi_q.get(), ll(chunk * f), ll(f), 1}, {b.phi_k.get(), ll(chunk * f), 1, ll(f)}, b.scores.get(),
+               blocks, chunk, chunk, f);
+  mask_later_keys<<<cuda::blocks_for(blocks * chunk, kThreads), kThreads>>>(b.scores.get(), b.within_sum.get(),
+                                                                            ll(blocks), static_cast<int>(chunk));
+  cuda::check_launch("mask_later_keys");
+  batched_gemm({b.scores.get(), ll(chunk * chunk), ll(chunk), 1}, {b.v_p.get(), ll(chunk * d), ll(d), 1},
+               b.within.get(), blocks, chunk, d, chunk);
+  batched_gemm({b.phi_q.get(), ll(chunk * f), ll(f), 1}, {b.state.get(), ll(f * d), ll(d), 1}, b.before.get(), blocks,
+               chunk, d, f);
+  batched_gemm({b.phi_q.get(), ll(chunk * f), ll(f), 1}, {b.k_sum.get(), ll(f), 1, 0}, b.before_sum.get(), blocks,
+               chunk, 1, f);
+  combine_causal<<<cuda::blocks_for(g * n, kThreads), kThreads>>>(b.within.get(), b.before.get(), b.within_sum.get(),
+                                                                  b.before_sum.get(), out, ll(g), ll(n), ll(padded_n),
+                                                                  static_cast<int>(d));
+  cuda::check_launch("combine_causal");
+}
 }  // namespace
 
 RunResult performer_cuda(const AttentionInputs& in, const AttentionConfig& c, const KernelParameters& parameters,
@@ -71,6 +197,15 @@ RunResult performer_cuda(const AttentionInputs& in, const AttentionConfig& c, co
   const std::uint64_t g = c.batch * c.heads, n = c.seq, d = c.head_dim, f = c.features;
   const cuda::DeviceBuffer<float> q(in.q.data), k(in.k.data), v(in.v.data);
   const cuda::DeviceBuffer<float> omega(parameters.at("omega"));
+  if (c.causal) {
+    cuda::DeviceBuffer<float> out(g * n * d);
+    CausalBuffers buffers(c);
+    cuda::EventTimer timer;
+    performer_causal(q, k, v, omega, buffers, out.get(), c, report);
+    const double ms = timer.stop_ms();
+    report([=] { return stages::performer_mixing(c); });
+    return cuda_result(c, out.download(), ms);
+  }
   cuda::DeviceBuffer<float> scratch(g * n * d), half_sq_norm(g * n), phi_q(g * n * f), phi_k(g * n * f);
   cuda::DeviceBuffer<float> kv(g * f * d), k_sum(g * f), numerator(g * n * d), denominator(g * n), out(g * n * d);
   cuda::EventTimer timer;

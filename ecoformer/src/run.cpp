@@ -85,8 +85,9 @@ std::string kernel_limitation(const AttentionConfig& c, Device device) {
   const bool hashed = is_hashed(c.variant);
   if (c.causal && c.variant != AttentionVariant::msa && c.variant != AttentionVariant::performer && !hashed)
     return "the kernels compute causal attention for msa, performer and the EcoFormer family only";
-  if (c.causal && device == Device::cuda && c.variant != AttentionVariant::msa)
-    return "the CUDA kernels compute causal attention for msa only (the CPU references: msa, performer and the "
+  if (c.causal && device == Device::cuda && c.variant != AttentionVariant::msa &&
+      c.variant != AttentionVariant::performer)
+    return "the CUDA kernels compute causal attention for msa and performer only (the CPU references also for the "
            "EcoFormer family)";
   return "";
 }
