@@ -7,10 +7,10 @@
 #include <cmath>
 #include <numeric>
 
+#include "baseline_kernels.hpp"
 #include "ecosim/kernels/philox.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
-#include "baseline_kernels.hpp"
 #include "hash_math.hpp"
 
 namespace ecosim::ecoformer {
@@ -64,7 +64,7 @@ HashParams make_hash_params(const Tensor& qk, const AttentionConfig& config, std
   config.validate();
   if (!is_hashed(config.variant))
     throw Error("variant '" + std::string(name(config.variant)) + "' is not a hashed attention variant");
-  detail::require_runnable(config, Device::cpu);  // e.g. anchors drawn from more tokens than there are
+  detail::require_runnable(config);  // e.g. anchors drawn from more tokens than there are
   if (qk.batch != config.batch || qk.heads != config.heads || qk.seq != config.seq || qk.dim != config.head_dim ||
       qk.data.size() != checked_product({qk.batch, qk.heads, qk.seq, qk.dim}))
     throw Error("hash parameters: the q/k tensor does not have the configured shape");

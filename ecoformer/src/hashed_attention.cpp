@@ -58,7 +58,7 @@ std::int32_t check_hashed_problem(const AttentionInputs& inputs, const Attention
   if (checked_mul(bits + static_cast<std::uint64_t>(bias), config.seq) > 0x7fffffffu)
     throw Error("seq = " + std::to_string(config.seq) +
                 " is too long for int32 hash denominators with b = " + std::to_string(bits));
-  if (const std::string why = kernel_limitation(config, device); !why.empty())
+  if (const std::string why = kernel_limitation(config); !why.empty())
     throw Error(std::string(name(config.variant)) + ": " + why);
   if (device == Device::cuda) gpu::require("device cuda");
   return bias;

@@ -3,12 +3,17 @@
 // the shared rbf_exp (exp in double rounded to fp32), and double accumulators for the two reductions over tokens, so
 // codes match the CPU bit for bit except where a projection lies within rounding of 0 (a tie). Codes live in global
 // memory only as packed words; products with codes are bit-selected additions/subtractions (BinaryCodes).
+// Causal (config.causal), as the CPU reference: the kernel's bandwidth and column means fixed beforehand from
+// each head's anchors (host, not timed), then per chunk of kCausalChunkTokens tokens the sums M, z, s of the
+// chunks before it (partial sums, an exclusive scan in chunk order) and, within the chunk, each earlier token's
+// weight h_i·h_j + c.
 #include <algorithm>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "ecosim/kernels/cuda_support.cuh"
+#include "hash_math.hpp"
 #include "hashed_backends.hpp"
 #include "hashed_common.hpp"
 
@@ -17,7 +22,8 @@ namespace ecosim::ecoformer::detail {
 namespace {
 
 constexpr unsigned kThreads = 256;
-constexpr std::uint64_t kChunkTokens = 256;  // tokens per block of the context partial sums
+constexpr std::uint64_t kChunkTokens = 256;       // tokens per block of the context partial sums
+constexpr std::uint64_t kCausalChunkTokens = 64;  // causal: tokens a chunk, each weighing its earlier tokens
 
 __global__ void normalize_rows_kernel(const float* x, float* out, long long rows, int d) {
   const long long row = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -103,6 +109,15 @@ __global__ void centre_kernel(float* k, long long n, int m) {
   for (long long i = threadIdx.x; i < n; i += blockDim.x) column[i * m] = __fsub_rn(column[i * m], mean);
 }
 
+// Causal: every kernel value minus its anchor's fixed mean (means [head][m]).
+__global__ void subtract_means_kernel(float* k, const float* means, long long count, long long n, int m,
+                                      long long heads) {
+  const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= count) return;
+  const long long head = e / m / n % heads;
+  k[e] = __fsub_rn(k[e], means[head * m + e % m]);
+}
+
 // One thread per token: y_r = Σ_c w_r,c·f_c (or y_r = f_r without a projection), then either packed signs
 // (words != nullptr) or the real values (fp-ecoformer).
 template <class Word>
@@ -133,11 +148,12 @@ __global__ void hash_kernel(const float* f, int f_len, const float* w, int bits,
 // one chunk of tokens of M = Σ h_j v_jᵀ (b×d), z = Σ v_j (d) and s = Σ h_j (b), into partial_f
 // [g][chunk][b·d + d] and partial_s [g][chunk][b].
 template <class Codes>
-__global__ void context_partials_kernel(Codes codes, const float* v, long long n, long long chunks, int d, int bits,
-                                        float* partial_f, typename Codes::Sum* partial_s) {
+__global__ void context_partials_kernel(Codes codes, const float* v, long long n, long long chunks,
+                                        long long chunk_tokens, int d, int bits, float* partial_f,
+                                        typename Codes::Sum* partial_s) {
   const long long g = blockIdx.x / chunks, chunk = blockIdx.x % chunks;
-  const long long first = chunk * static_cast<long long>(kChunkTokens);
-  const long long last = min(first + static_cast<long long>(kChunkTokens), n);
+  const long long first = chunk * chunk_tokens;
+  const long long last = min(first + chunk_tokens, n);
   const int floats = bits * d + d;
   for (int e = threadIdx.x; e < floats + bits; e += blockDim.x) {
     if (e < floats) {
@@ -177,6 +193,63 @@ __global__ void context_reduce_kernel(const float* partial_f, const Sum* partial
   }
 }
 
+// Causal: x holds `groups` runs of `chunks` entries of `size` values; each entry becomes the sum of the entries
+// before it in its group (the first zero), in chunk order.
+template <class T>
+__global__ void exclusive_chunk_scan_kernel(T* x, long long groups, long long chunks, long long size) {
+  const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= groups * size) return;
+  T* base = x + (e / size) * chunks * size + e % size;
+  T running = 0;
+  for (long long c = 0; c < chunks; ++c) {
+    const T entry = base[c * size];
+    base[c * size] = running;
+    running += entry;
+  }
+}
+
+/// h_i·h_j over the bits.
+template <class Codes>
+__device__ typename Codes::Sum code_dot(const Codes& codes, long long i, long long j, int bits) {
+  typename Codes::Sum acc = codes.times(i, 0, codes.code(j, 0));
+  for (int r = 1; r < bits; ++r) acc += codes.times(i, r, codes.code(j, r));
+  return acc;
+}
+
+// Causal, one thread per token: 1/(h_i·s_before + Σ_{first≤j≤i} h_i·h_j + c·(i + 1)), s_before the code sums of
+// the chunks before token i's (exclusive partials [g][chunk][bits]).
+template <class Codes>
+__global__ void causal_denominator_kernel(Codes codes, const typename Codes::Sum* before_s, long long tokens,
+                                          long long n, long long chunks, long long chunk_tokens, int bits,
+                                          typename Codes::Sum bias, float* inv_den) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= tokens) return;
+  const long long g = i / n, t = i % n, chunk = t / chunk_tokens, first = g * n + chunk * chunk_tokens;
+  const typename Codes::Sum* s = before_s + (g * chunks + chunk) * bits;
+  typename Codes::Sum acc = codes.times(i, 0, s[0]);
+  for (int r = 1; r < bits; ++r) acc += codes.times(i, r, s[r]);
+  for (long long j = first; j <= i; ++j) acc += code_dot(codes, i, j, bits);
+  inv_den[i] = 1.0f / static_cast<float>(acc + bias * static_cast<typename Codes::Sum>(t + 1));
+}
+
+// Causal, one thread per (token, k): (h_i·M_before + c·z_before + Σ_{first≤j≤i} (h_i·h_j + c)·v_j)_k · 1/den_i,
+// M_before and z_before the sums of the chunks before (exclusive partials [g][chunk][b·d + d]).
+template <class Codes>
+__global__ void causal_output_kernel(Codes codes, const float* before_f, const float* v, const float* inv_den,
+                                     long long tokens, long long n, long long chunks, long long chunk_tokens, int bits,
+                                     int d, float bias, float* out) {
+  const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= tokens * d) return;
+  const long long i = e / d, g = i / n, t = i % n, chunk = t / chunk_tokens, first = g * n + chunk * chunk_tokens;
+  const int k = static_cast<int>(e % d);
+  const float* m = before_f + (g * chunks + chunk) * (static_cast<long long>(bits) * d + d);
+  float acc = codes.times(i, 0, m[k]);
+  for (int r = 1; r < bits; ++r) acc += codes.times(i, r, m[r * d + k]);
+  acc += bias * m[bits * d + k];
+  for (long long j = first; j <= i; ++j) acc += (static_cast<float>(code_dot(codes, i, j, bits)) + bias) * v[j * d + k];
+  out[e] = acc * inv_den[i];
+}
+
 // One thread per token: 1/(h_i·s + c·N).
 template <class Codes>
 __global__ void denominator_kernel(Codes codes, const typename Codes::Sum* sums, long long tokens, long long n,
@@ -206,7 +279,9 @@ __global__ void output_kernel(Codes codes, const float* ctx_z, const float* inv_
 struct Dims {
   long long groups, n, heads, tokens;
   int d, b, m;
-  std::uint64_t chunks() const { return (static_cast<std::uint64_t>(n) + kChunkTokens - 1) / kChunkTokens; }
+  bool causal;
+  std::uint64_t chunk_tokens() const { return causal ? kCausalChunkTokens : kChunkTokens; }
+  std::uint64_t chunks() const { return (static_cast<std::uint64_t>(n) + chunk_tokens() - 1) / chunk_tokens(); }
   std::uint64_t floats() const { return static_cast<std::uint64_t>(b) * d + d; }  // M and z per group
   std::uint64_t count(long long a, long long b2 = 1) const { return static_cast<std::uint64_t>(a) * b2; }
 };
@@ -222,10 +297,30 @@ std::vector<float> transposed_anchors(const std::vector<float>& anchors, const D
   return t;
 }
 
+/// Causal: the kernel's fixed statistics from each head's anchors (CPU reference's anchor_statistics): 1/(2σ) per
+/// group and the column means [head][m]. Parameters, computed before timing, as the CPU reference does.
+struct FixedStatistics {
+  std::vector<float> inverse_bandwidth, means;
+};
+FixedStatistics fixed_statistics(const HashedProblem& p, const Dims& s) {
+  FixedStatistics f;
+  if (!s.causal || !p.params.kernel()) return f;
+  const auto m = static_cast<std::uint64_t>(s.m), d = static_cast<std::uint64_t>(s.d);
+  std::vector<float> per_head;
+  for (long long h = 0; h < s.heads; ++h) {
+    const AnchorStatistics a = anchor_statistics(&p.params.anchors[static_cast<std::uint64_t>(h) * m * d], m, d);
+    per_head.push_back(a.inverse_bandwidth);
+    f.means.insert(f.means.end(), a.means.begin(), a.means.end());
+  }
+  for (long long g = 0; g < s.groups; ++g)
+    f.inverse_bandwidth.push_back(per_head[static_cast<std::size_t>(g % s.heads)]);
+  return f;
+}
+
 /// Every device buffer of one run, allocated (and inputs uploaded) before timing starts.
 template <class Word, class Sum>
 struct Workspace {
-  Workspace(const HashedProblem& p, const Dims& s)
+  Workspace(const HashedProblem& p, const Dims& s, const FixedStatistics& fixed = {})
       : qk(p.qk.data),
         v(p.v.data),
         anchors_t(transposed_anchors(p.params.anchors, s)),
@@ -233,7 +328,10 @@ struct Workspace {
         x(s.count(s.tokens, s.d)),
         out(s.count(s.tokens, s.d)),
         kernel(p.params.kernel() ? s.count(s.tokens, s.m) : 0),
-        inv(p.params.kernel() ? s.count(s.groups) : 0),
+        inv(!fixed.inverse_bandwidth.empty() ? cuda::DeviceBuffer<float>(fixed.inverse_bandwidth)
+            : p.params.kernel()              ? cuda::DeviceBuffer<float>(s.count(s.groups))
+                                             : cuda::DeviceBuffer<float>(0)),
+        means(fixed.means),
         words(p.params.binary() ? s.count(s.tokens) : 0),
         real(p.params.binary() ? 0 : s.count(s.tokens, s.b)),
         partial_f(s.count(s.groups) * s.chunks() * s.floats()),
@@ -243,6 +341,7 @@ struct Workspace {
         inv_den(s.count(s.tokens)) {}
   const cuda::DeviceBuffer<float> qk, v, anchors_t, projection;
   cuda::DeviceBuffer<float> x, out, kernel, inv;
+  const cuda::DeviceBuffer<float> means;  // causal: the anchors' column means [head][m]
   cuda::DeviceBuffer<Word> words;
   cuda::DeviceBuffer<float> real, partial_f;
   cuda::DeviceBuffer<Sum> partial_s;
@@ -267,16 +366,24 @@ void hash_tokens(const HashedProblem& p, const Dims& s, Workspace<Word, Sum>& w,
         w.x.get(), w.anchors_t.get(), w.kernel.get(), static_cast<long long>(pairs), s.n, s.d, s.m, s.heads);
     cuda::check_launch("hashed anchor distances");
     report([=] { return stages::hash_part(p.config, stages::HashPart::distances); });
-    bandwidth_kernel<<<cuda::grid_x(s.count(s.groups), "hashed kernel bandwidth (one block per group)"), kThreads>>>(
-        w.kernel.get(), w.inv.get(), per_group);
-    cuda::check_launch("hashed kernel bandwidth");
+    if (!s.causal) {  // causal: 1/(2σ) fixed from the anchors, in w.inv already
+      bandwidth_kernel<<<cuda::grid_x(s.count(s.groups), "hashed kernel bandwidth (one block per group)"), kThreads>>>(
+          w.kernel.get(), w.inv.get(), per_group);
+      cuda::check_launch("hashed kernel bandwidth");
+    }
     rbf_kernel<<<cuda::blocks_for(pairs, kThreads), kThreads>>>(w.kernel.get(), w.inv.get(),
                                                                 static_cast<long long>(pairs), per_group);
     cuda::check_launch("hashed RBF kernel");
     report([=] { return stages::hash_part(p.config, stages::HashPart::kernel); });
-    centre_kernel<<<cuda::grid_x(s.count(s.groups, s.m), "hashed kernel centring (one block per group and anchor)"),
-                    kThreads>>>(w.kernel.get(), s.n, s.m);
-    cuda::check_launch("hashed kernel centring");
+    if (s.causal) {
+      subtract_means_kernel<<<cuda::blocks_for(pairs, kThreads), kThreads>>>(
+          w.kernel.get(), w.means.get(), static_cast<long long>(pairs), s.n, s.m, s.heads);
+      cuda::check_launch("hashed kernel fixed centring");
+    } else {
+      centre_kernel<<<cuda::grid_x(s.count(s.groups, s.m), "hashed kernel centring (one block per group and anchor)"),
+                      kThreads>>>(w.kernel.get(), s.n, s.m);
+      cuda::check_launch("hashed kernel centring");
+    }
     report([=] { return stages::hash_part(p.config, stages::HashPart::centre); });
     features = w.kernel.get();
     f_len = s.m;
@@ -298,8 +405,9 @@ void attend(const Codes& codes, const HashedProblem& p, const Dims& s, Workspace
   const std::uint64_t chunks = s.chunks(), floats = s.floats();
   context_partials_kernel<<<cuda::grid_x(s.count(s.groups) * chunks,
                                          "hashed context partial sums (one block per group and chunk of tokens)"),
-                            kThreads>>>(codes, w.v.get(), s.n, static_cast<long long>(chunks), s.d, s.b,
-                                        w.partial_f.get(), w.partial_s.get());
+                            kThreads>>>(codes, w.v.get(), s.n, static_cast<long long>(chunks),
+                                        static_cast<long long>(s.chunk_tokens()), s.d, s.b, w.partial_f.get(),
+                                        w.partial_s.get());
   cuda::check_launch("hashed context partial sums");
   context_reduce_kernel<<<cuda::blocks_for(s.count(s.groups) * (floats + s.b), kThreads), kThreads>>>(
       w.partial_f.get(), w.partial_s.get(), s.groups, static_cast<long long>(chunks), s.b, s.d,
@@ -320,17 +428,57 @@ void attend(const Codes& codes, const HashedProblem& p, const Dims& s, Workspace
   report([=] { return stages::hashed_stage(p.config, stages::HashedStage::normalise); });
 }
 
+/// Causal: out_i = (h_i·M_i + c·z_i) / (h_i·s_i + c·(i + 1)) with the sums over j ≤ i — the chunks' partial sums,
+/// scanned over the chunks before each, and each token's own chunk up to it; the stages reported after, in the CPU
+/// reference's order.
+template <class Codes, class Word>
+void attend_causal(const Codes& codes, const HashedProblem& p, const Dims& s, Workspace<Word, typename Codes::Sum>& w,
+                   const Reporter& report) {
+  using Sum = typename Codes::Sum;
+  const std::uint64_t chunks = s.chunks(), floats = s.floats();
+  const auto chunk_tokens = static_cast<long long>(s.chunk_tokens()), chunk_count = static_cast<long long>(chunks);
+  context_partials_kernel<<<cuda::grid_x(s.count(s.groups) * chunks,
+                                         "hashed causal partial sums (one block per group and chunk of tokens)"),
+                            kThreads>>>(codes, w.v.get(), s.n, chunk_count, chunk_tokens, s.d, s.b, w.partial_f.get(),
+                                        w.partial_s.get());
+  cuda::check_launch("hashed causal partial sums");
+  exclusive_chunk_scan_kernel<<<cuda::blocks_for(s.count(s.groups) * floats, kThreads), kThreads>>>(
+      w.partial_f.get(), s.groups, chunk_count, static_cast<long long>(floats));
+  cuda::check_launch("hashed causal scan of M and z");
+  exclusive_chunk_scan_kernel<<<cuda::blocks_for(s.count(s.groups, s.b), kThreads), kThreads>>>(
+      w.partial_s.get(), s.groups, chunk_count, static_cast<long long>(s.b));
+  cuda::check_launch("hashed causal scan of s");
+  causal_denominator_kernel<<<cuda::blocks_for(s.count(s.tokens), kThreads), kThreads>>>(
+      codes, w.partial_s.get(), s.tokens, s.n, chunk_count, chunk_tokens, s.b, static_cast<Sum>(p.bias),
+      w.inv_den.get());
+  cuda::check_launch("hashed causal denominators");
+  causal_output_kernel<<<cuda::blocks_for(s.count(s.tokens, s.d), kThreads), kThreads>>>(
+      codes, w.partial_f.get(), w.v.get(), w.inv_den.get(), s.tokens, s.n, chunk_count, chunk_tokens, s.b, s.d,
+      static_cast<float>(p.bias), w.out.get());
+  cuda::check_launch("hashed causal output");
+  using stages::HashedStage;
+  for (HashedStage stage : {HashedStage::code_sum, HashedStage::value_sum, HashedStage::context, HashedStage::numerator,
+                            HashedStage::denominator, HashedStage::normalise})
+    report([=] { return stages::hashed_stage(p.config, stage); });
+}
+
 /// kBinary: packed codes and int32 sums; otherwise the real codes of fp-ecoformer.
 template <class Word, bool kBinary>
 HashedOutput run(const HashedProblem& p, const Dims& s, const Reporter& report) {
-  Workspace<Word, std::conditional_t<kBinary, std::int32_t, float>> w(p, s);
+  Workspace<Word, std::conditional_t<kBinary, std::int32_t, float>> w(p, s, fixed_statistics(p, s));
   HashedOutput result;
+  const auto run_attend = [&](const auto& codes) {
+    if (s.causal)
+      attend_causal(codes, p, s, w, report);
+    else
+      attend(codes, p, s, w, report);
+  };
   cuda::EventTimer timer;
   hash_tokens(p, s, w, report);
   if constexpr (kBinary)
-    attend(BinaryCodes<Word>{w.words.get()}, p, s, w, report);
+    run_attend(BinaryCodes<Word>{w.words.get()});
   else
-    attend(RealCodes{w.real.get(), static_cast<unsigned>(s.b)}, p, s, w, report);
+    run_attend(RealCodes{w.real.get(), static_cast<unsigned>(s.b)});
   result.latency_ms = timer.stop_ms();
   if constexpr (kBinary) {
     result.hashes.codes = PackedCodes(s.count(s.tokens), static_cast<unsigned>(s.b));
@@ -353,7 +501,8 @@ HashedOutput hashed_attention_cuda(const HashedProblem& p, const Reporter& repor
                static_cast<long long>(c.batch * c.heads * c.seq),
                static_cast<int>(c.head_dim),
                static_cast<int>(c.code_bits()),
-               static_cast<int>(c.support)};
+               static_cast<int>(c.support),
+               c.causal};
   return with_code_word(static_cast<unsigned>(s.b), [&](auto word) {
     using Word = decltype(word);
     return p.params.binary() ? run<Word, true>(p, s, report) : run<Word, false>(p, s, report);

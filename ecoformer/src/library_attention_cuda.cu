@@ -88,7 +88,8 @@ LibraryAttention library_attention_cuda(const AttentionInputs& in, const timing:
   check(cublasSetMathMode(handle.get(), CUBLAS_DEFAULT_MATH), "cublasSetMathMode");  // FP32, no TF32
   const float scale = 1.0f / std::sqrt(static_cast<float>(d)), one = 1.0f, zero = 0.0f;
   const int ni = static_cast<int>(n), di = static_cast<int>(d), gi = static_cast<int>(g);
-  const unsigned rows = cuda::grid_x(static_cast<std::uint64_t>(g * n), "library attention softmax (one block per row)");
+  const unsigned rows =
+      cuda::grid_x(static_cast<std::uint64_t>(g * n), "library attention softmax (one block per row)");
   LibraryAttention result;
   result.time = cuda::time_stats(plan, [&] {
     check(cublasSgemmStridedBatched(handle.get(), CUBLAS_OP_T, CUBLAS_OP_N, ni, ni, di, &scale, k.get(), di, n * d,

@@ -140,7 +140,8 @@ RunResult msa_fp16_cuda(const std::vector<std::uint16_t>& q_bits, const std::vec
   return cuda_result(c, out.download(), ms);
 }
 
-RunResult msa_cuda(const AttentionInputs& in, const AttentionConfig& c, const KernelParameters&, const Reporter& report) {
+RunResult msa_cuda(const AttentionInputs& in, const AttentionConfig& c, const KernelParameters&,
+                   const Reporter& report) {
   const std::uint64_t g = c.batch * c.heads, n = c.seq, d = c.head_dim;
   const cuda::DeviceBuffer<float> q(in.q.data), k(in.k.data), v(in.v.data);
   cuda::DeviceBuffer<float> out(in.q.data.size());

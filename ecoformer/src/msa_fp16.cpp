@@ -33,7 +33,7 @@ RunResult run_msa_fp16(const AttentionInputs& inputs, const AttentionConfig& con
   if (config.variant != AttentionVariant::msa)
     throw Error("fp16 inputs are supported by msa only, not " + std::string(name(config.variant)));
   detail::validate_inputs(inputs, config);
-  detail::require_runnable(config, device);
+  detail::require_runnable(config);
   const std::vector<std::uint16_t> q = to_half("Q", inputs.q), k = to_half("K", inputs.k), v = to_half("V", inputs.v);
   const detail::Reporter report(sink);
   if (device == Device::cuda) {

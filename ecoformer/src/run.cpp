@@ -75,7 +75,7 @@ RunResult run_cuda(const AttentionInputs& inputs, const AttentionConfig& c, cons
 
 bool has_kernel(AttentionVariant v) { return variant_info(v).has_kernel; }
 
-std::string kernel_limitation(const AttentionConfig& c, Device device) {
+std::string kernel_limitation(const AttentionConfig& c) {
   if (c.key_count() != c.seq)
     return "the kernels need as many keys as queries (here " + std::to_string(c.key_count()) + " keys for " +
            std::to_string(c.seq) + " queries)";
@@ -85,15 +85,11 @@ std::string kernel_limitation(const AttentionConfig& c, Device device) {
   const bool hashed = is_hashed(c.variant);
   if (c.causal && c.variant != AttentionVariant::msa && c.variant != AttentionVariant::performer && !hashed)
     return "the kernels compute causal attention for msa, performer and the EcoFormer family only";
-  if (c.causal && device == Device::cuda && c.variant != AttentionVariant::msa &&
-      c.variant != AttentionVariant::performer)
-    return "the CUDA kernels compute causal attention for msa and performer only (the CPU references also for the "
-           "EcoFormer family)";
   return "";
 }
 
-void detail::require_runnable(const AttentionConfig& config, Device device) {
-  if (const std::string why = kernel_limitation(config, device); !why.empty())
+void detail::require_runnable(const AttentionConfig& config) {
+  if (const std::string why = kernel_limitation(config); !why.empty())
     throw Error(std::string(name(config.variant)) + ": " + why + "; it can be counted, not run");
 }
 
@@ -107,7 +103,7 @@ void detail::validate_inputs(const AttentionInputs& inputs, const AttentionConfi
                 "--variants " +
                 std::string(name(config.variant)) + "`)");
   config.validate();
-  require_runnable(config, Device::cpu);
+  require_runnable(config);
   validate_tensor("Q", inputs.q, config);
   validate_tensor("K", inputs.k, config);
   validate_tensor("V", inputs.v, config);
@@ -121,7 +117,7 @@ RunResult run_attention(const AttentionInputs& inputs, const AttentionConfig& co
 RunResult run_attention(const AttentionInputs& inputs, const AttentionConfig& config, Device device,
                         const KernelParameters& parameters, OpSink& sink) {
   detail::validate_inputs(inputs, config);
-  detail::require_runnable(config, device);
+  detail::require_runnable(config);
   check_kernel_parameters(parameters, config);
   if (is_hashed(config.variant))
     return run_hashed_detailed(inputs, config, device, hash_params_from(parameters, config), sink).result;

@@ -73,12 +73,10 @@ TEST_CASE("a config the kernels cannot run is refused with the reason, not run a
     CHECK_THROWS_WITH(run_attention(in, c, Device::cpu, 1, sink), Contains("need as many keys as queries"));
   }
   c = baseline_config(AttentionVariant::msa, 1, 2, 9, 8);
-  c.causal = true;  // causal: the CPU references and the CUDA kernels of msa and performer
+  c.causal = true;  // causal: the kernels of msa and performer (and the EcoFormer family), CPU and CUDA alike
   CHECK(kernel_limitation(c).empty());
-  CHECK(kernel_limitation(c, Device::cuda).empty());
   c.variant = AttentionVariant::performer;
   CHECK(kernel_limitation(c).empty());
-  CHECK(kernel_limitation(c, Device::cuda).empty());
   c.variant = AttentionVariant::reformer;
   CHECK_THAT(kernel_limitation(c), Contains("causal attention for msa, performer and the EcoFormer family only"));
   CHECK_THROWS_WITH(run_attention(synthetic_inputs(c, 1), c, Device::cpu, 1, sink),

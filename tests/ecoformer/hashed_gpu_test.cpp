@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "../gpu_or_skip.hpp"
+#include "ecosim/ops_counter/op_counter.hpp"
 #include "hashed_test_support.hpp"
 
 using namespace ecosim;
@@ -63,6 +64,39 @@ TEST_CASE("GPU hashed attention agrees with the CPU reference", "[hashed][gpu]")
       }
       CHECK(cuda.result.device == Device::cuda);
       CHECK(cuda.result.latency_ms > 0);
+    }
+}
+
+TEST_CASE("causal GPU hashed attention agrees with the causal CPU reference", "[hashed][gpu]") {
+  if (!gpu_or_skip()) return;
+  struct Shape {
+    std::uint64_t batch, heads, seq, dim, bits, support;
+  };
+  // around the 64-token chunks of the causal CUDA form: one token, within one chunk, at its edges, over many
+  const Shape shapes[] = {{1, 1, 1, 16, 8, 1}, {2, 3, 63, 32, 16, 25}, {1, 2, 65, 64, 64, 9}, {2, 1, 1000, 16, 24, 25}};
+  for (AttentionVariant v : kHashedVariants)
+    for (const Shape& s : shapes) {
+      AttentionConfig c = hashed_config(v, s.batch, s.heads, s.seq, s.dim, s.bits, s.support);
+      c.causal = true;
+      INFO("causal variant " << name(v) << ", N=" << s.seq << " D=" << s.dim << " b=" << c.code_bits());
+      const AttentionInputs in = synthetic_inputs(c, 9);
+      OpCounter cpu_counts, gpu_counts;
+      const HashedRun cpu = run_hashed_detailed(in, c, Device::cpu, 9, cpu_counts);
+      const HashedRun cuda = run_hashed_detailed(in, c, Device::cuda, 9, gpu_counts);
+      CHECK(gpu_counts.total() == cpu_counts.total());
+      const std::uint64_t tokens = c.batch * c.heads * c.seq;
+      bool positive = false;  // the GPU output is the causal hashed attention of the GPU's own codes
+      CHECK(relative_error(cuda.result.out.data, naive_hashed(cuda, in.v, &positive, true)) <= 1e-5);
+      if (cpu.params.binary()) {
+        if (tied_bits(cpu, cuda, tokens) == 0)
+          CHECK(relative_error(cuda.result.out.data, naive_hashed(cpu, in.v, &positive, true)) <= 1e-5);
+      } else {
+        for (std::uint64_t e = 0; e < cpu.hashes.projections.size(); ++e)
+          REQUIRE(cuda.hashes.projections[e] == Approx(cpu.hashes.projections[e]).margin(1e-6));
+      }
+      // the first query of each group sees its own token alone: its output is its value
+      for (std::uint64_t k = 0; k < c.head_dim; ++k)
+        CHECK(cuda.result.out.data[k] == Approx(in.v.data[k]).epsilon(1e-5));
     }
 }
 

@@ -93,10 +93,6 @@ TEST_CASE("causal hashed attention equals the masked naive form, and a token's c
         ecoformer::detail::causal_kernel(&x[(n - 1) * d], 1, d, run.params.anchors.data(), m);
     for (std::uint64_t a = 0; a < m; ++a) CHECK(last[a] == all[(n - 1) * m + a]);
   }
-  AttentionConfig c = hashed_config(AttentionVariant::ecoformer, 1, 1, 16, 8, 8, 4);
-  c.causal = true;
-  CHECK_THROWS_WITH(run_hashed_detailed(synthetic_inputs(c, 1), c, Device::cuda, 1, null_sink()),
-                    Catch::Contains("causal attention for msa and performer only"));
 }
 
 TEST_CASE("codes are packed in the narrowest word and fp-ecoformer codes stay below 1 in magnitude", "[hashed]") {

@@ -146,10 +146,7 @@ VariantRun run_onnx(const OnnxModel& model, const Entry& e, DeviceChoice device)
   std::map<std::string, std::uint64_t> not_run;                        // reason → blocks counted instead
   for (const Layer& layer : onnx_layers(model, e.native ? std::nullopt : std::optional{e.config})) {
     const auto* a = std::get_if<AttentionConfig>(&layer.op);
-    const std::string limitation =
-        kernel && a ? ecoformer::kernel_limitation(
-                          *a, device == DeviceChoice::cuda ? ecoformer::Device::cuda : ecoformer::Device::cpu)
-                    : "";
+    const std::string limitation = kernel && a ? ecoformer::kernel_limitation(*a) : "";
     if (!limitation.empty()) ++not_run[limitation];
     if (!kernel || !a || !limitation.empty()) {
       emit(layer, Convention::exact, sink);
@@ -239,8 +236,8 @@ int compare(const Args& args) {
              dim = published_workload(published, "dim"), heads = published_workload(published, "heads");
   po::options_description options("ecosim compare");
   options.add_options()("help,h", "this help")("batch", po::value<std::int64_t>()->default_value(batch),
-                                               "batch size B (with --phase, one sequence unless given)")("seq", po::value<std::int64_t>()->default_value(seq),
-                                                               "tokens N (attention layer)")(
+                                               "batch size B (with --phase, one sequence unless given)")(
+      "seq", po::value<std::int64_t>()->default_value(seq), "tokens N (attention layer)")(
       "dim", po::value<std::int64_t>()->default_value(dim), "head width D")(
       "heads", po::value<std::int64_t>()->default_value(heads), "heads H")(
       "variants",
@@ -306,7 +303,8 @@ int compare(const Args& args) {
     parse_decoder_phase(vm, phase);
   } else {
     reject_given(vm, {"model-file"}, "--model");
-    reject_given(vm, {"phase", "context", "tokens", "kv-dtype", "weight-dtype"}, "decoder models (--model, --hf-config)");
+    reject_given(vm, {"phase", "context", "tokens", "kv-dtype", "weight-dtype"},
+                 "decoder models (--model, --hf-config)");
   }
   if (vm.count("hf-config")) reject_given(vm, {"model-file"}, "--model");
   const ModelZoo zoo = vm.count("hf-config") ? hf_config_zoo(vm["hf-config"].as<std::string>()) : model_zoo(vm);
@@ -359,10 +357,7 @@ int compare(const Args& args) {
       if (onnx) {  // the variant at every block's shape (throws naming the block it cannot replace)
         for (const Layer& layer : onnx_layers(*onnx, e.native ? std::nullopt : std::optional{config}))
           if (const auto* a = std::get_if<AttentionConfig>(&layer.op);
-              a && ecoformer::has_kernel(a->variant) &&
-              ecoformer::kernel_limitation(
-                  *a, device == DeviceChoice::cuda ? ecoformer::Device::cuda : ecoformer::Device::cpu)
-                  .empty())
+              a && ecoformer::has_kernel(a->variant) && ecoformer::kernel_limitation(*a).empty())
             check_attention_kernel(limits, *a, device == DeviceChoice::cuda);
       } else if (model.empty()) {
         config.validate();
@@ -400,7 +395,8 @@ int compare(const Args& args) {
       return accel::plan_work(counted);
     });
     RecordList records(run.ops);
-    accel::PlanSource plans(records, Convention::exact, e.label, accel_config, tech, replay_budget(limits, accel_config));
+    accel::PlanSource plans(records, Convention::exact, e.label, accel_config, tech,
+                            replay_budget(limits, accel_config));
     const accel::ReplayResult replay =
         accel::replay(engine, plans, accel_config, nullptr, nullptr, progress->callback());
     CompareRow row{e.label,

@@ -40,10 +40,10 @@ AttentionInputs synthetic_inputs(const AttentionConfig& config, std::uint64_t se
 /// a count-only variant is refused).
 bool has_kernel(AttentionVariant v);
 
-/// Why the kernels cannot run `config` on `device` although its variant has one ("" when they can): they take one
-/// sequence length for queries and keys (config.keys apart from seq), and compute a causal form (config.causal)
-/// for msa and performer on the CPU only.
-std::string kernel_limitation(const AttentionConfig& config, Device device = Device::cpu);
+/// Why the kernels (CPU and CUDA alike) cannot run `config` although its variant has one ("" when they can): they
+/// take one sequence length for queries and keys (config.keys apart from seq), compute a causal form
+/// (config.causal) for msa, performer and the EcoFormer family only, and draw anchors from batch × seq tokens.
+std::string kernel_limitation(const AttentionConfig& config);
 
 /// Runs config.variant (config.projections is ignored: inputs are already projected) with its random
 /// parameters drawn from `seed` (draw_kernel_parameters; run it with given ones: kernel_parameters.hpp);
