@@ -180,6 +180,11 @@ stage1() {
   elif [[ "${python_args[0]}" == -DECOSIM_PYTHON=AUTO ]]; then
     record build-python skipped 0 "configure left the Python package out (no Python.h for $(command -v python3)?)"
   fi
+  # The module's import alone, the dynamic loader tracing each library it loads and initialises: where the import
+  # segfaulted on a lent GPU (session 8: inside create_module), the log's last lines name the library whose
+  # initialiser was running.
+  (( python_built )) && step python-import 30 env LD_DEBUG=files PYTHONFAULTHANDLER=1 PYTHONPATH="$build/python" \
+    python3 -c 'import ecosim._ecosim as m; print("imported", m.__file__)'
   # Correctness checks side by side (none of them times anything).
   step gpu-tests 150 env ECOSIM_REQUIRE_GPU=1 ctest --test-dir "$build" -L gpu --no-tests=error \
     --output-on-failure -j 6 --timeout 140 &
