@@ -31,6 +31,8 @@ void softmax_attention_cpu(const float* q, const float* k, const float* v, float
 /// Throws ecosim::Error unless config is valid, the kernels can run it on the CPU (kernel_limitation) and Q, K,
 /// V are non-empty, finite and of config's shape.
 void validate_inputs(const AttentionInputs& in, const AttentionConfig& c);
+/// Throws ecosim::Error (naming `what`) unless t is non-empty, finite and of config's shape.
+void validate_tensor(const char* what, const Tensor& t, const AttentionConfig& c);
 /// Throws ecosim::Error naming kernel_limitation(config) when it is not empty.
 void require_runnable(const AttentionConfig& config);
 

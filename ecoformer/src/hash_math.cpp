@@ -93,7 +93,11 @@ void subtract_means(float* k, std::uint64_t n, const std::vector<float>& means) 
 
 std::vector<float> causal_kernel(const float* x, std::uint64_t n, std::uint64_t d, const float* anchors,
                                  std::uint64_t m) {
-  const AnchorStatistics fixed = anchor_statistics(anchors, m, d);
+  return causal_kernel(x, n, d, anchors, m, anchor_statistics(anchors, m, d));
+}
+
+std::vector<float> causal_kernel(const float* x, std::uint64_t n, std::uint64_t d, const float* anchors,
+                                 std::uint64_t m, const AnchorStatistics& fixed) {
   std::vector<float> k(n * m);
   squared_distances(x, n, d, anchors, m, k.data());
   rbf_values(k.data(), n * m, fixed.inverse_bandwidth);

@@ -42,5 +42,8 @@ void subtract_means(float* k, std::uint64_t n, const std::vector<float>& means);
 /// The causal form of centred_kernel: the same steps with the anchors' statistics, each token's row its own.
 std::vector<float> causal_kernel(const float* x, std::uint64_t n, std::uint64_t d, const float* anchors,
                                  std::uint64_t m);
+/// The same with the anchors' statistics already computed (anchor_statistics of the same anchors).
+std::vector<float> causal_kernel(const float* x, std::uint64_t n, std::uint64_t d, const float* anchors,
+                                 std::uint64_t m, const AnchorStatistics& fixed);
 
 }  // namespace ecosim::ecoformer::detail

@@ -4,11 +4,10 @@
 #include <cmath>
 
 #include "baseline_kernels.hpp"
-#include "eigen_views.hpp"
+#include "performer_features.hpp"
 
 namespace ecosim::ecoformer::detail {
 
-namespace {
 RowMatrix positive_features(const ConstMatrixMap& x, const ConstMatrixMap& omega, float input_scale,
                             float feature_scale) {
   const RowMatrix scaled = x * input_scale;
@@ -16,15 +15,18 @@ RowMatrix positive_features(const ConstMatrixMap& x, const ConstMatrixMap& omega
   RowMatrix projected = scaled * omega.transpose();
   return ((projected.colwise() - half_sq_norm).array().exp() * feature_scale).matrix();
 }
-}  // namespace
+
+FeatureScales feature_scales(std::uint64_t d, std::uint64_t f) {
+  return {static_cast<float>(std::pow(static_cast<double>(d), -0.25)),
+          static_cast<float>(1.0 / std::sqrt(static_cast<double>(f)))};
+}
 
 Tensor performer_cpu(const AttentionInputs& in, const AttentionConfig& c, const KernelParameters& parameters,
                      const Reporter& report) {
   const std::uint64_t g = groups(in.q), d = c.head_dim, f = c.features;
   const std::vector<float>& omega_values = parameters.at("omega");
   const ConstMatrixMap omega(omega_values.data(), static_cast<Eigen::Index>(f), static_cast<Eigen::Index>(d));
-  const float input_scale = static_cast<float>(std::pow(static_cast<double>(d), -0.25));
-  const float feature_scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(f)));
+  const auto [input_scale, feature_scale] = feature_scales(d, f);
   std::vector<RowMatrix> phi_q(g), phi_k(g);
   for (std::uint64_t i = 0; i < g; ++i) phi_q[i] = positive_features(group(in.q, i), omega, input_scale, feature_scale);
   report([=] { return stages::performer_features(c, "q"); });
@@ -33,7 +35,7 @@ Tensor performer_cpu(const AttentionInputs& in, const AttentionConfig& c, const 
   Tensor out = output_like(in.q);
   for (std::uint64_t i = 0; c.causal && i < g; ++i) {  // prefix sums: query t sees keys 0..t
     RowMatrix kv = RowMatrix::Zero(static_cast<Eigen::Index>(f), static_cast<Eigen::Index>(d));  // Σ φ(k_j) v_jᵀ
-    Eigen::RowVectorXf k_sum = Eigen::RowVectorXf::Zero(static_cast<Eigen::Index>(f));         // Σ φ(k_j)
+    Eigen::RowVectorXf k_sum = Eigen::RowVectorXf::Zero(static_cast<Eigen::Index>(f));           // Σ φ(k_j)
     const ConstMatrixMap v = group(in.v, i);
     auto o = group(out, i);
     for (Eigen::Index t = 0; t < v.rows(); ++t) {

@@ -17,9 +17,7 @@
 
 namespace ecosim::ecoformer {
 
-namespace {
-
-void validate_tensor(const char* what, const Tensor& t, const AttentionConfig& c) {
+void detail::validate_tensor(const char* what, const Tensor& t, const AttentionConfig& c) {
   const auto shape = [](std::uint64_t b, std::uint64_t h, std::uint64_t n, std::uint64_t d) {
     return "[" + std::to_string(b) + ", " + std::to_string(h) + ", " + std::to_string(n) + ", " + std::to_string(d) +
            "]";
@@ -37,6 +35,8 @@ void validate_tensor(const char* what, const Tensor& t, const AttentionConfig& c
       throw Error(std::string(what) + " holds a non-finite value (" + std::to_string(t.data[i]) + ") at flat index " +
                   std::to_string(i));
 }
+
+namespace {
 
 /// The op records of timed runs: already counted by the caller's own run, dropped here.
 class DiscardingSink : public OpSink {

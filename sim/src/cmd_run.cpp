@@ -6,6 +6,8 @@
 // and the kernel's random parameters with a manifest (saved_inputs.hpp) for `ecosim validate --params DIR`.
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +15,7 @@
 #include "attention_npy.hpp"
 #include "count_report.hpp"
 #include "device_option.hpp"
+#include "ecosim/ecoformer/attention_decoder.hpp"
 #include "ecosim/ecoformer/kernel_parameters.hpp"
 #include "ecosim/ecoformer/reference.hpp"
 #include "ecosim/ecoformer/run.hpp"
@@ -64,6 +67,42 @@ void take_shape(AttentionConfig& c, const ecoformer::Tensor& q, const po::variab
   c.batch = q.batch, c.heads = q.heads, c.seq = q.seq, c.head_dim = q.dim;
 }
 
+/// The last `steps` tokens decoded one at a time after a prefill of the others (CPU reference, the run's
+/// parameters): the steps' time, work and state, and how far their outputs are from the causal run's rows.
+nlohmann::json decode_report(const ecoformer::AttentionInputs& inputs, const AttentionConfig& config,
+                             const ecoformer::KernelParameters& parameters, const ecoformer::Tensor& causal_out,
+                             std::uint64_t steps) {
+  if (!config.causal) throw Error("--decode-steps needs --causal (decoding is causal)");
+  if (steps >= config.seq)
+    throw Error("--decode-steps " + std::to_string(steps) + " leaves no prompt of the " + std::to_string(config.seq) +
+                " tokens: give at most " + std::to_string(config.seq - 1));
+  const std::uint64_t prompt = config.seq - steps, groups = config.batch * config.heads, d = config.head_dim;
+  AttentionConfig prefill = config;
+  prefill.seq = prompt;
+  OpCounter prefill_counts, step_counts;
+  ecoformer::AttentionDecoder decoder(ecoformer::token_range(inputs, 0, prompt), prefill, parameters, prefill_counts);
+  std::vector<double> step_ms;
+  double max_diff = 0;
+  for (std::uint64_t t = prompt; t < config.seq; ++t) {
+    const ecoformer::RunResult r = decoder.step(ecoformer::token_range(inputs, t, 1), step_counts);
+    step_ms.push_back(r.latency_ms);
+    for (std::uint64_t g = 0; g < groups; ++g)
+      for (std::uint64_t k = 0; k < d; ++k)
+        max_diff = std::max(
+            max_diff, std::abs(double(r.out.data[g * d + k]) - double(causal_out.data[(g * config.seq + t) * d + k])));
+  }
+  std::sort(step_ms.begin(), step_ms.end());
+  return {{"device", "cpu"},
+          {"prompt_tokens", prompt},
+          {"steps", steps},
+          {"prefill_ms", decoder.prefill().latency_ms},
+          {"step_ms_median", step_ms[step_ms.size() / 2]},
+          {"step_muls", step_counts.total().ops(OpKind::mul) / steps},
+          {"step_adds", step_counts.total().ops(OpKind::add) / steps},
+          {"state_bytes", decoder.state_bytes()},
+          {"max_abs_diff_vs_causal_rows", max_diff}};
+}
+
 nlohmann::json describe(const AttentionConfig& c) {
   nlohmann::json j{
       {"variant", name(c.variant)}, {"batch", c.batch}, {"heads", c.heads}, {"seq", c.seq}, {"dim", c.head_dim}};
@@ -83,7 +122,10 @@ int run(const Args& args) {
                                                                       "heads H (default 1)")(
       "seq", po::value<std::int64_t>(), "tokens N (required without --input)")("dim", po::value<std::int64_t>(),
                                                                                "head width D (default 32)")(
-      "causal", "causal attention (query i sees keys 0..i): msa and performer, CPU references only")(
+      "causal", "causal attention (query i sees keys 0..i): msa, performer and the EcoFormer family")(
+      "decode-steps", po::value<std::int64_t>(),
+      "with --causal: also prefill the first N - T tokens and decode the last T one at a time against the K/V "
+      "cache or recurrent state (CPU reference), each step checked against the causal run's row")(
       "device", po::value<std::string>()->default_value("auto"), "auto, cpu or cuda")(
       "seed", po::value<std::uint64_t>()->default_value(0), "seed of the synthetic input and random parameters")(
       "trace", po::value<std::string>(), "write the instrumented op trace (JSON Lines) here")(
@@ -131,6 +173,9 @@ int run(const Args& args) {
   const ecoformer::RunResult result = ecoformer::run_attention(inputs, config, device, parameters, sink);
   if (writer) writer->finish();
   if (vm.count("output")) write_attention_output(vm["output"].as<std::string>(), result.out);
+  std::optional<nlohmann::json> decode;
+  if (vm.count("decode-steps"))
+    decode = decode_report(inputs, config, parameters, result.out, positive(vm, "decode-steps"));
   if (save) save->write(inputs, parameters, seed);
 
   std::optional<double> error_vs_msa;
@@ -155,6 +200,7 @@ int run(const Args& args) {
     j["adds"] = total.ops(OpKind::add);
     j["error_vs_msa"] = error_vs_msa ? nlohmann::json(*error_vs_msa) : nlohmann::json(nullptr);
     j["msa_reference"] = shared_qk ? "msa(q, q, v)" : "msa(q, k, v)";
+    if (decode) j["decode"] = *decode;
     j["provenance"] = provenance();
     fmt::print("{}\n", j.dump(2));
   } else {
@@ -165,6 +211,15 @@ int run(const Args& args) {
     fmt::print("error_vs_msa  {} (against {})\n",
                error_vs_msa ? fmt::format("{:.3e}", *error_vs_msa) : std::string("n/a (N > 4096)"),
                shared_qk ? "msa(q, q, v): queries and keys are shared" : "msa(q, k, v)");
+    if (decode) {
+      const nlohmann::json& dj = *decode;
+      fmt::print(
+          "decode        {} steps after a prefill of {} tokens (CPU reference): {:.4f} ms a step (median), {} "
+          "muls a step, state {} bytes; max |step - causal row| {:.3e}\n",
+          dj["steps"].get<std::uint64_t>(), dj["prompt_tokens"].get<std::uint64_t>(),
+          dj["step_ms_median"].get<double>(), dj["step_muls"].get<std::uint64_t>(),
+          dj["state_bytes"].get<std::uint64_t>(), dj["max_abs_diff_vs_causal_rows"].get<double>());
+    }
     fmt::print("{}", provenance_lines(provenance()));
   }
   return 0;

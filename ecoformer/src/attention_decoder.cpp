@@ -1,0 +1,89 @@
+// AttentionDecoder (attention_decoder.hpp): the prefill through run_attention's causal CPU kernel, its tokens
+// added to the variant's decode state (decode_states.hpp) in order, then each step adding the new token and
+// reading its query.
+#include "ecosim/ecoformer/attention_decoder.hpp"
+
+#include "baseline_kernels.hpp"
+#include "decode_states.hpp"
+#include "ecosim/kernels/timing.hpp"
+#include "ecosim/ops_counter/error.hpp"
+
+namespace ecosim::ecoformer {
+
+namespace {
+
+/// Adds tokens [0, n) of every group of `in` (n tokens a group) onto the state.
+void add_tokens(detail::DecodeState& state, const AttentionInputs& in, std::uint64_t groups, std::uint64_t n,
+                std::uint64_t d) {
+  for (std::uint64_t g = 0; g < groups; ++g)
+    for (std::uint64_t t = 0; t < n; ++t) {
+      const std::uint64_t at = (g * n + t) * d;
+      state.add(g, &in.q.data[at], &in.k.data[at], &in.v.data[at]);
+    }
+}
+
+Tensor token_range(const Tensor& t, std::uint64_t first, std::uint64_t count) {
+  if (first + count > t.seq || count == 0)
+    throw Error("tokens " + std::to_string(first) + ".." + std::to_string(first + count) + " of " +
+                std::to_string(t.seq) + ": not a range of the tensor's tokens");
+  Tensor out{t.batch, t.heads, count, t.dim, {}};
+  out.data.reserve(t.batch * t.heads * count * t.dim);
+  for (std::uint64_t g = 0; g < t.batch * t.heads; ++g) {
+    const auto begin = t.data.begin() + static_cast<std::ptrdiff_t>((g * t.seq + first) * t.dim);
+    out.data.insert(out.data.end(), begin, begin + static_cast<std::ptrdiff_t>(count * t.dim));
+  }
+  return out;
+}
+
+}  // namespace
+
+AttentionInputs token_range(const AttentionInputs& in, std::uint64_t first, std::uint64_t count) {
+  return {token_range(in.q, first, count), token_range(in.k, first, count), token_range(in.v, first, count)};
+}
+
+namespace {
+AttentionConfig causal(AttentionConfig c) {
+  c.causal = true;
+  return c;
+}
+}  // namespace
+
+AttentionDecoder::AttentionDecoder(const AttentionInputs& prompt, const AttentionConfig& config, std::uint64_t seed,
+                                   OpSink& sink)
+    : AttentionDecoder(prompt, config, draw_kernel_parameters(prompt, causal(config), seed), sink) {}
+
+AttentionDecoder::AttentionDecoder(const AttentionInputs& prompt, const AttentionConfig& config,
+                                   KernelParameters parameters, OpSink& sink)
+    : config_(causal(config)), parameters_(std::move(parameters)) {
+  check_kernel_parameters(parameters_, config_);
+  state_ = detail::make_decode_state(config_, parameters_);  // a variant without a state fails before any work
+  prefill_ = run_attention(prompt, config_, Device::cpu, parameters_, sink);
+  add_tokens(*state_, prompt, config_.batch * config_.heads, config_.seq, config_.head_dim);
+  tokens_ = config_.seq;
+}
+
+AttentionDecoder::~AttentionDecoder() = default;
+
+RunResult AttentionDecoder::step(const AttentionInputs& token, OpSink& sink) {
+  AttentionConfig step = config_;  // one query over the tokens so far and itself
+  step.seq = 1;
+  step.keys = tokens_ + 1;
+  detail::validate_tensor("Q", token.q, step);
+  detail::validate_tensor("K", token.k, step);
+  detail::validate_tensor("V", token.v, step);
+  const std::uint64_t groups = config_.batch * config_.heads, d = config_.head_dim;
+  RunResult result{detail::output_like(token.q), 0, Device::cpu};
+  result.latency_ms = timing::steady_ms([&] {
+    add_tokens(*state_, token, groups, 1, d);
+    for (std::uint64_t g = 0; g < groups; ++g) state_->read(g, &token.q.data[g * d], &result.out.data[g * d]);
+  });
+  ++tokens_;
+  emit_attention(kAttentionRecordPrefix, step, Convention::exact, sink);
+  return result;
+}
+
+std::uint64_t AttentionDecoder::state_bytes() const { return state_->bytes(); }
+
+std::map<std::string, std::vector<double>> AttentionDecoder::state() const { return state_->arrays(); }
+
+}  // namespace ecosim::ecoformer

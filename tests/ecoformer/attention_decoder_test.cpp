@@ -1,0 +1,153 @@
+// The attention decoder (attention_decoder.hpp) against the causal kernels: each decode step's output is the last
+// row of a causal prefill over the prompt and the tokens decoded so far (same parameters) — bit for bit for the
+// EcoFormer family, whose state mirrors its reference's running sums; the state after the tokens equals their
+// sums computed here in double (a recurrent variant's) or the tokens themselves (MSA's cache), and its bytes are
+// what the counter's recurrent_state_bytes says (constant), or the cache's (growing).
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "baseline_test_support.hpp"
+#include "ecosim/ecoformer/attention_decoder.hpp"
+#include "ecosim/ecoformer/hashed_attention.hpp"
+#include "ecosim/ops_counter/op_counter.hpp"
+#include "hashed_test_support.hpp"
+
+using namespace ecosim;
+using namespace ecosim::test;
+
+namespace {
+
+constexpr std::uint64_t kBatch = 2, kHeads = 2, kPrompt = 37, kSteps = 5, kDim = 16;
+
+AttentionConfig decode_config(AttentionVariant v, std::uint64_t seq) {
+  AttentionConfig c =
+      is_hashed(v) ? hashed_config(v, kBatch, kHeads, seq, kDim, 8, 9) : baseline_config(v, kBatch, kHeads, seq, kDim);
+  c.features = 32;
+  c.causal = true;
+  return c;
+}
+
+constexpr AttentionVariant kDecoded[] = {AttentionVariant::msa,           AttentionVariant::performer,
+                                         AttentionVariant::ecoformer,     AttentionVariant::klsh_ecoformer,
+                                         AttentionVariant::lsh_ecoformer, AttentionVariant::bi_ecoformer,
+                                         AttentionVariant::fp_ecoformer};
+
+}  // namespace
+
+TEST_CASE("a decode step's output is the last row of the causal prefill over the tokens so far") {
+  for (AttentionVariant v : kDecoded) {
+    INFO("variant " << name(v));
+    const AttentionInputs all = synthetic_inputs(decode_config(v, kPrompt + kSteps), 11);
+    OpCounter counts;
+    AttentionDecoder decoder(token_range(all, 0, kPrompt), decode_config(v, kPrompt), 5, counts);
+    for (std::uint64_t t = 0; t < kSteps; ++t) {
+      const RunResult step = decoder.step(token_range(all, kPrompt + t, 1), counts);
+      const std::uint64_t n = kPrompt + t + 1;
+      CHECK(decoder.tokens() == n);
+      const RunResult prefill =
+          run_attention(token_range(all, 0, n), decode_config(v, n), Device::cpu, decoder.parameters(), counts);
+      for (std::uint64_t g = 0; g < kBatch * kHeads; ++g)
+        for (std::uint64_t k = 0; k < kDim; ++k) {
+          const float expected = prefill.out.data[(g * n + n - 1) * kDim + k], got = step.out.data[g * kDim + k];
+          if (is_hashed(v))
+            CHECK(got == expected);  // the same running sums in the same order
+          else
+            CHECK(got == Approx(expected).epsilon(1e-5).margin(1e-6));
+        }
+    }
+  }
+}
+
+TEST_CASE("the decode state after N tokens is their prefix sums, or the tokens themselves") {
+  for (AttentionVariant v : kDecoded) {
+    INFO("variant " << name(v));
+    const std::uint64_t n = kPrompt + kSteps, groups = kBatch * kHeads, d = kDim;
+    const AttentionInputs all = synthetic_inputs(decode_config(v, n), 12);
+    OpCounter counts;
+    AttentionDecoder decoder(token_range(all, 0, kPrompt), decode_config(v, kPrompt), 6, counts);
+    for (std::uint64_t t = kPrompt; t < n; ++t) decoder.step(token_range(all, t, 1), counts);
+    const auto state = decoder.state();
+    const auto near = [](const std::vector<double>& got, const std::vector<double>& want) {
+      REQUIRE(got.size() == want.size());
+      double diff = 0, ref = 0;
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        diff += (got[i] - want[i]) * (got[i] - want[i]);
+        ref += want[i] * want[i];
+      }
+      return std::sqrt(diff / std::max(ref, 1e-300)) <= 1e-5;
+    };
+    if (v == AttentionVariant::msa) {
+      CHECK(state.at("k") == std::vector<double>(all.k.data.begin(), all.k.data.end()));
+      CHECK(state.at("v") == std::vector<double>(all.v.data.begin(), all.v.data.end()));
+      CHECK(decoder.state_bytes() == 2 * groups * n * d * sizeof(float));  // grows with every token
+      continue;
+    }
+    AttentionConfig step = decode_config(v, 1);
+    step.keys = n;  // a decode step over the tokens so far: the counter's constant state
+    CHECK(decoder.state_bytes() == recurrent_state_bytes(step));
+    if (v == AttentionVariant::performer) {  // φ(x) = exp(ω·x̃ − ‖x̃‖²/2)/√F, x̃ = x/d^¼, in double
+      const std::uint64_t f = 32;
+      const std::vector<float>& omega = decoder.parameters().at("omega");
+      std::vector<double> kv(groups * f * d), k_sum(groups * f);
+      for (std::uint64_t g = 0; g < groups; ++g)
+        for (std::uint64_t j = 0; j < n; ++j) {
+          const float* k = row(all.k.data, g, n, j, d);
+          double half_sq = 0;
+          for (std::uint64_t c = 0; c < d; ++c) half_sq += k[c] * k[c] / std::sqrt(double(d)) / 2;
+          for (std::uint64_t r = 0; r < f; ++r) {
+            const double phi =
+                std::exp(dot(&omega[r * d], k, d) / std::pow(double(d), 0.25) - half_sq) / std::sqrt(double(f));
+            k_sum[g * f + r] += phi;
+            for (std::uint64_t c = 0; c < d; ++c) kv[(g * f + r) * d + c] += phi * row(all.v.data, g, n, j, d)[c];
+          }
+        }
+      CHECK(near(state.at("kv"), kv));
+      CHECK(near(state.at("k_sum"), k_sum));
+      continue;
+    }
+    // hashed: the codes of a causal run over all n tokens with the decoder's parameters
+    RecordingSink sink;
+    const HashedRun run = run_hashed_detailed(all, decode_config(v, n), Device::cpu,
+                                              hash_params_from(decoder.parameters(), decode_config(v, n)), sink);
+    const std::uint64_t b = run.params.bits;
+    std::vector<double> context(groups * b * d), code_sum(groups * b), value_sum(groups * d);
+    for (std::uint64_t g = 0; g < groups; ++g)
+      for (std::uint64_t j = 0; j < n; ++j) {
+        const float* value = row(all.v.data, g, n, j, d);
+        for (unsigned r = 0; r < b; ++r) {
+          const double h = code_value(run, g * n + j, r);
+          code_sum[g * b + r] += h;
+          for (std::uint64_t c = 0; c < d; ++c) context[(g * b + r) * d + c] += h * value[c];
+        }
+        for (std::uint64_t c = 0; c < d; ++c) value_sum[g * d + c] += value[c];
+      }
+    CHECK(near(state.at("context"), context));
+    if (run.params.binary())
+      CHECK(state.at("code_sum") == code_sum);  // sums of ±1: exact
+    else
+      CHECK(near(state.at("code_sum"), code_sum));
+    CHECK(near(state.at("value_sum"), value_sum));
+  }
+}
+
+TEST_CASE("a decode step reports the counter's decode step, and refuses what it cannot decode") {
+  const AttentionInputs all = synthetic_inputs(decode_config(AttentionVariant::performer, kPrompt + 1), 13);
+  OpCounter prefill;
+  AttentionDecoder decoder(token_range(all, 0, kPrompt), decode_config(AttentionVariant::performer, kPrompt), 7,
+                           prefill);
+  OpCounter step, expected;
+  decoder.step(token_range(all, kPrompt, 1), step);
+  AttentionConfig one = decode_config(AttentionVariant::performer, 1);
+  one.keys = kPrompt + 1;
+  emit_attention(kAttentionRecordPrefix, one, Convention::exact, expected);
+  CHECK(step.total() == expected.total());
+  CHECK(step.total().ops(OpKind::mul) * 10 < prefill.total().ops(OpKind::mul));  // one token, not the prompt
+  // a token of the wrong shape, and variants with no causal kernel (so no decode state)
+  CHECK_THROWS_WITH(decoder.step(token_range(all, 0, 2), step), Catch::Contains("Q has shape"));
+  CHECK_THROWS_WITH(token_range(all, kPrompt, 2), Catch::Contains("not a range of the tensor's tokens"));
+  AttentionConfig c = decode_config(AttentionVariant::linformer, kPrompt);
+  CHECK_THROWS_WITH(AttentionDecoder(synthetic_inputs(c, 1), c, 1, prefill), Catch::Contains("no causal form"));
+  c.variant = AttentionVariant::reformer;
+  CHECK_THROWS_WITH(AttentionDecoder(synthetic_inputs(c, 1), c, 1, prefill),
+                    Catch::Contains("causal attention for msa, performer and the EcoFormer family only"));
+}
