@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "chunk_scan.cuh"
 #include "ecosim/kernels/cuda_support.cuh"
 #include "hash_math.hpp"
 #include "hashed_backends.hpp"
@@ -190,21 +191,6 @@ __global__ void context_reduce_kernel(const float* partial_f, const Sum* partial
     Sum acc = 0;
     for (long long c = 0; c < chunks; ++c) acc += partial_s[(g * chunks + c) * bits + (local - floats)];
     sums[g * bits + (local - floats)] = acc;
-  }
-}
-
-// Causal: x holds `groups` runs of `chunks` entries of `size` values; each entry becomes the sum of the entries
-// before it in its group (the first zero), in chunk order.
-template <class T>
-__global__ void exclusive_chunk_scan_kernel(T* x, long long groups, long long chunks, long long size) {
-  const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (e >= groups * size) return;
-  T* base = x + (e / size) * chunks * size + e % size;
-  T running = 0;
-  for (long long c = 0; c < chunks; ++c) {
-    const T entry = base[c * size];
-    base[c * size] = running;
-    running += entry;
   }
 }
 

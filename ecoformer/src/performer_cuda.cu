@@ -8,6 +8,7 @@
 
 #include "baseline_kernels.hpp"
 #include "batched_gemm.cuh"
+#include "chunk_scan.cuh"
 #include "ecosim/kernels/cuda_support.cuh"
 
 namespace ecosim::ecoformer::detail {
@@ -57,20 +58,6 @@ __global__ void pad_rows(const float* x, float* padded, long long g, long long n
   if (i >= g * padded_n * d) return;
   const long long group = i / (padded_n * d), row = i / d % padded_n, col = i % d;
   padded[i] = row < n ? x[(group * n + row) * d + col] : 0.0f;
-}
-
-/// x holds g groups of `chunks` entries of `size` values: each entry becomes the sum of the entries before it in
-/// its group (the first zero), summed in order.
-__global__ void exclusive_chunk_scan(float* x, long long g, long long chunks, long long size) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= g * size) return;
-  float* base = x + (i / size) * chunks * size + i % size;
-  float running = 0.0f;
-  for (long long c = 0; c < chunks; ++c) {
-    const float entry = base[c * size];
-    base[c * size] = running;
-    running += entry;
-  }
 }
 
 /// scores holds `blocks` chunk × chunk matrices: zero above the diagonal (a later key), and each row's sum.
@@ -168,10 +155,10 @@ void performer_causal(const cuda::DeviceBuffer<float>& q, const cuda::DeviceBuff
   column_sums<<<cuda::blocks_for(blocks * f, kThreads), kThreads>>>(b.phi_k.get(), b.k_sum.get(), ll(blocks), ll(chunk),
                                                                     ll(f));
   cuda::check_launch("column_sums");
-  exclusive_chunk_scan<<<cuda::blocks_for(g * f * d, kThreads), kThreads>>>(b.state.get(), ll(g), ll(chunks),
-                                                                            ll(f * d));
+  exclusive_chunk_scan_kernel<<<cuda::blocks_for(g * f * d, kThreads), kThreads>>>(b.state.get(), ll(g), ll(chunks),
+                                                                                   ll(f * d));
   cuda::check_launch("exclusive_chunk_scan");
-  exclusive_chunk_scan<<<cuda::blocks_for(g * f, kThreads), kThreads>>>(b.k_sum.get(), ll(g), ll(chunks), ll(f));
+  exclusive_chunk_scan_kernel<<<cuda::blocks_for(g * f, kThreads), kThreads>>>(b.k_sum.get(), ll(g), ll(chunks), ll(f));
   cuda::check_launch("exclusive_chunk_scan");
   // within each chunk: φ(Q)φ(K)ᵀ masked above the diagonal, times V; before it: φ(Q) times the earlier sums
   batched_gemm({b.phi_q.get(), ll(chunk * f), ll(f), 1}, {b.phi_k.get(), ll(chunk * f), 1, ll(f)}, b.scores.get(),

@@ -1,0 +1,23 @@
+// Internal (CUDA sources only): the exclusive scan over chunks of tokens that the causal forms of Performer
+// (performer_cuda.cu) and the EcoFormer family (hashed_attention_cuda.cu) share — each chunk's partial sums
+// replaced by the sums of the chunks before it, in chunk order (deterministic).
+#pragma once
+
+namespace ecosim::ecoformer::detail {
+
+/// x holds `groups` runs of `chunks` entries of `size` values; each entry becomes the sum of the entries before it
+/// in its group (the first zero), in chunk order. One thread per (group, value).
+template <class T>
+__global__ void exclusive_chunk_scan_kernel(T* x, long long groups, long long chunks, long long size) {
+  const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= groups * size) return;
+  T* base = x + (e / size) * chunks * size + e % size;
+  T running = 0;
+  for (long long c = 0; c < chunks; ++c) {
+    const T entry = base[c * size];
+    base[c * size] = running;
+    running += entry;
+  }
+}
+
+}  // namespace ecosim::ecoformer::detail
