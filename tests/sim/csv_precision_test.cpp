@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "compare/compare_report.hpp"
-#include "sweep_report.hpp"
-#include "sweep_spec.hpp"
+#include "sweep/sweep_report.hpp"
+#include "sweep/sweep_spec.hpp"
 
 using namespace ecosim;
 using namespace ecosim::cli;

@@ -1,4 +1,4 @@
-// A replay's closed-form hint and progress line (sim/src/replay_progress.hpp): the hint from the measured
+// A replay's closed-form hint and progress line (sim/src/replay/replay_progress.hpp): the hint from the measured
 // per-tile cost and its threshold, durations as a person reads them, and the line on a simulated terminal —
 // nothing on a non-terminal, nothing in the first half second, at most four draws a second, the time left from
 // the rate so far, erased at the end.
@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string>
 
-#include "replay_progress.hpp"
+#include "replay/replay_progress.hpp"
 #include "work_limits.hpp"
 
 using namespace ecosim;

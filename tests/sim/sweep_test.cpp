@@ -11,9 +11,9 @@
 #include "ecosim/accel_model/config.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim_child.hpp"
-#include "sweep_report.hpp"
-#include "sweep_runner.hpp"
-#include "sweep_spec.hpp"
+#include "sweep/sweep_report.hpp"
+#include "sweep/sweep_runner.hpp"
+#include "sweep/sweep_spec.hpp"
 
 namespace fs = std::filesystem;
 using namespace ecosim;

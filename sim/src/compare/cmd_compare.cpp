@@ -36,7 +36,7 @@
 #include "embedded_texts.hpp"
 #include "gpu_estimate.hpp"
 #include "provenance.hpp"
-#include "replay_progress.hpp"
+#include "replay/replay_progress.hpp"
 #include "report_folder.hpp"
 #include "variant_parameters.hpp"
 #include "work_limits.hpp"
