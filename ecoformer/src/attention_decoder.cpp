@@ -5,22 +5,11 @@
 
 #include "baseline_kernels.hpp"
 #include "decode_states.hpp"
-#include "ecosim/kernels/timing.hpp"
 #include "ecosim/ops_counter/error.hpp"
 
 namespace ecosim::ecoformer {
 
 namespace {
-
-/// Adds tokens [0, n) of every group of `in` (n tokens a group) onto the state.
-void add_tokens(detail::DecodeState& state, const AttentionInputs& in, std::uint64_t groups, std::uint64_t n,
-                std::uint64_t d) {
-  for (std::uint64_t g = 0; g < groups; ++g)
-    for (std::uint64_t t = 0; t < n; ++t) {
-      const std::uint64_t at = (g * n + t) * d;
-      state.add(g, &in.q.data[at], &in.k.data[at], &in.v.data[at]);
-    }
-}
 
 Tensor token_range(const Tensor& t, std::uint64_t first, std::uint64_t count) {
   if (first + count > t.seq || count == 0)
@@ -48,17 +37,18 @@ AttentionConfig causal(AttentionConfig c) {
 }
 }  // namespace
 
-AttentionDecoder::AttentionDecoder(const AttentionInputs& prompt, const AttentionConfig& config, std::uint64_t seed,
-                                   OpSink& sink)
-    : AttentionDecoder(prompt, config, draw_kernel_parameters(prompt, causal(config), seed), sink) {}
+AttentionDecoder::AttentionDecoder(const AttentionInputs& prompt, const AttentionConfig& config, Device device,
+                                   std::uint64_t seed, OpSink& sink)
+    : AttentionDecoder(prompt, config, device, draw_kernel_parameters(prompt, causal(config), seed), sink) {}
 
-AttentionDecoder::AttentionDecoder(const AttentionInputs& prompt, const AttentionConfig& config,
+AttentionDecoder::AttentionDecoder(const AttentionInputs& prompt, const AttentionConfig& config, Device device,
                                    KernelParameters parameters, OpSink& sink)
     : config_(causal(config)), parameters_(std::move(parameters)) {
   check_kernel_parameters(parameters_, config_);
-  state_ = detail::make_decode_state(config_, parameters_);  // a variant without a state fails before any work
-  prefill_ = run_attention(prompt, config_, Device::cpu, parameters_, sink);
-  add_tokens(*state_, prompt, config_.batch * config_.heads, config_.seq, config_.head_dim);
+  // a variant without a state, or a GPU that is not there, fails before any work
+  state_ = detail::make_decode_state(config_, parameters_, device);
+  prefill_ = run_attention(prompt, config_, device, parameters_, sink);
+  state_->add(prompt);
   tokens_ = config_.seq;
 }
 
@@ -71,12 +61,7 @@ RunResult AttentionDecoder::step(const AttentionInputs& token, OpSink& sink) {
   detail::validate_tensor("Q", token.q, step);
   detail::validate_tensor("K", token.k, step);
   detail::validate_tensor("V", token.v, step);
-  const std::uint64_t groups = config_.batch * config_.heads, d = config_.head_dim;
-  RunResult result{detail::output_like(token.q), 0, Device::cpu};
-  result.latency_ms = timing::steady_ms([&] {
-    add_tokens(*state_, token, groups, 1, d);
-    for (std::uint64_t g = 0; g < groups; ++g) state_->read(g, &token.q.data[g * d], &result.out.data[g * d]);
-  });
+  RunResult result = state_->step(token);
   ++tokens_;
   emit_attention(kAttentionRecordPrefix, step, Convention::exact, sink);
   return result;

@@ -6,6 +6,10 @@
 
 #include <cmath>
 
+#include "ecosim/kernels/gpu.hpp"
+#include "ecosim/kernels/timing.hpp"
+#include "ecosim/ops_counter/error.hpp"
+
 #include "baseline_kernels.hpp"
 #include "ecosim/ecoformer/hash_params.hpp"
 #include "ecosim/ecoformer/hashed_attention.hpp"
@@ -18,17 +22,45 @@ namespace {
 
 std::vector<double> widened(const std::vector<float>& x) { return {x.begin(), x.end()}; }
 
-/// MSA: the keys and values so far, per group.
-class KvCache final : public DecodeState {
+/// A CPU state, group by group: a token added, a query read; the prompt and a step loop over the groups.
+class GroupState : public DecodeState {
  public:
-  explicit KvCache(const AttentionConfig& c) : d_(c.head_dim), k_(c.batch * c.heads), v_(c.batch * c.heads) {}
-  void add(std::uint64_t g, const float*, const float* k, const float* v) override {
-    k_[g].insert(k_[g].end(), k, k + d_);
-    v_[g].insert(v_[g].end(), v, v + d_);
+  explicit GroupState(const AttentionConfig& c) : groups_(c.batch * c.heads), d_(c.head_dim) {}
+  void add(const AttentionInputs& prompt) override {
+    const std::uint64_t n = prompt.q.seq;
+    for (std::uint64_t g = 0; g < groups_; ++g)
+      for (std::uint64_t t = 0; t < n; ++t) {
+        const std::uint64_t at = (g * n + t) * d_;
+        add_token(g, &prompt.q.data[at], &prompt.k.data[at], &prompt.v.data[at]);
+      }
   }
-  void read(std::uint64_t g, const float* q, float* out) const override {
-    softmax_attention_cpu(q, k_[g].data(), v_[g].data(), out, 1, k_[g].size() / d_, d_, true);
+  RunResult step(const AttentionInputs& token) override {
+    RunResult r{output_like(token.q), 0, Device::cpu};
+    r.latency_ms = timing::steady_ms([&] {
+      for (std::uint64_t g = 0; g < groups_; ++g) {
+        const std::uint64_t at = g * d_;
+        add_token(g, &token.q.data[at], &token.k.data[at], &token.v.data[at]);
+        read_query(g, &token.q.data[at], &r.out.data[at]);
+      }
+    });
+    return r;
   }
+
+ protected:
+  /// Adds the token (its q — the hashed variants' shared q/k —, k and v) of group g.
+  virtual void add_token(std::uint64_t g, const float* q, const float* k, const float* v) = 0;
+  /// The output of group g's query q over the state, which already holds q's own token (the last added to g).
+  virtual void read_query(std::uint64_t g, const float* q, float* out) const = 0;
+
+ private:
+  std::uint64_t groups_, d_;
+};
+
+/// MSA: the keys and values so far, per group.
+class KvCache final : public GroupState {
+ public:
+  explicit KvCache(const AttentionConfig& c)
+      : GroupState(c), d_(c.head_dim), k_(c.batch * c.heads), v_(c.batch * c.heads) {}
   std::uint64_t bytes() const override {
     std::uint64_t values = 0;
     for (const auto& k : k_) values += 2 * k.size();
@@ -44,30 +76,28 @@ class KvCache final : public DecodeState {
   }
 
  private:
+  void add_token(std::uint64_t g, const float*, const float* k, const float* v) override {
+    k_[g].insert(k_[g].end(), k, k + d_);
+    v_[g].insert(v_[g].end(), v, v + d_);
+  }
+  void read_query(std::uint64_t g, const float* q, float* out) const override {
+    softmax_attention_cpu(q, k_[g].data(), v_[g].data(), out, 1, k_[g].size() / d_, d_, true);
+  }
   std::uint64_t d_;
   std::vector<std::vector<float>> k_, v_;
 };
 
 /// Performer: S = Σ φ(k_j) v_jᵀ (F×d) and z = Σ φ(k_j) (F), per group.
-class PerformerState final : public DecodeState {
+class PerformerState final : public GroupState {
  public:
   PerformerState(const AttentionConfig& c, const KernelParameters& p)
-      : d_(c.head_dim),
+      : GroupState(c),
+        d_(c.head_dim),
         f_(c.features),
         omega_(p.at("omega")),
         scales_(feature_scales(d_, f_)),
         kv_(c.batch * c.heads, RowMatrix::Zero(static_cast<Eigen::Index>(f_), static_cast<Eigen::Index>(d_))),
         k_sum_(c.batch * c.heads, Eigen::RowVectorXf::Zero(static_cast<Eigen::Index>(f_))) {}
-  void add(std::uint64_t g, const float*, const float* k, const float* v) override {
-    const RowMatrix phi_k = features(k);
-    kv_[g].noalias() += phi_k.row(0).transpose() * row(v);
-    k_sum_[g] += phi_k.row(0);
-  }
-  void read(std::uint64_t g, const float* q, float* out) const override {
-    const RowMatrix phi_q = features(q);
-    Eigen::Map<Eigen::RowVectorXf>(out, static_cast<Eigen::Index>(d_)) =
-        (phi_q.row(0) * kv_[g]) / phi_q.row(0).dot(k_sum_[g]);
-  }
   std::uint64_t bytes() const override { return kv_.size() * (f_ * d_ + f_) * sizeof(float); }
   std::map<std::string, std::vector<double>> arrays() const override {
     std::vector<double> kv, k_sum;
@@ -79,6 +109,16 @@ class PerformerState final : public DecodeState {
   }
 
  private:
+  void add_token(std::uint64_t g, const float*, const float* k, const float* v) override {
+    const RowMatrix phi_k = features(k);
+    kv_[g].noalias() += phi_k.row(0).transpose() * row(v);
+    k_sum_[g] += phi_k.row(0);
+  }
+  void read_query(std::uint64_t g, const float* q, float* out) const override {
+    const RowMatrix phi_q = features(q);
+    Eigen::Map<Eigen::RowVectorXf>(out, static_cast<Eigen::Index>(d_)) =
+        (phi_q.row(0) * kv_[g]) / phi_q.row(0).dot(k_sum_[g]);
+  }
   ConstMatrixMap row(const float* x) const { return ConstMatrixMap(x, 1, static_cast<Eigen::Index>(d_)); }
   RowMatrix features(const float* x) const {
     const ConstMatrixMap omega(omega_.data(), static_cast<Eigen::Index>(f_), static_cast<Eigen::Index>(d_));
@@ -94,10 +134,11 @@ class PerformerState final : public DecodeState {
 /// The EcoFormer family: M = Σ h_j v_jᵀ (b×d), s = Σ h_j (b; Sum: int64 for ±1 codes, float for real ones),
 /// z = Σ v_j (d) and the token count, per group; the codes from the causal hash of each token alone.
 template <class Sum>
-class HashedState final : public DecodeState {
+class HashedState final : public GroupState {
  public:
   HashedState(const AttentionConfig& c, const KernelParameters& p)
-      : d_(c.head_dim),
+      : GroupState(c),
+        d_(c.head_dim),
         b_(c.code_bits()),
         heads_(c.heads),
         params_(hash_params_from(p, c)),
@@ -110,7 +151,16 @@ class HashedState final : public DecodeState {
     for (std::uint64_t h = 0; params_.kernel() && h < heads_; ++h)
       fixed_.push_back(anchor_statistics(anchors(h), params_.support, d_));
   }
-  void add(std::uint64_t g, const float* q, const float*, const float* v) override {
+  std::uint64_t bytes() const override {  // s as the counter keeps it: int32 (±1 codes) or fp32, 4 bytes either way
+    return (context_.size() + values_.size() + sums_.size()) * sizeof(float);
+  }
+  std::map<std::string, std::vector<double>> arrays() const override {
+    return {
+        {"context", widened(context_)}, {"code_sum", {sums_.begin(), sums_.end()}}, {"value_sum", widened(values_)}};
+  }
+
+ private:
+  void add_token(std::uint64_t g, const float* q, const float*, const float* v) override {
     float* h = &last_code_[g * b_];
     code(g % heads_, q, h);
     for (std::uint64_t r = 0; r < b_; ++r) {  // in attend_causal's order: per bit its sum, then its row of M
@@ -121,7 +171,7 @@ class HashedState final : public DecodeState {
     for (std::uint64_t k = 0; k < d_; ++k) values_[g * d_ + k] += v[k];
     ++count_[g];
   }
-  void read(std::uint64_t g, const float*, float* out) const override {
+  void read_query(std::uint64_t g, const float*, float* out) const override {
     const float* h = &last_code_[g * b_];
     Sum den = static_cast<Sum>(h[0]) * sums_[g * b_];
     for (std::uint64_t r = 1; r < b_; ++r) den += static_cast<Sum>(h[r]) * sums_[g * b_ + r];
@@ -133,15 +183,6 @@ class HashedState final : public DecodeState {
       out[k] = (acc + static_cast<float>(bias_) * values_[g * d_ + k]) * inv;
     }
   }
-  std::uint64_t bytes() const override {  // s as the counter keeps it: int32 (±1 codes) or fp32, 4 bytes either way
-    return (context_.size() + values_.size() + sums_.size()) * sizeof(float);
-  }
-  std::map<std::string, std::vector<double>> arrays() const override {
-    return {
-        {"context", widened(context_)}, {"code_sum", {sums_.begin(), sums_.end()}}, {"value_sum", widened(values_)}};
-  }
-
- private:
   const float* anchors(std::uint64_t head) const { return &params_.anchors[head * params_.support * d_]; }
   /// The token's code (±1 for the binary variants, the real projections for fp-ecoformer) from its causal hash.
   void code(std::uint64_t head, const float* q, float* h) const {
@@ -169,7 +210,16 @@ class HashedState final : public DecodeState {
 
 }  // namespace
 
-std::unique_ptr<DecodeState> make_decode_state(const AttentionConfig& c, const KernelParameters& parameters) {
+std::unique_ptr<DecodeState> make_decode_state(const AttentionConfig& c, const KernelParameters& parameters,
+                                               Device device) {
+  if (device == Device::cuda) gpu::require("decoding on the GPU");  // a build or a machine without one: an error
+#if ECOSIM_HAS_CUDA
+  if (device == Device::cuda) {
+    if (c.variant == AttentionVariant::msa) return msa_decode_state_cuda(c);
+    if (c.variant == AttentionVariant::performer) return performer_decode_state_cuda(c, parameters);
+    if (is_hashed(c.variant)) return hashed_decode_state_cuda(c, parameters);
+  }
+#endif
   if (c.variant == AttentionVariant::msa) return std::make_unique<KvCache>(c);
   if (c.variant == AttentionVariant::performer) return std::make_unique<PerformerState>(c, parameters);
   if (is_hashed(c.variant)) {

@@ -122,7 +122,8 @@ void attend_causal(const Codes& codes, const HashedProblem& p, const Shape& s, f
         for (unsigned r = 0; r < unsigned_b; ++r) {
           sums[r] = i == 0 ? codes.code(token, r) : sums[r] + codes.code(token, r);
           for (std::uint64_t k = 0; k < d; ++k)
-            ctx[r * d + k] = i == 0 ? codes.times(token, r, value[k]) : ctx[r * d + k] + codes.times(token, r, value[k]);
+            ctx[r * d + k] =
+                i == 0 ? codes.times(token, r, value[k]) : ctx[r * d + k] + codes.times(token, r, value[k]);
         }
         for (std::uint64_t k = 0; k < d; ++k) z[k] += value[k];
         Sum den = codes.times(token, 0, sums[0]);

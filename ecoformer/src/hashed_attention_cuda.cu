@@ -6,17 +6,21 @@
 // Causal (config.causal), as the CPU reference: the kernel's bandwidth and column means fixed beforehand from
 // each head's anchors (host, not timed), then per chunk of kCausalChunkTokens tokens the sums M, z, s of the
 // chunks before it (partial sums, an exclusive scan in chunk order) and, within the chunk, each earlier token's
-// weight h_i·h_j + c.
+// weight h_i·h_j + c. Decoding (hashed_decode_state_cuda): M, s and Σv on the device, each step hashing its token
+// with the same kernels and folding it in, then reading its query.
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
 
-#include "chunk_scan.cuh"
+#include "decode_states.hpp"
 #include "ecosim/kernels/cuda_support.cuh"
+#include "ecosim/ops_counter/checked.hpp"
 #include "hash_math.hpp"
 #include "hashed_backends.hpp"
 #include "hashed_common.hpp"
+#include "running_sums.cuh"
 
 namespace ecosim::ecoformer::detail {
 
@@ -236,6 +240,26 @@ __global__ void causal_output_kernel(Codes codes, const float* before_f, const f
   out[e] = acc * inv_den[i];
 }
 
+// Decoding, one thread per (group, k): the query of group g (token g of `codes`, one a group) over the state —
+// (h·M + c·z)_k / (h·s + c·count), M and z in state_f [g][b·d + d], s in state_s [g][b].
+template <class Codes>
+__global__ void decode_output_kernel(Codes codes, const float* state_f, const typename Codes::Sum* state_s,
+                                     long long groups, int bits, int d, typename Codes::Sum bias,
+                                     typename Codes::Sum count, float* out) {
+  const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= groups * d) return;
+  const long long g = e / d;
+  const int k = static_cast<int>(e % d);
+  const typename Codes::Sum* s = state_s + g * bits;
+  typename Codes::Sum den = codes.times(g, 0, s[0]);
+  for (int r = 1; r < bits; ++r) den += codes.times(g, r, s[r]);
+  den += bias * count;
+  const float* m = state_f + g * (static_cast<long long>(bits) * d + d);
+  float acc = codes.times(g, 0, m[k]);
+  for (int r = 1; r < bits; ++r) acc += codes.times(g, r, m[r * d + k]);
+  out[e] = (acc + static_cast<float>(bias) * m[bits * d + k]) / static_cast<float>(den);
+}
+
 // One thread per token: 1/(h_i·s + c·N).
 template <class Codes>
 __global__ void denominator_kernel(Codes codes, const typename Codes::Sum* sums, long long tokens, long long n,
@@ -288,13 +312,13 @@ std::vector<float> transposed_anchors(const std::vector<float>& anchors, const D
 struct FixedStatistics {
   std::vector<float> inverse_bandwidth, means;
 };
-FixedStatistics fixed_statistics(const HashedProblem& p, const Dims& s) {
+FixedStatistics fixed_statistics(const HashParams& params, const Dims& s) {
   FixedStatistics f;
-  if (!s.causal || !p.params.kernel()) return f;
+  if (!s.causal || !params.kernel()) return f;
   const auto m = static_cast<std::uint64_t>(s.m), d = static_cast<std::uint64_t>(s.d);
   std::vector<float> per_head;
   for (long long h = 0; h < s.heads; ++h) {
-    const AnchorStatistics a = anchor_statistics(&p.params.anchors[static_cast<std::uint64_t>(h) * m * d], m, d);
+    const AnchorStatistics a = anchor_statistics(&params.anchors[static_cast<std::uint64_t>(h) * m * d], m, d);
     per_head.push_back(a.inverse_bandwidth);
     f.means.insert(f.means.end(), a.means.begin(), a.means.end());
   }
@@ -451,7 +475,7 @@ void attend_causal(const Codes& codes, const HashedProblem& p, const Dims& s, Wo
 /// kBinary: packed codes and int32 sums; otherwise the real codes of fp-ecoformer.
 template <class Word, bool kBinary>
 HashedOutput run(const HashedProblem& p, const Dims& s, const Reporter& report) {
-  Workspace<Word, std::conditional_t<kBinary, std::int32_t, float>> w(p, s, fixed_statistics(p, s));
+  Workspace<Word, std::conditional_t<kBinary, std::int32_t, float>> w(p, s, fixed_statistics(p.params, s));
   HashedOutput result;
   const auto run_attend = [&](const auto& codes) {
     if (s.causal)
@@ -477,6 +501,157 @@ HashedOutput run(const HashedProblem& p, const Dims& s, const Reporter& report) 
   return result;
 }
 
+/// The EcoFormer family's decode state on the device: M = Σh vᵀ and Σv (state_f [g][b·d + d]) and s = Σh (state_s
+/// [g][b]) per group; tokens hashed with the causal kernels above (statistics fixed by the anchors) and folded in
+/// by the context partial sums (one chunk of all the new tokens); the count of tokens on the host.
+template <class Word, bool kBinary>
+class HashedDecodeCuda final : public DecodeState {
+  using Sum = std::conditional_t<kBinary, std::int32_t, float>;
+
+ public:
+  HashedDecodeCuda(const AttentionConfig& c, const KernelParameters& p)
+      : batch_(c.batch),
+        params_(hash_params_from(p, c)),
+        bias_(hash_bias(c.code_bits(), HashedOptions{}.bias)),
+        dims_{static_cast<long long>(c.batch * c.heads),
+              1,
+              static_cast<long long>(c.heads),
+              static_cast<long long>(c.batch * c.heads),
+              static_cast<int>(c.head_dim),
+              static_cast<int>(c.code_bits()),
+              static_cast<int>(c.support),
+              true},
+        fixed_(fixed_statistics(params_, dims_)),
+        anchors_t_(transposed_anchors(params_.anchors, dims_)),
+        projection_(params_.projection),
+        inv_(fixed_.inverse_bandwidth),
+        means_(fixed_.means),
+        state_f_(dims_.count(dims_.groups) * dims_.floats()),
+        state_s_(dims_.count(dims_.groups, dims_.b)) {
+    cuda::check(cudaMemset(state_f_.get(), 0, dims_.count(dims_.groups) * dims_.floats() * sizeof(float)),
+                "cudaMemset");
+    cuda::check(cudaMemset(state_s_.get(), 0, dims_.count(dims_.groups, dims_.b) * sizeof(Sum)), "cudaMemset");
+  }
+  void add(const AttentionInputs& prompt) override {
+    Tokens t(*this, prompt, prompt.q.seq);
+    fold_in(t);
+  }
+  RunResult step(const AttentionInputs& token) override {
+    Tokens t(*this, token, 1);
+    cuda::DeviceBuffer<float> out(dims_.count(dims_.groups, dims_.d));
+    cuda::EventTimer timer;
+    fold_in(t);
+    const auto read = [&](const auto& codes) {
+      decode_output_kernel<<<cuda::blocks_for(dims_.count(dims_.groups, dims_.d), kThreads), kThreads>>>(
+          codes, state_f_.get(), state_s_.get(), dims_.groups, dims_.b, dims_.d, static_cast<Sum>(bias_),
+          static_cast<Sum>(count_), out.get());
+      cuda::check_launch("hashed decode output");
+    };
+    if constexpr (kBinary)
+      read(BinaryCodes<Word>{t.words.get()});
+    else
+      read(RealCodes{t.real.get(), static_cast<unsigned>(dims_.b)});
+    const double ms = timer.stop_ms();
+    return RunResult{
+        Tensor{batch_, static_cast<std::uint64_t>(dims_.heads), 1, static_cast<std::uint64_t>(dims_.d), out.download()},
+        ms, Device::cuda};
+  }
+  std::uint64_t bytes() const override {  // s as int32 (±1 codes) or fp32: 4 bytes either way
+    return (dims_.count(dims_.groups) * dims_.floats() + dims_.count(dims_.groups, dims_.b)) * sizeof(float);
+  }
+  std::map<std::string, std::vector<double>> arrays() const override {
+    const std::vector<float> f = state_f_.download();
+    const std::vector<Sum> s = state_s_.download();
+    const auto b = static_cast<std::uint64_t>(dims_.b), d = static_cast<std::uint64_t>(dims_.d);
+    std::vector<double> context, value_sum;
+    for (std::uint64_t g = 0; g < static_cast<std::uint64_t>(dims_.groups); ++g) {
+      const auto begin = f.begin() + static_cast<std::ptrdiff_t>(g * (b * d + d));
+      context.insert(context.end(), begin, begin + static_cast<std::ptrdiff_t>(b * d));
+      value_sum.insert(value_sum.end(), begin + static_cast<std::ptrdiff_t>(b * d),
+                       begin + static_cast<std::ptrdiff_t>(b * d + d));
+    }
+    return {{"context", context}, {"code_sum", {s.begin(), s.end()}}, {"value_sum", value_sum}};
+  }
+
+ private:
+  /// n new tokens a group on the device, with their hashes' buffers (allocated before any timer).
+  struct Tokens {
+    Tokens(const HashedDecodeCuda& state, const AttentionInputs& in, std::uint64_t n)
+        : n(static_cast<long long>(n)),
+          qk(in.q.data),
+          v(in.v.data),
+          x(in.q.data.size()),
+          kernel(state.params_.kernel() ? state.dims_.count(state.dims_.groups) * n * state.dims_.m : 0),
+          words(kBinary ? state.dims_.count(state.dims_.groups) * n : 0),
+          real(kBinary ? 0 : state.dims_.count(state.dims_.groups) * n * state.dims_.b),
+          partial_f(state.dims_.count(state.dims_.groups) * state.dims_.floats()),
+          partial_s(state.dims_.count(state.dims_.groups, state.dims_.b)) {}
+    long long n;
+    const cuda::DeviceBuffer<float> qk, v;
+    cuda::DeviceBuffer<float> x, kernel;
+    cuda::DeviceBuffer<Word> words;
+    cuda::DeviceBuffer<float> real, partial_f;
+    cuda::DeviceBuffer<Sum> partial_s;
+  };
+  /// Hashes the tokens (the causal hash: normalise, distances, RBF with the fixed bandwidth, the fixed means
+  /// subtracted, projection and sign), then adds their M, Σv and s onto the state.
+  void fold_in(Tokens& t) {
+    if (kBinary && checked_mul(static_cast<std::uint64_t>(dims_.b) + static_cast<std::uint64_t>(bias_),
+                               count_ + static_cast<std::uint64_t>(t.n)) > 0x7fffffffu)
+      throw Error("decoding past " + std::to_string(count_) + " tokens would overflow int32 hash denominators");
+    const long long tokens = dims_.groups * t.n, pairs = tokens * dims_.m;
+    normalize_rows_kernel<<<cuda::blocks_for(static_cast<std::uint64_t>(tokens), kThreads), kThreads>>>(
+        t.qk.get(), t.x.get(), tokens, dims_.d);
+    cuda::check_launch("hashed decode normalisation");
+    const float* features = t.x.get();
+    int f_len = dims_.d;
+    if (params_.kernel()) {
+      distances_kernel<<<cuda::blocks_for(static_cast<std::uint64_t>(pairs), kThreads), kThreads>>>(
+          t.x.get(), anchors_t_.get(), t.kernel.get(), pairs, t.n, dims_.d, dims_.m, dims_.heads);
+      cuda::check_launch("hashed decode distances");
+      rbf_kernel<<<cuda::blocks_for(static_cast<std::uint64_t>(pairs), kThreads), kThreads>>>(
+          t.kernel.get(), inv_.get(), pairs, t.n * dims_.m);
+      cuda::check_launch("hashed decode RBF kernel");
+      subtract_means_kernel<<<cuda::blocks_for(static_cast<std::uint64_t>(pairs), kThreads), kThreads>>>(
+          t.kernel.get(), means_.get(), pairs, t.n, dims_.m, dims_.heads);
+      cuda::check_launch("hashed decode fixed centring");
+      features = t.kernel.get();
+      f_len = dims_.m;
+    }
+    hash_kernel<Word><<<cuda::blocks_for(static_cast<std::uint64_t>(tokens), kThreads), kThreads>>>(
+        features, f_len, params_.projection.empty() ? nullptr : projection_.get(), dims_.b, tokens, t.n, dims_.heads,
+        t.words.get(), t.real.get());
+    cuda::check_launch("hashed decode projection and sign");
+    const auto partials = [&](const auto& codes) {
+      context_partials_kernel<<<cuda::grid_x(dims_.count(dims_.groups), "hashed decode sums (one block per group)"),
+                                kThreads>>>(codes, t.v.get(), t.n, 1, t.n, dims_.d, dims_.b, t.partial_f.get(),
+                                            t.partial_s.get());
+      cuda::check_launch("hashed decode sums");
+    };
+    if constexpr (kBinary)
+      partials(BinaryCodes<Word>{t.words.get()});
+    else
+      partials(RealCodes{t.real.get(), static_cast<unsigned>(dims_.b)});
+    const std::uint64_t floats = dims_.count(dims_.groups) * dims_.floats(), sums = dims_.count(dims_.groups, dims_.b);
+    add_onto_kernel<<<cuda::blocks_for(floats, kThreads), kThreads>>>(state_f_.get(), t.partial_f.get(),
+                                                                      static_cast<long long>(floats));
+    cuda::check_launch("hashed decode M and z");
+    add_onto_kernel<<<cuda::blocks_for(sums, kThreads), kThreads>>>(state_s_.get(), t.partial_s.get(),
+                                                                    static_cast<long long>(sums));
+    cuda::check_launch("hashed decode s");
+    count_ += static_cast<std::uint64_t>(t.n);
+  }
+
+  std::uint64_t batch_;
+  HashParams params_;
+  std::int32_t bias_;
+  Dims dims_;
+  FixedStatistics fixed_;  // the kernel's bandwidth (per group) and column means (per head), from the anchors
+  const cuda::DeviceBuffer<float> anchors_t_, projection_, inv_, means_;
+  cuda::DeviceBuffer<float> state_f_;
+  cuda::DeviceBuffer<Sum> state_s_;
+  std::uint64_t count_ = 0;
+};
 }  // namespace
 
 HashedOutput hashed_attention_cuda(const HashedProblem& p, const Reporter& report) {
@@ -492,6 +667,15 @@ HashedOutput hashed_attention_cuda(const HashedProblem& p, const Reporter& repor
   return with_code_word(static_cast<unsigned>(s.b), [&](auto word) {
     using Word = decltype(word);
     return p.params.binary() ? run<Word, true>(p, s, report) : run<Word, false>(p, s, report);
+  });
+}
+
+std::unique_ptr<DecodeState> hashed_decode_state_cuda(const AttentionConfig& config,
+                                                      const KernelParameters& parameters) {
+  return with_code_word(static_cast<unsigned>(config.code_bits()), [&](auto word) -> std::unique_ptr<DecodeState> {
+    using Word = decltype(word);
+    if (stages::binary_codes(config.variant)) return std::make_unique<HashedDecodeCuda<Word, true>>(config, parameters);
+    return std::make_unique<HashedDecodeCuda<Word, false>>(config, parameters);
   });
 }
 

@@ -26,7 +26,7 @@ void softmax_attention_cpu(const float* q, const float* k, const float* v, float
     Eigen::VectorXf row_max = Eigen::VectorXf::Constant(qn, -std::numeric_limits<float>::infinity());
     Eigen::VectorXf row_sum = Eigen::VectorXf::Zero(qn);
     RowMatrix acc = RowMatrix::Zero(qn, cols);
-    const Eigen::Index shift = key_rows - rows;  // query i sees keys ≤ shift + i when causal
+    const Eigen::Index shift = key_rows - rows;                        // query i sees keys ≤ shift + i when causal
     const Eigen::Index visible = causal ? shift + q0 + qn : key_rows;  // keys any query of the block sees
     for (Eigen::Index k0 = 0; k0 < visible; k0 += kKeyBlock) {
       const Eigen::Index kn = std::min(kKeyBlock, visible - k0);

@@ -5,13 +5,16 @@
 // length (N = 16384 fits). Inputs are fp32 or fp16 (converted to fp32 on load); arithmetic is fp32. Causal
 // (config.causal): query i of n over `keys` sees the keys up to keys − n + i; a block stops after the last key its
 // last row sees, and a row's later keys in that tile score −∞ (weight 0). Key 0, seen by every row, is in the
-// first tile, so no row's running maximum stays −∞.
+// first tile, so no row's running maximum stays −∞. Decoding (msa_decode_state_cuda): the K/V cache on the
+// device, [group][capacity][d], grown by doubling, one query a step over it.
 #include <cuda_fp16.h>
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "baseline_kernels.hpp"
+#include "decode_states.hpp"
 #include "ecosim/kernels/cuda_support.cuh"
 
 namespace ecosim::ecoformer::detail {
@@ -26,7 +29,7 @@ __device__ float to_float(__half x) { return __half2float(x); }
 
 template <int kMaxD, class T>
 __global__ void online_softmax_attention(const T* q, const T* k, const T* v, float* out, long long n, long long keys,
-                                         int d, float scale, bool causal) {
+                                         long long kv_rows, int d, float scale, bool causal) {
   extern __shared__ float shared[];
   float* k_tile = shared;                 // [kKeyTile][d]
   float* v_tile = k_tile + kKeyTile * d;  // [kKeyTile][d]
@@ -34,8 +37,8 @@ __global__ void online_softmax_attention(const T* q, const T* k, const T* v, flo
   const long long group = blockIdx.y;
   const long long row = static_cast<long long>(blockIdx.x) * kQueries + threadIdx.x;
   const bool active = row < n;
-  const T* kg = k + group * keys * d;
-  const T* vg = v + group * keys * d;
+  const T* kg = k + group * kv_rows * d;  // a group's keys and values start kv_rows rows apart (≥ keys)
+  const T* vg = v + group * kv_rows * d;
   constexpr bool kQInRegisters = kMaxD <= 64;
   const T* q_mem = q + (group * n + (active ? row : 0)) * d;  // an inactive row reads row 0, never stored
   float q_row[kQInRegisters ? kMaxD : 1], acc[kMaxD];
@@ -95,36 +98,107 @@ __global__ void online_softmax_attention(const T* q, const T* k, const T* v, flo
 
 template <int kMaxD, class T>
 void launch(const T* q, const T* k, const T* v, float* out, std::uint64_t g, std::uint64_t n, std::uint64_t keys,
-            std::uint64_t d, bool causal) {
+            std::uint64_t kv_rows, std::uint64_t d, bool causal) {
   const std::size_t shared_bytes = sizeof(float) * (2 * kKeyTile * d + kKeyTile * kQueries);
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   for (std::uint64_t first = 0; first < g; first += cuda::kMaxGridYZ) {  // grid y is limited to 65535
     const std::uint64_t count = std::min(cuda::kMaxGridYZ, g - first);
     const dim3 grid(cuda::blocks_for(n, kQueries), static_cast<unsigned>(count));
-    online_softmax_attention<kMaxD, T><<<grid, kQueries, shared_bytes>>>(
-        q + first * n * d, k + first * keys * d, v + first * keys * d, out + first * n * d, static_cast<long long>(n),
-        static_cast<long long>(keys), static_cast<int>(d), scale, causal);
+    online_softmax_attention<kMaxD, T>
+        <<<grid, kQueries, shared_bytes>>>(q + first * n * d, k + first * kv_rows * d, v + first * kv_rows * d,
+                                           out + first * n * d, static_cast<long long>(n), static_cast<long long>(keys),
+                                           static_cast<long long>(kv_rows), static_cast<int>(d), scale, causal);
     cuda::check_launch("online_softmax_attention");
   }
 }
 
 template <class T>
 void softmax_attention(const T* q, const T* k, const T* v, float* out, std::uint64_t g, std::uint64_t n,
-                       std::uint64_t keys, std::uint64_t d, bool causal) {
+                       std::uint64_t keys, std::uint64_t d, bool causal, std::uint64_t kv_rows = 0) {
   if (d > kMaxHeadDim)
     throw Error("CUDA softmax attention supports head dim ≤ " + std::to_string(kMaxHeadDim) + ", got " +
                 std::to_string(d) + " (use --device cpu)");
   if (causal && keys < n) throw Error("causal attention needs at least as many keys as queries");
-  if (d <= 16) return launch<16>(q, k, v, out, g, n, keys, d, causal);
-  if (d <= 32) return launch<32>(q, k, v, out, g, n, keys, d, causal);
-  if (d <= 64) return launch<64>(q, k, v, out, g, n, keys, d, causal);
-  launch<128>(q, k, v, out, g, n, keys, d, causal);
+  if (kv_rows == 0) kv_rows = keys;
+  if (d <= 16) return launch<16>(q, k, v, out, g, n, keys, kv_rows, d, causal);
+  if (d <= 32) return launch<32>(q, k, v, out, g, n, keys, kv_rows, d, causal);
+  if (d <= 64) return launch<64>(q, k, v, out, g, n, keys, kv_rows, d, causal);
+  launch<128>(q, k, v, out, g, n, keys, kv_rows, d, causal);
 }
+
+/// MSA's decode state on the device: the K/V cache [group][capacity][d] (capacity doubling as tokens come), one
+/// query a step over it with the online-softmax kernel.
+class MsaDecodeCuda final : public DecodeState {
+ public:
+  explicit MsaDecodeCuda(const AttentionConfig& c) : groups_(c.batch * c.heads), d_(c.head_dim) {}
+  void add(const AttentionInputs& prompt) override {
+    const std::uint64_t n = prompt.k.seq;
+    reserve(tokens_ + n);
+    const cuda::DeviceBuffer<float> k(prompt.k.data), v(prompt.v.data);
+    store(k.get(), v.get(), n);
+  }
+  RunResult step(const AttentionInputs& token) override {
+    reserve(tokens_ + 1);  // growing the cache is not a step's work
+    const cuda::DeviceBuffer<float> q(token.q.data), k(token.k.data), v(token.v.data);
+    cuda::DeviceBuffer<float> out(groups_ * d_);
+    cuda::EventTimer timer;
+    store(k.get(), v.get(), 1);  // the new token's key and value into the cache
+    softmax_attention(q.get(), k_->get(), v_->get(), out.get(), groups_, 1, tokens_, d_, true, capacity_);
+    const double ms = timer.stop_ms();
+    return RunResult{Tensor{token.q.batch, token.q.heads, 1, d_, out.download()}, ms, Device::cuda};
+  }
+  std::uint64_t bytes() const override { return 2 * groups_ * tokens_ * d_ * sizeof(float); }
+  std::map<std::string, std::vector<double>> arrays() const override {
+    return {{"k", compact(*k_)}, {"v", compact(*v_)}};
+  }
+
+ private:
+  /// Room for `tokens` a group: a larger cache, the tokens so far moved over (device to device).
+  void reserve(std::uint64_t tokens) {
+    if (tokens <= capacity_) return;
+    const std::uint64_t capacity = std::max(tokens, 2 * capacity_);
+    auto k = std::make_unique<cuda::DeviceBuffer<float>>(groups_ * capacity * d_),
+         v = std::make_unique<cuda::DeviceBuffer<float>>(groups_ * capacity * d_);
+    if (tokens_ > 0) {
+      copy_rows(k->get(), capacity, k_->get(), capacity_, tokens_);
+      copy_rows(v->get(), capacity, v_->get(), capacity_, tokens_);
+    }
+    k_ = std::move(k), v_ = std::move(v), capacity_ = capacity;
+  }
+  /// Each group's first `rows` rows from a buffer of `from_rows` a group into one of `to_rows` a group.
+  void copy_rows(float* to, std::uint64_t to_rows, const float* from, std::uint64_t from_rows,
+                 std::uint64_t rows) const {
+    const std::size_t row_bytes = d_ * sizeof(float);
+    cuda::check(cudaMemcpy2D(to, to_rows * row_bytes, from, from_rows * row_bytes, rows * row_bytes, groups_,
+                             cudaMemcpyDeviceToDevice),
+                "cudaMemcpy2D (K/V cache)");
+  }
+  /// n new tokens a group (device, [group][n][d]) after the cached ones.
+  void store(const float* k, const float* v, std::uint64_t n) {
+    copy_rows(k_->get() + tokens_ * d_, capacity_, k, n, n);
+    copy_rows(v_->get() + tokens_ * d_, capacity_, v, n, n);
+    tokens_ += n;
+  }
+  std::vector<double> compact(const cuda::DeviceBuffer<float>& cache) const {
+    const std::vector<float> all = cache.download();
+    std::vector<double> out;
+    for (std::uint64_t g = 0; g < groups_; ++g)
+      out.insert(out.end(), all.begin() + static_cast<std::ptrdiff_t>(g * capacity_ * d_),
+                 all.begin() + static_cast<std::ptrdiff_t>((g * capacity_ + tokens_) * d_));
+    return out;
+  }
+  std::uint64_t groups_, d_, tokens_ = 0, capacity_ = 0;
+  std::unique_ptr<cuda::DeviceBuffer<float>> k_, v_;
+};
 }  // namespace
 
 void softmax_attention_cuda(const float* q, const float* k, const float* v, float* out, std::uint64_t g,
                             std::uint64_t n, std::uint64_t keys, std::uint64_t d, bool causal) {
   softmax_attention(q, k, v, out, g, n, keys, d, causal);
+}
+
+std::unique_ptr<DecodeState> msa_decode_state_cuda(const AttentionConfig& config) {
+  return std::make_unique<MsaDecodeCuda>(config);
 }
 
 RunResult msa_fp16_cuda(const std::vector<std::uint16_t>& q_bits, const std::vector<std::uint16_t>& k_bits,

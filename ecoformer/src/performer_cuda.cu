@@ -3,13 +3,16 @@
 // Causal (config.causal): the prefix sums of the CPU reference in chunks of kCausalChunk tokens — each chunk's
 // φ(K)ᵀV and Σφ(k) summed over the chunks before it (an exclusive scan over chunks), and within the chunk the
 // scores φ(Q)φ(K)ᵀ masked above the diagonal; the sequence is padded to whole chunks with zero rows, which come
-// after every real query and so never enter its sums.
+// after every real query and so never enter its sums. Decoding (performer_decode_state_cuda): S = Σφ(k)vᵀ and
+// z = Σφ(k) on the device, each step folding in its token and reading its query.
 #include <cmath>
+#include <memory>
 
 #include "baseline_kernels.hpp"
 #include "batched_gemm.cuh"
-#include "chunk_scan.cuh"
+#include "decode_states.hpp"
 #include "ecosim/kernels/cuda_support.cuh"
+#include "running_sums.cuh"
 
 namespace ecosim::ecoformer::detail {
 
@@ -177,6 +180,70 @@ void performer_causal(const cuda::DeviceBuffer<float>& q, const cuda::DeviceBuff
                                                                   static_cast<int>(d));
   cuda::check_launch("combine_causal");
 }
+/// Performer's decode state on the device: S = Σ φ(k_j) v_jᵀ (F×d) and z = Σ φ(k_j) (F) per group.
+class PerformerDecodeCuda final : public DecodeState {
+ public:
+  PerformerDecodeCuda(const AttentionConfig& c, const KernelParameters& p)
+      : batch_(c.batch),
+        heads_(c.heads),
+        g_(c.batch * c.heads),
+        d_(c.head_dim),
+        f_(c.features),
+        omega_(p.at("omega")),
+        kv_(g_ * f_ * d_),
+        k_sum_(g_ * f_) {
+    cuda::check(cudaMemset(kv_.get(), 0, g_ * f_ * d_ * sizeof(float)), "cudaMemset");
+    cuda::check(cudaMemset(k_sum_.get(), 0, g_ * f_ * sizeof(float)), "cudaMemset");
+  }
+  void add(const AttentionInputs& prompt) override {
+    const std::uint64_t n = prompt.k.seq;
+    const cuda::DeviceBuffer<float> k(prompt.k.data), v(prompt.v.data);
+    Fold fold(g_, n, d_, f_);
+    fold_in(k.get(), v.get(), n, fold);
+  }
+  RunResult step(const AttentionInputs& token) override {
+    const cuda::DeviceBuffer<float> q(token.q.data), k(token.k.data), v(token.v.data);
+    Fold fold(g_, 1, d_, f_);
+    cuda::DeviceBuffer<float> phi_q(g_ * f_), numerator(g_ * d_), denominator(g_), out(g_ * d_);
+    cuda::EventTimer timer;
+    fold_in(k.get(), v.get(), 1, fold);
+    features(q.get(), fold.scratch.get(), fold.half_sq_norm.get(), omega_, phi_q.get(), g_, 1, d_, f_);
+    batched_gemm({phi_q.get(), ll(f_), ll(f_), 1}, {kv_.get(), ll(f_ * d_), ll(d_), 1}, numerator.get(), g_, 1, d_, f_);
+    batched_gemm({phi_q.get(), ll(f_), ll(f_), 1}, {k_sum_.get(), ll(f_), 1, 0}, denominator.get(), g_, 1, 1, f_);
+    divide_rows<<<cuda::blocks_for(g_, kThreads), kThreads>>>(numerator.get(), denominator.get(), out.get(), ll(g_),
+                                                              static_cast<int>(d_));
+    cuda::check_launch("divide_rows");
+    const double ms = timer.stop_ms();
+    return RunResult{Tensor{batch_, heads_, 1, d_, out.download()}, ms, Device::cuda};
+  }
+  std::uint64_t bytes() const override { return g_ * (f_ * d_ + f_) * sizeof(float); }
+  std::map<std::string, std::vector<double>> arrays() const override {
+    const std::vector<float> kv = kv_.download(), k_sum = k_sum_.download();
+    return {{"kv", {kv.begin(), kv.end()}}, {"k_sum", {k_sum.begin(), k_sum.end()}}};
+  }
+
+ private:
+  /// The device buffers of folding n tokens a group in (allocated before any timer).
+  struct Fold {
+    Fold(std::uint64_t g, std::uint64_t n, std::uint64_t d, std::uint64_t f)
+        : scratch(g * n * d), half_sq_norm(g * n), phi(g * n * f), kv(g * f * d), k_sum(g * f) {}
+    cuda::DeviceBuffer<float> scratch, half_sq_norm, phi, kv, k_sum;
+  };
+  /// φ(k) of n tokens a group, then S += φ(K)ᵀV and z += Σφ(k).
+  void fold_in(const float* k, const float* v, std::uint64_t n, Fold& b) {
+    features(k, b.scratch.get(), b.half_sq_norm.get(), omega_, b.phi.get(), g_, n, d_, f_);
+    batched_gemm({b.phi.get(), ll(n * f_), 1, ll(f_)}, {v, ll(n * d_), ll(d_), 1}, b.kv.get(), g_, f_, d_, n);
+    column_sums<<<cuda::blocks_for(g_ * f_, kThreads), kThreads>>>(b.phi.get(), b.k_sum.get(), ll(g_), ll(n), ll(f_));
+    cuda::check_launch("column_sums");
+    add_onto_kernel<<<cuda::blocks_for(g_ * f_ * d_, kThreads), kThreads>>>(kv_.get(), b.kv.get(), ll(g_ * f_ * d_));
+    cuda::check_launch("add_onto (S)");
+    add_onto_kernel<<<cuda::blocks_for(g_ * f_, kThreads), kThreads>>>(k_sum_.get(), b.k_sum.get(), ll(g_ * f_));
+    cuda::check_launch("add_onto (z)");
+  }
+  std::uint64_t batch_, heads_, g_, d_, f_;
+  const cuda::DeviceBuffer<float> omega_;
+  cuda::DeviceBuffer<float> kv_, k_sum_;
+};
 }  // namespace
 
 RunResult performer_cuda(const AttentionInputs& in, const AttentionConfig& c, const KernelParameters& parameters,
@@ -212,6 +279,11 @@ RunResult performer_cuda(const AttentionInputs& in, const AttentionConfig& c, co
   const double ms = timer.stop_ms();
   report([=] { return stages::performer_mixing(c); });
   return cuda_result(c, out.download(), ms);
+}
+
+std::unique_ptr<DecodeState> performer_decode_state_cuda(const AttentionConfig& config,
+                                                         const KernelParameters& parameters) {
+  return std::make_unique<PerformerDecodeCuda>(config, parameters);
 }
 
 }  // namespace ecosim::ecoformer::detail

@@ -67,11 +67,11 @@ void take_shape(AttentionConfig& c, const ecoformer::Tensor& q, const po::variab
   c.batch = q.batch, c.heads = q.heads, c.seq = q.seq, c.head_dim = q.dim;
 }
 
-/// The last `steps` tokens decoded one at a time after a prefill of the others (CPU reference, the run's
+/// The last `steps` tokens decoded one at a time after a prefill of the others (on `device`, with the run's
 /// parameters): the steps' time, work and state, and how far their outputs are from the causal run's rows.
 nlohmann::json decode_report(const ecoformer::AttentionInputs& inputs, const AttentionConfig& config,
                              const ecoformer::KernelParameters& parameters, const ecoformer::Tensor& causal_out,
-                             std::uint64_t steps) {
+                             std::uint64_t steps, ecoformer::Device device) {
   if (!config.causal) throw Error("--decode-steps needs --causal (decoding is causal)");
   if (steps >= config.seq)
     throw Error("--decode-steps " + std::to_string(steps) + " leaves no prompt of the " + std::to_string(config.seq) +
@@ -80,7 +80,8 @@ nlohmann::json decode_report(const ecoformer::AttentionInputs& inputs, const Att
   AttentionConfig prefill = config;
   prefill.seq = prompt;
   OpCounter prefill_counts, step_counts;
-  ecoformer::AttentionDecoder decoder(ecoformer::token_range(inputs, 0, prompt), prefill, parameters, prefill_counts);
+  ecoformer::AttentionDecoder decoder(ecoformer::token_range(inputs, 0, prompt), prefill, device, parameters,
+                                      prefill_counts);
   std::vector<double> step_ms;
   double max_diff = 0;
   for (std::uint64_t t = prompt; t < config.seq; ++t) {
@@ -92,7 +93,7 @@ nlohmann::json decode_report(const ecoformer::AttentionInputs& inputs, const Att
             max_diff, std::abs(double(r.out.data[g * d + k]) - double(causal_out.data[(g * config.seq + t) * d + k])));
   }
   std::sort(step_ms.begin(), step_ms.end());
-  return {{"device", "cpu"},
+  return {{"device", device == ecoformer::Device::cuda ? "cuda" : "cpu"},
           {"prompt_tokens", prompt},
           {"steps", steps},
           {"prefill_ms", decoder.prefill().latency_ms},
@@ -125,7 +126,7 @@ int run(const Args& args) {
       "causal", "causal attention (query i sees keys 0..i): msa, performer and the EcoFormer family")(
       "decode-steps", po::value<std::int64_t>(),
       "with --causal: also prefill the first N - T tokens and decode the last T one at a time against the K/V "
-      "cache or recurrent state (CPU reference), each step checked against the causal run's row")(
+      "cache or recurrent state (on --device), each step checked against the causal run's row")(
       "device", po::value<std::string>()->default_value("auto"), "auto, cpu or cuda")(
       "seed", po::value<std::uint64_t>()->default_value(0), "seed of the synthetic input and random parameters")(
       "trace", po::value<std::string>(), "write the instrumented op trace (JSON Lines) here")(
@@ -175,7 +176,7 @@ int run(const Args& args) {
   if (vm.count("output")) write_attention_output(vm["output"].as<std::string>(), result.out);
   std::optional<nlohmann::json> decode;
   if (vm.count("decode-steps"))
-    decode = decode_report(inputs, config, parameters, result.out, positive(vm, "decode-steps"));
+    decode = decode_report(inputs, config, parameters, result.out, positive(vm, "decode-steps"), device);
   if (save) save->write(inputs, parameters, seed);
 
   std::optional<double> error_vs_msa;
@@ -214,9 +215,9 @@ int run(const Args& args) {
     if (decode) {
       const nlohmann::json& dj = *decode;
       fmt::print(
-          "decode        {} steps after a prefill of {} tokens (CPU reference): {:.4f} ms a step (median), {} "
+          "decode        {} steps after a prefill of {} tokens ({}): {:.4f} ms a step (median), {} "
           "muls a step, state {} bytes; max |step - causal row| {:.3e}\n",
-          dj["steps"].get<std::uint64_t>(), dj["prompt_tokens"].get<std::uint64_t>(),
+          dj["steps"].get<std::uint64_t>(), dj["prompt_tokens"].get<std::uint64_t>(), dj["device"].get<std::string>(),
           dj["step_ms_median"].get<double>(), dj["step_muls"].get<std::uint64_t>(),
           dj["state_bytes"].get<std::uint64_t>(), dj["max_abs_diff_vs_causal_rows"].get<double>());
     }

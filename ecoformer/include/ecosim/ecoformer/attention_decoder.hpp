@@ -2,7 +2,8 @@
 // kernel), then one step per new token against what the prefill left — MSA's K/V cache, Performer's running
 // Σφ(k)vᵀ and Σφ(k), the EcoFormer family's running Σh vᵀ, Σh and Σv over causal codes (each token hashed alone,
 // with statistics fixed by its anchors) — each step's output what the causal kernel gives the same token as the
-// last row of a prefill over the prompt and the tokens decoded so far (same parameters). CPU reference.
+// last row of a prefill over the prompt and the tokens decoded so far (same parameters). On the CPU (the
+// reference) or the GPU (the state on the device, the family's CUDA kernels).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -23,20 +24,23 @@ AttentionInputs token_range(const AttentionInputs& in, std::uint64_t first, std:
 
 class AttentionDecoder {
  public:
-  /// Prefills `prompt` with config (variant msa, performer or a hashed one; causal implied; seq = the prompt's
-  /// tokens), its parameters drawn from the prompt and the seed as run_attention draws them; the prefill's work
-  /// goes to `sink`. Throws ecosim::Error for a variant without a decode state or what run_attention refuses.
-  AttentionDecoder(const AttentionInputs& prompt, const AttentionConfig& config, std::uint64_t seed, OpSink& sink);
-  /// The same with the parameters given (checked by check_kernel_parameters), e.g. those of a run over more tokens.
-  AttentionDecoder(const AttentionInputs& prompt, const AttentionConfig& config, KernelParameters parameters,
+  /// Prefills `prompt` on `device` with config (variant msa, performer or a hashed one; causal implied; seq = the
+  /// prompt's tokens), its parameters drawn from the prompt and the seed as run_attention draws them; the
+  /// prefill's work goes to `sink`. Throws ecosim::Error for a variant without a decode state, what run_attention
+  /// refuses, or Device::cuda without a usable GPU.
+  AttentionDecoder(const AttentionInputs& prompt, const AttentionConfig& config, Device device, std::uint64_t seed,
                    OpSink& sink);
+  /// The same with the parameters given (checked by check_kernel_parameters), e.g. those of a run over more tokens.
+  AttentionDecoder(const AttentionInputs& prompt, const AttentionConfig& config, Device device,
+                   KernelParameters parameters, OpSink& sink);
   ~AttentionDecoder();
   AttentionDecoder(const AttentionDecoder&) = delete;
   AttentionDecoder& operator=(const AttentionDecoder&) = delete;
 
   /// The prefill's output and time.
   const RunResult& prefill() const { return prefill_; }
-  /// One new token for every (batch, head) group (q, k, v of seq 1): its output (seq 1) and the step's time; the
+  /// One new token for every (batch, head) group (q, k, v of seq 1): its output (seq 1) and the step's time (CUDA
+  /// events around the kernels on the GPU, the steady clock on the CPU; transfers excluded); the
   /// step's work goes to `sink` as the counter counts a decode step (one query over the tokens so far, the
   /// recurrent variants folding one token into their state).
   RunResult step(const AttentionInputs& token, OpSink& sink);
