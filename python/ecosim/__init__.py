@@ -7,6 +7,6 @@ PyTorch saved-tensor hooks and the op count of a live model. Errors raise ecosim
     ecosim.train(model="resnet50", batch=32)["schemes"][0]["activation_bytes"]
 """
 from ._ecosim import Error
-from .commands import compare, count, replay, trace, train
+from .commands import compare, count, gpu_time, replay, run_attention, trace, train
 
-__all__ = ["Error", "compare", "count", "replay", "trace", "train"]
+__all__ = ["Error", "compare", "count", "gpu_time", "replay", "run_attention", "trace", "train"]

@@ -85,6 +85,17 @@ def compare(out=None, **options):
         return json.loads((Path(folder) / "compare.json").read_text())
 
 
+def run_attention(**options):
+    """`ecosim run`: one attention variant's kernel (and with decode_steps=T its decode steps) on synthetic or .npy
+    input: the JSON report as a dict (the command is `run`; this name keeps it apart from running a command)."""
+    return json.loads(run("run", options, "--format", "json"))
+
+
+def gpu_time(**options):
+    """`ecosim gpu-time`: one op on a named GPU, as accel_model's GPU model prices it: the JSON report as a dict."""
+    return json.loads(run("gpu-time", options, "--format", "json"))
+
+
 def train(**options):
     """`ecosim train`: the training step's JSON report as a dict (out= also writes the report folder)."""
     return json.loads(run("train", options, "--format", "json"))

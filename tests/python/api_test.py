@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""ecosim's Python API against the command line (issue 23): count, train, trace, replay and compare called
+"""ecosim's Python API against the command line (issue 23): count, train, trace, replay, compare, gpu_time and
+run_attention called
 from Python return the same JSON reports as `ecosim COMMAND ... --format json` run as a program with the same
 options (the command line recorded in the provenance aside), and their errors raise ecosim.Error carrying the
 command's message.
@@ -87,6 +88,27 @@ def main():
         return [{k: v for k, v in row.items() if k != "kernel_timing"} for row in report["variants"]]
     check("compare: the same variants, counts, accelerator and GPU-model figures",
           measured_aside(mine) == measured_aside(theirs) and mine["workload"] == theirs["workload"])
+
+    gpu_args = dict(gpu="h200", op="attention", impl="flash2", batch=4, heads=16, seq=4096, dim=128, causal=True)
+    mine = ecosim.gpu_time(**gpu_args)
+    theirs = json.loads(cli(exe, "gpu-time", "--gpu", "h200", "--op", "attention", "--impl", "flash2", "--batch", "4",
+                            "--heads", "16", "--seq", "4096", "--dim", "128", "--causal", "--format", "json"))
+    check("gpu_time: the command line's report", without_command_line(mine) == without_command_line(theirs))
+
+    run_args = dict(variant="ecoformer", causal=True, seq=96, heads=2, dim=16, decode_steps=4, device="cpu")
+    mine = ecosim.run_attention(**run_args)
+    theirs = json.loads(cli(exe, "run", "--variant", "ecoformer", "--causal", "--seq", "96", "--heads", "2", "--dim",
+                            "16", "--decode-steps", "4", "--device", "cpu", "--format", "json"))
+    def timing_aside(report):  # wall-clock times differ from run to run, nothing else may
+        report = without_command_line(report)
+        report.pop("latency_ms")
+        for key in ("prefill_ms", "step_ms_median"):
+            report["decode"].pop(key)
+        return report
+    check("run_attention with decode steps: the command line's report, times aside",
+          timing_aside(mine) == timing_aside(theirs))
+    check("run_attention: EcoFormer's decode steps are the causal run's rows",
+          mine["decode"]["max_abs_diff_vs_causal_rows"] == 0 and mine["decode"]["steps"] == 4)
 
     try:
         ecosim.count(model="no_such_model")

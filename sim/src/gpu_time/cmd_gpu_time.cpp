@@ -2,6 +2,8 @@
 // in the FlashAttention-2/3, cuDNN, materialised or ecosim style, a GEMM, or a bandwidth-bound kernel.
 #include <fmt/core.h>
 
+#include <iostream>
+
 #include <nlohmann/json.hpp>
 
 #include "ecosim/accel_model/gpu/kernel_model.hpp"
@@ -56,8 +58,8 @@ Timed time_op(const po::variables_map& vm, const gpu::GpuSpec& g, const std::str
     gpu::set_attention_pass(s, pass);
     const gpu::AttentionImpl impl = gpu::parse_attention_impl(vm["impl"].as<std::string>());
     return {fmt::format("attention {} {}{}{}, B {} H {} N {} Nkv {} D {} {}{}", gpu::attention_impl_name(impl), pass,
-                        s.causal ? " causal" : "", s.window ? fmt::format(" window {}", s.window) : "", s.batch, s.heads, s.seq, s.kv_seq ? s.kv_seq : s.seq, s.dim,
-                        gpu::dtype_name(dtype), timed_note(timed)),
+                        s.causal ? " causal" : "", s.window ? fmt::format(" window {}", s.window) : "", s.batch,
+                        s.heads, s.seq, s.kv_seq ? s.kv_seq : s.seq, s.dim, gpu::dtype_name(dtype), timed_note(timed)),
             model.timed(model.attention(g, impl, s), timed)};
   }
   reject_given(vm, {"impl", "batch", "heads", "seq", "kv-seq", "dim", "causal", "window", "pass"}, "--op attention");
@@ -98,10 +100,10 @@ int gpu_time(const Args& args) {
       "timed", po::value<std::string>()->default_value("kernel"),
       "attention and bandwidth-bound ops: kernel (the kernels alone), pytorch-call (one eager PyTorch call between "
       "CUDA events, its dispatch included) or cuda-call (one CUDA runtime call from C++, e.g. cudaMemcpy, between "
-      "CUDA events)")("m", po::value<std::int64_t>(), "GEMM rows")(
-      "n", po::value<std::int64_t>(), "GEMM columns")("k", po::value<std::int64_t>(), "GEMM depth")(
-      "rows", po::value<std::int64_t>(), "rows")("cols", po::value<std::int64_t>(), "columns")(
-      "dtype", po::value<std::string>()->default_value("fp16"), "fp32, tf32, fp16, bf16, fp8")(
+      "CUDA events)")("m", po::value<std::int64_t>(), "GEMM rows")("n", po::value<std::int64_t>(), "GEMM columns")(
+      "k", po::value<std::int64_t>(), "GEMM depth")("rows", po::value<std::int64_t>(), "rows")(
+      "cols", po::value<std::int64_t>(), "columns")("dtype", po::value<std::string>()->default_value("fp16"),
+                                                    "fp32, tf32, fp16, bf16, fp8")(
       "format", po::value<std::string>()->default_value("table"), "table or json");
   po::variables_map vm;
   if (!parse_args(args, options, vm, kUsage,
@@ -122,11 +124,11 @@ int gpu_time(const Args& args) {
                                 {"latency_ms", t.time.latency_s * 1e3},
                                 {"tflops", t.time.tflops()},
                                 {"gbs", t.time.gb_per_s()}};
-    fmt::print("{}\n", out.dump(2));
+    std::cout << fmt::format("{}\n", out.dump(2));
   } else {
-    fmt::print("{} on the {} (modelled)\n", t.what, g.name);
-    fmt::print("  latency  {:.4f} ms\n  TFLOP/s  {:.1f}\n  GB/s     {:.1f}\n", t.time.latency_s * 1e3, t.time.tflops(),
-               t.time.gb_per_s());
+    std::cout << fmt::format("{} on the {} (modelled)\n", t.what, g.name);
+    std::cout << fmt::format("  latency  {:.4f} ms\n  TFLOP/s  {:.1f}\n  GB/s     {:.1f}\n", t.time.latency_s * 1e3,
+                             t.time.tflops(), t.time.gb_per_s());
   }
   return 0;
 }

@@ -1,10 +1,13 @@
-// `ecosim run`: runs one attention variant's kernel (CUDA, or the CPU reference) on synthetic or .npy input,
-// times it, counts the operations it reports (and writes them as a trace), and compares its output with
-// exact softmax attention on the same input (for the variants that share queries and keys — Reformer and
-// the hashed family read Q as both — the reference is MSA(Q, Q, V), the attention they approximate);
+// `ecosim run` (its report on std::cout, which the Python package captures): runs one attention variant's kernel (CUDA,
+// or the CPU reference) on synthetic or .npy input, times it, counts the operations it reports (and writes them as a
+// trace), and compares its output with exact softmax attention on the same input (for the variants that share queries
+// and keys — Reformer and the hashed family read Q as both — the reference is MSA(Q, Q, V), the attention they
+// approximate);
 // --output keeps the kernel's output as .npy for `ecosim validate --output`; --save-inputs DIR keeps Q, K, V
 // and the kernel's random parameters with a manifest (saved_inputs.hpp) for `ecosim validate --params DIR`.
 #include <fmt/core.h>
+
+#include <iostream>
 
 #include <algorithm>
 #include <cmath>
@@ -203,25 +206,25 @@ int run(const Args& args) {
     j["msa_reference"] = shared_qk ? "msa(q, q, v)" : "msa(q, k, v)";
     if (decode) j["decode"] = *decode;
     j["provenance"] = provenance();
-    fmt::print("{}\n", j.dump(2));
+    std::cout << fmt::format("{}\n", j.dump(2));
   } else {
-    fmt::print("variant       {}  (B={} H={} N={} D={}{})\n", name(config.variant), config.batch, config.heads,
-               config.seq, config.head_dim, config.causal ? ", causal" : "");
-    fmt::print("device        {}\nlatency_ms    {:.4f}\nmuls          {}\nadds          {}\n", device_name,
-               result.latency_ms, total.ops(OpKind::mul), total.ops(OpKind::add));
-    fmt::print("error_vs_msa  {} (against {})\n",
-               error_vs_msa ? fmt::format("{:.3e}", *error_vs_msa) : std::string("n/a (N > 4096)"),
-               shared_qk ? "msa(q, q, v): queries and keys are shared" : "msa(q, k, v)");
+    std::cout << fmt::format("variant       {}  (B={} H={} N={} D={}{})\n", name(config.variant), config.batch,
+                             config.heads, config.seq, config.head_dim, config.causal ? ", causal" : "");
+    std::cout << fmt::format("device        {}\nlatency_ms    {:.4f}\nmuls          {}\nadds          {}\n",
+                             device_name, result.latency_ms, total.ops(OpKind::mul), total.ops(OpKind::add));
+    std::cout << fmt::format("error_vs_msa  {} (against {})\n",
+                             error_vs_msa ? fmt::format("{:.3e}", *error_vs_msa) : std::string("n/a (N > 4096)"),
+                             shared_qk ? "msa(q, q, v): queries and keys are shared" : "msa(q, k, v)");
     if (decode) {
       const nlohmann::json& dj = *decode;
-      fmt::print(
+      std::cout << fmt::format(
           "decode        {} steps after a prefill of {} tokens ({}): {:.4f} ms a step (median), {} "
           "muls a step, state {} bytes; max |step - causal row| {:.3e}\n",
           dj["steps"].get<std::uint64_t>(), dj["prompt_tokens"].get<std::uint64_t>(), dj["device"].get<std::string>(),
           dj["step_ms_median"].get<double>(), dj["step_muls"].get<std::uint64_t>(),
           dj["state_bytes"].get<std::uint64_t>(), dj["max_abs_diff_vs_causal_rows"].get<double>());
     }
-    fmt::print("{}", provenance_lines(provenance()));
+    std::cout << fmt::format("{}", provenance_lines(provenance()));
   }
   return 0;
 }
