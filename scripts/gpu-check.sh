@@ -12,7 +12,7 @@
 #     local array fails the step); compute-sanitizer memcheck, racecheck, initcheck and synccheck on the [gpu]
 #     cases of each GPU test binary but the [large] ones (side by side); then, alone on the GPU, the
 #     benchmarks (compression kernels against a device copy, attention against cuBLAS and PyTorch SDPA's back
-#     ends) and an Nsight Compute summary of the top kernels.
+#     ends, a training step in PyTorch beside ecosim train) and an Nsight Compute summary of the top kernels.
 # Every step has a timeout capped by what is left of the stage's budget; a failed step never stops the run.
 # What comes back from $OUT (8 files at most, two folders deep) is, by construction, three files:
 #   gpu-check.md    the steps of every stage run so far in this build folder, with the benchmark tables
@@ -245,6 +245,12 @@ stage2() {
     --max-seconds 30 --json "$logs/bench-sdpa.json"
   step attention-table 10 python3 "$root/scripts/attention_table" "$logs/bench-attention.json" \
     "$logs/bench-sdpa.json"
+  # A training step measured in PyTorch (time, peak memory, what autograd saves) beside ecosim train's model of
+  # it (issue 20): a CNN with SGD and a ViT with AdamW, fp32 and AMP.
+  step train-step-resnet50 45 python3 "$root/python/ecosim/torch/step_time.py" --model resnet50 --batch 32 \
+    --schemes none,amp --optimizer sgd --device cuda --ecosim "$ecosim"
+  step train-step-deit-small 45 python3 "$root/python/ecosim/torch/step_time.py" --model deit_small --batch 64 \
+    --schemes none,amp --optimizer adamw --device cuda --ecosim "$ecosim"
   # Nsight Compute: hashed attention's launches at the comparison's shape (B·H = 16, N = 3136, D = 32) and
   # the first launches of the compression benchmark.
   ncu_step ecoformer "$ecosim" run --variant ecoformer --batch 1 --heads 16 --seq 3136 --dim 32 --device cuda

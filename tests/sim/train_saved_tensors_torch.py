@@ -27,29 +27,15 @@ except ImportError as missing:
     print(f"SKIPPED: {missing}")
     sys.exit(77)
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "python" / "ecosim" / "torch"))  # zoo_networks on its own (no compiled module)
 from export_models import strip_weights  # noqa: E402  (the fixtures' stripping, one definition)
+from step_time import saved_activation_bytes as saved_bytes  # noqa: E402  (one definition)
+from zoo_networks import VGG, Bert, BasicBlock, Bottleneck, Mlp, PreNormBlock, ResNet, ViT, Attention  # noqa: E402
 
 TOLERANCE = 0.01
 torch.manual_seed(0)
-
-
-def saved_bytes(model, x):
-    """Bytes of the distinct storages autograd saves in model(x), parameters and buffers excluded."""
-    model.train()
-    state = {t.storage().data_ptr() for t in list(model.parameters()) + list(model.buffers())}
-    seen = {}
-
-    def pack(t):
-        storage = t.storage()
-        if storage.data_ptr() not in state:
-            seen.setdefault(storage.data_ptr(), storage.nbytes())
-        return t
-
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        out = model(x)
-    del out
-    return sum(seen.values())
 
 
 def export_training(model, x, path):
@@ -78,195 +64,6 @@ def ecosim_bytes(ecosim, args):
     scheme = json.loads(run.stdout)["schemes"][0]
     masks = sum(t["elements"] for t in scheme["saved_tensors"] if t["dtype"] == "bool")
     return scheme["activation_bytes"] + 3 * masks
-
-
-# ---- ResNet, torchvision's v1.5 layout --------------------------------------------------------------------
-
-
-class BasicBlock(nn.Module):
-    expansion = 1
-
-    def __init__(self, inplanes, planes, stride):
-        super().__init__()
-        self.conv1 = nn.Conv2d(inplanes, planes, 3, stride, 1, bias=False)
-        self.bn1 = nn.BatchNorm2d(planes)
-        self.conv2 = nn.Conv2d(planes, planes, 3, 1, 1, bias=False)
-        self.bn2 = nn.BatchNorm2d(planes)
-        self.relu = nn.ReLU(inplace=True)
-        self.downsample = downsample(inplanes, planes, stride)
-
-    def forward(self, x):
-        out = self.relu(self.bn1(self.conv1(x)))
-        out = self.bn2(self.conv2(out))
-        out += self.downsample(x) if self.downsample is not None else x
-        return self.relu(out)
-
-
-class Bottleneck(nn.Module):
-    expansion = 4
-
-    def __init__(self, inplanes, planes, stride):
-        super().__init__()
-        self.conv1 = nn.Conv2d(inplanes, planes, 1, bias=False)
-        self.bn1 = nn.BatchNorm2d(planes)
-        self.conv2 = nn.Conv2d(planes, planes, 3, stride, 1, bias=False)
-        self.bn2 = nn.BatchNorm2d(planes)
-        self.conv3 = nn.Conv2d(planes, planes * 4, 1, bias=False)
-        self.bn3 = nn.BatchNorm2d(planes * 4)
-        self.relu = nn.ReLU(inplace=True)
-        self.downsample = downsample(inplanes, planes * 4, stride)
-
-    def forward(self, x):
-        out = self.relu(self.bn1(self.conv1(x)))
-        out = self.relu(self.bn2(self.conv2(out)))
-        out = self.bn3(self.conv3(out))
-        out += self.downsample(x) if self.downsample is not None else x
-        return self.relu(out)
-
-
-def downsample(inplanes, planes, stride):
-    if stride == 1 and inplanes == planes:
-        return None
-    return nn.Sequential(nn.Conv2d(inplanes, planes, 1, stride, bias=False), nn.BatchNorm2d(planes))
-
-
-class ResNet(nn.Module):
-    def __init__(self, block, depths):
-        super().__init__()
-        self.conv1 = nn.Conv2d(3, 64, 7, 2, 3, bias=False)
-        self.bn1 = nn.BatchNorm2d(64)
-        self.relu = nn.ReLU(inplace=True)
-        self.maxpool = nn.MaxPool2d(3, 2, 1)
-        layers, inplanes = [], 64
-        for s, (planes, depth) in enumerate(zip([64, 128, 256, 512], depths)):
-            for i in range(depth):
-                layers.append(block(inplanes, planes, 2 if i == 0 and s > 0 else 1))
-                inplanes = planes * block.expansion
-        self.layers = nn.Sequential(*layers)
-        self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
-        self.fc = nn.Linear(inplanes, 1000)
-
-    def forward(self, x):
-        x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
-        x = self.avgpool(self.layers(x))
-        return self.fc(torch.flatten(x, 1))
-
-
-# ---- VGG, torchvision's layout (dropout in the classifier) -------------------------------------------------
-
-
-class VGG(nn.Module):
-    def __init__(self, stage_convs):
-        super().__init__()
-        layers, in_ch = [], 3
-        for convs, width in zip(stage_convs, [64, 128, 256, 512, 512]):
-            for _ in range(convs):
-                layers += [nn.Conv2d(in_ch, width, 3, padding=1), nn.ReLU(inplace=True)]
-                in_ch = width
-            layers.append(nn.MaxPool2d(2, 2))
-        self.features = nn.Sequential(*layers)
-        self.avgpool = nn.AdaptiveAvgPool2d((7, 7))
-        self.classifier = nn.Sequential(nn.Linear(512 * 49, 4096), nn.ReLU(True), nn.Dropout(),
-                                        nn.Linear(4096, 4096), nn.ReLU(True), nn.Dropout(), nn.Linear(4096, 1000))
-
-    def forward(self, x):
-        return self.classifier(torch.flatten(self.avgpool(self.features(x)), 1))
-
-
-# ---- transformers (timm's layout: fused qkv, scores scaled after q·kᵀ) -------------------------------------
-
-
-class Attention(nn.Module):
-    def __init__(self, dim, heads, attn_drop=0.0):
-        super().__init__()
-        self.heads, self.scale = heads, (dim // heads) ** -0.5
-        self.qkv, self.proj = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim)
-        self.attn_drop = nn.Dropout(attn_drop)
-
-    def forward(self, x, bias=None):
-        B, N, C = x.shape
-        q, k, v = self.qkv(x).reshape(B, N, 3, self.heads, C // self.heads).permute(2, 0, 3, 1, 4).unbind(0)
-        attn = (q @ k.transpose(-2, -1)) * self.scale
-        if bias is not None:
-            attn = attn + bias
-        attn = self.attn_drop(attn.softmax(dim=-1))
-        return self.proj((attn @ v).transpose(1, 2).reshape(B, N, C))
-
-
-class Mlp(nn.Module):
-    def __init__(self, dim, hidden, dwconv=False):
-        super().__init__()
-        self.fc1, self.fc2 = nn.Linear(dim, hidden), nn.Linear(hidden, dim)
-        self.dwconv = nn.Conv2d(hidden, hidden, 3, 1, 1, groups=hidden) if dwconv else None
-
-    def forward(self, x, hw=None):
-        x = self.fc1(x)
-        if self.dwconv is not None:  # PVTv2: a depthwise 3×3 conv over the token grid
-            B, N, C = x.shape
-            x = self.dwconv(x.transpose(1, 2).view(B, C, *hw)).flatten(2).transpose(1, 2)
-        return self.fc2(F.gelu(x, approximate="tanh"))
-
-
-class PreNormBlock(nn.Module):
-    def __init__(self, dim, heads, hidden, dwconv=False):
-        super().__init__()
-        self.norm1, self.attn = nn.LayerNorm(dim), Attention(dim, heads)
-        self.norm2, self.mlp = nn.LayerNorm(dim), Mlp(dim, hidden, dwconv)
-
-    def forward(self, x, hw=None):
-        x = x + self.attn(self.norm1(x))
-        return x + self.mlp(self.norm2(x), hw)
-
-
-class ViT(nn.Module):
-    def __init__(self, patch, dim, heads, depth, classes):
-        super().__init__()
-        self.patch_embed = nn.Conv2d(3, dim, patch, patch)
-        self.cls_token = nn.Parameter(torch.zeros(1, 1, dim))
-        self.tokens = None
-        self.blocks = nn.ModuleList(PreNormBlock(dim, heads, 4 * dim) for _ in range(depth))
-        self.norm, self.head = nn.LayerNorm(dim), nn.Linear(dim, classes)
-        self.pos_embed = None
-
-    def forward(self, x):
-        x = self.patch_embed(x).flatten(2).transpose(1, 2)
-        x = torch.cat([self.cls_token.expand(x.shape[0], -1, -1), x], dim=1)
-        if self.pos_embed is None:
-            self.pos_embed = nn.Parameter(torch.zeros(1, x.shape[1], x.shape[2]))
-        x = x + self.pos_embed
-        for block in self.blocks:
-            x = block(x)
-        return self.head(self.norm(x)[:, 0])
-
-
-class BertLayer(nn.Module):
-    """Post-norm encoder layer with BERT's dropouts (on the embeddings sum, the attention probabilities, and
-    after the attention and FFN outputs)."""
-
-    def __init__(self, dim, heads, hidden, p):
-        super().__init__()
-        self.attn, self.drop1, self.norm1 = Attention(dim, heads, p), nn.Dropout(p), nn.LayerNorm(dim)
-        self.fc1, self.fc2, self.drop2, self.norm2 = nn.Linear(dim, hidden), nn.Linear(hidden, dim), nn.Dropout(p), \
-            nn.LayerNorm(dim)
-
-    def forward(self, x):
-        x = self.norm1(x + self.drop1(self.attn(x)))
-        return self.norm2(x + self.drop2(self.fc2(F.gelu(self.fc1(x), approximate="tanh"))))
-
-
-class Bert(nn.Module):
-    def __init__(self, seq, dim, heads, hidden, layers, p):
-        super().__init__()
-        self.position = nn.Parameter(torch.zeros(seq, dim))
-        self.token_type = nn.Parameter(torch.zeros(dim))
-        self.norm, self.drop = nn.LayerNorm(dim), nn.Dropout(p)
-        self.layers = nn.ModuleList(BertLayer(dim, heads, hidden, p) for _ in range(layers))
-
-    def forward(self, tokens):  # the token embeddings (the lookup is not a layer of ecosim's encoder)
-        x = self.drop(self.norm(tokens + self.position + self.token_type))
-        for layer in self.layers:
-            x = layer(x)
-        return x
 
 
 class DwConvPvt(nn.Module):
@@ -410,7 +207,7 @@ def main():
          ["--model", "resnet50", "--batch", "1", "--resolution", "64"]),
         ("VGG-11 (max pooling, dropout)", VGG([1, 1, 2, 2, 2]), torch.randn(1, 3, 224, 224),
          ["--model", "vgg11", "--batch", "1"]),
-        ("ViT (class token, global attention)", ViT(4, 64, 4, 2, 10), torch.randn(2, 3, 32, 32),
+        ("ViT (class token, global attention)", ViT(4, 64, 4, 2, 10, 32), torch.randn(2, 3, 32, 32),
          ["--model", "vit_small_test", "--batch", "2", *model_file]),
         ("BERT-like post-norm encoder, dropout p = 0.1", Bert(64, 64, 4, 256, 2, 0.1), torch.randn(2, 64, 64),
          ["--model", "bert_test", "--batch", "2", *model_file]),

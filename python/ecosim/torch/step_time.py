@@ -1,0 +1,202 @@
+"""One training step of an ecosim zoo model measured in PyTorch, beside `ecosim train`'s model of the same step:
+the step's time (forward, loss, backward, optimizer step; CUDA events on a GPU, the clock on the CPU; the median of
+`repeats` after `warmup`), on a GPU the peak memory the caching allocator handed out (torch.cuda.
+max_memory_allocated, as the activation-compression papers measure), and the bytes autograd saves for backward
+(distinct storages, parameters and buffers excluded) — against `ecosim train`'s gpu_ms, peak_bytes and
+activation_bytes for the same model, batch, scheme and optimizer.
+
+Schemes: none; amp (autocast fp16 with a gradient scaler, GPU only); with the ecosim package importable also
+gact:B, gact:avgB, mesa and fewbit:B through ecosim.torch's saved-tensor hooks — which stage each tensor through
+host memory to the project's kernels, so on a GPU they measure the hooks as they are, not the scheme at its best.
+The networks come from the zoo entry (zoo_networks.py: ResNet, VGG, DeiT/ViT, BERT-like encoders).
+
+usage: step_time.py --model NAME --batch B [--resolution R] [--schemes none,amp] [--optimizer sgd|adamw]
+                    [--device auto|cpu|cuda] [--warmup 3] [--repeats 10] [--zoo FILE] [--ecosim EXE [--gpu NAME]]
+                    [--json]
+Runs on its own (python3 step_time.py ...) where the compiled ecosim module cannot be imported.
+"""
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+try:
+    from . import zoo_networks
+except ImportError:  # run as a script
+    import zoo_networks
+
+HOOK_SCHEMES = ("gact", "mesa", "fewbit")  # ecosim.torch's hooks, spelt as `ecosim train` spells them
+DEFAULT_ZOO = Path(__file__).resolve().parents[3] / "ops_counter" / "data" / "model_zoo.json"
+
+
+def saved_activation_bytes(model, x):
+    """Bytes of the distinct storages autograd saves in model(x), parameters and buffers excluded."""
+    model.train()
+    state = {t.storage().data_ptr() for t in list(model.parameters()) + list(model.buffers())}
+    seen = {}
+
+    def pack(t):
+        storage = t.storage()
+        if storage.data_ptr() not in state:
+            seen.setdefault(storage.data_ptr(), storage.nbytes())
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out = model(x)
+    del out
+    return sum(seen.values())
+
+
+def loss_of(output, labels):
+    """A classifier's cross-entropy; an encoder without a head: the mean square of its output."""
+    if labels is None:
+        return output.float().pow(2).mean()
+    return F.cross_entropy(output.float(), labels)
+
+
+def hooks_for(scheme):
+    """ecosim.torch's saved-tensor hooks for a compressed scheme (the package imported only here)."""
+    import ecosim.torch as et
+    name, _, bits = scheme.partition(":")
+    if name == "gact":
+        return et.compressed_activations(scheme)
+    return et.compressed_activations(name, bits=int(bits) if bits else None)
+
+
+def measure_step(model, x, labels, scheme, optimizer_name, device, warmup, repeats):
+    """{step_ms, step_ms_range, peak_bytes (GPU only)} of model's training step under `scheme`."""
+    name = scheme.partition(":")[0]
+    if scheme == "amp" and device.type != "cuda":
+        raise ValueError("amp is measured on a GPU (autocast fp16 and its gradient scaler)")
+    if scheme not in ("none", "amp") and name not in HOOK_SCHEMES:
+        raise ValueError(f"scheme '{scheme}': measured are none, amp, gact:B, gact:avgB, mesa and fewbit:B "
+                         "(the hooks take ActNN's bits, not its levels)")
+    # a small learning rate: random data must not drive the weights to infinity over the steps timed
+    optimizer = (torch.optim.AdamW(model.parameters(), lr=1e-5) if optimizer_name == "adamw" else
+                 torch.optim.SGD(model.parameters(), lr=1e-5, momentum=0.9))
+    scaler = torch.cuda.amp.GradScaler() if scheme == "amp" else None
+
+    def step():
+        context = (torch.autocast("cuda", dtype=torch.float16) if scheme == "amp" else
+                   hooks_for(scheme) if name in HOOK_SCHEMES else torch.autograd.graph.saved_tensors_hooks(
+                       lambda t: t, lambda t: t))
+        with context:  # the network's forward pass (the loss after it, as the hooks' training tests do)
+            output = model(x)
+        loss = loss_of(output, labels)
+        (scaler.scale(loss) if scaler else loss).backward()
+        if scaler:
+            scaler.step(optimizer)
+            scaler.update()
+        else:
+            optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+
+    model.train()
+    for _ in range(warmup):
+        step()
+    times = []
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        for _ in range(repeats):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            step()
+            end.record()
+            torch.cuda.synchronize()
+            times.append(start.elapsed_time(end))
+        peak = torch.cuda.max_memory_allocated()
+    else:
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            step()
+            times.append((time.perf_counter() - t0) * 1e3)
+        peak = None
+    return {"step_ms": statistics.median(times), "step_ms_range": [min(times), max(times)], "peak_bytes": peak}
+
+
+def gpu_file_name(device_name):
+    """The ecosim GPU file of a CUDA device name (None when ecosim has none)."""
+    for marker, name in (("H200", "h200"), ("H100 PCIe", "h100-pcie"), ("H100", "h100-sxm"), ("A100", "a100-sxm"),
+                         ("L4", "l4"), ("4090", "rtx4090")):
+        if marker in device_name:
+            return name
+    return None
+
+
+def predicted(ecosim, args, scheme, gpu):
+    """ecosim train's figures for the same step."""
+    argv = [ecosim, "train", *args, "--scheme", scheme, "--format", "json"] + (["--gpu", gpu] if gpu else [])
+    run = subprocess.run(argv, capture_output=True, text=True)
+    if run.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} failed: {run.stderr.strip()}")
+    s = json.loads(run.stdout)["schemes"][0]
+    return {k: s[k] for k in ("activation_bytes", "peak_bytes", "gpu_ms", "gpu_ms_kind")}
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--model", required=True)
+    p.add_argument("--batch", type=int, required=True)
+    p.add_argument("--resolution", type=int)
+    p.add_argument("--schemes", default="none")
+    p.add_argument("--optimizer", choices=("sgd", "adamw"), default="sgd")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--repeats", type=int, default=10)
+    p.add_argument("--zoo", type=Path, default=DEFAULT_ZOO)
+    p.add_argument("--ecosim", help="the ecosim binary: add ecosim train's figures for the same step")
+    p.add_argument("--gpu", help="ecosim's GPU file for its estimate (default: this GPU's, when ecosim has it)")
+    p.add_argument("--json", action="store_true")
+    a = p.parse_args(argv)
+    if a.batch < 1 or a.warmup < 0 or a.repeats < 1:
+        p.error("--batch and --repeats must be at least 1, --warmup at least 0")
+    device = torch.device("cuda" if a.device == "cuda" or (a.device == "auto" and torch.cuda.is_available())
+                          else "cpu")
+    torch.manual_seed(0)
+    entry = zoo_networks.resolve(json.loads(a.zoo.read_text()), a.model)
+    model = zoo_networks.network(entry)
+    x = zoo_networks.example_input(entry, a.batch, a.resolution)
+    labels = torch.randint(0, entry["num_classes"], (a.batch,)) if "num_classes" in entry else None
+    saved = saved_activation_bytes(model, x)  # on the CPU: what autograd keeps does not depend on the device
+    model, x = model.to(device), x.to(device)
+    labels = labels.to(device) if labels is not None else None
+    gpu = a.gpu or (gpu_file_name(torch.cuda.get_device_name()) if device.type == "cuda" else None)
+    train_args = ["--model", a.model, "--batch", str(a.batch), "--optimizer", a.optimizer] + \
+        (["--resolution", str(a.resolution)] if a.resolution else []) + \
+        (["--model-file", str(a.zoo)] if a.zoo != DEFAULT_ZOO else [])
+    report = {"model": a.model, "batch": a.batch, "optimizer": a.optimizer, "device": str(device),
+              "device_name": torch.cuda.get_device_name() if device.type == "cuda" else "cpu",
+              "torch": torch.__version__, "saved_activation_bytes": saved, "schemes": []}
+    initial = {k: v.clone() for k, v in model.state_dict().items()}
+    for scheme in a.schemes.split(","):
+        model.load_state_dict(initial)  # every scheme from the same weights
+        row = {"scheme": scheme, **measure_step(model, x, labels, scheme, a.optimizer, device, a.warmup, a.repeats)}
+        if a.ecosim:
+            row["ecosim"] = predicted(a.ecosim, train_args, scheme, gpu)
+        report["schemes"].append(row)
+    if a.json:
+        print(json.dumps(report, indent=2))
+        return
+    print(f"{a.model} batch {a.batch}, {a.optimizer}, on {report['device_name']} (torch {torch.__version__}); "
+          f"autograd saves {saved} B (fp32 forward)")
+    for row in report["schemes"]:
+        peak = f", peak {row['peak_bytes'] / 2**20:.0f} MiB" if row["peak_bytes"] else ""
+        line = f"  {row['scheme']:<10} step {row['step_ms']:.2f} ms{peak}"
+        if "ecosim" in row:
+            e = row["ecosim"]
+            line += f"; ecosim: {e['gpu_ms']:.2f} ms ({e['gpu_ms_kind'].split(':')[0]}), peak {e['peak_bytes'] / 2**20:.0f} MiB"
+        print(line)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except (ValueError, RuntimeError) as e:
+        sys.exit(f"step_time: error: {e}")
