@@ -6,6 +6,7 @@ architecture (zoo_entries) for the saved-bytes check."""
 import numpy as np
 import torch
 import torch.nn as nn
+from ecosim.torch import zoo_networks
 
 CNN_WIDTHS, VIT_DIM, VIT_HEADS, VIT_DEPTH, VIT_PATCH = [8, 16, 32, 64], 32, 2, 2, 4
 IMAGE, CNN_IMAGE = 8, 32
@@ -20,47 +21,17 @@ def digits(seed=0):
     return images, torch.tensor(data.target[order], dtype=torch.long)
 
 
-class BasicBlock(nn.Module):
-    def __init__(self, inplanes, planes, stride):
-        super().__init__()
-        self.conv1 = nn.Conv2d(inplanes, planes, 3, stride, 1, bias=False)
-        self.bn1 = nn.BatchNorm2d(planes)
-        self.conv2 = nn.Conv2d(planes, planes, 3, 1, 1, bias=False)
-        self.bn2 = nn.BatchNorm2d(planes)
-        self.relu = nn.ReLU(inplace=True)
-        self.downsample = None
-        if stride != 1 or inplanes != planes:
-            self.downsample = nn.Sequential(nn.Conv2d(inplanes, planes, 1, stride, bias=False), nn.BatchNorm2d(planes))
-
-    def forward(self, x):
-        out = self.relu(self.bn1(self.conv1(x)))
-        out = self.bn2(self.conv2(out))
-        out += self.downsample(x) if self.downsample is not None else x
-        return self.relu(out)
-
-
-class ResNet(nn.Module):
-    """torchvision's ResNet (7×7 stem, max pool, four stages of basic blocks) at the widths given."""
+class ResNet(zoo_networks.ResNet):
+    """torchvision's ResNet (7×7 stem, max pool, four stages of one basic block) at the widths given
+    (ecosim/torch/zoo_networks.py, the zoo entry digits_resnet), a digit upsampled to the side its stages need."""
 
     def __init__(self, widths=CNN_WIDTHS, in_chans=1, classes=10):
-        super().__init__()
-        self.conv1 = nn.Conv2d(in_chans, widths[0], 7, 2, 3, bias=False)
-        self.bn1 = nn.BatchNorm2d(widths[0])
-        self.relu = nn.ReLU(inplace=True)
-        self.maxpool = nn.MaxPool2d(3, 2, 1)
-        blocks, inplanes = [], widths[0]
-        for s, planes in enumerate(widths):
-            blocks.append(BasicBlock(inplanes, planes, 2 if s > 0 else 1))
-            inplanes = planes
-        self.layers = nn.Sequential(*blocks)
-        self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
-        self.fc = nn.Linear(inplanes, classes)
+        super().__init__(zoo_networks.BasicBlock, [1, 1, 1, 1], widths, classes, in_chans)
 
     def forward(self, x):
-        if x.shape[-1] == IMAGE:  # a digit: upsampled to the side the stages need
+        if x.shape[-1] == IMAGE:
             x = nn.functional.interpolate(x, size=CNN_IMAGE, mode="bilinear", align_corners=False)
-        x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
-        return self.fc(torch.flatten(self.avgpool(self.layers(x)), 1))
+        return super().forward(x)
 
 
 class Attention(nn.Module):

@@ -27,7 +27,7 @@ def network(entry):
     family = entry.get("family")
     if family == "resnet":
         block = Bottleneck if entry["bottleneck"] else BasicBlock
-        return ResNet(block, entry["depths"], entry["widths"], entry["num_classes"])
+        return ResNet(block, entry["depths"], entry["widths"], entry["num_classes"], entry.get("in_chans", 3))
     if family == "vgg":
         return VGG(entry["stage_convs"], entry["stage_widths"], entry["classifier_hidden"], entry["num_classes"],
                    0.5 if entry.get("dropout", True) else 0.0)
@@ -100,9 +100,9 @@ def downsample(inplanes, planes, stride):
 
 
 class ResNet(nn.Module):
-    def __init__(self, block, depths, widths=(64, 128, 256, 512), classes=1000):
+    def __init__(self, block, depths, widths=(64, 128, 256, 512), classes=1000, in_chans=3):
         super().__init__()
-        self.conv1 = nn.Conv2d(3, widths[0], 7, 2, 3, bias=False)
+        self.conv1 = nn.Conv2d(in_chans, widths[0], 7, 2, 3, bias=False)
         self.bn1 = nn.BatchNorm2d(widths[0])
         self.relu = nn.ReLU(inplace=True)
         self.maxpool = nn.MaxPool2d(3, 2, 1)
