@@ -198,12 +198,15 @@ __global__ void context_reduce_kernel(const float* partial_f, const Sum* partial
   }
 }
 
-/// h_i·h_j over the bits.
-template <class Codes>
-__device__ typename Codes::Sum code_dot(const Codes& codes, long long i, long long j, int bits) {
-  typename Codes::Sum acc = codes.times(i, 0, codes.code(j, 0));
+/// h_i·h_j over the bits: real codes multiplied; ±1 codes b − 2·(bits that differ), exact.
+__device__ float code_dot(const RealCodes& codes, long long i, long long j, int bits) {
+  float acc = codes.times(i, 0, codes.code(j, 0));
   for (int r = 1; r < bits; ++r) acc += codes.times(i, r, codes.code(j, r));
   return acc;
+}
+template <class Word>
+__device__ std::int32_t code_dot(const BinaryCodes<Word>& codes, long long i, long long j, int bits) {
+  return bits - 2 * __popcll(static_cast<unsigned long long>(codes.words[i] ^ codes.words[j]));
 }
 
 // Causal, one thread per token: 1/(h_i·s_before + Σ_{first≤j≤i} h_i·h_j + c·(i + 1)), s_before the code sums of
@@ -257,7 +260,7 @@ __global__ void decode_output_kernel(Codes codes, const float* state_f, const ty
   const float* m = state_f + g * (static_cast<long long>(bits) * d + d);
   float acc = codes.times(g, 0, m[k]);
   for (int r = 1; r < bits; ++r) acc += codes.times(g, r, m[r * d + k]);
-  out[e] = (acc + static_cast<float>(bias) * m[bits * d + k]) / static_cast<float>(den);
+  out[e] = (acc + static_cast<float>(bias) * m[bits * d + k]) * (1.0f / static_cast<float>(den));
 }
 
 // One thread per token: 1/(h_i·s + c·N).

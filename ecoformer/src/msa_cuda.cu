@@ -149,6 +149,7 @@ class MsaDecodeCuda final : public DecodeState {
   }
   std::uint64_t bytes() const override { return 2 * groups_ * tokens_ * d_ * sizeof(float); }
   std::map<std::string, std::vector<double>> arrays() const override {
+    if (!k_) return {{"k", {}}, {"v", {}}};  // nothing cached yet
     return {{"k", compact(*k_)}, {"v", compact(*v_)}};
   }
 

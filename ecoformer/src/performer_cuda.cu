@@ -43,8 +43,8 @@ __global__ void column_sums(const float* x, float* sums, long long groups, long 
   const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= groups * cols) return;
   const float* base = x + (i / cols) * rows * cols + i % cols;
-  float sum = base[0];
-  for (long long r = 1; r < rows; ++r) sum += base[r * cols];
+  float sum = 0.0f;
+  for (long long r = 0; r < rows; ++r) sum += base[r * cols];  // in order from row 0, as the CPU's colwise sum
   sums[i] = sum;
 }
 

@@ -86,7 +86,8 @@ TEST_CASE("causal GPU hashed attention agrees with the causal CPU reference", "[
       CHECK(gpu_counts.total() == cpu_counts.total());
       const std::uint64_t tokens = c.batch * c.heads * c.seq;
       bool positive = false;  // the GPU output is the causal hashed attention of the GPU's own codes
-      CHECK(relative_error(cuda.result.out.data, naive_hashed(cuda, in.v, &positive, true)) <= 1e-5);
+      const double tolerance = cpu.params.binary() ? 1e-5 : 1e-4;  // real codes' sums may cancel (as non-causal)
+      CHECK(relative_error(cuda.result.out.data, naive_hashed(cuda, in.v, &positive, true)) <= tolerance);
       if (cpu.params.binary()) {
         if (tied_bits(cpu, cuda, tokens) == 0)
           CHECK(relative_error(cuda.result.out.data, naive_hashed(cpu, in.v, &positive, true)) <= 1e-5);
