@@ -12,7 +12,8 @@
 #     local array fails the step); compute-sanitizer memcheck, racecheck, initcheck and synccheck on the [gpu]
 #     cases of each GPU test binary but the [large] ones (side by side); then, alone on the GPU, the
 #     benchmarks (compression kernels against a device copy, attention against cuBLAS and PyTorch SDPA's back
-#     ends, a training step in PyTorch beside ecosim train) and an Nsight Compute summary of the top kernels.
+#     ends, decode steps against a K/V cache or a recurrent state, a training step in PyTorch beside ecosim
+#     train) and an Nsight Compute summary of the top kernels.
 # Every step has a timeout capped by what is left of the stage's budget; a failed step never stops the run.
 # What comes back from $OUT (8 files at most, two folders deep) is, by construction, three files:
 #   gpu-check.md    the steps of every stage run so far in this build folder, with the benchmark tables
@@ -169,9 +170,9 @@ stage1() {
   python_package_args
   step configure 60 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DECOSIM_CUDA=ON \
     "${python_args[@]}" -DCMAKE_CUDA_ARCHITECTURES=90
-  local targets=(ecosim bench_attention bench_compression) exe
+  local targets=(ecosim bench_attention bench_compression bench_decode) exe
   while read -r exe; do [[ -n "$exe" ]] && targets+=("$(basename "$exe")"); done < <(gpu_test_binaries)
-  (( dry_run && ${#targets[@]} == 3 )) && targets+=("<each gpu-labelled test's executable>")
+  (( dry_run && ${#targets[@]} == 4 )) && targets+=("<each gpu-labelled test's executable>")
   step build 180 cmake --build "$build" -j "$jobs" --target "${targets[@]}"
   # The Python package on its own (a failure there leaves the other checks their binaries).
   local python_built=0
@@ -245,6 +246,7 @@ stage2() {
     --max-seconds 30 --json "$logs/bench-sdpa.json"
   step attention-table 10 python3 "$root/scripts/attention_table" "$logs/bench-attention.json" \
     "$logs/bench-sdpa.json"
+  step bench-decode 30 "$build/bin/bench_decode" --device cuda
   # A training step measured in PyTorch (time, peak memory, what autograd saves) beside ecosim train's model of
   # it (issue 20): a CNN with SGD and a ViT with AdamW, fp32 and AMP.
   step train-step-resnet50 45 python3 "$root/python/ecosim/torch/step_time.py" --model resnet50 --batch 32 \

@@ -38,16 +38,18 @@ AttentionConfig causal(AttentionConfig c) {
 }  // namespace
 
 AttentionDecoder::AttentionDecoder(const AttentionInputs& prompt, const AttentionConfig& config, Device device,
-                                   std::uint64_t seed, OpSink& sink)
-    : AttentionDecoder(prompt, config, device, draw_kernel_parameters(prompt, causal(config), seed), sink) {}
+                                   std::uint64_t seed, OpSink& sink, PrefillOutput output)
+    : AttentionDecoder(prompt, config, device, draw_kernel_parameters(prompt, causal(config), seed), sink, output) {}
 
 AttentionDecoder::AttentionDecoder(const AttentionInputs& prompt, const AttentionConfig& config, Device device,
-                                   KernelParameters parameters, OpSink& sink)
+                                   KernelParameters parameters, OpSink& sink, PrefillOutput output)
     : config_(causal(config)), parameters_(std::move(parameters)) {
   check_kernel_parameters(parameters_, config_);
+  detail::validate_inputs(prompt, config_);
   // a variant without a state, or a GPU that is not there, fails before any work
   state_ = detail::make_decode_state(config_, parameters_, device);
-  prefill_ = run_attention(prompt, config_, device, parameters_, sink);
+  prefill_ = output == PrefillOutput::computed ? run_attention(prompt, config_, device, parameters_, sink)
+                                               : RunResult{Tensor{}, 0, device};
   state_->add(prompt);
   tokens_ = config_.seq;
 }

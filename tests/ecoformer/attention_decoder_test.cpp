@@ -203,3 +203,20 @@ TEST_CASE("decode steps on the GPU are the GPU's causal prefill rows, with the C
     }
   }
 }
+
+TEST_CASE("a decoder whose prefill output is skipped decodes the same steps") {
+  for (AttentionVariant v : {AttentionVariant::msa, AttentionVariant::performer, AttentionVariant::ecoformer}) {
+    INFO("variant " << name(v));
+    const AttentionInputs all = synthetic_inputs(decode_config(v, kPrompt + 2), 15);
+    OpCounter computed_counts, skipped_counts;
+    AttentionDecoder computed(token_range(all, 0, kPrompt), decode_config(v, kPrompt), Device::cpu, 9, computed_counts);
+    AttentionDecoder skipped(token_range(all, 0, kPrompt), decode_config(v, kPrompt), Device::cpu, 9, skipped_counts,
+                             AttentionDecoder::PrefillOutput::skipped);
+    CHECK(skipped.prefill().out.data.empty());
+    CHECK(skipped_counts.total().empty());  // no prefill work done
+    CHECK(skipped.state() == computed.state());
+    for (std::uint64_t t = kPrompt; t < kPrompt + 2; ++t)
+      CHECK(skipped.step(token_range(all, t, 1), skipped_counts).out.data ==
+            computed.step(token_range(all, t, 1), computed_counts).out.data);
+  }
+}

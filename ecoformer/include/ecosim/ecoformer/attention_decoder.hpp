@@ -24,20 +24,25 @@ AttentionInputs token_range(const AttentionInputs& in, std::uint64_t first, std:
 
 class AttentionDecoder {
  public:
+  /// Whether the prefill's output is computed (the causal kernel over the prompt), or only the state it leaves
+  /// (no quadratic prefill: a benchmark of decode steps at a long context, a generation that needs no prompt
+  /// outputs).
+  enum class PrefillOutput { computed, skipped };
+
   /// Prefills `prompt` on `device` with config (variant msa, performer or a hashed one; causal implied; seq = the
   /// prompt's tokens), its parameters drawn from the prompt and the seed as run_attention draws them; the
   /// prefill's work goes to `sink`. Throws ecosim::Error for a variant without a decode state, what run_attention
   /// refuses, or Device::cuda without a usable GPU.
   AttentionDecoder(const AttentionInputs& prompt, const AttentionConfig& config, Device device, std::uint64_t seed,
-                   OpSink& sink);
+                   OpSink& sink, PrefillOutput output = PrefillOutput::computed);
   /// The same with the parameters given (checked by check_kernel_parameters), e.g. those of a run over more tokens.
   AttentionDecoder(const AttentionInputs& prompt, const AttentionConfig& config, Device device,
-                   KernelParameters parameters, OpSink& sink);
+                   KernelParameters parameters, OpSink& sink, PrefillOutput output = PrefillOutput::computed);
   ~AttentionDecoder();
   AttentionDecoder(const AttentionDecoder&) = delete;
   AttentionDecoder& operator=(const AttentionDecoder&) = delete;
 
-  /// The prefill's output and time.
+  /// The prefill's output and time (an empty output, 0 ms, when skipped).
   const RunResult& prefill() const { return prefill_; }
   /// One new token for every (batch, head) group (q, k, v of seq 1): its output (seq 1) and the step's time (CUDA
   /// events around the kernels on the GPU, the steady clock on the CPU; transfers excluded); the
