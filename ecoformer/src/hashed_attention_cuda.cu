@@ -349,8 +349,8 @@ struct Workspace {
         real(p.params.binary() ? 0 : s.count(s.tokens, s.b)),
         partial_f(s.count(s.groups) * s.chunks() * s.floats()),
         partial_s(s.count(s.groups, s.b) * s.chunks()),
-        ctx_z(s.count(s.groups) * s.floats()),
-        sums(s.count(s.groups, s.b)),
+        ctx_z(s.causal ? 0 : s.count(s.groups) * s.floats()),  // the causal form reads the scanned partials
+        sums(s.causal ? 0 : s.count(s.groups, s.b)),
         inv_den(s.count(s.tokens)) {}
   const cuda::DeviceBuffer<float> qk, v, anchors_t, projection;
   cuda::DeviceBuffer<float> x, out, kernel, inv;
