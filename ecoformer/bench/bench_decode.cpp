@@ -15,6 +15,7 @@
 #include "ecosim/ecoformer/attention_decoder.hpp"
 #include "ecosim/kernels/gpu.hpp"
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/hash_stages.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
 
 namespace {
@@ -96,6 +97,11 @@ Row measure(AttentionVariant v, std::uint64_t n, const Options& o, Device device
   c.batch = 1, c.heads = 16, c.seq = n + static_cast<std::uint64_t>(o.warmup + o.steps), c.head_dim = o.dim;
   c.projections = false;
   c.causal = true;
+  if (stages::hashes_through_anchors(v) && n < c.support)
+    throw Error("a context of " + std::to_string(n) + " tokens is fewer than " + std::string(name(v)) + "'s " +
+                std::to_string(c.support) +
+                " anchors, which its causal kernel draws from the context: give longer "
+                "--contexts");
   const ecoformer::AttentionInputs all = ecoformer::synthetic_inputs(c, 1);
   AttentionConfig context = c;
   context.seq = n;
@@ -127,23 +133,24 @@ int main(int argc, char** argv) {
       std::printf("%s", kUsage);
       return 0;
     }
+    std::vector<AttentionVariant> variants;  // every name checked before anything runs
+    for (const std::string& label : o.variants) variants.push_back(attention_variant_named(label));
+    if (o.device == "cuda") gpu::require("bench_decode --device cuda");
     const bool gpu = o.device == "cuda" || (o.device == "auto" && gpu::probe().available);
     const Device device = gpu ? Device::cuda : Device::cpu;
-    std::vector<AttentionVariant> variants;
-    for (const std::string& label : o.variants) variants.push_back(attention_variant_named(label));
     std::printf(
         "bench_decode on %s, B = 1, H = 16, D = %llu: one decode step after a context of N tokens, median "
         "of %d after %d warm-up (%s)\n",
         gpu ? ("GPU " + gpu::probe().device_name).c_str() : "the CPU (reference kernels)",
         static_cast<unsigned long long>(o.dim), o.steps, o.warmup, gpu ? "CUDA events" : "steady clock");
-    std::printf("%8s  %-10s %12s %22s %10s %14s\n", "N", "variant", "median_ms", "min-max ms", "vs MSA", "state bytes");
+    std::printf("%8s  %-14s %12s %22s %10s %14s\n", "N", "variant", "median_ms", "min-max ms", "vs MSA", "state bytes");
     for (std::uint64_t n : o.contexts) {
       double msa_ms = 0;
       for (AttentionVariant v : variants) {
         const Row r = measure(v, n, o, device);
         if (v == AttentionVariant::msa) msa_ms = r.median_ms;
         const std::string ratio = msa_ms > 0 ? std::to_string(r.median_ms / msa_ms).substr(0, 6) + "x" : "-";
-        std::printf("%8llu  %-10s %12.4f %10.4f-%-11.4f %10s %14llu\n", static_cast<unsigned long long>(n),
+        std::printf("%8llu  %-14s %12.4f %10.4f-%-11.4f %10s %14llu\n", static_cast<unsigned long long>(n),
                     r.variant.c_str(), r.median_ms, r.min_ms, r.max_ms, ratio.c_str(),
                     static_cast<unsigned long long>(r.state_bytes));
       }

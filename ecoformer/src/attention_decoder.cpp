@@ -1,6 +1,6 @@
-// AttentionDecoder (attention_decoder.hpp): the prefill through run_attention's causal CPU kernel, its tokens
-// added to the variant's decode state (decode_states.hpp) in order, then each step adding the new token and
-// reading its query.
+// AttentionDecoder (attention_decoder.hpp): the prefill through run_attention's causal kernel on the decoder's
+// device (or skipped), its tokens added to the variant's decode state (decode_states.hpp) in order, then each step
+// adding the new token and reading its query.
 #include "ecosim/ecoformer/attention_decoder.hpp"
 
 #include "baseline_kernels.hpp"
@@ -12,9 +12,11 @@ namespace ecosim::ecoformer {
 namespace {
 
 Tensor token_range(const Tensor& t, std::uint64_t first, std::uint64_t count) {
-  if (first + count > t.seq || count == 0)
-    throw Error("tokens " + std::to_string(first) + ".." + std::to_string(first + count) + " of " +
+  if (count == 0 || count > t.seq || first > t.seq - count)
+    throw Error("tokens from " + std::to_string(first) + ", " + std::to_string(count) + " of them, of " +
                 std::to_string(t.seq) + ": not a range of the tensor's tokens");
+  if (t.data.size() != t.batch * t.heads * t.seq * t.dim)
+    throw Error("a tensor of " + std::to_string(t.data.size()) + " values does not have its shape's");
   Tensor out{t.batch, t.heads, count, t.dim, {}};
   out.data.reserve(t.batch * t.heads * count * t.dim);
   for (std::uint64_t g = 0; g < t.batch * t.heads; ++g) {

@@ -28,8 +28,8 @@ CpuKernel msa_cpu, performer_cpu, linformer_cpu, reformer_cpu;
 void softmax_attention_cpu(const float* q, const float* k, const float* v, float* out, std::uint64_t n,
                            std::uint64_t keys, std::uint64_t d, bool causal = false);
 
-/// Throws ecosim::Error unless config is valid, the kernels can run it on the CPU (kernel_limitation) and Q, K,
-/// V are non-empty, finite and of config's shape.
+/// Throws ecosim::Error unless config is valid, the kernels can run it (kernel_limitation) and Q, K, V are
+/// non-empty, finite and of config's shape.
 void validate_inputs(const AttentionInputs& in, const AttentionConfig& c);
 /// Throws ecosim::Error (naming `what`) unless t is non-empty, finite and of config's shape.
 void validate_tensor(const char* what, const Tensor& t, const AttentionConfig& c);

@@ -52,15 +52,14 @@ class GroupState : public DecodeState {
   /// The output of group g's query q over the state, which already holds q's own token (the last added to g).
   virtual void read_query(std::uint64_t g, const float* q, float* out) const = 0;
 
- private:
-  std::uint64_t groups_, d_;
+  const std::uint64_t groups_, d_;  // (batch, head) groups, head width
 };
 
 /// MSA: the keys and values so far, per group.
 class KvCache final : public GroupState {
  public:
   explicit KvCache(const AttentionConfig& c)
-      : GroupState(c), d_(c.head_dim), k_(c.batch * c.heads), v_(c.batch * c.heads) {}
+      : GroupState(c), k_(c.batch * c.heads), v_(c.batch * c.heads) {}
   std::uint64_t bytes() const override {
     std::uint64_t values = 0;
     for (const auto& k : k_) values += 2 * k.size();
@@ -83,7 +82,6 @@ class KvCache final : public GroupState {
   void read_query(std::uint64_t g, const float* q, float* out) const override {
     softmax_attention_cpu(q, k_[g].data(), v_[g].data(), out, 1, k_[g].size() / d_, d_, true);
   }
-  std::uint64_t d_;
   std::vector<std::vector<float>> k_, v_;
 };
 
@@ -92,7 +90,6 @@ class PerformerState final : public GroupState {
  public:
   PerformerState(const AttentionConfig& c, const KernelParameters& p)
       : GroupState(c),
-        d_(c.head_dim),
         f_(c.features),
         omega_(p.at("omega")),
         scales_(feature_scales(d_, f_)),
@@ -124,7 +121,7 @@ class PerformerState final : public GroupState {
     const ConstMatrixMap omega(omega_.data(), static_cast<Eigen::Index>(f_), static_cast<Eigen::Index>(d_));
     return positive_features(row(x), omega, scales_.input, scales_.feature);
   }
-  std::uint64_t d_, f_;
+  std::uint64_t f_;
   std::vector<float> omega_;
   FeatureScales scales_;
   std::vector<RowMatrix> kv_;
@@ -138,14 +135,13 @@ class HashedState final : public GroupState {
  public:
   HashedState(const AttentionConfig& c, const KernelParameters& p)
       : GroupState(c),
-        d_(c.head_dim),
         b_(c.code_bits()),
         heads_(c.heads),
         params_(hash_params_from(p, c)),
         bias_(hash_bias(b_, HashedOptions{}.bias)),
-        context_(c.batch * c.heads * b_ * d_),
+        context_(groups_ * b_ * d_),
         sums_(c.batch * c.heads * b_),
-        values_(c.batch * c.heads * d_),
+        values_(groups_ * d_),
         last_code_(c.batch * c.heads * b_),
         count_(c.batch * c.heads) {
     for (std::uint64_t h = 0; params_.kernel() && h < heads_; ++h)
@@ -198,7 +194,7 @@ class HashedState final : public GroupState {
     }
     for (std::uint64_t r = 0; r < b_; ++r) h[r] = params_.binary() ? (y[r] > 0 ? 1.0f : -1.0f) : y[r];
   }
-  std::uint64_t d_, b_, heads_;
+  std::uint64_t b_, heads_;
   HashParams params_;
   std::int32_t bias_;
   std::vector<AnchorStatistics> fixed_;  // per head (kernel variants)

@@ -310,8 +310,11 @@ TEST_CASE("gpu model: hostile input is a clear error") {
                       Contains("up to 256"));
   REQUIRE_THROWS_WITH(model.attention(a100, AttentionImpl::flash2, {1, 1, 256, 128, 64, true, false, DType::fp16}),
                       Contains("kv-seq >= seq"));
-  REQUIRE_THROWS_WITH(model.attention(a100, AttentionImpl::naive, {64, 64, 65536, 0, 64, false, false, DType::fp16}),
-                      Contains("GB of scores"));
+  REQUIRE_THROWS_WITH(model.attention(a100, AttentionImpl::naive, {4, 16, 65536, 0, 64, false, false, DType::fp16}),
+                      Contains("GB of scores"));  // Q, K, V and O fit (8.6 GB), the scores do not (1.1 TB)
+  for (AttentionImpl impl : {AttentionImpl::flash2, AttentionImpl::ecosim})  // 137 GB of Q, K, V and O; before any
+    REQUIRE_THROWS_WITH(model.attention(a100, impl, {64, 64, 65536, 0, 64, false, false, DType::fp16}),  // count
+                        Contains("Q, K, V and O need 137.4 GB; the A100 SXM has 85.9 GB"));              // overflows
   REQUIRE_THROWS_WITH(model.attention(a100, AttentionImpl::flash2, {1, 1, 128, 0, 64, false, false, DType::fp32}),
                       Contains("flash2 attention is modelled in fp16 or bf16, not fp32"));
   REQUIRE_THROWS_WITH(model.gemm(a100, {1, 1, 1, 1, DType::fp8}), Contains("no fp8"));

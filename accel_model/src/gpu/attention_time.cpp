@@ -41,6 +41,13 @@ KernelTime KernelModel::attention(const GpuSpec& gpu, AttentionImpl impl, const 
   if (s.causal && s.kv_seq < s.seq)
     throw Error(fmt::format("causal attention needs kv-seq >= seq (got seq {}, kv-seq {})", s.seq, s.kv_seq));
   if (s.window && !s.causal) throw Error("a sliding window bounds a causal attention's keys: give --causal with it");
+  // Q, K, V and O must fit the GPU's memory (every implementation holds them), in its dtype (ecosim's kernel writes
+  // O in fp32).
+  const double tensor_bytes = double(s.batch) * double(s.heads) * double(s.dim) *
+                              (2.0 * double(s.seq) + 2.0 * double(s.kv_seq)) * double(dtype_bytes(s.dtype));
+  if (tensor_bytes > double(gpu.memory_bytes))
+    throw Error(fmt::format("Q, K, V and O need {:.1f} GB; the {} has {:.1f} GB", tensor_bytes / 1e9, gpu.name,
+                            double(gpu.memory_bytes) / 1e9));
   // Fused kernels take fp16 or bf16; materialised attention and ecosim's kernel also fp32.
   const bool fp32_allowed =
       impl == AttentionImpl::naive || impl == AttentionImpl::sdpa_math || impl == AttentionImpl::ecosim;
@@ -236,16 +243,14 @@ KernelTime KernelModel::ecosim_attention(const GpuSpec& gpu, const AttentionShap
   // The blocks an SM holds at once (its registers, threads, blocks and shared memory), and the rounds the busiest
   // SM runs: a round of r blocks takes, per key step, the throughput time of its 2r warps or one warp's latency,
   // whichever binds, combined smoothly (their root sum of squares) where both are near.
-  const std::uint64_t block_threads = std::uint64_t(rows), block_warps = (block_threads + 31) / 32;
-  const std::uint64_t blocks = std::uint64_t(std::ceil(double(s.seq) / rows) * heads);
-  const std::uint64_t per_sm = (blocks + gpu.sms - 1) / gpu.sms;
-  const std::uint64_t resident = ecosim_attention_resident_blocks(gpu, s.dim);
+  // (in double: the shape may be beyond 64-bit block counts before the memory check refuses it)
+  const double block_warps = std::ceil(rows / 32);
+  const double blocks = std::ceil(double(s.seq) / rows) * heads, per_sm = std::ceil(blocks / sms);
+  const double resident = double(ecosim_attention_resident_blocks(gpu, s.dim));
   const double key_steps = pairs / double(s.seq);  // per block: the keys its rows run over (causal: on average)
-  const auto round_s = [&](std::uint64_t r) {
-    return key_steps * std::hypot(double(r * block_warps) * warp_step_s, warp_latency_s);
-  };
-  const double compute_s =
-      double(per_sm / resident) * round_s(resident) + (per_sm % resident ? round_s(per_sm % resident) : 0.0);
+  const auto round_s = [&](double r) { return key_steps * std::hypot(r * block_warps * warp_step_s, warp_latency_s); };
+  const double full_rounds = std::floor(per_sm / resident), last = per_sm - full_rounds * resident;
+  const double compute_s = full_rounds * round_s(resident) + (last > 0 ? round_s(last) : 0.0);
   const double io_bytes =
       heads * d *
       (double(s.seq) * (dtype_bytes(s.dtype) + 4.0) + 2.0 * double(s.kv_seq) * double(dtype_bytes(s.dtype)));

@@ -62,7 +62,10 @@ def loss_of(output, labels):
 
 def hooks_for(scheme):
     """ecosim.torch's saved-tensor hooks for a compressed scheme (the package imported only here)."""
-    import ecosim.torch as et
+    try:
+        import ecosim.torch as et
+    except ImportError as e:
+        raise ValueError(f"scheme '{scheme}' needs the ecosim package (PYTHONPATH=build/python): {e}")
     name, _, bits = scheme.partition(":")
     if name == "gact":
         return et.compressed_activations(scheme)
@@ -122,10 +125,11 @@ def measure_step(model, x, labels, scheme, optimizer_name, device, warmup, repea
 
 
 def gpu_file_name(device_name):
-    """The ecosim GPU file of a CUDA device name (None when ecosim has none)."""
-    for marker, name in (("H200", "h200"), ("H100 PCIe", "h100-pcie"), ("H100", "h100-sxm"), ("A100", "a100-sxm"),
-                         ("L4", "l4"), ("4090", "rtx4090")):
-        if marker in device_name:
+    """The ecosim GPU file of a CUDA device name (None when ecosim has none: an H100 NVL, an A100 PCIe, ...)."""
+    for markers, name in ((("H200",), "h200"), (("H100", "PCIe"), "h100-pcie"), (("H100", "SXM"), "h100-sxm"),
+                          (("H100", "HBM3"), "h100-sxm"), (("A100", "SXM"), "a100-sxm"), (("L4",), "l4"),
+                          (("4090",), "rtx4090")):
+        if all(marker in device_name for marker in markers) and "NVL" not in device_name:
             return name
     return None
 
@@ -157,10 +161,16 @@ def main(argv=None):
     a = p.parse_args(argv)
     if a.batch < 1 or a.warmup < 0 or a.repeats < 1:
         p.error("--batch and --repeats must be at least 1, --warmup at least 0")
+    if a.device == "cuda" and not torch.cuda.is_available():
+        raise ValueError("--device cuda: this torch sees no GPU")
     device = torch.device("cuda" if a.device == "cuda" or (a.device == "auto" and torch.cuda.is_available())
                           else "cpu")
     torch.manual_seed(0)
-    entry = zoo_networks.resolve(json.loads(a.zoo.read_text()), a.model)
+    try:
+        zoo = json.loads(a.zoo.read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise ValueError(f"--zoo {a.zoo}: {e}")
+    entry = zoo_networks.resolve(zoo, a.model)
     model = zoo_networks.network(entry)
     x = zoo_networks.example_input(entry, a.batch, a.resolution)
     labels = torch.randint(0, entry["num_classes"], (a.batch,)) if "num_classes" in entry else None

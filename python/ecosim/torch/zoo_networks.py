@@ -30,21 +30,29 @@ def network(entry):
         return ResNet(block, entry["depths"], entry["widths"], entry["num_classes"], entry.get("in_chans", 3))
     if family == "vgg":
         return VGG(entry["stage_convs"], entry["stage_widths"], entry["classifier_hidden"], entry["num_classes"],
-                   0.5 if entry.get("dropout", True) else 0.0)
+                   0.5 if entry.get("dropout", True) else 0.0, entry.get("in_chans", 3))
     if family == "vit" and not entry.get("distillation_token", False):
         return ViT(entry["patch_size"], entry["embed_dim"], entry["num_heads"], entry["depth"], entry["num_classes"],
-                   entry["image_size"], entry.get("mlp_ratio", 4))
-    if family == "encoder" and entry.get("post_norm") and not entry.get("causal"):
+                   entry["image_size"], entry.get("mlp_ratio", 4), entry.get("in_chans", 3))
+    bert = {"post_norm": True, "causal": False, "token_type_embedding": True, "embedding_norm": True,
+            "final_norm": False, "lm_head": False}  # the encoder layout Bert builds
+    if family == "encoder" and all(entry.get(key) == value for key, value in bert.items()):
         return Bert(entry["seq_len"], entry["embed_dim"], entry["num_heads"], entry["ffn_hidden"], entry["layers"],
                     0.1 if entry.get("dropout") else 0.0)
-    raise ValueError(f"no PyTorch network for a zoo entry of family '{family}' with these settings")
+    raise ValueError(f"no PyTorch network for a zoo entry of family '{family}' with these settings "
+                     "(built: resnet, vgg, vit without a distillation token, BERT's post-norm encoder)")
 
 
 def example_input(entry, batch, resolution=None):
     """A random input of the entry's shape: images [batch, 3, H, W] (H = resolution or the entry's image_size), or an
     encoder's token embeddings [batch, seq_len, embed_dim] (the lookup is not a layer of ecosim's encoder)."""
     if entry.get("family") == "encoder":
+        if resolution:
+            raise ValueError("an encoder takes tokens: a resolution does not apply")
         return torch.randn(batch, entry["seq_len"], entry["embed_dim"])
+    if resolution and entry.get("family") == "vit" and resolution != entry["image_size"]:
+        raise ValueError(f"a ViT's position embeddings fix its image size ({entry['image_size']}): give that "
+                         "resolution or none")
     size = resolution or entry["image_size"]
     return torch.randn(batch, entry.get("in_chans", 3), size, size)
 
@@ -125,9 +133,10 @@ class ResNet(nn.Module):
 
 
 class VGG(nn.Module):
-    def __init__(self, stage_convs, widths=(64, 128, 256, 512, 512), hidden=4096, classes=1000, dropout=0.5):
+    def __init__(self, stage_convs, widths=(64, 128, 256, 512, 512), hidden=4096, classes=1000, dropout=0.5,
+                 in_chans=3):
         super().__init__()
-        layers, in_ch = [], 3
+        layers, in_ch = [], in_chans
         for convs, width in zip(stage_convs, widths):
             for _ in range(convs):
                 layers += [nn.Conv2d(in_ch, width, 3, padding=1), nn.ReLU(inplace=True)]
@@ -189,9 +198,9 @@ class PreNormBlock(nn.Module):
 
 
 class ViT(nn.Module):
-    def __init__(self, patch, dim, heads, depth, classes, image_size, mlp_ratio=4):
+    def __init__(self, patch, dim, heads, depth, classes, image_size, mlp_ratio=4, in_chans=3):
         super().__init__()
-        self.patch_embed = nn.Conv2d(3, dim, patch, patch)
+        self.patch_embed = nn.Conv2d(in_chans, dim, patch, patch)
         self.cls_token = nn.Parameter(torch.zeros(1, 1, dim))
         self.pos_embed = nn.Parameter(torch.zeros(1, (image_size // patch) ** 2 + 1, dim))
         self.blocks = nn.ModuleList(PreNormBlock(dim, heads, mlp_ratio * dim) for _ in range(depth))

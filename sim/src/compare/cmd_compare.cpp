@@ -236,7 +236,7 @@ int compare(const Args& args) {
              dim = published_workload(published, "dim"), heads = published_workload(published, "heads");
   po::options_description options("ecosim compare");
   options.add_options()("help,h", "this help")("batch", po::value<std::int64_t>()->default_value(batch),
-                                               "batch size B (with --phase, one sequence unless given)")(
+                                               "batch size B (a decoder model: one sequence unless given)")(
       "seq", po::value<std::int64_t>()->default_value(seq), "tokens N (attention layer)")(
       "dim", po::value<std::int64_t>()->default_value(dim), "head width D")(
       "heads", po::value<std::int64_t>()->default_value(heads), "heads H")(
@@ -313,9 +313,10 @@ int compare(const Args& args) {
     if (label != "native") chosen.push_back(attention_variant_named(label));
   check_parameters_apply(vm, chosen);
 
-  // The default batch is the published layer's; a decoder phase compares one sequence unless --batch says more.
-  const std::uint64_t batch_size =
-      vm["batch"].defaulted() && phase.phase.phase != Phase::model_default ? 1 : positive(vm, "batch");
+  // The default batch is the published layer's; a decoder (its default prefill or a --phase) compares one
+  // sequence unless --batch says more.
+  const bool decoder = !model.empty() && zoo.decoder_facts(model, phase).has_value();
+  const std::uint64_t batch_size = vm["batch"].defaulted() && decoder ? 1 : positive(vm, "batch");
   CompareReport report;
   report.workload = {{"batch", batch_size}, {"accelerator", accel_config.name}};
   if (onnx) {

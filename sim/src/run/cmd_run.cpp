@@ -24,6 +24,7 @@
 #include "ecosim/ecoformer/run.hpp"
 #include "ecosim/kernels/gpu.hpp"
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/hash_stages.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
 #include "ecosim/ops_counter/sinks.hpp"
 #include "ecosim/sim/commands.hpp"
@@ -70,16 +71,29 @@ void take_shape(AttentionConfig& c, const ecoformer::Tensor& q, const po::variab
   c.batch = q.batch, c.heads = q.heads, c.seq = q.seq, c.head_dim = q.dim;
 }
 
-/// The last `steps` tokens decoded one at a time after a prefill of the others (on `device`, with the run's
+/// The tokens --decode-steps T leaves to the prompt (N − T), checked before any work: decoding is causal, the
+/// prompt keeps a token, and its causal kernel can draw the anchors of an anchor-hashed variant from it.
+std::uint64_t decode_prompt(std::uint64_t steps, const AttentionConfig& config) {
+  if (!config.causal) throw Error("--decode-steps needs --causal (decoding is causal)");
+  const std::uint64_t needed = stages::hashes_through_anchors(config.variant)
+                                   ? std::max<std::uint64_t>(1, (config.support + config.batch - 1) / config.batch)
+                                   : 1;
+  if (steps >= config.seq || config.seq - steps < needed)
+    throw Error(
+        fmt::format("--decode-steps {} leaves a prompt of {} of the {} tokens; the prompt's causal kernel "
+                    "needs {}{}: give --decode-steps at most {}",
+                    steps, steps >= config.seq ? 0 : config.seq - steps, config.seq, needed,
+                    needed > 1 ? fmt::format(" (its {} anchors drawn from batch x prompt tokens)", config.support) : "",
+                    config.seq > needed ? config.seq - needed : 0));
+  return config.seq - steps;
+}
+
+/// The tokens after the first `prompt` decoded one at a time after a prefill of those (on `device`, with the run's
 /// parameters): the steps' time, work and state, and how far their outputs are from the causal run's rows.
 nlohmann::json decode_report(const ecoformer::AttentionInputs& inputs, const AttentionConfig& config,
                              const ecoformer::KernelParameters& parameters, const ecoformer::Tensor& causal_out,
-                             std::uint64_t steps, ecoformer::Device device) {
-  if (!config.causal) throw Error("--decode-steps needs --causal (decoding is causal)");
-  if (steps >= config.seq)
-    throw Error("--decode-steps " + std::to_string(steps) + " leaves no prompt of the " + std::to_string(config.seq) +
-                " tokens: give at most " + std::to_string(config.seq - 1));
-  const std::uint64_t prompt = config.seq - steps, groups = config.batch * config.heads, d = config.head_dim;
+                             std::uint64_t prompt, ecoformer::Device device) {
+  const std::uint64_t steps = config.seq - prompt, groups = config.batch * config.heads, d = config.head_dim;
   AttentionConfig prefill = config;
   prefill.seq = prompt;
   OpCounter prefill_counts, step_counts;
@@ -91,18 +105,22 @@ nlohmann::json decode_report(const ecoformer::AttentionInputs& inputs, const Att
     const ecoformer::RunResult r = decoder.step(ecoformer::token_range(inputs, t, 1), step_counts);
     step_ms.push_back(r.latency_ms);
     for (std::uint64_t g = 0; g < groups; ++g)
-      for (std::uint64_t k = 0; k < d; ++k)
-        max_diff = std::max(
-            max_diff, std::abs(double(r.out.data[g * d + k]) - double(causal_out.data[(g * config.seq + t) * d + k])));
+      for (std::uint64_t k = 0; k < d; ++k) {
+        const double diff =
+            std::abs(double(r.out.data[g * d + k]) - double(causal_out.data[(g * config.seq + t) * d + k]));
+        if (!(diff <= max_diff)) max_diff = diff;  // a NaN output stays NaN (null in the JSON)
+      }
   }
   std::sort(step_ms.begin(), step_ms.end());
+  const std::size_t mid = step_ms.size() / 2;
+  const double median_ms = step_ms.size() % 2 ? step_ms[mid] : (step_ms[mid - 1] + step_ms[mid]) / 2;
   return {{"device", device == ecoformer::Device::cuda ? "cuda" : "cpu"},
           {"prompt_tokens", prompt},
           {"steps", steps},
           {"prefill_ms", decoder.prefill().latency_ms},
-          {"step_ms_median", step_ms[step_ms.size() / 2]},
-          {"step_muls", step_counts.total().ops(OpKind::mul) / steps},
-          {"step_adds", step_counts.total().ops(OpKind::add) / steps},
+          {"step_ms_median", median_ms},
+          {"step_muls_mean", double(step_counts.total().ops(OpKind::mul)) / double(steps)},
+          {"step_adds_mean", double(step_counts.total().ops(OpKind::add)) / double(steps)},
           {"state_bytes", decoder.state_bytes()},
           {"max_abs_diff_vs_causal_rows", max_diff}};
 }
@@ -161,6 +179,8 @@ int run(const Args& args) {
     throw Error("give --seq N (or --input q.npy,k.npy,v.npy)");
   }
   config.validate();
+  const bool decode = vm.count("decode-steps") > 0;
+  const std::uint64_t prompt_tokens = decode ? decode_prompt(positive(vm, "decode-steps"), config) : 0;
   check_attention_kernel(limits, config, device == ecoformer::Device::cuda);  // before synthetic inputs are made
   std::optional<SavedInputsWriter> save;  // constructed here: its folder is checked before the work
   if (vm.count("save-inputs")) save.emplace(vm["save-inputs"].as<std::string>(), config);
@@ -177,9 +197,8 @@ int run(const Args& args) {
   const ecoformer::RunResult result = ecoformer::run_attention(inputs, config, device, parameters, sink);
   if (writer) writer->finish();
   if (vm.count("output")) write_attention_output(vm["output"].as<std::string>(), result.out);
-  std::optional<nlohmann::json> decode;
-  if (vm.count("decode-steps"))
-    decode = decode_report(inputs, config, parameters, result.out, positive(vm, "decode-steps"), device);
+  std::optional<nlohmann::json> decode_json;
+  if (decode) decode_json = decode_report(inputs, config, parameters, result.out, prompt_tokens, device);
   if (save) save->write(inputs, parameters, seed);
 
   std::optional<double> error_vs_msa;
@@ -204,7 +223,7 @@ int run(const Args& args) {
     j["adds"] = total.ops(OpKind::add);
     j["error_vs_msa"] = error_vs_msa ? nlohmann::json(*error_vs_msa) : nlohmann::json(nullptr);
     j["msa_reference"] = shared_qk ? "msa(q, q, v)" : "msa(q, k, v)";
-    if (decode) j["decode"] = *decode;
+    if (decode_json) j["decode"] = *decode_json;
     j["provenance"] = provenance();
     std::cout << fmt::format("{}\n", j.dump(2));
   } else {
@@ -215,13 +234,13 @@ int run(const Args& args) {
     std::cout << fmt::format("error_vs_msa  {} (against {})\n",
                              error_vs_msa ? fmt::format("{:.3e}", *error_vs_msa) : std::string("n/a (N > 4096)"),
                              shared_qk ? "msa(q, q, v): queries and keys are shared" : "msa(q, k, v)");
-    if (decode) {
-      const nlohmann::json& dj = *decode;
+    if (decode_json) {
+      const nlohmann::json& dj = *decode_json;
       std::cout << fmt::format(
-          "decode        {} steps after a prefill of {} tokens ({}): {:.4f} ms a step (median), {} "
+          "decode        {} steps after a prefill of {} tokens ({}): {:.4f} ms a step (median), {:.0f} "
           "muls a step, state {} bytes; max |step - causal row| {:.3e}\n",
           dj["steps"].get<std::uint64_t>(), dj["prompt_tokens"].get<std::uint64_t>(), dj["device"].get<std::string>(),
-          dj["step_ms_median"].get<double>(), dj["step_muls"].get<std::uint64_t>(),
+          dj["step_ms_median"].get<double>(), dj["step_muls_mean"].get<double>(),
           dj["state_bytes"].get<std::uint64_t>(), dj["max_abs_diff_vs_causal_rows"].get<double>());
     }
     std::cout << fmt::format("{}", provenance_lines(provenance()));
