@@ -58,8 +58,7 @@ class GroupState : public DecodeState {
 /// MSA: the keys and values so far, per group.
 class KvCache final : public GroupState {
  public:
-  explicit KvCache(const AttentionConfig& c)
-      : GroupState(c), k_(c.batch * c.heads), v_(c.batch * c.heads) {}
+  explicit KvCache(const AttentionConfig& c) : GroupState(c), k_(c.batch * c.heads), v_(c.batch * c.heads) {}
   std::uint64_t bytes() const override {
     std::uint64_t values = 0;
     for (const auto& k : k_) values += 2 * k.size();
