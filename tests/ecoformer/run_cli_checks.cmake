@@ -119,3 +119,5 @@ if(NOT eco_state_100 EQUAL eco_state_200 OR NOT msa_growth EQUAL msa_expected)
 endif()
 expect_failure("--decode-steps without --causal" run --variant msa --seq 16 --decode-steps 2 --device cpu)
 expect_failure("--decode-steps leaving no prompt" run --variant msa --causal --seq 16 --decode-steps 16 --device cpu)
+expect_failure("--decode-steps leaving fewer tokens than EcoFormer's anchors"
+               run --variant ecoformer --causal --seq 30 --decode-steps 20 --device cpu)

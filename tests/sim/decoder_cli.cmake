@@ -130,6 +130,12 @@ if(NOT rc EQUAL 0 OR NOT batch_default EQUAL 1 OR NOT batch_given EQUAL 3 OR NOT
   message(FATAL_ERROR "compare --phase batch: default ${batch_default} (want 1), --batch 3 gave ${batch_given}, "
                       "MSA energy ${msa_8} -> ${msa_8b3} (must grow): rc ${rc}: ${out}")
 endif()
+ecosim_run(out rc compare --hf-config tiny.json --variants msa --engine closed-form --out decdefault)
+file(READ ${WORKDIR}/decdefault/compare.json report)
+string(JSON batch_prefill GET "${report}" workload batch)
+if(NOT rc EQUAL 0 OR NOT batch_prefill EQUAL 1)
+  message(FATAL_ERROR "compare of a decoder's default prefill: batch ${batch_prefill} (want 1): rc ${rc}: ${out}")
+endif()
 ecosim_run(out rc compare --phase decode --context 64 --variants msa)
 if(rc EQUAL 0 OR NOT out MATCHES "--phase does not apply here")
   message(FATAL_ERROR "compare --phase without a decoder model: rc ${rc}: ${out}")
