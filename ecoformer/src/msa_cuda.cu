@@ -15,13 +15,14 @@
 
 #include "baseline_kernels.hpp"
 #include "decode_states.hpp"
+#include "ecosim/ecoformer/msa_kernel_geometry.hpp"
 #include "ecosim/kernels/cuda_support.cuh"
 
 namespace ecosim::ecoformer::detail {
 
 namespace {
-constexpr int kQueries = 64;  // threads (query rows) per block
-constexpr int kKeyTile = 32;  // keys per shared-memory tile
+constexpr int kQueries = kMsaBlockRows;  // threads (query rows) per block
+constexpr int kKeyTile = kMsaKeyTile;    // keys per shared-memory tile
 constexpr std::uint64_t kMaxHeadDim = 128;
 
 __device__ float to_float(float x) { return x; }

@@ -13,6 +13,7 @@
 #include "ecosim/accel_model/gpu/kernel_model.hpp"
 #include "ecosim/accel_model/gpu/measurements.hpp"
 #include "ecosim/accel_model/gpu/op_records.hpp"
+#include "ecosim/ecoformer/msa_kernel_geometry.hpp"
 #include "ecosim/ops_counter/attention.hpp"
 #include "ecosim/ops_counter/error.hpp"
 
@@ -92,6 +93,9 @@ TEST_CASE("gpu model: ecosim's own attention kernel, measured on the lent GPUs, 
 
 TEST_CASE("gpu model: ecosim's kernel runs as many blocks an SM as its registers, threads and shared memory allow") {
   const KernelModel& model = KernelModel::builtin();
+  // the model's geometry of the kernel is the kernel's own (ecoformer/src/msa_cuda.cu)
+  CHECK(model.value("ecosim_attention_block_rows") == ecosim::ecoformer::kMsaBlockRows);
+  CHECK(model.value("ecosim_attention_key_tile") == ecosim::ecoformer::kMsaKeyTile);
   const GpuSpec h100 = builtin_gpu("h100-sxm"), l4 = builtin_gpu("l4");
   // 64 threads (2 warps) a block. D 32: 104 registers -> 3,328 a warp, 6,656 a block: 9 of 65,536 (shared:
   // 4 x (2 x 32 x 32 + 32 x 64) + 1,024 = 17,408 B, 13 of 228 KiB). D 64: 175 -> 5,632 a warp (units of 256),
