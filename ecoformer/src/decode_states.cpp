@@ -58,7 +58,7 @@ class GroupState : public DecodeState {
 /// MSA: the keys and values so far, per group.
 class KvCache final : public GroupState {
  public:
-  explicit KvCache(const AttentionConfig& c) : GroupState(c), k_(c.batch * c.heads), v_(c.batch * c.heads) {}
+  explicit KvCache(const AttentionConfig& c) : GroupState(c), k_(groups_), v_(groups_) {}
   std::uint64_t bytes() const override {
     std::uint64_t values = 0;
     for (const auto& k : k_) values += 2 * k.size();
@@ -92,8 +92,8 @@ class PerformerState final : public GroupState {
         f_(c.features),
         omega_(p.at("omega")),
         scales_(feature_scales(d_, f_)),
-        kv_(c.batch * c.heads, RowMatrix::Zero(static_cast<Eigen::Index>(f_), static_cast<Eigen::Index>(d_))),
-        k_sum_(c.batch * c.heads, Eigen::RowVectorXf::Zero(static_cast<Eigen::Index>(f_))) {}
+        kv_(groups_, RowMatrix::Zero(static_cast<Eigen::Index>(f_), static_cast<Eigen::Index>(d_))),
+        k_sum_(groups_, Eigen::RowVectorXf::Zero(static_cast<Eigen::Index>(f_))) {}
   std::uint64_t bytes() const override { return kv_.size() * (f_ * d_ + f_) * sizeof(float); }
   std::map<std::string, std::vector<double>> arrays() const override {
     std::vector<double> kv, k_sum;
@@ -139,10 +139,10 @@ class HashedState final : public GroupState {
         params_(hash_params_from(p, c)),
         bias_(hash_bias(b_, HashedOptions{}.bias)),
         context_(groups_ * b_ * d_),
-        sums_(c.batch * c.heads * b_),
+        sums_(groups_ * b_),
         values_(groups_ * d_),
-        last_code_(c.batch * c.heads * b_),
-        count_(c.batch * c.heads) {
+        last_code_(groups_ * b_),
+        count_(groups_) {
     for (std::uint64_t h = 0; params_.kernel() && h < heads_; ++h)
       fixed_.push_back(anchor_statistics(anchors(h), params_.support, d_));
   }

@@ -1,4 +1,5 @@
-// The embedded plot scripts run with plot_compare.py as a module (plot_script.hpp).
+// Embedded Python scripts run with a helper module beside them; the plot scripts with plot_compare.py
+// (plot_script.hpp).
 #include "plot_script.hpp"
 
 #include <fmt/core.h>
@@ -10,21 +11,31 @@
 namespace ecosim::cli {
 
 namespace {
-/// argv: plot_compare.py's text, the script's name, its text, then its arguments.
+/// argv: the helper module's name, its text, the script's name, its text, then its arguments.
 constexpr std::string_view kBootstrap =
     "import sys, types\n"
-    "helper = types.ModuleType('plot_compare')\n"
-    "exec(compile(sys.argv[1], 'plot_compare.py', 'exec'), helper.__dict__)\n"
-    "sys.modules['plot_compare'] = helper\n"
-    "name, script, sys.argv = sys.argv[2], sys.argv[3], [sys.argv[2]] + sys.argv[4:]\n"
+    "helper = types.ModuleType(sys.argv[1])\n"
+    "exec(compile(sys.argv[2], sys.argv[1] + '.py', 'exec'), helper.__dict__)\n"
+    "sys.modules[sys.argv[1]] = helper\n"
+    "name, script, sys.argv = sys.argv[3], sys.argv[4], [sys.argv[3]] + sys.argv[5:]\n"
     "exec(compile(script, name, 'exec'), {'__name__': '__main__'})\n";
 }  // namespace
 
-ProgramRun run_plot_script(std::string_view name, std::string_view script, const std::vector<std::string>& args) {
-  std::vector<std::string> argv{"/usr/bin/python3",          "-c", std::string(kBootstrap),
-                                std::string(embedded::plot_compare_py()), std::string(name), std::string(script)};
+ProgramRun run_embedded_python(const std::string& python, std::string_view helper_name, std::string_view helper,
+                               std::string_view name, std::string_view script, const std::vector<std::string>& args) {
+  std::vector<std::string> argv{python,
+                                "-c",
+                                std::string(kBootstrap),
+                                std::string(helper_name),
+                                std::string(helper),
+                                std::string(name),
+                                std::string(script)};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_program(argv);
+}
+
+ProgramRun run_plot_script(std::string_view name, std::string_view script, const std::vector<std::string>& args) {
+  return run_embedded_python("/usr/bin/python3", "plot_compare", embedded::plot_compare_py(), name, script, args);
 }
 
 void draw_plot(std::string_view name, std::string_view script, const std::vector<std::string>& args,

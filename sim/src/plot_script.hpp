@@ -1,7 +1,8 @@
-// Internal: runs an embedded plot script (scripts/plot_*.py, compiled in: an installed ecosim needs no source tree)
-// with Debian's interpreter, /usr/bin/python3 (the python3 first on PATH may lack Debian's matplotlib), giving it
-// scripts/plot_compare.py, which the other scripts import for matplotlib's set-up and their atomic PNG writes, as the
-// module `plot_compare`. The scripts and paths are plain arguments, never a shell's.
+// Internal: runs an embedded Python script (compiled in: an installed ecosim needs no source tree) with a helper
+// module beside it — the plot scripts (scripts/plot_*.py) with Debian's interpreter, /usr/bin/python3 (the python3
+// first on PATH may lack Debian's matplotlib), and scripts/plot_compare.py, which they import for matplotlib's
+// set-up and their atomic PNG writes, as the module `plot_compare`. The scripts and paths are plain arguments,
+// never a shell's.
 #pragma once
 #include <string>
 #include <string_view>
@@ -11,7 +12,12 @@
 
 namespace ecosim::cli {
 
-/// Runs `script` as `name` (its sys.argv[0], and its file name in a traceback) with `args` as sys.argv[1:].
+/// Runs `script` as `name` (its sys.argv[0], and its file name in a traceback) with `args` as sys.argv[1:], by the
+/// interpreter at `python` (an absolute path), with `helper` importable as the module `helper_name`.
+ProgramRun run_embedded_python(const std::string& python, std::string_view helper_name, std::string_view helper,
+                               std::string_view name, std::string_view script, const std::vector<std::string>& args);
+
+/// run_embedded_python by /usr/bin/python3 with scripts/plot_compare.py as the module plot_compare.
 ProgramRun run_plot_script(std::string_view name, std::string_view script, const std::vector<std::string>& args);
 
 /// run_plot_script writing `png`, then one line on stderr: "wrote <written> and <png>", or a warning that no plot

@@ -142,3 +142,47 @@ foreach(case "--model|resnet152|--batch|549755813888|layer .stem.conv.: [^\n]*ov
     message(FATAL_ERROR "train ${case}: expected exit 2, one line with '${expected}', no folder; got ${rc}: ${out}")
   endif()
 endforeach()
+
+# --measure-gpu: the step measured in PyTorch replaces the estimate, which stays beside it. Without a GPU here the
+# real interpreter says why and the estimate stays; a stand-in interpreter writing step_time.py's report (what
+# a GPU machine's PyTorch would) shows the measured figures taking the estimate's place.
+ecosim_run(out rc train --model resnet18 --batch 2 --resolution 64 --scheme none --measure-gpu /usr/bin/python3
+           --format json)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "the GPU step was not measured" OR NOT out MATCHES "estimate: modelled")
+  message(FATAL_ERROR "train --measure-gpu without a GPU: rc ${rc}: ${out}")
+endif()
+file(WRITE ${WORKDIR}/stand_in_python [=[#!/usr/bin/python3
+import json, sys
+out = sys.argv[sys.argv.index("--json-out") + 1]
+schemes = sys.argv[sys.argv.index("--schemes") + 1].split(",")
+json.dump({"schemes": [{"scheme": s, "step_ms": 12.5 + i, "peak_bytes": 1000 + i} for i, s in enumerate(schemes)],
+           "saved_activation_bytes": 5, "torch": "2.x", "device_name": "Stand-in GPU"}, open(out, "w"))
+]=])
+file(CHMOD ${WORKDIR}/stand_in_python PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+ecosim_run(measured rc train --model resnet18 --batch 2 --resolution 64 --scheme none,gact:4,actnn:L3
+           --measure-gpu ${WORKDIR}/stand_in_python --format json)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "train --measure-gpu with a stand-in interpreter: rc ${rc}: ${measured}")
+endif()
+string(JSON none_ms GET "${measured}" schemes 0 gpu_ms)
+string(JSON none_kind GET "${measured}" schemes 0 gpu_ms_kind)
+string(JSON none_estimate GET "${measured}" schemes 0 gpu_ms_estimate)
+string(JSON none_peak GET "${measured}" schemes 0 gpu_peak_bytes_measured)
+string(JSON gact_ms GET "${measured}" schemes 1 gpu_ms)
+string(JSON actnn_kind GET "${measured}" schemes 2 gpu_ms_kind)
+string(JSON actnn_estimate ERROR_VARIABLE no_estimate GET "${measured}" schemes 2 gpu_ms_estimate)
+string(JSON autograd_saved GET "${measured}" workload autograd_saved_bytes_measured)
+if(NOT none_ms EQUAL 12.5 OR NOT gact_ms EQUAL 13.5 OR NOT none_peak EQUAL 1000 OR NOT none_estimate GREATER 0
+   OR NOT none_kind MATCHES "^measured: PyTorch 2.x on Stand-in GPU" OR NOT actnn_kind MATCHES "^estimate"
+   OR NOT no_estimate OR NOT autograd_saved EQUAL 5)
+  message(FATAL_ERROR "train --measure-gpu: measured figures not in place: ${measured}")
+endif()
+foreach(case "--model;resnet18;--measure-gpu;python3|absolute path"
+             "--onnx;${onnx_models}/small_cnn.onnx;--measure-gpu;/usr/bin/python3|it needs --model")
+  string(REPLACE "|" ";" parts "${case}")
+  list(POP_BACK parts message)
+  ecosim_run(out rc train ${parts})
+  if(rc EQUAL 0 OR NOT out MATCHES "${message}")
+    message(FATAL_ERROR "train ${parts}: expected an error naming '${message}', got: ${out}")
+  endif()
+endforeach()

@@ -12,7 +12,7 @@ The networks come from the zoo entry (zoo_networks.py: ResNet, VGG, DeiT/ViT, BE
 
 usage: step_time.py --model NAME --batch B [--resolution R] [--schemes none,amp] [--optimizer sgd|adamw]
                     [--device auto|cpu|cuda] [--warmup 3] [--repeats 10] [--zoo FILE] [--ecosim EXE [--gpu NAME]]
-                    [--json]
+                    [--json | --json-out FILE]
 Runs on its own (python3 step_time.py ...) where the compiled ecosim module cannot be imported.
 """
 import argparse
@@ -32,7 +32,11 @@ except ImportError:  # run as a script
     import zoo_networks
 
 HOOK_SCHEMES = ("gact", "mesa", "fewbit")  # ecosim.torch's hooks, spelt as `ecosim train` spells them
-DEFAULT_ZOO = Path(__file__).resolve().parents[3] / "ops_counter" / "data" / "model_zoo.json"
+
+
+def default_zoo():
+    """The source tree's zoo file, beside this file's package (run from an ecosim checkout or build tree)."""
+    return Path(__file__).resolve().parents[3] / "ops_counter" / "data" / "model_zoo.json"
 
 
 def saved_activation_bytes(model, x):
@@ -154,10 +158,11 @@ def main(argv=None):
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--repeats", type=int, default=10)
-    p.add_argument("--zoo", type=Path, default=DEFAULT_ZOO)
+    p.add_argument("--zoo", type=Path, help="a zoo file (default: the source tree's ops_counter/data/model_zoo.json)")
     p.add_argument("--ecosim", help="the ecosim binary: add ecosim train's figures for the same step")
     p.add_argument("--gpu", help="ecosim's GPU file for its estimate (default: this GPU's, when ecosim has it)")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--json-out", type=Path, help="write the JSON report into this file instead of printing it")
     a = p.parse_args(argv)
     if a.batch < 1 or a.warmup < 0 or a.repeats < 1:
         p.error("--batch and --repeats must be at least 1, --warmup at least 0")
@@ -166,10 +171,11 @@ def main(argv=None):
     device = torch.device("cuda" if a.device == "cuda" or (a.device == "auto" and torch.cuda.is_available())
                           else "cpu")
     torch.manual_seed(0)
+    zoo_path = a.zoo or default_zoo()
     try:
-        zoo = json.loads(a.zoo.read_text())
+        zoo = json.loads(zoo_path.read_text())
     except (OSError, json.JSONDecodeError) as e:
-        raise ValueError(f"--zoo {a.zoo}: {e}")
+        raise ValueError(f"--zoo {zoo_path}: {e}")
     entry = zoo_networks.resolve(zoo, a.model)
     model = zoo_networks.network(entry)
     x = zoo_networks.example_input(entry, a.batch, a.resolution)
@@ -180,7 +186,7 @@ def main(argv=None):
     gpu = a.gpu or (gpu_file_name(torch.cuda.get_device_name()) if device.type == "cuda" else None)
     train_args = ["--model", a.model, "--batch", str(a.batch), "--optimizer", a.optimizer] + \
         (["--resolution", str(a.resolution)] if a.resolution else []) + \
-        (["--model-file", str(a.zoo)] if a.zoo != DEFAULT_ZOO else [])
+        (["--model-file", str(a.zoo)] if a.zoo else [])
     report = {"model": a.model, "batch": a.batch, "optimizer": a.optimizer, "device": str(device),
               "device_name": torch.cuda.get_device_name() if device.type == "cuda" else "cpu",
               "torch": torch.__version__, "saved_activation_bytes": saved, "schemes": []}
@@ -191,6 +197,9 @@ def main(argv=None):
         if a.ecosim:
             row["ecosim"] = predicted(a.ecosim, train_args, scheme, gpu)
         report["schemes"].append(row)
+    if a.json_out:
+        a.json_out.write_text(json.dumps(report, indent=2))
+        return
     if a.json:
         print(json.dumps(report, indent=2))
         return

@@ -1,7 +1,6 @@
-// `ecosim train`: what one training step of a zoo model (or an ONNX export's graph) costs — forward, backward and optimizer ops, the tensors
-// autograd saves (activation memory) and the peak memory — per activation scheme, the schemes applied by
-// kernels/training_schemes.hpp (ops_counter/README.md,
-// "Training step").
+// `ecosim train`: what one training step of a zoo model (or an ONNX export's graph) costs — forward, backward and
+// optimizer ops, the tensors autograd saves (activation memory) and the peak memory — per activation scheme, the
+// schemes applied by kernels/training_schemes.hpp (ops_counter/README.md, "Training step").
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -10,16 +9,17 @@
 #include <sstream>
 
 #include "accel_report.hpp"
-#include "embedded_texts.hpp"
-#include "plot_script.hpp"
 #include "count_report.hpp"
 #include "ecosim/accel_model/gpu/gpu_spec.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/training_step.hpp"
 #include "ecosim/sim/commands.hpp"
 #include "ecosim/traces/atomic_file.hpp"
+#include "embedded_texts.hpp"
+#include "plot_script.hpp"
 #include "provenance.hpp"
 #include "report_folder.hpp"
+#include "train_measure.hpp"
 #include "train_pricing.hpp"
 #include "train_report.hpp"
 #include "workload.hpp"
@@ -42,8 +42,8 @@ std::vector<Layer> onnx_step_layers(const po::variables_map& vm) {
   if (!model.unknown_ops.empty())  // what they save is unknown: the step would leave it out (--strict or not)
     throw Error(fmt::format("ONNX model '{}': unknown op types ({}): a training step needs every op known",
                             model.origin, unknown_op_summary(model)));
-  if (!model.unmatched_attention.empty()) fmt::print(stderr, "warning: {}: {}\n", model.origin,
-                                                     unmatched_attention_warning(model));
+  if (!model.unmatched_attention.empty())
+    fmt::print(stderr, "warning: {}: {}\n", model.origin, unmatched_attention_warning(model));
   return onnx_layers(model, std::nullopt);
 }
 
@@ -106,6 +106,10 @@ int train(const Args& args) {
       "accelerator JSON file, merged over the built-in one (format: accel_model/README.md)")(
       "engine", po::value<std::string>()->default_value("closed-form"), "accelerator timing: closed-form or systemc")(
       "gpu", po::value<std::string>()->default_value("h100-sxm"), "GPU whose modelled step time is estimated")(
+      "measure-gpu", po::value<std::string>(),
+      "also measure the step in PyTorch on this machine's GPU with the interpreter at this absolute path (a python3 "
+      "whose torch sees the GPU): none, amp, and with the ecosim package importable gact, mesa, fewbit; the "
+      "measured time replaces the estimate (kept as gpu_ms_estimate), or a note says why nothing was measured")(
       "max-batch", "instead of one step: the largest batch per scheme whose step peaks within --memory-gb")(
       "memory-gb", po::value<double>(), "with --max-batch: the memory in GiB (2^30 bytes)")(
       "onnx", po::value<std::string>(),
@@ -121,6 +125,11 @@ int train(const Args& args) {
   if (vm.count("model") == vm.count("onnx")) throw Error("give --model NAME or --onnx FILE");
   const Optimizer optimizer = parse_optimizer(vm["optimizer"].as<std::string>());
   const Convention convention = parse_convention(vm["convention"].as<std::string>());
+  if (vm.count("measure-gpu") && vm.count("onnx"))
+    throw Error("--measure-gpu builds the network from its zoo entry: it needs --model");
+  if (vm.count("measure-gpu") && convention != Convention::exact)
+    throw Error("--measure-gpu prices the step in the exact convention");
+  if (vm.count("measure-gpu") && vm.count("max-batch")) throw Error("--measure-gpu measures one step, not --max-batch");
   const Format format = parse_format(vm["format"].as<std::string>());
   std::optional<ReportFolder> folder;
   if (vm.count("out")) folder.emplace(vm["out"].as<std::string>());
@@ -135,7 +144,8 @@ int train(const Args& args) {
   if (!model.empty()) reject_given(vm, {"strict", "onnx-max-bytes"}, "--onnx");
   const std::vector<Layer> layers = model.empty() ? onnx_step_layers(vm) : zoo.build(model, model_options);
   if (vm.count("max-batch")) {
-    if (model.empty()) throw Error("--max-batch rebuilds the model at each batch: it needs --model (an export's is fixed)");
+    if (model.empty())
+      throw Error("--max-batch rebuilds the model at each batch: it needs --model (an export's is fixed)");
     const std::uint64_t memory = memory_bytes(vm);
     if (!vm["batch"].defaulted()) throw Error("--max-batch searches the batch: leave out --batch");
     if (folder) throw Error("--max-batch writes no --out folder");
@@ -156,12 +166,28 @@ int train(const Args& args) {
   StepPrices prices(steps.size());  // priced in the exact convention only (the accelerator's work)
   std::string accel_name;
   if (convention == Convention::exact) {
-    const PricingSetup setup{parse_accel(vm),
-                             accel::parse_engine(vm["engine"].as<std::string>()),
+    const PricingSetup setup{parse_accel(vm), accel::parse_engine(vm["engine"].as<std::string>()),
                              gpu::builtin_gpu(vm["gpu"].as<std::string>())};
     for (std::size_t i = 0; i < steps.size(); ++i)
       prices[i] = price_step(schemes::step_records(step, steps[i], layers), setup, TechTable::builtin_45nm());
     accel_name = setup.accel.name;
+  }
+
+  std::optional<StepMeasurement> measured;
+  if (vm.count("measure-gpu")) {
+    const StepMeasurement& m =
+        measured.emplace(measure_step_on_gpu(vm["measure-gpu"].as<std::string>(), zoo, model, model_options.batch,
+                                             model_options.resolution, list, optimizer));
+    if (!m.why_not.empty())
+      fmt::print(stderr, "note: the GPU step was not measured ({}); gpu_ms stays the GPU model's estimate\n",
+                 m.why_not);
+    for (std::size_t i = 0; i < steps.size(); ++i)
+      if (const auto it = m.schemes.find(list[i].name()); it != m.schemes.end() && prices[i]) {
+        prices[i]->gpu_ms_estimate = prices[i]->gpu_ms;
+        prices[i]->gpu_ms = it->second.step_ms;
+        prices[i]->gpu_peak_bytes_measured = it->second.peak_bytes;
+        prices[i]->gpu_label = m.label;
+      }
   }
 
   nlohmann::ordered_json workload = model.empty()
@@ -177,6 +203,8 @@ int train(const Args& args) {
   if (model_options.resolution) workload["resolution"] = model_options.resolution;
   if (model_options.seq_len) workload["seq_len"] = model_options.seq_len;
   if (vm.count("model-file")) workload["model_file"] = vm["model-file"].as<std::string>();
+  if (measured && measured->why_not.empty())  // what autograd saved in PyTorch's fp32 forward, beside none's
+    workload["autograd_saved_bytes_measured"] = measured->saved_activation_bytes;
   const TechTable& tech = TechTable::builtin_45nm();
   const nlohmann::ordered_json prov = provenance(tech);
   const std::string json = train_json(workload, step, steps, prices, tech, prov).dump(2) + "\n";

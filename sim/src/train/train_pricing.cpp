@@ -18,7 +18,9 @@ StepPrice price_step(const std::vector<OpRecord>& records, const PricingSetup& s
       .accel_dram_pj = replay.total.energy.dram_pj,
       .accel_dram_bits = replay.total.dram_bits,
       .gpu_ms = gpu::modelled_latency_s(records, setup.gpu, software) * 1e3,
-      .gpu_label = "estimate: modelled, " + setup.gpu.name + ", " + std::string(gpu::software_description(software))};
+      .gpu_label = "estimate: modelled, " + setup.gpu.name + ", " + std::string(gpu::software_description(software)),
+      .gpu_ms_estimate = std::nullopt,  // set only where a measurement replaces gpu_ms
+      .gpu_peak_bytes_measured = std::nullopt};
 }
 
 }  // namespace ecosim::cli

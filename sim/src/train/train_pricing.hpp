@@ -1,7 +1,8 @@
 // Internal: the price of a training step under a scheme on the accelerator model (latency, energy, DRAM bits of
 // the step's records replayed, kernels/training_schemes.hpp step_records) and on a GPU (the GPU model's
-// estimate, labelled as one: ecosim train measures nothing on a GPU).
+// estimate, labelled as one; with --measure-gpu the step measured in PyTorch replaces it, the estimate kept beside).
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,9 @@ struct StepPrice {
   double accel_latency_ms = 0, accel_energy_pj = 0, accel_dram_pj = 0;
   std::uint64_t accel_dram_bits = 0;
   double gpu_ms = 0;
-  std::string gpu_label;  // "estimate: modelled, <GPU>, <software>"
+  std::string gpu_label;                  // "estimate: modelled, <GPU>, <software>", or "measured: ..."
+  std::optional<double> gpu_ms_estimate;  // when gpu_ms is measured: the GPU model's estimate beside it
+  std::optional<std::uint64_t> gpu_peak_bytes_measured;
 };
 
 struct PricingSetup {

@@ -1,6 +1,8 @@
 // Printing of `ecosim train` reports.
 #include "train_report.hpp"
 
+#include <map>
+
 #include <fmt/format.h>
 
 #include "count_report.hpp"
@@ -83,6 +85,8 @@ nlohmann::ordered_json train_json(const nlohmann::ordered_json& workload, const 
       entry["accel_dram_bits"] = p->accel_dram_bits;
       entry["gpu_ms"] = p->gpu_ms;
       entry["gpu_ms_kind"] = p->gpu_label;
+      if (p->gpu_ms_estimate) entry["gpu_ms_estimate"] = *p->gpu_ms_estimate;
+      if (p->gpu_peak_bytes_measured) entry["gpu_peak_bytes_measured"] = *p->gpu_peak_bytes_measured;
     }
     entry["saved_tensors"] = saved;
     entry["memory_curve"] = curve;
@@ -137,7 +141,7 @@ std::string train_table(const nlohmann::ordered_json& workload, const TrainingSt
       step.optimizer_state_bytes / kGiB, step.buffer_bytes / kGiB);
   out += fmt::format("{:<10} {:>16} {:>8} {:>10} {:>14} {:>14} {:>12} {:>12} {:>12} {:>10} {:>14}\n", "scheme",
                      "activations GiB", "ratio", "peak GiB", "forward G mul", "backward G mul", "update G mul",
-                     "compr. G mul", "accel ms", "accel mJ", "GPU ms (est.)");
+                     "compr. G mul", "accel ms", "accel mJ", "GPU ms");
   for (std::size_t i = 0; i < schemes.size(); ++i) {
     const SchemeStep& s = schemes[i];
     const PhaseTotals t = totals(step, s);
@@ -149,8 +153,11 @@ std::string train_table(const nlohmann::ordered_json& workload, const TrainingSt
         t.compression.ops(OpKind::mul) / 1e9, p ? fmt::format("{:.3f}", p->accel_latency_ms) : "-",
         p ? fmt::format("{:.3f}", p->accel_energy_pj / 1e9) : "-", p ? fmt::format("{:.3f}", p->gpu_ms) : "-");
   }
-  if (!prices.empty() && prices.front())
-    out += fmt::format("GPU ms: {} (nothing measured)\n", prices.front()->gpu_label);
+  std::map<std::string, std::string> labels;  // what each GPU figure is, and the schemes it is for
+  for (std::size_t i = 0; i < schemes.size(); ++i)
+    if (prices[i])
+      labels[prices[i]->gpu_label] += (labels[prices[i]->gpu_label].empty() ? "" : ", ") + schemes[i].scheme.name();
+  for (const auto& [label, names] : labels) out += fmt::format("GPU ms ({}): {}\n", names, label);
   return out + provenance_footer(provenance, "--format json or csv");
 }
 

@@ -41,13 +41,14 @@ class ModelZoo {
   /// A decoder model's parameters, KV-cache bytes and traffic and MACs for `options` (decoder.hpp); none for a
   /// model of another family. Throws as build() does.
   std::optional<DecoderFacts> decoder_facts(const std::string& model, const ModelOptions& options) const;
+  /// `model`'s entry merged over the entries it extends (its hyper-parameters as data, for a tool that builds the
+  /// same network elsewhere, e.g. in PyTorch); throws for a circular chain, an unknown family, and a key of any
+  /// entry in the chain that its family does not have ("<file>: <model>.<key>: unknown key …").
+  nlohmann::json resolved(const std::string& model) const;
 
  private:
   /// The entry of `model` (an object); throws for an unknown model, listing the valid ones.
   const nlohmann::json& entry(const std::string& model) const;
-  /// `model`'s entry merged over the entries it extends; throws for a circular chain, an unknown family, and a
-  /// key of any entry in the chain that its family does not have ("<file>: <model>.<key>: unknown key …").
-  nlohmann::json resolved(const std::string& model) const;
 
   nlohmann::json entries_;
   std::map<std::string, std::string> origins_;  // model name → the file (or "builtin model_zoo.json") defining it
