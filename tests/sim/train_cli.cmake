@@ -177,6 +177,21 @@ if(NOT none_ms EQUAL 12.5 OR NOT gact_ms EQUAL 13.5 OR NOT none_peak EQUAL 1000 
    OR NOT no_estimate OR NOT autograd_saved EQUAL 5)
   message(FATAL_ERROR "train --measure-gpu: measured figures not in place: ${measured}")
 endif()
+# the network is built at the length train prices: a stand-in reporting the zoo entry's seq_len it was handed
+file(WRITE ${WORKDIR}/stand_in_seq_len [=[#!/usr/bin/python3
+import json, sys
+zoo = json.load(open(sys.argv[sys.argv.index("--zoo") + 1]))
+json.dump({"schemes": [{"scheme": "none", "step_ms": 1.0, "peak_bytes": 1}],
+           "saved_activation_bytes": next(iter(zoo.values()))["seq_len"], "torch": "2.x", "device_name": "Stand-in GPU"},
+          open(sys.argv[sys.argv.index("--json-out") + 1], "w"))
+]=])
+file(CHMOD ${WORKDIR}/stand_in_seq_len PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+ecosim_run(measured rc train --model bert_base --seq-len 64 --scheme none --measure-gpu ${WORKDIR}/stand_in_seq_len
+           --format json)
+string(JSON seq_len_built GET "${measured}" workload autograd_saved_bytes_measured)
+if(NOT rc EQUAL 0 OR NOT seq_len_built EQUAL 64)
+  message(FATAL_ERROR "train --measure-gpu --seq-len 64: the network was built at ${seq_len_built}: ${measured}")
+endif()
 foreach(case "--model;resnet18;--measure-gpu;python3|absolute path"
              "--onnx;${onnx_models}/small_cnn.onnx;--measure-gpu;/usr/bin/python3|it needs --model")
   string(REPLACE "|" ";" parts "${case}")

@@ -138,14 +138,14 @@ def gpu_file_name(device_name):
     return None
 
 
-def predicted(ecosim, args, scheme, gpu):
-    """ecosim train's figures for the same step."""
-    argv = [ecosim, "train", *args, "--scheme", scheme, "--format", "json"] + (["--gpu", gpu] if gpu else [])
+def predicted(ecosim, args, schemes, gpu):
+    """ecosim train's figures for the same step, by scheme (one run for all of them)."""
+    argv = [ecosim, "train", *args, "--scheme", ",".join(schemes), "--format", "json"] + (["--gpu", gpu] if gpu else [])
     run = subprocess.run(argv, capture_output=True, text=True)
     if run.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} failed: {run.stderr.strip()}")
-    s = json.loads(run.stdout)["schemes"][0]
-    return {k: s[k] for k in ("activation_bytes", "peak_bytes", "gpu_ms", "gpu_ms_kind")}
+    return {s["scheme"]: {k: s[k] for k in ("activation_bytes", "peak_bytes", "gpu_ms", "gpu_ms_kind")}
+            for s in json.loads(run.stdout)["schemes"]}
 
 
 def main(argv=None):
@@ -191,11 +191,13 @@ def main(argv=None):
               "device_name": torch.cuda.get_device_name() if device.type == "cuda" else "cpu",
               "torch": torch.__version__, "saved_activation_bytes": saved, "schemes": []}
     initial = {k: v.clone() for k, v in model.state_dict().items()}
-    for scheme in a.schemes.split(","):
+    schemes = a.schemes.split(",")
+    estimates = predicted(a.ecosim, train_args, schemes, gpu) if a.ecosim else {}
+    for scheme in schemes:
         model.load_state_dict(initial)  # every scheme from the same weights
         row = {"scheme": scheme, **measure_step(model, x, labels, scheme, a.optimizer, device, a.warmup, a.repeats)}
-        if a.ecosim:
-            row["ecosim"] = predicted(a.ecosim, train_args, scheme, gpu)
+        if scheme in estimates:
+            row["ecosim"] = estimates[scheme]
         report["schemes"].append(row)
     if a.json_out:
         a.json_out.write_text(json.dumps(report, indent=2))

@@ -9,8 +9,6 @@
 
 #include <iostream>
 
-#include <algorithm>
-#include <cmath>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -92,8 +90,9 @@ int run(const Args& args) {
       "causal", "causal attention (query i sees keys 0..i): msa, performer and the EcoFormer family")(
       "decode-steps", po::value<std::int64_t>(),
       "with --causal: also prefill the first N - T tokens and decode the last T one at a time against the K/V "
-      "cache or recurrent state (on --device), each step checked against the causal run's row")(
-      "device", po::value<std::string>()->default_value("auto"), "auto, cpu or cuda")(
+      "cache or recurrent state (on --device), each step checked against the causal run's row; reported in the output, "
+      "not in --trace, which holds the causal run's records")("device", po::value<std::string>()->default_value("auto"),
+                                                              "auto, cpu or cuda")(
       "seed", po::value<std::uint64_t>()->default_value(0), "seed of the synthetic input and random parameters")(
       "trace", po::value<std::string>(), "write the instrumented op trace (JSON Lines) here")(
       "input", po::value<std::string>(), "q.npy,k.npy,v.npy: float32 [batch, heads, seq, dim] instead of synthetic")(

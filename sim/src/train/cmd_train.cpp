@@ -175,9 +175,8 @@ int train(const Args& args) {
 
   std::optional<StepMeasurement> measured;
   if (vm.count("measure-gpu")) {
-    const StepMeasurement& m =
-        measured.emplace(measure_step_on_gpu(vm["measure-gpu"].as<std::string>(), zoo, model, model_options.batch,
-                                             model_options.resolution, list, optimizer));
+    const StepMeasurement& m = measured.emplace(
+        measure_step_on_gpu(vm["measure-gpu"].as<std::string>(), zoo, model, model_options, list, optimizer));
     if (!m.why_not.empty())
       fmt::print(stderr, "note: the GPU step was not measured ({}); gpu_ms stays the GPU model's estimate\n",
                  m.why_not);

@@ -45,8 +45,8 @@ class TemporaryFolder {
 bool measurable(const kernels::schemes::Scheme& scheme) { return scheme.kind != kernels::schemes::SchemeKind::actnn; }
 
 StepMeasurement measure_step_on_gpu(const std::string& python, const ModelZoo& zoo, const std::string& model,
-                                    std::uint64_t batch, std::uint64_t resolution,
-                                    const std::vector<kernels::schemes::Scheme>& schemes, Optimizer optimizer) {
+                                    const ModelOptions& options, const std::vector<kernels::schemes::Scheme>& schemes,
+                                    Optimizer optimizer) {
   if (!fs::path(python).is_absolute())
     throw Error("--measure-gpu: give the interpreter's absolute path (e.g. /usr/bin/python3), not '" + python + "'");
   StepMeasurement m;
@@ -59,12 +59,14 @@ StepMeasurement measure_step_on_gpu(const std::string& python, const ModelZoo& z
   }
   const TemporaryFolder folder;
   const std::string zoo_file = folder.file("zoo.json").string(), report = folder.file("step.json").string();
-  write_file_atomically(zoo_file, nlohmann::json{{model, zoo.resolved(model)}}.dump());
-  std::vector<std::string> args{"--model",    model,  "--batch",     std::to_string(batch),
+  nlohmann::json entry = zoo.resolved(model);
+  if (options.seq_len) entry["seq_len"] = options.seq_len;  // the network built at the length train prices
+  write_file_atomically(zoo_file, nlohmann::json{{model, entry}}.dump());
+  std::vector<std::string> args{"--model",    model,  "--batch",     std::to_string(options.batch),
                                 "--schemes",  names,  "--optimizer", std::string(name(optimizer)),
                                 "--device",   "cuda", "--zoo",       zoo_file,
                                 "--json-out", report};
-  if (resolution) args.insert(args.end(), {"--resolution", std::to_string(resolution)});
+  if (options.resolution) args.insert(args.end(), {"--resolution", std::to_string(options.resolution)});
   const ProgramRun run = run_embedded_python(python, "zoo_networks", embedded::zoo_networks_py(), "step_time.py",
                                              embedded::step_time_py(), args);
   if (!run.succeeded || !fs::is_regular_file(report)) {

@@ -31,10 +31,10 @@ struct StepMeasurement {
 /// Whether step_time.py measures `scheme` (ActNN's levels it does not: the hooks take bits).
 bool measurable(const kernels::schemes::Scheme& scheme);
 
-/// The step of zoo `model` at `batch` (and `resolution`, 0: the model's) under the measurable ones of `schemes`,
-/// measured on the GPU by the interpreter at `python` (an absolute path).
+/// The step of zoo `model` at options' batch, resolution and sequence length (0: the model's) under the
+/// measurable ones of `schemes`, measured on the GPU by the interpreter at `python` (an absolute path).
 StepMeasurement measure_step_on_gpu(const std::string& python, const ModelZoo& zoo, const std::string& model,
-                                    std::uint64_t batch, std::uint64_t resolution,
-                                    const std::vector<kernels::schemes::Scheme>& schemes, Optimizer optimizer);
+                                    const ModelOptions& options, const std::vector<kernels::schemes::Scheme>& schemes,
+                                    Optimizer optimizer);
 
 }  // namespace ecosim::cli
