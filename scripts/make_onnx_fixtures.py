@@ -235,6 +235,10 @@ def op_fixtures():
         n("GlobalAveragePool", ["pooled"], ["y"], name="gap"),
     ], [io("x", [1, 4, 6, 6])], [io("y", [1, 2, 1, 1])],
         [stripped("w", [4, 2, 3, 3]), stripped("b", [2])] + [stripped(c, [2]) for c in ("scale", "bias", "mean", "var")])
+    yield "dropout_runtime_mode", model(
+        "dropout_runtime_mode", [n("Dropout", ["x", "ratio", "mode"], ["y"], name="drop")],
+        [io("x", [2, 8]), helper.make_tensor_value_info("mode", TensorProto.BOOL, [])], [io("y", [2, 8])],
+        [scalar("ratio", 0.1)])
     yield from attention23_fixtures()
     yield "unknown_op", model("unknown", [
         n("Relu", ["x"], ["r"], name="relu"),

@@ -158,6 +158,14 @@ TEST_CASE("ONNX unknown op types are listed and counted as zero, refused under s
   CHECK_THROWS_WITH(fixture("unknown_op", {.strict = true}), Catch::Contains("Foo ×2") && Catch::Contains("strict"));
 }
 
+TEST_CASE("ONNX Dropout whose training mode is a graph input is refused, not read as the identity", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  // Whether it keeps a mask for backward is decided at run time: neither reading (identity or mask) is known.
+  const std::string error = error_of(kOps + "/dropout_runtime_mode.onnx");
+  CHECK_THAT(error, Catch::Contains("'drop'") && Catch::Contains("training_mode 'mode' is not a constant") &&
+                        Catch::Contains("TrainingMode"));
+}
+
 TEST_CASE("ONNX hostile files are refused with a clear error", "[onnx]") {
   ECOSIM_ONNX_OR_SKIP();
   const std::string hostile = kOps + "/hostile/";

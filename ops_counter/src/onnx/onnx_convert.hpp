@@ -77,7 +77,7 @@ bool attention_like_softmax(const Context& c, std::size_t i);
 std::optional<Matmul> einsum_gemm(const Context& c, const Node& n);
 
 /// Whether Dropout node `n` drops anything: a training export's (training_mode a constant true) with a ratio above
-/// 0 (absent: 0.5); an inference export's is the identity.
+/// 0 (absent: 0.5); an inference export's is the identity; a mode or ratio that is not a constant is an Error.
 bool dropping(const Context& c, const Node& n);
 
 /// One node's layer: a layer, no layer (views: Reshape, Squeeze, Constant, ...), or unknown.

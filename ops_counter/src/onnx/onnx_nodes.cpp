@@ -272,11 +272,21 @@ const std::map<std::string, Rule>& rules() {
 }  // namespace
 
 /// Whether a Dropout node drops anything: a training export's (training_mode a constant true) with a ratio above
-/// 0 (absent: 0.5); an inference export's is the identity.
+/// 0 (absent: 0.5); an inference export's (training_mode absent or a constant false) is the identity. A mode or a
+/// ratio decided at run time (a graph input) is refused: reading it as the identity would drop the mask silently.
 bool dropping(const Context& c, const Node& n) {
-  const auto training = n.inputs.size() >= 3 && !n.inputs[2].empty() ? c.scalar(n.inputs[2]) : std::nullopt;
-  const auto ratio = n.inputs.size() >= 2 && !n.inputs[1].empty() ? c.scalar(n.inputs[1]) : std::optional{0.5};
-  return training && *training != 0 && ratio && *ratio > 0;
+  const auto constant_input = [&](std::size_t i, const char* what) -> std::optional<double> {
+    if (n.inputs.size() <= i || n.inputs[i].empty()) return std::nullopt;
+    const auto value = c.scalar(n.inputs[i]);
+    if (!value)
+      c.fail(n, std::string("its ") + what + " '" + n.inputs[i] +
+                    "' is not a constant, so whether it drops (and keeps a mask for backward) is decided at run "
+                    "time; export with a fixed mode (torch.onnx.export's training=TrainingMode.TRAINING or EVAL)");
+    return value;
+  };
+  const auto training = constant_input(2, "training_mode");
+  if (!training || *training == 0) return false;
+  return constant_input(1, "ratio").value_or(0.5) > 0;
 }
 
 NodeLayer node_layer(const Context& c, const Node& n) {
