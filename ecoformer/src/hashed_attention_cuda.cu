@@ -3,11 +3,12 @@
 // the shared rbf_exp (exp in double rounded to fp32), and double accumulators for the two reductions over tokens, so
 // codes match the CPU bit for bit except where a projection lies within rounding of 0 (a tie). Codes live in global
 // memory only as packed words; products with codes are bit-selected additions/subtractions (BinaryCodes).
-// Causal (config.causal), as the CPU reference: the kernel's bandwidth and column means fixed beforehand from
-// each head's anchors (host, not timed), then per chunk of kCausalChunkTokens tokens the sums M, z, s of the
-// chunks before it (partial sums, an exclusive scan in chunk order) and, within the chunk, each earlier token's
-// weight h_i·h_j + c. Decoding (hashed_decode_state_cuda): M, s and Σv on the device, each step hashing its token
-// with the same kernels and folding it in, then reading its query.
+// Non-causal: one cooperative launch (hashed_fused.cuh). Causal (config.causal), as the CPU reference: the kernel's
+// bandwidth and column means fixed beforehand from each head's anchors (host, not timed), then per chunk of
+// kCausalChunkTokens tokens the sums M, z, s of the chunks before it (partial sums, an exclusive scan in chunk
+// order) and, within the chunk, each earlier token's weight h_i·h_j + c. Decoding (hashed_decode_state_cuda): M, s
+// and Σv on the device, each step hashing its token with the causal form's kernels and folding it in, then reading
+// its query. The per-element steps are shared (hashed_device.cuh).
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -20,6 +21,8 @@
 #include "hash_math.hpp"
 #include "hashed_backends.hpp"
 #include "hashed_common.hpp"
+#include "hashed_device.cuh"
+#include "hashed_fused.cuh"
 #include "running_sums.cuh"
 
 namespace ecosim::ecoformer::detail {
@@ -27,91 +30,27 @@ namespace ecosim::ecoformer::detail {
 namespace {
 
 constexpr unsigned kThreads = 256;
-constexpr std::uint64_t kChunkTokens = 256;       // tokens per block of the context partial sums
 constexpr std::uint64_t kCausalChunkTokens = 64;  // causal: tokens a chunk, each weighing its earlier tokens
 
 __global__ void normalize_rows_kernel(const float* x, float* out, long long rows, int d) {
   const long long row = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (row >= rows) return;
-  const float* in = x + row * d;
-  float norm2 = 0.0f;
-  for (int c = 0; c < d; ++c) norm2 = __fadd_rn(norm2, __fmul_rn(in[c], in[c]));
-  const float inv = 1.0f / fmaxf(sqrtf(norm2), kNormEps);
-  for (int c = 0; c < d; ++c) out[row * d + c] = __fmul_rn(in[c], inv);
+  if (row < rows) normalize_row(x, out, row, d);
 }
 
-// dist[(g·n + i)·m + a] = ‖x_gi − anchor_{head(g), a}‖², summed over c in order. The anchors are read
-// transposed, anchors_t[(head·d + c)·m + a], so the threads of a warp (consecutive anchors) load consecutive
-// words; the layout of the CPU reference cost one cache line per thread and load.
+// dist[(g·n + i)·m + a] = ‖x_gi − anchor_{head(g), a}‖², one thread a (token, anchor).
 __global__ void distances_kernel(const float* x, const float* anchors_t, float* dist, long long pairs, long long n,
                                  int d, int m, long long heads) {
   const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (e >= pairs) return;
-  const long long token = e / m, a = e % m, g = token / n;
-  const float* xi = x + token * d;
-  const float* an = anchors_t + (g % heads) * d * m + a;
-  float sum = 0.0f;
-#pragma unroll 8
-  for (int c = 0; c < d; ++c) {
-    const float diff = __fsub_rn(xi[c], an[static_cast<long long>(c) * m]);
-    sum = __fadd_rn(sum, __fmul_rn(diff, diff));
-  }
-  dist[e] = sum;
+  const long long token = e / m;
+  dist[e] = anchor_distance(x, anchors_t, token, (token / n) % heads, static_cast<int>(e % m), d, m);
 }
 
-/// Block-wide sum in double of the `count` values at `values` (stride `stride`), valid in thread 0. Each
-/// thread keeps kLoads loads in flight (kLoads accumulators, combined in a fixed order: deterministic).
-__device__ double block_sum(const float* values, long long count, long long stride) {
-  constexpr int kLoads = 8;
-  __shared__ double partial[kThreads];
-  double acc[kLoads] = {};
-  const long long step = blockDim.x;
-  long long i = threadIdx.x;
-  for (; i + (kLoads - 1) * step < count; i += kLoads * step) {
-    float v[kLoads];
-#pragma unroll
-    for (int k = 0; k < kLoads; ++k) v[k] = values[(i + k * step) * stride];
-#pragma unroll
-    for (int k = 0; k < kLoads; ++k) acc[k] += v[k];
-  }
-  for (; i < count; i += step) acc[0] += values[i * stride];
-  double sum = 0.0;
-#pragma unroll
-  for (int k = 0; k < kLoads; ++k) sum += acc[k];
-  partial[threadIdx.x] = sum;
-  __syncthreads();
-  for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
-    if (threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
-    __syncthreads();
-  }
-  return partial[0];
-}
-
-// One block per group: inv[g] = 1/(2σ), σ = max(mean distance, tiny).
-__global__ void bandwidth_kernel(const float* dist, float* inv, long long per_group) {
-  const double sum = block_sum(dist + blockIdx.x * per_group, per_group, 1);
-  if (threadIdx.x == 0) {
-    const float sigma = fmaxf(__fmul_rn(static_cast<float>(sum), 1.0f / static_cast<float>(per_group)), kMinSigma);
-    inv[blockIdx.x] = 1.0f / __fmul_rn(2.0f, sigma);
-  }
-}
-
+// Causal and decoding, with the bandwidth fixed by the anchors: k = exp(−dist/(2σ)) in place.
 __global__ void rbf_kernel(float* dist, const float* inv, long long count, long long per_group) {
   const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (e >= count) return;
   dist[e] = rbf_exp(__fmul_rn(dist[e], -inv[e / per_group]));
-}
-
-// One block per (group, anchor), block g·m + a (a 1-D grid: any number of groups): the anchor's column minus
-// its mean over the n tokens.
-__global__ void centre_kernel(float* k, long long n, int m) {
-  const long long g = blockIdx.x / m, a = blockIdx.x % m;
-  float* column = k + g * n * m + a;
-  __shared__ float mean;
-  const double sum = block_sum(column, n, m);
-  if (threadIdx.x == 0) mean = __fmul_rn(static_cast<float>(sum), 1.0f / static_cast<float>(n));
-  __syncthreads();
-  for (long long i = threadIdx.x; i < n; i += blockDim.x) column[i * m] = __fsub_rn(column[i * m], mean);
 }
 
 // Causal: every kernel value minus its anchor's fixed mean (means [head][m]).
@@ -123,79 +62,26 @@ __global__ void subtract_means_kernel(float* k, const float* means, long long co
   k[e] = __fsub_rn(k[e], means[head * m + e % m]);
 }
 
-// One thread per token: y_r = Σ_c w_r,c·f_c (or y_r = f_r without a projection), then either packed signs
-// (words != nullptr) or the real values (fp-ecoformer).
+// One thread per token: its hash from features already centred (packed signs, or fp-ecoformer's real values).
 template <class Word>
 __global__ void hash_kernel(const float* f, int f_len, const float* w, int bits, long long tokens, long long n,
                             long long heads, Word* words, float* real) {
   const long long token = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (token >= tokens) return;
-  const float* fi = f + token * f_len;
-  const float* wh = w ? w + ((token / n) % heads) * bits * f_len : nullptr;
-  Word packed = 0;
-  for (int r = 0; r < bits; ++r) {
-    float y = 0.0f;
-    if (wh) {
-      for (int c = 0; c < f_len; ++c) y = __fadd_rn(y, __fmul_rn(wh[r * f_len + c], fi[c]));
-    } else {
-      y = fi[r];  // bi-ecoformer: bits = f_len = d
-    }
-    if (words) {
-      if (y > 0.0f) packed = static_cast<Word>(packed | (Word{1} << r));
-    } else {
-      real[token * bits + r] = y;
-    }
-  }
-  if (words) words[token] = packed;
+  hash_token(f, f_len, nullptr, w ? w + ((token / n) % heads) * bits * f_len : nullptr, bits, token, words, real);
 }
 
 // One block per (group, chunk), block g·chunks + chunk (a 1-D grid: any number of groups): partial sums over
-// one chunk of tokens of M = Σ h_j v_jᵀ (b×d), z = Σ v_j (d) and s = Σ h_j (b), into partial_f
-// [g][chunk][b·d + d] and partial_s [g][chunk][b].
+// one chunk of tokens of M, z and s into partial_f [g][chunk][b·d + d] and partial_s [g][chunk][b].
 template <class Codes>
 __global__ void context_partials_kernel(Codes codes, const float* v, long long n, long long chunks,
                                         long long chunk_tokens, int d, int bits, float* partial_f,
                                         typename Codes::Sum* partial_s) {
   const long long g = blockIdx.x / chunks, chunk = blockIdx.x % chunks;
   const long long first = chunk * chunk_tokens;
-  const long long last = min(first + chunk_tokens, n);
-  const int floats = bits * d + d;
-  for (int e = threadIdx.x; e < floats + bits; e += blockDim.x) {
-    if (e < floats) {
-      const int r = e / d, k = e % d;
-      float acc = 0.0f;
-      for (long long j = first; j < last; ++j) {
-        const float value = v[(g * n + j) * d + k];
-        acc += r < bits ? codes.times(g * n + j, r, value) : value;
-      }
-      partial_f[(g * chunks + chunk) * floats + e] = acc;
-    } else {
-      const int r = e - floats;
-      typename Codes::Sum acc = 0;
-      for (long long j = first; j < last; ++j) acc += codes.code(g * n + j, r);
-      partial_s[(g * chunks + chunk) * bits + r] = acc;
-    }
-  }
-}
-
-// One thread per (group, element): the chunks' partials summed in chunk order; z is scaled by c.
-template <class Sum>
-__global__ void context_reduce_kernel(const float* partial_f, const Sum* partial_s, long long groups, long long chunks,
-                                      int bits, int d, float bias, float* ctx_z, Sum* sums) {
-  const int floats = bits * d + d;
-  const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (e >= groups * (floats + bits)) return;
-  const long long g = e / (floats + bits);
-  const int local = static_cast<int>(e % (floats + bits));
-  if (local < floats) {
-    float acc = 0.0f;
-    for (long long c = 0; c < chunks; ++c) acc += partial_f[(g * chunks + c) * floats + local];
-    ctx_z[g * floats + local] = local < bits * d ? acc : bias * acc;
-  } else {
-    Sum acc = 0;
-    for (long long c = 0; c < chunks; ++c) acc += partial_s[(g * chunks + c) * bits + (local - floats)];
-    sums[g * bits + (local - floats)] = acc;
-  }
+  chunk_context_partials(codes, v, n, g, first, min(first + chunk_tokens, n), d, bits,
+                         partial_f + blockIdx.x * (static_cast<long long>(bits) * d + d),
+                         partial_s + blockIdx.x * static_cast<long long>(bits));
 }
 
 /// h_i·h_j over the bits: real codes multiplied; ±1 codes b − 2·(bits that differ), exact.
@@ -263,37 +149,13 @@ __global__ void decode_output_kernel(Codes codes, const float* state_f, const ty
   out[e] = (acc + static_cast<float>(bias) * m[bits * d + k]) * (1.0f / static_cast<float>(den));
 }
 
-// One thread per token: 1/(h_i·s + c·N).
-template <class Codes>
-__global__ void denominator_kernel(Codes codes, const typename Codes::Sum* sums, long long tokens, long long n,
-                                   int bits, typename Codes::Sum bias_n, float* inv_den) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= tokens) return;
-  const typename Codes::Sum* s = sums + (i / n) * bits;
-  typename Codes::Sum acc = codes.times(i, 0, s[0]);
-  for (int r = 1; r < bits; ++r) acc += codes.times(i, r, s[r]);
-  inv_den[i] = 1.0f / static_cast<float>(acc + bias_n);
-}
-
-// One thread per (token, k): (h_i·M + c·z)_k · 1/den_i.
-template <class Codes>
-__global__ void output_kernel(Codes codes, const float* ctx_z, const float* inv_den, long long tokens, long long n,
-                              int bits, int d, float* out) {
-  const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (e >= tokens * d) return;
-  const long long i = e / d;
-  const int k = static_cast<int>(e % d);
-  const float* m = ctx_z + (i / n) * (bits * d + d);
-  float acc = codes.times(i, 0, m[k]);
-  for (int r = 1; r < bits; ++r) acc += codes.times(i, r, m[r * d + k]);
-  out[e] = (acc + m[bits * d + k]) * inv_den[i];
-}
-
 struct Dims {
   long long groups, n, heads, tokens;
   int d, b, m;
   bool causal;
-  std::uint64_t chunk_tokens() const { return causal ? kCausalChunkTokens : kChunkTokens; }
+  std::uint64_t chunk_tokens() const {
+    return causal ? kCausalChunkTokens : static_cast<std::uint64_t>(kFusedChunkTokens);
+  }
   std::uint64_t chunks() const { return (static_cast<std::uint64_t>(n) + chunk_tokens() - 1) / chunk_tokens(); }
   std::uint64_t floats() const { return static_cast<std::uint64_t>(b) * d + d; }  // M and z per group
   std::uint64_t count(long long a, long long b2 = 1) const { return static_cast<std::uint64_t>(a) * b2; }
@@ -345,16 +207,23 @@ struct Workspace {
             : p.params.kernel()              ? cuda::DeviceBuffer<float>(s.count(s.groups))
                                              : cuda::DeviceBuffer<float>(0)),
         means(fixed.means),
+        column_means(fused(p, s) ? s.count(s.groups, s.m) : 0),
+        partial_dist(fused(p, s) ? s.count(s.groups) * s.chunks() : 0),
+        partial_kernel(fused(p, s) ? s.count(s.groups, s.m) * s.chunks() : 0),
         words(p.params.binary() ? s.count(s.tokens) : 0),
         real(p.params.binary() ? 0 : s.count(s.tokens, s.b)),
         partial_f(s.count(s.groups) * s.chunks() * s.floats()),
         partial_s(s.count(s.groups, s.b) * s.chunks()),
         ctx_z(s.causal ? 0 : s.count(s.groups) * s.floats()),  // the causal form reads the scanned partials
         sums(s.causal ? 0 : s.count(s.groups, s.b)),
-        inv_den(s.count(s.tokens)) {}
+        inv_den(s.causal ? s.count(s.tokens) : 0) {}
+  /// Whether the fused kernel computes the RBF features' statistics (non-causal with the kernel features).
+  static bool fused(const HashedProblem& p, const Dims& s) { return !s.causal && p.params.kernel(); }
   const cuda::DeviceBuffer<float> qk, v, anchors_t, projection;
   cuda::DeviceBuffer<float> x, out, kernel, inv;
   const cuda::DeviceBuffer<float> means;  // causal: the anchors' column means [head][m]
+  cuda::DeviceBuffer<float> column_means;  // non-causal: the RBF values' column means [group][m]
+  cuda::DeviceBuffer<double> partial_dist, partial_kernel;
   cuda::DeviceBuffer<Word> words;
   cuda::DeviceBuffer<float> real, partial_f;
   cuda::DeviceBuffer<Sum> partial_s;
@@ -363,41 +232,44 @@ struct Workspace {
   cuda::DeviceBuffer<float> inv_den;
 };
 
-/// Normalisation and the hash: packed words (binary variants) or real codes (fp-ecoformer).
+/// The hash's stages, in the CPU reference's order (reported after the kernels that ran them).
+void report_hash_stages(const HashedProblem& p, const Reporter& report) {
+  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::qk_normalize); });
+  if (p.params.kernel())
+    for (stages::HashPart part : {stages::HashPart::distances, stages::HashPart::kernel, stages::HashPart::centre})
+      report([=] { return stages::hash_part(p.config, part); });
+  if (!p.params.projection.empty()) report([=] { return stages::hash_part(p.config, stages::HashPart::projection); });
+  if (p.params.binary()) report([=] { return stages::hash_part(p.config, stages::HashPart::sign); });
+}
+
+/// The attention's stages after the hash, in the CPU reference's order.
+void report_attention_stages(const HashedProblem& p, const Reporter& report) {
+  using stages::HashedStage;
+  for (HashedStage stage : {HashedStage::code_sum, HashedStage::value_sum, HashedStage::context, HashedStage::numerator,
+                            HashedStage::denominator, HashedStage::normalise})
+    report([=] { return stages::hashed_stage(p.config, stage); });
+}
+
+/// Causal: normalisation and the hash with the anchors' fixed statistics — packed words (binary variants) or real
+/// codes (fp-ecoformer).
 template <class Word, class Sum>
-void hash_tokens(const HashedProblem& p, const Dims& s, Workspace<Word, Sum>& w, const Reporter& report) {
+void hash_tokens_causal(const HashedProblem& p, const Dims& s, Workspace<Word, Sum>& w) {
   const std::uint64_t tokens = s.count(s.tokens);
   normalize_rows_kernel<<<cuda::blocks_for(tokens, kThreads), kThreads>>>(w.qk.get(), w.x.get(), s.tokens, s.d);
   cuda::check_launch("hashed q/k normalisation");
-  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::qk_normalize); });
   const float* features = w.x.get();
   int f_len = s.d;
   if (p.params.kernel()) {
     const std::uint64_t pairs = s.count(s.tokens, s.m);
-    const long long per_group = s.n * s.m;
     distances_kernel<<<cuda::blocks_for(pairs, kThreads), kThreads>>>(
         w.x.get(), w.anchors_t.get(), w.kernel.get(), static_cast<long long>(pairs), s.n, s.d, s.m, s.heads);
     cuda::check_launch("hashed anchor distances");
-    report([=] { return stages::hash_part(p.config, stages::HashPart::distances); });
-    if (!s.causal) {  // causal: 1/(2σ) fixed from the anchors, in w.inv already
-      bandwidth_kernel<<<cuda::grid_x(s.count(s.groups), "hashed kernel bandwidth (one block per group)"), kThreads>>>(
-          w.kernel.get(), w.inv.get(), per_group);
-      cuda::check_launch("hashed kernel bandwidth");
-    }
     rbf_kernel<<<cuda::blocks_for(pairs, kThreads), kThreads>>>(w.kernel.get(), w.inv.get(),
-                                                                static_cast<long long>(pairs), per_group);
+                                                                static_cast<long long>(pairs), s.n * s.m);
     cuda::check_launch("hashed RBF kernel");
-    report([=] { return stages::hash_part(p.config, stages::HashPart::kernel); });
-    if (s.causal) {
-      subtract_means_kernel<<<cuda::blocks_for(pairs, kThreads), kThreads>>>(
-          w.kernel.get(), w.means.get(), static_cast<long long>(pairs), s.n, s.m, s.heads);
-      cuda::check_launch("hashed kernel fixed centring");
-    } else {
-      centre_kernel<<<cuda::grid_x(s.count(s.groups, s.m), "hashed kernel centring (one block per group and anchor)"),
-                      kThreads>>>(w.kernel.get(), s.n, s.m);
-      cuda::check_launch("hashed kernel centring");
-    }
-    report([=] { return stages::hash_part(p.config, stages::HashPart::centre); });
+    subtract_means_kernel<<<cuda::blocks_for(pairs, kThreads), kThreads>>>(
+        w.kernel.get(), w.means.get(), static_cast<long long>(pairs), s.n, s.m, s.heads);
+    cuda::check_launch("hashed kernel fixed centring");
     features = w.kernel.get();
     f_len = s.m;
   }
@@ -405,48 +277,48 @@ void hash_tokens(const HashedProblem& p, const Dims& s, Workspace<Word, Sum>& w,
   hash_kernel<Word><<<cuda::blocks_for(tokens, kThreads), kThreads>>>(features, f_len, projection, s.b, s.tokens, s.n,
                                                                       s.heads, w.words.get(), w.real.get());
   cuda::check_launch("hashed projection and sign");
-  if (projection) report([=] { return stages::hash_part(p.config, stages::HashPart::projection); });
-  if (p.params.binary()) report([=] { return stages::hash_part(p.config, stages::HashPart::sign); });
 }
 
-/// out_i = (h_i·M + c·z) / (h_i·s + c·N): partial sums per chunk of tokens, their reduction, denominators,
-/// then numerators scaled by the reciprocal denominators.
+/// Non-causal: the whole attention, out_i = (h_i·M + c·z) / (h_i·s + c·N), in the fused kernel's one launch.
 template <class Codes, class Word>
-void attend(const Codes& codes, const HashedProblem& p, const Dims& s, Workspace<Word, typename Codes::Sum>& w,
-            const Reporter& report) {
+void attend_fused(const FusedHashedLaunch<Codes, Word>& launch, const Codes& codes, const HashedProblem& p,
+                  const Dims& s, Workspace<Word, typename Codes::Sum>& w) {
   using Sum = typename Codes::Sum;
-  const std::uint64_t chunks = s.chunks(), floats = s.floats();
-  context_partials_kernel<<<cuda::grid_x(s.count(s.groups) * chunks,
-                                         "hashed context partial sums (one block per group and chunk of tokens)"),
-                            kThreads>>>(codes, w.v.get(), s.n, static_cast<long long>(chunks),
-                                        static_cast<long long>(s.chunk_tokens()), s.d, s.b, w.partial_f.get(),
-                                        w.partial_s.get());
-  cuda::check_launch("hashed context partial sums");
-  context_reduce_kernel<<<cuda::blocks_for(s.count(s.groups) * (floats + s.b), kThreads), kThreads>>>(
-      w.partial_f.get(), w.partial_s.get(), s.groups, static_cast<long long>(chunks), s.b, s.d,
-      static_cast<float>(p.bias), w.ctx_z.get(), w.sums.get());
-  cuda::check_launch("hashed context reduction");
-  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::code_sum); });
-  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::value_sum); });
-  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::context); });
-  const Sum bias_n = static_cast<Sum>(p.bias) * static_cast<Sum>(s.n);
-  denominator_kernel<<<cuda::blocks_for(s.count(s.tokens), kThreads), kThreads>>>(codes, w.sums.get(), s.tokens, s.n,
-                                                                                  s.b, bias_n, w.inv_den.get());
-  cuda::check_launch("hashed denominators");
-  output_kernel<<<cuda::blocks_for(s.count(s.tokens, s.d), kThreads), kThreads>>>(codes, w.ctx_z.get(), w.inv_den.get(),
-                                                                                  s.tokens, s.n, s.b, s.d, w.out.get());
-  cuda::check_launch("hashed numerators and output");
-  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::numerator); });
-  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::denominator); });
-  report([=] { return stages::hashed_stage(p.config, stages::HashedStage::normalise); });
+  const bool kernel = p.params.kernel();
+  launch(FusedHashed<Codes, Word>{
+      .qk = w.qk.get(),
+      .v = w.v.get(),
+      .anchors_t = w.anchors_t.get(),
+      .projection = p.params.projection.empty() ? nullptr : w.projection.get(),
+      .x = w.x.get(),
+      .kernel = kernel ? w.kernel.get() : nullptr,
+      .inv = w.inv.get(),
+      .mean = w.column_means.get(),
+      .partial_dist = w.partial_dist.get(),
+      .partial_kernel = w.partial_kernel.get(),
+      .codes = codes,
+      .words = w.words.get(),
+      .real = w.real.get(),
+      .partial_f = w.partial_f.get(),
+      .partial_s = w.partial_s.get(),
+      .ctx_z = w.ctx_z.get(),
+      .sums = w.sums.get(),
+      .out = w.out.get(),
+      .groups = s.groups,
+      .n = s.n,
+      .heads = s.heads,
+      .chunks = static_cast<long long>(s.chunks()),
+      .d = s.d,
+      .b = s.b,
+      .m = s.m,
+      .bias = static_cast<float>(p.bias),
+      .bias_n = static_cast<Sum>(p.bias) * static_cast<Sum>(s.n)});
 }
 
 /// Causal: out_i = (h_i·M_i + c·z_i) / (h_i·s_i + c·(i + 1)) with the sums over j ≤ i — the chunks' partial sums,
-/// scanned over the chunks before each, and each token's own chunk up to it; the stages reported after, in the CPU
-/// reference's order.
+/// scanned over the chunks before each, and each token's own chunk up to it.
 template <class Codes, class Word>
-void attend_causal(const Codes& codes, const HashedProblem& p, const Dims& s, Workspace<Word, typename Codes::Sum>& w,
-                   const Reporter& report) {
+void attend_causal(const Codes& codes, const HashedProblem& p, const Dims& s, Workspace<Word, typename Codes::Sum>& w) {
   using Sum = typename Codes::Sum;
   const std::uint64_t chunks = s.chunks(), floats = s.floats();
   const auto chunk_tokens = static_cast<long long>(s.chunk_tokens()), chunk_count = static_cast<long long>(chunks);
@@ -469,10 +341,6 @@ void attend_causal(const Codes& codes, const HashedProblem& p, const Dims& s, Wo
       codes, w.partial_f.get(), w.v.get(), w.inv_den.get(), s.tokens, s.n, chunk_count, chunk_tokens, s.b, s.d,
       static_cast<float>(p.bias), w.out.get());
   cuda::check_launch("hashed causal output");
-  using stages::HashedStage;
-  for (HashedStage stage : {HashedStage::code_sum, HashedStage::value_sum, HashedStage::context, HashedStage::numerator,
-                            HashedStage::denominator, HashedStage::normalise})
-    report([=] { return stages::hashed_stage(p.config, stage); });
 }
 
 /// kBinary: packed codes and int32 sums; otherwise the real codes of fp-ecoformer.
@@ -481,18 +349,24 @@ HashedOutput run(const HashedProblem& p, const Dims& s, const Reporter& report) 
   Workspace<Word, std::conditional_t<kBinary, std::int32_t, float>> w(p, s, fixed_statistics(p.params, s));
   HashedOutput result;
   const auto run_attend = [&](const auto& codes) {
-    if (s.causal)
-      attend_causal(codes, p, s, w, report);
-    else
-      attend(codes, p, s, w, report);
+    using Codes = std::decay_t<decltype(codes)>;
+    if (s.causal) {
+      cuda::EventTimer timer;
+      hash_tokens_causal(p, s, w);
+      attend_causal(codes, p, s, w);
+      return timer.stop_ms();
+    }
+    const FusedHashedLaunch<Codes, Word> launch;  // the grid from the device's occupancy, before the timer
+    cuda::EventTimer timer;
+    attend_fused(launch, codes, p, s, w);
+    return timer.stop_ms();
   };
-  cuda::EventTimer timer;
-  hash_tokens(p, s, w, report);
   if constexpr (kBinary)
-    run_attend(BinaryCodes<Word>{w.words.get()});
+    result.latency_ms = run_attend(BinaryCodes<Word>{w.words.get()});
   else
-    run_attend(RealCodes{w.real.get(), static_cast<unsigned>(s.b)});
-  result.latency_ms = timer.stop_ms();
+    result.latency_ms = run_attend(RealCodes{w.real.get(), static_cast<unsigned>(s.b)});
+  report_hash_stages(p, report);
+  report_attention_stages(p, report);
   if constexpr (kBinary) {
     result.hashes.codes = PackedCodes(s.count(s.tokens), static_cast<unsigned>(s.b));
     result.hashes.codes.words<Word>() = w.words.download();

@@ -1,0 +1,85 @@
+// Internal (CUDA sources of hashed attention only): the per-element steps of hashed attention on the GPU, shared
+// by the separate kernels of the causal and decode forms (hashed_attention_cuda.cu) and the fused non-causal
+// kernel (hashed_fused.cuh). Each keeps the CPU reference's summation order with explicitly rounded fp32
+// operations (no FMA contraction), so the codes match the CPU bit for bit except at ties.
+#pragma once
+#include "hashed_common.hpp"
+
+namespace ecosim::ecoformer::detail {
+
+/// Row `row` of x (d values) divided by max(‖row‖, eps), into the same row of out.
+__device__ inline void normalize_row(const float* x, float* out, long long row, int d) {
+  const float* in = x + row * d;
+  float norm2 = 0.0f;
+  for (int c = 0; c < d; ++c) norm2 = __fadd_rn(norm2, __fmul_rn(in[c], in[c]));
+  const float inv = 1.0f / fmaxf(sqrtf(norm2), kNormEps);
+  for (int c = 0; c < d; ++c) out[row * d + c] = __fmul_rn(in[c], inv);
+}
+
+/// ‖x_token − anchor_{head, a}‖², summed over c in order. The anchors are read transposed,
+/// anchors_t[(head·d + c)·m + a], so the threads of a warp (consecutive anchors) load consecutive words.
+__device__ inline float anchor_distance(const float* x, const float* anchors_t, long long token, long long head,
+                                        int a, int d, int m) {
+  const float* xi = x + token * d;
+  const float* an = anchors_t + head * d * m + a;
+  float sum = 0.0f;
+#pragma unroll 8
+  for (int c = 0; c < d; ++c) {
+    const float diff = __fsub_rn(xi[c], an[static_cast<long long>(c) * m]);
+    sum = __fadd_rn(sum, __fmul_rn(diff, diff));
+  }
+  return sum;
+}
+
+/// One token's hash: y_r = Σ_c w_r,c·(f_c − mean_c) (or y_r = f_r − mean_r without a projection; no centring
+/// where `mean` is null), w the head's projection [bits][f_len]; then the packed signs into words[token]
+/// (words != nullptr) or the real values into real[token][bits] (fp-ecoformer).
+template <class Word>
+__device__ inline void hash_token(const float* f, int f_len, const float* mean, const float* w, int bits,
+                                  long long token, Word* words, float* real) {
+  const float* fi = f + token * f_len;
+  const auto feature = [&](int c) { return mean ? __fsub_rn(fi[c], mean[c]) : fi[c]; };
+  Word packed = 0;
+  for (int r = 0; r < bits; ++r) {
+    float y = 0.0f;
+    if (w) {
+      for (int c = 0; c < f_len; ++c) y = __fadd_rn(y, __fmul_rn(w[r * f_len + c], feature(c)));
+    } else {
+      y = feature(r);  // bi-ecoformer: bits = f_len = d
+    }
+    if (words) {
+      if (y > 0.0f) packed = static_cast<Word>(packed | (Word{1} << r));
+    } else {
+      real[token * bits + r] = y;
+    }
+  }
+  if (words) words[token] = packed;
+}
+
+/// The block's threads together: partial sums over tokens [first, last) of group g of M = Σ h_j v_jᵀ (b×d),
+/// z = Σ v_j (d) and s = Σ h_j (b), into `partial_f` [b·d + d] and `partial_s` [b] — each element a thread's
+/// sum in token order.
+template <class Codes>
+__device__ inline void chunk_context_partials(Codes codes, const float* v, long long n, long long g, long long first,
+                                              long long last, int d, int bits, float* partial_f,
+                                              typename Codes::Sum* partial_s) {
+  const int floats = bits * d + d;
+  for (int e = threadIdx.x; e < floats + bits; e += blockDim.x) {
+    if (e < floats) {
+      const int r = e / d, k = e % d;
+      float acc = 0.0f;
+      for (long long j = first; j < last; ++j) {
+        const float value = v[(g * n + j) * d + k];
+        acc += r < bits ? codes.times(g * n + j, r, value) : value;
+      }
+      partial_f[e] = acc;
+    } else {
+      const int r = e - floats;
+      typename Codes::Sum acc = 0;
+      for (long long j = first; j < last; ++j) acc += codes.code(g * n + j, r);
+      partial_s[r] = acc;
+    }
+  }
+}
+
+}  // namespace ecosim::ecoformer::detail
