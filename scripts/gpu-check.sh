@@ -62,6 +62,7 @@ sanitizer_tools=(memcheck racecheck initcheck synccheck)
 ncu_metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
 ncu_metrics+=,sm__throughput.avg.pct_of_peak_sustained_elapsed,launch__registers_per_thread
 jobs=$(nproc 2>/dev/null || echo 4)
+python_import='import ecosim._ecosim as m; print("imported", m.__file__)'
 ecosim="$build/bin/ecosim"
 stage=0 budget_s=0 stage_start=0 steps_file=""
 
@@ -183,14 +184,27 @@ stage1() {
   fi
   # The module's import alone, the dynamic loader tracing each library it loads and initialises: where the import
   # segfaulted on a lent GPU (session 8: inside create_module), the log's last lines name the library whose
-  # initialiser was running.
-  (( python_built )) && step python-import 30 env LD_DEBUG=files PYTHONFAULTHANDLER=1 PYTHONPATH="$build/python" \
-    python3 -c 'import ecosim._ecosim as m; print("imported", m.__file__)'
+  # initialiser was running. Where it fails, the module is built again without ONNX import (Debian's libonnx and
+  # protobuf, the first suspects, in a process whose Python may carry its own) in a folder of its own, and the
+  # Python checks use that one if it imports.
+  local python_build=$build
+  if (( python_built )) && ! step python-import 30 env LD_DEBUG=files PYTHONFAULTHANDLER=1 \
+    PYTHONPATH="$build/python" python3 -c "$python_import"; then
+    python_built=0
+    step configure-python-no-onnx 60 cmake -S "$root" -B "$build/python-no-onnx" -G Ninja \
+      -DCMAKE_BUILD_TYPE=Release -DECOSIM_CUDA=ON -DECOSIM_ONNX=OFF "${python_args[@]}" \
+      -DCMAKE_CUDA_ARCHITECTURES=90 &&
+      step build-python-no-onnx 150 cmake --build "$build/python-no-onnx" -j "$jobs" --target ecosim_python &&
+      step python-import-no-onnx 30 env PYTHONFAULTHANDLER=1 PYTHONPATH="$build/python-no-onnx/python" \
+        python3 -c "$python_import" && python_built=1 python_build="$build/python-no-onnx"
+  fi
+  (( dry_run )) && record python-no-onnx planned 0 \
+    "if python-import fails: configure, build and import the module with -DECOSIM_ONNX=OFF in $build/python-no-onnx"
   # Correctness checks side by side (none of them times anything).
   step gpu-tests 150 env ECOSIM_REQUIRE_GPU=1 ctest --test-dir "$build" -L gpu --no-tests=error \
     --output-on-failure -j 6 --timeout 140 &
-  (( python_built )) && step python-cuda-kernels 60 env ECOSIM_REQUIRE_GPU=1 PYTHONFAULTHANDLER=1 ctest --test-dir "$build" \
-    -R '^python[.]cuda_kernels$' --no-tests=error --output-on-failure &
+  (( python_built )) && step python-cuda-kernels 60 env ECOSIM_REQUIRE_GPU=1 PYTHONFAULTHANDLER=1 ctest \
+    --test-dir "$python_build" -R '^python[.]cuda_kernels$' --no-tests=error --output-on-failure &
   step validate-attention 120 "$ecosim" validate --suite attention --device cuda &
   step validate-compression 120 "$ecosim" validate --suite compression --device cuda &
   wait
