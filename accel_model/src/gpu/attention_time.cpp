@@ -21,6 +21,9 @@ namespace {
 
 double ceil_div(double a, double b) { return std::ceil(a / b); }
 
+/// Warps of a block of ecosim's attention kernel: a thread per query row, ecosim_attention_block_rows rows.
+double ecosim_block_warps(const KernelModel& model) { return ceil_div(model.value("ecosim_attention_block_rows"), 32); }
+
 /// FlashAttention's FLOP count: 4·B·H·Nq·Nkv·D forward, halved when causal (with a sliding window: 4·D per
 /// attended pair), ×2.5 for the backward pass (so ×3.5 for forward + backward).
 double attention_flops(const AttentionShape& s) {
@@ -244,7 +247,7 @@ KernelTime KernelModel::ecosim_attention(const GpuSpec& gpu, const AttentionShap
   // SM runs: a round of r blocks takes, per key step, the throughput time of its 2r warps or one warp's latency,
   // whichever binds, combined smoothly (their root sum of squares) where both are near.
   // (in double: the shape may be beyond 64-bit block counts before the memory check refuses it)
-  const double block_warps = std::ceil(rows / 32);
+  const double block_warps = ecosim_block_warps(*this);
   const double blocks = std::ceil(double(s.seq) / rows) * heads, per_sm = std::ceil(blocks / sms);
   const double resident = double(ecosim_attention_resident_blocks(gpu, s.dim));
   const double key_steps = pairs / double(s.seq);  // per block: the keys its rows run over (causal: on average)
@@ -262,8 +265,8 @@ KernelTime KernelModel::ecosim_attention(const GpuSpec& gpu, const AttentionShap
 }
 
 std::uint64_t KernelModel::ecosim_attention_resident_blocks(const GpuSpec& gpu, std::uint64_t dim) const {
-  const std::uint64_t block_threads = std::uint64_t(value("ecosim_attention_block_rows")),
-                      block_warps = (block_threads + 31) / 32;
+  const auto block_threads = std::uint64_t(value("ecosim_attention_block_rows"));
+  const double block_warps = ecosim_block_warps(*this);
   // The kernel is compiled for head widths up to 16, 32, 64 and 128, each with its own registers a thread.
   const std::uint64_t width = dim <= 16 ? 16 : dim <= 32 ? 32 : dim <= 64 ? 64 : 128;
   const double unit = value("register_allocation_unit");
@@ -273,7 +276,7 @@ std::uint64_t KernelModel::ecosim_attention_resident_blocks(const GpuSpec& gpu, 
   const double key_tile = value("ecosim_attention_key_tile");
   const double shared_bytes =
       4 * (2 * key_tile * double(dim) + key_tile * double(block_threads)) + value("shared_bytes_reserved_per_block");
-  const double by_registers = std::floor(double(gpu.sm.registers) / (warp_registers * double(block_warps)));
+  const double by_registers = std::floor(double(gpu.sm.registers) / (warp_registers * block_warps));
   const double by_shared = std::floor(double(gpu.sm.shared_bytes) / shared_bytes);
   const double fits =
       std::min({double(gpu.sm.blocks), double(gpu.sm.threads / block_threads), by_registers, by_shared});
