@@ -21,7 +21,6 @@
 #include "hash_math.hpp"
 #include "hashed_backends.hpp"
 #include "hashed_common.hpp"
-#include "hashed_device.cuh"
 #include "hashed_fused.cuh"
 #include "running_sums.cuh"
 
@@ -71,8 +70,9 @@ __global__ void hash_kernel(const float* f, int f_len, const float* w, int bits,
   hash_token(f, f_len, nullptr, w ? w + ((token / n) % heads) * bits * f_len : nullptr, bits, token, words, real);
 }
 
-// One block per (group, chunk), block g·chunks + chunk (a 1-D grid: any number of groups): partial sums over
-// one chunk of tokens of M, z and s into partial_f [g][chunk][b·d + d] and partial_s [g][chunk][b].
+// Causal and decoding, one block per (group, chunk), block g·chunks + chunk (a 1-D grid: any number of groups):
+// partial sums over one chunk of tokens of M, z and s into partial_f [g][chunk][b·d + d] and partial_s
+// [g][chunk][b].
 template <class Codes>
 __global__ void context_partials_kernel(Codes codes, const float* v, long long n, long long chunks,
                                         long long chunk_tokens, int d, int bits, float* partial_f,
@@ -161,7 +161,7 @@ struct Dims {
   std::uint64_t count(long long a, long long b2 = 1) const { return static_cast<std::uint64_t>(a) * b2; }
 };
 
-/// anchors[(head·m + a)·d + c] as anchors_t[(head·d + c)·m + a], the layout distances_kernel reads.
+/// anchors[(head·m + a)·d + c] as anchors_t[(head·d + c)·m + a], the layout anchor_distance reads.
 std::vector<float> transposed_anchors(const std::vector<float>& anchors, const Dims& s) {
   if (anchors.empty()) return {};
   std::vector<float> t(anchors.size());
@@ -356,7 +356,11 @@ HashedOutput run(const HashedProblem& p, const Dims& s, const Reporter& report) 
       attend_causal(codes, p, s, w);
       return timer.stop_ms();
     }
-    const FusedHashedLaunch<Codes, Word> launch;  // the grid from the device's occupancy, before the timer
+    // the grid from the device's occupancy and the widest phase's work, before the timer
+    const auto blocks = [](std::uint64_t threads) { return (threads + kFusedThreads - 1) / kFusedThreads; };
+    const FusedHashedLaunch<Codes, Word> launch(std::max({s.count(s.groups) * s.chunks(),
+                                                          blocks(s.count(s.groups) * (s.floats() + s.b)),
+                                                          blocks(s.count(s.tokens, s.d))}));
     cuda::EventTimer timer;
     attend_fused(launch, codes, p, s, w);
     return timer.stop_ms();

@@ -1,7 +1,8 @@
 // Internal (CUDA sources of hashed attention only): the per-element steps of hashed attention on the GPU, shared
 // by the separate kernels of the causal and decode forms (hashed_attention_cuda.cu) and the fused non-causal
-// kernel (hashed_fused.cuh). Each keeps the CPU reference's summation order with explicitly rounded fp32
-// operations (no FMA contraction), so the codes match the CPU bit for bit except at ties.
+// kernel (hashed_fused.cuh). The hash's steps keep the CPU reference's summation order with explicitly rounded
+// fp32 operations (no FMA contraction), so the codes match the CPU bit for bit except at ties; the context sums
+// add in token order (for fp-ecoformer's real codes the compiler may fuse a product and its sum: within 1e-4).
 #pragma once
 #include "hashed_common.hpp"
 

@@ -11,12 +11,17 @@
 #pragma once
 #include <cooperative_groups.h>
 
+#include <algorithm>
+
+#include "ecosim/kernels/cuda_support.cuh"
+#include "ecosim/ops_counter/error.hpp"
 #include "hashed_device.cuh"
 
 namespace ecosim::ecoformer::detail {
 
 inline constexpr unsigned kFusedThreads = 256;
 inline constexpr long long kFusedChunkTokens = kFusedThreads;  // a chunk's tokens, one a thread where per token
+static_assert(kFusedChunkTokens <= kFusedThreads, "phases (A) and (E) give each token of a chunk its own thread");
 
 /// Everything the fused kernel reads and writes (device pointers), and the problem's sizes.
 template <class Codes, class Word>
@@ -193,12 +198,14 @@ __global__ void __launch_bounds__(kFusedThreads) fused_hashed_kernel(const Fused
   }
 }
 
-/// The fused kernel's cooperative launch: as many blocks as can be resident at once on the current device (a
-/// grid-wide barrier needs every block running). Computed before any timer starts.
+/// The fused kernel's cooperative launch: at most as many blocks as can be resident at once on the current device
+/// (a grid-wide barrier needs every block running), and no more than its widest phase has work for (each block
+/// pays for every barrier). Sized before any timer starts.
 template <class Codes, class Word>
 class FusedHashedLaunch {
  public:
-  FusedHashedLaunch() {
+  /// `work_blocks`: the blocks of kFusedThreads the widest phase could keep busy.
+  explicit FusedHashedLaunch(std::uint64_t work_blocks) {
     int device = 0, cooperative = 0, sms = 0, per_sm = 0;
     cuda::check(cudaGetDevice(&device), "cudaGetDevice");
     cuda::check(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device), "cudaDeviceGetAttribute");
@@ -208,14 +215,14 @@ class FusedHashedLaunch {
                                                               static_cast<int>(kFusedThreads), 0),
                 "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
     if (per_sm < 1) throw Error("the fused hashed-attention kernel cannot be resident on this device");
-    blocks_ = static_cast<unsigned>(per_sm) * static_cast<unsigned>(sms);
+    const std::uint64_t resident = static_cast<std::uint64_t>(per_sm) * static_cast<std::uint64_t>(sms);
+    blocks_ = static_cast<unsigned>(std::clamp<std::uint64_t>(work_blocks, 1, resident));
   }
   void operator()(FusedHashed<Codes, Word> args) const {
     void* params[] = {&args};
     cuda::check(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&fused_hashed_kernel<Codes, Word>),
                                             dim3(blocks_), dim3(kFusedThreads), params, 0, nullptr),
                 "hashed attention (fused, cooperative launch)");
-    cuda::check_launch("hashed attention (fused)");
   }
 
  private:

@@ -35,7 +35,7 @@ TEST_CASE("GPU hashed attention agrees with the CPU reference", "[hashed][gpu]")
     std::uint64_t batch, heads, seq, dim, bits, support;
   };
   // {1, 2, 2051, …}: 9 chunks of 256 tokens per group, the last one partial (3 tokens); support 1030: more
-  // anchors than the 1024 threads of the per-group reductions (two blocks of anchors, one of 6)
+  // anchors than the 256 threads of a block (the column sums take 5 passes of anchors, the last of 6)
   const Shape shapes[] = {{2, 3, 301, 32, 16, 25},
                           {1, 2, 9, 64, 64, 9},
                           {2, 1, 1000, 16, 24, 25},
