@@ -2,7 +2,8 @@
 // the projections), LSA (attention within each window of the zero-padded grid) and Linformer (keys and
 // values projected along the sequence to k rows by one matrix E shared by K and V, and by every head and
 // batch entry); sliding-window attention (each query over the W keys ending at it, of the last W + N − 1); a causal
-// MSA scores only the (query, key) pairs it attends (the lower triangle); and their analytic counter.
+// MSA scores only the (query, key) pairs it attends (the lower triangle); grouped-query attention whose rows attend
+// every key stacks a K/V head's query heads as one product's rows; and their analytic counter.
 #include <array>
 
 #include "attention_emitter.hpp"
@@ -95,8 +96,16 @@ Stage softmax_attention(const AttentionConfig& c, DType input) {
                              : c.variant == AttentionVariant::linformer ? c.proj_k
                              : c.variant == AttentionVariant::lsa       ? n
                                                                         : window_keys(c);
-  const bool sliding = c.variant == AttentionVariant::sliding;
-  return softmax_core(g, n, keys, c.head_dim, input, c.causal || sliding, sliding ? c.sliding_window : 0);
+  const bool sliding = c.variant == AttentionVariant::sliding, causal = c.causal || sliding;
+  const bool full_rows = n == 1 || !causal;  // every query row attends every key of the record
+  if (full_rows && (c.variant == AttentionVariant::msa || sliding) && c.key_heads() < c.heads) {
+    // Grouped-query attention: the query heads sharing a K/V head stacked as the rows of one product (as
+    // FlashAttention packs them), so each K/V head is read once; with one query row, or none masked, no row's
+    // keys change (a decode step's query attends all the keys of its record, a window's too).
+    const std::uint64_t group = c.heads / c.key_heads();
+    return softmax_core(checked_mul(c.batch, c.key_heads()), checked_mul(n, group), keys, c.head_dim, input, false, 0);
+  }
+  return softmax_core(g, n, keys, c.head_dim, input, causal, sliding ? c.sliding_window : 0);
 }
 
 }  // namespace ecosim::stages

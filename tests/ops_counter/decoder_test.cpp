@@ -181,6 +181,28 @@ TEST_CASE("a decode step of a tiny decoder, counted by hand") {
   CHECK(named(rs, "lm_head").counts.ops(OpKind::mul) == 2 * 8 * 10);
 }
 
+TEST_CASE("a grouped-query decode step reads each K/V head once: a K/V head's query heads as one product's rows") {
+  const ModelZoo zoo = ModelZoo::parse(kTinyZoo, "tiny");
+  // tiny: 4 query heads over 2 K/V heads (group 2), head width 2; tiny_gpt: 4 over 4. One step over 3 cached keys.
+  const std::vector<OpRecord> gqa = records(zoo, "tiny", decode(3, 1), Convention::exact),
+                              mha = records(zoo, "tiny_gpt", decode(3, 1), Convention::exact);
+  const OpRecord &scores = named(gqa, "layer0.attn.scores"), &scores_mha = named(mha, "layer0.attn.scores");
+  CHECK((scores.batch == 2 && scores.m == 2 && scores.n == 4 && scores.k == 2));
+  CHECK((scores_mha.batch == 4 && scores_mha.m == 1 && scores_mha.n == 4 && scores_mha.k == 2));
+  for (const char* op : {"layer0.attn.scores", "layer0.attn.softmax", "layer0.attn.context"})
+    for (OpKind k : kAllOpKinds) CHECK(named(gqa, op).counts.ops(k) == named(mha, op).counts.ops(k));
+  // bytes read by the scores: Q (4 heads × 2) and K (K/V heads × 4 keys × 2), each element once
+  const std::uint64_t q = storage_bytes(scores.a_dtype, 4 * 2);
+  CHECK(scores.counts.read_bytes() == q + storage_bytes(scores.b_dtype, 2 * 4 * 2));
+  CHECK(scores_mha.counts.read_bytes() == q + storage_bytes(scores.b_dtype, 4 * 4 * 2));
+  // V likewise: the context reads the probabilities (4 heads × 4 keys, fp32) and V once per K/V head
+  CHECK(named(gqa, "layer0.attn.context").counts.read_bytes() ==
+        storage_bytes(DType::fp32, 4 * 4) + storage_bytes(scores.b_dtype, 2 * 4 * 2));
+  // Several new tokens attend different keys (causal): the query heads stay apart, one product each
+  const OpRecord& steps = named(records(zoo, "tiny", decode(3, 2), Convention::exact), "layer0.attn.scores");
+  CHECK((steps.batch == 4 && steps.m == 2 && steps.params.contains("causal")));
+}
+
 TEST_CASE("prefill is causal, and a prefill of N then T decode steps does the work of a prefill of N + T") {
   const ModelZoo zoo = ModelZoo::parse(kTinyZoo, "tiny");
   for (const std::string model : {"tiny", "tiny_gpt"}) {
