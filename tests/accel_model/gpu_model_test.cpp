@@ -273,6 +273,19 @@ TEST_CASE("gpu model: a decode step's keys are split over the idle SMs, so it st
   const KernelTime prefill =
       model.attention(h100, AttentionImpl::flash2, {1, 32, 4096, 0, 128, false, false, DType::fp16});
   CHECK(prefill.bytes == Approx(32.0 * 128 * (2 * 4096 + 2 * 4096) * 2));  // Q, K, V, O once: no partials
+  // causal with more keys than queries: FLOPs of the attended pairs (a decode step's query attends every key)
+  const KernelTime step = model.attention(h100, AttentionImpl::flash2, {1, 32, 1, 131072, 128, true, false, DType::fp16});
+  CHECK(step.flops == decode.flops);
+  CHECK(step.flops == 4.0 * 32 * 131072 * 128);
+  // a sliding window of 4,096 keys: the step reads the band's K and V alone, 32 times fewer bytes and streams them
+  AttentionShape windowed{1, 32, 1, 131072, 128, true, false, DType::fp16};
+  windowed.window = 4096;
+  const KernelTime band = model.attention(h100, AttentionImpl::flash2, windowed);
+  CHECK(band.flops == 4.0 * 32 * 4096 * 128);
+  const double band_io = 32.0 * 128 * (2 * 1 + 2 * 4096) * 2;
+  CHECK(band.bytes >= band_io);
+  CHECK(band.bytes < band_io * 1.05);  // the split's partials besides
+  CHECK(band.latency_s < decode.latency_s / 8);
 }
 
 TEST_CASE("gpu model: SDPA's math back end is materialised attention in fp32 plus its inputs' conversions") {

@@ -24,13 +24,20 @@ double ceil_div(double a, double b) { return std::ceil(a / b); }
 /// Warps of a block of ecosim's attention kernel: a thread per query row, ecosim_attention_block_rows rows.
 double ecosim_block_warps(const KernelModel& model) { return ceil_div(model.value("ecosim_attention_block_rows"), 32); }
 
-/// FlashAttention's FLOP count: 4·B·H·Nq·Nkv·D forward, halved when causal (with a sliding window: 4·D per
-/// attended pair), ×2.5 for the backward pass (so ×3.5 for forward + backward).
+/// FlashAttention's FLOP count: 4·B·H·Nq·Nkv·D forward, halved when causal over as many keys as queries (with
+/// more keys, as a decode step has, or a sliding window: 4·D per attended pair), ×2.5 for the backward pass (so
+/// ×3.5 for forward + backward).
 double attention_flops(const AttentionShape& s) {
   const double heads_d = 4.0 * double(s.batch) * double(s.heads) * double(s.dim);
-  const double forward = s.window ? heads_d * double(attended_pairs(s.seq, s.kv_seq, true, s.window))
-                                  : heads_d * double(s.seq) * double(s.kv_seq) * (s.causal ? 0.5 : 1.0);
+  const double forward = s.causal && (s.window || s.kv_seq != s.seq)
+                             ? heads_d * double(attended_pairs(s.seq, s.kv_seq, true, s.window))
+                             : heads_d * double(s.seq) * double(s.kv_seq) * (s.causal ? 0.5 : 1.0);
   return forward * ((s.forward ? 1.0 : 0.0) + (s.backward ? 2.5 : 0.0));
+}
+
+/// The keys any query reads: with a sliding window, those of the band (the first query's first key on), else all.
+double read_keys(const AttentionShape& s) {
+  return s.window ? double(std::min(s.kv_seq, s.window + s.seq - 1)) : double(s.kv_seq);
 }
 
 }  // namespace
@@ -121,12 +128,14 @@ KernelTime KernelModel::fused_attention(const GpuSpec& gpu, AttentionImpl impl, 
   const double tile_units =
       s.causal ? std::max(heads * row_work / sms, longest_row) : std::ceil(heads * q_tiles / sms) * longest_row;
   const double bytes_per_element = double(dtype_bytes(s.dtype));
-  const double io_bytes = heads * d * (2 * double(s.seq) + 2 * double(s.kv_seq)) * bytes_per_element;  // Q, K, V, O
+  const double io_bytes = heads * d * (2 * double(s.seq) + 2 * read_keys(s)) * bytes_per_element;  // Q, K, V, O
   const double launch_s = value("launch_overhead_us") * 1e-6;
   // Split-KV (FlashDecoding, FlashAttention-2's split-KV kernel for a KV cache): when the queries fit one tile
   // and the heads leave SMs idle, each head's keys are split over `splits` blocks (one wave), each a partial
   // softmax over its share, then a second launch combines the partial outputs and their row maxima and sums.
-  const double splits = q_tiles == 1 && heads < sms ? std::min(kv_tiles, std::max(1.0, std::floor(sms / heads))) : 1.0;
+  const double splits = q_tiles == 1 && heads < sms
+                            ? std::min(ceil_div(read_keys(s), tile), std::max(1.0, std::floor(sms / heads)))
+                            : 1.0;
   const double forward_units = splits > 1 ? std::ceil(longest_row / splits) + fill : tile_units;
   const double combine_bytes = splits > 1 ? heads * double(s.seq) * splits * (d + 2) * 4.0 : 0.0;  // fp32 partials
   KernelTime t;
