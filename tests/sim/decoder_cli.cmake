@@ -64,7 +64,10 @@ foreach(case
     "count --hf-config gqa.json|'num_key_value_heads' (7) must divide 'num_attention_heads' (32)"
     "count --hf-config moe.json|field 'model_type': 'mixtral' is not modelled"
     "count --hf-config missing.json|missing.json"
-    "count --layer attention --seq 8 --phase decode|--phase does not apply here")
+    "count --layer attention --seq 8 --phase decode|--phase does not apply here"
+    "compare --model llama3_8b --phase decode --context 8 --weight-dtype int4|--weight-dtype does not apply here"
+    "compare --model llama3_8b --phase decode --context 8 --kv-dtype int8|--kv-dtype does not apply here"
+    "crossover --model llama3_8b --contexts 8,16 --weight-dtype int4|unrecognised option '--weight-dtype'")
   string(REPLACE "|" ";" parts "${case}")
   list(GET parts 0 command)
   list(GET parts 1 expected)

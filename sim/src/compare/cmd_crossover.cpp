@@ -91,8 +91,9 @@ int crossover(const Args& args) {
       "variants", po::value<std::string>()->default_value("performer,ecoformer"),
       "variants compared with MSA (always included), comma-separated")(
       "batch", po::value<std::int64_t>()->default_value(1), "sequences")(
-      "kv-dtype", po::value<std::string>()->default_value("fp16"), "KV-cache element type (its bytes)")(
-      "weight-dtype", po::value<std::string>()->default_value("fp16"), "weight element type")(
+      "kv-dtype", po::value<std::string>()->default_value("fp16"),
+      "KV-cache element type: the KV-cache column's bytes (energy, latency and GPU time cost every operand at the "
+      "hardware's own precision)")(
       "gpu", po::value<std::string>()->default_value("h100-sxm"),
       "the GPU whose modelled time per token is shown: a100-sxm, h100-sxm, h100-pcie, h200, l4, rtx4090")(
       "format", po::value<std::string>()->default_value("table"), "table or json")(
@@ -128,7 +129,6 @@ int crossover(const Args& args) {
     throw Error("--phase must be 'decode' or 'prefill', got '" + phase + "'");
   request.options.phase.phase = phase == "decode" ? Phase::decode : Phase::prefill;
   request.options.phase.kv_dtype = dtype_named(vm, "kv-dtype");
-  request.options.phase.weight_dtype = dtype_named(vm, "weight-dtype");
   request.options.batch = positive(vm, "batch");
   request.options.attention.batch = request.options.batch;
   read_variant_parameters(vm, request.options.attention);
