@@ -1,5 +1,6 @@
 # `ecosim count --trace --per-layer` streams one row per record: the JSON parses, holds a row per record,
-# and its rows add up to the total; without --per-layer the same totals come with no rows.
+# and its rows add up to the total; without --per-layer the same totals come with no rows; workload options beside
+# --trace are refused.
 include(${CMAKE_CURRENT_LIST_DIR}/../json_rows.cmake)
 execute_process(COMMAND ${EXE} trace --model pvt_v2_b0 --attention ecoformer --convention exact -o t.jsonl
                 RESULT_VARIABLE rc ERROR_VARIABLE err WORKING_DIRECTORY ${WORKDIR})
@@ -34,3 +35,14 @@ foreach(per_layer ON OFF)
   set(per_layer_muls ${muls})
 endforeach()
 message("count --trace: ${records} streamed rows, ${per_layer_muls} muls")
+# A trace is counted as written: a workload option beside --trace (a convention, a scope, a model) is refused, not
+# ignored.
+foreach(option "--convention;paper" "--scope;attention" "--model;pvt_v2_b1" "--batch;8")
+  execute_process(COMMAND ${EXE} count --trace t.jsonl ${option} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                  ERROR_VARIABLE err WORKING_DIRECTORY ${WORKDIR})
+  list(GET option 0 key)
+  string(FIND "${err}" "${key} does not apply to --trace" at)
+  if(rc EQUAL 0 OR at EQUAL -1 OR NOT out STREQUAL "")
+    message(FATAL_ERROR "count --trace ${option}: rc ${rc}, expected a refusal naming ${key}: ${out}${err}")
+  endif()
+endforeach()

@@ -60,7 +60,8 @@ int count(const Args& args) {
       "per-layer", "one row per layer (per record for --trace)")(
       "format", po::value<std::string>()->default_value("table"), "table, csv or json")(
       "tech-table", po::value<std::string>(), "energy per op, JSON (default: built-in 45 nm table)");
-  options.add(workload_options(Convention::paper));
+  const po::options_description workload_group = workload_options(Convention::paper);
+  options.add(workload_group);
   po::variables_map vm;
   if (!parse_args(args, options, vm,
                   "ecosim count (--model NAME | --hf-config FILE | --onnx FILE | --layer attention --seq N ... | "
@@ -72,6 +73,10 @@ int count(const Args& args) {
       vm.count("tech-table") ? TechTable::load(vm["tech-table"].as<std::string>()) : TechTable::builtin_45nm();
   const bool per_layer = vm.count("per-layer") > 0;
   if (vm.count("trace")) {  // streamed: one record at a time, whatever the trace's length
+    for (const auto& option : workload_group.options())  // the trace's records are its workload, as written
+      if (const std::string& key = option->long_name(); vm.count(key) && !vm[key].defaulted())
+        throw Error("--" + key + " does not apply to --trace: a trace is counted as it was written (its workload, " +
+                    "convention and scope are in its header); write another with `ecosim trace`");
     const std::string path = vm["trace"].as<std::string>();
     trace::TraceReader reader(path);
     if (!reader.header().alternatives.empty())
