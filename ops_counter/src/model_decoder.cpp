@@ -192,6 +192,10 @@ std::vector<Layer> decoder_layers(const ModelEntry& e, const Spec& s, const Shap
   layers.push_back(norm(s, "norm", rows));
   // A head tied to the token embedding shares its weights, not its work: its matmul counts all the same.
   layers.push_back({"lm_head", Linear{rows, s.hidden, s.vocab, false}});
+  // The token lookup is memory only: the token table (when not the tied head's weights) and a learned position
+  // table ride on the first layer as parameters.
+  layers.front().table_parameters =
+      checked_add(s.tied ? 0 : checked_mul(s.vocab, s.hidden), s.rotary ? 0 : checked_mul(s.positions, s.hidden));
   return layers;
 }
 
@@ -268,16 +272,15 @@ DecoderFacts decoder_facts(const ModelEntry& e, const ModelOptions& o) {
   const Shape sh = phase_shape(e, s, o);
   const std::vector<Layer> layers = decoder_layers(e, s, sh, o);
   DecoderFacts f;
-  std::uint64_t layer_weights = 0;  // read once per pass: every layer's and the head's
+  std::uint64_t layer_weights = 0, tables = 0;  // weights: read once per pass, every layer's and the head's
   MatmulMacs macs;
   for (const Layer& layer : layers) {
     layer_weights = checked_add(layer_weights, weights(layer));
+    tables = checked_add(tables, layer.table_parameters);
     emit(layer, Convention::exact, macs);
   }
-  const std::uint64_t token_table = checked_mul(s.vocab, s.hidden);
-  const std::uint64_t position_table = s.rotary ? 0 : checked_mul(s.positions, s.hidden);
-  f.embedding_params = checked_add(token_table, position_table) + (s.tied ? 0 : token_table);
-  f.params = checked_add(checked_add(token_table, position_table), layer_weights) - (s.tied ? token_table : 0);
+  f.embedding_params = checked_add(tables, weights(layers.back()));  // the tables and the head (tied or not)
+  f.params = checked_add(tables, layer_weights);
   f.layers = s.layers;
   f.attention_width = s.heads * s.head_dim;
   f.new_tokens = checked_mul(o.batch, sh.queries);

@@ -1,5 +1,5 @@
-// Builder of language-model encoders (BERT, GPT-2): token embedding lookup (memory only), position (and BERT's
-// token-type) embedding adds, optional embedding LayerNorm, optional training dropouts, blocks in pre-norm (GPT-2) or
+// Builder of language-model encoders (BERT, GPT-2): token embedding lookup (memory only; its table a parameter),
+// position (and BERT's token-type) embedding adds, optional embedding LayerNorm, optional training dropouts, blocks in pre-norm (GPT-2) or
 // post-norm (BERT) form, causal attention in causal models (only a variant with a causal form), optional final
 // LayerNorm and language-model head.
 #include "ecosim/ops_counter/checked.hpp"
@@ -20,8 +20,14 @@ std::vector<Layer> build_encoder(const ModelEntry& e, const ModelOptions& o) {
   const bool causal = e.flag("causal"), post_norm = e.flag("post_norm");
   const std::uint64_t rows = checked_mul(o.batch, n), elements = checked_mul(rows, c);
 
-  std::vector<Layer> layers{{"embed.position", ResidualAdd{elements}}};
-  if (e.flag("token_type_embedding")) layers.push_back({"embed.token_type", ResidualAdd{elements}});
+  // The token lookup is memory only (no layer): its table, and the position table (one row per position of the
+  // model's own length), ride on the position add; BERT's two token-type rows on theirs.
+  const std::uint64_t vocab = e.uint("vocab_size");
+  std::vector<Layer> layers{{.name = "embed.position",
+                             .op = ResidualAdd{elements},
+                             .table_parameters = checked_mul(checked_add(vocab, e.uint("seq_len")), c)}};
+  if (e.flag("token_type_embedding"))
+    layers.push_back({.name = "embed.token_type", .op = ResidualAdd{elements}, .table_parameters = checked_mul(2, c)});
   if (e.flag("embedding_norm")) layers.push_back({"embed.norm", LayerNorm{rows, c}});
   // training: dropout after the embeddings, on the attention probabilities and on each branch's output
   const bool dropout = e.has("dropout") && e.flag("dropout");
@@ -45,7 +51,7 @@ std::vector<Layer> build_encoder(const ModelEntry& e, const ModelOptions& o) {
   }
   if (e.flag("final_norm")) layers.push_back({"norm", LayerNorm{rows, c}});
   // A head tied to the token embedding (GPT-2's) shares its weights, not its work: its matmul counts all the same.
-  if (e.flag("lm_head")) layers.push_back({"lm_head", Linear{rows, c, e.uint("vocab_size"), false}});
+  if (e.flag("lm_head")) layers.push_back({"lm_head", Linear{rows, c, vocab, false}});
   return layers;
 }
 

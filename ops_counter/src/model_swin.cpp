@@ -45,7 +45,9 @@ std::vector<Layer> build_swin(const ModelEntry& e, const ModelOptions& o) {
       if (parts.attention.variant == AttentionVariant::lsa) {  // one bias (and shift-mask) add per window score
         const std::uint64_t scores =
             checked_product({o.batch, heads[s], lsa_windows(parts.attention), window * window, window * window});
-        parts.score_adds.push_back({block + ".relative_position_bias", ResidualAdd{scores}});
+        parts.score_adds.push_back({.name = block + ".relative_position_bias",
+                                    .op = ResidualAdd{scores},
+                                    .table_parameters = checked_product({2 * window - 1, 2 * window - 1, heads[s]})});
         if (b % 2 == 1 && h > window) parts.score_adds.push_back({block + ".shift_mask", ResidualAdd{scores}});
       }
       append_block(layers, block, rows, c, checked_mul(c, ratio), parts);

@@ -21,7 +21,11 @@ std::vector<Layer> build_vit(const ModelEntry& e, const ModelOptions& o) {
   const std::uint64_t n = checked_add(checked_mul(embed.out_h(), embed.out_w()), distilled ? 2 : 1);
   const std::uint64_t rows = checked_mul(o.batch, n);
 
-  std::vector<Layer> layers{{"patch_embed", embed}, {"pos_embed", ResidualAdd{checked_mul(rows, c)}}};
+  // the position table (a row per token) and the class (and distillation) tokens ride on the position add
+  std::vector<Layer> layers{{"patch_embed", embed},
+                            {.name = "pos_embed",
+                             .op = ResidualAdd{checked_mul(rows, c)},
+                             .table_parameters = checked_mul(checked_add(n, distilled ? 2 : 1), c)}};
   const std::vector<AttentionVariant> native = native_variants(e, o);
   const std::uint64_t depth = e.uint("depth", kMaxBlocks);
   for (std::uint64_t b = 0; b < depth; ++b)

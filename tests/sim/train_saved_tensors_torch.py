@@ -6,7 +6,7 @@ during the forward pass (torch.autograd.graph.saved_tensors_hooks), counts each 
 data pointer, its full size in bytes) leaving out the parameters and buffers, and asserts that
 `ecosim train --format json` of the same architecture (a zoo model, or one written to a --model-file) reports
 the same activation bytes within 1 % (ecosim's dropout masks counted at the CPU's 4 bytes an element, see
-ecosim_bytes); then exports the same network to ONNX in training mode (BatchNorm and dropout kept; weights
+ecosim_step) and exactly the module's trainable parameters; then exports the same network to ONNX in training mode (BatchNorm and dropout kept; weights
 stripped as scripts/export_models.py strips them) and asserts the same of `ecosim train --onnx`. Exits 77
 (skipped) without torch or python3-onnx.
 
@@ -35,6 +35,10 @@ from step_time import saved_activation_bytes as saved_bytes  # noqa: E402  (one 
 from zoo_networks import VGG, Bert, BasicBlock, Bottleneck, Mlp, PreNormBlock, ResNet, ViT, Attention  # noqa: E402
 
 TOLERANCE = 0.01
+# zoo_networks' Bert starts from its tokens' embeddings (and adds one token-type row): the zoo's encoder also has
+# the token table (vocab_size × embed_dim) and BERT's second token-type row.
+BERT_VOCAB, BERT_DIM = 100, 64
+BERT_TABLES = BERT_VOCAB * BERT_DIM + BERT_DIM
 torch.manual_seed(0)
 
 
@@ -55,15 +59,17 @@ def export_training(model, x, path):
     path.write_bytes(strip_weights(onnx.load(str(path))).SerializeToString())
 
 
-def ecosim_bytes(ecosim, args):
-    """ecosim's activation bytes with its dropout masks kept as the CPU keeps them: ecosim models CUDA's
-    1-byte bool mask, torch 1.13 on the CPU keeps the fp32 noise it multiplies by (4 bytes an element)."""
+def ecosim_step(ecosim, args):
+    """ecosim's activation bytes with its dropout masks kept as the CPU keeps them (ecosim models CUDA's 1-byte
+    bool mask, torch 1.13 on the CPU keeps the fp32 noise it multiplies by: 4 bytes an element), and its
+    trainable parameters."""
     run = subprocess.run([ecosim, "train", "--scheme", "none", "--format", "json", *args], capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit(f"ecosim train {' '.join(args)} failed: {run.stderr}")
-    scheme = json.loads(run.stdout)["schemes"][0]
+    report = json.loads(run.stdout)
+    scheme = report["schemes"][0]
     masks = sum(t["elements"] for t in scheme["saved_tensors"] if t["dtype"] == "bool")
-    return scheme["activation_bytes"] + 3 * masks
+    return scheme["activation_bytes"] + 3 * masks, report["parameters"]
 
 
 class DwConvPvt(nn.Module):
@@ -186,8 +192,8 @@ def main():
                            "distillation_token": False, "native_attention": ["msa"]},
         "bert_test": {"family": "encoder", "seq_len": 64, "embed_dim": 64, "num_heads": 4, "ffn_hidden": 256,
                       "layers": 2, "causal": False, "post_norm": True, "token_type_embedding": True,
-                      "embedding_norm": True, "final_norm": False, "lm_head": False, "native_attention": ["msa"],
-                      "dropout": True},
+                      "embedding_norm": True, "final_norm": False, "lm_head": False, "vocab_size": BERT_VOCAB,
+                      "native_attention": ["msa"], "dropout": True},
         "bert_test_no_dropout": {"extends": "bert_test", "dropout": False},
         "swin_test": {"family": "swin", "image_size": 56, "in_chans": 3, "num_classes": 10, "patch_size": 4,
                       "embed_dim": 32, "depths": [2, 2], "num_heads": [2, 4], "lsa_window": 7, "mlp_ratio": 4,
@@ -202,33 +208,39 @@ def main():
     model_file = ["--model-file", str(zoo)]
     cases = [
         ("ResNet-18 (basic blocks)", ResNet(BasicBlock, [2, 2, 2, 2]), torch.randn(2, 3, 64, 64),
-         ["--model", "resnet18", "--batch", "2", "--resolution", "64"]),
+         ["--model", "resnet18", "--batch", "2", "--resolution", "64"], 0),
         ("ResNet-50 (bottlenecks, v1.5)", ResNet(Bottleneck, [3, 4, 6, 3]), torch.randn(1, 3, 64, 64),
-         ["--model", "resnet50", "--batch", "1", "--resolution", "64"]),
+         ["--model", "resnet50", "--batch", "1", "--resolution", "64"], 0),
         ("VGG-11 (max pooling, dropout)", VGG([1, 1, 2, 2, 2]), torch.randn(1, 3, 224, 224),
-         ["--model", "vgg11", "--batch", "1"]),
+         ["--model", "vgg11", "--batch", "1"], 0),
         ("ViT (class token, global attention)", ViT(4, 64, 4, 2, 10, 32), torch.randn(2, 3, 32, 32),
-         ["--model", "vit_small_test", "--batch", "2", *model_file]),
+         ["--model", "vit_small_test", "--batch", "2", *model_file], 0),
         ("BERT-like post-norm encoder, dropout p = 0.1", Bert(64, 64, 4, 256, 2, 0.1), torch.randn(2, 64, 64),
-         ["--model", "bert_test", "--batch", "2", *model_file]),
+         ["--model", "bert_test", "--batch", "2", *model_file], BERT_TABLES),
         ("the same encoder, dropout p = 0 (no mask kept)", Bert(64, 64, 4, 256, 2, 0.0), torch.randn(2, 64, 64),
-         ["--model", "bert_test_no_dropout", "--batch", "2", *model_file]),
+         ["--model", "bert_test_no_dropout", "--batch", "2", *model_file], BERT_TABLES),
         ("Swin (shifted windows, relative position bias, patch merging)", Swin(56, 32, [2, 2], [2, 4], 7, 10),
-         torch.randn(2, 3, 56, 56), ["--model", "swin_test", "--batch", "2", *model_file]),
+         torch.randn(2, 3, 56, 56), ["--model", "swin_test", "--batch", "2", *model_file], 0),
         ("PVTv2-like CNN stages (depthwise 3×3 convs in the MLPs)", DwConvPvt(32, 2, 10),
-         torch.randn(2, 3, 64, 64), ["--model", "pvt_dwconv_test", "--batch", "2", *model_file]),
+         torch.randn(2, 3, 64, 64), ["--model", "pvt_dwconv_test", "--batch", "2", *model_file], 0),
     ]
     failures = 0
-    for i, (name, model, x, args) in enumerate(cases):
+    for i, (name, model, x, args, tables_not_in_module) in enumerate(cases):
         measured = saved_bytes(model, x)
         exported = workdir / f"case{i}.onnx"
         export_training(model, x, exported)
-        for how, modelled in (("ecosim", ecosim_bytes(ecosim, args)),
-                              ("ecosim --onnx", ecosim_bytes(ecosim, ["--onnx", str(exported)]))):
+        activation_bytes, parameters = ecosim_step(ecosim, args)
+        for how, modelled in (("ecosim", activation_bytes),
+                              ("ecosim --onnx", ecosim_step(ecosim, ["--onnx", str(exported)])[0])):
             gap = modelled / measured - 1
             ok = abs(gap) <= TOLERANCE
             failures += not ok
             print(f"{'ok  ' if ok else 'FAIL'} {name}: torch saves {measured} B, {how} {modelled} B ({gap:+.3%})")
+        # the zoo entry's trainable parameters: the module's, exactly (embedding tables and class tokens included)
+        expected = sum(p.numel() for p in model.parameters()) + tables_not_in_module
+        ok = parameters == expected
+        failures += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {name}: torch {expected} parameters, ecosim train {parameters}")
     sys.exit(1 if failures else 0)
 
 

@@ -77,9 +77,9 @@ TrainingStep training_step(const std::vector<Layer>& layers, Optimizer optimizer
     training::naming_layer(*layer, [&] { training::emit_backward(*layer, convention, backward); });
 
   std::uint64_t buffers = 0;
-  for (const training::LayerTensors& t : tensors) {
-    step.parameters = checked_add(step.parameters, t.parameters);
-    buffers = checked_add(buffers, t.buffers);
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    step.parameters = checked_add(step.parameters, checked_add(tensors[i].parameters, layers[i].table_parameters));
+    buffers = checked_add(buffers, tensors[i].buffers);
   }
   step.update.push_back(training::update_record(optimizer, step.parameters));
   step.parameter_bytes = step.gradient_bytes = storage_bytes(DType::fp32, step.parameters);

@@ -157,6 +157,10 @@ struct Layer {
   /// Part of an attention block though not an AttentionConfig (a decoder's q/k/v/o projections and rotary):
   /// counted under --scope attention.
   bool attention_part = false;
+  /// Elements of learned tables the layer reads without computing with them (token, position and token-type
+  /// embeddings, class tokens, relative-position bias tables): trainable parameters of the training step (their
+  /// gradients, optimizer state and update), no operations.
+  std::uint64_t table_parameters = 0;
 };
 
 /// Reports the layer's operations (one or more records named "<layer name>.<part>") to sink.
