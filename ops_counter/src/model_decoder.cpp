@@ -176,11 +176,16 @@ std::vector<Layer> decoder_layers(const ModelEntry& e, const Spec& s, const Shap
     } catch (const Error& err) {
       throw Error("model '" + e.model() + "' is causal: " + err.what());
     }
+    // A variant whose keys are its queries (one shared q/k projection: the EcoFormer family, Reformer) projects no
+    // keys of its own.
+    const bool shared_qk = variant_info(a.variant).shares_qk;
+    const std::uint64_t key_heads = shared_qk ? 0 : s.kv_heads;
     layers.push_back(norm(s, block + ".norm1", rows));
-    layers.push_back({block + ".attn.qkv", Linear{rows, s.hidden, inner + 2 * kv_inner, s.qkv_bias}, {}, true});
+    layers.push_back(
+        {block + ".attn.qkv", Linear{rows, s.hidden, inner + key_heads * s.head_dim + kv_inner, s.qkv_bias}, {}, true});
     if (s.rotary)  // the new tokens' queries and keys; the cached keys were rotated when they were new
       layers.push_back(
-          {block + ".attn.rotary", Rotary{checked_mul(rows, s.heads + s.kv_heads), s.rotary_dims}, {}, true});
+          {block + ".attn.rotary", Rotary{checked_mul(rows, s.heads + key_heads), s.rotary_dims}, {}, true});
     layers.push_back({block + ".attn", a});
     layers.push_back({block + ".attn.proj", Linear{rows, inner, s.hidden, s.o_bias}, {}, true});
     if (!s.parallel) layers.push_back({block + ".residual1", ResidualAdd{elements}});

@@ -233,10 +233,21 @@ TEST_CASE("a Hugging Face config and its zoo entry build the same records") {
 
 TEST_CASE("GPT-2 small from its config.json (decoder family) counts as the zoo's gpt2_small (encoder family)") {
   const ModelZoo zoo = ModelZoo::builtin();
-  for (Convention c : {Convention::exact, Convention::paper}) {
-    ModelOptions encoder;  // the zoo's default: 1024 tokens, causal
-    CHECK(total(hf("gpt2_small"), hf_model("gpt2_small"), prefill(1024), c) == total(zoo, "gpt2_small", encoder, c));
-  }
+  // every causal variant: those sharing one q/k projection (the EcoFormer family, Reformer) project no keys; their
+  // operations agree, their bytes not (the encoder family projects q/k and v apart, reading its input twice)
+  for (const AttentionVariant v : {AttentionVariant::msa, AttentionVariant::performer, AttentionVariant::ecoformer,
+                                   AttentionVariant::reformer, AttentionVariant::sliding})
+    for (Convention c : {Convention::exact, Convention::paper}) {
+      INFO(name(v));
+      ModelOptions encoder;  // the zoo's default: 1024 tokens, causal
+      encoder.attention.variant = v;
+      ModelOptions decoder = prefill(1024);
+      decoder.attention.variant = v;
+      const OpCounts from_config = total(hf("gpt2_small"), hf_model("gpt2_small"), decoder, c),
+                     from_zoo = total(zoo, "gpt2_small", encoder, c);
+      for (OpKind k : kAllOpKinds) CHECK(from_config.ops(k) == from_zoo.ops(k));
+      if (!variant_info(v).shares_qk) CHECK(from_config == from_zoo);
+    }
 }
 
 TEST_CASE("decoder features: GQA projections, partial rotary, parallel attention, sliding window") {
