@@ -31,6 +31,8 @@ namespace ecosim::kernels::schemes {
 namespace {
 
 inline constexpr unsigned kActnnLowBits = 4, kActnnL3AverageBits = 2, kMaskBits = 1;
+/// ActNN L3 allocates bits sample by sample (memory and time grow with the batch): larger batches are refused.
+inline constexpr std::uint64_t kActnnL3MaxSamples = std::uint64_t{1} << 20;
 
 /// The form one saver keeps a tensor in, its bytes, and the kernel passes making and restoring it. A form of
 /// the saver's own (`own`: a layer quantizing or casting its input itself) is never shared with another saver.
@@ -69,6 +71,10 @@ Form actnn_form(const std::string& key, const actnn::Layout& layout, bool own) {
 /// ActNN L3: `batch` samples, bits from the greedy at an average of 2 (equal sensitivities: ecosim sees no data).
 actnn::Layout per_sample_layout(std::uint64_t elements, std::uint64_t batch) {
   if (batch < 2 || elements % batch) return actnn::Layout::uniform(elements, kActnnL3AverageBits);
+  if (batch > kActnnL3MaxSamples)
+    throw Error("actnn:L3 allocates bits to each of the batch's samples: a batch of " + std::to_string(batch) +
+                " is above its limit of " + std::to_string(kActnnL3MaxSamples) +
+                " samples; actnn:L2 (one width for every sample) takes any batch");
   const std::vector<double> weights(batch, 1.0);
   return {batch, elements / batch, actnn::allocate_bits(weights, checked_mul(batch, kActnnL3AverageBits))};
 }

@@ -175,6 +175,14 @@ TEST_CASE("refused: unknown schemes and levels, bits outside a scheme's range") 
   CHECK_THROWS_WITH(parse_scheme("fewbit:99999999999"), Contains("not a bit width"));
   CHECK(parse_scheme("actnn:L2").name() == "actnn:L2");
   CHECK(parse_scheme("gact:32").name() == "gact:32");
+  // ActNN L3 allocates bits sample by sample (its memory and time grow with the batch): beyond 2^20 samples it is
+  // refused, naming L2, which takes any batch
+  const std::uint64_t huge = (std::uint64_t{1} << 20) + 1;
+  const std::vector<Layer> big = zoo_model("resnet18", huge);
+  const TrainingStep step = training_step(big, Optimizer::sgd, Convention::exact);
+  CHECK_THROWS_WITH(apply_scheme(parse_scheme("actnn:L3"), big, step, huge),
+                    Contains("a batch of 1048577") && Contains("actnn:L2"));
+  CHECK_NOTHROW(apply_scheme(parse_scheme("actnn:L2"), big, step, huge));
   // the defaults where each applies: no mesa on a CNN, no fewbit without GELU/SiLU
   std::vector<std::string> names;
   for (const Scheme& s : default_schemes(zoo_model("resnet18", 1))) names.push_back(s.name());
