@@ -17,7 +17,7 @@
 using namespace ecosim;
 using namespace ecosim::cli;
 
-TEST_CASE("find_crossover: below from the first context, crossing by interpolation, or not within") {
+TEST_CASE("find_crossover: below from the first context, crossing by interpolation, after a tie, or not within") {
   const std::vector<std::uint64_t> contexts = {1, 2, 4};
   const std::vector<double> msa = {10, 20, 40};
   CHECK(find_crossover(contexts, msa, {5, 5, 5}).kind == Crossover::Kind::below_from_first);
@@ -25,8 +25,11 @@ TEST_CASE("find_crossover: below from the first context, crossing by interpolati
   const Crossover c = find_crossover(contexts, msa, {30, 30, 30});  // 30 − (20 + 10·(c − 2)) = 0 at c = 3
   REQUIRE(c.kind == Crossover::Kind::crosses);
   CHECK(c.context == Approx(3.0));
-  // equal until the context 2, below after it: the crossing is where it stops being equal
-  CHECK(find_crossover(contexts, msa, {10, 20, 20}).context == Approx(2.0));
+  // equal up to the context 2, below at 4: it parts from MSA somewhere after 2, by 4 (equal costs tell nothing of
+  // where, so no interpolation: a sliding window's cost leaves MSA's at the window, wherever that lies)
+  const Crossover tie = find_crossover(contexts, msa, {10, 20, 20});
+  CHECK(tie.kind == Crossover::Kind::after_tie);
+  CHECK((tie.context == 2.0 && tie.by == 4.0));
 }
 
 TEST_CASE(
@@ -99,9 +102,10 @@ TEST_CASE("ecosim crossover --format json: every variant's points and its crossi
   CHECK(!j["variants"][0].contains("crossover_vs_msa"));
   const nlohmann::json& sliding = j["variants"][2];
   CHECK(sliding["points"][2]["kv_cache_bytes"] == sliding["points"][1]["kv_cache_bytes"]);  // the last 512 tokens
-  CHECK(sliding["crossover_vs_msa"]["op_energy"]["kind"] == "crosses");
-  // equal to MSA up to its window W = 512, below beyond: the crossing is at W
-  CHECK(sliding["crossover_vs_msa"]["op_energy"]["context"].get<double>() == Approx(512.0));
+  // equal to MSA up to its window W = 512, below at 8k: it parts from MSA after 512, by 8k
+  CHECK(sliding["crossover_vs_msa"]["op_energy"]["kind"] == "after_tie");
+  CHECK(sliding["crossover_vs_msa"]["op_energy"]["context"].get<double>() == 512.0);
+  CHECK(sliding["crossover_vs_msa"]["op_energy"]["by"].get<double>() == 8192.0);
   // a context beyond the model's positions, and contexts out of order, are errors naming them
   const ChildOutcome far = run_ecosim({"crossover", "--model", "llama3_8b", "--contexts", "1k,16k"},
                                       std::filesystem::path(dir / "."), kAddressSpaceBytes, kSeconds);

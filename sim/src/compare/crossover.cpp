@@ -61,8 +61,11 @@ nlohmann::ordered_json crossover_json(const Crossover& c) {
   nlohmann::ordered_json j;
   j["kind"] = c.kind == Crossover::Kind::crosses            ? "crosses"
               : c.kind == Crossover::Kind::below_from_first ? "below_from_first"
+              : c.kind == Crossover::Kind::after_tie        ? "after_tie"
                                                             : "not_within";
-  j["context"] = c.kind == Crossover::Kind::crosses ? nlohmann::ordered_json(c.context) : nlohmann::ordered_json();
+  const bool located = c.kind == Crossover::Kind::crosses || c.kind == Crossover::Kind::after_tie;
+  j["context"] = located ? nlohmann::ordered_json(c.context) : nlohmann::ordered_json();
+  if (c.kind == Crossover::Kind::after_tie) j["by"] = c.by;
   return j;
 }
 
@@ -70,6 +73,7 @@ std::string crossover_text(const Crossover& c, std::uint64_t first) {
   switch (c.kind) {
     case Crossover::Kind::crosses: return fmt::format("{:.0f}", c.context);
     case Crossover::Kind::below_from_first: return fmt::format("≤ {}", first);
+    case Crossover::Kind::after_tie: return fmt::format("{:.0f}–{:.0f}", c.context, c.by);
     case Crossover::Kind::not_within: break;
   }
   return "none";
@@ -86,8 +90,9 @@ Crossover find_crossover(const std::vector<std::uint64_t>& contexts, const std::
   const std::size_t j = *last_not_below;
   if (j + 1 == contexts.size()) return {};
   const double before = cost[j] - msa[j], after = cost[j + 1] - msa[j + 1];  // ≥ 0, then < 0
-  const double t = before / (before - after);
   const auto c0 = static_cast<double>(contexts[j]), c1 = static_cast<double>(contexts[j + 1]);
+  if (before == 0) return {Crossover::Kind::after_tie, c0, c1};
+  const double t = before / (before - after);
   return {Crossover::Kind::crosses, c0 + t * (c1 - c0)};
 }
 

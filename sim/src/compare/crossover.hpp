@@ -37,10 +37,13 @@ struct CrossoverPoint {
 
 /// Where a cost falls below MSA's over the contexts listed: below already at the first, crossing between two
 /// listed contexts (found by linear interpolation of the difference, exact where both costs are linear in the
-/// context, as a decode step's op energy is), or not within them.
+/// context, as a decode step's op energy is), after a listed context where the two are equal and by the next
+/// (equal costs tell nothing of where they part: a sliding window's cost leaves MSA's at the window), or not
+/// within them.
 struct Crossover {
-  enum class Kind : std::uint8_t { below_from_first, crosses, not_within } kind = Kind::not_within;
-  double context = 0;  // crosses: the interpolated context
+  enum class Kind : std::uint8_t { below_from_first, crosses, after_tie, not_within } kind = Kind::not_within;
+  double context = 0;  // crosses: the interpolated context; after_tie: the last listed context with equal costs
+  double by = 0;       // after_tie: the next listed context, where the cost is below
 };
 
 /// The last listed context at which `cost` is not below `msa` is followed by the crossing; see Crossover.
