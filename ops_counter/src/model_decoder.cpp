@@ -174,7 +174,7 @@ std::vector<Layer> decoder_layers(const ModelEntry& e, const Spec& s, const Shap
     try {
       a.validate();
     } catch (const Error& err) {
-      throw Error("model '" + e.model() + "' is causal: " + err.what());
+      throw Error("model '" + e.model() + "': " + err.what());
     }
     // A variant whose keys are its queries (one shared q/k projection: the EcoFormer family, Reformer) projects no
     // keys of its own.

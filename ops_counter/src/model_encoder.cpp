@@ -45,7 +45,7 @@ std::vector<Layer> build_encoder(const ModelEntry& e, const ModelOptions& o) {
     try {
       parts.attention.validate();
     } catch (const Error& err) {
-      throw Error("model '" + e.model() + "' is causal: " + err.what());
+      throw Error("model '" + e.model() + "': " + err.what());
     }
     append_block(layers, layer, rows, c, hidden, parts);
   }
