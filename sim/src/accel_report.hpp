@@ -13,7 +13,7 @@
 
 namespace ecosim::cli {
 
-boost::program_options::options_description accel_options();
+boost::program_options::options_description accel_options(const std::string& default_engine = "systemc");
 /// The built-in accelerator named by --accel, or --accel-config merged over it; throws ecosim::Error.
 accel::AccelConfig parse_accel(const boost::program_options::variables_map& vm);
 /// The timing engine named by --engine (systemc or closed-form); throws ecosim::Error.

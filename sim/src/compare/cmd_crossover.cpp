@@ -100,7 +100,7 @@ int crossover(const Args& args) {
       "out", po::value<std::string>(), "also write crossover.json, crossover.csv and crossover.png into this folder")(
       "tech-table", po::value<std::string>(), "energy per op, JSON (default: built-in 45 nm table)");
   options.add(model_file_option());
-  options.add(accel_options());
+  options.add(accel_options("closed-form"));
   options.add(variant_parameter_options());
   po::variables_map vm;
   if (!parse_args(args, options, vm,
@@ -110,7 +110,7 @@ int crossover(const Args& args) {
     return 0;
   const Format format = parse_format(vm["format"].as<std::string>());
   if (format == Format::csv) throw Error("--format: crossover prints a table or json");
-  if (!vm["engine"].defaulted() && vm["engine"].as<std::string>() != "closed-form")
+  if (vm["engine"].as<std::string>() != "closed-form")
     throw Error("--engine: crossover replays with the closed form (its cycles are SystemC's without dynamic effects)");
   if (vm.count("model") + vm.count("hf-config") != 1) throw Error("give one of --model and --hf-config");
   std::optional<ReportFolder> folder;  // checked before any work, created once it has succeeded
