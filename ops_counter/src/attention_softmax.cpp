@@ -39,9 +39,10 @@ OpCounts rows_of_lengths(ops::OpMix (*mix)(std::uint64_t), std::uint64_t rows, s
 
 /// The causal core's records: the rectangular records' shapes (queries × keys, so the accelerator maps the
 /// attention it belongs to) marked params.causal = 1, their operations and bytes those of the `pairs` (query,
-/// key) pairs attended; nothing is computed for a masked pair, so there is no mask add.
+/// key) pairs attended; nothing is computed for a masked pair, so there is no mask add. K and V are read once
+/// per K/V head (kv_g of them).
 void keep_attended(std::array<OpRecord, 4>& core, std::uint64_t g, std::uint64_t n, std::uint64_t keys, std::uint64_t d,
-                   std::uint64_t pairs, DType input) {
+                   std::uint64_t pairs, DType input, std::uint64_t kv_g) {
   const std::uint64_t scores = checked_mul(g, pairs), rows = checked_mul(g, n);
   auto gemm_counts = [&](std::uint64_t products, std::uint64_t sums) {
     OpCounts c;
@@ -50,7 +51,7 @@ void keep_attended(std::array<OpRecord, 4>& core, std::uint64_t g, std::uint64_t
     return c;
   };
   const std::uint64_t q_bytes = storage_bytes(input, checked_product({g, n, d})),
-                      kv_bytes = storage_bytes(input, checked_product({g, keys, d})),
+                      kv_bytes = storage_bytes(input, checked_product({kv_g, keys, d})),
                       score_bytes = storage_bytes(DType::fp32, scores);
   core[0].counts = gemm_counts(checked_mul(scores, d), checked_mul(scores, d - 1));
   core[0].counts.add_read_bytes(input, checked_add(q_bytes, kv_bytes)).add_written_bytes(DType::fp32, score_bytes);
@@ -69,13 +70,13 @@ void keep_attended(std::array<OpRecord, 4>& core, std::uint64_t g, std::uint64_t
 }  // namespace
 
 Stage softmax_core(std::uint64_t g, std::uint64_t n, std::uint64_t keys, std::uint64_t d, DType input, bool causal,
-                   std::uint64_t window) {
+                   std::uint64_t window, std::uint64_t kv_groups) {
   std::array<OpRecord, 4> core = {ops::gemm("scores", {.batch = g, .m = n, .n = keys, .k = d, .a = input, .b = input}),
                                   ops::eltwise("scale", "scale", g, n, keys, DType::fp32, {.mul = 1}),
                                   ops::softmax("softmax", g, n, keys),
                                   ops::gemm("context", {.batch = g, .m = n, .n = d, .k = keys, .b = input})};
   const std::uint64_t per_group = attended_pairs(n, keys, causal, window), pairs = checked_mul(g, per_group);
-  if (causal) keep_attended(core, g, n, keys, d, per_group, input);
+  if (causal) keep_attended(core, g, n, keys, d, per_group, input, kv_groups ? kv_groups : g);
   if (causal && window && window < keys)
     for (OpRecord& r : core) r.params[std::string(ops::kWindowParam)] = window;
   ops::join_group(core, ops::kSoftmaxAttentionGroup);
@@ -105,7 +106,9 @@ Stage softmax_attention(const AttentionConfig& c, DType input) {
     const std::uint64_t group = c.heads / c.key_heads();
     return softmax_core(checked_mul(c.batch, c.key_heads()), checked_mul(n, group), keys, c.head_dim, input, false, 0);
   }
-  return softmax_core(g, n, keys, c.head_dim, input, causal, sliding ? c.sliding_window : 0);
+  // (grouped-query rows attending different keys stay one product per query head, K and V read once per K/V head)
+  const std::uint64_t kv_groups = c.variant == AttentionVariant::msa || sliding ? checked_mul(c.batch, c.key_heads()) : g;
+  return softmax_core(g, n, keys, c.head_dim, input, causal, sliding ? c.sliding_window : 0, kv_groups);
 }
 
 }  // namespace ecosim::stages

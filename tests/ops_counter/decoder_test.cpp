@@ -198,9 +198,11 @@ TEST_CASE("a grouped-query decode step reads each K/V head once: a K/V head's qu
   // V likewise: the context reads the probabilities (4 heads × 4 keys, fp32) and V once per K/V head
   CHECK(named(gqa, "layer0.attn.context").counts.read_bytes() ==
         storage_bytes(DType::fp32, 4 * 4) + storage_bytes(scores.b_dtype, 2 * 4 * 2));
-  // Several new tokens attend different keys (causal): the query heads stay apart, one product each
+  // Several new tokens attend different keys (causal): the query heads stay apart, one product each, K still read
+  // once per K/V head in the bytes: Q (4 heads × 2 tokens × 2) and K (2 K/V heads × 5 keys × 2)
   const OpRecord& steps = named(records(zoo, "tiny", decode(3, 2), Convention::exact), "layer0.attn.scores");
   CHECK((steps.batch == 4 && steps.m == 2 && steps.params.contains("causal")));
+  CHECK(steps.counts.read_bytes() == storage_bytes(steps.a_dtype, 4 * 2 * 2) + storage_bytes(steps.b_dtype, 2 * 5 * 2));
 }
 
 TEST_CASE("prefill is causal, and a prefill of N then T decode steps does the work of a prefill of N + T") {

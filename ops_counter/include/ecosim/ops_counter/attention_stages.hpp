@@ -33,9 +33,11 @@ Stage softmax_attention(const AttentionConfig& c, DType input = DType::fp32);
 /// keys of head width d: what softmax_attention counts, and what an imported graph's attention block counts.
 /// Causal: only the attended pairs (attended_pairs) are scored, scaled, normalised and summed; the records keep
 /// the queries × keys shapes, marked params.causal = 1 (ops::kCausalParam). A sliding `window` W > 0 (causal):
-/// query i sees min(P + i + 1, W) keys.
+/// query i sees min(P + i + 1, W) keys. `kv_groups` (causal; 0: = groups): the K/V heads the groups read their
+/// keys and values from (grouped-query attention), each read once in the bytes.
 Stage softmax_core(std::uint64_t groups, std::uint64_t queries, std::uint64_t keys, std::uint64_t d,
-                   DType input = DType::fp32, bool causal = false, std::uint64_t window = 0);
+                   DType input = DType::fp32, bool causal = false, std::uint64_t window = 0,
+                   std::uint64_t kv_groups = 0);
 
 // Performer (FAVOR+).
 /// The positive random features of `which` ("q" or "k"): <which>_scale, _omega, _sq_norm, _features.
