@@ -221,7 +221,7 @@ struct Workspace {
   static bool fused(const HashedProblem& p, const Dims& s) { return !s.causal && p.params.kernel(); }
   const cuda::DeviceBuffer<float> qk, v, anchors_t, projection;
   cuda::DeviceBuffer<float> x, out, kernel, inv;
-  const cuda::DeviceBuffer<float> means;  // causal: the anchors' column means [head][m]
+  const cuda::DeviceBuffer<float> means;   // causal: the anchors' column means [head][m]
   cuda::DeviceBuffer<float> column_means;  // non-causal: the RBF values' column means [group][m]
   cuda::DeviceBuffer<double> partial_dist, partial_kernel;
   cuda::DeviceBuffer<Word> words;
@@ -285,34 +285,33 @@ void attend_fused(const FusedHashedLaunch<Codes, Word>& launch, const Codes& cod
                   const Dims& s, Workspace<Word, typename Codes::Sum>& w) {
   using Sum = typename Codes::Sum;
   const bool kernel = p.params.kernel();
-  launch(FusedHashed<Codes, Word>{
-      .qk = w.qk.get(),
-      .v = w.v.get(),
-      .anchors_t = w.anchors_t.get(),
-      .projection = p.params.projection.empty() ? nullptr : w.projection.get(),
-      .x = w.x.get(),
-      .kernel = kernel ? w.kernel.get() : nullptr,
-      .inv = w.inv.get(),
-      .mean = w.column_means.get(),
-      .partial_dist = w.partial_dist.get(),
-      .partial_kernel = w.partial_kernel.get(),
-      .codes = codes,
-      .words = w.words.get(),
-      .real = w.real.get(),
-      .partial_f = w.partial_f.get(),
-      .partial_s = w.partial_s.get(),
-      .ctx_z = w.ctx_z.get(),
-      .sums = w.sums.get(),
-      .out = w.out.get(),
-      .groups = s.groups,
-      .n = s.n,
-      .heads = s.heads,
-      .chunks = static_cast<long long>(s.chunks()),
-      .d = s.d,
-      .b = s.b,
-      .m = s.m,
-      .bias = static_cast<float>(p.bias),
-      .bias_n = static_cast<Sum>(p.bias) * static_cast<Sum>(s.n)});
+  launch(FusedHashed<Codes, Word>{.qk = w.qk.get(),
+                                  .v = w.v.get(),
+                                  .anchors_t = w.anchors_t.get(),
+                                  .projection = p.params.projection.empty() ? nullptr : w.projection.get(),
+                                  .x = w.x.get(),
+                                  .kernel = kernel ? w.kernel.get() : nullptr,
+                                  .inv = w.inv.get(),
+                                  .mean = w.column_means.get(),
+                                  .partial_dist = w.partial_dist.get(),
+                                  .partial_kernel = w.partial_kernel.get(),
+                                  .codes = codes,
+                                  .words = w.words.get(),
+                                  .real = w.real.get(),
+                                  .partial_f = w.partial_f.get(),
+                                  .partial_s = w.partial_s.get(),
+                                  .ctx_z = w.ctx_z.get(),
+                                  .sums = w.sums.get(),
+                                  .out = w.out.get(),
+                                  .groups = s.groups,
+                                  .n = s.n,
+                                  .heads = s.heads,
+                                  .chunks = static_cast<long long>(s.chunks()),
+                                  .d = s.d,
+                                  .b = s.b,
+                                  .m = s.m,
+                                  .bias = static_cast<float>(p.bias),
+                                  .bias_n = static_cast<Sum>(p.bias) * static_cast<Sum>(s.n)});
 }
 
 /// Causal: out_i = (h_i·M_i + c·z_i) / (h_i·s_i + c·(i + 1)) with the sums over j ≤ i — the chunks' partial sums,
@@ -358,9 +357,9 @@ HashedOutput run(const HashedProblem& p, const Dims& s, const Reporter& report) 
     }
     // the grid from the device's occupancy and the widest phase's work, before the timer
     const auto blocks = [](std::uint64_t threads) { return (threads + kFusedThreads - 1) / kFusedThreads; };
-    const FusedHashedLaunch<Codes, Word> launch(std::max({s.count(s.groups) * s.chunks(),
-                                                          blocks(s.count(s.groups) * (s.floats() + s.b)),
-                                                          blocks(s.count(s.tokens, s.d))}));
+    const FusedHashedLaunch<Codes, Word> launch(
+        std::max({s.count(s.groups) * s.chunks(), blocks(s.count(s.groups) * (s.floats() + s.b)),
+                  blocks(s.count(s.tokens, s.d))}));
     cuda::EventTimer timer;
     attend_fused(launch, codes, p, s, w);
     return timer.stop_ms();

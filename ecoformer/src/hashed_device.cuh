@@ -19,8 +19,8 @@ __device__ inline void normalize_row(const float* x, float* out, long long row, 
 
 /// ‖x_token − anchor_{head, a}‖², summed over c in order. The anchors are read transposed,
 /// anchors_t[(head·d + c)·m + a], so the threads of a warp (consecutive anchors) load consecutive words.
-__device__ inline float anchor_distance(const float* x, const float* anchors_t, long long token, long long head,
-                                        int a, int d, int m) {
+__device__ inline float anchor_distance(const float* x, const float* anchors_t, long long token, long long head, int a,
+                                        int d, int m) {
   const float* xi = x + token * d;
   const float* an = anchors_t + head * d * m + a;
   float sum = 0.0f;

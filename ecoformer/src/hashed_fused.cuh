@@ -41,8 +41,8 @@ struct FusedHashed {
   float* out;                             // [token][d]
   long long groups, n, heads, chunks;
   int d, b, m;
-  float bias;   // c
-  Sum bias_n;   // c·N
+  float bias;  // c
+  Sum bias_n;  // c·N
 };
 
 /// Sum in double over the block (kFusedThreads threads) of one value per thread, in a fixed tree order; returned
@@ -81,7 +81,9 @@ __global__ void __launch_bounds__(kFusedThreads) fused_hashed_kernel(const Fused
   // item → its group, its chunk's first token (of all tokens) and its token count
   const auto group_of = [&](long long item) { return item / a.chunks; };
   const auto first_of = [&](long long item) { return group_of(item) * a.n + (item % a.chunks) * kFusedChunkTokens; };
-  const auto count_of = [&](long long item) { return min(kFusedChunkTokens, a.n - (item % a.chunks) * kFusedChunkTokens); };
+  const auto count_of = [&](long long item) {
+    return min(kFusedChunkTokens, a.n - (item % a.chunks) * kFusedChunkTokens);
+  };
 
   if (a.kernel) {
     // (A) normalised rows, their distances to the head's anchors, the distances' sum per chunk

@@ -202,7 +202,8 @@ SchemeStep apply_scheme(const Scheme& scheme, const std::vector<Layer>& layers, 
                         std::uint64_t batch) {
   SchemeStep out;
   out.scheme = scheme;
-  const Rules rules{scheme, batch, scheme.average_bits > 0 ? gact_allocation(scheme, layers, step) : std::vector<unsigned>{}};
+  const Rules rules{scheme, batch,
+                    scheme.average_bits > 0 ? gact_allocation(scheme, layers, step) : std::vector<unsigned>{}};
   const std::vector<DType> produced = autocast_dtypes(layers, step);
   for (std::size_t i = 0; i < step.saved.size(); ++i) {
     const SavedTensor& s = step.saved[i];

@@ -107,7 +107,8 @@ Stage softmax_attention(const AttentionConfig& c, DType input) {
     return softmax_core(checked_mul(c.batch, c.key_heads()), checked_mul(n, group), keys, c.head_dim, input, false, 0);
   }
   // (grouped-query rows attending different keys stay one product per query head, K and V read once per K/V head)
-  const std::uint64_t kv_groups = c.variant == AttentionVariant::msa || sliding ? checked_mul(c.batch, c.key_heads()) : g;
+  const std::uint64_t kv_groups =
+      c.variant == AttentionVariant::msa || sliding ? checked_mul(c.batch, c.key_heads()) : g;
   return softmax_core(g, n, keys, c.head_dim, input, causal, sliding ? c.sliding_window : 0, kv_groups);
 }
 

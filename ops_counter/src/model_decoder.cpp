@@ -122,7 +122,8 @@ Shape phase_shape(const ModelEntry& e, const Spec& s, const ModelOptions& o) {
       std::all_of(used.begin(), used.end(), [](AttentionVariant v) { return v == AttentionVariant::sliding; });
   if (s.window && sh.keys > s.window && !all_sliding)
     fail("a context of " + std::to_string(sh.keys) + " tokens exceeds " + e.field("sliding_window") + " (" +
-         std::to_string(s.window) + "): a variant swapped in would attend beyond the model's window (the model "
+         std::to_string(s.window) +
+         "): a variant swapped in would attend beyond the model's window (the model "
          "would no longer be itself); its own attention there is 'sliding' (or 'native')");
   return sh;
 }
@@ -159,7 +160,7 @@ std::vector<Layer> decoder_layers(const ModelEntry& e, const Spec& s, const Shap
     a.batch = o.batch;
     a.seq = sh.queries;
     a.keys = sh.keys;
-    a.heads = s.heads;  // grouped-query attention: every query head scores its group's shared keys
+    a.heads = s.heads;        // grouped-query attention: every query head scores its group's shared keys
     a.kv_heads = s.kv_heads;  // a recurrent variant's state: one per K/V head
     a.head_dim = s.head_dim;
     a.embed_dim = s.hidden;

@@ -1,7 +1,7 @@
 // Builder of language-model encoders (BERT, GPT-2): token embedding lookup (memory only; its table a parameter),
-// position (and BERT's token-type) embedding adds, optional embedding LayerNorm, optional training dropouts, blocks in pre-norm (GPT-2) or
-// post-norm (BERT) form, causal attention in causal models (only a variant with a causal form), optional final
-// LayerNorm and language-model head.
+// position (and BERT's token-type) embedding adds, optional embedding LayerNorm, optional training dropouts, blocks in
+// pre-norm (GPT-2) or post-norm (BERT) form, causal attention in causal models (only a variant with a causal form),
+// optional final LayerNorm and language-model head.
 #include "ecosim/ops_counter/checked.hpp"
 #include "model_entry.hpp"
 

@@ -92,7 +92,10 @@ Ratios ratios_of(const AlternativeResult& of, const AlternativeResult& to) {
 
 nlohmann::json to_json(const Ratios& r) {
   auto value = [](const std::optional<double>& q) { return q ? nlohmann::json(*q) : nlohmann::json(nullptr); };
-  return {{"of", r.of}, {"to", r.to}, {"dram_bits", value(r.dram_bits)}, {"energy_pj", value(r.energy)},
+  return {{"of", r.of},
+          {"to", r.to},
+          {"dram_bits", value(r.dram_bits)},
+          {"energy_pj", value(r.energy)},
           {"latency_ms", value(r.latency)}};
 }
 

@@ -274,7 +274,8 @@ TEST_CASE("gpu model: a decode step's keys are split over the idle SMs, so it st
       model.attention(h100, AttentionImpl::flash2, {1, 32, 4096, 0, 128, false, false, DType::fp16});
   CHECK(prefill.bytes == Approx(32.0 * 128 * (2 * 4096 + 2 * 4096) * 2));  // Q, K, V, O once: no partials
   // causal with more keys than queries: FLOPs of the attended pairs (a decode step's query attends every key)
-  const KernelTime step = model.attention(h100, AttentionImpl::flash2, {1, 32, 1, 131072, 128, true, false, DType::fp16});
+  const KernelTime step =
+      model.attention(h100, AttentionImpl::flash2, {1, 32, 1, 131072, 128, true, false, DType::fp16});
   CHECK(step.flops == decode.flops);
   CHECK(step.flops == 4.0 * 32 * 131072 * 128);
   // a sliding window of 4,096 keys: the step reads the band's K and V alone, 32 times fewer bytes and streams them

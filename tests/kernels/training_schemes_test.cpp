@@ -3,8 +3,8 @@
 // Table 1 (DeiT-Ti at batch 128) — each scheme at most `none`'s bytes on every zoo family, the stored bytes equal
 // to the bytes the kernels' own compress records write, and refused scheme names, levels and bit widths.
 #include <catch2/catch.hpp>
-#include <set>
 #include <cmath>
+#include <set>
 
 #include "ecosim/kernels/actnn.hpp"
 #include "ecosim/kernels/training_schemes.hpp"

@@ -227,8 +227,9 @@ TEST_CASE("hostile zoo files are errors and bound the work of a build") {
   CHECK(vision("2").build("v", {}).size() == ModelZoo::builtin().build("pvt_v2_b0", {}).size());
   CHECK_NOTHROW(vision("256").build("v", {}));
   CHECK_THROWS_WITH(vision("257").build("v", {}), Catch::Contains("'depths' must hold integers up to 256"));
-  CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {"family": 7}})", "t").build("m", {}),
-                    Catch::Contains("'family' must be hierarchical_vit, vit, swin, lra, encoder, decoder, resnet or vgg"));
+  CHECK_THROWS_WITH(
+      ModelZoo::parse(R"({"m": {"family": 7}})", "t").build("m", {}),
+      Catch::Contains("'family' must be hierarchical_vit, vit, swin, lra, encoder, decoder, resnet or vgg"));
   const ModelZoo unnamed = ModelZoo::parse(R"({"": {"family": "lra"}, "_note": "x"})", "t");
   CHECK(unnamed.names().empty());  // neither the empty key nor a comment is a model
   CHECK_THROWS_WITH(unnamed.build("", {}), Catch::Contains("unknown model ''"));
@@ -413,8 +414,9 @@ TEST_CASE("a user zoo file: models over the built-in ones, extending them — ba
 
   CHECK_THROWS_WITH(ModelZoo::load(path.string()), Catch::Contains(path.string()));  // removed above
   CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {"extends": "pvt_v2_b0",)", "f.json"), Catch::Contains("f.json"));
-  CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {"family": "mobilenet"}})", "f.json").build("m", {}),
-                    Catch::Contains("'family' must be hierarchical_vit, vit, swin, lra, encoder, decoder, resnet or vgg"));
+  CHECK_THROWS_WITH(
+      ModelZoo::parse(R"({"m": {"family": "mobilenet"}})", "f.json").build("m", {}),
+      Catch::Contains("'family' must be hierarchical_vit, vit, swin, lra, encoder, decoder, resnet or vgg"));
   CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {"extends": "deit_tiny", "num_heads": 5}})", "f.json")
                         .overlaying(ModelZoo::builtin())
                         .build("m", {}),

@@ -133,7 +133,8 @@ std::vector<std::string> split(const std::string& text, char at) {
 }
 }  // namespace
 
-TEST_CASE("ecosim crossover --out: crossover.json as printed, crossover.csv its points, crossover.png with matplotlib") {
+TEST_CASE(
+    "ecosim crossover --out: crossover.json as printed, crossover.csv its points, crossover.png with matplotlib") {
   const TempFolder dir("ecosim_crossover_out");
   const std::filesystem::path reports = dir / "reports";
   const auto [out, stdout_text] =

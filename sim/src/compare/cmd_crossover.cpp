@@ -10,9 +10,9 @@
 #include <sstream>
 
 #include "accel_report.hpp"
-#include "ecosim/accel_model/gpu/gpu_spec.hpp"
 #include "count_report.hpp"
 #include "crossover.hpp"
+#include "ecosim/accel_model/gpu/gpu_spec.hpp"
 #include "ecosim/ops_counter/dtype.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/hf_config.hpp"

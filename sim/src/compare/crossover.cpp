@@ -176,10 +176,11 @@ void print_crossover_table(std::ostream& out, const CrossoverRequest& request,
     double CrossoverPoint::*field;
     double scale;
   };
-  const Metric metrics[] = {{"op energy per token (µJ, tech table)", &CrossoverPoint::op_energy_pj, 1e-6},
-                            {"accelerator energy per token (µJ, closed form)", &CrossoverPoint::accel_energy_pj, 1e-6},
-                            {"accelerator latency per token (ms, closed form)", &CrossoverPoint::accel_latency_ms, 1},
-                            {"GPU time per token (ms, modelled: the best library's kernels)", &CrossoverPoint::gpu_latency_ms, 1}};
+  const Metric metrics[] = {
+      {"op energy per token (µJ, tech table)", &CrossoverPoint::op_energy_pj, 1e-6},
+      {"accelerator energy per token (µJ, closed form)", &CrossoverPoint::accel_energy_pj, 1e-6},
+      {"accelerator latency per token (ms, closed form)", &CrossoverPoint::accel_latency_ms, 1},
+      {"GPU time per token (ms, modelled: the best library's kernels)", &CrossoverPoint::gpu_latency_ms, 1}};
   const bool decode = request.options.phase.phase == Phase::decode;
   out << fmt::format("{} {} per token over contexts (decode: the step that makes the context C tokens)\n",
                      request.model, decode ? "decode" : "prefill");

@@ -21,7 +21,7 @@ namespace ecosim::cli {
 struct CrossoverRequest {
   ModelZoo zoo;
   std::string model;
-  gpu::GpuSpec gpu;  // the GPU whose modelled time per token is reported (the best library's kernels)
+  gpu::GpuSpec gpu;      // the GPU whose modelled time per token is reported (the best library's kernels)
   ModelOptions options;  // the variants' parameters, batch and dtypes; its phase kind (prefill or decode)
   std::vector<std::uint64_t> contexts;     // ascending
   std::vector<AttentionVariant> variants;  // msa first: the reference
@@ -31,7 +31,7 @@ struct CrossoverRequest {
 struct CrossoverPoint {
   std::uint64_t context = 0;
   double op_energy_pj = 0, accel_energy_pj = 0, accel_latency_ms = 0, macs = 0;
-  double gpu_latency_ms = 0;  // modelled on CrossoverRequest::gpu, the best library's kernels
+  double gpu_latency_ms = 0;         // modelled on CrossoverRequest::gpu, the best library's kernels
   std::uint64_t kv_cache_bytes = 0;  // after the step or pass: KV cache or recurrent state, all layers
 };
 
@@ -52,7 +52,7 @@ Crossover find_crossover(const std::vector<std::uint64_t>& contexts, const std::
 
 struct CrossoverSeries {
   AttentionVariant variant{};
-  std::vector<CrossoverPoint> points;                          // one per context
+  std::vector<CrossoverPoint> points;                                       // one per context
   Crossover op_energy, accel_energy, accel_latency, gpu_latency, kv_cache;  // against MSA (MSA's own: not_within)
 };
 

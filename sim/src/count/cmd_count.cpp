@@ -72,7 +72,7 @@ int count(const Args& args) {
   const TechTable tech =
       vm.count("tech-table") ? TechTable::load(vm["tech-table"].as<std::string>()) : TechTable::builtin_45nm();
   const bool per_layer = vm.count("per-layer") > 0;
-  if (vm.count("trace")) {  // streamed: one record at a time, whatever the trace's length
+  if (vm.count("trace")) {                               // streamed: one record at a time, whatever the trace's length
     for (const auto& option : workload_group.options())  // the trace's records are its workload, as written
       if (const std::string& key = option->long_name(); vm.count(key) && !vm[key].defaulted())
         throw Error("--" + key + " does not apply to --trace: a trace is counted as it was written (its workload, " +
