@@ -76,6 +76,14 @@ bool attention_like_softmax(const Context& c, std::size_t i);
 /// other forms (an index summed within one operand), which count as an unknown op.
 std::optional<Matmul> einsum_gemm(const Context& c, const Node& n);
 
+/// Elements of the floating-point graph initializers of ≥ 2 elements that node `n`'s layer, an elementwise op or a
+/// data movement, reads directly — a table gathered or expanded (its input 0), a token concatenated, an embedding
+/// or a bias added, a scale multiplied: its Layer::table_parameters. `alias` maps a view's output to the
+/// initializer it shows; each initializer is counted once (`counted`). (A graph does not tell its trained tables from
+/// its other constants: masks and folded values read so are counted too.)
+std::uint64_t read_parameters(const Context& c, const Node& n, const Layer& layer,
+                              const std::map<std::string, std::string>& alias, std::set<std::string>& counted);
+
 /// Whether Dropout node `n` drops anything: a training export's (training_mode a constant true) with a ratio above
 /// 0 (absent: 0.5); an inference export's is the identity; a mode or ratio that is not a constant is an Error.
 bool dropping(const Context& c, const Node& n);

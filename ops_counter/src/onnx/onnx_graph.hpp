@@ -27,7 +27,10 @@ struct Tensor {
   bool constant = false;                           // an initializer or a Constant node's output
   bool external = false;                           // a constant stored as external data: its values unknown
   bool boolean = false;                            // of element type bool (a selection mask), where declared
-  std::optional<double> scalar;                    // the value of a one-element constant
+  /// A floating-point graph initializer: where an op reads it directly (a table gathered, a token concatenated,
+  /// an embedding or a bias added, a scale multiplied), a trainable parameter of the training step.
+  bool float_initializer = false;
+  std::optional<double> scalar;  // the value of a one-element constant
   std::optional<Values> values;  // an inline constant's or a folded tensor's (at most kMaxFoldedElements)
   /// A constant of rank ≥ 2 whose every trailing q × k slice (k ≥ q) is the causal pattern, query i attending to
   /// keys j ≤ k − q + i: `causal_additive` a float mask, 0 where attended and ≤ kMaskedBelow elsewhere;

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <map>
+#include <set>
 
 #include "ecosim/ops_counter/text_file.hpp"
 #include "onnx_convert.hpp"
@@ -21,9 +22,11 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
   // that a layer reading another than the layer before it (a residual's shortcut, a branch) names it in
   // Layer::input: the training step's saved tensors alias by it.
   std::map<std::string, std::string> producer;
+  std::map<std::string, std::string> alias;  // a view's output → the initializer it shows
+  std::set<std::string> counted_tables;      // initializers counted as a layer's table parameters
   const auto place = [&](Layer& layer, const std::string& first_input, const std::vector<std::string>& outputs) {
-    if (const auto it = producer.find(first_input); it != producer.end() &&
-                                                    (model.layers.empty() || model.layers.back().name != it->second))
+    if (const auto it = producer.find(first_input);
+        it != producer.end() && (model.layers.empty() || model.layers.back().name != it->second))
       layer.input = it->second;
     for (const std::string& out : outputs) producer[out] = layer.name;
   };
@@ -44,17 +47,28 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
       model.layers.push_back(std::move(match->layer));
       continue;
     }
-    if (node.outputs.size() == 1 && graph.folded.contains(node.outputs[0])) continue;  // a shape being computed
+    if (node.outputs.size() == 1 && graph.folded.contains(node.outputs[0])) {  // a shape being computed, or a
+      // constant's data moved (an initializer expanded, reshaped or cast: a class token's copies) — which shows it
+      static const std::set<std::string> moving = {"Expand",  "Tile",     "Reshape", "Unsqueeze", "Squeeze",
+                                                   "Flatten", "Identity", "Cast",    "Transpose"};
+      if (moving.contains(node.op) && !node.inputs.empty())
+        alias[node.outputs[0]] = alias.contains(node.inputs[0]) ? alias.at(node.inputs[0]) : node.inputs[0];
+      continue;
+    }
     if (onnx_import::attention_like_softmax(context, i)) model.unmatched_attention.push_back(node.name);
     onnx_import::NodeLayer layer = onnx_import::node_layer(context, node);
     if (!layer.known) ++model.unknown_ops[node.op];
     if (!layer.layer) {  // a view (or an unknown op): its outputs are its input's tensor
-      if (!node.inputs.empty())
+      if (!node.inputs.empty()) {
         if (const auto it = producer.find(node.inputs[0]); it != producer.end())
           for (const std::string& out : node.outputs) producer[out] = it->second;
+        const auto shown = alias.find(node.inputs[0]);
+        for (const std::string& out : node.outputs) alias[out] = shown == alias.end() ? node.inputs[0] : shown->second;
+      }
       continue;
     }
     layer.layer->name = node.name;
+    layer.layer->table_parameters = onnx_import::read_parameters(context, node, *layer.layer, alias, counted_tables);
     place(*layer.layer, node.inputs.empty() ? "" : node.inputs[0], node.outputs);
     model.layers.push_back(std::move(*layer.layer));
   }

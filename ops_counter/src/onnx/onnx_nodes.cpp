@@ -271,6 +271,26 @@ const std::map<std::string, Rule>& rules() {
 
 }  // namespace
 
+std::uint64_t read_parameters(const Context& c, const Node& n, const Layer& layer,
+                              const std::map<std::string, std::string>& alias, std::set<std::string>& counted) {
+  const auto* movement = std::get_if<DataMovement>(&layer.op);
+  if (!movement && !std::holds_alternative<Elementwise>(layer.op)) return 0;
+  const bool first_only = movement && movement->func != "Concat";  // Gather, Expand, Tile: the data, not indices
+  std::uint64_t elements = 0;
+  for (std::size_t i = 0; i < (first_only ? std::min<std::size_t>(1, n.inputs.size()) : n.inputs.size()); ++i) {
+    const auto seen = alias.find(n.inputs[i]);
+    const std::string& name = seen == alias.end() ? n.inputs[i] : seen->second;
+    const Tensor* t = c.tensor(name);
+    if (!t || !t->float_initializer || !t->dims || counted.contains(name)) continue;
+    std::uint64_t size = 1;
+    for (std::uint64_t d : *t->dims) size = checked_mul(size, d);
+    if (size < 2) continue;  // a scalar: a constant of the formula (a scale, an epsilon)
+    counted.insert(name);
+    elements = checked_add(elements, size);
+  }
+  return elements;
+}
+
 /// Whether a Dropout node drops anything: a training export's (training_mode a constant true) with a ratio above
 /// 0 (absent: 0.5); an inference export's (training_mode absent or a constant false) is the identity. A mode or a
 /// ratio decided at run time (a graph input) is refused: reading it as the identity would drop the mask silently.

@@ -54,7 +54,6 @@ bool over_last_axis(const Node& n, const std::string& key, std::size_t rank, std
   return axes.size() == 1 && (axes[0] == -1 || axes[0] == static_cast<std::int64_t>(rank) - 1);
 }
 
-
 /// Where(cond, scores, fill) or Where(cond, fill, scores), the last chain node, with a constant fill that hides
 /// a score: the mask as a selection; causal when cond keeps exactly the attended (resp. drops the masked) keys.
 std::optional<Causality> where_mask(const Context& c, const Chain& chain, const std::vector<std::uint64_t>& scores) {

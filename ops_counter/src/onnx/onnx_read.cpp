@@ -188,9 +188,12 @@ struct Reader {
     return p.raw_data().size() / element_bytes;
   }
 
-  void constant(const onnx::TensorProto& p, const std::string& name) {
+  void constant(const onnx::TensorProto& p, const std::string& name, bool initializer = false) {
     Tensor& t = graph.tensors[name];
     t.constant = true;
+    using T = onnx::TensorProto;
+    t.float_initializer = initializer && (p.data_type() == T::FLOAT || p.data_type() == T::FLOAT16 ||
+                                          p.data_type() == T::BFLOAT16 || p.data_type() == T::DOUBLE);
     t.external = p.data_location() == onnx::TensorProto::EXTERNAL;
     t.boolean = p.data_type() == onnx::TensorProto::BOOL;
     t.dims = checked_dims({p.dims().begin(), p.dims().end()}, name);
@@ -295,7 +298,7 @@ Graph read_onnx_graph(std::string_view bytes, const std::string& origin) {
   // Everything the graph declares, checked before shape inference sees it.
   std::map<std::string, bool> given;  // graph inputs and initializers
   for (const auto& t : g.initializer()) {
-    r.constant(t, t.name());
+    r.constant(t, t.name(), true);
     given[t.name()] = true;
   }
   for (const auto& v : g.input()) {

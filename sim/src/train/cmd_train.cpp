@@ -192,10 +192,11 @@ int train(const Args& args) {
   nlohmann::ordered_json workload = model.empty()
                                         ? nlohmann::ordered_json{{"onnx", vm["onnx"].as<std::string>()},
                                                                  {"parameters_counted",
-                                                                  "the weights of the Linear/Gemm, Conv and "
-                                                                  "normalization layers; tables the graph reads "
-                                                                  "directly (embeddings, class and position tokens) "
-                                                                  "are not told apart from its constants"}}
+                                                                  "the Linear/Gemm, Conv and normalization layers' "
+                                                                  "weights, and the floating-point initializers "
+                                                                  "read directly by elementwise and data-movement "
+                                                                  "ops (tables, tokens, biases: a graph does not "
+                                                                  "tell them from other constants read so)"}}
                                         : nlohmann::ordered_json{{"model", model}, {"batch", model_options.batch}};
   workload["optimizer"] = name(optimizer);
   workload["convention"] = name(convention);
