@@ -111,8 +111,8 @@ void SavedInputsWriter::write(const ecoformer::AttentionInputs& inputs, const ec
   }
   const json manifest = {{"format", kFormat},  {"version", kVersion},     {"variant", name(config_.variant)},
                          {"seed", seed},       {"batch", config_.batch},  {"heads", config_.heads},
-                         {"seq", config_.seq}, {"dim", config_.head_dim}, {"parameters", describe_parameters(config_)},
-                         {"files", files}};
+                         {"seq", config_.seq}, {"dim", config_.head_dim}, {"causal", config_.causal},
+                         {"parameters", describe_parameters(config_)}, {"files", files}};
   folder_.write(kManifestFile, [&](const std::string& path) { write_file_atomically(path, manifest.dump(2) + "\n"); });
   folder_.keep();
 }
@@ -147,6 +147,10 @@ SavedInputs read_saved_manifest(const std::string& dir) {
   const json& seed = field(manifest, "seed", origin);
   if (!seed.is_number_unsigned()) throw Error(origin + ": 'seed' is not a non-negative integer");
   saved.seed = seed.get<std::uint64_t>();
+  if (manifest.contains("causal")) {  // (absent in folders written before it was recorded: not causal)
+    if (!manifest["causal"].is_boolean()) throw Error(origin + ": 'causal' is not true or false");
+    c.causal = manifest["causal"].get<bool>();
+  }
   read_described_parameters(field(manifest, "parameters", origin), c, origin + ": parameters");
   c.validate();
 

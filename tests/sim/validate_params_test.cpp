@@ -2,7 +2,8 @@
 // with the precision's default tolerance and fails when moved beyond it; --rtol and --atol replace the
 // defaults; `run --save-inputs DIR` writes q, k, v and the kernel's parameters with a manifest, and
 // `validate --params DIR` computes the reference from exactly those (a kernel's own output passes whatever
-// --seed drew them, and a changed parameter file changes the reference); a hostile folder (a missing file, a
+// --seed drew them, and a changed parameter file changes the reference; a causal run's folder validates as
+// causal, as --causal does for --input); a hostile folder (a missing file, a
 // wrong shape or dtype, a bad manifest) and a hostile --save-inputs target are errors naming what is wrong.
 #include <fmt/core.h>
 
@@ -210,6 +211,30 @@ TEST_CASE("run --save-inputs writes the inputs and parameters validate --params 
                                      "--output", "o.npy"};
   seeded.insert(seeded.end(), options.begin(), options.end());
   if (!files.empty()) CHECK(ecosim_in(folder, seeded).first.exit_code == 1);
+}
+
+TEST_CASE("a causal run's saved inputs validate as causal, and --causal checks a causal output from --input",
+          "[validate][cli]") {
+  const std::string variant = GENERATE(std::string("msa"), std::string("performer"), std::string("ecoformer"));
+  TempFolder folder("ecosim_save_inputs_causal_" + variant);
+  REQUIRE(ecosim_in(folder, {"run", "--variant", variant, "--batch", "2", "--heads", "3", "--seq", "37", "--dim", "13",
+                             "--causal", "--seed", "5", "--output", "o.npy", "--save-inputs", "saved"})
+              .first.exit_code == 0);
+  CHECK(manifest_of(folder / "saved")["causal"] == true);
+  const auto [saved, text] = ecosim_in(folder, {"validate", "--params", "saved", "--output", "o.npy"});
+  CHECK(saved.exit_code == 0);
+  CHECK_THAT(text, Contains(", causal, parameters from saved") && Contains("PASS"));
+  const std::vector<std::string> seeded = {
+      "validate", "--variant", variant, "--input", "saved/q.npy,saved/k.npy,saved/v.npy", "--output", "o.npy",
+      "--seed",   "5"};
+  std::vector<std::string> causal = seeded;
+  causal.push_back("--causal");
+  CHECK(ecosim_in(folder, causal).first.exit_code == 0);
+  CHECK(ecosim_in(folder, seeded).first.exit_code == 1);  // a causal output is not bidirectional attention's
+  std::vector<std::string> both = {"validate", "--params", "saved", "--output", "o.npy", "--causal"};
+  const ChildOutcome refused = ecosim_in(folder, both).first;
+  CHECK(refused.exit_code != 0);
+  CHECK_THAT(refused.stderr_text, Contains("--causal does not apply to --params"));
 }
 
 TEST_CASE("validate --params computes with the parameter files as they are", "[validate][cli]") {

@@ -36,7 +36,7 @@ int validate(const Args& args) {
   if (!parse_args(args, options, vm,
                   "ecosim validate --suite NAME [--device auto|cpu|cuda]\n"
                   "   or: ecosim validate --variant V --input q.npy,k.npy,v.npy --output mine.npy [--seed S] "
-                  "[variant parameters] [--rtol R --atol A --output-dtype T]\n"
+                  "[--causal] [variant parameters] [--rtol R --atol A --output-dtype T]\n"
                   "   or: ecosim validate --params DIR --output mine.npy [--rtol R --atol A --output-dtype T]"))
     return 0;
   const bool checks_output = vm.count("variant") || vm.count("input") || vm.count("output") || vm.count("params");

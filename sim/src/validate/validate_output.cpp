@@ -100,6 +100,8 @@ SavedInputs saved_problem(const po::variables_map& vm, const WorkLimits& limits)
     if (!vm[p.option()].defaulted())
       throw Error("--" + p.option() + " does not apply to --params: the variant's parameters come from " + dir + "/" +
                   kManifestFile);
+  if (vm.count("causal"))
+    throw Error("--causal does not apply to --params: " + dir + "/" + kManifestFile + " says whether its run was causal");
   SavedInputs saved = read_saved_manifest(dir);
   if (vm.count("variant") && attention_variant_named(vm["variant"].as<std::string>()) != saved.config.variant)
     throw Error(fmt::format("--variant {} disagrees with {}/{}, which holds {}", vm["variant"].as<std::string>(), dir,
@@ -123,6 +125,7 @@ SavedInputs seeded_problem(const po::variables_map& vm, const WorkLimits& limits
   if (!ecoformer::has_kernel(config.variant))
     throw Error(std::string(name(config.variant)) + " is count-only: it has no kernel to compare with");
   config.projections = false;
+  config.causal = vm.count("causal") > 0;
   read_variant_parameters(vm, config);
   check_parameters_apply(vm, std::vector<AttentionVariant>{config.variant});
   problem.inputs = read_attention_inputs(vm["input"].as<std::string>());
@@ -151,7 +154,8 @@ po::options_description validate_output_options() {
       "required as bfloat16 for uint16 data)")(
       "rtol", po::value<double>(), "relative tolerance (default: from the variant and the output's precision)")(
       "atol", po::value<double>(), "absolute tolerance added to rtol's bound (default 0)")(
-      "seed", po::value<std::uint64_t>()->default_value(0), "seed of the random parameters, as `run --seed`");
+      "seed", po::value<std::uint64_t>()->default_value(0), "seed of the random parameters, as `run --seed`")(
+      "causal", "the output is of causal attention, as `run --causal` (a --params folder's manifest says it itself)");
   options.add(variant_parameter_options());
   options.add(work_limit_options());
   return options;
@@ -186,8 +190,8 @@ int validate_output(const po::variables_map& vm) {
   const bool pass = non_finite == 0 && max_error <= atol + rtol * max_ref && rms_error <= atol + rtol * rms_ref;
   const auto relative = [](double error, double scale) { return scale > 0 ? error / scale : error; };
   fmt::print(
-      "variant            {}  (B={} H={} N={} D={}, {})\n", name(config.variant), config.batch, config.heads,
-      config.seq, config.head_dim,
+      "variant            {}  (B={} H={} N={} D={}{}, {})\n", name(config.variant), config.batch, config.heads,
+      config.seq, config.head_dim, config.causal ? ", causal" : "",
       vm.count("params") ? "parameters from " + vm["params"].as<std::string>() : fmt::format("seed {}", problem.seed));
   fmt::print("output             {}{}\n", ecoformer::dtype_name(stored.dtype),
              precision == stored.dtype ? "" : fmt::format(", holding a {} result", ecoformer::dtype_name(precision)));
