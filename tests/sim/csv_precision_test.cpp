@@ -43,7 +43,7 @@ TEST_CASE("compare.csv and sweep.csv print the same latency and energy identical
   const std::string compare_csv = render_csv(report);
 
   SweepRow swept;
-  swept.point = {"layer", "msa", "{}", "8"};
+  swept.point = {"layer", "msa", "{}", "closed-form", "bitfusion-45nm", "8"};
   swept.ran = true;
   swept.latency_ms = latency_ms;
   swept.energy.array_pj = energy_pj;

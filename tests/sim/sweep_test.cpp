@@ -261,6 +261,15 @@ TEST_CASE("ecosim sweep: --resume keeps the rows of a run cut short and runs onl
   REQUIRE(resumed.exit_code == 0);
   CHECK_THAT(resumed.stderr_text, Catch::Contains("10 kept") && Catch::Contains("26 to run"));
   CHECK(read(f.path / "part" / "sweep.csv") == full);
+  // the same points timed by the other engine are not this spec's rows: refused, the file left as it was
+  std::string systemc = kSmallSpec;
+  systemc.insert(systemc.rfind('}'), R"(, "engine": "systemc")");
+  std::ofstream(f.path / "systemc.json") << systemc;
+  const ChildOutcome other = run_ecosim({"sweep", "systemc.json", "--out", "part", "--resume", "--jobs", "2"}, f.path,
+                                        kAddressSpaceBytes, kSeconds);
+  CHECK(other.exit_code != 0);
+  CHECK_THAT(other.stderr_text, Catch::Contains("does not match this spec"));
+  CHECK(read(f.path / "part" / "sweep.csv") == full);
 }
 
 TEST_CASE("ecosim sweep: a bad spec fails before any output", "[sweep][cli]") {

@@ -15,7 +15,7 @@ namespace {
 constexpr const char* kResultColumns =
     "area_mm2,latency_ms,cycles,energy_pj,array_pj,vector_pj,sram_weights_pj,sram_inputs_pj,sram_outputs_pj,"
     "dram_pj,leakage_pj,array_utilisation,error";
-constexpr std::size_t kPointColumns = 3;  // workload, variant, parameters
+constexpr std::size_t kPointColumns = 5;  // workload, variant, parameters, engine, accelerator
 constexpr std::size_t kResultCount = 13;  // the columns of kResultColumns
 
 std::string quoted(const std::string& s) {
@@ -72,7 +72,7 @@ bool parse_row(const std::vector<std::string>& f, std::size_t axes, SweepRow& ro
 }  // namespace
 
 std::string sweep_csv_header(const SweepSpec& spec) {
-  std::string header = "index,workload,variant,parameters";
+  std::string header = "index,workload,variant,parameters,engine,accelerator";
   for (const SweepAxis& a : spec.axes) header += "," + quoted(a.key);
   return header + "," + kResultColumns;
 }

@@ -119,8 +119,10 @@ SweepPlan::SweepPlan(const SweepSpec& spec)
 std::vector<std::string> SweepPlan::point(std::size_t index) const {
   const std::size_t group = index / configs_.size();
   const SweepVariant& v = spec_.variants[group % spec_.variants.size()];
+  // (the engine and the base accelerator: a row of another timing or another base is not this spec's)
   std::vector<std::string> point = {spec_.workloads[group / spec_.variants.size()].label(),
-                                    std::string(name(v.parameters.variant)), v.given};
+                                    std::string(name(v.parameters.variant)), v.given,
+                                    std::string(accel::name(spec_.engine)), spec_.accelerator};
   for (std::string& value : spec_.axis_values(index % configs_.size())) point.push_back(std::move(value));
   return point;
 }
