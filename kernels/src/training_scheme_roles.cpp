@@ -1,5 +1,5 @@
-// Roles of saved tensors per layer kind, and autocast's output dtypes: conv, linear, `@` and attention's
-// projections give fp16; LayerNorm and softmax run in fp32 (autocast's fp32 list); a residual add in a network
+// Roles of saved tensors per layer kind (an imported attention block's core as the zoo's), and autocast's output
+// dtypes: conv, linear, `@` and attention (its projections, an imported block's context product) give fp16; LayerNorm and softmax run in fp32 (autocast's fp32 list); a residual add in a network
 // with LayerNorms is fp32 (its stream starts from fp32 embeddings and position embeddings, and fp32 + fp16
 // promotes), else its input's dtype; every other layer keeps its input's dtype.
 #include <map>
@@ -31,9 +31,15 @@ struct RoleOf {
   std::vector<Role> operator()(const Matmul&) const { return {Role::matmul_operand}; }
   std::vector<Role> operator()(const AttentionConfig& a) const {
     if (what == "input" || what == "context") return {Role::linear_input};
+    return core(a.probs_dropout);
+  }
+  /// An imported attention block: the same core (its projections are the graph's own Linear layers).
+  std::vector<Role> operator()(const SoftmaxAttention& a) const { return core(a.probs_dropout); }
+  /// The softmax-attention core's tensors: the probabilities a softmax's output (and the context product's operand
+  /// unless a dropout's output is that), the dropout's mask, q, k, v and the dropped probabilities the products'.
+  std::vector<Role> core(bool probs_dropout) const {
     if (what == "probs")
-      return a.probs_dropout ? std::vector{Role::softmax_output}
-                             : std::vector{Role::softmax_output, Role::matmul_operand};
+      return probs_dropout ? std::vector{Role::softmax_output} : std::vector{Role::softmax_output, Role::matmul_operand};
     if (what == "probs_dropout_mask") return {Role::mask};
     return {Role::matmul_operand};  // q, k, v, dropped_probs
   }
@@ -48,9 +54,11 @@ struct RoleOf {
 std::vector<Role> roles(const Layer& layer, const std::string& what) { return std::visit(RoleOf{what}, layer.op); }
 
 std::uint64_t heads_of(const Layer& layer, const std::string& what) {
-  const auto* a = std::get_if<AttentionConfig>(&layer.op);
   const bool split = what == "q" || what == "k" || what == "v" || what == "probs" || what == "dropped_probs";
-  return a && split ? a->heads : 1;
+  if (!split) return 1;
+  if (const auto* a = std::get_if<AttentionConfig>(&layer.op)) return a->heads;
+  if (const auto* a = std::get_if<SoftmaxAttention>(&layer.op)) return a->heads;
+  return 1;
 }
 
 std::vector<DType> autocast_dtypes(const std::vector<Layer>& layers, const TrainingStep& step) {
@@ -63,7 +71,8 @@ std::vector<DType> autocast_dtypes(const std::vector<Layer>& layers, const Train
     const DType input = !l.input.empty() ? output[index.at(l.input)] : i == 0 ? DType::fp32 : output[i - 1];
     index[l.name] = i;
     if (std::holds_alternative<Linear>(l.op) || std::holds_alternative<Conv2d>(l.op) ||
-        std::holds_alternative<Matmul>(l.op) || std::holds_alternative<AttentionConfig>(l.op))
+        std::holds_alternative<Matmul>(l.op) || std::holds_alternative<AttentionConfig>(l.op) ||
+        std::holds_alternative<SoftmaxAttention>(l.op))
       output[i] = DType::fp16;
     else if (std::holds_alternative<LayerNorm>(l.op) || std::holds_alternative<Softmax>(l.op))
       output[i] = DType::fp32;

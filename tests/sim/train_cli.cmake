@@ -201,3 +201,15 @@ foreach(case "--model;resnet18;--measure-gpu;python3|absolute path"
     message(FATAL_ERROR "train ${parts}: expected an error naming '${message}', got: ${out}")
   endif()
 endforeach()
+
+# The DeiT-Ti export and the zoo's DeiT-Ti keep the same activation bytes under every scheme: an imported attention
+# block's q, k, v and probabilities take the zoo attention's roles (Mesa's 8-bit codes, autocast's fp16 copies).
+foreach(scheme none amp actnn:L3 gact:4 mesa fewbit:2)
+  ecosim_run(from_export rc train --onnx ${onnx_models}/deit_tiny.onnx --scheme ${scheme} --format json)
+  string(JSON export_bytes GET "${from_export}" schemes 0 activation_bytes)
+  ecosim_run(from_zoo rc2 train --model deit_tiny --scheme ${scheme} --format json)
+  string(JSON zoo_bytes GET "${from_zoo}" schemes 0 activation_bytes)
+  if(NOT rc EQUAL 0 OR NOT rc2 EQUAL 0 OR NOT export_bytes EQUAL zoo_bytes)
+    message(FATAL_ERROR "train ${scheme}: the DeiT-Ti export keeps ${export_bytes} B, the zoo's ${zoo_bytes} B")
+  endif()
+endforeach()
