@@ -193,6 +193,10 @@ TEST_CASE("exported Swin block: its window attention swaps, the note naming the 
   CHECK_THAT(swap_dropped_terms_note(swin, AttentionVariant::ecoformer),
              Catch::Contains("1 attention block(s)") && Catch::Contains("/block/MatMul../block/MatMul_1") &&
                  Catch::Contains("ecoformer forms no score matrix"));
-  // A causal decoder's mask is carried over by the swap: no note.
-  CHECK(swap_dropped_terms_note(import_onnx(kModels + "/gpt_tiny.onnx"), AttentionVariant::ecoformer).empty());
+  // A causal decoder's mask is carried over by the swap: no note of it; a variant sharing one q/k projection is
+  // told that the export's key projections stay counted, another variant nothing.
+  const OnnxModel gpt = import_onnx(kModels + "/gpt_tiny.onnx");
+  const std::string shared = swap_dropped_terms_note(gpt, AttentionVariant::ecoformer);
+  CHECK_THAT(shared, Catch::Contains("key projections") && !Catch::Contains("mask"));
+  CHECK(swap_dropped_terms_note(gpt, AttentionVariant::performer).empty());
 }

@@ -2,6 +2,7 @@
 #include <fmt/core.h>
 
 #include "ecosim/ops_counter/onnx_model.hpp"
+#include "ecosim/ops_counter/variant_registry.hpp"
 
 namespace ecosim {
 
@@ -64,11 +65,18 @@ std::string swap_dropped_terms_note(const OnnxModel& model, AttentionVariant var
     names += fmt::format("{}'{}'", names.empty() ? "" : ", ", layer.name);
     ++count;
   }
-  if (count == 0) return "";
-  return fmt::format(
-      "{} attention block(s) add a non-causal mask or a bias to their scores ({}); {} forms no score matrix, so "
-      "the swapped count leaves those terms out",
-      count, names, name(variant));
+  std::string note;
+  if (count)
+    note = fmt::format(
+        "{} attention block(s) add a non-causal mask or a bias to their scores ({}); {} forms no score matrix, so "
+        "the swapped count leaves those terms out",
+        count, names, name(variant));
+  if (variant_info(variant).shares_qk && !model.attention.empty())
+    note += fmt::format(
+        "{}{} serves queries and keys from one shared projection, but the export's own projections stay: its key "
+        "projections ({} block(s)) are counted, which a model built for {} (--model) would not have",
+        note.empty() ? "" : "; ", name(variant), model.attention.size(), name(variant));
+  return note;
 }
 
 std::string unknown_op_summary(const OnnxModel& model) {

@@ -69,7 +69,9 @@ std::string unmatched_attention_warning(const OnnxModel& model);
 
 /// The note for a swap to `variant` ("" when none applies): the found blocks that add a non-causal mask or a bias
 /// to their scores (a padding or window mask, Swin's relative-position bias) — the variant forms no score
-/// matrix, so the swapped count leaves those terms out; causal masks are carried over (AttentionConfig::causal).
+/// matrix, so the swapped count leaves those terms out; causal masks are carried over (AttentionConfig::causal);
+/// and, for a variant sharing one q/k projection (the EcoFormer family, Reformer), that the export's key
+/// projections stay counted.
 std::string swap_dropped_terms_note(const OnnxModel& model, AttentionVariant variant);
 
 /// "Name ×count, ..." of the unknown op types ("" when none).
