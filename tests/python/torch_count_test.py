@@ -2,7 +2,8 @@
 """ecosim.torch.count against `ecosim count --onnx` (issue 23): a torchvision-style ResNet (basic blocks, 3×32×32)
 and a ViT exported in memory and counted through the ONNX importer give the same muls, adds, energy and bytes as
 the command line counting the same export written to a file, with the export's own attention and with every
-block swapped for EcoFormer (and the per-layer rows agree too); the ViT's attention blocks are all found.
+block swapped for EcoFormer (and the per-layer rows agree too); the ViT's attention blocks are all found, and
+nn.MultiheadAttention's; an export torch refuses raises ecosim.Error.
 Exits 77 (skipped) without torch or without ONNX support.
 
 usage: torch_count_test.py ECOSIM WORKDIR
@@ -32,6 +33,20 @@ def cli_count(exe, path, *args):
     if run.returncode != 0:
         sys.exit(f"ecosim count --onnx {path} {' '.join(args)} failed: {run.stderr}")
     return json.loads(run.stdout)
+
+
+class MultiheadModel(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mha, self.fc = torch.nn.MultiheadAttention(32, 4, batch_first=True), torch.nn.Linear(32, 7)
+
+    def forward(self, x):
+        return self.fc(self.mha(x, x, x, need_weights=False)[0])
+
+
+class Unexportable(torch.nn.Module):
+    def forward(self, x):
+        return torch.linalg.svd(x)[0]
 
 
 def main():
@@ -72,6 +87,24 @@ def main():
         ok = "features" in str(e)
     failures += not ok
     print(f"{'ok  ' if ok else 'FAIL'} a parameter the variant does not read raises ecosim.Error")
+    # nn.MultiheadAttention exports (gradients on: its inference fast path has no ONNX form) and its block is found,
+    # 4 heads of 8 over 11 tokens: scores and context B·H·N²·d multiplications each, softmax one a score (the scale
+    # is applied to q before the block)
+    mha = MultiheadModel()
+    counted = ecosim.torch.count(mha, torch.randn(2, 11, 32), convention="exact", per_layer=True)
+    blocks = counted["attention_blocks"]
+    core = [r for r in counted["layers"] if blocks and r["name"] == f"{blocks[0]['nodes'][0]}..{blocks[0]['nodes'][-1]}"]
+    ok = (len(blocks) == 1 and (blocks[0]["heads"], blocks[0]["queries"], blocks[0]["head_dim"]) == (4, 11, 8)
+          and len(core) == 1 and core[0]["muls"] == 2 * (2 * 4 * 11 * 11 * 8) + 2 * 4 * 11 * 11)
+    failures += not ok
+    print(f"{'ok  ' if ok else 'FAIL'} nn.MultiheadAttention: {blocks}, core {core[:1]}")
+    try:  # an operator torch cannot export: ecosim.Error naming the model, not torch's own exception
+        ecosim.torch.count(Unexportable(), torch.randn(4, 4))
+        ok = False
+    except ecosim.Error as e:
+        ok = "Unexportable" in str(e) and "torch.onnx.export failed" in str(e)
+    failures += not ok
+    print(f"{'ok  ' if ok else 'FAIL'} an export torch refuses raises ecosim.Error")
     sys.exit(1 if failures else 0)
 
 

@@ -12,14 +12,18 @@ OPSET = 17  # as scripts/export_models.py
 
 
 def export(model, example_inputs):
-    """The model's ONNX export (eval mode, constant folding, opset 17) as bytes."""
+    """The model's ONNX export (eval mode, constant folding, opset 17) as bytes. Gradients stay enabled, as
+    scripts/export_models.py exports: without them nn.MultiheadAttention takes its inference fast path, which
+    has no ONNX form. An export torch refuses is an ecosim.Error naming the model."""
     inputs = example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)
     buffer = io.BytesIO()
     was_training = model.training
     model.eval()
     try:
-        with torch.no_grad():
+        with torch.enable_grad():
             torch.onnx.export(model, inputs, buffer, opset_version=OPSET, do_constant_folding=True)
+    except Exception as failure:  # torch's export errors (an unsupported operator, a tracing failure)
+        raise _ecosim.Error(f"{type(model).__name__}: torch.onnx.export failed: {failure}") from failure
     finally:
         model.train(was_training)
     return buffer.getvalue()
