@@ -15,10 +15,12 @@ namespace fb = kernels::fewbit;
 
 namespace {
 
+/// `grid`: the cells asked for; an odd count is rounded up so that x = 0 lies on the grid (said when it is).
 void print_table(const fb::ActivationSpec& s, const fb::Quantizer& q, std::uint64_t grid) {
   const double lo = s.even_derivative ? 0.0 : -q.range;
-  fmt::print("fewbit {}: {} bits, {} intervals of {} on [{:g}, {:g}], grid {} cells\n", s.name, q.bits, q.levels.size(),
-             s.even_derivative ? "|x| (f' is even)" : "x", lo, q.range, grid);
+  fmt::print("fewbit {}: {} bits, {} intervals of {} on [{:g}, {:g}], grid {} cells{}\n", s.name, q.bits,
+             q.levels.size(), s.even_derivative ? "|x| (f' is even)" : "x", lo, q.range, grid + grid % 2,
+             grid % 2 ? fmt::format(" ({} asked, rounded up so that 0 is a grid point)", grid) : "");
   fmt::print("{:>8}  {:>12}  {:>12}  {:>14}\n", "interval", "from", "to", "level");
   for (std::size_t k = 0; k < q.levels.size(); ++k) {
     const double from = k == 0 ? lo : q.borders[k - 1], to = k + 1 == q.levels.size() ? q.range : q.borders[k];

@@ -52,7 +52,7 @@ struct Quantizer {
 };
 
 /// Exact dynamic programme over the grid: borders restricted to grid points, prefix integrals of f′²
-/// (3-point Gauss–Legendre per cell) and exact ∫f′ = f(b) − f(a), so each interval's cost is O(1);
+/// (3-point Gauss–Legendre per cell, on pieces of at most 1/16 where cells are wider) and exact ∫f′ = f(b) − f(a), so each interval's cost is O(1);
 /// O(K·n²) time, O(n) memory per DP layer plus K·n back-pointers. bits ∈ 1..4 (exactly 1 for piecewise-
 /// constant derivatives); ecosim::Error otherwise.
 Quantizer solve(Activation a, unsigned bits, const SolverOptions& options = {});
