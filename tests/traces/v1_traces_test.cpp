@@ -153,9 +153,11 @@ TEST_CASE("v1 softmax attentions get the fusion groups today's counter gives the
 TEST_CASE("v1 name rule: only four consecutive records of one prefix and the right kinds form a group") {
   const std::string header =
       R"({"record":"header","format":"ecosim-trace","version":1,"producer":"t","convention":"exact"})";
-  auto op = [](const std::string& name, const std::string& kind) {
+  auto op = [](const std::string& name, const std::string& kind) {  // a product's 1·2·2·1 multiplications
+    const std::string ops = kind == "gemm" ? R"({"mul":{"fp32":4}})" : "{}";
     return R"({"record":"op","name":")" + name + R"(","kind":")" + kind +
-           R"(","batch":1,"m":2,"n":2,"k":1,"a_dtype":"fp32","b_dtype":"fp32","ops":{},"bytes_read":{},"bytes_written":{}})";
+           R"(","batch":1,"m":2,"n":2,"k":1,"a_dtype":"fp32","b_dtype":"fp32","ops":)" + ops +
+           R"(,"bytes_read":{},"bytes_written":{}})";
   };
   auto groups = [&](const std::vector<std::string>& lines) {
     std::string text = header + "\n";

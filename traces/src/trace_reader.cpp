@@ -97,8 +97,22 @@ class LineParser {
     }
   }
 
+  /// An exact trace's matrix product multiplies batch·m·n·k times (the accelerator and the GPU model time it by its
+  /// shape, `count --trace` adds its ops: they must agree), a causal one's attended pairs only (at most that).
+  void check_gemm_ops(const OpRecord& r) const {
+    std::uint64_t muls = 0;
+    for (DType t : kAllDTypes) muls = checked_add(muls, r.counts.ops(OpKind::mul, t));
+    const std::uint64_t product = checked_product({r.batch, r.m, r.n, r.k});
+    if (r.params.contains(std::string(ops::kCausalParam)) ? muls > product : muls != product)
+      fail("ops.mul", std::to_string(muls) + " multiplications where its shape multiplies batch·m·n·k = " +
+                          std::to_string(product) + " times (" +
+                          (r.params.contains(std::string(ops::kCausalParam)) ? "at most that, as causal"
+                                                                              : "a product's count") +
+                          "): its counts and its shape disagree");
+  }
+
   /// Appends the op record of `j` to `out`; a version-1 hash record as its components (v1_conversion.hpp).
-  void op(const nlohmann::json& j, int version, std::vector<OpRecord>& out) const {
+  void op(const nlohmann::json& j, int version, Convention convention, std::vector<OpRecord>& out) const {
     only_fields(j, {"record", "name", "kind", "func", "batch", "m", "n", "k", "a_dtype", "b_dtype", "params", "group",
                     "ops", "bytes_read", "bytes_written"});
     if (version == 1 && j.contains("group")) fail("group", "unknown field (version 1 has no groups)");
@@ -159,6 +173,7 @@ class LineParser {
       if (std::string_view(e.what()).starts_with(origin_)) throw;
       fail("ops", e.what());
     }
+    if (convention == Convention::exact && !v1_hash && r.kind == OpClass::gemm) check_gemm_ops(r);
     if (!v1_hash) {
       out.push_back(std::move(r));
       return;
@@ -282,7 +297,7 @@ bool TraceReader::read_op() {
   const nlohmann::json j = p.record(line_);
   const std::string kind = p.string(j, "record");
   if (kind == "op") {
-    p.op(j, header_.version, pending_);
+    p.op(j, header_.version, header_.convention, pending_);
     ++ops_;
     return true;
   }
