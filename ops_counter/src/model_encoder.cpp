@@ -36,17 +36,17 @@ std::vector<Layer> build_encoder(const ModelEntry& e, const ModelOptions& o) {
   const std::uint64_t depth = e.uint("layers", kMaxBlocks);
   for (std::uint64_t l = 0; l < depth; ++l) {
     const std::string layer = "layer" + std::to_string(l);
-    BlockParts parts{.attention =
-                         block_attention(block_options(o, native, l), false, n, heads, head_width(e, c, heads), c, {})};
-    parts.post_norm = post_norm;
-    parts.dropout = dropout;
-    parts.attention.probs_dropout = dropout;
-    parts.attention.causal = causal;  // MSA scores only the attended pairs; a variant without a causal form: refused
-    try {
-      parts.attention.validate();
+    ModelOptions block = block_options(o, native, l);
+    block.attention.causal = causal;  // MSA scores only the attended pairs; a variant without a causal form: refused
+    BlockParts parts;
+    try {  // validated as the (causal) attention it is: a causal EcoFormer's anchors are fixed, not drawn from keys
+      parts.attention = block_attention(block, false, n, heads, head_width(e, c, heads), c, {});
     } catch (const Error& err) {
       throw Error("model '" + e.model() + "': " + err.what());
     }
+    parts.post_norm = post_norm;
+    parts.dropout = dropout;
+    parts.attention.probs_dropout = dropout;
     append_block(layers, layer, rows, c, hidden, parts);
   }
   if (e.flag("final_norm")) layers.push_back({"norm", LayerNorm{rows, c}});

@@ -381,6 +381,13 @@ TEST_CASE("BERT-base and GPT-2 small: hand-computed MACs, sequence length, causa
     for (const Layer& l : zoo.build("gpt2_small", o))
       if (const auto* a = std::get_if<AttentionConfig>(&l.op)) CHECK(a->causal);
   }
+  // A causal EcoFormer's anchors are fixed beforehand, not drawn from the keys: its 25 serve 16 tokens (as a
+  // decoder's do); the bidirectional BERT's are drawn from its 16 tokens, too few
+  o.attention.variant = AttentionVariant::ecoformer;
+  o.seq_len = 16;
+  CHECK_NOTHROW(zoo.build("gpt2_small", o));
+  CHECK_THROWS_WITH(zoo.build("bert_base", o), Catch::Contains("support samples = 25 is outside 1..16"));
+  o.seq_len = 0;
   o.attention.variant = AttentionVariant::lsa;  // no token grid in a sequence model
   CHECK_THROWS_WITH(zoo.build("bert_base", o), Catch::Contains("lsa_window"));
   o = {};
