@@ -1,4 +1,4 @@
-# `ecosim compress --trace` then `ecosim replay` (issue 18, finding 6): the activation and what compression
+# `ecosim compress --trace` then `ecosim replay` (issue 18, finding 6), and a float16 --input: the activation and what compression
 # keeps move at their stored width, and the uncompressed and compressed paths are reported side by side, never
 # summed. ActNN at 2 bits keeps per element 2 code bits and per group of 256 a bf16 (zero, range) pair; the
 # uncompressed path stores and loads the whole fp32 (or fp16) activation.
@@ -83,3 +83,22 @@ check("count --trace of a trace with alternatives: rc ${rc}:\n${counted}"
 ecosim_run(timeline rc replay actnn_fp32.jsonl --timeline t.json)
 check("replay --timeline of a trace with alternatives: rc ${rc}:\n${timeline}"
       NOT rc EQUAL 0 AND timeline MATCHES "--timeline draws one replay" AND NOT EXISTS ${WORKDIR}/t.json)
+
+# A float16 .npy --input is compressed as the fp16 tensor it is (its bytes, its ratio) unless --dtype says
+# otherwise (written by Debian's numpy; skipped without it).
+execute_process(COMMAND /usr/bin/python3 -c "import numpy as np; np.save('x16.npy', np.ones((3, 1000), np.float16))"
+                RESULT_VARIABLE no_numpy WORKING_DIRECTORY ${WORKDIR} OUTPUT_QUIET ERROR_QUIET)
+if(NOT no_numpy)
+  foreach(case "|fp16|6000" "--dtype;fp32|fp32|12000")
+    string(REPLACE "|" ";" parts "${case}")
+    list(GET parts -1 expected_bytes)
+    list(GET parts -2 expected_dtype)
+    list(REMOVE_AT parts -1 -2)
+    ecosim_run(out rc compress --scheme actnn --bits 4 --input x16.npy ${parts} --format json)
+    check("compress --input x16.npy ${parts}: ${out}" rc EQUAL 0)
+    string(JSON dtype GET "${out}" dtype)
+    string(JSON input_bytes GET "${out}" input_bytes)
+    check("compress --input x16.npy ${parts}: ${dtype}, ${input_bytes} B, expected ${expected_dtype}, ${expected_bytes}"
+          dtype STREQUAL expected_dtype AND input_bytes EQUAL expected_bytes)
+  endforeach()
+endif()

@@ -56,12 +56,13 @@ int compress(const Args& args) {
       "bits", po::value<std::int64_t>(), "bits per element (gact: average budget, 32 = raw; mesa: 8)")(
       "activation", po::value<std::string>()->default_value("gelu"), "fewbit: the activation")(
       "shape", po::value<std::string>()->default_value("128x197x192"), "synthetic tensor shape (values: below)")(
-      "dtype", po::value<std::string>()->default_value("fp32"), "fp32, fp16 or bf16")(
+      "dtype", po::value<std::string>()->default_value("fp32"),
+      "fp32, fp16 or bf16 (a float16 --input is fp16 unless --dtype says otherwise)")(
       "device", po::value<std::string>()->default_value("auto"), "auto, cpu or cuda")(
       "seed", po::value<std::int64_t>()->default_value(0), "seed of the input and of the stochastic rounding")(
       "groups", po::value<std::int64_t>()->default_value(1), "mesa: channel groups of the last dimension")(
       "per-sample", "actnn: one width per sample (first dimension) from {1,2,4,8}, --bits the average budget")(
-      "input", po::value<std::string>(), ".npy tensor (float32, C order) instead of a synthetic one")(
+      "input", po::value<std::string>(), ".npy tensor (float32 or float16, C order) instead of a synthetic one")(
       "format", po::value<std::string>()->default_value("table"), "table or json")(
       "trace", po::value<std::string>(),
       "also write the trace (format v2, float_storage recorded): two alternatives, the activation stored and "
@@ -80,8 +81,9 @@ int compress(const Args& args) {
   const CompressScheme& scheme = find_scheme(vm["scheme"].as<std::string>());
   const Format format = parse_format(vm["format"].as<std::string>());
   if (format == Format::csv) throw Error("compress prints a table or json, not csv");
-  const std::optional<DType> dtype = parse_dtype(vm["dtype"].as<std::string>());
-  if (!dtype || !is_float(*dtype)) throw Error("--dtype must be fp32, fp16 or bf16");
+  const std::optional<DType> dtype_given = parse_dtype(vm["dtype"].as<std::string>());
+  if (!dtype_given || !is_float(*dtype_given)) throw Error("--dtype must be fp32, fp16 or bf16");
+  DType dtype = *dtype_given;
 
   CompressRequest request;
   const std::uint64_t bits = positive(vm, "bits");  // signed parse: "-1" is refused, not wrapped
@@ -101,6 +103,7 @@ int compress(const Args& args) {
   std::vector<float> values;
   if (vm.count("input")) {
     ecoformer::NpyArray a = ecoformer::read_npy(vm["input"].as<std::string>());
+    if (vm["dtype"].defaulted() && a.dtype == ecoformer::NpyDtype::float16) dtype = DType::fp16;  // the file's own
     request.shape = a.shape;
     values = std::move(a.data);
   } else {
@@ -112,8 +115,8 @@ int compress(const Args& args) {
     values.resize(elements);
     for (std::uint64_t i = 0; i < values.size(); ++i) values[i] = rng::normal(request.seed, 0x1a9u, i);
   }
-  const std::vector<std::uint8_t> bytes = kernels::encode(values, *dtype);
-  request.x = {bytes.data(), *dtype, values.size()};
+  const std::vector<std::uint8_t> bytes = kernels::encode(values, dtype);
+  request.x = {bytes.data(), dtype, values.size()};
   const std::vector<float> input = kernels::decode(request.x);  // the values after rounding to --dtype
 
   if (vm.count("trace") && scheme.name == "fewbit")
@@ -130,8 +133,8 @@ int compress(const Args& args) {
                          {{"compress", std::string(scheme.name)},
                           {"bits", request.bits},
                           {"shape", shape_text(request.shape)},
-                          {"dtype", name(*dtype)}},
-                         {*dtype, values.size(), compress_pass.records, decompress_pass.records, result.kept_bytes});
+                          {"dtype", name(dtype)}},
+                         {dtype, values.size(), compress_pass.records, decompress_pass.records, result.kept_bytes});
   const std::vector<float>& reference = result.reference.empty() ? input : result.reference;
   if (result.reconstruction.size() != reference.size()) throw Error("scheme returned a tensor of the wrong size");
   double max_error = 0, sum_error = 0;
@@ -140,12 +143,12 @@ int compress(const Args& args) {
     max_error = std::max(max_error, e);
     sum_error += e;
   }
-  const std::uint64_t input_bytes = storage_bytes(*dtype, values.size());
+  const std::uint64_t input_bytes = storage_bytes(dtype, values.size());
   const nlohmann::ordered_json report = {
       {"scheme", scheme.name},
       {"bits", request.bits},
       {"shape", shape_text(request.shape)},
-      {"dtype", name(*dtype)},
+      {"dtype", name(dtype)},
       {"device", request.device == DeviceChoice::cuda ? "cuda" : "cpu"},
       {"elements", values.size()},
       {"input_bytes", input_bytes},
