@@ -137,3 +137,12 @@ TEST_CASE("ONNX a block whose mask is stored externally: no swap, since its caus
                                               Catch::Contains("causal cannot be told"));
   CHECK_FALSE(fixture("causal_add").attention[0].shape.mask_unknown);
 }
+
+TEST_CASE("ONNX a swap to a grid variant needs a two-dimensional grid: 197 tokens form none", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  // A ViT's 196 patches and its class token: the most nearly square grid of 197 (a prime) is 1 × 197.
+  const OnnxModel deit = import_onnx(std::string(ECOSIM_ONNX_MODELS_DIR) + "/deit_tiny.onnx");
+  for (AttentionVariant v : {AttentionVariant::lsa, AttentionVariant::sra})
+    CHECK_THAT(swap_error(deit, swap_to(v)), Catch::Contains("cannot become " + std::string(name(v))) &&
+                                                 Catch::Contains("197 tokens form no two-dimensional grid"));
+}

@@ -32,6 +32,13 @@ std::vector<Layer> onnx_layers(const OnnxModel& model, const std::optional<Atten
     a.embed_dim = 0;
     a.projections = false;  // the graph's own projections stay
     try {
+      // A block knows its token count, not its grid: the most nearly square one must be two-dimensional (a ViT's
+      // patches and class token, 197, give only 1 × 197).
+      if (variant_info(a.variant).parameters.contains(VariantParameterId::grid_height) && a.grid_height == 0 &&
+          token_grid_height(a) == 1 && a.seq > 1)
+        throw Error(fmt::format("its {} tokens form no two-dimensional grid (only 1 × {}); give the grid with "
+                                "--grid-height if they are one",
+                                a.seq, a.seq));
       a.validate();
     } catch (const Error& e) {
       throw Error(
