@@ -159,6 +159,27 @@ TEST_CASE("gpu model: GEMM tiles run in waves over the SMs") {
   CHECK(main_loop_s(128 * 12, 128 * 11, one) == Approx(steps * 2 * 128 * 128 * 64 / per_sm).epsilon(1e-9));
   CHECK(one.flops == 2.0 * 128 * 12 * 128 * 11 * 8192);
 }
+TEST_CASE("gpu model: a GEMM of a few rows (a decode step's) streams its weights: short tiles, split-K") {
+  const KernelModel& model = KernelModel::builtin();
+  const double launch_s = model.value("launch_overhead_us") * 1e-6;
+  const GpuSpec h100 = builtin_gpu("h100-sxm");
+  // one row by a 4096 x 4096 bf16 weight: 32 tiles of 128 columns, K split 4 ways over the 132 SMs; the time is
+  // the weights streamed (plus the row, the output, the partials' pass and two launches)
+  const KernelTime step = model.gemm(h100, {1, 4096, 4096, 1, DType::bf16});
+  const double weights_s = 4096.0 * 4096 * 2 / (model.value("hbm_fraction") * 3350e9);  // from HBM
+  CHECK(step.latency_s > weights_s);
+  CHECK(step.latency_s < 1.05 * weights_s + 2 * launch_s + 1e-6);
+  // the same work on the same bytes, transposed, costs about the same; 8 rows the same as 1 (one MMA's rows)
+  const double wide = model.gemm(h100, {1, 1024, 4096, 1, DType::bf16}).latency_s,
+               deep = model.gemm(h100, {1, 4096, 1024, 1, DType::bf16}).latency_s;
+  CHECK(std::max(wide, deep) / std::min(wide, deep) < 1.25);
+  CHECK(model.gemm(h100, {8, 4096, 4096, 1, DType::bf16}).latency_s == Approx(step.latency_s).epsilon(0.03));
+  // a memory-bound product is faster on the GPU with more bandwidth (A100: 2.0 TB/s, L4: 0.3 TB/s), in fp32 too
+  for (DType t : {DType::fp32, DType::bf16})
+    CHECK(model.gemm(builtin_gpu("a100-sxm"), {1, 28672, 8192, 1, t}).latency_s <
+          model.gemm(builtin_gpu("l4"), {1, 28672, 8192, 1, t}).latency_s);
+}
+
 TEST_CASE("gpu model: a GEMM whose rows are not 16-byte aligned runs at the misaligned fraction") {
   const KernelModel& model = KernelModel::builtin();
   const GpuSpec h100 = builtin_gpu("h100-sxm");

@@ -1,6 +1,8 @@
 // GEMM on a GPU: output tiles spread in waves over the SMs, each tile's main loop at the share of peak large
 // GEMMs reach (less when rows are not 16-byte aligned) plus its pipeline fill, overlapped with its operand
-// loads, then its epilogue's write; plus the launch.
+// loads, then its epilogue's write; plus the launch. A product of few rows (a decode step's) runs the library's
+// skinny kernels: tiles only as tall as its rows (to the tensor cores' granularity), and where the tiles leave
+// SMs idle their K loop split over them (split-K), the partial sums combined in a second pass.
 #include <algorithm>
 #include <cmath>
 
@@ -24,17 +26,23 @@ KernelTime KernelModel::gemm(const GpuSpec& gpu, const GemmShape& s) const {
   const double tile_m = value("gemm_tile_rows"), tile_n = value("gemm_tile_cols"), tile_k = value("gemm_tile_depth");
   const bool aligned = (s.k * dtype_bytes(s.dtype)) % 16 == 0 && (s.n * dtype_bytes(s.dtype)) % 16 == 0;
   const double efficiency = value("large_gemm_fraction_of_peak") * (aligned ? 1.0 : value("misaligned_gemm_fraction"));
-  const double tiles = ceil_div(m, tile_m) * ceil_div(n, tile_n) * batch;
-  const double waves = ceil_div(tiles, double(gpu.sms));
-  const double step_s = 2 * tile_m * tile_n * tile_k / (gpu.matmul_flops_per_s(s.dtype) / double(gpu.sms) * efficiency);
-  const double compute_s = waves * (ceil_div(k, tile_k) + value("gemm_pipeline_fill_steps")) * step_s;
+  const double granule = value("gemm_min_tile_rows");
+  const double rows = std::min(tile_m, granule * ceil_div(m, granule));  // the rows one tile computes
+  const double tiles = ceil_div(m, tile_m) * ceil_div(n, tile_n) * batch, sms = double(gpu.sms);
+  const double k_steps = ceil_div(k, tile_k);
+  const double splits = tiles < sms ? std::min(k_steps, std::max(1.0, std::floor(sms / tiles))) : 1.0;
+  const double waves = ceil_div(tiles * splits, sms);
+  const double step_s = 2 * rows * tile_n * tile_k / (gpu.matmul_flops_per_s(s.dtype) / sms * efficiency);
+  const double compute_s = waves * (ceil_div(k_steps, splits) + value("gemm_pipeline_fill_steps")) * step_s;
   const double load_bytes = batch * (m * k + k * n) * bytes_per_element,
                store_bytes = batch * m * n * bytes_per_element;
+  const double partial_bytes = splits > 1 ? batch * m * n * splits * 4.0 : 0.0;  // fp32 partials
+  const double launch_s = value("launch_overhead_us") * 1e-6;
   KernelTime t;
-  t.latency_s = value("launch_overhead_us") * 1e-6 + std::max(compute_s, streamed_s(gpu, load_bytes)) +
-                streamed_s(gpu, store_bytes);
+  t.latency_s = launch_s + std::max(compute_s, streamed_s(gpu, load_bytes)) + streamed_s(gpu, store_bytes);
+  if (splits > 1) t.latency_s += launch_s + streamed_s(gpu, 2 * partial_bytes);  // written, then read
   t.flops = 2 * m * n * k * batch;
-  t.bytes = load_bytes + store_bytes;
+  t.bytes = load_bytes + store_bytes + 2 * partial_bytes;
   return t;
 }
 
