@@ -34,8 +34,8 @@ with ecosim.torch.compressed_activations(scheme, model=model) as hooks:
         if step % 50 == 0:
             print(f"step {step}: loss {loss.item():.3f}")
 s = hooks.summary()
-print(f"{scheme} at {s['bits']} bits: the last step saved {s['tensors']} tensors, {s['bytes_before']:,} B held as "
-      f"{s['bytes_after']:,} B ({s['ratio']:.1f}×)")
+print(f"{scheme} at {s['bits']} bits: the last step saved {s['tensors']} tensors, {s['saved_storage_bytes']:,} B "
+      f"held as {s['bytes_after']:,} B ({s['ratio']:.1f}×)")
 for t in [t for t in hooks.stats if not t["state"]][:6]:  # parameters and buffers are not compressed
     print(f"  {t['shape']} {t['dtype']}: {t['bytes_before']:,} B -> {t['bytes_after']:,} B at {t['bits']:g} bits")
 resnet = ecosim.train(model="resnet18", batch=64)["schemes"][0]

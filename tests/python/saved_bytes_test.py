@@ -53,7 +53,7 @@ def main():
         failures += not ok
         print(f"{'ok  ' if ok else 'FAIL'} {name}: the hooks were handed {held} B, ecosim train predicts "
               f"{predicted} B ({gap:+.3%}); actnn at {summary['bits']} bits holds {summary['bytes_after']} B of "
-              f"{summary['bytes_before']} B ({summary['ratio']:.1f}×)")
+              f"{held} B ({summary['ratio']:.1f}×)")
         for scheme in ("gact:4", "gact:2"):
             with ecosim.torch.compressed_activations(scheme, model=model) as hooks:
                 out = model(x)
@@ -68,6 +68,15 @@ def main():
             print(f"{'ok  ' if ok else 'FAIL'} {name} {scheme}: the hooks hold {summary['bytes_after']} B, "
                   f"{compressed} B without their ReLU masks; ecosim train predicts "
                   f"{predicted['activation_bytes']} B ({gap:+.3%})")
+    # bits a scheme has no codes for are refused, not quietly capped (ActNN's average budget is 1..8; GACT's 32 is raw)
+    for scheme, bits in (("actnn", 16), ("actnn", 0), ("gact", 16)):
+        try:
+            ecosim.torch.compressed_activations(scheme, bits=bits)
+            ok = False
+        except ecosim.Error as e:
+            ok = f"got {bits}" in str(e)
+        failures += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {scheme} at {bits} bits is refused")
     sys.exit(1 if failures else 0)
 
 

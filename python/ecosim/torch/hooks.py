@@ -114,9 +114,11 @@ class CompressedActivations:
         self.stat(x, bytes_after=code_bytes, bits=bits, compressed=True, activation=True)
 
     def summary(self):
-        """This step's totals: tensors, bytes_before/after (each compressed tensor once; parameters and buffers
-        left out), their ratio, and saved_storage_bytes — the distinct storages autograd would keep
-        uncompressed (what `ecosim train` predicts as activation_bytes)."""
+        """This step's totals: tensors, bytes_before/after (each tensor the hooks were handed once; parameters and
+        buffers left out), saved_storage_bytes — the distinct storages autograd would keep uncompressed (what
+        `ecosim train` predicts as activation_bytes) — and ratio, saved_storage_bytes / bytes_after: the
+        activation memory without the hooks over with them. (bytes_before counts a tensor each layer saves apart,
+        a ReLU's input and the next layer's copy of its output both, where autograd shares one storage.)"""
         held = [s for s in self.stats if not s["state"]]
         fresh = [s for s in held if not s["shared"]]
         before = sum(s["bytes_before"] for s in fresh)
@@ -124,8 +126,8 @@ class CompressedActivations:
         storages = {s["storage"]: s["storage_bytes"] for s in held if not s.get("activation")}
         return {"step": self.steps, "scheme": self.name, "bits": self.bits, "tensors": len(held),
                 "compressed_tensors": sum(s["compressed"] for s in fresh), "bytes_before": before,
-                "bytes_after": after, "ratio": before / after if after else float("inf"),
-                "saved_storage_bytes": sum(storages.values())}
+                "bytes_after": after, "saved_storage_bytes": sum(storages.values()),
+                "ratio": sum(storages.values()) / after if after else float("inf")}
 
 
 def compressed_activations(scheme, bits=None, seed=0, min_elements=256, model=None):

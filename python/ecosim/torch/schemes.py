@@ -34,10 +34,16 @@ class Packed:
 class ActNN:
     name = "actnn"
 
+    BITS = "1..8 (an average over codes of 1, 2, 4 or 8 bits)"
+
     def __init__(self, bits):
-        if bits < 1:
-            raise _ecosim.Error(f"actnn: bits must be at least 1, got {bits}")
+        if not self.valid_bits(bits):
+            raise _ecosim.Error(f"{self.name}: bits must be {self.BITS}, got {bits}")
         self.bits = bits
+
+    @staticmethod
+    def valid_bits(bits):
+        return 1 <= bits <= 8
 
     def sample_bits(self, x, dtype, samples):
         weights = _ecosim.actnn_range_weights(x, dtype, samples)
@@ -60,6 +66,11 @@ class ActNN:
 class GACT(ActNN):
     name = "gact"
     INITIAL_BITS = 8  # before the first allocation, as GACT's initial_bits
+    BITS = "1..8, or 32 (raw)"
+
+    @staticmethod
+    def valid_bits(bits):
+        return 1 <= bits <= 8 or bits == 32
 
     def __init__(self, bits, adaptive=True):
         super().__init__(bits)
