@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "count_report.hpp"
+#include "csv_number.hpp"
 #include "provenance.hpp"
 
 namespace ecosim::cli {
@@ -108,11 +109,12 @@ std::string train_csv(const TrainingStep& step, const std::vector<SchemeStep>& s
     const SchemeStep& s = schemes[i];
     const PhaseTotals t = totals(step, s);
     const std::string priced =
-        prices[i] ? fmt::format(",{:.6g},{:.6g},{},{:.6g}", prices[i]->accel_latency_ms, prices[i]->accel_energy_pj,
-                                prices[i]->accel_dram_bits, prices[i]->gpu_ms)
+        prices[i] ? fmt::format(",{},{},{},{}", csv_number(prices[i]->accel_latency_ms),
+                                csv_number(prices[i]->accel_energy_pj), prices[i]->accel_dram_bits,
+                                csv_number(prices[i]->gpu_ms))
                   : std::string(",,,,");
-    out += fmt::format("{},{},{},{:.6g},{},{},{},{},{},{},{},{},{},{},{},{}{}\n", s.scheme.name(), s.activation_bytes,
-                       s.peak_bytes, ratio_to_none(step, s), step.parameter_bytes, step.gradient_bytes,
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}{}\n", s.scheme.name(), s.activation_bytes,
+                       s.peak_bytes, csv_number(ratio_to_none(step, s)), step.parameter_bytes, step.gradient_bytes,
                        step.optimizer_state_bytes, step.buffer_bytes, t.forward.ops(OpKind::mul),
                        t.forward.ops(OpKind::add), t.backward.ops(OpKind::mul), t.backward.ops(OpKind::add),
                        t.update.ops(OpKind::mul), t.update.ops(OpKind::add), t.compression.ops(OpKind::mul),
