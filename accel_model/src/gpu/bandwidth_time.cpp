@@ -8,6 +8,8 @@ namespace ecosim::gpu {
 
 KernelTime KernelModel::bandwidth(const GpuSpec& gpu, BandwidthOp op, const RowsShape& s) const {
   if (s.rows == 0 || s.cols == 0) throw Error("rows and cols must be >= 1");
+  if (s.dtype == DType::tf32)
+    throw Error("tf32 is a tensor-core input format, not a storage type: a bandwidth-bound kernel moves fp32");
   const double elements = double(s.rows) * double(s.cols), b = double(dtype_bytes(s.dtype));
   const double weight_bytes = op == BandwidthOp::rmsnorm ? double(s.cols) * b : 0.0;  // RMSNorm's gain vector
   KernelTime t;
