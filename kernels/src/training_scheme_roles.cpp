@@ -1,7 +1,8 @@
 // Roles of saved tensors per layer kind (an imported attention block's core as the zoo's), and autocast's output
-// dtypes: conv, linear, `@` and attention (its projections, an imported block's context product) give fp16; LayerNorm and softmax run in fp32 (autocast's fp32 list); a residual add in a network
-// with LayerNorms is fp32 (its stream starts from fp32 embeddings and position embeddings, and fp32 + fp16
-// promotes), else its input's dtype; every other layer keeps its input's dtype.
+// dtypes: conv, linear, `@` and attention (its projections, an imported block's context product) give fp16; LayerNorm
+// and softmax run in fp32 (autocast's fp32 list); a residual add in a network with LayerNorms is fp32 (its stream
+// starts from fp32 embeddings and position embeddings, and fp32 + fp16 promotes), else its input's dtype; every other
+// layer keeps its input's dtype.
 #include <map>
 
 #include "training_scheme_roles.hpp"
@@ -39,7 +40,8 @@ struct RoleOf {
   /// unless a dropout's output is that), the dropout's mask, q, k, v and the dropped probabilities the products'.
   std::vector<Role> core(bool probs_dropout) const {
     if (what == "probs")
-      return probs_dropout ? std::vector{Role::softmax_output} : std::vector{Role::softmax_output, Role::matmul_operand};
+      return probs_dropout ? std::vector{Role::softmax_output}
+                           : std::vector{Role::softmax_output, Role::matmul_operand};
     if (what == "probs_dropout_mask") return {Role::mask};
     return {Role::matmul_operand};  // q, k, v, dropped_probs
   }

@@ -109,10 +109,17 @@ void SavedInputsWriter::write(const ecoformer::AttentionInputs& inputs, const ec
                          {"dtype", ecoformer::dtype_name(ecoformer::NpyDtype::float32)},
                          {"meaning", s.meaning}});
   }
-  const json manifest = {{"format", kFormat},  {"version", kVersion},     {"variant", name(config_.variant)},
-                         {"seed", seed},       {"batch", config_.batch},  {"heads", config_.heads},
-                         {"seq", config_.seq}, {"dim", config_.head_dim}, {"causal", config_.causal},
-                         {"parameters", describe_parameters(config_)}, {"files", files}};
+  const json manifest = {{"format", kFormat},
+                         {"version", kVersion},
+                         {"variant", name(config_.variant)},
+                         {"seed", seed},
+                         {"batch", config_.batch},
+                         {"heads", config_.heads},
+                         {"seq", config_.seq},
+                         {"dim", config_.head_dim},
+                         {"causal", config_.causal},
+                         {"parameters", describe_parameters(config_)},
+                         {"files", files}};
   folder_.write(kManifestFile, [&](const std::string& path) { write_file_atomically(path, manifest.dump(2) + "\n"); });
   folder_.keep();
 }

@@ -1,6 +1,6 @@
 // Few-Bit Backward solver: reproduces the published GELU errors, equals brute force on a coarse grid,
-// levels are interval means, the error is the L2 distance on fine and coarse grids, error never rises with bits, exact 1-bit ReLU/LeakyReLU, even derivatives,
-// formulas of f′ agree with finite differences of f, and bad input is refused.
+// levels are interval means, the error is the L2 distance on fine and coarse grids, error never rises with bits, exact
+// 1-bit ReLU/LeakyReLU, even derivatives, formulas of f′ agree with finite differences of f, and bad input is refused.
 #include <catch2/catch.hpp>
 
 #include <cmath>

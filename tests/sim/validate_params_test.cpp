@@ -225,8 +225,8 @@ TEST_CASE("a causal run's saved inputs validate as causal, and --causal checks a
   CHECK(saved.exit_code == 0);
   CHECK_THAT(text, Contains(", causal, parameters from saved") && Contains("PASS"));
   const std::vector<std::string> seeded = {
-      "validate", "--variant", variant, "--input", "saved/q.npy,saved/k.npy,saved/v.npy", "--output", "o.npy",
-      "--seed",   "5"};
+      "validate", "--variant", variant,  "--input", "saved/q.npy,saved/k.npy,saved/v.npy",
+      "--output", "o.npy",     "--seed", "5"};
   std::vector<std::string> causal = seeded;
   causal.push_back("--causal");
   CHECK(ecosim_in(folder, causal).first.exit_code == 0);

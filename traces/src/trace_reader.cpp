@@ -104,11 +104,11 @@ class LineParser {
     for (DType t : kAllDTypes) muls = checked_add(muls, r.counts.ops(OpKind::mul, t));
     const std::uint64_t product = checked_product({r.batch, r.m, r.n, r.k});
     if (r.params.contains(std::string(ops::kCausalParam)) ? muls > product : muls != product)
-      fail("ops.mul", std::to_string(muls) + " multiplications where its shape multiplies batch·m·n·k = " +
-                          std::to_string(product) + " times (" +
-                          (r.params.contains(std::string(ops::kCausalParam)) ? "at most that, as causal"
-                                                                              : "a product's count") +
-                          "): its counts and its shape disagree");
+      fail("ops.mul",
+           std::to_string(muls) +
+               " multiplications where its shape multiplies batch·m·n·k = " + std::to_string(product) + " times (" +
+               (r.params.contains(std::string(ops::kCausalParam)) ? "at most that, as causal" : "a product's count") +
+               "): its counts and its shape disagree");
   }
 
   /// Appends the op record of `j` to `out`; a version-1 hash record as its components (v1_conversion.hpp).
@@ -195,7 +195,8 @@ class LineParser {
   }
 
   Header header(const nlohmann::json& j) const {
-    only_fields(j, {"record", "format", "version", "producer", "convention", "workload", "float_storage", "alternatives"});
+    only_fields(j,
+                {"record", "format", "version", "producer", "convention", "workload", "float_storage", "alternatives"});
     if (string(j, "format") != kFormatName) fail("format", "not an ecosim trace (expected 'ecosim-trace')");
     const auto& v = field(j, "version");
     if (!v.is_number_integer()) fail("version", "must be an integer");

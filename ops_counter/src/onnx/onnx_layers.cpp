@@ -36,9 +36,10 @@ std::vector<Layer> onnx_layers(const OnnxModel& model, const std::optional<Atten
       // patches and class token, 197, give only 1 × 197).
       if (variant_info(a.variant).parameters.contains(VariantParameterId::grid_height) && a.grid_height == 0 &&
           token_grid_height(a) == 1 && a.seq > 1)
-        throw Error(fmt::format("its {} tokens form no two-dimensional grid (only 1 × {}); give the grid with "
-                                "--grid-height if they are one",
-                                a.seq, a.seq));
+        throw Error(
+            fmt::format("its {} tokens form no two-dimensional grid (only 1 × {}); give the grid with "
+                        "--grid-height if they are one",
+                        a.seq, a.seq));
       a.validate();
     } catch (const Error& e) {
       throw Error(

@@ -120,8 +120,9 @@ int compress(const Args& args) {
   const std::vector<float> input = kernels::decode(request.x);  // the values after rounding to --dtype
 
   if (vm.count("trace") && scheme.name == "fewbit")
-    throw Error("--trace: fewbit's passes are the activation's own forward and backward (f(x) and the gradient), "
-                "not a compression beside them; trace actnn, gact or mesa");
+    throw Error(
+        "--trace: fewbit's passes are the activation's own forward and backward (f(x) and the gradient), "
+        "not a compression beside them; trace actnn, gact or mesa");
   RecordingSink compress_pass, decompress_pass;
   if (vm.count("trace")) {
     request.compress_sink = &compress_pass;

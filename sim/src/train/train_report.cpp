@@ -108,11 +108,10 @@ std::string train_csv(const TrainingStep& step, const std::vector<SchemeStep>& s
   for (std::size_t i = 0; i < schemes.size(); ++i) {
     const SchemeStep& s = schemes[i];
     const PhaseTotals t = totals(step, s);
-    const std::string priced =
-        prices[i] ? fmt::format(",{},{},{},{}", csv_number(prices[i]->accel_latency_ms),
-                                csv_number(prices[i]->accel_energy_pj), prices[i]->accel_dram_bits,
-                                csv_number(prices[i]->gpu_ms))
-                  : std::string(",,,,");
+    const std::string priced = prices[i] ? fmt::format(",{},{},{},{}", csv_number(prices[i]->accel_latency_ms),
+                                                       csv_number(prices[i]->accel_energy_pj),
+                                                       prices[i]->accel_dram_bits, csv_number(prices[i]->gpu_ms))
+                                         : std::string(",,,,");
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}{}\n", s.scheme.name(), s.activation_bytes,
                        s.peak_bytes, csv_number(ratio_to_none(step, s)), step.parameter_bytes, step.gradient_bytes,
                        step.optimizer_state_bytes, step.buffer_bytes, t.forward.ops(OpKind::mul),

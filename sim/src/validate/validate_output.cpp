@@ -101,7 +101,8 @@ SavedInputs saved_problem(const po::variables_map& vm, const WorkLimits& limits)
       throw Error("--" + p.option() + " does not apply to --params: the variant's parameters come from " + dir + "/" +
                   kManifestFile);
   if (vm.count("causal"))
-    throw Error("--causal does not apply to --params: " + dir + "/" + kManifestFile + " says whether its run was causal");
+    throw Error("--causal does not apply to --params: " + dir + "/" + kManifestFile +
+                " says whether its run was causal");
   SavedInputs saved = read_saved_manifest(dir);
   if (vm.count("variant") && attention_variant_named(vm["variant"].as<std::string>()) != saved.config.variant)
     throw Error(fmt::format("--variant {} disagrees with {}/{}, which holds {}", vm["variant"].as<std::string>(), dir,

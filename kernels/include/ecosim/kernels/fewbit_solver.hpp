@@ -52,9 +52,9 @@ struct Quantizer {
 };
 
 /// Exact dynamic programme over the grid: borders restricted to grid points, prefix integrals of f′²
-/// (3-point Gauss–Legendre per cell, on pieces of at most 1/16 where cells are wider) and exact ∫f′ = f(b) − f(a), so each interval's cost is O(1);
-/// O(K·n²) time, O(n) memory per DP layer plus K·n back-pointers. bits ∈ 1..4 (exactly 1 for piecewise-
-/// constant derivatives); ecosim::Error otherwise.
+/// (3-point Gauss–Legendre per cell, on pieces of at most 1/16 where cells are wider) and exact ∫f′ = f(b) − f(a), so
+/// each interval's cost is O(1); O(K·n²) time, O(n) memory per DP layer plus K·n back-pointers. bits ∈ 1..4 (exactly 1
+/// for piecewise- constant derivatives); ecosim::Error otherwise.
 Quantizer solve(Activation a, unsigned bits, const SolverOptions& options = {});
 
 /// Reference for checking the DP: the least error over every choice of 2^bits − 1 borders among the
