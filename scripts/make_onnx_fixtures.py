@@ -235,6 +235,12 @@ def op_fixtures():
         n("GlobalAveragePool", ["pooled"], ["y"], name="gap"),
     ], [io("x", [1, 4, 6, 6])], [io("y", [1, 2, 1, 1])],
         [stripped("w", [4, 2, 3, 3]), stripped("b", [2])] + [stripped(c, [2]) for c in ("scale", "bias", "mean", "var")])
+    # a tied head: the token table gathered, then read again (transposed by Gemm) as the head's weight
+    yield "tied_head", model(
+        "tied_head", [n("Gather", ["table", "ids"], ["x"], name="embed"),
+                      n("Gemm", ["x", "table"], ["logits"], name="head", transB=1)],
+        [helper.make_tensor_value_info("ids", TensorProto.INT64, [4])], [io("logits", [4, 10])],
+        [stripped("table", [10, 6])])
     yield "dropout_runtime_mode", model(
         "dropout_runtime_mode", [n("Dropout", ["x", "ratio", "mode"], ["y"], name="drop")],
         [io("x", [2, 8]), helper.make_tensor_value_info("mode", TensorProto.BOOL, [])], [io("y", [2, 8])],

@@ -7,6 +7,7 @@
 
 #include "ecosim/ops_counter/onnx_model.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
+#include "ecosim/ops_counter/training_step.hpp"
 #include "onnx_or_skip.hpp"
 
 using namespace ecosim;
@@ -156,6 +157,14 @@ TEST_CASE("ONNX unknown op types are listed and counted as zero, refused under s
   CHECK(unknown_op_summary(m) == "Foo ×2");
   CHECK(total(m, Convention::exact).ops(OpKind::cmp) == 16);  // the Relu alone
   CHECK_THROWS_WITH(fixture("unknown_op", {.strict = true}), Catch::Contains("Foo ×2") && Catch::Contains("strict"));
+}
+
+TEST_CASE("ONNX a tied head: the token table gathered and read again as the head's weight counts once", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  // Gather(table [10, 6], ids) then Gemm(x, table, transB): the head's Linear holds the table's 60 parameters
+  const TrainingStep step =
+      training_step(onnx_layers(fixture("tied_head"), std::nullopt), Optimizer::sgd, Convention::exact);
+  CHECK(step.parameters == 10 * 6);
 }
 
 TEST_CASE("ONNX Dropout whose training mode is a graph input is refused, not read as the identity", "[onnx]") {

@@ -263,14 +263,15 @@ def main():
             failures += not ok
             print(f"{'ok  ' if ok else 'FAIL'} {name}: {expected} parameters expected, {how} {counted}")
     # an export reading its tables directly (an embedding gathered, a class token expanded and concatenated, a
-    # position table added): its parameters, the module's exactly (its saved token ids are not modelled)
-    tokens = TokenTransformer()
-    exported = workdir / "tokens.onnx"
-    export_training(tokens, torch.randint(0, 100, (2, 9)), exported)
-    counted, expected = ecosim_step(ecosim, ["--onnx", str(exported)])[1], sum(p.numel() for p in tokens.parameters())
-    failures += counted != expected
-    print(f"{'ok  ' if counted == expected else 'FAIL'} token transformer: {expected} parameters expected, "
-          f"ecosim train --onnx {counted}")
+    # position table added): its parameters, the module's exactly (the saved token ids are not modelled)
+    for name, module in (("token transformer", TokenTransformer()),):
+        exported = workdir / f"{name.replace(' ', '_')}.onnx"
+        export_training(module, torch.randint(0, 100, (2, 9)), exported)
+        counted = ecosim_step(ecosim, ["--onnx", str(exported)])[1]
+        expected = sum(p.numel() for p in module.parameters())
+        failures += counted != expected
+        print(f"{'ok  ' if counted == expected else 'FAIL'} {name}: {expected} parameters expected, "
+              f"ecosim train --onnx {counted}")
     sys.exit(1 if failures else 0)
 
 

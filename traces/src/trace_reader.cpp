@@ -103,12 +103,13 @@ class LineParser {
     std::uint64_t muls = 0;
     for (DType t : kAllDTypes) muls = checked_add(muls, r.counts.ops(OpKind::mul, t));
     const std::uint64_t product = checked_product({r.batch, r.m, r.n, r.k});
-    if (r.params.contains(std::string(ops::kCausalParam)) ? muls > product : muls != product)
-      fail("ops.mul",
-           std::to_string(muls) +
-               " multiplications where its shape multiplies batch·m·n·k = " + std::to_string(product) + " times (" +
-               (r.params.contains(std::string(ops::kCausalParam)) ? "at most that, as causal" : "a product's count") +
-               "): its counts and its shape disagree");
+    const auto causal = r.params.find(std::string(ops::kCausalParam));
+    const bool attended_only = causal != r.params.end() && causal->second == 1;  // 0: not causal
+    if (attended_only ? muls > product : muls != product)
+      fail("ops.mul", std::to_string(muls) +
+                          " multiplications where its shape multiplies batch·m·n·k = " + std::to_string(product) +
+                          " times (" + (attended_only ? "at most that, as causal" : "a product's count") +
+                          "): its counts and its shape disagree");
   }
 
   /// Appends the op record of `j` to `out`; a version-1 hash record as its components (v1_conversion.hpp).

@@ -24,6 +24,18 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
   std::map<std::string, std::string> producer;
   std::map<std::string, std::string> alias;  // a view's output → the initializer it shows
   std::set<std::string> counted_tables;      // initializers counted as a layer's table parameters
+  // A product's or convolution's weight is that layer's parameters: never a table too (a tied embedding read by
+  // a Gather and, transposed, by the head is counted once). Weights reach them directly or through one view.
+  std::map<std::string, std::string> view_source;
+  for (const onnx_import::Node& node : graph.nodes)
+    if ((node.op == "Transpose" || node.op == "Identity" || node.op == "Reshape") && !node.inputs.empty())
+      for (const std::string& out : node.outputs) view_source[out] = node.inputs[0];
+  for (const onnx_import::Node& node : graph.nodes)
+    if ((node.op == "MatMul" || node.op == "Gemm" || node.op == "Conv" || node.op == "ConvTranspose") &&
+        node.inputs.size() > 1) {
+      counted_tables.insert(node.inputs[1]);
+      if (const auto it = view_source.find(node.inputs[1]); it != view_source.end()) counted_tables.insert(it->second);
+    }
   const auto place = [&](Layer& layer, const std::string& first_input, const std::vector<std::string>& outputs) {
     if (const auto it = producer.find(first_input);
         it != producer.end() && (model.layers.empty() || model.layers.back().name != it->second))

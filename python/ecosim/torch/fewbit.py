@@ -41,12 +41,12 @@ class FewBitFunction(torch.autograd.Function):
 
 
 def fewbit(x, activation, bits=2, record=None):
-    """f(x) whose backward reads b-bit codes instead of x; record(x, code_bytes, bits), when given, is told of
-    each call that keeps codes for backward."""
+    """f(x) whose backward reads b-bit codes instead of x; record(x, code_bytes, bits, activation), when given, is
+    told of each call that keeps codes for backward."""
     book = codebook(activation, bits)
     y = FewBitFunction.apply(x, book)
     if record is not None and y.requires_grad:
-        record(x, (x.numel() * book.bits + 7) // 8, book.bits)
+        record(x, (x.numel() * book.bits + 7) // 8, book.bits, activation)
     return y
 
 

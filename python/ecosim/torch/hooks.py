@@ -109,9 +109,12 @@ class CompressedActivations:
         self.backward_started = True
         return packed.scheme.unpack(packed) if isinstance(packed, Packed) else packed
 
-    def record_fewbit(self, x, code_bytes, bits):
+    def record_fewbit(self, x, code_bytes, bits, activation):
         self.start_step_if_new()
-        self.stat(x, bytes_after=code_bytes, bits=bits, compressed=True, activation=True)
+        # what autograd keeps without the drop-in: ReLU its output (a storage the next layer keeps too), the others
+        # their input (kept by no other layer)
+        self.stat(x, bytes_after=code_bytes, bits=bits, compressed=True, activation=True,
+                  saves_input=activation != "relu")
 
     def summary(self):
         """This step's totals: tensors, bytes_before/after (each tensor the hooks were handed once; parameters and
@@ -123,7 +126,7 @@ class CompressedActivations:
         fresh = [s for s in held if not s["shared"]]
         before = sum(s["bytes_before"] for s in fresh)
         after = sum(s["bytes_after"] for s in fresh)
-        storages = {s["storage"]: s["storage_bytes"] for s in held if not s.get("activation")}
+        storages = {s["storage"]: s["storage_bytes"] for s in held if not s.get("activation") or s.get("saves_input")}
         return {"step": self.steps, "scheme": self.name, "bits": self.bits, "tensors": len(held),
                 "compressed_tensors": sum(s["compressed"] for s in fresh), "bytes_before": before,
                 "bytes_after": after, "saved_storage_bytes": sum(storages.values()),
