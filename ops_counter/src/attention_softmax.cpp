@@ -99,7 +99,9 @@ Stage softmax_attention(const AttentionConfig& c, DType input) {
                                                                         : window_keys(c);
   const bool sliding = c.variant == AttentionVariant::sliding, causal = c.causal || sliding;
   const bool full_rows = n == 1 || !causal;  // every query row attends every key of the record
-  if (full_rows && (c.variant == AttentionVariant::msa || sliding) && c.key_heads() < c.heads) {
+  // (the variants reading each K/V head's own keys and values: grouped-query attention applies to them)
+  const bool kv_heads_apply = c.variant == AttentionVariant::msa || sliding;
+  if (full_rows && kv_heads_apply && c.key_heads() < c.heads) {
     // Grouped-query attention: the query heads sharing a K/V head stacked as the rows of one product (as
     // FlashAttention packs them), so each K/V head is read once; with one query row, or none masked, no row's
     // keys change (a decode step's query attends all the keys of its record, a window's too).
@@ -107,8 +109,7 @@ Stage softmax_attention(const AttentionConfig& c, DType input) {
     return softmax_core(checked_mul(c.batch, c.key_heads()), checked_mul(n, group), keys, c.head_dim, input, false, 0);
   }
   // (grouped-query rows attending different keys stay one product per query head, K and V read once per K/V head)
-  const std::uint64_t kv_groups =
-      c.variant == AttentionVariant::msa || sliding ? checked_mul(c.batch, c.key_heads()) : g;
+  const std::uint64_t kv_groups = kv_heads_apply ? checked_mul(c.batch, c.key_heads()) : g;
   return softmax_core(g, n, keys, c.head_dim, input, causal, sliding ? c.sliding_window : 0, kv_groups);
 }
 

@@ -133,9 +133,7 @@ KernelTime KernelModel::fused_attention(const GpuSpec& gpu, AttentionImpl impl, 
   // Split-KV (FlashDecoding, FlashAttention-2's split-KV kernel for a KV cache): when the queries fit one tile
   // and the heads leave SMs idle, each head's keys are split over `splits` blocks (one wave), each a partial
   // softmax over its share, then a second launch combines the partial outputs and their row maxima and sums.
-  const double splits = q_tiles == 1 && heads < sms
-                            ? std::min(ceil_div(read_keys(s), tile), std::max(1.0, std::floor(sms / heads)))
-                            : 1.0;
+  const double splits = q_tiles == 1 ? idle_sm_splits(heads, sms, ceil_div(read_keys(s), tile)) : 1.0;
   const double forward_units = splits > 1 ? std::ceil(longest_row / splits) + fill : tile_units;
   const double combine_bytes = splits > 1 ? heads * double(s.seq) * splits * (d + 2) * 4.0 : 0.0;  // fp32 partials
   KernelTime t;

@@ -19,6 +19,10 @@ double KernelModel::streamed_s(const GpuSpec& gpu, double bytes) const {
   return bytes / (value("hbm_fraction") * gpu.memory_bytes_per_s);
 }
 
+double KernelModel::idle_sm_splits(double units, double sms, double most) {
+  return units < sms ? std::min(most, std::max(1.0, std::floor(sms / units))) : 1.0;
+}
+
 KernelTime KernelModel::gemm(const GpuSpec& gpu, const GemmShape& s) const {
   if (s.m == 0 || s.n == 0 || s.k == 0 || s.batch == 0) throw Error("GEMM dimensions m, n, k and batch must be >= 1");
   const double m = double(s.m), n = double(s.n), k = double(s.k), batch = double(s.batch);
@@ -30,7 +34,7 @@ KernelTime KernelModel::gemm(const GpuSpec& gpu, const GemmShape& s) const {
   const double rows = std::min(tile_m, granule * ceil_div(m, granule));  // the rows one tile computes
   const double tiles = ceil_div(m, tile_m) * ceil_div(n, tile_n) * batch, sms = double(gpu.sms);
   const double k_steps = ceil_div(k, tile_k);
-  const double splits = tiles < sms ? std::min(k_steps, std::max(1.0, std::floor(sms / tiles))) : 1.0;
+  const double splits = idle_sm_splits(tiles, sms, k_steps);
   const double waves = ceil_div(tiles * splits, sms);
   const double step_s = 2 * rows * tile_n * tile_k / (gpu.matmul_flops_per_s(s.dtype) / sms * efficiency);
   const double compute_s = waves * (ceil_div(k_steps, splits) + value("gemm_pipeline_fill_steps")) * step_s;

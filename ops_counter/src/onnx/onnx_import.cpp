@@ -22,13 +22,16 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
   // that a layer reading another than the layer before it (a residual's shortcut, a branch) names it in
   // Layer::input: the training step's saved tensors alias by it.
   std::map<std::string, std::string> producer;
+  // Ops whose output shows input 0's data (moved, reshaped, cast): a weight or table read through them is still it.
+  static const std::set<std::string> shows_input = {"Expand",  "Tile",     "Reshape", "Unsqueeze", "Squeeze",
+                                                    "Flatten", "Identity", "Cast",    "Transpose"};
   std::map<std::string, std::string> alias;  // a view's output → the initializer it shows
   std::set<std::string> counted_tables;      // initializers counted as a layer's table parameters
   // A product's or convolution's weight is that layer's parameters: never a table too (a tied embedding read by
   // a Gather and, transposed, by the head is counted once). Weights reach them directly or through one view.
   std::map<std::string, std::string> view_source;
   for (const onnx_import::Node& node : graph.nodes)
-    if ((node.op == "Transpose" || node.op == "Identity" || node.op == "Reshape") && !node.inputs.empty())
+    if (shows_input.contains(node.op) && !node.inputs.empty())
       for (const std::string& out : node.outputs) view_source[out] = node.inputs[0];
   for (const onnx_import::Node& node : graph.nodes)
     if ((node.op == "MatMul" || node.op == "Gemm" || node.op == "Conv" || node.op == "ConvTranspose") &&
@@ -61,9 +64,7 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
     }
     if (node.outputs.size() == 1 && graph.folded.contains(node.outputs[0])) {  // a shape being computed, or a
       // constant's data moved (an initializer expanded, reshaped or cast: a class token's copies) — which shows it
-      static const std::set<std::string> moving = {"Expand",  "Tile",     "Reshape", "Unsqueeze", "Squeeze",
-                                                   "Flatten", "Identity", "Cast",    "Transpose"};
-      if (moving.contains(node.op) && !node.inputs.empty())
+      if (shows_input.contains(node.op) && !node.inputs.empty())
         alias[node.outputs[0]] = alias.contains(node.inputs[0]) ? alias.at(node.inputs[0]) : node.inputs[0];
       continue;
     }
