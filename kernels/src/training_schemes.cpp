@@ -7,8 +7,9 @@
 //   actnn:L  conv and linear inputs (and BN inputs from L2) as ActNN codes, 4 bits (L1, L2) or 2 bits a sample
 //            on average (L3, the greedy allocator per sample); ReLU a 1-bit mask; max pool its indices as int8
 //            (offsets in the window, ActNN's QMaxPool2d); the rest fp32.
-//   gact:B   every floating tensor once as ActNN codes at B bits (32: raw), dropout masks at 1 bit, norm
-//            statistics (1-D, GACT leaves them) and max-pool indices as saved; gact:avgB the same with a
+//   gact:B   every floating tensor once as ActNN codes at B bits (32: raw), dropout masks at 1 bit; what
+//            GACT's quantizer skips as saved: tensors requiring no gradient (norm statistics; a network's input
+//            that is data, the images its first convolution takes) and max-pool indices; gact:avgB the same with a
 //            width per tensor from GACT's allocator averaging B bits (every element equally sensitive).
 //   mesa     over amp: conv, linear, LayerNorm, softmax, GELU/SiLU and matmul operands as Mesa's 8-bit codes
 //            with an (α, β) per attention head (one for other tensors).
@@ -102,11 +103,18 @@ Form fewbit_form(const SavedTensor& s, const Activation& a, unsigned bits) {
 
 bool floating(const SavedTensor& s) { return s.dtype == "fp32"; }
 
+/// The network's input when it is data — the images its first convolution takes — rather than the output of a
+/// learned lookup (a token model's embeddings): it requires no gradient.
+bool input_data(const SavedTensor& s, const std::vector<Layer>& layers) {
+  return s.producer == SavedTensor::kNetworkInput && std::holds_alternative<Conv2d>(layers[s.first_saver].op);
+}
+
 /// A 0/1 tensor packed one bit an element (ActNN's ReLU, GACT's dropout masks), in Few-Bit's 1-bit layout.
 Form mask_form(const SavedTensor& s) { return {"mask1", fewbit::code_bytes(s.elements, kMaskBits), {}, {}, true}; }
 
 struct Rules {
   const Scheme& scheme;
+  const std::vector<Layer>& layers;
   std::uint64_t batch;
   std::vector<unsigned> gact_bits = {};  // gact:avgB: the width of each saved tensor (its index in step.saved)
 
@@ -148,10 +156,10 @@ struct Rules {
       case SchemeKind::none: return raw(s);
       case SchemeKind::amp: return amp(s, r, produced);
       case SchemeKind::actnn: return actnn(s, r);
-      case SchemeKind::gact: {  // GACT's quantizer: 1-bit dropout masks; no 1-D tensors (norm statistics)
+      case SchemeKind::gact: {  // GACT's quantizer: 1-bit dropout masks; nothing that requires no gradient
         if (r == Role::mask) return mask_form(s);
         const unsigned bits = gact_bits.empty() ? scheme.bits : gact_bits[index];
-        if (!floating(s) || r == Role::stats || bits == 32) return raw(s);
+        if (!floating(s) || r == Role::stats || input_data(s, layers) || bits == 32) return raw(s);
         return actnn_form("gact" + std::to_string(bits), actnn::Layout::uniform(s.elements, bits), false);
       }
       case SchemeKind::mesa: {
@@ -168,7 +176,7 @@ struct Rules {
 };
 
 /// gact:avgB: a width per saved tensor from GACT's allocator under an average of B bits over the tensors it
-/// quantizes (floating, not norm statistics), every element equally sensitive (ecosim sees no gradients: the
+/// quantizes (floating, requiring a gradient: not norm statistics, not input data), every element equally sensitive (ecosim sees no gradients: the
 /// sensitivity of a tensor is its element count); the others keep B (unused).
 std::vector<unsigned> gact_allocation(const Scheme& scheme, const std::vector<Layer>& layers,
                                       const TrainingStep& step) {
@@ -180,7 +188,7 @@ std::vector<unsigned> gact_allocation(const Scheme& scheme, const std::vector<La
     bool stats = false;
     for (const Saver& saver : s.savers)
       for (Role r : roles(layers[saver.layer], saver.what)) stats = stats || r == Role::stats;
-    if (!floating(s) || stats) continue;
+    if (!floating(s) || stats || input_data(s, layers)) continue;
     quantized.push_back(i);
     sensitivity.push_back(static_cast<double>(s.elements));
     elements.push_back(s.elements);
@@ -190,6 +198,15 @@ std::vector<unsigned> gact_allocation(const Scheme& scheme, const std::vector<La
   const std::vector<unsigned> chosen = gact::allocate_bits(sensitivity, elements, scheme.average_bits);
   for (std::size_t k = 0; k < quantized.size(); ++k) bits[quantized[k]] = chosen[k];
   return bits;
+}
+
+/// The part of `s` a saver keeps (a ViT head's class token of the final norm's output): what a scheme compresses.
+SavedTensor part_saved(const SavedTensor& s, const Saver& saver) {
+  if (saver.elements >= s.elements) return s;
+  SavedTensor part = s;
+  part.elements = saver.elements;
+  part.bytes = checked_mul(saver.elements, s.bytes / s.elements);
+  return part;
 }
 
 void add_records(std::vector<OpRecord>& to, const std::vector<OpRecord>& records, const std::string& prefix) {
@@ -202,7 +219,7 @@ SchemeStep apply_scheme(const Scheme& scheme, const std::vector<Layer>& layers, 
                         std::uint64_t batch) {
   SchemeStep out;
   out.scheme = scheme;
-  const Rules rules{scheme, batch,
+  const Rules rules{scheme, layers, batch,
                     scheme.average_bits > 0 ? gact_allocation(scheme, layers, step) : std::vector<unsigned>{}};
   const std::vector<DType> produced = autocast_dtypes(layers, step);
   for (std::size_t i = 0; i < step.saved.size(); ++i) {
@@ -211,7 +228,9 @@ SchemeStep apply_scheme(const Scheme& scheme, const std::vector<Layer>& layers, 
     for (const Saver& saver : s.savers) {
       const Layer& layer = layers[saver.layer];
       for (Role r : roles(layer, saver.what)) {
-        Form f = rules.of(layer, s, i, saver.what, r, produced[i]);
+        Form f = rules.of(layer, part_saved(s, saver), i, saver.what, r, produced[i]);
+        if (f.key == s.dtype && f.compress.empty()) f = raw(s);  // kept as saved: the whole storage
+        if (saver.elements < s.elements) f.own = true;            // a part: compressed apart from the others
         if (f.bytes == 0 || (!f.own && !shared.insert(f.key).second)) continue;
         if (f.kept.empty()) f.kept = {{kept_type(f.key), f.bytes}};
         out.stored.push_back({i, saver.layer, f.key, f.bytes, f.kept});

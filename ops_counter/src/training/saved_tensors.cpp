@@ -1,6 +1,8 @@
 // The distinct tensors a network saves for backward: each layer's saves resolved to tensors (its input is the
 // output of Layer::input or of the layer before it; the first layer's input is the network's input), a tensor
-// saved by several layers (a ReLU's output the next conv saves as its input) stored once.
+// saved by several layers (a ReLU's output the next conv saves as its input) stored once. A layer whose input
+// has fewer elements than that output reads a part of it (a view: a ViT head's class token), which it saves as
+// that part.
 #include <map>
 
 #include "ecosim/ops_counter/checked.hpp"
@@ -39,9 +41,10 @@ std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const s
       const std::size_t id = s.of == Save::Of::input    ? input
                              : s.of == Save::Of::output ? output
                                                         : new_tensor(s.elements, i);
+      const std::uint64_t part = s.of == Save::Of::input ? t.input : elements[id];
       if (const auto known = saved_index.find(id); known != saved_index.end()) {
         saved[known->second].last_saver = i;
-        saved[known->second].savers.push_back({i, s.what});
+        saved[known->second].savers.push_back({i, s.what, part});
         continue;
       }
       saved_index[id] = saved.size();
@@ -53,7 +56,7 @@ std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const s
                        .first_saver = i,
                        .last_saver = i,
                        .producer = producer[id],
-                       .savers = {{i, s.what}}});
+                       .savers = {{i, s.what, part}}});
     }
   }
   return saved;

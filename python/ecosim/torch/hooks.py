@@ -7,9 +7,12 @@ statistics), integer and boolean tensors, and tensors under `min_elements` eleme
 statistics, scalars). ReLU keeps the exact 1-bit mask of its derivative instead of its output under every scheme,
 as ActNN's ReLU does (a quantized output would turn small positive values into zeros and cut their gradients),
 through Few-Bit's 1-bit ReLU (ecosim.torch.fewbit). A tensor saved twice in one step (a ReLU's output that the
-next conv also saves) is compressed once: it is recognised by its address, shape, strides and version while the
-tensor first packed is still alive (a weak reference), since memory freed after packing may hold a new tensor at
-the same address.
+next conv also saves, or a reshaped view of it: attention probabilities saved by the softmax as [B, H, N, N] and
+by the context matmul as [B·H, N, N]) is compressed once, as GACT's duplicate check does: it is recognised by its
+address, version and element count when contiguous (else also its shape and strides) while the tensor first
+packed is still alive (a weak reference), since memory freed after packing may hold a new tensor at the same
+address. GACT itself quantizes only what its quantizer takes (ecosim.torch.schemes.GACT.takes): tensors that
+require a gradient, of 2 to 4 dimensions — a network's input images and norms' statistics stay as they are.
 
 Statistics: `stats` lists this step's saved tensors (shape, dtype, bits, bytes_before, bytes_after, ...) and
 summary() totals them; a step starts at the first tensor saved after a backward pass has read one, so both stay
@@ -29,6 +32,22 @@ def is_parameter(t):
     """A parameter (a leaf that requires grad) or a view of one (Linear saves weight.t())."""
     base = t._base if t._base is not None else t
     return base.is_leaf and base.requires_grad
+
+
+class SharedView:
+    """A tensor saved again under another shape, restored from the first save's codes."""
+    __slots__ = ("packed", "shape")
+
+    def __init__(self, packed, shape):
+        self.packed, self.shape = packed, shape
+
+
+def same_bytes_key(t):
+    """What makes two saved tensors the same values: a contiguous one's address, version and element count (any
+    shape), a strided one's shape and strides too."""
+    if t.is_contiguous():
+        return (t.data_ptr(), t._version, t.numel(), t.dtype)
+    return (t.data_ptr(), t._version, tuple(t.shape), tuple(t.stride()), t.dtype)
 
 
 class CompressedActivations:
@@ -86,14 +105,16 @@ class CompressedActivations:
         if is_parameter(t) or t.storage().data_ptr() in self.state_storages:
             self.stat(t, state=True)
             return t
-        if not t.is_floating_point() or t.numel() < self.min_elements:
+        if not t.is_floating_point() or t.numel() < self.min_elements or not self.scheme.takes(t):
             self.stat(t)
             return t
-        key = (t.data_ptr(), t._version, tuple(t.shape), tuple(t.stride()), t.dtype)
+        key = same_bytes_key(t)
         first, packed = self.seen.get(key, (lambda: None, None))
         if first() is not None:
             self.stat(t, bytes_after=0, shared=True, compressed=packed is not None)
-            return t if packed is None else packed
+            if packed is None:
+                return t
+            return packed if packed.shape == t.shape else SharedView(packed, t.shape)
         seed = (self.seed * 1_000_003 + self.steps * 65_537 + self.position) & (2**63 - 1)
         packed = self.scheme.pack(t, self.position, seed)
         self.position += 1
@@ -107,6 +128,8 @@ class CompressedActivations:
 
     def unpack(self, packed):
         self.backward_started = True
+        if isinstance(packed, SharedView):
+            return packed.packed.scheme.unpack(packed.packed).reshape(packed.shape)
         return packed.scheme.unpack(packed) if isinstance(packed, Packed) else packed
 
     def record_fewbit(self, x, code_bytes, bits, activation):

@@ -31,7 +31,20 @@ class Packed:
         self.storage_bytes = compressed.storage_bytes
 
 
-class ActNN:
+class Scheme:
+    """What every scheme shares: it compresses every floating tensor it is handed, and learns nothing a step."""
+
+    @staticmethod
+    def takes(t):
+        """Whether the scheme compresses the floating tensor t (ActNN's and Mesa's modules quantize their inputs,
+        data or not)."""
+        return True
+
+    def end_step(self, stats):
+        pass
+
+
+class ActNN(Scheme):
     name = "actnn"
 
     BITS = "1..8 (an average over codes of 1, 2, 4 or 8 bits)"
@@ -59,9 +72,6 @@ class ActNN:
         device = "cuda" if p.device.type == "cuda" else "cpu"
         return from_fp32(_ecosim.actnn_dequantize(p.compressed, device), p.shape, p.dtype, p.device)
 
-    def end_step(self, stats):
-        pass
-
 
 class GACT(ActNN):
     name = "gact"
@@ -77,6 +87,12 @@ class GACT(ActNN):
         self.adaptive = adaptive
         self.allocation = {}  # position -> (elements, bits) from the previous step
         self.sensitivity = {}  # position -> (elements, sensitivity) in this step
+
+    @staticmethod
+    def takes(t):
+        """GACT's quantizer takes tensors that require a gradient, of 2 to 4 dimensions: a network's input (data)
+        and non-differentiable outputs such as a norm's statistics are kept as they are."""
+        return t.requires_grad and 2 <= t.dim() <= 4
 
     def pack(self, t, position, seed):
         x, dtype, device = kernel_input(t)
@@ -99,7 +115,7 @@ class GACT(ActNN):
         self.sensitivity = {}
 
 
-class Mesa:
+class Mesa(Scheme):
     name = "mesa"
 
     def __init__(self, bits):
@@ -127,11 +143,8 @@ class Mesa:
         device = "cuda" if p.device.type == "cuda" else "cpu"
         return from_fp32(_ecosim.mesa_dequantize(p.compressed, device), p.shape, p.dtype, p.device)
 
-    def end_step(self, stats):
-        pass
 
-
-class KeepOthers:
+class KeepOthers(Scheme):
     """Few-Bit's saved-tensor side: its activations save codes themselves; every other tensor is kept."""
     name = "fewbit"
 
@@ -140,9 +153,6 @@ class KeepOthers:
 
     def pack(self, t, position, seed):
         return None
-
-    def end_step(self, stats):
-        pass
 
 
 SCHEMES = {"actnn": ActNN, "gact": GACT, "mesa": Mesa, "fewbit": KeepOthers}

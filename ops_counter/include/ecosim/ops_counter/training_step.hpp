@@ -21,6 +21,8 @@ Optimizer parse_optimizer(std::string_view text);  // "sgd" | "adamw"; throws ec
 struct Saver {
   std::size_t layer = 0;
   std::string what;
+  std::uint64_t elements = 0;  // the elements this layer saves: the tensor's, or fewer when it reads a part of
+                               // it (a ViT head its class token); autograd keeps the whole storage all the same
 };
 
 /// A tensor autograd keeps from the forward pass until the backward pass of the layers that saved it.
