@@ -42,21 +42,22 @@ BERT_TABLES = BERT_VOCAB * BERT_DIM + BERT_DIM
 torch.manual_seed(0)
 
 
-def export_training(model, x, path):
-    """model as a training-mode ONNX graph (opset 17, BatchNorm and dropout kept, constants folded), weights
-    stripped. Where the tracer refuses training mode (a model whose state it sees change), a model without
-    BatchNorm or dropout is exported in eval mode, the same graph."""
+def export_training(model, x, path, fold=True, strip=True):
+    """model as a training-mode ONNX graph (opset 17, BatchNorm and dropout kept, constants folded unless `fold`
+    is False), weights stripped unless `strip` is False. Where the tracer refuses training mode (a model whose
+    state it sees change), a model without BatchNorm or dropout is exported in eval mode, the same graph."""
     model.train()
     try:
         torch.onnx.export(model, x, str(path), opset_version=17, training=torch.onnx.TrainingMode.TRAINING,
-                          do_constant_folding=True)
+                          do_constant_folding=fold)
     except RuntimeError:
         if any(isinstance(m, nn.modules.batchnorm._BatchNorm) or (isinstance(m, nn.Dropout) and m.p > 0)
                for m in model.modules()):
             raise
-        torch.onnx.export(model.eval(), x, str(path), opset_version=17, do_constant_folding=True)
+        torch.onnx.export(model.eval(), x, str(path), opset_version=17, do_constant_folding=fold)
         model.train()
-    path.write_bytes(strip_weights(onnx.load(str(path))).SerializeToString())
+    if strip:
+        path.write_bytes(strip_weights(onnx.load(str(path))).SerializeToString())
 
 
 def ecosim_step(ecosim, args):
@@ -198,6 +199,21 @@ class TokenTransformer(nn.Module):
         return self.head(self.norm(self.block(x))[:, 0])
 
 
+class TiedLanguageModel(nn.Module):
+    """A GPT-like model as users write it: token and learned position tables (the positions gathered by an
+    arange, a table small enough for the exporter to fold), one pre-norm block, and a head tied to the token
+    table through F.linear (the exporter folds the transposed table into a second initializer)."""
+
+    def __init__(self, vocab=64, dim=32, tokens=8, heads=2):
+        super().__init__()
+        self.embed, self.pos = nn.Embedding(vocab, dim), nn.Embedding(tokens, dim)
+        self.block, self.norm = PreNormBlock(dim, heads, 4 * dim), nn.LayerNorm(dim)
+
+    def forward(self, ids):
+        x = self.embed(ids) + self.pos(torch.arange(ids.shape[1]))
+        return F.linear(self.norm(self.block(x)), self.embed.weight)
+
+
 def main():
     ecosim, workdir = sys.argv[1], Path(sys.argv[2])
     workdir.mkdir(parents=True, exist_ok=True)
@@ -262,16 +278,31 @@ def main():
             ok = counted == expected
             failures += not ok
             print(f"{'ok  ' if ok else 'FAIL'} {name}: {expected} parameters expected, {how} {counted}")
-    # an export reading its tables directly (an embedding gathered, a class token expanded and concatenated, a
-    # position table added): its parameters, the module's exactly (the saved token ids are not modelled)
-    for name, module in (("token transformer", TokenTransformer()),):
-        exported = workdir / f"{name.replace(' ', '_')}.onnx"
-        export_training(module, torch.randint(0, 100, (2, 9)), exported)
-        counted = ecosim_step(ecosim, ["--onnx", str(exported)])[1]
+    # exports reading their tables directly (an embedding gathered, a class token expanded and concatenated, a
+    # position table added or gathered by an arange, a head tied to the token table): their parameters, the
+    # module's exactly; with their weights (folding finds the tied head's transposed copy, the position rows) and
+    # without folding (x @ Wᵀ written as a Transpose of each weight: still the layer's weight, not an activation),
+    # their activation bytes too, within 1 % (the saved token ids are not modelled)
+    ids = torch.randint(0, 64, (2, 8))
+    for name, module, x, export in (
+            ("token transformer", TokenTransformer(), torch.randint(0, 100, (2, 9)), {}),
+            ("token transformer, not folded, with weights", TokenTransformer(), torch.randint(0, 100, (2, 9)),
+             {"fold": False, "strip": False}),
+            ("tied language model, with weights", TiedLanguageModel(), ids, {"strip": False}),
+            ("tied language model, not folded, with weights", TiedLanguageModel(), ids,
+             {"fold": False, "strip": False})):
+        exported = workdir / f"{name.replace(' ', '_').replace(',', '')}.onnx"
+        export_training(module, x, exported, **export)
+        modelled, counted = ecosim_step(ecosim, ["--onnx", str(exported)])
         expected = sum(p.numel() for p in module.parameters())
         failures += counted != expected
         print(f"{'ok  ' if counted == expected else 'FAIL'} {name}: {expected} parameters expected, "
               f"ecosim train --onnx {counted}")
+        measured = saved_bytes(module, x)
+        gap = modelled / measured - 1
+        ok = abs(gap) <= TOLERANCE
+        failures += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {name}: torch saves {measured} B, ecosim --onnx {modelled} B ({gap:+.3%})")
     sys.exit(1 if failures else 0)
 
 

@@ -40,6 +40,10 @@ class Evaluator {
   /// Output `out` is a constant when input `in` is (an Identity of a weight: PyTorch shares a weight used twice
   /// this way).
   void pass_constant(const Node& n, std::size_t in, std::size_t out);
+  /// The output of a data-movement op (Transpose, Reshape, Squeeze, Unsqueeze, Flatten, Cast) of a constant is a
+  /// constant too — a weight laid out anew, as an export without constant folding writes `x @ Wᵀ` — with no
+  /// value and no mask flags unless the op folds it (a transposed causal mask is not causal).
+  void carry_constant(const Node& n);
 
   [[noreturn]] void fail(const Node& n, const std::string& what) const;
 

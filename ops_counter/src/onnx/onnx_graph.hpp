@@ -36,6 +36,9 @@ struct Tensor {
   /// keys j ≤ k − q + i: `causal_additive` a float mask, 0 where attended and ≤ kMaskedBelow elsewhere;
   /// `causal_keep` / `causal_drop` a bool condition true exactly where attended / masked.
   bool causal_additive = false, causal_keep = false, causal_drop = false;
+  /// Another initializer holding this one's values transposed: a tied weight an exporter stored twice
+  /// (onnx_tied.hpp).
+  std::string transposed_twin;
 };
 
 /// Sets the causal_* flags of `t` (of static shape t.dims, `elements` elements) from its values, element e being

@@ -28,7 +28,8 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
   std::map<std::string, std::string> alias;  // a view's output → the initializer it shows
   std::set<std::string> counted_tables;      // initializers counted as a layer's table parameters
   // A product's or convolution's weight is that layer's parameters: never a table too (a tied embedding read by
-  // a Gather and, transposed, by the head is counted once). Weights reach them directly or through one view.
+  // a Gather and, transposed, by the head is counted once). Weights reach them directly, through one view, or
+  // as a transposed copy the exporter stored (Tensor::transposed_twin).
   std::map<std::string, std::string> view_source;
   for (const onnx_import::Node& node : graph.nodes)
     if (shows_input.contains(node.op) && !node.inputs.empty())
@@ -36,8 +37,11 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
   for (const onnx_import::Node& node : graph.nodes)
     if ((node.op == "MatMul" || node.op == "Gemm" || node.op == "Conv" || node.op == "ConvTranspose") &&
         node.inputs.size() > 1) {
-      counted_tables.insert(node.inputs[1]);
-      if (const auto it = view_source.find(node.inputs[1]); it != view_source.end()) counted_tables.insert(it->second);
+      std::string weight = node.inputs[1];
+      if (const auto it = view_source.find(weight); it != view_source.end()) weight = it->second;
+      counted_tables.insert({node.inputs[1], weight});
+      if (const onnx_import::Tensor* t = context.tensor(weight); t && !t->transposed_twin.empty())
+        counted_tables.insert(t->transposed_twin);
     }
   const auto place = [&](Layer& layer, const std::string& first_input, const std::vector<std::string>& outputs) {
     if (const auto it = producer.find(first_input);
@@ -62,9 +66,11 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
       model.layers.push_back(std::move(match->layer));
       continue;
     }
-    if (node.outputs.size() == 1 && graph.folded.contains(node.outputs[0])) {  // a shape being computed, or a
-      // constant's data moved (an initializer expanded, reshaped or cast: a class token's copies) — which shows it
-      if (shows_input.contains(node.op) && !node.inputs.empty())
+    if (node.outputs.size() == 1 && (graph.folded.contains(node.outputs[0]) || context.constant(node.outputs[0]))) {
+      // a shape being computed, or a constant's data moved (an initializer expanded, reshaped, transposed or
+      // cast: a class token's copies, a weight an unfolded export transposes; rows gathered or sliced from a
+      // table: a position table's first rows) — which shows it
+      if ((shows_input.contains(node.op) || node.op == "Gather" || node.op == "Slice") && !node.inputs.empty())
         alias[node.outputs[0]] = alias.contains(node.inputs[0]) ? alias.at(node.inputs[0]) : node.inputs[0];
       continue;
     }

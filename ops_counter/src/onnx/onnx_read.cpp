@@ -17,6 +17,7 @@
 #include "onnx_graph.hpp"
 #include "onnx_guard.hpp"
 #include "onnx_shape_eval.hpp"
+#include "onnx_tied.hpp"
 
 namespace ecosim::onnx_import {
 
@@ -300,6 +301,10 @@ Graph read_onnx_graph(std::string_view bytes, const std::string& origin) {
   for (const auto& t : g.initializer()) {
     r.constant(t, t.name(), true);
     given[t.name()] = true;
+  }
+  for (const auto& [copy, source] : transposed_copies(g)) {
+    r.graph.tensors[copy].transposed_twin = source;
+    r.graph.tensors[source].transposed_twin = copy;
   }
   for (const auto& v : g.input()) {
     r.value_info(v);

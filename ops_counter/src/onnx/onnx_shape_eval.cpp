@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include <cmath>
+#include <set>
 
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/variant_registry.hpp"
@@ -153,6 +154,18 @@ void Evaluator::pass_constant(const Node& n, std::size_t in, std::size_t out) {
   t.causal_drop = source.causal_drop;
 }
 
+void Evaluator::carry_constant(const Node& n) {
+  static const std::set<std::string, std::less<>> kLayoutOps = {"Transpose", "Reshape", "Squeeze",
+                                                                 "Unsqueeze", "Flatten", "Cast"};
+  if (!kLayoutOps.contains(n.op) || n.inputs.empty() || n.outputs.size() != 1 || n.outputs[0].empty()) return;
+  const auto source = graph_.tensors.find(n.inputs[0]);
+  if (source == graph_.tensors.end() || !source->second.constant) return;
+  const bool external = source->second.external;
+  Tensor& t = graph_.tensors[n.outputs[0]];
+  t.constant = true;
+  t.external = t.external || external;
+}
+
 void Evaluator::fail(const Node& n, const std::string& what) const {
   throw Error("ONNX model '" + origin_ + "', node '" + n.name + "' (" + n.op + "): " + what);
 }
@@ -207,6 +220,7 @@ std::set<std::string> Evaluator::run() {
   for (const Node& n : graph_.nodes) {
     const auto rule = rules().find(n.op);
     if (rule != rules().end() && !n.has_subgraph) rule->second(*this, n);
+    carry_constant(n);
     // What kept an output unknown: the first input without a shape, else the last one without a value (the
     // shape, pads, bounds an op reads come after its data).
     for (const std::string& out : n.outputs) {
