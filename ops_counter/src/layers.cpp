@@ -176,6 +176,16 @@ std::uint64_t Conv2d::out_w() const { return conv_output_size(in_w, kernel, stri
 std::uint64_t MaxPool2d::out_h() const { return conv_output_size(in_h, kernel, stride, pad); }
 std::uint64_t MaxPool2d::out_w() const { return conv_output_size(in_w, kernel, stride, pad); }
 
+namespace {
+constexpr std::string_view kNetworkInputPrefix = "network input ";
+}  // namespace
+
+std::string network_input_name(std::string_view graph_input) {
+  return std::string(kNetworkInputPrefix) + std::string(graph_input);
+}
+
+bool is_network_input_name(std::string_view name) { return name.starts_with(kNetworkInputPrefix); }
+
 void emit(const Layer& layer, Convention convention, OpSink& sink) {
   std::visit(LayerEmitter{layer.name, convention, sink}, layer.op);
 }

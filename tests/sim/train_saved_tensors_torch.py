@@ -43,18 +43,18 @@ torch.manual_seed(0)
 
 
 def export_training(model, x, path, fold=True, strip=True):
-    """model as a training-mode ONNX graph (opset 17, BatchNorm and dropout kept, constants folded unless `fold`
+    """model(x) (x a tensor, or a tuple: the graph's inputs) as a training-mode ONNX graph (opset 17, BatchNorm and dropout kept, constants folded unless `fold`
     is False), weights stripped unless `strip` is False. Where the tracer refuses training mode (a model whose
     state it sees change), a model without BatchNorm or dropout is exported in eval mode, the same graph."""
     model.train()
     try:
-        torch.onnx.export(model, x, str(path), opset_version=17, training=torch.onnx.TrainingMode.TRAINING,
+        torch.onnx.export(model, (x,), str(path), opset_version=17, training=torch.onnx.TrainingMode.TRAINING,
                           do_constant_folding=fold)
     except RuntimeError:
         if any(isinstance(m, nn.modules.batchnorm._BatchNorm) or (isinstance(m, nn.Dropout) and m.p > 0)
                for m in model.modules()):
             raise
-        torch.onnx.export(model.eval(), x, str(path), opset_version=17, do_constant_folding=fold)
+        torch.onnx.export(model.eval(), (x,), str(path), opset_version=17, do_constant_folding=fold)
         model.train()
     if strip:
         path.write_bytes(strip_weights(onnx.load(str(path))).SerializeToString())
@@ -214,6 +214,33 @@ class TiedLanguageModel(nn.Module):
         return F.linear(self.norm(self.block(x)), self.embed.weight)
 
 
+class SqueezeExcite(nn.Module):
+    """EfficientNet's MBConv core: a depthwise conv, BatchNorm and SiLU (exported as Sigmoid → Mul), then a
+    squeeze-excite scale ([N, C, 1, 1], broadcast over the feature map) multiplying the features."""
+
+    def __init__(self, channels=16, squeezed=4):
+        super().__init__()
+        self.dw, self.bn = nn.Conv2d(channels, channels, 3, 1, 1, groups=channels, bias=False), nn.BatchNorm2d(channels)
+        self.reduce, self.expand = nn.Conv2d(channels, squeezed, 1), nn.Conv2d(squeezed, channels, 1)
+
+    def forward(self, x):
+        x = F.silu(self.bn(self.dw(x)))
+        return x * torch.sigmoid(self.expand(F.silu(self.reduce(x.mean((2, 3), keepdim=True)))))
+
+
+class DecoderWithMemory(nn.Module):
+    """A transformer decoder layer reading two graph inputs: its tokens and the encoder's memory (cross-attention
+    projects the memory, which autograd keeps)."""
+
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.TransformerDecoderLayer(32, 2, 64, 0.0, batch_first=True)
+
+    def forward(self, inputs):
+        x, memory = inputs
+        return self.layer(x, memory)
+
+
 def main():
     ecosim, workdir = sys.argv[1], Path(sys.argv[2])
     workdir.mkdir(parents=True, exist_ok=True)
@@ -282,7 +309,8 @@ def main():
     # position table added or gathered by an arange, a head tied to the token table): their parameters, the
     # module's exactly; with their weights (folding finds the tied head's transposed copy, the position rows) and
     # without folding (x @ Wᵀ written as a Transpose of each weight: still the layer's weight, not an activation),
-    # their activation bytes too, within 1 % (the saved token ids are not modelled)
+    # their activation bytes too, within 1 % (the saved token ids are not modelled); SiLU as exported (one saved
+    # input), a broadcast operand at its own size, a second graph input saved where a layer keeps it
     ids = torch.randint(0, 64, (2, 8))
     for name, module, x, export in (
             ("token transformer", TokenTransformer(), torch.randint(0, 100, (2, 9)), {}),
@@ -290,7 +318,10 @@ def main():
              {"fold": False, "strip": False}),
             ("tied language model, with weights", TiedLanguageModel(), ids, {"strip": False}),
             ("tied language model, not folded, with weights", TiedLanguageModel(), ids,
-             {"fold": False, "strip": False})):
+             {"fold": False, "strip": False}),
+            ("squeeze-excite block with SiLU", SqueezeExcite(), torch.randn(2, 16, 8, 8), {}),
+            ("decoder layer reading a memory input", DecoderWithMemory(), (torch.randn(2, 6, 32), torch.randn(2, 10, 32)),
+             {})):
         exported = workdir / f"{name.replace(' ', '_').replace(',', '')}.onnx"
         export_training(module, x, exported, **export)
         modelled, counted = ecosim_step(ecosim, ["--onnx", str(exported)])

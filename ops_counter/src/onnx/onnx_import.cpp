@@ -43,10 +43,18 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
       if (const onnx_import::Tensor* t = context.tensor(weight); t && !t->transposed_twin.empty())
         counted_tables.insert(t->transposed_twin);
     }
-  const auto place = [&](Layer& layer, const std::string& first_input, const std::vector<std::string>& outputs) {
+  // the graph's inputs (not weights) by name, so that every layer reading one — a decoder's memory, a second
+  // input — saves that tensor, once
+  for (const auto& [name, tensor] : graph.tensors)
+    if (!tensor.constant && !context.producer(name)) producer[name] = network_input_name(name);
+  const auto place = [&](Layer& layer, const onnx_import::Node& first, const std::vector<std::string>& outputs) {
+    const std::string first_input = first.inputs.empty() ? "" : first.inputs[0];
     if (const auto it = producer.find(first_input);
         it != producer.end() && (model.layers.empty() || model.layers.back().name != it->second))
       layer.input = it->second;
+    // a product's other operand, when it is an activation (a weight is the layer's own parameters)
+    if (first.inputs.size() == 2 && !context.constant(first.inputs[1]) && !context.scalar(first.inputs[1]))
+      if (const auto it = producer.find(first.inputs[1]); it != producer.end()) layer.other = it->second;
     for (const std::string& out : outputs) producer[out] = layer.name;
   };
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
@@ -62,7 +70,7 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
       match->layer.name = names.front() + ".." + names.back();
       if (match->attention) model.attention.push_back({names, std::get<SoftmaxAttention>(match->layer.op)});
       const onnx_import::Node& first = graph.nodes[match->nodes.front()];
-      place(match->layer, first.inputs.empty() ? "" : first.inputs[0], graph.nodes[match->nodes.back()].outputs);
+      place(match->layer, first, graph.nodes[match->nodes.back()].outputs);
       model.layers.push_back(std::move(match->layer));
       continue;
     }
@@ -88,7 +96,7 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
     }
     layer.layer->name = node.name;
     layer.layer->table_parameters = onnx_import::read_parameters(context, node, *layer.layer, alias, counted_tables);
-    place(*layer.layer, node.inputs.empty() ? "" : node.inputs[0], node.outputs);
+    place(*layer.layer, node, node.outputs);
     model.layers.push_back(std::move(*layer.layer));
   }
   if (options.strict && !model.unknown_ops.empty())

@@ -74,8 +74,13 @@ unsigned constant_operands(const Context& c, const Node& n, unsigned count) {
 std::optional<Layer> elementwise(const Context& c, const Node& n) {
   const ElementwiseOp& op = elementwise_ops().at(n.op);
   const std::uint64_t elements = out_elements(c, n);
+  std::array<std::uint64_t, 2> operands = {0, 0};  // an operand broadcast to the output: its own elements
+  for (std::size_t i = 0; i < 2 && i < n.inputs.size() && op.inputs == 2; ++i)
+    if (!n.inputs[i].empty() && c.has_dims(n.inputs[i]) && c.elements(n.inputs[i], n) < elements)
+      operands[i] = c.elements(n.inputs[i], n);
   return Layer{"", Elementwise{.func = n.op,
                                .elements = elements,
+                               .operand_elements = operands,
                                .per_element = op.per_element,
                                .inputs = op.inputs,
                                .paper_macs = op.relu_family ? elements : 0,

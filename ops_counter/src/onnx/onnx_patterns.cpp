@@ -3,7 +3,7 @@
 // shape evaluator folded, the mask an Add or a Where selecting a hiding fill value, causal when a constant or
 // folded tensor hiding exactly the later keys, a second Add a bias (Swin's relative positions); scale, mask and
 // bias optional, in any order, with Reshapes and Casts between them; K/V heads counted before a grouped-query
-// Expand/Tile), GELU in its erf form (x/√2 → Erf → +1 → ·x → ·0.5), LayerNorm decomposed (ReduceMean, Sub,
+// Expand/Tile), GELU in its erf form (x/√2 → Erf → +1 → ·x → ·0.5), SiLU (Sigmoid → ·x), LayerNorm decomposed (ReduceMean, Sub,
 // Pow 2, ReduceMean, Add ε, Sqrt, Div, Mul γ, Add β) and a Linear layer exported as MatMul + bias Add.
 #include <cmath>
 
@@ -213,6 +213,19 @@ std::optional<Match> gelu_tanh(const Context& c, std::size_t i) {
   return Match{chain.nodes, Layer{"", Activation{ActivationFunc::gelu, c.elements(x, first)}}};
 }
 
+/// SiLU (Swish) as PyTorch exports F.silu(x) before opset 24: Sigmoid(x) → Mul(·, x) — one activation keeping
+/// its input, as torch's SiLU does (not the sigmoid's output and a product's two operands).
+std::optional<Match> silu(const Context& c, std::size_t i) {
+  const Node& first = c.node(i);
+  if (first.op != "Sigmoid" || first.inputs.size() != 1 || !c.has_dims(first.inputs[0])) return std::nullopt;
+  Chain chain{c, {i}};
+  if (!chain.next("Mul") || !binary(chain.last()) || chain.other_input() != first.inputs[0] ||
+      !c.has_dims(chain.last().outputs[0]) ||
+      c.dims(chain.last().outputs[0], chain.last()) != c.dims(first.inputs[0], first))
+    return std::nullopt;
+  return Match{chain.nodes, Layer{"", Activation{ActivationFunc::silu, c.elements(first.inputs[0], first)}}};
+}
+
 std::optional<Match> decomposed_layernorm(const Context& c, std::size_t i) {
   const Node& mean = c.node(i);
   if (mean.op != "ReduceMean" || mean.inputs.empty() || !c.has_dims(mean.inputs[0])) return std::nullopt;
@@ -278,7 +291,7 @@ bool attention_like_softmax(const Context& c, std::size_t i) {
 }
 
 std::optional<Match> match_pattern(const Context& c, std::size_t i) {
-  for (auto pattern : {attention, attention_op, gelu, gelu_tanh, decomposed_layernorm, linear_with_bias})
+  for (auto pattern : {attention, attention_op, gelu, gelu_tanh, silu, decomposed_layernorm, linear_with_bias})
     if (auto m = pattern(c, i)) return m;
   return std::nullopt;
 }

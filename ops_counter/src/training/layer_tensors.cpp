@@ -62,8 +62,8 @@ struct TensorRules {
 
   LayerTensors operator()(const ResidualAdd& r) const { return pointwise(r.elements, r.elements, {}); }
 
-  LayerTensors operator()(const ElementwiseMul& m) const {  // the second operand: a tensor of its own
-    return pointwise(m.elements, m.elements, {{Save::Of::input, "input", 0}, {Save::Of::own, "other", m.elements}});
+  LayerTensors operator()(const ElementwiseMul& m) const {
+    return pointwise(m.elements, m.elements, {{Save::Of::input, "input", 0}, {Save::Of::other, "other", m.elements}});
   }
 
   LayerTensors operator()(const MeanPool& p) const {  // torch 1.13's mean keeps its input (for self.numel())
@@ -93,9 +93,9 @@ struct TensorRules {
     return pointwise(elements, elements, {{Save::Of::output, "output", 0}});
   }
 
-  LayerTensors operator()(const Matmul& m) const {  // B: a tensor of its own
+  LayerTensors operator()(const Matmul& m) const {
     return pointwise(checked_product({m.batch, m.m, m.k}), checked_product({m.batch, m.m, m.n}),
-                     {{Save::Of::input, "input", 0}, {Save::Of::own, "b", checked_product({m.batch, m.k, m.n})}});
+                     {{Save::Of::input, "input", 0}, {Save::Of::other, "b", checked_product({m.batch, m.k, m.n})}});
   }
 
   LayerTensors operator()(const AttentionConfig& a) const {
@@ -150,8 +150,10 @@ struct TensorRules {
     if (e.func == "Add" || e.func == "Sub" || e.func == "Neg" || (e.func == "Mul" && e.constant_operands) ||
         (e.func == "Div" && constant_divisor))
       return pointwise(n, n, {});
-    if ((e.func == "Mul" || e.func == "Div") && !e.constant_operands)
-      return pointwise(n, n, {{Save::Of::input, "input", 0}, {Save::Of::own, "other", n}});
+    if ((e.func == "Mul" || e.func == "Div") && !e.constant_operands) {
+      const auto own = [&](std::size_t i) { return e.operand_elements[i] ? e.operand_elements[i] : n; };
+      return pointwise(own(0), n, {{Save::Of::input, "input", 0}, {Save::Of::other, "other", own(1)}});
+    }
     if ((e.func == "Pow" && e.constant_operands == 2u) || e.func == "Erf")
       return pointwise(n, n, {{Save::Of::input, "input", 0}});
     for (const char* f : {"Exp", "Sqrt", "Tanh", "Sigmoid", "Reciprocal"})

@@ -24,7 +24,9 @@ inline constexpr ElementType kBool{"bool", 1};    // a dropout mask as CUDA keep
 /// One tensor a layer saves: its input (the tensor it reads, possibly saved by another layer too), its output,
 /// or a tensor of its own (statistics, indices, attention internals).
 struct Save {
-  enum class Of : std::uint8_t { input, output, own } of;
+  /// input, output: the layer's; other: its second operand (Layer::other's output, else a tensor of its own);
+  /// own: a tensor of the layer's own
+  enum class Of : std::uint8_t { input, output, other, own } of;
   std::string what;
   std::uint64_t elements;
   ElementType type = kFp32;

@@ -1,6 +1,7 @@
 // The layers a network is counted as, and emit(), which reports a layer's operations to an OpSink
 // under a convention (exact formulas in ops_counter/README.md; paper = mmcv MAC rules of models.md).
 #pragma once
+#include <array>
 #include <cstdint>
 #include <string>
 #include <variant>
@@ -112,6 +113,9 @@ struct SoftmaxAttention {
 struct Elementwise {
   std::string func;
   std::uint64_t elements = 1;
+  /// Each operand's own elements where it broadcasts (a squeeze-excite scale [N, C, 1, 1] times [N, C, H, W]);
+  /// 0: `elements`. What autograd keeps of it depends on it; counting does not.
+  std::array<std::uint64_t, 2> operand_elements = {0, 0};
   ops::OpMix per_element;
   unsigned inputs = 1;
   std::uint64_t paper_macs = 0;
@@ -145,13 +149,18 @@ struct ConvTranspose2d {
   bool bias = true;
 };
 
+/// A network input named in Layer::input or Layer::other: "network input " + the graph input's name.
+std::string network_input_name(std::string_view graph_input);
+bool is_network_input_name(std::string_view name);
+
 struct Layer {
   std::string name;
   std::variant<Linear, Conv2d, LayerNorm, Activation, ResidualAdd, ElementwiseMul, MeanPool, AvgPool2d, Softmax, Matmul,
                AttentionConfig, SoftmaxAttention, Elementwise, Reduction, DataMovement, ConvTranspose2d, RmsNorm,
                Rotary, BatchNorm2d, MaxPool2d, Dropout>
       op;
-  /// The layer whose output this layer reads (its first operand); empty: the layer before it. Only the
+  /// The layer whose output this layer reads (its first operand); empty: the layer before it; or a network
+  /// input by name (network_input_name: an imported graph's second input, a decoder's memory). Only the
   /// training step's saved tensors use it (a ResNet shortcut reads its block's input).
   std::string input = {};
   /// Part of an attention block though not an AttentionConfig (a decoder's q/k/v/o projections and rotary):
@@ -161,6 +170,9 @@ struct Layer {
   /// embeddings, class tokens, relative-position bias tables): trainable parameters of the training step (their
   /// gradients, optimizer state and update), no operations.
   std::uint64_t table_parameters = 0;
+  /// The layer whose output is this layer's second operand (an elementwise product's other factor, a matmul's
+  /// B), or a network input by name; empty: a tensor of its own. Only the training step's saved tensors use it.
+  std::string other = {};
 };
 
 /// Reports the layer's operations (one or more records named "<layer name>.<part>") to sink.
