@@ -27,6 +27,8 @@ Op fixtures (the counts tests/ops_counter/onnx_ops_test.cpp asserts are computed
                        pattern knows) → Softmax → MatMul(·, V): counted by the one-node rules and reported
   einsum               Einsum "bhqd, bhkd -> bhqk" of [1,2,6,4] and [1,2,5,4] (a batched GEMM), then Einsum
                        "ij,jk->i" of [6,5] and [5,3] (k summed within one operand: not a GEMM, an unknown op)
+  attention_einsum     Q, K, V [1,2,6,4]: Einsum "bhqd,bhkd->bhqk" → Softmax → Einsum "bhqk,bhkd->bhqd" (attention the
+                       pattern does not take: reported as unrecognised, a swap refused)
   unknown_op           Relu → Foo → Foo (an op type ecosim does not know)
   cnn_ops              ConvTranspose 4→2, 3×3, stride 2, bias, on 6×6 → BatchNormalization → MaxPool 3×3 stride 2
                        → GlobalAveragePool
@@ -228,6 +230,11 @@ def op_fixtures():
         n("MatMul", ["p", "v"], ["out"], name="context"),
     ], [io("q", [1, 2, 6, 4]), io("k", [1, 2, 6, 4]), io("v", [1, 2, 6, 4]), io("w", [1, 2, 6, 6])],
         [io("out", [1, 2, 6, 4])])
+    yield "attention_einsum", model("attention_einsum", [
+        n("Einsum", ["q", "k"], ["scores"], name="scores", equation="bhqd,bhkd->bhqk"),
+        n("Softmax", ["scores"], ["p"], name="softmax", axis=-1),
+        n("Einsum", ["p", "v"], ["out"], name="context", equation="bhqk,bhkd->bhqd"),
+    ], [io("q", [1, 2, 6, 4]), io("k", [1, 2, 6, 4]), io("v", [1, 2, 6, 4])], [io("out", [1, 2, 6, 4])])
     yield "cnn_ops", model("cnn", [
         n("ConvTranspose", ["x", "w", "b"], ["up"], name="deconv", kernel_shape=[3, 3], strides=[2, 2]),
         n("BatchNormalization", ["up", "scale", "bias", "mean", "var"], ["bn"], name="bn"),

@@ -18,7 +18,7 @@ std::ifstream open_text_file(const std::string& path) {
   return in;
 }
 
-std::string read_text_file(const std::string& path, std::uint64_t max_bytes) {
+std::string read_text_file(const std::string& path, std::uint64_t max_bytes, std::string_view limit_option) {
   std::ifstream in = open_text_file(path);
   std::string text;
   std::array<char, 1 << 16> chunk;
@@ -26,7 +26,7 @@ std::string read_text_file(const std::string& path, std::uint64_t max_bytes) {
     const auto n = static_cast<std::size_t>(in.gcount());
     if (text.size() + n > max_bytes)
       throw Error("cannot read '" + path + "': it holds more than the limit of " + std::to_string(max_bytes) +
-                  " bytes");
+                  " bytes" + (limit_option.empty() ? "" : "; raise it with " + std::string(limit_option)));
     text.append(chunk.data(), n);
   }
   if (in.bad()) throw Error("cannot read '" + path + "'");

@@ -197,6 +197,8 @@ nlohmann::json Workload::describe() const {
   if (!onnx.empty()) {
     j["onnx"] = onnx;
     j["attention_blocks"] = onnx_model->attention.size();
+    j["unknown_ops"] = onnx_model->unknown_ops;  // op types counted as zero, by how many nodes
+    j["unmatched_attention"] = onnx_model->unmatched_attention;
     j["rules"] = fvcore_rules ? "fvcore" : "mmcv";
     j.erase("batch");  // the export's own
   } else if (!model.empty()) {

@@ -1,6 +1,6 @@
 # `--onnx` on the command line: count (the exported PVTv2-B0 as the zoo's with native attention, a swap naming the
-# found block in the per-layer report, unknown ops warned and refused under --strict, hostile files one error
-# line; a swap a block cannot take refused with the reason), trace (a trace counting as the model does) and
+# found block in the per-layer report, unknown ops warned, reported in the JSON and refused under --strict,
+# hostile files one error line; a swap a block cannot take, or a model without a block, refused with the reason), trace (a trace counting as the model does) and
 # compare (kernels at the found shapes count as the export's own attention; a decode step and a causal block
 # counted, not run, and said so).
 set(onnx ${CMAKE_CURRENT_LIST_DIR}/../ops_counter/data/onnx)
@@ -30,6 +30,13 @@ ecosim_run(out rc count --onnx ${onnx}/ops/unknown_op.onnx)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "warning: [^\n]*Foo ×2")
   message(FATAL_ERROR "count --onnx with an unknown op: expected a warning naming Foo ×2, got ${rc}: ${out}")
 endif()
+# the report itself says what was left uncounted (a script reading the JSON sees no stderr)
+ecosim_count_json(report --onnx ${onnx}/ops/unknown_op.onnx)
+string(JSON foo GET "${report}" workload unknown_ops Foo)
+require_equal("count --onnx unknown_op.onnx: the JSON's workload.unknown_ops.Foo" ${foo} 2)
+ecosim_count_json(report --onnx ${onnx}/ops/attention_einsum.onnx)
+string(JSON unmatched GET "${report}" workload unmatched_attention 0)
+require_equal("count --onnx attention_einsum.onnx: the JSON's workload.unmatched_attention" ${unmatched} softmax)
 foreach(case "ops/unknown_op.onnx;--strict|Foo ×2" "ops/hostile/cycle.onnx|cycle" "ops/hostile/negative_dim.onnx|negative"
              "ops/hostile/deep_nesting.onnx|nested deeper" "models/deit_tiny.onnx;--onnx-max-bytes;1000|--onnx-max-bytes"
              "models/bert_tiny.onnx;--attention;ecoformer|support"
@@ -37,7 +44,9 @@ foreach(case "ops/unknown_op.onnx;--strict|Foo ×2" "ops/hostile/cycle.onnx|cycl
              "ops/causal_where.onnx;--attention;linformer|causal[^\n]*linformer has no causal form"
              "models/tiny_vit.onnx;--rules;fvcore;--convention;exact|--rules fvcore[^\n]*--convention paper"
              "models/tiny_vit.onnx;--rules;fvcore;--attention;msa|no fvcore count"
-             "models/tiny_vit.onnx;--rules;flops|--rules must be 'mmcv' or 'fvcore'")
+             "models/tiny_vit.onnx;--rules;flops|--rules must be 'mmcv' or 'fvcore'"
+             "models/small_cnn.onnx;--attention;performer|no attention block to swap for performer"
+             "ops/absent.onnx|cannot open[^\n]*No such file or directory")
   string(REPLACE "|" ";" case "${case}")
   list(POP_BACK case expected)
   list(POP_FRONT case file)
@@ -48,6 +57,11 @@ foreach(case "ops/unknown_op.onnx;--strict|Foo ×2" "ops/hostile/cycle.onnx|cycl
   endif()
 endforeach()
 
+ecosim_run(out rc count --onnx ${onnx}/ops/absent.onnx)
+if(out MATCHES "onnx-max-bytes")
+  message(FATAL_ERROR "count --onnx of a missing file points at the size limit: ${out}")
+endif()
+
 # issue 19: an attention the importer does not recognise is warned about, counted, and refuses a swap; the Llama
 # block's causal attention refuses Linformer (no causal form) and becomes causal MSA or causal EcoFormer
 ecosim_run(out rc count --onnx ${onnx}/ops/attention_unrecognised.onnx)
@@ -55,6 +69,7 @@ if(NOT rc EQUAL 0 OR NOT out MATCHES "warning: [^\n]*attention softmax[^\n]*'sof
   message(FATAL_ERROR "count --onnx attention_unrecognised.onnx: expected a warning naming 'softmax', got ${rc}: ${out}")
 endif()
 foreach(case "ops/attention_unrecognised.onnx;msa;2|cannot swap attention for msa[^\n]*'softmax'"
+             "ops/attention_einsum.onnx;msa;2|cannot swap attention for msa[^\n]*'softmax'"
              "models/llama_block.onnx;linformer;2|linformer has no causal form"
              "models/llama_block.onnx;ecoformer;0|\"attention_blocks\":1"
              "models/llama_block.onnx;msa;0|\"attention_blocks\":1")

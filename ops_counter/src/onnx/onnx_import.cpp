@@ -106,13 +106,7 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
 }
 
 OnnxModel import_onnx(const std::string& path, const OnnxImportOptions& options) {
-  std::string bytes;
-  try {
-    bytes = read_text_file(path, options.max_file_bytes);
-  } catch (const Error& e) {
-    throw Error(std::string(e.what()) + " (the ONNX file size limit; raise it with --onnx-max-bytes)");
-  }
-  return parse_onnx(bytes, path, options);
+  return parse_onnx(read_text_file(path, options.max_file_bytes, "--onnx-max-bytes"), path, options);
 }
 
 }  // namespace ecosim

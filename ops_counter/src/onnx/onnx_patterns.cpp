@@ -283,9 +283,11 @@ bool attention_like_softmax(const Context& c, std::size_t i) {
        k && (c.node(*k).op == "Cast" || c.node(*k).op == "Dropout") && !c.node(*k).outputs.empty();
        k = c.sole_consumer(t))
     t = c.node(*k).outputs[0];
-  for (std::size_t k : c.consumers(t)) {
+  for (std::size_t k : c.consumers(t)) {  // a product with an activation: as MatMul(probabilities, V) or an Einsum
     const Node& reader = c.node(k);
     if (reader.op == "MatMul" && binary(reader) && reader.inputs[0] == t && !c.constant(reader.inputs[1])) return true;
+    if (reader.op == "Einsum" && binary(reader) && !c.constant(reader.inputs[reader.inputs[0] == t ? 1 : 0]))
+      return true;
   }
   return false;
 }
