@@ -207,7 +207,7 @@ ConvTiling evaluate_bound(const ConvShape& s, unsigned a_bits, unsigned w_bits, 
   std::uint64_t rows = 0, cols = 0, col_steps = 0, k_steps = 0;
   for (std::uint64_t i = 0; i < nest.rows().trips; ++i) rows += nest.in_rows(i).extent;
   for (std::uint64_t j = 0; j < nest.cols().trips; ++j) cols += nest.in_cols(j).extent;
-  const Fusion f = fusion(a_bits, w_bits);
+  const Fusion f = fusion(a_bits, w_bits, c);
   for (std::uint64_t i = 0; i < nest.out_channels().trips; ++i)
     col_steps += ceil_div(nest.out_channels().size(i), c.cols);
   for (std::uint64_t i = 0; i < nest.in_channels().trips; ++i)

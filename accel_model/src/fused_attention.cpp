@@ -259,7 +259,7 @@ std::optional<FusedPlan> plan_fused_attention(std::span<const OpRecord> ops, con
   fused.plan.kind = OpClass::gemm;
   fused.plan.mapping =
       fmt::format("fused {}attention: {}, scores on chip; array {}-bit (pf {})", s.causal ? "causal " : "",
-                  tiling->describe(), s.operand_bits, fusion(s.operand_bits, s.operand_bits).spatial);
+                  tiling->describe(), s.operand_bits, fusion(s.operand_bits, s.operand_bits, c).spatial);
   fused.plan.runs.push_back(fused_attention_tiles(s, *tiling, vector, c));
   return fused;
 }

@@ -55,7 +55,7 @@ class FusedAttentionRun : public IndexedTileRun {
         outer_trips_(order_ == FusedOrder::queries_outer ? q_trips_ : k_trips_),
         inner_trips_(order_ == FusedOrder::queries_outer ? k_trips_ : q_trips_),
         vector_(vector),
-        f_(fusion(s.operand_bits, s.operand_bits)),
+        f_(fusion(s.operand_bits, s.operand_bits, c)),
         c_(c) {
     if (s.causal) {  // the triples before each outer tile, per group
       row_start_.reserve(outer_trips_ + 1);

@@ -167,8 +167,8 @@ class StreamRun : public IndexedTileRun {
 };
 
 /// "array 8×8-bit (pf 1)": the operand precisions and the fusion they run at.
-std::string array_precision(unsigned a_bits, unsigned w_bits) {
-  const Fusion f = fusion(a_bits, w_bits);
+std::string array_precision(unsigned a_bits, unsigned w_bits, const AccelConfig& c) {
+  const Fusion f = fusion(a_bits, w_bits, c);
   return fmt::format("array {}×{}-bit (pf {}{})", a_bits, w_bits, f.spatial,
                      f.passes > 1 ? fmt::format(", {} passes", f.passes) : "");
 }
@@ -176,7 +176,7 @@ std::string array_precision(unsigned a_bits, unsigned w_bits) {
 std::string plan_gemm(const GemmShape& shape, const AccelConfig& config, TilingMemo* memo, OpPlan& plan) {
   const GemmTiling tiling = memo ? memo->choose(shape) : choose_tiling(shape, config);
   plan.runs.push_back(gemm_tiles(shape, tiling, config));
-  return array_precision(shape.a_bits, shape.w_bits) + ", " + tiling.describe();
+  return array_precision(shape.a_bits, shape.w_bits, config) + ", " + tiling.describe();
 }
 
 /// A causal attention's GEMM of `shape` (queries along m, keys along n or k) in strips of keys, at most
@@ -225,7 +225,7 @@ std::string plan_causal_gemm(const GemmShape& shape, CausalKeys keys, std::uint6
   return fmt::format(
       "{}, {}; causal{}: {} strips of {} keys over the query rows that attend to them ({:.1f} % of "
       "the rectangle)",
-      array_precision(shape.a_bits, shape.w_bits), tiling.describe(),
+      array_precision(shape.a_bits, shape.w_bits, config), tiling.describe(),
       window ? fmt::format(", sliding window {}", window) : "", ceil_div(key_count, width), width,
       100.0 * double(computed) / double(checked_mul(shape.m, key_count)));
 }
@@ -234,7 +234,7 @@ std::string plan_conv(const OpRecord& op, unsigned a_bits, unsigned w_bits, cons
   const ConvShape shape = conv_shape(op);
   const ConvTiling tiling = choose_conv_tiling(shape, a_bits, w_bits, config);
   plan.runs.push_back(conv_tiles(shape, a_bits, w_bits, tiling, config));
-  return array_precision(a_bits, w_bits) + ", " + tiling.describe();
+  return array_precision(a_bits, w_bits, config) + ", " + tiling.describe();
 }
 
 std::string plan_vector(const OpRecord& op, const AccelConfig& config, const TechTable& tech,

@@ -89,10 +89,12 @@ std::vector<std::uint64_t> tile_sizes(std::uint64_t dim) {
   return sizes;
 }
 
-Fusion fusion(unsigned a_bits, unsigned w_bits) {
-  auto spatial = [](unsigned bits) -> std::uint64_t { return bits >= 8 ? 1 : 8 / std::max(bits, 2u); };
-  auto passes = [](unsigned bits) -> std::uint64_t { return bits <= 8 ? 1 : ceil_div(bits, 8); };
-  return {spatial(a_bits) * spatial(w_bits), passes(a_bits) * passes(w_bits)};
+Fusion fusion(unsigned a_bits, unsigned w_bits, const AccelConfig& c) {
+  const std::uint64_t side = c.pmax_bits / c.pmin_bits, bricks = side * side;
+  const auto pieces = [&](unsigned bits) { return ceil_div(std::max<std::uint64_t>(bits, 1), c.pmin_bits); };
+  const std::uint64_t needed = pieces(a_bits) * pieces(w_bits);
+  if (needed <= bricks) return {bricks / needed, 1};
+  return {1, ceil_div(needed, bricks)};
 }
 
 std::uint64_t tile_cycles(std::uint64_t tm, std::uint64_t tn, std::uint64_t tk, Fusion f, const AccelConfig& c) {
@@ -101,7 +103,7 @@ std::uint64_t tile_cycles(std::uint64_t tm, std::uint64_t tn, std::uint64_t tk, 
 
 TileWork array_tile(std::uint64_t tm, std::uint64_t tn, std::uint64_t tk, unsigned a_bits, unsigned w_bits,
                     const AccelConfig& c) {
-  const Fusion f = fusion(a_bits, w_bits);
+  const Fusion f = fusion(a_bits, w_bits, c);
   const std::uint64_t acc = c.accumulator_bits, k_steps = ceil_div(tk * f.passes, c.rows * f.spatial);
   TileWork t;
   t.unit = Unit::array;
@@ -250,7 +252,7 @@ std::uint64_t col_steps(const Loops& l, const AccelConfig& c) {
   return (l.trips[1] - 1) * ceil_div(l.tile[1], c.cols) + ceil_div(l.last[1], c.cols);
 }
 std::uint64_t k_steps(const GemmShape& s, const Loops& l, const AccelConfig& c) {
-  const Fusion f = fusion(s.a_bits, s.w_bits);
+  const Fusion f = fusion(s.a_bits, s.w_bits, c);
   const std::uint64_t kdiv = c.rows * f.spatial;
   return (l.trips[2] - 1) * ceil_div(l.tile[2] * f.passes, kdiv) + ceil_div(l.last[2] * f.passes, kdiv);
 }

@@ -18,7 +18,7 @@ inline std::vector<TileWork> gemm_tiles(const GemmShape& s, const GemmTiling& g,
   for (int d = 0; d < 3; ++d) trips[d] = ceil_div(dims[d], sizes[d]);
   auto size = [&](int d, std::uint64_t i) { return i + 1 == trips[d] ? dims[d] - i * sizes[d] : sizes[d]; };
   auto index = [](char loop) { return loop == 'm' ? 0 : loop == 'n' ? 1 : 2; };
-  const Fusion f = fusion(s.a_bits, s.w_bits);
+  const Fusion f = fusion(s.a_bits, s.w_bits, c);
   const int p0 = index(g.order[0]), p1 = index(g.order[1]), p2 = index(g.order[2]);
   std::vector<TileWork> tiles;
   struct Resident {
@@ -107,7 +107,7 @@ inline std::vector<TileWork> fused_tiles(const AttentionShape& s, const FusedTil
   const std::uint64_t tq_full = tiling.tq, tk_full = tiling.tk, a = s.operand_bits, acc = c.accumulator_bits;
   const std::uint64_t q_trips = ceil_div(s.queries, tq_full), k_trips = ceil_div(s.keys, tk_full);
   const bool keys_outer = tiling.order == FusedOrder::keys_outer;
-  const Fusion f = fusion(s.operand_bits, s.operand_bits);
+  const Fusion f = fusion(s.operand_bits, s.operand_bits, c);
   const std::uint64_t kdiv = c.rows * f.spatial;
   auto pairs = [&](std::uint64_t qi, std::uint64_t ki) {  // attended (query, key) pairs of a tile, one by one
     std::uint64_t n = 0;

@@ -48,7 +48,7 @@ OpRecord gemm_at(const Shape& s, const Precision& p) {
 /// Cycles no schedule can beat: every MAC at the array's peak rate for the precision, every DRAM bit at
 /// full bandwidth.
 std::uint64_t physical_bound(const OpRecord& op, const ReplayResult& r, const AccelConfig& c) {
-  const Fusion f = fusion(operand_bits(op.a_dtype, c), operand_bits(op.b_dtype, c));
+  const Fusion f = fusion(operand_bits(op.a_dtype, c), operand_bits(op.b_dtype, c), c);
   const std::uint64_t mac_cycles = ceil_div(r.total.macs * f.passes, c.rows * c.cols * f.spatial);
   return std::max(mac_cycles, ceil_div(r.total.dram_bits, c.dram_bits_per_cycle));
 }

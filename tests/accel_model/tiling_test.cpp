@@ -17,13 +17,33 @@ namespace {
 }  // namespace
 
 TEST_CASE("fusion factor (8/max(a,2))·(8/max(w,2)) — 16-bit by temporal fusion") {
-  CHECK(fusion(8, 8).spatial == 1);
-  CHECK(fusion(4, 4).spatial == 4);
-  CHECK(fusion(2, 2).spatial == 16);
-  CHECK(fusion(8, 4).spatial == 2);
-  CHECK(fusion(1, 1).spatial == 16);  // 1-bit runs as 2-bit
-  CHECK(fusion(16, 16).passes == 4);
-  CHECK(fusion(16, 8).passes == 2);
+  const AccelConfig c = builtin_config("bitfusion-45nm");  // BitFusion's 8/2 fusion unit
+  CHECK(fusion(8, 8, c).spatial == 1);
+  CHECK(fusion(4, 4, c).spatial == 4);
+  CHECK(fusion(2, 2, c).spatial == 16);
+  CHECK(fusion(8, 4, c).spatial == 2);
+  CHECK(fusion(1, 1, c).spatial == 16);  // 1-bit runs as 2-bit
+  CHECK(fusion(16, 16, c).passes == 4);
+  CHECK(fusion(16, 8, c).passes == 2);
+}
+
+TEST_CASE("a fusion unit's precision range sets its throughput: (pmax/pmin)² bricks of pmin bits") {
+  AccelConfig c = builtin_config("bitfusion-45nm");
+  const auto at = [&](std::uint64_t pmax, std::uint64_t pmin, unsigned a, unsigned w) {
+    c.pmax_bits = pmax;
+    c.pmin_bits = pmin;
+    const Fusion f = fusion(a, w, c);
+    return std::pair{f.spatial, f.passes};
+  };
+  CHECK(at(2, 2, 8, 8) == std::pair<std::uint64_t, std::uint64_t>{1, 16});  // one brick: 4 × 4 pieces in turn
+  CHECK(at(2, 2, 2, 2) == std::pair<std::uint64_t, std::uint64_t>{1, 1});
+  CHECK(at(16, 16, 2, 2) == std::pair<std::uint64_t, std::uint64_t>{1, 1});  // no fusion below 16 bits
+  CHECK(at(16, 16, 16, 16) == std::pair<std::uint64_t, std::uint64_t>{1, 1});
+  CHECK(at(16, 2, 8, 8) == std::pair<std::uint64_t, std::uint64_t>{4, 1});  // 64 bricks, 16 a product
+  CHECK(at(4, 2, 8, 8) == std::pair<std::uint64_t, std::uint64_t>{1, 4});
+  CHECK(at(4, 2, 2, 2) == std::pair<std::uint64_t, std::uint64_t>{4, 1});
+  CHECK(at(4, 4, 2, 2) == std::pair<std::uint64_t, std::uint64_t>{1, 1});   // a 2-bit operand fills a 4-bit brick
+  CHECK(at(4, 4, 8, 8) == std::pair<std::uint64_t, std::uint64_t>{1, 4});
 }
 
 TEST_CASE("every GEMM tile costs tm·ceil(tn/cols)·ceil(tk/(rows·pf)) and fits half of each buffer") {
@@ -33,7 +53,7 @@ TEST_CASE("every GEMM tile costs tm·ceil(tn/cols)·ceil(tk/(rows·pf)) and fits
     const GemmShape s{3, 200, 100, 300, a, w};
     const GemmTiling t = choose_tiling(s, c);
     const auto tiles = collect(*gemm_tiles(s, t, c));
-    const Fusion f = fusion(a, w);
+    const Fusion f = fusion(a, w, c);
     std::uint64_t cycles = 0, dram = 0, macs = 0;
     for (std::size_t i = 0; i < tiles.size(); ++i) {
       const auto& tile = tiles[i];
@@ -59,7 +79,7 @@ TEST_CASE("a fully connected layer takes batch·ceil(out/cols)·ceil(in/(rows·p
   // ceilings add up to the layer's.
   for (unsigned bits : {8u, 4u, 2u}) {
     const GemmShape fc{1, 64, 1024, 512, bits, bits};
-    const std::uint64_t pf = fusion(bits, bits).spatial;
+    const std::uint64_t pf = fusion(bits, bits, c).spatial;
     const GemmTiling t = choose_tiling(fc, c);
     CHECK(t.compute_cycles == 64 * ceil_div(1024, c.cols) * ceil_div(512, c.rows * pf));
   }

@@ -17,12 +17,14 @@
 namespace ecosim::accel {
 
 /// Per fusion unit per cycle: `spatial` MACs from fusing BitBricks, times `1/passes` for temporal fusion of
-/// operands wider than 8 bits. (8/max(a,2))·(8/max(w,2)) for a, w ≤ 8; each operand of 16 (32) bits takes
-/// 2 (4) passes at 8 bits, so 16×16 bits = 4 cycles per MAC.
+/// operands wider than the unit. A unit of precision range pmax/pmin holds (pmax/pmin)² BitBricks of pmin × pmin
+/// bits; an a × w-bit product takes ⌈a/pmin⌉·⌈w/pmin⌉ of them (an operand narrower than pmin a whole brick's
+/// width): as many products a cycle as fit, or, needing more bricks than the unit has, that many passes. For
+/// BitFusion's 8/2 unit: (8/max(a,2))·(8/max(w,2)) for a, w ≤ 8; 16×16 bits = 4 cycles per MAC.
 struct Fusion {
   std::uint64_t spatial = 1, passes = 1;
 };
-Fusion fusion(unsigned a_bits, unsigned w_bits);
+Fusion fusion(unsigned a_bits, unsigned w_bits, const AccelConfig& c);
 
 /// C[batch][m×n] = A[batch][m×k] · B[batch][k×n]; A streams through the array (a_bits), B is held (w_bits).
 struct GemmShape {
