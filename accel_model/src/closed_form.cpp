@@ -2,8 +2,8 @@
 // pipeline recurrence of pipeline.hpp over each op's tiles, costed class by class (TileRun::visit_classes; the
 // seams of several runs staged from their end tiles) for an op whose tiles compute one after another, stretch by
 // stretch (TileRun::stretches: the recurrence, periods of repetitions skipped) for a run whose tiles may overlap,
-// tile by tile otherwise. It equals the SystemC model with
-// config.prefetch_weights off and is a lower bound of it with prefetch on.
+// tile by tile otherwise. It equals the SystemC model with config.prefetch_weights off; with prefetch on it
+// assumes a prefetch wherever the SystemC model's may fit (prefetch_fits), a lower bound of it.
 #include <algorithm>
 #include <optional>
 #include <vector>
@@ -101,13 +101,48 @@ OpRow closed_form_row(const OpPlan& plan, const AccelConfig& config, bool weight
   return row;
 }
 
+/// A plan's first tile, its last tile and the one before that (none: a single tile).
+struct PlanEnds {
+  TileWork first, last;
+  std::optional<TileWork> before_last;
+};
+PlanEnds plan_ends(const OpPlan& plan) {
+  PlanEnds e;
+  std::optional<TileWork> previous_run_last;
+  for (std::size_t r = 0; r < plan.runs.size(); ++r)
+    plan.runs[r]->visit_classes([&](const TileWork* before, const TileWork& at, const TileWork* after, std::uint64_t) {
+      if (!before && r == 0) e.first = at;
+      if (!after) {
+        e.last = at;
+        e.before_last = before ? std::optional(*before) : previous_run_last;
+      }
+    });
+  return e;
+}
+
+/// Whether the SystemC model may prefetch the next op's first weight tile (of `weight_bits`) during the op
+/// ending with `ends`: its DMA starts the prefetch once it has stored the tile before the last, and only if the
+/// load ends before the last tile computes (systemc_controller.hpp, prefetch). Where it may, the closed form
+/// assumes it does (a lower bound); where it cannot, it does not.
+bool prefetch_fits(const PlanEnds& ends, std::uint64_t weight_bits, const AccelConfig& config) {
+  const std::uint64_t store_before = ends.before_last ? store_cycles(*ends.before_last, config) : 0;
+  return checked_add(store_before, dram_cycles(weight_bits, config)) <= unit_cycles(ends.last);
+}
+
 ReplayResult replay_closed_form(PlanSource& plans, const AccelConfig& config, RowSink* rows,
                                 const ReplayProgress& progress) {
   ReplayResult result = make_result(config, std::string(name(Engine::closed_form)));
   OpPlan plan;
   ReplayWork done;
+  std::optional<PlanEnds> previous;  // the op before's ends, with prefetch on
   for (bool first = true; plans.next(plan); first = false) {
-    const OpRow row = closed_form_row(plan, config, config.prefetch_weights && !first);  // see pipeline.hpp
+    bool prefetched = false;
+    if (config.prefetch_weights) {
+      const PlanEnds ends = plan_ends(plan);
+      prefetched = previous && prefetch_fits(*previous, ends.first.load_bits[std::size_t(Buffer::weights)], config);
+      previous = ends;
+    }
+    const OpRow row = closed_form_row(plan, config, prefetched && !first);  // see pipeline.hpp
     if (rows) rows->row(row);
     result.add(row);
     ++done.ops;

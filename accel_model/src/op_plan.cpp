@@ -8,6 +8,7 @@
 
 #include "ecosim/accel_model/conv_tiling.hpp"
 #include "ecosim/accel_model/memory_model.hpp"
+#include "ecosim/accel_model/pipeline.hpp"
 #include "ecosim/accel_model/tiling.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
@@ -116,17 +117,12 @@ std::uint64_t traffic_bits(const OpCounts& counts, bool read, trace::FloatStorag
   return total;
 }
 
-/// Streams `read_bits` in and `write_bits` out through the inputs/outputs buffers, in as few tiles as fit
-/// half of each, the unit's cycles and energy spread evenly over them.
+/// Streams `read_bits` in and `write_bits` out through the inputs/outputs buffers in `count` tiles, the unit's
+/// cycles and energy spread evenly over them.
 class StreamRun : public IndexedTileRun {
  public:
-  StreamRun(Unit unit, std::uint64_t read_bits, std::uint64_t write_bits, VectorWork work, const AccelConfig& config)
-      : unit_(unit), read_bits_(read_bits), write_bits_(write_bits), work_(work) {
-    const std::uint64_t half_in = config.buffer(Buffer::inputs).half_bits();
-    const std::uint64_t half_out = config.buffer(Buffer::outputs).half_bits();
-    count_ = std::max({std::uint64_t{1}, read_bits / half_in + (read_bits % half_in != 0),
-                       write_bits / half_out + (write_bits % half_out != 0)});
-  }
+  StreamRun(Unit unit, std::uint64_t read_bits, std::uint64_t write_bits, VectorWork work, std::uint64_t count)
+      : unit_(unit), read_bits_(read_bits), write_bits_(write_bits), count_(count), work_(work) {}
   std::uint64_t tile_count() const override { return count_; }
   /// What is read and what is written, each as one row of 1-bit elements.
   std::vector<TensorShape> tensors() const override {
@@ -165,6 +161,39 @@ class StreamRun : public IndexedTileRun {
   std::uint64_t read_bits_, write_bits_, count_;
   VectorWork work_;
 };
+
+/// Most tiles a stream is cut into for overlap (more only where the buffers need them).
+inline constexpr std::uint64_t kMaxStreamTiles = 4096;
+
+/// A stream in the tiles that finish it soonest: at least as many as fit half of each buffer; more (doubling)
+/// while the DMA's transfers, which overlap the unit's work only across tiles, then hide more of it than their
+/// per-transfer latency costs. Ties (tie_window_cycles) go to fewer tiles. So a larger buffer never makes a
+/// stream slower (one tile would load, compute and store in turn).
+std::shared_ptr<StreamRun> stream_run(Unit unit, std::uint64_t read_bits, std::uint64_t write_bits, VectorWork work,
+                                      const AccelConfig& config) {
+  const std::uint64_t half_in = config.buffer(Buffer::inputs).half_bits();
+  const std::uint64_t half_out = config.buffer(Buffer::outputs).half_bits();
+  const std::uint64_t fewest = std::max({std::uint64_t{1}, ceil_div(read_bits, half_in), ceil_div(write_bits, half_out)});
+  const auto cycles = [&](const StreamRun& run) {
+    ClassClock clock(config);
+    run.visit_classes([&](const TileWork* before, const TileWork& at, const TileWork* after, std::uint64_t n) {
+      clock.add(before, at, after, n);
+    });
+    return clock.cycles();
+  };
+  auto best = std::make_shared<StreamRun>(unit, read_bits, write_bits, work, fewest);
+  std::vector<std::pair<std::uint64_t, std::shared_ptr<StreamRun>>> tried{{cycles(*best), best}};
+  const std::uint64_t most = std::max(fewest, std::min({kMaxStreamTiles, std::max(read_bits, write_bits)}));
+  for (std::uint64_t n = fewest * 2; unit != Unit::dma && n <= most; n *= 2) {
+    auto run = std::make_shared<StreamRun>(unit, read_bits, write_bits, work, n);
+    tried.emplace_back(cycles(*run), run);
+  }
+  std::uint64_t fastest = tried.front().first;
+  for (const auto& [c, run] : tried) fastest = std::min(fastest, c);
+  for (const auto& [c, run] : tried)  // in order of tile count: the fewest within the tie window
+    if (c <= tie_window_cycles(fastest)) return run;
+  return best;
+}
 
 /// "array 8×8-bit (pf 1)": the operand precisions and the fusion they run at.
 std::string array_precision(unsigned a_bits, unsigned w_bits, const AccelConfig& c) {
@@ -240,8 +269,8 @@ std::string plan_conv(const OpRecord& op, unsigned a_bits, unsigned w_bits, cons
 std::string plan_vector(const OpRecord& op, const AccelConfig& config, const TechTable& tech,
                         trace::FloatStorage storage, OpPlan& plan) {
   const VectorWork work = vector_work(op.counts, config, tech);
-  plan.runs.push_back(std::make_shared<StreamRun>(Unit::vector, traffic_bits(op.counts, true, storage, config),
-                                                  traffic_bits(op.counts, false, storage, config), work, config));
+  plan.runs.push_back(stream_run(Unit::vector, traffic_bits(op.counts, true, storage, config),
+                                 traffic_bits(op.counts, false, storage, config), work, config));
   return fmt::format("vector unit, {} lanes", config.vector_lanes);
 }
 
@@ -288,9 +317,8 @@ OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& t
     case OpClass::reduce: plan.mapping = plan_vector(op, config, tech, storage, plan); break;
     case OpClass::conv: plan.mapping = plan_conv(op, a, w, config, plan); break;
     case OpClass::memcpy:
-      plan.runs.push_back(std::make_shared<StreamRun>(Unit::dma, traffic_bits(op.counts, true, storage, config),
-                                                      traffic_bits(op.counts, false, storage, config), VectorWork{},
-                                                      config));
+      plan.runs.push_back(stream_run(Unit::dma, traffic_bits(op.counts, true, storage, config),
+                                     traffic_bits(op.counts, false, storage, config), VectorWork{}, config));
       plan.mapping = "DMA only";
       break;
   }

@@ -73,11 +73,7 @@ inline std::uint64_t split(std::uint64_t total, std::uint64_t parts, std::uint64
 }
 
 inline std::vector<TileWork> stream_tiles(Unit unit, std::uint64_t read_bits, std::uint64_t write_bits, VectorWork work,
-                                          const AccelConfig& config) {
-  const std::uint64_t half_in = config.buffer(Buffer::inputs).half_bits();
-  const std::uint64_t half_out = config.buffer(Buffer::outputs).half_bits();
-  const std::uint64_t count = std::max({std::uint64_t{1}, read_bits / half_in + (read_bits % half_in != 0),
-                                        write_bits / half_out + (write_bits % half_out != 0)});
+                                          std::uint64_t count) {
   std::vector<TileWork> tiles;
   for (std::uint64_t i = 0; i < count; ++i) {
     TileWork t;

@@ -78,8 +78,44 @@ TEST_CASE("streamed vector and DMA tiles equal the eager tiles") {
       const bool dma = kind == OpClass::memcpy;
       const std::uint64_t bits = fp32_bits(4 * elements, c);
       const VectorWork work = dma ? VectorWork{} : vector_work(op.counts, c, tech());
-      CHECK(work_of(collect(plan_op(op, c, tech()))) ==
-            eager::stream_tiles(dma ? Unit::dma : Unit::vector, bits, bits, work, c));
+      const OpPlan plan = plan_op(op, c, tech());
+      const std::uint64_t half = std::min(c.buffer(Buffer::inputs).half_bits(), c.buffer(Buffer::outputs).half_bits());
+      const std::uint64_t fewest = std::max<std::uint64_t>(1, (bits + half - 1) / half);
+      CHECK(plan.tile_count() >= fewest);  // at least as many tiles as the buffers need
+      if (dma) CHECK(plan.tile_count() == fewest);  // a copy gains nothing from more transfers
+      CHECK(work_of(collect(plan)) ==
+            eager::stream_tiles(dma ? Unit::dma : Unit::vector, bits, bits, work, plan.tile_count()));
+    }
+  }
+}
+
+TEST_CASE("a stream is cut for overlap: a larger buffer never slows it, nor does cutting it differently") {
+  // 2^20 fp32 elements, an exp each (12 vector cycles): compute-bound; one tile would load, compute and store
+  // in turn (40 % slower than overlapped)
+  OpRecord op = streamed(OpClass::eltwise, 1 << 20);
+  op.counts.add(OpKind::exp, DType::fp32, 1 << 20);
+  AccelConfig c = builtin_config("bitfusion-45nm");
+  std::uint64_t previous = ~std::uint64_t{0};
+  for (std::uint64_t kib : {16, 64, 256, 1024, 4096}) {
+    INFO(kib << " KiB buffers");
+    c.buffers[std::size_t(Buffer::inputs)].bytes = c.buffers[std::size_t(Buffer::outputs)].bytes = kib * 1024;
+    const std::uint64_t cycles = replay_cf({op}, c).total.cycles;
+    CHECK(cycles <= previous);
+    previous = cycles;
+    // no other count of equal tiles that fit is faster, beyond the tie window (the fewest that fit, doubled up to
+    // 4,096, are tried)
+    const OpPlan plan = plan_op(op, c, tech());
+    const VectorWork work = vector_work(op.counts, c, tech());
+    const std::uint64_t bits = fp32_bits(4 << 20, c);
+    for (std::uint64_t n : {plan.tile_count() / 2, plan.tile_count() * 2, std::uint64_t{1}}) {
+      if (n == 0 || (bits + n - 1) / n > std::min(c.buffer(Buffer::inputs).half_bits(),
+                                                   c.buffer(Buffer::outputs).half_bits()))
+        continue;
+      ClassClock clock(c);
+      const std::vector<TileWork> tiles = eager::stream_tiles(Unit::vector, bits, bits, work, n);
+      for (std::size_t i = 0; i < tiles.size(); ++i)
+        clock.add(i ? &tiles[i - 1] : nullptr, tiles[i], i + 1 < tiles.size() ? &tiles[i + 1] : nullptr, 1);
+      CHECK(tie_window_cycles(clock.cycles()) >= cycles);  // fewer tiles win a tie
     }
   }
 }
@@ -106,12 +142,13 @@ TEST_CASE("a version-1 hash op plans as its converted records: two GEMM runs and
   OpCounts rest;
   rest.add(OpKind::mul, DType::fp32, 77).add(OpKind::add, DType::fp32, 5).add(OpKind::exp, DType::fp32, 3);
   const GemmShape distances{g, n, m, d, 8, 8}, projection{g, n, b, m, 8, 8};
-  const std::vector<TileWork> expected = concat(
-      concat(eager::gemm_tiles(distances, choose_tiling(distances, c), c),
-             eager::gemm_tiles(projection, choose_tiling(projection, c), c)),
-      eager::stream_tiles(Unit::vector, fp32_bits(1200, c), fp32_bits(1200, c), vector_work(rest, c, tech()), c));
   const std::vector<OpPlan> plans = plan_all(ops, c);
   REQUIRE(plans.size() == 3);
+  const std::vector<TileWork> expected =
+      concat(concat(eager::gemm_tiles(distances, choose_tiling(distances, c), c),
+                    eager::gemm_tiles(projection, choose_tiling(projection, c), c)),
+             eager::stream_tiles(Unit::vector, fp32_bits(1200, c), fp32_bits(1200, c), vector_work(rest, c, tech()),
+                                 plans[2].tile_count()));
   std::vector<TileWork> tiles;
   for (const OpPlan& p : plans) tiles = concat(tiles, collect(p));
   CHECK(work_of(tiles) == expected);

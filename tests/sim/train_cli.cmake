@@ -214,13 +214,14 @@ foreach(scheme none amp actnn:L3 gact:4 mesa fewbit:2)
   endif()
 endforeach()
 
-# train.csv prints the JSON's numbers exactly (shortest round-trip form, as compare.csv and sweep.csv)
+# train.csv prints the JSON's numbers exactly: the same doubles (the shortest text reading back as one, as compare.csv
+# and sweep.csv; the JSON may print more digits of it)
 ecosim_run(as_json rc train --model resnet18 --scheme none --format json)
 string(JSON json_energy GET "${as_json}" schemes 0 accel_energy_pj)
 ecosim_run(as_csv rc2 train --model resnet18 --scheme none --format csv)
 string(REGEX MATCH "\nnone,[^\n]*" csv_row "${as_csv}")
 string(REPLACE "," ";" csv_fields "${csv_row}")
 list(GET csv_fields 17 csv_energy)
-if(NOT rc EQUAL 0 OR NOT rc2 EQUAL 0 OR NOT csv_energy STREQUAL json_energy)
+if(NOT rc EQUAL 0 OR NOT rc2 EQUAL 0 OR NOT csv_energy EQUAL json_energy)  # the same double
   message(FATAL_ERROR "train --format csv accel_energy_pj ${csv_energy}, JSON ${json_energy}")
 endif()
