@@ -76,6 +76,15 @@ int coordinate(const po::variables_map& vm, const SweepSpec& spec, const MpiSess
                "warning: {} configuration(s) with bank sizes outside the CACTI table, costs extrapolated "
                "(first: {})\n",
                extrapolated, plan.cost_warnings()["first"].get<std::string>());
+  if (spec.engine == accel::Engine::closed_form)
+    for (const SweepAxis& axis : spec.axes)
+      if (axis.key == "memory" || axis.key.starts_with("memory.")) {
+        fmt::print(stderr,
+                   "note: the closed-form engine times a DRAM device's transfers at their lower bound (its peak "
+                   "bandwidth after one access latency; no bank, row or refresh timing): devices differ by "
+                   "bandwidth alone, address mappings not at all — \"engine\": \"systemc\" times them\n");
+        break;
+      }
   folder.create();
   folder.keep();  // checkpoints stay: --resume continues from them
   fmt::print(stderr, "sweep: {} points ({} pruned, {} kept from {}), {} to run on {}, {} engine\n", spec.points(),
