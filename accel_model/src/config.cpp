@@ -193,10 +193,11 @@ AccelConfig parse_config(std::string_view json_text, const std::string& origin) 
   } catch (const Error& e) {
     throw Error(fmt::format("{}: {}", origin, e.what()));
   }
-  // the simple model's timing keys mean nothing to another model: given with one, they would be ignored
-  if (c.memory_bound && user.contains("dram"))
+  // the simple model's timing keys mean nothing to another model: set (away from the defaults a full
+  // configuration repeats) beside one, they would be ignored
+  if (c.memory_bound && user.contains("dram") && user["dram"].is_object())
     for (const char* key : {"bits_per_cycle", "latency_cycles"})
-      if (user["dram"].is_object() && user["dram"].contains(key))
+      if (user["dram"].contains(key) && user["dram"][key] != defaults["dram"][key])
         throw Error(fmt::format("{}: dram.{} times the 'simple' memory model; memory.model '{}' times transfers "
                                 "from its device (remove dram.{}; dram.pj_per_bit applies to every model)",
                                 origin, key, c.memory_bound->name(), key));

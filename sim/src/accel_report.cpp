@@ -1,6 +1,8 @@
 // Accelerator option parsing and printing of replay results, row by row (table, CSV, JSON).
 #include "accel_report.hpp"
 
+#include "csv_number.hpp"
+
 #include <fmt/core.h>
 
 #include "ecosim/ops_counter/error.hpp"
@@ -43,16 +45,20 @@ std::string csv_field(const std::string& s) {
   return quoted + "\"";
 }
 
-std::string row_line(const accel::OpRow& r, double clock_mhz, bool csv) {
+/// One op's row, or a total's (`total`: its kind column left empty — a total is of no one kind).
+std::string row_line(const accel::OpRow& r, double clock_mhz, bool csv, bool total = false) {
   const auto& e = r.energy;
   const double sram = e.sram_pj[0] + e.sram_pj[1] + e.sram_pj[2];
   const double ms = double(r.cycles) / (clock_mhz * 1e3);
-  if (csv)
-    return fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{}\n",
-        csv_field(r.name), name(r.kind), r.tiles, r.macs, r.cycles, ms, r.array_cycles, r.vector_cycles,
-        r.stall_cycles(), r.dram_bits, e.total_pj(), e.array_pj, e.vector_pj, e.sram_pj[0], e.sram_pj[1], e.sram_pj[2],
-        e.dram_pj, sram, e.leakage_pj, csv_field(r.mapping));
+  if (csv) {
+    std::string energies;
+    for (double pj : {e.total_pj(), e.array_pj, e.vector_pj, e.sram_pj[0], e.sram_pj[1], e.sram_pj[2], e.dram_pj, sram,
+                      e.leakage_pj})
+      energies += csv_number(pj) + ",";
+    return fmt::format("{},{},{},{},{},{},{},{},{},{},{}{}\n", csv_field(r.name), total ? "" : name(r.kind), r.tiles,
+                       r.macs, r.cycles, csv_number(ms), r.array_cycles, r.vector_cycles, r.stall_cycles(),
+                       r.dram_bits, energies, csv_field(r.mapping));
+  }
   return fmt::format(
       "{:<34} {:>13} {:>12} {:>10.4f} {:>11} {:>11} {:>11} {:>11.4g} {:>10.3g} {:>10.3g} {:>10.3g} {:>10.3g} "
       "{:>10.3g}\n",
@@ -145,7 +151,7 @@ void ReplayPrinter::finish(const accel::ReplayResult& result) {
     json_->finish(fields);
     return;
   }
-  out_ << row_line(result.total, result.clock_mhz, format_ == Format::csv);
+  out_ << row_line(result.total, result.clock_mhz, format_ == Format::csv, true);
   if (format_ == Format::csv) return;
   out_ << summary_line(result) << area_line(result) << provenance_lines(provenance_);
 }
@@ -169,7 +175,7 @@ void ReplayPrinter::finish(const std::vector<AlternativeResult>& alternatives) {
   for (const AlternativeResult& a : alternatives) {
     accel::OpRow total = a.result.total;
     total.name = csv ? "total" : "total " + a.name;
-    out_ << (csv ? csv_field(a.name) + "," : "") << row_line(total, a.result.clock_mhz, csv);
+    out_ << (csv ? csv_field(a.name) + "," : "") << row_line(total, a.result.clock_mhz, csv, true);
   }
   for (const Ratios& r : ratios) out_ << (csv ? "# ratio " : "") << ratio_line(r);
   if (csv) return;

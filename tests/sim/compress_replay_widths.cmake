@@ -59,7 +59,8 @@ check("fp32 ActNN 2-bit DRAM ratio ${ratio_x1000_fp32}/1000 is not above 10" rat
 math(EXPR twice_fp16 "2 * ${uncompressed_fp16}")
 check("uncompressed fp32 ${uncompressed_fp32} bits, fp16 ${uncompressed_fp16}" uncompressed_fp32 EQUAL twice_fp16)
 
-# Table and CSV: a total per path and their ratio, no row that sums them.
+# Table and CSV: a total per path (its kind column empty: a total is of no one kind) and their ratio, no row that
+# sums them.
 ecosim_run(table rc replay actnn_fp32.jsonl)
 check("replay (table): ${table}" rc EQUAL 0)
 foreach(line "\ntotal uncompressed +0 " "\ntotal compressed +0 " "\nuncompressed / compressed: DRAM bits [0-9.]+×")
@@ -68,7 +69,7 @@ endforeach()
 check("replay (table) prints a summed total:\n${table}" NOT table MATCHES "\ntotal +[0-9]")
 ecosim_run(csv rc replay actnn_fp32.jsonl --format csv)
 check("replay (csv): ${csv}" rc EQUAL 0)
-foreach(line "\nalternative,op,kind," "\nuncompressed,total," "\ncompressed,total,"
+foreach(line "\nalternative,op,kind," "\nuncompressed,total,," "\ncompressed,total,,"
         "\n# ratio uncompressed / compressed: DRAM bits [0-9.]+×")
   check("replay --format csv lacks '${line}':\n${csv}" csv MATCHES "${line}")
 endforeach()

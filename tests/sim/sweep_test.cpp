@@ -309,3 +309,20 @@ TEST_CASE("ecosim sweep: a run killed mid-way resumes to the same CSV as an unin
   REQUIRE(resumed.exit_code == 0);
   CHECK(read(f.path / "part" / "sweep.csv") == expected);
 }
+
+TEST_CASE("ecosim sweep: a closed-form sweep over memory devices notes that it times them at their lower bound",
+          "[sweep][cli]") {
+  Folder f("memory_note");
+  const char* memory = R"({"axes": {"memory": [{"model": "dram", "device": "DDR4-2400", "mapping": "RoBaCoBgCh"},
+      {"model": "dram", "device": "DDR4-2400", "mapping": "RoCoBaCh"}]},
+      "workloads": [{"layer": {"seq": 16, "dim": 16}}], "variants": [{"name": "msa"}]})";
+  std::ofstream(f.path / "memory.json") << memory;
+  std::ofstream(f.path / "memory_systemc.json") << std::string(memory).insert(1, R"("engine": "systemc", )");
+  const ChildOutcome closed = run_ecosim({"sweep", "memory.json", "--out", "a"}, f.path, kAddressSpaceBytes, kSeconds);
+  CHECK(closed.exit_code == 0);
+  CHECK_THAT(closed.stderr_text, Catch::Contains("closed-form engine times a DRAM device's transfers at their lower"));
+  const ChildOutcome systemc =
+      run_ecosim({"sweep", "memory_systemc.json", "--out", "b"}, f.path, kAddressSpaceBytes, kSeconds);
+  CHECK(systemc.exit_code == 0);
+  CHECK_THAT(systemc.stderr_text, !Catch::Contains("lower bound"));
+}
