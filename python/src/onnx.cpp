@@ -2,6 +2,7 @@
 // and counted as `ecosim count --onnx` counts a file: its attention blocks kept or swapped for a variant.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "bindings.hpp"
 #include "ecosim/ops_counter/energy.hpp"
+#include "ecosim/ops_counter/model_zoo.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/onnx_model.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
@@ -54,10 +56,18 @@ py::dict counts(const OpCounts& c, const TechTable& tech) {
 
 py::dict count_onnx(const py::bytes& data, const std::string& origin, const std::optional<std::string>& attention,
                     const std::map<std::string, std::int64_t>& parameters, const std::string& convention_name,
-                    bool strict, bool per_layer) {
+                    bool strict, bool per_layer, const std::string& rules, const std::string& scope) {
   OnnxImportOptions options;
   options.strict = strict;
   const Convention convention = parse_convention(convention_name);
+  if (rules != "mmcv" && rules != "fvcore") throw Error("rules must be 'mmcv' or 'fvcore', got '" + rules + "'");
+  if (rules == "fvcore" && convention != Convention::paper)
+    throw Error("rules 'fvcore' counts MACs: it needs convention 'paper'");
+  if (scope != "model" && scope != "attention") throw Error("scope must be 'model' or 'attention', got '" + scope + "'");
+  for (const auto& [key, value] : parameters)  // a misspelt option is not taken for a variant's parameter
+    if (std::none_of(kVariantParameters.begin(), kVariantParameters.end(),
+                     [&](const VariantParameter& p) { return p.name == key; }))
+      throw Error("unknown option or attention parameter '" + key + "'");
   const OnnxModel model = parse_onnx(std::string_view(data), origin, options);
   std::optional<AttentionConfig> swap;
   if (attention && *attention != "native") swap = swap_config(*attention, parameters);
@@ -65,7 +75,10 @@ py::dict count_onnx(const py::bytes& data, const std::string& origin, const std:
   const TechTable tech = TechTable::builtin_45nm();
   OpCounts total;
   py::list layers;
-  for (const Layer& layer : onnx_layers(model, swap)) {
+  std::vector<Layer> counted = onnx_layers(model, swap);
+  if (rules == "fvcore") counted = fvcore_layers(counted);
+  if (scope == "attention") std::erase_if(counted, [](const Layer& l) { return !is_attention(l); });
+  for (const Layer& layer : counted) {
     OpCounter counter;
     emit(layer, convention, counter);
     total += counter.total();
@@ -92,6 +105,8 @@ py::dict count_onnx(const py::bytes& data, const std::string& origin, const std:
   report["unknown_ops"] = model.unknown_ops;
   report["unmatched_attention"] = model.unmatched_attention;
   report["convention"] = std::string(name(convention));
+  report["rules"] = rules;
+  report["scope"] = scope;
   report["tech_table"] = tech.name();
   if (per_layer) report["layers"] = layers;
   return report;
@@ -103,7 +118,7 @@ void bind_onnx(py::module_& m) {
   m.def("onnx_supported", &onnx_supported, "True when ecosim was built with ONNX import (ECOSIM_ONNX).");
   m.def("count_onnx", &count_onnx, py::arg("data"), py::arg("origin"), py::arg("attention") = std::nullopt,
         py::arg("parameters") = std::map<std::string, std::int64_t>{}, py::arg("convention") = "paper",
-        py::arg("strict") = false, py::arg("per_layer") = false,
+        py::arg("strict") = false, py::arg("per_layer") = false, py::arg("rules") = "mmcv", py::arg("scope") = "model",
         "Counts the ONNX model serialised in `data` as `ecosim count --onnx` does (its totals, the attention "
         "blocks found, the op types not counted); `attention` swaps every block for a variant.");
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """ecosim.torch.count against `ecosim count --onnx` (issue 23): a torchvision-style ResNet (basic blocks, 3×32×32)
 and a ViT exported in memory and counted through the ONNX importer give the same muls, adds, energy and bytes as
-the command line counting the same export written to a file, with the export's own attention and with every
-block swapped for EcoFormer (and the per-layer rows agree too); the ViT's attention blocks are all found, and
+the command line counting the same export written to a file, with the export's own attention, with every
+block swapped for EcoFormer, under fvcore's rules and over the attention blocks alone (and the per-layer rows
+agree too); keywords neither options nor integer parameters raise ecosim.Error; the ViT's attention blocks are all found, and
 nn.MultiheadAttention's; an export torch refuses raises ecosim.Error.
 Exits 77 (skipped) without torch or without ONNX support.
 
@@ -61,7 +62,9 @@ def main():
     cases = [("resnet", resnet, torch.randn(1, 3, 32, 32), {}, []),
              ("vit", vit, torch.randn(2, 1, 8, 8), {}, []),
              ("vit_ecoformer", vit, torch.randn(2, 1, 8, 8), {"attention": "ecoformer", "bits": 8, "support": 8},
-              ["--attention", "ecoformer", "--bits", "8", "--support", "8"])]
+              ["--attention", "ecoformer", "--bits", "8", "--support", "8"]),
+             ("vit_fvcore", vit, torch.randn(2, 1, 8, 8), {"rules": "fvcore"}, ["--rules", "fvcore"]),
+             ("vit_attention_scope", vit, torch.randn(2, 1, 8, 8), {"scope": "attention"}, ["--scope", "attention"])]
     failures = 0
     for name, model, x, options, args in cases:
         path = workdir / f"{name}.onnx"
@@ -87,6 +90,16 @@ def main():
         ok = "features" in str(e)
     failures += not ok
     print(f"{'ok  ' if ok else 'FAIL'} a parameter the variant does not read raises ecosim.Error")
+    # a keyword that is no option nor parameter, or a parameter that is not an integer: ecosim.Error naming it
+    for keywords, named in (({"batch": 4}, "batch"), ({"attention": "performer", "features": True}, "features"),
+                            ({"rules": "flops"}, "rules")):
+        try:
+            ecosim.torch.count(vit, torch.randn(2, 1, 8, 8), **keywords)
+            ok = False
+        except ecosim.Error as e:
+            ok = named in str(e)
+        failures += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} count(..., {keywords}) raises ecosim.Error naming '{named}'")
     # nn.MultiheadAttention exports (gradients on: its inference fast path has no ONNX form) and its block is found,
     # 4 heads of 8 over 11 tokens: scores and context B·H·N²·d multiplications each, softmax one a score (the scale
     # is applied to q before the block)

@@ -30,15 +30,22 @@ def export(model, example_inputs):
 
 
 def count(model, example_inputs, attention=None, convention="paper", per_layer=False, strict=False, save_onnx=None,
-          **parameters):
+          rules="mmcv", scope="model", **parameters):
     """The ops and 45 nm energy of model(*example_inputs): muls, adds, energy_pj, bytes_read, bytes_written,
     attention_blocks (nodes and shapes), unknown_ops (op types counted as zero), unmatched_attention (attention
     softmax nodes in no found block), and `layers` with per_layer.
-    attention: a variant ("ecoformer", "performer", ...) replacing every block, parameters as keywords
-    (bits=8, features=128); None or "native" keeps the export's own attention. save_onnx: also write the
-    export there (to count it with the command line)."""
+    attention: a variant ("ecoformer", "performer", ...) replacing every block, parameters as integer keywords
+    (bits=8, features=128); None or "native" keeps the export's own attention. rules "fvcore" (convention
+    "paper") counts conv, linear and matmul MACs only; scope "attention" the attention blocks only, as the
+    command line's --rules and --scope. save_onnx: also write the export there (to count it with the command
+    line). A keyword that is neither an option nor an attention parameter, or a parameter that is not an
+    integer, is an ecosim.Error."""
+    for key, value in parameters.items():
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise _ecosim.Error(f"count: {key}={value!r}: an attention parameter is an integer "
+                                "(options: attention, convention, per_layer, strict, save_onnx, rules, scope)")
     data = export(model, example_inputs)
     if save_onnx is not None:
         Path(save_onnx).write_bytes(data)
     origin = f"{type(model).__name__} (in-memory export)"
-    return _ecosim.count_onnx(data, origin, attention, parameters, convention, strict, per_layer)
+    return _ecosim.count_onnx(data, origin, attention, parameters, convention, strict, per_layer, rules, scope)
