@@ -23,9 +23,8 @@ std::vector<Layer> build_encoder(const ModelEntry& e, const ModelOptions& o) {
   // The token lookup is memory only (no layer): its table, and the position table (one row per position of the
   // model's own length), ride on the position add; BERT's two token-type rows on theirs.
   const std::uint64_t vocab = e.uint("vocab_size");
-  std::vector<Layer> layers{{.name = "embed.position",
-                             .op = ResidualAdd{elements},
-                             .table_parameters = checked_mul(checked_add(vocab, e.uint("seq_len")), c)}};
+  std::vector<Layer> layers{
+      {.name = "embed.position", .op = ResidualAdd{elements}, .table_parameters = token_and_position_tables(e, c)}};
   if (e.flag("token_type_embedding"))
     layers.push_back({.name = "embed.token_type", .op = ResidualAdd{elements}, .table_parameters = checked_mul(2, c)});
   if (e.flag("embedding_norm")) layers.push_back({"embed.norm", LayerNorm{rows, c}});

@@ -1,6 +1,7 @@
 // The input of a zoo model: an image side for image families, a token count for sequence families (each
 // refuses the other's option), and the convolutions that read the image grid (patch embedding, depthwise 3×3).
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/checked.hpp"
 #include "model_entry.hpp"
 
 namespace ecosim::detail {
@@ -42,6 +43,10 @@ std::uint64_t sequence_length(const ModelEntry& e, const ModelOptions& o) {
   if (o.resolution)
     throw Error("model '" + e.model() + "' takes a sequence: a resolution does not apply (give a sequence length)");
   return o.seq_len ? o.seq_len : e.uint("seq_len");
+}
+
+std::uint64_t token_and_position_tables(const ModelEntry& e, std::uint64_t width) {
+  return checked_mul(checked_add(e.uint("vocab_size"), e.uint("seq_len")), width);
 }
 
 }  // namespace ecosim::detail

@@ -175,6 +175,12 @@ TEST_CASE("the new zoo entries: torchvision's published GMACs (conv + linear mul
   // parameters as torchvision counts them
   CHECK(training_step(zoo_model("resnet50", 1), Optimizer::sgd, Convention::exact).parameters == 25557032);
   CHECK(training_step(zoo_model("vgg16", 1), Optimizer::sgd, Convention::exact).parameters == 138357544);
+  // LRA text (Nyströmformer's settings): token table 512·64 and position table 4096·64; per layer two
+  // LayerNorms (2·64 each), q, k, v, o Linear(64, 64) with biases, FFN 64→128→64 with biases; the final
+  // LayerNorm; the classifier Linear(64, 128) and Linear(128, 2)
+  const std::uint64_t lra_layer = 2 * 128 + 4 * (64 * 64 + 64) + (64 * 128 + 128) + (128 * 64 + 64);
+  CHECK(training_step(zoo_model("lra_text", 1), Optimizer::sgd, Convention::exact).parameters ==
+        (512 + 4096) * 64 + 2 * lra_layer + 128 + (64 * 128 + 128) + (128 * 2 + 2));
 }
 
 TEST_CASE("refused: unmodelled layer kinds and variants, unknown inputs, 64-bit overflow") {
