@@ -208,7 +208,10 @@ struct BackwardEmitter {
 
   void operator()(const DataMovement& d) const {  // the gradient moved back, no arithmetic
     (void)layer_tensors(layer);
-    record(ops::memcpy("grad_input", 1, 1, d.elements, DType::fp32), {});
+    if (d.saved_indices)  // a table lookup: each gathered row's gradient added into the table's (a scatter-add)
+      record(ops::eltwise("grad_table", "scatter_add", 1, 1, d.elements, DType::fp32, {.add = 1}), {});
+    else
+      record(ops::memcpy("grad_input", 1, 1, d.elements, DType::fp32), {});
   }
   void operator()(const ConvTranspose2d&) const { (void)layer_tensors(layer); }
   void operator()(const RmsNorm&) const { (void)layer_tensors(layer); }

@@ -172,10 +172,12 @@ struct TensorRules {
   }
 
   /// Copies and selections (Transpose, Concat, Slice, Split, Gather by constant indices, Expand, Pad, Cast,
-  /// Tile) keep nothing: their backward needs shapes only.
+  /// Tile) keep nothing: their backward needs shapes only; a table lookup (nn.Embedding) keeps its indices, the
+  /// layer's other operand (int64).
   LayerTensors operator()(const DataMovement& d) const {
     if (d.func == "Where") refuse("data movement Where");
     LayerTensors t = pointwise(d.elements, d.elements, {});
+    if (d.saved_indices) t.saves.push_back({Save::Of::other, "indices", d.saved_indices, kInt64});
     t.view = d.view;
     return t;
   }

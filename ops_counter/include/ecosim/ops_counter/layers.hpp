@@ -139,6 +139,9 @@ struct DataMovement {
   /// PyTorch computes it as a view of its input (transpose, slicing, split, expand, indexing an activation):
   /// whatever saves its output keeps the input's storage (the training step's aliasing); counting ignores it.
   bool view = false;
+  /// A lookup in a weight table by activation indices (nn.Embedding's Gather): the indices, which autograd keeps
+  /// (int64) for the table's gradient, a scatter-add; 0: none. Counting ignores it.
+  std::uint64_t saved_indices = 0;
 };
 
 /// A transposed 2-D convolution as a GEMM of every input pixel with the (C_out/groups)·kernel² weights of its
