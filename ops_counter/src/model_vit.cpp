@@ -34,7 +34,8 @@ std::vector<Layer> build_vit(const ModelEntry& e, const ModelOptions& o) {
         {.attention = block_attention(block_options(o, native, b), false, n, heads, head_width(e, c, heads), c, {})});
   layers.push_back({"norm", LayerNorm{rows, c}});
   layers.push_back({"head", Linear{o.batch, c, classes}});
-  if (distilled) layers.push_back({"head_dist", Linear{o.batch, c, classes}});
+  if (distilled)  // on the distillation token of the final norm's output, beside the head
+    layers.push_back({.name = "head_dist", .op = Linear{o.batch, c, classes}, .input = "norm"});
   return layers;
 }
 

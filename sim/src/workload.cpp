@@ -115,6 +115,12 @@ void reject_given(const po::variables_map& vm, std::initializer_list<std::string
       throw Error(fmt::format("--{} does not apply here: it is for {}", key, applies_to));
 }
 
+void reject_model_layout_options(const po::variables_map& vm) {
+  reject_given(vm, {"window", "sr-ratio", "grid-height"},
+               "--layer attention or --onnx (a zoo model's windows, reduction ratios and token grids are its own, "
+               "stage by stage)");
+}
+
 std::uint64_t positive(const po::variables_map& vm, const std::string& key) {
   const std::int64_t v = vm[key].as<std::int64_t>();
   if (v <= 0) throw Error("--" + key + " must be a positive integer, got " + std::to_string(v));
@@ -153,6 +159,7 @@ Workload parse_workload(const po::variables_map& vm) {
   } else if (vm.count("model") || vm.count("hf-config")) {
     reject_given(vm, {"rules"}, "--onnx");
     reject_given(vm, {"heads", "dim", "no-proj"}, "--layer attention (a model's shapes are its own)");
+    reject_model_layout_options(vm);
     if (!vm.count("phase")) reject_given(vm, {"seq"}, "--layer attention, or --phase prefill");
     if (vm.count("hf-config")) reject_given(vm, {"model-file"}, "--model");
     w.model_options.attention = a;

@@ -70,6 +70,8 @@ Workload parse_workload(const po::variables_map& vm);
 /// `applies_to` only.
 void reject_given(const po::variables_map& vm, std::initializer_list<std::string_view> keys,
                   std::string_view applies_to);
+/// --window, --sr-ratio and --grid-height with a zoo model: refused (its lsa and sra blocks take the model's own).
+void reject_model_layout_options(const po::variables_map& vm);
 
 /// A strictly positive integer option (parsed signed, so "-3" is rejected rather than wrapped).
 std::uint64_t positive(const po::variables_map& vm, const std::string& key);

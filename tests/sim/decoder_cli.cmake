@@ -67,7 +67,11 @@ foreach(case
     "count --layer attention --seq 8 --phase decode|--phase does not apply here"
     "compare --model llama3_8b --phase decode --context 8 --weight-dtype int4|--weight-dtype does not apply here"
     "compare --model llama3_8b --phase decode --context 8 --kv-dtype int8|--kv-dtype does not apply here"
-    "crossover --model llama3_8b --contexts 8,16 --weight-dtype int4|unrecognised option '--weight-dtype'")
+    "crossover --model llama3_8b --contexts 8,16 --weight-dtype int4|unrecognised option '--weight-dtype'"
+    # (a zoo model's windows and reduction ratios are its own: given, they would be ignored)
+    "count --model swin_tiny --attention lsa --window 12|--window does not apply here"
+    "count --model twins_svt_s --attention lsa --grid-height 8|--grid-height does not apply here"
+    "compare --model pvt_v2_b0 --variants sra --sr-ratio 2|--sr-ratio does not apply here")
   string(REPLACE "|" ";" parts "${case}")
   list(GET parts 0 command)
   list(GET parts 1 expected)

@@ -100,6 +100,9 @@ TEST_CASE("sweep spec: bad specs are errors naming the problem", "[sweep]") {
   CHECK_THAT(error_of(R"({"workloads": [{"layer": {"seq": 16}}], "variants": [{"name": "ecoformer", "bits": 65}]})"),
              Catch::Contains("bits"));
   CHECK_THAT(error_of(R"({"workloads": [], "variants": [{"name": "msa"}]})"), Catch::Contains("workloads"));
+  // a zoo model's windows are its own: a variant's window there would be ignored
+  CHECK_THAT(error_of(R"({"workloads": [{"model": "swin_tiny"}], "variants": [{"name": "lsa", "window": [7, 12]}]})"),
+             Catch::Contains("variants[0]: window does not apply to a zoo model's workload"));
   // A misspelled key is refused with its dotted path and the key it misspells, at every level of the spec.
   CHECK(error_of(R"({"constraint": {"max_area_mm2": 1})" + tail) ==
         "test.json: constraint: unknown key (did you mean 'constraints'?)");

@@ -300,6 +300,7 @@ int compare(const Args& args) {
   ModelOptions phase;  // a decoder's phase (--seq given: its prefill length)
   if (!model.empty()) {
     reject_given(vm, {"dim", "heads", "device"}, "the single-layer comparison (without --model)");
+    reject_model_layout_options(vm);
     reject_given(vm, {"kv-dtype", "weight-dtype"},
                  "count and trace of a decoder (their kv_cache_bytes, kv_read_bytes and weight_read_bytes); compare "
                  "costs every operand at the hardware's own precision");
