@@ -103,10 +103,9 @@ Form fewbit_form(const SavedTensor& s, const Activation& a, unsigned bits) {
 
 bool floating(const SavedTensor& s) { return s.dtype == "fp32"; }
 
-/// The network's input when it is data — the images its first convolution takes — rather than the output of a
-/// learned lookup (a token model's embeddings): it requires no gradient.
+/// The network's input when it is data (reads_input_data): it requires no gradient.
 bool input_data(const SavedTensor& s, const std::vector<Layer>& layers) {
-  return s.producer == SavedTensor::kNetworkInput && std::holds_alternative<Conv2d>(layers[s.first_saver].op);
+  return s.producer == SavedTensor::kNetworkInput && reads_input_data(layers, s.first_saver);
 }
 
 /// A 0/1 tensor packed one bit an element (ActNN's ReLU, GACT's dropout masks), in Few-Bit's 1-bit layout.

@@ -45,6 +45,7 @@ struct BackwardEmitter {
   const Layer& layer;
   Convention convention;
   OpSink& sink;
+  bool input_gradient;  // false: the layer reads data (its input requires no gradient, none is computed)
 
   void record(OpRecord r, const OpCounts& paper) const {
     sink.record(ops::in_convention(ops::prefixed(std::move(r), layer.name + ".backward"), convention, paper));
@@ -57,7 +58,7 @@ struct BackwardEmitter {
   void single(OpRecord r) const { record(std::move(r), forward_paper(layer)); }
 
   void linear(const std::string& prefix, const Linear& l) const {
-    gemm(prefix + "grad_input", {.m = l.tokens, .n = l.in, .k = l.out, .b_shared = true});  // dY·Wᵀ
+    if (input_gradient) gemm(prefix + "grad_input", {.m = l.tokens, .n = l.in, .k = l.out, .b_shared = true});  // dY·Wᵀ
     gemm(prefix + "grad_weight", {.m = l.in, .n = l.out, .k = l.tokens});                   // Xᵀ·dY
     if (l.bias)
       record(ops::reduce(prefix + "grad_bias", "sum", 1, l.out, l.tokens, DType::fp32, ops::sum_row(l.tokens), 1), {});
@@ -84,7 +85,7 @@ struct BackwardEmitter {
       explicit Prefixed(const BackwardEmitter& x) : e(x) {}
       void record(const OpRecord& r) override { e.sink.record(ops::prefixed(r, e.layer.name + ".backward")); }
     } prefixed(*this);
-    emit({"grad_input", grad_input}, convention, prefixed);
+    if (input_gradient) emit({"grad_input", grad_input}, convention, prefixed);
     // dW: per group, dY (C_out/g × pixels) times the input patches (pixels × (C_in/g)·k²)
     gemm("grad_weight",
          {.batch = g, .m = c.out_ch / g, .n = checked_product({c.in_ch / g, c.kernel, c.kernel}), .k = pixels});
@@ -220,8 +221,8 @@ struct BackwardEmitter {
 
 }  // namespace
 
-void emit_backward(const Layer& layer, Convention convention, OpSink& sink) {
-  std::visit(BackwardEmitter{layer, convention, sink}, layer.op);
+void emit_backward(const Layer& layer, Convention convention, OpSink& sink, bool input_gradient) {
+  std::visit(BackwardEmitter{layer, convention, sink, input_gradient}, layer.op);
 }
 
 }  // namespace ecosim::training

@@ -57,8 +57,9 @@ void emit_training_forward(const Layer& layer, Convention convention, OpSink& si
 /// The distinct tensors saved by `layers`, whose rules are `tensors` (one per layer).
 std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const std::vector<LayerTensors>& tensors);
 
-/// The backward records of `layer` ("<layer>.backward.<part>"): gradients of its input and of its parameters.
-void emit_backward(const Layer& layer, Convention convention, OpSink& sink);
+/// The backward records of `layer` ("<layer>.backward.<part>"): gradients of its input (unless not
+/// `input_gradient`: a layer reading data, reads_input_data) and of its parameters.
+void emit_backward(const Layer& layer, Convention convention, OpSink& sink, bool input_gradient = true);
 
 /// The optimizer's update of `parameters` parameters ("optimizer.<name>"), the same in both conventions (mmcv
 /// has no rule for it), and its state bytes per parameter.

@@ -63,6 +63,11 @@ void emit_training_forward(const Layer& layer, Convention convention, OpSink& si
 
 }  // namespace training
 
+bool reads_input_data(const std::vector<Layer>& layers, std::size_t i) {
+  const bool network_input = (i == 0 && layers[0].input.empty()) || is_network_input_name(layers[i].input);
+  return network_input && std::holds_alternative<Conv2d>(layers[i].op);
+}
+
 TrainingStep training_step(const std::vector<Layer>& layers, Optimizer optimizer, Convention convention) {
   if (layers.empty()) throw Error("training step: the model has no layers");
   TrainingStep step;
@@ -73,8 +78,10 @@ TrainingStep training_step(const std::vector<Layer>& layers, Optimizer optimizer
   training::RecordList forward(step.forward), backward(step.backward);
   for (const Layer& layer : layers)
     training::naming_layer(layer, [&] { training::emit_training_forward(layer, convention, forward); });
-  for (auto layer = layers.rbegin(); layer != layers.rend(); ++layer)
-    training::naming_layer(*layer, [&] { training::emit_backward(*layer, convention, backward); });
+  for (std::size_t i = layers.size(); i-- > 0;)
+    training::naming_layer(layers[i], [&] {
+      training::emit_backward(layers[i], convention, backward, !reads_input_data(layers, i));
+    });
 
   std::uint64_t buffers = 0;
   for (std::size_t i = 0; i < layers.size(); ++i) {

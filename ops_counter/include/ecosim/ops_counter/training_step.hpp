@@ -60,6 +60,11 @@ struct TrainingStep {
 /// that overflows 64 bits.
 TrainingStep training_step(const std::vector<Layer>& layers, Optimizer optimizer, Convention convention);
 
+/// Whether layer i of `layers` reads the network's input as data — the images its convolution takes (a token
+/// model's first tensor is a learned lookup's output) — which requires no gradient: autograd computes none for
+/// it, and GACT's quantizer leaves it as saved.
+bool reads_input_data(const std::vector<Layer>& layers, std::size_t i);
+
 /// The distinct tensors `layers` save for backward (the SavedTensor list of training_step).
 std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers);
 
