@@ -5,6 +5,7 @@
 #include "decode_states.hpp"
 
 #include <cmath>
+#include <optional>
 
 #include "ecosim/kernels/gpu.hpp"
 #include "ecosim/kernels/timing.hpp"
@@ -96,35 +97,51 @@ class PerformerState final : public GroupState {
         k_sum_(groups_, Eigen::RowVectorXf::Zero(static_cast<Eigen::Index>(f_))) {}
   std::uint64_t bytes() const override { return kv_.size() * (f_ * d_ + f_) * sizeof(float); }
   std::map<std::string, std::vector<double>> arrays() const override {
-    std::vector<double> kv, k_sum;
+    std::vector<double> kv, k_sum, stabiliser;
     for (std::size_t g = 0; g < kv_.size(); ++g) {
       kv.insert(kv.end(), kv_[g].data(), kv_[g].data() + kv_[g].size());
       k_sum.insert(k_sum.end(), k_sum_[g].data(), k_sum_[g].data() + k_sum_[g].size());
+      stabiliser.push_back(stabiliser_[g].value_or(-INFINITY));
     }
-    return {{"kv", kv}, {"k_sum", k_sum}};
+    return {{"kv", kv}, {"k_sum", k_sum}, {"stabiliser", stabiliser}};
+  }
+
+  /// The keys' stabiliser (performer_features.hpp) is fixed by the first keys folded in — the prompt's largest
+  /// exponent, else the first step's — and kept: the state's sums are at that scale.
+  void add(const AttentionInputs& prompt) override {
+    const std::uint64_t n = prompt.k.seq;
+    for (std::uint64_t g = 0; g < groups_ && n > 0; ++g)
+      if (!stabiliser_[g]) stabiliser_[g] = exponents(&prompt.k.data[g * n * d_], n).maxCoeff();
+    GroupState::add(prompt);
   }
 
  private:
   void add_token(std::uint64_t g, const float*, const float* k, const float* v) override {
-    const RowMatrix phi_k = features(k);
+    const RowMatrix e = exponents(k, 1);
+    if (!stabiliser_[g]) stabiliser_[g] = e.maxCoeff();
+    const RowMatrix phi_k = key_features(e, *stabiliser_[g], scales_.feature);
     kv_[g].noalias() += phi_k.row(0).transpose() * row(v);
     k_sum_[g] += phi_k.row(0);
   }
   void read_query(std::uint64_t g, const float* q, float* out) const override {
-    const RowMatrix phi_q = features(q);
+    const RowMatrix phi_q = query_features(row(q), omega(), scales_);
     Eigen::Map<Eigen::RowVectorXf>(out, static_cast<Eigen::Index>(d_)) =
-        (phi_q.row(0) * kv_[g]) / phi_q.row(0).dot(k_sum_[g]);
+        (phi_q.row(0) * kv_[g]) * performer_row_scale(phi_q.row(0).dot(k_sum_[g]));
   }
   ConstMatrixMap row(const float* x) const { return ConstMatrixMap(x, 1, static_cast<Eigen::Index>(d_)); }
-  RowMatrix features(const float* x) const {
-    const ConstMatrixMap omega(omega_.data(), static_cast<Eigen::Index>(f_), static_cast<Eigen::Index>(d_));
-    return positive_features(row(x), omega, scales_.input, scales_.feature);
+  ConstMatrixMap omega() const {
+    return ConstMatrixMap(omega_.data(), static_cast<Eigen::Index>(f_), static_cast<Eigen::Index>(d_));
+  }
+  RowMatrix exponents(const float* x, std::uint64_t rows) const {
+    return feature_exponents(ConstMatrixMap(x, static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(d_)),
+                             omega(), scales_.input);
   }
   std::uint64_t f_;
   std::vector<float> omega_;
   FeatureScales scales_;
   std::vector<RowMatrix> kv_;
   std::vector<Eigen::RowVectorXf> k_sum_;
+  std::vector<std::optional<float>> stabiliser_ = std::vector<std::optional<float>>(groups_);
 };
 
 /// The EcoFormer family: M = Σ h_j v_jᵀ (b×d), s = Σ h_j (b; Sum: int64 for ±1 codes, float for real ones),

@@ -1,10 +1,12 @@
 // CUDA Performer FAVOR+: per-row ‖x̃‖²/2, ωᵀx̃ by the shared batched GEMM (ω drawn on the host), the positive
-// features exp(ωᵀx̃ − ‖x̃‖²/2)/√F in place, then φ(K)ᵀV, Σ_j φ(k_j), numerator, denominator and division.
+// features exp(ωᵀx̃ − ‖x̃‖²/2 − m)/√F in place (m the stabiliser of performer_features.hpp: a query row's largest
+// exponent, a group's keys' largest), then φ(K)ᵀV, Σ_j φ(k_j), numerator, denominator and division.
 // Causal (config.causal): the prefix sums of the CPU reference in chunks of kCausalChunk tokens — each chunk's
 // φ(K)ᵀV and Σφ(k) summed over the chunks before it (an exclusive scan over chunks), and within the chunk the
 // scores φ(Q)φ(K)ᵀ masked above the diagonal; the sequence is padded to whole chunks with zero rows, which come
 // after every real query and so never enter its sums. Decoding (performer_decode_state_cuda): S = Σφ(k)vᵀ and
 // z = Σφ(k) on the device, each step folding in its token and reading its query.
+#include <cfloat>
 #include <cmath>
 #include <memory>
 
@@ -33,10 +35,40 @@ __global__ void half_squared_norms(const float* x, float* half_sq_norm, long lon
   half_sq_norm[r] = sum * 0.5f;
 }
 
-__global__ void positive_features(float* projected, const float* half_sq_norm, long long rows, long long f,
-                                  float feature_scale) {
+/// The exponents ωᵀx̃ − ‖x̃‖²/2 in place, and each row's largest.
+__global__ void exponents_and_row_maxima(float* projected, const float* half_sq_norm, float* row_max, long long rows,
+                                         long long f) {
+  const long long r = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (r >= rows) return;
+  float* e = projected + r * f;
+  float largest = -INFINITY;
+  for (long long c = 0; c < f; ++c) {
+    e[c] -= half_sq_norm[r];
+    largest = fmaxf(largest, e[c]);
+  }
+  row_max[r] = largest;
+}
+
+/// The largest of each group's first `valid` row maxima (groups of `rows` rows: the rest are padding).
+__global__ void group_maxima(const float* row_max, float* group_max, long long groups, long long rows, long long valid) {
+  const long long g = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (g >= groups) return;
+  float largest = -INFINITY;
+  for (long long r = 0; r < valid; ++r) largest = fmaxf(largest, row_max[g * rows + r]);
+  group_max[g] = largest;
+}
+
+/// A decode state's stabilisers, each fixed by the first keys folded in: `candidate` where none is set yet.
+__global__ void keep_first(float* stabiliser, const float* candidate, long long groups) {
+  const long long g = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (g < groups && stabiliser[g] == -INFINITY) stabiliser[g] = candidate[g];
+}
+
+/// φ = exp(e − m)·feature_scale in place, m one stabiliser per `rows_per_stabiliser` rows.
+__global__ void positive_features(float* exponents, const float* stabiliser, long long rows, long long f,
+                                  long long rows_per_stabiliser, float feature_scale) {
   const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < rows * f) projected[i] = expf(projected[i] - half_sq_norm[i / f]) * feature_scale;
+  if (i < rows * f) exponents[i] = expf(exponents[i] - stabiliser[i / f / rows_per_stabiliser]) * feature_scale;
 }
 
 __global__ void column_sums(const float* x, float* sums, long long groups, long long rows, long long cols) {
@@ -48,10 +80,13 @@ __global__ void column_sums(const float* x, float* sums, long long groups, long 
   sums[i] = sum;
 }
 
+/// performer_row_scale on the device: 1 / denominator, NaN below fp32's smallest normal number.
+__device__ float row_scale(float denominator) { return denominator >= FLT_MIN ? 1.0f / denominator : nanf(""); }
+
 __global__ void divide_rows(const float* numerator, const float* denominator, float* out, long long rows, int d) {
   const long long r = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (r >= rows) return;
-  const float inverse = 1.0f / denominator[r];
+  const float inverse = row_scale(denominator[r]);
   for (int c = 0; c < d; ++c) out[r * d + c] = numerator[r * d + c] * inverse;
 }
 
@@ -84,33 +119,62 @@ __global__ void combine_causal(const float* within, const float* before, const f
   const long long r = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (r >= g * n) return;
   const long long p = r / n * padded_n + r % n;  // the row in the padded layout
-  const float inverse = 1.0f / (within_sum[p] + before_sum[p]);
+  const float inverse = row_scale(within_sum[p] + before_sum[p]);
   for (int c = 0; c < d; ++c) out[r * d + c] = (within[p * d + c] + before[p * d + c]) * inverse;
 }
 
 long long ll(std::uint64_t x) { return static_cast<long long>(x); }
 
+/// The device scratch of featurising g groups of n rows of width d.
+struct FeatureScratch {
+  FeatureScratch(std::uint64_t g, std::uint64_t n, std::uint64_t d)
+      : scaled(g * n * d), half_sq_norm(g * n), row_max(g * n), group_max(g) {}
+  cuda::DeviceBuffer<float> scaled, half_sq_norm, row_max, group_max;
+};
+
+/// Queries take their rows' stabilisers; keys their group's, over its first `valid_rows` rows (the rest padding),
+/// or — a decode state (`fixed`, per group) — the one fixed by the first keys folded in.
+enum class Stabiliser { per_row, per_group };
+
 /// φ(x) for the g·n rows of x into phi (g·n·F).
-void features(const float* x, float* scratch, float* half_sq_norm, const cuda::DeviceBuffer<float>& omega, float* phi,
-              std::uint64_t g, std::uint64_t n, std::uint64_t d, std::uint64_t f) {
+void features(const float* x, FeatureScratch& s, const cuda::DeviceBuffer<float>& omega, float* phi, std::uint64_t g,
+              std::uint64_t n, std::uint64_t d, std::uint64_t f, Stabiliser stabiliser, std::uint64_t valid_rows,
+              float* fixed = nullptr) {
   const std::uint64_t rows = g * n;
   scale_elements<<<cuda::blocks_for(rows * d, kThreads), kThreads>>>(
-      x, scratch, ll(rows * d), static_cast<float>(std::pow(static_cast<double>(d), -0.25)));
+      x, s.scaled.get(), ll(rows * d), static_cast<float>(std::pow(static_cast<double>(d), -0.25)));
   cuda::check_launch("scale_elements");
-  half_squared_norms<<<cuda::blocks_for(rows, kThreads), kThreads>>>(scratch, half_sq_norm, ll(rows),
+  half_squared_norms<<<cuda::blocks_for(rows, kThreads), kThreads>>>(s.scaled.get(), s.half_sq_norm.get(), ll(rows),
                                                                      static_cast<int>(d));
   cuda::check_launch("half_squared_norms");
   // x̃ (n×d per group) · ωᵀ (d×F, ω stored F×d and shared by every group)
-  batched_gemm({scratch, ll(n * d), ll(d), 1}, {omega.get(), 0, 1, ll(d)}, phi, g, n, f, d);
+  batched_gemm({s.scaled.get(), ll(n * d), ll(d), 1}, {omega.get(), 0, 1, ll(d)}, phi, g, n, f, d);
+  exponents_and_row_maxima<<<cuda::blocks_for(rows, kThreads), kThreads>>>(phi, s.half_sq_norm.get(),
+                                                                            s.row_max.get(), ll(rows), ll(f));
+  cuda::check_launch("exponents_and_row_maxima");
+  const float* m = s.row_max.get();
+  std::uint64_t rows_per_stabiliser = 1;
+  if (stabiliser == Stabiliser::per_group) {
+    group_maxima<<<cuda::blocks_for(g, kThreads), kThreads>>>(s.row_max.get(), s.group_max.get(), ll(g), ll(n),
+                                                              ll(valid_rows));
+    cuda::check_launch("group_maxima");
+    if (fixed) {
+      keep_first<<<cuda::blocks_for(g, kThreads), kThreads>>>(fixed, s.group_max.get(), ll(g));
+      cuda::check_launch("keep_first");
+    }
+    m = fixed ? fixed : s.group_max.get();
+    rows_per_stabiliser = n;
+  }
   positive_features<<<cuda::blocks_for(rows * f, kThreads), kThreads>>>(
-      phi, half_sq_norm, ll(rows), ll(f), static_cast<float>(1.0 / std::sqrt(static_cast<double>(f))));
+      phi, m, ll(rows), ll(f), ll(rows_per_stabiliser), static_cast<float>(1.0 / std::sqrt(static_cast<double>(f))));
   cuda::check_launch("positive_features");
 }
 
 /// The causal form's device buffers, allocated before the timed window.
 struct CausalBuffers {
   std::uint64_t g, n, d, f, chunks, padded_n, blocks;
-  cuda::DeviceBuffer<float> q_p, k_p, v_p, scratch, half_sq_norm, phi_q, phi_k;  // rows padded to whole chunks
+  cuda::DeviceBuffer<float> q_p, k_p, v_p, phi_q, phi_k;  // rows padded to whole chunks
+  FeatureScratch scratch;
   cuda::DeviceBuffer<float> state, k_sum;  // per chunk: φ(K)ᵀV and Σφ(k), then of those before it
   cuda::DeviceBuffer<float> scores, within_sum, within, before, before_sum;  // per chunk's rows
   explicit CausalBuffers(const AttentionConfig& c)
@@ -124,10 +188,9 @@ struct CausalBuffers {
         q_p(g * padded_n * d),
         k_p(g * padded_n * d),
         v_p(g * padded_n * d),
-        scratch(g * padded_n * d),
-        half_sq_norm(g * padded_n),
         phi_q(g * padded_n * f),
         phi_k(g * padded_n * f),
+        scratch(g, padded_n, d),
         state(blocks * f * d),
         k_sum(blocks * f),
         scores(blocks * kCausalChunk * kCausalChunk),
@@ -148,9 +211,9 @@ void performer_causal(const cuda::DeviceBuffer<float>& q, const cuda::DeviceBuff
                                                                          ll(padded_n), static_cast<int>(d));
     cuda::check_launch("pad_rows");
   }
-  features(b.q_p.get(), b.scratch.get(), b.half_sq_norm.get(), omega, b.phi_q.get(), g, padded_n, d, f);
+  features(b.q_p.get(), b.scratch, omega, b.phi_q.get(), g, padded_n, d, f, Stabiliser::per_row, padded_n);
   report([=] { return stages::performer_features(c, "q"); });
-  features(b.k_p.get(), b.scratch.get(), b.half_sq_norm.get(), omega, b.phi_k.get(), g, padded_n, d, f);
+  features(b.k_p.get(), b.scratch, omega, b.phi_k.get(), g, padded_n, d, f, Stabiliser::per_group, n);
   report([=] { return stages::performer_features(c, "k"); });
   // each chunk's φ(K)ᵀV (F×d) and Σφ(k), then the sums of the chunks before it
   batched_gemm({b.phi_k.get(), ll(chunk * f), 1, ll(f)}, {b.v_p.get(), ll(chunk * d), ll(d), 1}, b.state.get(), blocks,
@@ -191,7 +254,8 @@ class PerformerDecodeCuda final : public DecodeState {
         f_(c.features),
         omega_(p.at("omega")),
         kv_(g_ * f_ * d_),
-        k_sum_(g_ * f_) {
+        k_sum_(g_ * f_),
+        stabiliser_(std::vector<float>(g_, -INFINITY)) {  // none yet: the first keys folded in fix them
     cuda::check(cudaMemset(kv_.get(), 0, g_ * f_ * d_ * sizeof(float)), "cudaMemset");
     cuda::check(cudaMemset(k_sum_.get(), 0, g_ * f_ * sizeof(float)), "cudaMemset");
   }
@@ -207,7 +271,7 @@ class PerformerDecodeCuda final : public DecodeState {
     cuda::DeviceBuffer<float> phi_q(g_ * f_), numerator(g_ * d_), denominator(g_), out(g_ * d_);
     cuda::EventTimer timer;
     fold_in(k.get(), v.get(), 1, fold);
-    features(q.get(), fold.scratch.get(), fold.half_sq_norm.get(), omega_, phi_q.get(), g_, 1, d_, f_);
+    features(q.get(), fold.scratch, omega_, phi_q.get(), g_, 1, d_, f_, Stabiliser::per_row, 1);
     batched_gemm({phi_q.get(), ll(f_), ll(f_), 1}, {kv_.get(), ll(f_ * d_), ll(d_), 1}, numerator.get(), g_, 1, d_, f_);
     batched_gemm({phi_q.get(), ll(f_), ll(f_), 1}, {k_sum_.get(), ll(f_), 1, 0}, denominator.get(), g_, 1, 1, f_);
     divide_rows<<<cuda::blocks_for(g_, kThreads), kThreads>>>(numerator.get(), denominator.get(), out.get(), ll(g_),
@@ -218,20 +282,24 @@ class PerformerDecodeCuda final : public DecodeState {
   }
   std::uint64_t bytes() const override { return g_ * (f_ * d_ + f_) * sizeof(float); }
   std::map<std::string, std::vector<double>> arrays() const override {
-    const std::vector<float> kv = kv_.download(), k_sum = k_sum_.download();
-    return {{"kv", {kv.begin(), kv.end()}}, {"k_sum", {k_sum.begin(), k_sum.end()}}};
+    const std::vector<float> kv = kv_.download(), k_sum = k_sum_.download(), stabiliser = stabiliser_.download();
+    return {{"kv", {kv.begin(), kv.end()}},
+            {"k_sum", {k_sum.begin(), k_sum.end()}},
+            {"stabiliser", {stabiliser.begin(), stabiliser.end()}}};
   }
 
  private:
   /// The device buffers of folding n tokens a group in (allocated before any timer).
   struct Fold {
     Fold(std::uint64_t g, std::uint64_t n, std::uint64_t d, std::uint64_t f)
-        : scratch(g * n * d), half_sq_norm(g * n), phi(g * n * f), kv(g * f * d), k_sum(g * f) {}
-    cuda::DeviceBuffer<float> scratch, half_sq_norm, phi, kv, k_sum;
+        : scratch(g, n, d), phi(g * n * f), kv(g * f * d), k_sum(g * f) {}
+    FeatureScratch scratch;
+    cuda::DeviceBuffer<float> phi, kv, k_sum;
   };
-  /// φ(k) of n tokens a group, then S += φ(K)ᵀV and z += Σφ(k).
+  /// φ(k) of n tokens a group (at the group's stabiliser, fixed by the first keys folded in), then S += φ(K)ᵀV
+  /// and z += Σφ(k).
   void fold_in(const float* k, const float* v, std::uint64_t n, Fold& b) {
-    features(k, b.scratch.get(), b.half_sq_norm.get(), omega_, b.phi.get(), g_, n, d_, f_);
+    features(k, b.scratch, omega_, b.phi.get(), g_, n, d_, f_, Stabiliser::per_group, n, stabiliser_.get());
     batched_gemm({b.phi.get(), ll(n * f_), 1, ll(f_)}, {v, ll(n * d_), ll(d_), 1}, b.kv.get(), g_, f_, d_, n);
     column_sums<<<cuda::blocks_for(g_ * f_, kThreads), kThreads>>>(b.phi.get(), b.k_sum.get(), ll(g_), ll(n), ll(f_));
     cuda::check_launch("column_sums");
@@ -242,7 +310,7 @@ class PerformerDecodeCuda final : public DecodeState {
   }
   std::uint64_t batch_, heads_, g_, d_, f_;
   const cuda::DeviceBuffer<float> omega_;
-  cuda::DeviceBuffer<float> kv_, k_sum_;
+  cuda::DeviceBuffer<float> kv_, k_sum_, stabiliser_;
 };
 }  // namespace
 
@@ -260,12 +328,13 @@ RunResult performer_cuda(const AttentionInputs& in, const AttentionConfig& c, co
     report([=] { return stages::performer_mixing(c); });
     return cuda_result(c, out.download(), ms);
   }
-  cuda::DeviceBuffer<float> scratch(g * n * d), half_sq_norm(g * n), phi_q(g * n * f), phi_k(g * n * f);
+  FeatureScratch scratch(g, n, d);
+  cuda::DeviceBuffer<float> phi_q(g * n * f), phi_k(g * n * f);
   cuda::DeviceBuffer<float> kv(g * f * d), k_sum(g * f), numerator(g * n * d), denominator(g * n), out(g * n * d);
   cuda::EventTimer timer;
-  features(q.get(), scratch.get(), half_sq_norm.get(), omega, phi_q.get(), g, n, d, f);
+  features(q.get(), scratch, omega, phi_q.get(), g, n, d, f, Stabiliser::per_row, n);
   report([=] { return stages::performer_features(c, "q"); });
-  features(k.get(), scratch.get(), half_sq_norm.get(), omega, phi_k.get(), g, n, d, f);
+  features(k.get(), scratch, omega, phi_k.get(), g, n, d, f, Stabiliser::per_group, n);
   report([=] { return stages::performer_features(c, "k"); });
   // φ(K)ᵀ (F×n) · V (n×d)
   batched_gemm({phi_k.get(), ll(n * f), 1, ll(f)}, {v.get(), ll(n * d), ll(d), 1}, kv.get(), g, f, d, n);

@@ -5,14 +5,25 @@
 
 namespace ecosim::ecoformer::detail {
 
-/// φ(x) = exp(ωᵀx̃ − ‖x̃‖²/2)·feature_scale with x̃ = x·input_scale, one row per row of x (ω is F×d).
-RowMatrix positive_features(const ConstMatrixMap& x, const ConstMatrixMap& omega, float input_scale,
-                            float feature_scale);
-
 /// The scales of Performer's features at head width d and F features: x̃ = x/d^¼, and 1/√F.
 struct FeatureScales {
   float input, feature;
 };
 FeatureScales feature_scales(std::uint64_t d, std::uint64_t f);
+
+/// The features' exponents ωᵀx̃ − ‖x̃‖²/2 with x̃ = x·input_scale, one row per row of x (ω is F×d).
+RowMatrix feature_exponents(const ConstMatrixMap& x, const ConstMatrixMap& omega, float input_scale);
+
+/// Positive random features exp(e − m)·feature_scale of exponents e, stabilised as FAVOR+'s reference does so
+/// that they neither overflow nor all underflow (0/0) when ‖x̃‖ is large: a query row's m is its own largest
+/// exponent (its factor cancels in its ratio); the keys of one (batch, head) share one m (the factor cancels in
+/// every query's ratio over them), their largest exponent.
+RowMatrix query_features(const ConstMatrixMap& x, const ConstMatrixMap& omega, FeatureScales scales);
+RowMatrix key_features(const RowMatrix& exponents, float stabiliser, float feature_scale);
+
+/// 1 / a query's denominator φ(q)·Σφ(k) — NaN where it is below fp32's smallest normal number: its keys'
+/// features are so far below the group's stabiliser (the inputs' scale so large) that the sums lost their
+/// precision, and the row is reported as not computed rather than as a wrong number.
+float performer_row_scale(float denominator);
 
 }  // namespace ecosim::ecoformer::detail

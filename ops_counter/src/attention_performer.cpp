@@ -23,8 +23,11 @@ Stage performer_features(const AttentionConfig& c, std::string_view which) {
        ops::macs(checked_product({g, n, f, d}))},
       // ‖x̃‖²/2: d squares, d−1 additions, one halving
       {ops::reduce(p + "_sq_norm", "sq_norm", g, n, d, DType::fp32, {.mul = d + 1, .add = d - 1}, 1), {}},
-      // ωᵀx̃ − ‖x̃‖²/2, exp, ·1/√F
-      {ops::eltwise(p + "_features", "positive_features", g, n, f, DType::fp32, {.mul = 1, .add = 1, .exp = 1}), {}}};
+      // the stabiliser: a query row's largest exponent (F compares from −∞), a group's keys' largest (each row's,
+      // then one more compare a row: a prefill and its decode steps do the same work)
+      {ops::reduce(p + "_max", "max", g, n, f, DType::fp32, {.cmp = keys ? f + 1 : f}, 1), {}},
+      // ωᵀx̃ − ‖x̃‖²/2 − m, exp, ·1/√F
+      {ops::eltwise(p + "_features", "positive_features", g, n, f, DType::fp32, {.mul = 1, .add = 2, .exp = 1}), {}}};
 }
 
 Stage performer_state(const AttentionConfig& c) {  // over keys and values only: one state per K/V head

@@ -103,24 +103,27 @@ TEST_CASE("the decode state after N tokens is their prefix sums, or the tokens t
     AttentionConfig step = decode_config(v, 1);
     step.keys = n;  // a decode step over the tokens so far: the counter's constant state
     CHECK(decoder.state_bytes() == recurrent_state_bytes(step));
-    if (v == AttentionVariant::performer) {  // φ(x) = exp(ω·x̃ − ‖x̃‖²/2)/√F, x̃ = x/d^¼, in double
+    if (v == AttentionVariant::performer) {  // φ(x) = exp(ω·x̃ − ‖x̃‖²/2 − m)/√F, x̃ = x/d^¼, in double
       const std::uint64_t f = 32;
       const std::vector<float>& omega = decoder.parameters().at("omega");
-      std::vector<double> kv(groups * f * d), k_sum(groups * f);
+      const std::vector<double>& m = state.at("stabiliser");  // each group's keys' stabiliser: the prompt's largest
+      std::vector<double> kv(groups * f * d), k_sum(groups * f), largest(groups, -INFINITY);
       for (std::uint64_t g = 0; g < groups; ++g)
         for (std::uint64_t j = 0; j < n; ++j) {
           const float* k = row(all.k.data, g, n, j, d);
           double half_sq = 0;
           for (std::uint64_t c = 0; c < d; ++c) half_sq += k[c] * k[c] / std::sqrt(double(d)) / 2;
           for (std::uint64_t r = 0; r < f; ++r) {
-            const double phi =
-                std::exp(dot(&omega[r * d], k, d) / std::pow(double(d), 0.25) - half_sq) / std::sqrt(double(f));
+            const double e = dot(&omega[r * d], k, d) / std::pow(double(d), 0.25) - half_sq;
+            if (j < kPrompt) largest[g] = std::max(largest[g], e);
+            const double phi = std::exp(e - m[g]) / std::sqrt(double(f));
             k_sum[g * f + r] += phi;
             for (std::uint64_t c = 0; c < d; ++c) kv[(g * f + r) * d + c] += phi * row(all.v.data, g, n, j, d)[c];
           }
         }
       CHECK(near(state.at("kv"), kv));
       CHECK(near(state.at("k_sum"), k_sum));
+      CHECK(near(m, largest));
       continue;
     }
     // hashed: the codes of a causal run over all n tokens with the decoder's parameters

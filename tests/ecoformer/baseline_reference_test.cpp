@@ -53,12 +53,16 @@ TEST_CASE("MSA with large logits stays finite and exact", "[baselines]") {
 }
 
 TEST_CASE("Performer equals its O(N^2) kernel form with the same random features, causal too", "[baselines]") {
-  for (const bool causal : {false, true}) {  // causal: query i against keys 0..i (the prefix-sum form)
-    INFO("causal " << causal);
+  // ×8: q and k large enough that exp(−‖x̃‖²/2) underflows in fp32 (the features were 0/0 before they were
+  // stabilised, performer_features.hpp); the reference below computes in double, in the log domain
+  for (const auto& [causal, scale] : {std::pair{false, 1.0f}, {true, 1.0f}, {false, 8.0f}, {true, 8.0f}}) {
+    INFO("causal " << causal << ", inputs ×" << scale);
     AttentionConfig c = baseline_config(AttentionVariant::performer, 2, 2, 23, 16);
     c.features = 40;  // two orthogonal blocks of 16 and a truncated one
     c.causal = causal;
-    const AttentionInputs in = synthetic_inputs(c, 4);
+    AttentionInputs in = synthetic_inputs(c, 4);
+    for (float& x : in.q.data) x *= scale;
+    for (float& x : in.k.data) x *= scale;
     const std::uint64_t seed = 9, n = c.seq, d = c.head_dim, f = c.features;
     const std::vector<float> omega = performer_omega(d, f, seed);
     const auto log_phi = [&](const float* x, std::uint64_t feature) {  // log of exp(ωᵀx̃ − ‖x̃‖²/2)/√F
@@ -76,7 +80,25 @@ TEST_CASE("Performer equals its O(N^2) kernel form with the same random features
             k += std::exp(log_phi(row(in.q.data, g, n, i, d), feature) + log_phi(row(in.k.data, g, n, j, d), feature));
           return std::log(k);
         });
-    CHECK(max_abs_diff(run_cpu(in, c, seed), expected) < 1e-4);
+    const std::vector<float> out = run_cpu(in, c, seed);
+    if (scale == 1.0f || !causal) {
+      CHECK(max_abs_diff(out, expected) < 1e-4);
+      continue;
+    }
+    // causal ×8: an early query whose few keys' features all lie below fp32's normal range relative to the
+    // group's largest key is reported as NaN (performer_row_scale), never a wrong number; every other row within
+    // 1e-3 (exponents of order 10² carry 10² times fp32's rounding into each feature)
+    std::uint64_t reported = 0;
+    for (std::uint64_t r = 0; r < out.size() / d; ++r) {
+      const std::vector<float> mine(out.begin() + r * d, out.begin() + (r + 1) * d);
+      if (std::isnan(mine[0])) {
+        ++reported;
+        CHECK(std::all_of(mine.begin(), mine.end(), [](float x) { return std::isnan(x); }));
+        continue;
+      }
+      CHECK(max_abs_diff(mine, std::vector<float>(expected.begin() + r * d, expected.begin() + (r + 1) * d)) < 1e-3);
+    }
+    CHECK(reported < out.size() / d / 4);
   }
 }
 

@@ -16,6 +16,7 @@
 #include "ecosim/ecoformer/reference.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
+#include "non_finite.hpp"
 #include "saved_inputs.hpp"
 #include "tolerance.hpp"
 #include "variant_parameters.hpp"
@@ -31,10 +32,6 @@ using ecoformer::NpyDtype;
 
 std::string shape_text(const ecoformer::Tensor& t) {
   return fmt::format("[{}, {}, {}, {}]", t.batch, t.heads, t.seq, t.dim);
-}
-
-std::uint64_t count_non_finite(const std::vector<float>& x) {
-  return static_cast<std::uint64_t>(std::count_if(x.begin(), x.end(), [](float v) { return !std::isfinite(v); }));
 }
 
 double max_abs(const std::vector<float>& a) {
@@ -197,9 +194,11 @@ int validate_output(const po::variables_map& vm) {
   fmt::print("output             {}{}\n", ecoformer::dtype_name(stored.dtype),
              precision == stored.dtype ? "" : fmt::format(", holding a {} result", ecoformer::dtype_name(precision)));
   fmt::print("non_finite         {}\n", non_finite);
-  fmt::print("max_abs_error      {:.3e}  (relative to max |ref|: {:.3e}, tolerance {:.3e})\n", max_error,
-             relative(max_error, max_ref), relative(atol + rtol * max_ref, max_ref));
-  fmt::print("rel_frobenius      {:.3e}  (tolerance {:.3e})\n", relative(rms_error, rms_ref),
+  // (an error over values some of which are NaN/Inf measures nothing)
+  const auto shown = [&](double x) { return non_finite ? std::string("n/a") : fmt::format("{:.3e}", x); };
+  fmt::print("max_abs_error      {}  (relative to max |ref|: {}, tolerance {:.3e})\n", shown(max_error),
+             shown(relative(max_error, max_ref)), relative(atol + rtol * max_ref, max_ref));
+  fmt::print("rel_frobenius      {}  (tolerance {:.3e})\n", shown(relative(rms_error, rms_ref)),
              relative(atol + rtol * rms_ref, rms_ref));
   fmt::print("rtol, atol         {:.3e}, {:.3e}  ({})\n", rtol, atol,
              vm.count("rtol") ? std::string("rtol given")
