@@ -109,6 +109,25 @@ def main():
             ok = f"got {bits}" in str(e)
         failures += not ok
         print(f"{'ok  ' if ok else 'FAIL'} {scheme} at {bits} bits is refused")
+    # fixed GACT bits must be a width the quantizer has codes for: refused when made, not at the first forward pass
+    try:
+        ecosim.torch.compressed_activations("gact:3")
+        ok = False
+    except ecosim.Error as e:
+        ok = "gact:3" in str(e)
+    failures += not ok
+    print(f"{'ok  ' if ok else 'FAIL'} gact:3 (fixed 3 bits, no such codes) is refused when made")
+    # with the model given, a leaf input that requires a gradient is an activation (compressed), not a parameter
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(64, 64)
+    x = torch.randn(32, 64, requires_grad=True)
+    with ecosim.torch.compressed_activations("actnn", model=layer) as hooks:
+        out = torch.nn.functional.gelu(layer(x))
+        stats = list(hooks.stats)
+    del out
+    ok = any(s["compressed"] and s["shape"] == (32, 64) for s in stats)
+    failures += not ok
+    print(f"{'ok  ' if ok else 'FAIL'} a leaf input requiring a gradient is compressed when the model is given")
     sys.exit(1 if failures else 0)
 
 

@@ -2,8 +2,9 @@
 that compress every floating tensor autograd saves during the forward pass with the project's kernels and restore
 it when backward reads it, whatever the architecture (as GACT does).
 
-Kept as they are: parameters and views of them, the buffers of `model` when given (BatchNorm's running
-statistics), integer and boolean tensors, and tensors under `min_elements` elements (norms' per-channel
+Kept as they are: the parameters and buffers of `model` when given (BatchNorm's running statistics; without a
+model, any leaf tensor that requires a gradient, and views of one, is taken for a parameter), integer and boolean
+tensors, and tensors under `min_elements` elements (norms' per-channel
 statistics, scalars). ReLU keeps the exact 1-bit mask of its derivative instead of its output under every scheme,
 as ActNN's ReLU does (a quantized output would turn small positive values into zeros and cut their gradients),
 through Few-Bit's 1-bit ReLU (ecosim.torch.fewbit). A tensor saved twice in one step (a ReLU's output that the
@@ -102,7 +103,9 @@ class CompressedActivations:
 
     def pack(self, t):
         self.start_step_if_new()
-        if is_parameter(t) or t.storage().data_ptr() in self.state_storages:
+        # parameters and buffers: the model's, by their storage, when it is given; else any leaf that requires a
+        # gradient (and views of one) is taken for a parameter
+        if t.storage().data_ptr() in self.state_storages if self.state_storages else is_parameter(t):
             self.stat(t, state=True)
             return t
         if not t.is_floating_point() or t.numel() < self.min_elements or not self.scheme.takes(t):

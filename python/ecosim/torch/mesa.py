@@ -9,7 +9,6 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .hooks import is_parameter
 from .schemes import Mesa, Packed
 
 MIN_ELEMENTS = 256
@@ -25,9 +24,11 @@ class MesaModule(nn.Module):
     def compressed(self, op, x, **kwargs):
         positions = itertools.count()
         self.calls += 1
+        own = {p.storage().data_ptr() for p in self.parameters()}  # the module's weights are kept as they are
 
         def pack(t):
-            if t.shape != x.shape or not t.is_floating_point() or is_parameter(t) or t.numel() < MIN_ELEMENTS:
+            if (t.shape != x.shape or not t.is_floating_point() or t.storage().data_ptr() in own
+                    or t.numel() < MIN_ELEMENTS):
                 return t
             position = next(positions)
             return self.mesa.pack(t, position, self.calls * 1_000_003 + position)

@@ -84,6 +84,9 @@ class GACT(ActNN):
 
     def __init__(self, bits, adaptive=True):
         super().__init__(bits)
+        if not adaptive and bits not in (1, 2, 4, 8, 32):  # fixed bits: a width the quantizer has codes for
+            raise _ecosim.Error(f"gact:{bits}: fixed bits must be 1, 2, 4, 8 or 32 (raw); gact:avg{bits} averages "
+                                f"{bits} bits over the tensors")
         self.adaptive = adaptive
         self.allocation = {}  # position -> (elements, bits) from the previous step
         self.sensitivity = {}  # position -> (elements, sensitivity) in this step

@@ -15,11 +15,14 @@ namespace fb = kernels::fewbit;
 
 namespace {
 
-/// `grid`: the cells asked for; an odd count is rounded up so that x = 0 lies on the grid (said when it is).
+/// The cells the solver uses for `asked`: an odd count rounded up, so that x = 0 lies on the grid.
+std::uint64_t solved_cells(std::uint64_t asked) { return asked + asked % 2; }
+
+/// `grid`: the cells asked for (the solver's, solved_cells, said when they differ).
 void print_table(const fb::ActivationSpec& s, const fb::Quantizer& q, std::uint64_t grid) {
   const double lo = s.even_derivative ? 0.0 : -q.range;
   fmt::print("fewbit {}: {} bits, {} intervals of {} on [{:g}, {:g}], grid {} cells{}\n", s.name, q.bits,
-             q.levels.size(), s.even_derivative ? "|x| (f' is even)" : "x", lo, q.range, grid + grid % 2,
+             q.levels.size(), s.even_derivative ? "|x| (f' is even)" : "x", lo, q.range, solved_cells(grid),
              grid % 2 ? fmt::format(" ({} asked, rounded up so that 0 is a grid point)", grid) : "");
   fmt::print("{:>8}  {:>12}  {:>12}  {:>14}\n", "interval", "from", "to", "level");
   for (std::size_t k = 0; k < q.levels.size(); ++k) {
@@ -59,7 +62,8 @@ int fewbit(const Args& args) {
     const nlohmann::json out = {{"activation", s.name},
                                 {"bits", q.bits},
                                 {"range", q.range},
-                                {"grid", grid},
+                                {"grid", solved_cells(grid)},  // the cells solved on
+                                {"grid_asked", grid},
                                 {"codes_of_abs_x", s.even_derivative},
                                 {"borders", q.borders},
                                 {"levels", q.levels},
