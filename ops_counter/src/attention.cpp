@@ -178,6 +178,13 @@ std::uint64_t lsa_windows(const AttentionConfig& c) {
   return ((h + c.window - 1) / c.window) * ((w + c.window - 1) / c.window);
 }
 
+ProjectionTokens projection_tokens(const AttentionConfig& c) {
+  const std::uint64_t tokens = checked_mul(c.batch, c.seq);
+  if (c.variant != AttentionVariant::lsa) return {tokens, tokens};
+  const std::uint64_t padded = checked_product({c.batch, lsa_windows(c), c.window, c.window});
+  return {padded, c.lsa_padded_proj ? padded : tokens};
+}
+
 std::uint64_t reformer_buckets(const AttentionConfig& c) {
   const std::uint64_t chunks = (c.key_count() + c.chunk - 1) / c.chunk;
   return chunks < 2 ? 2 : chunks + chunks % 2;
@@ -194,8 +201,9 @@ void emit_attention(const std::string& prefix, const AttentionConfig& c, Convent
       emit({prefix + ".qk", Linear{.tokens = tokens, .in = c.width(), .out = inner}}, convention, sink);
       emit({prefix + ".v", Linear{.tokens = tokens, .in = c.width(), .out = inner}}, convention, sink);
     } else if (c.key_count() == c.seq || c.causal) {  // causal: the earlier keys' are cached (or in the state)
-      emit({prefix + ".qkv", Linear{.tokens = tokens, .in = c.width(), .out = checked_mul(3, inner)}}, convention,
-           sink);
+      emit({prefix + ".qkv",
+            Linear{.tokens = projection_tokens(c).qkv, .in = c.width(), .out = checked_mul(3, inner)}},
+           convention, sink);
     } else {  // queries from the N tokens, keys and values from the Nk others
       emit({prefix + ".q", Linear{.tokens = tokens, .in = c.width(), .out = inner}}, convention, sink);
       emit({prefix + ".kv",
@@ -215,7 +223,8 @@ void emit_attention(const std::string& prefix, const AttentionConfig& c, Convent
     default: detail::emit_hashed(c, emitter); break;
   }
   if (c.projections)
-    emit({prefix + ".proj", Linear{.tokens = tokens, .in = inner, .out = c.width()}}, convention, sink);
+    emit({prefix + ".proj", Linear{.tokens = projection_tokens(c).proj, .in = inner, .out = c.width()}}, convention,
+         sink);
 }
 
 }  // namespace ecosim

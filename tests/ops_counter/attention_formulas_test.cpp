@@ -248,3 +248,18 @@ TEST_CASE("LSA: softmax attention within windows of the zero-padded grid — one
   lsa.seq = 50, lsa.grid_height = 3;
   CHECK_THROWS_WITH(attention(lsa, Convention::exact), Catch::Contains("not a grid of height 3"));
 }
+
+TEST_CASE("LSA over a padded grid: the q/k/v projection over the padded tokens, the output projection as the model") {
+  // an 8×8 grid in windows of 7: padded to 14×14, 4 windows of 49 tokens; width 16 (2 heads of 8), batch 2
+  AttentionConfig c{.variant = AttentionVariant::lsa, .batch = 2, .heads = 2, .seq = 64, .head_dim = 8, .window = 7};
+  for (const bool swin : {false, true}) {
+    INFO((swin ? "Swin: the window attention holds the output projection" : "Twins: the cropped tokens projected"));
+    c.lsa_padded_proj = swin;
+    RecordingSink sink;
+    emit_attention("attn", c, Convention::exact, sink);
+    std::map<std::string, std::uint64_t> muls;
+    for (const OpRecord& r : sink.records) muls[r.name] += r.counts.ops(OpKind::mul);
+    CHECK(muls["attn.qkv"] == 2 * 196 * 16 * 48);  // timm pads before qkv (both models)
+    CHECK(muls["attn.proj"] == 2 * (swin ? 196 : 64) * 16 * 16);
+  }
+}

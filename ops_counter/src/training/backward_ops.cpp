@@ -154,9 +154,10 @@ struct BackwardEmitter {
 
   void operator()(const AttentionConfig& a) const {
     const AttentionShape shape = attention_shape(layer.name, a);  // refuses what is not modelled
-    const std::uint64_t tokens = checked_mul(a.batch, a.seq), inner = checked_mul(a.heads, a.head_dim);
+    const ProjectionTokens tokens = projection_tokens(a);
+    const std::uint64_t inner = checked_mul(a.heads, a.head_dim);
     const std::uint64_t g = shape.groups, n = shape.tokens, d = a.head_dim, scores = checked_product({g, n, n});
-    linear("proj.", {.tokens = tokens, .in = inner, .out = a.width()});
+    linear("proj.", {.tokens = tokens.proj, .in = inner, .out = a.width()});
     gemm("context.grad_probs", {.batch = g, .m = n, .n = n, .k = d});  // dCtx·Vᵀ
     gemm("context.grad_v", {.batch = g, .m = n, .n = d, .k = n});      // Pᵀ·dCtx
     if (a.probs_dropout)
@@ -165,7 +166,7 @@ struct BackwardEmitter {
     record(ops::eltwise("scale.grad_input", "scale", g, n, n, DType::fp32, {.mul = 1}), ops::muls(scores));
     gemm("scores.grad_q", {.batch = g, .m = n, .n = d, .k = n});  // dS·K
     gemm("scores.grad_k", {.batch = g, .m = n, .n = d, .k = n});  // dSᵀ·Q
-    linear("qkv.", {.tokens = tokens, .in = a.width(), .out = checked_mul(3, inner)});
+    linear("qkv.", {.tokens = tokens.qkv, .in = a.width(), .out = checked_mul(3, inner)});
   }
 
   // The kinds an ONNX import adds (ecosim train --onnx); layer_tensors refuses the forms without rules.

@@ -103,13 +103,18 @@ struct TensorRules {
     const std::uint64_t tokens = checked_mul(a.batch, a.seq), inner = checked_mul(a.heads, a.head_dim);
     const std::uint64_t per_operand = checked_product({s.groups, s.tokens, a.head_dim});
     const std::uint64_t scores = checked_product({s.groups, s.tokens, s.tokens});
+    const ProjectionTokens projected = projection_tokens(a);
+    // the q/k/v projections' input: the layer's, or over a padded grid a padded copy of it (F.pad: a new tensor)
+    const Save input = projected.qkv == tokens ? Save{Save::Of::input, "input", 0}
+                                               : Save{Save::Of::own, "input", checked_mul(projected.qkv, a.width())};
     LayerTensors t = pointwise(checked_mul(tokens, a.width()), checked_mul(tokens, a.width()),
-                               {{Save::Of::input, "input", 0},  // of the q/k/v projections
+                               {input,
                                 {Save::Of::own, "q", per_operand},
                                 {Save::Of::own, "k", per_operand},
                                 {Save::Of::own, "probs", scores},
                                 {Save::Of::own, "v", per_operand},
-                                {Save::Of::own, "context", checked_mul(tokens, inner)}});  // of the output projection
+                                {Save::Of::own, "context", checked_mul(projected.proj, inner)}});  // the output
+                                                                                                   // projection's
     if (a.probs_dropout)  // the mask, and the dropped probabilities the context matmul keeps
       t.saves.insert(t.saves.begin() + 4, {Save{Save::Of::own, "probs_dropout_mask", scores, kBool},
                                            Save{Save::Of::own, "dropped_probs", scores}});

@@ -39,6 +39,10 @@ struct AttentionConfig {
   /// Grouped-query attention: the K/V heads, each shared by heads / kv_heads query heads; 0 = heads (one K/V head
   /// per query head). A recurrent variant keeps one state per K/V head (it sums keys and values only).
   std::uint64_t kv_heads = 0;
+  /// LSA over a grid padded to whole windows: the q/k/v projection runs over the padded tokens (Twins and Swin
+  /// pad before it); the output projection too when it belongs to the window attention (Swin), else over the
+  /// cropped tokens (Twins).
+  bool lsa_padded_proj = false;
 
   /// The field holding variant parameter `id`.
   std::uint64_t& parameter(VariantParameterId id);
@@ -84,6 +88,13 @@ std::uint64_t reformer_buckets(const AttentionConfig& c);
 std::uint64_t token_grid_height(const AttentionConfig& c);
 std::uint64_t sra_keys(const AttentionConfig& c);
 std::uint64_t lsa_windows(const AttentionConfig& c);
+
+/// The tokens (batch included) the q/k/v projection and the output projection run over: batch·seq, but for LSA
+/// over a padded grid (lsa_padded_proj).
+struct ProjectionTokens {
+  std::uint64_t qkv = 0, proj = 0;
+};
+ProjectionTokens projection_tokens(const AttentionConfig& c);
 
 /// Reports the attention layer's records, named "<prefix>.<part>", to sink.
 void emit_attention(const std::string& prefix, const AttentionConfig& config, Convention convention, OpSink& sink);
