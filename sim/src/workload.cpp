@@ -176,7 +176,11 @@ Workload parse_workload(const po::variables_map& vm) {
       if (vm.count("model-file")) w.model_file = vm["model-file"].as<std::string>();
       w.zoo = model_zoo(vm);
     }
-    w.zoo.build(w.model, w.model_options);  // validates the model and the options now
+    const std::vector<Layer> built = w.zoo.build(w.model, w.model_options);  // validates the model and options
+    if (vm.count("attention") && !vm["attention"].defaulted() && !w.model_options.native_attention &&
+        std::none_of(built.begin(), built.end(), [](const Layer& l) { return is_attention(l); }))
+      throw Error(fmt::format("--attention {}: model '{}' has no attention to swap (count it without --attention)",
+                              vm["attention"].as<std::string>(), w.model));
     if (!w.decoder_facts())
       reject_given(vm, {"kv-dtype", "weight-dtype"}, "decoder models (the decoder family, --hf-config)");
   } else if (vm.count("layer")) {

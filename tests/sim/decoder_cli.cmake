@@ -71,7 +71,10 @@ foreach(case
     # (a zoo model's windows and reduction ratios are its own: given, they would be ignored)
     "count --model swin_tiny --attention lsa --window 12|--window does not apply here"
     "count --model twins_svt_s --attention lsa --grid-height 8|--grid-height does not apply here"
-    "compare --model pvt_v2_b0 --variants sra --sr-ratio 2|--sr-ratio does not apply here")
+    "compare --model pvt_v2_b0 --variants sra --sr-ratio 2|--sr-ratio does not apply here"
+    # (a model without attention: every variant would count the same model)
+    "count --model resnet50 --attention performer|model 'resnet50' has no attention to swap"
+    "compare --model resnet18 --variants msa,performer|model 'resnet18' has no attention")
   string(REPLACE "|" ";" parts "${case}")
   list(GET parts 0 command)
   list(GET parts 1 expected)

@@ -316,6 +316,15 @@ int compare(const Args& args) {
   for (const std::string& label : variants)
     if (label != "native") chosen.push_back(attention_variant_named(label));
   check_parameters_apply(vm, chosen);
+  if (!model.empty() && !chosen.empty()) {  // a model without attention: every variant would be the same model
+    ModelOptions native = phase;
+    native.native_attention = true;
+    const std::vector<Layer> layers = zoo.build(model, native);
+    if (std::none_of(layers.begin(), layers.end(), [](const Layer& l) { return is_attention(l); }))
+      throw Error(fmt::format("model '{}' has no attention for the variants to replace (compare --variants native, "
+                              "or count it)",
+                              model));
+  }
 
   // The default batch is the published layer's; a decoder (its default prefill or a --phase) compares one
   // sequence unless --batch says more.
