@@ -198,9 +198,10 @@ AccelConfig parse_config(std::string_view json_text, const std::string& origin) 
   if (c.memory_bound && user.contains("dram") && user["dram"].is_object())
     for (const char* key : {"bits_per_cycle", "latency_cycles"})
       if (user["dram"].contains(key) && user["dram"][key] != defaults["dram"][key])
-        throw Error(fmt::format("{}: dram.{} times the 'simple' memory model; memory.model '{}' times transfers "
-                                "from its device (remove dram.{}; dram.pj_per_bit applies to every model)",
-                                origin, key, c.memory_bound->name(), key));
+        throw Error(
+            fmt::format("{}: dram.{} times the 'simple' memory model; memory.model '{}' times transfers "
+                        "from its device (remove dram.{}; dram.pj_per_bit applies to every model)",
+                        origin, key, c.memory_bound->name(), key));
   return c;
 }
 

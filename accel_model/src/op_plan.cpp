@@ -173,7 +173,8 @@ std::shared_ptr<StreamRun> stream_run(Unit unit, std::uint64_t read_bits, std::u
                                       const AccelConfig& config) {
   const std::uint64_t half_in = config.buffer(Buffer::inputs).half_bits();
   const std::uint64_t half_out = config.buffer(Buffer::outputs).half_bits();
-  const std::uint64_t fewest = std::max({std::uint64_t{1}, ceil_div(read_bits, half_in), ceil_div(write_bits, half_out)});
+  const std::uint64_t fewest =
+      std::max({std::uint64_t{1}, ceil_div(read_bits, half_in), ceil_div(write_bits, half_out)});
   const auto cycles = [&](const StreamRun& run) {
     ClassClock clock(config);
     run.visit_classes([&](const TileWork* before, const TileWork& at, const TileWork* after, std::uint64_t n) {

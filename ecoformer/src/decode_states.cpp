@@ -133,8 +133,8 @@ class PerformerState final : public GroupState {
     return ConstMatrixMap(omega_.data(), static_cast<Eigen::Index>(f_), static_cast<Eigen::Index>(d_));
   }
   RowMatrix exponents(const float* x, std::uint64_t rows) const {
-    return feature_exponents(ConstMatrixMap(x, static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(d_)),
-                             omega(), scales_.input);
+    return feature_exponents(ConstMatrixMap(x, static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(d_)), omega(),
+                             scales_.input);
   }
   std::uint64_t f_;
   std::vector<float> omega_;

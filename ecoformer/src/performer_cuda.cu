@@ -50,7 +50,8 @@ __global__ void exponents_and_row_maxima(float* projected, const float* half_sq_
 }
 
 /// The largest of each group's first `valid` row maxima (groups of `rows` rows: the rest are padding).
-__global__ void group_maxima(const float* row_max, float* group_max, long long groups, long long rows, long long valid) {
+__global__ void group_maxima(const float* row_max, float* group_max, long long groups, long long rows,
+                             long long valid) {
   const long long g = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (g >= groups) return;
   float largest = -INFINITY;
@@ -149,8 +150,8 @@ void features(const float* x, FeatureScratch& s, const cuda::DeviceBuffer<float>
   cuda::check_launch("half_squared_norms");
   // x̃ (n×d per group) · ωᵀ (d×F, ω stored F×d and shared by every group)
   batched_gemm({s.scaled.get(), ll(n * d), ll(d), 1}, {omega.get(), 0, 1, ll(d)}, phi, g, n, f, d);
-  exponents_and_row_maxima<<<cuda::blocks_for(rows, kThreads), kThreads>>>(phi, s.half_sq_norm.get(),
-                                                                            s.row_max.get(), ll(rows), ll(f));
+  exponents_and_row_maxima<<<cuda::blocks_for(rows, kThreads), kThreads>>>(phi, s.half_sq_norm.get(), s.row_max.get(),
+                                                                           ll(rows), ll(f));
   cuda::check_launch("exponents_and_row_maxima");
   const float* m = s.row_max.get();
   std::uint64_t rows_per_stabiliser = 1;

@@ -71,8 +71,8 @@ std::vector<DType> autocast_dtypes(const std::vector<Layer>& layers, const Train
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const Layer& l = layers[i];
     const DType input = is_network_input_name(l.input) || (l.input.empty() && i == 0) ? DType::fp32
-                        : !l.input.empty()                                             ? output[index.at(l.input)]
-                                                                                       : output[i - 1];
+                        : !l.input.empty()                                            ? output[index.at(l.input)]
+                                                                                      : output[i - 1];
     index[l.name] = i;
     if (std::holds_alternative<Linear>(l.op) || std::holds_alternative<Conv2d>(l.op) ||
         std::holds_alternative<Matmul>(l.op) || std::holds_alternative<AttentionConfig>(l.op) ||

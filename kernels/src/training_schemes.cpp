@@ -175,8 +175,8 @@ struct Rules {
 };
 
 /// gact:avgB: a width per saved tensor from GACT's allocator under an average of B bits over the tensors it
-/// quantizes (floating, requiring a gradient: not norm statistics, not input data), every element equally sensitive (ecosim sees no gradients: the
-/// sensitivity of a tensor is its element count); the others keep B (unused).
+/// quantizes (floating, requiring a gradient: not norm statistics, not input data), every element equally sensitive
+/// (ecosim sees no gradients: the sensitivity of a tensor is its element count); the others keep B (unused).
 std::vector<unsigned> gact_allocation(const Scheme& scheme, const std::vector<Layer>& layers,
                                       const TrainingStep& step) {
   std::vector<std::size_t> quantized;
@@ -229,7 +229,7 @@ SchemeStep apply_scheme(const Scheme& scheme, const std::vector<Layer>& layers, 
       for (Role r : roles(layer, saver.what)) {
         Form f = rules.of(layer, part_saved(s, saver), i, saver.what, r, produced[i]);
         if (f.key == s.dtype && f.compress.empty()) f = raw(s);  // kept as saved: the whole storage
-        if (saver.elements < s.elements) f.own = true;            // a part: compressed apart from the others
+        if (saver.elements < s.elements) f.own = true;           // a part: compressed apart from the others
         if (f.bytes == 0 || (!f.own && !shared.insert(f.key).second)) continue;
         if (f.kept.empty()) f.kept = {{kept_type(f.key), f.bytes}};
         out.stored.push_back({i, saver.layer, f.key, f.bytes, f.kept});

@@ -85,8 +85,7 @@ void AttentionConfig::validate() const {
   require_range("heads", heads, 1, 4096);
   if (kv_heads) {
     require_range("kv heads", kv_heads, 1, heads);
-    if (heads % kv_heads)
-      throw Error(fmt::format("kv heads ({}) must divide heads ({})", kv_heads, heads));
+    if (heads % kv_heads) throw Error(fmt::format("kv heads ({}) must divide heads ({})", kv_heads, heads));
   }
   require_range("seq", seq, 1, kMaxDimension);
   require_range("head dim", head_dim, 1, 65536);
@@ -201,8 +200,7 @@ void emit_attention(const std::string& prefix, const AttentionConfig& c, Convent
       emit({prefix + ".qk", Linear{.tokens = tokens, .in = c.width(), .out = inner}}, convention, sink);
       emit({prefix + ".v", Linear{.tokens = tokens, .in = c.width(), .out = inner}}, convention, sink);
     } else if (c.key_count() == c.seq || c.causal) {  // causal: the earlier keys' are cached (or in the state)
-      emit({prefix + ".qkv",
-            Linear{.tokens = projection_tokens(c).qkv, .in = c.width(), .out = checked_mul(3, inner)}},
+      emit({prefix + ".qkv", Linear{.tokens = projection_tokens(c).qkv, .in = c.width(), .out = checked_mul(3, inner)}},
            convention, sink);
     } else {  // queries from the N tokens, keys and values from the Nk others
       emit({prefix + ".q", Linear{.tokens = tokens, .in = c.width(), .out = inner}}, convention, sink);

@@ -1,7 +1,7 @@
 // The input of a zoo model: an image side for image families, a token count for sequence families (each
 // refuses the other's option), and the convolutions that read the image grid (patch embedding, depthwise 3×3).
-#include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/checked.hpp"
+#include "ecosim/ops_counter/error.hpp"
 #include "model_entry.hpp"
 
 namespace ecosim::detail {

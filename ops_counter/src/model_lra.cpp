@@ -8,9 +8,9 @@ namespace ecosim::detail {
 
 namespace {
 
-constexpr std::string_view kKeys[] = {"seq_len",          "embed_dim",   "num_heads",        "head_dim",
-                                      "ffn_hidden",       "layers",      "classifier_hidden", "num_classes",
-                                      "native_attention", "dual",        "vocab_size"};
+constexpr std::string_view kKeys[] = {"seq_len",          "embed_dim", "num_heads",         "head_dim",
+                                      "ffn_hidden",       "layers",    "classifier_hidden", "num_classes",
+                                      "native_attention", "dual",      "vocab_size"};
 
 std::vector<Layer> build_lra(const ModelEntry& e, const ModelOptions& o) {
   const std::uint64_t n = sequence_length(e, o);
@@ -23,8 +23,9 @@ std::vector<Layer> build_lra(const ModelEntry& e, const ModelOptions& o) {
   // the token lookup is memory only: its table and the position table ride on the position add (the two
   // documents of the retrieval task share them)
   std::vector<Layer> layers;
-  layers.push_back(
-      {.name = "pos_embed", .op = ResidualAdd{checked_mul(rows, c)}, .table_parameters = token_and_position_tables(e, c)});
+  layers.push_back({.name = "pos_embed",
+                    .op = ResidualAdd{checked_mul(rows, c)},
+                    .table_parameters = token_and_position_tables(e, c)});
   const std::vector<AttentionVariant> native = native_variants(e, o);
   const std::uint64_t depth = e.uint("layers", kMaxBlocks);
   for (std::uint64_t l = 0; l < depth; ++l) {

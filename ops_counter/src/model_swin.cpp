@@ -43,7 +43,7 @@ std::vector<Layer> build_swin(const ModelEntry& e, const ModelOptions& o) {
       BlockParts parts{.attention = block_attention(block_options(o, native, b), false, n, heads[s],
                                                     head_width(e, c, heads[s]), c, {h, 0, window})};
       if (parts.attention.variant == AttentionVariant::lsa) {  // one bias (and shift-mask) add per window score
-        parts.attention.lsa_padded_proj = true;                 // the window attention holds the output projection
+        parts.attention.lsa_padded_proj = true;                // the window attention holds the output projection
         const std::uint64_t scores =
             checked_product({o.batch, heads[s], lsa_windows(parts.attention), window * window, window * window});
         parts.score_adds.push_back({.name = block + ".relative_position_bias",

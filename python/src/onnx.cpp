@@ -11,8 +11,8 @@
 
 #include "bindings.hpp"
 #include "ecosim/ops_counter/energy.hpp"
-#include "ecosim/ops_counter/model_zoo.hpp"
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/model_zoo.hpp"
 #include "ecosim/ops_counter/onnx_model.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
 #include "ecosim/ops_counter/variant_registry.hpp"
@@ -63,7 +63,8 @@ py::dict count_onnx(const py::bytes& data, const std::string& origin, const std:
   if (rules != "mmcv" && rules != "fvcore") throw Error("rules must be 'mmcv' or 'fvcore', got '" + rules + "'");
   if (rules == "fvcore" && convention != Convention::paper)
     throw Error("rules 'fvcore' counts MACs: it needs convention 'paper'");
-  if (scope != "model" && scope != "attention") throw Error("scope must be 'model' or 'attention', got '" + scope + "'");
+  if (scope != "model" && scope != "attention")
+    throw Error("scope must be 'model' or 'attention', got '" + scope + "'");
   for (const auto& [key, value] : parameters)  // a misspelt option is not taken for a variant's parameter
     if (std::none_of(kVariantParameters.begin(), kVariantParameters.end(),
                      [&](const VariantParameter& p) { return p.name == key; }))

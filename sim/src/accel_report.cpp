@@ -56,8 +56,8 @@ std::string row_line(const accel::OpRow& r, double clock_mhz, bool csv, bool tot
                       e.leakage_pj})
       energies += csv_number(pj) + ",";
     return fmt::format("{},{},{},{},{},{},{},{},{},{},{}{}\n", csv_field(r.name), total ? "" : name(r.kind), r.tiles,
-                       r.macs, r.cycles, csv_number(ms), r.array_cycles, r.vector_cycles, r.stall_cycles(),
-                       r.dram_bits, energies, csv_field(r.mapping));
+                       r.macs, r.cycles, csv_number(ms), r.array_cycles, r.vector_cycles, r.stall_cycles(), r.dram_bits,
+                       energies, csv_field(r.mapping));
   }
   return fmt::format(
       "{:<34} {:>13} {:>12} {:>10.4f} {:>11} {:>11} {:>11} {:>11.4g} {:>10.3g} {:>10.3g} {:>10.3g} {:>10.3g} "

@@ -11,7 +11,6 @@
 
 namespace ecosim::test::eager {
 
-
 inline std::vector<TileWork> gemm_tiles(const GemmShape& s, const GemmTiling& g, const AccelConfig& c) {
   const std::uint64_t dims[3] = {s.m, s.n, s.k}, sizes[3] = {g.tm, g.tn, g.tk};
   std::uint64_t trips[3];

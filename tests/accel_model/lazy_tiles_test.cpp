@@ -81,7 +81,7 @@ TEST_CASE("streamed vector and DMA tiles equal the eager tiles") {
       const OpPlan plan = plan_op(op, c, tech());
       const std::uint64_t half = std::min(c.buffer(Buffer::inputs).half_bits(), c.buffer(Buffer::outputs).half_bits());
       const std::uint64_t fewest = std::max<std::uint64_t>(1, (bits + half - 1) / half);
-      CHECK(plan.tile_count() >= fewest);  // at least as many tiles as the buffers need
+      CHECK(plan.tile_count() >= fewest);           // at least as many tiles as the buffers need
       if (dma) CHECK(plan.tile_count() == fewest);  // a copy gains nothing from more transfers
       CHECK(work_of(collect(plan)) ==
             eager::stream_tiles(dma ? Unit::dma : Unit::vector, bits, bits, work, plan.tile_count()));
@@ -108,8 +108,8 @@ TEST_CASE("a stream is cut for overlap: a larger buffer never slows it, nor does
     const VectorWork work = vector_work(op.counts, c, tech());
     const std::uint64_t bits = fp32_bits(4 << 20, c);
     for (std::uint64_t n : {plan.tile_count() / 2, plan.tile_count() * 2, std::uint64_t{1}}) {
-      if (n == 0 || (bits + n - 1) / n > std::min(c.buffer(Buffer::inputs).half_bits(),
-                                                   c.buffer(Buffer::outputs).half_bits()))
+      if (n == 0 ||
+          (bits + n - 1) / n > std::min(c.buffer(Buffer::inputs).half_bits(), c.buffer(Buffer::outputs).half_bits()))
         continue;
       ClassClock clock(c);
       const std::vector<TileWork> tiles = eager::stream_tiles(Unit::vector, bits, bits, work, n);

@@ -55,12 +55,12 @@ TEST_CASE("memory models are chosen by name, and unknown names and keys are erro
                     Contains("memory: device: unknown DRAM device 'DDR5' (known: DDR4-2400, LPDDR4-3200, HBM2)"));
   CHECK_THROWS_WITH(with_memory(R"({"model": "dram"})"), Contains("memory: device: missing"));
   // the simple model's timing keys beside another model would be ignored: refused, naming them
-  CHECK_THROWS_WITH(parse_config(R"({"memory": {"model": "dram", "device": "HBM2"}, "dram": {"bits_per_cycle": 16}})",
-                                 "c.json"),
-                    Contains("c.json: dram.bits_per_cycle times the 'simple' memory model"));
-  CHECK_THROWS_WITH(parse_config(R"({"memory": {"model": "dram", "device": "HBM2"}, "dram": {"latency_cycles": 9}})",
-                                 "c.json"),
-                    Contains("dram.latency_cycles"));
+  CHECK_THROWS_WITH(
+      parse_config(R"({"memory": {"model": "dram", "device": "HBM2"}, "dram": {"bits_per_cycle": 16}})", "c.json"),
+      Contains("c.json: dram.bits_per_cycle times the 'simple' memory model"));
+  CHECK_THROWS_WITH(
+      parse_config(R"({"memory": {"model": "dram", "device": "HBM2"}, "dram": {"latency_cycles": 9}})", "c.json"),
+      Contains("dram.latency_cycles"));
   CHECK(parse_config(R"({"memory": {"model": "dram", "device": "HBM2"}, "dram": {"pj_per_bit": 4}})", "c.json")
             .dram_pj_per_bit == 4);
   CHECK_THROWS_WITH(with_memory(R"({"model": "simple", "device": "HBM2"})"), Contains("memory: device: unknown key"));

@@ -44,7 +44,6 @@ OpRecord gemm_at(const Shape& s, const Precision& p) {
   return op;
 }
 
-
 /// Cycles no schedule can beat: every MAC at the array's peak rate for the precision, every DRAM bit at
 /// full bandwidth.
 std::uint64_t physical_bound(const OpRecord& op, const ReplayResult& r, const AccelConfig& c) {

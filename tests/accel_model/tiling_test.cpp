@@ -13,8 +13,7 @@ using namespace ecosim;
 using namespace ecosim::accel;
 using namespace ecosim::test;
 
-namespace {
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("fusion factor (8/max(a,2))·(8/max(w,2)) — 16-bit by temporal fusion") {
   const AccelConfig c = builtin_config("bitfusion-45nm");  // BitFusion's 8/2 fusion unit
@@ -42,7 +41,7 @@ TEST_CASE("a fusion unit's precision range sets its throughput: (pmax/pmin)² br
   CHECK(at(16, 2, 8, 8) == std::pair<std::uint64_t, std::uint64_t>{4, 1});  // 64 bricks, 16 a product
   CHECK(at(4, 2, 8, 8) == std::pair<std::uint64_t, std::uint64_t>{1, 4});
   CHECK(at(4, 2, 2, 2) == std::pair<std::uint64_t, std::uint64_t>{4, 1});
-  CHECK(at(4, 4, 2, 2) == std::pair<std::uint64_t, std::uint64_t>{1, 1});   // a 2-bit operand fills a 4-bit brick
+  CHECK(at(4, 4, 2, 2) == std::pair<std::uint64_t, std::uint64_t>{1, 1});  // a 2-bit operand fills a 4-bit brick
   CHECK(at(4, 4, 8, 8) == std::pair<std::uint64_t, std::uint64_t>{1, 4});
 }
 

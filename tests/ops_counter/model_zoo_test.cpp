@@ -194,22 +194,24 @@ TEST_CASE("model zoo errors name what is wrong") {
   CHECK_THROWS_WITH(ModelZoo::builtin().build("pvt_v2_b0", o), Catch::Contains("lsa_window"));
   ModelOptions native;
   native.native_attention = true;
-  CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {"family": "lra", "vocab_size": 16, "seq_len": 8, "embed_dim": 4, "num_heads": 1,
+  CHECK_THROWS_WITH(
+      ModelZoo::parse(R"({"m": {"family": "lra", "vocab_size": 16, "seq_len": 8, "embed_dim": 4, "num_heads": 1,
                                             "head_dim": 4, "ffn_hidden": 4, "layers": 1, "dual": false,
                                             "classifier_hidden": 4, "num_classes": 2, "native_attention": []}})",
-                                    "t")
-                        .build("m", native),
-                    Catch::Contains("native_attention"));
+                      "t")
+          .build("m", native),
+      Catch::Contains("native_attention"));
 }
 
 TEST_CASE("hostile zoo files are errors and bound the work of a build") {
   // An LRA encoder from the zoo's own lra_text values, with `layers` set by the test.
   auto lra = [](const std::string& layers) {
-    return ModelZoo::parse(R"({"m": {"family": "lra", "vocab_size": 16, "seq_len": 8, "embed_dim": 4, "num_heads": 1, "head_dim": 4,
+    return ModelZoo::parse(
+        R"({"m": {"family": "lra", "vocab_size": 16, "seq_len": 8, "embed_dim": 4, "num_heads": 1, "head_dim": 4,
                                     "ffn_hidden": 4, "layers": )" +
-                               layers + R"(, "dual": false,
+            layers + R"(, "dual": false,
                                     "classifier_hidden": 4, "num_classes": 2}})",
-                           "t");
+        "t");
   };
   // Per encoder layer: norm1, attn, residual1, norm2, fc1, gelu, fc2, residual2; around them pos_embed, norm,
   // pool and three classifier layers.
@@ -464,10 +466,11 @@ TEST_CASE("a zoo entry refuses a key its family does not have, naming the file, 
   // Comments (keys starting with '_') stay allowed, in the file and in entries.
   CHECK(error_of(R"({"_note": "x", "m": {"extends": "deit_tiny", "_why": "a comment"}})") == "no error");
   // A zoo that is only parsed refuses the key when its model is built.
-  CHECK_THROWS_WITH(ModelZoo::parse(R"({"m": {"family": "lra", "vocab_size": 16, "seq_len": 8, "embed_dim": 4, "num_heads": 1,
+  CHECK_THROWS_WITH(
+      ModelZoo::parse(R"({"m": {"family": "lra", "vocab_size": 16, "seq_len": 8, "embed_dim": 4, "num_heads": 1,
                                             "head_dim": 4, "ffn_hidden": 4, "layers": 1, "dual": false,
                                             "classifier_hidden": 4, "num_classes": 2, "colour": 1}})",
-                                    "t.json")
-                        .build("m", {}),
-                    Catch::StartsWith("t.json: m.colour: unknown key"));
+                      "t.json")
+          .build("m", {}),
+      Catch::StartsWith("t.json: m.colour: unknown key"));
 }

@@ -13,9 +13,10 @@ std::vector<Layer> onnx_layers(const OnnxModel& model, const std::optional<Atten
     throw Error(fmt::format("ONNX model '{}': cannot swap attention for {}: {}", model.origin, name(swap->variant),
                             unmatched_attention_warning(model)));
   if (model.attention.empty())
-    throw Error(fmt::format("ONNX model '{}': no attention block to swap for {} (the importer found none: "
-                            "count the model as exported, without --attention)",
-                            model.origin, name(swap->variant)));
+    throw Error(
+        fmt::format("ONNX model '{}': no attention block to swap for {} (the importer found none: "
+                    "count the model as exported, without --attention)",
+                    model.origin, name(swap->variant)));
   for (Layer& layer : layers) {
     const auto* found = std::get_if<SoftmaxAttention>(&layer.op);
     if (!found) continue;

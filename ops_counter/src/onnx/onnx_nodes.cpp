@@ -236,12 +236,12 @@ std::optional<Layer> data_movement(const Context& c, const Node& n) {
   const bool view = n.op == "Transpose" || n.op == "Slice" || n.op == "Split" || n.op == "Expand" ||
                     (n.op == "Gather" && !c.constant(n.inputs.at(0)));  // a row of a weight table: a copy
   // rows of a weight table gathered by token ids (an activation): nn.Embedding keeps the ids
-  const bool lookup = n.op == "Gather" && n.inputs.size() == 2 && c.constant(n.inputs[0]) &&
-                      !c.constant(n.inputs[1]) && c.has_dims(n.inputs[1]);
-  return Layer{"", DataMovement{.func = n.op,
-                                .elements = elements,
-                                .view = view,
-                                .saved_indices = lookup ? c.elements(n.inputs[1], n) : 0}};
+  const bool lookup = n.op == "Gather" && n.inputs.size() == 2 && c.constant(n.inputs[0]) && !c.constant(n.inputs[1]) &&
+                      c.has_dims(n.inputs[1]);
+  return Layer{
+      "",
+      DataMovement{
+          .func = n.op, .elements = elements, .view = view, .saved_indices = lookup ? c.elements(n.inputs[1], n) : 0}};
 }
 
 std::optional<Layer> view(const Context&, const Node&) { return std::nullopt; }

@@ -3,8 +3,9 @@
 // shape evaluator folded, the mask an Add or a Where selecting a hiding fill value, causal when a constant or
 // folded tensor hiding exactly the later keys, a second Add a bias (Swin's relative positions); scale, mask and
 // bias optional, in any order, with Reshapes and Casts between them; K/V heads counted before a grouped-query
-// Expand/Tile), GELU in its erf form (x/√2 → Erf → +1 → ·x → ·0.5), SiLU (Sigmoid → ·x), LayerNorm decomposed (ReduceMean, Sub,
-// Pow 2, ReduceMean, Add ε, Sqrt, Div, Mul γ, Add β) and a Linear layer exported as MatMul + bias Add.
+// Expand/Tile), GELU in its erf form (x/√2 → Erf → +1 → ·x → ·0.5), SiLU (Sigmoid → ·x), LayerNorm decomposed
+// (ReduceMean, Sub, Pow 2, ReduceMean, Add ε, Sqrt, Div, Mul γ, Add β) and a Linear layer exported as MatMul + bias
+// Add.
 #include <cmath>
 
 #include "ecosim/ops_counter/checked.hpp"

@@ -156,7 +156,7 @@ void Evaluator::pass_constant(const Node& n, std::size_t in, std::size_t out) {
 
 void Evaluator::carry_constant(const Node& n) {
   static const std::set<std::string, std::less<>> kLayoutOps = {"Transpose", "Reshape", "Squeeze",
-                                                                 "Unsqueeze", "Flatten", "Cast"};
+                                                                "Unsqueeze", "Flatten", "Cast"};
   if (!kLayoutOps.contains(n.op) || n.inputs.empty() || n.outputs.size() != 1 || n.outputs[0].empty()) return;
   const auto source = graph_.tensors.find(n.inputs[0]);
   if (source == graph_.tensors.end() || !source->second.constant) return;

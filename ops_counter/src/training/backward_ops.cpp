@@ -25,14 +25,14 @@ ops::OpMix softmax_backward_row(std::uint64_t len) {  // y·(dy − Σ dy·y)
 ops::OpMix gelu_backward_element() { return {.mul = 13, .add = 7, .exp = 1, .div = 1}; }  // tanh form, from x
 /// Per element, the gradient of an imported elementwise op from what it saved (`constant`: an operand is one).
 ops::OpMix elementwise_backward(const std::string& func, bool constant) {
-  if (func == "Mul") return constant ? ops::OpMix{.mul = 1} : ops::OpMix{.mul = 2};           // dY·c | dY·y, dY·x
+  if (func == "Mul") return constant ? ops::OpMix{.mul = 1} : ops::OpMix{.mul = 2};            // dY·c | dY·y, dY·x
   if (func == "Div") return constant ? ops::OpMix{.div = 1} : ops::OpMix{.mul = 2, .div = 2};  // dY/c | and −dY·x/y²
-  if (func == "Pow") return {.mul = 2};                                                         // dY·p·x^(p−1), p = 2
-  if (func == "Erf") return {.mul = 3, .exp = 1};                                               // dY·2/√π·e^(−x²)
-  if (func == "Sqrt") return {.mul = 1, .div = 1};                                              // dY·0.5/y
-  if (func == "Tanh" || func == "Sigmoid") return {.mul = 2, .add = 1};                         // dY·(1 − y²) | y(1 − y)
-  if (func == "Reciprocal") return {.mul = 2};                                                  // −dY·y²
-  return {.mul = 1};                                                                            // Exp: dY·y; Neg: −dY
+  if (func == "Pow") return {.mul = 2};                                  // dY·p·x^(p−1), p = 2
+  if (func == "Erf") return {.mul = 3, .exp = 1};                        // dY·2/√π·e^(−x²)
+  if (func == "Sqrt") return {.mul = 1, .div = 1};                       // dY·0.5/y
+  if (func == "Tanh" || func == "Sigmoid") return {.mul = 2, .add = 1};  // dY·(1 − y²) | y(1 − y)
+  if (func == "Reciprocal") return {.mul = 2};                           // −dY·y²
+  return {.mul = 1};                                                     // Exp: dY·y; Neg: −dY
 }
 
 OpCounts forward_paper(const Layer& layer) {
@@ -59,7 +59,7 @@ struct BackwardEmitter {
 
   void linear(const std::string& prefix, const Linear& l) const {
     if (input_gradient) gemm(prefix + "grad_input", {.m = l.tokens, .n = l.in, .k = l.out, .b_shared = true});  // dY·Wᵀ
-    gemm(prefix + "grad_weight", {.m = l.in, .n = l.out, .k = l.tokens});                   // Xᵀ·dY
+    gemm(prefix + "grad_weight", {.m = l.in, .n = l.out, .k = l.tokens});  // Xᵀ·dY
     if (l.bias)
       record(ops::reduce(prefix + "grad_bias", "sum", 1, l.out, l.tokens, DType::fp32, ops::sum_row(l.tokens), 1), {});
   }

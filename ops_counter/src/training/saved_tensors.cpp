@@ -45,11 +45,11 @@ std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const s
     output_of[layer.name] = output;
     previous_output = output;
     for (const Save& s : t.saves) {
-      const std::size_t id = s.of == Save::Of::input                        ? input
-                             : s.of == Save::Of::output                     ? output
+      const std::size_t id = s.of == Save::Of::input                           ? input
+                             : s.of == Save::Of::output                        ? output
                              : s.of == Save::Of::other && !layer.other.empty() ? named(layer, layer.other, s.elements)
-                                                                            : new_tensor(s.elements, i);
-      const std::uint64_t part = s.of == Save::Of::input ? t.input
+                                                                               : new_tensor(s.elements, i);
+      const std::uint64_t part = s.of == Save::Of::input   ? t.input
                                  : s.of == Save::Of::other ? std::min(s.elements, elements[id])
                                                            : elements[id];
       if (const auto known = saved_index.find(id); known != saved_index.end()) {

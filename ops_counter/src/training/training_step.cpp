@@ -79,9 +79,8 @@ TrainingStep training_step(const std::vector<Layer>& layers, Optimizer optimizer
   for (const Layer& layer : layers)
     training::naming_layer(layer, [&] { training::emit_training_forward(layer, convention, forward); });
   for (std::size_t i = layers.size(); i-- > 0;)
-    training::naming_layer(layers[i], [&] {
-      training::emit_backward(layers[i], convention, backward, !reads_input_data(layers, i));
-    });
+    training::naming_layer(
+        layers[i], [&] { training::emit_backward(layers[i], convention, backward, !reads_input_data(layers, i)); });
 
   std::uint64_t buffers = 0;
   for (std::size_t i = 0; i < layers.size(); ++i) {

@@ -321,9 +321,10 @@ int compare(const Args& args) {
     native.native_attention = true;
     const std::vector<Layer> layers = zoo.build(model, native);
     if (std::none_of(layers.begin(), layers.end(), [](const Layer& l) { return is_attention(l); }))
-      throw Error(fmt::format("model '{}' has no attention for the variants to replace (compare --variants native, "
-                              "or count it)",
-                              model));
+      throw Error(
+          fmt::format("model '{}' has no attention for the variants to replace (compare --variants native, "
+                      "or count it)",
+                      model));
   }
 
   // The default batch is the published layer's; a decoder (its default prefill or a --phase) compares one

@@ -59,14 +59,10 @@ int fewbit(const Args& args) {
 
   const fb::Quantizer q = fb::solve(s.activation, static_cast<unsigned>(bits), {.range = range, .grid = grid});
   if (format == "json") {
-    const nlohmann::json out = {{"activation", s.name},
-                                {"bits", q.bits},
-                                {"range", q.range},
-                                {"grid", solved_cells(grid)},  // the cells solved on
-                                {"grid_asked", grid},
-                                {"codes_of_abs_x", s.even_derivative},
-                                {"borders", q.borders},
-                                {"levels", q.levels},
+    const nlohmann::json out = {{"activation", s.name}, {"bits", q.bits},
+                                {"range", q.range},     {"grid", solved_cells(grid)},  // the cells solved on
+                                {"grid_asked", grid},   {"codes_of_abs_x", s.even_derivative},
+                                {"borders", q.borders}, {"levels", q.levels},
                                 {"error", q.error}};
     fmt::print("{}\n", out.dump(2));
   } else {

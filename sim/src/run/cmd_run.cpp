@@ -13,7 +13,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "non_finite.hpp"
 #include "attention_npy.hpp"
 #include "count_report.hpp"
 #include "decode_report.hpp"
@@ -27,6 +26,7 @@
 #include "ecosim/ops_counter/sinks.hpp"
 #include "ecosim/sim/commands.hpp"
 #include "ecosim/traces/trace_writer.hpp"
+#include "non_finite.hpp"
 #include "provenance.hpp"
 #include "saved_inputs.hpp"
 #include "variant_parameters.hpp"
@@ -141,12 +141,13 @@ int run(const Args& args) {
   const ecoformer::KernelParameters parameters = ecoformer::draw_kernel_parameters(inputs, config, seed);
   const ecoformer::RunResult result = ecoformer::run_attention(inputs, config, device, parameters, sink);
   if (const std::uint64_t bad = count_non_finite(result.out.data))  // before any file is written
-    throw Error(fmt::format("{}'s output holds {} NaN/Inf values of {}: the inputs' scale is beyond what its "
-                            "arithmetic holds in fp32{}",
-                            name(config.variant), bad, result.out.data.size(),
-                            config.variant == AttentionVariant::performer
-                                ? " (its random features' denominators underflow; msa takes these inputs)"
-                                : ""));
+    throw Error(
+        fmt::format("{}'s output holds {} NaN/Inf values of {}: the inputs' scale is beyond what its "
+                    "arithmetic holds in fp32{}",
+                    name(config.variant), bad, result.out.data.size(),
+                    config.variant == AttentionVariant::performer
+                        ? " (its random features' denominators underflow; msa takes these inputs)"
+                        : ""));
   if (writer) writer->finish();
   if (vm.count("output")) write_attention_output(vm["output"].as<std::string>(), result.out);
   std::optional<nlohmann::json> decode_json;

@@ -39,9 +39,9 @@ std::string duration(double seconds) {
 /// The plots (scripts/plot_sweep.py, run_plot_script); a failure is a warning (sweep.csv and sweep.json are
 /// complete).
 void plot(const std::string& dir) {
-  const ProgramRun run = run_plot_script(
-      "plot_sweep.py", embedded::plot_sweep_py(),
-      {dir + "/sweep.json", dir + "/sweep_latency_energy.png", dir + "/sweep_energy_area.png"});
+  const ProgramRun run =
+      run_plot_script("plot_sweep.py", embedded::plot_sweep_py(),
+                      {dir + "/sweep.json", dir + "/sweep_latency_energy.png", dir + "/sweep_energy_area.png"});
   if (run.succeeded)
     fmt::print(stderr, "wrote {0}/sweep_latency_energy.png and {0}/sweep_energy_area.png\n", dir);
   else

@@ -235,10 +235,11 @@ SweepSpec parse_sweep_spec(std::string_view json_text, const std::string& origin
     for (std::size_t i = 0; zoo_models && i < d["variants"].size(); ++i)
       for (const char* key : {"window", "sr_ratio", "grid_height"})
         if (d["variants"][i].is_object() && d["variants"][i].contains(key))
-          throw Error(fmt::format("variants[{}]: {} does not apply to a zoo model's workload (its windows, "
-                                  "reduction ratios and token grids are its own, stage by stage): it sets a "
-                                  "layer's or an ONNX model's",
-                                  i, key));
+          throw Error(
+              fmt::format("variants[{}]: {} does not apply to a zoo model's workload (its windows, "
+                          "reduction ratios and token grids are its own, stage by stage): it sets a "
+                          "layer's or an ONNX model's",
+                          i, key));
     std::uint64_t configurations = 1;  // checked as it grows: a product of long axes must not wrap
     for (const SweepAxis& a : spec.axes)
       if ((configurations *= a.values.size()) > kMaxSweepConfigurations)

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "non_finite.hpp"
 #include "ecosim/ecoformer/msa_fp16.hpp"
 #include "ecosim/ecoformer/random_parameters.hpp"
 #include "ecosim/ecoformer/reference.hpp"
@@ -15,6 +14,7 @@
 #include "ecosim/kernels/gpu.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
+#include "non_finite.hpp"
 #include "tolerance.hpp"
 #include "validation.hpp"
 

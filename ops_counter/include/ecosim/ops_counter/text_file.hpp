@@ -13,8 +13,7 @@ std::ifstream open_text_file(const std::string& path);
 /// The whole file (for small inputs: configs, tables; traces are streamed by trace::TraceReader); a file
 /// holding more than `max_bytes` is an error naming the limit and `limit_option`, the option raising it, when
 /// given (it is never read past the limit, so /dev/zero or a huge file fails fast).
-std::string read_text_file(const std::string& path,
-                           std::uint64_t max_bytes = std::numeric_limits<std::uint64_t>::max(),
+std::string read_text_file(const std::string& path, std::uint64_t max_bytes = std::numeric_limits<std::uint64_t>::max(),
                            std::string_view limit_option = {});
 
 }  // namespace ecosim
