@@ -228,6 +228,22 @@ class SqueezeExcite(nn.Module):
         return x * torch.sigmoid(self.expand(F.silu(self.reduce(x.mean((2, 3), keepdim=True)))))
 
 
+class InvertedResidual(nn.Module):
+    """MobileNetV2's block: a 1×1 expansion, a depthwise 3×3 and a 1×1 projection, BatchNorm after each, ReLU6
+    (exported as Clip) after the first two, and the residual."""
+
+    def __init__(self, channels=8, expand=4):
+        super().__init__()
+        hidden = channels * expand
+        self.block = nn.Sequential(
+            nn.Conv2d(channels, hidden, 1, bias=False), nn.BatchNorm2d(hidden), nn.ReLU6(),
+            nn.Conv2d(hidden, hidden, 3, 1, 1, groups=hidden, bias=False), nn.BatchNorm2d(hidden), nn.ReLU6(),
+            nn.Conv2d(hidden, channels, 1, bias=False), nn.BatchNorm2d(channels))
+
+    def forward(self, x):
+        return x + self.block(x)
+
+
 class DecoderWithMemory(nn.Module):
     """A transformer decoder layer reading two graph inputs: its tokens and the encoder's memory (cross-attention
     projects the memory, which autograd keeps)."""
@@ -310,7 +326,8 @@ def main():
     # module's exactly; with their weights (folding finds the tied head's transposed copy, the position rows) and
     # without folding (x @ Wᵀ written as a Transpose of each weight: still the layer's weight, not an activation),
     # their activation bytes too, within 1 % (the saved token ids are not modelled); SiLU as exported (one saved
-    # input), a broadcast operand at its own size, a second graph input saved where a layer keeps it
+    # input), a broadcast operand at its own size, a second graph input saved where a layer keeps it, ReLU6 keeping
+    # its input
     ids = torch.randint(0, 64, (2, 8))
     for name, module, x, export in (
             ("token transformer", TokenTransformer(), torch.randint(0, 100, (2, 9)), {}),
@@ -320,6 +337,7 @@ def main():
             ("tied language model, not folded, with weights", TiedLanguageModel(), ids,
              {"fold": False, "strip": False}),
             ("squeeze-excite block with SiLU", SqueezeExcite(), torch.randn(2, 16, 8, 8), {}),
+            ("MobileNetV2's inverted residual (ReLU6 as Clip)", InvertedResidual(), torch.randn(2, 8, 8, 8), {}),
             ("decoder layer reading a memory input", DecoderWithMemory(), (torch.randn(2, 6, 32), torch.randn(2, 10, 32)),
              {})):
         exported = workdir / f"{name.replace(' ', '_').replace(',', '')}.onnx"

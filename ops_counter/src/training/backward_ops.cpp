@@ -32,6 +32,7 @@ ops::OpMix elementwise_backward(const std::string& func, bool constant) {
   if (func == "Sqrt") return {.mul = 1, .div = 1};                       // dY·0.5/y
   if (func == "Tanh" || func == "Sigmoid") return {.mul = 2, .add = 1};  // dY·(1 − y²) | y(1 − y)
   if (func == "Reciprocal") return {.mul = 2};                           // −dY·y²
+  if (func == "Clip") return {.cmp = 2};                                 // dY where lo < x < hi, else 0
   return {.mul = 1};                                                     // Exp: dY·y; Neg: −dY
 }
 

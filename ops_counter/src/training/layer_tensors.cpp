@@ -147,8 +147,8 @@ struct TensorRules {
   }
 
   /// Elementwise ops as autograd keeps them: Add, Sub, Neg, and Mul or Div by a constant keep nothing; Mul and
-  /// Div of two activations both operands; Pow by a constant exponent and Erf their input; Exp, Sqrt, Tanh,
-  /// Sigmoid and Reciprocal their output.
+  /// Div of two activations both operands; Pow by a constant exponent, Erf and Clip (ReLU6) their input; Exp,
+  /// Sqrt, Tanh, Sigmoid and Reciprocal their output.
   LayerTensors operator()(const Elementwise& e) const {
     const std::uint64_t n = e.elements;
     const bool constant_divisor = (e.constant_operands & 2u) && !(e.constant_operands & 1u);
@@ -163,6 +163,8 @@ struct TensorRules {
       return pointwise(n, n, {{Save::Of::input, "input", 0}});
     for (const char* f : {"Exp", "Sqrt", "Tanh", "Sigmoid", "Reciprocal"})
       if (e.func == f) return pointwise(n, n, {{Save::Of::output, "output", 0}});
+    // ReLU6 (Clip between constants): hardtanh keeps its input (in place, a copy of the same size)
+    if (e.func == "Clip") return pointwise(n, n, {{Save::Of::input, "input", 0}});
     refuse("elementwise " + e.func + (e.constant_operands ? " with a constant operand" : ""));
   }
 
