@@ -115,6 +115,7 @@ PlanEnds plan_ends(const OpPlan& plan) {
       if (!after) {
         e.last = at;
         e.before_last = before ? std::optional(*before) : previous_run_last;
+        previous_run_last = at;  // the tile before the next run's first
       }
     });
   return e;

@@ -95,7 +95,7 @@ class PerformerState final : public GroupState {
         scales_(feature_scales(d_, f_)),
         kv_(groups_, RowMatrix::Zero(static_cast<Eigen::Index>(f_), static_cast<Eigen::Index>(d_))),
         k_sum_(groups_, Eigen::RowVectorXf::Zero(static_cast<Eigen::Index>(f_))) {}
-  std::uint64_t bytes() const override { return kv_.size() * (f_ * d_ + f_) * sizeof(float); }
+  std::uint64_t bytes() const override { return kv_.size() * (f_ * d_ + f_ + 1) * sizeof(float); }  // S, z, m
   std::map<std::string, std::vector<double>> arrays() const override {
     std::vector<double> kv, k_sum, stabiliser;
     for (std::size_t g = 0; g < kv_.size(); ++g) {

@@ -281,7 +281,7 @@ class PerformerDecodeCuda final : public DecodeState {
     const double ms = timer.stop_ms();
     return RunResult{Tensor{batch_, heads_, 1, d_, out.download()}, ms, Device::cuda};
   }
-  std::uint64_t bytes() const override { return g_ * (f_ * d_ + f_) * sizeof(float); }
+  std::uint64_t bytes() const override { return g_ * (f_ * d_ + f_ + 1) * sizeof(float); }  // S, z, m
   std::map<std::string, std::vector<double>> arrays() const override {
     const std::vector<float> kv = kv_.download(), k_sum = k_sum_.download(), stabiliser = stabiliser_.download();
     return {{"kv", {kv.begin(), kv.end()}},

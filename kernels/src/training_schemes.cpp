@@ -228,8 +228,10 @@ SchemeStep apply_scheme(const Scheme& scheme, const std::vector<Layer>& layers, 
       const Layer& layer = layers[saver.layer];
       for (Role r : roles(layer, saver.what)) {
         Form f = rules.of(layer, part_saved(s, saver), i, saver.what, r, produced[i]);
-        if (f.key == s.dtype && f.compress.empty()) f = raw(s);  // kept as saved: the whole storage
-        if (saver.elements < s.elements) f.own = true;           // a part: compressed apart from the others
+        if (f.key == s.dtype && f.compress.empty())
+          f = raw(s);  // kept as saved: the whole storage, shared with every saver keeping it so
+        else if (saver.elements < s.elements)
+          f.own = true;  // a part compressed: apart from the others
         if (f.bytes == 0 || (!f.own && !shared.insert(f.key).second)) continue;
         if (f.kept.empty()) f.kept = {{kept_type(f.key), f.bytes}};
         out.stored.push_back({i, saver.layer, f.key, f.bytes, f.kept});

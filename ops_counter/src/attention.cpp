@@ -155,6 +155,8 @@ std::uint64_t recurrent_state_bytes(const AttentionConfig& c) {
   for (const stages::StageRecord& r :
        c.variant == AttentionVariant::performer ? stages::performer_state(c) : stages::hashed_state(c))
     bytes = checked_add(bytes, r.exact.counts.written_bytes());
+  if (c.variant == AttentionVariant::performer)  // and each K/V head's key stabiliser (one fp32)
+    bytes = checked_add(bytes, storage_bytes(DType::fp32, checked_mul(c.batch, c.key_heads())));
   return bytes;
 }
 

@@ -99,8 +99,8 @@ TEST_CASE("a Performer decode step by hand: the new key folded onto the state, c
     CHECK(kv->counts.ops(OpKind::add) == 2 * 8 * 4);
     CHECK(kv->counts.read_bytes() == (2 * 8 * 1 + 2 * 1 * 4 + 2 * 8 * 4) * 4);  // φ(k), v and the held S, fp32
     CHECK(k_sum->counts.ops(OpKind::add) == 2 * 8);
-    // the state: S (2·8·4) and z (2·8), fp32
-    CHECK(recurrent_state_bytes(causal(AttentionVariant::performer, 1, keys)) == (2 * 8 * 4 + 2 * 8) * 4);
+    // the state: S (2·8·4), z (2·8) and each head's key stabiliser (2), fp32
+    CHECK(recurrent_state_bytes(causal(AttentionVariant::performer, 1, keys)) == (2 * 8 * 4 + 2 * 8 + 2) * 4);
   }
   // EcoFormer's: M (b×d fp32), s (b int32), Σv (d fp32) per head
   CHECK(recurrent_state_bytes(causal(AttentionVariant::ecoformer, 1, 100)) == 2 * (3 * 4 * 4 + 3 * 4 + 4 * 4));
@@ -112,7 +112,7 @@ TEST_CASE("decoder with a recurrent variant: the state replaces the KV cache and
   // Qwen2-7B: 28 layers of 28 query heads over 4 KV heads, d = 128 (positions up to 131,072): one state per KV head
   const std::uint64_t layers = 28, kv_heads = 4, d = 128, f = default_of(VariantParameterId::features),
                       b = default_of(VariantParameterId::bits);
-  const std::uint64_t performer_state = layers * kv_heads * (f * d + f) * 4;
+  const std::uint64_t performer_state = layers * kv_heads * (f * d + f + 1) * 4;  // S, z and the key stabiliser
   const std::uint64_t ecoformer_state = layers * kv_heads * (b * d * 4 + b * 4 + d * 4);
   for (std::uint64_t keys : kContexts) {
     INFO(keys);
@@ -169,7 +169,7 @@ TEST_CASE("grouped-query attention: one recurrent state per KV head, the readout
 TEST_CASE("decoder with grouped-query attention: state bytes = kv_heads × per-head state × layers × 4 bytes") {
   const ModelZoo zoo = ModelZoo::builtin();
   const std::uint64_t d = 128, f = default_of(VariantParameterId::features), b = default_of(VariantParameterId::bits);
-  const std::uint64_t performer_head = (f * d + f) * 4, ecoformer_head = b * d * 4 + b * 4 + d * 4;  // fp32, int32
+  const std::uint64_t performer_head = (f * d + f + 1) * 4, ecoformer_head = b * d * 4 + b * 4 + d * 4;  // fp32, int32
   // Llama-3-8B: 32 layers, 32 query heads over 8 KV heads; Qwen2-7B: 28 layers, 28 over 4
   for (const auto& [model, layers, kv_heads] :
        {std::tuple{"llama3_8b", 32, 8}, std::tuple{"qwen2_7b", 28, 4}}) {
@@ -181,7 +181,7 @@ TEST_CASE("decoder with grouped-query attention: state bytes = kv_heads × per-h
           n * ecoformer_head);
   }
   // MHA (GPT-2 medium: 24 layers of 16 heads, d = 64, every head its own K/V): one state per head, as before
-  const std::uint64_t f64 = (f * 64 + f) * 4;
+  const std::uint64_t f64 = (f * 64 + f + 1) * 4;
   CHECK(zoo.decoder_facts("gpt2_medium", decode_step(AttentionVariant::performer, 512))->recurrent_state_bytes ==
         24 * 16 * f64);
 }

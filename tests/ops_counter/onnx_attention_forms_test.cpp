@@ -97,13 +97,14 @@ TEST_CASE("swapping the Llama and Swin blocks: run, or refused with the reason",
   const OnnxModel llama = import_onnx(kModels + "/llama_block.onnx");
   CHECK_THAT(swap_error(llama, AttentionVariant::linformer), Catch::Contains("linformer has no causal form"));
   CHECK(swap_error(llama, AttentionVariant::ecoformer) == "no error");  // prefix sums: a causal form (issue 21)
-  // swapped to Performer, its state is one per K/V head (2 of them, each shared by 2 query heads): S and z, fp32
+  // swapped to Performer, its state is one per K/V head (2 of them, each shared by 2 query heads): S, z and the key
+  // stabiliser, fp32
   std::size_t swapped = 0;
   for (const Layer& layer : onnx_layers(llama, swap_to(AttentionVariant::performer)))
     if (const auto* a = std::get_if<AttentionConfig>(&layer.op)) {
       ++swapped;
       CHECK(a->kv_heads == 2);
-      CHECK(recurrent_state_bytes(*a) == 2 * (a->features * 16 + a->features) * 4);
+      CHECK(recurrent_state_bytes(*a) == 2 * (a->features * 16 + a->features + 1) * 4);
     }
   CHECK(swapped == 1);
   // MSA has a causal form: the block keeps its lower triangle, 4 heads · (16·17/2 pairs) · 16 fewer than the export's

@@ -64,8 +64,8 @@ void emit_training_forward(const Layer& layer, Convention convention, OpSink& si
 }  // namespace training
 
 bool reads_input_data(const std::vector<Layer>& layers, std::size_t i) {
-  const bool network_input = (i == 0 && layers[0].input.empty()) || is_network_input_name(layers[i].input);
-  return network_input && std::holds_alternative<Conv2d>(layers[i].op);
+  if (is_network_input_name(layers[i].input)) return true;  // an imported graph's input: a tensor fed in
+  return i == 0 && layers[0].input.empty() && std::holds_alternative<Conv2d>(layers[0].op);  // a zoo model's images
 }
 
 TrainingStep training_step(const std::vector<Layer>& layers, Optimizer optimizer, Convention convention) {

@@ -8,8 +8,9 @@
 // and store cycles of tile i (s₋₁ = l_T = 0):
 //   cycles = l₀ + Σᵢ max(cᵢ, sᵢ₋₁ + lᵢ₊₁) + s_{T−1}
 // With config.prefetch_weights the SystemC model loads the next op's first weight tile during an op's last
-// tile when the DMA would idle that long anyway; the closed form assumes it always can (a lower bound): an op
-// after the first starts with l₀ minus its weights (see `weights_prefetched`).
+// tile when the DMA would idle that long anyway; the closed form assumes it does wherever it may — the store of
+// the tile before the last plus the weights' load within the last tile's computation — (a lower bound): such an
+// op starts with l₀ minus its weights (see `weights_prefetched`).
 // The recurrence is fed tile by tile (PipelineClock, the SystemC model's order) or, for an op whose tiles compute
 // one after another, class by class (ClassClock: tiles alike with neighbours alike have equal stages,
 // TileRun::visit_classes).

@@ -56,7 +56,7 @@ OpRow closed_form_row(const OpPlan& plan, const AccelConfig& config, bool weight
 
 /// Closed form: per op, the cycles of the tile pipeline as the recurrence of pipeline.hpp gives them. The
 /// SystemC model simulates the same pipeline: the same cycles with config.prefetch_weights off, no fewer with it
-/// on (the closed form assumes every prefetch fits). Ops run one after another; each op's row goes to `rows`
+/// on (the closed form assumes a prefetch wherever it may fit). Ops run one after another; each op's row goes to `rows`
 /// when not null, and `progress` is told after each op when given.
 ReplayResult replay_closed_form(PlanSource& plans, const AccelConfig& config, RowSink* rows = nullptr,
                                 const ReplayProgress& progress = {});

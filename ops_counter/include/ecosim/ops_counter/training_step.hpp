@@ -60,9 +60,10 @@ struct TrainingStep {
 /// that overflows 64 bits.
 TrainingStep training_step(const std::vector<Layer>& layers, Optimizer optimizer, Convention convention);
 
-/// Whether layer i of `layers` reads the network's input as data — the images its convolution takes (a token
-/// model's first tensor is a learned lookup's output) — which requires no gradient: autograd computes none for
-/// it, and GACT's quantizer leaves it as saved.
+/// Whether layer i of `layers` reads the network's input as data, which requires no gradient — an imported
+/// graph's input (named so: Layer::input), or the images a zoo model's first convolution takes (a token model's
+/// first tensor is a learned lookup's output): autograd computes no gradient of it for a Linear or a convolution,
+/// and GACT's quantizer leaves it as saved.
 bool reads_input_data(const std::vector<Layer>& layers, std::size_t i);
 
 /// The distinct tensors `layers` save for backward (the SavedTensor list of training_step).
