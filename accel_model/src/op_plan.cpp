@@ -167,8 +167,8 @@ inline constexpr std::uint64_t kMaxStreamTiles = 4096;
 
 /// A stream in the tiles that finish it soonest: at least as many as fit half of each buffer; more (doubling)
 /// while the DMA's transfers, which overlap the unit's work only across tiles, then hide more of it than their
-/// per-transfer latency costs. Ties (tie_window_cycles) go to fewer tiles. So a larger buffer never makes a
-/// stream slower (one tile would load, compute and store in turn).
+/// per-transfer latency costs. Ties (tie_window_cycles) go to fewer tiles. So a larger buffer no longer forces a
+/// stream into one tile that loads, computes and stores in turn.
 std::shared_ptr<StreamRun> stream_run(Unit unit, std::uint64_t read_bits, std::uint64_t write_bits, VectorWork work,
                                       const AccelConfig& config) {
   const std::uint64_t half_in = config.buffer(Buffer::inputs).half_bits();

@@ -285,3 +285,18 @@ TEST_CASE("gact:avgB: GACT's allocation under an average budget — uniform at a
   CHECK_THROWS_WITH(parse_scheme("gact:avg"), Contains("average budget"));
   CHECK_THROWS_WITH(parse_scheme("gact:avg40"), Contains("[1, 32]"));
 }
+
+TEST_CASE("a tensor two layers keep parts of is stored whole once when kept raw, each part apart when compressed") {
+  // the final norm's output (10 rows × 8) read by two heads, each a part of it (a distilled ViT's class and
+  // distillation tokens: 2 rows each)
+  const std::vector<Layer> layers = {{"norm", LayerNorm{10, 8}},
+                                     {"head", Linear{2, 8, 3}},
+                                     {.name = "head_dist", .op = Linear{2, 8, 3}, .input = "norm"}};
+  const TrainingStep step = training_step(layers, Optimizer::sgd, Convention::exact);
+  const SchemeStep none = apply_scheme(parse_scheme("none"), layers, step, 2);
+  CHECK(none.activation_bytes == step.activation_bytes);  // the norm's output once, whole (autograd's storage)
+  const SchemeStep gact = apply_scheme(parse_scheme("gact:4"), layers, step, 2);
+  std::size_t parts = 0;  // copies of the norm's output (layer 0's): one per head, its 16-element part
+  for (const StoredTensor& s : gact.stored) parts += step.saved[s.saved].producer == 0 && s.form == "gact4";
+  CHECK(parts == 2);
+}

@@ -204,7 +204,7 @@ class TiedLanguageModel(nn.Module):
     arange, a table small enough for the exporter to fold), one pre-norm block, and a head tied to the token
     table through F.linear (the exporter folds the transposed table into a second initializer)."""
 
-    def __init__(self, vocab=64, dim=32, tokens=8, heads=2):
+    def __init__(self, vocab=128, dim=32, tokens=8, heads=2):  # a table of 4,096 elements: one compared for a tie
         super().__init__()
         self.embed, self.pos = nn.Embedding(vocab, dim), nn.Embedding(tokens, dim)
         self.block, self.norm = PreNormBlock(dim, heads, 4 * dim), nn.LayerNorm(dim)
@@ -328,7 +328,7 @@ def main():
     # their activation bytes too, within 1 % (the saved token ids are not modelled); SiLU as exported (one saved
     # input), a broadcast operand at its own size, a second graph input saved where a layer keeps it, ReLU6 keeping
     # its input
-    ids = torch.randint(0, 64, (2, 8))
+    ids = torch.randint(0, 128, (2, 8))
     for name, module, x, export in (
             ("token transformer", TokenTransformer(), torch.randint(0, 100, (2, 9)), {}),
             ("token transformer, not folded, with weights", TokenTransformer(), torch.randint(0, 100, (2, 9)),
