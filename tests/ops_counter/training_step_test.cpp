@@ -183,6 +183,10 @@ TEST_CASE("the new zoo entries: torchvision's published GMACs (conv + linear mul
   }
   // parameters as torchvision counts them
   CHECK(training_step(zoo_model("resnet50", 1), Optimizer::sgd, Convention::exact).parameters == 25557032);
+  // buffers as torchvision's ResNet-18 holds them: 20 BatchNorms over 4,800 channels, a running mean and variance
+  // (fp32) per channel and one int64 num_batches_tracked each
+  CHECK(training_step(zoo_model("resnet18", 1), Optimizer::sgd, Convention::exact).buffer_bytes ==
+        2 * 4800 * 4 + 20 * 8);
   CHECK(training_step(zoo_model("vgg16", 1), Optimizer::sgd, Convention::exact).parameters == 138357544);
   // LRA text (Nyströmformer's settings): token table 512·64 and position table 4096·64; per layer two
   // LayerNorms (2·64 each), q, k, v, o Linear(64, 64) with biases, FFN 64→128→64 with biases; the final

@@ -42,7 +42,9 @@ struct TensorRules {
     const std::uint64_t elements = checked_product({b.batch, b.channels, b.h, b.w});
     LayerTensors t = pointwise(elements, elements,
                                {{Save::Of::input, "input", 0}, {Save::Of::own, "stats", checked_mul(2, b.channels)}});
-    t.parameters = t.buffers = checked_mul(2, b.channels);  // γ, β; running mean and variance
+    t.parameters = checked_mul(2, b.channels);  // γ, β
+    // running mean and variance (fp32), and num_batches_tracked (one int64)
+    t.buffer_bytes = checked_add(storage_bytes(DType::fp32, checked_mul(2, b.channels)), 8);
     return t;
   }
 

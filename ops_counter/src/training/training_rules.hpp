@@ -37,7 +37,8 @@ struct Save {
 struct LayerTensors {
   std::uint64_t input = 0, output = 0, backward_transient = 0;
   std::vector<Save> saves;
-  std::uint64_t parameters = 0, buffers = 0;
+  std::uint64_t parameters = 0;    // trainable elements (fp32)
+  std::uint64_t buffer_bytes = 0;  // state neither trained nor saved
   bool view = false;  // the output is a view of the input: one storage (a layer saving it keeps the input's)
 };
 

@@ -82,15 +82,13 @@ TrainingStep training_step(const std::vector<Layer>& layers, Optimizer optimizer
     training::naming_layer(
         layers[i], [&] { training::emit_backward(layers[i], convention, backward, !reads_input_data(layers, i)); });
 
-  std::uint64_t buffers = 0;
   for (std::size_t i = 0; i < layers.size(); ++i) {
     step.parameters = checked_add(step.parameters, checked_add(tensors[i].parameters, layers[i].table_parameters));
-    buffers = checked_add(buffers, tensors[i].buffers);
+    step.buffer_bytes = checked_add(step.buffer_bytes, tensors[i].buffer_bytes);
   }
   step.update.push_back(training::update_record(optimizer, step.parameters));
   step.parameter_bytes = step.gradient_bytes = storage_bytes(DType::fp32, step.parameters);
   step.optimizer_state_bytes = checked_mul(step.parameters, training::state_bytes_per_parameter(optimizer));
-  step.buffer_bytes = storage_bytes(DType::fp32, buffers);
 
   step.saved = training::saved_tensors(layers, tensors);
   for (const SavedTensor& s : step.saved) step.activation_bytes = checked_add(step.activation_bytes, s.bytes);

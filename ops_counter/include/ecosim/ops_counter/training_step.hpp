@@ -49,7 +49,7 @@ struct TrainingStep {
   std::vector<SavedTensor> saved;  // distinct tensors, in the order they are first saved
   std::uint64_t parameters = 0;    // trainable elements
   std::uint64_t parameter_bytes = 0, gradient_bytes = 0, optimizer_state_bytes = 0;
-  std::uint64_t buffer_bytes = 0;      // BN running statistics (state, neither trained nor saved)
+  std::uint64_t buffer_bytes = 0;      // BN running statistics and batch counters (state, neither trained nor saved)
   std::uint64_t activation_bytes = 0;  // Σ saved tensors: the activation memory before backward
   std::uint64_t peak_bytes = 0;        // the highest point of memory_curve
   std::vector<MemoryPoint> memory_curve;
