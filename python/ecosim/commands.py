@@ -13,14 +13,20 @@ from pathlib import Path
 from . import _ecosim
 
 
+def is_boolean(value):
+    """True for Python's and numpy's booleans (numpy is not imported for it)."""
+    return isinstance(value, bool) or type(value).__name__ == "bool_"
+
+
 def arguments(options):
-    """The command-line arguments of keyword options (see the module's documentation)."""
+    """The command-line arguments of keyword options (see the module's documentation). A flag is given for a true
+    boolean and left out for a false one; any other value follows its option (a flag's refuses it)."""
     argv = []
     for key, value in options.items():
-        if value is None or value is False:
+        if value is None or (is_boolean(value) and not value):
             continue
         flag = "--" + key.replace("_", "-")
-        if value is True:
+        if is_boolean(value):
             argv.append(flag)
         elif isinstance(value, (list, tuple)):
             argv += [flag, ",".join(str(v) for v in value)]
@@ -57,6 +63,8 @@ def write_trace(trace_data, path):
 def trace(output=None, **options):
     """`ecosim trace`: the analytic op trace as {"header": ..., "records": [...]}; also kept in `output` when given."""
     if output is not None:
+        if os.fspath(output) == "-":
+            raise _ecosim.Error("trace: output='-' is standard output; give a file, or no output to get the records")
         run("trace", options, "-o", os.fspath(output))
         return read_trace(output)
     with tempfile.TemporaryDirectory(prefix="ecosim-") as folder:

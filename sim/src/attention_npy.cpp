@@ -26,8 +26,9 @@ ecoformer::AttentionInputs read_attention_inputs(const std::string& list) {
   return {read_attention_tensor(paths[0]), read_attention_tensor(paths[1]), read_attention_tensor(paths[2])};
 }
 
-void write_attention_output(const std::string& path, const ecoformer::Tensor& out) {
-  write_file_atomically(path, ecoformer::npy_bytes({out.batch, out.heads, out.seq, out.dim}, out.data));
+void write_attention_output(AtomicFile& file, const ecoformer::Tensor& out) {
+  file.stream() << ecoformer::npy_bytes({out.batch, out.heads, out.seq, out.dim}, out.data);
+  file.commit();
 }
 
 }  // namespace ecosim::cli

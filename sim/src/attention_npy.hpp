@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ecosim/ecoformer/run.hpp"
+#include "ecosim/traces/atomic_file.hpp"
 
 namespace ecosim::cli {
 
@@ -11,7 +12,8 @@ namespace ecosim::cli {
 ecoformer::Tensor read_attention_tensor(const std::string& path);
 /// "q.npy,k.npy,v.npy" → the three tensors.
 ecoformer::AttentionInputs read_attention_inputs(const std::string& list);
-/// Writes `out` as float32 [batch, heads, seq, dim] to `path` atomically (whole or not at all).
-void write_attention_output(const std::string& path, const ecoformer::Tensor& out);
+/// Writes `out` as float32 [batch, heads, seq, dim] into `file` (opened before the work, so a bad path fails
+/// first) and commits it: whole or not at all.
+void write_attention_output(AtomicFile& file, const ecoformer::Tensor& out);
 
 }  // namespace ecosim::cli

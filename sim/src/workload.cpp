@@ -157,7 +157,7 @@ Workload parse_workload(const po::variables_map& vm) {
                  "decoder models (--model, --hf-config)");
     parse_onnx_workload(vm, w);
   } else if (vm.count("model") || vm.count("hf-config")) {
-    reject_given(vm, {"rules"}, "--onnx");
+    reject_given(vm, {"rules", "strict", "onnx-max-bytes"}, "--onnx");
     reject_given(vm, {"heads", "dim", "no-proj"}, "--layer attention (a model's shapes are its own)");
     reject_model_layout_options(vm);
     if (!vm.count("phase")) reject_given(vm, {"seq"}, "--layer attention, or --phase prefill");
@@ -187,7 +187,7 @@ Workload parse_workload(const po::variables_map& vm) {
     if (vm["layer"].as<std::string>() != "attention")
       throw Error("unknown layer '" + vm["layer"].as<std::string>() + "' (valid: attention)");
     reject_given(vm, {"resolution", "seq-len", "model-file"}, "--model");
-    reject_given(vm, {"rules"}, "--onnx");
+    reject_given(vm, {"rules", "strict", "onnx-max-bytes"}, "--onnx");
     reject_given(vm, {"phase", "context", "tokens", "kv-dtype", "weight-dtype"},
                  "decoder models (--model, --hf-config)");
     if (!vm.count("seq")) throw Error("--layer attention needs --seq N");
@@ -265,7 +265,13 @@ std::vector<std::string> leading_argument_as(const std::vector<std::string>& arg
 
 bool parse_args(const std::vector<std::string>& args, const po::options_description& options, po::variables_map& vm,
                 const std::string& usage_line, const std::string& help_epilogue) {
-  po::store(po::command_line_parser(args).options(options).run(), vm);
+  const po::parsed_options parsed = po::command_line_parser(args).options(options).run();
+  // a bare word is no option's value (a flag takes none: `--causal false` would run causal): refused, not dropped
+  for (const po::option& o : parsed.options)
+    if (o.string_key.empty())
+      throw Error(fmt::format("unexpected argument '{}': every argument is an option (--name VALUE, or a flag alone)",
+                              o.value.empty() ? std::string() : o.value.front()));
+  po::store(parsed, vm);
   if (vm.count("help")) {
     fmt::print("usage: {}\n\n", usage_line);
     std::ostringstream text;

@@ -122,6 +122,26 @@ def main():
         check("a misspelt option raises ecosim.Error", False)
     except ecosim.Error as e:
         check("a misspelt option raises ecosim.Error naming it", "modle" in str(e), str(e))
+    # a flag follows its value's truth: numpy's False leaves it out; a non-boolean value is refused, not taken for
+    # a true flag (the command line refuses a bare word after a flag)
+    layer = {"layer": "attention", "seq": 64}
+    with_proj, without = ecosim.count(**layer), ecosim.count(**layer, no_proj=True)
+    try:
+        import numpy
+        check("no_proj=numpy.False_ counts the projections",
+              ecosim.count(**layer, no_proj=numpy.False_)["muls"] == with_proj["muls"] != without["muls"])
+    except ImportError:
+        pass
+    try:
+        ecosim.count(**layer, no_proj=0)
+        check("no_proj=0 raises ecosim.Error", False)
+    except ecosim.Error as e:
+        check("no_proj=0 raises ecosim.Error naming the stray value", "unexpected argument '0'" in str(e), str(e))
+    try:
+        ecosim.trace(output="-", **layer)
+        check("trace(output='-') raises ecosim.Error", False)
+    except ecosim.Error as e:
+        check("trace(output='-') raises ecosim.Error (standard output is not a file to read back)", "output='-'" in str(e))
     sys.exit(1 if failures else 0)
 
 

@@ -205,7 +205,10 @@ std::vector<Case> cases() {
          write_text(dir / "huge.jsonl", huge_eltwise_trace());
          write_text(dir / "walk.json", R"({"systemc": {"fast_forward": false}})");
        }},
-      {"581-byte record of 2^60 elements (replay)", {"replay", "huge.jsonl"}, "", file("huge.jsonl", huge_eltwise_trace())},
+      {"581-byte record of 2^60 elements (replay)",
+       {"replay", "huge.jsonl"},
+       "",
+       file("huge.jsonl", huge_eltwise_trace())},
       {"581-byte record of 2^60 elements (count)",
        {"count", "--trace", "huge.jsonl"},
        "",
@@ -217,7 +220,10 @@ std::vector<Case> cases() {
        "--max-memory-gb"},
       {"absurd sequence length", {"count", "--layer", "attention", "--seq", "99999999999"}, "error"},
       // Inapplicable, contradictory or unknown flags.
-      {"two traces to replay", {"replay", "t.jsonl", "t.jsonl"}, "one trace", file("t.jsonl", small_trace())},
+      {"two traces to replay",
+       {"replay", "t.jsonl", "t.jsonl"},
+       "unexpected argument 't.jsonl'",
+       file("t.jsonl", small_trace())},
       {"--seq with --model", {"count", "--model", "pvt_v2_b0", "--seq", "4"}, "--seq"},
       {"--resolution on a sequence model", {"count", "--model", "lra_text", "--resolution", "224"}, "resolution"},
       {"--seq-len on an image model", {"count", "--model", "pvt_v2_b0", "--seq-len", "100"}, "sequence length"},

@@ -10,11 +10,11 @@
 #include <iostream>
 
 #include "accel_report.hpp"
-#include "first_records.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/sim/commands.hpp"
 #include "ecosim/traces/atomic_file.hpp"
 #include "ecosim/traces/trace_reader.hpp"
+#include "first_records.hpp"
 #include "held_output.hpp"
 #include "provenance.hpp"
 #include "replay_progress.hpp"
@@ -37,10 +37,6 @@ int replay(const Args& args) {
                   "ecosim replay TRACE.jsonl [--accel bitfusion-45nm | --accel-config FILE] [--timeline OUT.json] "
                   "[--engine systemc|closed-form] [--format table|csv|json]"))
     return 0;
-  const po::parsed_options parsed = po::command_line_parser(rest).options(options).run();
-  const auto more_traces = std::count_if(parsed.options.begin(), parsed.options.end(),
-                                         [](const po::option& o) { return o.string_key.empty(); });  // positional
-  if (more_traces) throw Error(fmt::format("replay takes one trace; got {}", more_traces + 1));
   if (!vm.count("trace")) throw Error("give the trace file to replay (ecosim replay TRACE.jsonl)");
   const Format format = parse_format(vm["format"].as<std::string>());
   const accel::AccelConfig config = parse_accel(vm);
@@ -87,7 +83,8 @@ int replay(const Args& args) {
     out.commit();
     return 0;
   }
-  accel::PlanSource plans(reader, header.convention, path, config, tech, replay_budget(limits, config), header.float_storage);
+  accel::PlanSource plans(reader, header.convention, path, config, tech, replay_budget(limits, config),
+                          header.float_storage);
   const accel::ReplayResult result =
       accel::replay(engine, plans, config, &printer, timeline ? &*timeline : nullptr, progress->callback());
   progress.reset();  // the line erased before the lines below

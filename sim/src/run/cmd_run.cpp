@@ -9,6 +9,7 @@
 
 #include <iostream>
 
+#include <filesystem>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -36,6 +37,23 @@
 namespace ecosim::cli {
 
 namespace {
+
+/// run's destinations must be distinct files: --trace and --output one path, or either inside --save-inputs'
+/// folder (whose q.npy, k.npy, v.npy and parameters it writes), would overwrite one another.
+void check_distinct_destinations(const po::variables_map& vm) {
+  namespace fs = std::filesystem;
+  const auto where = [&](const char* key) {
+    std::error_code ec;
+    const fs::path p = fs::weakly_canonical(fs::absolute(vm[key].as<std::string>(), ec), ec);
+    return p;
+  };
+  if (vm.count("trace") && vm.count("output") && where("trace") == where("output"))
+    throw Error("--trace and --output name the same file");
+  for (const char* key : {"trace", "output"})
+    if (vm.count(key) && vm.count("save-inputs") && where(key).parent_path() == where("save-inputs"))
+      throw Error(
+          fmt::format("--{} lies in --save-inputs' folder, whose files it would replace or be replaced by", key));
+}
 
 // error_vs_msa is computed up to this length (exact MSA on the CPU costs N² per head).
 constexpr std::uint64_t kMaxSeqForError = 4096;
@@ -127,8 +145,11 @@ int run(const Args& args) {
   const bool decode = vm.count("decode-steps") > 0;
   const std::uint64_t prompt_tokens = decode ? decode_prompt(positive(vm, "decode-steps"), config) : 0;
   check_attention_kernel(limits, config, device == ecoformer::Device::cuda);  // before synthetic inputs are made
+  check_distinct_destinations(vm);
   std::optional<SavedInputsWriter> save;  // constructed here: its folder is checked before the work
   if (vm.count("save-inputs")) save.emplace(vm["save-inputs"].as<std::string>(), config);
+  std::optional<AtomicFile> output;  // opened here: a bad path fails before the work
+  if (vm.count("output")) output.emplace(vm["output"].as<std::string>());
   if (!vm.count("input")) inputs = ecoformer::synthetic_inputs(config, seed);
 
   OpCounter counter;
@@ -148,10 +169,10 @@ int run(const Args& args) {
                     config.variant == AttentionVariant::performer
                         ? " (its random features' denominators underflow; msa takes these inputs)"
                         : ""));
-  if (writer) writer->finish();
-  if (vm.count("output")) write_attention_output(vm["output"].as<std::string>(), result.out);
-  std::optional<nlohmann::json> decode_json;
+  std::optional<nlohmann::json> decode_json;  // (its kernels may fail: before any file is written)
   if (decode) decode_json = decode_report(inputs, config, parameters, result.out, prompt_tokens, device);
+  if (output) write_attention_output(*output, result.out);
+  if (writer) writer->finish();
   if (save) save->write(inputs, parameters, seed);
 
   std::optional<double> error_vs_msa;

@@ -130,6 +130,9 @@ int train(const Args& args) {
   if (vm.count("measure-gpu") && convention != Convention::exact)
     throw Error("--measure-gpu prices the step in the exact convention");
   if (vm.count("measure-gpu") && vm.count("max-batch")) throw Error("--measure-gpu measures one step, not --max-batch");
+  if (vm.count("max-batch") || convention != Convention::exact)  // nothing is priced: a pricing option is unused
+    reject_given(vm, {"accel", "accel-config", "engine", "gpu"},
+                 "pricing one step on the accelerator and the GPU (the exact convention, without --max-batch)");
   const Format format = parse_format(vm["format"].as<std::string>());
   std::optional<ReportFolder> folder;
   if (vm.count("out")) folder.emplace(vm["out"].as<std::string>());
