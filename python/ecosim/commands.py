@@ -56,6 +56,8 @@ def read_trace(path):
 
 def write_trace(trace_data, path):
     """Writes a trace read by read_trace (or returned by trace()) back as JSON Lines."""
+    if not isinstance(trace_data, dict) or not {"header", "records"} <= trace_data.keys():
+        raise _ecosim.Error("a trace is {\"header\": {...}, \"records\": [...]}, as trace() returns it")
     lines = [json.dumps(trace_data["header"])] + [json.dumps(r) for r in trace_data["records"]]
     Path(path).write_text("\n".join(lines) + "\n")
 
