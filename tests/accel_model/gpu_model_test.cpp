@@ -178,6 +178,11 @@ TEST_CASE("gpu model: a GEMM of a few rows (a decode step's) streams its weights
   for (DType t : {DType::fp32, DType::bf16})
     CHECK(model.gemm(builtin_gpu("a100-sxm"), {1, 28672, 8192, 1, t}).latency_s <
           model.gemm(builtin_gpu("l4"), {1, 28672, 8192, 1, t}).latency_s);
+  // split-K only where it pays: a short K (2 steps) split in two costs a second launch and the partials' pass for
+  // nothing, so twice the columns never take less time, and the H100 SXM is no slower than an A100
+  const double narrow = model.gemm(h100, {16, 8192, 128, 1, DType::fp16}).latency_s;
+  CHECK(narrow <= model.gemm(h100, {16, 16384, 128, 1, DType::fp16}).latency_s);
+  CHECK(narrow <= model.gemm(builtin_gpu("a100-sxm"), {16, 8192, 128, 1, DType::fp16}).latency_s);
 }
 
 TEST_CASE("gpu model: a GEMM whose rows are not 16-byte aligned runs at the misaligned fraction") {

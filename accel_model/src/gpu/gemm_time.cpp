@@ -34,21 +34,26 @@ KernelTime KernelModel::gemm(const GpuSpec& gpu, const GemmShape& s) const {
   const double rows = std::min(tile_m, granule * ceil_div(m, granule));  // the rows one tile computes
   const double tiles = ceil_div(m, tile_m) * ceil_div(n, tile_n) * batch, sms = double(gpu.sms);
   const double k_steps = ceil_div(k, tile_k);
-  const double splits = idle_sm_splits(tiles, sms, k_steps);
-  const double waves = ceil_div(tiles * splits, sms);
   const double step_s = 2 * rows * tile_n * tile_k / (gpu.matmul_flops_per_s(s.dtype) / sms * efficiency);
-  const double compute_s = waves * (ceil_div(k_steps, splits) + value("gemm_pipeline_fill_steps")) * step_s;
   // (an FP8 GEMM writes bf16, as cuBLASLt's FP8 kernels do)
   const double out_bytes = s.dtype == DType::fp8 ? double(dtype_bytes(DType::bf16)) : bytes_per_element;
   const double load_bytes = batch * (m * k + k * n) * bytes_per_element, store_bytes = batch * m * n * out_bytes;
-  const double partial_bytes = splits > 1 ? batch * m * n * splits * 4.0 : 0.0;  // fp32 partials
   const double launch_s = value("launch_overhead_us") * 1e-6;
-  KernelTime t;
-  t.latency_s = launch_s + std::max(compute_s, streamed_s(gpu, load_bytes)) + streamed_s(gpu, store_bytes);
-  if (splits > 1) t.latency_s += launch_s + streamed_s(gpu, 2 * partial_bytes);  // written, then read
-  t.flops = 2 * m * n * k * batch;
-  t.bytes = load_bytes + store_bytes + 2 * partial_bytes;
-  return t;
+  // split-K over the SMs the tiles leave idle, the fp32 partials combined by a second launch — taken only where
+  // it is faster than one pass (a library's heuristic chooses so)
+  const auto timed = [&](double splits) {
+    const double waves = ceil_div(tiles * splits, sms);
+    const double compute_s = waves * (ceil_div(k_steps, splits) + value("gemm_pipeline_fill_steps")) * step_s;
+    const double partial_bytes = splits > 1 ? batch * m * n * splits * 4.0 : 0.0;  // fp32 partials
+    KernelTime t;
+    t.latency_s = launch_s + std::max(compute_s, streamed_s(gpu, load_bytes)) + streamed_s(gpu, store_bytes);
+    if (splits > 1) t.latency_s += launch_s + streamed_s(gpu, 2 * partial_bytes);  // written, then read
+    t.flops = 2 * m * n * k * batch;
+    t.bytes = load_bytes + store_bytes + 2 * partial_bytes;
+    return t;
+  };
+  const KernelTime whole = timed(1), split = timed(idle_sm_splits(tiles, sms, k_steps));
+  return split.latency_s < whole.latency_s ? split : whole;
 }
 
 }  // namespace ecosim::gpu
