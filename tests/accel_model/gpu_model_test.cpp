@@ -185,6 +185,18 @@ TEST_CASE("gpu model: a GEMM of a few rows (a decode step's) streams its weights
   CHECK(narrow <= model.gemm(builtin_gpu("a100-sxm"), {16, 8192, 128, 1, DType::fp16}).latency_s);
 }
 
+TEST_CASE("gpu model: a decode step's split-KV attention takes no less time over more keys") {
+  const KernelModel& model = KernelModel::builtin();
+  const GpuSpec h100 = builtin_gpu("h100-sxm");
+  double previous = 0;
+  for (std::uint64_t keys = 128; keys <= 4096; keys += 64) {  // split 2, 3, ... ways as the key tiles grow
+    INFO(keys << " keys");
+    const double t = model.attention(h100, AttentionImpl::flash3, {1, 32, 1, keys, 128, true}).latency_s;
+    CHECK(t >= previous);
+    previous = t;
+  }
+}
+
 TEST_CASE("gpu model: a GEMM whose rows are not 16-byte aligned runs at the misaligned fraction") {
   const KernelModel& model = KernelModel::builtin();
   const GpuSpec h100 = builtin_gpu("h100-sxm");

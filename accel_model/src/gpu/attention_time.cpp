@@ -111,15 +111,17 @@ KernelTime KernelModel::fused_attention(const GpuSpec& gpu, AttentionImpl impl, 
   // edge the band cuts and the pipeline fill. Tiles run on all SMs; no SM finishes before its longest tile row.
   const double q_tiles = ceil_div(double(s.seq), tile), kv_tiles = ceil_div(double(s.kv_seq), tile);
   const double fill = value(name + "_pipeline_fill_tiles"), shift = double(s.kv_seq - s.seq);
-  double row_work = 0, longest_row = 0;
+  double row_work = 0, longest_row = 0, last_kv = 0, last_overhead = 0;  // the last row's key tiles, fill, edges
   for (double i = 0; i < q_tiles; ++i) {
     const double first_key = std::max(0.0, i * tile + shift - double(s.window) + 1);
     const double first = s.window ? std::floor(first_key / tile) : 0;
     const double kv = (s.causal ? std::min(kv_tiles, i + 1 + (kv_tiles - q_tiles)) : kv_tiles) - first;
     const double edges = (s.causal ? 1.0 : 0.0) + (s.window && first_key > 0 ? 1.0 : 0.0);
-    const double work = kv + fill + edges * value("causal_diagonal_extra_tiles");
+    const double overhead = fill + edges * value("causal_diagonal_extra_tiles");
+    const double work = kv + overhead;
     row_work += work;
     longest_row = std::max(longest_row, work);
+    last_kv = kv, last_overhead = overhead;
   }
   const double heads = double(s.batch) * double(s.heads);
   // Without a mask every tile row (one thread block per head and query tile) has the same work, so the blocks
@@ -134,7 +136,8 @@ KernelTime KernelModel::fused_attention(const GpuSpec& gpu, AttentionImpl impl, 
   // and the heads leave SMs idle, each head's keys are split over `splits` blocks (one wave), each a partial
   // softmax over its share, then a second launch combines the partial outputs and their row maxima and sums.
   const double splits = q_tiles == 1 ? idle_sm_splits(heads, sms, ceil_div(read_keys(s), tile)) : 1.0;
-  const double forward_units = splits > 1 ? std::ceil(longest_row / splits) + fill : tile_units;
+  // (split-KV: one query tile, its key tiles shared out, each block paying the fill and edges once)
+  const double forward_units = splits > 1 ? std::ceil(last_kv / splits) + last_overhead : tile_units;
   const double combine_bytes = splits > 1 ? heads * double(s.seq) * splits * (d + 2) * 4.0 : 0.0;  // fp32 partials
   KernelTime t;
   if (s.forward) {
