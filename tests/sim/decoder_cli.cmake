@@ -164,3 +164,17 @@ list(LENGTH rows n)
 if(NOT rc EQUAL 0 OR NOT n EQUAL 4)
   message(FATAL_ERROR "sweep of an hf_config workload: rc ${rc}, ${n} rows: ${out}\n${csv}")
 endif()
+
+# a GPU time over a KV cache the GPU cannot hold is said: Qwen2-7B at batch 64 over 64k tokens needs 240 GB of cache
+# beside 15 GB of weights, against the H100 SXM's 86 GB; at 1k it fits
+ecosim_run(out rc crossover --model qwen2_7b --batch 64 --variants performer --contexts 1k,64k --format json)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "warning: msa at a context of 65536: [^\n]*exceed the H100 SXM")
+  message(FATAL_ERROR "crossover beyond the GPU's memory: expected the warning, got ${rc}: ${out}")
+endif()
+string(FIND "${out}" "{" json_start)
+string(SUBSTRING "${out}" ${json_start} -1 json)
+string(JSON fits_1k GET "${json}" variants 0 points 0 gpu_fits)
+string(JSON fits_64k GET "${json}" variants 0 points 1 gpu_fits)
+if(NOT fits_1k STREQUAL "ON" OR NOT fits_64k STREQUAL "OFF")
+  message(FATAL_ERROR "crossover gpu_fits: 1k ${fits_1k}, 64k ${fits_64k} (expected ON, OFF)")
+endif()

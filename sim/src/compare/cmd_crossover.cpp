@@ -143,6 +143,15 @@ int crossover(const Args& args) {
   const TechTable tech =
       vm.count("tech-table") ? TechTable::load(vm["tech-table"].as<std::string>()) : TechTable::builtin_45nm();
   const std::vector<CrossoverSeries> series = crossover_series(request, accel, tech);
+  for (const CrossoverSeries& s : series)  // said once, for the first context and variant that does not fit
+    if (const auto p = std::find_if(s.points.begin(), s.points.end(), [](const auto& x) { return !x.gpu_fits; });
+        p != s.points.end()) {
+      fmt::print(stderr,
+                 "warning: {} at a context of {}: the weights and the KV cache or state exceed the {}'s {:.1f} GB; "
+                 "its GPU times there (gpu_fits false) assume memory the GPU does not have\n",
+                 name(s.variant), p->context, request.gpu.name, double(request.gpu.memory_bytes) / 1e9);
+      break;
+    }
   const nlohmann::ordered_json report = crossover_json(request, series, accel, tech);
   if (format == Format::json)
     std::cout << report.dump(2) << "\n";

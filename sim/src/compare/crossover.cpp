@@ -6,6 +6,7 @@
 #include "ecosim/accel_model/gpu/op_records.hpp"
 #include "ecosim/accel_model/plan_source.hpp"
 #include "ecosim/accel_model/replay.hpp"
+#include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
 #include "ecosim/ops_counter/record_source.hpp"
@@ -47,7 +48,8 @@ CrossoverPoint point(const CrossoverRequest& r, AttentionVariant v, std::uint64_
           .accel_latency_ms = replay.latency_ms() / tokens,
           .macs = facts.macs_per_token(),
           .gpu_latency_ms = gpu::modelled_latency_s(list.records, r.gpu, gpu::Software::best_library) * 1e3 / tokens,
-          .kv_cache_bytes = facts.kv_cache_bytes};
+          .kv_cache_bytes = facts.kv_cache_bytes,
+          .gpu_fits = checked_add(facts.kv_cache_bytes, facts.weight_read_bytes) <= r.gpu.memory_bytes};
 }
 
 template <typename T>
@@ -143,6 +145,7 @@ nlohmann::ordered_json crossover_json(const CrossoverRequest& request, const std
                              {"accel_energy_pj_per_token", p.accel_energy_pj},
                              {"accel_latency_ms_per_token", p.accel_latency_ms},
                              {"gpu_latency_ms_per_token", p.gpu_latency_ms},
+                             {"gpu_fits", p.gpu_fits},
                              {"macs_per_token", p.macs},
                              {"kv_cache_bytes", p.kv_cache_bytes}});
     if (s.variant != AttentionVariant::msa)
