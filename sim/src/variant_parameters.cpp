@@ -53,6 +53,15 @@ void check_parameters_apply(const po::variables_map& vm, std::span<const Attenti
   }
 }
 
+std::vector<const VariantParameter*> model_layout_parameters() {
+  std::vector<const VariantParameter*> layout;
+  for (const VariantParameter& p : kVariantParameters)
+    if (p.id == VariantParameterId::window || p.id == VariantParameterId::sr_ratio ||
+        p.id == VariantParameterId::grid_height)
+      layout.push_back(&p);
+  return layout;
+}
+
 nlohmann::json describe_parameters(const AttentionConfig& c) {
   nlohmann::json j = nlohmann::json::object();
   for (const VariantParameter& p : kVariantParameters)

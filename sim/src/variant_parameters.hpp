@@ -5,6 +5,7 @@
 #include <boost/program_options.hpp>
 #include <span>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +21,9 @@ void read_variant_parameters(const boost::program_options::variables_map& vm, At
 /// Throws ecosim::Error when a parameter given on the command line applies to none of `variants`.
 void check_parameters_apply(const boost::program_options::variables_map& vm,
                             std::span<const AttentionVariant> variants);
+/// The parameters a zoo model's lsa and sra blocks take from the model itself, stage by stage (window, sr_ratio,
+/// grid_height): given with a zoo model (an option, a sweep variant's key), they are refused.
+std::vector<const VariantParameter*> model_layout_parameters();
 /// The parameters that c.variant reads, by JSON name ("proj_k"), with their values.
 nlohmann::json describe_parameters(const AttentionConfig& c);
 /// The inverse of describe_parameters: reads every parameter c.variant reads from `j` into c; throws

@@ -116,9 +116,10 @@ void reject_given(const po::variables_map& vm, std::initializer_list<std::string
 }
 
 void reject_model_layout_options(const po::variables_map& vm) {
-  reject_given(vm, {"window", "sr-ratio", "grid-height"},
-               "--layer attention or --onnx (a zoo model's windows, reduction ratios and token grids are its own, "
-               "stage by stage)");
+  for (const VariantParameter* p : model_layout_parameters())
+    reject_given(vm, {p->option()},
+                 "--layer attention or --onnx (a zoo model's windows, reduction ratios and token grids are its own, "
+                 "stage by stage)");
 }
 
 std::uint64_t positive(const po::variables_map& vm, const std::string& key) {

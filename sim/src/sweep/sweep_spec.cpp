@@ -1,6 +1,7 @@
 // Parsing of sweep specs: every key checked, every list non-empty, every accelerator value tried on the base
 // configuration, variant parameters checked against the registry, before any point runs.
 #include "sweep_spec.hpp"
+#include "variant_parameters.hpp"
 
 #include <fmt/core.h>
 #include <algorithm>
@@ -233,8 +234,8 @@ SweepSpec parse_sweep_spec(std::string_view json_text, const std::string& origin
     const bool zoo_models = std::any_of(spec.workloads.begin(), spec.workloads.end(),
                                         [](const SweepWorkload& w) { return !w.model.empty() && !w.zoo; });
     for (std::size_t i = 0; zoo_models && i < d["variants"].size(); ++i)
-      for (const char* key : {"window", "sr_ratio", "grid_height"})
-        if (d["variants"][i].is_object() && d["variants"][i].contains(key))
+      for (const VariantParameter* p : model_layout_parameters())
+        if (const std::string key(p->name); d["variants"][i].is_object() && d["variants"][i].contains(key))
           throw Error(
               fmt::format("variants[{}]: {} does not apply to a zoo model's workload (its windows, "
                           "reduction ratios and token grids are its own, stage by stage): it sets a "
