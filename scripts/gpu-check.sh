@@ -23,7 +23,9 @@
 # With .devdeps/ present (../shared/scripts/offline-deps.sh fetch, on a machine with the package registry),
 # the Debian libraries are unpacked from it first unless the environment already points at them.
 # ECOSIM_COMMIT names the commit in the report where the tree has no .git (the device tool's copy).
-# usage: scripts/gpu-check.sh --stage 1|2 [--build-dir DIR (default build-gpu)] [--budget-s S]
+# usage: scripts/gpu-check.sh --stage 1|2 [--build-dir DIR (default build-gpu)] [--budget-s S] [--skip STEP,...]
+#   --skip: steps not to run this time (recorded "omitted", not failed): a rerun spends its budget on the steps
+#   an earlier run left failed or unfinished, e.g. --skip bench-attention,bench-sdpa,attention-table.
 #        scripts/gpu-check.sh --dry-run [--stage 1|2]   (no stage: both)
 #   --dry-run: checks the prerequisites, prints every step's command with its timeout and each stage's
 #   budget, writes the report with each step "planned" (a missing prerequisite: "missing"); configures,
@@ -35,12 +37,14 @@ build="build-gpu"
 dry_run=0
 stages=()
 budget_override=""
+skip=","
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --dry-run) dry_run=1; shift ;;
     --stage) stages=("${2:?--stage needs 1 or 2}"); shift 2 ;;
     --build-dir) build=${2:?--build-dir needs a folder}; shift 2 ;;
     --budget-s) budget_override=${2:?--budget-s needs seconds}; shift 2 ;;
+    --skip) skip=",${2:?--skip needs step names},"; shift 2 ;;
     -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "error: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -62,7 +66,7 @@ sanitizer_tools=(memcheck racecheck initcheck synccheck)
 ncu_metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
 ncu_metrics+=,sm__throughput.avg.pct_of_peak_sustained_elapsed,launch__registers_per_thread
 jobs=$(nproc 2>/dev/null || echo 4)
-python_import='import ecosim._ecosim as m; print("imported", m.__file__)'
+python_import='import numpy; import ecosim._ecosim as m; print("imported", m.__file__)'
 ecosim="$build/bin/ecosim"
 stage=0 budget_s=0 stage_start=0 steps_file=""
 
@@ -75,10 +79,14 @@ record() {
 }
 
 # step NAME TIMEOUT_S COMMAND...: runs the command (argv, no shell) under a timeout capped by what is left of
-# the stage's budget, its output in $logs/NAME.log; records passed, failed (exit status), timeout or skipped.
+# the stage's budget, its output in $logs/NAME.log; records passed, failed (exit status), timeout, skipped (budget spent) or omitted (--skip).
 step() {
   local name=$1 limit=$2
   shift 2
+  if [[ $skip == *",$name,"* ]]; then
+    record "$name" omitted 0 "--skip"
+    return 1
+  fi
   if (( dry_run )); then
     record "$name" planned 0 "$(printf '%q ' "$@")(timeout ${limit}s)"
     return 0
@@ -163,6 +171,44 @@ python_package_args() {
   fi
 }
 
+# python_checks: the module's import as its users make it (after numpy), the dynamic loader tracing each library it
+# loads and initialises, then python.cuda_kernels. Where the import fails (sessions 8 and 13 on a lent GPU: a
+# segfault inside create_module once numpy was loaded, not without it), gpu_import_probe.py loads the module's
+# libraries one at a time after numpy and names the one whose initialiser crashes (gdb's backtrace too, where the
+# machine has gdb); the module is then built again in a folder of its own without that library's feature (MPI for
+# Open MPI and what it pulls in, ONNX import for protobuf and onnx, else both), and the CUDA check uses that
+# module if it imports.
+python_checks() {
+  local python_build=$build module fallback culprit
+  if (( dry_run )); then
+    record python-fallback planned 0 "if the import fails: gpu_import_probe.py names the crashing library; the \
+module is built again without MPI or ONNX import (as the culprit says) in $build/python-fallback"
+  fi
+  if ! step python-import 30 env LD_DEBUG=files PYTHONFAULTHANDLER=1 PYTHONPATH="$build/python" python3 -c \
+    "$python_import" && (( ! dry_run )); then
+    module=$(ls "$build"/python/ecosim/_ecosim*.so 2>/dev/null | head -n 1)
+    step python-import-probe 30 env PYTHONFAULTHANDLER=1 python3 "$root/scripts/gpu_import_probe.py" "$module"
+    command -v gdb >/dev/null && step python-import-backtrace 40 gdb -q -batch -ex run -ex bt --args python3 -c \
+      "import sys; sys.path.insert(0, '$build/python'); $python_import"
+    culprit=$(grep '^loading ' "$logs/python-import-probe.log" | tail -n 1)
+    case $culprit in
+      *mpi*|*open-pal*|*open-rte*|*hwloc*|*libevent*|*libudev*) fallback=(-DECOSIM_MPI=OFF) ;;
+      *protobuf*|*onnx*) fallback=(-DECOSIM_ONNX=OFF) ;;
+      *) fallback=(-DECOSIM_MPI=OFF -DECOSIM_ONNX=OFF) ;;
+    esac
+    record python-fallback passed 0 "last library loaded: ${culprit#loading }; rebuilding with ${fallback[*]}"
+    step configure-python-fallback 60 cmake -S "$root" -B "$build/python-fallback" -G Ninja \
+      -DCMAKE_BUILD_TYPE=Release -DECOSIM_CUDA=ON "${fallback[@]}" "${python_args[@]}" \
+      -DCMAKE_CUDA_ARCHITECTURES=90 &&
+      step build-python-fallback 150 cmake --build "$build/python-fallback" -j "$jobs" --target ecosim_python &&
+      step python-import-fallback 30 env PYTHONFAULTHANDLER=1 PYTHONPATH="$build/python-fallback/python" \
+        python3 -c "$python_import" || return 1
+    python_build="$build/python-fallback"
+  fi
+  step python-cuda-kernels 60 env ECOSIM_REQUIRE_GPU=1 PYTHONFAULTHANDLER=1 ctest --test-dir "$python_build" \
+    -R '^python[.]cuda_kernels$' --no-tests=error --output-on-failure
+}
+
 stage1() {
   for tool in cmake ninja nvcc nvidia-smi python3; do prerequisite "$tool"; done
   step gpu-info 10 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem \
@@ -182,29 +228,11 @@ stage1() {
   elif [[ "${python_args[0]}" == -DECOSIM_PYTHON=AUTO ]]; then
     record build-python skipped 0 "configure left the Python package out (no Python.h for $(command -v python3)?)"
   fi
-  # The module's import alone, the dynamic loader tracing each library it loads and initialises: where the import
-  # segfaulted on a lent GPU (session 8: inside create_module), the log's last lines name the library whose
-  # initialiser was running. Where it fails, the module is built again without ONNX import (Debian's libonnx and
-  # protobuf, the first suspects, in a process whose Python may carry its own) in a folder of its own, and the
-  # Python checks use that one if it imports.
-  local python_build=$build
-  if (( python_built )) && ! step python-import 30 env LD_DEBUG=files PYTHONFAULTHANDLER=1 \
-    PYTHONPATH="$build/python" python3 -c "$python_import"; then
-    python_built=0
-    step configure-python-no-onnx 60 cmake -S "$root" -B "$build/python-no-onnx" -G Ninja \
-      -DCMAKE_BUILD_TYPE=Release -DECOSIM_CUDA=ON -DECOSIM_ONNX=OFF "${python_args[@]}" \
-      -DCMAKE_CUDA_ARCHITECTURES=90 &&
-      step build-python-no-onnx 150 cmake --build "$build/python-no-onnx" -j "$jobs" --target ecosim_python &&
-      step python-import-no-onnx 30 env PYTHONFAULTHANDLER=1 PYTHONPATH="$build/python-no-onnx/python" \
-        python3 -c "$python_import" && python_built=1 python_build="$build/python-no-onnx"
-  fi
-  (( dry_run )) && record python-no-onnx planned 0 \
-    "if python-import fails: configure, build and import the module with -DECOSIM_ONNX=OFF in $build/python-no-onnx"
-  # Correctness checks side by side (none of them times anything).
+  # Correctness checks side by side (none of them times anything); the Python checks build a module of their own
+  # where the import fails, so they start first.
+  (( python_built || dry_run )) && python_checks &
   step gpu-tests 150 env ECOSIM_REQUIRE_GPU=1 ctest --test-dir "$build" -L gpu --no-tests=error \
     --output-on-failure -j 6 --timeout 140 &
-  (( python_built )) && step python-cuda-kernels 60 env ECOSIM_REQUIRE_GPU=1 PYTHONFAULTHANDLER=1 ctest \
-    --test-dir "$python_build" -R '^python[.]cuda_kernels$' --no-tests=error --output-on-failure &
   step validate-attention 120 "$ecosim" validate --suite attention --device cuda &
   step validate-compression 120 "$ecosim" validate --suite compression --device cuda &
   wait
@@ -260,7 +288,7 @@ stage2() {
     --max-seconds 30 --json "$logs/bench-sdpa.json"
   step attention-table 10 python3 "$root/scripts/attention_table" "$logs/bench-attention.json" \
     "$logs/bench-sdpa.json"
-  step bench-decode 30 "$build/bin/bench_decode" --device cuda
+  step bench-decode 60 "$build/bin/bench_decode" --device cuda
   # A training step measured in PyTorch (time, peak memory, what autograd saves) beside ecosim train's model of
   # it (issue 20): a CNN with SGD and a ViT with AdamW, fp32 and AMP.
   step train-step-resnet50 45 python3 "$root/python/ecosim/torch/step_time.py" --model resnet50 --batch 32 \
@@ -308,7 +336,7 @@ for stage in "${stages[@]}"; do
   echo "== stage $stage: budget ${budget_s}s$( (( dry_run )) && echo ' (dry run: nothing runs)')"
   unpack_deps
   "stage$stage"
-  failed=$(awk -F'\t' '$3 !~ /^(passed|planned|skipped|missing)$/ || ($3 == "skipped" && $2 != "offline-deps")' \
+  failed=$(awk -F'\t' '$3 !~ /^(passed|planned|skipped|missing|omitted)$/ || ($3 == "skipped" && $2 != "offline-deps")' \
     "$steps_file" | wc -l)
   (( failed > 0 )) && exit_status=1
   echo "$(( SECONDS - stage_start )) $budget_s" >"$build/gpu-check-time-$stage"

@@ -18,7 +18,7 @@ import os
 import subprocess
 
 OUT_FILES = ["gpu-check.md", "gpu-check.json", "gpu-check-logs.tar.gz"]
-PASSING = {"passed", "planned", "missing"}  # and offline-deps skipped (no bundle where the packages are installed)
+PASSING = {"passed", "planned", "missing", "omitted"}  # omitted: --skip; and offline-deps skipped (no bundle where the packages are installed)
 # Logs whose whole text is a result table, shown in the report under these titles (in this order).
 TABLES = [
     ("resource-usage.md", "Kernel resources (cuobjdump, sm_90)"),

@@ -90,19 +90,25 @@ struct Row {
   std::uint64_t state_bytes = 0;
 };
 
-/// One variant's decode steps after a context of n tokens.
-Row measure(AttentionVariant v, std::uint64_t n, const Options& o, Device device) {
+/// A variant's causal layer over the context of n tokens and the steps after it (B = 1, H = 16).
+AttentionConfig layer(AttentionVariant v, std::uint64_t n, const Options& o) {
   AttentionConfig c;
   c.variant = v;
   c.batch = 1, c.heads = 16, c.seq = n + static_cast<std::uint64_t>(o.warmup + o.steps), c.head_dim = o.dim;
   c.projections = false;
   c.causal = true;
+  return c;
+}
+
+/// One variant's decode steps after a context of n tokens of `all` (the context's and the steps' tokens).
+Row measure(AttentionVariant v, std::uint64_t n, const Options& o, Device device,
+            const ecoformer::AttentionInputs& all) {
+  const AttentionConfig c = layer(v, n, o);
   if (stages::hashes_through_anchors(v) && n < c.support)
     throw Error("a context of " + std::to_string(n) + " tokens is fewer than " + std::string(name(v)) + "'s " +
                 std::to_string(c.support) +
                 " anchors, which its causal kernel draws from the context: give longer "
                 "--contexts");
-  const ecoformer::AttentionInputs all = ecoformer::synthetic_inputs(c, 1);
   AttentionConfig context = c;
   context.seq = n;
   OpCounter counts;
@@ -127,6 +133,7 @@ double peak_rss_mib() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each row as it is measured, even when a time limit stops the run
   try {
     const Options o = parse(argc, argv);
     if (o.help) {
@@ -145,9 +152,11 @@ int main(int argc, char** argv) {
         static_cast<unsigned long long>(o.dim), o.steps, o.warmup, gpu ? "CUDA events" : "steady clock");
     std::printf("%8s  %-14s %12s %22s %10s %14s\n", "N", "variant", "median_ms", "min-max ms", "vs MSA", "state bytes");
     for (std::uint64_t n : o.contexts) {
+      // the same tokens for every variant: drawn once a context (the draw takes longer than the steps)
+      const ecoformer::AttentionInputs all = ecoformer::synthetic_inputs(layer(variants.front(), n, o), 1);
       double msa_ms = 0;
       for (AttentionVariant v : variants) {
-        const Row r = measure(v, n, o, device);
+        const Row r = measure(v, n, o, device, all);
         if (v == AttentionVariant::msa) msa_ms = r.median_ms;
         const std::string ratio = msa_ms > 0 ? std::to_string(r.median_ms / msa_ms).substr(0, 6) + "x" : "-";
         std::printf("%8llu  %-14s %12.4f %10.4f-%-11.4f %10s %14llu\n", static_cast<unsigned long long>(n),

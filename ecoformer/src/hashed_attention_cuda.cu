@@ -153,9 +153,8 @@ struct Dims {
   long long groups, n, heads, tokens;
   int d, b, m;
   bool causal;
-  std::uint64_t chunk_tokens() const {
-    return causal ? kCausalChunkTokens : static_cast<std::uint64_t>(kFusedChunkTokens);
-  }
+  std::uint64_t fused_chunk = kFusedThreads;  // non-causal: the fused kernel's chunk (fused_chunk_tokens)
+  std::uint64_t chunk_tokens() const { return causal ? kCausalChunkTokens : fused_chunk; }
   std::uint64_t chunks() const { return (static_cast<std::uint64_t>(n) + chunk_tokens() - 1) / chunk_tokens(); }
   std::uint64_t floats() const { return static_cast<std::uint64_t>(b) * d + d; }  // M and z per group
   std::uint64_t count(long long a, long long b2 = 1) const { return static_cast<std::uint64_t>(a) * b2; }
@@ -307,6 +306,7 @@ void attend_fused(const FusedHashedLaunch<Codes, Word>& launch, const Codes& cod
                                   .n = s.n,
                                   .heads = s.heads,
                                   .chunks = static_cast<long long>(s.chunks()),
+                                  .chunk_tokens = static_cast<long long>(s.chunk_tokens()),
                                   .d = s.d,
                                   .b = s.b,
                                   .m = s.m,
@@ -543,7 +543,8 @@ HashedOutput hashed_attention_cuda(const HashedProblem& p, const Reporter& repor
                static_cast<int>(c.head_dim),
                static_cast<int>(c.code_bits()),
                static_cast<int>(c.support),
-               c.causal};
+               c.causal,
+               c.causal ? kFusedThreads : fused_chunk_tokens(c.batch * c.heads, c.seq)};
   return with_code_word(static_cast<unsigned>(s.b), [&](auto word) {
     using Word = decltype(word);
     return p.params.binary() ? run<Word, true>(p, s, report) : run<Word, false>(p, s, report);

@@ -2,7 +2,9 @@
 // by the separate kernels of the causal and decode forms (hashed_attention_cuda.cu) and the fused non-causal
 // kernel (hashed_fused.cuh). The hash's steps keep the CPU reference's summation order with explicitly rounded
 // fp32 operations (no FMA contraction), so the codes match the CPU bit for bit except at ties; the context sums
-// add in token order (for fp-ecoformer's real codes the compiler may fuse a product and its sum: within 1e-4).
+// add in token order (for fp-ecoformer's real codes the compiler may fuse a product and its sum: within 1e-4). The
+// loops over a row or a chunk's tokens are unrolled so that their independent loads are issued together: the sums
+// stay in order, and a thread waits on memory once per eight tokens instead of once per token.
 #pragma once
 #include "hashed_common.hpp"
 
@@ -12,6 +14,7 @@ namespace ecosim::ecoformer::detail {
 __device__ inline void normalize_row(const float* x, float* out, long long row, int d) {
   const float* in = x + row * d;
   float norm2 = 0.0f;
+#pragma unroll 8
   for (int c = 0; c < d; ++c) norm2 = __fadd_rn(norm2, __fmul_rn(in[c], in[c]));
   const float inv = 1.0f / fmaxf(sqrtf(norm2), kNormEps);
   for (int c = 0; c < d; ++c) out[row * d + c] = __fmul_rn(in[c], inv);
@@ -44,6 +47,7 @@ __device__ inline void hash_token(const float* f, int f_len, const float* mean, 
   for (int r = 0; r < bits; ++r) {
     float y = 0.0f;
     if (w) {
+#pragma unroll 8
       for (int c = 0; c < f_len; ++c) y = __fadd_rn(y, __fmul_rn(w[r * f_len + c], feature(c)));
     } else {
       y = feature(r);  // bi-ecoformer: bits = f_len = d
@@ -69,6 +73,7 @@ __device__ inline void chunk_context_partials(Codes codes, const float* v, long 
     if (e < floats) {
       const int r = e / d, k = e % d;
       float acc = 0.0f;
+#pragma unroll 8
       for (long long j = first; j < last; ++j) {
         const float value = v[(g * n + j) * d + k];
         acc += r < bits ? codes.times(g * n + j, r, value) : value;
@@ -77,6 +82,7 @@ __device__ inline void chunk_context_partials(Codes codes, const float* v, long 
     } else {
       const int r = e - floats;
       typename Codes::Sum acc = 0;
+#pragma unroll 8
       for (long long j = first; j < last; ++j) acc += codes.code(g * n + j, r);
       partial_s[r] = acc;
     }

@@ -1,6 +1,6 @@
 // Internal (hashed_attention_cuda.cu only): non-causal hashed attention in one cooperative launch. Its phases
 // are those of the CPU reference, separated by grid-wide barriers (cooperative_groups' grid.sync) where a phase
-// needs sums over every token of a group: (A) each chunk of kFusedChunkTokens tokens normalised, its distances
+// needs sums over every token of a group: (A) each chunk of tokens (fused_chunk_tokens) normalised, its distances
 // to the anchors, their sum per chunk; (B) per group the kernel's bandwidth from the chunks' sums; (C) the RBF
 // values in place, each anchor's column sum per chunk; (D) per group and anchor the column mean; (E) each chunk's
 // codes (the centring applied as the hash reads) and its partial sums of M = Σ h vᵀ, z = Σ v, s = Σ h; (F) per
@@ -20,8 +20,21 @@
 namespace ecosim::ecoformer::detail {
 
 inline constexpr unsigned kFusedThreads = 256;
-inline constexpr long long kFusedChunkTokens = kFusedThreads;  // a chunk's tokens, one a thread where per token
-static_assert(kFusedChunkTokens <= kFusedThreads, "phases (A) and (E) give each token of a chunk its own thread");
+
+/// A chunk's tokens: the phases working a chunk a block (A, C, E) have the (group, chunk) pairs as their blocks'
+/// work, and a block's time there grows with its chunk (E's partial sums walk its tokens in order). So the chunk
+/// is the largest of 256, 128 and 64 tokens that still gives about four pairs an SM (the blocks an SM holds at
+/// 256 threads and 64 registers), else 64: one thread a token where the work is per token (at most kFusedThreads).
+/// The sums' grouping, and so their last bits, depend on it, hence on the device's SM count (run to run: none).
+inline std::uint64_t fused_chunk_tokens(std::uint64_t groups, std::uint64_t n) {
+  int device = 0, sms = 0;
+  cuda::check(cudaGetDevice(&device), "cudaGetDevice");
+  cuda::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  const std::uint64_t wanted = 4 * static_cast<std::uint64_t>(sms);
+  for (std::uint64_t chunk : {std::uint64_t{kFusedThreads}, std::uint64_t{kFusedThreads / 2}})
+    if (groups * ((n + chunk - 1) / chunk) >= wanted) return chunk;
+  return kFusedThreads / 4;
+}
 
 /// Everything the fused kernel reads and writes (device pointers), and the problem's sizes.
 template <class Codes, class Word>
@@ -39,7 +52,7 @@ struct FusedHashed {
   float* ctx_z;                           // per group [b·d + d]: M then c·z
   Sum* sums;                              // per group [b]
   float* out;                             // [token][d]
-  long long groups, n, heads, chunks;
+  long long groups, n, heads, chunks, chunk_tokens;  // chunk_tokens ≤ kFusedThreads (fused_chunk_tokens)
   int d, b, m;
   float bias;  // c
   Sum bias_n;  // c·N
@@ -80,10 +93,8 @@ __global__ void __launch_bounds__(kFusedThreads) fused_hashed_kernel(const Fused
   const bool lane0 = threadIdx.x % 32 == 0;
   // item → its group, its chunk's first token (of all tokens) and its token count
   const auto group_of = [&](long long item) { return item / a.chunks; };
-  const auto first_of = [&](long long item) { return group_of(item) * a.n + (item % a.chunks) * kFusedChunkTokens; };
-  const auto count_of = [&](long long item) {
-    return min(kFusedChunkTokens, a.n - (item % a.chunks) * kFusedChunkTokens);
-  };
+  const auto first_of = [&](long long item) { return group_of(item) * a.n + (item % a.chunks) * a.chunk_tokens; };
+  const auto count_of = [&](long long item) { return min(a.chunk_tokens, a.n - (item % a.chunks) * a.chunk_tokens); };
 
   if (a.kernel) {
     // (A) normalised rows, their distances to the head's anchors, the distances' sum per chunk
@@ -176,10 +187,12 @@ __global__ void __launch_bounds__(kFusedThreads) fused_hashed_kernel(const Fused
     const int local = static_cast<int>(e % (floats + a.b));
     if (local < floats) {
       float acc = 0.0f;
+#pragma unroll 8
       for (long long c = 0; c < a.chunks; ++c) acc += a.partial_f[(g * a.chunks + c) * floats + local];
       a.ctx_z[g * floats + local] = local < a.b * a.d ? acc : a.bias * acc;
     } else {
       typename Codes::Sum acc = 0;
+#pragma unroll 8
       for (long long c = 0; c < a.chunks; ++c) acc += a.partial_s[(g * a.chunks + c) * a.b + (local - floats)];
       a.sums[g * a.b + (local - floats)] = acc;
     }

@@ -181,13 +181,15 @@ class MsaDecodeCuda final : public DecodeState {
     copy_rows(v_->get() + tokens_ * d_, capacity_, v, n, n);
     tokens_ += n;
   }
+  /// The cached tokens' rows of each group, [group][tokens][d] (the rows beyond them were never written).
   std::vector<double> compact(const cuda::DeviceBuffer<float>& cache) const {
-    const std::vector<float> all = cache.download();
-    std::vector<double> out;
-    for (std::uint64_t g = 0; g < groups_; ++g)
-      out.insert(out.end(), all.begin() + static_cast<std::ptrdiff_t>(g * capacity_ * d_),
-                 all.begin() + static_cast<std::ptrdiff_t>((g * capacity_ + tokens_) * d_));
-    return out;
+    std::vector<float> rows(groups_ * tokens_ * d_);
+    const std::size_t row_bytes = d_ * sizeof(float);
+    if (!rows.empty())
+      cuda::check(cudaMemcpy2D(rows.data(), tokens_ * row_bytes, cache.get(), capacity_ * row_bytes,
+                               tokens_ * row_bytes, groups_, cudaMemcpyDeviceToHost),
+                  "cudaMemcpy2D (K/V cache download)");
+    return {rows.begin(), rows.end()};
   }
   std::uint64_t groups_, d_, tokens_ = 0, capacity_ = 0;
   std::unique_ptr<cuda::DeviceBuffer<float>> k_, v_;
