@@ -295,6 +295,17 @@ stage2() {
     --schemes none,amp --optimizer sgd --device cuda --ecosim "$ecosim"
   step train-step-deit-small 45 python3 "$root/python/ecosim/torch/step_time.py" --model deit_small --batch 64 \
     --schemes none,amp --optimizer adamw --device cuda --ecosim "$ecosim"
+  # The same measurement as users ask for it, through ecosim train: gpu_ms must be measured for both schemes.
+  if step train-measure-gpu 45 "$ecosim" train --model resnet18 --batch 32 --scheme none,amp \
+    --measure-gpu "$(command -v python3)" --out "$logs/train-measure-gpu" && (( ! dry_run )); then
+    if python3 -c 'import json, sys
+sys.exit(any(not s["gpu_ms_kind"].startswith("measured") for s in json.load(open(sys.argv[1]))["schemes"]))' \
+      "$logs/train-measure-gpu/train.json"; then
+      record train-measured passed 0 "gpu_ms measured for every scheme (train-measure-gpu/train.json)"
+    else
+      record train-measured failed 0 "a gpu_ms not measured in train-measure-gpu/train.json"
+    fi
+  fi
   # Nsight Compute: hashed attention's launches at the comparison's shape (B·H = 16, N = 3136, D = 32) and
   # the first launches of the compression benchmark.
   ncu_step ecoformer "$ecosim" run --variant ecoformer --batch 1 --heads 16 --seq 3136 --dim 32 --device cuda
