@@ -49,14 +49,20 @@ __global__ void exponents_and_row_maxima(float* projected, const float* half_sq_
   row_max[r] = largest;
 }
 
-/// The largest of each group's first `valid` row maxima (groups of `rows` rows: the rest are padding).
-__global__ void group_maxima(const float* row_max, float* group_max, long long groups, long long rows,
-                             long long valid) {
-  const long long g = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (g >= groups) return;
-  float largest = -INFINITY;
-  for (long long r = 0; r < valid; ++r) largest = fmaxf(largest, row_max[g * rows + r]);
-  group_max[g] = largest;
+/// The largest of each group's first `valid` row maxima (groups of `rows` rows: the rest are padding): a block a
+/// group, its threads striding over the rows, then a tree in shared memory (a maximum is exact in any order).
+__global__ void group_maxima(const float* row_max, float* group_max, long long rows, long long valid) {
+  __shared__ float largest[kThreads];
+  const float* group = row_max + static_cast<long long>(blockIdx.x) * rows;
+  float m = -INFINITY;
+  for (long long r = threadIdx.x; r < valid; r += blockDim.x) m = fmaxf(m, group[r]);
+  largest[threadIdx.x] = m;
+  __syncthreads();
+  for (unsigned half = kThreads / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) largest[threadIdx.x] = fmaxf(largest[threadIdx.x], largest[threadIdx.x + half]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) group_max[blockIdx.x] = largest[0];
 }
 
 /// A decode state's stabilisers, each fixed by the first keys folded in: `candidate` where none is set yet.
@@ -77,6 +83,7 @@ __global__ void column_sums(const float* x, float* sums, long long groups, long 
   if (i >= groups * cols) return;
   const float* base = x + (i / cols) * rows * cols + i % cols;
   float sum = 0.0f;
+#pragma unroll 8  // the loads issued eight at a time, the sum still in order
   for (long long r = 0; r < rows; ++r) sum += base[r * cols];  // in order from row 0, as the CPU's colwise sum
   sums[i] = sum;
 }
@@ -156,8 +163,8 @@ void features(const float* x, FeatureScratch& s, const cuda::DeviceBuffer<float>
   const float* m = s.row_max.get();
   std::uint64_t rows_per_stabiliser = 1;
   if (stabiliser == Stabiliser::per_group) {
-    group_maxima<<<cuda::blocks_for(g, kThreads), kThreads>>>(s.row_max.get(), s.group_max.get(), ll(g), ll(n),
-                                                              ll(valid_rows));
+    group_maxima<<<cuda::grid_x(g, "performer group maxima (one block a group)"), kThreads>>>(
+        s.row_max.get(), s.group_max.get(), ll(n), ll(valid_rows));
     cuda::check_launch("group_maxima");
     if (fixed) {
       keep_first<<<cuda::blocks_for(g, kThreads), kThreads>>>(fixed, s.group_max.get(), ll(g));
