@@ -214,6 +214,10 @@ void add_records(std::vector<OpRecord>& to, const std::vector<OpRecord>& records
 
 }  // namespace
 
+bool runs_under_autocast(const Scheme& scheme) {
+  return scheme.kind == SchemeKind::amp || scheme.kind == SchemeKind::mesa;
+}
+
 SchemeStep apply_scheme(const Scheme& scheme, const std::vector<Layer>& layers, const TrainingStep& step,
                         std::uint64_t batch) {
   SchemeStep out;

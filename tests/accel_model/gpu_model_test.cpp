@@ -3,12 +3,14 @@
 // consistency; hostile input.
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "ecosim/accel_model/gpu/kernel_model.hpp"
 #include "ecosim/accel_model/gpu/measurements.hpp"
@@ -123,6 +125,11 @@ TEST_CASE("gpu model: ecosim's kernel runs as many blocks an SM as its registers
 TEST_CASE("gpu model: every tuned_on id is a published point, and every point's source is cited") {
   std::set<std::string> ids;
   for (const MeasuredPoint& p : builtin_measurements()) ids.insert(p.id);
+  // and the training steps measured in PyTorch (pytorch_op_dispatch_us; checked by sim.train_gpu_measured)
+  std::ifstream steps(ECOSIM_ACCEL_DATA "/gpu_training_steps.json");
+  REQUIRE(steps);
+  const nlohmann::json training = nlohmann::json::parse(steps);
+  for (const auto& point : training["points"]) ids.insert(point["id"].get<std::string>());
   for (const auto& [name, c] : KernelModel::builtin().constants())
     for (const std::string& id : c.tuned_on) {
       INFO("constant " << name);

@@ -43,26 +43,52 @@ double fused_s(const AttentionShape& s, const GpuSpec& gpu, Software software, c
   return best;
 }
 
+/// The data type a matmul-like record runs in under `software`.
+DType matmul_dtype(OpClass kind, Software software) {
+  switch (software) {
+    case Software::ecosim_kernels: return DType::fp32;
+    case Software::best_library: return DType::bf16;
+    case Software::pytorch_fp32: return kind == OpClass::conv ? DType::tf32 : DType::fp32;
+    case Software::pytorch_amp: return DType::fp16;
+  }
+  return DType::fp32;
+}
+
+bool pytorch(Software software) { return software == Software::pytorch_fp32 || software == Software::pytorch_amp; }
+
 double record_s(const OpRecord& r, const GpuSpec& gpu, Software software, const KernelModel& model) {
+  double kernel_s = 0;
   switch (r.kind) {
     case OpClass::gemm:
     case OpClass::popcount_accumulate:
     case OpClass::conv:
-      return model.gemm(gpu, {r.m, r.n, r.k, r.batch, software == Software::ecosim_kernels ? DType::fp32 : DType::bf16})
-          .latency_s;
+      kernel_s = model.gemm(gpu, {r.m, r.n, r.k, r.batch, matmul_dtype(r.kind, software)}).latency_s;
+      break;
     case OpClass::eltwise:
     case OpClass::reduce:
-    case OpClass::memcpy: break;
+    case OpClass::memcpy:
+      kernel_s =
+          model.streaming_kernel(gpu, double(r.counts.read_bytes()) + double(r.counts.written_bytes())).latency_s;
+      break;
   }
-  return model.streaming_kernel(gpu, double(r.counts.read_bytes()) + double(r.counts.written_bytes())).latency_s;
+  return kernel_s;
 }
 
 }  // namespace
 
 std::string_view software_description(Software software) {
-  return software == Software::ecosim_kernels
-             ? "ecosim's kernels as written (fp32 CUDA cores; softmax attention fused online)"
-             : "best library (FlashAttention-2/3 or cuDNN fp16 attention, bf16 tensor-core GEMMs)";
+  switch (software) {
+    case Software::ecosim_kernels:
+      return "ecosim's kernels as written (fp32 CUDA cores; softmax attention fused online)";
+    case Software::best_library:
+      return "best library (FlashAttention-2/3 or cuDNN fp16 attention, bf16 tensor-core GEMMs)";
+    case Software::pytorch_fp32:
+      return "PyTorch eager (fp32 GEMMs, TF32 convolutions, attention unfused; no faster than its ops' dispatch)";
+    case Software::pytorch_amp:
+      return "PyTorch eager under autocast (fp16 GEMMs and convolutions, attention unfused; no faster than its ops' "
+             "dispatch)";
+  }
+  return "";
 }
 
 double modelled_latency_s(const std::vector<OpRecord>& ops, const GpuSpec& gpu, Software software,
@@ -74,7 +100,7 @@ double modelled_latency_s(const std::vector<OpRecord>& ops, const GpuSpec& gpu, 
       while (end < ops.size() && ops[end].group == ops[i].group) ++end;
     const std::span<const OpRecord> group(ops.data() + i, end - i);
     std::optional<double> fused;
-    if (const auto shape = attention_of(group)) {
+    if (const auto shape = pytorch(software) ? std::nullopt : attention_of(group)) {
       try {
         fused = fused_s(*shape, gpu, software, model);
       } catch (const Error&) {  // a head width the fused kernels do not take: its records one by one
@@ -87,6 +113,8 @@ double modelled_latency_s(const std::vector<OpRecord>& ops, const GpuSpec& gpu, 
     }
     i = end;
   }
+  // PyTorch eager: the CPU dispatches op after op ahead of the GPU, so the step takes the longer of the two
+  if (pytorch(software)) return std::max(seconds, double(ops.size()) * model.value("pytorch_op_dispatch_us") * 1e-6);
   return seconds;
 }
 

@@ -7,11 +7,12 @@
 
 namespace ecosim::cli {
 
-StepPrice price_step(const std::vector<OpRecord>& records, const PricingSetup& setup, const TechTable& tech) {
+StepPrice price_step(const std::vector<OpRecord>& records, const PricingSetup& setup, const TechTable& tech,
+                     bool autocast) {
   RecordList list(records);
   accel::PlanSource plans(list, Convention::exact, "ecosim train", setup.accel, tech);
   const accel::ReplayResult replay = accel::replay(setup.engine, plans, setup.accel);
-  const gpu::Software software = gpu::Software::ecosim_kernels;
+  const gpu::Software software = autocast ? gpu::Software::pytorch_amp : gpu::Software::pytorch_fp32;
   return {
       .accel_latency_ms = replay.latency_ms(),
       .accel_energy_pj = replay.total.energy.total_pj(),

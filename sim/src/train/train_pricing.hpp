@@ -29,7 +29,9 @@ struct PricingSetup {
   gpu::GpuSpec gpu;
 };
 
-/// `records` (exact convention) replayed on setup.accel with setup.engine, and modelled on setup.gpu.
-StepPrice price_step(const std::vector<OpRecord>& records, const PricingSetup& setup, const TechTable& tech);
+/// `records` (exact convention) replayed on setup.accel with setup.engine, and modelled on setup.gpu as PyTorch
+/// eager runs them (in fp16 where `autocast`).
+StepPrice price_step(const std::vector<OpRecord>& records, const PricingSetup& setup, const TechTable& tech,
+                     bool autocast);
 
 }  // namespace ecosim::cli

@@ -29,8 +29,11 @@ struct Scheme {
   std::string name() const;
 };
 
-/// "none", "amp", "actnn:L1|L2|L3", "gact:B", "gact:avgB", "mesa", "fewbit:B"; throws ecosim::Error naming the valid forms
-/// for an unknown scheme or level, and the kernel module's own message for bits outside its range.
+/// Whether the step runs under autocast (fp16 matmuls and convolutions): amp, and mesa (which Mesa runs over amp).
+bool runs_under_autocast(const Scheme& scheme);
+
+/// "none", "amp", "actnn:L1|L2|L3", "gact:B", "gact:avgB", "mesa", "fewbit:B"; throws ecosim::Error naming the valid
+/// forms for an unknown scheme or level, and the kernel module's own message for bits outside its range.
 Scheme parse_scheme(std::string_view text);
 
 /// The default list — none, amp, actnn:L3, gact:4, mesa, fewbit:2 — less the schemes that do not apply

@@ -1,7 +1,11 @@
 // A list of operation records (a model's or a layer's trace) costed on a GPU by the GPU model's kernel classes,
-// as two kinds of software: ecosim's own kernels as written (fp32 on CUDA cores, softmax attention as its fused
-// online-softmax kernel) or the best library (softmax attention as the fastest of FlashAttention-2/3 and cuDNN in
-// fp16, matmuls as bf16 tensor-core GEMMs). Element-wise, reduction and copy records are bandwidth-bound in both.
+// as four kinds of software: ecosim's own kernels as written (fp32 on CUDA cores, softmax attention as its fused
+// online-softmax kernel); the best library (softmax attention as the fastest of FlashAttention-2/3 and cuDNN in
+// fp16, matmuls as bf16 tensor-core GEMMs); and PyTorch eager, as a training step runs there — every record its
+// own library kernel (attention unfused, as ecosim's zoo networks write it), matmuls in fp32 and convolutions on
+// TF32 tensor cores (PyTorch's defaults) or both in fp16 under autocast, and the whole no faster than the CPU
+// dispatches its ops (pytorch_op_dispatch_us a record: a step of small kernels is bound by the Python side).
+// Element-wise, reduction and copy records are bandwidth-bound in all.
 #pragma once
 #include <string_view>
 #include <vector>
@@ -11,7 +15,7 @@
 
 namespace ecosim::gpu {
 
-enum class Software { ecosim_kernels, best_library };
+enum class Software { ecosim_kernels, best_library, pytorch_fp32, pytorch_amp };
 std::string_view software_description(Software software);
 
 /// The modelled latency of `ops` in sequence on `gpu`, each kernel with its launch.
