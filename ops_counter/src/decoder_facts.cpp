@@ -1,11 +1,15 @@
-// DecoderFacts: MACs per token and the JSON form reports carry.
+// DecoderFacts: MACs per token, the bytes a GPU must hold, and the JSON form reports carry.
 #include "ecosim/ops_counter/decoder.hpp"
+
+#include "ecosim/ops_counter/checked.hpp"
 
 namespace ecosim {
 
 double DecoderFacts::macs_per_token() const {
   return new_tokens ? static_cast<double>(matmul_macs) / static_cast<double>(new_tokens) : 0.0;
 }
+
+std::uint64_t DecoderFacts::resident_bytes() const { return checked_add(kv_cache_bytes, weight_read_bytes); }
 
 nlohmann::json DecoderFacts::to_json() const {
   return {{"params", params},

@@ -429,8 +429,21 @@ int compare(const Args& args) {
                    false,
                    "",
                    std::nullopt,
-                   run.timing};
+                   run.timing,
+                   std::nullopt};
     const double modelled_ms = gpu::modelled_latency_s(run.ops, named_gpu, gpu::Software::ecosim_kernels) * 1e3;
+    // a decoder's phase: whether the named GPU holds its weights and KV cache or state (else its GPU times assume
+    // memory the GPU does not have, said on stderr)
+    if (const std::optional<DecoderFacts> facts =
+            model.empty() ? std::nullopt : model_workload(model, zoo, phase, e).decoder_facts()) {
+      row.gpu_fits = facts->resident_bytes() <= named_gpu.memory_bytes;
+      if (!*row.gpu_fits)
+        fmt::print(stderr,
+                   "warning: {}: the weights and the KV cache or state ({:.1f} GB) exceed the {}'s {:.1f} GB; its GPU "
+                   "times (gpu_fits false) assume memory the GPU does not have\n",
+                   e.label, double(facts->resident_bytes()) / 1e9, named_gpu.name,
+                   double(named_gpu.memory_bytes) / 1e9);
+    }
     LibraryTiming library;  // measured only beside a kernel that ran on the GPU
     if (run.timing && run.timing->stats.method == timing::kCudaEvents) {
       const std::array<std::uint64_t, 4> shape{e.config.batch, e.config.heads, e.config.seq, e.config.head_dim};

@@ -91,15 +91,15 @@ std::string render_csv(const CompareReport& r) {
   auto opt = [](std::optional<double> x) { return x ? csv_number(*x) : std::string(); };
   for (const auto& row : r.rows) {
     const auto& e = row.accel.energy;
-    out += fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", row.variant, row.source, row.muls,
-        row.adds, csv_number(row.op_energy_pj), row.accel.cycles, csv_number(row.accel_latency_ms),
-        csv_number(e.total_pj()), csv_number(e.array_pj), csv_number(e.vector_pj), csv_number(e.sram_pj[0]),
-        csv_number(e.sram_pj[1]), csv_number(e.sram_pj[2]), csv_number(e.dram_pj), csv_number(e.leakage_pj),
-        csv_number(r.accel_area.total_mm2()), row.accel.stall_cycles(), csv_number(row.gpu_latency_ms),
-        row.gpu_latency_kind, opt(latency_ratio(r, row)), opt(energy_ratio(r, row)),
-        opt(published_ratio(r, row.variant, "latency_ms")), opt(published_ratio(r, row.variant, "energy_pj")),
-        csv_number(row.gpu_library_latency_ms));
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", row.variant,
+                       row.source, row.muls, row.adds, csv_number(row.op_energy_pj), row.accel.cycles,
+                       csv_number(row.accel_latency_ms), csv_number(e.total_pj()), csv_number(e.array_pj),
+                       csv_number(e.vector_pj), csv_number(e.sram_pj[0]), csv_number(e.sram_pj[1]),
+                       csv_number(e.sram_pj[2]), csv_number(e.dram_pj), csv_number(e.leakage_pj),
+                       csv_number(r.accel_area.total_mm2()), row.accel.stall_cycles(), csv_number(row.gpu_latency_ms),
+                       row.gpu_latency_kind, opt(latency_ratio(r, row)), opt(energy_ratio(r, row)),
+                       opt(published_ratio(r, row.variant, "latency_ms")),
+                       opt(published_ratio(r, row.variant, "energy_pj")), csv_number(row.gpu_library_latency_ms));
   }
   return out;
 }
@@ -133,6 +133,7 @@ nlohmann::json to_json(const CompareReport& r) {
                         {"gpu_library", row.gpu_library_label},
                         {"gpu_library_latency_kind", row.gpu_library_measured ? "measured" : "modelled"},
                         {"gpu_model_error", opt(row.gpu_model_error)},
+                        {"gpu_fits", row.gpu_fits ? nlohmann::json(*row.gpu_fits) : nlohmann::json(nullptr)},
                         {"kernel_timing", timing_json(row.kernel_timing)},
                         {"latency_ratio_msa", opt(latency_ratio(r, row))},
                         {"energy_ratio_msa", opt(energy_ratio(r, row))},

@@ -29,13 +29,14 @@ struct CompareRow {
   double accel_latency_ms = 0;
   double gpu_latency_ms = 0;
   bool gpu_measured = false;
-  std::string gpu_latency_kind;  // "measured", "modelled" (the GPU model) or "estimated" (--gpu-model roofline)
-  std::string gpu_label;         // "measured, CUDA events (<GPU>)", "modelled, H100 SXM, ecosim's kernels ..."
+  std::string gpu_latency_kind;       // "measured", "modelled" (the GPU model) or "estimated" (--gpu-model roofline)
+  std::string gpu_label;              // "measured, CUDA events (<GPU>)", "modelled, H100 SXM, ecosim's kernels ..."
   double gpu_library_latency_ms = 0;  // the library baseline: measured on the GPU that ran, else modelled
   bool gpu_library_measured = false;
-  std::string gpu_library_label;  // "measured, cuBLAS ... (<GPU>)" or "modelled, H100 SXM, best library (...)"
+  std::string gpu_library_label;          // "measured, cuBLAS ... (<GPU>)" or "modelled, H100 SXM, best library (...)"
   std::optional<double> gpu_model_error;  // measured: (modelled − measured) / measured of ecosim's kernels
   std::optional<KernelTiming> kernel_timing;  // none for a count-only variant or a whole model
+  std::optional<bool> gpu_fits;               // a decoder: its weights and KV cache or state fit the named GPU
 };
 
 struct CompareReport {
@@ -64,8 +65,9 @@ std::string render_csv(const CompareReport& report);
 /// {"workload", "workload_description" (describe_workload), "provenance", "published_source" (null without
 /// published figures), "accel_area_mm2" (array,
 ///  each buffer, total), "variants": [{"name", "accel_latency_ms", "accel_energy_pj", "gpu_latency_ms",
-///  "gpu_latency_kind", "gpu_library_latency_ms", "gpu_library", "gpu_model_error", "kernel_timing" (null, or {"device", "method", "warmup", "repetitions", "median_ms",
-///  "q1_ms", "q3_ms", "min_ms", "max_ms"}), "muls", "adds", ...}]}
+///  "gpu_latency_kind", "gpu_library_latency_ms", "gpu_library", "gpu_model_error", "kernel_timing" (null, or
+///  {"device", "method", "warmup", "repetitions", "median_ms", "q1_ms", "q3_ms", "min_ms", "max_ms"}), "muls", "adds",
+///  ...}]}
 nlohmann::json to_json(const CompareReport& report);
 
 }  // namespace ecosim::cli

@@ -6,7 +6,6 @@
 #include "ecosim/accel_model/gpu/op_records.hpp"
 #include "ecosim/accel_model/plan_source.hpp"
 #include "ecosim/accel_model/replay.hpp"
-#include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
 #include "ecosim/ops_counter/record_source.hpp"
@@ -49,7 +48,7 @@ CrossoverPoint point(const CrossoverRequest& r, AttentionVariant v, std::uint64_
           .macs = facts.macs_per_token(),
           .gpu_latency_ms = gpu::modelled_latency_s(list.records, r.gpu, gpu::Software::best_library) * 1e3 / tokens,
           .kv_cache_bytes = facts.kv_cache_bytes,
-          .gpu_fits = checked_add(facts.kv_cache_bytes, facts.weight_read_bytes) <= r.gpu.memory_bytes};
+          .gpu_fits = facts.resident_bytes() <= r.gpu.memory_bytes};
 }
 
 template <typename T>

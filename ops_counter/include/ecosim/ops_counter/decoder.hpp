@@ -40,6 +40,8 @@ struct DecoderFacts {
 
   std::uint64_t non_embedding_params() const { return params - embedding_params; }
   double macs_per_token() const;
+  /// What a GPU must hold for the phase: the weights and the KV cache or recurrent state (kv_cache_bytes).
+  std::uint64_t resident_bytes() const;
   /// {"params", "non_embedding_params", "kv_cache_bytes", "kv_bytes_per_token", "recurrent_state_bytes",
   /// "kv_read_bytes", "kv_write_bytes",
   /// "weight_read_bytes", "macs_per_token", "new_tokens", "context"}.
