@@ -6,12 +6,16 @@
 // (config.causal): query i of n over `keys` sees the keys up to keys − n + i; a block stops after the last key its
 // last row sees, and a row's later keys in that tile score −∞ (weight 0). Key 0, seen by every row, is in the
 // first tile, so no row's running maximum stays −∞. Decoding (msa_decode_state_cuda): the K/V cache on the
-// device, [group][capacity][d], grown by doubling, one query a step over it.
+// device, [group][capacity][d], grown by doubling; a step's one query a group is split over the cache
+// (FlashDecoding's split-KV): blocks of kDecodeWarps warps each take kDecodeKeysPerSplit keys, a warp a key at a time
+// with its lanes across the head width, each keeping an online softmax (maximum, sum, weighted values), the warps of
+// a block then its splits combined by rescaling to their common maximum.
 #include <cuda_fp16.h>
 
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <type_traits>
 
 #include "baseline_kernels.hpp"
 #include "decode_states.hpp"
@@ -24,13 +28,15 @@ namespace {
 constexpr int kQueries = kMsaBlockRows;  // threads (query rows) per block
 constexpr int kKeyTile = kMsaKeyTile;    // keys per shared-memory tile
 constexpr std::uint64_t kMaxHeadDim = 128;
+constexpr int kDecodeWarps = kMsaDecodeWarps;
+constexpr std::uint64_t kDecodeKeysPerSplit = kMsaDecodeKeysPerSplit;
 
 __device__ float to_float(float x) { return x; }
 __device__ float to_float(__half x) { return __half2float(x); }
 
 template <int kMaxD, class T>
 __global__ void online_softmax_attention(const T* q, const T* k, const T* v, float* out, long long n, long long keys,
-                                         long long kv_rows, int d, float scale, bool causal) {
+                                         int d, float scale, bool causal) {
   extern __shared__ float shared[];
   float* k_tile = shared;                 // [kKeyTile][d]
   float* v_tile = k_tile + kKeyTile * d;  // [kKeyTile][d]
@@ -38,8 +44,8 @@ __global__ void online_softmax_attention(const T* q, const T* k, const T* v, flo
   const long long group = blockIdx.y;
   const long long row = static_cast<long long>(blockIdx.x) * kQueries + threadIdx.x;
   const bool active = row < n;
-  const T* kg = k + group * kv_rows * d;  // a group's keys and values start kv_rows rows apart (≥ keys)
-  const T* vg = v + group * kv_rows * d;
+  const T* kg = k + group * keys * d;
+  const T* vg = v + group * keys * d;
   constexpr bool kQInRegisters = kMaxD <= 64;
   const T* q_mem = q + (group * n + (active ? row : 0)) * d;  // an inactive row reads row 0, never stored
   float q_row[kQInRegisters ? kMaxD : 1], acc[kMaxD];
@@ -99,32 +105,132 @@ __global__ void online_softmax_attention(const T* q, const T* k, const T* v, flo
 
 template <int kMaxD, class T>
 void launch(const T* q, const T* k, const T* v, float* out, std::uint64_t g, std::uint64_t n, std::uint64_t keys,
-            std::uint64_t kv_rows, std::uint64_t d, bool causal) {
+            std::uint64_t d, bool causal) {
   const std::size_t shared_bytes = sizeof(float) * (2 * kKeyTile * d + kKeyTile * kQueries);
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   for (std::uint64_t first = 0; first < g; first += cuda::kMaxGridYZ) {  // grid y is limited to 65535
     const std::uint64_t count = std::min(cuda::kMaxGridYZ, g - first);
     const dim3 grid(cuda::blocks_for(n, kQueries), static_cast<unsigned>(count));
-    online_softmax_attention<kMaxD, T>
-        <<<grid, kQueries, shared_bytes>>>(q + first * n * d, k + first * kv_rows * d, v + first * kv_rows * d,
-                                           out + first * n * d, static_cast<long long>(n), static_cast<long long>(keys),
-                                           static_cast<long long>(kv_rows), static_cast<int>(d), scale, causal);
+    online_softmax_attention<kMaxD, T><<<grid, kQueries, shared_bytes>>>(
+        q + first * n * d, k + first * keys * d, v + first * keys * d, out + first * n * d, static_cast<long long>(n),
+        static_cast<long long>(keys), static_cast<int>(d), scale, causal);
     cuda::check_launch("online_softmax_attention");
   }
 }
 
 template <class T>
 void softmax_attention(const T* q, const T* k, const T* v, float* out, std::uint64_t g, std::uint64_t n,
-                       std::uint64_t keys, std::uint64_t d, bool causal, std::uint64_t kv_rows = 0) {
+                       std::uint64_t keys, std::uint64_t d, bool causal) {
   if (d > kMaxHeadDim)
     throw Error("CUDA softmax attention supports head dim ≤ " + std::to_string(kMaxHeadDim) + ", got " +
                 std::to_string(d) + " (use --device cpu)");
   if (causal && keys < n) throw Error("causal attention needs at least as many keys as queries");
-  if (kv_rows == 0) kv_rows = keys;
-  if (d <= 16) return launch<16>(q, k, v, out, g, n, keys, kv_rows, d, causal);
-  if (d <= 32) return launch<32>(q, k, v, out, g, n, keys, kv_rows, d, causal);
-  if (d <= 64) return launch<64>(q, k, v, out, g, n, keys, kv_rows, d, causal);
-  launch<128>(q, k, v, out, g, n, keys, kv_rows, d, causal);
+  if (d <= 16) return launch<16>(q, k, v, out, g, n, keys, d, causal);
+  if (d <= 32) return launch<32>(q, k, v, out, g, n, keys, d, causal);
+  if (d <= 64) return launch<64>(q, k, v, out, g, n, keys, d, causal);
+  launch<128>(q, k, v, out, g, n, keys, d, causal);
+}
+
+/// One step's partial softmax sums over the keys [split·kDecodeKeysPerSplit, …) of group blockIdx.y (+ first_group):
+/// a warp a key (lanes across the head width, lane l holding widths l, l + 32, …), each warp an online softmax,
+/// the block's warps then rescaled to their common maximum: m, l and acc[d] into the split's partial.
+template <int kMaxD>
+__global__ void decode_partials(const float* q, const float* k, const float* v, float* partial_max, float* partial_sum,
+                                float* partial_acc, long long first_group, long long keys, long long kv_rows, int d,
+                                float scale, long long splits) {
+  constexpr int kPerLane = kMaxD < 32 ? 1 : kMaxD / 32;
+  __shared__ float warp_max[kDecodeWarps], warp_sum[kDecodeWarps], warp_acc[kDecodeWarps][kMaxD];
+  const long long group = first_group + blockIdx.y, split = blockIdx.x;
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  const float* qg = q + group * d;
+  const float* kg = k + group * kv_rows * d;
+  const float* vg = v + group * kv_rows * d;
+  float q_lane[kPerLane], acc[kPerLane];
+#pragma unroll
+  for (int i = 0; i < kPerLane; ++i) {
+    const int c = lane + 32 * i;
+    q_lane[i] = c < d ? qg[c] : 0.0f;
+    acc[i] = 0.0f;
+  }
+  float m = -INFINITY, l = 0.0f;
+  const long long first = split * static_cast<long long>(kDecodeKeysPerSplit);
+  const long long last = min(keys, first + static_cast<long long>(kDecodeKeysPerSplit));
+  for (long long j = first + warp; j < last; j += kDecodeWarps) {
+    float dot = 0.0f;
+#pragma unroll
+    for (int i = 0; i < kPerLane; ++i) {
+      const int c = lane + 32 * i;
+      if (c < d) dot += q_lane[i] * kg[j * d + c];
+    }
+    for (int offset = 16; offset > 0; offset /= 2) dot += __shfl_xor_sync(0xffffffffu, dot, offset);
+    const float score = dot * scale, m_new = fmaxf(m, score);
+    const float rescale = expf(m - m_new), weight = expf(score - m_new);  // rescale 0 while m is −∞
+    l = l * rescale + weight;
+#pragma unroll
+    for (int i = 0; i < kPerLane; ++i) {
+      const int c = lane + 32 * i;
+      if (c < d) acc[i] = acc[i] * rescale + weight * vg[j * d + c];
+    }
+    m = m_new;
+  }
+  if (lane == 0) warp_max[warp] = m, warp_sum[warp] = l;
+#pragma unroll
+  for (int i = 0; i < kPerLane; ++i)
+    if (lane + 32 * i < kMaxD) warp_acc[warp][lane + 32 * i] = acc[i];
+  __syncthreads();
+  float block_max = -INFINITY;
+  for (int w = 0; w < kDecodeWarps; ++w) block_max = fmaxf(block_max, warp_max[w]);
+  const long long out = group * splits + split;
+  if (threadIdx.x == 0) {
+    float sum = 0.0f;  // a warp without keys has m = −∞ and l = 0: it adds nothing
+    for (int w = 0; w < kDecodeWarps; ++w)
+      if (warp_sum[w] > 0.0f) sum += warp_sum[w] * expf(warp_max[w] - block_max);
+    partial_max[out] = block_max, partial_sum[out] = sum;
+  }
+  for (int c = static_cast<int>(threadIdx.x); c < d; c += kDecodeWarps * 32) {
+    float value = 0.0f;
+    for (int w = 0; w < kDecodeWarps; ++w)
+      if (warp_sum[w] > 0.0f) value += warp_acc[w][c] * expf(warp_max[w] - block_max);
+    partial_acc[out * d + c] = value;
+  }
+}
+
+/// The step's output of each group from its splits' partials: each rescaled to the largest maximum, summed in
+/// split order, divided by the summed weights. A block a group, a thread a width.
+__global__ void decode_combine(const float* partial_max, const float* partial_sum, const float* partial_acc, float* out,
+                               long long splits, int d) {
+  const long long group = blockIdx.x;
+  float largest = -INFINITY;
+  for (long long s = 0; s < splits; ++s) largest = fmaxf(largest, partial_max[group * splits + s]);
+  float sum = 0.0f;
+  for (long long s = 0; s < splits; ++s)
+    sum += partial_sum[group * splits + s] * expf(partial_max[group * splits + s] - largest);
+  for (int c = static_cast<int>(threadIdx.x); c < d; c += blockDim.x) {
+    float value = 0.0f;
+    for (long long s = 0; s < splits; ++s)
+      value += partial_acc[(group * splits + s) * d + c] * expf(partial_max[group * splits + s] - largest);
+    out[group * d + c] = value / sum;
+  }
+}
+
+/// A decode step: the query of each of g groups (q [g][d]) over the first `keys` rows of each group's cache
+/// ([g][kv_rows][d]), split-KV, into out [g][d]; the partials' buffers hold g · ⌈keys / kDecodeKeysPerSplit⌉ splits.
+template <int kMaxD>
+void decode_step(const float* q, const float* k, const float* v, float* out, float* partial_max, float* partial_sum,
+                 float* partial_acc, std::uint64_t g, std::uint64_t keys, std::uint64_t kv_rows, std::uint64_t d) {
+  const std::uint64_t splits = (keys + kDecodeKeysPerSplit - 1) / kDecodeKeysPerSplit;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  for (std::uint64_t first = 0; first < g; first += cuda::kMaxGridYZ) {  // grid y is limited to 65535
+    const dim3 grid(cuda::grid_x(splits, "MSA decode step (a block a split of the cache)"),
+                    static_cast<unsigned>(std::min(cuda::kMaxGridYZ, g - first)));
+    decode_partials<kMaxD><<<grid, kDecodeWarps * 32>>>(
+        q, k, v, partial_max, partial_sum, partial_acc, static_cast<long long>(first), static_cast<long long>(keys),
+        static_cast<long long>(kv_rows), static_cast<int>(d), scale, static_cast<long long>(splits));
+    cuda::check_launch("MSA decode partials");
+  }
+  decode_combine<<<cuda::grid_x(g, "MSA decode combine (a block a group)"), kDecodeWarps * 32>>>(
+      partial_max, partial_sum, partial_acc, out, static_cast<long long>(splits), static_cast<int>(d));
+  cuda::check_launch("MSA decode combine");
 }
 
 /// MSA's decode state on the device: the K/V cache [group][capacity][d] (capacity doubling as tokens come), one
@@ -140,11 +246,26 @@ class MsaDecodeCuda final : public DecodeState {
   }
   RunResult step(const AttentionInputs& token) override {
     reserve(tokens_ + 1);  // growing the cache is not a step's work
+    if (d_ > kMaxHeadDim)
+      throw Error("CUDA MSA decoding supports head dim ≤ " + std::to_string(kMaxHeadDim) + ", got " +
+                  std::to_string(d_) + " (use --device cpu)");
     const cuda::DeviceBuffer<float> q(token.q.data), k(token.k.data), v(token.v.data);
     cuda::DeviceBuffer<float> out(groups_ * d_);
+    const std::uint64_t splits = (tokens_ + 1 + kDecodeKeysPerSplit - 1) / kDecodeKeysPerSplit;
+    cuda::DeviceBuffer<float> partial_max(groups_ * splits), partial_sum(groups_ * splits),
+        partial_acc(groups_ * splits * d_);
     cuda::EventTimer timer;
     store(k.get(), v.get(), 1);  // the new token's key and value into the cache
-    softmax_attention(q.get(), k_->get(), v_->get(), out.get(), groups_, 1, tokens_, d_, true, capacity_);
+    const auto run = [&](auto width) {
+      decode_step<decltype(width)::value>(q.get(), k_->get(), v_->get(), out.get(), partial_max.get(),
+                                          partial_sum.get(), partial_acc.get(), groups_, tokens_, capacity_, d_);
+    };
+    if (d_ <= 32)
+      run(std::integral_constant<int, 32>{});
+    else if (d_ <= 64)
+      run(std::integral_constant<int, 64>{});
+    else
+      run(std::integral_constant<int, 128>{});
     const double ms = timer.stop_ms();
     return RunResult{Tensor{token.q.batch, token.q.heads, 1, d_, out.download()}, ms, Device::cuda};
   }

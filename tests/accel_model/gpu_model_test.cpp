@@ -98,6 +98,8 @@ TEST_CASE("gpu model: ecosim's kernel runs as many blocks an SM as its registers
   // the model's geometry of the kernel is the kernel's own (ecoformer/src/msa_cuda.cu)
   CHECK(model.value("ecosim_attention_block_rows") == ecosim::ecoformer::kMsaBlockRows);
   CHECK(model.value("ecosim_attention_key_tile") == ecosim::ecoformer::kMsaKeyTile);
+  CHECK(model.value("ecosim_decode_block_warps") == ecosim::ecoformer::kMsaDecodeWarps);
+  CHECK(model.value("ecosim_decode_keys_per_split") == ecosim::ecoformer::kMsaDecodeKeysPerSplit);
   const GpuSpec h100 = builtin_gpu("h100-sxm"), l4 = builtin_gpu("l4");
   // 64 threads (2 warps) a block. D 32: 104 registers -> 3,328 a warp, 6,656 a block: 9 of 65,536 (shared:
   // 4 x (2 x 32 x 32 + 32 x 64) + 1,024 = 17,408 B, 13 of 228 KiB). D 64: 175 -> 5,632 a warp (units of 256),
@@ -453,4 +455,27 @@ TEST_CASE("gpu model: a sliding window skips the key tiles before the band, and 
   CHECK(half / full == Approx(0.5).epsilon(0.02));
   e.window = 1024;
   CHECK_THROWS_WITH(model.attention(h100, AttentionImpl::ecosim, e), Catch::Contains("no sliding window"));
+}
+
+TEST_CASE("gpu model: ecosim's split-KV decode step streams a long cache and is one warp's chain over a short one") {
+  const KernelModel& model = KernelModel::builtin();
+  const GpuSpec h200 = builtin_gpu("h200");
+  const auto step_s = [&](std::uint64_t keys) {
+    AttentionShape s{1, 16, 1, keys, 64, true, false, DType::fp32};
+    return model.attention(h200, AttentionImpl::ecosim, s).latency_s;
+  };
+  const double launches_s = 2 * model.value("launch_overhead_us") * 1e-6;
+  // 65,536 keys: 4,096 blocks of 128 threads in 4 rounds of 64 keys a warp (0.10 ms) under the 537 MB of K and V
+  // streamed (0.125 ms): the cache's bytes bound it, and twice the cache takes twice as long
+  const double cache_bytes = 16.0 * 2 * 65536 * 64 * 4;
+  const double streamed_s = cache_bytes / (model.value("hbm_fraction") * h200.memory_bytes_per_s);
+  CHECK(step_s(65536) >= launches_s + streamed_s);
+  CHECK(step_s(65536) <= launches_s + 1.01 * streamed_s);
+  CHECK((step_s(131072) - launches_s) / (step_s(65536) - launches_s) == Approx(2).epsilon(0.01));
+  // 1,024 keys: 64 blocks, one round; each warp walks 64 keys in sequence
+  CHECK(step_s(1024) ==
+        Approx(launches_s + 64 * model.value("ecosim_decode_latency_cycles_per_key") / h200.boost_clock_hz));
+  // far below the prefill kernel's time for one query row a group over the same cache (16 threads in all)
+  AttentionShape prefill_row{1, 16, 2, 65536, 64, true, false, DType::fp32};
+  CHECK(step_s(65536) * 100 < model.attention(h200, AttentionImpl::ecosim, prefill_row).latency_s);
 }

@@ -223,3 +223,34 @@ TEST_CASE("a decoder whose prefill output is skipped decodes the same steps") {
             computed.step(token_range(all, t, 1), computed_counts).out.data);
   }
 }
+
+TEST_CASE("MSA decode steps on the GPU over a cache of several splits are the causal prefill's last rows", "[gpu]") {
+  if (!gpu_or_skip()) return;
+  // 600 + 1 keys: three splits of the split-KV step, the last one partial; head widths at each kernel instance's
+  // limit and below it
+  for (std::uint64_t d : {32, 50, 128}) {
+    INFO("head width " << d);
+    const std::uint64_t prompt = 600;
+    AttentionConfig causal = baseline_config(AttentionVariant::msa, 1, 3, prompt + 2, d);
+    causal.causal = true;
+    const AttentionInputs all = synthetic_inputs(causal, 17);
+    const auto at = [&](std::uint64_t seq) {
+      AttentionConfig c = causal;
+      c.seq = seq;
+      return c;
+    };
+    OpCounter counts;
+    AttentionDecoder gpu(token_range(all, 0, prompt), at(prompt), Device::cuda, 3, counts);
+    for (std::uint64_t t = 0; t < 2; ++t) {
+      const RunResult step = gpu.step(token_range(all, prompt + t, 1), counts);
+      const std::uint64_t n = prompt + t + 1;
+      const RunResult prefill = run_attention(token_range(all, 0, n), at(n), Device::cpu, 3, counts);
+      std::vector<double> last_rows;
+      for (std::uint64_t g = 0; g < 3; ++g)
+        last_rows.insert(last_rows.end(), prefill.out.data.begin() + static_cast<std::ptrdiff_t>((g * n + n - 1) * d),
+                         prefill.out.data.begin() + static_cast<std::ptrdiff_t>((g * n + n) * d));
+      CHECK(step.device == Device::cuda);
+      CHECK(relative_error(step.out.data, last_rows) <= 1e-5);
+    }
+  }
+}

@@ -226,6 +226,7 @@ KernelTime KernelModel::ecosim_attention(const GpuSpec& gpu, const AttentionShap
     throw Error("ecosim's attention kernel (ecoformer/src/msa_cuda.cu) has no backward pass");
   if (s.window) throw Error("ecosim's attention kernel (ecoformer/src/msa_cuda.cu) has no sliding window");
   if (s.dim > 128) throw Error(fmt::format("ecosim's attention kernel supports head widths up to 128, not {}", s.dim));
+  if (s.seq == 1 && s.kv_seq > 1) return ecosim_decode_attention(gpu, s);
   // Per score element, on CUDA cores in fp32: 2·D FMAs, each with its shared-memory operand load — the loads
   // go through the SM's load/store unit, which issues one warp-wide load in the time the CUDA cores issue
   // shared_load_fma_slots FMAs, so the pair costs the larger of the two — the online softmax's instructions,
@@ -269,6 +270,31 @@ KernelTime KernelModel::ecosim_attention(const GpuSpec& gpu, const AttentionShap
       (double(s.seq) * (dtype_bytes(s.dtype) + 4.0) + 2.0 * double(s.kv_seq) * double(dtype_bytes(s.dtype)));
   KernelTime t;
   t.latency_s = value("launch_overhead_us") * 1e-6 + std::max(compute_s, streamed_s(gpu, io_bytes));
+  t.flops = attention_flops(s);
+  t.bytes = io_bytes;
+  return t;
+}
+
+KernelTime KernelModel::ecosim_decode_attention(const GpuSpec& gpu, const AttentionShape& s) const {
+  // A decode step (one query row a group, msa_cuda.cu's split-KV kernels): blocks of ecosim_decode_block_warps warps
+  // each take ecosim_decode_keys_per_split keys of a group's cache, a warp a key at a time (its lanes across the
+  // head width), then one block a group combines the splits. A block's time is its warps' chain over their keys
+  // (each key's loads, warp sum and exponentials in sequence); the SMs hold as many blocks at once as their
+  // registers and threads allow, and the whole step is no faster than its cache streamed from memory.
+  const double groups = double(s.batch) * double(s.heads), keys = double(s.kv_seq), d = double(s.dim);
+  const double split_keys = value("ecosim_decode_keys_per_split"), warps = value("ecosim_decode_block_warps");
+  const double splits = std::ceil(keys / split_keys), blocks = splits * groups;
+  const double block_threads = 32 * warps, unit = value("register_allocation_unit");
+  const double block_registers = std::ceil(value("ecosim_decode_registers") * 32 / unit) * unit * warps;
+  const double resident = std::min({double(gpu.sm.blocks), std::floor(double(gpu.sm.threads) / block_threads),
+                                    std::floor(double(gpu.sm.registers) / block_registers)});
+  const double rounds = std::ceil(blocks / (double(gpu.sms) * resident));
+  const double chain_s = std::ceil(std::min(keys, split_keys) / warps) * value("ecosim_decode_latency_cycles_per_key") /
+                         gpu.boost_clock_hz;
+  const double element = double(dtype_bytes(s.dtype));
+  const double io_bytes = groups * (2 * keys * d * element + d * element + d * 4) + 2 * blocks * (d + 2) * 4;
+  KernelTime t;
+  t.latency_s = 2 * value("launch_overhead_us") * 1e-6 + std::max(rounds * chain_s, streamed_s(gpu, io_bytes));
   t.flops = attention_flops(s);
   t.bytes = io_bytes;
   return t;
