@@ -85,6 +85,7 @@ step() {
   shift 2
   if [[ $skip == *",$name,"* ]]; then
     record "$name" omitted 0 "--skip"
+    last_status=omitted
     return 1
   fi
   if (( dry_run )); then
@@ -94,6 +95,7 @@ step() {
   local left=$(( budget_s - (SECONDS - stage_start) ))
   if (( left <= 5 )); then
     record "$name" skipped 0 "stage $stage's budget of ${budget_s}s is spent"
+    last_status=skipped
     return 1
   fi
   (( limit > left )) && limit=$left
@@ -102,9 +104,9 @@ step() {
   rc=$?
   local took=$(( SECONDS - start ))
   case $rc in
-    0) record "$name" passed "$took" "log: $name.log" ;;
-    124|137) record "$name" timeout "$took" "killed after ${limit}s; log: $name.log" ;;
-    *) record "$name" failed "$took" "exit $rc; log: $name.log" ;;
+    0) last_status=passed; record "$name" passed "$took" "log: $name.log" ;;
+    124|137) last_status=timeout; record "$name" timeout "$took" "killed after ${limit}s; log: $name.log" ;;
+    *) last_status=failed; record "$name" failed "$took" "exit $rc; log: $name.log" ;;
   esac
   return "$rc"
 }
@@ -179,15 +181,17 @@ python_package_args() {
 # Open MPI and what it pulls in, ONNX import for protobuf and onnx, else both), and the CUDA check uses that
 # module if it imports.
 python_checks() {
-  local python_build=$build module fallback culprit
+  local python_build=$build module fallback culprit last_status=""
   if (( dry_run )); then
     record python-fallback planned 0 "if the import fails: gpu_import_probe.py names the crashing library; the \
 module is built again without MPI or ONNX import (as the culprit says) in $build/python-fallback"
   fi
-  if ! step python-import 30 env LD_DEBUG=files PYTHONFAULTHANDLER=1 PYTHONPATH="$build/python" python3 -c \
-    "$python_import" && (( ! dry_run )); then
+  step python-import 30 env LD_DEBUG=files PYTHONFAULTHANDLER=1 PYTHONPATH="$build/python" python3 -c "$python_import"
+  if [[ $last_status == failed || $last_status == timeout ]]; then  # not when omitted (--skip) or planned
     module=$(ls "$build"/python/ecosim/_ecosim*.so 2>/dev/null | head -n 1)
+    rm -f "$logs/python-import-probe.log"  # an earlier run's must not name the culprit
     step python-import-probe 30 env PYTHONFAULTHANDLER=1 python3 "$root/scripts/gpu_import_probe.py" "$module"
+    # informational: gdb's exit status is its last command's, so the backtrace is read from the log
     command -v gdb >/dev/null && step python-import-backtrace 40 gdb -q -batch -ex run -ex bt --args python3 -c \
       "import sys; sys.path.insert(0, '$build/python'); $python_import"
     culprit=$(grep '^loading ' "$logs/python-import-probe.log" | tail -n 1)

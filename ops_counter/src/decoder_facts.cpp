@@ -9,7 +9,7 @@ double DecoderFacts::macs_per_token() const {
   return new_tokens ? static_cast<double>(matmul_macs) / static_cast<double>(new_tokens) : 0.0;
 }
 
-std::uint64_t DecoderFacts::resident_bytes() const { return checked_add(kv_cache_bytes, weight_read_bytes); }
+std::uint64_t DecoderFacts::resident_bytes() const { return checked_add(kv_cache_bytes, weight_bytes); }
 
 nlohmann::json DecoderFacts::to_json() const {
   return {{"params", params},

@@ -299,6 +299,7 @@ DecoderFacts decoder_facts(const ModelEntry& e, const ModelOptions& o) {
   f.kv_write_bytes = memory.write;
   f.kv_read_bytes = memory.read;
   f.weight_read_bytes = checked_mul(passes, storage_bytes(o.phase.weight_dtype, layer_weights));
+  f.weight_bytes = storage_bytes(o.phase.weight_dtype, f.params);
   f.matmul_macs = macs.macs();
   return f;
 }

@@ -429,6 +429,29 @@ TEST_CASE("gpu model: a trace is costed by class — softmax attention fused, ma
                           model.streaming_kernel(h100, 2000).latency_s +
                           model.gemm(h100, {2048, 64, 2048, 8, DType::bf16}).latency_s;
   CHECK(modelled_latency_s(ops, h100, Software::best_library) == Approx(expected).epsilon(1e-12));
+
+  // PyTorch eager: the group unfused even in its fusion group, matmuls in fp32 (fp16 under autocast), and the
+  // step no faster than its records' dispatch
+  for (auto& r : ops) r.group = "layer.softmax_attention";
+  const auto eager = [&](DType matmul) {
+    return model.gemm(h100, {2048, 2048, 64, 8, matmul}).latency_s + model.streaming_kernel(h100, 2000).latency_s +
+           model.gemm(h100, {2048, 64, 2048, 8, matmul}).latency_s;
+  };
+  const double dispatch_s = 3 * model.value("pytorch_op_dispatch_us") * 1e-6;
+  CHECK(eager(DType::fp32) > dispatch_s);  // fp32: the GPU's kernels bind (0.3 ms)
+  CHECK(modelled_latency_s(ops, h100, Software::pytorch_fp32) == Approx(eager(DType::fp32)).epsilon(1e-12));
+  CHECK(eager(DType::fp16) < dispatch_s);  // fp16: 71 us of kernels behind 91 us of dispatch
+  CHECK(modelled_latency_s(ops, h100, Software::pytorch_amp) == Approx(dispatch_s).epsilon(1e-12));
+  // a convolution runs on TF32 tensor cores in fp32 (cuDNN's default under PyTorch), in fp16 under autocast
+  std::vector<ecosim::OpRecord> conv{record(ecosim::OpClass::conv, "", 32, 12544, 256, 1152)};
+  conv[0].group.clear();
+  CHECK(modelled_latency_s(conv, h100, Software::pytorch_fp32) ==
+        Approx(model.gemm(h100, {12544, 256, 1152, 32, DType::tf32}).latency_s).epsilon(1e-12));
+  // a thousand tiny element-wise records: each costs its dispatch, not its few bytes
+  std::vector<ecosim::OpRecord> tiny(1000, record(ecosim::OpClass::eltwise, "relu", 1, 1, 1, 1));
+  for (auto& r : tiny) r.group.clear();
+  CHECK(modelled_latency_s(tiny, h100, Software::pytorch_amp) ==
+        Approx(1000 * model.value("pytorch_op_dispatch_us") * 1e-6).epsilon(1e-12));
 }
 
 TEST_CASE("gpu model: a sliding window skips the key tiles before the band, and ecosim's kernel each block's last") {

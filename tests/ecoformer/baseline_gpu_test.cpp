@@ -60,7 +60,7 @@ TEST_CASE("causal MSA and Performer on the GPU match their causal CPU references
       check_causal(v, n, d);
 }
 
-// [large]: too slow for the sanitizers (racecheck walks Performer's 49 chunks of prefix sums for minutes), so
+// [large]: too slow for the sanitizers (racecheck walks Performer's 50 chunks of prefix sums for minutes), so
 // gpu-check runs it in the gpu tests only.
 TEST_CASE("causal MSA and Performer on the GPU match their causal CPU references at N = 3,137",
           "[baselines][gpu][large]") {

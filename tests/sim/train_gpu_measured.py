@@ -20,7 +20,9 @@ def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "validate_gpu_model"), "--ecosim",
-                          sys.argv[1], "--training", "--json"], capture_output=True, text=True, check=True)
+                          sys.argv[1], "--training", "--json"], capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"FAILED: validate_gpu_model --training exited {run.returncode}: {run.stderr.strip()}")
     rows = json.loads(run.stdout)
     held = [abs(r["error"]) for r in rows if r["role"] == "held out"]
     failures = []

@@ -7,7 +7,8 @@ activation_bytes for the same model, batch, scheme and optimizer.
 
 Schemes: none; amp (autocast fp16 with a gradient scaler, GPU only); with the ecosim package importable also
 gact:B, gact:avgB, mesa and fewbit:B through ecosim.torch's saved-tensor hooks — which stage each tensor through
-host memory to the project's kernels, so on a GPU they measure the hooks as they are, not the scheme at its best.
+host memory to the project's kernels, so on a GPU they measure the hooks as they are, not the scheme at its best;
+mesa runs under autocast on a GPU, as Mesa trains (over amp) and as ecosim train prices it.
 The networks come from the zoo entry (zoo_networks.py: ResNet, VGG, DeiT/ViT, BERT-like encoders).
 
 usage: step_time.py --model NAME --batch B [--resolution R] [--schemes none,amp] [--optimizer sgd|adamw]
@@ -16,6 +17,7 @@ usage: step_time.py --model NAME --batch B [--resolution R] [--schemes none,amp]
 Runs on its own (python3 step_time.py ...) where the compiled ecosim module cannot be imported.
 """
 import argparse
+import contextlib
 import json
 import statistics
 import subprocess
@@ -87,13 +89,17 @@ def measure_step(model, x, labels, scheme, optimizer_name, device, warmup, repea
     # a small learning rate: random data must not drive the weights to infinity over the steps timed
     optimizer = (torch.optim.AdamW(model.parameters(), lr=1e-5) if optimizer_name == "adamw" else
                  torch.optim.SGD(model.parameters(), lr=1e-5, momentum=0.9))
-    scaler = torch.cuda.amp.GradScaler() if scheme == "amp" else None
+    # autocast for amp, and for mesa on a GPU: Mesa trains over amp (as ecosim train prices it)
+    autocast = scheme == "amp" or (name == "mesa" and device.type == "cuda")
+    scaler = torch.cuda.amp.GradScaler() if autocast else None
 
     def step():
-        context = (torch.autocast("cuda", dtype=torch.float16) if scheme == "amp" else
-                   hooks_for(scheme) if name in HOOK_SCHEMES else torch.autograd.graph.saved_tensors_hooks(
-                       lambda t: t, lambda t: t))
-        with context:  # the network's forward pass (the loss after it, as the hooks' training tests do)
+        with contextlib.ExitStack() as contexts:  # the network's forward pass (the loss after it, as the hooks'
+            if autocast:                            # training tests do)
+                contexts.enter_context(torch.autocast("cuda", dtype=torch.float16))
+            if scheme != "amp":
+                contexts.enter_context(hooks_for(scheme) if name in HOOK_SCHEMES else
+                                       torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t))
             output = model(x)
         loss = loss_of(output, labels)
         (scaler.scale(loss) if scaler else loss).backward()

@@ -36,11 +36,12 @@ struct DecoderFacts {
   /// reads the cache and the state and writes its token's keys and values and the state; a prefill writes them.
   std::uint64_t kv_cache_bytes = 0;
   std::uint64_t kv_read_bytes = 0, kv_write_bytes = 0, weight_read_bytes = 0;
-  std::uint64_t matmul_macs = 0;  // multiply-accumulates of every matrix product (GEMM records)
+  std::uint64_t weight_bytes = 0;  // every weight (params) as stored, tables included: what a GPU holds once
+  std::uint64_t matmul_macs = 0;   // multiply-accumulates of every matrix product (GEMM records)
 
   std::uint64_t non_embedding_params() const { return params - embedding_params; }
   double macs_per_token() const;
-  /// What a GPU must hold for the phase: the weights and the KV cache or recurrent state (kv_cache_bytes).
+  /// What a GPU must hold for the phase: the weights once and the KV cache or recurrent state (kv_cache_bytes).
   std::uint64_t resident_bytes() const;
   /// {"params", "non_embedding_params", "kv_cache_bytes", "kv_bytes_per_token", "recurrent_state_bytes",
   /// "kv_read_bytes", "kv_write_bytes",
