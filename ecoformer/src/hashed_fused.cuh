@@ -21,16 +21,21 @@ namespace ecosim::ecoformer::detail {
 
 inline constexpr unsigned kFusedThreads = 256;
 
+/// The current device's SM count.
+inline std::uint64_t device_sms() {
+  int device = 0, sms = 0;
+  cuda::check(cudaGetDevice(&device), "cudaGetDevice");
+  cuda::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  return static_cast<std::uint64_t>(sms);
+}
+
 /// A chunk's tokens: the phases working a chunk a block (A, C, E) have the (group, chunk) pairs as their blocks'
 /// work, and a block's time there grows with its chunk (E's partial sums walk its tokens in order). So the chunk
 /// is the largest of 256, 128 and 64 tokens that still gives about four pairs an SM (the blocks an SM holds at
 /// 256 threads and 64 registers), else 64: one thread a token where the work is per token (at most kFusedThreads).
 /// The sums' grouping, and so their last bits, depend on it, hence on the device's SM count (run to run: none).
 inline std::uint64_t fused_chunk_tokens(std::uint64_t groups, std::uint64_t n) {
-  int device = 0, sms = 0;
-  cuda::check(cudaGetDevice(&device), "cudaGetDevice");
-  cuda::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-  const std::uint64_t wanted = 4 * static_cast<std::uint64_t>(sms);
+  const std::uint64_t wanted = 4 * device_sms();
   for (std::uint64_t chunk : {std::uint64_t{kFusedThreads}, std::uint64_t{kFusedThreads / 2}})
     if (groups * ((n + chunk - 1) / chunk) >= wanted) return chunk;
   return kFusedThreads / 4;
@@ -221,16 +226,15 @@ class FusedHashedLaunch {
  public:
   /// `work_blocks`: the blocks of kFusedThreads the widest phase could keep busy.
   explicit FusedHashedLaunch(std::uint64_t work_blocks) {
-    int device = 0, cooperative = 0, sms = 0, per_sm = 0;
+    int device = 0, cooperative = 0, per_sm = 0;
     cuda::check(cudaGetDevice(&device), "cudaGetDevice");
     cuda::check(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device), "cudaDeviceGetAttribute");
     if (!cooperative) throw Error("hashed attention on the GPU needs cooperative launches, which this device lacks");
-    cuda::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
     cuda::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fused_hashed_kernel<Codes, Word>,
                                                               static_cast<int>(kFusedThreads), 0),
                 "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
     if (per_sm < 1) throw Error("the fused hashed-attention kernel cannot be resident on this device");
-    const std::uint64_t resident = static_cast<std::uint64_t>(per_sm) * static_cast<std::uint64_t>(sms);
+    const std::uint64_t resident = static_cast<std::uint64_t>(per_sm) * device_sms();
     blocks_ = static_cast<unsigned>(std::clamp<std::uint64_t>(work_blocks, 1, resident));
   }
   void operator()(FusedHashed<Codes, Word> args) const {

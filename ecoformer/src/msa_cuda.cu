@@ -214,11 +214,14 @@ __global__ void decode_combine(const float* partial_max, const float* partial_su
 }
 
 /// A decode step: the query of each of g groups (q [g][d]) over the first `keys` rows of each group's cache
-/// ([g][kv_rows][d]), split-KV, into out [g][d]; the partials' buffers hold g · ⌈keys / kDecodeKeysPerSplit⌉ splits.
+/// ([g][kv_rows][d]), split-KV, into out [g][d]; the partials' buffers hold g · decode_splits(keys) splits.
+/// Splits of a decode step over a cache of `keys` keys.
+std::uint64_t decode_splits(std::uint64_t keys) { return (keys + kDecodeKeysPerSplit - 1) / kDecodeKeysPerSplit; }
+
 template <int kMaxD>
 void decode_step(const float* q, const float* k, const float* v, float* out, float* partial_max, float* partial_sum,
                  float* partial_acc, std::uint64_t g, std::uint64_t keys, std::uint64_t kv_rows, std::uint64_t d) {
-  const std::uint64_t splits = (keys + kDecodeKeysPerSplit - 1) / kDecodeKeysPerSplit;
+  const std::uint64_t splits = decode_splits(keys);
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   for (std::uint64_t first = 0; first < g; first += cuda::kMaxGridYZ) {  // grid y is limited to 65535
     const dim3 grid(cuda::grid_x(splits, "MSA decode step (a block a split of the cache)"),
@@ -251,7 +254,7 @@ class MsaDecodeCuda final : public DecodeState {
                   std::to_string(d_) + " (use --device cpu)");
     const cuda::DeviceBuffer<float> q(token.q.data), k(token.k.data), v(token.v.data);
     cuda::DeviceBuffer<float> out(groups_ * d_);
-    const std::uint64_t splits = (tokens_ + 1 + kDecodeKeysPerSplit - 1) / kDecodeKeysPerSplit;
+    const std::uint64_t splits = decode_splits(tokens_ + 1);
     cuda::DeviceBuffer<float> partial_max(groups_ * splits), partial_sum(groups_ * splits),
         partial_acc(groups_ * splits * d_);
     cuda::EventTimer timer;

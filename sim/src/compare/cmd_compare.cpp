@@ -18,6 +18,7 @@
 #include "child_process.hpp"
 #include "compare_report.hpp"
 #include "compare_table.hpp"
+#include "crossover.hpp"
 #include "device_option.hpp"
 #include "ecosim/accel_model/gpu/op_records.hpp"
 #include "ecosim/ecoformer/library_attention.hpp"
@@ -399,10 +400,12 @@ int compare(const Args& args) {
   for (const Entry& e : entries) {
     const bool kernel = model.empty() && !e.native && ecoformer::has_kernel(e.config.variant);
     fmt::print(stderr, "[{}] {} ...\n", e.label, kernel ? "running kernel" : "building analytic trace");
-    VariantRun run = onnx             ? run_onnx(*onnx, e, device)
-                     : !model.empty() ? run_model(model_workload(model, zoo, phase, e))
-                     : kernel         ? run_kernel(e.config, device)
-                                      : run_analytic_layer(e.config);
+    const std::optional<Workload> workload =
+        onnx || model.empty() ? std::nullopt : std::optional(model_workload(model, zoo, phase, e));
+    VariantRun run = onnx       ? run_onnx(*onnx, e, device)
+                     : workload ? run_model(*workload)
+                     : kernel   ? run_kernel(e.config, device)
+                                : run_analytic_layer(e.config);
     fmt::print(stderr, "[{}] replaying {} ops on {} ...\n", e.label, run.ops.size(), accel_config.name);
     const auto progress = announce_replay(engine, "[" + e.label + "]", [&] {
       RecordList all(run.ops);
@@ -434,15 +437,9 @@ int compare(const Args& args) {
     const double modelled_ms = gpu::modelled_latency_s(run.ops, named_gpu, gpu::Software::ecosim_kernels) * 1e3;
     // a decoder's phase: whether the named GPU holds its weights and KV cache or state (else its GPU times assume
     // memory the GPU does not have, said on stderr)
-    if (const std::optional<DecoderFacts> facts =
-            model.empty() ? std::nullopt : model_workload(model, zoo, phase, e).decoder_facts()) {
+    if (const std::optional<DecoderFacts> facts = workload ? workload->decoder_facts() : std::nullopt) {
       row.gpu_fits = facts->resident_bytes() <= named_gpu.memory_bytes;
-      if (!*row.gpu_fits)
-        fmt::print(stderr,
-                   "warning: {}: the weights and the KV cache or state ({:.1f} GB) exceed the {}'s {:.1f} GB; its GPU "
-                   "times (gpu_fits false) assume memory the GPU does not have\n",
-                   e.label, double(facts->resident_bytes()) / 1e9, named_gpu.name,
-                   double(named_gpu.memory_bytes) / 1e9);
+      if (!*row.gpu_fits) fmt::print(stderr, "{}", gpu_memory_warning(e.label, named_gpu, facts->resident_bytes()));
     }
     LibraryTiming library;  // measured only beside a kernel that ran on the GPU
     if (run.timing && run.timing->stats.method == timing::kCudaEvents) {

@@ -146,10 +146,8 @@ int crossover(const Args& args) {
   for (const CrossoverSeries& s : series)  // said once, for the first context and variant that does not fit
     if (const auto p = std::find_if(s.points.begin(), s.points.end(), [](const auto& x) { return !x.gpu_fits; });
         p != s.points.end()) {
-      fmt::print(stderr,
-                 "warning: {} at a context of {}: the weights and the KV cache or state exceed the {}'s {:.1f} GB; "
-                 "its GPU times there (gpu_fits false) assume memory the GPU does not have\n",
-                 name(s.variant), p->context, request.gpu.name, double(request.gpu.memory_bytes) / 1e9);
+      fmt::print(stderr, "{}",
+                 gpu_memory_warning(fmt::format("{} at a context of {}", name(s.variant), p->context), request.gpu));
       break;
     }
   const nlohmann::ordered_json report = crossover_json(request, series, accel, tech);

@@ -221,4 +221,13 @@ void print_crossover_table(std::ostream& out, const CrossoverRequest& request,
   }
 }
 
+std::string gpu_memory_warning(const std::string& where, const gpu::GpuSpec& gpu,
+                               std::optional<std::uint64_t> needed_bytes) {
+  return fmt::format(
+      "warning: {}: the weights and the KV cache or state{} exceed the {}'s {:.1f} GB; its GPU times (gpu_fits "
+      "false) assume memory the GPU does not have\n",
+      where, needed_bytes ? fmt::format(" ({:.1f} GB)", double(*needed_bytes) / 1e9) : "", gpu.name,
+      double(gpu.memory_bytes) / 1e9);
+}
+
 }  // namespace ecosim::cli

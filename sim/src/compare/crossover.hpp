@@ -67,6 +67,12 @@ nlohmann::ordered_json crossover_json(const CrossoverRequest& request, const std
 /// The points of crossover_json as CSV: a header row, `variant` then the points' keys, and a row per variant and
 /// context (numbers as the JSON writes them).
 std::string crossover_csv(const nlohmann::ordered_json& report);
+
+/// The warning that `where` (a variant, at a context) holds more than `gpu`'s memory — its weights and KV cache or
+/// state, `needed_bytes` where given — so its GPU times (gpu_fits false) assume memory the GPU does not have; one
+/// line, ending in a newline (compare and crossover print it on stderr).
+std::string gpu_memory_warning(const std::string& where, const gpu::GpuSpec& gpu,
+                               std::optional<std::uint64_t> needed_bytes = std::nullopt);
 /// A table per metric (contexts as columns), then each variant's crossover contexts.
 void print_crossover_table(std::ostream& out, const CrossoverRequest& request,
                            const std::vector<CrossoverSeries>& series);
