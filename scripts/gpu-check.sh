@@ -357,6 +357,15 @@ for stage in "${stages[@]}"; do
   echo "$(( SECONDS - stage_start )) $budget_s" >"$build/gpu-check-time-$stage"
   echo "== stage $stage: $(( SECONDS - stage_start ))s of ${budget_s}s; $failed step(s) not passed"
 done
+# a --skip name that matched no step of the stages run is said (a misspelt one would otherwise run the step)
+IFS=, read -ra skip_names <<<"${skip#,}"
+for name in "${skip_names[@]}"; do
+  for stage in "${stages[@]}"; do
+    awk -F'\t' -v n="$name" '$2 == n && $3 == "omitted" {found = 1} END {exit !found}' \
+      "$build/gpu-check-steps-$stage.tsv" && continue 2
+  done
+  [[ -z "$name" ]] || echo "warning: --skip $name: no step of that name in stage(s) ${stages[*]}"
+done
 python3 "$root/scripts/gpu_check_report.py" --build "$build" --out "$report_dir" --logs "$logs" \
   --dry-run "$dry_run" || exit_status=1
 pack_logs || exit_status=1
