@@ -14,6 +14,7 @@
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/primitives.hpp"
 #include "indexed_tile_run.hpp"
+#include "loop_nest.hpp"
 
 namespace ecosim::accel {
 
@@ -175,25 +176,18 @@ std::shared_ptr<StreamRun> stream_run(Unit unit, std::uint64_t read_bits, std::u
   const std::uint64_t half_out = config.buffer(Buffer::outputs).half_bits();
   const std::uint64_t fewest =
       std::max({std::uint64_t{1}, ceil_div(read_bits, half_in), ceil_div(write_bits, half_out)});
-  const auto cycles = [&](const StreamRun& run) {
-    ClassClock clock(config);
-    run.visit_classes([&](const TileWork* before, const TileWork& at, const TileWork* after, std::uint64_t n) {
-      clock.add(before, at, after, n);
-    });
-    return clock.cycles();
+  const auto cycles = [&](std::uint64_t tiles) {
+    return cycles_by_class(StreamRun(unit, read_bits, write_bits, work, tiles), config);
   };
-  auto best = std::make_shared<StreamRun>(unit, read_bits, write_bits, work, fewest);
-  std::vector<std::pair<std::uint64_t, std::shared_ptr<StreamRun>>> tried{{cycles(*best), best}};
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> tried{{fewest, cycles(fewest)}};  // (tiles, cycles)
   const std::uint64_t most = std::max(fewest, std::min({kMaxStreamTiles, std::max(read_bits, write_bits)}));
-  for (std::uint64_t n = fewest * 2; unit != Unit::dma && n <= most; n *= 2) {
-    auto run = std::make_shared<StreamRun>(unit, read_bits, write_bits, work, n);
-    tried.emplace_back(cycles(*run), run);
-  }
-  std::uint64_t fastest = tried.front().first;
-  for (const auto& [c, run] : tried) fastest = std::min(fastest, c);
-  for (const auto& [c, run] : tried)  // in order of tile count: the fewest within the tie window
-    if (c <= tie_window_cycles(fastest)) return run;
-  return best;
+  for (std::uint64_t n = fewest * 2; unit != Unit::dma && n <= most; n *= 2) tried.emplace_back(n, cycles(n));
+  std::uint64_t fastest = tried.front().second;
+  for (const auto& [n, c] : tried) fastest = std::min(fastest, c);
+  // in order of tile count: the fewest within the tie window (the fastest is one of them)
+  const auto chosen =
+      std::find_if(tried.begin(), tried.end(), [&](const auto& t) { return t.second <= tie_window_cycles(fastest); });
+  return std::make_shared<StreamRun>(unit, read_bits, write_bits, work, chosen->first);
 }
 
 /// "array 8×8-bit (pf 1)": the operand precisions and the fusion they run at.

@@ -3,7 +3,6 @@
 // out = φ(Q)(φ(K)ᵀV) / (φ(Q)·Σ_j φ(k_j)); causal (config.causal): the same with prefix sums, query t against
 // Σ_{j≤t} φ(k_j)v_jᵀ and Σ_{j≤t} φ(k_j).
 #include <cmath>
-#include <limits>
 
 #include "baseline_kernels.hpp"
 #include "performer_features.hpp"
@@ -27,11 +26,6 @@ RowMatrix query_features(const ConstMatrixMap& x, const ConstMatrixMap& omega, F
 
 RowMatrix key_features(const RowMatrix& exponents, float stabiliser, float feature_scale) {
   return ((exponents.array() - stabiliser).exp() * feature_scale).matrix();
-}
-
-float performer_row_scale(float denominator) {
-  return denominator >= std::numeric_limits<float>::min() ? 1.0f / denominator
-                                                          : std::numeric_limits<float>::quiet_NaN();
 }
 
 FeatureScales feature_scales(std::uint64_t d, std::uint64_t f) {

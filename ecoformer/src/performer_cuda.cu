@@ -6,7 +6,6 @@
 // scores φ(Q)φ(K)ᵀ masked above the diagonal; the sequence is padded to whole chunks with zero rows, which come
 // after every real query and so never enter its sums. Decoding (performer_decode_state_cuda): S = Σφ(k)vᵀ and
 // z = Σφ(k) on the device, each step folding in its token and reading its query.
-#include <cfloat>
 #include <cmath>
 #include <memory>
 
@@ -14,6 +13,7 @@
 #include "batched_gemm.cuh"
 #include "decode_states.hpp"
 #include "ecosim/kernels/cuda_support.cuh"
+#include "performer_row_scale.hpp"
 #include "running_sums.cuh"
 
 namespace ecosim::ecoformer::detail {
@@ -88,13 +88,10 @@ __global__ void column_sums(const float* x, float* sums, long long groups, long 
   sums[i] = sum;
 }
 
-/// performer_row_scale on the device: 1 / denominator, NaN below fp32's smallest normal number.
-__device__ float row_scale(float denominator) { return denominator >= FLT_MIN ? 1.0f / denominator : nanf(""); }
-
 __global__ void divide_rows(const float* numerator, const float* denominator, float* out, long long rows, int d) {
   const long long r = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (r >= rows) return;
-  const float inverse = row_scale(denominator[r]);
+  const float inverse = performer_row_scale(denominator[r]);
   for (int c = 0; c < d; ++c) out[r * d + c] = numerator[r * d + c] * inverse;
 }
 
@@ -127,7 +124,7 @@ __global__ void combine_causal(const float* within, const float* before, const f
   const long long r = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (r >= g * n) return;
   const long long p = r / n * padded_n + r % n;  // the row in the padded layout
-  const float inverse = row_scale(within_sum[p] + before_sum[p]);
+  const float inverse = performer_row_scale(within_sum[p] + before_sum[p]);
   for (int c = 0; c < d; ++c) out[r * d + c] = (within[p * d + c] + before[p * d + c]) * inverse;
 }
 

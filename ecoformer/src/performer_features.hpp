@@ -2,6 +2,7 @@
 // decoder's recurrent state (decode_states.cpp), so a decode step featurises a token as the prefill did.
 #pragma once
 #include "eigen_views.hpp"
+#include "performer_row_scale.hpp"
 
 namespace ecosim::ecoformer::detail {
 
@@ -20,10 +21,5 @@ RowMatrix feature_exponents(const ConstMatrixMap& x, const ConstMatrixMap& omega
 /// every query's ratio over them), their largest exponent.
 RowMatrix query_features(const ConstMatrixMap& x, const ConstMatrixMap& omega, FeatureScales scales);
 RowMatrix key_features(const RowMatrix& exponents, float stabiliser, float feature_scale);
-
-/// 1 / a query's denominator φ(q)·Σφ(k) — NaN where it is below fp32's smallest normal number: its keys'
-/// features are so far below the group's stabiliser (the inputs' scale so large) that the sums lost their
-/// precision, and the row is reported as not computed rather than as a wrong number.
-float performer_row_scale(float denominator);
 
 }  // namespace ecosim::ecoformer::detail

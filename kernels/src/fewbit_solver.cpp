@@ -41,7 +41,7 @@ IntervalCost::IntervalCost(Activation a, const SolverOptions& options)
   if (options.grid > kMaxGrid)
     throw Error("fewbit grid above " + std::to_string(kMaxGrid) +
                 " cells is refused (the DP takes O(4^bits·grid²) time)");
-  const std::uint64_t cells_full = options.grid + options.grid % 2;  // x = 0 on the grid
+  const std::uint64_t cells_full = solved_grid_cells(options.grid);
   const std::uint64_t cells = even_ ? cells_full / 2 : cells_full;
   grid_.resize(cells + 1);
   for (std::uint64_t i = 0; i <= cells; ++i) {

@@ -147,7 +147,7 @@ ModelOptions block_options(const ModelOptions& o, const std::vector<AttentionVar
 namespace {
 
 constexpr std::array<const detail::ModelFamily*, 8> kFamilies = {
-    &detail::kHierarchicalVitFamily, &detail::kVitFamily,    &detail::kSwinFamily, &detail::kLraFamily,
+    &detail::kHierarchicalVitFamily, &detail::kVitFamily,     &detail::kSwinFamily,   &detail::kLraFamily,
     &detail::kEncoderFamily,         &detail::kDecoderFamily, &detail::kResnetFamily, &detail::kVggFamily};
 /// Keys of every entry whatever its family.
 constexpr std::array<std::string_view, 2> kCommonKeys = {"family", "extends"};
@@ -260,5 +260,7 @@ bool is_attention(const Layer& layer) {
   return layer.attention_part || std::holds_alternative<AttentionConfig>(layer.op) ||
          std::holds_alternative<SoftmaxAttention>(layer.op);
 }
+
+bool has_attention(const std::vector<Layer>& layers) { return std::any_of(layers.begin(), layers.end(), is_attention); }
 
 }  // namespace ecosim

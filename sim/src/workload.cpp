@@ -153,12 +153,14 @@ Workload parse_workload(const po::variables_map& vm) {
 
   if (vm.count("model") + vm.count("layer") + vm.count("onnx") + vm.count("hf-config") > 1)
     throw Error("give one of --model, --hf-config, --layer and --onnx");
-  if (vm.count("onnx")) {
+  const bool zoo_model = vm.count("model") || vm.count("hf-config");  // a model of the zoo or a config.json
+  if (vm.count("onnx") || vm.count("layer"))
     reject_given(vm, {"phase", "context", "tokens", "kv-dtype", "weight-dtype"},
                  "decoder models (--model, --hf-config)");
+  if (zoo_model || vm.count("layer")) reject_given(vm, {"rules", "strict", "onnx-max-bytes"}, "--onnx");
+  if (vm.count("onnx")) {
     parse_onnx_workload(vm, w);
-  } else if (vm.count("model") || vm.count("hf-config")) {
-    reject_given(vm, {"rules", "strict", "onnx-max-bytes"}, "--onnx");
+  } else if (zoo_model) {
     reject_given(vm, {"heads", "dim", "no-proj"}, "--layer attention (a model's shapes are its own)");
     reject_model_layout_options(vm);
     if (!vm.count("phase")) reject_given(vm, {"seq"}, "--layer attention, or --phase prefill");
@@ -179,7 +181,7 @@ Workload parse_workload(const po::variables_map& vm) {
     }
     const std::vector<Layer> built = w.zoo.build(w.model, w.model_options);  // validates the model and options
     if (vm.count("attention") && !vm["attention"].defaulted() && !w.model_options.native_attention &&
-        std::none_of(built.begin(), built.end(), [](const Layer& l) { return is_attention(l); }))
+        !has_attention(built))
       throw Error(fmt::format("--attention {}: model '{}' has no attention to swap (count it without --attention)",
                               vm["attention"].as<std::string>(), w.model));
     if (!w.decoder_facts())
@@ -188,9 +190,6 @@ Workload parse_workload(const po::variables_map& vm) {
     if (vm["layer"].as<std::string>() != "attention")
       throw Error("unknown layer '" + vm["layer"].as<std::string>() + "' (valid: attention)");
     reject_given(vm, {"resolution", "seq-len", "model-file"}, "--model");
-    reject_given(vm, {"rules", "strict", "onnx-max-bytes"}, "--onnx");
-    reject_given(vm, {"phase", "context", "tokens", "kv-dtype", "weight-dtype"},
-                 "decoder models (--model, --hf-config)");
     if (!vm.count("seq")) throw Error("--layer attention needs --seq N");
     a.seq = positive(vm, "seq");
     a.validate();

@@ -320,8 +320,7 @@ int compare(const Args& args) {
   if (!model.empty() && !chosen.empty()) {  // a model without attention: every variant would be the same model
     ModelOptions native = phase;
     native.native_attention = true;
-    const std::vector<Layer> layers = zoo.build(model, native);
-    if (std::none_of(layers.begin(), layers.end(), [](const Layer& l) { return is_attention(l); }))
+    if (!has_attention(zoo.build(model, native)))
       throw Error(
           fmt::format("model '{}' has no attention for the variants to replace (compare --variants native, "
                       "or count it)",

@@ -15,14 +15,11 @@ namespace fb = kernels::fewbit;
 
 namespace {
 
-/// The cells the solver uses for `asked`: an odd count rounded up, so that x = 0 lies on the grid.
-std::uint64_t solved_cells(std::uint64_t asked) { return asked + asked % 2; }
-
-/// `grid`: the cells asked for (the solver's, solved_cells, said when they differ).
+/// `grid`: the cells asked for (the solver's, fb::solved_grid_cells, said when they differ).
 void print_table(const fb::ActivationSpec& s, const fb::Quantizer& q, std::uint64_t grid) {
   const double lo = s.even_derivative ? 0.0 : -q.range;
   fmt::print("fewbit {}: {} bits, {} intervals of {} on [{:g}, {:g}], grid {} cells{}\n", s.name, q.bits,
-             q.levels.size(), s.even_derivative ? "|x| (f' is even)" : "x", lo, q.range, solved_cells(grid),
+             q.levels.size(), s.even_derivative ? "|x| (f' is even)" : "x", lo, q.range, fb::solved_grid_cells(grid),
              grid % 2 ? fmt::format(" ({} asked, rounded up so that 0 is a grid point)", grid) : "");
   fmt::print("{:>8}  {:>12}  {:>12}  {:>14}\n", "interval", "from", "to", "level");
   for (std::size_t k = 0; k < q.levels.size(); ++k) {
@@ -60,7 +57,7 @@ int fewbit(const Args& args) {
   const fb::Quantizer q = fb::solve(s.activation, static_cast<unsigned>(bits), {.range = range, .grid = grid});
   if (format == "json") {
     const nlohmann::json out = {{"activation", s.name}, {"bits", q.bits},
-                                {"range", q.range},     {"grid", solved_cells(grid)},  // the cells solved on
+                                {"range", q.range},     {"grid", fb::solved_grid_cells(grid)},  // the cells solved on
                                 {"grid_asked", grid},   {"codes_of_abs_x", s.even_derivative},
                                 {"borders", q.borders}, {"levels", q.levels},
                                 {"error", q.error}};

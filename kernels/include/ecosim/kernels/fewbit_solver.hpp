@@ -37,6 +37,9 @@ struct SolverOptions {
   std::uint64_t grid = 10000;  // grid cells on [−range, range] (rounded up to even so x = 0 is a grid point)
 };
 
+/// The cells the solver uses on [−range, range] for `asked`: an odd count rounded up, so that x = 0 lies on the grid.
+constexpr std::uint64_t solved_grid_cells(std::uint64_t asked) { return asked + asked % 2; }
+
 /// The optimal quantiser of f′ with 2^bits intervals. With K = 2^bits intervals on the solved domain
 /// [lo, range] (lo = −range, or 0 for even derivatives): `borders` are the K − 1 inner borders,
 /// ascending; `levels` the K interval means (f(s_{i+1}) − f(s_i))/(s_{i+1} − s_i); a point x (|x| for

@@ -56,5 +56,7 @@ class ModelZoo {
 
 /// True for the attention layers (those counted under --scope attention, projections included).
 bool is_attention(const Layer& layer);
+/// Whether any of `layers` is an attention layer (is_attention): one a variant could replace.
+bool has_attention(const std::vector<Layer>& layers);
 
 }  // namespace ecosim
