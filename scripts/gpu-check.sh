@@ -177,14 +177,16 @@ python_package_args() {
 # loads and initialises, then python.cuda_kernels. Where the import fails (sessions 8 and 13 on a lent GPU: a
 # segfault inside create_module once numpy was loaded, not without it), gpu_import_probe.py loads the module's
 # libraries one at a time after numpy and names the one whose initialiser crashes (gdb's backtrace too, where the
-# machine has gdb); the module is then built again in a folder of its own without that library's feature (MPI for
-# Open MPI and what it pulls in, ONNX import for protobuf and onnx, else both), and the CUDA check uses that
-# module if it imports.
+# machine has gdb; without it, python-import-segv-report: the import again with scripts/segv_report.c preloaded,
+# which names the faulting function and its callers as library + offset); the module is then built again in a
+# folder of its own without that library's feature (MPI for Open MPI and what it pulls in, ONNX import for protobuf
+# and onnx, else both), and the CUDA check uses that module if it imports.
 python_checks() {
   local python_build=$build module fallback culprit last_status=""
   if (( dry_run )); then
-    record python-fallback planned 0 "if the import fails: gpu_import_probe.py names the crashing library; the \
-module is built again without MPI or ONNX import (as the culprit says) in $build/python-fallback"
+    record python-fallback planned 0 "if the import fails: gpu_import_probe.py names the crashing library and \
+python-import-segv-report (segv_report.c, LD_PRELOAD) the faulting function; the module is built again without MPI \
+or ONNX import (as the culprit says) in $build/python-fallback"
   fi
   step python-import 30 env LD_DEBUG=files PYTHONFAULTHANDLER=1 PYTHONPATH="$build/python" python3 -c "$python_import"
   if [[ $last_status == failed || $last_status == timeout ]]; then  # not when omitted (--skip) or planned
@@ -194,6 +196,15 @@ module is built again without MPI or ONNX import (as the culprit says) in $build
     # informational: gdb's exit status is its last command's, so the backtrace is read from the log
     command -v gdb >/dev/null && step python-import-backtrace 40 gdb -q -batch -ex run -ex bt --args python3 -c \
       "import sys; sys.path.insert(0, '$build/python'); $python_import"
+    # informational, no gdb needed: the import again under scripts/segv_report.c (LD_PRELOAD; Python's faulthandler
+    # off, as it would take the signal first), which prints the faulting pc and the backtrace as LIB+0xOFFSET for
+    # addr2line or gdb on a copy of LIB. A crash is what it expects: recorded failed, so the report shows the log.
+    # shellcheck disable=SC2016  # $1 to $5 are the inner bash's arguments
+    step python-import-segv-report 30 bash -c '"$1" -std=c11 -O1 -shared -fPIC -o "$3" "$2" -ldl &&
+      exec env -u PYTHONFAULTHANDLER -u PYTHONDEVMODE LD_PRELOAD="$3${LD_PRELOAD:+:$LD_PRELOAD}" \
+        PYTHONPATH="$4" python3 -c "$5"' \
+      segv-report "$(command -v cc || command -v gcc || echo cc)" "$root/scripts/segv_report.c" \
+      "$build/segv_report.so" "$build/python" "$python_import"
     culprit=$(grep '^loading ' "$logs/python-import-probe.log" | tail -n 1)
     case $culprit in
       *mpi*|*open-pal*|*open-rte*|*hwloc*|*libevent*|*libudev*) fallback=(-DECOSIM_MPI=OFF) ;;

@@ -20,6 +20,8 @@
 namespace ecosim::ecoformer::detail {
 
 inline constexpr unsigned kFusedThreads = 256;
+/// Blocks of the fused kernel an SM holds at once: its launch bounds keep it within 64 registers a thread for them.
+inline constexpr unsigned kFusedBlocksPerSm = 4;
 
 /// The current device's SM count.
 inline std::uint64_t device_sms() {
@@ -31,11 +33,11 @@ inline std::uint64_t device_sms() {
 
 /// A chunk's tokens: the phases working a chunk a block (A, C, E) have the (group, chunk) pairs as their blocks'
 /// work, and a block's time there grows with its chunk (E's partial sums walk its tokens in order). So the chunk
-/// is the largest of 256, 128 and 64 tokens that still gives about four pairs an SM (the blocks an SM holds at
-/// 256 threads and 64 registers), else 64: one thread a token where the work is per token (at most kFusedThreads).
+/// is the largest of 256, 128 and 64 tokens that still gives about a pair for each block an SM holds
+/// (kFusedBlocksPerSm), else 64: one thread a token where the work is per token (at most kFusedThreads).
 /// The sums' grouping, and so their last bits, depend on it, hence on the device's SM count (run to run: none).
 inline std::uint64_t fused_chunk_tokens(std::uint64_t groups, std::uint64_t n) {
-  const std::uint64_t wanted = 4 * device_sms();
+  const std::uint64_t wanted = kFusedBlocksPerSm * device_sms();
   for (std::uint64_t chunk : {std::uint64_t{kFusedThreads}, std::uint64_t{kFusedThreads / 2}})
     if (groups * ((n + chunk - 1) / chunk) >= wanted) return chunk;
   return kFusedThreads / 4;
@@ -87,7 +89,7 @@ __device__ inline double warp_strided_sum(const double* values, long long count,
 }
 
 template <class Codes, class Word>
-__global__ void __launch_bounds__(kFusedThreads) fused_hashed_kernel(const FusedHashed<Codes, Word> a) {
+__global__ void __launch_bounds__(kFusedThreads, kFusedBlocksPerSm) fused_hashed_kernel(const FusedHashed<Codes, Word> a) {
   namespace cg = cooperative_groups;
   cg::grid_group grid = cg::this_grid();
   __shared__ double scratch[kFusedThreads];
