@@ -89,7 +89,8 @@ __device__ inline double warp_strided_sum(const double* values, long long count,
 }
 
 template <class Codes, class Word>
-__global__ void __launch_bounds__(kFusedThreads, kFusedBlocksPerSm) fused_hashed_kernel(const FusedHashed<Codes, Word> a) {
+__global__ void __launch_bounds__(kFusedThreads, kFusedBlocksPerSm)
+    fused_hashed_kernel(const FusedHashed<Codes, Word> a) {
   namespace cg = cooperative_groups;
   cg::grid_group grid = cg::this_grid();
   __shared__ double scratch[kFusedThreads];
