@@ -321,9 +321,15 @@ sys.exit(any(not s["gpu_ms_kind"].startswith("measured") for s in json.load(open
       record train-measured failed 0 "a gpu_ms not measured in train-measure-gpu/train.json"
     fi
   fi
-  # Nsight Compute: hashed attention's launches at the comparison's shape (B·H = 16, N = 3136, D = 32) and
-  # the first launches of the compression benchmark.
+  # Nsight Compute: hashed attention's launches at the comparison's shape (B·H = 16, N = 3136, D = 32), the
+  # baselines' at the same shape, and the first launches of the compression benchmark.
   ncu_step ecoformer "$ecosim" run --variant ecoformer --batch 1 --heads 16 --seq 3136 --dim 32 --device cuda
+  # The baselines' kernels one by one at the same shape (issue 22: the GPU model prices ecosim's 16x16-tile batched
+  # GEMM and one-thread-a-row helper kernels as library kernels; their own times ground classes of their own).
+  local variant
+  for variant in performer linformer reformer; do
+    ncu_step "$variant" "$ecosim" run --variant "$variant" --batch 1 --heads 16 --seq 3136 --dim 32 --device cuda
+  done
   ncu_step compression "$build/bin/bench_compression" --device cuda --elements $((16 << 20)) --repetitions 1
 }
 

@@ -31,6 +31,9 @@ TABLES = [
     ("train-step-resnet50.log", "A training step measured in PyTorch beside ecosim train: ResNet-50"),
     ("train-step-deit-small.log", "A training step measured in PyTorch beside ecosim train: DeiT-S"),
     ("ncu-ecoformer.md", "Nsight Compute: hashed attention (B·H = 16, N = 3136, D = 32)"),
+    ("ncu-performer.md", "Nsight Compute: Performer's kernels (B·H = 16, N = 3136, D = 32)"),
+    ("ncu-linformer.md", "Nsight Compute: Linformer's kernels (B·H = 16, N = 3136, D = 32)"),
+    ("ncu-reformer.md", "Nsight Compute: Reformer's kernels (B·H = 16, N = 3136, D = 32)"),
     ("ncu-compression.md", "Nsight Compute: compression benchmark"),
 ]
 FAILED_LOG_LINES = 40
