@@ -259,6 +259,7 @@ TEST_CASE("ecosim sweep: --resume keeps the rows of a run cut short and runs onl
   const std::size_t half = cut + (full.find('\n', cut) - cut) / 2;
   fs::create_directories(f.path / "part");
   std::ofstream(f.path / "part" / "sweep.csv", std::ios::binary) << full.substr(0, half);
+  fs::copy_file(f.path / "full" / "sweep.inputs.json", f.path / "part" / "sweep.inputs.json");  // written first
   const ChildOutcome resumed = run_ecosim({"sweep", "spec.json", "--out", "part", "--resume", "--jobs", "2"}, f.path,
                                           kAddressSpaceBytes, kSeconds);
   REQUIRE(resumed.exit_code == 0);
@@ -273,6 +274,29 @@ TEST_CASE("ecosim sweep: --resume keeps the rows of a run cut short and runs onl
   CHECK(other.exit_code != 0);
   CHECK_THAT(other.stderr_text, Catch::Contains("does not match this spec"));
   CHECK(read(f.path / "part" / "sweep.csv") == full);
+}
+
+TEST_CASE("ecosim sweep: --resume refuses rows computed from other inputs, and rows without a record of them",
+          "[sweep][cli]") {
+  Folder f("resume_inputs");
+  REQUIRE(run_ecosim({"sweep", "spec.json", "--out", "full", "--jobs", "2"}, f.path, kAddressSpaceBytes, kSeconds)
+              .exit_code == 0);
+  const std::string rows = read(f.path / "full" / "sweep.csv");
+  // a constraint that prunes nothing: the same points, labels and columns, but not the same spec
+  std::string constrained = kSmallSpec;
+  constrained.insert(constrained.rfind('}'), R"(, "constraints": {"max_area_mm2": 1000})");
+  std::ofstream(f.path / "constrained.json") << constrained;
+  const ChildOutcome other =
+      run_ecosim({"sweep", "constrained.json", "--out", "full", "--resume"}, f.path, kAddressSpaceBytes, kSeconds);
+  CHECK(other.exit_code != 0);
+  CHECK_THAT(other.stderr_text, Catch::Contains("computed from other inputs") && Catch::Contains("the spec differs"));
+  CHECK(read(f.path / "full" / "sweep.csv") == rows);
+  fs::remove(f.path / "full" / "sweep.inputs.json");
+  const ChildOutcome unrecorded =
+      run_ecosim({"sweep", "spec.json", "--out", "full", "--resume"}, f.path, kAddressSpaceBytes, kSeconds);
+  CHECK(unrecorded.exit_code != 0);
+  CHECK_THAT(unrecorded.stderr_text, Catch::Contains("sweep.inputs.json: missing"));
+  CHECK(read(f.path / "full" / "sweep.csv") == rows);
 }
 
 TEST_CASE("ecosim sweep: a bad spec fails before any output", "[sweep][cli]") {

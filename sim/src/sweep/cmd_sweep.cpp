@@ -16,6 +16,7 @@
 #include "plot_script.hpp"
 #include "provenance.hpp"
 #include "report_folder.hpp"
+#include "sweep_inputs.hpp"
 #include "sweep_mpi.hpp"
 #include "sweep_report.hpp"
 #include "sweep_runner.hpp"
@@ -71,6 +72,8 @@ int coordinate(const po::variables_map& vm, const SweepSpec& spec, const MpiSess
   }
   if (rows.size() + todo.size() != plan.runnable().size())
     throw Error(csv_path + ": it holds points this spec prunes (written by another spec?)");
+  const nlohmann::json inputs = sweep_inputs(spec);
+  if (!rows.empty()) check_sweep_inputs(out, inputs);  // rows are kept only for the same inputs
   if (const std::size_t extrapolated = plan.cost_warnings()["configurations"]; extrapolated)
     fmt::print(stderr,
                "warning: {} configuration(s) with bank sizes outside the CACTI table, costs extrapolated "
@@ -87,6 +90,7 @@ int coordinate(const po::variables_map& vm, const SweepSpec& spec, const MpiSess
       }
   folder.create();
   folder.keep();  // checkpoints stay: --resume continues from them
+  write_file_atomically(sweep_inputs_path(out), inputs.dump(2) + "\n");
   fmt::print(stderr, "sweep: {} points ({} pruned, {} kept from {}), {} to run on {}, {} engine\n", spec.points(),
              plan.pruned()["points"].get<std::size_t>(), rows.size(), csv_path, todo.size(),
              mpi.size() > 1 ? fmt::format("{} MPI ranks", mpi.size()) : fmt::format("{} thread(s)", jobs),
