@@ -466,6 +466,16 @@ TEST_CASE("gpu model: a sliding window skips the key tiles before the band, and 
   const double share =
       double(ecosim::attended_pairs(16384, 16384, true, 4096)) / double(ecosim::attended_pairs(16384, 16384, true));
   CHECK(band.latency_s / causal.latency_s == Approx(share).epsilon(0.1));
+  // The band's lower edge is masked element by element in every key tile it cuts: across a query tile of 128 rows
+  // it cuts one tile when the window is a whole number of tiles, two otherwise — so a window of 4,160 keys costs
+  // more than one of 4,224 (the same key tiles read, one more of them masked), which costs more than 4,096.
+  const auto windowed_s = [&](std::uint64_t window) {
+    AttentionShape w = s;
+    w.window = window;
+    return model.attention(h100, AttentionImpl::flash2, w).latency_s;
+  };
+  CHECK(windowed_s(4160) > windowed_s(4224));
+  CHECK(windowed_s(4224) > windowed_s(4096));
   s.window = 1 << 20;  // wider than every row's keys: the causal triangle
   CHECK(model.attention(h100, AttentionImpl::flash2, s).latency_s == Approx(causal.latency_s));
   s.causal = false;

@@ -113,10 +113,17 @@ KernelTime KernelModel::fused_attention(const GpuSpec& gpu, AttentionImpl impl, 
   const double fill = value(name + "_pipeline_fill_tiles"), shift = double(s.kv_seq - s.seq);
   double row_work = 0, longest_row = 0, last_kv = 0, last_overhead = 0;  // the last row's key tiles, fill, edges
   for (double i = 0; i < q_tiles; ++i) {
+    // the band's lower edge: the first key of the tile's first row and of its last (the rows in between lie between)
     const double first_key = std::max(0.0, i * tile + shift - double(s.window) + 1);
+    const double last_row = std::min(double(s.seq), (i + 1) * tile) - 1;
+    const double last_first_key = std::max(0.0, last_row + shift - double(s.window) + 1);
     const double first = s.window ? std::floor(first_key / tile) : 0;
     const double kv = (s.causal ? std::min(kv_tiles, i + 1 + (kv_tiles - q_tiles)) : kv_tiles) - first;
-    const double edges = (s.causal ? 1.0 : 0.0) + (s.window && first_key > 0 ? 1.0 : 0.0);
+    // masked element by element: the diagonal tile, and with a window each key tile the lower edge cuts (from the
+    // first row's first key's tile up to the tile before the last row's first key), short of the diagonal tile
+    const double window_edges =
+        s.window ? std::clamp(std::ceil(last_first_key / tile) - first, 0.0, std::max(0.0, kv - 1)) : 0.0;
+    const double edges = (s.causal ? 1.0 : 0.0) + window_edges;
     const double overhead = fill + edges * value("causal_diagonal_extra_tiles");
     const double work = kv + overhead;
     row_work += work;
