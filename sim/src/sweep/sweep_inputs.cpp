@@ -17,8 +17,6 @@ namespace ecosim::cli {
 
 namespace {
 
-/// The workload keys whose values are files (sweep_spec.cpp reads them).
-constexpr std::array<const char*, 2> kFileKeys = {"onnx", "hf_config"};
 constexpr std::uint64_t kMaxInputsBytes = std::uint64_t{4} << 20;
 
 /// "crc32 XXXXXXXX, N bytes" of a regular file, read in blocks.
@@ -58,13 +56,9 @@ nlohmann::json sweep_inputs(const SweepSpec& spec) {
   inputs["ecosim_version"] = provenance()["ecosim_version"];
   inputs["spec"] = spec.document;
   inputs["files"] = nlohmann::json::object();
-  if (spec.document.contains("workloads"))
-    for (const auto& workload : spec.document["workloads"])
-      for (const char* key : kFileKeys)
-        if (workload.contains(key)) {
-          const std::string path = workload[key].get<std::string>();
-          inputs["files"][path] = file_digest(path);
-        }
+  for (const SweepWorkload& w : spec.workloads)  // a file read once however many batches expand it
+    for (const std::string& path : {w.onnx, w.hf_config})
+      if (!path.empty() && !inputs["files"].contains(path)) inputs["files"][path] = file_digest(path);
   return inputs;
 }
 

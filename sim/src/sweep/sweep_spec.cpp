@@ -102,7 +102,7 @@ std::vector<SweepWorkload> parse_workloads(const json& workloads) {
       const std::string model = w["model"].get<std::string>();
       (void)zoo.build(model, ModelOptions{});  // throws listing the zoo's models
       for (std::uint64_t batch : count_list(w.value("batch", json(1)), model + " batch", 1, kMaxDimension))
-        out.push_back({model, batch, 0, 0, 0, "", nullptr, nullptr});
+        out.push_back({model, batch, 0, 0, 0, "", nullptr, nullptr, ""});
     } else if (w.contains("hf_config")) {
       check_keys(w, {"hf_config", "batch"}, path);
       if (!w["hf_config"].is_string()) throw Error("workloads: hf_config must be a Hugging Face config.json file");
@@ -111,12 +111,12 @@ std::vector<SweepWorkload> parse_workloads(const json& workloads) {
       const std::string model = hf_config_model_name(file);
       (void)hf_zoo->build(model, ModelOptions{});  // its default prefill builds
       for (std::uint64_t batch : count_list(w.value("batch", json(1)), model + " batch", 1, kMaxDimension))
-        out.push_back({model, batch, 0, 0, 0, "", nullptr, hf_zoo});
+        out.push_back({model, batch, 0, 0, 0, "", nullptr, hf_zoo, file});
     } else if (w.contains("onnx")) {
       check_keys(w, {"onnx"}, path);
       if (!w["onnx"].is_string()) throw Error("workloads: onnx must be an ONNX model file");
       const std::string file = w["onnx"].get<std::string>();
-      out.push_back({"", 1, 0, 0, 0, file, std::make_shared<OnnxModel>(import_onnx(file)), nullptr});
+      out.push_back({"", 1, 0, 0, 0, file, std::make_shared<OnnxModel>(import_onnx(file)), nullptr, ""});
     } else if (w.contains("layer")) {
       check_keys(w, {"layer"}, path);
       const json& l = w["layer"];
@@ -126,7 +126,7 @@ std::vector<SweepWorkload> parse_workloads(const json& workloads) {
         for (std::uint64_t seq : count_list(l["seq"], "layer seq", 1, kMaxDimension))
           for (std::uint64_t dim : count_list(l.value("dim", json(32)), "layer dim", 1, kMaxDimension))
             for (std::uint64_t heads : count_list(l.value("heads", json(1)), "layer heads", 1, kMaxDimension))
-              out.push_back({"", batch, seq, dim, heads, "", nullptr, nullptr});
+              out.push_back({"", batch, seq, dim, heads, "", nullptr, nullptr, ""});
     } else {
       throw Error(path + ": each workload needs \"model\", \"hf_config\", \"onnx\" or \"layer\"");
     }
