@@ -9,12 +9,20 @@
 #include <exception>
 #include <memory>
 
+#include "ecosim/accel_model/replay.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "systemc_controller.hpp"
 
 // libsystemc's own main() calls sc_main; ecosim has its own main and drives the kernel with sc_start(), so
-// this is never called. The link option --undefined=sc_main keeps this definition in every binary.
+// this is never called. The link option --undefined=sc_main keeps this definition, and with it the engine's
+// registration below, in every binary that links ecosim::accel_systemc.
 int sc_main(int, char*[]) { return 1; }
+
+namespace {
+// Linking this library (ecosim::accel_systemc, which keeps this file by its sc_main) makes the engine available.
+[[maybe_unused]] const bool kRegistered =
+    (ecosim::accel::register_engine(ecosim::accel::Engine::systemc, &ecosim::accel::replay_systemc), true);
+}  // namespace
 
 namespace ecosim::accel {
 

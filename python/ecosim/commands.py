@@ -36,11 +36,12 @@ def arguments(options):
 
 
 def run(command, options, *extra):
-    """Runs `ecosim COMMAND OPTIONS... EXTRA...` and returns what it printed."""
+    """Runs `ecosim COMMAND EXTRA... OPTIONS...` and returns what it printed (the user's options last: a flag given
+    to an option that takes a value then meets no value to swallow, and the command names it as missing)."""
     for reserved in ("format", "help"):
         if reserved in options:
             raise _ecosim.Error(f"ecosim.{command} takes no {reserved}= (it returns the JSON report as Python data)")
-    return _ecosim.run_command([command, *arguments(options), *extra])
+    return _ecosim.run_command([command, *extra, *arguments(options)])
 
 
 def count(**options):

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Counting a model from Python: a zoo model as `ecosim count` counts it, then a live PyTorch model (a small ViT)
-through an in-memory ONNX export, with its own attention and with every block swapped for EcoFormer.
+through its ONNX export counted by `ecosim count --onnx`, with its own attention and with every block swapped for EcoFormer.
 
     PYTHONPATH=build/python python/examples/count_model.py
 """
@@ -46,7 +46,7 @@ class TinyViT(nn.Module):
 model, x = TinyViT(), torch.randn(1, 64, 16)
 native = ecosim.torch.count(model, x)
 swapped = ecosim.torch.count(model, x, attention="ecoformer", bits=8, support=16)
-print(f"TinyViT: {len(native['attention_blocks'])} attention blocks found; {native['muls']:,} muls as exported, "
+print(f"TinyViT: {native['workload']['attention_blocks']} attention blocks found; {native['muls']:,} muls as exported, "
       f"{swapped['muls']:,} with EcoFormer (8 bits, 16 anchors)")
-if native["unknown_ops"]:
-    print(f"  op types counted as zero: {native['unknown_ops']}")
+if native["workload"]["unknown_ops"]:
+    print(f"  op types counted as zero: {native['workload']['unknown_ops']}")

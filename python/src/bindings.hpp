@@ -4,10 +4,8 @@
 
 namespace ecosim::python {
 
-/// run_command(args): an ecosim command run in-process, its standard output returned as text.
+/// run_command(args): an ecosim command run in-process, its standard output returned as text; onnx_supported().
 void bind_commands(pybind11::module_& m);
-/// count_onnx(data, ...): the counts of an ONNX model held in memory (ecosim::onnx_import).
-void bind_onnx(pybind11::module_& m);
 /// The activation-compression kernels (ActNN, GACT, Mesa, Few-Bit) on numpy arrays.
 void bind_compression(pybind11::module_& m);
 

@@ -1,6 +1,6 @@
 // run_command: an ecosim command (count, trace, replay, compare, train, ...) run in this process through the
 // command line's own entry, with what it prints on std::cout captured and returned; its errors reach Python
-// as ecosim.Error carrying the command line's message.
+// as ecosim.Error carrying the command line's message; and whether this build imports ONNX.
 #include <boost/program_options/errors.hpp>
 #include <iostream>
 #include <mutex>
@@ -12,6 +12,7 @@
 
 #include "bindings.hpp"
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/onnx_model.hpp"
 #include "ecosim/sim/commands.hpp"
 
 namespace ecosim::python {
@@ -58,6 +59,7 @@ void bind_commands(pybind11::module_& m) {
       pybind11::arg("args"),
       "Runs `ecosim ARGS...` in this process and returns what it printed; raises ecosim.Error with the "
       "command's message when it fails.");
+  m.def("onnx_supported", &onnx_supported, "True when ecosim was built with ONNX import (count --onnx works).");
 }
 
 }  // namespace ecosim::python

@@ -9,6 +9,5 @@ PYBIND11_MODULE(_ecosim, m) {
   m.doc() = "ecosim's libraries from Python (the package ecosim wraps this module)";
   pybind11::register_exception<ecosim::Error>(m, "Error");
   ecosim::python::bind_commands(m);
-  ecosim::python::bind_onnx(m);
   ecosim::python::bind_compression(m);
 }

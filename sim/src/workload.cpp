@@ -208,6 +208,16 @@ nlohmann::json Workload::describe() const {
   if (!onnx.empty()) {
     j["onnx"] = onnx;
     j["attention_blocks"] = onnx_model->attention.size();
+    j["attention_shapes"] = nlohmann::json::array();  // each block found: its nodes and shape
+    for (const FoundAttention& a : onnx_model->attention)
+      j["attention_shapes"].push_back({{"nodes", a.nodes},
+                                       {"batch", a.shape.batch},
+                                       {"heads", a.shape.heads},
+                                       {"kv_heads", a.shape.kv_heads},
+                                       {"queries", a.shape.queries},
+                                       {"keys", a.shape.keys},
+                                       {"head_dim", a.shape.head_dim},
+                                       {"causal", a.shape.causal}});
     j["unknown_ops"] = onnx_model->unknown_ops;  // op types counted as zero, by how many nodes
     j["unmatched_attention"] = onnx_model->unmatched_attention;
     j["rules"] = fvcore_rules ? "fvcore" : "mmcv";

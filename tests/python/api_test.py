@@ -3,7 +3,7 @@
 run_attention called
 from Python return the same JSON reports as `ecosim COMMAND ... --format json` run as a program with the same
 options (the command line recorded in the provenance aside), and their errors raise ecosim.Error carrying the
-command's message.
+command's message. The module leaves the SystemC engine out: replays default to the closed form.
 
 usage: api_test.py ECOSIM WORKDIR   (the package on PYTHONPATH: build/python)
 """
@@ -78,6 +78,19 @@ def main():
     check("replay of trace() data: every figure as the command line's replay of its file", figures[0] == figures[1])
     check("replay of the same file", without_command_line(ecosim.replay(trace_file, engine="closed-form"))
           == without_command_line(theirs))
+
+    # the module leaves the SystemC engine out (libsystemc sets up a simulation kernel as it loads): the replay
+    # default is the closed form, and asking for SystemC is an error naming what to use
+    maps = Path("/proc/self/maps")
+    if maps.exists():
+        check("importing ecosim loads no libsystemc", "libsystemc" not in maps.read_text())
+    check("replay without engine= runs the closed form", ecosim.replay(traced)["engine"] == "closed-form")
+    try:
+        ecosim.replay(traced, engine="systemc")
+        check("replay(engine='systemc') raises ecosim.Error", False)
+    except ecosim.Error as e:
+        check("replay(engine='systemc') raises ecosim.Error naming closed-form and the command line",
+              "not linked into this program" in str(e) and "closed-form" in str(e), str(e))
 
     compare_args = dict(batch=1, seq=64, dim=16, variants=["msa", "ecoformer"], device="cpu", engine="closed-form")
     mine = ecosim.compare(out=workdir / "py_compare", **compare_args)

@@ -1,10 +1,10 @@
 #!/usr/bin/python3
 """ecosim.torch.count against `ecosim count --onnx` (issue 23): a torchvision-style ResNet (basic blocks, 3×32×32)
-and a ViT exported in memory and counted through the ONNX importer give the same muls, adds, energy and bytes as
-the command line counting the same export written to a file, with the export's own attention, with every
-block swapped for EcoFormer, under fvcore's rules and over the attention blocks alone (and the per-layer rows
-agree too); keywords neither options nor integer parameters raise ecosim.Error; the ViT's attention blocks are all found, and
-nn.MultiheadAttention's; an export torch refuses raises ecosim.Error.
+and a ViT exported by ecosim.torch.count and counted in this process give the same report as the ecosim binary
+counting the same export — muls, adds, energy, bytes, the workload's attention blocks and shapes, the per-layer
+rows — with the export's own attention, with every block swapped for EcoFormer, under fvcore's rules and over the
+attention blocks alone; keywords the command refuses raise ecosim.Error naming them; the ViT's attention blocks
+are all found with their shapes, and nn.MultiheadAttention's; an export torch refuses raises ecosim.Error.
 Exits 77 (skipped) without torch or without ONNX support.
 
 usage: torch_count_test.py ECOSIM WORKDIR
@@ -70,15 +70,17 @@ def main():
         path = workdir / f"{name}.onnx"
         mine = ecosim.torch.count(model, x, per_layer=True, save_onnx=path, **options)
         theirs = cli_count(exe, path, *args)
-        same = all(mine[f] == theirs[f] for f in FIELDS)
+        same = all(mine[f] == theirs[f] for f in FIELDS) and \
+            {k: v for k, v in mine["workload"].items() if k != "onnx"} == \
+            {k: v for k, v in theirs["workload"].items() if k != "onnx"}
         rows = [(r["name"], r["muls"], r["adds"]) for r in mine["layers"]] == \
                [(r["name"], r["muls"], r["adds"]) for r in theirs["layers"]]
         ok = same and rows
         failures += not ok
         print(f"{'ok  ' if ok else 'FAIL'} {name}: {mine['muls']} muls, {mine['adds']} adds, "
-              f"{mine['energy_pj']:.6g} pJ, {len(mine['attention_blocks'])} attention blocks (command line: "
+              f"{mine['energy_pj']:.6g} pJ, {mine['workload']['attention_blocks']} attention blocks (command line: "
               f"{theirs['muls']} muls, {theirs['adds']} adds, {theirs['energy_pj']:.6g} pJ; rows agree: {rows})")
-    blocks = ecosim.torch.count(vit, torch.randn(2, 1, 8, 8))["attention_blocks"]
+    blocks = ecosim.torch.count(vit, torch.randn(2, 1, 8, 8))["workload"]["attention_shapes"]
     ok = len(blocks) == 3 and all((b["heads"], b["queries"], b["keys"], b["head_dim"]) == (4, 17, 17, 16)
                                   for b in blocks)
     failures += not ok
@@ -105,7 +107,7 @@ def main():
     # is applied to q before the block)
     mha = MultiheadModel()
     counted = ecosim.torch.count(mha, torch.randn(2, 11, 32), convention="exact", per_layer=True)
-    blocks = counted["attention_blocks"]
+    blocks = counted["workload"]["attention_shapes"]
     core = [r for r in counted["layers"] if blocks and r["name"] == f"{blocks[0]['nodes'][0]}..{blocks[0]['nodes'][-1]}"]
     ok = (len(blocks) == 1 and (blocks[0]["heads"], blocks[0]["queries"], blocks[0]["head_dim"]) == (4, 11, 8)
           and len(core) == 1 and core[0]["muls"] == 2 * (2 * 4 * 11 * 11 * 8) + 2 * 4 * 11 * 11)

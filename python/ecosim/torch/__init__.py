@@ -4,7 +4,7 @@
   project's ActNN, GACT, Mesa or Few-Bit kernels (ecosim.torch.hooks, ecosim.torch.schemes);
 - FewBitGELU, FewBitSiLU, FewBitReLU, FewBitSigmoid, FewBitTanh: drop-in Few-Bit activations;
 - MesaSoftmax, MesaGELU, MesaLayerNorm: drop-in modules keeping what backward reads as Mesa's 8-bit codes;
-- count(model, example_inputs, attention=None): the op count of a live model through an in-memory ONNX export.
+- count(model, example_inputs, attention=None): the op count of a live model: its ONNX export by `ecosim count --onnx`.
 """
 from .counting import count, export
 from .fewbit import FewBitGELU, FewBitReLU, FewBitSiLU, FewBitSigmoid, FewBitTanh

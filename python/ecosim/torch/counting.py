@@ -1,12 +1,14 @@
-"""count(model, example_inputs, attention=None): a live torch model exported to ONNX in memory (no file) and
-counted by ecosim's ONNX importer as `ecosim count --onnx` counts the same export: totals, per-layer rows, the
-attention blocks found, and optionally every block swapped for another variant (with its parameters)."""
+"""count(model, example_inputs, attention=None, ...): a live torch model exported to ONNX and counted by
+`ecosim count --onnx` itself (in this process): the command's JSON report — totals, per-layer rows, the attention
+blocks found and their shapes — with every block optionally swapped for another variant (with its parameters)."""
 import io
+import tempfile
 from pathlib import Path
 
 import torch
 
 from .. import _ecosim
+from ..commands import count as count_command
 
 OPSET = 17  # as scripts/export_models.py
 
@@ -29,23 +31,20 @@ def export(model, example_inputs):
     return buffer.getvalue()
 
 
-def count(model, example_inputs, attention=None, convention="paper", per_layer=False, strict=False, save_onnx=None,
-          rules="mmcv", scope="model", **parameters):
-    """The ops and 45 nm energy of model(*example_inputs): muls, adds, energy_pj, bytes_read, bytes_written,
-    attention_blocks (nodes and shapes), unknown_ops (op types counted as zero), unmatched_attention (attention
-    softmax nodes in no found block), and `layers` with per_layer.
-    attention: a variant ("ecoformer", "performer", ...) replacing every block, parameters as integer keywords
-    (bits=8, features=128); None or "native" keeps the export's own attention. rules "fvcore" (convention
-    "paper") counts conv, linear and matmul MACs only; scope "attention" the attention blocks only, as the
-    command line's --rules and --scope. save_onnx: also write the export there (to count it with the command
-    line). A keyword that is neither an option nor an attention parameter, or a parameter that is not an
-    integer, is an ecosim.Error."""
-    for key, value in parameters.items():
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise _ecosim.Error(f"count: {key}={value!r}: an attention parameter is an integer "
-                                "(options: attention, convention, per_layer, strict, save_onnx, rules, scope)")
+def count(model, example_inputs, attention=None, save_onnx=None, **options):
+    """`ecosim count --onnx` of model(*example_inputs)'s export: the command's JSON report as a dict (muls, adds,
+    energy_pj, bytes_read, bytes_written, ops, workload — attention_shapes, unknown_ops, unmatched_attention —
+    and `layers` with per_layer=True).
+    attention: a variant ("ecoformer", "performer", ...) replacing every block, its parameters as keywords
+    (bits=8, features=128); None keeps the export's own attention. Every other keyword is the command's option
+    (convention, per_layer, strict, rules, scope, tech_table), checked by the command line. save_onnx: keep the
+    export there (the report names it); else it is written to a temporary folder for the count."""
     data = export(model, example_inputs)
+    options = dict(attention=attention, **options)
     if save_onnx is not None:
         Path(save_onnx).write_bytes(data)
-    origin = f"{type(model).__name__} (in-memory export)"
-    return _ecosim.count_onnx(data, origin, attention, parameters, convention, strict, per_layer, rules, scope)
+        return count_command(onnx=save_onnx, **options)
+    with tempfile.TemporaryDirectory(prefix="ecosim-") as folder:
+        path = Path(folder) / f"{type(model).__name__}.onnx"
+        path.write_bytes(data)
+        return count_command(onnx=path, **options)

@@ -61,7 +61,7 @@ OpRow closed_form_row(const OpPlan& plan, const AccelConfig& config, bool weight
 ReplayResult replay_closed_form(PlanSource& plans, const AccelConfig& config, RowSink* rows = nullptr,
                                 const ReplayProgress& progress = {});
 
-/// The SystemC model: controller, DMA, memory, three SRAM buffers, fusion-unit array and vector unit as
+/// The SystemC model (in ecosim::accel_systemc, a library of its own: see Engine below): controller, DMA, memory, three SRAM buffers, fusion-unit array and vector unit as
 /// SystemC modules connected by TLM-2.0 sockets (loosely timed), built from `config` in a SystemC kernel of
 /// their own for this replay (replays run one at a time per process). Each op's row goes to `rows`, and the
 /// units' busy intervals to `timeline`, when not null (the caller finishes the timeline); `progress` is told
@@ -70,13 +70,27 @@ ReplayResult replay_closed_form(PlanSource& plans, const AccelConfig& config, Ro
 ReplayResult replay_systemc(PlanSource& plans, const AccelConfig& config, RowSink* rows = nullptr,
                             TimelineWriter* timeline = nullptr, const ReplayProgress& progress = {});
 
-/// The timing engine a replay runs on (identical cycles without the dynamic effects of pipeline.hpp).
+/// The timing engine a replay runs on (identical cycles without the dynamic effects of pipeline.hpp). The
+/// closed form is always linked; the SystemC engine only in programs that link ecosim::accel_systemc (the ecosim
+/// command line, the tests), which registers it as the program loads. The Python module leaves it out, and with
+/// it libsystemc, whose load-time initialisers set up a SystemC kernel inside the importing process.
 enum class Engine : std::uint8_t { systemc, closed_form };
 /// "systemc" or "closed-form" (the name ReplayResult::engine and every report carry).
 std::string_view name(Engine e);
-/// Parses an engine name; throws ecosim::Error listing the valid names.
+/// Parses an engine name; throws ecosim::Error listing the valid names, or naming the engine this program lacks.
 Engine parse_engine(std::string_view text);
-/// Replays on `engine`; a timeline is drawn by the SystemC engine only (throws ecosim::Error for the closed form).
+
+/// How an engine replays (replay_systemc's signature).
+using EngineReplay = ReplayResult (*)(PlanSource&, const AccelConfig&, RowSink*, TimelineWriter*,
+                                      const ReplayProgress&);
+/// Makes `engine` run through `run` (ecosim::accel_systemc registers the SystemC engine this way).
+void register_engine(Engine engine, EngineReplay run);
+/// Whether `engine` is linked into this program.
+bool engine_available(Engine engine);
+/// The engine a replay runs on unless told: systemc where this program links it, else closed-form.
+Engine default_engine();
+/// Replays on `engine`; a timeline is drawn by the SystemC engine only (throws ecosim::Error for the closed form, and
+/// for an engine this program lacks).
 ReplayResult replay(Engine engine, PlanSource& plans, const AccelConfig& config, RowSink* rows = nullptr,
                     TimelineWriter* timeline = nullptr, const ReplayProgress& progress = {});
 
