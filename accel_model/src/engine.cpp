@@ -13,8 +13,8 @@ namespace {
 
 constexpr std::array<std::string_view, 2> kEngineNames = {"systemc", "closed-form"};
 
-ReplayResult closed_form_engine(PlanSource& plans, const AccelConfig& config, RowSink* rows,
-                                TimelineWriter* timeline, const ReplayProgress& progress) {
+ReplayResult closed_form_engine(PlanSource& plans, const AccelConfig& config, RowSink* rows, TimelineWriter* timeline,
+                                const ReplayProgress& progress) {
   if (timeline) throw Error("a timeline needs the systemc engine (the closed form times ops, not unit intervals)");
   return replay_closed_form(plans, config, rows, progress);
 }

@@ -61,12 +61,12 @@ OpRow closed_form_row(const OpPlan& plan, const AccelConfig& config, bool weight
 ReplayResult replay_closed_form(PlanSource& plans, const AccelConfig& config, RowSink* rows = nullptr,
                                 const ReplayProgress& progress = {});
 
-/// The SystemC model (in ecosim::accel_systemc, a library of its own: see Engine below): controller, DMA, memory, three SRAM buffers, fusion-unit array and vector unit as
-/// SystemC modules connected by TLM-2.0 sockets (loosely timed), built from `config` in a SystemC kernel of
-/// their own for this replay (replays run one at a time per process). Each op's row goes to `rows`, and the
-/// units' busy intervals to `timeline`, when not null (the caller finishes the timeline); `progress` is told
-/// per op and every kProgressTiles tiles when given. Errors of the plan source are passed on once the ops
-/// already started have finished.
+/// The SystemC model (in ecosim::accel_systemc, a library of its own: see Engine below): controller, DMA, memory, three
+/// SRAM buffers, fusion-unit array and vector unit as SystemC modules connected by TLM-2.0 sockets (loosely timed),
+/// built from `config` in a SystemC kernel of their own for this replay (replays run one at a time per process). Each
+/// op's row goes to `rows`, and the units' busy intervals to `timeline`, when not null (the caller finishes the
+/// timeline); `progress` is told per op and every kProgressTiles tiles when given. Errors of the plan source are passed
+/// on once the ops already started have finished.
 ReplayResult replay_systemc(PlanSource& plans, const AccelConfig& config, RowSink* rows = nullptr,
                             TimelineWriter* timeline = nullptr, const ReplayProgress& progress = {});
 
