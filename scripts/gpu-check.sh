@@ -321,6 +321,12 @@ sys.exit(any(not s["gpu_ms_kind"].startswith("measured") for s in json.load(open
       record train-measured failed 0 "a gpu_ms not measured in train-measure-gpu/train.json"
     fi
   fi
+  # The saved-tensor hooks on the GPU (issues 20 and 23): a step under each hook scheme beside the uncompressed
+  # one, through the Python package stage 1 built (its fallback where the import needed one).
+  local package="$build/python"
+  [[ -d "$build/python-fallback/python/ecosim" ]] && package="$build/python-fallback/python"
+  step train-step-hooks 45 env PYTHONPATH="$package" python3 "$root/python/ecosim/torch/step_time.py" \
+    --model resnet18 --batch 32 --schemes none,gact:4,mesa,fewbit:2 --optimizer sgd --device cuda --ecosim "$ecosim"
   # Nsight Compute: hashed attention's launches at the comparison's shape (B·H = 16, N = 3136, D = 32), the
   # baselines' at the same shape, and the first launches of the compression benchmark.
   ncu_step ecoformer "$ecosim" run --variant ecoformer --batch 1 --heads 16 --seq 3136 --dim 32 --device cuda

@@ -25,6 +25,7 @@ foreach(expected "== stage 1: budget 300s" "== stage 2: budget 240s"
                  "bench-attention .*bench_attention --device cuda" "bench-sdpa .*scripts/bench_sdpa"
                  "bench-compression .*bench_compression --device cuda"
                  "ncu-ecoformer .*ncu .*run --variant ecoformer .*--device cuda" "ncu-compression"
+                 "train-step-hooks .*step_time.py .*--schemes none.*fewbit:2 .*--device cuda"
                  "prerequisite-compute-sanitizer" "prerequisite-ncu"
                  "resource-usage .*cuobjdump --dump-resource-usage .*bin/ecosim" "compare-cuda .*compare --device cuda")
   if(NOT out MATCHES "${expected}")
