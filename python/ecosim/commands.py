@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 from . import _ecosim
+from .files import write_atomically
 
 
 def is_boolean(value):
@@ -60,7 +61,7 @@ def write_trace(trace_data, path):
     if not isinstance(trace_data, dict) or not {"header", "records"} <= trace_data.keys():
         raise _ecosim.Error("a trace is {\"header\": {...}, \"records\": [...]}, as trace() returns it")
     lines = [json.dumps(trace_data["header"])] + [json.dumps(r) for r in trace_data["records"]]
-    Path(path).write_text("\n".join(lines) + "\n")
+    write_atomically(path, "\n".join(lines) + "\n")
 
 
 def trace(output=None, **options):

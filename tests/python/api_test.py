@@ -79,6 +79,18 @@ def main():
     check("replay of the same file", without_command_line(ecosim.replay(trace_file, engine="closed-form"))
           == without_command_line(theirs))
 
+    # write_trace writes as the commands do: over a regular file by a rename (no partial file, nothing left
+    # beside it), through a symbolic link to its target (the link stays)
+    written = workdir / "written.jsonl"
+    written.write_text("old contents\n")
+    link = workdir / "written_link.jsonl"
+    link.unlink(missing_ok=True)
+    link.symlink_to(written.name)
+    ecosim.commands.write_trace(traced, link)
+    check("write_trace through a link replaces its target whole, leaving no temporary file",
+          link.is_symlink() and ecosim.commands.read_trace(written) == traced
+          and not list(workdir.glob(".written.jsonl.*")))
+
     # the module leaves the SystemC engine out (libsystemc sets up a simulation kernel as it loads): the replay
     # default is the closed form, and asking for SystemC is an error naming what to use
     maps = Path("/proc/self/maps")

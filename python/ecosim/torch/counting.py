@@ -9,6 +9,7 @@ import torch
 
 from .. import _ecosim
 from ..commands import count as count_command
+from ..files import write_atomically
 
 OPSET = 17  # as scripts/export_models.py
 
@@ -42,7 +43,7 @@ def count(model, example_inputs, attention=None, save_onnx=None, **options):
     data = export(model, example_inputs)
     options = dict(attention=attention, **options)
     if save_onnx is not None:
-        Path(save_onnx).write_bytes(data)
+        write_atomically(save_onnx, data)
         return count_command(onnx=save_onnx, **options)
     with tempfile.TemporaryDirectory(prefix="ecosim-") as folder:
         path = Path(folder) / f"{type(model).__name__}.onnx"
