@@ -77,6 +77,8 @@ Stage softmax_core(std::uint64_t g, std::uint64_t n, std::uint64_t keys, std::ui
                                   ops::gemm("context", {.batch = g, .m = n, .n = d, .k = keys, .b = input})};
   const std::uint64_t per_group = attended_pairs(n, keys, causal, window), pairs = checked_mul(g, per_group);
   if (causal) keep_attended(core, g, n, keys, d, per_group, input, kv_groups ? kv_groups : g);
+  if (causal && kv_groups && kv_groups < g)
+    for (OpRecord& r : core) r.params[std::string(ops::kKvGroupsParam)] = kv_groups;
   if (causal && window && window < keys)
     for (OpRecord& r : core) r.params[std::string(ops::kWindowParam)] = window;
   ops::join_group(core, ops::kSoftmaxAttentionGroup);

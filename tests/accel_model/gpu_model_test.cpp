@@ -512,3 +512,71 @@ TEST_CASE("gpu model: ecosim's split-KV decode step streams a long cache and is 
   AttentionShape prefill_row{1, 16, 2, 65536, 64, true, false, DType::fp32};
   CHECK(step_s(65536) * 100 < model.attention(h200, AttentionImpl::ecosim, prefill_row).latency_s);
 }
+
+TEST_CASE("gpu model: grouped-query attention reads K and V once per K/V head, as a trace's causal groups mark") {
+  const KernelModel& model = KernelModel::builtin();
+  const GpuSpec h100 = builtin_gpu("h100-sxm");
+  // Llama-3-8B's prefill: 32 query heads over 8 K/V heads, 2,048 tokens, head width 128
+  AttentionShape gqa{1, 32, 2048, 0, 128, true, false, DType::bf16};
+  gqa.kv_heads = 8;
+  AttentionShape mha = gqa;
+  mha.kv_heads = 0;
+  const double q_bytes = 32.0 * 2048 * 128 * 2, kv_bytes = 8.0 * 2048 * 128 * 2;
+  const KernelTime fused = model.attention(h100, AttentionImpl::flash2, gqa);
+  CHECK(fused.bytes == Approx(2 * q_bytes + 2 * kv_bytes));  // Q and O per query head, K and V per K/V head
+  CHECK(model.attention(h100, AttentionImpl::flash2, mha).bytes == Approx(4 * q_bytes));
+  CHECK(fused.flops == model.attention(h100, AttentionImpl::flash2, mha).flops);
+  // the materialised form (and ecosim's kernel) first repeat K and V to every query head: one streaming copy
+  const KernelTime repeat = model.streaming_kernel(h100, 2 * kv_bytes + 2 * q_bytes);
+  CHECK(model.attention(h100, AttentionImpl::naive, gqa).latency_s ==
+        Approx(model.attention(h100, AttentionImpl::naive, mha).latency_s + repeat.latency_s).epsilon(1e-12));
+  // the backward pass writes dK and dV per query head, then sums each group's (FlashAttention-2's interface)
+  set_attention_pass(gqa, "bwd");
+  const KernelTime backward = model.attention(h100, AttentionImpl::flash2, gqa);
+  const KernelTime sum = model.streaming_kernel(h100, 2 * q_bytes + 2 * kv_bytes);
+  CHECK(backward.bytes == Approx(4 * q_bytes + 2 * kv_bytes + 2 * q_bytes + sum.bytes));
+  gqa.kv_heads = 5;
+  CHECK_THROWS_WITH(model.attention(h100, AttentionImpl::flash2, gqa), Catch::Contains("must divide heads"));
+
+  // A causal grouped-query attention's records (one product per query head, batch 1 × 32 heads) carry their K/V
+  // heads (params.kv_groups = 8): the trace is costed as the grouped attention, not as 32 heads each with its K/V.
+  std::vector<ecosim::OpRecord> ops(3);
+  const std::array<ecosim::OpClass, 3> kinds{ecosim::OpClass::gemm, ecosim::OpClass::reduce, ecosim::OpClass::gemm};
+  const std::array<std::array<std::uint64_t, 3>, 3> shapes{{{2048, 2048, 128}, {2048, 2048, 1}, {2048, 128, 2048}}};
+  for (std::size_t i = 0; i < 3; ++i) {
+    ops[i].kind = kinds[i];
+    ops[i].func = i == 1 ? "softmax" : "";
+    ops[i].batch = 32;
+    std::tie(ops[i].m, ops[i].n, ops[i].k) = std::tuple(shapes[i][0], shapes[i][1], shapes[i][2]);
+    ops[i].group = "layer.softmax_attention";
+    ops[i].params = {{"causal", 1}, {"kv_groups", 8}};
+  }
+  const auto best_s = [&](const AttentionShape& s) {
+    double best = 1e9;
+    for (AttentionImpl impl : {AttentionImpl::flash2, AttentionImpl::flash3, AttentionImpl::cudnn})
+      best = std::min(best, model.attention(h100, impl, s).latency_s);
+    return best;
+  };
+  AttentionShape grouped{8, 4, 2048, 2048, 128, true, false, DType::fp16};
+  grouped.kv_heads = 1;
+  CHECK(modelled_latency_s(ops, h100, Software::best_library) == best_s(grouped));
+}
+
+TEST_CASE("gpu model: the fused backward pass runs a block per key tile over the query tiles attending it") {
+  const KernelModel& model = KernelModel::builtin();
+  const GpuSpec h200 = builtin_gpu("h200");  // 132 SMs
+  const double fill = model.value("flash2_pipeline_fill_tiles"), launch_s = model.value("launch_overhead_us") * 1e-6;
+  const auto backward_s = [&](std::uint64_t seq, std::uint64_t kv_seq) {
+    AttentionShape s{1, 132, seq, kv_seq, 256, false, true, DType::fp16};
+    s.forward = false;
+    return model.attention(h200, AttentionImpl::flash2, s).latency_s - launch_s;
+  };
+  // One query tile over 16 key tiles: 132 × 16 blocks of one tile each, 16 waves; sixteen query tiles over one
+  // key tile: 132 blocks of 16 tiles, one wave. The same tiles, the fill paid per block.
+  CHECK(backward_s(128, 16 * 128) / backward_s(16 * 128, 128) == Approx(16 * (1 + fill) / (16 + fill)).epsilon(1e-9));
+  // causal and square: each key tile's column is a query tile's row mirrored, so the work is the forward's tiles
+  AttentionShape causal{1, 16, 8192, 0, 128, true, true, DType::fp16};
+  const KernelTime both = model.attention(h200, AttentionImpl::flash2, causal);
+  causal.backward = false;
+  CHECK(both.latency_s > model.attention(h200, AttentionImpl::flash2, causal).latency_s);
+}

@@ -200,8 +200,13 @@ TEST_CASE("a grouped-query decode step reads each K/V head once: a K/V head's qu
         storage_bytes(DType::fp32, 4 * 4) + storage_bytes(scores.b_dtype, 2 * 4 * 2));
   // Several new tokens attend different keys (causal): the query heads stay apart, one product each, K still read
   // once per K/V head in the bytes: Q (4 heads × 2 tokens × 2) and K (2 K/V heads × 5 keys × 2)
-  const OpRecord& steps = named(records(zoo, "tiny", decode(3, 2), Convention::exact), "layer0.attn.scores");
+  const std::vector<OpRecord> gqa_steps = records(zoo, "tiny", decode(3, 2), Convention::exact),
+                              mha_steps = records(zoo, "tiny_gpt", decode(3, 2), Convention::exact);
+  const OpRecord& steps = named(gqa_steps, "layer0.attn.scores");
   CHECK((steps.batch == 4 && steps.m == 2 && steps.params.contains("causal")));
+  CHECK(steps.params.at("kv_groups") == 2);  // the K/V heads the GPU model charges K and V for
+  // one query head a K/V head: no grouping to mark
+  CHECK_FALSE(named(mha_steps, "layer0.attn.scores").params.contains("kv_groups"));
   CHECK(steps.counts.read_bytes() == storage_bytes(steps.a_dtype, 4 * 2 * 2) + storage_bytes(steps.b_dtype, 2 * 5 * 2));
 }
 

@@ -56,16 +56,26 @@ class LineParser {
   }
 
   /// A causal attention's markers as the accelerator and the GPU model read them: `causal` 1 (or 0, not causal),
-  /// `window` W >= 1 on causal records only — anything else would be read as no mask or no band, silently.
-  void check_attention_params(const std::map<std::string, std::uint64_t>& params) const {
+  /// `window` W >= 1 and `kv_groups` (dividing the record's batch) on causal records only — anything else would be
+  /// read as no mask, no band or no grouping, silently.
+  void check_attention_params(const std::map<std::string, std::uint64_t>& params, std::uint64_t batch) const {
     const auto causal = params.find(std::string(ops::kCausalParam));
     if (causal != params.end() && causal->second > 1)
       fail("params." + causal->first, "must be 1 (a causal attention's record) or 0");
+    const bool is_causal = causal != params.end() && causal->second == 1;
     const auto window = params.find(std::string(ops::kWindowParam));
-    if (window == params.end()) return;
-    if (window->second == 0) fail("params." + window->first, "must be >= 1 (leave it out for no window)");
-    if (causal == params.end() || causal->second != 1)
-      fail("params." + window->first, "a sliding window bounds a causal attention's keys: needs params.causal 1");
+    if (window != params.end()) {
+      if (window->second == 0) fail("params." + window->first, "must be >= 1 (leave it out for no window)");
+      if (!is_causal)
+        fail("params." + window->first, "a sliding window bounds a causal attention's keys: needs params.causal 1");
+    }
+    const auto kv_groups = params.find(std::string(ops::kKvGroupsParam));
+    if (kv_groups != params.end()) {
+      if (kv_groups->second == 0 || batch % kv_groups->second)
+        fail("params." + kv_groups->first, "must divide the record's batch (its K/V heads, >= 1)");
+      if (!is_causal)
+        fail("params." + kv_groups->first, "grouped K/V heads mark a causal attention's records: needs params.causal 1");
+    }
   }
 
   std::uint64_t count(const nlohmann::json& v, const std::string& key) const {
@@ -147,7 +157,7 @@ class LineParser {
       const auto& p = j["params"];
       if (!p.is_object()) fail("params", "must be an object of name → non-negative integer");
       for (const auto& [key, value] : p.items()) r.params[key] = count(value, "params." + key);
-      check_attention_params(r.params);
+      check_attention_params(r.params, r.batch);
     }
     if (r.kind == OpClass::conv) {
       if (version == 1) fail("kind", "version 1 has no conv kind");

@@ -40,13 +40,100 @@ double read_keys(const AttentionShape& s) {
   return s.window ? double(std::min(s.kv_seq, s.window + s.seq - 1)) : double(s.kv_seq);
 }
 
+/// The score matrix of a fused kernel in tiles: per query tile its key tiles (causal: up to the diagonal,
+/// bottom-right aligned; with a sliding window, from the tile of its first row's first key: FlashAttention's local
+/// attention). A tile is masked element by element, costing extra, where the causal diagonal or the band's lower
+/// edge cuts it.
+class TileGrid {
+ public:
+  /// Thread blocks over the grid's rows or columns: how many, their total work and the longest's (in tiles, the
+  /// pipeline fill and masked tiles' extra included), and the last's tiles and overhead.
+  struct Blocks {
+    double blocks = 0, work = 0, longest = 0, last = 0, last_overhead = 0;
+  };
+
+  TileGrid(const AttentionShape& s, double tile)
+      : q_tiles(ceil_div(double(s.seq), tile)),
+        s_(s),
+        tile_(tile),
+        kv_tiles_(ceil_div(double(s.kv_seq), tile)),
+        shift_(double(s.kv_seq - s.seq)) {}
+
+  const double q_tiles;
+
+  /// A block per query tile over its key tiles (a forward pass).
+  Blocks query_blocks(double fill, double masked_extra) const {
+    Blocks b;
+    for (double i = 0; i < q_tiles; ++i) {
+      const Row r = row(i);
+      const double masked = (s_.causal ? 1.0 : 0.0) + (r.edge_end - r.first);
+      add(b, r.end - r.first, fill + masked * masked_extra);
+    }
+    return b;
+  }
+
+  /// A block per key tile over the query tiles attending it (a backward pass). The rows attending key tile j are
+  /// those from the first whose key tiles end past j to the last whose first is at or before j (both bounds
+  /// move forward with j: the rows' first and end tiles never decrease).
+  Blocks key_blocks(double fill, double masked_extra) const {
+    Blocks b;
+    double from = 0, to = 0, past_edge = 0, past_diagonal = 0;
+    for (double j = 0; j < kv_tiles_; ++j) {
+      while (from < q_tiles && row(from).end <= j) ++from;
+      while (to < q_tiles && row(to).first <= j) ++to;
+      while (past_edge < q_tiles && row(past_edge).edge_end <= j) ++past_edge;  // rows whose edge tiles reach j
+      while (past_diagonal < q_tiles && row(past_diagonal).end <= j + 1) ++past_diagonal;  // rows ending at j
+      if (to <= from) continue;
+      const double on_diagonal = s_.causal ? std::min(past_diagonal, to) - from : 0.0;
+      const double on_edge = std::max(0.0, to - std::max(from, past_edge));
+      add(b, to - from, fill + (on_diagonal + on_edge) * masked_extra);
+    }
+    return b;
+  }
+
+
+ private:
+  /// Query tile i's key tiles [first, end), of which [first, edge_end) are cut by the window's lower edge and,
+  /// when causal, end − 1 by the diagonal.
+  struct Row {
+    double first, end, edge_end;
+  };
+
+  Row row(double i) const {
+    // the band's lower edge: the first key of the tile's first row and of its last (the rows in between lie between)
+    const double first_key = std::max(0.0, i * tile_ + shift_ - double(s_.window) + 1);
+    const double last_row = std::min(double(s_.seq), (i + 1) * tile_) - 1;
+    const double last_first_key = std::max(0.0, last_row + shift_ - double(s_.window) + 1);
+    const double first = s_.window ? std::floor(first_key / tile_) : 0;
+    const double end = s_.causal ? std::min(kv_tiles_, i + 1 + (kv_tiles_ - q_tiles)) : kv_tiles_;
+    // masked element by element besides the diagonal: the key tiles the lower edge cuts (from the first row's first
+    // key's tile up to the tile before the last row's first key), short of the diagonal tile
+    const double edges =
+        s_.window ? std::clamp(std::ceil(last_first_key / tile_) - first, 0.0, std::max(0.0, end - first - 1)) : 0.0;
+    return {first, end, first + edges};
+  }
+
+  const AttentionShape& s_;
+  const double tile_, kv_tiles_, shift_;
+
+  static void add(Blocks& b, double tiles, double overhead) {
+    b.blocks += 1;
+    b.work += tiles + overhead;
+    b.longest = std::max(b.longest, tiles + overhead);
+    b.last = tiles, b.last_overhead = overhead;
+  }
+};
+
 }  // namespace
 
 KernelTime KernelModel::attention(const GpuSpec& gpu, AttentionImpl impl, const AttentionShape& shape) const {
   AttentionShape s = shape;
   if (s.kv_seq == 0) s.kv_seq = s.seq;
+  if (s.kv_heads == 0) s.kv_heads = s.heads;
   if (s.batch == 0 || s.heads == 0 || s.seq == 0 || s.dim == 0)
     throw Error("attention batch, heads, seq and dim must be >= 1");
+  if (s.heads % s.kv_heads)
+    throw Error(fmt::format("kv-heads ({}) must divide heads ({})", s.kv_heads, s.heads));
   if (!s.forward && !s.backward) throw Error("an attention pass is forward, backward or both");
   if (s.causal && s.kv_seq < s.seq)
     throw Error(fmt::format("causal attention needs kv-seq >= seq (got seq {}, kv-seq {})", s.seq, s.kv_seq));
@@ -64,12 +151,26 @@ KernelTime KernelModel::attention(const GpuSpec& gpu, AttentionImpl impl, const 
   if (s.dtype != DType::fp16 && s.dtype != DType::bf16 && !(fp32_allowed && s.dtype == DType::fp32))
     throw Error(fmt::format("{} attention is modelled in fp16 or bf16{}, not {}", attention_impl_name(impl),
                             fp32_allowed ? " or fp32" : "", dtype_name(s.dtype)));
-  switch (impl) {
-    case AttentionImpl::naive: return unfused_attention(gpu, s);
-    case AttentionImpl::sdpa_math: return sdpa_math_attention(gpu, s);
-    case AttentionImpl::ecosim: return ecosim_attention(gpu, s);
-    default: return fused_attention(gpu, impl, s);
+  if (impl == AttentionImpl::flash2 || impl == AttentionImpl::flash3 || impl == AttentionImpl::cudnn)
+    return fused_attention(gpu, impl, s);
+  // The others take one K/V head per query head: grouped K and V are first repeated to every query head (Hugging
+  // Face's repeat_kv, SDPA's enable_gqa) and, in the backward pass, their gradients summed back over each group.
+  AttentionShape per_head = s;
+  per_head.kv_heads = s.heads;
+  KernelTime t = impl == AttentionImpl::naive       ? unfused_attention(gpu, per_head)
+                 : impl == AttentionImpl::sdpa_math ? sdpa_math_attention(gpu, per_head)
+                                                    : ecosim_attention(gpu, per_head);
+  if (s.kv_heads < s.heads) {
+    const double b = double(dtype_bytes(s.dtype)), keys = double(s.batch) * double(s.kv_seq) * double(s.dim);
+    const double kv_bytes = 2 * keys * double(s.kv_heads) * b, repeated_bytes = 2 * keys * double(s.heads) * b;
+    for (bool pass : {s.forward, s.backward}) {
+      if (!pass) continue;
+      const KernelTime copy = streaming_kernel(gpu, kv_bytes + repeated_bytes);
+      t.latency_s += copy.latency_s;
+      t.bytes += copy.bytes;
+    }
   }
+  return t;
 }
 
 Timed parse_timed(std::string_view name) {
@@ -106,45 +207,31 @@ KernelTime KernelModel::fused_attention(const GpuSpec& gpu, AttentionImpl impl, 
   // Backward, per element: five matmuls (10·D flops) at a lower MMA rate, the exp recomputed, in sequence.
   const double backward_element_s = 10 * d / (mma_per_sm * value("backward_mma_fraction")) + exp_s +
                                     value("softmax_fp32_instructions_backward") * instruction_s;
-  // Work in tiles: per query tile its key tiles (causal: up to the diagonal, bottom-right aligned; with a sliding
-  // window, from the tile of its first row's first key: FlashAttention's local attention), the masking of each
-  // edge the band cuts and the pipeline fill. Tiles run on all SMs; no SM finishes before its longest tile row.
-  const double q_tiles = ceil_div(double(s.seq), tile), kv_tiles = ceil_div(double(s.kv_seq), tile);
-  const double fill = value(name + "_pipeline_fill_tiles"), shift = double(s.kv_seq - s.seq);
-  double row_work = 0, longest_row = 0, last_kv = 0, last_overhead = 0;  // the last row's key tiles, fill, edges
-  for (double i = 0; i < q_tiles; ++i) {
-    // the band's lower edge: the first key of the tile's first row and of its last (the rows in between lie between)
-    const double first_key = std::max(0.0, i * tile + shift - double(s.window) + 1);
-    const double last_row = std::min(double(s.seq), (i + 1) * tile) - 1;
-    const double last_first_key = std::max(0.0, last_row + shift - double(s.window) + 1);
-    const double first = s.window ? std::floor(first_key / tile) : 0;
-    const double kv = (s.causal ? std::min(kv_tiles, i + 1 + (kv_tiles - q_tiles)) : kv_tiles) - first;
-    // masked element by element: the diagonal tile, and with a window each key tile the lower edge cuts (from the
-    // first row's first key's tile up to the tile before the last row's first key), short of the diagonal tile
-    const double window_edges =
-        s.window ? std::clamp(std::ceil(last_first_key / tile) - first, 0.0, std::max(0.0, kv - 1)) : 0.0;
-    const double edges = (s.causal ? 1.0 : 0.0) + window_edges;
-    const double overhead = fill + edges * value("causal_diagonal_extra_tiles");
-    const double work = kv + overhead;
-    row_work += work;
-    longest_row = std::max(longest_row, work);
-    last_kv = kv, last_overhead = overhead;
-  }
+  const TileGrid grid(s, tile);
+  const double fill = value(name + "_pipeline_fill_tiles"), masked_extra = value("causal_diagonal_extra_tiles");
   const double heads = double(s.batch) * double(s.heads);
-  // Without a mask every tile row (one thread block per head and query tile) has the same work, so the blocks
-  // run in whole waves over the SMs (400 blocks on 132 SMs: 4 waves, not 3.03); causal rows differ and the
-  // block scheduler fills the SMs as rows finish, so their work spreads evenly, bounded by the longest row.
-  const double tile_units =
-      s.causal ? std::max(heads * row_work / sms, longest_row) : std::ceil(heads * q_tiles / sms) * longest_row;
-  const double bytes_per_element = double(dtype_bytes(s.dtype));
-  const double io_bytes = heads * d * (2 * double(s.seq) + 2 * read_keys(s)) * bytes_per_element;  // Q, K, V, O
+  // The forward pass runs a thread block per head and query tile over its key tiles, the backward pass one per
+  // head and key tile over the query tiles that attend it (FlashAttention-2/3 and cuDNN parallelise it over the
+  // keys): each block pays the pipeline fill and its masked tiles' extra. Without a mask every block has the same
+  // work, so they run in whole waves over the SMs (400 blocks on 132 SMs: 4 waves, not 3.03); causal blocks differ
+  // and the block scheduler fills the SMs as blocks finish, so their work spreads evenly, bounded by the longest.
+  const auto spread = [&](const TileGrid::Blocks& b) {
+    return s.causal ? std::max(heads * b.work / sms, b.longest) : std::ceil(heads * b.blocks / sms) * b.longest;
+  };
+  const TileGrid::Blocks rows = grid.query_blocks(fill, masked_extra);
+  const double element_bytes = double(dtype_bytes(s.dtype));
+  const double kv_heads = double(s.batch) * double(s.kv_heads);
+  const bool grouped = kv_heads < heads;
+  // Q and O per query head, K and V once per K/V head (a grouped-query kernel reads each K/V head for its group)
+  const double q_bytes = heads * d * double(s.seq) * element_bytes, kv_bytes = kv_heads * d * read_keys(s) * element_bytes;
+  const double io_bytes = 2 * q_bytes + 2 * kv_bytes;
   const double launch_s = value("launch_overhead_us") * 1e-6;
   // Split-KV (FlashDecoding, FlashAttention-2's split-KV kernel for a KV cache): when the queries fit one tile
   // and the heads leave SMs idle, each head's keys are split over `splits` blocks (one wave), each a partial
   // softmax over its share, then a second launch combines the partial outputs and their row maxima and sums.
-  const double splits = q_tiles == 1 ? idle_sm_splits(heads, sms, ceil_div(read_keys(s), tile)) : 1.0;
+  const double splits = grid.q_tiles == 1 ? idle_sm_splits(heads, sms, ceil_div(read_keys(s), tile)) : 1.0;
   // (split-KV: one query tile, its key tiles shared out, each block paying the fill and edges once)
-  const double forward_units = splits > 1 ? std::ceil(last_kv / splits) + last_overhead : tile_units;
+  const double forward_units = splits > 1 ? std::ceil(rows.last / splits) + rows.last_overhead : spread(rows);
   const double combine_bytes = splits > 1 ? heads * double(s.seq) * splits * (d + 2) * 4.0 : 0.0;  // fp32 partials
   KernelTime t;
   if (s.forward) {
@@ -153,9 +240,18 @@ KernelTime KernelModel::fused_attention(const GpuSpec& gpu, AttentionImpl impl, 
     t.bytes = io_bytes + 2 * combine_bytes;
   }
   if (s.backward) {
-    const double backward_bytes = 2 * io_bytes;  // reads Q, K, V, O, dO; writes dQ, dK, dV
-    t.latency_s += launch_s + std::max(tile_units * tile * tile * backward_element_s, streamed_s(gpu, backward_bytes));
+    // reads Q, O, dO and K, V; writes dQ and, per query head, dK and dV — grouped-query heads' then summed over
+    // each group by a streaming pass (FlashAttention-2's interface does so)
+    const double expanded_kv_bytes = heads * d * read_keys(s) * element_bytes;
+    const double backward_bytes = 4 * q_bytes + 2 * kv_bytes + 2 * expanded_kv_bytes;
+    const double units = spread(grid.key_blocks(fill, masked_extra));
+    t.latency_s += launch_s + std::max(units * tile * tile * backward_element_s, streamed_s(gpu, backward_bytes));
     t.bytes += backward_bytes;
+    if (grouped) {
+      const KernelTime sum = streaming_kernel(gpu, 2 * expanded_kv_bytes + 2 * kv_bytes);
+      t.latency_s += sum.latency_s;
+      t.bytes += sum.bytes;
+    }
   }
   t.flops = attention_flops(s);
   return t;

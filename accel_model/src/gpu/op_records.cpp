@@ -24,12 +24,20 @@ std::optional<AttentionShape> attention_of(std::span<const OpRecord> group) {
   }
   if (gemms.size() != 2 || !softmax) return std::nullopt;
   const OpRecord& scores = *gemms[0];  // batch·heads × (queries × keys), depth = head width
-  const auto causal = scores.params.find(std::string(ops::kCausalParam));
-  const auto window = scores.params.find(std::string(ops::kWindowParam));
-  AttentionShape s{scores.batch, 1,          scores.m,
-                   scores.n,     scores.k,   causal != scores.params.end() && causal->second == 1,
-                   false,        DType::fp16};
-  if (s.causal && window != scores.params.end()) s.window = window->second;
+  const auto param = [&](std::string_view key) {
+    const auto it = scores.params.find(std::string(key));
+    return it == scores.params.end() ? std::uint64_t{0} : it->second;
+  };
+  AttentionShape s{.batch = scores.batch, .heads = 1, .seq = scores.m, .kv_seq = scores.n, .dim = scores.k};
+  s.causal = param(ops::kCausalParam) == 1;
+  if (s.causal) s.window = param(ops::kWindowParam);
+  // grouped-query: the batch's K/V heads, each read by a group of query heads
+  const std::uint64_t kv_groups = s.causal ? param(ops::kKvGroupsParam) : 0;
+  if (kv_groups && kv_groups < s.batch && s.batch % kv_groups == 0) {
+    s.heads = s.batch / kv_groups;
+    s.batch = kv_groups;
+    s.kv_heads = 1;
+  }
   return s;
 }
 

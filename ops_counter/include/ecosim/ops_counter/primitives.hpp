@@ -72,6 +72,10 @@ inline constexpr std::string_view kCausalParam = "causal";
 /// OpRecord::params key of a causal sliding-window attention's four records (beside kCausalParam): W, each query
 /// over the W keys ending at it (set where W is below the keys, so the band is narrower than the triangle).
 inline constexpr std::string_view kWindowParam = "window";
+/// OpRecord::params key of a causal grouped-query attention's four records (beside kCausalParam): the batch's K/V
+/// heads, fewer than the records' batch·heads and dividing it (each product keeps its query head's own rows, since
+/// the rows of a group attend different keys; K and V are read once per K/V head).
+inline constexpr std::string_view kKvGroupsParam = "kv_groups";
 /// r's outputs added onto a held state of `elements` values of type t (a causal linear attention's running sums
 /// over the earlier tokens): one addition per element, and the state read.
 void add_onto_state(OpRecord& r, DType t, std::uint64_t elements);

@@ -40,6 +40,7 @@ struct AttentionShape {
   DType dtype = DType::fp16;
   bool forward = true;       // false with backward: the backward pass alone
   std::uint64_t window = 0;  // causal sliding window: each query over the W keys ending at it (0: every earlier key)
+  std::uint64_t kv_heads = 0;  // grouped-query attention: the K/V heads, dividing heads (0: = heads)
 };
 
 /// "fwd", "bwd" or "fwd+bwd" into `shape`'s forward and backward flags; throws naming the valid ones.
