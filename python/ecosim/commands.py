@@ -50,17 +50,28 @@ def count(**options):
     return json.loads(run("count", options, "--format", "json"))
 
 
+def iter_trace(path):
+    """A trace file as it streams: (header, records), `records` an iterator of its op-record dicts, each read and
+    validated by the command line's own trace reader as `count --trace` and `replay` read it (a version-1 file
+    converted to version 2); a bad line raises ecosim.Error "<file>:<line>: ..." when the iteration reaches it."""
+    reader = _ecosim.TraceRecords(os.fspath(path))
+    return json.loads(reader.header), (json.loads(text) for text in reader)
+
+
 def read_trace(path):
-    """A trace file as {"header": ..., "records": [...]} (JSON Lines: the header, then one op per line)."""
-    lines = Path(path).read_text().splitlines()
-    return {"header": json.loads(lines[0]), "records": [json.loads(line) for line in lines[1:] if line]}
+    """A trace file as {"header": ..., "records": [...]}: its header and op records (the end record, whose count
+    the reader checks, left out), validated as iter_trace validates them."""
+    header, records = iter_trace(path)
+    return {"header": header, "records": list(records)}
 
 
 def write_trace(trace_data, path):
-    """Writes a trace read by read_trace (or returned by trace()) back as JSON Lines."""
+    """Writes a trace read by read_trace (or returned by trace()) back as JSON Lines, with its end record."""
     if not isinstance(trace_data, dict) or not {"header", "records"} <= trace_data.keys():
         raise _ecosim.Error("a trace is {\"header\": {...}, \"records\": [...]}, as trace() returns it")
-    lines = [json.dumps(trace_data["header"])] + [json.dumps(r) for r in trace_data["records"]]
+    records = list(trace_data["records"])
+    lines = [json.dumps(trace_data["header"])] + [json.dumps(r) for r in records]
+    lines.append(json.dumps({"record": "end", "ops": len(records)}))
     write_atomically(path, "\n".join(lines) + "\n")
 
 

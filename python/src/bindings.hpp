@@ -8,5 +8,7 @@ namespace ecosim::python {
 void bind_commands(pybind11::module_& m);
 /// The activation-compression kernels (ActNN, GACT, Mesa, Few-Bit) on numpy arrays.
 void bind_compression(pybind11::module_& m);
+/// TraceRecords(path): a trace file's records through the command line's streaming, validating reader.
+void bind_traces(pybind11::module_& m);
 
 }  // namespace ecosim::python

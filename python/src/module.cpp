@@ -10,4 +10,5 @@ PYBIND11_MODULE(_ecosim, m) {
   pybind11::register_exception<ecosim::Error>(m, "Error");
   ecosim::python::bind_commands(m);
   ecosim::python::bind_compression(m);
+  ecosim::python::bind_traces(m);
 }

@@ -69,9 +69,10 @@ def main():
         str(trace_file))
     traced = ecosim.trace(layer="attention", seq=64, dim=16, attention="ecoformer")
     lines = [json.loads(line) for line in trace_file.read_text().splitlines()]
-    check("trace: header and records as the file's lines",
+    check("trace: header and op records as the file's lines (its end record counting them)",
           without_command_line(traced["header"]) == without_command_line(lines[0])
-          and traced["records"] == lines[1:], f"{len(traced['records'])} records against {len(lines) - 1}")
+          and traced["records"] == lines[1:-1] and lines[-1] == {"record": "end", "ops": len(lines) - 2},
+          f"{len(traced['records'])} records against {len(lines) - 2}")
     replayed = ecosim.replay(traced, engine="closed-form")
     theirs = json.loads(cli(exe, "replay", str(trace_file), "--engine", "closed-form", "--format", "json"))
     figures = [{k: v for k, v in r.items() if k != "provenance"} for r in (replayed, theirs)]  # it names the file
@@ -90,6 +91,26 @@ def main():
     check("write_trace through a link replaces its target whole, leaving no temporary file",
           link.is_symlink() and ecosim.commands.read_trace(written) == traced
           and not list(workdir.glob(".written.jsonl.*")))
+
+    # a trace file is read by the command line's own reader: a spoiled line, a line nested past the reader's
+    # limit, or a missing end record is an ecosim.Error naming the file and line (never a Python RecursionError
+    # or a silently shorter trace); records stream one at a time
+    good = trace_file.read_text().splitlines()
+    spoiled = {"a record's field spoiled": good[:1] + [good[1].replace('"batch":', '"bacth":')] + good[2:],
+               "JSON nested 100,000 deep": good[:1] + ["[" * 100000 + "]" * 100000] + good[2:],
+               "no end record": good[:-1]}
+    for name, text in spoiled.items():
+        bad = workdir / "spoiled.jsonl"
+        bad.write_text("\n".join(text) + "\n")
+        try:
+            ecosim.commands.read_trace(bad)
+            check(f"read_trace of a trace with {name} raises ecosim.Error", False)
+        except ecosim.Error as e:
+            check(f"read_trace of a trace with {name} raises ecosim.Error naming the file", "spoiled.jsonl" in str(e),
+                  str(e))
+    header, records = ecosim.commands.iter_trace(trace_file)
+    check("iter_trace streams the same header and records", header == traced["header"]
+          and next(records) == traced["records"][0] and list(records) == traced["records"][1:])
 
     # the module leaves the SystemC engine out (libsystemc sets up a simulation kernel as it loads): the replay
     # default is the closed form, and asking for SystemC is an error naming what to use
