@@ -5,14 +5,23 @@ ours when the workload is the one they were published for. Each bar is labelled 
 its own logarithmic axis, whose lower end leaves the smallest bar at least MIN_BAR_SHARE of the axis.
 
 usage: plot_compare.py compare.json compare.png
-Both are plain positional paths (a leading '-' is part of a name, not an option). The PNG is written
-atomically: an exclusively created temporary with an unpredictable name beside it, then a rename."""
+Both are plain positional paths (a leading '-' is part of a name, not an option). The PNG is written as ecosim
+writes its outputs (python/ecosim/files.py): a temporary beside it, then a rename."""
+import importlib.util
+import io
 import json
 import math
 import os
 import sys
-import tempfile
 import textwrap
+
+try:
+    import files  # python/ecosim/files.py, handed over by the command line's embedded runs
+except ImportError:  # run from the source tree
+    _spec = importlib.util.spec_from_file_location(
+        "files", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python", "ecosim", "files.py"))
+    files = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(files)
 
 try:
     import matplotlib
@@ -117,19 +126,10 @@ def main() -> int:
 
 
 def save_atomically(fig, dst: str) -> None:
-    """PNG to a mkstemp temporary beside dst (mode 0666 less the umask, like a plain create), then renamed."""
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(dst) + ".", suffix=".tmp",
-                               dir=os.path.dirname(os.path.abspath(dst)))
-    try:
-        with os.fdopen(fd, "wb") as f:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.fchmod(f.fileno(), 0o666 & ~umask)
-            fig.savefig(f, format="png", dpi=120)
-        os.replace(tmp, dst)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    """The figure as a PNG written as ecosim writes its outputs (files.write_atomically)."""
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=120)
+    files.write_atomically(dst, png.getvalue())
 
 
 if __name__ == "__main__":

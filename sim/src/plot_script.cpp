@@ -1,4 +1,4 @@
-// Embedded Python scripts run with a helper module beside them; the plot scripts with plot_compare.py
+// Embedded Python scripts run with helper modules beside them: files.py, and the plot scripts' plot_compare.py
 // (plot_script.hpp).
 #include "plot_script.hpp"
 
@@ -11,31 +11,34 @@
 namespace ecosim::cli {
 
 namespace {
-/// argv: the helper module's name, its text, the script's name, its text, then its arguments.
+/// argv: the number of helper modules, each module's name and text, the script's name, its text, then its arguments.
 constexpr std::string_view kBootstrap =
     "import sys, types\n"
-    "helper = types.ModuleType(sys.argv[1])\n"
-    "exec(compile(sys.argv[2], sys.argv[1] + '.py', 'exec'), helper.__dict__)\n"
-    "sys.modules[sys.argv[1]] = helper\n"
-    "name, script, sys.argv = sys.argv[3], sys.argv[4], [sys.argv[3]] + sys.argv[5:]\n"
+    "count, rest = int(sys.argv[1]), sys.argv[2:]\n"
+    "for i in range(count):\n"
+    "    module = types.ModuleType(rest[2 * i])\n"
+    "    sys.modules[rest[2 * i]] = module\n"
+    "    exec(compile(rest[2 * i + 1], rest[2 * i] + '.py', 'exec'), module.__dict__)\n"
+    "name, script, sys.argv = rest[2 * count], rest[2 * count + 1], [rest[2 * count]] + rest[2 * count + 2:]\n"
     "exec(compile(script, name, 'exec'), {'__name__': '__main__'})\n";
 }  // namespace
 
-ProgramRun run_embedded_python(const std::string& python, std::string_view helper_name, std::string_view helper,
+ProgramRun run_embedded_python(const std::string& python, const std::vector<PythonModule>& helpers,
                                std::string_view name, std::string_view script, const std::vector<std::string>& args) {
   std::vector<std::string> argv{python,
                                 "-c",
                                 std::string(kBootstrap),
-                                std::string(helper_name),
-                                std::string(helper),
-                                std::string(name),
-                                std::string(script)};
+                                std::to_string(helpers.size() + 1),
+                                "files",
+                                std::string(embedded::files_py())};  // (files first: a helper may import it)
+  for (const PythonModule& m : helpers) argv.insert(argv.end(), {std::string(m.name), std::string(m.text)});
+  argv.insert(argv.end(), {std::string(name), std::string(script)});
   argv.insert(argv.end(), args.begin(), args.end());
   return run_program(argv);
 }
 
 ProgramRun run_plot_script(std::string_view name, std::string_view script, const std::vector<std::string>& args) {
-  return run_embedded_python("/usr/bin/python3", "plot_compare", embedded::plot_compare_py(), name, script, args);
+  return run_embedded_python("/usr/bin/python3", {{"plot_compare", embedded::plot_compare_py()}}, name, script, args);
 }
 
 void draw_plot(std::string_view name, std::string_view script, const std::vector<std::string>& args,

@@ -7,7 +7,9 @@ command's message. The module leaves the SystemC engine out: replays default to 
 
 usage: api_test.py ECOSIM WORKDIR   (the package on PYTHONPATH: build/python)
 """
+import errno
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -91,6 +93,26 @@ def main():
     check("write_trace through a link replaces its target whole, leaving no temporary file",
           link.is_symlink() and ecosim.commands.read_trace(written) == traced
           and not list(workdir.glob(".written.jsonl.*")))
+
+    # the replacement keeps the file's mode, a new file gets a plain create's (0666 less the umask), and a FIFO
+    # that no program reads is an error at once, not a write that waits forever
+    written.chmod(0o640)
+    ecosim.commands.write_trace(traced, written)
+    fresh = workdir / "fresh.jsonl"
+    fresh.unlink(missing_ok=True)
+    ecosim.commands.write_trace(traced, fresh)
+    umask = os.umask(0)
+    os.umask(umask)
+    check("write_trace keeps a replaced file's mode and gives a new one 0666 less the umask",
+          (written.stat().st_mode & 0o777, fresh.stat().st_mode & 0o777) == (0o640, 0o666 & ~umask))
+    fifo = workdir / "unread.fifo"
+    fifo.unlink(missing_ok=True)
+    os.mkfifo(fifo)
+    try:
+        ecosim.commands.write_trace(traced, fifo)
+        check("write_trace to a FIFO nobody reads raises", False)
+    except OSError as e:
+        check("write_trace to a FIFO nobody reads raises ENXIO naming it", e.errno == errno.ENXIO and "FIFO" in str(e))
 
     # a trace file is read by the command line's own reader: a spoiled line, a line nested past the reader's
     # limit, or a missing end record is an ecosim.Error naming the file and line (never a Python RecursionError

@@ -9,8 +9,10 @@ usage: step_time_test.py ECOSIM
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 try:
@@ -35,12 +37,16 @@ def step_time(*args):
 
 def main():
     ecosim = sys.argv[1]
+    # the report written as ecosim writes its outputs (files.py, loaded from the source tree by the script)
+    report_file = Path(tempfile.mkdtemp(prefix="step_time_test.")) / "step.json"
     run = step_time("--model", "resnet18", "--batch", "2", "--resolution", "64", "--device", "cpu", "--warmup", "1",
-                    "--repeats", "2", "--schemes", "none,gact:4", "--ecosim", ecosim, "--json")
-    check("resnet18 measured on the CPU", run.returncode == 0, run.stderr)
+                    "--repeats", "2", "--schemes", "none,gact:4", "--ecosim", ecosim, "--json-out", str(report_file))
+    check("resnet18 measured on the CPU, its report written", run.returncode == 0 and report_file.is_file(),
+          run.stderr)
     if run.returncode != 0:
         sys.exit(1)
-    report = json.loads(run.stdout)
+    report = json.loads(report_file.read_text())
+    shutil.rmtree(report_file.parent)
     none, gact = report["schemes"]
     predicted = none["ecosim"]["activation_bytes"]
     gap = predicted / report["saved_activation_bytes"] - 1

@@ -74,7 +74,8 @@ class LineParser {
       if (kv_groups->second == 0 || batch % kv_groups->second)
         fail("params." + kv_groups->first, "must divide the record's batch (its K/V heads, >= 1)");
       if (!is_causal)
-        fail("params." + kv_groups->first, "grouped K/V heads mark a causal attention's records: needs params.causal 1");
+        fail("params." + kv_groups->first,
+             "grouped K/V heads mark a causal attention's records: needs params.causal 1");
     }
   }
 

@@ -91,7 +91,6 @@ class TileGrid {
     return b;
   }
 
-
  private:
   /// Query tile i's key tiles [first, end), of which [first, edge_end) are cut by the window's lower edge and,
   /// when causal, end − 1 by the diagonal.
@@ -132,8 +131,7 @@ KernelTime KernelModel::attention(const GpuSpec& gpu, AttentionImpl impl, const 
   if (s.kv_heads == 0) s.kv_heads = s.heads;
   if (s.batch == 0 || s.heads == 0 || s.seq == 0 || s.dim == 0)
     throw Error("attention batch, heads, seq and dim must be >= 1");
-  if (s.heads % s.kv_heads)
-    throw Error(fmt::format("kv-heads ({}) must divide heads ({})", s.kv_heads, s.heads));
+  if (s.heads % s.kv_heads) throw Error(fmt::format("kv-heads ({}) must divide heads ({})", s.kv_heads, s.heads));
   if (!s.forward && !s.backward) throw Error("an attention pass is forward, backward or both");
   if (s.causal && s.kv_seq < s.seq)
     throw Error(fmt::format("causal attention needs kv-seq >= seq (got seq {}, kv-seq {})", s.seq, s.kv_seq));
@@ -223,7 +221,8 @@ KernelTime KernelModel::fused_attention(const GpuSpec& gpu, AttentionImpl impl, 
   const double kv_heads = double(s.batch) * double(s.kv_heads);
   const bool grouped = kv_heads < heads;
   // Q and O per query head, K and V once per K/V head (a grouped-query kernel reads each K/V head for its group)
-  const double q_bytes = heads * d * double(s.seq) * element_bytes, kv_bytes = kv_heads * d * read_keys(s) * element_bytes;
+  const double q_bytes = heads * d * double(s.seq) * element_bytes,
+               kv_bytes = kv_heads * d * read_keys(s) * element_bytes;
   const double io_bytes = 2 * q_bytes + 2 * kv_bytes;
   const double launch_s = value("launch_overhead_us") * 1e-6;
   // Split-KV (FlashDecoding, FlashAttention-2's split-KV kernel for a KV cache): when the queries fit one tile

@@ -18,6 +18,7 @@ Runs on its own (python3 step_time.py ...) where the compiled ecosim module cann
 """
 import argparse
 import contextlib
+import importlib.util
 import json
 import statistics
 import subprocess
@@ -30,8 +31,15 @@ import torch.nn.functional as F
 
 try:
     from . import zoo_networks
-except ImportError:  # run as a script
+    from .. import files
+except ImportError:  # run as a script: both beside it (the command line's embedded run hands them over)
     import zoo_networks
+    try:
+        import files
+    except ImportError:  # from the source tree: the package's files.py, one folder up
+        _spec = importlib.util.spec_from_file_location("files", Path(__file__).resolve().parent.parent / "files.py")
+        files = importlib.util.module_from_spec(_spec)
+        _spec.loader.exec_module(files)
 
 HOOK_SCHEMES = ("gact", "mesa", "fewbit")  # ecosim.torch's hooks, spelt as `ecosim train` spells them
 
@@ -206,7 +214,7 @@ def main(argv=None):
             row["ecosim"] = estimates[scheme]
         report["schemes"].append(row)
     if a.json_out:
-        a.json_out.write_text(json.dumps(report, indent=2))
+        files.write_atomically(a.json_out, json.dumps(report, indent=2))
         return
     if a.json:
         print(json.dumps(report, indent=2))

@@ -15,7 +15,6 @@
 #include <sstream>
 
 #include "accel_report.hpp"
-#include "child_process.hpp"
 #include "compare_report.hpp"
 #include "compare_table.hpp"
 #include "crossover.hpp"
@@ -36,6 +35,7 @@
 #include "ecosim/traces/trace_writer.hpp"
 #include "embedded_texts.hpp"
 #include "gpu_estimate.hpp"
+#include "plot_script.hpp"
 #include "provenance.hpp"
 #include "replay/replay_progress.hpp"
 #include "report_folder.hpp"
@@ -216,11 +216,11 @@ std::int64_t published_workload(const nlohmann::json& published, const char* key
 }
 
 /// Draws the bar chart with Debian's interpreter (the python3 first on PATH may lack Debian's matplotlib),
-/// running scripts/plot_compare.py as embedded at build time (`python3 -c`); the paths are plain arguments
+/// running scripts/plot_compare.py as embedded at build time (run_embedded_python); the paths are plain arguments
 /// after the script. A failure is a warning: the CSV and JSON are complete. Returns whether the chart exists.
 bool plot(const std::string& json_path, const std::string& png_path) {
-  const ProgramRun run =
-      run_program({"/usr/bin/python3", "-c", std::string(embedded::plot_compare_py()), json_path, png_path});
+  const ProgramRun run = run_embedded_python("/usr/bin/python3", {}, "plot_compare.py", embedded::plot_compare_py(),
+                                             {json_path, png_path});
   std::error_code ec;
   if (run.succeeded && std::filesystem::is_regular_file(png_path, ec)) return true;
   fmt::print(stderr,

@@ -17,7 +17,8 @@ namespace {
 
 constexpr const char* kUsage =
     "ecosim gpu-time [--gpu NAME | --gpu-file PATH] --op attention --impl flash2|flash3|cudnn|naive|sdpa-math|ecosim "
-    "--batch B --heads H [--kv-heads K] --seq N [--kv-seq N] --dim D [--causal] [--pass fwd|bwd|fwd+bwd] [--dtype fp16|bf16|fp32 "
+    "--batch B --heads H [--kv-heads K] --seq N [--kv-seq N] --dim D [--causal] [--pass fwd|bwd|fwd+bwd] [--dtype "
+    "fp16|bf16|fp32 "
     "(naive, sdpa-math, ecosim)] "
     "[--timed kernel|pytorch-call|cuda-call]\n"
     "       ecosim gpu-time [--gpu NAME] --op gemm --m M --n N --k K [--dtype fp32|tf32|fp16|bf16|fp8]\n"
@@ -58,12 +59,14 @@ Timed time_op(const po::variables_map& vm, const gpu::GpuSpec& g, const std::str
     if (vm.count("kv-heads")) s.kv_heads = positive(vm, "kv-heads");
     gpu::set_attention_pass(s, pass);
     const gpu::AttentionImpl impl = gpu::parse_attention_impl(vm["impl"].as<std::string>());
-    return {fmt::format("attention {} {}{}{}, B {} H {}{} N {} Nkv {} D {} {}{}", gpu::attention_impl_name(impl),
-                        pass, s.causal ? " causal" : "", s.window ? fmt::format(" window {}", s.window) : "", s.batch,
-                        s.heads, s.kv_heads ? fmt::format(" Hkv {}", s.kv_heads) : "", s.seq, s.kv_seq ? s.kv_seq : s.seq, s.dim, gpu::dtype_name(dtype), timed_note(timed)),
+    return {fmt::format("attention {} {}{}{}, B {} H {}{} N {} Nkv {} D {} {}{}", gpu::attention_impl_name(impl), pass,
+                        s.causal ? " causal" : "", s.window ? fmt::format(" window {}", s.window) : "", s.batch,
+                        s.heads, s.kv_heads ? fmt::format(" Hkv {}", s.kv_heads) : "", s.seq,
+                        s.kv_seq ? s.kv_seq : s.seq, s.dim, gpu::dtype_name(dtype), timed_note(timed)),
             model.timed(model.attention(g, impl, s), timed)};
   }
-  reject_given(vm, {"impl", "batch", "heads", "kv-heads", "seq", "kv-seq", "dim", "causal", "window", "pass"}, "--op attention");
+  reject_given(vm, {"impl", "batch", "heads", "kv-heads", "seq", "kv-seq", "dim", "causal", "window", "pass"},
+               "--op attention");
   if (op == "gemm") {
     if (!vm["timed"].defaulted()) throw Error("--timed applies to --op attention and the bandwidth-bound ops");
     reject_given(vm, {"rows", "cols"}, "the bandwidth-bound ops");

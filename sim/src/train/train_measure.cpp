@@ -67,7 +67,7 @@ StepMeasurement measure_step_on_gpu(const std::string& python, const ModelZoo& z
                                 "--device",   "cuda", "--zoo",       zoo_file,
                                 "--json-out", report};
   if (options.resolution) args.insert(args.end(), {"--resolution", std::to_string(options.resolution)});
-  const ProgramRun run = run_embedded_python(python, "zoo_networks", embedded::zoo_networks_py(), "step_time.py",
+  const ProgramRun run = run_embedded_python(python, {{"zoo_networks", embedded::zoo_networks_py()}}, "step_time.py",
                                              embedded::step_time_py(), args);
   if (!run.succeeded || !fs::is_regular_file(report)) {
     m.why_not = "step_time.py failed: " + (run.succeeded ? std::string("it wrote no report") : run.failure) +

@@ -38,8 +38,8 @@ struct AttentionShape {
   std::uint64_t batch = 0, heads = 0, seq = 0, kv_seq = 0, dim = 0;  // kv_seq 0: = seq
   bool causal = false, backward = false;                             // backward: the backward pass is timed too
   DType dtype = DType::fp16;
-  bool forward = true;       // false with backward: the backward pass alone
-  std::uint64_t window = 0;  // causal sliding window: each query over the W keys ending at it (0: every earlier key)
+  bool forward = true;         // false with backward: the backward pass alone
+  std::uint64_t window = 0;    // causal sliding window: each query over the W keys ending at it (0: every earlier key)
   std::uint64_t kv_heads = 0;  // grouped-query attention: the K/V heads, dividing heads (0: = heads)
 };
 
