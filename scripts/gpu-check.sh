@@ -303,6 +303,8 @@ stage2() {
     --max-seconds 30 --json "$logs/bench-sdpa.json"
   step attention-table 10 python3 "$root/scripts/attention_table" "$logs/bench-attention.json" \
     "$logs/bench-sdpa.json"
+  # Shapes no published point covers, beside the GPU model: grouped-query prefill, a short query's backward.
+  step gpu-model-probe 30 python3 "$root/scripts/gpu_model_probe" --ecosim "$ecosim"
   step bench-decode 60 "$build/bin/bench_decode" --device cuda
   # A training step measured in PyTorch (time, peak memory, what autograd saves) beside ecosim train's model of
   # it (issue 20): a CNN with SGD and a ViT with AdamW, fp32 and AMP.

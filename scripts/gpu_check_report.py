@@ -27,6 +27,7 @@ TABLES = [
     ("attention-table.log", "Attention: hashed vs the fastest library attention"),
     ("bench-attention.log", "bench_attention"),
     ("bench-sdpa.log", "bench_sdpa (PyTorch SDPA back ends)"),
+    ("gpu-model-probe.log", "The GPU model's grouped-query and short-query backward shapes, measured and modelled"),
     ("bench-decode.log", "bench_decode (a decode step: MSA's K/V cache vs recurrent states)"),
     ("train-step-resnet50.log", "A training step measured in PyTorch beside ecosim train: ResNet-50"),
     ("train-step-deit-small.log", "A training step measured in PyTorch beside ecosim train: DeiT-S"),
