@@ -35,12 +35,13 @@ std::vector<std::uint64_t> fitting_sizes(std::uint64_t dim, std::uint64_t most) 
 std::uint64_t most_keys(const AttentionShape& s, const AccelConfig& c) {
   return c.buffer(Buffer::weights).half_bits() / checked_product({2, s.dim, s.operand_bits});
 }
-/// The most queries per tile with tk keys: their Q and P tiles in half the inputs buffer; their scores,
-/// output rows and running max and sum at accumulator width in half the outputs buffer.
+/// The most queries per tile with tk keys: their rows' (heads each) Q and P tiles in half the inputs buffer;
+/// their scores, output rows and running max and sum at accumulator width in half the outputs buffer.
 std::uint64_t most_queries(const AttentionShape& s, std::uint64_t tk, const AccelConfig& c) {
-  return std::min(
+  const std::uint64_t rows = std::min(
       c.buffer(Buffer::inputs).half_bits() / checked_mul(checked_add(s.dim, tk), s.operand_bits),
       c.buffer(Buffer::outputs).half_bits() / checked_mul(checked_add(tk, checked_add(s.dim, 2)), c.accumulator_bits));
+  return rows / s.heads;
 }
 
 /// Whether tiling a is better than b: less energy (relative differences below 1e-9 are rounding), then fewer
@@ -95,10 +96,10 @@ std::uint64_t fused_dram_bits(const AttentionShape& s, FusedOrder order, std::ui
                               const AccelConfig& c) {
   const std::uint64_t q_trips = ceil_div(s.queries, tq), k_trips = ceil_div(s.keys, tk);
   const std::uint64_t last_rows = s.queries - (q_trips - 1) * tq;  // of the last query tile
-  const std::uint64_t row_bits = checked_mul(s.dim, s.operand_bits);
-  std::uint64_t bits = checked_mul(s.queries, row_bits);  // O, once
+  const std::uint64_t row_bits = checked_mul(s.dim, s.operand_bits), query_bits = checked_mul(s.heads, row_bits);
+  std::uint64_t bits = checked_mul(s.queries, query_bits);  // O, once
   if (order == FusedOrder::queries_outer) {
-    bits = checked_add(bits, checked_mul(s.queries, row_bits));  // Q, once
+    bits = checked_add(bits, checked_mul(s.queries, query_bits));  // Q, once
     // K and V rows: each query tile's key tiles, but tile 0 when the query tile before used it alone
     std::uint64_t key_rows = 0, visited_before = 0;
     for (std::uint64_t qi = 0; qi < q_trips; ++qi) {
@@ -124,8 +125,8 @@ std::uint64_t fused_dram_bits(const AttentionShape& s, FusedOrder order, std::ui
                                  checked_mul(std::min(tq, s.queries - qi * tq), key_tiles_visited(s, tq, tk, qi) - 1));
     q_rows -= alone_after * last_rows;
     partial_rows -= alone_after * last_rows;
-    bits = checked_add(bits, checked_mul(q_rows, row_bits));
-    bits = checked_add(bits, checked_product({2, partial_rows, s.dim + 2, c.accumulator_bits}));
+    bits = checked_add(bits, checked_mul(q_rows, query_bits));
+    bits = checked_add(bits, checked_product({2, partial_rows, s.heads, s.dim + 2, c.accumulator_bits}));
   }
   return checked_mul(s.groups, bits);
 }
@@ -143,25 +144,31 @@ std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, con
     const auto it = r.params.find(std::string(ops::kCausalParam));
     return it != r.params.end() && it->second == 1;
   };
-  const auto window = [](const OpRecord& r) {
-    const auto it = r.params.find(std::string(ops::kWindowParam));
+  const auto param = [](const OpRecord& r, std::string_view name) {
+    const auto it = r.params.find(std::string(name));
     return it == r.params.end() ? std::uint64_t{0} : it->second;
   };
-  const AttentionShape s{.groups = scores.batch,
+  const auto window = [&](const OpRecord& r) { return param(r, ops::kWindowParam); };
+  const auto kv_groups = [&](const OpRecord& r) { return param(r, ops::kKvGroupsParam); };
+  const std::uint64_t g = scores.batch, kv = kv_groups(scores);
+  const bool grouped = causal(scores) && kv && kv < g && g % kv == 0;  // the query heads sharing a K/V head
+  const AttentionShape s{.groups = grouped ? kv : g,
                          .queries = scores.m,
                          .keys = scores.n,
                          .dim = scores.k,
                          .operand_bits = operand_bits(scores.a_dtype, config),
                          .causal = causal(scores),
-                         .window = window(scores)};
+                         .window = window(scores),
+                         .heads = grouped ? g / kv : 1};
   for (const OpRecord& r : ops.first(kAttentionGroupRecords))
-    if (causal(r) != s.causal || window(r) != s.window) return std::nullopt;  // not one (causal, windowed) attention
+    if (causal(r) != s.causal || window(r) != s.window || kv_groups(r) != kv)
+      return std::nullopt;                                  // not one (causal, windowed, grouped) attention
   if (s.window && !s.causal) return std::nullopt;           // a window bounds a causal attention's keys only
   if (s.causal && s.keys < s.queries) return std::nullopt;  // a query would attend to no key
-  const bool consistent = s.groups && s.queries && s.keys && s.dim && context.batch == s.groups &&
-                          context.m == s.queries && context.n == s.dim && context.k == s.keys &&
-                          scale.batch * scale.m * scale.n == s.groups * s.queries * s.keys &&
-                          softmax.batch * softmax.m == s.groups * s.queries && softmax.n == s.keys &&
+  const bool consistent = g && s.queries && s.keys && s.dim && context.batch == g && context.m == s.queries &&
+                          context.n == s.dim && context.k == s.keys &&
+                          scale.batch * scale.m * scale.n == g * s.queries * s.keys &&
+                          softmax.batch * softmax.m == g * s.queries && softmax.n == s.keys &&
                           operand_bits(scores.b_dtype, config) == s.operand_bits &&
                           operand_bits(context.a_dtype, config) == s.operand_bits &&
                           operand_bits(context.b_dtype, config) == s.operand_bits;
@@ -173,7 +180,7 @@ OpCounts fused_softmax_work(const OpCounts& records, const AttentionShape& s, st
   for (std::uint64_t qi = 0; qi < ceil_div(s.queries, tq); ++qi)
     rows_after_first = checked_add(
         rows_after_first, checked_mul(std::min(tq, s.queries - qi * tq), key_tiles_visited(s, tq, tk, qi) - 1));
-  const std::uint64_t updates = checked_mul(s.groups, rows_after_first);
+  const std::uint64_t updates = checked_product({s.groups, s.heads, rows_after_first});
   OpCounts c = records;
   c.add(OpKind::add, DType::fp32, updates);
   c.add(OpKind::exp, DType::fp32, updates);
@@ -257,9 +264,10 @@ std::optional<FusedPlan> plan_fused_attention(std::span<const OpRecord> ops, con
   FusedPlan fused{{}, *tiling};
   fused.plan.name = ops[0].group;
   fused.plan.kind = OpClass::gemm;
-  fused.plan.mapping =
-      fmt::format("fused {}attention: {}, scores on chip; array {}-bit (pf {})", s.causal ? "causal " : "",
-                  tiling->describe(), s.operand_bits, fusion(s.operand_bits, s.operand_bits, c).spatial);
+  fused.plan.mapping = fmt::format(
+      "fused {}attention: {}{}, scores on chip; array {}-bit (pf {})", s.causal ? "causal " : "", tiling->describe(),
+      s.heads > 1 ? fmt::format(" of {} query heads sharing a K/V head", s.heads) : std::string(), s.operand_bits,
+      fusion(s.operand_bits, s.operand_bits, c).spatial);
   fused.plan.runs.push_back(fused_attention_tiles(s, *tiling, vector, c));
   return fused;
 }

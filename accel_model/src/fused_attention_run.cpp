@@ -68,15 +68,17 @@ class FusedAttentionRun : public IndexedTileRun {
   }
 
   std::uint64_t tile_count() const override { return checked_mul(3, triples_); }
-  /// Q, K and V, each [1][G][rows][dim]; the partial output rows with their max and sum, [1][G][queries][dim + 2]
-  /// at accumulator width (keys_outer); O, [1][G][queries][dim] (stored at the operand width).
+  /// Q, K and V, each [1][G][rows][dim] (a query position's heads consecutive rows); the partial output rows with
+  /// their max and sum, [1][G][query rows][dim + 2] at accumulator width (keys_outer); O, [1][G][query rows][dim]
+  /// (stored at the operand width).
   std::vector<TensorShape> tensors() const override {
     const unsigned a = s_.operand_bits;
-    return {{{1, s_.groups, s_.queries, s_.dim}, a},
+    const std::uint64_t rows = checked_mul(s_.queries, s_.heads);
+    return {{{1, s_.groups, rows, s_.dim}, a},
             {{1, s_.groups, s_.keys, s_.dim}, a},
             {{1, s_.groups, s_.keys, s_.dim}, a},
-            {{1, s_.groups, s_.queries, s_.dim + 2}, unsigned(c_.accumulator_bits)},
-            {{1, s_.groups, s_.queries, s_.dim}, a}};
+            {{1, s_.groups, rows, s_.dim + 2}, unsigned(c_.accumulator_bits)},
+            {{1, s_.groups, rows, s_.dim}, a}};
   }
 
   /// Rows of queries (Q, O, partial) or keys (K, V) of the tile's group: Q, K and the partial rows for the
@@ -87,25 +89,28 @@ class FusedAttentionRun : public IndexedTileRun {
                    std::uint64_t width) {
       return TensorBox{tensor, {0, x.g, tile * full, 0}, {1, 1, std::min(full, total - tile * full), width}};
     };
+    const std::uint64_t tile_rows = tq_full_ * s_.heads, rows = s_.queries * s_.heads;
     TileBoxes b;
     if (t.load_bits[std::size_t(Buffer::inputs)])
-      b.load[std::size_t(Buffer::inputs)] = box(kQ, x.qi, tq_full_, s_.queries, s_.dim);
+      b.load[std::size_t(Buffer::inputs)] = box(kQ, x.qi, tile_rows, rows, s_.dim);
     if (t.load_bits[std::size_t(Buffer::weights)])
       b.load[std::size_t(Buffer::weights)] = box(position(i).second == 0 ? kK : kV, x.ki, tk_full_, s_.keys, s_.dim);
     if (t.load_bits[std::size_t(Buffer::outputs)])
-      b.load[std::size_t(Buffer::outputs)] = box(kPartial, x.qi, tq_full_, s_.queries, s_.dim + 2);
+      b.load[std::size_t(Buffer::outputs)] = box(kPartial, x.qi, tile_rows, rows, s_.dim + 2);
     if (t.store_bits)
-      b.store = last_key_tile(x) ? box(kO, x.qi, tq_full_, s_.queries, s_.dim)
-                                 : box(kPartial, x.qi, tq_full_, s_.queries, s_.dim + 2);
+      b.store =
+          last_key_tile(x) ? box(kO, x.qi, tile_rows, rows, s_.dim) : box(kPartial, x.qi, tile_rows, rows, s_.dim + 2);
     return b;
   }
 
   TileWork tile(std::uint64_t i) const override {
     const auto [j, step] = position(i);
     const Triple x = triple(j);
-    const std::uint64_t tq = std::min(tq_full_, s_.queries - x.qi * tq_full_);
+    const std::uint64_t positions = std::min(tq_full_, s_.queries - x.qi * tq_full_);
+    const std::uint64_t tq = positions * s_.heads;  // the tile's query rows
     const std::uint64_t tk = std::min(tk_full_, s_.keys - x.ki * tk_full_);
-    const std::uint64_t macs = attended_in_tile(s_, x.qi * tq_full_, tq, x.ki * tk_full_, tk) * s_.dim;
+    const std::uint64_t macs =
+        attended_in_tile(s_, x.qi * tq_full_, positions, x.ki * tk_full_, tk) * s_.heads * s_.dim;
     const std::uint64_t a = s_.operand_bits, acc = c_.accumulator_bits, kdiv = c_.rows * f_.spatial;
     // The triples before and after in this group: a Q or K and V tile is loaded when the one before used
     // another; a query tile's output rows stay on chip while the next triple uses the same query tile, and

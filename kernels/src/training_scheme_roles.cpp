@@ -3,7 +3,6 @@
 // and softmax run in fp32 (autocast's fp32 list); a residual add in a network with LayerNorms is fp32 (its stream
 // starts from fp32 embeddings and position embeddings, and fp32 + fp16 promotes), else its input's dtype; every other
 // layer keeps its input's dtype.
-#include <map>
 
 #include "training_scheme_roles.hpp"
 
@@ -67,13 +66,10 @@ std::vector<DType> autocast_dtypes(const std::vector<Layer>& layers, const Train
   bool has_layernorm = false;
   for (const Layer& l : layers) has_layernorm = has_layernorm || std::holds_alternative<LayerNorm>(l.op);
   std::vector<DType> output(layers.size());
-  std::map<std::string, std::size_t> index;
+  const std::vector<LayerReads> reads = layer_reads(layers);
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const Layer& l = layers[i];
-    const DType input = is_network_input_name(l.input) || (l.input.empty() && i == 0) ? DType::fp32
-                        : !l.input.empty()                                            ? output[index.at(l.input)]
-                                                                                      : output[i - 1];
-    index[l.name] = i;
+    const DType input = reads[i].input == LayerReads::kNetworkInput ? DType::fp32 : output[reads[i].input];
     if (std::holds_alternative<Linear>(l.op) || std::holds_alternative<Conv2d>(l.op) ||
         std::holds_alternative<Matmul>(l.op) || std::holds_alternative<AttentionConfig>(l.op) ||
         std::holds_alternative<SoftmaxAttention>(l.op))

@@ -104,8 +104,8 @@ Form fewbit_form(const SavedTensor& s, const Activation& a, unsigned bits) {
 bool floating(const SavedTensor& s) { return s.dtype == "fp32"; }
 
 /// The network's input when it is data (reads_input_data): it requires no gradient.
-bool input_data(const SavedTensor& s, const std::vector<Layer>& layers) {
-  return s.producer == SavedTensor::kNetworkInput && reads_input_data(layers, s.first_saver);
+bool input_data(const SavedTensor& s, const std::vector<Layer>& layers, const std::vector<LayerReads>& reads) {
+  return s.producer == SavedTensor::kNetworkInput && reads_input_data(layers, reads, s.first_saver);
 }
 
 /// A 0/1 tensor packed one bit an element (ActNN's ReLU, GACT's dropout masks), in Few-Bit's 1-bit layout.
@@ -116,6 +116,7 @@ struct Rules {
   const std::vector<Layer>& layers;
   std::uint64_t batch;
   std::vector<unsigned> gact_bits = {};  // gact:avgB: the width of each saved tensor (its index in step.saved)
+  std::vector<LayerReads> reads = layer_reads(layers);
 
   /// fp16 or fp32 as autocast runs the saver: the tensor itself when produced so, else the saver's own cast.
   static Form cast(const SavedTensor& s, DType to, DType produced) {
@@ -158,7 +159,7 @@ struct Rules {
       case SchemeKind::gact: {  // GACT's quantizer: 1-bit dropout masks; nothing that requires no gradient
         if (r == Role::mask) return mask_form(s);
         const unsigned bits = gact_bits.empty() ? scheme.bits : gact_bits[index];
-        if (!floating(s) || r == Role::stats || input_data(s, layers) || bits == 32) return raw(s);
+        if (!floating(s) || r == Role::stats || input_data(s, layers, reads) || bits == 32) return raw(s);
         return actnn_form("gact" + std::to_string(bits), actnn::Layout::uniform(s.elements, bits), false);
       }
       case SchemeKind::mesa: {
@@ -182,12 +183,13 @@ std::vector<unsigned> gact_allocation(const Scheme& scheme, const std::vector<La
   std::vector<std::size_t> quantized;
   std::vector<double> sensitivity;
   std::vector<std::uint64_t> elements;
+  const std::vector<LayerReads> reads = layer_reads(layers);
   for (std::size_t i = 0; i < step.saved.size(); ++i) {
     const SavedTensor& s = step.saved[i];
     bool stats = false;
     for (const Saver& saver : s.savers)
       for (Role r : roles(layers[saver.layer], saver.what)) stats = stats || r == Role::stats;
-    if (!floating(s) || stats || input_data(s, layers)) continue;
+    if (!floating(s) || stats || input_data(s, layers, reads)) continue;
     quantized.push_back(i);
     sensitivity.push_back(static_cast<double>(s.elements));
     elements.push_back(s.elements);

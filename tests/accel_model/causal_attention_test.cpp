@@ -18,7 +18,7 @@ using namespace ecosim::test;
 namespace {
 
 std::vector<OpRecord> msa_records(std::uint64_t heads, std::uint64_t queries, std::uint64_t keys, std::uint64_t d,
-                                  bool causal, std::uint64_t window = 0) {
+                                  bool causal, std::uint64_t window = 0, std::uint64_t kv_heads = 0) {
   AttentionConfig c{.variant = window ? AttentionVariant::sliding : AttentionVariant::msa,
                     .heads = heads,
                     .seq = queries,
@@ -27,6 +27,7 @@ std::vector<OpRecord> msa_records(std::uint64_t heads, std::uint64_t queries, st
                     .keys = keys,
                     .causal = causal};
   if (window) c.sliding_window = window;
+  c.kv_heads = kv_heads;
   RecordingSink list;
   emit_attention("attention", c, Convention::exact, list);
   return list.records;
@@ -117,6 +118,55 @@ TEST_CASE("causal fused DRAM bits worked by hand: 300 queries and keys in tiles 
   CHECK(attended_in_tile(s, 0, 100, 100, 100) == 0);
 }
 
+TEST_CASE("fused grouped-query causal attention: each K/V tile serves every query head of its group") {
+  AccelConfig c = builtin_config("bitfusion-45nm");
+  c.fuse_attention = true;
+  const std::uint64_t heads = 8, kv_heads = 2, per_kv = heads / kv_heads, n = 300, d = 32;
+  const std::uint64_t acc = c.accumulator_bits, row = d * 8, partial_row = (d + 2) * acc;
+  const std::vector<OpRecord> gqa = msa_records(heads, n, n, d, true, 0, kv_heads);
+  const std::vector<OpRecord> mha = msa_records(heads, n, n, d, true);
+  const AttentionShape s = *attention_group(gqa, c), m = *attention_group(mha, c);
+  CHECK(s.groups == kv_heads);  // from the records' params.kv_groups
+  CHECK(s.heads == per_kv);
+  CHECK(m.groups == heads);
+  CHECK(m.heads == 1);
+  // Tiles of 100 positions × 100 keys (as the test above, per K/V head): queries outer, the 4 heads' Q and O rows
+  // once (4 · 300 each), K and V rows 500 once for all four heads — against 500 per query head without sharing.
+  CHECK(fused_dram_bits(s, FusedOrder::queries_outer, 100, 100, c) == kv_heads * (2 * per_kv * 300 + 2 * 500) * row);
+  CHECK(fused_dram_bits(m, FusedOrder::queries_outer, 100, 100, c) == heads * (2 * 300 + 2 * 500) * row);
+  // keys outer: K and V once per K/V head, O once and Q rows 500 per query head, partial rows 2 · 200 per query head
+  CHECK(fused_dram_bits(s, FusedOrder::keys_outer, 100, 100, c) ==
+        kv_heads * ((2 * 300 + per_kv * (300 + 500)) * row + per_kv * 2 * 200 * partial_row));
+  for (FusedOrder order : {FusedOrder::queries_outer, FusedOrder::keys_outer})
+    for (auto [tq, tk] : {std::pair<std::uint64_t, std::uint64_t>{100, 100}, {7, 64}, {300, 32}, {16, 300}}) {
+      INFO("order " << int(order) << ", " << tq << " positions × " << tk << " keys");
+      std::uint64_t walked = 0, macs = 0;
+      for (const TileWork& w : collect(*fused_attention_tiles(s, {order, tq, tk}, {}, c)))
+        walked += w.load_total_bits() + w.store_bits, macs += w.macs;
+      CHECK(walked == fused_dram_bits(s, order, tq, tk, c));
+      CHECK(macs == gqa[0].counts.ops(OpKind::mul) + gqa[3].counts.ops(OpKind::mul));  // every query head's pairs
+    }
+  // The mapper's tiling holds tq · 4 query rows in the buffers; the plan does the records' MACs and moves less
+  // DRAM than the same heads each with their own K and V.
+  const FusedTiling t = plan_fused_attention(gqa, c, tech())->tiling;
+  INFO(t.describe());
+  CHECK(t.tq * per_kv * (d + t.tk) * 8 <= c.buffer(Buffer::inputs).half_bits());
+  CHECK(t.tq * per_kv * (t.tk + d + 2) * acc <= c.buffer(Buffer::outputs).half_bits());
+  const std::vector<OpPlan> plans = plan_all(gqa, c);
+  REQUIRE(plans.size() == 1);
+  CHECK_THAT(plans[0].mapping, Catch::Contains("4 query heads sharing a K/V head"));
+  const ReplayResult shared = replay_cf(gqa, c), apart = replay_cf(mha, c);
+  CHECK(shared.total.macs == apart.total.macs);
+  CHECK(shared.total.dram_bits < apart.total.dram_bits);
+  // The four records must agree on their K/V heads to be one grouped attention.
+  std::vector<OpRecord> mixed = gqa;
+  mixed[1].params.erase(std::string(ops::kKvGroupsParam));
+  CHECK_FALSE(attention_group(mixed, c));
+  c.dram_bits_per_cycle = 1 << 16;  // compute-bound (checked, not assumed): SystemC equals the closed form
+  REQUIRE(compute_bound(plan_all(gqa, c)[0], c));
+  CHECK(replay_sc(gqa, c).total.cycles == replay_cf(gqa, c).total.cycles);
+}
+
 TEST_CASE("a causal group fuses only when its four records agree, and SystemC equals the closed form") {
   AccelConfig c = builtin_config("bitfusion-45nm");
   c.fuse_attention = true;
@@ -149,14 +199,14 @@ TEST_CASE("unfused causal attention: strips of keys over the query rows that att
   // (queries, keys, sliding window): square blocks, a decode block of 3 queries over 700 keys, one query over
   // 4096; sliding windows of 1024 and 300 keys over a prefill and of 1024 over a decode block of 3 queries
   for (auto [queries, cache, window] : std::vector<std::array<std::uint64_t, 3>>{{77, 0, 0},
-                                                                                {256, 0, 0},
-                                                                                {1030, 0, 0},
-                                                                                {5000, 0, 0},
-                                                                                {3, 697, 0},
-                                                                                {1, 4095, 0},
-                                                                                {5000, 0, 1024},
-                                                                                {2000, 0, 300},
-                                                                                {3, 5000, 1024}}) {
+                                                                                 {256, 0, 0},
+                                                                                 {1030, 0, 0},
+                                                                                 {5000, 0, 0},
+                                                                                 {3, 697, 0},
+                                                                                 {1, 4095, 0},
+                                                                                 {5000, 0, 1024},
+                                                                                 {2000, 0, 300},
+                                                                                 {3, 5000, 1024}}) {
     const std::uint64_t heads = 2, d = 32;
     const std::vector<OpRecord> ops = msa_records(heads, queries, queries + cache, d, true, window);
     const std::uint64_t keys = ops[0].n, offset = keys - queries;  // a window keeps the last W + N − 1 keys
@@ -195,7 +245,7 @@ TEST_CASE("unfused causal attention: strips of keys over the query rows that att
       CHECK(row.macs >= ops[i].counts.ops(OpKind::mul));
       CHECK(row.macs <= heads * queries * keys * d);
       if (queries == 1) CHECK(row.macs == heads * keys * d);
-      if (queries >= 1030 && !window) CHECK(row.macs < heads * queries * keys * d * 6 / 10);  // half the rectangle
+      if (queries >= 1030 && !window) CHECK(row.macs < heads * queries * keys * d * 6 / 10);    // half the rectangle
       if (queries >= 1030 && window) CHECK(row.macs * 2 < ops[i].counts.ops(OpKind::mul) * 3);  // about the band
       // the strips' seams staged by class as the walk stages them
       CHECK(row.cycles == closed_form_row(plan, c, false, ClosedForm::tile_by_tile).cycles);

@@ -100,8 +100,8 @@ TEST_CASE("class-costed closed form equals the tile walk on conv layers with cli
 }
 
 TEST_CASE(
-    "stretch-costed fused attention equals the tile walk on tilings of both orders, causal or not, overlap on and "
-    "off") {
+    "stretch-costed fused attention equals the tile walk on tilings of both orders, causal (grouped too) or not, "
+    "overlap on and off") {
   std::mt19937_64 rng(15);
   for (AccelConfig c : configs()) {
     for (const bool overlap : {true, false}) {
@@ -118,6 +118,7 @@ TEST_CASE(
         AttentionShape causal = s;
         causal.causal = true;
         causal.keys = s.queries + (rng() % 3 == 0 ? 0 : rng() % s.keys);
+        causal.heads = 1 + rng() % 3;  // grouped-query: query heads sharing each group's K and V
         const FusedTiling ct{rng() % 2 ? FusedOrder::queries_outer : FusedOrder::keys_outer, 1 + rng() % causal.queries,
                              1 + rng() % causal.keys};
         const VectorWork causal_vector{rng() % (20 * causal.groups * causal.queries * causal.keys + 1), 1e3};

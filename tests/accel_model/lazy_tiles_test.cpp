@@ -154,23 +154,27 @@ TEST_CASE("a version-1 hash op plans as its converted records: two GEMM runs and
   CHECK(work_of(tiles) == expected);
 }
 
-TEST_CASE("fused attention tiles equal the eager (group, query tile, key tile) triples, causal too") {
+TEST_CASE("fused attention tiles equal the eager (group, query tile, key tile) triples, causal and grouped too") {
   AccelConfig c = builtin_config("bitfusion-45nm");
   struct Case {
     std::uint64_t queries, keys;
     bool causal;
+    std::uint64_t kv_groups = 0;  // of the 4 groups (causal): the K/V heads 2 query heads each share
   };
   std::vector<Case> cases;
   for (std::uint64_t n : {1, 77, 300, 1030}) cases.push_back({n, n, false}), cases.push_back({n, n, true});
   cases.push_back({3, 700, true});  // a decode block: 3 queries over 700 keys
   cases.push_back({200, 333, true});
-  for (const auto [queries, keys, causal] : cases) {
-    INFO(queries << " queries over " << keys << " keys" << (causal ? ", causal" : ""));
+  cases.push_back({300, 300, true, 2}), cases.push_back({3, 700, true, 2});
+  for (const auto [queries, keys, causal, kv_groups] : cases) {
+    INFO(queries << " queries over " << keys << " keys" << (causal ? ", causal" : "") << ", K/V groups " << kv_groups);
     std::vector<OpRecord> ops;
-    for (const stages::StageRecord& r : stages::softmax_core(2, queries, keys, 32, DType::fp32, causal))
+    for (const stages::StageRecord& r : stages::softmax_core(4, queries, keys, 32, DType::fp32, causal, 0, kv_groups))
       ops.push_back(r.exact);
     const AttentionShape s = *attention_group(ops, c);
     REQUIRE(s.causal == causal);
+    REQUIRE(s.groups * s.heads == 4);
+    REQUIRE(s.heads == (kv_groups ? 2 : 1));
     OpCounts records = ops[1].counts;
     records += ops[2].counts;
     // The softmax work: the records' own, plus per query row and key tile its query tile visits after the first
@@ -180,7 +184,7 @@ TEST_CASE("fused attention tiles equal the eager (group, query tile, key tile) t
       std::uint64_t updates = 0;
       for (std::uint64_t q0 = 0; q0 < queries; q0 += tq) {
         const std::uint64_t rows = std::min(tq, queries - q0), seen = causal ? keys - queries + q0 + rows : keys;
-        updates += s.groups * rows * ((seen + tk - 1) / tk - 1);
+        updates += s.groups * s.heads * rows * ((seen + tk - 1) / tk - 1);
       }
       OpCounts work = records;
       work.add(OpKind::add, DType::fp32, updates).add(OpKind::exp, DType::fp32, updates);

@@ -196,6 +196,39 @@ TEST_CASE("the new zoo entries: torchvision's published GMACs (conv + linear mul
         (512 + 4096) * 64 + 2 * lra_layer + 128 + (64 * 128 + 128) + (128 * 2 + 2));
 }
 
+TEST_CASE("what each layer reads: the layer before, the last earlier layer of a name, or a network input") {
+  std::vector<Layer> layers = {{"a", Linear{}},
+                               {"b", Linear{}},
+                               {"a", Linear{}},
+                               {"c", Linear{}, "a"},
+                               {"d", Linear{}, network_input_name("memory")},
+                               {"e", ElementwiseMul{}, "b"}};
+  layers[5].other = network_input_name("memory");
+  const std::vector<LayerReads> reads = layer_reads(layers);
+  REQUIRE(reads.size() == layers.size());
+  CHECK(reads[0].input == LayerReads::kNetworkInput);  // the first layer: the network's input
+  CHECK(reads[1].input == 0);                          // unnamed: the layer before
+  CHECK(reads[3].input == 2);                          // "a": the last layer of that name before it
+  CHECK(reads[4].input == LayerReads::kNetworkInput);
+  CHECK(reads[5].input == 1);
+  CHECK(reads[5].other == LayerReads::kNetworkInput);
+  CHECK(reads[4].other == LayerReads::kNone);
+  // the input data: the first layer's when a convolution takes the images, a named network input always
+  CHECK_FALSE(reads_input_data(layers, reads, 0));  // a Linear first: a token model's lookup output
+  CHECK(reads_input_data(layers, reads, 4));
+  CHECK_FALSE(reads_input_data(layers, reads, 5));  // its *other* operand is the network input, not its input
+  const std::vector<Layer> conv_first = {{"conv", Conv2d{}}};
+  CHECK(reads_input_data(conv_first, layer_reads(conv_first), 0));
+  // the two operands of e: b's output and the network input d also read, stored once (two savers)
+  const std::vector<SavedTensor> saved = saved_tensors(layers);
+  std::size_t memory_savers = 0;
+  for (const SavedTensor& t : saved)
+    if (t.producer == SavedTensor::kNetworkInput && t.first_saver == 4) memory_savers = t.savers.size();
+  CHECK(memory_savers == 2);
+  const std::vector<Layer> later = {{"fc1", Linear{}, "fc2"}, {"fc2", Linear{}}};  // names an only later layer
+  CHECK_THROWS_WITH(layer_reads(later), Catch::Contains("layer 'fc1' reads 'fc2', no layer before it"));
+}
+
 TEST_CASE("refused: unmodelled layer kinds and variants, unknown inputs, 64-bit overflow") {
   Elementwise max;
   max.func = "Max";

@@ -1,5 +1,5 @@
-// The distinct tensors a network saves for backward: each layer's saves resolved to tensors (its input is the
-// output of Layer::input or of the layer before it; the first layer's input is the network's input), a tensor
+// The distinct tensors a network saves for backward: each layer's saves resolved to the tensors it reads
+// (layer_reads: an earlier layer's output or a network input), a tensor
 // saved by several layers (a ReLU's output the next conv saves as its input, a sigmoid's output a product keeps
 // as its other operand: Layer::other) stored once; a network input named by a layer is one tensor however many
 // layers read it. A layer whose input
@@ -13,42 +13,38 @@
 
 namespace ecosim::training {
 
-std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const std::vector<LayerTensors>& tensors) {
-  std::vector<std::uint64_t> elements;             // per tensor id
-  std::vector<std::size_t> producer;               // per tensor id
-  std::map<std::string, std::size_t> output_of;    // layer name → its output's tensor id
-  std::map<std::size_t, std::size_t> saved_index;  // tensor id → its entry in `saved`
+std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const std::vector<LayerReads>& reads,
+                                       const std::vector<LayerTensors>& tensors) {
+  std::vector<std::uint64_t> elements;                // per tensor id
+  std::vector<std::size_t> producer;                  // per tensor id
+  std::vector<std::size_t> output_of(layers.size());  // per layer: its output's tensor id
+  std::map<std::string, std::size_t> network_input;   // a network input's name ("": the first layer's) → id
+  std::map<std::size_t, std::size_t> saved_index;     // tensor id → its entry in `saved`
   std::vector<SavedTensor> saved;
   auto new_tensor = [&](std::uint64_t n, std::size_t layer) {
     elements.push_back(n);
     producer.push_back(layer);
     return elements.size() - 1;
   };
-  // an operand named by Layer::input or Layer::other: an earlier layer's output, or a network input by name (a
-  // new tensor of `n` elements where first read)
-  const auto named = [&](const Layer& layer, const std::string& name, std::uint64_t n) {
-    if (const auto source = output_of.find(name); source != output_of.end()) return source->second;
-    if (!is_network_input_name(name))
-      throw Error("training step: layer '" + layer.name + "' reads '" + name + "', no layer before it");
-    return output_of[name] = new_tensor(n, SavedTensor::kNetworkInput);
+  // an operand read from `source` (layer_reads): an earlier layer's output, or a network input by name (a new
+  // tensor of `n` elements where first read)
+  const auto tensor_read = [&](std::size_t source, const std::string& name, std::uint64_t n) {
+    if (source != LayerReads::kNetworkInput) return output_of[source];
+    const auto [known, is_new] = network_input.try_emplace(name, 0);
+    if (is_new) known->second = new_tensor(n, SavedTensor::kNetworkInput);
+    return known->second;
   };
-  std::size_t previous_output = 0;
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const Layer& layer = layers[i];
     const LayerTensors& t = tensors[i];
-    std::size_t input = previous_output;
-    if (!layer.input.empty())
-      input = named(layer, layer.input, t.input);
-    else if (i == 0)
-      input = new_tensor(t.input, SavedTensor::kNetworkInput);  // the network's input
-    const std::size_t output = t.view ? input : new_tensor(t.output, i);
-    output_of[layer.name] = output;
-    previous_output = output;
+    const std::size_t input = tensor_read(reads[i].input, layer.input, t.input);
+    const std::size_t output = output_of[i] = t.view ? input : new_tensor(t.output, i);
     for (const Save& s : t.saves) {
-      const std::size_t id = s.of == Save::Of::input                           ? input
-                             : s.of == Save::Of::output                        ? output
-                             : s.of == Save::Of::other && !layer.other.empty() ? named(layer, layer.other, s.elements)
-                                                                               : new_tensor(s.elements, i);
+      const std::size_t id = s.of == Save::Of::input    ? input
+                             : s.of == Save::Of::output ? output
+                             : s.of == Save::Of::other && !layer.other.empty()
+                                 ? tensor_read(reads[i].other, layer.other, s.elements)
+                                 : new_tensor(s.elements, i);
       const std::uint64_t part = s.of == Save::Of::input   ? t.input
                                  : s.of == Save::Of::other ? std::min(s.elements, elements[id])
                                                            : elements[id];
@@ -79,7 +75,7 @@ namespace ecosim {
 std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers) {
   std::vector<training::LayerTensors> tensors;
   for (const Layer& layer : layers) tensors.push_back(training::layer_tensors(layer));
-  return training::saved_tensors(layers, tensors);
+  return training::saved_tensors(layers, layer_reads(layers), tensors);
 }
 
 }  // namespace ecosim

@@ -55,8 +55,10 @@ AttentionShape attention_shape(const std::string& layer, const AttentionConfig& 
 /// The forward records of `layer` in training: emit()'s, and BN's batch statistics (mean, variance, 1/std).
 void emit_training_forward(const Layer& layer, Convention convention, OpSink& sink);
 
-/// The distinct tensors saved by `layers`, whose rules are `tensors` (one per layer).
-std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const std::vector<LayerTensors>& tensors);
+/// The distinct tensors saved by `layers`, which read `reads` (layer_reads) and whose rules are `tensors` (one per
+/// layer).
+std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const std::vector<LayerReads>& reads,
+                                       const std::vector<LayerTensors>& tensors);
 
 /// The backward records of `layer` ("<layer>.backward.<part>"): gradients of its input (unless not
 /// `input_gradient`: a layer reading data, reads_input_data) and of its parameters.

@@ -2,6 +2,8 @@
 // layer order, the optimizer update, the saved tensors, and the memory curve — parameters, gradients,
 // optimizer state and buffers throughout, the saved tensors first saved up to a layer after its forward and
 // still held during its backward, plus the activation gradients alive during that backward.
+#include <map>
+
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/primitives.hpp"
 #include "training_rules.hpp"
@@ -63,9 +65,29 @@ void emit_training_forward(const Layer& layer, Convention convention, OpSink& si
 
 }  // namespace training
 
-bool reads_input_data(const std::vector<Layer>& layers, std::size_t i) {
-  if (is_network_input_name(layers[i].input)) return true;  // an imported graph's input: a tensor fed in
-  return i == 0 && layers[0].input.empty() && std::holds_alternative<Conv2d>(layers[0].op);  // a zoo model's images
+std::vector<LayerReads> layer_reads(const std::vector<Layer>& layers) {
+  std::map<std::string, std::size_t, std::less<>> last_of;  // layer name → the last layer so far of that name
+  const auto source = [&](const Layer& layer, const std::string& name) {
+    if (is_network_input_name(name)) return LayerReads::kNetworkInput;
+    const auto found = last_of.find(name);
+    if (found == last_of.end())
+      throw Error("training step: layer '" + layer.name + "' reads '" + name + "', no layer before it");
+    return found->second;
+  };
+  std::vector<LayerReads> reads(layers.size());
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const Layer& layer = layers[i];
+    reads[i].input = !layer.input.empty() ? source(layer, layer.input) : i == 0 ? LayerReads::kNetworkInput : i - 1;
+    if (!layer.other.empty()) reads[i].other = source(layer, layer.other);
+    last_of[layer.name] = i;
+  }
+  return reads;
+}
+
+bool reads_input_data(const std::vector<Layer>& layers, const std::vector<LayerReads>& reads, std::size_t i) {
+  if (reads[i].input != LayerReads::kNetworkInput) return false;
+  // an imported graph's input (named): a tensor fed in; unnamed, a zoo model's images (its first convolution)
+  return !layers[i].input.empty() || std::holds_alternative<Conv2d>(layers[i].op);
 }
 
 TrainingStep training_step(const std::vector<Layer>& layers, Optimizer optimizer, Convention convention) {
@@ -75,12 +97,14 @@ TrainingStep training_step(const std::vector<Layer>& layers, Optimizer optimizer
   for (const Layer& layer : layers)
     training::naming_layer(layer, [&] { tensors.push_back(training::layer_tensors(layer)); });
 
+  const std::vector<LayerReads> reads = layer_reads(layers);
   training::RecordList forward(step.forward), backward(step.backward);
   for (const Layer& layer : layers)
     training::naming_layer(layer, [&] { training::emit_training_forward(layer, convention, forward); });
   for (std::size_t i = layers.size(); i-- > 0;)
-    training::naming_layer(
-        layers[i], [&] { training::emit_backward(layers[i], convention, backward, !reads_input_data(layers, i)); });
+    training::naming_layer(layers[i], [&] {
+      training::emit_backward(layers[i], convention, backward, !reads_input_data(layers, reads, i));
+    });
 
   for (std::size_t i = 0; i < layers.size(); ++i) {
     step.parameters = checked_add(step.parameters, checked_add(tensors[i].parameters, layers[i].table_parameters));
@@ -90,7 +114,7 @@ TrainingStep training_step(const std::vector<Layer>& layers, Optimizer optimizer
   step.parameter_bytes = step.gradient_bytes = storage_bytes(DType::fp32, step.parameters);
   step.optimizer_state_bytes = checked_mul(step.parameters, training::state_bytes_per_parameter(optimizer));
 
-  step.saved = training::saved_tensors(layers, tensors);
+  step.saved = training::saved_tensors(layers, reads, tensors);
   for (const SavedTensor& s : step.saved) step.activation_bytes = checked_add(step.activation_bytes, s.bytes);
 
   // held[i]: the saved bytes first saved at layers ≤ i (allocated by then in forward, not yet freed in backward)

@@ -60,11 +60,24 @@ struct TrainingStep {
 /// that overflows 64 bits.
 TrainingStep training_step(const std::vector<Layer>& layers, Optimizer optimizer, Convention convention);
 
+/// The tensors layer i of a network reads, by what produced them: an earlier layer's index (its output), or
+/// kNetworkInput — a network input, the one the name gives or, for a first layer reading no name, the network's
+/// input. `other` is kNone unless Layer::other names an operand.
+struct LayerReads {
+  static constexpr std::size_t kNetworkInput = SavedTensor::kNetworkInput, kNone = kNetworkInput - 1;
+  std::size_t input = kNetworkInput, other = kNone;
+};
+/// What each layer of `layers` (in execution order) reads: Layer::input or Layer::other names the last earlier
+/// layer of that name or a network input (is_network_input_name); an unnamed input is the output of the layer
+/// before (the first layer's, the network's input). Throws ecosim::Error naming the layer for a name that is
+/// neither. The one rule the saved tensors, the training schemes' dtypes and the step's input gradient follow.
+std::vector<LayerReads> layer_reads(const std::vector<Layer>& layers);
+
 /// Whether layer i of `layers` reads the network's input as data, which requires no gradient — an imported
 /// graph's input (named so: Layer::input), or the images a zoo model's first convolution takes (a token model's
 /// first tensor is a learned lookup's output): autograd computes no gradient of it for a Linear or a convolution,
-/// and GACT's quantizer leaves it as saved.
-bool reads_input_data(const std::vector<Layer>& layers, std::size_t i);
+/// and GACT's quantizer leaves it as saved. `reads`: layer_reads(layers).
+bool reads_input_data(const std::vector<Layer>& layers, const std::vector<LayerReads>& reads, std::size_t i);
 
 /// The distinct tensors `layers` save for backward (the SavedTensor list of training_step).
 std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers);
