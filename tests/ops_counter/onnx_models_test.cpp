@@ -1,10 +1,14 @@
 // The models exported from PyTorch by scripts/export_models.py: PVTv2-B0 counts exactly as the zoo's
-// pvt_v2_b0 with its own (SRA) attention in both conventions, and every attention block is found with its shapes.
+// pvt_v2_b0 with its own (SRA) attention in both conventions, every attention block is found with its shapes, and
+// the stock TransformerEncoder's training step leaves its mask's arithmetic unrecorded.
 #include <catch2/catch.hpp>
+
+#include <set>
 
 #include "ecosim/ops_counter/model_zoo.hpp"
 #include "ecosim/ops_counter/onnx_model.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
+#include "ecosim/ops_counter/training_step.hpp"
 #include "onnx_or_skip.hpp"
 
 using namespace ecosim;
@@ -162,6 +166,45 @@ TEST_CASE("exported transformers with in-graph shape arithmetic import and count
   CHECK(import_onnx(kModels + "/swin_block.onnx").unknown_ops.empty());
   for (const char* file : {"vit_mha.onnx", "transformer_encoder.onnx", "gpt_tiny.onnx"})
     CHECK(import_onnx(kModels + "/" + file).unknown_ops.empty());
+}
+
+// A training step records what autograd records: the layers working on the key padding mask only (the
+// graph's second input: data) have no backward and save nothing — among them a Where, which ecosim cannot
+// differentiate and which is therefore not refused — and the step goes through.
+TEST_CASE("exported TransformerEncoder trains: its key padding mask's arithmetic is not recorded", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  const std::vector<Layer> layers = onnx_layers(import_onnx(kModels + "/transformer_encoder.onnx"), std::nullopt);
+  const TrainingStep step = training_step(layers, Optimizer::sgd, Convention::exact);
+  std::set<std::string> with_backward, savers;
+  for (const OpRecord& r : step.backward) with_backward.insert(r.name.substr(0, r.name.find(".backward.")));
+  for (const SavedTensor& t : step.saved)
+    for (const Saver& s : t.savers) savers.insert(layers[s.layer].name);
+  std::size_t mask_layers = 0, wheres = 0;
+  for (const Layer& l : layers) {
+    const bool on_mask = l.name.find("Where") != std::string::npos || l.name.find("Equal") != std::string::npos ||
+                         l.name.find("/Cast") != std::string::npos || l.name.find("/Expand") != std::string::npos;
+    if (!on_mask) continue;
+    INFO(l.name);
+    ++mask_layers;
+    wheres += l.name.find("Where") != std::string::npos;
+    CHECK_FALSE(with_backward.contains(l.name));
+    CHECK_FALSE(savers.contains(l.name));
+  }
+  CHECK(wheres >= 2);
+  CHECK(mask_layers >= 6);
+  // every Linear is recorded: its weight gradient, and its input's (the first reads the graph's input, data: none)
+  std::size_t grad_inputs = 0, grad_weights = 0;
+  for (const OpRecord& r : step.backward) {
+    grad_inputs += r.name.ends_with(".backward.grad_input") && r.kind == OpClass::gemm;
+    grad_weights += r.name.ends_with(".backward.grad_weight");
+  }
+  CHECK(grad_weights == 2 * 4);     // per layer: in_proj, out_proj, linear1, linear2
+  CHECK(grad_inputs == 2 * 4 - 1);  // all but the first in_proj
+  // A Where on the activations' path is recorded, and refused: its backward is not modelled.
+  std::vector<Layer> where_on_path = {{"fc", Linear{.tokens = 4, .in = 4, .out = 4}},
+                                      {"select", DataMovement{.func = "Where", .elements = 16}}};
+  CHECK_THROWS_WITH(training_step(where_on_path, Optimizer::sgd, Convention::exact),
+                    Catch::Contains("layer 'select' (data movement Where)"));
 }
 
 TEST_CASE("exported Swin block: its window attention swaps, the note naming the score term the variant leaves out",

@@ -12,6 +12,9 @@ forward pass at batch 32.
 - The zoo's ResNet-18 and DeiT-Ti (ecosim.torch.zoo_networks) at batch 1 under "gact:4", the same way: their input
   images require no gradient (GACT keeps them, both sides) and DeiT's attention probabilities are saved twice
   under two shapes, [B, H, N, N] and [B·H, N, N] (compressed once).
+- The stock nn.TransformerEncoder with a key padding mask: autograd's distinct storages equal `ecosim train --onnx`
+  of its export within 1 % (the mask's arithmetic, on data, keeps nothing; torch 1.13, whose attention the export
+  holds).
 The other schemes apply their own roles in train and every-tensor compression in the hooks: printed, not checked.
 Exits 77 (skipped) without torch.
 
@@ -34,6 +37,9 @@ from ecosim.torch import zoo_networks
 
 TOLERANCE, BATCH = 0.01, 32
 ZOO = Path(__file__).resolve().parents[2] / "ops_counter" / "data" / "model_zoo.json"
+MODELS = Path(__file__).resolve().parents[1] / "ops_counter" / "data" / "onnx" / "models"
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+import export_models  # noqa: E402  (the exported test models' PyTorch classes)
 
 
 def gact_gap(model, x, scheme, train):
@@ -100,6 +106,25 @@ def main():
         failures += not ok
         print(f"{'ok  ' if ok else 'FAIL'} zoo {name} gact:4 at batch 1: the hooks hold {compressed} B without their "
               f"ReLU masks; ecosim train predicts {predicted} B ({gap:+.3%})")
+    # The stock nn.TransformerEncoder with a key padding mask, as exported to ONNX for the C++ tests (the same
+    # class, batch 2 × 16 tokens): what autograd keeps equals `ecosim train --onnx`'s activation bytes, the mask's
+    # arithmetic (data: no gradient) keeping nothing. The export's graph is torch 1.13's attention; a later torch
+    # runs scaled_dot_product_attention instead, which keeps other tensors: printed, not checked.
+    encoder = export_models.Encoder(64, 4, 128, 2)
+    encoder.train()
+    padding = torch.zeros(2, 16, dtype=torch.bool)
+    padding[1, 12:] = True
+    with ecosim.torch.compressed_activations("actnn", model=encoder) as hooks:
+        out = encoder(torch.rand(2, 16, 64), padding)
+        held = hooks.summary()["saved_storage_bytes"]
+    del out
+    predicted = ecosim.train(onnx=MODELS / "transformer_encoder.onnx")["schemes"][0]["activation_bytes"]
+    gap = predicted / held - 1
+    checked = torch.__version__.startswith("1.")
+    ok = abs(gap) <= TOLERANCE or not checked
+    failures += not ok
+    print(f"{'ok  ' if ok else 'FAIL'} nn.TransformerEncoder with a key padding mask: autograd keeps {held} B, "
+          f"ecosim train --onnx predicts {predicted} B ({gap:+.3%}){'' if checked else '; not checked'}")
     # bits a scheme has no codes for are refused, not quietly capped (ActNN's average budget is 1..8; GACT's 32 is raw)
     for scheme, bits in (("actnn", 16), ("actnn", 0), ("gact", 16)):
         try:

@@ -48,12 +48,15 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
   for (const auto& [name, tensor] : graph.tensors)
     if (!tensor.constant && !context.producer(name)) producer[name] = network_input_name(name);
   const auto place = [&](Layer& layer, const onnx_import::Node& first, const std::vector<std::string>& outputs) {
-    const std::string first_input = first.inputs.empty() ? "" : first.inputs[0];
+    // the operand it reads: the first, or an elementwise op's second where the first is a constant (1 − mask)
+    const auto* e = std::get_if<Elementwise>(&layer.op);
+    const std::size_t read = e && (e->constant_operands & 1u) && first.inputs.size() == 2 ? 1 : 0;
+    const std::string first_input = first.inputs.size() > read ? first.inputs[read] : "";
     if (const auto it = producer.find(first_input);
         it != producer.end() && (model.layers.empty() || model.layers.back().name != it->second))
       layer.input = it->second;
     // a product's other operand, when it is an activation (a weight is the layer's own parameters)
-    if (first.inputs.size() == 2 && !context.constant(first.inputs[1]) && !context.scalar(first.inputs[1]))
+    if (read == 0 && first.inputs.size() == 2 && !context.constant(first.inputs[1]) && !context.scalar(first.inputs[1]))
       if (const auto it = producer.find(first.inputs[1]); it != producer.end()) layer.other = it->second;
     for (const std::string& out : outputs) producer[out] = layer.name;
   };

@@ -12,9 +12,16 @@ namespace {
 struct TensorRules {
   const std::string& name;
 
-  [[noreturn]] void refuse(std::string_view kind) const {
-    throw Error("training step: layer '" + name + "' (" + std::string(kind) +
-                "): its saved tensors and backward are not modelled");
+  std::string refusal(std::string_view kind) const {
+    return "training step: layer '" + name + "' (" + std::string(kind) +
+           "): its saved tensors and backward are not modelled";
+  }
+  [[noreturn]] void refuse(std::string_view kind) const { throw Error(refusal(kind)); }
+  /// A parameterless kind without rules, in from `in` elements, out to `out`: refused only where recorded.
+  LayerTensors unmodelled(std::string_view kind, std::uint64_t in, std::uint64_t out) const {
+    LayerTensors t = pointwise(in, out, {});
+    t.unmodelled = refusal(kind);
+    return t;
   }
 
   static LayerTensors pointwise(std::uint64_t in, std::uint64_t out, std::vector<Save> saves) {
@@ -167,7 +174,7 @@ struct TensorRules {
       if (e.func == f) return pointwise(n, n, {{Save::Of::output, "output", 0}});
     // ReLU6 (Clip between constants): hardtanh keeps its input (in place, a copy of the same size)
     if (e.func == "Clip") return pointwise(n, n, {{Save::Of::input, "input", 0}});
-    refuse("elementwise " + e.func + (e.constant_operands ? " with a constant operand" : ""));
+    return unmodelled("elementwise " + e.func + (e.constant_operands ? " with a constant operand" : ""), n, n);
   }
 
   /// Pooling: max keeps its input and int64 indices, average and global average their input.
@@ -177,14 +184,14 @@ struct TensorRules {
       return pointwise(in, r.rows, {{Save::Of::input, "input", 0}, {Save::Of::own, "indices", r.rows, kInt64}});
     if (r.func == "AveragePool" || r.func == "GlobalAveragePool")
       return pointwise(in, r.rows, {{Save::Of::input, "input", 0}});
-    refuse("reduction " + r.func);
+    return unmodelled("reduction " + r.func, in, r.rows);
   }
 
   /// Copies and selections (Transpose, Concat, Slice, Split, Gather by constant indices, Expand, Pad, Cast,
   /// Tile) keep nothing: their backward needs shapes only; a table lookup (nn.Embedding) keeps its indices, the
   /// layer's other operand (int64).
   LayerTensors operator()(const DataMovement& d) const {
-    if (d.func == "Where") refuse("data movement Where");
+    if (d.func == "Where") return unmodelled("data movement Where", d.elements, d.elements);
     LayerTensors t = pointwise(d.elements, d.elements, {});
     if (d.saved_indices) t.saves.push_back({Save::Of::other, "indices", d.saved_indices, kInt64});
     t.view = d.view;
@@ -214,6 +221,12 @@ AttentionShape attention_shape(const std::string& layer, const AttentionConfig& 
   rules.refuse(variant + " attention");
 }
 
-LayerTensors layer_tensors(const Layer& layer) { return std::visit(TensorRules{layer.name}, layer.op); }
+LayerTensors layer_rules(const Layer& layer) { return std::visit(TensorRules{layer.name}, layer.op); }
+
+LayerTensors layer_tensors(const Layer& layer) {
+  LayerTensors t = layer_rules(layer);
+  if (!t.unmodelled.empty()) throw Error(t.unmodelled);
+  return t;
+}
 
 }  // namespace ecosim::training

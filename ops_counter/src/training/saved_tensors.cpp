@@ -1,5 +1,5 @@
-// The distinct tensors a network saves for backward: each layer's saves resolved to the tensors it reads
-// (layer_reads: an earlier layer's output or a network input), a tensor
+// The distinct tensors a network saves for backward: each recorded layer's saves (gradient_flow) resolved to the
+// tensors it reads (layer_reads: an earlier layer's output or a network input), a tensor
 // saved by several layers (a ReLU's output the next conv saves as its input, a sigmoid's output a product keeps
 // as its other operand: Layer::other) stored once; a network input named by a layer is one tensor however many
 // layers read it. A layer whose input
@@ -14,6 +14,7 @@
 namespace ecosim::training {
 
 std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const std::vector<LayerReads>& reads,
+                                       const std::vector<GradientFlow>& flow,
                                        const std::vector<LayerTensors>& tensors) {
   std::vector<std::uint64_t> elements;                // per tensor id
   std::vector<std::size_t> producer;                  // per tensor id
@@ -39,6 +40,7 @@ std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const s
     const LayerTensors& t = tensors[i];
     const std::size_t input = tensor_read(reads[i].input, layer.input, t.input);
     const std::size_t output = output_of[i] = t.view ? input : new_tensor(t.output, i);
+    if (!flow[i].recorded) continue;  // autograd keeps nothing for it
     for (const Save& s : t.saves) {
       const std::size_t id = s.of == Save::Of::input    ? input
                              : s.of == Save::Of::output ? output
@@ -74,8 +76,9 @@ namespace ecosim {
 
 std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers) {
   std::vector<training::LayerTensors> tensors;
-  for (const Layer& layer : layers) tensors.push_back(training::layer_tensors(layer));
-  return training::saved_tensors(layers, layer_reads(layers), tensors);
+  for (const Layer& layer : layers) tensors.push_back(training::layer_rules(layer));
+  const std::vector<LayerReads> reads = layer_reads(layers);
+  return training::saved_tensors(layers, reads, training::gradient_flow(layers, reads, tensors), tensors);
 }
 
 }  // namespace ecosim

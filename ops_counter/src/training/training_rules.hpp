@@ -40,9 +40,16 @@ struct LayerTensors {
   std::uint64_t parameters = 0;    // trainable elements (fp32)
   std::uint64_t buffer_bytes = 0;  // state neither trained nor saved
   bool view = false;  // the output is a view of the input: one storage (a layer saving it keeps the input's)
+  /// A parameterless kind without rules (an elementwise, reduction or selection op ecosim cannot differentiate):
+  /// why, naming the layer; its sizes are its operands'. Refused where autograd records it (gradient_flow),
+  /// harmless where it works on data only (an attention mask's arithmetic). Empty: modelled.
+  std::string unmodelled;
 };
 
-/// Throws ecosim::Error naming the layer for a kind (or attention variant) without training rules.
+/// The layer's rules; LayerTensors::unmodelled set for a parameterless kind without them. Throws ecosim::Error
+/// naming the layer for any other kind (or attention variant) without training rules.
+LayerTensors layer_rules(const Layer& layer);
+/// layer_rules, refusing an unmodelled parameterless kind too.
 LayerTensors layer_tensors(const Layer& layer);
 
 /// The softmax attention a training step models (MSA, or LSA over unpadded windows): `groups` attentions of
@@ -55,13 +62,25 @@ AttentionShape attention_shape(const std::string& layer, const AttentionConfig& 
 /// The forward records of `layer` in training: emit()'s, and BN's batch statistics (mean, variance, 1/std).
 void emit_training_forward(const Layer& layer, Convention convention, OpSink& sink);
 
-/// The distinct tensors saved by `layers`, which read `reads` (layer_reads) and whose rules are `tensors` (one per
-/// layer).
+/// Whether autograd records a layer — its output requires a gradient: the layer has parameters (or learned
+/// tables), or an operand it reads requires one (an earlier recorded layer's output; the network's input unless
+/// it is data, reads_input_data) — and whether its input requires a gradient (dX is computed). A layer recorded
+/// by none — an imported graph's arithmetic on its input, an attention mask's — saves nothing and has no
+/// backward, as autograd records no op none of whose operands requires a gradient. Throws the layer's
+/// LayerTensors::unmodelled for a recorded one.
+struct GradientFlow {
+  bool recorded = true, input_gradient = true;
+};
+std::vector<GradientFlow> gradient_flow(const std::vector<Layer>& layers, const std::vector<LayerReads>& reads,
+                                        const std::vector<LayerTensors>& tensors);
+
+/// The distinct tensors saved by `layers`, which read `reads` (layer_reads), whose gradients flow as `flow`
+/// (gradient_flow: the layers autograd records save) and whose rules are `tensors` (one per layer).
 std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const std::vector<LayerReads>& reads,
-                                       const std::vector<LayerTensors>& tensors);
+                                       const std::vector<GradientFlow>& flow, const std::vector<LayerTensors>& tensors);
 
 /// The backward records of `layer` ("<layer>.backward.<part>"): gradients of its input (unless not
-/// `input_gradient`: a layer reading data, reads_input_data) and of its parameters.
+/// `input_gradient`: a Linear or convolution whose input requires none, gradient_flow) and of its parameters.
 void emit_backward(const Layer& layer, Convention convention, OpSink& sink, bool input_gradient = true);
 
 /// The optimizer's update of `parameters` parameters ("optimizer.<name>"), the same in both conventions (mmcv

@@ -90,21 +90,42 @@ bool reads_input_data(const std::vector<Layer>& layers, const std::vector<LayerR
   return !layers[i].input.empty() || std::holds_alternative<Conv2d>(layers[i].op);
 }
 
+namespace training {
+
+std::vector<GradientFlow> gradient_flow(const std::vector<Layer>& layers, const std::vector<LayerReads>& reads,
+                                        const std::vector<LayerTensors>& tensors) {
+  std::vector<GradientFlow> flow(layers.size());
+  const auto requires_gradient = [&](std::size_t source) {
+    return source != LayerReads::kNetworkInput && source != LayerReads::kNone && flow[source].recorded;
+  };
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    flow[i].input_gradient = reads[i].input == LayerReads::kNetworkInput ? !reads_input_data(layers, reads, i)
+                                                                         : requires_gradient(reads[i].input);
+    flow[i].recorded = flow[i].input_gradient || requires_gradient(reads[i].other) || tensors[i].parameters > 0 ||
+                       layers[i].table_parameters > 0;
+    if (flow[i].recorded && !tensors[i].unmodelled.empty()) throw Error(tensors[i].unmodelled);
+  }
+  return flow;
+}
+
+}  // namespace training
+
 TrainingStep training_step(const std::vector<Layer>& layers, Optimizer optimizer, Convention convention) {
   if (layers.empty()) throw Error("training step: the model has no layers");
   TrainingStep step;
   std::vector<training::LayerTensors> tensors;
   for (const Layer& layer : layers)
-    training::naming_layer(layer, [&] { tensors.push_back(training::layer_tensors(layer)); });
+    training::naming_layer(layer, [&] { tensors.push_back(training::layer_rules(layer)); });
 
   const std::vector<LayerReads> reads = layer_reads(layers);
+  const std::vector<training::GradientFlow> flow = training::gradient_flow(layers, reads, tensors);
   training::RecordList forward(step.forward), backward(step.backward);
   for (const Layer& layer : layers)
     training::naming_layer(layer, [&] { training::emit_training_forward(layer, convention, forward); });
   for (std::size_t i = layers.size(); i-- > 0;)
-    training::naming_layer(layers[i], [&] {
-      training::emit_backward(layers[i], convention, backward, !reads_input_data(layers, reads, i));
-    });
+    if (flow[i].recorded)
+      training::naming_layer(layers[i],
+                             [&] { training::emit_backward(layers[i], convention, backward, flow[i].input_gradient); });
 
   for (std::size_t i = 0; i < layers.size(); ++i) {
     step.parameters = checked_add(step.parameters, checked_add(tensors[i].parameters, layers[i].table_parameters));
@@ -114,7 +135,7 @@ TrainingStep training_step(const std::vector<Layer>& layers, Optimizer optimizer
   step.parameter_bytes = step.gradient_bytes = storage_bytes(DType::fp32, step.parameters);
   step.optimizer_state_bytes = checked_mul(step.parameters, training::state_bytes_per_parameter(optimizer));
 
-  step.saved = training::saved_tensors(layers, reads, tensors);
+  step.saved = training::saved_tensors(layers, reads, flow, tensors);
   for (const SavedTensor& s : step.saved) step.activation_bytes = checked_add(step.activation_bytes, s.bytes);
 
   // held[i]: the saved bytes first saved at layers ≤ i (allocated by then in forward, not yet freed in backward)
@@ -126,7 +147,7 @@ TrainingStep training_step(const std::vector<Layer>& layers, Optimizer optimizer
   for (std::size_t i = 0; i < layers.size(); ++i)
     step.memory_curve.push_back({"forward", layers[i].name, checked_add(base, held[i])});
   for (std::size_t i = layers.size(); i-- > 0;) {
-    const std::uint64_t transient = storage_bytes(DType::fp32, tensors[i].backward_transient);
+    const std::uint64_t transient = flow[i].recorded ? storage_bytes(DType::fp32, tensors[i].backward_transient) : 0;
     step.memory_curve.push_back({"backward", layers[i].name, checked_add(checked_add(base, held[i]), transient)});
   }
   for (const MemoryPoint& p : step.memory_curve) step.peak_bytes = std::max(step.peak_bytes, p.bytes);
