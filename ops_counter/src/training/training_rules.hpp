@@ -43,7 +43,7 @@ struct LayerTensors {
   /// A parameterless kind without rules (an elementwise, reduction or selection op ecosim cannot differentiate):
   /// why, naming the layer; its sizes are its operands'. Refused where autograd records it (gradient_flow),
   /// harmless where it works on data only (an attention mask's arithmetic). Empty: modelled.
-  std::string unmodelled;
+  std::string unmodelled = {};
 };
 
 /// The layer's rules; LayerTensors::unmodelled set for a parameterless kind without them. Throws ecosim::Error
