@@ -35,13 +35,30 @@ std::vector<std::uint64_t> fitting_sizes(std::uint64_t dim, std::uint64_t most) 
 std::uint64_t most_keys(const AttentionShape& s, const AccelConfig& c) {
   return c.buffer(Buffer::weights).half_bits() / checked_product({2, s.dim, s.operand_bits});
 }
-/// The most queries per tile with tk keys: their rows' (heads each) Q and P tiles in half the inputs buffer;
-/// their scores, output rows and running max and sum at accumulator width in half the outputs buffer.
+/// The most query rows per tile with tk keys: their Q and P tiles in half the inputs buffer; their scores,
+/// output rows and running max and sum at accumulator width in half the outputs buffer.
 std::uint64_t most_queries(const AttentionShape& s, std::uint64_t tk, const AccelConfig& c) {
-  const std::uint64_t rows = std::min(
+  return std::min(
       c.buffer(Buffer::inputs).half_bits() / checked_mul(checked_add(s.dim, tk), s.operand_bits),
       c.buffer(Buffer::outputs).half_bits() / checked_mul(checked_add(tk, checked_add(s.dim, 2)), c.accumulator_bits));
-  return rows / s.heads;
+}
+
+/// The (query, key) pairs attended by `count` positions from p0, one row each, × keys [k0, k0 + cols): all, or
+/// when causal those with key < keys − queries + position + 1.
+std::uint64_t attended_by_positions(const AttentionShape& s, std::uint64_t p0, std::uint64_t count, std::uint64_t k0,
+                                    std::uint64_t cols) {
+  if (!s.causal) return checked_mul(count, cols);
+  const std::uint64_t shift = s.keys - s.queries;  // position p attends to the keys < shift + p + 1
+  // positions before `first` see none of the tile's keys; from `full` on, all of them; position p between sees
+  // shift + p + 1 − k0 (1 at `first` when it is past p0), an arithmetic series
+  const std::uint64_t first = std::clamp<std::uint64_t>(k0 > shift ? k0 - shift : 0, p0, p0 + count);
+  const std::uint64_t full =
+      std::clamp<std::uint64_t>(k0 + cols > shift + 1 ? k0 + cols - shift - 1 : 0, first, p0 + count);
+  const std::uint64_t n = full - first, seen_first = shift + first + 1 - k0, seen_last = shift + full - k0;
+  const std::uint64_t series = n == 0       ? 0
+                               : n % 2 == 0 ? checked_mul(n / 2, seen_first + seen_last)
+                                            : checked_mul(n, (seen_first + seen_last) / 2);
+  return checked_add(series, checked_mul(p0 + count - full, cols));
 }
 
 /// Whether tiling a is better than b: less energy (relative differences below 1e-9 are rounding), then fewer
@@ -66,40 +83,37 @@ bool fused_tiles_fit(const AttentionShape& s, std::uint64_t tq, std::uint64_t tk
 
 std::uint64_t key_tiles_visited(const AttentionShape& s, std::uint64_t tq, std::uint64_t tk, std::uint64_t qi) {
   if (!s.causal) return ceil_div(s.keys, tk);
-  const std::uint64_t last_row = std::min(s.queries, checked_mul(qi + 1, tq)) - 1;
-  return ceil_div(s.keys - s.queries + last_row + 1, tk);  // its keys attended: ≤ keys
+  const std::uint64_t last_row = std::min(s.query_rows(), checked_mul(qi + 1, tq)) - 1;
+  return ceil_div(s.keys - s.queries + last_row / s.heads + 1, tk);  // its keys attended: ≤ keys
 }
 
 std::uint64_t first_query_tile(const AttentionShape& s, std::uint64_t tq, std::uint64_t tk, std::uint64_t ki) {
   if (!s.causal) return 0;
-  const std::uint64_t first_key = checked_mul(ki, tk), shift = s.keys - s.queries;  // row r sees keys ≤ shift + r
-  return (first_key > shift ? first_key - shift : 0) / tq;
+  // position p sees keys ≤ shift + p: the first position seeing the key tile's first key, its first row
+  const std::uint64_t first_key = checked_mul(ki, tk), shift = s.keys - s.queries;
+  return checked_mul(first_key > shift ? first_key - shift : 0, s.heads) / tq;
 }
 
 std::uint64_t attended_in_tile(const AttentionShape& s, std::uint64_t q0, std::uint64_t rows, std::uint64_t k0,
                                std::uint64_t cols) {
-  if (!s.causal) return checked_mul(rows, cols);
-  const std::uint64_t shift = s.keys - s.queries;  // row r attends to the keys < shift + r + 1
-  // rows before `first` see none of the tile's keys; from `full` on, all of them; row r between sees
-  // shift + r + 1 − k0 (1 at `first` when it is past q0), an arithmetic series
-  const std::uint64_t first = std::clamp<std::uint64_t>(k0 > shift ? k0 - shift : 0, q0, q0 + rows);
-  const std::uint64_t full =
-      std::clamp<std::uint64_t>(k0 + cols > shift + 1 ? k0 + cols - shift - 1 : 0, first, q0 + rows);
-  const std::uint64_t n = full - first, seen_first = shift + first + 1 - k0, seen_last = shift + full - k0;
-  const std::uint64_t series = n == 0       ? 0
-                               : n % 2 == 0 ? checked_mul(n / 2, seen_first + seen_last)
-                                            : checked_mul(n, (seen_first + seen_last) / 2);
-  return checked_add(series, checked_mul(q0 + rows - full, cols));
+  if (rows == 0) return 0;
+  const std::uint64_t h = s.heads, end = q0 + rows, p_first = q0 / h, p_last = (end - 1) / h;
+  if (p_first == p_last) return checked_mul(rows, attended_by_positions(s, p_first, 1, k0, cols));
+  // the first and last positions' rows in the tile, and the whole positions between (h rows each)
+  const std::uint64_t head = (p_first + 1) * h - q0, tail = end - p_last * h;
+  std::uint64_t pairs = checked_add(checked_mul(head, attended_by_positions(s, p_first, 1, k0, cols)),
+                                    checked_mul(tail, attended_by_positions(s, p_last, 1, k0, cols)));
+  return checked_add(pairs, checked_mul(h, attended_by_positions(s, p_first + 1, p_last - p_first - 1, k0, cols)));
 }
 
 std::uint64_t fused_dram_bits(const AttentionShape& s, FusedOrder order, std::uint64_t tq, std::uint64_t tk,
                               const AccelConfig& c) {
-  const std::uint64_t q_trips = ceil_div(s.queries, tq), k_trips = ceil_div(s.keys, tk);
-  const std::uint64_t last_rows = s.queries - (q_trips - 1) * tq;  // of the last query tile
-  const std::uint64_t row_bits = checked_mul(s.dim, s.operand_bits), query_bits = checked_mul(s.heads, row_bits);
-  std::uint64_t bits = checked_mul(s.queries, query_bits);  // O, once
+  const std::uint64_t rows = s.query_rows(), q_trips = ceil_div(rows, tq), k_trips = ceil_div(s.keys, tk);
+  const std::uint64_t last_rows = rows - (q_trips - 1) * tq;  // of the last query tile
+  const std::uint64_t row_bits = checked_mul(s.dim, s.operand_bits);
+  std::uint64_t bits = checked_mul(rows, row_bits);  // O, once
   if (order == FusedOrder::queries_outer) {
-    bits = checked_add(bits, checked_mul(s.queries, query_bits));  // Q, once
+    bits = checked_add(bits, checked_mul(rows, row_bits));  // Q, once
     // K and V rows: each query tile's key tiles, but tile 0 when the query tile before used it alone
     std::uint64_t key_rows = 0, visited_before = 0;
     for (std::uint64_t qi = 0; qi < q_trips; ++qi) {
@@ -116,17 +130,17 @@ std::uint64_t fused_dram_bits(const AttentionShape& s, FusedOrder order, std::ui
     std::uint64_t q_rows = 0, alone_after = 0;  // key tiles after the first visiting the last query tile alone
     for (std::uint64_t ki = 0; ki < k_trips; ++ki) {
       const std::uint64_t first = first_query_tile(s, tq, tk, ki);
-      q_rows = checked_add(q_rows, s.queries - first * tq);
+      q_rows = checked_add(q_rows, rows - first * tq);
       if (ki > 0 && first == q_trips - 1) ++alone_after;
     }
     std::uint64_t partial_rows = 0;  // query rows × key tiles after their first
     for (std::uint64_t qi = 0; qi < q_trips; ++qi)
-      partial_rows = checked_add(partial_rows,
-                                 checked_mul(std::min(tq, s.queries - qi * tq), key_tiles_visited(s, tq, tk, qi) - 1));
+      partial_rows =
+          checked_add(partial_rows, checked_mul(std::min(tq, rows - qi * tq), key_tiles_visited(s, tq, tk, qi) - 1));
     q_rows -= alone_after * last_rows;
     partial_rows -= alone_after * last_rows;
-    bits = checked_add(bits, checked_mul(q_rows, query_bits));
-    bits = checked_add(bits, checked_product({2, partial_rows, s.heads, s.dim + 2, c.accumulator_bits}));
+    bits = checked_add(bits, checked_mul(q_rows, row_bits));
+    bits = checked_add(bits, checked_product({2, partial_rows, s.dim + 2, c.accumulator_bits}));
   }
   return checked_mul(s.groups, bits);
 }
@@ -177,10 +191,11 @@ std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, con
 
 OpCounts fused_softmax_work(const OpCounts& records, const AttentionShape& s, std::uint64_t tq, std::uint64_t tk) {
   std::uint64_t rows_after_first = 0;  // per group: query rows × key tiles visited after the first
-  for (std::uint64_t qi = 0; qi < ceil_div(s.queries, tq); ++qi)
-    rows_after_first = checked_add(
-        rows_after_first, checked_mul(std::min(tq, s.queries - qi * tq), key_tiles_visited(s, tq, tk, qi) - 1));
-  const std::uint64_t updates = checked_product({s.groups, s.heads, rows_after_first});
+  const std::uint64_t rows = s.query_rows();
+  for (std::uint64_t qi = 0; qi < ceil_div(rows, tq); ++qi)
+    rows_after_first =
+        checked_add(rows_after_first, checked_mul(std::min(tq, rows - qi * tq), key_tiles_visited(s, tq, tk, qi) - 1));
+  const std::uint64_t updates = checked_mul(s.groups, rows_after_first);
   OpCounts c = records;
   c.add(OpKind::add, DType::fp32, updates);
   c.add(OpKind::exp, DType::fp32, updates);
@@ -203,7 +218,7 @@ std::optional<FusedTiling> choose_fused_tiling(const AttentionShape& s, const Op
     for (std::uint64_t tk : fitting_sizes(s.keys, tk_most)) {
       const std::uint64_t tq_most = most_queries(s, tk, c);
       if (tq_most == 0) continue;
-      for (std::uint64_t tq : fitting_sizes(s.queries, tq_most)) {
+      for (std::uint64_t tq : fitting_sizes(s.query_rows(), tq_most)) {
         Candidate& x = candidates.emplace_back();
         x.tiling = {order, tq, tk, fused_dram_bits(s, order, tq, tk, c)};
         x.vector = vector_work(fused_softmax_work(softmax, s, tq, tk), c, tech);
@@ -266,7 +281,7 @@ std::optional<FusedPlan> plan_fused_attention(std::span<const OpRecord> ops, con
   fused.plan.kind = OpClass::gemm;
   fused.plan.mapping = fmt::format(
       "fused {}attention: {}{}, scores on chip; array {}-bit (pf {})", s.causal ? "causal " : "", tiling->describe(),
-      s.heads > 1 ? fmt::format(" of {} query heads sharing a K/V head", s.heads) : std::string(), s.operand_bits,
+      s.heads > 1 ? fmt::format(", rows of {} query heads sharing a K/V head", s.heads) : std::string(), s.operand_bits,
       fusion(s.operand_bits, s.operand_bits, c).spatial);
   fused.plan.runs.push_back(fused_attention_tiles(s, *tiling, vector, c));
   return fused;

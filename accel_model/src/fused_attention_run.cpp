@@ -50,7 +50,7 @@ class FusedAttentionRun : public IndexedTileRun {
         order_(tiling.order),
         tq_full_(tiling.tq),
         tk_full_(tiling.tk),
-        q_trips_(ceil_div(s.queries, tiling.tq)),
+        q_trips_(ceil_div(s.query_rows(), tiling.tq)),
         k_trips_(ceil_div(s.keys, tiling.tk)),
         outer_trips_(order_ == FusedOrder::queries_outer ? q_trips_ : k_trips_),
         inner_trips_(order_ == FusedOrder::queries_outer ? k_trips_ : q_trips_),
@@ -73,7 +73,7 @@ class FusedAttentionRun : public IndexedTileRun {
   /// (stored at the operand width).
   std::vector<TensorShape> tensors() const override {
     const unsigned a = s_.operand_bits;
-    const std::uint64_t rows = checked_mul(s_.queries, s_.heads);
+    const std::uint64_t rows = s_.query_rows();
     return {{{1, s_.groups, rows, s_.dim}, a},
             {{1, s_.groups, s_.keys, s_.dim}, a},
             {{1, s_.groups, s_.keys, s_.dim}, a},
@@ -89,28 +89,26 @@ class FusedAttentionRun : public IndexedTileRun {
                    std::uint64_t width) {
       return TensorBox{tensor, {0, x.g, tile * full, 0}, {1, 1, std::min(full, total - tile * full), width}};
     };
-    const std::uint64_t tile_rows = tq_full_ * s_.heads, rows = s_.queries * s_.heads;
+    const std::uint64_t rows = s_.query_rows();
     TileBoxes b;
     if (t.load_bits[std::size_t(Buffer::inputs)])
-      b.load[std::size_t(Buffer::inputs)] = box(kQ, x.qi, tile_rows, rows, s_.dim);
+      b.load[std::size_t(Buffer::inputs)] = box(kQ, x.qi, tq_full_, rows, s_.dim);
     if (t.load_bits[std::size_t(Buffer::weights)])
       b.load[std::size_t(Buffer::weights)] = box(position(i).second == 0 ? kK : kV, x.ki, tk_full_, s_.keys, s_.dim);
     if (t.load_bits[std::size_t(Buffer::outputs)])
-      b.load[std::size_t(Buffer::outputs)] = box(kPartial, x.qi, tile_rows, rows, s_.dim + 2);
+      b.load[std::size_t(Buffer::outputs)] = box(kPartial, x.qi, tq_full_, rows, s_.dim + 2);
     if (t.store_bits)
       b.store =
-          last_key_tile(x) ? box(kO, x.qi, tile_rows, rows, s_.dim) : box(kPartial, x.qi, tile_rows, rows, s_.dim + 2);
+          last_key_tile(x) ? box(kO, x.qi, tq_full_, rows, s_.dim) : box(kPartial, x.qi, tq_full_, rows, s_.dim + 2);
     return b;
   }
 
   TileWork tile(std::uint64_t i) const override {
     const auto [j, step] = position(i);
     const Triple x = triple(j);
-    const std::uint64_t positions = std::min(tq_full_, s_.queries - x.qi * tq_full_);
-    const std::uint64_t tq = positions * s_.heads;  // the tile's query rows
+    const std::uint64_t tq = std::min(tq_full_, s_.query_rows() - x.qi * tq_full_);
     const std::uint64_t tk = std::min(tk_full_, s_.keys - x.ki * tk_full_);
-    const std::uint64_t macs =
-        attended_in_tile(s_, x.qi * tq_full_, positions, x.ki * tk_full_, tk) * s_.heads * s_.dim;
+    const std::uint64_t macs = attended_in_tile(s_, x.qi * tq_full_, tq, x.ki * tk_full_, tk) * s_.dim;
     const std::uint64_t a = s_.operand_bits, acc = c_.accumulator_bits, kdiv = c_.rows * f_.spatial;
     // The triples before and after in this group: a Q or K and V tile is loaded when the one before used
     // another; a query tile's output rows stay on chip while the next triple uses the same query tile, and
@@ -237,18 +235,22 @@ class FusedAttentionRun : public IndexedTileRun {
   }
   /// Whether a triple's key tile is the last its query tile visits (its output rows are then stored).
   bool last_key_tile(const Triple& x) const { return x.ki + 1 == key_tiles_visited(s_, tq_full_, tk_full_, x.qi); }
-  /// The inner tiles [begin, end) of outer tile o with some pair masked (none unless causal): for a query tile,
-  /// the key tiles past those its first row attends to whole; for a key tile, the query tiles before the first
-  /// whose first row attends to all its keys.
+  /// The inner tiles [begin, end) of outer tile o that differ one from another (none unless causal): for a query
+  /// tile, the key tiles past those its first row attends to whole (some pair masked); for a key tile, the query
+  /// tiles before the first whose first row attends to all its keys and the key after them.
   std::pair<std::uint64_t, std::uint64_t> diagonal(std::uint64_t o) const {
     if (!s_.causal) return {inner_end(o), inner_end(o)};
-    const std::uint64_t shift = s_.keys - s_.queries;  // row r attends to the keys < shift + r + 1
+    // row r (position r / heads) attends to the keys < shift + r / heads + 1
+    const std::uint64_t shift = s_.keys - s_.queries, h = s_.heads;
     if (order_ == FusedOrder::queries_outer) {
-      const std::uint64_t whole = (shift + o * tq_full_ + 1) / tk_full_;
+      const std::uint64_t whole = (shift + o * tq_full_ / h + 1) / tk_full_;
       return {std::min(whole, inner_end(o)), inner_end(o)};
     }
+    // the query tiles from the first whose first row also attends the key after the tile: they attend it whole and
+    // go on to later key tiles (storing partial rows); a tile before them may end at this key tile though it
+    // attends it whole (several rows a position)
     const std::uint64_t key_end = std::min(s_.keys, (o + 1) * tk_full_);
-    const std::uint64_t whole = ceil_div(key_end > shift + 1 ? key_end - shift - 1 : 0, tq_full_);
+    const std::uint64_t whole = ceil_div((key_end > shift ? key_end - shift : 0) * h, tq_full_);
     return {inner_begin(o), std::clamp(whole, inner_begin(o), inner_end(o))};
   }
   /// The outer tiles [o0, o1) alike within: causal, each alone; otherwise split at the first and last outer

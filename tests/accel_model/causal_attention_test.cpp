@@ -130,31 +130,36 @@ TEST_CASE("fused grouped-query causal attention: each K/V tile serves every quer
   CHECK(s.heads == per_kv);
   CHECK(m.groups == heads);
   CHECK(m.heads == 1);
-  // Tiles of 100 positions × 100 keys (as the test above, per K/V head): queries outer, the 4 heads' Q and O rows
-  // once (4 · 300 each), K and V rows 500 once for all four heads — against 500 per query head without sharing.
-  CHECK(fused_dram_bits(s, FusedOrder::queries_outer, 100, 100, c) == kv_heads * (2 * per_kv * 300 + 2 * 500) * row);
+  // Tiles of 400 rows (100 positions × 4 heads) × 100 keys (as the test above, per K/V head): queries outer, the 4
+  // heads' Q and O rows once (4 · 300 each), K and V rows 500 once for all four heads — against 500 per query head
+  // without sharing.
+  CHECK(fused_dram_bits(s, FusedOrder::queries_outer, 400, 100, c) == kv_heads * (2 * per_kv * 300 + 2 * 500) * row);
   CHECK(fused_dram_bits(m, FusedOrder::queries_outer, 100, 100, c) == heads * (2 * 300 + 2 * 500) * row);
   // keys outer: K and V once per K/V head, O once and Q rows 500 per query head, partial rows 2 · 200 per query head
-  CHECK(fused_dram_bits(s, FusedOrder::keys_outer, 100, 100, c) ==
+  CHECK(fused_dram_bits(s, FusedOrder::keys_outer, 400, 100, c) ==
         kv_heads * ((2 * 300 + per_kv * (300 + 500)) * row + per_kv * 2 * 200 * partial_row));
+  // Rows of one tile may span positions (row r is position r / 4): 6 rows from row 2 are position 0's heads 2–3,
+  // position 1's four; over keys 0–2 they attend 2 · 1 + 4 · 2 pairs.
+  CHECK(attended_in_tile(s, 2, 6, 0, 3) == 2 * 1 + 4 * 2);
+  CHECK(attended_in_tile(s, 2, 9, 0, 3) == 2 * 1 + 4 * 2 + 3 * 3);  // and 3 rows of position 2
   for (FusedOrder order : {FusedOrder::queries_outer, FusedOrder::keys_outer})
-    for (auto [tq, tk] : {std::pair<std::uint64_t, std::uint64_t>{100, 100}, {7, 64}, {300, 32}, {16, 300}}) {
-      INFO("order " << int(order) << ", " << tq << " positions × " << tk << " keys");
+    for (auto [tq, tk] : {std::pair<std::uint64_t, std::uint64_t>{400, 100}, {7, 64}, {300, 32}, {30, 300}, {1, 7}}) {
+      INFO("order " << int(order) << ", " << tq << " rows × " << tk << " keys");
       std::uint64_t walked = 0, macs = 0;
       for (const TileWork& w : collect(*fused_attention_tiles(s, {order, tq, tk}, {}, c)))
         walked += w.load_total_bits() + w.store_bits, macs += w.macs;
       CHECK(walked == fused_dram_bits(s, order, tq, tk, c));
       CHECK(macs == gqa[0].counts.ops(OpKind::mul) + gqa[3].counts.ops(OpKind::mul));  // every query head's pairs
     }
-  // The mapper's tiling holds tq · 4 query rows in the buffers; the plan does the records' MACs and moves less
-  // DRAM than the same heads each with their own K and V.
+  // The mapper's tiling fits its rows in the buffers; the plan does the records' MACs and moves less DRAM than the
+  // same heads each with their own K and V.
   const FusedTiling t = plan_fused_attention(gqa, c, tech())->tiling;
   INFO(t.describe());
-  CHECK(t.tq * per_kv * (d + t.tk) * 8 <= c.buffer(Buffer::inputs).half_bits());
-  CHECK(t.tq * per_kv * (t.tk + d + 2) * acc <= c.buffer(Buffer::outputs).half_bits());
+  CHECK(t.tq * (d + t.tk) * 8 <= c.buffer(Buffer::inputs).half_bits());
+  CHECK(t.tq * (t.tk + d + 2) * acc <= c.buffer(Buffer::outputs).half_bits());
   const std::vector<OpPlan> plans = plan_all(gqa, c);
   REQUIRE(plans.size() == 1);
-  CHECK_THAT(plans[0].mapping, Catch::Contains("4 query heads sharing a K/V head"));
+  CHECK_THAT(plans[0].mapping, Catch::Contains("rows of 4 query heads sharing a K/V head"));
   const ReplayResult shared = replay_cf(gqa, c), apart = replay_cf(mha, c);
   CHECK(shared.total.macs == apart.total.macs);
   CHECK(shared.total.dram_bits < apart.total.dram_bits);

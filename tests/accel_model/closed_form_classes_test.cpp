@@ -119,12 +119,22 @@ TEST_CASE(
         causal.causal = true;
         causal.keys = s.queries + (rng() % 3 == 0 ? 0 : rng() % s.keys);
         causal.heads = 1 + rng() % 3;  // grouped-query: query heads sharing each group's K and V
-        const FusedTiling ct{rng() % 2 ? FusedOrder::queries_outer : FusedOrder::keys_outer, 1 + rng() % causal.queries,
-                             1 + rng() % causal.keys};
+        const FusedTiling ct{rng() % 2 ? FusedOrder::queries_outer : FusedOrder::keys_outer,
+                             1 + rng() % causal.query_rows(), 1 + rng() % causal.keys};
         const VectorWork causal_vector{rng() % (20 * causal.groups * causal.queries * causal.keys + 1), 1e3};
         check_classes_equal_walk(
             {"causal", OpClass::gemm, ct.describe(), {fused_attention_tiles(causal, ct, causal_vector, c)}}, c);
       }
+      // grouped, tiles of fewer rows than a position's heads: several query tiles end at one key tile although they
+      // attend it whole (keys outer), and rows of one position span query tiles (queries outer)
+      const AttentionShape grouped{
+          .groups = 2, .queries = 40, .keys = 45, .dim = 16, .operand_bits = 8, .causal = true, .heads = 4};
+      for (const FusedOrder order : {FusedOrder::queries_outer, FusedOrder::keys_outer})
+        for (const std::uint64_t tq : {1, 3, 4, 6}) {
+          const FusedTiling gt{order, tq, 8};
+          check_classes_equal_walk(
+              {"grouped", OpClass::gemm, gt.describe(), {fused_attention_tiles(grouped, gt, {1234, 1e3}, c)}}, c);
+        }
     }
   }
 }

@@ -96,20 +96,21 @@ inline std::vector<TileWork> stream_tiles(Unit unit, std::uint64_t read_bits, st
 /// V when the key tile does; a query tile's output rows are stored after its last key tile, and as partial rows
 /// (d + 2 accumulators per row) after another key tile when the next triple uses another query tile, then loaded
 /// back before its next key tile. Causal: only the triples with an attended pair (counted pair by pair here), a
-/// tile's MACs its attended pairs × d. Grouped-query: a tile of tq positions is tq · heads query rows.
+/// tile's MACs its attended pairs × d. Grouped-query: the rows stacked position-major, row q at position q / heads.
 inline std::vector<TileWork> fused_tiles(const AttentionShape& s, const FusedTiling& tiling, VectorWork vector,
                                          const AccelConfig& c) {
   const std::uint64_t tq_full = tiling.tq, tk_full = tiling.tk, a = s.operand_bits, acc = c.accumulator_bits;
-  const std::uint64_t q_trips = ceil_div(s.queries, tq_full), k_trips = ceil_div(s.keys, tk_full);
+  const std::uint64_t rows = s.queries * s.heads, q_trips = ceil_div(rows, tq_full),
+                      k_trips = ceil_div(s.keys, tk_full);
   const bool keys_outer = tiling.order == FusedOrder::keys_outer;
   const Fusion f = fusion(s.operand_bits, s.operand_bits, c);
   const std::uint64_t kdiv = c.rows * f.spatial;
   auto pairs = [&](std::uint64_t qi, std::uint64_t ki) {  // attended (query row, key) pairs of a tile, one by one
     std::uint64_t n = 0;
-    for (std::uint64_t q = qi * tq_full; q < std::min(s.queries, (qi + 1) * tq_full); ++q)
+    for (std::uint64_t q = qi * tq_full; q < std::min(rows, (qi + 1) * tq_full); ++q)
       for (std::uint64_t k = ki * tk_full; k < std::min(s.keys, (ki + 1) * tk_full); ++k)
-        n += !s.causal || k < s.keys - s.queries + q + 1;
-    return n * s.heads;  // every head of a position attends its keys
+        n += !s.causal || k < s.keys - s.queries + q / s.heads + 1;  // row q: position q / heads
+    return n;
   };
   struct Triple {
     std::uint64_t g, qi, ki, pairs;
@@ -132,7 +133,7 @@ inline std::vector<TileWork> fused_tiles(const AttentionShape& s, const FusedTil
     const bool group_start = v == 0 || visited[v - 1].g != g;
     const bool new_q = group_start || visited[v - 1].qi != qi, new_k = group_start || visited[v - 1].ki != ki;
     const bool rows_leave = v + 1 == visited.size() || visited[v + 1].g != g || visited[v + 1].qi != qi;
-    const std::uint64_t tq = std::min(tq_full, s.queries - qi * tq_full) * s.heads;  // the tile's query rows
+    const std::uint64_t tq = std::min(tq_full, rows - qi * tq_full);
     const std::uint64_t tk = std::min(tk_full, s.keys - ki * tk_full);
     TileWork scores;
     scores.compute_cycles = tile_cycles(tq, tk, s.dim, f, c);

@@ -180,11 +180,13 @@ TEST_CASE("fused attention tiles equal the eager (group, query tile, key tile) t
     // The softmax work: the records' own, plus per query row and key tile its query tile visits after the first
     // (up to the key of its last row's last attended key, causal) one subtraction, one exp and d + 1
     // multiplications.
+    const std::uint64_t all_rows = queries * s.heads;  // a position's heads consecutive rows
     auto softmax = [&](std::uint64_t tq, std::uint64_t tk) {
       std::uint64_t updates = 0;
-      for (std::uint64_t q0 = 0; q0 < queries; q0 += tq) {
-        const std::uint64_t rows = std::min(tq, queries - q0), seen = causal ? keys - queries + q0 + rows : keys;
-        updates += s.groups * s.heads * rows * ((seen + tk - 1) / tk - 1);
+      for (std::uint64_t q0 = 0; q0 < all_rows; q0 += tq) {
+        const std::uint64_t rows = std::min(tq, all_rows - q0);
+        const std::uint64_t seen = causal ? keys - queries + (q0 + rows - 1) / s.heads + 1 : keys;
+        updates += s.groups * rows * ((seen + tk - 1) / tk - 1);
       }
       OpCounts work = records;
       work.add(OpKind::add, DType::fp32, updates).add(OpKind::exp, DType::fp32, updates);
@@ -199,8 +201,8 @@ TEST_CASE("fused attention tiles equal the eager (group, query tile, key tile) t
     // Both orders with tiles of several query and key tiles (edge tiles, partial rows).
     for (FusedOrder order : {FusedOrder::queries_outer, FusedOrder::keys_outer})
       for (auto [tq, tk] :
-           {std::pair<std::uint64_t, std::uint64_t>{7, 16}, {64, 5}, {queries, 3}, {2, keys}, {1, 4}, {5, 1}}) {
-        const FusedTiling t{order, std::min(tq, queries), std::min(tk, keys)};
+           {std::pair<std::uint64_t, std::uint64_t>{7, 16}, {64, 5}, {all_rows, 3}, {2, keys}, {1, 4}, {5, 1}}) {
+        const FusedTiling t{order, std::min(tq, all_rows), std::min(tk, keys)};
         INFO("order " << int(order) << ", " << t.tq << " × " << t.tk);
         const auto run = fused_attention_tiles(s, t, softmax(t.tq, t.tk), c);
         CHECK(work_of(collect(*run)) == eager::fused_tiles(s, t, softmax(t.tq, t.tk), c));

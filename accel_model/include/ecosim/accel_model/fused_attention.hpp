@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ecosim/accel_model/op_plan.hpp"
+#include "ecosim/ops_counter/checked.hpp"
 
 namespace ecosim::accel {
 
@@ -24,17 +25,18 @@ namespace ecosim::accel {
 inline constexpr std::size_t kAttentionGroupRecords = 4;
 
 /// One attention group: G independent softmax attentions of `queries` positions over `keys` keys of width
-/// `dim`, operands of `operand_bits`; `causal` (the records' params.causal): query i attends to the first
+/// `dim`, operands of `operand_bits`; `causal` (the records' params.causal): position i attends to the first
 /// keys − queries + i + 1 keys only. `heads` query heads share each of the G keys and values (grouped-query
-/// attention: G = batch·K/V heads, from a causal group's params.kv_groups; 1 otherwise, G = batch·heads): a
-/// position is `heads` query rows attending the same keys, stored position-major (row = position·heads + head),
-/// and a query tile of tq positions holds tq·heads rows, so each K and V tile serves every head of its group.
+/// attention: G = batch·K/V heads, from a causal group's params.kv_groups; 1 otherwise, G = batch·heads): the
+/// query rows are stacked position-major (row r = position r / heads, head r % heads; query_rows() of them),
+/// query tiles are tiles of rows, and each K and V tile serves every head of its group.
 struct AttentionShape {
   std::uint64_t groups = 1, queries = 1, keys = 1, dim = 1;
   unsigned operand_bits = 8;
   bool causal = false;
   std::uint64_t window = 0;  // causal sliding window: each query over the W keys ending at it (0: all before it)
   std::uint64_t heads = 1;
+  std::uint64_t query_rows() const { return checked_mul(queries, heads); }
   friend bool operator==(const AttentionShape&, const AttentionShape&) = default;
 };
 
@@ -60,7 +62,7 @@ struct FusedTiling {
   std::string describe() const;
 };
 
-/// Whether tiles of tq queries (tq·heads rows) × tk keys fit half of each buffer: the K and V tiles in the weights
+/// Whether tiles of tq query rows × tk keys fit half of each buffer: the K and V tiles in the weights
 /// buffer; the Q and P tiles in the inputs buffer; the scores, the output rows and each row's running max and sum
 /// at accumulator width in the outputs buffer (the same in both orders).
 bool fused_tiles_fit(const AttentionShape& s, std::uint64_t tq, std::uint64_t tk, const AccelConfig& config);
@@ -71,14 +73,13 @@ std::uint64_t key_tiles_visited(const AttentionShape& s, std::uint64_t tq, std::
 /// The first query tile visiting key tile ki (it and every later query tile do): 0, or when causal the tile
 /// of the first row attending to the key tile's first key (ki < key_tiles_visited(qi) ⟺ qi ≥ the result).
 std::uint64_t first_query_tile(const AttentionShape& s, std::uint64_t tq, std::uint64_t tk, std::uint64_t ki);
-/// The (query, key) pairs attended in the tile of query rows [q0, q0 + rows) × keys [k0, k0 + cols): all, or when
-/// causal those with key < keys − queries + query + 1.
+/// The (query row, key) pairs attended in the tile of query rows [q0, q0 + rows) × keys [k0, k0 + cols): all, or
+/// when causal those with key < keys − queries + position + 1 (position = row / heads).
 std::uint64_t attended_in_tile(const AttentionShape& s, std::uint64_t q0, std::uint64_t rows, std::uint64_t k0,
                                std::uint64_t cols);
 
-/// DRAM bits of a tiling, per group (× G; Q, O and partial rows × heads), over the tiles visited (all, or the
-/// causal ones), an operand tile loaded only when the visited tile before used another one: Q and O (operand
-/// width) once, K and V once —
+/// DRAM bits of a tiling, per group (× G), over the tiles visited (all, or the causal ones), an operand tile
+/// loaded only when the visited tile before used another one: Q and O (operand width) once, K and V once —
 /// except that queries_outer reads each query tile's key tiles (K and V) per query tile unless the query tile
 /// before used key tile 0 only (as every one does when one tile holds every key), and keys_outer reads each key
 /// tile's query tiles (Q) per key tile and stores and loads back each query tile's partial output rows, max and
@@ -93,7 +94,7 @@ std::uint64_t fused_dram_bits(const AttentionShape& s, FusedOrder order, std::ui
 std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, const AccelConfig& config);
 
 /// The vector unit's work in a fused group with tiles of tq queries × tk keys: `records` (the scale's and
-/// softmax's operations) plus the running softmax's, per query row (× heads) and key tile its query tile visits after
+/// softmax's operations) plus the running softmax's, per query row and key tile its query tile visits after
 /// the first: the old maximum's correction factor (1 subtraction, 1 exp) and the rescaled sum and output row
 /// (d + 1 multiplications).
 OpCounts fused_softmax_work(const OpCounts& records, const AttentionShape& s, std::uint64_t tq, std::uint64_t tk);
