@@ -154,16 +154,9 @@ std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, con
   for (std::size_t i = 0; i < kAttentionGroupRecords; ++i)
     if (ops[i].group != ops[0].group || ops[i].kind != kinds[i]) return std::nullopt;
   const OpRecord &scores = ops[0], &scale = ops[1], &softmax = ops[2], &context = ops[3];
-  const auto causal = [](const OpRecord& r) {
-    const auto it = r.params.find(std::string(ops::kCausalParam));
-    return it != r.params.end() && it->second == 1;
-  };
-  const auto param = [](const OpRecord& r, std::string_view name) {
-    const auto it = r.params.find(std::string(name));
-    return it == r.params.end() ? std::uint64_t{0} : it->second;
-  };
-  const auto window = [&](const OpRecord& r) { return param(r, ops::kWindowParam); };
-  const auto kv_groups = [&](const OpRecord& r) { return param(r, ops::kKvGroupsParam); };
+  const auto causal = [](const OpRecord& r) { return r.param(ops::kCausalParam) == 1; };
+  const auto window = [](const OpRecord& r) { return r.param(ops::kWindowParam); };
+  const auto kv_groups = [](const OpRecord& r) { return r.param(ops::kKvGroupsParam); };
   const std::uint64_t g = scores.batch, kv = kv_groups(scores);
   const bool grouped = causal(scores) && kv && kv < g && g % kv == 0;  // the query heads sharing a K/V head
   const AttentionShape s{.groups = grouped ? kv : g,

@@ -292,9 +292,8 @@ OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& t
     case OpClass::gemm:
       if (causal_keys != CausalKeys::none && (op.m > 1 || op.params.contains(std::string(ops::kWindowParam)))) {
         // (one query without a window, a decode step, attends to every key: a plain GEMM)
-        const auto window = op.params.find(std::string(ops::kWindowParam));
-        plan.mapping = plan_causal_gemm({op.batch, op.m, op.n, op.k, a, w}, causal_keys,
-                                        window == op.params.end() ? 0 : window->second, config, memo, plan);
+        plan.mapping = plan_causal_gemm({op.batch, op.m, op.n, op.k, a, w}, causal_keys, op.param(ops::kWindowParam),
+                                        config, memo, plan);
         break;
       }
       plan.mapping = plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, memo, plan);

@@ -62,11 +62,11 @@ std::uint64_t heads_of(const Layer& layer, const std::string& what) {
   return 1;
 }
 
-std::vector<DType> autocast_dtypes(const std::vector<Layer>& layers, const TrainingStep& step) {
+std::vector<DType> autocast_dtypes(const std::vector<Layer>& layers, const std::vector<LayerReads>& reads,
+                                   const TrainingStep& step) {
   bool has_layernorm = false;
   for (const Layer& l : layers) has_layernorm = has_layernorm || std::holds_alternative<LayerNorm>(l.op);
   std::vector<DType> output(layers.size());
-  const std::vector<LayerReads> reads = layer_reads(layers);
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const Layer& l = layers[i];
     const DType input = reads[i].input == LayerReads::kNetworkInput ? DType::fp32 : output[reads[i].input];

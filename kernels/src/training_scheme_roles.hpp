@@ -37,6 +37,8 @@ std::vector<Role> roles(const Layer& layer, const std::string& what);
 std::uint64_t heads_of(const Layer& layer, const std::string& what);
 
 /// Under autocast (fp16): the dtype of each saved tensor as produced (before a saver's own cast).
-std::vector<DType> autocast_dtypes(const std::vector<Layer>& layers, const TrainingStep& step);
+/// `reads`: layer_reads(layers).
+std::vector<DType> autocast_dtypes(const std::vector<Layer>& layers, const std::vector<LayerReads>& reads,
+                                   const TrainingStep& step);
 
 }  // namespace ecosim::kernels::schemes

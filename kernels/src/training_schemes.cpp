@@ -115,8 +115,8 @@ struct Rules {
   const Scheme& scheme;
   const std::vector<Layer>& layers;
   std::uint64_t batch;
+  const std::vector<LayerReads>& reads;  // layer_reads(layers)
   std::vector<unsigned> gact_bits = {};  // gact:avgB: the width of each saved tensor (its index in step.saved)
-  std::vector<LayerReads> reads = layer_reads(layers);
 
   /// fp16 or fp32 as autocast runs the saver: the tensor itself when produced so, else the saver's own cast.
   static Form cast(const SavedTensor& s, DType to, DType produced) {
@@ -179,11 +179,10 @@ struct Rules {
 /// quantizes (floating, requiring a gradient: not norm statistics, not input data), every element equally sensitive
 /// (ecosim sees no gradients: the sensitivity of a tensor is its element count); the others keep B (unused).
 std::vector<unsigned> gact_allocation(const Scheme& scheme, const std::vector<Layer>& layers,
-                                      const TrainingStep& step) {
+                                      const std::vector<LayerReads>& reads, const TrainingStep& step) {
   std::vector<std::size_t> quantized;
   std::vector<double> sensitivity;
   std::vector<std::uint64_t> elements;
-  const std::vector<LayerReads> reads = layer_reads(layers);
   for (std::size_t i = 0; i < step.saved.size(); ++i) {
     const SavedTensor& s = step.saved[i];
     bool stats = false;
@@ -224,9 +223,10 @@ SchemeStep apply_scheme(const Scheme& scheme, const std::vector<Layer>& layers, 
                         std::uint64_t batch) {
   SchemeStep out;
   out.scheme = scheme;
-  const Rules rules{scheme, layers, batch,
-                    scheme.average_bits > 0 ? gact_allocation(scheme, layers, step) : std::vector<unsigned>{}};
-  const std::vector<DType> produced = autocast_dtypes(layers, step);
+  const std::vector<LayerReads> reads = layer_reads(layers);
+  const Rules rules{scheme, layers, batch, reads,
+                    scheme.average_bits > 0 ? gact_allocation(scheme, layers, reads, step) : std::vector<unsigned>{}};
+  const std::vector<DType> produced = autocast_dtypes(layers, reads, step);
   for (std::size_t i = 0; i < step.saved.size(); ++i) {
     const SavedTensor& s = step.saved[i];
     std::set<std::string> shared;  // the shared forms stored so far

@@ -28,4 +28,9 @@ std::optional<OpClass> parse_op_class(std::string_view text) {
   return std::nullopt;
 }
 
+std::uint64_t OpRecord::param(std::string_view key) const {
+  const auto it = params.find(std::string(key));
+  return it == params.end() ? 0 : it->second;
+}
+
 }  // namespace ecosim

@@ -24,15 +24,11 @@ std::optional<AttentionShape> attention_of(std::span<const OpRecord> group) {
   }
   if (gemms.size() != 2 || !softmax) return std::nullopt;
   const OpRecord& scores = *gemms[0];  // batch·heads × (queries × keys), depth = head width
-  const auto param = [&](std::string_view key) {
-    const auto it = scores.params.find(std::string(key));
-    return it == scores.params.end() ? std::uint64_t{0} : it->second;
-  };
   AttentionShape s{.batch = scores.batch, .heads = 1, .seq = scores.m, .kv_seq = scores.n, .dim = scores.k};
-  s.causal = param(ops::kCausalParam) == 1;
-  if (s.causal) s.window = param(ops::kWindowParam);
+  s.causal = scores.param(ops::kCausalParam) == 1;
+  if (s.causal) s.window = scores.param(ops::kWindowParam);
   // grouped-query: the batch's K/V heads, each read by a group of query heads
-  const std::uint64_t kv_groups = s.causal ? param(ops::kKvGroupsParam) : 0;
+  const std::uint64_t kv_groups = s.causal ? scores.param(ops::kKvGroupsParam) : 0;
   if (kv_groups && kv_groups < s.batch && s.batch % kv_groups == 0) {
     s.heads = s.batch / kv_groups;
     s.batch = kv_groups;

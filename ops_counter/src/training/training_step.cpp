@@ -63,6 +63,22 @@ void emit_training_forward(const Layer& layer, Convention convention, OpSink& si
   }
 }
 
+std::vector<GradientFlow> gradient_flow(const std::vector<Layer>& layers, const std::vector<LayerReads>& reads,
+                                        const std::vector<LayerTensors>& tensors) {
+  std::vector<GradientFlow> flow(layers.size());
+  const auto requires_gradient = [&](std::size_t source) {
+    return source != LayerReads::kNetworkInput && source != LayerReads::kNone && flow[source].recorded;
+  };
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    flow[i].input_gradient = reads[i].input == LayerReads::kNetworkInput ? !reads_input_data(layers, reads, i)
+                                                                         : requires_gradient(reads[i].input);
+    flow[i].recorded = flow[i].input_gradient || requires_gradient(reads[i].other) || tensors[i].parameters > 0 ||
+                       layers[i].table_parameters > 0;
+    if (flow[i].recorded && !tensors[i].unmodelled.empty()) throw Error(tensors[i].unmodelled);
+  }
+  return flow;
+}
+
 }  // namespace training
 
 std::vector<LayerReads> layer_reads(const std::vector<Layer>& layers) {
@@ -89,26 +105,6 @@ bool reads_input_data(const std::vector<Layer>& layers, const std::vector<LayerR
   // an imported graph's input (named): a tensor fed in; unnamed, a zoo model's images (its first convolution)
   return !layers[i].input.empty() || std::holds_alternative<Conv2d>(layers[i].op);
 }
-
-namespace training {
-
-std::vector<GradientFlow> gradient_flow(const std::vector<Layer>& layers, const std::vector<LayerReads>& reads,
-                                        const std::vector<LayerTensors>& tensors) {
-  std::vector<GradientFlow> flow(layers.size());
-  const auto requires_gradient = [&](std::size_t source) {
-    return source != LayerReads::kNetworkInput && source != LayerReads::kNone && flow[source].recorded;
-  };
-  for (std::size_t i = 0; i < layers.size(); ++i) {
-    flow[i].input_gradient = reads[i].input == LayerReads::kNetworkInput ? !reads_input_data(layers, reads, i)
-                                                                         : requires_gradient(reads[i].input);
-    flow[i].recorded = flow[i].input_gradient || requires_gradient(reads[i].other) || tensors[i].parameters > 0 ||
-                       layers[i].table_parameters > 0;
-    if (flow[i].recorded && !tensors[i].unmodelled.empty()) throw Error(tensors[i].unmodelled);
-  }
-  return flow;
-}
-
-}  // namespace training
 
 TrainingStep training_step(const std::vector<Layer>& layers, Optimizer optimizer, Convention convention) {
   if (layers.empty()) throw Error("training step: the model has no layers");

@@ -17,10 +17,8 @@ namespace {
 
 constexpr const char* kUsage =
     "ecosim gpu-time [--gpu NAME | --gpu-file PATH] --op attention --impl flash2|flash3|cudnn|naive|sdpa-math|ecosim "
-    "--batch B --heads H [--kv-heads K] --seq N [--kv-seq N] --dim D [--causal] [--pass fwd|bwd|fwd+bwd] [--dtype "
-    "fp16|bf16|fp32 "
-    "(naive, sdpa-math, ecosim)] "
-    "[--timed kernel|pytorch-call|cuda-call]\n"
+    "--batch B --heads H [--kv-heads K] --seq N [--kv-seq N] --dim D [--causal] [--pass fwd|bwd|fwd+bwd] "
+    "[--dtype fp16|bf16|fp32 (naive, sdpa-math, ecosim)] [--timed kernel|pytorch-call|cuda-call]\n"
     "       ecosim gpu-time [--gpu NAME] --op gemm --m M --n N --k K [--dtype fp32|tf32|fp16|bf16|fp8]\n"
     "       ecosim gpu-time [--gpu NAME] --op copy|softmax|rmsnorm --rows R --cols C [--dtype D] [--timed ...]";
 

@@ -42,6 +42,9 @@ struct OpRecord {
   std::string group;
   OpCounts counts;
 
+  /// params[key], 0 where the record has none.
+  std::uint64_t param(std::string_view key) const;
+
   friend bool operator==(const OpRecord&, const OpRecord&) = default;
 };
 
