@@ -3,6 +3,8 @@
 // reported (a swap refuses it).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "ecosim/ops_counter/onnx_model.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
 #include "onnx_count_helpers.hpp"
@@ -74,8 +76,44 @@ TEST_CASE("PyTorch 2's decomposed scaled_dot_product_attention (√scale on Q an
   // swapped, it is the same causal block as the hand-made causal_add (Q, K, V [1,2,6,4], a constant causal mask)
   const OnnxModel reference = import_onnx(kOps + "/causal_add.onnx");
   const AttentionConfig msa = swap_to(AttentionVariant::msa);
-  CHECK(onnx_total(m, Convention::paper, msa).ops(OpKind::mul) == onnx_total(reference, Convention::paper, msa).ops(OpKind::mul));
-  CHECK(onnx_total(m, Convention::paper, msa).ops(OpKind::add) == onnx_total(reference, Convention::paper, msa).ops(OpKind::add));
+  // in both conventions: the √scale Muls on Q and Kᵀ go with the block (MSA scales its scores itself)
+  REQUIRE(m.attention.size() == 1);
+  CHECK(m.attention[0].operand_scale_layers.size() == 2);
+  for (Convention convention : {Convention::paper, Convention::exact}) {
+    INFO(name(convention));
+    for (OpKind k : kAllOpKinds)
+      CHECK(onnx_total(m, convention, msa).ops(k) == onnx_total(reference, convention, msa).ops(k));
+  }
+}
+
+TEST_CASE("nn.MultiheadAttention's q / √E goes with its block when the block is swapped", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  const OnnxModel m = import_onnx(kModels + "/vit_mha.onnx");
+  REQUIRE(m.attention.size() == 2);
+  for (const FoundAttention& a : m.attention) CHECK(a.operand_scale_layers.size() == 1);  // q only
+  // exact: swapped to MSA, each block scales its 2 heads' 17 × 17 scores (muls) instead of dividing q's 17 × 64
+  // elements; every other count unchanged
+  const OpCounts native = onnx_total(m, Convention::exact),
+                 swapped = onnx_total(m, Convention::exact, swap_to(AttentionVariant::msa));
+  CHECK(swapped.ops(OpKind::mul) == native.ops(OpKind::mul) + 2 * (2 * 17 * 17));
+  CHECK(swapped.ops(OpKind::div) + 2 * (17 * 64) == native.ops(OpKind::div));
+  for (OpKind k : {OpKind::add, OpKind::cmp, OpKind::exp}) CHECK(swapped.ops(k) == native.ops(k));
+  // the swapped block reads what the dropped division read (the training step's saved tensors alias by it)
+  const std::vector<Layer> layers = onnx_layers(m, swap_to(AttentionVariant::msa));
+  for (const FoundAttention& a : m.attention) {
+    const auto named = [&](const std::string& n) {
+      return std::find_if(m.layers.begin(), m.layers.end(), [&](const Layer& l) { return l.name == n; });
+    };
+    const auto scale = named(a.operand_scale_layers[0]);
+    REQUIRE(scale != m.layers.end());
+    const std::string scale_read = !scale->input.empty() ? scale->input : std::prev(scale)->name;
+    const auto block = std::find_if(layers.begin(), layers.end(), [&](const Layer& l) {
+      return l.name == a.nodes.front() + ".." + a.nodes.back() + "[msa]";
+    });
+    REQUIRE(block != layers.end());
+    CHECK((!block->input.empty() ? block->input : std::prev(block)->name) == scale_read);
+    CHECK(std::none_of(layers.begin(), layers.end(), [&](const Layer& l) { return l.name == scale->name; }));
+  }
 }
 
 TEST_CASE("attention in stock PyTorch exports: every block found with its shapes", "[onnx]") {
@@ -132,8 +170,7 @@ TEST_CASE("an attention the importer does not recognise still counts its product
   CHECK_THAT(swap_error(m, AttentionVariant::msa), Catch::Contains("cannot swap") && Catch::Contains("'softmax'"));
 }
 
-TEST_CASE("opset 23's Attention node is a found block: 4-D and 3-D inputs, grouped K/V, a KV cache, masks",
-          "[onnx]") {
+TEST_CASE("opset 23's Attention node is a found block: 4-D and 3-D inputs, grouped K/V, a KV cache, masks", "[onnx]") {
   ECOSIM_ONNX_OR_SKIP();
   // is_causal over Q, K, V [2,4,16,8]
   const OnnxModel causal = import_onnx(kOps + "/attention23_causal.onnx");

@@ -49,6 +49,9 @@ struct Match {
   std::vector<std::size_t> nodes;
   Layer layer;
   bool attention = false;
+  /// An attention block's Q or Kᵀ scaled by a scalar before the scores (nn.MultiheadAttention's q / √E, PyTorch
+  /// 2's decomposed SDPA's √scale on each): one-node layers of their own, part of the block's cost when swapped.
+  std::vector<std::size_t> operand_scales = {};
 };
 
 /// Whether a block's mask hides exactly the later keys.

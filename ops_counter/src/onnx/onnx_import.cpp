@@ -2,6 +2,7 @@
 // either the start of a pattern (onnx_patterns.cpp), or one layer (onnx_nodes.cpp), or an unknown op.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -71,7 +72,15 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
         names.push_back(graph.nodes[k].name);
       }
       match->layer.name = names.front() + ".." + names.back();
-      if (match->attention) model.attention.push_back({names, std::get<SoftmaxAttention>(match->layer.op)});
+      if (match->attention) {
+        FoundAttention found{names, std::get<SoftmaxAttention>(match->layer.op)};
+        for (std::size_t k : match->operand_scales)  // a one-node elementwise layer, placed before the block
+          if (std::count_if(model.layers.begin(), model.layers.end(), [&](const Layer& l) {
+                return l.name == graph.nodes[k].name && std::holds_alternative<Elementwise>(l.op);
+              }) == 1)
+            found.operand_scale_layers.push_back(graph.nodes[k].name);
+        model.attention.push_back(std::move(found));
+      }
       const onnx_import::Node& first = graph.nodes[match->nodes.front()];
       place(match->layer, first, graph.nodes[match->nodes.back()].outputs);
       model.layers.push_back(std::move(match->layer));

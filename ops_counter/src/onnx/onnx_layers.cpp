@@ -1,14 +1,49 @@
-// The layers counted for an imported model: its own, or with every found attention block replaced by a variant.
+// The layers counted for an imported model: its own, or with every found attention block replaced by a variant
+// (the scales of its Q and Kᵀ dropped with it).
 #include <fmt/core.h>
+
+#include <map>
+#include <set>
 
 #include "ecosim/ops_counter/onnx_model.hpp"
 #include "ecosim/ops_counter/variant_registry.hpp"
 
 namespace ecosim {
 
+namespace {
+
+/// `layers` without those named in `dropped`: a layer that read a dropped one (its input, or its other operand)
+/// reads what that one read.
+std::vector<Layer> without_layers(const std::vector<Layer>& layers, const std::set<std::string>& dropped) {
+  std::map<std::string, std::string> source;  // a dropped layer → the layer (or network input) it read
+  std::vector<Layer> kept;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const Layer& layer = layers[i];
+    const auto read = [&](const std::string& name) {
+      const auto it = source.find(name);
+      return it == source.end() ? name : it->second;
+    };
+    const std::string input = read(layer.input.empty() && i > 0 ? layers[i - 1].name : layer.input);
+    if (dropped.contains(layer.name)) {
+      source[layer.name] = input;
+      continue;
+    }
+    Layer copy = layer;
+    copy.input = !kept.empty() && input == kept.back().name ? "" : input;
+    if (!copy.other.empty()) copy.other = read(copy.other);
+    kept.push_back(std::move(copy));
+  }
+  return kept;
+}
+
+}  // namespace
+
 std::vector<Layer> onnx_layers(const OnnxModel& model, const std::optional<AttentionConfig>& swap) {
-  std::vector<Layer> layers = model.layers;
-  if (!swap) return layers;
+  if (!swap) return model.layers;
+  std::set<std::string> operand_scales;
+  for (const FoundAttention& a : model.attention)
+    operand_scales.insert(a.operand_scale_layers.begin(), a.operand_scale_layers.end());
+  std::vector<Layer> layers = without_layers(model.layers, operand_scales);
   if (!model.unmatched_attention.empty())
     throw Error(fmt::format("ONNX model '{}': cannot swap attention for {}: {}", model.origin, name(swap->variant),
                             unmatched_attention_warning(model)));

@@ -3,9 +3,9 @@
 // shape evaluator folded, the mask an Add or a Where selecting a hiding fill value, causal when a constant or
 // folded tensor hiding exactly the later keys, a second Add a bias (Swin's relative positions); scale, mask and
 // bias optional, in any order, with Reshapes and Casts between them; K/V heads counted before a grouped-query
-// Expand/Tile), GELU in its erf form (x/√2 → Erf → +1 → ·x → ·0.5), SiLU (Sigmoid → ·x), LayerNorm decomposed
-// (ReduceMean, Sub, Pow 2, ReduceMean, Add ε, Sqrt, Div, Mul γ, Add β) and a Linear layer exported as MatMul + bias
-// Add.
+// Expand/Tile; Q or Kᵀ scaled by a scalar before the scores noted as the block's), GELU in its erf form (x/√2 → Erf →
+// +1 → ·x → ·0.5), SiLU (Sigmoid → ·x), LayerNorm decomposed (ReduceMean, Sub, Pow 2, ReduceMean, Add ε, Sqrt, Div, Mul
+// γ, Add β) and a Linear layer exported as MatMul + bias Add.
 #include <cmath>
 
 #include "ecosim/ops_counter/checked.hpp"
@@ -110,6 +110,26 @@ std::uint64_t merged_heads(const Context& c, const std::string& q, std::uint64_t
   return 1;
 }
 
+/// The node scaling the scores' operand `t` by a scalar (Mul, or Div by it) before the scores, reached through
+/// views and transposes; every tensor on the way, the scaled one included, read by nothing else. None otherwise.
+std::optional<std::size_t> operand_scale(const Context& c, std::string t) {
+  for (int step = 0; step < 8; ++step) {
+    const auto p = c.producer(t);
+    if (!p || c.consumers(t).size() != 1) return std::nullopt;
+    const Node& n = c.node(*p);
+    if ((n.op == "Mul" || n.op == "Div") && binary(n)) {
+      const bool first_scalar = c.scalar(n.inputs[0]).has_value(), second_scalar = c.scalar(n.inputs[1]).has_value();
+      if (first_scalar == second_scalar || (n.op == "Div" && first_scalar)) return std::nullopt;
+      return *p;
+    }
+    if ((n.op != "Transpose" && n.op != "Reshape" && n.op != "Unsqueeze" && n.op != "Squeeze" && n.op != "Cast") ||
+        n.inputs.empty())
+      return std::nullopt;
+    t = n.inputs[0];
+  }
+  return std::nullopt;
+}
+
 std::optional<Match> attention(const Context& c, std::size_t i) {
   const Node& scores = c.node(i);
   if (scores.op != "MatMul" || !binary(scores) || c.constant(scores.inputs[0]) || c.constant(scores.inputs[1]) ||
@@ -182,7 +202,10 @@ std::optional<Match> attention(const Context& c, std::size_t i) {
     a.batch /= a.heads;
   }
   a.kv_heads = kv_heads(c, scores.inputs[1], scores, a.heads);
-  return Match{chain.nodes, Layer{"", a}, true};
+  Match m{chain.nodes, Layer{"", a}, true};
+  for (const std::string& operand : {scores.inputs[0], scores.inputs[1]})
+    if (const auto scale = operand_scale(c, operand)) m.operand_scales.push_back(*scale);
+  return m;
 }
 
 std::optional<Match> gelu(const Context& c, std::size_t i) {

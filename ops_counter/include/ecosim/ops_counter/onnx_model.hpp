@@ -26,6 +26,10 @@ struct OnnxImportOptions {
 struct FoundAttention {
   std::vector<std::string> nodes;
   SoftmaxAttention shape;
+  /// The layers scaling its Q or Kᵀ by a scalar before the scores (nn.MultiheadAttention's q / √E, PyTorch 2's
+  /// decomposed SDPA's √scale on each): counted as the graph computes them, dropped with the block when it is
+  /// swapped (a variant's own scaling is in its count).
+  std::vector<std::string> operand_scale_layers = {};
 };
 
 struct OnnxModel {
@@ -52,7 +56,8 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
 
 /// The layers counted: `model.layers`, each found attention block replaced by `swap` (its variant and
 /// parameters, with the block's batch, heads, queries, keys, causality and head width; no projections: the
-/// graph's own projections stay) when given. Throws ecosim::Error naming the block and the reason when the
+/// graph's own projections stay; its operand_scale_layers go, the layers reading them reading what they read)
+/// when given. Throws ecosim::Error naming the block and the reason when the
 /// variant cannot serve a block (queries ≠ keys, a causal block, its parameters), and naming the Softmax nodes
 /// when the model has attention in no found block (model.unmatched_attention: a swap would leave it). A found block's
 /// layer is named "<first node>..<last node>" (the export's own softmax attention), a swapped one
