@@ -65,6 +65,28 @@ TEST_CASE("backward of a linear or conv layer: twice the forward's multiplicatio
   CHECK(adds(l.backward) == 6 * 5 * (7 - 1) + 5 * 7 * (6 - 1) + 7 * (6 - 1));  // dX, dW (k − 1 per output), db
 }
 
+TEST_CASE("a normalisation reading data: dγ and dβ alone, no input gradient") {
+  // BN over 2 × 3 channels × 4 × 4 and LayerNorm over 5 rows × 8, each on a network input (data)
+  const std::uint64_t bn_elements = 2 * 3 * 4 * 4, ln_elements = 5 * 8;
+  for (const auto& [layer, elements] :
+       {std::pair{Layer{"bn", BatchNorm2d{.batch = 2, .channels = 3, .h = 4, .w = 4}, network_input_name("x")},
+                  bn_elements},
+        std::pair{Layer{"ln", LayerNorm{.rows = 5, .width = 8}, network_input_name("x")}, ln_elements}}) {
+    INFO(layer.name);
+    const TrainingStep data = training_step({layer}, Optimizer::sgd, Convention::exact);
+    // x̂ recomputed (a sub, a mul), dγ += dY·x̂, dβ += dY: 2 mul, 3 add per element
+    CHECK(muls(data.backward) == 2 * elements);
+    CHECK(adds(data.backward) == 3 * elements);
+    // after a layer whose output requires a gradient, the full backward: dX too, more of each
+    Layer second = layer;
+    second.input = "first";
+    const TrainingStep inside =
+        training_step({{"first", Linear{.tokens = 1, .in = 1, .out = 1}}, second}, Optimizer::sgd, Convention::exact);
+    const std::uint64_t linear_muls = 2;  // dX and dW of a 1 × 1 linear
+    CHECK(muls(inside.backward) - linear_muls > 2 * elements);
+  }
+}
+
 TEST_CASE("saved tensors: a tensor saved by two layers is stored once") {
   // conv(3→8, 8×8) → BN → ReLU → max pool 2×2 → conv(8→4) → mean → linear(4 → 10), batch 2
   const std::vector<Layer> net = {

@@ -19,6 +19,9 @@ ops::OpMix batchnorm_backward_row(std::uint64_t len) {  // one channel's len ele
 ops::OpMix layernorm_backward_row(std::uint64_t len) {
   return {.mul = checked_add(checked_mul(5, len), 2), .add = checked_sub(checked_mul(7, len), 2)};
 }
+/// A normalisation's parameter gradients alone (its input requires none): x̂ recomputed (a sub and a mul), dγ += dY·x̂
+/// and dβ += dY, per element.
+ops::OpMix norm_parameters_backward_element() { return {.mul = 2, .add = 3}; }
 ops::OpMix softmax_backward_row(std::uint64_t len) {  // y·(dy − Σ dy·y)
   return {.mul = checked_mul(2, len), .add = checked_sub(checked_mul(2, len), 1)};
 }
@@ -95,13 +98,21 @@ struct BackwardEmitter {
              ops::macs(checked_mul(pixels, c.out_ch)));
   }
 
+  /// Without an input gradient, dγ and dβ alone: elementwise over the layer's elements.
+  void norm_parameters(const std::string& func, std::uint64_t elements) const {
+    single(ops::eltwise("grad_params", func + "_params_backward", 1, 1, elements, DType::fp32,
+                        norm_parameters_backward_element(), 2));
+  }
+
   void operator()(const BatchNorm2d& b) const {
     const std::uint64_t len = checked_product({b.batch, b.h, b.w});
+    if (!input_gradient) return norm_parameters("batchnorm", checked_mul(b.channels, len));
     single(ops::reduce("grad_input", "batchnorm_backward", 1, b.channels, len, DType::fp32, batchnorm_backward_row(len),
                        len));
   }
 
   void operator()(const LayerNorm& l) const {
+    if (!input_gradient) return norm_parameters("layernorm", checked_mul(l.rows, l.width));
     single(ops::reduce("grad_input", "layernorm_backward", 1, l.rows, l.width, DType::fp32,
                        layernorm_backward_row(l.width), l.width));
   }

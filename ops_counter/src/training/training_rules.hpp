@@ -80,7 +80,8 @@ std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const s
                                        const std::vector<GradientFlow>& flow, const std::vector<LayerTensors>& tensors);
 
 /// The backward records of `layer` ("<layer>.backward.<part>"): gradients of its input (unless not
-/// `input_gradient`: a Linear or convolution whose input requires none, gradient_flow) and of its parameters.
+/// `input_gradient`: a Linear, convolution or normalisation whose input requires none, gradient_flow) and of its
+/// parameters.
 void emit_backward(const Layer& layer, Convention convention, OpSink& sink, bool input_gradient = true);
 
 /// The optimizer's update of `parameters` parameters ("optimizer.<name>"), the same in both conventions (mmcv
