@@ -34,6 +34,7 @@ struct ModelType {
   std::string_view name;
   std::span<const Field> sizes;
   std::string_view activation_field;
+  std::string_view activation_fallback;           // Hugging Face's when the field is absent or null; empty: required
   std::span<const std::string_view> activations;  // the values the family's MLP (`fixed`'s mlp) computes
   std::span<const BoolField> flags;
   std::string_view rotary_field;  // the fraction of each head rotated; empty: the whole head (or no rotary)
@@ -49,6 +50,15 @@ constexpr Field kLlamaSizes[] = {{"hidden_size", "hidden_size"},
                                  {"layers", "num_hidden_layers"},
                                  {"vocab_size", "vocab_size"},
                                  {"max_position_embeddings", "max_position_embeddings"}};
+/// As Llama's, with the head width required: Hugging Face's default for these types is no function of the others.
+constexpr Field kExplicitHeadSizes[] = {{"hidden_size", "hidden_size"},
+                                        {"num_heads", "num_attention_heads"},
+                                        {"num_kv_heads", "num_key_value_heads", false},
+                                        {"head_dim", "head_dim"},
+                                        {"intermediate_size", "intermediate_size"},
+                                        {"layers", "num_hidden_layers"},
+                                        {"vocab_size", "vocab_size"},
+                                        {"max_position_embeddings", "max_position_embeddings"}};
 constexpr Field kGpt2Sizes[] = {{"hidden_size", "n_embd"},
                                 {"num_heads", "n_head"},
                                 {"layers", "n_layer"},
@@ -70,24 +80,37 @@ constexpr BoolField kLlamaFlags[] = {{"tie_word_embeddings", "tie_word_embedding
                                      {"mlp_bias", "mlp_bias", false}};
 constexpr BoolField kUntied[] = {{"tie_word_embeddings", "tie_word_embeddings", false}};
 constexpr BoolField kTied[] = {{"tie_word_embeddings", "tie_word_embeddings", true}};
+constexpr BoolField kGemmaFlags[] = {{"tie_word_embeddings", "tie_word_embeddings", true},
+                                     {"qkv_bias", "attention_bias", false},
+                                     {"o_bias", "attention_bias", false}};
 constexpr BoolField kNeoxFlags[] = {{"tie_word_embeddings", "tie_word_embeddings", false},
                                     {"parallel_attention", "use_parallel_residual", true},
                                     {"qkv_bias", "attention_bias", true},
                                     {"o_bias", "attention_bias", true}};
 
-const std::array<ModelType, 5> kModelTypes = {{
-    {"llama", kLlamaSizes, "hidden_act", kSilu, kLlamaFlags, "partial_rotary_factor", 1.0,
+const std::array<ModelType, 8> kModelTypes = {{
+    {"llama", kLlamaSizes, "hidden_act", "", kSilu, kLlamaFlags, "partial_rotary_factor", 1.0,
      R"({"norm": "rmsnorm", "mlp": "swiglu", "position": "rotary", "parallel_attention": false})"},
-    {"mistral", kLlamaSizes, "hidden_act", kSilu, kUntied, "", 1.0,
+    {"mistral", kLlamaSizes, "hidden_act", "", kSilu, kUntied, "", 1.0,
      R"({"norm": "rmsnorm", "mlp": "swiglu", "position": "rotary", "parallel_attention": false,
          "qkv_bias": false, "o_bias": false, "mlp_bias": false})"},
-    {"qwen2", kLlamaSizes, "hidden_act", kSilu, kUntied, "", 1.0,
+    {"qwen2", kLlamaSizes, "hidden_act", "", kSilu, kUntied, "", 1.0,
      R"({"norm": "rmsnorm", "mlp": "swiglu", "position": "rotary", "parallel_attention": false,
          "qkv_bias": true, "o_bias": false, "mlp_bias": false})"},
-    {"gpt2", kGpt2Sizes, "activation_function", kGelus, kTied, "", 1.0,
+    {"qwen3", kExplicitHeadSizes, "hidden_act", "", kSilu, kLlamaFlags, "", 1.0,
+     R"({"norm": "rmsnorm", "mlp": "swiglu", "position": "rotary", "parallel_attention": false,
+         "qk_norm": true})"},
+    {"phi3", kLlamaSizes, "hidden_act", "", kSilu, kUntied, "partial_rotary_factor", 1.0,
+     R"({"norm": "rmsnorm", "mlp": "swiglu", "position": "rotary", "parallel_attention": false,
+         "qkv_bias": false, "o_bias": false, "mlp_bias": false})"},
+    // Gemma's MLP computes GELU's tanh form whatever hidden_act says (Hugging Face reads hidden_activation)
+    {"gemma", kExplicitHeadSizes, "hidden_activation", "gelu_pytorch_tanh", kGelus, kGemmaFlags, "", 1.0,
+     R"({"norm": "gemma_rmsnorm", "mlp": "geglu", "position": "rotary", "parallel_attention": false,
+         "mlp_bias": false, "embedding_scale": true})"},
+    {"gpt2", kGpt2Sizes, "activation_function", "", kGelus, kTied, "", 1.0,
      R"({"norm": "layernorm", "mlp": "gelu", "position": "learned", "parallel_attention": false,
          "qkv_bias": true, "o_bias": true, "mlp_bias": true})"},
-    {"gpt_neox", kNeoxSizes, "hidden_act", kGelus, kNeoxFlags, "rotary_pct", 0.25,
+    {"gpt_neox", kNeoxSizes, "hidden_act", "", kGelus, kNeoxFlags, "rotary_pct", 0.25,
      R"({"norm": "layernorm", "mlp": "gelu", "position": "rotary", "mlp_bias": true})"},
 }};
 
@@ -128,10 +151,12 @@ constexpr std::string_view kIgnoredFields[] = {"_name_or_path",
                                                "n_special",
                                                "predict_special_tokens",
                                                "tokenizer_class",
-                                               "use_flash_attn"};
+                                               "use_flash_attn",
+                                               "original_max_position_embeddings"};
 
-/// rope_scaling types: each changes the rotation angles only, never the work.
-constexpr std::string_view kRopeScalings[] = {"linear", "dynamic", "llama3", "yarn", "default"};
+/// rope_scaling types: each changes the rotation angles only, never the work (Phi-3's longrope, formerly su, picks
+/// one of two factor lists by the context).
+constexpr std::string_view kRopeScalings[] = {"linear", "dynamic", "llama3", "yarn", "default", "longrope", "su"};
 
 std::string names(std::span<const std::string_view> list) {
   std::string s;
@@ -146,17 +171,22 @@ bool present(const nlohmann::json& config, std::string_view field) {
 
 }  // namespace
 
+std::string hf_model_types() {
+  std::string s;
+  for (const ModelType& t : kModelTypes) s += fmt::format("{}{}", s.empty() ? "" : ", ", t.name);
+  return s;
+}
+
 nlohmann::json decoder_entry_from_hf_config(const nlohmann::json& config, const std::string& origin) {
   const auto fail = [&origin](const std::string& what) { throw Error(origin + ": " + what); };
   if (!config.is_object()) fail("a Hugging Face config.json must be a JSON object");
   if (!present(config, "model_type") || !config["model_type"].is_string())
-    fail("missing field 'model_type' (a string: llama, mistral, qwen2, gpt2 or gpt_neox)");
+    fail("missing field 'model_type' (a string: " + hf_model_types() + ")");
   const std::string model_type = config["model_type"].get<std::string>();
   const auto type =
       std::find_if(kModelTypes.begin(), kModelTypes.end(), [&](const ModelType& t) { return t.name == model_type; });
   if (type == kModelTypes.end())
-    fail(fmt::format("field 'model_type': '{}' is not modelled (known: llama, mistral, qwen2, gpt2, gpt_neox)",
-                     model_type));
+    fail(fmt::format("field 'model_type': '{}' is not modelled (known: {})", model_type, hf_model_types()));
 
   nlohmann::json entry = nlohmann::json::parse(type->fixed);
   entry["family"] = "decoder";
@@ -186,9 +216,10 @@ nlohmann::json decoder_entry_from_hf_config(const nlohmann::json& config, const 
   }
 
   read.push_back(type->activation_field);
-  if (!present(config, type->activation_field))
+  if (!present(config, type->activation_field) && type->activation_fallback.empty())
     fail(fmt::format("missing field '{}' (model_type {})", type->activation_field, model_type));
-  const nlohmann::json& act = config[std::string(type->activation_field)];
+  const nlohmann::json act = present(config, type->activation_field) ? config[std::string(type->activation_field)]
+                                                                     : nlohmann::json(type->activation_fallback);
   if (!act.is_string() ||
       std::find(type->activations.begin(), type->activations.end(), act.get<std::string>()) == type->activations.end())
     fail(fmt::format("field '{}': {} is not modelled for model_type {} (known: {})", type->activation_field, act.dump(),
@@ -216,7 +247,21 @@ nlohmann::json decoder_entry_from_hf_config(const nlohmann::json& config, const 
       fail(fmt::format("field 'rope_scaling': {} is not a known scaling (known: {}; each changes the angles only)",
                        r.dump(), names(kRopeScalings)));
   }
-  if (model_type == "mistral") {
+  if (model_type == "gemma") {  // read by older versions only, and only a GELU: the MLP's function either way
+    read.push_back("hidden_act");
+    if (present(config, "hidden_act") &&
+        (!config["hidden_act"].is_string() ||
+         std::find(std::begin(kGelus), std::end(kGelus), config["hidden_act"].get<std::string>()) == std::end(kGelus)))
+      fail(fmt::format("field 'hidden_act': {} is not modelled for model_type gemma (known: {})",
+                       config["hidden_act"].dump(), names(kGelus)));
+  }
+  if (model_type == "phi3")  // Hugging Face's Phi-3 builds no biases, whatever these say: a true one is not that model
+    for (std::string_view f : {"attention_bias", "mlp_bias", "lm_head_bias"}) {
+      read.push_back(f);
+      if (present(config, f) && config[std::string(f)] != false)
+        fail(fmt::format("field '{}': biases are not modelled for model_type phi3 (its layers have none)", f));
+    }
+  if (model_type == "mistral" || model_type == "phi3") {
     read.push_back("sliding_window");
     fields["sliding_window"] = "sliding_window";
     if (present(config, "sliding_window")) {  // its own attention: each token over the window ending at it
@@ -224,10 +269,16 @@ nlohmann::json decoder_entry_from_hf_config(const nlohmann::json& config, const 
       entry["native_attention"] = {"sliding"};
     }
   }
-  if (model_type == "qwen2") {  // the window applies only with use_sliding_window (to some layers): not modelled
-    read.insert(read.end(), {"sliding_window", "use_sliding_window", "max_window_layers"});
+  if (model_type == "qwen2" || model_type == "qwen3") {
+    // the window applies only with use_sliding_window (to some layers): not modelled
+    read.insert(read.end(), {"sliding_window", "use_sliding_window", "max_window_layers", "layer_types"});
     if (present(config, "use_sliding_window") && config["use_sliding_window"] != false)
-      fail("field 'use_sliding_window': sliding-window attention in some of Qwen2's layers is not modelled");
+      fail(fmt::format("field 'use_sliding_window': sliding-window attention in some of {}'s layers is not modelled",
+                       model_type));
+    if (present(config, "layer_types") && (!config["layer_types"].is_array() ||
+                                           std::any_of(config["layer_types"].begin(), config["layer_types"].end(),
+                                                       [](const nlohmann::json& t) { return t != "full_attention"; })))
+      fail("field 'layer_types': only full_attention layers are modelled");
   }
 
   for (const auto& [field, value] : config.items()) {

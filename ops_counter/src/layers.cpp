@@ -14,14 +14,21 @@ struct LayerEmitter {
   const std::string& name;
   Convention convention;
   OpSink& sink;
+  std::uint64_t passes;  // Layer::passes
 
   void operator()(OpRecord r, const OpCounts& paper) const {
     if (r.name.empty()) r.name = name;
+    if (passes > 1) r.params[std::string(ops::kPassesParam)] = passes;
     sink.record(ops::in_convention(std::move(r), convention, paper));
   }
 
   void operator()(const Linear& l) const {
-    const ops::GemmShape s{.batch = 1, .m = l.tokens, .n = l.out, .k = l.in, .bias = l.bias, .b_shared = true};
+    if (l.tokens % passes)
+      throw Error("layer '" + name + "': " + std::to_string(l.tokens) + " tokens do not split into " +
+                  std::to_string(passes) + " passes");
+    // each pass reads the weights again (not shared across the batch of passes)
+    const ops::GemmShape s{
+        .batch = passes, .m = l.tokens / passes, .n = l.out, .k = l.in, .bias = l.bias, .b_shared = passes == 1};
     (*this)(ops::gemm("", s), ops::macs(checked_product({l.tokens, l.in, l.out})));
   }
 
@@ -51,6 +58,8 @@ struct LayerEmitter {
 
   // The mmcv rule of an affine norm, 2 MACs per element, as LayerNorm's.
   void operator()(const RmsNorm& l) const {
+    if (l.unit_offset)  // 1 + γ, once a pass (mmcv: nothing)
+      (*this)(ops::prefixed(ops::eltwise("scale", "add", 1, passes, l.width, DType::fp32, {.add = 1}), name), {});
     (*this)(ops::reduce("", "rmsnorm", 1, l.rows, l.width, DType::fp32, ops::rmsnorm_row(l.width), l.width),
             ops::macs(checked_product({2, l.rows, l.width})));
   }
@@ -187,7 +196,8 @@ std::string network_input_name(std::string_view graph_input) {
 bool is_network_input_name(std::string_view name) { return name.starts_with(kNetworkInputPrefix); }
 
 void emit(const Layer& layer, Convention convention, OpSink& sink) {
-  std::visit(LayerEmitter{layer.name, convention, sink}, layer.op);
+  if (layer.passes == 0) throw Error("layer '" + layer.name + "': passes must be at least 1");
+  std::visit(LayerEmitter{layer.name, convention, sink, layer.passes}, layer.op);
 }
 
 }  // namespace ecosim

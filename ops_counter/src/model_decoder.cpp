@@ -1,6 +1,6 @@
-// Builder of decoder language models (family `decoder`: Llama, Mistral, Qwen2, GPT-2, GPT-NeoX) for a causal prefill
-// or for decode steps over a KV cache, and their figures: parameters (summed from the layers built), KV-cache bytes
-// and traffic, weight traffic and matmul MACs (ops_counter/README.md, "Decoder LLMs").
+// Builder of decoder language models (family `decoder`: Llama, Mistral, Qwen2/3, Phi-3, Gemma, GPT-2, GPT-NeoX) for a
+// causal prefill or for decode steps over a KV cache, and their figures: parameters (summed from the layers built),
+// KV-cache bytes and traffic, weight traffic and matmul MACs (ops_counter/README.md, "Decoder LLMs").
 #include <algorithm>
 #include <cmath>
 
@@ -30,9 +30,13 @@ constexpr std::string_view kKeys[] = {"hidden_size",
                                       "o_bias",
                                       "mlp_bias",
                                       "sliding_window",
-                                      "native_attention"};
-constexpr std::string_view kNorms[] = {"rmsnorm", "layernorm"};
-constexpr std::string_view kMlps[] = {"swiglu", "gelu"};
+                                      "native_attention",
+                                      "qk_norm",
+                                      "embedding_scale"};
+/// gemma_rmsnorm: RMSNorm scaling by (1 + γ), γ stored as the offset from 1 (Gemma's).
+constexpr std::string_view kNorms[] = {"rmsnorm", "layernorm", "gemma_rmsnorm"};
+/// swiglu: down(silu(gate(x)) · up(x)); geglu: the same with GELU (Gemma's); gelu: fc2(gelu(fc1(x))).
+constexpr std::string_view kMlps[] = {"swiglu", "geglu", "gelu"};
 constexpr std::string_view kPositions[] = {"rotary", "learned"};
 
 /// Widths (hidden, intermediate, heads · head_dim) beyond this are no published model (the largest, Llama-3.1-405B,
@@ -46,8 +50,11 @@ constexpr std::uint64_t kMaxPositions = std::uint64_t{1} << 24;
 struct Spec {
   std::uint64_t hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0, layers = 0, vocab = 0;
   std::uint64_t positions = 0, rotary_dims = 0, window = 0;  // window 0: none
-  bool rms_norm = false, swiglu = false, rotary = false, parallel = false, tied = false;
+  std::string norm, mlp;
+  bool rotary = false, parallel = false, tied = false;
   bool qkv_bias = false, o_bias = false, mlp_bias = false;
+  bool qk_norm = false;          // an RMSNorm over each head's queries and keys before rotary (Qwen3's)
+  bool embedding_scale = false;  // the looked-up embeddings multiplied by √hidden (Gemma's)
 };
 
 Spec read_spec(const ModelEntry& e) {
@@ -73,8 +80,8 @@ Spec read_spec(const ModelEntry& e) {
   s.layers = e.uint("layers", kMaxBlocks);
   s.vocab = e.uint("vocab_size", kMaxVocab);
   s.positions = e.uint("max_position_embeddings", kMaxPositions);
-  s.rms_norm = e.text("norm", kNorms) == "rmsnorm";
-  s.swiglu = e.text("mlp", kMlps) == "swiglu";
+  s.norm = e.text("norm", kNorms);
+  s.mlp = e.text("mlp", kMlps);
   s.rotary = e.text("position", kPositions) == "rotary";
   if (s.rotary) {
     const double dims =
@@ -92,12 +99,15 @@ Spec read_spec(const ModelEntry& e) {
   s.o_bias = e.flag("o_bias");
   s.mlp_bias = e.flag("mlp_bias");
   if (e.has("sliding_window")) s.window = e.uint("sliding_window", kMaxPositions);
+  s.qk_norm = e.has("qk_norm") && e.flag("qk_norm");
+  s.embedding_scale = e.has("embedding_scale") && e.flag("embedding_scale");
   return s;
 }
 
-/// Queries (new tokens per sequence) and keys (the last query's context) of the phase.
+/// Queries (new tokens per sequence) and keys (the last query's context) of the phase, and its passes over the
+/// model: one for a prefill, one a step for decode steps.
 struct Shape {
-  std::uint64_t queries = 0, keys = 0;
+  std::uint64_t queries = 0, keys = 0, passes = 1;
 };
 
 Shape phase_shape(const ModelEntry& e, const Spec& s, const ModelOptions& o) {
@@ -108,7 +118,7 @@ Shape phase_shape(const ModelEntry& e, const Spec& s, const ModelOptions& o) {
     if (o.seq_len) fail("decode steps take the cached context (--context N), not a sequence length");
     if (o.phase.context == 0 || o.phase.tokens == 0)
       fail("decode needs at least one cached token (--context) and at least one step (--tokens)");
-    sh = {o.phase.tokens, checked_add(o.phase.context, o.phase.tokens)};
+    sh = {o.phase.tokens, checked_add(o.phase.context, o.phase.tokens), o.phase.tokens};
   } else {
     const std::uint64_t n = o.seq_len ? o.seq_len : s.window ? std::min(s.positions, s.window) : s.positions;
     sh = {n, n};
@@ -128,17 +138,19 @@ Shape phase_shape(const ModelEntry& e, const Spec& s, const ModelOptions& o) {
   return sh;
 }
 
-Layer norm(const Spec& s, std::string name, std::uint64_t rows) {
-  if (s.rms_norm) return {std::move(name), RmsNorm{rows, s.hidden}};
-  return {std::move(name), LayerNorm{rows, s.hidden}};
+Layer norm(const Spec& s, std::string name, std::uint64_t rows, std::uint64_t width) {
+  if (s.norm == "layernorm") return {std::move(name), LayerNorm{rows, width}};
+  return {std::move(name), RmsNorm{rows, width, s.norm == "gemma_rmsnorm"}};
 }
 
 void append_mlp(std::vector<Layer>& layers, const std::string& block, const Spec& s, std::uint64_t rows) {
   const std::uint64_t hidden_elements = checked_mul(rows, s.intermediate);
-  if (s.swiglu) {  // down(silu(gate(x)) · up(x))
+  if (s.mlp != "gelu") {  // down(act(gate(x)) · up(x)), act SiLU (SwiGLU) or GELU (GeGLU)
+    const bool silu = s.mlp == "swiglu";
     layers.push_back({block + ".gate", Linear{rows, s.hidden, s.intermediate, s.mlp_bias}});
     layers.push_back({block + ".up", Linear{rows, s.hidden, s.intermediate, s.mlp_bias}});
-    layers.push_back({block + ".silu", Activation{ActivationFunc::silu, hidden_elements}});
+    layers.push_back({block + (silu ? ".silu" : ".gelu"),
+                      Activation{silu ? ActivationFunc::silu : ActivationFunc::gelu, hidden_elements}});
     layers.push_back({block + ".gate_mul", ElementwiseMul{hidden_elements}});
     layers.push_back({block + ".down", Linear{rows, s.intermediate, s.hidden, s.mlp_bias}});
   } else {  // fc2(gelu(fc1(x)))
@@ -148,56 +160,88 @@ void append_mlp(std::vector<Layer>& layers, const std::string& block, const Spec
   }
 }
 
+/// The attention of layer `l` over the whole phase (T queries over N + T keys in decode), validated.
+AttentionConfig block_attention(const ModelEntry& e, const Spec& s, const Shape& sh, const ModelOptions& o,
+                                const std::vector<AttentionVariant>& native, std::uint64_t l) {
+  AttentionConfig a = block_options(o, native, l).attention;
+  a.batch = o.batch;
+  a.seq = sh.queries;
+  a.keys = sh.keys;
+  a.heads = s.heads;        // grouped-query attention: every query head scores its group's shared keys
+  a.kv_heads = s.kv_heads;  // a recurrent variant's state: one per K/V head
+  a.head_dim = s.head_dim;
+  a.embed_dim = s.hidden;
+  a.projections = false;  // the decoder's own projections: k and v have kv_heads heads
+  a.causal = true;        // MSA scores only the attended pairs; a variant without a causal form: refused
+  if (o.native_attention && a.variant == AttentionVariant::sliding) {  // the model's own window
+    if (!s.window)
+      throw Error("model '" + e.model() + "': its own attention is sliding, and it has no " +
+                  e.field("sliding_window"));
+    a.sliding_window = s.window;
+  }
+  try {
+    a.validate();
+  } catch (const Error& err) {
+    throw Error("model '" + e.model() + "': " + err.what());
+  }
+  return a;
+}
+
 std::vector<Layer> decoder_layers(const ModelEntry& e, const Spec& s, const Shape& sh, const ModelOptions& o) {
   const std::uint64_t rows = checked_mul(o.batch, sh.queries), elements = checked_mul(rows, s.hidden);
   const std::uint64_t inner = s.heads * s.head_dim, kv_inner = s.kv_heads * s.head_dim;
   std::vector<Layer> layers;
   if (!s.rotary) layers.push_back({"embed.position", ResidualAdd{elements}});  // the token lookup is memory only
+  if (s.embedding_scale)                                                       // × √hidden, a constant
+    layers.push_back(
+        {"embed.scale",
+         Elementwise{.func = "Mul", .elements = elements, .per_element = {.mul = 1}, .constant_operands = 2}});
   const std::vector<AttentionVariant> native = native_variants(e, o);
   for (std::uint64_t l = 0; l < s.layers; ++l) {
     const std::string block = "layer" + std::to_string(l);
-    AttentionConfig a = block_options(o, native, l).attention;
-    a.batch = o.batch;
-    a.seq = sh.queries;
-    a.keys = sh.keys;
-    a.heads = s.heads;        // grouped-query attention: every query head scores its group's shared keys
-    a.kv_heads = s.kv_heads;  // a recurrent variant's state: one per K/V head
-    a.head_dim = s.head_dim;
-    a.embed_dim = s.hidden;
-    a.projections = false;  // the projections below: k and v have kv_heads heads
-    a.causal = true;        // MSA scores only the attended pairs; a variant without a causal form: refused
-    if (o.native_attention && a.variant == AttentionVariant::sliding) {  // the model's own window
-      if (!s.window)
-        throw Error("model '" + e.model() + "': its own attention is sliding, and it has no " +
-                    e.field("sliding_window"));
-      a.sliding_window = s.window;
-    }
-    try {
-      a.validate();
-    } catch (const Error& err) {
-      throw Error("model '" + e.model() + "': " + err.what());
-    }
+    const AttentionConfig a = block_attention(e, s, sh, o, native, l);
     // A variant whose keys are its queries (one shared q/k projection: the EcoFormer family, Reformer) projects no
     // keys of its own.
     const bool shared_qk = variant_info(a.variant).shares_qk;
     const std::uint64_t key_heads = shared_qk ? 0 : s.kv_heads;
-    layers.push_back(norm(s, block + ".norm1", rows));
+    layers.push_back(norm(s, block + ".norm1", rows, s.hidden));
     layers.push_back(
         {block + ".attn.qkv", Linear{rows, s.hidden, inner + key_heads * s.head_dim + kv_inner, s.qkv_bias}, {}, true});
+    if (s.qk_norm) {  // over each head's width, one γ shared by the heads
+      layers.push_back(norm(s, block + ".attn.q_norm", checked_mul(rows, s.heads), s.head_dim));
+      layers.back().attention_part = true;
+      if (key_heads) {
+        layers.push_back(norm(s, block + ".attn.k_norm", checked_mul(rows, key_heads), s.head_dim));
+        layers.back().attention_part = true;
+      }
+    }
     if (s.rotary)  // the new tokens' queries and keys; the cached keys were rotated when they were new
       layers.push_back(
           {block + ".attn.rotary", Rotary{checked_mul(rows, s.heads + key_heads), s.rotary_dims}, {}, true});
-    layers.push_back({block + ".attn", a});
+    if (sh.passes == 1) {
+      layers.push_back({block + ".attn", a});
+    } else {  // a decode step each: its one new token over the keys cached before it and its own
+      for (std::uint64_t t = 0; t < sh.passes; ++t) {
+        AttentionConfig step = a;
+        step.seq = 1;
+        step.keys = sh.keys - (sh.passes - 1 - t);
+        layers.push_back({block + ".attn.step" + std::to_string(t), step});
+      }
+    }
     layers.push_back({block + ".attn.proj", Linear{rows, inner, s.hidden, s.o_bias}, {}, true});
     if (!s.parallel) layers.push_back({block + ".residual1", ResidualAdd{elements}});
-    layers.push_back(norm(s, block + ".norm2", rows));  // parallel (GPT-NeoX): over the block's input, as norm1
+    layers.push_back(
+        norm(s, block + ".norm2", rows, s.hidden));  // parallel (GPT-NeoX): over the block's input, as norm1
     append_mlp(layers, block, s, rows);
     if (s.parallel) layers.push_back({block + ".residual1", ResidualAdd{elements}});
     layers.push_back({block + ".residual2", ResidualAdd{elements}});
   }
-  layers.push_back(norm(s, "norm", rows));
+  layers.push_back(norm(s, "norm", rows, s.hidden));
   // A head tied to the token embedding shares its weights, not its work: its matmul counts all the same.
   layers.push_back({"lm_head", Linear{rows, s.hidden, s.vocab, false}});
+  // Decode steps: every layer but the attention (a layer a step) runs once a step over the step's rows.
+  for (Layer& layer : layers)
+    if (!std::holds_alternative<AttentionConfig>(layer.op)) layer.passes = sh.passes;
   // The token lookup is memory only: the token table (when not the tied head's weights) and a learned position
   // table ride on the first layer as parameters.
   layers.front().table_parameters =
@@ -245,23 +289,22 @@ struct Memory {
   std::uint64_t per_token = 0, state = 0, cache = 0, read = 0, write = 0;
 };
 
-Memory attention_memory(const Spec& s, const std::vector<Layer>& layers, const Shape& sh, const ModelOptions& o) {
+Memory attention_memory(const ModelEntry& e, const Spec& s, const Shape& sh, const ModelOptions& o) {
   const bool decode = o.phase.phase == Phase::decode;
-  const std::uint64_t passes = decode ? sh.queries : 1;
+  const std::vector<AttentionVariant> native = native_variants(e, o);
   Memory m;
-  for (const Layer& layer : layers) {
-    const auto* a = std::get_if<AttentionConfig>(&layer.op);
-    if (!a) continue;
-    if (variant_info(a->variant).recurrent) {
-      const std::uint64_t state = recurrent_state_bytes(*a);
+  for (std::uint64_t l = 0; l < s.layers; ++l) {
+    const AttentionConfig a = block_attention(e, s, sh, o, native, l);
+    if (variant_info(a.variant).recurrent) {
+      const std::uint64_t state = recurrent_state_bytes(a);
       m.state = checked_add(m.state, state);
       m.cache = checked_add(m.cache, state);
-      m.write = checked_add(m.write, checked_mul(passes, state));
-      if (decode) m.read = checked_add(m.read, checked_mul(passes, state));
+      m.write = checked_add(m.write, checked_mul(sh.passes, state));
+      if (decode) m.read = checked_add(m.read, checked_mul(sh.passes, state));
       continue;
     }
     const std::uint64_t per_token = storage_bytes(o.phase.kv_dtype, checked_mul(2, s.kv_heads * s.head_dim));
-    const std::uint64_t window = a->variant == AttentionVariant::sliding ? a->sliding_window : 0;
+    const std::uint64_t window = a.variant == AttentionVariant::sliding ? a.sliding_window : 0;
     m.per_token = checked_add(m.per_token, per_token);
     const std::uint64_t cached = window ? std::min(sh.keys, window) : sh.keys;
     m.cache = checked_add(m.cache, checked_product({o.batch, cached, per_token}));
@@ -291,14 +334,13 @@ DecoderFacts decoder_facts(const ModelEntry& e, const ModelOptions& o) {
   f.attention_width = s.heads * s.head_dim;
   f.new_tokens = checked_mul(o.batch, sh.queries);
   f.context = sh.keys;
-  const std::uint64_t passes = o.phase.phase == Phase::decode ? sh.queries : 1;  // prefill: one pass; decode: T
-  const Memory memory = attention_memory(s, layers, sh, o);
+  const Memory memory = attention_memory(e, s, sh, o);
   f.kv_bytes_per_token = memory.per_token;
   f.recurrent_state_bytes = memory.state;
   f.kv_cache_bytes = memory.cache;
   f.kv_write_bytes = memory.write;
   f.kv_read_bytes = memory.read;
-  f.weight_read_bytes = checked_mul(passes, storage_bytes(o.phase.weight_dtype, layer_weights));
+  f.weight_read_bytes = checked_mul(sh.passes, storage_bytes(o.phase.weight_dtype, layer_weights));
   f.weight_bytes = storage_bytes(o.phase.weight_dtype, f.params);
   f.matmul_macs = macs.macs();
   return f;

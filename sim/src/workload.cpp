@@ -26,9 +26,8 @@ ModelZoo model_zoo(const po::variables_map& vm) {
 
 po::options_description decoder_options() {
   po::options_description o("Decoder LLMs (--model of the decoder family, or --hf-config)");
-  o.add_options()(
-      "hf-config", po::value<std::string>(),
-      "a Hugging Face config.json (model_type llama, mistral, qwen2, gpt2 or gpt_neox), in place of --model")(
+  o.add_options()("hf-config", po::value<std::string>(),
+                  ("a Hugging Face config.json (model_type " + hf_model_types() + "), in place of --model").c_str())(
       "phase", po::value<std::string>(),
       "prefill (causal pass over --seq N tokens, default the model's context) or decode (--tokens T steps over a "
       "KV cache holding --context N tokens)")("context", po::value<std::int64_t>(),

@@ -72,7 +72,8 @@ TEST_CASE("parameter counts from each config are the published ones (within 0.5 
   const ModelZoo zoo = ModelZoo::builtin();
   for (const Case& c :
        {Case{"llama2_7b", 6.74e9}, Case{"llama3_8b", 8.03e9}, Case{"mistral_7b", 7.24e9}, Case{"llama3_70b", 70.6e9},
-        Case{"qwen2_7b", 7.62e9}, Case{"gpt2_medium", 355e6}, Case{"pythia_1_4b", 1.41e9}}) {
+        Case{"qwen2_7b", 7.62e9}, Case{"qwen3_8b", 8.2e9}, Case{"phi3_mini_4k", 3.82e9}, Case{"gemma_7b", 8.54e9},
+        Case{"gemma_2b", 2.51e9}, Case{"gpt2_medium", 355e6}, Case{"pythia_1_4b", 1.41e9}}) {
     INFO(c.model);
     const DecoderFacts zoo_facts = *zoo.decoder_facts(c.model, {});
     const DecoderFacts hf_facts = *hf(c.model).decoder_facts(hf_model(c.model), {});
@@ -83,6 +84,14 @@ TEST_CASE("parameter counts from each config are the published ones (within 0.5 
   CHECK(hf("gpt2_small").decoder_facts(hf_model("gpt2_small"), {})->params == 124'439'808);
   CHECK(zoo.decoder_facts("gpt2_medium", {})->params == 354'823'168);
   CHECK(zoo.decoder_facts("pythia_1_4b", {})->params == 1'414'647'808);
+  // Non-embedding parameters: the Gemma report's Table 1 exactly (its embedding rows are the padded 256,128-token
+  // table, the config's 256,000 here), Qwen3's model cards (6.95 B, 0.44 B) within 0.5 %
+  CHECK(zoo.decoder_facts("gemma_2b", {})->non_embedding_params() == 1'981'884'416);
+  CHECK(zoo.decoder_facts("gemma_7b", {})->non_embedding_params() == 7'751'248'896);
+  CHECK(std::abs(static_cast<double>(zoo.decoder_facts("qwen3_8b", {})->non_embedding_params()) / 6.95e9 - 1) < 0.005);
+  const DecoderFacts qwen3_small = *hf("qwen3_0_6b").decoder_facts(hf_model("qwen3_0_6b"), {});
+  CHECK(std::abs(static_cast<double>(qwen3_small.non_embedding_params()) / 0.44e9 - 1) < 0.005);
+  CHECK(qwen3_small.embedding_params == 151936 * 1024);  // tied: the table once
 }
 
 TEST_CASE("the parameter formula by hand for a tiny decoder, untied and tied") {
@@ -98,6 +107,44 @@ TEST_CASE("the parameter formula by hand for a tiny decoder, untied and tied") {
   const DecoderFacts g = *zoo.decoder_facts("tiny_gpt", {});
   CHECK(g.params == v * c + 64 * c + 2 * gpt_layer + 2 * c);
   CHECK(g.embedding_params == v * c + 64 * c);
+}
+
+TEST_CASE("Qwen3's per-head q/k norms and Gemma's blocks, counted by hand on the tiny decoder") {
+  const ModelZoo zoo = ModelZoo::parse(R"({
+    "tiny": {"family": "decoder", "hidden_size": 8, "num_heads": 4, "num_kv_heads": 2, "intermediate_size": 12,
+             "layers": 2, "vocab_size": 10, "max_position_embeddings": 64, "norm": "rmsnorm", "mlp": "swiglu",
+             "position": "rotary", "parallel_attention": false, "tie_word_embeddings": false, "qkv_bias": false,
+             "o_bias": false, "mlp_bias": false, "native_attention": ["msa"]},
+    "tiny_qwen3": {"extends": "tiny", "qk_norm": true},
+    "tiny_gemma": {"extends": "tiny", "norm": "gemma_rmsnorm", "mlp": "geglu", "embedding_scale": true,
+                   "tie_word_embeddings": true}
+  })",
+                                       "tiny");
+  const std::uint64_t c = 8, v = 10, h = 4, kv = 2, d = 2, i = 12, layers = 2, steps = 2;
+  // Qwen3: a γ of width d for the queries and one for the keys, each layer
+  CHECK(zoo.decoder_facts("tiny_qwen3", {})->params == zoo.decoder_facts("tiny", {})->params + layers * 2 * d);
+  // two decode steps (rows = 2): q_norm over rows·H head vectors, k_norm over rows·KV, each an RMSNorm row of d:
+  // 3d + 1 muls, d adds, 1 div, 1 sqrt
+  const OpCounts tiny = total(zoo, "tiny", decode(40, steps), Convention::exact);
+  const OpCounts qwen3 = total(zoo, "tiny_qwen3", decode(40, steps), Convention::exact);
+  const std::uint64_t vectors = layers * steps * (h + kv);
+  CHECK(qwen3.ops(OpKind::mul) - tiny.ops(OpKind::mul) == vectors * (3 * d + 1));
+  CHECK(qwen3.ops(OpKind::add) - tiny.ops(OpKind::add) == vectors * d);
+  CHECK(qwen3.ops(OpKind::div) - tiny.ops(OpKind::div) == vectors);
+  CHECK(qwen3.ops(OpKind::sqrt) - tiny.ops(OpKind::sqrt) == vectors);
+  // Gemma: the head tied to the table (V·C fewer parameters, the same work); the embeddings × √C (rows·C muls); each
+  // of the 2·layers + 1 norms forms 1 + γ once a step (C adds); GELU (6 mul, 4 add, 1 exp, 1 div) in place of SiLU
+  // (1 exp, 1 add, 1 div) on the rows·I gate outputs of each layer
+  CHECK(zoo.decoder_facts("tiny", {})->params - zoo.decoder_facts("tiny_gemma", {})->params == v * c);
+  const OpCounts gemma = total(zoo, "tiny_gemma", decode(40, steps), Convention::exact);
+  const std::uint64_t gate_outputs = layers * steps * i;
+  CHECK(gemma.ops(OpKind::mul) - tiny.ops(OpKind::mul) == steps * c + gate_outputs * 6);
+  CHECK(gemma.ops(OpKind::add) - tiny.ops(OpKind::add) == (2 * layers + 1) * steps * c + gate_outputs * 3);
+  for (OpKind k : {OpKind::exp, OpKind::div, OpKind::sqrt, OpKind::cmp}) CHECK(gemma.ops(k) == tiny.ops(k));
+  // paper (mmcv): the scale, the 1 + γ and the activations count nothing; the same MACs
+  const OpCounts gemma_paper = total(zoo, "tiny_gemma", decode(40, steps), Convention::paper),
+                 tiny_paper = total(zoo, "tiny", decode(40, steps), Convention::paper);
+  for (OpKind k : kAllOpKinds) CHECK(gemma_paper.ops(k) == tiny_paper.ops(k));
 }
 
 TEST_CASE("tying saves parameters, not work: the head's matmul counts all the same") {
@@ -122,8 +169,9 @@ TEST_CASE("forward MACs per token are within 1 % of Kaplan et al.'s N + n_layer�
   };
   for (const Case& c :
        {Case{"llama2_7b", 4096, 32000}, Case{"llama3_8b", 4096, 128256}, Case{"mistral_7b", 4096, 32000},
-        Case{"llama3_70b", 8192, 128256}, Case{"qwen2_7b", 3584, 152064}, Case{"gpt2_medium", 1024, 50257},
-        Case{"pythia_1_4b", 2048, 50304}}) {
+        Case{"llama3_70b", 8192, 128256}, Case{"qwen2_7b", 3584, 152064}, Case{"qwen3_8b", 4096, 151936},
+        Case{"phi3_mini_4k", 3072, 32064}, Case{"gemma_7b", 3072, 256000}, Case{"gemma_2b", 2048, 256000},
+        Case{"gpt2_medium", 1024, 50257}, Case{"pythia_1_4b", 2048, 50304}}) {
     for (std::uint64_t n_ctx : {512, 1024}) {
       INFO(c.model << " at " << n_ctx);
       const DecoderFacts f = *zoo.decoder_facts(c.model, prefill(n_ctx));
@@ -157,16 +205,22 @@ TEST_CASE("KV-cache bytes: 2·layers·kv_heads·head_dim·dtype bytes per token"
 
 TEST_CASE("a decode step of a tiny decoder, counted by hand") {
   const ModelZoo zoo = ModelZoo::parse(kTinyZoo, "tiny");
-  // 2 steps over a cache of 3: queries 2, keys 5; query i sees 3 + i + 1 keys: S = 4 + 5 = 9 pairs per head
+  // 2 steps over a cache of 3, one after the other: step t's token sees 3 + t + 1 keys (4, then 5)
   const std::vector<OpRecord> rs = records(zoo, "tiny", decode(3, 2), Convention::exact);
-  const std::uint64_t h = 4, d = 2, s = 9;
+  const std::uint64_t h = 4, d = 2;
   const OpRecord& qkv = named(rs, "layer0.attn.qkv");
-  CHECK((qkv.m == 2 && qkv.k == 8 && qkv.n == (4 + 2 * 2) * 2));  // k and v of the kv heads only
+  // a product a step, each reading the weights again: k and v of the kv heads only
+  CHECK((qkv.batch == 2 && qkv.m == 1 && qkv.k == 8 && qkv.n == (4 + 2 * 2) * 2));
   CHECK(qkv.counts.ops(OpKind::mul) == 2 * 8 * 16);
-  CHECK(named(rs, "layer0.attn.scores").counts.ops(OpKind::mul) == h * s * d);  // every query head scores
-  CHECK(named(rs, "layer0.attn.scores").counts.ops(OpKind::add) == h * s * (d - 1));
-  CHECK(named(rs, "layer0.attn.context").counts.ops(OpKind::mul) == h * s * d);
-  CHECK(named(rs, "layer0.attn.softmax").counts.ops(OpKind::exp) == h * s);
+  CHECK(qkv.counts.read_bytes() == 2 * storage_bytes(qkv.b_dtype, 8 * 16) + storage_bytes(qkv.a_dtype, 2 * 8));
+  for (const std::uint64_t step : {0, 1}) {
+    const std::string attn = "layer0.attn.step" + std::to_string(step);
+    const std::uint64_t keys = 3 + step + 1;
+    CHECK(named(rs, attn + ".scores").counts.ops(OpKind::mul) == h * keys * d);  // every query head scores
+    CHECK(named(rs, attn + ".scores").counts.ops(OpKind::add) == h * keys * (d - 1));
+    CHECK(named(rs, attn + ".context").counts.ops(OpKind::mul) == h * keys * d);
+    CHECK(named(rs, attn + ".softmax").counts.ops(OpKind::exp) == h * keys);
+  }
   // rotary on the 2 new tokens' 4 query and 2 key heads, all 2 dims: 2 muls + 1 add per element
   CHECK(named(rs, "layer0.attn.rotary").counts.ops(OpKind::mul) == 2 * (4 + 2) * 2 * 2);
   CHECK(named(rs, "layer0.attn.rotary").counts.ops(OpKind::add) == 2 * (4 + 2) * 2);
@@ -198,16 +252,20 @@ TEST_CASE("a grouped-query decode step reads each K/V head once: a K/V head's qu
   // V likewise: the context reads the probabilities (4 heads × 4 keys, fp32) and V once per K/V head
   CHECK(named(gqa, "layer0.attn.context").counts.read_bytes() ==
         storage_bytes(DType::fp32, 4 * 4) + storage_bytes(scores.b_dtype, 2 * 4 * 2));
-  // Several new tokens attend different keys (causal): the query heads stay apart, one product each, K still read
-  // once per K/V head in the bytes: Q (4 heads × 2 tokens × 2) and K (2 K/V heads × 5 keys × 2)
-  const std::vector<OpRecord> gqa_steps = records(zoo, "tiny", decode(3, 2), Convention::exact),
-                              mha_steps = records(zoo, "tiny_gpt", decode(3, 2), Convention::exact);
-  const OpRecord& steps = named(gqa_steps, "layer0.attn.scores");
-  CHECK((steps.batch == 4 && steps.m == 2 && steps.params.contains("causal")));
-  CHECK(steps.params.at("kv_groups") == 2);  // the K/V heads the GPU model charges K and V for
+  // Two decode steps: each its own token over its keys, grouped the same way (the second over 5 keys)
+  const OpRecord& second = named(records(zoo, "tiny", decode(3, 2), Convention::exact), "layer0.attn.step1.scores");
+  CHECK((second.batch == 2 && second.m == 2 && second.n == 5 && second.k == 2));
+  // Several new tokens in one pass attend different keys (causal: a prefill): the query heads stay apart, one
+  // product each, K still read once per K/V head in the bytes: Q (4 heads × 6 tokens × 2), K (2 K/V heads × 6 × 2)
+  const std::vector<OpRecord> gqa_prefill = records(zoo, "tiny", prefill(6), Convention::exact),
+                              mha_prefill = records(zoo, "tiny_gpt", prefill(6), Convention::exact);
+  const OpRecord& causal = named(gqa_prefill, "layer0.attn.scores");
+  CHECK((causal.batch == 4 && causal.m == 6 && causal.params.contains("causal")));
+  CHECK(causal.params.at("kv_groups") == 2);  // the K/V heads the GPU model charges K and V for
   // one query head a K/V head: no grouping to mark
-  CHECK_FALSE(named(mha_steps, "layer0.attn.scores").params.contains("kv_groups"));
-  CHECK(steps.counts.read_bytes() == storage_bytes(steps.a_dtype, 4 * 2 * 2) + storage_bytes(steps.b_dtype, 2 * 5 * 2));
+  CHECK_FALSE(named(mha_prefill, "layer0.attn.scores").params.contains("kv_groups"));
+  CHECK(causal.counts.read_bytes() ==
+        storage_bytes(causal.a_dtype, 4 * 6 * 2) + storage_bytes(causal.b_dtype, 2 * 6 * 2));
 }
 
 TEST_CASE("prefill is causal, and a prefill of N then T decode steps does the work of a prefill of N + T") {
@@ -229,8 +287,8 @@ TEST_CASE("prefill is causal, and a prefill of N then T decode steps does the wo
 
 TEST_CASE("a Hugging Face config and its zoo entry build the same records") {
   const ModelZoo zoo = ModelZoo::builtin();
-  for (const std::string model :
-       {"llama2_7b", "llama3_8b", "llama3_70b", "mistral_7b", "qwen2_7b", "gpt2_medium", "pythia_1_4b"}) {
+  for (const std::string model : {"llama2_7b", "llama3_8b", "llama3_70b", "mistral_7b", "qwen2_7b", "qwen3_8b",
+                                  "phi3_mini_4k", "gemma_7b", "gemma_2b", "gpt2_medium", "pythia_1_4b"}) {
     INFO(model);
     for (const ModelOptions& o : {prefill(64), decode(100, 2)})
       for (Convention c : {Convention::exact, Convention::paper})
@@ -299,7 +357,7 @@ TEST_CASE("a decoder entry of a user's zoo file: bad values and unknown keys are
   };
   CHECK(error_of(R"("layers": 2)").empty());
   CHECK_THAT(error_of(R"("norm": "batchnorm")"), Catch::Contains("'norm' must be one of rmsnorm, layernorm"));
-  CHECK_THAT(error_of(R"("mlp": "geglu")"), Catch::Contains("'mlp' must be one of swiglu, gelu"));
+  CHECK_THAT(error_of(R"("mlp": "reglu")"), Catch::Contains("'mlp' must be one of swiglu, geglu, gelu"));
   CHECK_THAT(error_of(R"("num_kv_heads": 5)"), Catch::Contains("'num_kv_heads' (5) must divide 'num_heads' (32)"));
   CHECK_THAT(error_of(R"("layers": 1000000000)"), Catch::Contains("'layers' must be at most 256"));
   CHECK_THAT(error_of(R"("max_position_embeddings": 1000000000000)"),

@@ -51,6 +51,47 @@ TEST_CASE("a valid config builds, with Hugging Face defaults for the optional fi
   CHECK(error_of(llama({{"rms_norm_eps", 1e-6}, {"rope_theta", 5e5}, {"torch_dtype", "bfloat16"}})).empty());
 }
 
+TEST_CASE("Qwen3, Phi-3 and Gemma configs: their own fields read, the rest refused") {
+  // Qwen3: llama's fields, an explicit head width, per-head q/k norms; only full-attention layers
+  const nlohmann::json qwen3 = llama({{"model_type", "qwen3"}, {"head_dim", 128}, {"use_sliding_window", false}});
+  CHECK(error_of(qwen3).empty());
+  CHECK(error_of(llama({{"model_type", "qwen3"}})) == "c.json: missing field 'head_dim' (model_type qwen3)");
+  nlohmann::json layered = qwen3;
+  layered["layer_types"] = {"full_attention", "sliding_attention"};
+  CHECK(error_of(layered) == "c.json: field 'layer_types': only full_attention layers are modelled");
+  layered["layer_types"] = {"full_attention"};
+  CHECK(error_of(layered).empty());
+  // Phi-3: longrope angles accepted, its window its own attention, biases it does not build refused
+  const nlohmann::json phi3 = llama({{"model_type", "phi3"}, {"sliding_window", 2047}});
+  CHECK(error_of(llama({{"model_type", "phi3"}, {"rope_scaling", {{"type", "longrope"}}}})).empty());
+  CHECK(decoder_entry_from_hf_config(phi3, "c.json")["native_attention"] == nlohmann::json{"sliding"});
+  nlohmann::json biased = phi3;
+  biased["attention_bias"] = true;
+  CHECK(error_of(biased) ==
+        "c.json: field 'attention_bias': biases are not modelled for model_type phi3 (its layers have none)");
+  // Gemma: GELU's tanh form by default, whatever hidden_act says as long as it is a GELU
+  const nlohmann::json gemma =
+      llama({{"model_type", "gemma"}, {"head_dim", 256}, {"hidden_act", "gelu"}, {"tie_word_embeddings", nullptr}});
+  CHECK(error_of(gemma).empty());
+  const nlohmann::json entry = decoder_entry_from_hf_config(gemma, "c.json");
+  CHECK(entry["mlp"] == "geglu");
+  CHECK(entry["tie_word_embeddings"] == true);  // Hugging Face's default for Gemma
+  nlohmann::json relu = gemma;
+  relu["hidden_act"] = "relu";
+  CHECK(error_of(relu) ==
+        "c.json: field 'hidden_act': \"relu\" is not modelled for model_type gemma (known: gelu, gelu_new, gelu_fast, "
+        "gelu_pytorch_tanh)");
+  relu = gemma;
+  relu["hidden_activation"] = "relu";
+  CHECK(error_of(relu) ==
+        "c.json: field 'hidden_activation': \"relu\" is not modelled for model_type gemma (known: gelu, gelu_new, "
+        "gelu_fast, gelu_pytorch_tanh)");
+  // a later Gemma is another model: refused by name
+  CHECK(error_of(llama({{"model_type", "gemma2"}})) ==
+        "c.json: field 'model_type': 'gemma2' is not modelled (known: llama, mistral, qwen2, qwen3, phi3, gemma, gpt2, "
+        "gpt_neox)");
+}
+
 TEST_CASE("hostile configs are errors naming the field") {
   struct Case {
     nlohmann::json config;

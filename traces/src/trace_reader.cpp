@@ -159,6 +159,12 @@ class LineParser {
       if (!p.is_object()) fail("params", "must be an object of name → non-negative integer");
       for (const auto& [key, value] : p.items()) r.params[key] = count(value, "params." + key);
       check_attention_params(r.params, r.batch);
+      // sequential passes: a kernel each; a product's batch holds them
+      const auto passes = r.params.find(std::string(ops::kPassesParam));
+      const bool product = r.kind == OpClass::gemm || r.kind == OpClass::popcount_accumulate || r.kind == OpClass::conv;
+      if (passes != r.params.end() && (passes->second == 0 || (product && r.batch % passes->second)))
+        fail("params." + passes->first, product ? "must divide the record's batch (its sequential passes, >= 1)"
+                                                : "must be >= 1 (the record's sequential passes)");
     }
     if (r.kind == OpClass::conv) {
       if (version == 1) fail("kind", "version 1 has no conv kind");

@@ -60,22 +60,28 @@ DType matmul_dtype(OpClass kind, Software software) {
 
 bool pytorch(Software software) { return software == Software::pytorch_fp32 || software == Software::pytorch_amp; }
 
+/// A record's kernel time; a record of several sequential passes (params.passes: decode steps) is a kernel a
+/// pass, each with its share of the work (a GEMM's batch holds the passes).
 double record_s(const OpRecord& r, const GpuSpec& gpu, Software software, const KernelModel& model) {
+  const std::uint64_t passes = std::max<std::uint64_t>(1, r.param(ops::kPassesParam));
   double kernel_s = 0;
   switch (r.kind) {
     case OpClass::gemm:
     case OpClass::popcount_accumulate:
     case OpClass::conv:
-      kernel_s = model.gemm(gpu, {r.m, r.n, r.k, r.batch, matmul_dtype(r.kind, software)}).latency_s;
+      if (r.batch % passes) throw Error("record '" + r.name + "': its batch does not hold its passes");
+      kernel_s = model.gemm(gpu, {r.m, r.n, r.k, r.batch / passes, matmul_dtype(r.kind, software)}).latency_s;
       break;
     case OpClass::eltwise:
     case OpClass::reduce:
     case OpClass::memcpy:
-      kernel_s =
-          model.streaming_kernel(gpu, double(r.counts.read_bytes()) + double(r.counts.written_bytes())).latency_s;
+      kernel_s = model
+                     .streaming_kernel(
+                         gpu, (double(r.counts.read_bytes()) + double(r.counts.written_bytes())) / double(passes))
+                     .latency_s;
       break;
   }
-  return kernel_s;
+  return kernel_s * double(passes);
 }
 
 }  // namespace

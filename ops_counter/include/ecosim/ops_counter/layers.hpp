@@ -31,6 +31,8 @@ struct LayerNorm {
 
 struct RmsNorm {  // x / sqrt(mean(x²) + eps) · γ (Llama's norm: no centring, no bias)
   std::uint64_t rows = 1, width = 1;
+  /// γ stored as its offset from 1, scaling by (1 + γ) (Gemma's): `width` adds a pass forming the scale.
+  bool unit_offset = false;
 };
 
 /// Rotary position embedding of `vectors` head vectors (queries and keys of the new tokens), the first
@@ -176,6 +178,10 @@ struct Layer {
   /// The layer whose output is this layer's second operand (an elementwise product's other factor, a matmul's
   /// B), or a network input by name; empty: a tensor of its own. Only the training step's saved tensors use it.
   std::string other = {};
+  /// Sequential passes its rows are processed in, one after the other (a decoder's decode steps, one new token a
+  /// sequence each): its records carry params.passes (ops::kPassesParam) and a Linear's GEMM is a batch of
+  /// `passes` products, each reading the weights again. Rows must split evenly.
+  std::uint64_t passes = 1;
 };
 
 /// Reports the layer's operations (one or more records named "<layer name>.<part>") to sink.

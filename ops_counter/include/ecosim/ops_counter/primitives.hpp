@@ -76,6 +76,9 @@ inline constexpr std::string_view kWindowParam = "window";
 /// heads, fewer than the records' batch·heads and dividing it (each product keeps its query head's own rows, since
 /// the rows of a group attend different keys; K and V are read once per K/V head).
 inline constexpr std::string_view kKvGroupsParam = "kv_groups";
+/// OpRecord::params key of a record whose work is done in that many sequential passes (Layer::passes: a decoder's
+/// decode steps), each a kernel of its own on a GPU; a GEMM's batch holds the passes (its weights read each).
+inline constexpr std::string_view kPassesParam = "passes";
 /// r's outputs added onto a held state of `elements` values of type t (a causal linear attention's running sums
 /// over the earlier tokens): one addition per element, and the state read.
 void add_onto_state(OpRecord& r, DType t, std::uint64_t elements);
