@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "ecosim/ops_counter/model_zoo.hpp"
 #include "ecosim/ops_counter/onnx_model.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
 #include "onnx_or_skip.hpp"
@@ -41,6 +42,13 @@ TEST_CASE("fvcore rules: a ViT's patch conv, linear layers and attention product
   CHECK(c.ops(OpKind::mul) == patches + blocks + head + attention);
   CHECK(c.ops(OpKind::add) == patches + blocks + head + attention);
   CHECK(c.ops(OpKind::exp) == 0);
+  // the attention products are the block's: --scope attention keeps them (and only them: the export's projections
+  // are plain Linear layers)
+  OpCounter scope;
+  for (const Layer& l :
+       fvcore_layers(onnx_layers(import_onnx(std::string(ECOSIM_ONNX_MODELS_DIR) + "/tiny_vit.onnx"), std::nullopt)))
+    if (is_attention(l)) emit(l, Convention::paper, scope);
+  CHECK(scope.total().ops(OpKind::mul) == attention);
 }
 
 TEST_CASE("a two-operand Einsum counts as its batched GEMM, under both rules", "[onnx]") {

@@ -25,12 +25,14 @@ struct FvcoreLayer {
     keep(c);
   }
   void operator()(const Matmul& m) const { keep(m); }
-  /// A found block: its scores Q·Kᵀ and context P·V products (the scale, mask and softmax are not counted).
+  /// A found block: its scores Q·Kᵀ and context P·V products (the scale, mask and softmax are not counted), parts
+  /// of the attention still (--scope attention).
   void operator()(const SoftmaxAttention& a) const {
     const std::uint64_t groups = a.batch * a.heads;
-    out.push_back(Layer{layer.name + ".scores", Matmul{.batch = groups, .m = a.queries, .n = a.keys, .k = a.head_dim}});
-    out.push_back(
-        Layer{layer.name + ".context", Matmul{.batch = groups, .m = a.queries, .n = a.head_dim, .k = a.keys}});
+    out.push_back(Layer{layer.name + ".scores", Matmul{.batch = groups, .m = a.queries, .n = a.keys, .k = a.head_dim},
+                        layer.input, true});
+    out.push_back(Layer{layer.name + ".context", Matmul{.batch = groups, .m = a.queries, .n = a.head_dim, .k = a.keys},
+                        "", true});
   }
   void operator()(const AttentionConfig&) const {
     throw Error(
