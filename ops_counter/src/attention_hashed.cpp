@@ -9,8 +9,9 @@
 // Causal (prefix sums, and in decode the recurrent state): query i uses M_i, s_i and z_i over keys j ≤ i and c·i,
 // so only the N new tokens are hashed and folded into the sums, onto the state of the P = Nk − N earlier keys when
 // P > 0, and c·z_i is formed per query; a prefill of N counts the operations of its N decode steps.
-// Grouped-query attention: s, z and M sum keys and values only, so they are kept once per K/V head (c·z_i too) and
-// read by the query heads of its group; the hash and the readout (numerator, denominator) stay per query head.
+// Grouped-query attention: s and M sum over keys, z over values only; the keys being the queries (one shared
+// projection), s and M are kept per query head, z (and c·z_i) once per value head and read by the query heads of
+// its group; the hash and the readout (numerator, denominator) stay per query head.
 #include "attention_emitter.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/hash_stages.hpp"
@@ -19,9 +20,9 @@ namespace ecosim::stages {
 
 namespace {
 
-/// What the stages after the hash work over: whose groups are the query heads (the readout), or the K/V heads (the
-/// state, over keys and values only, shared by the query heads of a group).
-enum class Over : std::uint8_t { queries, keys };
+/// What the stages after the hash work over: the query heads (the readout), the key heads (the sums over keys:
+/// the query heads, keys and queries being one), or the value heads (the sums of values, shared by a group).
+enum class Over : std::uint8_t { queries, keys, values };
 
 /// The shapes and types every stage after the hash works with.
 struct Hashed {
@@ -30,7 +31,9 @@ struct Hashed {
   DType code;   // codes: binary, or fp32 projections
   DType sum;    // Σ of ±1 codes is an exact integer
   explicit Hashed(const AttentionConfig& c, Over over = Over::queries)
-      : g(checked_mul(c.batch, over == Over::keys ? c.key_heads() : c.heads)),
+      : g(checked_mul(c.batch, over == Over::keys     ? c.key_heads()
+                               : over == Over::values ? c.value_heads()
+                                                      : c.heads)),
         n(c.seq),
         d(c.head_dim),
         b(c.code_bits()),
@@ -62,7 +65,7 @@ Stage code_sum(const AttentionConfig& c) {  // b sums of N codes
 }
 
 Stage value_sum(const AttentionConfig& c) {  // d sums of N values, then c·z once per (batch, head); causal: c·z_i
-  const Hashed h(c, Over::keys);
+  const Hashed h(c, Over::values);
   OpRecord r =
       ops::reduce("value_sum", "sum", h.g, h.d, h.n, DType::fp32, {.mul = c.causal ? h.n : 1, .add = h.n - 1}, 1);
   if (holds_state(c)) ops::add_onto_state(r, DType::fp32, checked_mul(h.g, h.d));

@@ -282,7 +282,7 @@ std::uint64_t tokens_read(std::uint64_t first, std::uint64_t last, std::uint64_t
 }
 
 /// What the attention layers keep between steps, after the phase, and read and write in it: the KV caches of the
-/// layers keeping their keys and values (2·kv_heads·head_dim at kv_dtype per token; a sliding window's, its last W
+/// layers keeping their keys and values ((key heads + value heads)·head_dim at kv_dtype per token; a sliding window's, its last W
 /// tokens) and the recurrent variants' states (each pass writes the state it ends with; a decode step also reads the
 /// state it starts from).
 struct Memory {
@@ -303,7 +303,8 @@ Memory attention_memory(const ModelEntry& e, const Spec& s, const Shape& sh, con
       if (decode) m.read = checked_add(m.read, checked_mul(sh.passes, state));
       continue;
     }
-    const std::uint64_t per_token = storage_bytes(o.phase.kv_dtype, checked_mul(2, s.kv_heads * s.head_dim));
+    // keys and values (a variant sharing q and k caches keys per query head: they are its queries)
+    const std::uint64_t per_token = storage_bytes(o.phase.kv_dtype, (a.key_heads() + a.value_heads()) * s.head_dim);
     const std::uint64_t window = a.variant == AttentionVariant::sliding ? a.sliding_window : 0;
     m.per_token = checked_add(m.per_token, per_token);
     const std::uint64_t cached = window ? std::min(sh.keys, window) : sh.keys;

@@ -109,11 +109,13 @@ TEST_CASE("a Performer decode step by hand: the new key folded onto the state, c
 
 TEST_CASE("decoder with a recurrent variant: the state replaces the KV cache and stays constant in the context") {
   const ModelZoo zoo = ModelZoo::builtin();
-  // Qwen2-7B: 28 layers of 28 query heads over 4 KV heads, d = 128 (positions up to 131,072): one state per KV head
-  const std::uint64_t layers = 28, kv_heads = 4, d = 128, f = default_of(VariantParameterId::features),
+  // Qwen2-7B: 28 layers of 28 query heads over 4 KV heads, d = 128 (positions up to 131,072): Performer's state
+  // one per KV head; EcoFormer's keys are its queries, so its sums over keys (M, s) are per query head and only its
+  // sum of values (z) per KV head
+  const std::uint64_t layers = 28, heads = 28, kv_heads = 4, d = 128, f = default_of(VariantParameterId::features),
                       b = default_of(VariantParameterId::bits);
   const std::uint64_t performer_state = layers * kv_heads * (f * d + f + 1) * 4;  // S, z and the key stabiliser
-  const std::uint64_t ecoformer_state = layers * kv_heads * (b * d * 4 + b * 4 + d * 4);
+  const std::uint64_t ecoformer_state = layers * (heads * (b * d * 4 + b * 4) + kv_heads * d * 4);
   for (std::uint64_t keys : kContexts) {
     INFO(keys);
     const DecoderFacts p = *zoo.decoder_facts("qwen2_7b", decode_step(AttentionVariant::performer, keys));
@@ -135,17 +137,24 @@ TEST_CASE("decoder with a recurrent variant: the state replaces the KV cache and
   CHECK(pre.kv_read_bytes == 0);
 }
 
-TEST_CASE("grouped-query attention: one recurrent state per KV head, the readout per query head") {
+TEST_CASE("grouped-query attention: sums over keys per key head, of values per KV head, the readout per query head") {
   for (AttentionVariant v : kRecurrent) {
     INFO(name(v));
     AttentionConfig mha = causal(v, 1, 50);
     mha.heads = 4;
     AttentionConfig gqa = mha;
     gqa.kv_heads = 2;  // each KV head shared by 2 query heads
-    CHECK(recurrent_state_bytes(gqa) * 2 == recurrent_state_bytes(mha));
-    AttentionConfig one = mha;
-    one.heads = one.kv_heads = 1;  // the per-head state
-    CHECK(recurrent_state_bytes(gqa) == 2 * recurrent_state_bytes(one));
+    // Performer's keys have the KV heads: its whole state halves. The EcoFormer family's keys are its queries (one
+    // shared projection): M and s stay per query head, and only z, the sum of the d values, halves.
+    const bool keys_are_queries = variant_info(v).shares_qk;
+    if (keys_are_queries) {
+      CHECK(recurrent_state_bytes(mha) - recurrent_state_bytes(gqa) == (4 - 2) * mha.head_dim * 4);
+    } else {
+      CHECK(recurrent_state_bytes(gqa) * 2 == recurrent_state_bytes(mha));
+      AttentionConfig one = mha;
+      one.heads = one.kv_heads = 1;  // the per-head state
+      CHECK(recurrent_state_bytes(gqa) == 2 * recurrent_state_bytes(one));
+    }
     test::RecordingSink mha_records, gqa_records;
     emit_attention("attn", mha, Convention::exact, mha_records);
     emit_attention("attn", gqa, Convention::exact, gqa_records);
@@ -154,8 +163,9 @@ TEST_CASE("grouped-query attention: one recurrent state per KV head, the readout
       const OpRecord& m = mha_records.records[i];
       const OpRecord& g = gqa_records.records[i];
       INFO(m.name);
-      const bool state_update = m.name == "attn.kv" || m.name == "attn.k_sum" || m.name.starts_with("attn.k_") ||
-                                m.name == "attn.code_sum" || m.name == "attn.value_sum" || m.name == "attn.context";
+      const bool state_update = keys_are_queries
+                                    ? m.name == "attn.value_sum"
+                                    : m.name == "attn.kv" || m.name == "attn.k_sum" || m.name.starts_with("attn.k_");
       for (OpKind k : kAllOpKinds)  // the state's update over half the heads; the queries' work unchanged
         CHECK(g.counts.ops(k) * (state_update ? 2 : 1) == m.counts.ops(k));
     }
@@ -166,20 +176,29 @@ TEST_CASE("grouped-query attention: one recurrent state per KV head, the readout
   CHECK_THROWS_WITH(bad.validate(), Catch::Contains("kv heads (3) must divide heads (4)"));
 }
 
-TEST_CASE("decoder with grouped-query attention: state bytes = kv_heads × per-head state × layers × 4 bytes") {
+TEST_CASE("decoder with grouped-query attention: state bytes by hand, per KV head or per query head") {
   const ModelZoo zoo = ModelZoo::builtin();
   const std::uint64_t d = 128, f = default_of(VariantParameterId::features), b = default_of(VariantParameterId::bits);
-  const std::uint64_t performer_head = (f * d + f + 1) * 4, ecoformer_head = b * d * 4 + b * 4 + d * 4;  // fp32, int32
+  // Performer per KV head; EcoFormer M and s per query head (its keys are its queries), z per KV head
+  const std::uint64_t performer_head = (f * d + f + 1) * 4, ecoformer_keys = b * d * 4 + b * 4,
+                      ecoformer_values = d * 4;
   // Llama-3-8B: 32 layers, 32 query heads over 8 KV heads; Qwen2-7B: 28 layers, 28 over 4
-  for (const auto& [model, layers, kv_heads] :
-       {std::tuple{"llama3_8b", 32, 8}, std::tuple{"qwen2_7b", 28, 4}}) {
+  for (const auto& [model, layers, heads, kv_heads] :
+       {std::tuple{"llama3_8b", 32, 32, 8}, std::tuple{"qwen2_7b", 28, 28, 4}}) {
     INFO(model);
-    const std::uint64_t n = static_cast<std::uint64_t>(layers) * static_cast<std::uint64_t>(kv_heads);
+    const auto l = static_cast<std::uint64_t>(layers), h = static_cast<std::uint64_t>(heads),
+               kv = static_cast<std::uint64_t>(kv_heads);
     CHECK(zoo.decoder_facts(model, decode_step(AttentionVariant::performer, 4096))->recurrent_state_bytes ==
-          n * performer_head);
+          l * kv * performer_head);
     CHECK(zoo.decoder_facts(model, decode_step(AttentionVariant::ecoformer, 4096))->recurrent_state_bytes ==
-          n * ecoformer_head);
+          l * (h * ecoformer_keys + kv * ecoformer_values));
   }
+  // Reformer keeps its keys: they are its queries, so its cache holds them per query head and the values per KV
+  // head — (32 + 8)·128 fp16 elements a layer on Llama-3-8B, where MSA's holds (8 + 8)·128
+  CHECK(zoo.decoder_facts("llama3_8b", decode_step(AttentionVariant::reformer, 4096))->kv_bytes_per_token ==
+        32 * (32 + 8) * 128 * 2);
+  CHECK(zoo.decoder_facts("llama3_8b", decode_step(AttentionVariant::msa, 4096))->kv_bytes_per_token ==
+        32 * (8 + 8) * 128 * 2);
   // MHA (GPT-2 medium: 24 layers of 16 heads, d = 64, every head its own K/V): one state per head, as before
   const std::uint64_t f64 = (f * 64 + f + 1) * 4;
   CHECK(zoo.decoder_facts("gpt2_medium", decode_step(AttentionVariant::performer, 512))->recurrent_state_bytes ==

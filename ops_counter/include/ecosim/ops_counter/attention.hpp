@@ -37,7 +37,9 @@ struct AttentionConfig {
   /// Training: dropout on the attention probabilities (BERT's); inference computes none, so no op counts it.
   bool probs_dropout = false;
   /// Grouped-query attention: the K/V heads, each shared by heads / kv_heads query heads; 0 = heads (one K/V head
-  /// per query head). A recurrent variant keeps one state per K/V head (it sums keys and values only).
+  /// per query head). A recurrent variant keeps its sums over keys once per key head (key_heads) and its sums of
+  /// values once per value head (value_heads). A variant sharing queries and keys keys each query head with its
+  /// own queries: only the values are grouped.
   std::uint64_t kv_heads = 0;
   /// LSA over a grid padded to whole windows: the q/k/v projection runs over the padded tokens (Twins and Swin
   /// pad before it); the output projection too when it belongs to the window attention (Swin), else over the
@@ -49,8 +51,11 @@ struct AttentionConfig {
   std::uint64_t parameter(VariantParameterId id) const;
 
   std::uint64_t width() const { return embed_dim ? embed_dim : heads * head_dim; }
-  /// The K/V heads: `kv_heads`, or heads when not given apart.
-  std::uint64_t key_heads() const { return kv_heads ? kv_heads : heads; }
+  /// The heads of the values: `kv_heads`, or heads when not given apart.
+  std::uint64_t value_heads() const { return kv_heads ? kv_heads : heads; }
+  /// The heads of the keys: the query heads for a variant whose keys are its queries (shares_qk), else
+  /// value_heads() (grouped-query attention shares a K/V head between query heads).
+  std::uint64_t key_heads() const { return variant_info(variant).shares_qk ? heads : value_heads(); }
   /// Nk: `keys`, or seq when not given apart.
   std::uint64_t key_count() const { return keys ? keys : seq; }
   /// Hash bits actually used: `bits`, except Bi-EcoFormer, whose codes are the signs of the C features.
