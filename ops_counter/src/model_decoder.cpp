@@ -282,9 +282,9 @@ std::uint64_t tokens_read(std::uint64_t first, std::uint64_t last, std::uint64_t
 }
 
 /// What the attention layers keep between steps, after the phase, and read and write in it: the KV caches of the
-/// layers keeping their keys and values ((key heads + value heads)·head_dim at kv_dtype per token; a sliding window's, its last W
-/// tokens) and the recurrent variants' states (each pass writes the state it ends with; a decode step also reads the
-/// state it starts from).
+/// layers keeping their keys and values ((key heads + value heads)·head_dim at kv_dtype per token; a sliding window's,
+/// its last W tokens) and the recurrent variants' states (each pass writes the state it ends with; a decode step also
+/// reads the state it starts from).
 struct Memory {
   std::uint64_t per_token = 0, state = 0, cache = 0, read = 0, write = 0;
 };

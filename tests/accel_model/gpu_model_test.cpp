@@ -334,6 +334,12 @@ TEST_CASE("gpu model: a decode step's keys are split over the idle SMs, so it st
   CHECK(band.bytes >= band_io);
   CHECK(band.bytes < band_io * 1.05);  // the split's partials besides
   CHECK(band.latency_s < decode.latency_s / 8);
+  // a causal prefill's window as wide as its keys bounds nothing: FlashAttention's halved count, as without one
+  AttentionShape causal_prefill{1, 32, 4096, 0, 128, true, false, DType::fp16};
+  const double halved = model.attention(h100, AttentionImpl::flash2, causal_prefill).flops;
+  CHECK(halved == 4.0 * 32 * 4096 * 4096 * 128 / 2);
+  causal_prefill.window = 4096;
+  CHECK(model.attention(h100, AttentionImpl::flash2, causal_prefill).flops == halved);
 }
 
 TEST_CASE("gpu model: SDPA's math back end is materialised attention in fp32 plus its inputs' conversions") {

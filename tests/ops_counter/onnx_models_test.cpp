@@ -235,7 +235,7 @@ TEST_CASE("exported Swin block: its window attention swaps, the note naming the 
   CHECK_FALSE(a.causal);
   CHECK_THAT(swap_dropped_terms_note(swin, AttentionVariant::ecoformer),
              Catch::Contains("1 attention block(s)") && Catch::Contains("/block/MatMul../block/MatMul_1") &&
-                 Catch::Contains("ecoformer forms no score matrix"));
+                 Catch::Contains("the swapped ecoformer's count has no such term"));
   // A causal decoder's mask is carried over by the swap: no note of it; a variant sharing one q/k projection is
   // told that the export's key projections stay counted, another variant nothing.
   const OnnxModel gpt = import_onnx(kModels + "/gpt_tiny.onnx");

@@ -67,6 +67,9 @@ foreach(case
     "count --layer attention --seq 8 --phase decode|--phase does not apply here"
     "compare --model llama3_8b --phase decode --context 8 --weight-dtype int4|--weight-dtype does not apply here"
     "compare --model llama3_8b --phase decode --context 8 --kv-dtype int8|--kv-dtype does not apply here"
+    # (a trace's records carry their operands as computed: the header would claim a precision nothing used)
+    "trace --model llama3_8b --phase decode --context 8 --kv-dtype int8 -o t.jsonl|--kv-dtype does not apply here"
+    "trace --model llama3_8b --phase decode --context 8 --weight-dtype int4 -o t.jsonl|--weight-dtype does not apply"
     "crossover --model llama3_8b --contexts 8,16 --weight-dtype int4|unrecognised option '--weight-dtype'"
     # (a zoo model's windows and reduction ratios are its own: given, they would be ignored)
     "count --model swin_tiny --attention lsa --window 12|--window does not apply here"

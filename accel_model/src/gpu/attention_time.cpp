@@ -25,11 +25,12 @@ double ceil_div(double a, double b) { return std::ceil(a / b); }
 double ecosim_block_warps(const KernelModel& model) { return ceil_div(model.value("ecosim_attention_block_rows"), 32); }
 
 /// FlashAttention's FLOP count: 4·B·H·Nq·Nkv·D forward, halved when causal over as many keys as queries (with
-/// more keys, as a decode step has, or a sliding window: 4·D per attended pair), ×2.5 for the backward pass (so
-/// ×3.5 for forward + backward).
+/// more keys, as a decode step has, or a sliding window narrower than the keys: 4·D per attended pair), ×2.5 for
+/// the backward pass (so ×3.5 for forward + backward).
 double attention_flops(const AttentionShape& s) {
   const double heads_d = 4.0 * double(s.batch) * double(s.heads) * double(s.dim);
-  const double forward = s.causal && (s.window || s.kv_seq != s.seq)
+  const bool band = s.window && s.window < s.kv_seq;  // a window as wide as the keys bounds nothing
+  const double forward = s.causal && (band || s.kv_seq != s.seq)
                              ? heads_d * double(attended_pairs(s.seq, s.kv_seq, true, s.window))
                              : heads_d * double(s.seq) * double(s.kv_seq) * (s.causal ? 0.5 : 1.0);
   return forward * ((s.forward ? 1.0 : 0.0) + (s.backward ? 2.5 : 0.0));

@@ -116,8 +116,8 @@ std::string swap_dropped_terms_note(const OnnxModel& model, AttentionVariant var
   std::string note;
   if (count)
     note = fmt::format(
-        "{} attention block(s) add a non-causal mask or a bias to their scores ({}); {} forms no score matrix, so "
-        "the swapped count leaves those terms out",
+        "{} attention block(s) add a non-causal mask or a bias to their scores ({}); the swapped {}'s count has no "
+        "such term (a variant without a score matrix has nowhere to add one), so it leaves those terms out",
         count, names, name(variant));
   if (variant_info(variant).shares_qk && !model.attention.empty())
     note += fmt::format(

@@ -21,6 +21,9 @@ int trace(const Args& args) {
                   variant_list_help()))
     return 0;
   if (!vm.count("output")) throw Error("give the trace file with -o FILE");
+  reject_given(vm, {"kv-dtype", "weight-dtype"},
+               "count of a decoder (its kv_cache_bytes, kv_read_bytes and weight_read_bytes); a trace's records carry "
+               "every operand as computed, and replay costs each at the hardware's own precision");
   const Workload w = parse_workload(vm);
   const std::string path = vm["output"].as<std::string>();
   trace::TraceWriter writer(path,
