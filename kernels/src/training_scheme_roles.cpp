@@ -27,6 +27,12 @@ struct RoleOf {
     return {what == "indices" ? Role::indices : Role::maxpool_input};
   }
   std::vector<Role> operator()(const Dropout&) const { return {Role::mask}; }
+  /// An imported pool: max keeps its input and argmax as MaxPool2d does, average its input as AvgPool2d.
+  std::vector<Role> operator()(const Reduction& r) const {
+    if (r.func == "MaxPool") return {what == "indices" ? Role::indices : Role::maxpool_input};
+    return {Role::pool_input};
+  }
+  std::vector<Role> operator()(const DataMovement&) const { return {Role::lookup_ids}; }  // the only tensor it keeps
   std::vector<Role> operator()(const Softmax&) const { return {Role::softmax_output}; }
   std::vector<Role> operator()(const Matmul&) const { return {Role::matmul_operand}; }
   std::vector<Role> operator()(const AttentionConfig& a) const {

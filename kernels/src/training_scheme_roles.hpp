@@ -24,8 +24,9 @@ enum class Role : std::uint8_t {
   matmul_operand,  // of `@` or of attention's q·kᵀ and probs·v
   pool_input,      // average or mean pool
   maxpool_input,
-  indices,  // max-pool argmax
-  mask,     // dropout
+  indices,     // max-pool argmax
+  mask,        // dropout
+  lookup_ids,  // a table lookup's (nn.Embedding's) int64 token ids: kept as they are by every scheme
   mul_operand,
 };
 

@@ -134,7 +134,8 @@ struct Rules {
       case Role::softmax_output: return cast(s, DType::fp32, produced);
       case Role::stats: return raw(s, DType::fp32);
       case Role::indices:
-      case Role::mask: return raw(s);
+      case Role::mask:
+      case Role::lookup_ids: return raw(s);
       default: return raw(s, produced);
     }
   }

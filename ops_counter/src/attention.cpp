@@ -191,6 +191,11 @@ std::uint64_t reformer_buckets(const AttentionConfig& c) {
   return chunks < 2 ? 2 : chunks + chunks % 2;
 }
 
+std::uint64_t reformer_decode_window(const AttentionConfig& c) {
+  const std::uint64_t chunks = (c.key_count() + c.chunk - 1) / c.chunk;
+  return checked_mul(std::min(c.chunks_before, chunks - 1) + 1, c.chunk);
+}
+
 void emit_attention(const std::string& prefix, const AttentionConfig& c, Convention convention, OpSink& sink) {
   c.validate();
   const std::uint64_t tokens = checked_mul(c.batch, c.seq);

@@ -31,13 +31,6 @@ OpRecord scale_and_mask(const std::string& name, std::uint64_t batch, std::uint6
   return r;
 }
 
-/// Keys each new token of a decode block attends to per round: the (before + 1)·L ending at it (before as many
-/// chunks as the Nk keys make, less one).
-std::uint64_t decode_window(const AttentionConfig& c) {
-  const std::uint64_t chunks = (c.key_count() + c.chunk - 1) / c.chunk;
-  return checked_mul(std::min(c.chunks_before, chunks - 1) + 1, c.chunk);
-}
-
 /// A causal chunk's records: the rectangle's shapes (q queries × keys, the last q of them the newest) marked
 /// params.causal = 1, their operations and bytes those of the `pairs_per_batch` attended pairs only.
 void keep_attended_pairs(std::array<OpRecord, 4>& core, std::uint64_t batch, std::uint64_t q, std::uint64_t keys,
@@ -110,7 +103,7 @@ Stage reformer_chunk_attention(const AttentionConfig& c) {
   const bool decode = c.key_count() > c.seq;
   std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> shapes;  // (queries, keys) → chunks
   if (decode)  // one block: the N new tokens, each over the window ending at it
-    ++shapes[{c.seq, std::min(c.key_count(), decode_window(c) + c.seq - 1)}];
+    ++shapes[{c.seq, std::min(c.key_count(), reformer_decode_window(c) + c.seq - 1)}];
   for (std::uint64_t i = 0; i < (decode ? 0 : p.chunks); ++i) {
     std::uint64_t keys = p.keys(i);
     if (c.causal) {  // its own chunk and the min(before, i) chunks before it, no wrapping
@@ -135,7 +128,7 @@ Stage reformer_chunk_attention(const AttentionConfig& c) {
                     {.add = 2 * keys - 1, .cmp = keys - 1, .exp = keys}, keys),
         ops::gemm("chunk_context" + suffix, {.batch = batch, .m = q, .n = d, .k = keys})};
     const std::uint64_t per_batch =
-        decode ? attended_pairs(q, c.key_count(), true, decode_window(c)) : attended_pairs(q, keys, c.causal);
+        decode ? attended_pairs(q, c.key_count(), true, reformer_decode_window(c)) : attended_pairs(q, keys, c.causal);
     if (c.causal) keep_attended_pairs(core, batch, q, keys, d, per_batch);
     ops::join_group(core, std::string(ops::kChunkAttentionGroup) + suffix);
     const std::uint64_t pairs = checked_mul(batch, per_batch);

@@ -310,9 +310,12 @@ Memory attention_memory(const ModelEntry& e, const Spec& s, const Shape& sh, con
     const std::uint64_t cached = window ? std::min(sh.keys, window) : sh.keys;
     m.cache = checked_add(m.cache, checked_product({o.batch, cached, per_token}));
     m.write = checked_add(m.write, checked_product({o.batch, sh.queries, per_token}));
-    if (decode)  // step t of T reads the cache of N + t tokens (its own just written), at most W of them
-      m.read =
-          checked_add(m.read, checked_product({o.batch, tokens_read(o.phase.context + 1, sh.keys, window), per_token}));
+    // Reformer's step reads, in each round, the (before + 1)·L keys ending at it in that round's order
+    const std::uint64_t read_window =
+        a.variant == AttentionVariant::reformer ? checked_mul(a.hashes, reformer_decode_window(a)) : window;
+    if (decode)  // step t of T reads the cache of N + t tokens (its own just written), at most the window's
+      m.read = checked_add(
+          m.read, checked_product({o.batch, tokens_read(o.phase.context + 1, sh.keys, read_window), per_token}));
   }
   return m;
 }

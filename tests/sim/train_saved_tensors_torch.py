@@ -7,7 +7,8 @@ data pointer, its full size in bytes) leaving out the parameters and buffers, an
 `ecosim train --format json` of the same architecture (a zoo model, or one written to a --model-file) reports
 the same activation bytes within 1 % (ecosim's dropout masks counted at the CPU's 4 bytes an element, see
 ecosim_step) and exactly the module's trainable parameters; then exports the same network to ONNX in training mode (BatchNorm and dropout kept; weights
-stripped as scripts/export_models.py strips them) and asserts the same of `ecosim train --onnx`. Exits 77
+stripped as scripts/export_models.py strips them) and asserts the same of `ecosim train --onnx`, and for the CNNs
+that under every scheme the export stores exactly what the zoo model stores. Exits 77
 (skipped) without torch or python3-onnx.
 
 usage: train_saved_tensors_torch.py ECOSIM WORKDIR
@@ -71,6 +72,15 @@ def ecosim_step(ecosim, args):
     scheme = report["schemes"][0]
     masks = sum(t["elements"] for t in scheme["saved_tensors"] if t["dtype"] == "bool")
     return scheme["activation_bytes"] + 3 * masks, report["parameters"]
+
+
+def scheme_bytes(ecosim, args, schemes):
+    """The activation bytes `ecosim train` stores under each of `schemes`."""
+    run = subprocess.run([ecosim, "train", "--scheme", ",".join(schemes), "--format", "json", *args],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"ecosim train {' '.join(args)} failed: {run.stderr}")
+    return {s["scheme"]: s["activation_bytes"] for s in json.loads(run.stdout)["schemes"]}
 
 
 class DwConvPvt(nn.Module):
@@ -244,6 +254,20 @@ class InvertedResidual(nn.Module):
         return x + self.block(x)
 
 
+class PaddedAveragePool(nn.Module):
+    """A conv, ReLU and an average pool with padding (exported as a zero Pad before AveragePool, which PyTorch
+    applies inside the pool: its unpadded input, the ReLU's output, is what it keeps), then a BatchNorm without
+    affine parameters (none to train) and a head whose output's whole mean (x.mean(): nothing kept) is returned."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv, self.pool, self.bn = nn.Conv2d(3, 8, 3, 1, 1), nn.AvgPool2d(3, 2, 1), nn.BatchNorm2d(8, affine=False)
+        self.head = nn.Linear(8 * 8 * 8, 10)
+
+    def forward(self, x):
+        return self.head(self.bn(self.pool(F.relu(self.conv(x)))).flatten(1)).mean()
+
+
 class DecoderWithMemory(nn.Module):
     """A transformer decoder layer reading two graph inputs: its tokens and the encoder's memory (cross-attention
     projects the memory, which autograd keeps)."""
@@ -321,6 +345,17 @@ def main():
             ok = counted == expected
             failures += not ok
             print(f"{'ok  ' if ok else 'FAIL'} {name}: {expected} parameters expected, {how} {counted}")
+        # the CNNs' exports under every scheme store what the zoo model of the same network stores (an imported
+        # max pool as ActNN's int8 offsets, its int64 indices kept as they are under autocast)
+        if args[1] in ("resnet18", "resnet50", "vgg11"):
+            schemes = ["actnn:L2", "actnn:L3", "amp", "mesa", "gact:4", "fewbit:2"]
+            zoo_bytes, onnx_bytes = scheme_bytes(ecosim, args, schemes), scheme_bytes(ecosim, ["--onnx", str(exported)],
+                                                                                        schemes)
+            for scheme in schemes:
+                ok = onnx_bytes[scheme] == zoo_bytes[scheme]
+                failures += not ok
+                print(f"{'ok  ' if ok else 'FAIL'} {name} under {scheme}: ecosim {zoo_bytes[scheme]} B, "
+                      f"--onnx {onnx_bytes[scheme]} B")
     # exports reading their tables directly (an embedding gathered, a class token expanded and concatenated, a
     # position table added or gathered by an arange, a head tied to the token table): their parameters, the
     # module's exactly; with their weights (folding finds the tied head's transposed copy, the position rows) and
@@ -338,6 +373,8 @@ def main():
              {"fold": False, "strip": False}),
             ("squeeze-excite block with SiLU", SqueezeExcite(), torch.randn(2, 16, 8, 8), {}),
             ("MobileNetV2's inverted residual (ReLU6 as Clip)", InvertedResidual(), torch.randn(2, 8, 8, 8), {}),
+            ("padded average pool, BatchNorm without affine, a whole mean", PaddedAveragePool(),
+             torch.randn(2, 3, 16, 16), {}),
             ("decoder layer reading a memory input", DecoderWithMemory(), (torch.randn(2, 6, 32), torch.randn(2, 10, 32)),
              {})):
         exported = workdir / f"{name.replace(' ', '_').replace(',', '')}.onnx"
@@ -352,6 +389,13 @@ def main():
         ok = abs(gap) <= TOLERANCE
         failures += not ok
         print(f"{'ok  ' if ok else 'FAIL'} {name}: torch saves {measured} B, ecosim --onnx {modelled} B ({gap:+.3%})")
+        if name == "token transformer":  # its token ids stay int64 under every scheme (autocast casts no integer)
+            run = subprocess.run([ecosim, "train", "--scheme", "amp,mesa,actnn:L3,gact:4", "--format", "json", "--onnx",
+                                  str(exported)], capture_output=True, text=True, check=True)
+            forms = {t["form"] for s in json.loads(run.stdout)["schemes"] for t in s["saved_tensors"]
+                     if t["what"] == "indices"}
+            failures += forms != {"int64"}
+            print(f"{'ok  ' if forms == {'int64'} else 'FAIL'} {name}: its token ids kept as {sorted(forms)}")
     sys.exit(1 if failures else 0)
 
 

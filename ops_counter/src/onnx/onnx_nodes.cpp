@@ -190,7 +190,9 @@ std::optional<Layer> softmax(const Context& c, const Node& n) {
 /// Reductions: ReduceMean as the zoo's mean (rows × length), the others as row reductions.
 std::optional<Layer> reduce(const Context& c, const Node& n) {
   const std::uint64_t in = c.elements(n.inputs.at(0), n), rows = out_elements(c, n), len = in / rows;
-  if (n.op == "ReduceMean") return Layer{"", MeanPool{.tokens = len, .width = rows}};
+  // without axes (attribute, or opset 18's input) over the whole tensor
+  const bool whole = !n.ints.contains("axes") && (n.inputs.size() < 2 || n.inputs[1].empty());
+  if (n.op == "ReduceMean") return Layer{"", MeanPool{.tokens = len, .width = rows, .whole_tensor = whole}};
   const ops::OpMix mix = n.op == "ReduceSum" ? ops::sum_row(len) : ops::OpMix{.cmp = len - 1};
   return Layer{"", Reduction{.func = n.op, .rows = rows, .len = len, .per_row = mix}};
 }
@@ -221,7 +223,10 @@ std::optional<Layer> batchnorm(const Context& c, const Node& n) {
   if (d.size() < 2) c.fail(n, "BatchNormalization of a tensor of rank < 2");
   std::uint64_t spatial = 1;
   for (std::size_t i = 2; i < d.size(); ++i) spatial = checked_mul(spatial, d[i]);
-  return Layer{"", BatchNorm2d{.batch = d[0], .channels = d[1], .h = spatial, .w = 1}};
+  // an affine norm's scale is a learned initializer; without one the exporter feeds constant ones and zeros
+  const onnx_import::Tensor* scale = n.inputs.size() > 1 ? c.tensor(n.inputs[1]) : nullptr;
+  const bool affine = scale && scale->float_initializer;
+  return Layer{"", BatchNorm2d{.batch = d[0], .channels = d[1], .h = spatial, .w = 1, .affine = affine}};
 }
 
 std::optional<Layer> activation(const Context& c, const Node& n) {
@@ -229,12 +234,24 @@ std::optional<Layer> activation(const Context& c, const Node& n) {
   return Layer{"", Activation{f, out_elements(c, n)}};
 }
 
+/// A zero Pad read by an AveragePool alone: F.avg_pool2d(padding=p) as torch exports it (opsets 11–17), where
+/// PyTorch pads inside the pool and keeps its unpadded input.
+bool pool_padding(const Context& c, const Node& n) {
+  if (n.op != "Pad" || n.outputs.empty()) return false;
+  const auto mode = n.strings.find("mode");
+  if (mode != n.strings.end() && mode->second != "constant") return false;
+  if (n.inputs.size() > 2 && !n.inputs[2].empty() && c.scalar(n.inputs[2]) != 0.0) return false;
+  const auto reader = c.sole_consumer(n.outputs[0]);
+  return reader && c.node(*reader).op == "AveragePool";
+}
+
 std::optional<Layer> data_movement(const Context& c, const Node& n) {
   std::uint64_t elements = 0;
   for (const std::string& out : n.outputs)
     if (!out.empty()) elements = checked_add(elements, c.elements(out, n));
   const bool view = n.op == "Transpose" || n.op == "Slice" || n.op == "Split" || n.op == "Expand" ||
-                    (n.op == "Gather" && !c.constant(n.inputs.at(0)));  // a row of a weight table: a copy
+                    (n.op == "Gather" && !c.constant(n.inputs.at(0))) ||  // a row of a weight table: a copy
+                    pool_padding(c, n);
   // rows of a weight table gathered by token ids (an activation): nn.Embedding keeps the ids
   const bool lookup = n.op == "Gather" && n.inputs.size() == 2 && c.constant(n.inputs[0]) && !c.constant(n.inputs[1]) &&
                       c.has_dims(n.inputs[1]);

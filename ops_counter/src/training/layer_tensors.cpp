@@ -49,7 +49,7 @@ struct TensorRules {
     const std::uint64_t elements = checked_product({b.batch, b.channels, b.h, b.w});
     LayerTensors t = pointwise(elements, elements,
                                {{Save::Of::input, "input", 0}, {Save::Of::own, "stats", checked_mul(2, b.channels)}});
-    t.parameters = checked_mul(2, b.channels);  // γ, β
+    t.parameters = b.affine ? checked_mul(2, b.channels) : 0;  // γ, β
     // running mean and variance (fp32), and num_batches_tracked (one int64)
     t.buffer_bytes = checked_add(storage_bytes(DType::fp32, checked_mul(2, b.channels)), 8);
     return t;
@@ -75,9 +75,11 @@ struct TensorRules {
     return pointwise(m.elements, m.elements, {{Save::Of::input, "input", 0}, {Save::Of::other, "other", m.elements}});
   }
 
-  LayerTensors operator()(const MeanPool& p) const {  // torch 1.13's mean keeps its input (for self.numel())
-    return pointwise(checked_product({p.batch, p.tokens, p.width}), checked_mul(p.batch, p.width),
-                     {{Save::Of::input, "input", 0}});
+  /// torch 1.13's mean over dims keeps its input (for its sizes); the whole tensor's mean keeps nothing.
+  LayerTensors operator()(const MeanPool& p) const {
+    const std::uint64_t in = checked_product({p.batch, p.tokens, p.width}), out = checked_mul(p.batch, p.width);
+    if (p.whole_tensor) return pointwise(in, out, {});
+    return pointwise(in, out, {{Save::Of::input, "input", 0}});
   }
 
   LayerTensors operator()(const AvgPool2d& p) const {

@@ -85,6 +85,9 @@ std::uint64_t recurrent_state_bytes(const AttentionConfig& c);
 
 /// Reformer buckets per hash round: the even number nearest above Nk/chunk (at least 2; Nk = N but in decode).
 std::uint64_t reformer_buckets(const AttentionConfig& c);
+/// Keys each new token of a Reformer decode block attends to per round: the (before + 1)·L ending at it in the
+/// round's sorted order (before: chunks_before, at most as many chunks as the Nk keys make, less one).
+std::uint64_t reformer_decode_window(const AttentionConfig& c);
 
 /// SRA/LSA token grid height (grid_height, 0 when it does not divide seq; unset: the most nearly square
 /// grid, h = the largest divisor of seq not above √seq, so √seq for a square), the

@@ -57,6 +57,9 @@ struct ElementwiseMul {  // x·y of two tensors
 
 struct MeanPool {  // mean over tokens (the classification heads)
   std::uint64_t batch = 1, tokens = 1, width = 1;
+  /// The mean of the whole tensor (torch's x.mean(), an ONNX ReduceMean without axes): its backward keeps nothing
+  /// of its input (a mean over dims keeps it). Counting ignores it.
+  bool whole_tensor = false;
 };
 
 struct AvgPool2d {  // average pooling over kernel × kernel windows, no padding
@@ -67,6 +70,7 @@ struct AvgPool2d {  // average pooling over kernel × kernel windows, no padding
 /// per-channel a and b folded), as the ONNX import counts BatchNormalization.
 struct BatchNorm2d {
   std::uint64_t batch = 1, channels = 1, h = 1, w = 1;
+  bool affine = true;  // a learned scale and shift (γ, β): parameters of the training step; counting ignores it
 };
 
 /// Max pooling over kernel × kernel windows (zero padding `pad` is never the maximum).
