@@ -52,8 +52,10 @@ struct LayerEmitter {
   }
 
   void operator()(const LayerNorm& l) const {
-    (*this)(ops::reduce("", "layernorm", 1, l.rows, l.width, DType::fp32, ops::layernorm_row(l.width), l.width),
-            ops::macs(checked_product({2, l.rows, l.width})));
+    // mmcv: 1 MAC per element, 2 when affine
+    (*this)(
+        ops::reduce("", "layernorm", 1, l.rows, l.width, DType::fp32, ops::layernorm_row(l.width, l.affine), l.width),
+        ops::macs(checked_product({l.affine ? 2u : 1u, l.rows, l.width})));
   }
 
   // The mmcv rule of an affine norm, 2 MACs per element, as LayerNorm's.

@@ -136,10 +136,11 @@ OpMix softmax_row(std::uint64_t len) {
   return {.mul = len, .add = 2 * len - 1, .cmp = len - 1, .exp = len, .div = 1};
 }
 
-OpMix layernorm_row(std::uint64_t len) {
+OpMix layernorm_row(std::uint64_t len, bool affine) {
   // mean: L−1 adds + 1 mul; centre: L adds; variance: L muls + L−1 adds + 1 mul; + eps: 1 add;
   // sqrt; reciprocal: 1 div; normalise: L muls; affine: L muls + L adds.
-  return {.mul = 3 * len + 2, .add = 4 * len - 1, .div = 1, .sqrt = 1};
+  const std::uint64_t scale_shift = affine ? len : 0;
+  return {.mul = 2 * len + 2 + scale_shift, .add = 3 * len - 1 + scale_shift, .div = 1, .sqrt = 1};
 }
 
 OpMix rmsnorm_row(std::uint64_t len) {

@@ -77,6 +77,11 @@ TEST_CASE("LayerNorm: 4C-1 adds, 3C+2 muls, one div and one sqrt per row — pap
   CHECK(e.ops(OpKind::div) == 2);
   CHECK(e.ops(OpKind::sqrt) == 2);
   CHECK(count(l, Convention::paper).ops(OpKind::mul) == 32);
+  // without γ and β: C muls and C adds fewer a row; mmcv 1 MAC per element
+  const Layer plain{"ln", LayerNorm{.rows = 2, .width = 8, .affine = false}};
+  CHECK(count(plain, Convention::exact).ops(OpKind::add) == 2 * 23);
+  CHECK(count(plain, Convention::exact).ops(OpKind::mul) == 2 * 18);
+  CHECK(count(plain, Convention::paper).ops(OpKind::mul) == 16);
 }
 
 TEST_CASE("activations: GELU (tanh form) and ReLU") {

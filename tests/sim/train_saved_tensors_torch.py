@@ -43,19 +43,19 @@ BERT_TABLES = BERT_VOCAB * BERT_DIM + BERT_DIM
 torch.manual_seed(0)
 
 
-def export_training(model, x, path, fold=True, strip=True):
-    """model(x) (x a tensor, or a tuple: the graph's inputs) as a training-mode ONNX graph (opset 17, BatchNorm and dropout kept, constants folded unless `fold`
+def export_training(model, x, path, fold=True, strip=True, opset=17):
+    """model(x) (x a tensor, or a tuple: the graph's inputs) as a training-mode ONNX graph (`opset`, BatchNorm and dropout kept, constants folded unless `fold`
     is False), weights stripped unless `strip` is False. Where the tracer refuses training mode (a model whose
     state it sees change), a model without BatchNorm or dropout is exported in eval mode, the same graph."""
     model.train()
     try:
-        torch.onnx.export(model, (x,), str(path), opset_version=17, training=torch.onnx.TrainingMode.TRAINING,
+        torch.onnx.export(model, (x,), str(path), opset_version=opset, training=torch.onnx.TrainingMode.TRAINING,
                           do_constant_folding=fold)
     except RuntimeError:
         if any(isinstance(m, nn.modules.batchnorm._BatchNorm) or (isinstance(m, nn.Dropout) and m.p > 0)
                for m in model.modules()):
             raise
-        torch.onnx.export(model.eval(), (x,), str(path), opset_version=17, do_constant_folding=fold)
+        torch.onnx.export(model.eval(), (x,), str(path), opset_version=opset, do_constant_folding=fold)
         model.train()
     if strip:
         path.write_bytes(strip_weights(onnx.load(str(path))).SerializeToString())
@@ -268,6 +268,18 @@ class PaddedAveragePool(nn.Module):
         return self.head(self.bn(self.pool(F.relu(self.conv(x)))).flatten(1)).mean()
 
 
+class NormsWithoutAffine(nn.Module):
+    """A LayerNorm without γ and β (elementwise_affine=False, as diffusion transformers' adaLN uses it), at opset 14
+    (decomposed: ReduceMean … Div; torch 1.13's opset 17 export of it is an invalid graph): no parameters."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.norm, self.fc2 = nn.Linear(16, 32), nn.LayerNorm(32, elementwise_affine=False), nn.Linear(32, 8)
+
+    def forward(self, x):
+        return self.fc2(F.gelu(self.norm(self.fc1(x))))
+
+
 class DecoderWithMemory(nn.Module):
     """A transformer decoder layer reading two graph inputs: its tokens and the encoder's memory (cross-attention
     projects the memory, which autograd keeps)."""
@@ -375,6 +387,8 @@ def main():
             ("MobileNetV2's inverted residual (ReLU6 as Clip)", InvertedResidual(), torch.randn(2, 8, 8, 8), {}),
             ("padded average pool, BatchNorm without affine, a whole mean", PaddedAveragePool(),
              torch.randn(2, 3, 16, 16), {}),
+            ("LayerNorm without affine, decomposed (opset 14)", NormsWithoutAffine(), torch.randn(4, 6, 16),
+             {"opset": 14}),
             ("decoder layer reading a memory input", DecoderWithMemory(), (torch.randn(2, 6, 32), torch.randn(2, 10, 32)),
              {})):
         exported = workdir / f"{name.replace(' ', '_').replace(',', '')}.onnx"

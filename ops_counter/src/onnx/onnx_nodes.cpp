@@ -168,6 +168,20 @@ std::optional<Layer> gemm(const Context& c, const Node& n) {
   return Layer{"", Linear{.tokens = m, .in = k, .out = cols, .bias = n.inputs.size() > 2 && !n.inputs[2].empty()}};
 }
 
+/// Whether `tensor` is a learned weight: a floating-point initializer, read directly or through Identity (torch's
+/// exporter writes one initializer for several equal ones, the others Identity copies of it).
+bool learned(const Context& c, std::string tensor) {
+  for (int step = 0; step < 8; ++step) {
+    const auto p = c.producer(tensor);
+    if (!p) break;
+    const Node& n = c.node(*p);
+    if (n.op != "Identity" || n.inputs.empty()) return false;
+    tensor = n.inputs[0];
+  }
+  const Tensor* t = c.tensor(tensor);
+  return t && t->float_initializer;
+}
+
 std::optional<Layer> layernorm(const Context& c, const Node& n) {
   const auto& x = c.dims(n.inputs.at(0), n);
   auto axis = attribute(n, "axis", -1);
@@ -175,7 +189,9 @@ std::optional<Layer> layernorm(const Context& c, const Node& n) {
   if (axis < 0 || axis >= static_cast<std::int64_t>(x.size())) c.fail(n, "axis out of range");
   std::uint64_t width = 1;
   for (std::size_t d = static_cast<std::size_t>(axis); d < x.size(); ++d) width = checked_mul(width, x[d]);
-  return Layer{"", LayerNorm{c.elements(n.inputs[0], n) / width, width}};
+  // affine when its scale is learned (without, the exporter feeds constant ones or nothing)
+  return Layer{"",
+               LayerNorm{c.elements(n.inputs[0], n) / width, width, n.inputs.size() > 1 && learned(c, n.inputs[1])}};
 }
 
 std::optional<Layer> softmax(const Context& c, const Node& n) {
@@ -223,9 +239,8 @@ std::optional<Layer> batchnorm(const Context& c, const Node& n) {
   if (d.size() < 2) c.fail(n, "BatchNormalization of a tensor of rank < 2");
   std::uint64_t spatial = 1;
   for (std::size_t i = 2; i < d.size(); ++i) spatial = checked_mul(spatial, d[i]);
-  // an affine norm's scale is a learned initializer; without one the exporter feeds constant ones and zeros
-  const onnx_import::Tensor* scale = n.inputs.size() > 1 ? c.tensor(n.inputs[1]) : nullptr;
-  const bool affine = scale && scale->float_initializer;
+  // an affine norm's scale is learned; without one the exporter feeds constant ones and zeros
+  const bool affine = n.inputs.size() > 1 && learned(c, n.inputs[1]);
   return Layer{"", BatchNorm2d{.batch = d[0], .channels = d[1], .h = spatial, .w = 1, .affine = affine}};
 }
 

@@ -4,8 +4,8 @@
 // folded tensor hiding exactly the later keys, a second Add a bias (Swin's relative positions); scale, mask and
 // bias optional, in any order, with Reshapes and Casts between them; K/V heads counted before a grouped-query
 // Expand/Tile; Q or Kᵀ scaled by a scalar before the scores noted as the block's), GELU in its erf form (x/√2 → Erf →
-// +1 → ·x → ·0.5), SiLU (Sigmoid → ·x), LayerNorm decomposed (ReduceMean, Sub, Pow 2, ReduceMean, Add ε, Sqrt, Div, Mul
-// γ, Add β) and a Linear layer exported as MatMul + bias Add.
+// +1 → ·x → ·0.5), SiLU (Sigmoid → ·x), LayerNorm decomposed (ReduceMean, Sub, Pow 2, ReduceMean, Add ε, Sqrt, Div,
+// then Mul γ, Add β when affine) and a Linear layer exported as MatMul + bias Add.
 #include <cmath>
 
 #include "ecosim/ops_counter/checked.hpp"
@@ -267,11 +267,15 @@ std::optional<Match> decomposed_layernorm(const Context& c, std::size_t i) {
   if (chain.last().op != "Pow" || !binary(chain.last()) || !c.scalar(chain.last().inputs[1]) ||
       *c.scalar(chain.last().inputs[1]) != 2.0 || !chain.next("ReduceMean") ||
       !over_last_axis(chain.last(), "axes", x.size(), 0) || !chain.next("Add") || !c.scalar(chain.other_input()) ||
-      !chain.next("Sqrt") || !chain.next("Div") || !binary(chain.last()) || chain.last().inputs[0] != centred ||
-      !chain.next("Mul") || !c.constant(chain.other_input()) || !chain.next("Add") || !c.constant(chain.other_input()))
+      !chain.next("Sqrt") || !chain.next("Div") || !binary(chain.last()) || chain.last().inputs[0] != centred)
     return std::nullopt;
+  // affine: then Mul γ, Add β (nn.LayerNorm(elementwise_affine=False) stops at the Div)
+  Chain scaled{c, chain.nodes};
+  const bool affine =
+      scaled.next("Mul") && c.constant(scaled.other_input()) && scaled.next("Add") && c.constant(scaled.other_input());
+  if (affine) chain.nodes = scaled.nodes;
   const std::uint64_t width = x.back(), elements = c.elements(mean.inputs[0], mean);
-  return Match{chain.nodes, Layer{"", LayerNorm{elements / width, width}}};
+  return Match{chain.nodes, Layer{"", LayerNorm{elements / width, width, affine}}};
 }
 
 std::optional<Match> linear_with_bias(const Context& c, std::size_t i) {

@@ -16,7 +16,8 @@ namespace {
 ops::OpMix batchnorm_backward_row(std::uint64_t len) {  // one channel's len elements
   return {.mul = checked_add(checked_mul(5, len), 2), .add = checked_sub(checked_mul(5, len), 2)};
 }
-ops::OpMix layernorm_backward_row(std::uint64_t len) {
+ops::OpMix layernorm_backward_row(std::uint64_t len, bool affine) {  // without γ, β: no dγ, dβ, γ·dy
+  if (!affine) return {.mul = checked_add(checked_mul(3, len), 2), .add = checked_sub(checked_mul(5, len), 2)};
   return {.mul = checked_add(checked_mul(5, len), 2), .add = checked_sub(checked_mul(7, len), 2)};
 }
 /// A normalisation's parameter gradients alone (its input requires none): x̂ recomputed (a sub and a mul), dγ += dY·x̂
@@ -114,7 +115,7 @@ struct BackwardEmitter {
   void operator()(const LayerNorm& l) const {
     if (!input_gradient) return norm_parameters("layernorm", checked_mul(l.rows, l.width));
     single(ops::reduce("grad_input", "layernorm_backward", 1, l.rows, l.width, DType::fp32,
-                       layernorm_backward_row(l.width), l.width));
+                       layernorm_backward_row(l.width, l.affine), l.width));
   }
 
   void operator()(const Activation& a) const {

@@ -59,7 +59,7 @@ struct TensorRules {
     const std::uint64_t elements = checked_mul(l.rows, l.width);
     LayerTensors t = pointwise(elements, elements,
                                {{Save::Of::input, "input", 0}, {Save::Of::own, "stats", checked_mul(2, l.rows)}});
-    t.parameters = checked_mul(2, l.width);
+    t.parameters = l.affine ? checked_mul(2, l.width) : 0;  // γ, β
     return t;
   }
 

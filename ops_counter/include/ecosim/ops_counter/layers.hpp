@@ -26,7 +26,8 @@ struct Conv2d {
 };
 
 struct LayerNorm {
-  std::uint64_t rows = 1, width = 1;  // affine
+  std::uint64_t rows = 1, width = 1;
+  bool affine = true;  // a learned scale and shift (γ, β) applied after normalising
 };
 
 struct RmsNorm {  // x / sqrt(mean(x²) + eps) · γ (Llama's norm: no centring, no bias)

@@ -47,12 +47,12 @@ OpRecord reduce(std::string name, std::string func, std::uint64_t batch, std::ui
 OpRecord memcpy(std::string name, std::uint64_t batch, std::uint64_t m, std::uint64_t n, DType t);
 
 // Standard row operations (per row of length L): formulas in ops_counter/README.md.
-OpMix softmax_row(std::uint64_t len);       // max, subtract, exp, sum, one reciprocal, L multiplies
-OpMix layernorm_row(std::uint64_t len);     // mean, variance, rsqrt, normalise, affine
-OpMix rmsnorm_row(std::uint64_t len);       // mean square, rsqrt, normalise, scale
-OpMix l2_normalize_row(std::uint64_t len);  // x / max(‖x‖, eps): never divides by zero
-OpMix sum_row(std::uint64_t len);           // L−1 additions
-OpMix gelu_element();                       // tanh form
+OpMix softmax_row(std::uint64_t len);                        // max, subtract, exp, sum, one reciprocal, L multiplies
+OpMix layernorm_row(std::uint64_t len, bool affine = true);  // mean, variance, rsqrt, normalise, affine
+OpMix rmsnorm_row(std::uint64_t len);                        // mean square, rsqrt, normalise, scale
+OpMix l2_normalize_row(std::uint64_t len);                   // x / max(‖x‖, eps): never divides by zero
+OpMix sum_row(std::uint64_t len);                            // L−1 additions
+OpMix gelu_element();                                        // tanh form
 OpMix relu_element();
 OpMix silu_element();    // x / (1 + exp(−x))
 OpMix rotary_element();  // one rotated output, x₁·cos ∓ x₂·sin
