@@ -97,6 +97,13 @@ string(JSON l3_batch GET "${json}" schemes 1 max_batch)
 if(NOT rc EQUAL 0 OR none_batch LESS 1 OR l3_batch LESS_EQUAL none_batch)
   message(FATAL_ERROR "train --max-batch: ${rc} ${json}")
 endif()
+# at a lower resolution: more fits, and the report says which resolution it searched
+ecosim_run(json rc train --model resnet18 --scheme none --max-batch --memory-gb 4 --resolution 128 --format json)
+string(JSON small_batch GET "${json}" schemes 0 max_batch)
+string(JSON resolution ERROR_VARIABLE missing GET "${json}" workload resolution)
+if(NOT rc EQUAL 0 OR missing OR NOT resolution EQUAL 128 OR small_batch LESS_EQUAL none_batch)
+  message(FATAL_ERROR "train --max-batch --resolution 128: ${rc} ${json}")
+endif()
 
 # --accel-config: the step priced on an accelerator file merged over the built-in one (its DRAM model here)
 ecosim_run(configured rc train --model resnet18 --batch 4 --scheme none --format json

@@ -81,6 +81,13 @@ std::vector<schemes::Scheme> parse_schemes(const po::variables_map& vm, const st
   return list;
 }
 
+/// The options a model was built with (resolution, sequence length, the zoo file), added to a report's workload.
+void add_build_options(nlohmann::ordered_json& workload, const ModelOptions& o, const po::variables_map& vm) {
+  if (o.resolution) workload["resolution"] = o.resolution;
+  if (o.seq_len) workload["seq_len"] = o.seq_len;
+  if (vm.count("model-file")) workload["model_file"] = vm["model-file"].as<std::string>();
+}
+
 }  // namespace
 
 int train(const Args& args) {
@@ -157,7 +164,9 @@ int train(const Args& args) {
       o.batch = batch;
       return zoo.build(model, o);
     };
-    std::cout << max_batch_report(model, parse_schemes(vm, layers), network, optimizer, memory, format);
+    nlohmann::ordered_json workload{{"model", model}, {"optimizer", name(optimizer)}};
+    add_build_options(workload, model_options, vm);
+    std::cout << max_batch_report(workload, parse_schemes(vm, layers), network, optimizer, memory, format);
     return 0;
   }
   if (vm.count("memory-gb")) throw Error("--memory-gb needs --max-batch");
@@ -209,9 +218,7 @@ int train(const Args& args) {
     workload["engine"] = vm["engine"].as<std::string>();
     workload["gpu"] = vm["gpu"].as<std::string>();
   }
-  if (model_options.resolution) workload["resolution"] = model_options.resolution;
-  if (model_options.seq_len) workload["seq_len"] = model_options.seq_len;
-  if (vm.count("model-file")) workload["model_file"] = vm["model-file"].as<std::string>();
+  add_build_options(workload, model_options, vm);
   if (measured && measured->why_not.empty())  // what autograd saved in PyTorch's fp32 forward, beside none's
     workload["autograd_saved_bytes_measured"] = measured->saved_activation_bytes;
   const TechTable& tech = TechTable::builtin_45nm();

@@ -6,7 +6,8 @@
 
 namespace ecosim::cli {
 
-std::string max_batch_report(const std::string& model, const std::vector<kernels::schemes::Scheme>& schemes,
+std::string max_batch_report(const nlohmann::ordered_json& workload,
+                             const std::vector<kernels::schemes::Scheme>& schemes,
                              const kernels::schemes::NetworkAt& network, Optimizer optimizer,
                              std::uint64_t memory_bytes, Format format) {
   std::vector<kernels::schemes::MaxBatch> found;
@@ -19,12 +20,11 @@ std::string max_batch_report(const std::string& model, const std::vector<kernels
     if (!none_batch || *none_batch == 0) return nullptr;
     return static_cast<double>(found[i].batch) / static_cast<double>(*none_batch);
   };
-  nlohmann::ordered_json j{{"workload", {{"model", model}, {"optimizer", name(optimizer)}}},
-                           {"memory_bytes", memory_bytes}};
+  nlohmann::ordered_json j{{"workload", workload}, {"memory_bytes", memory_bytes}};
   std::string csv = "scheme,max_batch,peak_bytes,batch_ratio_to_none\n";
   std::string table =
-      fmt::format("largest batch of {} ({}) within {:.3f} GiB\n\n{:<10} {:>10} {:>10} {:>16}\n", model, name(optimizer),
-                  memory_bytes / 1073741824.0, "scheme", "max batch", "peak GiB", "ratio to none");
+      fmt::format("largest batch of {} ({}) within {:.3f} GiB\n\n{:<10} {:>10} {:>10} {:>16}\n", workload.dump(),
+                  name(optimizer), memory_bytes / 1073741824.0, "scheme", "max batch", "peak GiB", "ratio to none");
   for (std::size_t i = 0; i < schemes.size(); ++i) {
     const std::string n = schemes[i].name();
     const nlohmann::json r = ratio(i);

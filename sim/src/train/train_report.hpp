@@ -42,8 +42,10 @@ std::string train_table(const nlohmann::ordered_json& workload, const TrainingSt
 
 /// `--max-batch`: per scheme the largest batch whose step peaks within `memory_bytes`, its peak, and its ratio
 /// to none's largest batch (when none is listed) — as an aligned table, CSV or JSON {"workload", "memory_bytes",
-/// "schemes": [{"scheme", "max_batch", "peak_bytes", "batch_ratio_to_none"}]}.
-std::string max_batch_report(const std::string& model, const std::vector<kernels::schemes::Scheme>& schemes,
+/// "schemes": [{"scheme", "max_batch", "peak_bytes", "batch_ratio_to_none"}]}. `workload` names the model and
+/// optimizer (members "model", "optimizer") and the options it was built with.
+std::string max_batch_report(const nlohmann::ordered_json& workload,
+                             const std::vector<kernels::schemes::Scheme>& schemes,
                              const kernels::schemes::NetworkAt& network, Optimizer optimizer,
                              std::uint64_t memory_bytes, Format format);
 
