@@ -168,7 +168,7 @@ AttentionConfig block_attention(const ModelEntry& e, const Spec& s, const Shape&
   a.seq = sh.queries;
   a.keys = sh.keys;
   a.heads = s.heads;        // grouped-query attention: every query head scores its group's shared keys
-  a.kv_heads = s.kv_heads;  // a recurrent variant's state: one per K/V head
+  a.kv_heads = s.kv_heads;  // K/V heads (a variant whose keys are its queries groups its values alone)
   a.head_dim = s.head_dim;
   a.embed_dim = s.hidden;
   a.projections = false;  // the decoder's own projections: k and v have kv_heads heads

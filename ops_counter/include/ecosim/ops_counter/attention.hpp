@@ -78,7 +78,8 @@ std::uint64_t window_keys(const AttentionConfig& c);
 std::uint64_t folded_keys(const AttentionConfig& c);
 /// A causal block that adds onto a held state of earlier keys (P = Nk − N > 0).
 bool holds_state(const AttentionConfig& c);
-/// The bytes of a recurrent variant's state over all batch·key_heads groups — the values its state records write
+/// The bytes of a recurrent variant's state — its sums over keys per key head, of values per value head, the
+/// values its state records write
 /// (Performer: S, F×d, and z, F, fp32; the EcoFormer family: M, b×d fp32, s, b (int32 for binary codes), and
 /// Σv, d fp32), constant in the context; 0 for a variant that keeps its keys (a KV cache).
 std::uint64_t recurrent_state_bytes(const AttentionConfig& c);
