@@ -334,6 +334,18 @@ TEST_CASE("gpu model: a decode step's keys are split over the idle SMs, so it st
   CHECK(band.bytes >= band_io);
   CHECK(band.bytes < band_io * 1.05);  // the split's partials besides
   CHECK(band.latency_s < decode.latency_s / 8);
+  // a grouped-query decode step (32 query heads over 8 K/V heads): FlashAttention packs a K/V head's 4 query heads
+  // as one tile's rows, so it is the step of 8 heads of 4 rows each over every key — K and V streamed once, a
+  // quarter of the multi-head step's bytes, and close to the bandwidth's time for them
+  AttentionShape grouped{1, 32, 1, 131072, 128, true, false, DType::fp16};
+  grouped.kv_heads = 8;
+  AttentionShape packed{1, 8, 4, 131072, 128, false, false, DType::fp16};
+  packed.kv_heads = 8;
+  const KernelTime gqa = model.attention(h100, AttentionImpl::flash2, grouped);
+  CHECK(gqa.latency_s == model.attention(h100, AttentionImpl::flash2, packed).latency_s);
+  CHECK(gqa.flops == step.flops);
+  CHECK(gqa.bytes < step.bytes / 3.9);
+  CHECK(gqa.latency_s < step.latency_s / 3);
   // a causal prefill's window as wide as its keys bounds nothing: FlashAttention's halved count, as without one
   AttentionShape causal_prefill{1, 32, 4096, 0, 128, true, false, DType::fp16};
   const double halved = model.attention(h100, AttentionImpl::flash2, causal_prefill).flops;

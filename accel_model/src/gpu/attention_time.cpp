@@ -150,6 +150,17 @@ KernelTime KernelModel::attention(const GpuSpec& gpu, AttentionImpl impl, const 
   if (s.dtype != DType::fp16 && s.dtype != DType::bf16 && !(fp32_allowed && s.dtype == DType::fp32))
     throw Error(fmt::format("{} attention is modelled in fp16 or bf16{}, not {}", attention_impl_name(impl),
                             fp32_allowed ? " or fp32" : "", dtype_name(s.dtype)));
+  // A decode step of grouped-query attention (one query a head, no backward): FlashAttention-2 and -3 pack a K/V
+  // head's query heads as the rows of one query tile (seqlenq_ngroups_swapped, pack_gqa) — one block per K/V head
+  // over its keys, each query attending every key (as compare's records of such a step are costed)
+  if ((impl == AttentionImpl::flash2 || impl == AttentionImpl::flash3) && s.seq == 1 && s.kv_heads < s.heads &&
+      !s.backward && !s.window) {
+    AttentionShape packed = s;
+    packed.seq = s.heads / s.kv_heads;
+    packed.heads = packed.kv_heads = s.kv_heads;
+    packed.causal = false;
+    return fused_attention(gpu, impl, packed);
+  }
   if (impl == AttentionImpl::flash2 || impl == AttentionImpl::flash3 || impl == AttentionImpl::cudnn)
     return fused_attention(gpu, impl, s);
   // The others take one K/V head per query head: grouped K and V are first repeated to every query head (Hugging
