@@ -218,12 +218,16 @@ nlohmann::json decoder_entry_from_hf_config(const nlohmann::json& config, const 
   read.push_back(type->activation_field);
   if (!present(config, type->activation_field) && type->activation_fallback.empty())
     fail(fmt::format("missing field '{}' (model_type {})", type->activation_field, model_type));
-  const nlohmann::json act = present(config, type->activation_field) ? config[std::string(type->activation_field)]
-                                                                     : nlohmann::json(type->activation_fallback);
-  if (!act.is_string() ||
-      std::find(type->activations.begin(), type->activations.end(), act.get<std::string>()) == type->activations.end())
-    fail(fmt::format("field '{}': {} is not modelled for model_type {} (known: {})", type->activation_field, act.dump(),
-                     model_type, names(type->activations)));
+  // an activation field's value: one of the functions the family's MLP computes
+  const auto check_activation = [&](std::string_view field, const nlohmann::json& act) {
+    if (!act.is_string() || std::find(type->activations.begin(), type->activations.end(), act.get<std::string>()) ==
+                                type->activations.end())
+      fail(fmt::format("field '{}': {} is not modelled for model_type {} (known: {})", field, act.dump(), model_type,
+                       names(type->activations)));
+  };
+  check_activation(type->activation_field, present(config, type->activation_field)
+                                               ? config[std::string(type->activation_field)]
+                                               : nlohmann::json(type->activation_fallback));
 
   for (const BoolField& f : type->flags) {
     read.push_back(f.field);
@@ -249,11 +253,7 @@ nlohmann::json decoder_entry_from_hf_config(const nlohmann::json& config, const 
   }
   if (model_type == "gemma") {  // read by older versions only, and only a GELU: the MLP's function either way
     read.push_back("hidden_act");
-    if (present(config, "hidden_act") &&
-        (!config["hidden_act"].is_string() ||
-         std::find(std::begin(kGelus), std::end(kGelus), config["hidden_act"].get<std::string>()) == std::end(kGelus)))
-      fail(fmt::format("field 'hidden_act': {} is not modelled for model_type gemma (known: {})",
-                       config["hidden_act"].dump(), names(kGelus)));
+    if (present(config, "hidden_act")) check_activation("hidden_act", config["hidden_act"]);
   }
   if (model_type == "phi3")  // Hugging Face's Phi-3 builds no biases, whatever these say: a true one is not that model
     for (std::string_view f : {"attention_bias", "mlp_bias", "lm_head_bias"}) {

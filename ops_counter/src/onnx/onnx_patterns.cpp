@@ -6,6 +6,7 @@
 // Expand/Tile; Q or Kᵀ scaled by a scalar before the scores noted as the block's), GELU in its erf form (x/√2 → Erf →
 // +1 → ·x → ·0.5), SiLU (Sigmoid → ·x), LayerNorm decomposed (ReduceMean, Sub, Pow 2, ReduceMean, Add ε, Sqrt, Div,
 // then Mul γ, Add β when affine) and a Linear layer exported as MatMul + bias Add.
+#include <algorithm>
 #include <cmath>
 
 #include "ecosim/ops_counter/checked.hpp"
@@ -14,6 +15,12 @@
 namespace ecosim::onnx_import {
 
 namespace {
+
+/// Ops that only reshape or cast a tensor: no arithmetic on it.
+constexpr std::string_view kViewOps[] = {"Reshape", "Squeeze", "Unsqueeze", "Cast"};
+bool view_op(std::string_view op) {
+  return std::find(std::begin(kViewOps), std::end(kViewOps), op) != std::end(kViewOps);
+}
 
 /// Walks a chain of single-consumer nodes from a starting node.
 struct Chain {
@@ -29,10 +36,10 @@ struct Chain {
     nodes.push_back(*k);
     return true;
   }
-  /// Appends the readers of the last node's output while they are views or casts (Reshape, Squeeze, Unsqueeze,
-  /// Cast: no arithmetic on the scores).
+  /// Appends the readers of the last node's output while they are views or casts (kViewOps: no arithmetic on the
+  /// scores).
   void skip_views() {
-    while (next("Reshape") || next("Squeeze") || next("Unsqueeze") || next("Cast")) {}
+    while (std::any_of(std::begin(kViewOps), std::end(kViewOps), [this](std::string_view op) { return next(op); })) {}
   }
   /// The input of the last node other than the previous node's output.
   const std::string& other_input() const {
@@ -81,9 +88,7 @@ std::uint64_t kv_heads(const Context& c, const std::string& k, const Node& at, s
       if (after % before || heads % (after / before)) break;
       return heads / (after / before);
     }
-    if (n.op != "Transpose" && n.op != "Reshape" && n.op != "Unsqueeze" && n.op != "Squeeze" && n.op != "Mul" &&
-        n.op != "Cast")
-      break;
+    if (n.op != "Transpose" && n.op != "Mul" && !view_op(n.op)) break;
     t = n.inputs[0];
   }
   return heads;
@@ -122,9 +127,7 @@ std::optional<std::size_t> operand_scale(const Context& c, std::string t) {
       if (first_scalar == second_scalar || (n.op == "Div" && first_scalar)) return std::nullopt;
       return *p;
     }
-    if ((n.op != "Transpose" && n.op != "Reshape" && n.op != "Unsqueeze" && n.op != "Squeeze" && n.op != "Cast") ||
-        n.inputs.empty())
-      return std::nullopt;
+    if ((n.op != "Transpose" && !view_op(n.op)) || n.inputs.empty()) return std::nullopt;
     t = n.inputs[0];
   }
   return std::nullopt;

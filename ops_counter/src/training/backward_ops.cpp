@@ -16,9 +16,10 @@ namespace {
 ops::OpMix batchnorm_backward_row(std::uint64_t len) {  // one channel's len elements
   return {.mul = checked_add(checked_mul(5, len), 2), .add = checked_sub(checked_mul(5, len), 2)};
 }
-ops::OpMix layernorm_backward_row(std::uint64_t len, bool affine) {  // without γ, β: no dγ, dβ, γ·dy
-  if (!affine) return {.mul = checked_add(checked_mul(3, len), 2), .add = checked_sub(checked_mul(5, len), 2)};
-  return {.mul = checked_add(checked_mul(5, len), 2), .add = checked_sub(checked_mul(7, len), 2)};
+ops::OpMix layernorm_backward_row(std::uint64_t len, bool affine) {
+  const std::uint64_t scale_shift = affine ? checked_mul(2, len) : 0;  // dγ, dβ and γ·dy
+  return {.mul = checked_add(checked_mul(3, len), 2 + scale_shift),
+          .add = checked_add(checked_sub(checked_mul(5, len), 2), scale_shift)};
 }
 /// A normalisation's parameter gradients alone (its input requires none): x̂ recomputed (a sub and a mul), dγ += dY·x̂
 /// and dβ += dY, per element.
