@@ -62,6 +62,12 @@ std::vector<const VariantParameter*> model_layout_parameters() {
   return layout;
 }
 
+void take_model_window(const ModelZoo& zoo, const std::string& model, AttentionConfig& c) {
+  const nlohmann::json entry = zoo.resolved(model);  // a bad value is the model build's error
+  if (const auto w = entry.find("sliding_window"); w != entry.end() && w->is_number_unsigned() && *w != 0)
+    c.sliding_window = w->get<std::uint64_t>();
+}
+
 nlohmann::json describe_parameters(const AttentionConfig& c) {
   nlohmann::json j = nlohmann::json::object();
   for (const VariantParameter& p : kVariantParameters)

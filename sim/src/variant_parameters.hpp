@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ecosim/ops_counter/attention.hpp"
+#include "ecosim/ops_counter/model_zoo.hpp"
 
 namespace ecosim::cli {
 
@@ -24,6 +25,10 @@ void check_parameters_apply(const boost::program_options::variables_map& vm,
 /// The parameters a zoo model's lsa and sra blocks take from the model itself, stage by stage (window, sr_ratio,
 /// grid_height): given with a zoo model (an option, a sweep variant's key), they are refused.
 std::vector<const VariantParameter*> model_layout_parameters();
+/// Sets c's sliding window to the window of zoo model `model`'s own attention, when it has one (Phi-3's 2047),
+/// for a caller whose sliding window was not given: swapped in, `sliding` then keeps the model's window rather
+/// than the variant's default.
+void take_model_window(const ModelZoo& zoo, const std::string& model, AttentionConfig& c);
 /// The parameters that c.variant reads, by JSON name ("proj_k"), with their values.
 nlohmann::json describe_parameters(const AttentionConfig& c);
 /// The inverse of describe_parameters: reads every parameter c.variant reads from `j` into c; throws

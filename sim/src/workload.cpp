@@ -164,7 +164,6 @@ Workload parse_workload(const po::variables_map& vm) {
     reject_model_layout_options(vm);
     if (!vm.count("phase")) reject_given(vm, {"seq"}, "--layer attention, or --phase prefill");
     if (vm.count("hf-config")) reject_given(vm, {"model-file"}, "--model");
-    w.model_options.attention = a;
     w.model_options.batch = a.batch;
     if (vm.count("resolution")) w.model_options.resolution = positive(vm, "resolution");
     if (vm.count("seq-len")) w.model_options.seq_len = positive(vm, "seq-len");
@@ -178,6 +177,9 @@ Workload parse_workload(const po::variables_map& vm) {
       if (vm.count("model-file")) w.model_file = vm["model-file"].as<std::string>();
       w.zoo = model_zoo(vm);
     }
+    if (vm[variant_parameter(VariantParameterId::sliding_window).option()].defaulted())
+      take_model_window(w.zoo, w.model, a);
+    w.model_options.attention = a;
     const std::vector<Layer> built = w.zoo.build(w.model, w.model_options);  // validates the model and options
     if (vm.count("attention") && !vm["attention"].defaulted() && !w.model_options.native_attention &&
         !has_attention(built))

@@ -10,6 +10,7 @@
 #include "../unique_temp_path.hpp"
 #include "ecosim/accel_model/config.hpp"
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/variant_registry.hpp"
 #include "ecosim_child.hpp"
 #include "sweep/sweep_report.hpp"
 #include "sweep/sweep_runner.hpp"
@@ -155,6 +156,32 @@ TEST_CASE("sweep plan: configurations above max_area_mm2 are pruned, the others 
   for (std::size_t index : plan.runnable()) CHECK(plan.run(index).area_mm2 <= budget);
   spec.max_area_mm2 = small / 2;
   CHECK_THROWS_WITH(SweepPlan(spec), Catch::Contains("prune every point"));
+}
+
+TEST_CASE("sweep plan: sliding on a decoder with its own window takes that window unless the variant sets one",
+          "[sweep]") {
+  // a one-layer Mistral-style config whose window (5000) exceeds the variant's default (4096): its default prefill
+  // is over 5000 tokens, each attending to all before it
+  const Folder folder("model_window");
+  const fs::path config = folder.path / "config.json";
+  std::ofstream(config) << R"({"model_type": "mistral", "hidden_size": 64, "intermediate_size": 128,
+    "num_attention_heads": 2, "num_key_value_heads": 2, "num_hidden_layers": 1, "vocab_size": 100,
+    "max_position_embeddings": 5000, "sliding_window": 5000, "hidden_act": "silu", "rms_norm_eps": 1e-5,
+    "rope_theta": 10000.0, "tie_word_embeddings": false})";
+  REQUIRE(default_of(VariantParameterId::sliding_window) < 5000);
+  const SweepSpec spec = spec_with(fmt::format(
+      R"({{"workloads": [{{"hf_config": "{}"}}], "engine": "closed-form",
+      "variants": [{{"name": "sliding"}}, {{"name": "sliding", "sliding_window": 5000}}, {{"name": "msa"}},
+      {{"name": "sliding", "sliding_window": 4096}}]}})",
+      config.string()));
+  const SweepPlan plan(spec);
+  REQUIRE(plan.runnable().size() == 4);
+  std::vector<SweepRow> rows;
+  for (std::size_t index : plan.runnable()) rows.push_back(plan.run(index));
+  for (const SweepRow& row : rows) REQUIRE(row.ran);
+  CHECK(rows[0].cycles == rows[1].cycles);  // the model's window: every key before each query, as MSA's
+  CHECK(rows[0].energy.total_pj() == rows[2].energy.total_pj());
+  CHECK(rows[3].energy.total_pj() < rows[0].energy.total_pj());  // 4096 keys at most
 }
 
 TEST_CASE("sweep spec: an axis of configuration objects sweeps the memory model", "[sweep]") {

@@ -1,13 +1,17 @@
 // The command line against the variant registry: `ecosim run` accepts exactly the variants with a kernel
 // (a count-only one is refused, saying so), `ecosim count` counts every variant, --help of count, trace,
 // compare and run lists every variant with its description and its parameters' defaults and ranges, each
-// parameter option is refused one step outside its range and for a variant that does not read it.
+// parameter option is refused one step outside its range and for a variant that does not read it; sliding swapped
+// into a model with its own window takes that window unless one is given.
 #include <fmt/core.h>
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <sstream>
 
 #include "../unique_temp_path.hpp"
+#include <nlohmann/json.hpp>
+
+#include "ecosim/ops_counter/model_zoo.hpp"
 #include "ecosim/ops_counter/variant_registry.hpp"
 #include "ecosim_child.hpp"
 
@@ -111,4 +115,26 @@ TEST_CASE("a parameter option is refused outside its range and for a variant tha
     CHECK(out.exit_code == 2);
     CHECK_THAT(out.stderr_text, Catch::Contains(option + " applies to"));
   }
+}
+
+TEST_CASE("sliding swapped into a model with its own window keeps that window unless --sliding-window is given",
+          "[registry][cli]") {
+  const Folder folder("ecosim_registry_model_window");
+  const std::uint64_t window = ModelZoo::builtin().resolved("phi3_mini_4k").at("sliding_window");
+  REQUIRE(window < default_of(VariantParameterId::sliding_window));  // so the default would differ
+  auto count = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"count",  "--model", "phi3_mini_4k", "--phase",  "prefill",
+                                     "--seq",  "4096",    "--format",     "json",     "--attention"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto [outcome, text] = run_with_output(args, folder);
+    INFO(outcome.stderr_text);
+    REQUIRE(outcome.exit_code == 0);
+    return nlohmann::json::parse(text);
+  };
+  const nlohmann::json native = count({"native"}), swapped = count({"sliding"}),
+                       given = count({"sliding", "--sliding-window", "4096"});
+  CHECK(swapped.at("workload").at("sliding_window") == window);
+  CHECK(swapped.at("muls") == native.at("muls"));  // the model's own attention is sliding over its window
+  CHECK(given.at("workload").at("sliding_window") == 4096);
+  CHECK(given.at("muls").get<double>() > native.at("muls").get<double>());  // 4096 keys a query at the end
 }

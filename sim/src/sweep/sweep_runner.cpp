@@ -15,6 +15,7 @@
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/layers.hpp"
 #include "ecosim/ops_counter/sinks.hpp"
+#include "variant_parameters.hpp"
 #include "workload.hpp"
 
 namespace ecosim::cli {
@@ -24,7 +25,8 @@ namespace {
 /// The exact-convention records of a workload with a variant: a zoo model's layers with every attention layer
 /// of the variant, an ONNX model's with every attention block swapped for it, or one attention layer without its
 /// projections (as `compare` replays it).
-std::vector<OpRecord> build_records(const SweepWorkload& w, const AttentionConfig& variant) {
+std::vector<OpRecord> build_records(const SweepWorkload& w, const SweepVariant& v) {
+  AttentionConfig variant = v.parameters;
   Workload workload;
   workload.convention = Convention::exact;
   workload.model = w.model;
@@ -41,6 +43,7 @@ std::vector<OpRecord> build_records(const SweepWorkload& w, const AttentionConfi
     workload.layer.heads = w.heads;
     workload.layer.projections = false;
   } else {
+    if (!v.sliding_window_given) take_model_window(workload.zoo, w.model, variant);
     workload.model_options.attention = variant;
     workload.model_options.batch = w.batch;
   }
@@ -106,7 +109,7 @@ SweepPlan::SweepPlan(const SweepSpec& spec)
     for (const SweepVariant& v : spec.variants) {
       Group g;
       try {
-        g.records = build_records(w, v.parameters);
+        g.records = build_records(w, v);
       } catch (const Error& e) {
         g.error = one_line(e.what());
       }

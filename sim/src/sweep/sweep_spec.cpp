@@ -164,6 +164,7 @@ std::vector<SweepVariant> parse_variants(const json& variants) {
           SweepVariant s = partial;
           s.parameters.parameter(parameter->id) = value;
           s.given += fmt::format("{}{}={}", s.given.empty() ? "" : " ", key, value);
+          s.sliding_window_given |= parameter->id == VariantParameterId::sliding_window;
           next.push_back(std::move(s));
         }
       expanded = std::move(next);

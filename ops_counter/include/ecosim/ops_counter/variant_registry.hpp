@@ -70,7 +70,8 @@ inline constexpr std::array<VariantParameter, 11> kVariantParameters = {{
      "token grid height (width N / height; 0: the most nearly square grid)"},
     {VariantParameterId::window, "window", 7, 1, 1024, "window side (the grid zero-padded to whole windows)"},
     {VariantParameterId::sliding_window, "sliding_window", 4096, 1, kMaxDimension,
-     "keys W each query attends to (its own and the W − 1 before it)"},
+     "keys W each query attends to (its own and the W − 1 before it; default on a model with a window of its "
+     "own: that window)"},
 }};
 
 constexpr const VariantParameter& variant_parameter(VariantParameterId id) {
