@@ -25,7 +25,8 @@ struct PipelineKeyHash {
 };
 
 std::uint64_t mix(std::uint64_t h, const TimingParts& t) {
-  for (std::uint64_t word : {t.rows, t.cols, t.accumulator_bits, t.dram_bits_per_cycle, t.dram_latency_cycles})
+  for (std::uint64_t word : {t.rows, t.cols, t.accumulator_bits, t.dram_bits_per_cycle, t.dram_latency_cycles,
+                             t.pmax_bits << 32 | t.pmin_bits})
     h = mix(h, word);
   return h;
 }
@@ -34,8 +35,13 @@ std::uint64_t mix(std::uint64_t h, const TimingParts& t) {
 
 std::optional<TimingParts> timing_parts(const AccelConfig& config) {
   if (config.memory_bound) return std::nullopt;
-  return TimingParts{config.rows, config.cols, config.accumulator_bits, config.dram_bits_per_cycle,
-                     config.dram_latency_cycles};
+  return TimingParts{config.rows,
+                     config.cols,
+                     config.accumulator_bits,
+                     config.dram_bits_per_cycle,
+                     config.dram_latency_cycles,
+                     config.pmax_bits,
+                     config.pmin_bits};
 }
 
 std::optional<GemmTimingKey> timing_key(const GemmShape& shape, const AccelConfig& config) {

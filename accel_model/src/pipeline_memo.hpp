@@ -1,8 +1,8 @@
 // Internal: what tilings' timing depends on, and their timing remembered across configurations. A tiling's (GEMM
 // or direct convolution) compute cycles, fill and drain, DRAM bound and pipeline (the tile sequence through
-// pipeline.hpp's ClassClock) depend on the configuration only through the array's shape, the accumulator width and
-// the DRAM's timing — not on the buffers' sizes and energies, the clock or the energy tables — so points of a sweep
-// that differ only in those share them.
+// pipeline.hpp's ClassClock) depend on the configuration only through the array's shape, its fusion units' precision
+// range, the accumulator width and the DRAM's timing — not on the buffers' sizes and energies, the clock or the energy
+// tables — so points of a sweep that differ only in those share them.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -17,6 +17,7 @@ namespace ecosim::accel {
 /// Everything of a configuration tilings' timing depends on (for the `simple` memory model).
 struct TimingParts {
   std::uint64_t rows = 0, cols = 0, accumulator_bits = 0, dram_bits_per_cycle = 0, dram_latency_cycles = 0;
+  std::uint64_t pmax_bits = 0, pmin_bits = 0;  // a fusion unit's range: its products per cycle at a precision
   friend bool operator==(const TimingParts&, const TimingParts&) = default;
 };
 /// The parts of `config`; none when its DRAM is a stateful memory model (its timing has parameters of its own:

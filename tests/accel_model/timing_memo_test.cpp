@@ -1,7 +1,8 @@
 // The memos of the tiling searches (accel_model/src/pipeline_memo.hpp, the size grids of tiling.cpp): a
 // tiling's timing depends on the configuration only through its timing key, remembered pipeline cycles equal
 // computed ones past the memo's capacity, and choose_tiling and choose_conv_tiling answer alike with warm memos
-// (filled by configurations that differ in buffers, clock and energies) and cold ones (a fresh thread's).
+// (filled by configurations that differ in buffers, clock and energies, or only in their fusion units' precision
+// range) and cold ones (a fresh thread's).
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -25,6 +26,12 @@ AccelConfig sized(std::uint64_t rows, std::uint64_t cols, std::uint64_t weights_
                                  {{"weights", {{"bytes", weights_bytes}}},
                                   {"inputs", {{"bytes", inputs_bytes}}},
                                   {"outputs", {{"bytes", outputs_bytes}}}}}};
+  return with_overrides(builtin_config("bitfusion-45nm"), patch, "timing_memo_test");
+}
+
+/// The built-in configuration with fusion units of another precision range (pmax_bits, pmin_bits).
+AccelConfig fused(std::uint64_t pmax_bits, std::uint64_t pmin_bits) {
+  const nlohmann::json patch = {{"array", {{"pmax_bits", pmax_bits}, {"pmin_bits", pmin_bits}}}};
   return with_overrides(builtin_config("bitfusion-45nm"), patch, "timing_memo_test");
 }
 
@@ -110,6 +117,11 @@ TEST_CASE("a GEMM tiling's timing depends on the configuration only through its 
   CHECK_FALSE(timing_key(s, sized(8, 16, 32768, 8192, 16384)) == timing_key(s, sized(16, 16, 32768, 8192, 16384)));
   CHECK_FALSE(timing_key(s, builtin_or_slow_dram(false)) == timing_key(s, builtin_or_slow_dram(true)));
   CHECK_FALSE(timing_key(s, small) == timing_key({2, 100, 200, 300, 8, 4}, small));
+  const AccelConfig base = builtin_config("bitfusion-45nm");
+  for (const AccelConfig& other : {fused(16, 2), fused(4, 2)}) {  // another number of products per cycle
+    REQUIRE((other.rows == base.rows && other.cols == base.cols));
+    CHECK_FALSE(timing_key(s, base) == timing_key(s, other));
+  }
 }
 
 TEST_CASE("remembered pipeline cycles equal computed ones, for tilings seen again and past the memo's capacity") {
@@ -129,9 +141,14 @@ TEST_CASE("remembered pipeline cycles equal computed ones, for tilings seen agai
 
 TEST_CASE("choose_tiling chooses alike with memos warmed by configurations timed alike and with cold ones") {
   // Buffers from tiny to large, so that grids filled under one fit are read under another.
-  const AccelConfig configs[] = {sized(8, 16, 262144, 65536, 65536, 800), sized(8, 16, 8192, 2048, 4096),
-                                 sized(8, 16, 32768, 8192, 16384), sized(32, 8, 65536, 16384, 32768),
-                                 sized(32, 8, 16384, 65536, 8192)};
+  const AccelConfig configs[] = {sized(8, 16, 262144, 65536, 65536, 800),
+                                 sized(8, 16, 8192, 2048, 4096),
+                                 sized(8, 16, 32768, 8192, 16384),
+                                 sized(32, 8, 65536, 16384, 32768),
+                                 sized(32, 8, 16384, 65536, 8192),
+                                 fused(16, 2),
+                                 fused(4, 2),
+                                 builtin_config("bitfusion-45nm")};
   for (const GemmShape& s : shapes(30)) {
     INFO(s.batch << "×" << s.m << "×" << s.n << "×" << s.k << " at " << s.a_bits << "/" << s.w_bits << " bits");
     std::vector<GemmTiling> warm, cold;
@@ -172,7 +189,10 @@ TEST_CASE("choose_conv_tiling chooses alike with memos warmed by configurations 
       sized(32, 8, 65536, 16384, 32768),
       sized(32, 8, 16384, 65536, 8192),
       builtin_or_slow_dram(true),
-      with_overrides(builtin_config("bitfusion-45nm"), dram, "timing_memo_test")};  // stateful memory: no memo
+      with_overrides(builtin_config("bitfusion-45nm"), dram, "timing_memo_test"),  // stateful memory: no memo
+      fused(16, 2),
+      fused(4, 2),
+      builtin_config("bitfusion-45nm")};
   REQUIRE(configs[6].memory_bound);
   for (const ConvShape& s : conv_shapes(16)) {
     INFO(s.batch << "×" << s.in_channels << "×" << s.in_h << "×" << s.in_w << " → " << s.out_channels << ", "

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "../unique_temp_path.hpp"
 #include <nlohmann/json.hpp>
+#include "../unique_temp_path.hpp"
 
 #include "ecosim/ops_counter/model_zoo.hpp"
 #include "ecosim/ops_counter/variant_registry.hpp"
@@ -123,8 +123,8 @@ TEST_CASE("sliding swapped into a model with its own window keeps that window un
   const std::uint64_t window = ModelZoo::builtin().resolved("phi3_mini_4k").at("sliding_window");
   REQUIRE(window < default_of(VariantParameterId::sliding_window));  // so the default would differ
   auto count = [&](std::vector<std::string> extra) {
-    std::vector<std::string> args = {"count",  "--model", "phi3_mini_4k", "--phase",  "prefill",
-                                     "--seq",  "4096",    "--format",     "json",     "--attention"};
+    std::vector<std::string> args = {"count", "--model", "phi3_mini_4k", "--phase", "prefill",
+                                     "--seq", "4096",    "--format",     "json",    "--attention"};
     args.insert(args.end(), extra.begin(), extra.end());
     const auto [outcome, text] = run_with_output(args, folder);
     INFO(outcome.stderr_text);

@@ -44,8 +44,8 @@ struct SweepWorkload {
 
 /// A variant with one value of each of its parameters.
 struct SweepVariant {
-  AttentionConfig parameters;  // variant and parameters; shapes come from the workload
-  std::string given;           // the parameters the spec set: "bits=8 support=25" (empty: all defaults)
+  AttentionConfig parameters;         // variant and parameters; shapes come from the workload
+  std::string given;                  // the parameters the spec set: "bits=8 support=25" (empty: all defaults)
   bool sliding_window_given = false;  // else a zoo decoder's own window (take_model_window)
 };
 
