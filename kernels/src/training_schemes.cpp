@@ -103,11 +103,6 @@ Form fewbit_form(const SavedTensor& s, const Activation& a, unsigned bits) {
 
 bool floating(const SavedTensor& s) { return s.dtype == "fp32"; }
 
-/// The network's input when it is data (reads_input_data): it requires no gradient.
-bool input_data(const SavedTensor& s, const std::vector<Layer>& layers, const std::vector<LayerReads>& reads) {
-  return s.producer == SavedTensor::kNetworkInput && reads_input_data(layers, reads, s.first_saver);
-}
-
 /// A 0/1 tensor packed one bit an element (ActNN's ReLU, GACT's dropout masks), in Few-Bit's 1-bit layout.
 Form mask_form(const SavedTensor& s) { return {"mask1", fewbit::code_bytes(s.elements, kMaskBits), {}, {}, true}; }
 
@@ -115,7 +110,6 @@ struct Rules {
   const Scheme& scheme;
   const std::vector<Layer>& layers;
   std::uint64_t batch;
-  const std::vector<LayerReads>& reads;  // layer_reads(layers)
   std::vector<unsigned> gact_bits = {};  // gact:avgB: the width of each saved tensor (its index in step.saved)
 
   /// fp16 or fp32 as autocast runs the saver: the tensor itself when produced so, else the saver's own cast.
@@ -160,7 +154,7 @@ struct Rules {
       case SchemeKind::gact: {  // GACT's quantizer: 1-bit dropout masks; nothing that requires no gradient
         if (r == Role::mask) return mask_form(s);
         const unsigned bits = gact_bits.empty() ? scheme.bits : gact_bits[index];
-        if (!floating(s) || r == Role::stats || input_data(s, layers, reads) || bits == 32) return raw(s);
+        if (!floating(s) || r == Role::stats || !s.requires_gradient || bits == 32) return raw(s);
         return actnn_form("gact" + std::to_string(bits), actnn::Layout::uniform(s.elements, bits), false);
       }
       case SchemeKind::mesa: {
@@ -180,7 +174,7 @@ struct Rules {
 /// quantizes (floating, requiring a gradient: not norm statistics, not input data), every element equally sensitive
 /// (ecosim sees no gradients: the sensitivity of a tensor is its element count); the others keep B (unused).
 std::vector<unsigned> gact_allocation(const Scheme& scheme, const std::vector<Layer>& layers,
-                                      const std::vector<LayerReads>& reads, const TrainingStep& step) {
+                                      const TrainingStep& step) {
   std::vector<std::size_t> quantized;
   std::vector<double> sensitivity;
   std::vector<std::uint64_t> elements;
@@ -189,7 +183,7 @@ std::vector<unsigned> gact_allocation(const Scheme& scheme, const std::vector<La
     bool stats = false;
     for (const Saver& saver : s.savers)
       for (Role r : roles(layers[saver.layer], saver.what)) stats = stats || r == Role::stats;
-    if (!floating(s) || stats || input_data(s, layers, reads)) continue;
+    if (!floating(s) || stats || !s.requires_gradient) continue;
     quantized.push_back(i);
     sensitivity.push_back(static_cast<double>(s.elements));
     elements.push_back(s.elements);
@@ -225,8 +219,8 @@ SchemeStep apply_scheme(const Scheme& scheme, const std::vector<Layer>& layers, 
   SchemeStep out;
   out.scheme = scheme;
   const std::vector<LayerReads> reads = layer_reads(layers);
-  const Rules rules{scheme, layers, batch, reads,
-                    scheme.average_bits > 0 ? gact_allocation(scheme, layers, reads, step) : std::vector<unsigned>{}};
+  const Rules rules{scheme, layers, batch,
+                    scheme.average_bits > 0 ? gact_allocation(scheme, layers, step) : std::vector<unsigned>{}};
   const std::vector<DType> produced = autocast_dtypes(layers, reads, step);
   for (std::size_t i = 0; i < step.saved.size(); ++i) {
     const SavedTensor& s = step.saved[i];

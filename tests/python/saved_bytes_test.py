@@ -12,6 +12,9 @@ forward pass at batch 32.
 - The zoo's ResNet-18 and DeiT-Ti (ecosim.torch.zoo_networks) at batch 1 under "gact:4", the same way: their input
   images require no gradient (GACT keeps them, both sides) and DeiT's attention probabilities are saved twice
   under two shapes, [B, H, N, N] and [B·H, N, N] (compressed once).
+- A Linear on its input data transposed, and the stock nn.TransformerEncoder with batch_first=True (which
+  transposes its input), under "gact:4": `ecosim train --onnx` of their exports, the same way (the input data,
+  through a view, requires no gradient).
 - The stock nn.TransformerEncoder with a key padding mask: autograd's distinct storages equal `ecosim train --onnx`
   of its export within 1 % (the mask's arithmetic, on data, keeps nothing; torch 1.13, whose attention the export
   holds).
@@ -125,6 +128,30 @@ def main():
     failures += not ok
     print(f"{'ok  ' if ok else 'FAIL'} nn.TransformerEncoder with a key padding mask: autograd keeps {held} B, "
           f"ecosim train --onnx predicts {predicted} B ({gap:+.3%}){'' if checked else '; not checked'}")
+    # Input data reaching a layer through a view (a transpose; the stock encoder with batch_first=True transposes
+    # its input for torch 1.13's attention) requires no gradient: GACT keeps it as it is, as it keeps the input
+    # read directly (here and in train --onnx of the export)
+    class TransposedInput(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(64, 64)
+
+        def forward(self, x):
+            return torch.relu(self.fc(x.transpose(0, 1)))
+
+    for name, module, x in (
+            ("a Linear on its input transposed", TransposedInput(), torch.randn(16, 8, 64)),
+            ("nn.TransformerEncoder, batch_first", torch.nn.TransformerEncoder(
+                torch.nn.TransformerEncoderLayer(32, 2, 64, 0.0, batch_first=True), 2), torch.randn(4, 8, 32))):
+        module.train()
+        exported = workdir / f"{name.replace(' ', '_').replace(',', '')}.onnx"
+        torch.onnx.export(module, x, exported, opset_version=14, training=torch.onnx.TrainingMode.TRAINING,
+                          do_constant_folding=False)
+        compressed, predicted, gap = gact_gap(module, x, "gact:4", lambda **o: ecosim.train(onnx=exported, **o))
+        ok = abs(gap) <= TOLERANCE
+        failures += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {name} gact:4: the hooks hold {compressed} B without their ReLU masks; "
+              f"ecosim train --onnx predicts {predicted} B ({gap:+.3%})")
     # bits a scheme has no codes for are refused, not quietly capped (ActNN's average budget is 1..8; GACT's 32 is raw)
     for scheme, bits in (("actnn", 16), ("actnn", 0), ("gact", 16)):
         try:

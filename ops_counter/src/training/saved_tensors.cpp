@@ -4,7 +4,8 @@
 // as its other operand: Layer::other) stored once; a network input named by a layer is one tensor however many
 // layers read it. A layer whose input
 // has fewer elements than that output reads a part of it (a view: a ViT head's class token), which it saves as
-// that part.
+// that part. A tensor requires a gradient unless it is input data or an unrecorded layer's output (a transpose of
+// input data).
 #include <algorithm>
 #include <map>
 
@@ -18,35 +19,38 @@ std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const s
                                        const std::vector<LayerTensors>& tensors) {
   std::vector<std::uint64_t> elements;                // per tensor id
   std::vector<std::size_t> producer;                  // per tensor id
+  std::vector<bool> requires_gradient;                // per tensor id
   std::vector<std::size_t> output_of(layers.size());  // per layer: its output's tensor id
   std::map<std::string, std::size_t> network_input;   // a network input's name ("": the first layer's) → id
   std::map<std::size_t, std::size_t> saved_index;     // tensor id → its entry in `saved`
   std::vector<SavedTensor> saved;
-  auto new_tensor = [&](std::uint64_t n, std::size_t layer) {
+  auto new_tensor = [&](std::uint64_t n, std::size_t layer, bool needs_gradient) {
     elements.push_back(n);
     producer.push_back(layer);
+    requires_gradient.push_back(needs_gradient);
     return elements.size() - 1;
   };
-  // an operand read from `source` (layer_reads): an earlier layer's output, or a network input by name (a new
-  // tensor of `n` elements where first read)
-  const auto tensor_read = [&](std::size_t source, const std::string& name, std::uint64_t n) {
+  // an operand of layer `i` read from `source` (layer_reads): an earlier layer's output, or a network input by name
+  // (a new tensor of `n` elements where first read: data, reads_input_data, requires no gradient)
+  const auto tensor_read = [&](std::size_t i, std::size_t source, const std::string& name, std::uint64_t n) {
     if (source != LayerReads::kNetworkInput) return output_of[source];
     const auto [known, is_new] = network_input.try_emplace(name, 0);
-    if (is_new) known->second = new_tensor(n, SavedTensor::kNetworkInput);
+    if (is_new)
+      known->second = new_tensor(n, SavedTensor::kNetworkInput, name.empty() && !reads_input_data(layers, reads, i));
     return known->second;
   };
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const Layer& layer = layers[i];
     const LayerTensors& t = tensors[i];
-    const std::size_t input = tensor_read(reads[i].input, layer.input, t.input);
-    const std::size_t output = output_of[i] = t.view ? input : new_tensor(t.output, i);
+    const std::size_t input = tensor_read(i, reads[i].input, layer.input, t.input);
+    const std::size_t output = output_of[i] = t.view ? input : new_tensor(t.output, i, flow[i].recorded);
     if (!flow[i].recorded) continue;  // autograd keeps nothing for it
     for (const Save& s : t.saves) {
       const std::size_t id = s.of == Save::Of::input    ? input
                              : s.of == Save::Of::output ? output
                              : s.of == Save::Of::other && !layer.other.empty()
-                                 ? tensor_read(reads[i].other, layer.other, s.elements)
-                                 : new_tensor(s.elements, i);
+                                 ? tensor_read(i, reads[i].other, layer.other, s.elements)
+                                 : new_tensor(s.elements, i, true);
       const std::uint64_t part = s.of == Save::Of::input   ? t.input
                                  : s.of == Save::Of::other ? std::min(s.elements, elements[id])
                                                            : elements[id];
@@ -64,7 +68,8 @@ std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const s
                        .first_saver = i,
                        .last_saver = i,
                        .producer = producer[id],
-                       .savers = {{i, s.what, part}}});
+                       .savers = {{i, s.what, part}},
+                       .requires_gradient = requires_gradient[id]});
     }
   }
   return saved;

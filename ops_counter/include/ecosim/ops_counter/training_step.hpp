@@ -35,6 +35,8 @@ struct SavedTensor {
   std::size_t first_saver = 0, last_saver = 0;  // indices of the first and last layer saving it
   std::size_t producer = kNetworkInput;         // the layer whose output (or own tensor) it is
   std::vector<Saver> savers;                    // every layer saving it, in forward order
+  bool requires_gradient =
+      true;  // autograd's requires_grad: false for input data and what unrecorded layers made of it
 };
 
 /// The memory held at one moment of the step: after a layer's forward, or during a layer's backward.
