@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "ecosim/ops_counter/model_zoo.hpp"
 #include "ecosim/ops_counter/onnx_model.hpp"
 #include "ecosim/ops_counter/op_counter.hpp"
 #include "onnx_count_helpers.hpp"
@@ -86,7 +87,8 @@ TEST_CASE("PyTorch 2's decomposed scaled_dot_product_attention (√scale on Q an
   }
 }
 
-TEST_CASE("nn.MultiheadAttention's q / √E goes with its block when the block is swapped", "[onnx]") {
+TEST_CASE("nn.MultiheadAttention's q / √E goes with its block when the block is swapped, and is counted with it",
+          "[onnx]") {
   ECOSIM_ONNX_OR_SKIP();
   const OnnxModel m = import_onnx(kModels + "/vit_mha.onnx");
   REQUIRE(m.attention.size() == 2);
@@ -113,7 +115,16 @@ TEST_CASE("nn.MultiheadAttention's q / √E goes with its block when the block i
     REQUIRE(block != layers.end());
     CHECK((!block->input.empty() ? block->input : std::prev(block)->name) == scale_read);
     CHECK(std::none_of(layers.begin(), layers.end(), [&](const Layer& l) { return l.name == scale->name; }));
+    CHECK(is_attention(*scale));  // counted with its block under --scope attention
   }
+  // so the layers outside the blocks (all --scope attention leaves out) are the same, swapped or not
+  const auto outside = [](const std::vector<Layer>& all) {
+    std::vector<std::string> names;
+    for (const Layer& l : all)
+      if (!is_attention(l)) names.push_back(l.name);
+    return names;
+  };
+  CHECK(outside(m.layers) == outside(layers));
 }
 
 TEST_CASE("attention in stock PyTorch exports: every block found with its shapes", "[onnx]") {

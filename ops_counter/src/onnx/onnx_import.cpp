@@ -74,11 +74,14 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
       match->layer.name = names.front() + ".." + names.back();
       if (match->attention) {
         FoundAttention found{names, std::get<SoftmaxAttention>(match->layer.op)};
-        for (std::size_t k : match->operand_scales)  // a one-node elementwise layer, placed before the block
-          if (std::count_if(model.layers.begin(), model.layers.end(), [&](const Layer& l) {
-                return l.name == graph.nodes[k].name && std::holds_alternative<Elementwise>(l.op);
-              }) == 1)
-            found.operand_scale_layers.push_back(graph.nodes[k].name);
+        for (std::size_t k : match->operand_scales) {  // a one-node elementwise layer, placed before the block
+          const auto is_scale = [&](const Layer& l) {
+            return l.name == graph.nodes[k].name && std::holds_alternative<Elementwise>(l.op);
+          };
+          if (std::count_if(model.layers.begin(), model.layers.end(), is_scale) != 1) continue;
+          found.operand_scale_layers.push_back(graph.nodes[k].name);
+          std::find_if(model.layers.begin(), model.layers.end(), is_scale)->attention_part = true;  // the block's
+        }
         model.attention.push_back(std::move(found));
       }
       const onnx_import::Node& first = graph.nodes[match->nodes.front()];

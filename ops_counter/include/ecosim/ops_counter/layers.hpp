@@ -173,8 +173,8 @@ struct Layer {
   /// input by name (network_input_name: an imported graph's second input, a decoder's memory). Only the
   /// training step's saved tensors use it (a ResNet shortcut reads its block's input).
   std::string input = {};
-  /// Part of an attention block though not an AttentionConfig (a decoder's q/k/v/o projections and rotary):
-  /// counted under --scope attention.
+  /// Part of an attention block though not an AttentionConfig (a decoder's q/k/v/o projections and rotary, an
+  /// imported block's scale of q or Kᵀ): counted under --scope attention.
   bool attention_part = false;
   /// Elements of learned tables the layer reads without computing with them (token, position and token-type
   /// embeddings, class tokens, relative-position bias tables): trainable parameters of the training step (their
