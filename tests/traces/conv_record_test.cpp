@@ -1,5 +1,6 @@
 // The conv record kind: a convolution built by the op counter round-trips through the writer and the reader,
-// and the reader rejects conv params that do not describe a convolution, naming the problem.
+// and the reader rejects conv params that do not describe a convolution, naming the problem, and an exact record
+// whose multiplications are not its shape's MACs.
 #include <catch2/catch.hpp>
 #include <string>
 
@@ -72,4 +73,16 @@ TEST_CASE("conv params that are no convolution are rejected") {
                       Catch::Contains("field 'params'") && Catch::Contains(c.message));
   }
   CHECK_THROWS_WITH(trace::parse(trace_of(good, 1), "t.jsonl"), Catch::Contains("version 1 has no conv kind"));
+}
+
+TEST_CASE("an exact conv record multiplies its shape's MACs, batch·m·n·k, or is refused") {
+  REQUIRE(nlohmann::json::parse(kHeader).at("convention") == "exact");
+  const OpRecord conv = ops::conv("c", kPatchEmbed, true);
+  nlohmann::json op = trace::to_json(conv);
+  const std::uint64_t macs = std::uint64_t{56} * 56 * 32 * (3 * 7 * 7);
+  REQUIRE(op["ops"]["mul"]["fp32"] == macs);
+  op["ops"]["mul"]["fp32"] = 5;
+  CHECK_THROWS_WITH(trace::parse(trace_of(op), "t.jsonl"),
+                    Catch::Contains("field 'ops.mul': 5 multiplications where its shape multiplies batch·m·n·k = " +
+                                    std::to_string(macs)));
 }

@@ -108,9 +108,10 @@ class LineParser {
     }
   }
 
-  /// An exact trace's matrix product multiplies batch·m·n·k times (the accelerator and the GPU model time it by its
-  /// shape, `count --trace` adds its ops: they must agree), a causal one's attended pairs only (at most that).
-  void check_gemm_ops(const OpRecord& r) const {
+  /// An exact trace's matrix product or convolution multiplies batch·m·n·k times (the accelerator and the GPU model
+  /// time it by its shape, `count --trace` adds its ops: they must agree), a causal one's attended pairs only (at
+  /// most that).
+  void check_product_ops(const OpRecord& r) const {
     std::uint64_t muls = 0;
     for (DType t : kAllDTypes) muls = checked_add(muls, r.counts.ops(OpKind::mul, t));
     const std::uint64_t product = checked_product({r.batch, r.m, r.n, r.k});
@@ -191,7 +192,8 @@ class LineParser {
       if (std::string_view(e.what()).starts_with(origin_)) throw;
       fail("ops", e.what());
     }
-    if (convention == Convention::exact && !v1_hash && r.kind == OpClass::gemm) check_gemm_ops(r);
+    if (convention == Convention::exact && !v1_hash && (r.kind == OpClass::gemm || r.kind == OpClass::conv))
+      check_product_ops(r);
     if (!v1_hash) {
       out.push_back(std::move(r));
       return;
