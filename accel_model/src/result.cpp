@@ -1,6 +1,7 @@
 // Energy ledger, leakage, result accumulation and JSON rendering of replay results.
 #include "ecosim/accel_model/result.hpp"
 
+#include "ecosim/accel_model/tiling.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 
 namespace ecosim::accel {
@@ -83,7 +84,7 @@ ReplayResult make_result(const AccelConfig& config, std::string engine) {
   r.accelerator = config.name;
   r.engine = std::move(engine);
   r.clock_mhz = config.clock_mhz;
-  r.peak_macs_per_cycle = config.rows * config.cols * 16;
+  r.peak_macs_per_cycle = config.rows * config.cols * fusion(config.pmin_bits, config.pmin_bits, config).spatial;
   r.leakage_mw = config.leakage_mw();
   r.area = area_breakdown(config);
   r.total.name = "total";
@@ -185,10 +186,7 @@ nlohmann::json to_json(const ReplayResult& result) {
   j["engine"] = result.engine;
   j["clock_mhz"] = result.clock_mhz;
   j["array_utilisation"] = result.array_utilisation();
-  j["mac_utilisation"] =
-      result.total.cycles
-          ? double(result.total.macs) / (double(result.total.cycles) * double(result.peak_macs_per_cycle) / 16)
-          : 0.0;
+  j["mac_utilisation"] = result.mac_utilisation();
   j["leakage_mw"] = result.leakage_mw;
   j["area_mm2"] = to_json(result.area);
   return j;

@@ -1,4 +1,5 @@
-// Replay: SystemC against the closed form, physical bounds, scaling, DRAM width, and the ranking of the
+// Replay: SystemC against the closed form, physical bounds (MAC utilisation within the operands' share of the
+// array), scaling, DRAM width, and the ranking of the
 // attention variants on the default compare workload (batch 16, N = 3136, D = 32; analytic traces).
 #include <catch2/catch.hpp>
 
@@ -35,6 +36,18 @@ TEST_CASE("SystemC cycles equal the closed form for compute-bound GEMMs") {
   }
 }
 
+TEST_CASE("MAC utilisation is at most the share of a fusion unit's bricks the operands' widths take") {
+  // BitFusion's unit: 16 2-bit bricks, one 8-bit product a cycle, four 4-bit, sixteen 2-bit
+  for (const auto& [bits, most] : {std::pair{DType::int8, 1.0 / 16}, {DType::int4, 4.0 / 16}, {DType::int2, 1.0}}) {
+    const AccelConfig c = builtin_config("bitfusion-45nm");
+    const ReplayResult r = replay_cf({gemm(1, 1000, 100, 300, bits)}, c);
+    INFO(name(bits) << ": " << r.mac_utilisation());
+    CHECK(r.peak_macs_per_cycle == c.rows * c.cols * 16);
+    CHECK(r.mac_utilisation() > 0);
+    CHECK(r.mac_utilisation() <= most);
+  }
+}
+
 TEST_CASE("doubling the batch doubles compute cycles of a compute-bound GEMM") {
   const AccelConfig c = builtin_config("bitfusion-45nm");
   const auto one = replay_sc({gemm(1, 1024, 64, 256, DType::int8)}, c);
@@ -58,7 +71,6 @@ TEST_CASE(
   AccelConfig narrow = c;
   narrow.dram_bits_per_cycle = c.dram_bits_per_cycle / 2;
   const double min_pj_per_mac = c.array_pj_per_cycle / double(c.rows * c.cols * 16);  // 2-bit peak
-  const std::uint64_t peak_macs_per_cycle = c.rows * c.cols * 16;
   struct Cost {
     AttentionVariant v;
     double latency_ms, energy_pj;
@@ -72,7 +84,9 @@ TEST_CASE(
     const ReplayResult fast = replay_cf(ops, c);
     INFO(name(v));
     CHECK(r.total.energy.total_pj() >= double(r.total.macs) * min_pj_per_mac);
-    CHECK(r.total.cycles * peak_macs_per_cycle >= r.total.macs);
+    CHECK(r.peak_macs_per_cycle == c.rows * c.cols * 16);  // BitFusion: 16 2-bit bricks a unit
+    CHECK(r.total.cycles * r.peak_macs_per_cycle >= r.total.macs);
+    CHECK((r.mac_utilisation() > 0 && r.mac_utilisation() <= 1));
     CHECK(r.total.macs > 0);
     CHECK(slow.total.cycles >= fast.total.cycles);
     if (!dynamic) {

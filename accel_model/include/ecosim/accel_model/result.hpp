@@ -82,13 +82,17 @@ struct ReplayResult {
   std::string accelerator;
   std::string engine;  // "systemc" or "closed-form"
   double clock_mhz = 0;
-  std::uint64_t peak_macs_per_cycle = 0;  // rows·cols·16 (2-bit operands)
+  std::uint64_t peak_macs_per_cycle = 0;  // rows·cols·(pmax/pmin)²: at the narrowest operands (2-bit on BitFusion)
   double leakage_mw = 0;                  // array and buffers
   AreaBreakdown area;
   OpRow total;  // summed over ops (ops run one after another)
 
   double latency_ms() const { return double(total.cycles) / (clock_mhz * 1e3); }
   double array_utilisation() const { return total.cycles ? double(total.array_cycles) / double(total.cycles) : 0; }
+  /// MACs performed over the array's peak in the same cycles (at most 1; 8-bit operands reach 1/16 on BitFusion).
+  double mac_utilisation() const {
+    return total.cycles ? double(total.macs) / (double(total.cycles) * double(peak_macs_per_cycle)) : 0;
+  }
   /// Adds an op's row to the total.
   void add(const OpRow& row);
 };
