@@ -4,7 +4,8 @@ and a ViT exported by ecosim.torch.count and counted in this process give the sa
 counting the same export — muls, adds, energy, bytes, the workload's attention blocks and shapes, the per-layer
 rows — with the export's own attention, with every block swapped for EcoFormer, under fvcore's rules and over the
 attention blocks alone; keywords the command refuses raise ecosim.Error naming them; the ViT's attention blocks
-are all found with their shapes, and nn.MultiheadAttention's; an export torch refuses raises ecosim.Error.
+are all found with their shapes, and nn.MultiheadAttention's; every submodule's training mode is restored after
+the export; an export torch refuses raises ecosim.Error.
 Exits 77 (skipped) without torch or without ONNX support.
 
 usage: torch_count_test.py ECOSIM WORKDIR
@@ -113,6 +114,18 @@ def main():
           and len(core) == 1 and core[0]["muls"] == 2 * (2 * 4 * 11 * 11 * 8) + 2 * 4 * 11 * 11)
     failures += not ok
     print(f"{'ok  ' if ok else 'FAIL'} nn.MultiheadAttention: {blocks}, core {core[:1]}")
+    # each submodule's mode as the user set it, after the export's eval mode: a frozen BatchNorm and a dropout in
+    # eval stay so in a model training
+    frozen = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.BatchNorm2d(8), torch.nn.ReLU(),
+                                 torch.nn.Dropout(0.5))
+    frozen.train()
+    frozen[1].eval()
+    frozen[3].eval()
+    modes = [m.training for m in frozen.modules()]
+    ecosim.torch.count(frozen, torch.randn(1, 3, 8, 8))
+    ok = [m.training for m in frozen.modules()] == modes
+    failures += not ok
+    print(f"{'ok  ' if ok else 'FAIL'} every submodule's training mode restored after the export: {modes}")
     try:  # an operator torch cannot export: ecosim.Error naming the model, not torch's own exception
         ecosim.torch.count(Unexportable(), torch.randn(4, 4))
         ok = False

@@ -15,12 +15,13 @@ OPSET = 17  # as scripts/export_models.py
 
 
 def export(model, example_inputs):
-    """The model's ONNX export (eval mode, constant folding, opset 17) as bytes. Gradients stay enabled, as
+    """The model's ONNX export (eval mode, constant folding, opset 17) as bytes; every submodule's mode is
+    restored after it. Gradients stay enabled, as
     scripts/export_models.py exports: without them nn.MultiheadAttention takes its inference fast path, which
     has no ONNX form. An export torch refuses is an ecosim.Error naming the model."""
     inputs = example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)
     buffer = io.BytesIO()
-    was_training = model.training
+    modes = [(module, module.training) for module in model.modules()]  # each submodule's own (a frozen BN's eval)
     model.eval()
     try:
         with torch.enable_grad():
@@ -28,7 +29,8 @@ def export(model, example_inputs):
     except Exception as failure:  # torch's export errors (an unsupported operator, a tracing failure)
         raise _ecosim.Error(f"{type(model).__name__}: torch.onnx.export failed: {failure}") from failure
     finally:
-        model.train(was_training)
+        for module, training in modes:
+            module.training = training
     return buffer.getvalue()
 
 
