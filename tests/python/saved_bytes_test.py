@@ -15,6 +15,8 @@ forward pass at batch 32.
 - A Linear on its input data transposed, and the stock nn.TransformerEncoder with batch_first=True (which
   transposes its input), under "gact:4": `ecosim train --onnx` of their exports, the same way (the input data,
   through a view, requires no gradient).
+- Under "fewbit" with the model given, the activation the stock nn.TransformerEncoderLayer holds as a function
+  (F.gelu or F.relu) is a Few-Bit one too, and is put back after.
 - The stock nn.TransformerEncoder with a key padding mask: autograd's distinct storages equal `ecosim train --onnx`
   of its export within 1 % (the mask's arithmetic, on data, keeps nothing; torch 1.13, whose attention the export
   holds).
@@ -152,6 +154,22 @@ def main():
         failures += not ok
         print(f"{'ok  ' if ok else 'FAIL'} {name} gact:4: the hooks hold {compressed} B without their ReLU masks; "
               f"ecosim train --onnx predicts {predicted} B ({gap:+.3%})")
+    # the stock encoder layer keeps F.gelu / F.relu as its `activation` attribute when built: under "fewbit" with
+    # the model given, each layer's activation is a Few-Bit one (its record, codes at 2 bits), put back after
+    for activation in ("gelu", "relu"):
+        encoder = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(32, 2, 64, 0.0, activation=activation),
+                                              2)
+        encoder.train()
+        held = [layer.activation for layer in encoder.layers]
+        with ecosim.torch.compressed_activations("fewbit", model=encoder) as hooks:
+            out = encoder(torch.randn(8, 2, 32))
+            coded = [s for s in hooks.stats if s.get("activation")]
+        del out
+        ok = len(coded) == 2 and all(s["shape"] == (8, 2, 64) for s in coded) and \
+            [layer.activation for layer in encoder.layers] == held
+        failures += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} nn.TransformerEncoderLayer's own {activation} under fewbit: "
+              f"{len(coded)} Few-Bit activations of 2 layers, its function put back after")
     # bits a scheme has no codes for are refused, not quietly capped (ActNN's average budget is 1..8; GACT's 32 is raw)
     for scheme, bits in (("actnn", 16), ("actnn", 0), ("gact", 16)):
         try:

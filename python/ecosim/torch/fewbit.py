@@ -86,10 +86,11 @@ class FewBitTanh(FewBitActivation):
 
 class patched:
     """Context manager: torch's functional activations named in `which` (gelu, silu, relu, sigmoid, tanh)
-    replaced by Few-Bit ones at `bits`."""
+    replaced by Few-Bit ones at `bits` — in torch's namespaces, and where one of `modules` holds one as an
+    attribute (nn.TransformerEncoderLayer keeps F.gelu or F.relu as its `activation` when built)."""
 
-    def __init__(self, which, bits, record):
-        self.which, self.bits, self.record, self.saved = set(which), bits, record, []
+    def __init__(self, which, bits, record, modules=()):
+        self.which, self.bits, self.record, self.modules, self.saved = set(which), bits, record, modules, []
 
     def __enter__(self):
         originals = {(F, "gelu"): F.gelu, (F, "silu"): F.silu, (F, "relu"): F.relu,
@@ -103,11 +104,15 @@ class patched:
             (torch, "sigmoid"): lambda x, *, out=None: fewbit(x, "sigmoid", self.bits, self.record),
             (torch, "tanh"): lambda x, *, out=None: fewbit(x, "tanh", self.bits, self.record),
         }
-        for (owner, name), function in swapped.items():
-            if name not in self.which:
-                continue
+        chosen = {key: function for key, function in swapped.items() if key[1] in self.which}
+        held = [(module, attribute, key) for module in self.modules for attribute, value in vars(module).items()
+                for key in chosen if value is originals[key]]
+        for (owner, name), function in chosen.items():
             self.saved.append((owner, name, originals[(owner, name)]))
             setattr(owner, name, function)
+        for module, attribute, key in held:
+            self.saved.append((module, attribute, originals[key]))
+            setattr(module, attribute, chosen[key])
         return self
 
     def __exit__(self, *exc):

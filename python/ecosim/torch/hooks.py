@@ -56,7 +56,7 @@ class CompressedActivations:
         self.scheme = make_scheme(scheme, bits)
         state = [] if model is None else [*model.parameters(), *model.buffers()]
         self.state_storages = {t.storage().data_ptr() for t in state}
-        self.name, self.bits, self.seed, self.min_elements = scheme, self.scheme.bits, seed, min_elements
+        self.name, self.bits, self.seed, self.min_elements, self.model = scheme, self.scheme.bits, seed, min_elements, model
         self.steps, self.stats = 0, []
         self.seen, self.storages, self.numbers, self.position, self.backward_started = {}, {}, None, 0, False
         self.hooks, self.patches = None, None
@@ -65,7 +65,8 @@ class CompressedActivations:
         self.hooks = torch.autograd.graph.saved_tensors_hooks(self.pack, self.unpack)
         self.hooks.__enter__()
         activations = ACTIVATIONS if self.scheme.name == "fewbit" else ["relu"]
-        self.patches = patched(activations, self.bits, self.record_fewbit).__enter__()
+        modules = () if self.model is None else list(self.model.modules())
+        self.patches = patched(activations, self.bits, self.record_fewbit, modules).__enter__()
         return self
 
     def __exit__(self, *exc):
