@@ -5,6 +5,7 @@
 #include "ecosim/accel_model/memory_model.hpp"
 
 #include <fmt/core.h>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -150,6 +151,8 @@ AccelConfig parse_config(std::string_view json_text, const std::string& origin) 
   const JsonReader r(merged, origin);
   AccelConfig c;
   c.name = r.text("name");
+  if (!user.contains("name") && merged != defaults)  // the default changed: not to be taken for it in a report
+    c.name += " (changed by " + std::filesystem::path(origin).filename().string() + ")";
   c.clock_mhz = r.number("clock_mhz", kClockMhz);
   c.rows = r.count("array.rows", kArrayDimension);
   c.cols = r.count("array.cols", kArrayDimension);
@@ -187,6 +190,7 @@ AccelConfig parse_config(std::string_view json_text, const std::string& origin) 
   check_fits_one_tile(c, r);
   derive_costs(r, c);
   c.effective = std::move(merged);
+  c.effective["name"] = c.name;
   try {
     std::shared_ptr<const MemoryModel> memory = make_memory_model(c);
     if (memory->name() != kSimpleMemoryModel) c.memory_bound = std::move(memory);

@@ -4,7 +4,8 @@ standard output fits 120 columns (characters counted) and none is provenance; th
 beside the published ones under distinct titles, the published ones being the data file's figures divided by
 MSA's; and one line explains the gap between EcoFormer's ratio here and the published one with this run's
 figures — MSA here computes all B·H·N² scores (the count recomputed from the workload) in a latency thousands
-of times the published MSA latency, which therefore cannot include them.
+of times the published MSA latency, which therefore cannot include them. A variant at other parameters than the
+published runs' has no published ratio, and an accelerator file changing the default none at all.
 
 usage: compare_published_gap.py ECOSIM WORKDIR published_accelerator.json"""
 import json
@@ -73,6 +74,28 @@ def main() -> int:
     assert msa["accel_latency_ms"] > 1000 * pub["msa"]["latency_ms"]
     assert ours < paper_lat / 10
     assert lines[-1].startswith("reports in out/: compare.csv, compare.json"), lines[-1]
+
+    # the published runs' settings only: EcoFormer at other parameters has no published ratio (MSA's stays), and
+    # an accelerator file changing the default is another accelerator (named so): no published column at all
+    config = os.path.join(workdir, "wider_fusion.json")
+    with open(config, "w", encoding="utf-8") as f:
+        json.dump({"array": {"pmax_bits": 16}}, f)
+    for extra, paper in ((["--bits", "8"], "msa only"), (["--accel-config", config], "none")):
+        shutil.rmtree(out_dir, ignore_errors=True)
+        run = subprocess.run([exe, "compare", "--variants", "msa,ecoformer", "--engine", "closed-form", "--device",
+                              "cpu", "--out", "out", *extra], cwd=workdir, capture_output=True, text=True, check=False)
+        assert run.returncode == 0, run.stderr
+        with open(os.path.join(out_dir, "compare.json"), encoding="utf-8") as f:
+            rows = {v["name"]: v for v in json.load(f)["variants"]}
+        shown = [name for name, row in rows.items() if row["published_latency_ratio_msa"] is not None]
+        assert shown == (["msa"] if paper == "msa only" else []), (extra, shown)
+        if paper == "none":
+            assert run.stdout.startswith("workload: one attention layer") and \
+                "on bitfusion-45nm (changed by wider_fusion.json)" in " ".join(run.stdout.split()), run.stdout
+            assert "published ratios not shown" in run.stdout, run.stdout
+        else:
+            assert "(none for ecoformer: parameters other than the published runs')" in \
+                " ".join(run.stdout.split()), run.stdout
     return 0
 
 

@@ -194,8 +194,9 @@ nlohmann::json published_figures() {
   r.exact_keys({"source", "workload", "variants"});
   (void)r.text("source");
   const JsonReader workload(r.object("workload"), fmt::format("{}: workload", kPublishedOrigin));
-  workload.exact_keys({"batch", "seq", "dim", "heads"});
+  workload.exact_keys({"batch", "seq", "dim", "heads", "accelerator"});
   for (const char* key : {"batch", "seq", "dim", "heads"}) (void)workload.count(key, {1, kMaxDimension, ""});
+  (void)accel::builtin_config(workload.text("accelerator"));  // one of the built-in configurations
   for (const auto& [variant, figures] : r.object("variants").items()) {
     try {
       (void)attention_variant_named(variant);
@@ -385,6 +386,8 @@ int compare(const Args& args) {
       report.provenance["variant_parameters"][label] =
           e.native ? nlohmann::json(onnx ? "the export's own attention" : "the model's own attention (zoo)")
                    : describe_parameters(config);
+      if (!e.native && describe_parameters(config) != describe_parameters(AttentionConfig{.variant = config.variant}))
+        report.other_parameters.push_back(label);
       entries.push_back(std::move(e));
     } catch (const Error& e) {
       if (!leave_out_unfit) throw;

@@ -3,6 +3,7 @@
 #include "compare_report.hpp"
 
 #include <fmt/core.h>
+#include <algorithm>
 #include <array>
 
 #include "csv_number.hpp"
@@ -55,7 +56,8 @@ std::optional<double> energy_ratio(const CompareReport& r, const CompareRow& row
 }
 
 std::optional<double> published_ratio(const CompareReport& r, const std::string& variant, const char* key) {
-  if (!r.published_applies) return std::nullopt;
+  if (!r.published_applies || std::ranges::find(r.other_parameters, variant) != r.other_parameters.end())
+    return std::nullopt;
   const auto& v = r.published["variants"];
   if (!v.contains(variant) || !v.contains("msa")) return std::nullopt;
   return v[variant][key].get<double>() / v["msa"][key].get<double>();

@@ -41,10 +41,12 @@ struct CompareRow {
 
 struct CompareReport {
   nlohmann::json workload;
-  nlohmann::json published;           // sim/data/published_accelerator.json
-  bool published_applies = false;     // `workload` is the one the figures were published for (shown for it only)
-  nlohmann::ordered_json provenance;  // provenance.hpp
-  accel::AreaBreakdown accel_area;    // the accelerator's silicon area (the same for every variant)
+  nlohmann::json published;        // sim/data/published_accelerator.json
+  bool published_applies = false;  // `workload` is the one the figures were published for (shown for it only)
+  std::vector<std::string> other_parameters = {};  // variants not at the registry's defaults (the published runs'):
+                                                   // no published ratio
+  nlohmann::ordered_json provenance;               // provenance.hpp
+  accel::AreaBreakdown accel_area;                 // the accelerator's silicon area (the same for every variant)
   std::vector<CompareRow> rows;
 };
 

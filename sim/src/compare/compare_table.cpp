@@ -3,6 +3,7 @@
 #include "compare_table.hpp"
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -175,8 +176,12 @@ std::string legend(const CompareReport& r, bool with_ratios) {
   out += wrapped(with_ratios ? "lat/MSA, E/MSA: accelerator latency and energy relative to msa's in this run"
                              : "no ratios to MSA: msa is not among the variants");
   if (r.published_applies)
-    out += wrapped("paper lat, paper E: the same ratios published in " + r.published["source"].get<std::string>()) +
-           published_gap_line(r);
+    out +=
+        wrapped("paper lat, paper E: the same ratios published in " + r.published["source"].get<std::string>() +
+                (r.other_parameters.empty() ? ""
+                                            : fmt::format(" (none for {}: parameters other than the published runs')",
+                                                          fmt::join(r.other_parameters, ", ")))) +
+        published_gap_line(r);
   else
     out += wrapped("published ratios not shown: they are for " + describe_workload(r.published["workload"]));
   return out;
