@@ -1,6 +1,6 @@
 // `ecosim sweep`: spec parsing and its errors, pruning by the area constraints and by the accelerator model,
 // the built-in spec's size, per-point error rows, CSV rows read back unchanged, identical CSV bytes for
-// --jobs 1 and --jobs 2, and --resume after a run cut short.
+// --jobs 1 and --jobs 2 (sweep.json's axis values as the spec gives them), and --resume after a run cut short.
 #include <catch2/catch.hpp>
 
 #include <fmt/core.h>
@@ -272,7 +272,17 @@ TEST_CASE("ecosim sweep: --jobs 1 and --jobs 2 write the same CSV bytes", "[swee
   const std::string csv = read(f.path / "one" / "sweep.csv");
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 37);  // header + 36 points
   CHECK(read(f.path / "two" / "sweep.csv") == csv);
-  CHECK(fs::is_regular_file(f.path / "one" / "sweep.json"));
+  // sweep.json's rows: each axis value as the spec gives it (a number), at the row's configuration
+  const nlohmann::json report = nlohmann::json::parse(read(f.path / "one" / "sweep.json"));
+  const SweepSpec spec = spec_with(kSmallSpec);
+  REQUIRE(report.at("rows").size() == 36);
+  for (const nlohmann::json& row : report.at("rows")) {
+    const std::vector<nlohmann::json> axes = spec.axis_points(row.at("index").get<std::size_t>() % 6);
+    for (std::size_t a = 0; a < spec.axes.size(); ++a) {
+      CHECK(row.at(spec.axes[a].key).is_number_unsigned());
+      CHECK(row.at(spec.axes[a].key) == axes[a]);
+    }
+  }
 }
 
 TEST_CASE("ecosim sweep: --resume keeps the rows of a run cut short and runs only the rest", "[sweep][cli]") {

@@ -134,7 +134,8 @@ nlohmann::ordered_json sweep_json(const SweepSpec& spec, const std::map<std::siz
   for (const auto& [index, row] : rows) {
     nlohmann::ordered_json r{
         {"index", index}, {"workload", row.point[0]}, {"variant", row.point[1]}, {"parameters", row.point[2]}};
-    for (std::size_t a = 0; a < spec.axes.size(); ++a) r[spec.axes[a].key] = row.point[kPointColumns + a];
+    const std::vector<nlohmann::json> axes = spec.axis_points(index % spec.configurations());  // as given
+    for (std::size_t a = 0; a < spec.axes.size(); ++a) r[spec.axes[a].key] = axes[a];
     r["area_mm2"] = row.area_mm2;
     if (row.ran) {
       const auto& e = row.energy;

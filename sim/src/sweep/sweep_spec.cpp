@@ -205,12 +205,18 @@ json SweepSpec::overrides(std::size_t index) const {
   return patch;
 }
 
-std::vector<std::string> SweepSpec::axis_values(std::size_t index) const {
-  std::vector<std::string> values(axes.size());
+std::vector<json> SweepSpec::axis_points(std::size_t index) const {
+  std::vector<json> values(axes.size());
   for (std::size_t i = axes.size(); i-- > 0;) {
-    values[i] = csv_text(axes[i].values[index % axes[i].values.size()]);
+    values[i] = axes[i].values[index % axes[i].values.size()];
     index /= axes[i].values.size();
   }
+  return values;
+}
+
+std::vector<std::string> SweepSpec::axis_values(std::size_t index) const {
+  std::vector<std::string> values;
+  for (const json& v : axis_points(index)) values.push_back(csv_text(v));
   return values;
 }
 

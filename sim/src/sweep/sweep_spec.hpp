@@ -64,6 +64,8 @@ struct SweepSpec {
   std::size_t points() const { return workloads.size() * variants.size() * configurations(); }
   /// Configuration `index` as an override document ({"array": {"rows": 16}, ...}); the last axis varies fastest.
   nlohmann::json overrides(std::size_t index) const;
+  /// Its axis values, in axis order, as the spec gives them.
+  std::vector<nlohmann::json> axis_points(std::size_t index) const;
   /// Its axis values, in axis order, as CSV text.
   std::vector<std::string> axis_values(std::size_t index) const;
 };
