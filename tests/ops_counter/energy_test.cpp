@@ -29,9 +29,11 @@ TEST_CASE("exp, div and sqrt energies are their decompositions' mul and add ener
   CHECK(pj(OpKind::div, DType::fp16) == hand_sum(5 * 1.1 + 2 * 0.4));
   CHECK(pj(OpKind::sqrt, DType::fp32) == hand_sum(7 * 3.7 + 2 * 0.9));
   CHECK(pj(OpKind::sqrt, DType::fp16) == hand_sum(7 * 1.1 + 2 * 0.4));
-  // bf16 exp and div cost exactly the fp16 ones; int32 div goes through the fp32 reciprocal.
+  // bf16 exp, div and sqrt cost exactly the fp16 ones (so a vector unit at bf16 prices LayerNorm's sqrt too);
+  // int32 div goes through the fp32 reciprocal.
   CHECK(pj(OpKind::exp, DType::bf16) == pj(OpKind::exp, DType::fp16));
   CHECK(pj(OpKind::div, DType::bf16) == pj(OpKind::div, DType::fp16));
+  CHECK(pj(OpKind::sqrt, DType::bf16) == pj(OpKind::sqrt, DType::fp16));
   CHECK(pj(OpKind::div, DType::int32) == pj(OpKind::div, DType::fp32));
   CHECK(t.find(OpKind::exp, DType::bf16)->source ==
         "estimated: as fp16; range reduction + degree-5 polynomial: 6 fp16 mul + 6 fp16 add");
