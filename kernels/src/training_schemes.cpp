@@ -157,9 +157,11 @@ struct Rules {
         if (!floating(s) || r == Role::stats || !s.requires_gradient || bits == 32) return raw(s);
         return actnn_form("gact" + std::to_string(bits), actnn::Layout::uniform(s.elements, bits), false);
       }
-      case SchemeKind::mesa: {
+      case SchemeKind::mesa: {  // Mesa's custom layers; its ReLU keeps a packed 1-bit mask, as ActNN's
+        if (r == Role::relu_output) return mask_form(s);
         const bool wrapped = r == Role::conv_input || r == Role::linear_input || r == Role::ln_input ||
-                             r == Role::softmax_output || r == Role::act_input || r == Role::matmul_operand;
+                             r == Role::bn_input || r == Role::softmax_output || r == Role::act_input ||
+                             r == Role::matmul_operand;
         return wrapped ? mesa_form(s, heads_of(saver, what), produced) : amp(s, r, produced);
       }
       case SchemeKind::fewbit:

@@ -56,7 +56,7 @@ TEST_CASE("ActNN Table 5: ResNet-152 at batch 32, FP 5.28 GB -> L3 0.44 GB (2^30
   CHECK(deviation(fp / l3, 12.0) < 0.05);
 }
 
-TEST_CASE("ActNN Table 5: a Conv-BN-ReLU block keeps 64 bits an element in FP, 5.25 at 2 bits") {
+TEST_CASE("ActNN Table 5: a Conv-BN-ReLU block keeps 64 bits an element in FP, 5.25 at 2 bits, 17 under Mesa") {
   // K identical blocks conv(64→64, 3×3) → BN → ReLU at batch 32, 56×56: in FP each block adds the BN input and
   // the ReLU output (the next conv's input, stored once); under ActNN L3 the conv and BN inputs at 2 bits plus
   // 32 bits of bf16 metadata per 256 elements, and a 1-bit ReLU mask.
@@ -82,6 +82,17 @@ TEST_CASE("ActNN Table 5: a Conv-BN-ReLU block keeps 64 bits an element in FP, 5
   // Σ = first conv input + K·(BN input + mask) + (K − 1)·(next conv input), at 2 + 32/256 bits a code
   CHECK(8.0 * kernels::actnn::kMetadataBytesPerGroup / kernels::actnn::kGroupSize == 0.125);
   CHECK(l3_bits / (kBlocks * n) == Approx(5.25).epsilon(1e-12));
+  // Mesa wraps Conv, BN and ReLU (its custom_conv, custom_bn and custom_relu): the conv and BN inputs as 8-bit
+  // codes with one (α, β) each, and a packed 1-bit ReLU mask — 17 bits a block's element, nothing at fp16 beside
+  const SchemeStep mesa = apply_scheme(parse_scheme("mesa"), layers, step, batch);
+  double mesa_bits = 0;
+  for (const StoredTensor& s : mesa.stored) {
+    if (step.saved[s.saved].what == "stats") continue;
+    CHECK((s.form == "mesa8" || s.form == "mask1"));
+    mesa_bits += 8.0 * s.bytes;
+  }
+  const double conv_bn_inputs = 2 * kBlocks, alpha_beta_bits = 2 * 32;  // an fp32 (α, β) per wrapped tensor
+  CHECK((mesa_bits - conv_bn_inputs * alpha_beta_bits) / (kBlocks * n) == Approx(17.0).epsilon(1e-12));
 }
 
 TEST_CASE("GACT Table 3: BERT-large at a fixed 4 bits saves 7.55x the activation memory") {
