@@ -83,6 +83,16 @@ def scheme_bytes(ecosim, args, schemes):
     return {s["scheme"]: s["activation_bytes"] for s in json.loads(run.stdout)["schemes"]}
 
 
+def first_pool_backward_bytes(ecosim, args):
+    """The memory `ecosim train` holds during the backward of the network's first max pool: what is saved up to it,
+    and its input and output gradients (the pool's own input, not its windows' overlapping reads)."""
+    run = subprocess.run([ecosim, "train", "--scheme", "none", "--format", "json", *args], capture_output=True,
+                         text=True, check=True)
+    curve = json.loads(run.stdout)["schemes"][0]["memory_curve"]
+    return next(p["bytes"] for p in curve if p["phase"] == "backward" and "maxpool" in p["layer"].lower()) if any(
+        "maxpool" in p["layer"].lower() for p in curve) else None
+
+
 class DwConvPvt(nn.Module):
     """PVTv2's four stages (overlapping patch embedding, LayerNorm, blocks, stage norm) with global attention
     and PVTv2's depthwise 3×3 conv in each MLP; mean pooling and a head."""
@@ -368,6 +378,11 @@ def main():
                 failures += not ok
                 print(f"{'ok  ' if ok else 'FAIL'} {name} under {scheme}: ecosim {zoo_bytes[scheme]} B, "
                       f"--onnx {onnx_bytes[scheme]} B")
+            zoo_pool, onnx_pool = (first_pool_backward_bytes(ecosim, a) for a in (args, ["--onnx", str(exported)]))
+            ok = zoo_pool is not None and onnx_pool == zoo_pool
+            failures += not ok
+            print(f"{'ok  ' if ok else 'FAIL'} {name}: during the first max pool's backward ecosim holds {zoo_pool} B, "
+                  f"--onnx {onnx_pool} B")
     # exports reading their tables directly (an embedding gathered, a class token expanded and concatenated, a
     # position table added or gathered by an arange, a head tied to the token table): their parameters, the
     # module's exactly; with their weights (folding finds the tied head's transposed copy, the position rows) and

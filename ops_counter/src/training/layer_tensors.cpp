@@ -181,7 +181,7 @@ struct TensorRules {
 
   /// Pooling: max keeps its input and int64 indices, average and global average their input.
   LayerTensors operator()(const Reduction& r) const {
-    const std::uint64_t in = checked_mul(r.rows, r.len);
+    const std::uint64_t in = r.input_elements ? r.input_elements : checked_mul(r.rows, r.len);
     if (r.func == "MaxPool")
       return pointwise(in, r.rows, {{Save::Of::input, "input", 0}, {Save::Of::own, "indices", r.rows, kInt64}});
     if (r.func == "AveragePool" || r.func == "GlobalAveragePool")

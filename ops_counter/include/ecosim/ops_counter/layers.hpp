@@ -137,6 +137,9 @@ struct Reduction {
   std::uint64_t rows = 1, len = 1;
   ops::OpMix per_row;
   std::uint64_t paper_macs = 0;
+  /// The tensor it reads, when its rows' windows overlap or skip (a pool of stride ≠ kernel: 3×3 windows at stride
+  /// 2 read each input about 2.25 times); 0: rows·len. The training step's input gradient is this size.
+  std::uint64_t input_elements = 0;
 };
 
 /// A copy of `elements` elements (transpose, concat, slice, gather, ...): bytes, no arithmetic.
