@@ -1,6 +1,6 @@
-// The training step: backward GEMMs twice the forward, saved tensors with aliasing against hand-computed
-// bytes, optimizer state and update ops, the memory curve, ActNN's ResNet-152 activation memory, the new zoo
-// entries' published GMACs, and refusals (unmodelled kinds, unknown inputs, 64-bit overflow).
+// The training step: backward GEMMs twice the forward, activations' backward by hand, saved tensors with aliasing
+// against hand-computed bytes, optimizer state and update ops, the memory curve, ActNN's ResNet-152 activation memory,
+// the new zoo entries' published GMACs, and refusals (unmodelled kinds, unknown inputs, 64-bit overflow).
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
@@ -85,6 +85,27 @@ TEST_CASE("a normalisation reading data: dγ and dβ alone, no input gradient") 
     const std::uint64_t linear_muls = 2;  // dX and dW of a 1 × 1 linear
     CHECK(muls(inside.backward) - linear_muls > 2 * elements);
   }
+}
+
+TEST_CASE("activations' backward per element: ReLU a compare, SiLU from σ recomputed, GELU's tanh form") {
+  const std::uint64_t n = 24;
+  const Layer first{"first", Linear{.tokens = 1, .in = 1, .out = 1}};  // so the activation's input needs dX
+  const auto backward_of = [&](ActivationFunc f) {
+    Layer act{"act", Activation{.func = f, .elements = n}};
+    act.input = "first";
+    OpCounts counts;
+    for (const OpRecord& r : training_step({first, act}, Optimizer::sgd, Convention::exact).backward)
+      if (r.name.starts_with("act.")) counts += r.counts;
+    return counts;
+  };
+  // SiLU: s = 1 / (1 + e^−x) (an add, an exp, a division), dY·s·(1 + x·(1 − s)): 3 muls, 2 adds more
+  const OpCounts silu = backward_of(ActivationFunc::silu);
+  CHECK(silu.ops(OpKind::mul) == 3 * n);
+  CHECK(silu.ops(OpKind::add) == 3 * n);
+  CHECK(silu.ops(OpKind::exp) == n);
+  CHECK(silu.ops(OpKind::div) == n);
+  CHECK(backward_of(ActivationFunc::relu).ops(OpKind::cmp) == n);
+  CHECK(backward_of(ActivationFunc::gelu).ops(OpKind::mul) == 13 * n);
 }
 
 TEST_CASE("saved tensors: a tensor saved by two layers is stored once") {
@@ -175,6 +196,12 @@ TEST_CASE("memory curve: up through the forward, down through the backward, peak
   for (const MemoryPoint& p : step.memory_curve) top = std::max(top, p.bytes);
   CHECK(step.peak_bytes == top);
   CHECK(step.peak_bytes > base + step.activation_bytes);  // plus the activation gradients of a backward
+  // a layer whose input requires no gradient (a Linear on data) holds dY alone during its backward, no dX
+  const Layer linear{"fc", Linear{.tokens = 256, .in = 4096, .out = 16}, network_input_name("x")};
+  const TrainingStep data = training_step({linear}, Optimizer::sgd, Convention::exact);
+  const std::uint64_t data_base = data.parameter_bytes + data.gradient_bytes + data.optimizer_state_bytes;
+  REQUIRE(data.memory_curve.back().phase == "backward");
+  CHECK(data.memory_curve.back().bytes == data_base + data.activation_bytes + 4 * 256 * 16);
 }
 
 TEST_CASE("ActNN Table 5: ResNet-152 at batch 32 keeps 5.28 GB (2^30 B) of activations in FP") {

@@ -28,6 +28,14 @@ ops::OpMix softmax_backward_row(std::uint64_t len) {  // y·(dy − Σ dy·y)
   return {.mul = checked_mul(2, len), .add = checked_sub(checked_mul(2, len), 1)};
 }
 ops::OpMix gelu_backward_element() { return {.mul = 13, .add = 7, .exp = 1, .div = 1}; }  // tanh form, from x
+/// SiLU's, from x: s = σ(x) recomputed as the forward computes x·σ(x)'s σ (an add, an exp, a division), then
+/// dY·s·(1 + x·(1 − s)): 3 muls and 2 adds.
+ops::OpMix silu_backward_element() {
+  ops::OpMix m = ops::silu_element();
+  m.mul += 3;
+  m.add += 2;
+  return m;
+}
 /// Per element, the gradient of an imported elementwise op from what it saved (`constant`: an operand is one).
 ops::OpMix elementwise_backward(const std::string& func, bool constant) {
   if (func == "Mul") return constant ? ops::OpMix{.mul = 1} : ops::OpMix{.mul = 2};            // dY·c | dY·y, dY·x
@@ -122,6 +130,8 @@ struct BackwardEmitter {
   void operator()(const Activation& a) const {
     if (a.func == ActivationFunc::relu)  // dY where the saved output is positive
       single(ops::eltwise("grad_input", "relu_backward", 1, 1, a.elements, DType::fp32, {.cmp = 1}, 2));
+    else if (a.func == ActivationFunc::silu)
+      single(ops::eltwise("grad_input", "silu_backward", 1, 1, a.elements, DType::fp32, silu_backward_element(), 2));
     else
       single(ops::eltwise("grad_input", "gelu_backward", 1, 1, a.elements, DType::fp32, gelu_backward_element(), 2));
   }
