@@ -270,6 +270,29 @@ TEST_CASE("the step's records: each stored copy written to DRAM once and read ba
   }
 }
 
+TEST_CASE("the step's records on a GPU: no copies of what autograd keeps, compression kernels over device memory") {
+  const std::vector<Layer> layers = zoo_model("deit_tiny", 2);
+  const TrainingStep step = training_step(layers, Optimizer::sgd, Convention::exact);
+  for (const std::string name : {"none", "gact:4", "mesa", "fewbit:2"}) {
+    INFO(name);
+    const SchemeStep s = apply_scheme(parse_scheme(name), layers, step, 2);
+    const std::vector<OpRecord> records = gpu_step_records(step, s);
+    CHECK(records.size() ==
+          step.forward.size() + step.backward.size() + step.update.size() + s.compress.size() + s.decompress.size());
+    std::uint64_t compression_bytes = 0, expected = 0;
+    for (const OpRecord& r : records) {
+      CHECK(r.name.find(".save_for_backward.") == std::string::npos);
+      CHECK(r.name.find(".restore.") == std::string::npos);
+      if (r.name.find(".compress.") != std::string::npos || r.name.find(".decompress.") != std::string::npos)
+        compression_bytes += r.counts.read_bytes() + r.counts.written_bytes();
+    }
+    for (const auto* list : {&s.compress, &s.decompress})
+      for (const OpRecord& r : *list) expected += r.counts.read_bytes() + r.counts.written_bytes();
+    CHECK(compression_bytes == expected);  // each kernel reads and writes device memory, as it runs
+    CHECK((name == "none") == (expected == 0));
+  }
+}
+
 TEST_CASE("gact:avgB: GACT's allocation under an average budget — uniform at a width, mixed between widths") {
   // every element equally sensitive: the allocation at an average of 4 bits is 4 bits everywhere, gact:4 itself
   const Run r = run("resnet18", 4, {"gact:4", "gact:avg4", "gact:2", "gact:avg3"});

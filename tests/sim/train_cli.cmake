@@ -1,6 +1,6 @@
 # `ecosim train`: the JSON fields of issue 20 (schemes[].scheme, activation_bytes, peak_bytes, ops,
 # accel_latency_ms, accel_energy_pj, gpu_ms labelled an estimate; absent in the paper convention), the
-# accelerator's energy with fewer and with more DRAM bits than none, the default schemes, --max-batch, agreement of json, csv and --out, and one-line errors with
+# accelerator's energy with fewer and with more DRAM bits than none, the GPU estimate above none's under GACT, the default schemes, --max-batch, agreement of json, csv and --out, and one-line errors with
 # no output for a batch overflowing 64-bit byte counts, an unknown scheme, level or bit width, a scheme given
 # twice, an unknown optimizer, an unknown accelerator or a bad accelerator file, and a model with unmodelled
 # layers; --accel-config prices the step on an accelerator file.
@@ -56,6 +56,14 @@ endforeach()
 if(NOT energy_1 LESS energy_0 OR NOT dram_1 LESS dram_0 OR NOT energy_2 GREATER energy_0 OR NOT dram_2 GREATER dram_0)
   message(FATAL_ERROR "train: accelerator energy none ${energy_0} pJ (${dram_0} DRAM bits), gact:2 ${energy_1} "
                       "(${dram_1}), gact:8 ${energy_2} (${dram_2})")
+endif()
+# on a GPU autograd keeps its tensors where they were made (no copy to save): a scheme only adds its quantize and
+# dequantize kernels, so the estimate grows with every compressing scheme
+foreach(i 0 1 2)
+  string(JSON gpu_${i} GET "${priced}" schemes ${i} gpu_ms)
+endforeach()
+if(NOT gpu_1 GREATER gpu_0 OR NOT gpu_2 GREATER gpu_0)
+  message(FATAL_ERROR "train: GPU estimate none ${gpu_0} ms, gact:2 ${gpu_1}, gact:8 ${gpu_2}")
 endif()
 
 # the default list where each applies on a CNN (no Mesa, no Few-Bit), every scheme below none, compression ops

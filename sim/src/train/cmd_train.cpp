@@ -181,8 +181,8 @@ int train(const Args& args) {
     const PricingSetup setup{parse_accel(vm), accel::parse_engine(vm["engine"].as<std::string>()),
                              gpu::builtin_gpu(vm["gpu"].as<std::string>())};
     for (std::size_t i = 0; i < steps.size(); ++i)
-      prices[i] = price_step(schemes::step_records(step, steps[i], layers), setup, TechTable::builtin_45nm(),
-                             schemes::runs_under_autocast(list[i]));
+      prices[i] = price_step(schemes::step_records(step, steps[i], layers), schemes::gpu_step_records(step, steps[i]),
+                             setup, TechTable::builtin_45nm(), schemes::runs_under_autocast(list[i]));
     accel_name = setup.accel.name;
   }
 

@@ -7,9 +7,9 @@
 
 namespace ecosim::cli {
 
-StepPrice price_step(const std::vector<OpRecord>& records, const PricingSetup& setup, const TechTable& tech,
-                     bool autocast) {
-  RecordList list(records);
+StepPrice price_step(const std::vector<OpRecord>& accel_records, const std::vector<OpRecord>& gpu_records,
+                     const PricingSetup& setup, const TechTable& tech, bool autocast) {
+  RecordList list(accel_records);
   accel::PlanSource plans(list, Convention::exact, "ecosim train", setup.accel, tech);
   const accel::ReplayResult replay = accel::replay(setup.engine, plans, setup.accel);
   const gpu::Software software = autocast ? gpu::Software::pytorch_amp : gpu::Software::pytorch_fp32;
@@ -18,7 +18,7 @@ StepPrice price_step(const std::vector<OpRecord>& records, const PricingSetup& s
       .accel_energy_pj = replay.total.energy.total_pj(),
       .accel_dram_pj = replay.total.energy.dram_pj,
       .accel_dram_bits = replay.total.dram_bits,
-      .gpu_ms = gpu::modelled_latency_s(records, setup.gpu, software) * 1e3,
+      .gpu_ms = gpu::modelled_latency_s(gpu_records, setup.gpu, software) * 1e3,
       .gpu_label = "estimate: modelled, " + setup.gpu.name + ", " + std::string(gpu::software_description(software)),
       .gpu_ms_estimate = std::nullopt,  // set only where a measurement replaces gpu_ms
       .gpu_peak_bytes_measured = std::nullopt};

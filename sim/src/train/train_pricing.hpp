@@ -29,9 +29,10 @@ struct PricingSetup {
   gpu::GpuSpec gpu;
 };
 
-/// `records` (exact convention) replayed on setup.accel with setup.engine, and modelled on setup.gpu as PyTorch
-/// eager runs them (in fp16 where `autocast`).
-StepPrice price_step(const std::vector<OpRecord>& records, const PricingSetup& setup, const TechTable& tech,
-                     bool autocast);
+/// `accel_records` (exact convention: schemes::step_records) replayed on setup.accel with setup.engine, and
+/// `gpu_records` (schemes::gpu_step_records) modelled on setup.gpu as PyTorch eager runs them (in fp16 where
+/// `autocast`).
+StepPrice price_step(const std::vector<OpRecord>& accel_records, const std::vector<OpRecord>& gpu_records,
+                     const PricingSetup& setup, const TechTable& tech, bool autocast);
 
 }  // namespace ecosim::cli

@@ -75,6 +75,10 @@ SchemeStep apply_scheme(const Scheme& scheme, const std::vector<Layer>& layers, 
 /// shows as DRAM bits saved against compress/decompress operations added (the model of `compress --trace`).
 std::vector<OpRecord> step_records(const TrainingStep& step, const SchemeStep& scheme,
                                    const std::vector<Layer>& layers);
+/// The step as PyTorch eager runs it on a GPU: the forward records, each compression kernel as its own pass over
+/// device memory (reading the tensor, writing its codes), each decompression kernel, the backward, the update — and
+/// no copy of what autograd keeps (a reference to the tensor where it was made).
+std::vector<OpRecord> gpu_step_records(const TrainingStep& step, const SchemeStep& scheme);
 
 /// The network at a batch size (a zoo model or a model file rebuilt per batch).
 using NetworkAt = std::function<std::vector<Layer>(std::uint64_t batch)>;
