@@ -1,5 +1,5 @@
-// The activation schemes' names: parsing "none", "amp", "actnn:L1|L2|L3", "gact:B", "gact:avgB", "mesa", "fewbit:B" (bits
-// checked by the kernel modules themselves), their canonical text, and the default list for a network.
+// The activation schemes' names: parsing "none", "amp", "actnn:L1|L2|L3", "gact:B", "gact:avgB", "mesa", "fewbit:B"
+// (bits checked by the kernel modules themselves), their canonical text, and the default list for a network.
 #include <fmt/core.h>
 
 #include <charconv>
@@ -31,7 +31,8 @@ std::string Scheme::name() const {
     case SchemeKind::none: return "none";
     case SchemeKind::amp: return "amp";
     case SchemeKind::actnn: return "actnn:L" + std::to_string(level);
-    case SchemeKind::gact: return average_bits > 0 ? fmt::format("gact:avg{}", average_bits) : "gact:" + std::to_string(bits);
+    case SchemeKind::gact:
+      return average_bits > 0 ? fmt::format("gact:avg{}", average_bits) : "gact:" + std::to_string(bits);
     case SchemeKind::mesa: return "mesa";
     case SchemeKind::fewbit: return "fewbit:" + std::to_string(bits);
   }

@@ -15,6 +15,7 @@
 //            with an (α, β) per attention head (one for other tensors).
 //   fewbit:B the input of GELU/SiLU as B-bit Few-Bit codes; the rest fp32.
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -43,6 +44,7 @@ struct Form {
   std::vector<OpRecord> compress = {}, decompress = {};
   bool own = false;
   std::map<DType, std::uint64_t> kept = {};  // StoredTensor::kept; empty: `bytes` as kept_type(key)
+  bool replaces_backward = false;            // its decompress record is the saving layer's backward (Few-Bit's)
 };
 
 /// The type a form without a kernel record is kept as in DRAM: floats as themselves, integers and packed bits
@@ -98,7 +100,8 @@ Form fewbit_form(const SavedTensor& s, const Activation& a, unsigned bits) {
           {fewbit::forward_record(book, s.elements, DType::fp32)},
           {fewbit::backward_record(book, s.elements, DType::fp32)},
           true,
-          {{code_dtype(bits), codes}}};  // the codes only: f(x), which the forward record also writes, is not kept
+          {{code_dtype(bits), codes}},  // the codes only: f(x), which the forward record also writes, is not kept
+          true};                        // dY × level[code]: the activation's gradient
 }
 
 bool floating(const SavedTensor& s) { return s.dtype == "fp32"; }
@@ -224,6 +227,7 @@ SchemeStep apply_scheme(const Scheme& scheme, const std::vector<Layer>& layers, 
   const Rules rules{scheme, layers, batch,
                     scheme.average_bits > 0 ? gact_allocation(scheme, layers, step) : std::vector<unsigned>{}};
   const std::vector<DType> produced = autocast_dtypes(layers, reads, step);
+  std::set<std::string> replaced;  // "<layer>.backward.": the records a decompress record computes instead
   for (std::size_t i = 0; i < step.saved.size(); ++i) {
     const SavedTensor& s = step.saved[i];
     std::set<std::string> shared;  // the shared forms stored so far
@@ -241,9 +245,13 @@ SchemeStep apply_scheme(const Scheme& scheme, const std::vector<Layer>& layers, 
         out.activation_bytes = checked_add(out.activation_bytes, f.bytes);
         add_records(out.compress, f.compress, layer.name + ".compress");
         add_records(out.decompress, f.decompress, layer.name + ".decompress");
+        if (f.replaces_backward) replaced.insert(layer.name + ".backward.");
       }
     }
   }
+  std::copy_if(step.backward.begin(), step.backward.end(), std::back_inserter(out.backward), [&](const OpRecord& r) {
+    return std::none_of(replaced.begin(), replaced.end(), [&](const std::string& p) { return r.name.starts_with(p); });
+  });
   // the curve of `none` with each layer's held saved bytes replaced by the scheme's
   std::vector<std::uint64_t> held_none(layers.size(), 0), held(layers.size(), 0);
   for (const SavedTensor& s : step.saved) held_none[s.first_saver] += s.bytes;

@@ -18,7 +18,7 @@ std::vector<OpRecord> step_records(const TrainingStep& step, const SchemeStep& s
       records.push_back(
           ops::dram_transfer(layers[s->first_saver].name + ".restore." + std::string(name(t)), t, bytes, false));
   for (const OpRecord& r : scheme.decompress) records.push_back(ops::on_chip(r));
-  records.insert(records.end(), step.backward.begin(), step.backward.end());
+  records.insert(records.end(), scheme.backward.begin(), scheme.backward.end());
   records.insert(records.end(), step.update.begin(), step.update.end());
   return records;
 }
@@ -27,7 +27,7 @@ std::vector<OpRecord> gpu_step_records(const TrainingStep& step, const SchemeSte
   std::vector<OpRecord> records = step.forward;
   records.insert(records.end(), scheme.compress.begin(), scheme.compress.end());
   records.insert(records.end(), scheme.decompress.begin(), scheme.decompress.end());
-  records.insert(records.end(), step.backward.begin(), step.backward.end());
+  records.insert(records.end(), scheme.backward.begin(), scheme.backward.end());
   records.insert(records.end(), step.update.begin(), step.update.end());
   return records;
 }

@@ -261,13 +261,36 @@ TEST_CASE("the step's records: each stored copy written to DRAM once and read ba
     CHECK(saved == s.activation_bytes);
     CHECK(restored == s.activation_bytes);
     CHECK(compression_bytes == 0);
-    CHECK(records.size() == step.forward.size() + step.backward.size() + step.update.size() + s.compress.size() +
+    CHECK(records.size() == step.forward.size() + s.backward.size() + step.update.size() + s.compress.size() +
                                 s.decompress.size() + 2 * [&] {
                                   std::size_t n = 0;
                                   for (const StoredTensor& t : s.stored) n += t.kept.size();
                                   return n;
                                 }());
   }
+}
+
+TEST_CASE("fewbit: the activation's backward is its decompress record, dY × level[code], not f′(x) as well") {
+  // Linear(8 → 32) → GELU → Linear(32 → 8) over 10 tokens: the GELU's 320 elements
+  const std::vector<Layer> mlp = {{"fc1", Linear{.tokens = 10, .in = 8, .out = 32}},
+                                  {"act", Activation{.func = ActivationFunc::gelu, .elements = 320}},
+                                  {"fc2", Linear{.tokens = 10, .in = 32, .out = 8}}};
+  const TrainingStep step = training_step(mlp, Optimizer::sgd, Convention::exact);
+  const SchemeStep none = apply_scheme(parse_scheme("none"), mlp, step, 1);
+  const SchemeStep fewbit = apply_scheme(parse_scheme("fewbit:2"), mlp, step, 1);
+  const auto named = [](const std::vector<OpRecord>& records, const std::string& prefix) {
+    return std::count_if(records.begin(), records.end(), [&](const OpRecord& r) { return r.name.starts_with(prefix); });
+  };
+  CHECK(none.backward.size() == step.backward.size());
+  CHECK(named(step.backward, "act.backward.") == 1);
+  CHECK(named(fewbit.backward, "act.backward.") == 0);  // f′(x) never computed
+  CHECK(fewbit.backward.size() == step.backward.size() - 1);
+  REQUIRE(fewbit.decompress.size() == 1);
+  CHECK(fewbit.decompress[0].name.starts_with("act.decompress."));
+  CHECK(fewbit.decompress[0].counts.ops(OpKind::mul) == 320);  // one multiply an element
+  // and the step's records carry the scheme's backward
+  const std::vector<OpRecord> records = gpu_step_records(step, fewbit);
+  CHECK(named(records, "act.backward.") == 0);
 }
 
 TEST_CASE("the step's records on a GPU: no copies of what autograd keeps, compression kernels over device memory") {
@@ -278,7 +301,7 @@ TEST_CASE("the step's records on a GPU: no copies of what autograd keeps, compre
     const SchemeStep s = apply_scheme(parse_scheme(name), layers, step, 2);
     const std::vector<OpRecord> records = gpu_step_records(step, s);
     CHECK(records.size() ==
-          step.forward.size() + step.backward.size() + step.update.size() + s.compress.size() + s.decompress.size());
+          step.forward.size() + s.backward.size() + step.update.size() + s.compress.size() + s.decompress.size());
     std::uint64_t compression_bytes = 0, expected = 0;
     for (const OpRecord& r : records) {
       CHECK(r.name.find(".save_for_backward.") == std::string::npos);

@@ -26,7 +26,7 @@ struct PhaseTotals {
 };
 
 PhaseTotals totals(const TrainingStep& step, const SchemeStep& s) {
-  PhaseTotals t{total_of(step.forward), total_of(step.backward), total_of(step.update), total_of(s.compress), {}};
+  PhaseTotals t{total_of(step.forward), total_of(s.backward), total_of(step.update), total_of(s.compress), {}};
   t.compression += total_of(s.decompress);
   t.all = t.forward;
   t.all += t.backward;

@@ -61,6 +61,9 @@ struct SchemeStep {
   /// The kernels' records of compressing each stored copy in the forward and restoring it in the backward,
   /// named "<saver layer>.compress.<kernel pass>" (a cast to fp16 and ActNN's ReLU mask have no kernel: none).
   std::vector<OpRecord> compress, decompress;
+  /// The step's backward records under the scheme: TrainingStep::backward, less the own backward of each layer a
+  /// decompress record computes the gradient of (Few-Bit's dY × level[code] in place of the activation's f′(x)).
+  std::vector<OpRecord> backward;
 };
 
 /// `scheme` applied to the saved tensors of `step`, the training step of `layers` whose leading dimension is
