@@ -108,7 +108,10 @@ Stage softmax_attention(const AttentionConfig& c, DType input) {
     // FlashAttention packs them), so each K/V head is read once; with one query row, or none masked, no row's
     // keys change (a decode step's query attends all the keys of its record, a window's too).
     const std::uint64_t group = c.heads / c.key_heads();
-    return softmax_core(checked_mul(c.batch, c.key_heads()), checked_mul(n, group), keys, c.head_dim, input, false, 0);
+    Stage packed =
+        softmax_core(checked_mul(c.batch, c.key_heads()), checked_mul(n, group), keys, c.head_dim, input, false, 0);
+    for (StageRecord& r : packed) r.exact.params[std::string(ops::kPackedHeadsParam)] = group;
+    return packed;
   }
   // (grouped-query rows attending different keys stay one product per query head, K and V read once per K/V head)
   const std::uint64_t kv_groups = kv_heads_apply ? checked_mul(c.batch, c.key_heads()) : g;

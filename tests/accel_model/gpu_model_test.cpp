@@ -578,6 +578,26 @@ TEST_CASE("gpu model: grouped-query attention reads K and V once per K/V head, a
   AttentionShape grouped{8, 4, 2048, 2048, 128, true, false, DType::fp16};
   grouped.kv_heads = 1;
   CHECK(modelled_latency_s(ops, h100, Software::best_library) == best_s(grouped));
+
+  // A grouped-query decode step's records stack each K/V head's 4 query heads as the rows of one product
+  // (params.packed_heads = 4; batch 8 K/V heads, 4 rows, 4,096 keys): costed as the step of 32 query heads over 8
+  // K/V heads it is — by every library (FlashAttention packs it again) and by ecosim's kernels, which run a decode
+  // kernel per query head over K and V repeated to it, not their prefill kernel over 4 rows.
+  std::vector<ecosim::OpRecord> step = ops;
+  const std::array<std::array<std::uint64_t, 3>, 3> step_shapes{{{4, 4096, 128}, {4, 4096, 1}, {4, 128, 4096}}};
+  for (std::size_t i = 0; i < 3; ++i) {
+    step[i].batch = 8;
+    std::tie(step[i].m, step[i].n, step[i].k) = std::tuple(step_shapes[i][0], step_shapes[i][1], step_shapes[i][2]);
+    step[i].params = {{"packed_heads", 4}};
+  }
+  AttentionShape decode{8, 4, 1, 4096, 128, false, false, DType::fp16};
+  decode.kv_heads = 1;
+  CHECK(modelled_latency_s(step, h100, Software::best_library) == best_s(decode));
+  CHECK(modelled_latency_s(step, h100, Software::ecosim_kernels) ==
+        model.attention(h100, AttentionImpl::ecosim, decode).latency_s);
+  AttentionShape four_rows{8, 1, 4, 4096, 128, false, false, DType::fp16};  // what the records' shape alone says
+  CHECK(model.attention(h100, AttentionImpl::ecosim, decode).latency_s <
+        model.attention(h100, AttentionImpl::ecosim, four_rows).latency_s / 10);
 }
 
 TEST_CASE("gpu model: the fused backward pass runs a block per key tile over the query tiles attending it") {

@@ -55,10 +55,11 @@ class LineParser {
     return v.get<std::string>();
   }
 
-  /// A causal attention's markers as the accelerator and the GPU model read them: `causal` 1 (or 0, not causal),
-  /// `window` W >= 1 and `kv_groups` (dividing the record's batch) on causal records only — anything else would be
-  /// read as no mask, no band or no grouping, silently.
-  void check_attention_params(const std::map<std::string, std::uint64_t>& params, std::uint64_t batch) const {
+  /// An attention's markers as the accelerator and the GPU model read them: `causal` 1 (or 0, not causal),
+  /// `window` W >= 1 and `kv_groups` (dividing the record's batch) on causal records only, `packed_heads` dividing
+  /// the record's m — anything else would be read as no mask, no band or no grouping, silently.
+  void check_attention_params(const std::map<std::string, std::uint64_t>& params, std::uint64_t batch,
+                              std::uint64_t rows) const {
     const auto causal = params.find(std::string(ops::kCausalParam));
     if (causal != params.end() && causal->second > 1)
       fail("params." + causal->first, "must be 1 (a causal attention's record) or 0");
@@ -77,6 +78,9 @@ class LineParser {
         fail("params." + kv_groups->first,
              "grouped K/V heads mark a causal attention's records: needs params.causal 1");
     }
+    const auto packed = params.find(std::string(ops::kPackedHeadsParam));
+    if (packed != params.end() && (packed->second == 0 || rows % packed->second))
+      fail("params." + packed->first, "must divide the record's m (the query heads stacked as its rows, >= 1)");
   }
 
   std::uint64_t count(const nlohmann::json& v, const std::string& key) const {
@@ -159,7 +163,7 @@ class LineParser {
       const auto& p = j["params"];
       if (!p.is_object()) fail("params", "must be an object of name → non-negative integer");
       for (const auto& [key, value] : p.items()) r.params[key] = count(value, "params." + key);
-      check_attention_params(r.params, r.batch);
+      check_attention_params(r.params, r.batch, r.m);
       // sequential passes: a kernel each; a product's batch holds them
       const auto passes = r.params.find(std::string(ops::kPassesParam));
       const bool product = r.kind == OpClass::gemm || r.kind == OpClass::popcount_accumulate || r.kind == OpClass::conv;

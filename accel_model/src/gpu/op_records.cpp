@@ -34,6 +34,13 @@ std::optional<AttentionShape> attention_of(std::span<const OpRecord> group) {
     s.batch = kv_groups;
     s.kv_heads = 1;
   }
+  // or each batch entry one K/V head whose query heads are stacked as the rows: the attention they are (each
+  // implementation packs them again or not, as gpu-time's shape of it)
+  if (const std::uint64_t packed = scores.param(ops::kPackedHeadsParam); packed > 1 && s.seq % packed == 0) {
+    s.heads = packed;
+    s.seq /= packed;
+    s.kv_heads = 1;
+  }
   return s;
 }
 

@@ -76,6 +76,10 @@ inline constexpr std::string_view kWindowParam = "window";
 /// heads, fewer than the records' batch·heads and dividing it (each product keeps its query head's own rows, since
 /// the rows of a group attend different keys; K and V are read once per K/V head).
 inline constexpr std::string_view kKvGroupsParam = "kv_groups";
+/// OpRecord::params key of a grouped-query attention's four records whose products stack, as their rows, the G query
+/// heads sharing one K/V head (FlashAttention's packing; every row attends all the record's keys: a decode step, or
+/// no mask): G, dividing the records' m. Each batch entry is one K/V head; m / G the queries of each head.
+inline constexpr std::string_view kPackedHeadsParam = "packed_heads";
 /// OpRecord::params key of a record whose work is done in that many sequential passes (Layer::passes: a decoder's
 /// decode steps), each a kernel of its own on a GPU; a GEMM's batch holds the passes (its weights read each).
 inline constexpr std::string_view kPassesParam = "passes";
