@@ -352,6 +352,12 @@ TEST_CASE("gpu model: a decode step's keys are split over the idle SMs, so it st
   CHECK(halved == 4.0 * 32 * 4096 * 4096 * 128 / 2);
   causal_prefill.window = 4096;
   CHECK(model.attention(h100, AttentionImpl::flash2, causal_prefill).flops == halved);
+  // nor a grouped-query decode step's: packed as without it, in the same time
+  AttentionShape wide = grouped;
+  wide.window = 131072;
+  CHECK(model.attention(h100, AttentionImpl::flash2, wide).latency_s == gqa.latency_s);
+  CHECK(model.attention(h100, AttentionImpl::flash3, wide).latency_s ==
+        model.attention(h100, AttentionImpl::flash3, grouped).latency_s);
 }
 
 TEST_CASE("gpu model: SDPA's math back end is materialised attention in fp32 plus its inputs' conversions") {
@@ -400,6 +406,10 @@ TEST_CASE("gpu model: hostile input is a clear error") {
   for (AttentionImpl impl : {AttentionImpl::flash2, AttentionImpl::ecosim})  // 137 GB of Q, K, V and O; before any
     REQUIRE_THROWS_WITH(model.attention(a100, impl, {64, 64, 65536, 0, 64, false, false, DType::fp16}),  // count
                         Contains("Q, K, V and O need 137.4 GB; the A100 SXM has 85.9 GB"));              // overflows
+  // grouped-query: K and V once per K/V head — 32 sequences of 128k keys over 8 of 64 heads hold 17.2 GB of K and V
+  AttentionShape grouped_decode{32, 64, 1, 131072, 128, true, false, DType::fp16};
+  grouped_decode.kv_heads = 8;
+  CHECK_NOTHROW(model.attention(a100, AttentionImpl::flash2, grouped_decode));
   REQUIRE_THROWS_WITH(model.attention(a100, AttentionImpl::flash2, {1, 1, 128, 0, 64, false, false, DType::fp32}),
                       Contains("flash2 attention is modelled in fp16 or bf16, not fp32"));
   REQUIRE_THROWS_WITH(model.gemm(a100, {1, 1, 1, 1, DType::fp8}), Contains("no fp8"));

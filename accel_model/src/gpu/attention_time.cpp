@@ -137,10 +137,12 @@ KernelTime KernelModel::attention(const GpuSpec& gpu, AttentionImpl impl, const 
   if (s.causal && s.kv_seq < s.seq)
     throw Error(fmt::format("causal attention needs kv-seq >= seq (got seq {}, kv-seq {})", s.seq, s.kv_seq));
   if (s.window && !s.causal) throw Error("a sliding window bounds a causal attention's keys: give --causal with it");
-  // Q, K, V and O must fit the GPU's memory (every implementation holds them), in its dtype (ecosim's kernel writes
-  // O in fp32).
-  const double tensor_bytes = double(s.batch) * double(s.heads) * double(s.dim) *
-                              (2.0 * double(s.seq) + 2.0 * double(s.kv_seq)) * double(dtype_bytes(s.dtype));
+  if (s.window >= s.kv_seq) s.window = 0;  // as wide as the keys, it bounds nothing (FlashAttention drops it too)
+  // Q, K, V and O must fit the GPU's memory (every implementation holds them; K and V per K/V head), in its dtype
+  // (ecosim's kernel writes O in fp32).
+  const double tensor_bytes = double(s.batch) * double(s.dim) *
+                              (2.0 * double(s.seq) * double(s.heads) + 2.0 * double(s.kv_seq) * double(s.kv_heads)) *
+                              double(dtype_bytes(s.dtype));
   if (tensor_bytes > double(gpu.memory_bytes))
     throw Error(fmt::format("Q, K, V and O need {:.1f} GB; the {} has {:.1f} GB", tensor_bytes / 1e9, gpu.name,
                             double(gpu.memory_bytes) / 1e9));
