@@ -352,6 +352,14 @@ TEST_CASE("gpu model: a decode step's keys are split over the idle SMs, so it st
   CHECK(halved == 4.0 * 32 * 4096 * 4096 * 128 / 2);
   causal_prefill.window = 4096;
   CHECK(model.attention(h100, AttentionImpl::flash2, causal_prefill).flops == halved);
+  // causal over more keys than queries, bottom-right aligned, the offset not a whole tile: 129 queries over 256
+  // keys (offset 127) — query tile 0's last row sees key 254, in key tile 1: two key tiles for each of its two query
+  // tiles, more than 256 queries' 1 + 2
+  const auto causal_s = [&](std::uint64_t seq) {
+    return model.attention(h100, AttentionImpl::flash2, {4, 132, seq, 256, 128, true, false, DType::fp16}).latency_s;
+  };
+  CHECK(causal_s(129) > causal_s(256));
+  CHECK(causal_s(128) < causal_s(256));
   // nor a grouped-query decode step's: packed as without it, in the same time
   AttentionShape wide = grouped;
   wide.window = 131072;

@@ -105,7 +105,8 @@ class TileGrid {
     const double last_row = std::min(double(s_.seq), (i + 1) * tile_) - 1;
     const double last_first_key = std::max(0.0, last_row + shift_ - double(s_.window) + 1);
     const double first = s_.window ? std::floor(first_key / tile_) : 0;
-    const double end = s_.causal ? std::min(kv_tiles_, i + 1 + (kv_tiles_ - q_tiles)) : kv_tiles_;
+    // causal, bottom-right aligned: up to the tile of the last row's last key (row r sees keys up to r + shift)
+    const double end = s_.causal ? std::min(kv_tiles_, std::floor((last_row + shift_) / tile_) + 1) : kv_tiles_;
     // masked element by element besides the diagonal: the key tiles the lower edge cuts (from the first row's first
     // key's tile up to the tile before the last row's first key), short of the diagonal tile
     const double edges =
