@@ -185,8 +185,10 @@ Workload parse_workload(const po::variables_map& vm) {
         !has_attention(built))
       throw Error(fmt::format("--attention {}: model '{}' has no attention to swap (count it without --attention)",
                               vm["attention"].as<std::string>(), w.model));
-    if (!w.decoder_facts())
+    if (const std::optional<DecoderFacts> facts = w.decoder_facts(); !facts)
       reject_given(vm, {"kv-dtype", "weight-dtype"}, "decoder models (the decoder family, --hf-config)");
+    else if (facts->kv_bytes_per_token == 0)  // a recurrent variant's state, kept in fp32
+      reject_given(vm, {"kv-dtype"}, "a KV cache (this attention keeps none: its recurrent state is fp32)");
   } else if (vm.count("layer")) {
     if (vm["layer"].as<std::string>() != "attention")
       throw Error("unknown layer '" + vm["layer"].as<std::string>() + "' (valid: attention)");

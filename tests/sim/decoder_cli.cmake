@@ -60,6 +60,8 @@ foreach(case
     "count --model llama3_8b --kv-dtype fp12|--kv-dtype: unknown data type 'fp12'"
     "count --model bert_base --phase prefill|model 'bert_base' is not a decoder"
     "count --model pvt_v2_b0 --kv-dtype int8|--kv-dtype does not apply here"
+    # (a recurrent variant keeps no KV cache: its fp32 state would be reported beside an int8 label)
+    "count --model llama3_8b --attention performer --phase decode --context 8 --kv-dtype int8|its recurrent state is fp32"
     "count --model llama3_8b --hf-config gqa.json|give one of --model, --hf-config"
     "count --hf-config gqa.json|'num_key_value_heads' (7) must divide 'num_attention_heads' (32)"
     "count --hf-config moe.json|field 'model_type': 'mixtral' is not modelled"
