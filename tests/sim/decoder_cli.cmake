@@ -1,6 +1,6 @@
 # Decoder LLMs on the command line: `count --hf-config` of Llama-3-8B's config.json reports its published
 # parameters (8.03 B), a 1 GiB fp16 KV cache at 8,192 tokens and the same counts as `--model llama3_8b`; a decode
-# step's counts are a prefill's difference; `trace --hf-config` writes a trace that counts the same; hostile
+# step's counts are a prefill's difference; under --scope attention its figures are marked the whole model's; `trace --hf-config` writes a trace that counts the same; hostile
 # phase options and configs are one-line errors naming the option or field.
 include(${CMAKE_CURRENT_LIST_DIR}/../cli_helpers.cmake)
 set(HF ${CMAKE_CURRENT_LIST_DIR}/../ops_counter/data/hf)
@@ -19,6 +19,17 @@ if(NOT params_off_permille EQUAL 0 OR NOT kv EQUAL 1073741824 OR NOT hf_muls EQU
 endif()
 if(NOT hf_path STREQUAL "${HF}/llama3_8b.json")
   message(FATAL_ERROR "workload.hf_config: ${hf_path}")
+endif()
+
+# under --scope attention the counts are the attention layers' while the decoder's figures stay the whole model's,
+# marked so
+ecosim_count_json(attention_only --model llama3_8b --phase prefill --seq 8192 --scope attention)
+string(JSON scoped_params GET "${attention_only}" params)
+string(JSON scoped_muls GET "${attention_only}" muls)
+string(JSON scope GET "${attention_only}" scope)
+string(JSON zoo_scope ERROR_VARIABLE unscoped GET "${zoo}" scope)
+if(NOT scoped_params EQUAL params OR NOT scope STREQUAL "model" OR NOT unscoped OR NOT scoped_muls LESS zoo_muls)
+  message(FATAL_ERROR "--scope attention: params ${scoped_params}, scope '${scope}', muls ${scoped_muls}")
 endif()
 
 # prefill of 33 = prefill of 32 + one decode step over 32 (exact convention, all operations)

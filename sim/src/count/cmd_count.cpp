@@ -94,7 +94,12 @@ int count(const Args& args) {
   const Workload workload = parse_workload(vm);
   std::ostringstream text;  // a workload has few rows: printed once all are counted, so an error prints none
   CountPrinter printer(text, workload.describe(), tech, format, per_layer, provenance(tech));
-  if (const std::optional<DecoderFacts> facts = workload.decoder_facts()) printer.set_decoder_facts(facts->to_json());
+  if (const std::optional<DecoderFacts> facts = workload.decoder_facts()) {
+    nlohmann::json j = facts->to_json();
+    // the whole model's parameters, weights read and MACs a token, whatever --scope the counts above take
+    if (workload.attention_scope) j["scope"] = "model";
+    printer.set_decoder_facts(std::move(j));
+  }
   count_workload(workload, printer);
   printer.finish();
   std::cout << text.str();
