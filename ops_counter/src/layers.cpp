@@ -98,10 +98,11 @@ struct LayerEmitter {
     const std::uint64_t out_h = conv_output_size(p.in_h, p.kernel, p.stride, 0),
                         out_w = conv_output_size(p.in_w, p.kernel, p.stride, 0);
     const std::uint64_t window = checked_mul(p.kernel, p.kernel);
+    const std::uint64_t input = checked_product({p.batch, p.channels, p.in_h, p.in_w});
     OpRecord r = ops::reduce("", "avg_pool", p.batch, checked_product({p.channels, out_h, out_w}), window, DType::fp32,
-                             {.mul = 1, .add = window - 1}, 1);
+                             {.mul = 1, .add = window - 1}, 1, input);
     r.params = {{"kernel", p.kernel}, {"stride", p.stride}};
-    (*this)(std::move(r), ops::macs(checked_product({p.batch, p.channels, p.in_h, p.in_w})));  // mmcv: input elements
+    (*this)(std::move(r), ops::macs(input));  // mmcv: input elements
   }
 
   void operator()(const BatchNorm2d& b) const {
@@ -113,10 +114,11 @@ struct LayerEmitter {
 
   void operator()(const MaxPool2d& p) const {
     const std::uint64_t window = checked_mul(p.kernel, p.kernel);
+    const std::uint64_t input = checked_product({p.batch, p.channels, p.in_h, p.in_w});
     OpRecord r = ops::reduce("", "max_pool", p.batch, checked_product({p.channels, p.out_h(), p.out_w()}), window,
-                             DType::fp32, {.cmp = window - 1}, 1);
+                             DType::fp32, {.cmp = window - 1}, 1, input);
     r.params = {{"kernel", p.kernel}, {"stride", p.stride}, {"pad", p.pad}};
-    (*this)(std::move(r), ops::macs(checked_product({p.batch, p.channels, p.in_h, p.in_w})));  // mmcv: input elements
+    (*this)(std::move(r), ops::macs(input));  // mmcv: input elements
   }
 
   void operator()(const Dropout&) const {}  // the identity in inference
@@ -152,7 +154,8 @@ struct LayerEmitter {
   }
 
   void operator()(const Reduction& r) const {
-    (*this)(ops::reduce("", r.func, 1, r.rows, r.len, DType::fp32, r.per_row, 1), ops::macs(r.paper_macs));
+    (*this)(ops::reduce("", r.func, 1, r.rows, r.len, DType::fp32, r.per_row, 1, r.input_elements),
+            ops::macs(r.paper_macs));
   }
 
   void operator()(const DataMovement& d) const {

@@ -116,11 +116,11 @@ OpRecord eltwise(std::string name, std::string func, std::uint64_t batch, std::u
 }
 
 OpRecord reduce(std::string name, std::string func, std::uint64_t batch, std::uint64_t rows, std::uint64_t len, DType t,
-                const OpMix& per_row, std::uint64_t out_per_row) {
+                const OpMix& per_row, std::uint64_t out_per_row, std::uint64_t read_elements) {
   OpRecord r = vector_record(std::move(name), OpClass::reduce, std::move(func), batch, rows, len, t);
   const std::uint64_t all_rows = checked_mul(batch, rows);
   r.counts = scaled(per_row, all_rows, t);
-  r.counts.add_read_bytes(t, storage_bytes(t, checked_mul(all_rows, len)));
+  r.counts.add_read_bytes(t, storage_bytes(t, read_elements ? read_elements : checked_mul(all_rows, len)));
   r.counts.add_written_bytes(t, storage_bytes(t, checked_mul(all_rows, out_per_row)));
   return r;
 }

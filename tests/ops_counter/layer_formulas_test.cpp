@@ -124,6 +124,18 @@ TEST_CASE("average pooling, softmax and matmul layers") {
   CHECK(count(mm, Convention::paper).ops(OpKind::add) == 2 * 3 * 4 * 5);
 }
 
+TEST_CASE("max pooling: window − 1 compares an output, overlapping windows read their input once") {
+  // ResNet's stem pool: 3×3 windows at stride 2 with padding 1, 4 channels of 16×16 → 8×8
+  const Layer pool{"pool",
+                   MaxPool2d{.batch = 2, .channels = 4, .in_h = 16, .in_w = 16, .kernel = 3, .stride = 2, .pad = 1}};
+  const OpCounts exact = count(pool, Convention::exact);
+  const std::uint64_t outputs = 2 * 4 * 8 * 8, inputs = 2 * 4 * 16 * 16;
+  CHECK(exact.ops(OpKind::cmp) == outputs * 8);
+  CHECK(exact.read_bytes(DType::fp32) == 4 * inputs);  // not its windows' 9 · outputs, 2.25 times as many
+  CHECK(exact.written_bytes(DType::fp32) == 4 * outputs);
+  CHECK(count(pool, Convention::paper).ops(OpKind::mul) == inputs);  // mmcv: one MAC an input element
+}
+
 TEST_CASE("records carry the layer name and gemm shape") {
   test::RecordingSink sink;
   emit({"stage1.fc1", Linear{.tokens = 6, .in = 2, .out = 5}}, Convention::exact, sink);

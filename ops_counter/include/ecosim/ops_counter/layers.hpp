@@ -138,7 +138,7 @@ struct Reduction {
   ops::OpMix per_row;
   std::uint64_t paper_macs = 0;
   /// The tensor it reads, when its rows' windows overlap or skip (a pool of stride ≠ kernel: 3×3 windows at stride
-  /// 2 read each input about 2.25 times); 0: rows·len. The training step's input gradient is this size.
+  /// 2 cover each input about 2.25 times): read once, and the training step's input gradient; 0: rows·len.
   std::uint64_t input_elements = 0;
 };
 

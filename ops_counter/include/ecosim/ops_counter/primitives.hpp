@@ -39,9 +39,11 @@ OpCounts scaled(const OpMix& mix, std::uint64_t times, DType t);
 OpRecord eltwise(std::string name, std::string func, std::uint64_t batch, std::uint64_t m, std::uint64_t n, DType t,
                  const OpMix& per_element, unsigned inputs = 1);
 
-/// Row-wise op over batch·rows rows of `len` elements, writing `out_per_row` elements per row.
+/// Row-wise op over batch·rows rows of `len` elements, writing `out_per_row` elements per row; it reads
+/// `read_elements` elements (0: batch·rows·len — windows that overlap, a pool's of stride below its kernel, read
+/// their input once).
 OpRecord reduce(std::string name, std::string func, std::uint64_t batch, std::uint64_t rows, std::uint64_t len, DType t,
-                const OpMix& per_row, std::uint64_t out_per_row);
+                const OpMix& per_row, std::uint64_t out_per_row, std::uint64_t read_elements = 0);
 
 /// Data movement of batch·m·n elements (gathers, scatters, copies): bytes only, no arithmetic.
 OpRecord memcpy(std::string name, std::uint64_t batch, std::uint64_t m, std::uint64_t n, DType t);
