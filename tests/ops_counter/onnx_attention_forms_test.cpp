@@ -132,7 +132,9 @@ TEST_CASE("attention in stock PyTorch exports: every block found with its shapes
   // nn.MultiheadAttention (rank-3 scores over bsz·heads): ViT, 17 tokens, 2 heads of 32
   check_blocks(import_onnx(kModels + "/vit_mha.onnx"), 2, {1, 2, 2, 17, 17, 32, false, false, false});
   // nn.TransformerEncoder, batch 2 × 16 tokens, 4 heads of 16, a key padding mask
-  check_blocks(import_onnx(kModels + "/transformer_encoder.onnx"), 2, {2, 4, 4, 16, 16, 16, false, true, false});
+  const OnnxModel encoder = import_onnx(kModels + "/transformer_encoder.onnx");
+  check_blocks(encoder, 2, {2, 4, 4, 16, 16, 16, false, true, false});
+  CHECK(encoder.batch == 2);  // its first input's leading dimension
   // GPT-2: the causal mask sliced from a buffer
   check_blocks(import_onnx(kModels + "/gpt_tiny.onnx"), 2, {1, 4, 4, 16, 16, 16, true, true, false});
   // Llama: 4 query heads over 2 K/V heads expanded, torch.triu's causal mask, a Cast before the softmax

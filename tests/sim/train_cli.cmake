@@ -1,6 +1,7 @@
 # `ecosim train`: the JSON fields of issue 20 (schemes[].scheme, activation_bytes, peak_bytes, ops,
 # accel_latency_ms, accel_energy_pj, gpu_ms labelled an estimate; absent in the paper convention), the
-# accelerator's energy with fewer and with more DRAM bits than none, the GPU estimate above none's under GACT, the default schemes, --max-batch, agreement of json, csv and --out, and one-line errors with
+# accelerator's energy with fewer and with more DRAM bits than none, the GPU estimate above none's under GACT, the
+# default schemes, --max-batch, an export's own batch, agreement of json, csv and --out, and one-line errors with
 # no output for a batch overflowing 64-bit byte counts, an unknown scheme, level or bit width, a scheme given
 # twice, an unknown optimizer, an unknown accelerator or a bad accelerator file, and a model with unmodelled
 # layers; --accel-config prices the step on an accelerator file.
@@ -111,6 +112,13 @@ string(JSON small_batch GET "${json}" schemes 0 max_batch)
 string(JSON resolution ERROR_VARIABLE missing GET "${json}" workload resolution)
 if(NOT rc EQUAL 0 OR missing OR NOT resolution EQUAL 128 OR small_batch LESS_EQUAL none_batch)
   message(FATAL_ERROR "train --max-batch --resolution 128: ${rc} ${json}")
+endif()
+
+# --onnx: the export's batch (its first input's leading dimension), which ActNN L3 allocates bits over
+ecosim_run(exported rc train --onnx ${onnx_models}/transformer_encoder.onnx --scheme actnn:L3 --format json)
+string(JSON exported_batch ERROR_VARIABLE missing GET "${exported}" workload batch)
+if(NOT rc EQUAL 0 OR missing OR NOT exported_batch EQUAL 2)
+  message(FATAL_ERROR "train --onnx: exit ${rc}, workload batch '${exported_batch}': ${exported}")
 endif()
 
 # --accel-config: the step priced on an accelerator file merged over the built-in one (its DRAM model here)

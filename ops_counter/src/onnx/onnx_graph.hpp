@@ -68,6 +68,7 @@ struct Node {
 struct Graph {
   std::vector<Node> nodes;  // topologically sorted
   std::map<std::string, Tensor> tensors;
+  std::vector<std::string> inputs;  // the graph's inputs fed at run time (not initializers), in the graph's order
   /// Tensors evaluated while folding: shapes computed from constants, which cost the network nothing.
   std::set<std::string> folded;
   /// For a tensor left without a static shape: the input of its producer that kept it unknown ("" when none did:

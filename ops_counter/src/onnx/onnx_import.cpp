@@ -18,6 +18,9 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
   const onnx_import::Context context(graph, origin);
   OnnxModel model;
   model.origin = origin;
+  if (const auto first = graph.inputs.empty() ? graph.tensors.end() : graph.tensors.find(graph.inputs.front());
+      first != graph.tensors.end() && first->second.dims && !first->second.dims->empty() && first->second.dims->front())
+    model.batch = first->second.dims->front();
   std::vector<bool> done(graph.nodes.size(), false);
   // tensor → the layer whose output it is (a view — Reshape, Flatten, Squeeze, ... — passes its input's on), so
   // that a layer reading another than the layer before it (a residual's shortcut, a branch) names it in

@@ -228,8 +228,8 @@ std::optional<Layer> pool(const Context& c, const Node& n) {
   }
   const bool average = n.op == "AveragePool" || n.op == "GlobalAveragePool";
   const ops::OpMix mix = average ? ops::OpMix{.mul = 1, .add = window - 1} : ops::OpMix{.cmp = window - 1};
-  return Layer{"", Reduction{.func = n.op, .rows = rows, .len = window, .per_row = mix, .paper_macs = in,
-                             .input_elements = in}};
+  return Layer{
+      "", Reduction{.func = n.op, .rows = rows, .len = window, .per_row = mix, .paper_macs = in, .input_elements = in}};
 }
 
 /// BatchNorm over [N, C, spatial...] as the zoo's BatchNorm2d (the spatial dims as one): counted in its inference

@@ -308,6 +308,7 @@ Graph read_onnx_graph(std::string_view bytes, const std::string& origin) {
   }
   for (const auto& v : g.input()) {
     r.value_info(v);
+    if (!given.contains(v.name())) r.graph.inputs.push_back(v.name());  // (older exports list initializers too)
     given[v.name()] = true;
   }
   for (const auto& v : g.value_info()) r.value_info(v);

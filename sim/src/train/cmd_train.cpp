@@ -7,6 +7,8 @@
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <tuple>
+#include <utility>
 
 #include "accel_report.hpp"
 #include "count_report.hpp"
@@ -31,8 +33,8 @@ namespace {
 namespace schemes = kernels::schemes;
 
 /// --onnx: the export's layers, its attention native (its shapes and batch are the export's: --batch, --resolution,
-/// --seq-len and --model-file do not apply).
-std::vector<Layer> onnx_step_layers(const po::variables_map& vm) {
+/// --seq-len and --model-file do not apply), and its batch (ActNN L3 allocates bits sample by sample).
+std::pair<std::vector<Layer>, std::uint64_t> onnx_step_layers(const po::variables_map& vm) {
   reject_given(vm, {"resolution", "seq-len", "model-file"}, "--model (an ONNX export's shapes are its own)");
   if (vm.count("strict")) throw Error("--strict: train --onnx always refuses unknown op types, leave it out");
   if (!vm["batch"].defaulted()) throw Error("--batch applies to --model (an ONNX export's batch is its own)");
@@ -44,7 +46,7 @@ std::vector<Layer> onnx_step_layers(const po::variables_map& vm) {
                             model.origin, unknown_op_summary(model)));
   if (!model.unmatched_attention.empty())
     fmt::print(stderr, "warning: {}: {}\n", model.origin, unmatched_attention_warning(model));
-  return onnx_layers(model, std::nullopt);
+  return {onnx_layers(model, std::nullopt), model.batch};
 }
 
 /// train.png in `dir` from its train.json and memory_curve.csv (scripts/plot_train.py); a failed plot is a
@@ -152,7 +154,11 @@ int train(const Args& args) {
   const std::string model = vm.count("model") ? vm["model"].as<std::string>() : "";
   const ModelZoo zoo = model_zoo(vm);
   if (!model.empty()) reject_given(vm, {"strict", "onnx-max-bytes"}, "--onnx");
-  const std::vector<Layer> layers = model.empty() ? onnx_step_layers(vm) : zoo.build(model, model_options);
+  std::vector<Layer> layers;
+  if (model.empty())
+    std::tie(layers, model_options.batch) = onnx_step_layers(vm);
+  else
+    layers = zoo.build(model, model_options);
   if (vm.count("max-batch")) {
     if (model.empty())
       throw Error("--max-batch rebuilds the model at each batch: it needs --model (an export's is fixed)");
@@ -209,7 +215,8 @@ int train(const Args& args) {
                                                                   "weights, and the floating-point initializers "
                                                                   "read directly by elementwise and data-movement "
                                                                   "ops (tables, tokens, biases: a graph does not "
-                                                                  "tell them from other constants read so)"}}
+                                                                  "tell them from other constants read so)"},
+                                                                 {"batch", model_options.batch}}
                                         : nlohmann::ordered_json{{"model", model}, {"batch", model_options.batch}};
   workload["optimizer"] = name(optimizer);
   workload["convention"] = name(convention);

@@ -42,6 +42,8 @@ struct OnnxModel {
   /// Softmax nodes of attention (their probabilities multiply an activation) in no found block: counted by the
   /// one-node rules (MatMul products, the scale and mask as elementwise ops), never swapped.
   std::vector<std::string> unmatched_attention;
+  /// The leading dimension of the graph's first input: the export's batch (1 for an input without dimensions).
+  std::uint64_t batch = 1;
 };
 
 /// True when ecosim was built with ONNX support (ECOSIM_ONNX).
