@@ -9,11 +9,13 @@
 //            (offsets in the window, ActNN's QMaxPool2d); the rest fp32.
 //   gact:B   every floating tensor once as ActNN codes at B bits (32: raw), dropout masks at 1 bit; what
 //            GACT's quantizer skips as saved: tensors requiring no gradient (norm statistics; a network's input
-//            that is data, the images its first convolution takes) and max-pool indices; gact:avgB the same with a
-//            width per tensor from GACT's allocator averaging B bits (every element equally sensitive).
-//   mesa     over amp: conv, linear, LayerNorm, softmax, GELU/SiLU and matmul operands as Mesa's 8-bit codes
-//            with an (α, β) per attention head (one for other tensors).
-//   fewbit:B the input of GELU/SiLU as B-bit Few-Bit codes; the rest fp32.
+//            that is data, the images its first convolution takes, and what unrecorded layers make of it: a
+//            transpose) and max-pool indices; gact:avgB the same with a width per tensor from GACT's allocator
+//            averaging B bits (every element equally sensitive).
+//   mesa     over amp: conv, linear, LayerNorm, BatchNorm, softmax, GELU/SiLU and matmul operands as Mesa's 8-bit
+//            codes with an (α, β) per attention head (one for other tensors); ReLU a 1-bit mask.
+//   fewbit:B the input of GELU/SiLU as B-bit Few-Bit codes, whose backward record (dY × level[code]) replaces the
+//            activation's own backward; the rest fp32.
 #include <algorithm>
 #include <iterator>
 #include <map>

@@ -213,6 +213,7 @@ TEST_CASE("sweep plan: a configuration whose buffers cannot hold one tile is pru
   const SweepPlan plan(spec);
   CHECK(plan.pruned()["configurations"] == 1);
   CHECK_THAT(plan.pruned()["reasons"][0]["reason"].get<std::string>(), Catch::Contains("one tile"));
+  CHECK(plan.pruned()["reasons"][0]["axes"]["array.rows"] == 64);  // as the spec gives it, a number
   CHECK(plan.runnable() == std::vector<std::size_t>{0});
 }
 

@@ -143,11 +143,13 @@ TrainingStep training_step(const std::vector<Layer>& layers, Optimizer optimizer
   for (std::size_t i = 0; i < layers.size(); ++i)
     step.memory_curve.push_back({"forward", layers[i].name, checked_add(base, held[i])});
   for (std::size_t i = layers.size(); i-- > 0;) {
-    // its gradients alive: dY and the dX it computes (none for an input requiring none: dY alone)
+    // its gradients alive: dY, the dX it computes (none for an input requiring none) and any of its own
+    const training::LayerTensors& t = tensors[i];
     const std::uint64_t transient =
         !flow[i].recorded
             ? 0
-            : storage_bytes(DType::fp32, flow[i].input_gradient ? tensors[i].backward_transient : tensors[i].output);
+            : storage_bytes(DType::fp32,
+                            flow[i].input_gradient ? t.backward_transient : checked_sub(t.backward_transient, t.input));
     step.memory_curve.push_back({"backward", layers[i].name, checked_add(checked_add(base, held[i]), transient)});
   }
   for (const MemoryPoint& p : step.memory_curve) step.peak_bytes = std::max(step.peak_bytes, p.bytes);

@@ -56,7 +56,8 @@ class CompressedActivations:
         self.scheme = make_scheme(scheme, bits)
         state = [] if model is None else [*model.parameters(), *model.buffers()]
         self.state_storages = {t.storage().data_ptr() for t in state}
-        self.name, self.bits, self.seed, self.min_elements, self.model = scheme, self.scheme.bits, seed, min_elements, model
+        self.name, self.bits, self.seed, self.min_elements = scheme, self.scheme.bits, seed, min_elements
+        self.model = model
         self.steps, self.stats = 0, []
         self.seen, self.storages, self.numbers, self.position, self.backward_started = {}, {}, None, 0, False
         self.hooks, self.patches = None, None

@@ -348,7 +348,7 @@ int compare(const Args& args) {
       report.workload.update({{"phase", "prefill"}, {"seq", phase.seq_len}});  // 0: the model's default length
   }
   report.published = published;
-  report.published_applies = published_for(report.workload, published);
+  report.published_applies = published_for(report.workload, accel_config, published);
   report.provenance = provenance(accel_config, engine, tech);
   report.accel_area = accel::area_breakdown(accel_config);
   report.provenance["variant_parameters"] = nlohmann::ordered_json::object();

@@ -150,10 +150,16 @@ nlohmann::json to_json(const CompareReport& r) {
           {"variants", variants}};
 }
 
-bool published_for(const nlohmann::json& workload, const nlohmann::json& published) {
+bool published_for(const nlohmann::json& workload, const accel::AccelConfig& accel, const nlohmann::json& published) {
   for (const auto& [key, value] : published["workload"].items())
     if (!workload.contains(key) || workload[key] != value) return false;
-  return true;
+  nlohmann::json used = accel.effective,
+                 built_in = accel::builtin_config(published["workload"]["accelerator"].get<std::string>()).effective;
+  for (nlohmann::json* j : {&used, &built_in}) {  // its name and whether ecosim fuses attention on it aside
+    j->erase("name");
+    (*j)["mapping"].erase("fuse_attention");
+  }
+  return used == built_in;
 }
 
 }  // namespace ecosim::cli

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ecosim/accel_model/config.hpp"
 #include "ecosim/accel_model/result.hpp"
 #include "ecosim/kernels/timing.hpp"
 
@@ -50,8 +51,9 @@ struct CompareReport {
   std::vector<CompareRow> rows;
 };
 
-/// Whether `workload` (one layer: batch, seq, dim, heads) is the one the published figures were measured on.
-bool published_for(const nlohmann::json& workload, const nlohmann::json& published);
+/// Whether `workload` (one layer: batch, seq, dim, heads, accelerator) is the one the published figures were
+/// measured on, and `accel` the published accelerator (its built-in configuration, however attention is mapped).
+bool published_for(const nlohmann::json& workload, const accel::AccelConfig& accel, const nlohmann::json& published);
 
 /// The workload in words: "one attention layer, batch 16, 3136 tokens, 1 head, head width 32", "whole model
 /// pvt_v2_b0, batch 1" or "ONNX model <file>", then ", on <accelerator>" when it names one.

@@ -97,7 +97,7 @@ int count(const Args& args) {
   if (const std::optional<DecoderFacts> facts = workload.decoder_facts()) {
     nlohmann::json j = facts->to_json();
     // the whole model's parameters, weights read and MACs a token, whatever --scope the counts above take
-    if (workload.attention_scope) j["scope"] = "model";
+    if (workload.attention_scope) j["decoder_figures_scope"] = "model";
     printer.set_decoder_facts(std::move(j));
   }
   count_workload(workload, printer);

@@ -95,7 +95,7 @@ SweepPlan::SweepPlan(const SweepSpec& spec)
     }
     if (configs_[c]) continue;
     nlohmann::json axes = nlohmann::json::object();
-    const std::vector<std::string> values = spec.axis_values(c);
+    const std::vector<nlohmann::json> values = spec.axis_points(c);  // as the spec gives them
     for (std::size_t a = 0; a < spec.axes.size(); ++a) axes[spec.axes[a].key] = values[a];
     pruned_["reasons"].push_back({{"axes", axes}, {"reason", reason}});
   }
