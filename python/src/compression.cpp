@@ -88,7 +88,8 @@ void bind_actnn(py::module_& m) {
       py::arg("x"), py::arg("dtype"), py::arg("samples"),
       "ActNN's activation-only sensitivity of each of `samples` equal rows: Σ_g n_g·R_g²/4.");
   m.def("actnn_allocate_bits", &k::actnn::allocate_bits, py::arg("weights"), py::arg("budget_bits"),
-        "ActNN's per-sample bits minimising Σ w_s/(2^b_s − 1)² within budget_bits.");
+        "ActNN's per-sample bits keeping Σ w_s/(2^b_s − 1)² low within budget_bits, greedily (ActNN's heuristic: "
+        "bits of the budget may stay unspent).");
 }
 
 void bind_gact(py::module_& m) {

@@ -83,9 +83,10 @@ std::vector<double> element_variance(const TensorView& x, const Compressed& c);
 /// size that is not a multiple of `samples`.
 std::vector<double> range_weights(const TensorView& x, std::uint64_t samples);
 
-/// Per-sample bits minimising Σ_s w_s / (2^{b_s} − 1)² subject to Σ_s b_s ≤ budget_bits (average ×
-/// samples): start at 8 bits everywhere and repeatedly lower the sample whose next step down (8→4→2→1)
-/// adds the least weighted variance per bit saved (a min-heap), until the budget holds.
+/// Per-sample bits keeping Σ_s w_s / (2^{b_s} − 1)² low subject to Σ_s b_s ≤ budget_bits (average × samples),
+/// greedily (ActNN's heuristic; the exact minimum is a knapsack): start at 8 bits everywhere and repeatedly lower
+/// the sample whose next step down (8→4→2→1) adds the least weighted variance per bit saved (a min-heap), until
+/// the budget holds — the last step may save more than needed, leaving bits of the budget unspent.
 /// Throws ecosim::Error when budget_bits < samples (1 bit each is the floor) or a weight is negative/NaN.
 std::vector<unsigned> allocate_bits(const std::vector<double>& weights, std::uint64_t budget_bits);
 
