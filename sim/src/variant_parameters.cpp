@@ -68,6 +68,10 @@ void take_model_window(const ModelZoo& zoo, const std::string& model, AttentionC
     c.sliding_window = w->get<std::uint64_t>();
 }
 
+void take_model_window(const po::variables_map& vm, const ModelZoo& zoo, const std::string& model, AttentionConfig& c) {
+  if (vm[variant_parameter(VariantParameterId::sliding_window).option()].defaulted()) take_model_window(zoo, model, c);
+}
+
 nlohmann::json describe_parameters(const AttentionConfig& c) {
   nlohmann::json j = nlohmann::json::object();
   for (const VariantParameter& p : kVariantParameters)

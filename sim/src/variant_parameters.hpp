@@ -29,6 +29,9 @@ std::vector<const VariantParameter*> model_layout_parameters();
 /// for a caller whose sliding window was not given: swapped in, `sliding` then keeps the model's window rather
 /// than the variant's default.
 void take_model_window(const ModelZoo& zoo, const std::string& model, AttentionConfig& c);
+/// The same unless --sliding-window was given on the command line.
+void take_model_window(const boost::program_options::variables_map& vm, const ModelZoo& zoo, const std::string& model,
+                       AttentionConfig& c);
 /// The parameters that c.variant reads, by JSON name ("proj_k"), with their values.
 nlohmann::json describe_parameters(const AttentionConfig& c);
 /// The inverse of describe_parameters: reads every parameter c.variant reads from `j` into c; throws

@@ -177,8 +177,7 @@ Workload parse_workload(const po::variables_map& vm) {
       if (vm.count("model-file")) w.model_file = vm["model-file"].as<std::string>();
       w.zoo = model_zoo(vm);
     }
-    if (vm[variant_parameter(VariantParameterId::sliding_window).option()].defaulted())
-      take_model_window(w.zoo, w.model, a);
+    take_model_window(vm, w.zoo, w.model, a);
     w.model_options.attention = a;
     const std::vector<Layer> built = w.zoo.build(w.model, w.model_options);  // validates the model and options
     if (vm.count("attention") && !vm["attention"].defaulted() && !w.model_options.native_attention &&

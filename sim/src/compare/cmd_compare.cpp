@@ -379,8 +379,7 @@ int compare(const Args& args) {
         config.validate();
         if (ecoformer::has_kernel(config.variant)) check_attention_kernel(limits, config, device == DeviceChoice::cuda);
       } else {
-        if (vm[variant_parameter(VariantParameterId::sliding_window).option()].defaulted())
-          take_model_window(zoo, model, config);
+        take_model_window(vm, zoo, model, config);
         model_workload(model, zoo, phase, e).layers();  // throws for a model the variant cannot build
       }
       report.provenance["variant_parameters"][label] =

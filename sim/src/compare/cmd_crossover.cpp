@@ -132,8 +132,7 @@ int crossover(const Args& args) {
   request.options.batch = positive(vm, "batch");
   request.options.attention.batch = request.options.batch;
   read_variant_parameters(vm, request.options.attention);
-  if (vm[variant_parameter(VariantParameterId::sliding_window).option()].defaulted())
-    take_model_window(request.zoo, request.model, request.options.attention);
+  take_model_window(vm, request.zoo, request.model, request.options.attention);
   request.variants = parse_variant_list(vm["variants"].as<std::string>());
   check_parameters_apply(vm, request.variants);
   request.contexts = parse_contexts(vm["contexts"].as<std::string>());
