@@ -19,10 +19,16 @@ double variance_factor(unsigned bits) {
 }
 
 std::vector<unsigned> allocate_bits(const std::vector<double>& sensitivity, const std::vector<std::uint64_t>& elements,
-                                    double average_bits) {
+                                    double average_bits, const std::vector<unsigned>& raw_bits) {
   const std::size_t tensors = sensitivity.size();
-  if (tensors == 0 || elements.size() != tensors)
-    throw Error("gact: need one size per sensitivity (and at least one tensor)");
+  if (tensors == 0 || elements.size() != tensors || (!raw_bits.empty() && raw_bits.size() != tensors))
+    throw Error("gact: need one size (and raw width, when given) per sensitivity, and at least one tensor");
+  for (unsigned raw : raw_bits)
+    if (raw != 16 && raw != 32) throw Error("gact: a raw width is 16 or 32 bits, got " + std::to_string(raw));
+  // the bits per element of choice c for tensor l: kept raw, its own dtype's width
+  const auto width = [&](std::size_t l, std::size_t c) {
+    return c + 1 == kBitChoices.size() && !raw_bits.empty() ? raw_bits[l] : kBitChoices[c];
+  };
   double total_elements = 0;
   for (std::size_t l = 0; l < tensors; ++l) {
     if (elements[l] == 0) throw Error("gact: tensor " + std::to_string(l) + " is empty");
@@ -38,17 +44,19 @@ std::vector<unsigned> allocate_bits(const std::vector<double>& sensitivity, cons
     double best_gain = -1.0;
     for (std::size_t l = 0; l < tensors; ++l) {
       if (choice[l] + 1 == kBitChoices.size()) continue;
-      const unsigned b = kBitChoices[choice[l]], next = kBitChoices[choice[l] + 1];
-      const double cost = static_cast<double>(next - b) * static_cast<double>(elements[l]);
+      const double cost =
+          static_cast<double>(width(l, choice[l] + 1) - width(l, choice[l])) * static_cast<double>(elements[l]);
       if (cost > spare_bits) continue;
-      const double gain = sensitivity[l] * (variance_factor(b) - variance_factor(next)) / cost;
+      const double gain = sensitivity[l] *
+                          (variance_factor(kBitChoices[choice[l]]) - variance_factor(kBitChoices[choice[l] + 1])) /
+                          cost;
       if (gain > best_gain) {
         best_gain = gain;
         best = l;
       }
     }
     if (best == tensors) break;
-    spare_bits -= static_cast<double>(kBitChoices[choice[best] + 1] - kBitChoices[choice[best]]) *
+    spare_bits -= static_cast<double>(width(best, choice[best] + 1) - width(best, choice[best])) *
                   static_cast<double>(elements[best]);
     ++choice[best];
   }

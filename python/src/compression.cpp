@@ -94,8 +94,9 @@ void bind_actnn(py::module_& m) {
 
 void bind_gact(py::module_& m) {
   m.def("gact_allocate_bits", &k::gact::allocate_bits, py::arg("sensitivity"), py::arg("elements"),
-        py::arg("average_bits"),
-        "GACT's per-tensor bits from {1, 2, 4, 8, 32} minimising Σ c_l·S(b_l) within average_bits·Σ D_l.");
+        py::arg("average_bits"), py::arg("raw_bits") = std::vector<unsigned>{},
+        "GACT's per-tensor bits from {1, 2, 4, 8, 32 = raw} minimising Σ c_l·S(b_l) within average_bits·Σ D_l, a "
+        "raw tensor costing raw_bits[l] (its dtype's width; empty: 32 each).");
 }
 
 void bind_mesa(py::module_& m) {

@@ -2,8 +2,10 @@
 #include "ecosim/sim/commands.hpp"
 
 #include <fmt/core.h>
+#include <fmt/ostream.h>
 #include <array>
 #include <boost/program_options/errors.hpp>
+#include <iostream>
 
 #include "ecosim/ops_counter/error.hpp"
 #include "provenance.hpp"
@@ -33,12 +35,12 @@ constexpr std::array kCommands = {
 };
 
 void usage() {
-  fmt::print(
-      "ecosim {} — what attention variants and activation compression cost, on GPU and a 45 nm "
-      "accelerator\n\nusage: ecosim <command> [options]   (ecosim help <command> or ecosim <command> --help for "
-      "its options)\n\n",
-      ECOSIM_VERSION);
-  for (const auto& c : kCommands) fmt::print("  {:<10} {}\n", c.name, c.summary);
+  fmt::print(std::cout,
+             "ecosim {} — what attention variants and activation compression cost, on GPU and a 45 nm "
+             "accelerator\n\nusage: ecosim <command> [options]   (ecosim help <command> or ecosim <command> --help for "
+             "its options)\n\n",
+             ECOSIM_VERSION);
+  for (const auto& c : kCommands) fmt::print(std::cout, "  {:<10} {}\n", c.name, c.summary);
 }
 
 const Command* find(std::string_view name) {
@@ -82,7 +84,7 @@ int main(const Args& args) {
     return 0;
   }
   if (args[0] == "--version") {
-    fmt::print("ecosim {}\n", ECOSIM_VERSION);
+    fmt::print(std::cout, "ecosim {}\n", ECOSIM_VERSION);
     return 0;
   }
   const Command* command = find(args[0]);

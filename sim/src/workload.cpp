@@ -3,6 +3,8 @@
 
 #include <fmt/core.h>
 #include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <iostream>
 
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/hf_config.hpp"
@@ -285,11 +287,11 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
                               o.value.empty() ? std::string() : o.value.front()));
   po::store(parsed, vm);
   if (vm.count("help")) {
-    fmt::print("usage: {}\n\n", usage_line);
+    fmt::print(std::cout, "usage: {}\n\n", usage_line);
     std::ostringstream text;
     text << options;
-    fmt::print("{}", text.str());
-    if (!help_epilogue.empty()) fmt::print("\n{}", help_epilogue);
+    fmt::print(std::cout, "{}", text.str());
+    if (!help_epilogue.empty()) fmt::print(std::cout, "\n{}", help_epilogue);
     return false;
   }
   po::notify(vm);

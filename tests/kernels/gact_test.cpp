@@ -80,6 +80,20 @@ TEST_CASE("greedy allocation respects the budget and never beats brute force wit
   }
   REQUIRE_THROWS_AS(gact::allocate_bits({1.0}, {10}, 0.5), Error);
   REQUIRE_THROWS_AS(gact::allocate_bits({1.0, 2.0}, {10}, 4), Error);
+  REQUIRE_THROWS_AS(gact::allocate_bits({1.0, 2.0}, {10, 10}, 4, {16}), Error);
+  REQUIRE_THROWS_AS(gact::allocate_bits({1.0}, {10}, 4, {8}), Error);
+}
+
+TEST_CASE("a tensor kept raw costs its own dtype's width", "[gact]") {
+  // one fp16 tensor: raw (16 bits) fits a 16-bit budget, 8 bits is the most below it; an fp32 one needs 32
+  REQUIRE(gact::allocate_bits({1.0}, {100}, 16, {16}) == std::vector<unsigned>{32});
+  REQUIRE(gact::allocate_bits({1.0}, {100}, 15.9, {16}) == std::vector<unsigned>{8});
+  REQUIRE(gact::allocate_bits({1.0}, {100}, 16, {32}) == std::vector<unsigned>{8});
+  REQUIRE(gact::allocate_bits({1.0}, {100}, 16) == gact::allocate_bits({1.0}, {100}, 16, {32}));
+  // an fp16 and an fp32 tensor under 12 bits on average (2400 bits): the fp16 one raw (1600) and the fp32 one at
+  // 8 bits (800) spend exactly the budget; both at 8 bits would leave variance the raw choice removes
+  const std::vector<unsigned> bits = gact::allocate_bits({1.0, 1.0}, {100, 100}, 12, {16, 32});
+  REQUIRE(bits == std::vector<unsigned>{32, 8});
 }
 
 TEST_CASE("the linear layer's measured weight-gradient variance matches sum ||G_i||^2 Var(X_ij)", "[gact]") {

@@ -3,7 +3,8 @@
 run_attention called
 from Python return the same JSON reports as `ecosim COMMAND ... --format json` run as a program with the same
 options (the command line recorded in the provenance aside), and their errors raise ecosim.Error carrying the
-command's message. The module leaves the SystemC engine out: replays default to the closed form.
+command's message; any other command (compress) runs through the same captured entry. The module leaves the SystemC
+engine out: replays default to the closed form.
 
 usage: api_test.py ECOSIM WORKDIR   (the package on PYTHONPATH: build/python)
 """
@@ -177,6 +178,17 @@ def main():
           timing_aside(mine) == timing_aside(theirs))
     check("run_attention: EcoFormer's decode steps are the causal run's rows",
           mine["decode"]["max_abs_diff_vs_causal_rows"] == 0 and mine["decode"]["steps"] == 4)
+
+    # every command prints through the captured stream: compress, validate and --help (fmt's own stdout once
+    # escaped the capture and reached the terminal, returning "")
+    compress_args = ["--scheme", "gact", "--bits", "4", "--shape", "16x64", "--device", "cpu", "--format", "json"]
+    mine = json.loads(ecosim._ecosim.run_command(["compress", *compress_args]))
+    theirs = json.loads(cli(exe, "compress", *compress_args))
+    check("run_command(compress): the command line's JSON report, its time aside",
+          {k: v for k, v in without_command_line(mine).items() if k != "latency_ms"}
+          == {k: v for k, v in without_command_line(theirs).items() if k != "latency_ms"})
+    check("run_command(compress --help) returns the help text",
+          ecosim._ecosim.run_command(["compress", "--help"]) == cli(exe, "compress", "--help"))
 
     try:
         ecosim.count(model="no_such_model")

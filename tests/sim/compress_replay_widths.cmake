@@ -1,6 +1,6 @@
 # `ecosim compress --trace` then `ecosim replay` (issue 18, finding 6), and a float16 --input: the activation and what compression
 # keeps move at their stored width, and the uncompressed and compressed paths are reported side by side, never
-# summed. ActNN at 2 bits keeps per element 2 code bits and per group of 256 a bf16 (zero, range) pair; the
+# summed; GACT keeps a tensor raw at its own width. ActNN at 2 bits keeps per element 2 code bits and per group of 256 a bf16 (zero, range) pair; the
 # uncompressed path stores and loads the whole fp32 (or fp16) activation.
 include(${CMAKE_CURRENT_LIST_DIR}/../cli_helpers.cmake)
 set(samples 64)
@@ -103,3 +103,24 @@ if(NOT no_numpy)
           dtype STREQUAL expected_dtype AND input_bytes EQUAL expected_bytes)
   endforeach()
 endif()
+
+# GACT under an average budget of 16 bits: an fp16 or bf16 activation fits raw (16 bits, nothing lost), an fp32
+# one does not (32 bits) and is quantized at 8 bits, the widest choice below the budget.
+foreach(dtype_raw "fp16;1" "bf16;1" "fp32;0")
+  list(GET dtype_raw 0 dtype)
+  list(GET dtype_raw 1 raw)
+  ecosim_run(json rc compress --scheme gact --bits 16 --shape ${samples}x${sample_elements} --dtype ${dtype}
+             --format json)
+  check("compress --scheme gact --bits 16 --dtype ${dtype} failed: ${json}" rc EQUAL 0)
+  string(JSON input_bytes GET "${json}" input_bytes)
+  string(JSON storage_bytes GET "${json}" storage_bytes)
+  string(JSON max_error GET "${json}" max_error)
+  if(raw)
+    check("gact 16 bits on ${dtype}: stored ${storage_bytes} of ${input_bytes} bytes, error ${max_error}: not kept raw"
+          storage_bytes EQUAL input_bytes AND max_error EQUAL 0)
+  else()
+    math(EXPR eight_bit_bytes "${elements} + ${groups} * ${metadata_bits} / 8")
+    check("gact 16 bits on fp32: stored ${storage_bytes} bytes, not 8-bit codes + metadata (${eight_bit_bytes})"
+          storage_bytes EQUAL eight_bit_bytes)
+  endif()
+endforeach()

@@ -99,7 +99,8 @@ class GACT(ActNN):
 
     def pack(self, t, position, seed):
         x, dtype, device = kernel_input(t)
-        self.sensitivity[position] = (x.size, sum(_ecosim.actnn_range_weights(x, dtype, 1)))
+        raw_bits = 32 if dtype == "fp32" else 16
+        self.sensitivity[position] = (x.size, sum(_ecosim.actnn_range_weights(x, dtype, 1)), raw_bits)
         planned = self.allocation.get(position)
         bits = (self.bits if not self.adaptive
                 else planned[1] if planned and planned[0] == x.size else self.INITIAL_BITS)
@@ -113,7 +114,8 @@ class GACT(ActNN):
         positions = sorted(self.sensitivity)
         elements = [self.sensitivity[p][0] for p in positions]
         sensitivity = [self.sensitivity[p][1] for p in positions]
-        bits = _ecosim.gact_allocate_bits(sensitivity, elements, float(self.bits))
+        raw_bits = [self.sensitivity[p][2] for p in positions]  # a tensor kept raw costs its own width
+        bits = _ecosim.gact_allocate_bits(sensitivity, elements, float(self.bits), raw_bits)
         self.allocation = {p: (n, b) for p, n, b in zip(positions, elements, bits)}
         self.sensitivity = {}
 

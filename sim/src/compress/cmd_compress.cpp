@@ -2,6 +2,8 @@
 // reports storage (bits per element including metadata, ratio to the input dtype), error and time; --trace
 // writes the uncompressed and compressed paths for `ecosim replay` (compress_trace.hpp).
 #include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <iostream>
 
 #include <algorithm>
 #include <cmath>
@@ -53,7 +55,8 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) { return fmt::fo
 int compress(const Args& args) {
   po::options_description options("ecosim compress");
   options.add_options()("help,h", "this help")("scheme", po::value<std::string>(), "actnn, gact, mesa or fewbit")(
-      "bits", po::value<std::int64_t>(), "bits per element (gact: average budget, 32 = raw; mesa: 8)")(
+      "bits", po::value<std::int64_t>(),
+      "bits per element (gact: average budget, raw at the input's width: 32, or 16 for fp16 and bf16; mesa: 8)")(
       "activation", po::value<std::string>()->default_value("gelu"), "fewbit: the activation")(
       "shape", po::value<std::string>()->default_value("128x197x192"), "synthetic tensor shape (values: below)")(
       "dtype", po::value<std::string>()->default_value("fp32"),
@@ -163,12 +166,12 @@ int compress(const Args& args) {
   if (format == Format::json) {
     nlohmann::ordered_json with_provenance = report;
     with_provenance["provenance"] = provenance();
-    fmt::print("{}\n", with_provenance.dump(2));
+    fmt::print(std::cout, "{}\n", with_provenance.dump(2));
     return 0;
   }
   for (const auto& [key, value] : report.items())
-    fmt::print("{:<18} {}\n", key, value.is_string() ? value.get<std::string>() : value.dump());
-  fmt::print("{}", provenance_lines(provenance()));
+    fmt::print(std::cout, "{:<18} {}\n", key, value.is_string() ? value.get<std::string>() : value.dump());
+  fmt::print(std::cout, "{}", provenance_lines(provenance()));
   return 0;
 }
 

@@ -1,6 +1,8 @@
 // `ecosim fewbit --activation NAME --bits B [--range R] [--grid N] [--format table|json]`: solves the
 // Few-Bit Backward quantiser of f′ and prints its borders, levels and squared-L2 error.
 #include <fmt/core.h>
+#include <fmt/ostream.h>
+#include <iostream>
 
 #include <nlohmann/json.hpp>
 
@@ -18,15 +20,15 @@ namespace {
 /// `grid`: the cells asked for (the solver's, fb::solved_grid_cells, said when they differ).
 void print_table(const fb::ActivationSpec& s, const fb::Quantizer& q, std::uint64_t grid) {
   const double lo = s.even_derivative ? 0.0 : -q.range;
-  fmt::print("fewbit {}: {} bits, {} intervals of {} on [{:g}, {:g}], grid {} cells{}\n", s.name, q.bits,
+  fmt::print(std::cout, "fewbit {}: {} bits, {} intervals of {} on [{:g}, {:g}], grid {} cells{}\n", s.name, q.bits,
              q.levels.size(), s.even_derivative ? "|x| (f' is even)" : "x", lo, q.range, fb::solved_grid_cells(grid),
              grid % 2 ? fmt::format(" ({} asked, rounded up so that 0 is a grid point)", grid) : "");
-  fmt::print("{:>8}  {:>12}  {:>12}  {:>14}\n", "interval", "from", "to", "level");
+  fmt::print(std::cout, "{:>8}  {:>12}  {:>12}  {:>14}\n", "interval", "from", "to", "level");
   for (std::size_t k = 0; k < q.levels.size(); ++k) {
     const double from = k == 0 ? lo : q.borders[k - 1], to = k + 1 == q.levels.size() ? q.range : q.borders[k];
-    fmt::print("{:>8}  {:>12.6g}  {:>12.6g}  {:>14.8g}\n", k, from, to, q.levels[k]);
+    fmt::print(std::cout, "{:>8}  {:>12.6g}  {:>12.6g}  {:>14.8g}\n", k, from, to, q.levels[k]);
   }
-  fmt::print("squared L2 error on [{:g}, {:g}]: {:.6g}\n", -q.range, q.range, q.error);
+  fmt::print(std::cout, "squared L2 error on [{:g}, {:g}]: {:.6g}\n", -q.range, q.range, q.error);
 }
 
 }  // namespace
@@ -61,7 +63,7 @@ int fewbit(const Args& args) {
                                 {"grid_asked", grid},   {"codes_of_abs_x", s.even_derivative},
                                 {"borders", q.borders}, {"levels", q.levels},
                                 {"error", q.error}};
-    fmt::print("{}\n", out.dump(2));
+    fmt::print(std::cout, "{}\n", out.dump(2));
   } else {
     print_table(s, q, grid);
   }

@@ -3,8 +3,10 @@
 // ETA on stderr; sweep.csv (checkpointed as points finish, so --resume can skip what a killed run finished),
 // sweep.json, and the latency/energy/area plots with their Pareto fronts.
 #include <fmt/core.h>
+#include <fmt/ostream.h>
 #include <chrono>
 #include <filesystem>
+#include <iostream>
 #include <thread>
 
 #include "ecosim/ops_counter/error.hpp"
@@ -130,8 +132,8 @@ int coordinate(const po::variables_map& vm, const SweepSpec& spec, const MpiSess
   fmt::print(stderr, "sweep: {} points in {:.3f} s ({:.0f} points/s); wrote {}/sweep.csv and {}/sweep.json\n",
              todo.size(), elapsed, elapsed > 0 ? double(todo.size()) / elapsed : 0.0, out, out);
   plot(out);
-  fmt::print("{} points: {} rows ({} with an error), {} pruned; results in {}/\n", spec.points(), rows.size(), errors,
-             plan.pruned()["points"].get<std::size_t>(), out);
+  fmt::print(std::cout, "{} points: {} rows ({} with an error), {} pruned; results in {}/\n", spec.points(),
+             rows.size(), errors, plan.pruned()["points"].get<std::size_t>(), out);
   return 0;
 }
 

@@ -6,6 +6,8 @@
 #include "validate_output.hpp"
 
 #include <fmt/core.h>
+#include <fmt/ostream.h>
+#include <iostream>
 
 #include <algorithm>
 #include <cmath>
@@ -188,24 +190,24 @@ int validate_output(const po::variables_map& vm) {
   const bool pass = non_finite == 0 && max_error <= atol + rtol * max_ref && rms_error <= atol + rtol * rms_ref;
   const auto relative = [](double error, double scale) { return scale > 0 ? error / scale : error; };
   fmt::print(
-      "variant            {}  (B={} H={} N={} D={}{}, {})\n", name(config.variant), config.batch, config.heads,
-      config.seq, config.head_dim, config.causal ? ", causal" : "",
+      std::cout, "variant            {}  (B={} H={} N={} D={}{}, {})\n", name(config.variant), config.batch,
+      config.heads, config.seq, config.head_dim, config.causal ? ", causal" : "",
       vm.count("params") ? "parameters from " + vm["params"].as<std::string>() : fmt::format("seed {}", problem.seed));
-  fmt::print("output             {}{}\n", ecoformer::dtype_name(stored.dtype),
+  fmt::print(std::cout, "output             {}{}\n", ecoformer::dtype_name(stored.dtype),
              precision == stored.dtype ? "" : fmt::format(", holding a {} result", ecoformer::dtype_name(precision)));
-  fmt::print("non_finite         {}\n", non_finite);
+  fmt::print(std::cout, "non_finite         {}\n", non_finite);
   // (an error over values some of which are NaN/Inf measures nothing)
   const auto shown = [&](double x) { return non_finite ? std::string("n/a") : fmt::format("{:.3e}", x); };
-  fmt::print("max_abs_error      {}  (relative to max |ref|: {}, tolerance {:.3e})\n", shown(max_error),
+  fmt::print(std::cout, "max_abs_error      {}  (relative to max |ref|: {}, tolerance {:.3e})\n", shown(max_error),
              shown(relative(max_error, max_ref)), relative(atol + rtol * max_ref, max_ref));
-  fmt::print("rel_frobenius      {}  (tolerance {:.3e})\n", shown(relative(rms_error, rms_ref)),
+  fmt::print(std::cout, "rel_frobenius      {}  (tolerance {:.3e})\n", shown(relative(rms_error, rms_ref)),
              relative(atol + rtol * rms_ref, rms_ref));
-  fmt::print("rtol, atol         {:.3e}, {:.3e}  ({})\n", rtol, atol,
+  fmt::print(std::cout, "rtol, atol         {:.3e}, {:.3e}  ({})\n", rtol, atol,
              vm.count("rtol") ? std::string("rtol given")
                               : fmt::format("default rtol for {} output, L = {}", ecoformer::dtype_name(precision),
                                             reduction_length(config)));
   const std::string why = non_finite ? fmt::format(" ({} NaN/Inf values)", non_finite) : "";
-  fmt::print("result             {}\n", pass ? "PASS" : "FAIL" + why);
+  fmt::print(std::cout, "result             {}\n", pass ? "PASS" : "FAIL" + why);
   return pass ? 0 : 1;
 }
 

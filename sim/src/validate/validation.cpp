@@ -2,7 +2,9 @@
 #include "validation.hpp"
 
 #include <fmt/core.h>
+#include <fmt/ostream.h>
 #include <algorithm>
+#include <iostream>
 
 namespace ecosim::cli {
 
@@ -19,14 +21,14 @@ bool Validation::failed() const {
 void Validation::print(const std::string& suite) const {
   std::size_t width = 10;
   for (const auto& r : rows_) width = std::max(width, r.check.size());
-  fmt::print("validate --suite {} (device: {})\n", suite, device_ == DeviceChoice::cuda ? "cuda" : "cpu");
+  fmt::print(std::cout, "validate --suite {} (device: {})\n", suite, device_ == DeviceChoice::cuda ? "cuda" : "cpu");
   int pass = 0, fail = 0, skip = 0;
   for (const auto& r : rows_) {
     const char* s = r.status == Status::pass ? "PASS" : r.status == Status::fail ? "FAIL" : "SKIP";
     (r.status == Status::pass ? pass : r.status == Status::fail ? fail : skip)++;
-    fmt::print("  {:<4}  {:<{}}  {}\n", s, r.check, width, r.detail);
+    fmt::print(std::cout, "  {:<4}  {:<{}}  {}\n", s, r.check, width, r.detail);
   }
-  fmt::print("{} passed, {} failed, {} skipped\n", pass, fail, skip);
+  fmt::print(std::cout, "{} passed, {} failed, {} skipped\n", pass, fail, skip);
 }
 
 }  // namespace ecosim::cli

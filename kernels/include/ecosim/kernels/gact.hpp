@@ -17,10 +17,13 @@ inline constexpr std::array<unsigned, 5> kBitChoices = {1, 2, 4, 8, 32};
 double variance_factor(unsigned bits);
 
 /// Greedy: every tensor starts at 1 bit; repeatedly raise the tensor whose next width gives the largest
-/// decrease of c·S per bit added, among those that still fit the budget. Throws ecosim::Error when sizes
-/// and sensitivities differ in length, a size is 0, a sensitivity is negative/NaN or the budget is < 1 bit.
+/// decrease of c·S per bit added, among those that still fit the budget. A tensor kept raw (width 32 in the
+/// result) costs its own dtype's width, raw_bits[l] (16 for fp16 and bf16; empty: 32 for every tensor), so an
+/// fp16 tensor under a 16-bit budget stays raw. Throws ecosim::Error when sizes, sensitivities and raw widths
+/// differ in length, a size is 0, a sensitivity is negative/NaN, a raw width is not 16 or 32, or the budget is
+/// < 1 bit.
 std::vector<unsigned> allocate_bits(const std::vector<double>& sensitivity, const std::vector<std::uint64_t>& elements,
-                                    double average_bits);
+                                    double average_bits, const std::vector<unsigned>& raw_bits = {});
 
 /// X [rows × in] and G [rows × out], row-major.
 struct LinearLayer {
