@@ -162,6 +162,29 @@ string(JSON batch_prefill GET "${report}" workload batch)
 if(NOT rc EQUAL 0 OR NOT batch_prefill EQUAL 1)
   message(FATAL_ERROR "compare of a decoder's default prefill: batch ${batch_prefill} (want 1): rc ${rc}: ${out}")
 endif()
+# a windowed model past its window (Mistral's sliding_window): its own attention and 'sliding' compare, one sequence
+# (the model's phase checked with its own attention, not with MSA swapped in); MSA named is refused for the window
+file(WRITE ${WORKDIR}/windowed.json
+     [[{"model_type": "mistral", "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "num_hidden_layers": 2, "vocab_size": 100, "max_position_embeddings": 64,
+        "hidden_act": "silu", "sliding_window": 16}]])
+ecosim_run(out rc compare --hf-config windowed.json --phase decode --context 40 --variants sliding,native
+           --engine closed-form --out windowed)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "compare past the window with sliding,native: rc ${rc}: ${out}")
+endif()
+file(READ ${WORKDIR}/windowed/compare.json report)
+string(JSON windowed_batch GET "${report}" workload batch)
+string(JSON sliding_energy GET "${report}" variants 0 accel_energy_pj)
+string(JSON native_energy GET "${report}" variants 1 accel_energy_pj)
+if(NOT windowed_batch EQUAL 1 OR NOT sliding_energy STREQUAL native_energy)
+  message(FATAL_ERROR "windowed decode: batch ${windowed_batch} (want 1), sliding ${sliding_energy} pJ against "
+                      "the model's own ${native_energy} pJ (the same attention)")
+endif()
+ecosim_run(out rc compare --hf-config windowed.json --phase decode --context 40 --variants msa --out windowed_msa)
+if(rc EQUAL 0 OR NOT out MATCHES "exceeds 'sliding_window' \\(16\\)")
+  message(FATAL_ERROR "compare --variants msa past the window: rc ${rc}: ${out}")
+endif()
 ecosim_run(out rc compare --phase decode --context 64 --variants msa)
 if(rc EQUAL 0 OR NOT out MATCHES "--phase does not apply here")
   message(FATAL_ERROR "compare --phase without a decoder model: rc ${rc}: ${out}")

@@ -318,10 +318,10 @@ int compare(const Args& args) {
   for (const std::string& label : variants)
     if (label != "native") chosen.push_back(attention_variant_named(label));
   check_parameters_apply(vm, chosen);
+  ModelOptions own_attention = phase;  // the model's own attention (MSA swapped in may not serve a windowed phase)
+  own_attention.native_attention = true;
   if (!model.empty() && !chosen.empty()) {  // a model without attention: every variant would be the same model
-    ModelOptions native = phase;
-    native.native_attention = true;
-    if (!has_attention(zoo.build(model, native)))
+    if (!has_attention(zoo.build(model, own_attention)))
       throw Error(
           fmt::format("model '{}' has no attention for the variants to replace (compare --variants native, "
                       "or count it)",
@@ -330,7 +330,7 @@ int compare(const Args& args) {
 
   // The default batch is the published layer's; a decoder (its default prefill or a --phase) compares one
   // sequence unless --batch says more.
-  const bool decoder = !model.empty() && zoo.decoder_facts(model, phase).has_value();
+  const bool decoder = !model.empty() && zoo.decoder_facts(model, own_attention).has_value();
   const std::uint64_t batch_size = vm["batch"].defaulted() && decoder ? 1 : positive(vm, "batch");
   CompareReport report;
   report.workload = {{"batch", batch_size}, {"accelerator", accel_config.name}};
