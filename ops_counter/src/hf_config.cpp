@@ -18,11 +18,16 @@ namespace ecosim {
 
 namespace {
 
-/// A family key read from a config field; an optional one absent or null takes the family's default (Hugging
-/// Face's: num_kv_heads = num_heads, head_dim = hidden_size / num_heads).
+/// How a config gives a field: required (a value); optional (absent or null: the family's default, Hugging Face's
+/// num_kv_heads = num_heads, head_dim = hidden_size / num_heads); or named (null takes the family's default, as
+/// Hugging Face's null does, but the key must be there: absent, Hugging Face takes the model type's constant, such as
+/// Mistral's 8 K/V heads, which ecosim does not guess).
+enum class Given { required, optional, named };
+
+/// A family key read from a config field.
 struct Field {
   std::string_view key, field;
-  bool required = true;
+  Given given = Given::required;
 };
 
 struct BoolField {  // a family flag read from a config field, with Hugging Face's default for the model type
@@ -44,16 +49,26 @@ struct ModelType {
 
 constexpr Field kLlamaSizes[] = {{"hidden_size", "hidden_size"},
                                  {"num_heads", "num_attention_heads"},
-                                 {"num_kv_heads", "num_key_value_heads", false},
-                                 {"head_dim", "head_dim", false},
+                                 {"num_kv_heads", "num_key_value_heads", Given::optional},
+                                 {"head_dim", "head_dim", Given::optional},
                                  {"intermediate_size", "intermediate_size"},
                                  {"layers", "num_hidden_layers"},
                                  {"vocab_size", "vocab_size"},
                                  {"max_position_embeddings", "max_position_embeddings"}};
-/// As Llama's, with the head width required: Hugging Face's default for these types is no function of the others.
+/// As Llama's, with the K/V heads named: Hugging Face's default for these types (Mistral's 8, Qwen2's 32) is a
+/// constant, not the query heads.
+constexpr Field kConstantKvSizes[] = {{"hidden_size", "hidden_size"},
+                                      {"num_heads", "num_attention_heads"},
+                                      {"num_kv_heads", "num_key_value_heads", Given::named},
+                                      {"head_dim", "head_dim", Given::optional},
+                                      {"intermediate_size", "intermediate_size"},
+                                      {"layers", "num_hidden_layers"},
+                                      {"vocab_size", "vocab_size"},
+                                      {"max_position_embeddings", "max_position_embeddings"}};
+/// As those, with the head width required: Hugging Face's default for these types is no function of the others.
 constexpr Field kExplicitHeadSizes[] = {{"hidden_size", "hidden_size"},
                                         {"num_heads", "num_attention_heads"},
-                                        {"num_kv_heads", "num_key_value_heads", false},
+                                        {"num_kv_heads", "num_key_value_heads", Given::named},
                                         {"head_dim", "head_dim"},
                                         {"intermediate_size", "intermediate_size"},
                                         {"layers", "num_hidden_layers"},
@@ -91,10 +106,10 @@ constexpr BoolField kNeoxFlags[] = {{"tie_word_embeddings", "tie_word_embeddings
 const std::array<ModelType, 8> kModelTypes = {{
     {"llama", kLlamaSizes, "hidden_act", "", kSilu, kLlamaFlags, "partial_rotary_factor", 1.0,
      R"({"norm": "rmsnorm", "mlp": "swiglu", "position": "rotary", "parallel_attention": false})"},
-    {"mistral", kLlamaSizes, "hidden_act", "", kSilu, kUntied, "", 1.0,
+    {"mistral", kConstantKvSizes, "hidden_act", "", kSilu, kUntied, "", 1.0,
      R"({"norm": "rmsnorm", "mlp": "swiglu", "position": "rotary", "parallel_attention": false,
          "qkv_bias": false, "o_bias": false, "mlp_bias": false})"},
-    {"qwen2", kLlamaSizes, "hidden_act", "", kSilu, kUntied, "", 1.0,
+    {"qwen2", kConstantKvSizes, "hidden_act", "", kSilu, kUntied, "", 1.0,
      R"({"norm": "rmsnorm", "mlp": "swiglu", "position": "rotary", "parallel_attention": false,
          "qkv_bias": true, "o_bias": false, "mlp_bias": false})"},
     {"qwen3", kExplicitHeadSizes, "hidden_act", "", kSilu, kLlamaFlags, "", 1.0,
@@ -198,8 +213,12 @@ nlohmann::json decoder_entry_from_hf_config(const nlohmann::json& config, const 
     fields[std::string(f.key)] = f.field;
     if (present(config, f.field))
       entry[std::string(f.key)] = config[std::string(f.field)];
-    else if (f.required)
+    else if (f.given == Given::required)
       fail(fmt::format("missing field '{}' (model_type {})", f.field, model_type));
+    else if (f.given == Given::named && !config.contains(std::string(f.field)))
+      fail(fmt::format("missing field '{}' (model_type {}: absent, Hugging Face takes the type's own constant, "
+                       "which ecosim does not guess; give the value, or null for its default)",
+                       f.field, model_type));
   }
   if (model_type == "gpt2") {  // n_inner: null means 4 · n_embd
     read.push_back("n_inner");
@@ -264,6 +283,9 @@ nlohmann::json decoder_entry_from_hf_config(const nlohmann::json& config, const 
   if (model_type == "mistral" || model_type == "phi3") {
     read.push_back("sliding_window");
     fields["sliding_window"] = "sliding_window";
+    if (model_type == "mistral" && !config.contains("sliding_window"))  // absent: Hugging Face's 4096; null: none
+      fail("missing field 'sliding_window' (model_type mistral: absent, Hugging Face takes the type's own constant, "
+           "which ecosim does not guess; give the window, or null for none)");
     if (present(config, "sliding_window")) {  // its own attention: each token over the window ending at it
       entry["sliding_window"] = config["sliding_window"];
       entry["native_attention"] = {"sliding"};

@@ -51,6 +51,33 @@ TEST_CASE("a valid config builds, with Hugging Face defaults for the optional fi
   CHECK(error_of(llama({{"rms_norm_eps", 1e-6}, {"rope_theta", 5e5}, {"torch_dtype", "bfloat16"}})).empty());
 }
 
+TEST_CASE("a field whose Hugging Face default is the type's own constant must be named (null: the family default)") {
+  // Mistral's absent num_key_value_heads is 8 and absent sliding_window 4096 in Hugging Face; Qwen2's and Qwen3's
+  // K/V heads 32, Gemma's 16: never the query heads that ecosim's optional fields default to
+  const std::string guess = ": absent, Hugging Face takes the type's own constant, which ecosim does not guess; give ";
+  nlohmann::json mistral = llama({{"model_type", "mistral"}, {"sliding_window", 4096}});
+  CHECK(error_of(mistral).empty());
+  CHECK(error_of(llama({{"model_type", "mistral"}, {"sliding_window", 4096}, {"num_key_value_heads", nullptr}})) ==
+        "c.json: missing field 'num_key_value_heads' (model_type mistral" + guess + "the value, or null for its default)");
+  CHECK(error_of(llama({{"model_type", "mistral"}})) ==
+        "c.json: missing field 'sliding_window' (model_type mistral" + guess + "the window, or null for none)");
+  mistral["num_key_value_heads"] = nullptr;  // null: as many as the query heads, as Hugging Face's null
+  mistral["sliding_window"] = nullptr;       // null: no window
+  CHECK(error_of(mistral).empty());
+  const nlohmann::json entry = decoder_entry_from_hf_config(mistral, "c.json");
+  CHECK_FALSE(entry.contains("num_kv_heads"));
+  CHECK_FALSE(entry.contains("sliding_window"));
+  CHECK(entry["native_attention"] == nlohmann::json{"msa"});
+  for (const char* type : {"qwen2", "qwen3", "gemma"}) {
+    CAPTURE(type);
+    const nlohmann::json c = llama({{"model_type", type}, {"head_dim", 128}, {"num_key_value_heads", nullptr}});
+    CHECK(error_of(c) == "c.json: missing field 'num_key_value_heads' (model_type " + std::string(type) + guess +
+                             "the value, or null for its default)");
+  }
+  // Llama's and Phi-3's absent K/V heads are the query heads in Hugging Face too
+  CHECK(error_of(llama({{"model_type", "phi3"}, {"num_key_value_heads", nullptr}})).empty());
+}
+
 TEST_CASE("Qwen3, Phi-3 and Gemma configs: their own fields read, the rest refused") {
   // Qwen3: llama's fields, an explicit head width, per-head q/k norms; only full-attention layers
   const nlohmann::json qwen3 = llama({{"model_type", "qwen3"}, {"head_dim", 128}, {"use_sliding_window", false}});
