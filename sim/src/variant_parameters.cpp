@@ -62,10 +62,15 @@ std::vector<const VariantParameter*> model_layout_parameters() {
   return layout;
 }
 
-void take_model_window(const ModelZoo& zoo, const std::string& model, AttentionConfig& c) {
+std::optional<std::uint64_t> model_window(const ModelZoo& zoo, const std::string& model) {
   const nlohmann::json entry = zoo.resolved(model);  // a bad value is the model build's error
   if (const auto w = entry.find("sliding_window"); w != entry.end() && w->is_number_unsigned() && *w != 0)
-    c.sliding_window = w->get<std::uint64_t>();
+    return w->get<std::uint64_t>();
+  return std::nullopt;
+}
+
+void take_model_window(const ModelZoo& zoo, const std::string& model, AttentionConfig& c) {
+  if (const std::optional<std::uint64_t> w = model_window(zoo, model)) c.sliding_window = *w;
 }
 
 void take_model_window(const po::variables_map& vm, const ModelZoo& zoo, const std::string& model, AttentionConfig& c) {

@@ -3,6 +3,7 @@
 // option applies to the chosen variants, the parameters a report records, and the variant list of --help.
 #pragma once
 #include <boost/program_options.hpp>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -25,6 +26,8 @@ void check_parameters_apply(const boost::program_options::variables_map& vm,
 /// The parameters a zoo model's lsa and sra blocks take from the model itself, stage by stage (window, sr_ratio,
 /// grid_height): given with a zoo model (an option, a sweep variant's key), they are refused.
 std::vector<const VariantParameter*> model_layout_parameters();
+/// The window of zoo model `model`'s own attention (Mistral's sliding_window, 4096), when it has one.
+std::optional<std::uint64_t> model_window(const ModelZoo& zoo, const std::string& model);
 /// Sets c's sliding window to the window of zoo model `model`'s own attention, when it has one (Phi-3's 2047),
 /// for a caller whose sliding window was not given: swapped in, `sliding` then keeps the model's window rather
 /// than the variant's default.

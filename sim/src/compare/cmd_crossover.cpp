@@ -139,6 +139,14 @@ int crossover(const Args& args) {
   request.gpu = gpu::builtin_gpu(vm["gpu"].as<std::string>());
   if (!request.zoo.decoder_facts(request.model, {}))
     throw Error("model '" + request.model + "' is not a decoder: the crossover is over a decoder's contexts");
+  // MSA, always compared, and every variant but the model's own attend past a windowed model's window
+  if (const std::optional<std::uint64_t> window = model_window(request.zoo, request.model);
+      window && request.contexts.back() > *window)
+    throw Error(fmt::format(
+        "model '{}' attends a sliding window of {} tokens: past it, MSA (the crossover's reference) and the variants "
+        "would no longer be that model; give --contexts up to {}, or compare its own attention with `compare "
+        "--variants native` (a config with \"sliding_window\": null compares the model without its window)",
+        request.model, *window, *window));
 
   const accel::AccelConfig accel = parse_accel(vm);
   const TechTable tech =
