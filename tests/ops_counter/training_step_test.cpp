@@ -356,3 +356,51 @@ TEST_CASE("an import's layer kinds save what autograd keeps: views alias, consta
   CHECK(gemms == 4);
   CHECK(products == 4 * (2 * 3 * 5 * 4));
 }
+
+TEST_CASE("a product keeps only what a computed gradient needs and shared weights count once") {
+  // h = Linear(x); A·h with the adjacency A data (dA never computed: h not kept, A kept for dh); (A·h)·m with the
+  // mask m data (m kept for the product's gradient, the product not); its result times a learned γ of 8 elements
+  // broadcast over the 4 rows (the product kept for dγ); a second Linear applying h's weights again
+  std::vector<Layer> layers = {
+      {"h", Linear{.tokens = 4, .in = 8, .out = 8}, network_input_name("x")},
+      {"adj_h", Matmul{.batch = 1, .m = 4, .n = 8, .k = 4}, network_input_name("adjacency"), false, 0, "h"},
+      {"masked",
+       Elementwise{
+           .func = "Mul", .elements = 32, .per_element = {}, .inputs = 2, .paper_macs = 0, .constant_operands = 0},
+       "", false, 0, network_input_name("mask")},
+      {"scaled",
+       Elementwise{.func = "Mul",
+                   .elements = 32,
+                   .operand_elements = {0, 8},
+                   .per_element = {},
+                   .inputs = 2,
+                   .paper_macs = 0,
+                   .constant_operands = 2,
+                   .learned_operands = 2},
+       "", false, 8},
+      {"fc2", Linear{.tokens = 4, .in = 8, .out = 8}},
+  };
+  layers.back().shared_parameters = 8 * 8 + 8;
+  std::map<std::string, std::uint64_t> bytes;
+  for (const SavedTensor& t : saved_tensors(layers)) bytes[t.layer + "." + t.what] += t.bytes;
+  const std::map<std::string, std::uint64_t> expected = {
+      {"h.input", 32 * 4},       // x, data, kept for dW
+      {"adj_h.input", 16 * 4},   // A, for dh = Aᵀ·dY
+      {"masked.other", 32 * 4},  // m, for d(A·h) = dY·m
+      {"scaled.input", 32 * 4},  // A·h·m, for dγ = Σ dY·(A·h·m)
+      {"fc2.input", 32 * 4},
+  };
+  CHECK(bytes == expected);
+  const TrainingStep step = training_step(layers, Optimizer::sgd, Convention::exact);
+  CHECK(step.parameters == 8 * 8 + 8 + 8);  // h's weights and bias once, γ
+  std::map<std::string, std::uint64_t> backward_muls, backward_adds;
+  for (const OpRecord& r : step.backward) {
+    backward_muls[r.name] += r.counts.ops(OpKind::mul);
+    backward_adds[r.name] += r.counts.ops(OpKind::add);
+  }
+  CHECK_FALSE(backward_muls.contains("adj_h.backward.grad_a"));     // dA: A is data
+  CHECK(backward_muls.at("adj_h.backward.grad_b") == 4 * 8 * 4);    // dh = Aᵀ·dY
+  CHECK(backward_muls.at("masked.backward.grad_input") == 32);      // dY·m only
+  CHECK(backward_muls.at("scaled.backward.grad_input") == 2 * 32);  // dY·γ and dY·x
+  CHECK(backward_adds.at("scaled.backward.grad_input") == 32);      // dγ summed over the rows
+}

@@ -303,6 +303,47 @@ class DecoderWithMemory(nn.Module):
         return self.layer(x, memory)
 
 
+class SharedLayers(nn.Module):
+    """ALBERT's parameter sharing: one encoder layer applied three times (its weights trained, stored and updated
+    once; each application saves its own activations)."""
+
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.TransformerEncoderLayer(32, 2, 64, 0.0, batch_first=True)
+
+    def forward(self, x):
+        for _ in range(3):
+            x = self.layer(x)
+        return x
+
+
+class LayerScaleBlock(nn.Module):
+    """ConvNeXt's and CaiT's LayerScale (a learned per-channel γ times the branch: autograd keeps the branch for γ's
+    gradient) and a learned per-channel temperature dividing the output (it keeps the dividend too)."""
+
+    def __init__(self, dim=16):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(dim, 4 * dim), nn.Linear(4 * dim, dim)
+        self.gamma, self.temperature = nn.Parameter(torch.full((dim,), 0.1)), nn.Parameter(torch.ones(dim))
+
+    def forward(self, x):
+        x = x + self.gamma * self.fc2(F.gelu(self.fc1(x)))
+        return self.fc2(F.gelu(self.fc1(x))) / self.temperature
+
+
+class GraphConvolution(nn.Module):
+    """A GCN layer tanh(A·(X·W)) with the adjacency A a graph input (data: A·H keeps A for H's gradient, and not H)
+    and a mask input multiplying the output (x·m keeps m only)."""
+
+    def __init__(self):
+        super().__init__()
+        self.w1, self.w2 = nn.Linear(8, 16), nn.Linear(16, 4)
+
+    def forward(self, inputs):
+        x, adjacency, mask = inputs
+        return self.w2(torch.tanh(adjacency @ self.w1(x))) * mask
+
+
 def main():
     ecosim, workdir = sys.argv[1], Path(sys.argv[2])
     workdir.mkdir(parents=True, exist_ok=True)
@@ -389,7 +430,8 @@ def main():
     # without folding (x @ Wᵀ written as a Transpose of each weight: still the layer's weight, not an activation),
     # their activation bytes too, within 1 % (the saved token ids are not modelled); SiLU as exported (one saved
     # input), a broadcast operand at its own size, a second graph input saved where a layer keeps it, ReLU6 keeping
-    # its input
+    # its input, a layer applied three times (its parameters once), a product with a learned table or with data
+    # keeping only what a computed gradient needs
     ids = torch.randint(0, 128, (2, 8))
     for name, module, x, export in (
             ("token transformer", TokenTransformer(), torch.randint(0, 100, (2, 9)), {}),
@@ -405,7 +447,11 @@ def main():
             ("LayerNorm without affine, decomposed (opset 14)", NormsWithoutAffine(), torch.randn(4, 6, 16),
              {"opset": 14}),
             ("decoder layer reading a memory input", DecoderWithMemory(), (torch.randn(2, 6, 32), torch.randn(2, 10, 32)),
-             {})):
+             {}),
+            ("one encoder layer applied three times (shared parameters)", SharedLayers(), torch.randn(2, 6, 32), {}),
+            ("LayerScale and a learned temperature", LayerScaleBlock(), torch.randn(2, 5, 16), {}),
+            ("graph convolution over an adjacency input, a mask input", GraphConvolution(),
+             (torch.randn(10, 8), torch.rand(10, 10), torch.rand(10, 4)), {})):
         exported = workdir / f"{name.replace(' ', '_').replace(',', '')}.onnx"
         export_training(module, x, exported, **export)
         modelled, counted = ecosim_step(ecosim, ["--onnx", str(exported)])

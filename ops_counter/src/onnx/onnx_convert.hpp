@@ -87,6 +87,22 @@ std::optional<Matmul> einsum_gemm(const Context& c, const Node& n);
 std::uint64_t read_parameters(const Context& c, const Node& n, const Layer& layer,
                               const std::map<std::string, std::string>& alias, std::set<std::string>& counted);
 
+/// A floating-point initializer of ≥ 2 elements (a learned table, as read_parameters counts them): its name and size.
+struct Table {
+  std::string name;
+  std::uint64_t elements;
+};
+/// The table operand `input` shows (directly or through `alias`); none for an activation, a scalar or a non-float.
+std::optional<Table> learned_table(const Context& c, const std::string& input,
+                                   const std::map<std::string, std::string>& alias);
+/// Bit i for each of node `n`'s first two operands that shows a learned table (Elementwise::learned_operands).
+unsigned learned_operands(const Context& c, const Node& n, const std::map<std::string, std::string>& alias);
+
+/// Of a Linear, convolution or normalisation layer made of `nodes`, the elements of the learned tables it reads
+/// (its weights, bias, γ, β) that an earlier layer already claimed (`claimed`, updated): Layer::shared_parameters.
+std::uint64_t shared_parameters(const Context& c, const std::vector<const Node*>& nodes, const Layer& layer,
+                                const std::map<std::string, std::string>& alias, std::set<std::string>& claimed);
+
 /// Whether Dropout node `n` drops anything: a training export's (training_mode a constant true) with a ratio above
 /// 0 (absent: 0.5); an inference export's is the identity; a mode or ratio that is not a constant is an Error.
 bool dropping(const Context& c, const Node& n);

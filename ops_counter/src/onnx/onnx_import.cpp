@@ -31,6 +31,7 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
                                                     "Flatten", "Identity", "Cast",    "Transpose"};
   std::map<std::string, std::string> alias;  // a view's output → the initializer it shows
   std::set<std::string> counted_tables;      // initializers counted as a layer's table parameters
+  std::set<std::string> claimed_weights;     // initializers read as a layer's weights, bias, γ or β
   // A product's or convolution's weight is that layer's parameters: never a table too (a tied embedding read by
   // a Gather and, transposed, by the head is counted once). Weights reach them directly, through one view, or
   // as a transposed copy the exporter stored (Tensor::transposed_twin).
@@ -88,6 +89,10 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
         model.attention.push_back(std::move(found));
       }
       const onnx_import::Node& first = graph.nodes[match->nodes.front()];
+      std::vector<const onnx_import::Node*> nodes;
+      for (std::size_t k : match->nodes) nodes.push_back(&graph.nodes[k]);
+      match->layer.shared_parameters =
+          onnx_import::shared_parameters(context, nodes, match->layer, alias, claimed_weights);
       place(match->layer, first, graph.nodes[match->nodes.back()].outputs);
       model.layers.push_back(std::move(match->layer));
       continue;
@@ -114,6 +119,10 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
     }
     layer.layer->name = node.name;
     layer.layer->table_parameters = onnx_import::read_parameters(context, node, *layer.layer, alias, counted_tables);
+    layer.layer->shared_parameters =
+        onnx_import::shared_parameters(context, {&node}, *layer.layer, alias, claimed_weights);
+    if (auto* e = std::get_if<Elementwise>(&layer.layer->op))
+      e->learned_operands = onnx_import::learned_operands(context, node, alias);
     place(*layer.layer, node, node.outputs);
     model.layers.push_back(std::move(*layer.layer));
   }

@@ -315,6 +315,18 @@ const std::map<std::string, Rule>& rules() {
 
 }  // namespace
 
+std::optional<Table> learned_table(const Context& c, const std::string& input,
+                                   const std::map<std::string, std::string>& alias) {
+  const auto seen = alias.find(input);
+  const std::string& name = seen == alias.end() ? input : seen->second;
+  const Tensor* t = c.tensor(name);
+  if (!t || !t->float_initializer || !t->dims) return std::nullopt;
+  std::uint64_t size = 1;
+  for (std::uint64_t d : *t->dims) size = checked_mul(size, d);
+  if (size < 2) return std::nullopt;  // a scalar: a constant of the formula (a scale, an epsilon)
+  return Table{name, size};
+}
+
 std::uint64_t read_parameters(const Context& c, const Node& n, const Layer& layer,
                               const std::map<std::string, std::string>& alias, std::set<std::string>& counted) {
   const auto* movement = std::get_if<DataMovement>(&layer.op);
@@ -322,17 +334,34 @@ std::uint64_t read_parameters(const Context& c, const Node& n, const Layer& laye
   const bool first_only = movement && movement->func != "Concat";  // Gather, Expand, Tile: the data, not indices
   std::uint64_t elements = 0;
   for (std::size_t i = 0; i < (first_only ? std::min<std::size_t>(1, n.inputs.size()) : n.inputs.size()); ++i) {
-    const auto seen = alias.find(n.inputs[i]);
-    const std::string& name = seen == alias.end() ? n.inputs[i] : seen->second;
-    const Tensor* t = c.tensor(name);
-    if (!t || !t->float_initializer || !t->dims || counted.contains(name)) continue;
-    std::uint64_t size = 1;
-    for (std::uint64_t d : *t->dims) size = checked_mul(size, d);
-    if (size < 2) continue;  // a scalar: a constant of the formula (a scale, an epsilon)
-    counted.insert(name);
-    elements = checked_add(elements, size);
+    const std::optional<Table> table = learned_table(c, n.inputs[i], alias);
+    if (!table || !counted.insert(table->name).second) continue;
+    elements = checked_add(elements, table->elements);
   }
   return elements;
+}
+
+unsigned learned_operands(const Context& c, const Node& n, const std::map<std::string, std::string>& alias) {
+  unsigned bits = 0;
+  for (unsigned i = 0; i < 2 && i < n.inputs.size(); ++i)
+    if (learned_table(c, n.inputs[i], alias)) bits |= 1u << i;
+  return bits;
+}
+
+std::uint64_t shared_parameters(const Context& c, const std::vector<const Node*>& nodes, const Layer& layer,
+                                const std::map<std::string, std::string>& alias, std::set<std::string>& claimed) {
+  if (!std::holds_alternative<Linear>(layer.op) && !std::holds_alternative<Conv2d>(layer.op) &&
+      !std::holds_alternative<ConvTranspose2d>(layer.op) && !std::holds_alternative<LayerNorm>(layer.op) &&
+      !std::holds_alternative<BatchNorm2d>(layer.op))
+    return 0;
+  std::uint64_t shared = 0;
+  for (const Node* n : nodes)  // (BatchNormalization's operands 3 and 4: its running statistics, buffers)
+    for (std::size_t i = 0;
+         i < (n->op == "BatchNormalization" ? std::min<std::size_t>(3, n->inputs.size()) : n->inputs.size()); ++i)
+      if (const std::optional<Table> table = learned_table(c, n->inputs[i], alias);
+          table && !claimed.insert(table->name).second)
+        shared = checked_add(shared, table->elements);
+  return shared;
 }
 
 /// Whether a Dropout node drops anything: a training export's (training_mode a constant true) with a ratio above

@@ -36,17 +36,20 @@ ops::OpMix silu_backward_element() {
   m.add += 2;
   return m;
 }
-/// Per element, the gradient of an imported elementwise op from what it saved (`constant`: an operand is one).
-ops::OpMix elementwise_backward(const std::string& func, bool constant) {
-  if (func == "Mul") return constant ? ops::OpMix{.mul = 1} : ops::OpMix{.mul = 2};            // dY·c | dY·y, dY·x
-  if (func == "Div") return constant ? ops::OpMix{.div = 1} : ops::OpMix{.mul = 2, .div = 2};  // dY/c | and −dY·x/y²
-  if (func == "Pow") return {.mul = 2};                                  // dY·p·x^(p−1), p = 2
-  if (func == "Erf") return {.mul = 3, .exp = 1};                        // dY·2/√π·e^(−x²)
-  if (func == "Sqrt") return {.mul = 1, .div = 1};                       // dY·0.5/y
-  if (func == "Tanh" || func == "Sigmoid") return {.mul = 2, .add = 1};  // dY·(1 − y²) | y(1 − y)
-  if (func == "Reciprocal") return {.mul = 2};                           // −dY·y²
-  if (func == "Clip") return {.cmp = 2};                                 // dY where lo < x < hi, else 0
-  return {.mul = 1};                                                     // Exp: dY·y; Neg: −dY
+/// Per element, the gradient of an imported elementwise op from what it saved: `x` and `y` whether its first and
+/// second operands' gradients are computed (a constant's only when it is a learned table), `summed` how many of
+/// those are summed over a broadcast (a LayerScale's γ over the tokens: an add per element).
+ops::OpMix elementwise_backward(const std::string& func, bool x, bool y, std::uint64_t summed) {
+  const std::uint64_t dx = x ? 1 : 0, dy = y ? 1 : 0;
+  if (func == "Mul") return {.mul = dx + dy, .add = summed};                 // dY·y, dY·x
+  if (func == "Div") return {.mul = 2 * dy, .add = summed, .div = dx + dy};  // dY/y, −(dY·x)/(y·y)
+  if (func == "Pow") return {.mul = 2};                                      // dY·p·x^(p−1), p = 2
+  if (func == "Erf") return {.mul = 3, .exp = 1};                            // dY·2/√π·e^(−x²)
+  if (func == "Sqrt") return {.mul = 1, .div = 1};                           // dY·0.5/y
+  if (func == "Tanh" || func == "Sigmoid") return {.mul = 2, .add = 1};      // dY·(1 − y²) | y(1 − y)
+  if (func == "Reciprocal") return {.mul = 2};                               // −dY·y²
+  if (func == "Clip") return {.cmp = 2};                                     // dY where lo < x < hi, else 0
+  return {.mul = 1};                                                         // Exp: dY·y; Neg: −dY
 }
 
 OpCounts forward_paper(const Layer& layer) {
@@ -60,6 +63,7 @@ struct BackwardEmitter {
   Convention convention;
   OpSink& sink;
   bool input_gradient;  // false: the layer reads data (its input requires no gradient, none is computed)
+  bool other_gradient;  // false: its second operand (Layer::other) requires none
 
   void record(OpRecord r, const OpCounts& paper) const {
     sink.record(ops::in_convention(ops::prefixed(std::move(r), layer.name + ".backward"), convention, paper));
@@ -141,7 +145,8 @@ struct BackwardEmitter {
   }
 
   void operator()(const ElementwiseMul& m) const {  // dX = dY·other, dOther = dY·X
-    single(ops::eltwise("grad_input", "mul_backward", 1, 1, m.elements, DType::fp32, {.mul = 2}, 3));
+    single(ops::eltwise("grad_input", "mul_backward", 1, 1, m.elements, DType::fp32,
+                        elementwise_backward("Mul", input_gradient, other_gradient, 0), 3));
   }
 
   void operator()(const MeanPool& p) const {  // dY/tokens, broadcast over the tokens
@@ -171,9 +176,9 @@ struct BackwardEmitter {
                        softmax_backward_row(s.len), s.len));
   }
 
-  void operator()(const Matmul& m) const {  // paper: the products of both gradients, as the forward's
-    gemm("grad_a", {.batch = m.batch, .m = m.m, .n = m.k, .k = m.n});  // dC·Bᵀ
-    gemm("grad_b", {.batch = m.batch, .m = m.k, .n = m.n, .k = m.m});  // Aᵀ·dC
+  void operator()(const Matmul& m) const {  // paper: the products of each gradient computed, as the forward's
+    if (input_gradient) gemm("grad_a", {.batch = m.batch, .m = m.m, .n = m.k, .k = m.n});  // dC·Bᵀ
+    if (other_gradient) gemm("grad_b", {.batch = m.batch, .m = m.k, .n = m.n, .k = m.m});  // Aᵀ·dC
   }
 
   void operator()(const AttentionConfig& a) const {
@@ -218,8 +223,17 @@ struct BackwardEmitter {
       single(ops::eltwise("grad_sum", "add", 1, 1, e.elements, DType::fp32, {.add = 1}, 2));
       return;
     }
+    // operand i's gradient: a learned table's always; an activation's as it requires one (the one activation of a
+    // product with a constant is the layer's input)
+    const auto gradient = [&](unsigned i) {
+      if (e.constant_operands & (1u << i)) return (e.learned_operands & (1u << i)) != 0;
+      return i == 0 || e.constant_operands ? input_gradient : other_gradient;
+    };
+    std::uint64_t summed = 0;  // gradients of operands broadcast to the output, summed back to their own elements
+    for (unsigned i = 0; i < 2; ++i)
+      if (gradient(i) && e.operand_elements[i] && e.operand_elements[i] < e.elements) ++summed;
     single(ops::eltwise("grad_input", e.func + "_backward", 1, 1, e.elements, DType::fp32,
-                        elementwise_backward(e.func, e.constant_operands != 0), 2));
+                        elementwise_backward(e.func, gradient(0), gradient(1), summed), 2));
   }
 
   void operator()(const Reduction& r) const {
@@ -246,8 +260,8 @@ struct BackwardEmitter {
 
 }  // namespace
 
-void emit_backward(const Layer& layer, Convention convention, OpSink& sink, bool input_gradient) {
-  std::visit(BackwardEmitter{layer, convention, sink, input_gradient}, layer.op);
+void emit_backward(const Layer& layer, Convention convention, OpSink& sink, const GradientFlow& flow) {
+  std::visit(BackwardEmitter{layer, convention, sink, flow.input_gradient, flow.other_gradient}, layer.op);
 }
 
 }  // namespace ecosim::training

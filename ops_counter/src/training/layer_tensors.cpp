@@ -1,7 +1,8 @@
 // What each layer kind reads, writes and saves for backward, as PyTorch's autograd keeps it (conv, linear:
 // the input; BN: the input and per-channel mean and inverse std; LayerNorm: the input and per-row mean and
 // inverse std; ReLU, softmax: the output; GELU: the input; max pool: the input and int64 indices; dropout:
-// its mask; avg pool, mean: the input; add: nothing; `@` and x·y: both operands), and its trainable parameters.
+// its mask; avg pool, mean: the input; add: nothing; `@` and x·y: each operand the other's gradient needs), and its
+// trainable parameters.
 #include "ecosim/ops_counter/checked.hpp"
 #include "training_rules.hpp"
 
@@ -71,8 +72,11 @@ struct TensorRules {
 
   LayerTensors operator()(const ResidualAdd& r) const { return pointwise(r.elements, r.elements, {}); }
 
+  /// x·y: dx = dz·y keeps y, dy = dz·x keeps x (each only where that gradient is computed).
   LayerTensors operator()(const ElementwiseMul& m) const {
-    return pointwise(m.elements, m.elements, {{Save::Of::input, "input", 0}, {Save::Of::other, "other", m.elements}});
+    return pointwise(m.elements, m.elements,
+                     {{Save::Of::input, "input", 0, kFp32, Save::For::other_gradient},
+                      {Save::Of::other, "other", m.elements, kFp32, Save::For::input_gradient}});
   }
 
   /// torch 1.13's mean over dims keeps its input (for its sizes); the whole tensor's mean keeps nothing.
@@ -104,9 +108,11 @@ struct TensorRules {
     return pointwise(elements, elements, {{Save::Of::output, "output", 0}});
   }
 
+  /// A·B: dA = dC·Bᵀ keeps B, dB = Aᵀ·dC keeps A (each only where that gradient is computed).
   LayerTensors operator()(const Matmul& m) const {
     return pointwise(checked_product({m.batch, m.m, m.k}), checked_product({m.batch, m.m, m.n}),
-                     {{Save::Of::input, "input", 0}, {Save::Of::other, "b", checked_product({m.batch, m.k, m.n})}});
+                     {{Save::Of::input, "input", 0, kFp32, Save::For::other_gradient},
+                      {Save::Of::other, "b", checked_product({m.batch, m.k, m.n}), kFp32, Save::For::input_gradient}});
   }
 
   LayerTensors operator()(const AttentionConfig& a) const {
@@ -157,18 +163,25 @@ struct TensorRules {
     return t;
   }
 
-  /// Elementwise ops as autograd keeps them: Add, Sub, Neg, and Mul or Div by a constant keep nothing; Mul and
-  /// Div of two activations both operands; Pow by a constant exponent, Erf and Clip (ReLU6) their input; Exp,
-  /// Sqrt, Tanh, Sigmoid and Reciprocal their output.
+  /// Elementwise ops as autograd keeps them: Add, Sub, Neg, and Mul or Div by a constant keep nothing, by a
+  /// learned table (a LayerScale's γ) the activation, for the table's gradient; Mul and Div of two activations
+  /// what each gradient computed needs; Pow by a constant exponent, Erf and Clip (ReLU6) their input; Exp, Sqrt,
+  /// Tanh, Sigmoid and Reciprocal their output.
   LayerTensors operator()(const Elementwise& e) const {
     const std::uint64_t n = e.elements;
     const bool constant_divisor = (e.constant_operands & 2u) && !(e.constant_operands & 1u);
-    if (e.func == "Add" || e.func == "Sub" || e.func == "Neg" || (e.func == "Mul" && e.constant_operands) ||
-        (e.func == "Div" && constant_divisor))
-      return pointwise(n, n, {});
-    if ((e.func == "Mul" || e.func == "Div") && !e.constant_operands) {
+    if ((e.func == "Mul" && e.constant_operands) || (e.func == "Div" && constant_divisor)) {
+      const bool learned = e.func == "Mul" ? e.learned_operands != 0 : (e.learned_operands & 2u) != 0;
+      return pointwise(n, n, learned ? std::vector<Save>{{Save::Of::input, "input", 0}} : std::vector<Save>{});
+    }
+    if (e.func == "Add" || e.func == "Sub" || e.func == "Neg") return pointwise(n, n, {});
+    if ((e.func == "Mul" || e.func == "Div") && !e.constant_operands) {  // x·y as ElementwiseMul; x/y: dx = dz/y
+      // keeps y, dy = −dz·x/y² keeps both
       const auto own = [&](std::size_t i) { return e.operand_elements[i] ? e.operand_elements[i] : n; };
-      return pointwise(own(0), n, {{Save::Of::input, "input", 0}, {Save::Of::other, "other", own(1)}});
+      const Save::For y_kept_for = e.func == "Mul" ? Save::For::input_gradient : Save::For::always;
+      return pointwise(own(0), n,
+                       {{Save::Of::input, "input", 0, kFp32, Save::For::other_gradient},
+                        {Save::Of::other, "other", own(1), kFp32, y_kept_for}});
     }
     if ((e.func == "Pow" && e.constant_operands == 2u) || e.func == "Erf")
       return pointwise(n, n, {{Save::Of::input, "input", 0}});

@@ -46,6 +46,9 @@ std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const s
     const std::size_t output = output_of[i] = t.view ? input : new_tensor(t.output, i, flow[i].recorded);
     if (!flow[i].recorded) continue;  // autograd keeps nothing for it
     for (const Save& s : t.saves) {
+      if ((s.kept_for == Save::For::input_gradient && !flow[i].input_gradient) ||
+          (s.kept_for == Save::For::other_gradient && !flow[i].other_gradient))
+        continue;  // needed for a gradient nobody computes
       const std::size_t id = s.of == Save::Of::input    ? input
                              : s.of == Save::Of::output ? output
                              : s.of == Save::Of::other && !layer.other.empty()

@@ -30,6 +30,9 @@ struct Save {
   std::string what;
   std::uint64_t elements;
   ElementType type = kFp32;
+  /// Kept only for the gradient of one operand (a product's x·y keeps x for dy = x·dz): always, or only when the
+  /// input (other) operand requires a gradient (GradientFlow), as autograd keeps it.
+  enum class For : std::uint8_t { always, input_gradient, other_gradient } kept_for = For::always;
 };
 
 /// The tensors of one layer at fp32 elements: its input and output, the largest pair of activation gradients
@@ -64,12 +67,12 @@ void emit_training_forward(const Layer& layer, Convention convention, OpSink& si
 
 /// Whether autograd records a layer — its output requires a gradient: the layer has parameters (or learned
 /// tables), or an operand it reads requires one (an earlier recorded layer's output; the network's input unless
-/// it is data, reads_input_data) — and whether its input requires a gradient (dX is computed). A layer recorded
-/// by none — an imported graph's arithmetic on its input, an attention mask's — saves nothing and has no
-/// backward, as autograd records no op none of whose operands requires a gradient. Throws the layer's
-/// LayerTensors::unmodelled for a recorded one.
+/// it is data, reads_input_data) — and whether its input and its second operand (Layer::other; a tensor of its
+/// own when unnamed) require a gradient (dX, dOther computed). A layer recorded by none — an imported graph's
+/// arithmetic on its input, an attention mask's — saves nothing and has no backward, as autograd records no op
+/// none of whose operands requires a gradient. Throws the layer's LayerTensors::unmodelled for a recorded one.
 struct GradientFlow {
-  bool recorded = true, input_gradient = true;
+  bool recorded = true, input_gradient = true, other_gradient = true;
 };
 std::vector<GradientFlow> gradient_flow(const std::vector<Layer>& layers, const std::vector<LayerReads>& reads,
                                         const std::vector<LayerTensors>& tensors);
@@ -79,10 +82,10 @@ std::vector<GradientFlow> gradient_flow(const std::vector<Layer>& layers, const 
 std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const std::vector<LayerReads>& reads,
                                        const std::vector<GradientFlow>& flow, const std::vector<LayerTensors>& tensors);
 
-/// The backward records of `layer` ("<layer>.backward.<part>"): gradients of its input (unless not
-/// `input_gradient`: a Linear, convolution or normalisation whose input requires none, gradient_flow) and of its
-/// parameters.
-void emit_backward(const Layer& layer, Convention convention, OpSink& sink, bool input_gradient = true);
+/// The backward records of `layer` ("<layer>.backward.<part>"): gradients of its operands that require one
+/// (`flow`: a Linear, convolution or normalisation whose input requires none computes no dX, a product with data
+/// no gradient for the data) and of its parameters.
+void emit_backward(const Layer& layer, Convention convention, OpSink& sink, const GradientFlow& flow = {});
 
 /// The optimizer's update of `parameters` parameters ("optimizer.<name>"), the same in both conventions (mmcv
 /// has no rule for it), and its state bytes per parameter.

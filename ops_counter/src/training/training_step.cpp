@@ -2,6 +2,7 @@
 // layer order, the optimizer update, the saved tensors, and the memory curve — parameters, gradients,
 // optimizer state and buffers throughout, the saved tensors first saved up to a layer after its forward and
 // still held during its backward, plus the activation gradients alive during that backward.
+#include <algorithm>
 #include <map>
 
 #include "ecosim/ops_counter/checked.hpp"
@@ -72,6 +73,7 @@ std::vector<GradientFlow> gradient_flow(const std::vector<Layer>& layers, const 
   for (std::size_t i = 0; i < layers.size(); ++i) {
     flow[i].input_gradient = reads[i].input == LayerReads::kNetworkInput ? !reads_input_data(layers, reads, i)
                                                                          : requires_gradient(reads[i].input);
+    flow[i].other_gradient = layers[i].other.empty() || requires_gradient(reads[i].other);
     flow[i].recorded = flow[i].input_gradient || requires_gradient(reads[i].other) || tensors[i].parameters > 0 ||
                        layers[i].table_parameters > 0;
     if (flow[i].recorded && !tensors[i].unmodelled.empty()) throw Error(tensors[i].unmodelled);
@@ -120,11 +122,11 @@ TrainingStep training_step(const std::vector<Layer>& layers, Optimizer optimizer
     training::naming_layer(layer, [&] { training::emit_training_forward(layer, convention, forward); });
   for (std::size_t i = layers.size(); i-- > 0;)
     if (flow[i].recorded)
-      training::naming_layer(layers[i],
-                             [&] { training::emit_backward(layers[i], convention, backward, flow[i].input_gradient); });
+      training::naming_layer(layers[i], [&] { training::emit_backward(layers[i], convention, backward, flow[i]); });
 
   for (std::size_t i = 0; i < layers.size(); ++i) {
-    step.parameters = checked_add(step.parameters, checked_add(tensors[i].parameters, layers[i].table_parameters));
+    const std::uint64_t own = tensors[i].parameters - std::min(tensors[i].parameters, layers[i].shared_parameters);
+    step.parameters = checked_add(step.parameters, checked_add(own, layers[i].table_parameters));
     step.buffer_bytes = checked_add(step.buffer_bytes, tensors[i].buffer_bytes);
   }
   step.update.push_back(training::update_record(optimizer, step.parameters));

@@ -129,6 +129,9 @@ struct Elementwise {
   /// Which operands are constants (weights, scalars): bit i for operand i. What autograd keeps depends on it
   /// (x·c keeps nothing of x's, x·y both); counting does not.
   unsigned constant_operands = 0;
+  /// Which constant operands are learned tables (a LayerScale's γ, a learned temperature vector: initializers of
+  /// ≥ 2 elements, as Layer::table_parameters counts them): x·γ keeps x for γ's gradient.
+  unsigned learned_operands = 0;
 };
 
 /// `rows` independent reductions of `len` elements each (pooling windows, reduce ops); paper: `paper_macs`.
@@ -190,6 +193,9 @@ struct Layer {
   /// sequence each): its records carry params.passes (ops::kPassesParam) and a Linear's GEMM is a batch of
   /// `passes` products, each reading the weights again. Rows must split evenly.
   std::uint64_t passes = 1;
+  /// Elements of its parameters that an earlier layer already has (one module applied twice: ALBERT's shared
+  /// layers, a convolution reused): trained, stored and updated once, there; the training step leaves them out.
+  std::uint64_t shared_parameters = 0;
 };
 
 /// Reports the layer's operations (one or more records named "<layer name>.<part>") to sink.
