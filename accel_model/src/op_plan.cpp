@@ -9,6 +9,7 @@
 #include "ecosim/accel_model/conv_tiling.hpp"
 #include "ecosim/accel_model/memory_model.hpp"
 #include "ecosim/accel_model/pipeline.hpp"
+#include "ecosim/accel_model/replay.hpp"
 #include "ecosim/accel_model/tiling.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
@@ -281,6 +282,16 @@ void check_array_storage(const OpRecord& op, trace::FloatStorage storage) {
 
 }  // namespace
 
+OpPlan plan_causal_strips(const OpRecord& op, const AccelConfig& config, CausalKeys causal_keys, TilingMemo* memo) {
+  if (causal_keys == CausalKeys::none) throw std::logic_error("plan_causal_strips of a GEMM without causal keys");
+  OpPlan plan{op.name, op.kind, "", {}};
+  check_array_storage(op, trace::FloatStorage::operand);
+  plan.mapping =
+      plan_causal_gemm({op.batch, op.m, op.n, op.k, operand_bits(op.a_dtype, config), operand_bits(op.b_dtype, config)},
+                       causal_keys, op.param(ops::kWindowParam), config, memo, plan);
+  return plan;
+}
+
 OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& tech, TilingMemo* memo,
                trace::FloatStorage storage, CausalKeys causal_keys) {
   OpPlan plan{op.name, op.kind, "", {}};
@@ -292,8 +303,18 @@ OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& t
     case OpClass::gemm:
       if (causal_keys != CausalKeys::none && (op.m > 1 || op.params.contains(std::string(ops::kWindowParam)))) {
         // (one query without a window, a decode step, attends to every key: a plain GEMM)
-        plan.mapping = plan_causal_gemm({op.batch, op.m, op.n, op.k, a, w}, causal_keys, op.param(ops::kWindowParam),
-                                        config, memo, plan);
+        plan = plan_causal_strips(op, config, causal_keys, memo);
+        // the whole rectangle, masked, is a schedule too: taken where the strips are slower (the context's strips
+        // of keys carry partial sums through DRAM), or tie and cost more energy
+        OpPlan whole{op.name, op.kind, "", {}};
+        whole.mapping =
+            plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, memo, whole) +
+            "; causal: the whole rectangle computed, the masked part discarded (faster than strips of keys)";
+        const OpRow strips_row = closed_form_row(plan, config), whole_row = closed_form_row(whole, config);
+        const bool strips_slower = strips_row.cycles > tie_window_cycles(whole_row.cycles);
+        const bool whole_slower = whole_row.cycles > tie_window_cycles(strips_row.cycles);
+        if (strips_slower || (!whole_slower && whole_row.energy.total_pj() < strips_row.energy.total_pj()))
+          plan = std::move(whole);
         break;
       }
       plan.mapping = plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, memo, plan);

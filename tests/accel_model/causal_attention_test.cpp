@@ -199,7 +199,9 @@ TEST_CASE("a causal group fuses only when its four records agree, and SystemC eq
   CHECK(replay_cf(alone, c).total.macs == 2 * 256 * 256 * 32);
 }
 
-TEST_CASE("unfused causal attention: strips of keys over the query rows that attend to them, costed by class") {
+TEST_CASE(
+    "unfused causal attention: strips of keys over the query rows that attend to them, costed by class, or the "
+    "rectangle where faster") {
   AccelConfig c = builtin_config("bitfusion-45nm");
   // (queries, keys, sliding window): square blocks, a decode block of 3 queries over 700 keys, one query over
   // 4096; sliding windows of 1024 and 300 keys over a prefill and of 1024 over a decode block of 3 queries
@@ -221,7 +223,7 @@ TEST_CASE("unfused causal attention: strips of keys over the query rows that att
     REQUIRE(plans.size() == 4);
     for (std::size_t i : {std::size_t{0}, std::size_t{3}}) {
       const bool scores = i == 0;
-      const OpPlan& plan = plans[i];
+      const OpPlan plan = plan_causal_strips(ops[i], c, scores ? CausalKeys::along_n : CausalKeys::along_k);
       INFO(plan.name << ": " << plan.mapping);
       // Scores: strip after strip, its keys follow the last strip's and its rows are those from the first that
       // attends to its first key to the last query. Context: every output element finished once, in the strip
@@ -255,8 +257,28 @@ TEST_CASE("unfused causal attention: strips of keys over the query rows that att
       // the strips' seams staged by class as the walk stages them
       CHECK(row.cycles == closed_form_row(plan, c, false, ClosedForm::tile_by_tile).cycles);
       CHECK(closed_form_row(plan, c, true).cycles == closed_form_row(plan, c, true, ClosedForm::tile_by_tile).cycles);
+      // the replay's plan: the strips or the whole rectangle masked, never slower than either
+      const OpPlan whole = plan_op(ops[i], c, tech());
+      const std::uint64_t chosen = closed_form_row(plans[i], c).cycles, rectangle = closed_form_row(whole, c).cycles;
+      INFO("chosen: " << plans[i].mapping << " (" << chosen << " cycles; strips " << row.cycles << ", rectangle "
+                      << rectangle << ")");
+      CHECK(chosen <= tie_window_cycles(std::min(row.cycles, rectangle)));
     }
     // SystemC walks the strips as one pipeline: without its dynamic effects, the closed form's cycles
     CHECK(replay_sc(ops, static_pipeline(c)).total.cycles == replay_cf(ops, static_pipeline(c)).total.cycles);
+  }
+}
+
+TEST_CASE("unfused causal attention never costs more than full attention of the same shape") {
+  // GPT-2's heads (12 of width 64) at 256 and 1,024 tokens, and a windowed block: the masked half skipped or, where
+  // skipping costs more (the context's partial sums through DRAM), computed and discarded, never worse than the
+  // full attention's plan
+  const AccelConfig c = builtin_config("bitfusion-45nm");
+  for (auto [tokens, window] : std::vector<std::array<std::uint64_t, 2>>{{256, 0}, {1024, 0}, {1024, 256}}) {
+    INFO(tokens << " tokens, window " << window);
+    const ReplayResult causal = replay_cf(msa_records(12, tokens, tokens, 64, true, window), c);
+    const ReplayResult full = replay_cf(msa_records(12, tokens, tokens, 64, false), c);
+    CHECK(causal.total.cycles <= tie_window_cycles(full.total.cycles));
+    CHECK(causal.total.energy.total_pj() <= full.total.energy.total_pj());
   }
 }

@@ -180,10 +180,17 @@ class TilingMemo;
 /// Plans one operation; throws ecosim::Error when the record cannot run (e.g. an operand wider than 32 bits, or
 /// an array op with float operands in a trace whose floats are stored at their recorded width). GEMM tilings
 /// come from `memo` (for `config`) when given. A causal attention's GEMM (`causal_keys`, from its group) runs in
-/// strips of keys, each over the query rows that attend to them (the masked tiles above the diagonal skipped);
-/// any other causal GEMM computes its whole rectangle.
+/// strips of keys (plan_causal_strips) or, where that is faster (or ties and costs less energy), as its whole
+/// rectangle masked — the context's strips carry partial sums through DRAM; any other causal GEMM computes its
+/// whole rectangle.
 OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& tech, TilingMemo* memo = nullptr,
                trace::FloatStorage storage = trace::FloatStorage::operand, CausalKeys causal_keys = CausalKeys::none);
+
+/// A causal attention GEMM (`causal_keys` not none, trace floats at operand width) in strips of keys, each over
+/// the query rows that attend to them (the masked tiles above the diagonal skipped): plan_op's alternative to the
+/// rectangle.
+OpPlan plan_causal_strips(const OpRecord& op, const AccelConfig& config, CausalKeys causal_keys,
+                          TilingMemo* memo = nullptr);
 
 /// The bits a plan's tiles move between DRAM and the buffers (summed class by class).
 std::uint64_t dram_bits(const OpPlan& plan);
