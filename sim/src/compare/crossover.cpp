@@ -38,7 +38,10 @@ CrossoverPoint point(const CrossoverRequest& r, AttentionVariant v, std::uint64_
   for (const Layer& layer : r.zoo.build(r.model, o)) emit(layer, Convention::exact, sink);
   const DecoderFacts facts = *r.zoo.decoder_facts(r.model, o);
   RecordList records(list.records);
-  accel::PlanSource plans(records, Convention::exact, name(v), accel, tech);
+  // the accelerator's vector unit prices its work from the built-in table, as every replay does (its cycles and
+  // energy one definition, accel_model/README.md); `tech` prices the op energy column alone
+  const TechTable accel_table = TechTable::builtin_45nm();  // (PlanSource keeps a reference)
+  accel::PlanSource plans(records, Convention::exact, name(v), accel, accel_table);
   const accel::ReplayResult replay = accel::replay_closed_form(plans, accel);
   const auto tokens = static_cast<double>(facts.new_tokens);
   return {.context = context,
