@@ -159,6 +159,10 @@ AccelConfig parse_config(std::string_view json_text, const std::string& origin) 
   c.pmax_bits = r.count("array.pmax_bits", kPrecisionBits);
   c.pmin_bits = r.count("array.pmin_bits", kPrecisionBits);
   c.accumulator_bits = r.count("array.accumulator_bits", kAccumulatorBits);
+  if (c.accumulator_bits < 2 * c.pmax_bits)  // narrower partial sums would wrap on a single product
+    r.fail("array.accumulator_bits",
+           fmt::format("must hold a product of two {}-bit operands (array.pmax_bits): at least {}", c.pmax_bits,
+                       2 * c.pmax_bits));
   for (Buffer b : kAllBuffers) {
     const std::string key = fmt::format("buffers.{}", name(b));
     BufferConfig& buf = c.buffers[static_cast<std::size_t>(b)];

@@ -2,6 +2,7 @@
 // it is rejected with the key path and the range; a duplicate key or deep nesting fails with its line.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "ecosim/accel_model/config.hpp"
 #include "ecosim/ops_counter/error.hpp"
@@ -12,21 +13,30 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-/// A configuration setting `path` (dotted) to the JSON literal `value`, over buffers large enough for any
-/// array size (so the one-tile check never hides a range check).
-std::string config_with(const std::string& path, const std::string& value) {
-  nlohmann::json c = {{"buffers", {{"weights", {{"bytes", 1 << 30}}}, {"outputs", {{"bytes", 1 << 30}}}}}};
+/// `c` with `path` (dotted) set to the JSON literal `value`.
+void set(nlohmann::json& c, const std::string& path, const std::string& value) {
   nlohmann::json* node = &c;
   for (std::size_t start = 0, dot = 0; dot != std::string::npos; start = dot + 1) {
     dot = path.find('.', start);
     node = &(*node)[path.substr(start, dot == std::string::npos ? dot : dot - start)];
   }
   *node = nlohmann::json::parse(value);
+}
+
+/// A configuration setting `path` to the JSON literal `value` (and `also`'s path to its value, where a bound needs
+/// another key: 8-bit partial sums need operands of at most 4 bits), over buffers large enough for any array size
+/// (so the one-tile check never hides a range check).
+std::string config_with(const std::string& path, const std::string& value,
+                        const std::pair<std::string, std::string>& also = {}) {
+  nlohmann::json c = {{"buffers", {{"weights", {{"bytes", 1 << 30}}}, {"outputs", {{"bytes", 1 << 30}}}}}};
+  if (!also.first.empty()) set(c, also.first, also.second);
+  set(c, path, value);
   return c.dump();
 }
 
 struct Bound {
   std::string path, inside, outside;
+  std::pair<std::string, std::string> also = {};
 };
 
 }  // namespace
@@ -40,7 +50,7 @@ TEST_CASE("every configuration number has a physical range, checked at both ends
       {"array.rows", "4096", "4097"},
       {"array.cols", "1", "0"},
       {"array.cols", "4096", "4097"},
-      {"array.accumulator_bits", "8", "7"},
+      {"array.accumulator_bits", "8", "7", {"array.pmax_bits", "4"}},
       {"array.accumulator_bits", "64", "65"},
       {"buffers.inputs.bytes", "1073741824", "1073741825"},
       {"dram.bits_per_cycle", "1", "0"},
@@ -57,8 +67,8 @@ TEST_CASE("every configuration number has a physical range, checked at both ends
   };
   for (const Bound& b : bounds) {
     INFO(b.path << ": " << b.inside << " inside, " << b.outside << " outside");
-    CHECK_NOTHROW(parse_config(config_with(b.path, b.inside), "c.json"));
-    CHECK_THROWS_WITH(parse_config(config_with(b.path, b.outside), "c.json"),
+    CHECK_NOTHROW(parse_config(config_with(b.path, b.inside, b.also), "c.json"));
+    CHECK_THROWS_WITH(parse_config(config_with(b.path, b.outside, b.also), "c.json"),
                       Contains("c.json: " + b.path + ": ") && Contains("out of range ["));
   }
   CHECK(parse_config(config_with("clock_mhz", "10000"), "c.json").clock_mhz == 10000);

@@ -72,6 +72,11 @@ TEST_CASE("configuration errors name the key and the problem") {
   CHECK_THAT(message(R"({"mapping": {"binary_codes": "fpga"}})"), Catch::Contains("binary_codes"));
   CHECK_THAT(message(R"({"systemc": {"overlap": 1}})"), Catch::Contains("systemc.overlap"));
   CHECK_THAT(message(R"({"systemc": {"quantum_cycles": 0}})"), Catch::Contains("systemc.quantum_cycles"));
+  // partial sums narrower than one product of the widest operands (16 × 16 bits) would wrap
+  CHECK_THAT(message(R"({"array": {"pmax_bits": 16, "accumulator_bits": 24}})"),
+             Catch::Contains("array.accumulator_bits: must hold a product of two 16-bit operands") &&
+                 Catch::Contains("at least 32"));
+  CHECK_NOTHROW(parse_config(R"({"array": {"pmax_bits": 16, "accumulator_bits": 32}})", "good.json"));
   CHECK_THAT(message("[1, 2]"), Catch::Contains("JSON object"));
   CHECK_THAT(message("{"), Catch::Contains("not valid JSON"));
   CHECK_THROWS_AS(builtin_config("tpu-v9"), Error);
