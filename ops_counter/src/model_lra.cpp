@@ -42,6 +42,8 @@ std::vector<Layer> build_lra(const ModelEntry& e, const ModelOptions& o) {
     layers.push_back({"pair_product", ElementwiseMul{checked_mul(o.batch, c)}});  // x0·x1
     layers.push_back({"pair_difference", ResidualAdd{checked_mul(o.batch, c)}});  // x0 − x1
     features = checked_mul(4, c);
+    // [x0, x1, x0·x1, x0 − x1]: a new tensor, which the classifier's first layer reads (and keeps for training)
+    layers.push_back({"pair_concat", DataMovement{.func = "Concat", .elements = checked_mul(o.batch, features)}});
   }
   layers.push_back({"classifier.fc1", Linear{o.batch, features, cls_hidden}});
   layers.push_back({"classifier.relu", Activation{ActivationFunc::relu, checked_mul(o.batch, cls_hidden)}});

@@ -1,6 +1,7 @@
 // The training step: backward GEMMs twice the forward, activations' backward by hand, saved tensors with aliasing
 // against hand-computed bytes, optimizer state and update ops, the memory curve, ActNN's ResNet-152 activation memory,
 // the new zoo entries' published GMACs, and refusals (unmodelled kinds, unknown inputs, 64-bit overflow).
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
@@ -403,4 +404,18 @@ TEST_CASE("a product keeps only what a computed gradient needs and shared weight
   CHECK(backward_muls.at("masked.backward.grad_input") == 32);      // dY·m only
   CHECK(backward_muls.at("scaled.backward.grad_input") == 2 * 32);  // dY·γ and dY·x
   CHECK(backward_adds.at("scaled.backward.grad_input") == 32);      // dγ summed over the rows
+}
+
+TEST_CASE("LRA retrieval's classifier keeps the pair's concatenation of four features") {
+  // [x0, x1, x0·x1, x0 − x1]: 4·embed_dim per pair, a tensor of its own that the first classifier layer saves
+  const std::vector<Layer> layers = zoo_model("lra_retrieval", 3);
+  const auto fc1 =
+      std::find_if(layers.begin(), layers.end(), [](const Layer& l) { return l.name == "classifier.fc1"; });
+  REQUIRE(fc1 != layers.end());
+  const std::uint64_t features = std::get<Linear>(fc1->op).in;
+  CHECK(features == 4 * std::get<LayerNorm>(layers[1].op).width);  // the first block's norm: embed_dim wide
+  std::uint64_t kept = 0;
+  for (const SavedTensor& t : saved_tensors(layers))
+    if (t.layer == "classifier.fc1") kept += t.bytes;
+  CHECK(kept == 3 * features * 4);
 }
