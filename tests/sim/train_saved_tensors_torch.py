@@ -344,6 +344,23 @@ class GraphConvolution(nn.Module):
         return self.w2(torch.tanh(adjacency @ self.w1(x))) * mask
 
 
+class ChannelsLastHead(nn.Module):
+    """A conv, ReLU (keeping its output) and a head over the channels-last flattened features
+    (permute(0, 2, 3, 1).flatten(1): a reshape of a transposed view, which PyTorch copies; the head keeps the copy,
+    the ReLU its own output), then a Linear over the channels of the (B, C, N) tokens' ReLU transposed to (B, N, C)
+    (no copy: torch's matmul multiplies the permuted view batched, keeping the ReLU's output)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv, self.head = nn.Conv2d(3, 8, 3, 1, 1), nn.Linear(8 * 6 * 6, 10)
+        self.mix = nn.Linear(8, 8)
+
+    def forward(self, x):
+        h = F.relu(self.conv(x))
+        mixed = self.mix(F.relu(self.conv(x).flatten(2)).transpose(1, 2))
+        return self.head(h.permute(0, 2, 3, 1).flatten(1)) + mixed.mean()
+
+
 def main():
     ecosim, workdir = sys.argv[1], Path(sys.argv[2])
     workdir.mkdir(parents=True, exist_ok=True)
@@ -431,7 +448,7 @@ def main():
     # their activation bytes too, within 1 % (the saved token ids are not modelled); SiLU as exported (one saved
     # input), a broadcast operand at its own size, a second graph input saved where a layer keeps it, ReLU6 keeping
     # its input, a layer applied three times (its parameters once), a product with a learned table or with data
-    # keeping only what a computed gradient needs
+    # keeping only what a computed gradient needs, a transposed view merged or folded (a copy kept)
     ids = torch.randint(0, 128, (2, 8))
     for name, module, x, export in (
             ("token transformer", TokenTransformer(), torch.randint(0, 100, (2, 9)), {}),
@@ -451,7 +468,9 @@ def main():
             ("one encoder layer applied three times (shared parameters)", SharedLayers(), torch.randn(2, 6, 32), {}),
             ("LayerScale and a learned temperature", LayerScaleBlock(), torch.randn(2, 5, 16), {}),
             ("graph convolution over an adjacency input, a mask input", GraphConvolution(),
-             (torch.randn(10, 8), torch.rand(10, 10), torch.rand(10, 4)), {})):
+             (torch.randn(10, 8), torch.rand(10, 10), torch.rand(10, 4)), {}),
+            ("channels-last flatten (a copy) and a Linear over transposed tokens (none)", ChannelsLastHead(),
+             torch.randn(3, 3, 6, 6), {})):
         exported = workdir / f"{name.replace(' ', '_').replace(',', '')}.onnx"
         export_training(module, x, exported, **export)
         modelled, counted = ecosim_step(ecosim, ["--onnx", str(exported)])

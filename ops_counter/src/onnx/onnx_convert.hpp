@@ -103,6 +103,10 @@ unsigned learned_operands(const Context& c, const Node& n, const std::map<std::s
 std::uint64_t shared_parameters(const Context& c, const std::vector<const Node*>& nodes, const Layer& layer,
                                 const std::map<std::string, std::string>& alias, std::set<std::string>& claimed);
 
+/// Whether tensor `out` (a reshape's output) rearranges the dims of more than one element of `in` (merged, split):
+/// not only unit dims added or removed. False where either's shape is unknown.
+bool merges_dims(const Context& c, const std::string& in, const std::string& out);
+
 /// Whether Dropout node `n` drops anything: a training export's (training_mode a constant true) with a ratio above
 /// 0 (absent: 0.5); an inference export's is the identity; a mode or ratio that is not a constant is an Error.
 bool dropping(const Context& c, const Node& n);

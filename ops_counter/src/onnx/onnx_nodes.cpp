@@ -271,10 +271,25 @@ std::optional<Layer> data_movement(const Context& c, const Node& n) {
   // rows of a weight table gathered by token ids (an activation): nn.Embedding keeps the ids
   const bool lookup = n.op == "Gather" && n.inputs.size() == 2 && c.constant(n.inputs[0]) && !c.constant(n.inputs[1]) &&
                       c.has_dims(n.inputs[1]);
-  return Layer{
-      "",
-      DataMovement{
-          .func = n.op, .elements = elements, .view = view, .saved_indices = lookup ? c.elements(n.inputs[1], n) : 0}};
+  // a transpose's dims of more than one element, in their new order: out of order, the view is permuted
+  bool permuted = false;
+  if (n.op == "Transpose" && c.has_dims(n.inputs.at(0))) {
+    const std::vector<std::uint64_t>& dims = c.dims(n.inputs[0], n);
+    std::vector<std::int64_t> perm;
+    if (const auto it = n.ints.find("perm"); it != n.ints.end()) perm = it->second;
+    for (std::size_t i = 0; perm.empty() && i < dims.size(); ++i) perm.insert(perm.begin(), std::int64_t(i));
+    std::int64_t last = -1;
+    for (std::int64_t axis : perm) {
+      if (axis < 0 || std::size_t(axis) >= dims.size() || dims[std::size_t(axis)] == 1) continue;
+      permuted = permuted || axis < last;
+      last = axis;
+    }
+  }
+  return Layer{"", DataMovement{.func = n.op,
+                                .elements = elements,
+                                .view = view,
+                                .saved_indices = lookup ? c.elements(n.inputs[1], n) : 0,
+                                .permuted = permuted}};
 }
 
 std::optional<Layer> view(const Context&, const Node&) { return std::nullopt; }
@@ -362,6 +377,17 @@ std::uint64_t shared_parameters(const Context& c, const std::vector<const Node*>
           table && !claimed.insert(table->name).second)
         shared = checked_add(shared, table->elements);
   return shared;
+}
+
+bool merges_dims(const Context& c, const std::string& in, const std::string& out) {
+  if (!c.has_dims(in) || !c.has_dims(out)) return false;
+  const auto non_unit = [&](const std::string& t) {
+    std::vector<std::uint64_t> d;
+    for (std::uint64_t x : c.dims(t, Node{}))
+      if (x != 1) d.push_back(x);
+    return d;
+  };
+  return non_unit(in) != non_unit(out);
 }
 
 /// Whether a Dropout node drops anything: a training export's (training_mode a constant true) with a ratio above
