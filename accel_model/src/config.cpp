@@ -5,6 +5,7 @@
 #include "ecosim/accel_model/memory_model.hpp"
 
 #include <fmt/core.h>
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -159,10 +160,6 @@ AccelConfig parse_config(std::string_view json_text, const std::string& origin) 
   c.pmax_bits = r.count("array.pmax_bits", kPrecisionBits);
   c.pmin_bits = r.count("array.pmin_bits", kPrecisionBits);
   c.accumulator_bits = r.count("array.accumulator_bits", kAccumulatorBits);
-  if (c.accumulator_bits < 2 * c.pmax_bits)  // narrower partial sums would wrap on a single product
-    r.fail("array.accumulator_bits",
-           fmt::format("must hold a product of two {}-bit operands (array.pmax_bits): at least {}", c.pmax_bits,
-                       2 * c.pmax_bits));
   for (Buffer b : kAllBuffers) {
     const std::string key = fmt::format("buffers.{}", name(b));
     BufferConfig& buf = c.buffers[static_cast<std::size_t>(b)];
@@ -179,6 +176,12 @@ AccelConfig parse_config(std::string_view json_text, const std::string& origin) 
   c.float_operand_bits = r.count("mapping.float_operand_bits", kFloatOperandBits);
   if (c.float_operand_bits != 2 && c.float_operand_bits != 4 && c.float_operand_bits != 8 && c.float_operand_bits != 16)
     r.fail("mapping.float_operand_bits", "must be 2, 4, 8 or 16 (BitFusion's fused precisions)");
+  // narrower partial sums would wrap on a single product of the widest operands the array fuses (or floats map to)
+  if (const std::uint64_t widest = std::max(c.pmax_bits, c.float_operand_bits); c.accumulator_bits < 2 * widest)
+    r.fail("array.accumulator_bits",
+           fmt::format("must hold a product of two {}-bit operands (array.pmax_bits, mapping.float_operand_bits): "
+                       "at least {}",
+                       widest, 2 * widest));
   const std::string binary = r.text("mapping.binary_codes");
   if (binary == "array")
     c.binary_codes = BinaryMapping::array;

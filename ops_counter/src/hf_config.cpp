@@ -45,6 +45,9 @@ struct ModelType {
   std::string_view rotary_field;  // the fraction of each head rotated; empty: the whole head (or no rotary)
   double rotary_fallback = 1.0;   // Hugging Face's default for the field
   const char* fixed;              // the family keys the model type fixes (JSON)
+  /// How the type gives num_key_value_heads and head_dim where `sizes` has them optional: Hugging Face's default
+  /// for the type is a constant (Mistral's 8 K/V heads: named), or none a config leaves out (required).
+  Given kv_heads = Given::optional, head_dim = Given::optional;
 };
 
 constexpr Field kLlamaSizes[] = {{"hidden_size", "hidden_size"},
@@ -55,25 +58,6 @@ constexpr Field kLlamaSizes[] = {{"hidden_size", "hidden_size"},
                                  {"layers", "num_hidden_layers"},
                                  {"vocab_size", "vocab_size"},
                                  {"max_position_embeddings", "max_position_embeddings"}};
-/// As Llama's, with the K/V heads named: Hugging Face's default for these types (Mistral's 8, Qwen2's 32) is a
-/// constant, not the query heads.
-constexpr Field kConstantKvSizes[] = {{"hidden_size", "hidden_size"},
-                                      {"num_heads", "num_attention_heads"},
-                                      {"num_kv_heads", "num_key_value_heads", Given::named},
-                                      {"head_dim", "head_dim", Given::optional},
-                                      {"intermediate_size", "intermediate_size"},
-                                      {"layers", "num_hidden_layers"},
-                                      {"vocab_size", "vocab_size"},
-                                      {"max_position_embeddings", "max_position_embeddings"}};
-/// As those, with the head width required: Hugging Face's default for these types is no function of the others.
-constexpr Field kExplicitHeadSizes[] = {{"hidden_size", "hidden_size"},
-                                        {"num_heads", "num_attention_heads"},
-                                        {"num_kv_heads", "num_key_value_heads", Given::named},
-                                        {"head_dim", "head_dim"},
-                                        {"intermediate_size", "intermediate_size"},
-                                        {"layers", "num_hidden_layers"},
-                                        {"vocab_size", "vocab_size"},
-                                        {"max_position_embeddings", "max_position_embeddings"}};
 constexpr Field kGpt2Sizes[] = {{"hidden_size", "n_embd"},
                                 {"num_heads", "n_head"},
                                 {"layers", "n_layer"},
@@ -106,22 +90,28 @@ constexpr BoolField kNeoxFlags[] = {{"tie_word_embeddings", "tie_word_embeddings
 const std::array<ModelType, 8> kModelTypes = {{
     {"llama", kLlamaSizes, "hidden_act", "", kSilu, kLlamaFlags, "partial_rotary_factor", 1.0,
      R"({"norm": "rmsnorm", "mlp": "swiglu", "position": "rotary", "parallel_attention": false})"},
-    {"mistral", kConstantKvSizes, "hidden_act", "", kSilu, kUntied, "", 1.0,
+    // Hugging Face's K/V heads when absent: Mistral's 8, Qwen2's and Qwen3's 32; Qwen3's head width 128
+    {"mistral", kLlamaSizes, "hidden_act", "", kSilu, kUntied, "", 1.0,
      R"({"norm": "rmsnorm", "mlp": "swiglu", "position": "rotary", "parallel_attention": false,
-         "qkv_bias": false, "o_bias": false, "mlp_bias": false})"},
-    {"qwen2", kConstantKvSizes, "hidden_act", "", kSilu, kUntied, "", 1.0,
+         "qkv_bias": false, "o_bias": false, "mlp_bias": false})",
+     Given::named},
+    {"qwen2", kLlamaSizes, "hidden_act", "", kSilu, kUntied, "", 1.0,
      R"({"norm": "rmsnorm", "mlp": "swiglu", "position": "rotary", "parallel_attention": false,
-         "qkv_bias": true, "o_bias": false, "mlp_bias": false})"},
-    {"qwen3", kExplicitHeadSizes, "hidden_act", "", kSilu, kLlamaFlags, "", 1.0,
+         "qkv_bias": true, "o_bias": false, "mlp_bias": false})",
+     Given::named},
+    {"qwen3", kLlamaSizes, "hidden_act", "", kSilu, kLlamaFlags, "", 1.0,
      R"({"norm": "rmsnorm", "mlp": "swiglu", "position": "rotary", "parallel_attention": false,
-         "qk_norm": true})"},
+         "qk_norm": true})",
+     Given::named, Given::required},
     {"phi3", kLlamaSizes, "hidden_act", "", kSilu, kUntied, "partial_rotary_factor", 1.0,
      R"({"norm": "rmsnorm", "mlp": "swiglu", "position": "rotary", "parallel_attention": false,
          "qkv_bias": false, "o_bias": false, "mlp_bias": false})"},
-    // Gemma's MLP computes GELU's tanh form whatever hidden_act says (Hugging Face reads hidden_activation)
-    {"gemma", kExplicitHeadSizes, "hidden_activation", "gelu_pytorch_tanh", kGelus, kGemmaFlags, "", 1.0,
+    // Gemma's MLP computes GELU's tanh form whatever hidden_act says (Hugging Face reads hidden_activation); its
+    // K/V heads (16) and head width (256) when absent are constants, and a null K/V head count builds no model
+    {"gemma", kLlamaSizes, "hidden_activation", "gelu_pytorch_tanh", kGelus, kGemmaFlags, "", 1.0,
      R"({"norm": "gemma_rmsnorm", "mlp": "geglu", "position": "rotary", "parallel_attention": false,
-         "mlp_bias": false, "embedding_scale": true})"},
+         "mlp_bias": false, "embedding_scale": true})",
+     Given::required, Given::required},
     {"gpt2", kGpt2Sizes, "activation_function", "", kGelus, kTied, "", 1.0,
      R"({"norm": "layernorm", "mlp": "gelu", "position": "learned", "parallel_attention": false,
          "qkv_bias": true, "o_bias": true, "mlp_bias": true})"},
@@ -208,17 +198,26 @@ nlohmann::json decoder_entry_from_hf_config(const nlohmann::json& config, const 
   entry["native_attention"] = {"msa"};
   nlohmann::json fields = nlohmann::json::object();
   std::vector<std::string_view> read{"model_type"};
+  // absent, a field Hugging Face defaults to the type's own constant (`what`: what to give instead)
+  const auto unguessed = [&](std::string_view field, std::string_view what) {
+    fail(
+        fmt::format("missing field '{}' (model_type {}: absent, Hugging Face takes the type's own constant, which "
+                    "ecosim does not guess; give {})",
+                    field, model_type, what));
+  };
   for (const Field& f : type->sizes) {
     read.push_back(f.field);
     fields[std::string(f.key)] = f.field;
+    const Given given = f.given != Given::optional ? f.given
+                        : f.key == "num_kv_heads"  ? type->kv_heads
+                        : f.key == "head_dim"      ? type->head_dim
+                                                   : f.given;
     if (present(config, f.field))
       entry[std::string(f.key)] = config[std::string(f.field)];
-    else if (f.given == Given::required)
+    else if (given == Given::required)
       fail(fmt::format("missing field '{}' (model_type {})", f.field, model_type));
-    else if (f.given == Given::named && !config.contains(std::string(f.field)))
-      fail(fmt::format("missing field '{}' (model_type {}: absent, Hugging Face takes the type's own constant, "
-                       "which ecosim does not guess; give the value, or null for its default)",
-                       f.field, model_type));
+    else if (given == Given::named && !config.contains(std::string(f.field)))
+      unguessed(f.field, "the value, or null for its default");
   }
   if (model_type == "gpt2") {  // n_inner: null means 4 · n_embd
     read.push_back("n_inner");
@@ -284,8 +283,7 @@ nlohmann::json decoder_entry_from_hf_config(const nlohmann::json& config, const 
     read.push_back("sliding_window");
     fields["sliding_window"] = "sliding_window";
     if (model_type == "mistral" && !config.contains("sliding_window"))  // absent: Hugging Face's 4096; null: none
-      fail("missing field 'sliding_window' (model_type mistral: absent, Hugging Face takes the type's own constant, "
-           "which ecosim does not guess; give the window, or null for none)");
+      unguessed("sliding_window", "the window, or null for none");
     if (present(config, "sliding_window")) {  // its own attention: each token over the window ending at it
       entry["sliding_window"] = config["sliding_window"];
       entry["native_attention"] = {"sliding"};

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <utility>
+#include <vector>
 
 #include "ecosim/accel_model/config.hpp"
 #include "ecosim/ops_counter/error.hpp"
@@ -23,20 +24,20 @@ void set(nlohmann::json& c, const std::string& path, const std::string& value) {
   *node = nlohmann::json::parse(value);
 }
 
-/// A configuration setting `path` to the JSON literal `value` (and `also`'s path to its value, where a bound needs
-/// another key: 8-bit partial sums need operands of at most 4 bits), over buffers large enough for any array size
-/// (so the one-tile check never hides a range check).
+/// A configuration setting `path` to the JSON literal `value` (and each of `also`'s paths to its value, where a
+/// bound needs other keys: 8-bit partial sums need operands of at most 4 bits), over buffers large enough for any
+/// array size (so the one-tile check never hides a range check).
 std::string config_with(const std::string& path, const std::string& value,
-                        const std::pair<std::string, std::string>& also = {}) {
+                        const std::vector<std::pair<std::string, std::string>>& also = {}) {
   nlohmann::json c = {{"buffers", {{"weights", {{"bytes", 1 << 30}}}, {"outputs", {{"bytes", 1 << 30}}}}}};
-  if (!also.first.empty()) set(c, also.first, also.second);
+  for (const auto& [other, other_value] : also) set(c, other, other_value);
   set(c, path, value);
   return c.dump();
 }
 
 struct Bound {
   std::string path, inside, outside;
-  std::pair<std::string, std::string> also = {};
+  std::vector<std::pair<std::string, std::string>> also = {};
 };
 
 }  // namespace
@@ -50,7 +51,7 @@ TEST_CASE("every configuration number has a physical range, checked at both ends
       {"array.rows", "4096", "4097"},
       {"array.cols", "1", "0"},
       {"array.cols", "4096", "4097"},
-      {"array.accumulator_bits", "8", "7", {"array.pmax_bits", "4"}},
+      {"array.accumulator_bits", "8", "7", {{"array.pmax_bits", "4"}, {"mapping.float_operand_bits", "4"}}},
       {"array.accumulator_bits", "64", "65"},
       {"buffers.inputs.bytes", "1073741824", "1073741825"},
       {"dram.bits_per_cycle", "1", "0"},

@@ -76,6 +76,8 @@ TEST_CASE("configuration errors name the key and the problem") {
   CHECK_THAT(message(R"({"array": {"pmax_bits": 16, "accumulator_bits": 24}})"),
              Catch::Contains("array.accumulator_bits: must hold a product of two 16-bit operands") &&
                  Catch::Contains("at least 32"));
+  CHECK_THAT(message(R"({"array": {"accumulator_bits": 16}, "mapping": {"float_operand_bits": 16}})"),
+             Catch::Contains("array.accumulator_bits: must hold a product of two 16-bit operands"));
   CHECK_NOTHROW(parse_config(R"({"array": {"pmax_bits": 16, "accumulator_bits": 32}})", "good.json"));
   CHECK_THAT(message("[1, 2]"), Catch::Contains("JSON object"));
   CHECK_THAT(message("{"), Catch::Contains("not valid JSON"));

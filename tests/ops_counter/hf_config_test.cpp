@@ -58,7 +58,8 @@ TEST_CASE("a field whose Hugging Face default is the type's own constant must be
   nlohmann::json mistral = llama({{"model_type", "mistral"}, {"sliding_window", 4096}});
   CHECK(error_of(mistral).empty());
   CHECK(error_of(llama({{"model_type", "mistral"}, {"sliding_window", 4096}, {"num_key_value_heads", nullptr}})) ==
-        "c.json: missing field 'num_key_value_heads' (model_type mistral" + guess + "the value, or null for its default)");
+        "c.json: missing field 'num_key_value_heads' (model_type mistral" + guess +
+            "the value, or null for its default)");
   CHECK(error_of(llama({{"model_type", "mistral"}})) ==
         "c.json: missing field 'sliding_window' (model_type mistral" + guess + "the window, or null for none)");
   mistral["num_key_value_heads"] = nullptr;  // null: as many as the query heads, as Hugging Face's null
@@ -68,12 +69,15 @@ TEST_CASE("a field whose Hugging Face default is the type's own constant must be
   CHECK_FALSE(entry.contains("num_kv_heads"));
   CHECK_FALSE(entry.contains("sliding_window"));
   CHECK(entry["native_attention"] == nlohmann::json{"msa"});
-  for (const char* type : {"qwen2", "qwen3", "gemma"}) {
+  for (const char* type : {"qwen2", "qwen3"}) {
     CAPTURE(type);
     const nlohmann::json c = llama({{"model_type", type}, {"head_dim", 128}, {"num_key_value_heads", nullptr}});
     CHECK(error_of(c) == "c.json: missing field 'num_key_value_heads' (model_type " + std::string(type) + guess +
                              "the value, or null for its default)");
   }
+  // Gemma's: 16 when absent, and a null one builds no model in Hugging Face: required
+  CHECK(error_of(llama({{"model_type", "gemma"}, {"head_dim", 256}, {"num_key_value_heads", nullptr}})) ==
+        "c.json: missing field 'num_key_value_heads' (model_type gemma)");
   // Llama's and Phi-3's absent K/V heads are the query heads in Hugging Face too
   CHECK(error_of(llama({{"model_type", "phi3"}, {"num_key_value_heads", nullptr}})).empty());
 }

@@ -179,7 +179,7 @@ def main():
     check("run_attention: EcoFormer's decode steps are the causal run's rows",
           mine["decode"]["max_abs_diff_vs_causal_rows"] == 0 and mine["decode"]["steps"] == 4)
 
-    # every command prints through the captured stream: compress, validate and --help (fmt's own stdout once
+    # every command prints through the captured stream, compress and its --help among them (fmt's own stdout once
     # escaped the capture and reached the terminal, returning "")
     compress_args = ["--scheme", "gact", "--bits", "4", "--shape", "16x64", "--device", "cpu", "--format", "json"]
     mine = json.loads(ecosim._ecosim.run_command(["compress", *compress_args]))

@@ -345,20 +345,25 @@ class GraphConvolution(nn.Module):
 
 
 class ChannelsLastHead(nn.Module):
-    """A conv, ReLU (keeping its output) and a head over the channels-last flattened features
-    (permute(0, 2, 3, 1).flatten(1): a reshape of a transposed view, which PyTorch copies; the head keeps the copy,
-    the ReLU its own output), then a Linear over the channels of the (B, C, N) tokens' ReLU transposed to (B, N, C)
-    (no copy: torch's matmul multiplies the permuted view batched, keeping the ReLU's output)."""
+    """Transposed views reshaped, as PyTorch's view rule decides: a conv's ReLU (keeping its output) flattened
+    channels-last into a head (permute(0, 2, 3, 1).flatten(1) merges dims the permute moved apart: a copy, which
+    the head keeps); the same map as a token sequence (permute(0, 2, 3, 1).reshape(B, N, C) merges H and W, still
+    adjacent: a view) into a Linear and a ReLU, whose tokens go back to a map for PVT's spatial-reduction conv
+    (transpose(1, 2).reshape(B, C, H, W) splits N: a view); and a Linear over the channels of a (B, C, N) ReLU
+    transposed to (B, N, C) (no copy: torch's matmul multiplies the transposed view batched)."""
 
     def __init__(self):
         super().__init__()
         self.conv, self.head = nn.Conv2d(3, 8, 3, 1, 1), nn.Linear(8 * 6 * 6, 10)
-        self.mix = nn.Linear(8, 8)
+        self.mix, self.tokens, self.sr = nn.Linear(8, 8), nn.Linear(8, 8), nn.Conv2d(8, 8, 2, 2)
 
     def forward(self, x):
         h = F.relu(self.conv(x))
+        B, C, H, W = h.shape
         mixed = self.mix(F.relu(self.conv(x).flatten(2)).transpose(1, 2))
-        return self.head(h.permute(0, 2, 3, 1).flatten(1)) + mixed.mean()
+        t = F.relu(self.tokens(h.permute(0, 2, 3, 1).reshape(B, H * W, C)))
+        reduced = self.sr(t.transpose(1, 2).reshape(B, C, H, W))
+        return self.head(h.permute(0, 2, 3, 1).flatten(1)) + mixed.mean() + reduced.mean()
 
 
 def main():
@@ -469,7 +474,7 @@ def main():
             ("LayerScale and a learned temperature", LayerScaleBlock(), torch.randn(2, 5, 16), {}),
             ("graph convolution over an adjacency input, a mask input", GraphConvolution(),
              (torch.randn(10, 8), torch.rand(10, 10), torch.rand(10, 4)), {}),
-            ("channels-last flatten (a copy) and a Linear over transposed tokens (none)", ChannelsLastHead(),
+            ("transposed views reshaped: a flatten copies, a merge in order and a split do not", ChannelsLastHead(),
              torch.randn(3, 3, 6, 6), {})):
         exported = workdir / f"{name.replace(' ', '_').replace(',', '')}.onnx"
         export_training(module, x, exported, **export)

@@ -103,9 +103,10 @@ unsigned learned_operands(const Context& c, const Node& n, const std::map<std::s
 std::uint64_t shared_parameters(const Context& c, const std::vector<const Node*>& nodes, const Layer& layer,
                                 const std::map<std::string, std::string>& alias, std::set<std::string>& claimed);
 
-/// Whether tensor `out` (a reshape's output) rearranges the dims of more than one element of `in` (merged, split):
-/// not only unit dims added or removed. False where either's shape is unknown.
-bool merges_dims(const Context& c, const std::string& in, const std::string& out);
+/// Whether Reshape or Flatten node `reshape`, reading a Transpose's output, copies it in PyTorch: a transposed
+/// view reshaped across dims it moved apart (`permute(0, 2, 3, 1).flatten(1)`; splitting a dim, or merging dims
+/// still adjacent in memory, is a view). False for any other input, or where a shape is unknown.
+bool reshape_copies(const Context& c, const Node& reshape);
 
 /// Whether Dropout node `n` drops anything: a training export's (training_mode a constant true) with a ratio above
 /// 0 (absent: 0.5); an inference export's is the identity; a mode or ratio that is not a constant is an Error.

@@ -65,15 +65,15 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
       if (const auto it = producer.find(first.inputs[1]); it != producer.end()) layer.other = it->second;
     for (const std::string& out : outputs) producer[out] = layer.name;
   };
-  // The permuted view (a transpose) that `tensor` shows, made a copy: PyTorch copies it where a reshape merges its
-  // dims (permute(...).flatten()), and the copy is what a later layer saves. (A Linear over a permuted 3-D view
-  // does not copy it: torch's matmul then multiplies it batched rather than folding its rows.)
-  const auto copy_if_permuted = [&](const std::string& tensor) {
+  // The transpose whose view `tensor` is, made a copy: PyTorch copies it where a reshape cannot view it
+  // (reshape_copies), and the copy is what a later layer saves. (A Linear over a transposed 3-D view does not copy
+  // it: torch's matmul then multiplies it batched rather than folding its rows.)
+  const auto copy_transpose = [&](const std::string& tensor) {
     const auto it = producer.find(tensor);
     if (it == producer.end()) return;
-    for (auto l = model.layers.rbegin(); l != model.layers.rend(); ++l)
+    for (auto l = model.layers.rbegin(); l != model.layers.rend(); ++l)  // (the transpose: usually the last)
       if (l->name == it->second) {
-        if (auto* d = std::get_if<DataMovement>(&l->op); d && d->view && d->permuted) d->view = false;
+        if (auto* d = std::get_if<DataMovement>(&l->op); d && d->func == "Transpose") d->view = false;
         return;
       }
   };
@@ -121,9 +121,8 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
     onnx_import::NodeLayer layer = onnx_import::node_layer(context, node);
     if (!layer.known) ++model.unknown_ops[node.op];
     if (!layer.layer) {  // a view (or an unknown op): its outputs are its input's tensor
-      if ((node.op == "Reshape" || node.op == "Flatten") && !node.outputs.empty() &&
-          onnx_import::merges_dims(context, node.inputs.at(0), node.outputs[0]))
-        copy_if_permuted(node.inputs[0]);
+      if ((node.op == "Reshape" || node.op == "Flatten") && onnx_import::reshape_copies(context, node))
+        copy_transpose(node.inputs[0]);
       if (!node.inputs.empty()) {
         if (const auto it = producer.find(node.inputs[0]); it != producer.end())
           for (const std::string& out : node.outputs) producer[out] = it->second;

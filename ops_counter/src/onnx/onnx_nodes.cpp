@@ -271,25 +271,10 @@ std::optional<Layer> data_movement(const Context& c, const Node& n) {
   // rows of a weight table gathered by token ids (an activation): nn.Embedding keeps the ids
   const bool lookup = n.op == "Gather" && n.inputs.size() == 2 && c.constant(n.inputs[0]) && !c.constant(n.inputs[1]) &&
                       c.has_dims(n.inputs[1]);
-  // a transpose's dims of more than one element, in their new order: out of order, the view is permuted
-  bool permuted = false;
-  if (n.op == "Transpose" && c.has_dims(n.inputs.at(0))) {
-    const std::vector<std::uint64_t>& dims = c.dims(n.inputs[0], n);
-    std::vector<std::int64_t> perm;
-    if (const auto it = n.ints.find("perm"); it != n.ints.end()) perm = it->second;
-    for (std::size_t i = 0; perm.empty() && i < dims.size(); ++i) perm.insert(perm.begin(), std::int64_t(i));
-    std::int64_t last = -1;
-    for (std::int64_t axis : perm) {
-      if (axis < 0 || std::size_t(axis) >= dims.size() || dims[std::size_t(axis)] == 1) continue;
-      permuted = permuted || axis < last;
-      last = axis;
-    }
-  }
-  return Layer{"", DataMovement{.func = n.op,
-                                .elements = elements,
-                                .view = view,
-                                .saved_indices = lookup ? c.elements(n.inputs[1], n) : 0,
-                                .permuted = permuted}};
+  return Layer{
+      "",
+      DataMovement{
+          .func = n.op, .elements = elements, .view = view, .saved_indices = lookup ? c.elements(n.inputs[1], n) : 0}};
 }
 
 std::optional<Layer> view(const Context&, const Node&) { return std::nullopt; }
@@ -379,15 +364,55 @@ std::uint64_t shared_parameters(const Context& c, const std::vector<const Node*>
   return shared;
 }
 
-bool merges_dims(const Context& c, const std::string& in, const std::string& out) {
-  if (!c.has_dims(in) || !c.has_dims(out)) return false;
-  const auto non_unit = [&](const std::string& t) {
-    std::vector<std::uint64_t> d;
-    for (std::uint64_t x : c.dims(t, Node{}))
-      if (x != 1) d.push_back(x);
-    return d;
-  };
-  return non_unit(in) != non_unit(out);
+namespace {
+
+/// Whether sizes `from`, laid out with `strides`, read as sizes `to` without a copy — PyTorch's view rule: the
+/// dims of `from` fall into runs contiguous with one another (stride[i] = size[i+1]·stride[i+1]); a view may split
+/// or merge dims only within a run, so `to`'s dims must cover each run's elements exactly, in order. Unit dims
+/// are free.
+bool viewable(const std::vector<std::uint64_t>& from, const std::vector<std::uint64_t>& strides,
+              const std::vector<std::uint64_t>& to) {
+  std::vector<std::uint64_t> runs;  // elements of each contiguous run
+  std::optional<std::size_t> previous;
+  for (std::size_t i = 0; i < from.size(); ++i) {
+    if (from[i] == 1) continue;
+    if (previous && strides[*previous] == checked_mul(from[i], strides[i]))
+      runs.back() = checked_mul(runs.back(), from[i]);
+    else
+      runs.push_back(from[i]);
+    previous = i;
+  }
+  std::size_t k = 0;
+  for (std::uint64_t run : runs) {
+    std::uint64_t covered = 1;
+    while (covered < run && k < to.size()) covered = checked_mul(covered, to[k++]);
+    while (k < to.size() && to[k] == 1) ++k;
+    if (covered != run) return false;
+  }
+  return k == to.size();
+}
+
+}  // namespace
+
+bool reshape_copies(const Context& c, const Node& reshape) {
+  const std::optional<std::size_t> source = c.producer(reshape.inputs.at(0));
+  if (!source || reshape.outputs.empty() || !c.has_dims(reshape.outputs[0])) return false;
+  const Node& transpose = c.node(*source);
+  if (transpose.op != "Transpose" || !c.has_dims(transpose.inputs.at(0))) return false;
+  const std::vector<std::uint64_t>& dims = c.dims(transpose.inputs[0], transpose);
+  std::vector<std::uint64_t> row_major(dims.size(), 1);  // the transpose's input's strides
+  for (std::size_t i = dims.size(); i-- > 1;) row_major[i - 1] = checked_mul(row_major[i], dims[i]);
+  std::vector<std::int64_t> perm;  // absent: the dims reversed
+  if (const auto it = transpose.ints.find("perm"); it != transpose.ints.end()) perm = it->second;
+  for (std::size_t i = dims.size(); perm.empty() && i-- > 0;) perm.push_back(std::int64_t(i));
+  if (perm.size() != dims.size()) return false;  // refused elsewhere
+  std::vector<std::uint64_t> sizes, strides;
+  for (std::int64_t axis : perm) {
+    if (axis < 0 || std::size_t(axis) >= dims.size()) return false;
+    sizes.push_back(dims[std::size_t(axis)]);
+    strides.push_back(row_major[std::size_t(axis)]);
+  }
+  return !viewable(sizes, strides, c.dims(reshape.outputs[0], reshape));
 }
 
 /// Whether a Dropout node drops anything: a training export's (training_mode a constant true) with a ratio above

@@ -227,7 +227,7 @@ struct BackwardEmitter {
     // product with a constant is the layer's input)
     const auto gradient = [&](unsigned i) {
       if (e.constant_operands & (1u << i)) return (e.learned_operands & (1u << i)) != 0;
-      return i == 0 || e.constant_operands ? input_gradient : other_gradient;
+      return (i == 0 || e.constant_operands != 0) ? input_gradient : other_gradient;
     };
     std::uint64_t summed = 0;  // gradients of operands broadcast to the output, summed back to their own elements
     for (unsigned i = 0; i < 2; ++i)

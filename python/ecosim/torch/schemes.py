@@ -99,7 +99,7 @@ class GACT(ActNN):
 
     def pack(self, t, position, seed):
         x, dtype, device = kernel_input(t)
-        raw_bits = 32 if dtype == "fp32" else 16
+        raw_bits = 8 * x.itemsize  # the kernels' input as it is stored (fp32, or fp16/bf16 words)
         self.sensitivity[position] = (x.size, sum(_ecosim.actnn_range_weights(x, dtype, 1)), raw_bits)
         planned = self.allocation.get(position)
         bits = (self.bits if not self.adaptive

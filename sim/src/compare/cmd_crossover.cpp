@@ -98,8 +98,9 @@ int crossover(const Args& args) {
       "the GPU whose modelled time per token is shown: a100-sxm, h100-sxm, h100-pcie, h200, l4, rtx4090")(
       "format", po::value<std::string>()->default_value("table"), "table or json")(
       "out", po::value<std::string>(), "also write crossover.json, crossover.csv and crossover.png into this folder")(
-      "tech-table", po::value<std::string>(), "energy per op of the op-energy column, JSON (default: built-in 45 nm table; the accelerator's columns "
-      "price its own units, as replay does)");
+      "tech-table", po::value<std::string>(),
+      "energy per op of the op-energy column, JSON (default: built-in 45 nm table; the accelerator's columns price "
+      "its own units, as replay does)");
   options.add(model_file_option());
   options.add(accel_options("closed-form"));
   options.add(variant_parameter_options());

@@ -29,8 +29,10 @@ ModelOptions point_options(const CrossoverRequest& r, AttentionVariant v, std::u
   return o;
 }
 
+/// One point; `tech` prices the op energy, `accel_tech` the accelerator's vector unit (the built-in table, as
+/// every replay prices it: its cycles and energy one definition, accel_model/README.md).
 CrossoverPoint point(const CrossoverRequest& r, AttentionVariant v, std::uint64_t context,
-                     const accel::AccelConfig& accel, const TechTable& tech) {
+                     const accel::AccelConfig& accel, const TechTable& tech, const TechTable& accel_tech) {
   const ModelOptions o = point_options(r, v, context);
   OpCounter counter;
   RecordingSink list;
@@ -38,10 +40,7 @@ CrossoverPoint point(const CrossoverRequest& r, AttentionVariant v, std::uint64_
   for (const Layer& layer : r.zoo.build(r.model, o)) emit(layer, Convention::exact, sink);
   const DecoderFacts facts = *r.zoo.decoder_facts(r.model, o);
   RecordList records(list.records);
-  // the accelerator's vector unit prices its work from the built-in table, as every replay does (its cycles and
-  // energy one definition, accel_model/README.md); `tech` prices the op energy column alone
-  const TechTable accel_table = TechTable::builtin_45nm();  // (PlanSource keeps a reference)
-  accel::PlanSource plans(records, Convention::exact, name(v), accel, accel_table);
+  accel::PlanSource plans(records, Convention::exact, name(v), accel, accel_tech);
   const accel::ReplayResult replay = accel::replay_closed_form(plans, accel);
   const auto tokens = static_cast<double>(facts.new_tokens);
   return {.context = context,
@@ -105,9 +104,11 @@ std::vector<CrossoverSeries> crossover_series(const CrossoverRequest& request, c
   if (request.variants.empty() || request.variants.front() != AttentionVariant::msa)
     throw Error("the crossover is against MSA: it must be the first variant");
   std::vector<CrossoverSeries> series;
+  const TechTable accel_tech = TechTable::builtin_45nm();
   for (AttentionVariant v : request.variants) {
     CrossoverSeries s{v, {}, {}, {}, {}, {}, {}};
-    for (std::uint64_t context : request.contexts) s.points.push_back(point(request, v, context, accel, tech));
+    for (std::uint64_t context : request.contexts)
+      s.points.push_back(point(request, v, context, accel, tech, accel_tech));
     if (!series.empty()) {
       const CrossoverSeries& msa = series.front();
       s.op_energy = find_crossover(request.contexts, metric(msa, &CrossoverPoint::op_energy_pj),
@@ -135,7 +136,8 @@ nlohmann::ordered_json crossover_json(const CrossoverRequest& request, const std
   j["contexts"] = request.contexts;
   j["accelerator"] = accel.name;
   j["engine"] = std::string(accel::name(accel::Engine::closed_form));
-  j["tech_table"] = tech.name();
+  j["tech_table"] = tech.name();                             // the op energy's
+  j["accel_tech_table"] = TechTable::builtin_45nm().name();  // the accelerator's vector unit's
   j["gpu"] = request.gpu.name + ", modelled, " + std::string(gpu::software_description(gpu::Software::best_library));
   j["per_token"] = "decode: the step that makes the context C tokens; prefill: a pass over C tokens ÷ C";
   for (const CrossoverSeries& s : series) {

@@ -186,8 +186,8 @@ class TilingMemo;
 OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& tech, TilingMemo* memo = nullptr,
                trace::FloatStorage storage = trace::FloatStorage::operand, CausalKeys causal_keys = CausalKeys::none);
 
-/// A causal attention GEMM (`causal_keys` not none, trace floats at operand width) in strips of keys, each over
-/// the query rows that attend to them (the masked tiles above the diagonal skipped): plan_op's alternative to the
+/// A causal attention GEMM (`causal_keys` not none; its operands tileable, as plan_op checks) in strips of keys, each
+/// over the query rows that attend to them (the masked tiles above the diagonal skipped): plan_op's alternative to the
 /// rectangle.
 OpPlan plan_causal_strips(const OpRecord& op, const AccelConfig& config, CausalKeys causal_keys,
                           TilingMemo* memo = nullptr);

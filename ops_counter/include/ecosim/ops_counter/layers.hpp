@@ -155,10 +155,6 @@ struct DataMovement {
   /// A lookup in a weight table by activation indices (nn.Embedding's Gather): the indices, which autograd keeps
   /// (int64) for the table's gradient, a scatter-add; 0: none. Counting ignores it.
   std::uint64_t saved_indices = 0;
-  /// A view whose elements are out of row-major order (a transpose moving dims of more than one element): a
-  /// reshape merging its dims copies it in PyTorch (`permute(...).flatten()`), and the importer then makes it a
-  /// copy (view false). Counting ignores it.
-  bool permuted = false;
 };
 
 /// A transposed 2-D convolution as a GEMM of every input pixel with the (C_out/groups)·kernel² weights of its
