@@ -2,7 +2,9 @@
 // (Linear, Conv2d, LayerNorm, ReLU/GELU, Softmax, Matmul, mean; Einsum as a GEMM, onnx_einsum.cpp), elementwise and
 // reduction ops with their per-element operations, pooling, BatchNorm in its inference form, transposed convolution,
 // the copying shape ops as data movement and the views (Reshape, Squeeze, Constant, ...) as nothing.
+#include <algorithm>
 #include <functional>
+#include <iterator>
 
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/variant_registry.hpp"
@@ -382,14 +384,15 @@ bool viewable(const std::vector<std::uint64_t>& from, const std::vector<std::uin
       runs.push_back(from[i]);
     previous = i;
   }
+  std::vector<std::uint64_t> wanted;  // `to` without its unit dims
+  std::copy_if(to.begin(), to.end(), std::back_inserter(wanted), [](std::uint64_t d) { return d != 1; });
   std::size_t k = 0;
   for (std::uint64_t run : runs) {
     std::uint64_t covered = 1;
-    while (covered < run && k < to.size()) covered = checked_mul(covered, to[k++]);
-    while (k < to.size() && to[k] == 1) ++k;
+    while (covered < run && k < wanted.size()) covered = checked_mul(covered, wanted[k++]);
     if (covered != run) return false;
   }
-  return k == to.size();
+  return k == wanted.size();
 }
 
 }  // namespace
@@ -404,7 +407,8 @@ bool reshape_copies(const Context& c, const Node& reshape) {
   for (std::size_t i = dims.size(); i-- > 1;) row_major[i - 1] = checked_mul(row_major[i], dims[i]);
   std::vector<std::int64_t> perm;  // absent: the dims reversed
   if (const auto it = transpose.ints.find("perm"); it != transpose.ints.end()) perm = it->second;
-  for (std::size_t i = dims.size(); perm.empty() && i-- > 0;) perm.push_back(std::int64_t(i));
+  if (perm.empty())
+    for (std::size_t i = dims.size(); i-- > 0;) perm.push_back(std::int64_t(i));
   if (perm.size() != dims.size()) return false;  // refused elsewhere
   std::vector<std::uint64_t> sizes, strides;
   for (std::int64_t axis : perm) {
