@@ -366,6 +366,20 @@ class ChannelsLastHead(nn.Module):
         return self.head(h.permute(0, 2, 3, 1).flatten(1)) + mixed.mean() + reduced.mean()
 
 
+class BatchStatisticsNorm(nn.Module):
+    """A BatchNorm without running statistics (track_running_stats=False): the export spells its batch mean and
+    variance out (ReduceMean, Sub, Mul, ReduceMean) and feeds them to BatchNormalization, which PyTorch never runs
+    as ops of their own (nothing saved for them)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv, self.bn = nn.Conv2d(3, 8, 3, 1, 1), nn.BatchNorm2d(8, track_running_stats=False)
+        self.fc = nn.Linear(8 * 4 * 4, 5)
+
+    def forward(self, x):
+        return self.fc(F.relu(self.bn(self.conv(x))).flatten(1))
+
+
 def main():
     ecosim, workdir = sys.argv[1], Path(sys.argv[2])
     workdir.mkdir(parents=True, exist_ok=True)
@@ -475,7 +489,8 @@ def main():
             ("graph convolution over an adjacency input, a mask input", GraphConvolution(),
              (torch.randn(10, 8), torch.rand(10, 10), torch.rand(10, 4)), {}),
             ("transposed views reshaped: a flatten copies, a merge in order and a split do not", ChannelsLastHead(),
-             torch.randn(3, 3, 6, 6), {})):
+             torch.randn(3, 3, 6, 6), {}),
+            ("a BatchNorm without running statistics", BatchStatisticsNorm(), torch.randn(2, 3, 4, 4), {})):
         exported = workdir / f"{name.replace(' ', '_').replace(',', '')}.onnx"
         export_training(module, x, exported, **export)
         modelled, counted = ecosim_step(ecosim, ["--onnx", str(exported)])

@@ -77,6 +77,26 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
         return;
       }
   };
+  // The nodes computing nothing but a BatchNormalization's mean and variance operands (3 and 4): an export of a
+  // BatchNorm without running statistics spells its batch statistics out (Layer::batch_statistics).
+  std::vector<bool> statistics(graph.nodes.size(), false);
+  for (std::size_t k = graph.nodes.size(); k-- > 0;) {
+    bool only = false;
+    for (const std::string& out : graph.nodes[k].outputs) {
+      if (out.empty()) continue;
+      const std::vector<std::size_t>& readers = context.consumers(out);
+      only = !readers.empty() && std::all_of(readers.begin(), readers.end(), [&](std::size_t r) {
+        const onnx_import::Node& reader = graph.nodes[r];
+        if (statistics[r]) return true;
+        if (reader.op != "BatchNormalization") return false;
+        for (std::size_t i = 0; i < reader.inputs.size(); ++i)
+          if (reader.inputs[i] == out && i < 3) return false;
+        return true;
+      });
+      if (!only) break;
+    }
+    statistics[k] = only;
+  }
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
     if (done[i]) continue;
     const onnx_import::Node& node = graph.nodes[i];
@@ -105,6 +125,8 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
       for (std::size_t k : match->nodes) nodes.push_back(&graph.nodes[k]);
       match->layer.shared_parameters =
           onnx_import::shared_parameters(context, nodes, match->layer, alias, claimed_weights);
+      match->layer.batch_statistics =
+          std::all_of(match->nodes.begin(), match->nodes.end(), [&](std::size_t k) { return statistics[k]; });
       place(match->layer, first, graph.nodes[match->nodes.back()].outputs);
       model.layers.push_back(std::move(match->layer));
       continue;
@@ -135,6 +157,7 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
     layer.layer->table_parameters = onnx_import::read_parameters(context, node, *layer.layer, alias, counted_tables);
     layer.layer->shared_parameters =
         onnx_import::shared_parameters(context, {&node}, *layer.layer, alias, claimed_weights);
+    layer.layer->batch_statistics = statistics[i];
     if (auto* e = std::get_if<Elementwise>(&layer.layer->op))
       e->learned_operands = onnx_import::learned_operands(context, node, alias);
     place(*layer.layer, node, node.outputs);

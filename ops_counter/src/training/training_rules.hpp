@@ -62,7 +62,8 @@ struct AttentionShape {
 };
 AttentionShape attention_shape(const std::string& layer, const AttentionConfig& a);
 
-/// The forward records of `layer` in training: emit()'s, and BN's batch statistics (mean, variance, 1/std).
+/// The forward records of `layer` in training: emit()'s, and BN's batch statistics (mean, variance, 1/std); none
+/// for a layer computing statistics an exported BatchNorm is fed (Layer::batch_statistics).
 void emit_training_forward(const Layer& layer, Convention convention, OpSink& sink);
 
 /// Whether autograd records a layer — its output requires a gradient: the layer has parameters (or learned

@@ -49,6 +49,7 @@ OpRecord dropout(std::string name, std::uint64_t batch, std::uint64_t m, std::ui
 }  // namespace
 
 void emit_training_forward(const Layer& layer, Convention convention, OpSink& sink) {
+  if (layer.batch_statistics) return;  // the BatchNorm's own statistics record counts it
   if (const auto* b = std::get_if<BatchNorm2d>(&layer.op)) {
     const std::uint64_t len = checked_product({b->batch, b->h, b->w});
     OpRecord stats = ops::reduce(layer.name + ".batch_stats", "batchnorm_stats", 1, b->channels, len, DType::fp32,
@@ -74,8 +75,8 @@ std::vector<GradientFlow> gradient_flow(const std::vector<Layer>& layers, const 
     flow[i].input_gradient = reads[i].input == LayerReads::kNetworkInput ? !reads_input_data(layers, reads, i)
                                                                          : requires_gradient(reads[i].input);
     flow[i].other_gradient = layers[i].other.empty() || requires_gradient(reads[i].other);
-    flow[i].recorded = flow[i].input_gradient || requires_gradient(reads[i].other) || tensors[i].parameters > 0 ||
-                       layers[i].table_parameters > 0;
+    flow[i].recorded = !layers[i].batch_statistics && (flow[i].input_gradient || requires_gradient(reads[i].other) ||
+                                                       tensors[i].parameters > 0 || layers[i].table_parameters > 0);
     if (flow[i].recorded && !tensors[i].unmodelled.empty()) throw Error(tensors[i].unmodelled);
   }
   return flow;

@@ -196,6 +196,10 @@ struct Layer {
   /// Elements of its parameters that an earlier layer already has (one module applied twice: ALBERT's shared
   /// layers, a convolution reused): trained, stored and updated once, there; the training step leaves them out.
   std::uint64_t shared_parameters = 0;
+  /// Computes a BatchNormalization's batch mean or variance that an export spells out and feeds it (a BatchNorm
+  /// without running statistics): counted as the graph computes it, but a training step's BatchNorm computes
+  /// its statistics itself, so the step neither runs nor records it.
+  bool batch_statistics = false;
 };
 
 /// Reports the layer's operations (one or more records named "<layer name>.<part>") to sink.
