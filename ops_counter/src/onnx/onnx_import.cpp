@@ -97,6 +97,14 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
     }
     statistics[k] = only;
   }
+  // What the training step needs of a layer made of graph nodes `nodes`: its parameters an earlier layer has, and
+  // whether it only computes a BatchNorm's statistics
+  const auto mark = [&](Layer& layer, const std::vector<std::size_t>& nodes) {
+    std::vector<const onnx_import::Node*> read;
+    for (std::size_t k : nodes) read.push_back(&graph.nodes[k]);
+    layer.shared_parameters = onnx_import::shared_parameters(context, read, layer, alias, claimed_weights);
+    layer.batch_statistics = std::all_of(nodes.begin(), nodes.end(), [&](std::size_t k) { return statistics[k]; });
+  };
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
     if (done[i]) continue;
     const onnx_import::Node& node = graph.nodes[i];
@@ -121,12 +129,7 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
         model.attention.push_back(std::move(found));
       }
       const onnx_import::Node& first = graph.nodes[match->nodes.front()];
-      std::vector<const onnx_import::Node*> nodes;
-      for (std::size_t k : match->nodes) nodes.push_back(&graph.nodes[k]);
-      match->layer.shared_parameters =
-          onnx_import::shared_parameters(context, nodes, match->layer, alias, claimed_weights);
-      match->layer.batch_statistics =
-          std::all_of(match->nodes.begin(), match->nodes.end(), [&](std::size_t k) { return statistics[k]; });
+      mark(match->layer, match->nodes);
       place(match->layer, first, graph.nodes[match->nodes.back()].outputs);
       model.layers.push_back(std::move(match->layer));
       continue;
@@ -155,9 +158,7 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
     }
     layer.layer->name = node.name;
     layer.layer->table_parameters = onnx_import::read_parameters(context, node, *layer.layer, alias, counted_tables);
-    layer.layer->shared_parameters =
-        onnx_import::shared_parameters(context, {&node}, *layer.layer, alias, claimed_weights);
-    layer.layer->batch_statistics = statistics[i];
+    mark(*layer.layer, {i});
     if (auto* e = std::get_if<Elementwise>(&layer.layer->op))
       e->learned_operands = onnx_import::learned_operands(context, node, alias);
     place(*layer.layer, node, node.outputs);
