@@ -16,6 +16,7 @@
 #include "ecosim/ops_counter/error.hpp"
 #include "fastest_candidate.hpp"
 #include "loop_nest.hpp"
+#include "memory_walk.hpp"
 #include "pipeline_memo.hpp"
 
 namespace ecosim::accel {
@@ -284,18 +285,27 @@ ConvTiling choose_conv_tiling(const ConvShape& s, unsigned a_bits, unsigned w_bi
   auto tiling = [&](std::size_t i) -> const ConvTiling& { return candidates[i]->bound; };
   auto tile = [&](std::size_t i) { return tiling(i).th * tiling(i).tw * tiling(i).tk * tiling(i).tc; };
   std::vector<double> energies(candidates.size());  // of those that can tie
-  const std::size_t best = fastest_candidate(
-      candidates.size(), [&](std::size_t i) { return tiling(i).bound_cycles; },
-      [&](std::size_t i) {
-        std::optional<std::uint64_t>& cycles = candidates[i]->pipeline_cycles;
-        if (!cycles) cycles = pipeline_cycles(s, a_bits, w_bits, tiling(i), c);
-        return *cycles;
-      },
-      [&](std::size_t i) { return energies[i] = energy_pj(s, a_bits, w_bits, tiling(i), c); },
-      [&](std::size_t a, std::size_t b) { return better_tie(energies[a], tile(a), a, energies[b], tile(b), b); });
+  auto bound = [&](std::size_t i) { return tiling(i).bound_cycles; };
+  auto score = [&](std::size_t i) {
+    std::optional<std::uint64_t>& cycles = candidates[i]->pipeline_cycles;
+    if (!cycles) cycles = pipeline_cycles(s, a_bits, w_bits, tiling(i), c);
+    return *cycles;
+  };
+  auto energy = [&](std::size_t i) { return energies[i] = energy_pj(s, a_bits, w_bits, tiling(i), c); };
+  auto better = [&](std::size_t a, std::size_t b) {
+    return better_tie(energies[a], tile(a), a, energies[b], tile(b), b);
+  };
+  std::size_t best = fastest_candidate(candidates.size(), bound, score, energy, better);
+  if (c.memory_bound) {
+    auto run = [&](std::size_t i) { return conv_tiles(s, a_bits, w_bits, tiling(i), c); };
+    best = fastest_walked_candidate(
+        candidates.size(), best, bound, score, [&](std::size_t i) { return tiling(i).dram_bits; },
+        [&](std::size_t i) { return memory_walked_estimate(run(i), c, tiling(i).dram_bits, tiling(i).bound_cycles); },
+        [&](std::size_t i) { return memory_walked_cycles(run(i), c); }, energy, better, kMemoryWalkBits);
+  }
   ConvTiling chosen = tiling(best);
-  chosen.pipeline_cycles = *candidates[best]->pipeline_cycles;
-  chosen.energy_pj = energies[best];
+  chosen.pipeline_cycles = score(best);
+  chosen.energy_pj = energy(best);
   return chosen;
 }
 

@@ -73,4 +73,41 @@ std::size_t fastest_candidate(std::size_t count, const Bound& bound, const Cycle
   return *best;
 }
 
+/// Under a stateful memory model, whose transfers take longer than their bits' bound by what the addresses do
+/// (bursts, channels, banks), the choice of fastest_candidate (`chosen`, ranked by that bound) refined by walking
+/// candidates through the model (`walk(i)`, ≥ `bound(i)` and ≥ `pipeline(i)`; memory_walk.hpp): `chosen` first,
+/// then, of those whose bounds can tie with the fastest walked, in the order of `estimate(i)` (a short walk's rate
+/// over the whole op), each that can still tie, while the DRAM bits walked (`bits(i)` each) stay within
+/// `bit_budget`. Among the walked candidates that tie with the fastest, `better(i, j)` (least `energy(i)` first,
+/// better_tie) decides; `chosen` when it alone moves more bits than the budget. As in fastest_candidate,
+/// `energy(i)` is asked before `better` compares i (which reads what it returned, kept by the caller).
+template <class Bound, class Pipeline, class Bits, class Estimate, class Walk, class Energy, class Better>
+std::size_t fastest_walked_candidate(std::size_t count, std::size_t chosen, const Bound& bound,
+                                     const Pipeline& pipeline, const Bits& bits, const Estimate& estimate,
+                                     const Walk& walk, const Energy& energy, const Better& better,
+                                     std::uint64_t bit_budget) {
+  if (bits(chosen) > bit_budget) return chosen;
+  std::vector<std::optional<std::uint64_t>> walked(count);
+  walked[chosen] = walk(chosen);
+  std::uint64_t fastest = *walked[chosen], budget = bit_budget - bits(chosen);
+  std::vector<std::size_t> order;  // those that can tie with `chosen`, by estimate
+  std::vector<double> estimates(count);
+  for (std::size_t i = 0; i < count; ++i)
+    if (i != chosen && bound(i) <= tie_window_cycles(fastest)) order.push_back(i), estimates[i] = estimate(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return estimates[a] < estimates[b]; });
+  for (std::size_t i : order) {
+    if (bound(i) > tie_window_cycles(fastest) || bits(i) > budget || pipeline(i) > tie_window_cycles(fastest)) continue;
+    budget -= bits(i);
+    fastest = std::min(fastest, *(walked[i] = walk(i)));
+  }
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!walked[i] || *walked[i] > tie_window_cycles(fastest)) continue;
+    energy(i);
+    if (!best || better(i, *best)) best = i;
+  }
+  return *best;
+}
+
 }  // namespace ecosim::accel

@@ -16,6 +16,7 @@
 #include "ecosim/ops_counter/error.hpp"
 #include "fastest_candidate.hpp"
 #include "loop_nest.hpp"
+#include "memory_walk.hpp"
 #include "pipeline_memo.hpp"
 
 namespace ecosim::accel {
@@ -474,16 +475,19 @@ GemmTiling choose_tiling(const GemmShape& s, const AccelConfig& c) {
   // A probe: the tile sizes of the fewest compute cycles in their best loop order. Every candidate that ties
   // with the fastest takes at most the probe's tie window, so sizes whose compute, fill and drain (the part of
   // the bound no loop order changes) are past it are left out (this only saves evaluating them: the choice is
-  // the same).
-  std::size_t fewest = fitting.front();
-  for (std::size_t id : fitting)
-    if (grid.sizes(id, c).compute_cycles < grid.sizes(fewest, c).compute_cycles) fewest = id;
-  std::vector<std::size_t> probes;
-  grid.append_bounds(fewest, c, probes);
-  const std::size_t probe = *std::min_element(probes.begin(), probes.end(), [&](std::size_t a, std::size_t b) {
-    return grid.bound(a).tiling.bound_cycles < grid.bound(b).tiling.bound_cycles;
-  });
-  const std::uint64_t limit = tie_window_cycles(remembered_pipeline_cycles(s, grid.bound(probe).tiling, c));
+  // the same). Under a stateful memory model every size stays: walked, one past the window may be the fastest.
+  std::uint64_t limit = ~std::uint64_t{0};
+  if (!c.memory_bound) {
+    std::size_t fewest = fitting.front();
+    for (std::size_t id : fitting)
+      if (grid.sizes(id, c).compute_cycles < grid.sizes(fewest, c).compute_cycles) fewest = id;
+    std::vector<std::size_t> probes;
+    grid.append_bounds(fewest, c, probes);
+    const std::size_t probe = *std::min_element(probes.begin(), probes.end(), [&](std::size_t a, std::size_t b) {
+      return grid.bound(a).tiling.bound_cycles < grid.bound(b).tiling.bound_cycles;
+    });
+    limit = tie_window_cycles(remembered_pipeline_cycles(s, grid.bound(probe).tiling, c));
+  }
   std::vector<std::size_t> candidates;  // bounds, in the order of enumeration
   for (std::size_t id : fitting) {
     const std::uint64_t compute = grid.sizes(id, c).compute_cycles;
@@ -491,19 +495,32 @@ GemmTiling choose_tiling(const GemmShape& s, const AccelConfig& c) {
     if (checked_add(compute, grid.fill_and_drain(id, c)) <= limit) grid.append_bounds(id, c, candidates);
   }
   auto tiling = [&](std::size_t i) -> const GemmTiling& { return grid.bound(candidates[i]).tiling; };
-  std::vector<std::uint64_t> pipeline(candidates.size());  // of those scored
-  std::vector<double> energy_pj(candidates.size());        // of those that can tie
-  const std::size_t best = fastest_candidate(
-      candidates.size(), [&](std::size_t i) { return tiling(i).bound_cycles; },
-      [&](std::size_t i) { return pipeline[i] = remembered_pipeline_cycles(s, tiling(i), c); },
-      [&](std::size_t i) { return energy_pj[i] = tiling_energy_pj(s, tiling(i), grid.bound(candidates[i]).counts, c); },
-      [&](std::size_t a, std::size_t b) {
-        const GemmTiling &x = tiling(a), &y = tiling(b);
-        return better_tie(energy_pj[a], x.tm * x.tn * x.tk, a, energy_pj[b], y.tm * y.tn * y.tk, b);
-      });
+  std::vector<std::optional<std::uint64_t>> pipeline(candidates.size());  // of those scored
+  std::vector<std::optional<double>> energy_pj(candidates.size());        // of those that can tie
+  auto score = [&](std::size_t i) {
+    if (!pipeline[i]) pipeline[i] = remembered_pipeline_cycles(s, tiling(i), c);
+    return *pipeline[i];
+  };
+  auto energy = [&](std::size_t i) {
+    if (!energy_pj[i]) energy_pj[i] = tiling_energy_pj(s, tiling(i), grid.bound(candidates[i]).counts, c);
+    return *energy_pj[i];
+  };
+  auto better = [&](std::size_t a, std::size_t b) {
+    const GemmTiling &x = tiling(a), &y = tiling(b);
+    return better_tie(*energy_pj[a], x.tm * x.tn * x.tk, a, *energy_pj[b], y.tm * y.tn * y.tk, b);
+  };
+  auto bound = [&](std::size_t i) { return tiling(i).bound_cycles; };
+  std::size_t best = fastest_candidate(candidates.size(), bound, score, energy, better);
+  if (c.memory_bound) {
+    auto run = [&](std::size_t i) { return gemm_tiles(s, tiling(i), c); };
+    best = fastest_walked_candidate(
+        candidates.size(), best, bound, score, [&](std::size_t i) { return tiling(i).dram_bits; },
+        [&](std::size_t i) { return memory_walked_estimate(run(i), c, tiling(i).dram_bits, tiling(i).bound_cycles); },
+        [&](std::size_t i) { return memory_walked_cycles(run(i), c); }, energy, better, kMemoryWalkBits);
+  }
   GemmTiling chosen = tiling(best);
-  chosen.pipeline_cycles = pipeline[best];
-  chosen.energy_pj = energy_pj[best];
+  chosen.pipeline_cycles = score(best);
+  chosen.energy_pj = energy(best);
   return chosen;
 }
 
