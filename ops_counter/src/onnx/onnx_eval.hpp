@@ -23,6 +23,8 @@ class Evaluator {
   /// Input i's static shape / value; nullptr when the input is absent or unknown.
   const Dims* dims(const Node& n, std::size_t i) const;
   const Values* values(const Node& n, std::size_t i) const;
+  /// Input i's value as a Band: its band, or a uniform one of a one-element value; none otherwise.
+  std::optional<Band> band(const Node& n, std::size_t i) const;
   /// Whether every output of `n` already has a static shape (from the file or ONNX inference).
   bool outputs_known(const Node& n) const;
   /// Input i's value as integers (booleans and integral reals included); none when unknown or not integral.
@@ -36,6 +38,9 @@ class Evaluator {
   /// Records output `out`'s shape and value (in graph.tensors; its element count must match); the value is dropped
   /// past the per-tensor and overall budgets (kMaxFoldedElements, kMaxFoldedTotal).
   void set_values(const Node& n, std::size_t out, const Dims& dims, Values v);
+  /// Records output `out`'s shape and, past the per-tensor budget (smaller ones are folded in full), its value as
+  /// `band`.
+  void set_band(const Node& n, std::size_t out, const Dims& dims, const Band& band);
 
   /// Output `out` is a constant when input `in` is (an Identity of a weight: PyTorch shares a weight used twice
   /// this way).
@@ -71,6 +76,17 @@ void add_arithmetic_rules(Rules& rules);
 void add_scatter_rules(Rules& rules);
 /// The shape rules of the ops on activations (MatMul, Gemm, Conv, pooling, reductions, elementwise, ...).
 void add_shape_rules(Rules& rules);
+
+// Bands (onnx_eval_band.cpp): the values of tensors too large to fold, where they are two values split at a diagonal.
+/// Whether a band over an input of shape `in` is the value of an output of shape `out` holding the same elements in
+/// their order or broadcast (Identity, Reshape, Unsqueeze, Expand, elementwise ops): a uniform band always, another
+/// when both shapes keep the same trailing rows × cols.
+bool band_carries(const Band& band, const Dims& in, const Dims& out);
+/// The band of an elementwise op's output of shape `out` (of `real` elements) from its present inputs' bands, each
+/// carrying to `out` and the non-uniform ones at one offset: `value` of the inputs' upper values and of their lower
+/// ones (none: no band); none when an input has no band.
+std::optional<Band> elementwise_band(const Evaluator& e, const Node& n, const Dims& out, bool real,
+                                     const std::function<std::optional<double>(const std::vector<double>&)>& value);
 
 // Helpers shared by the rule files.
 std::uint64_t element_count(const Dims& dims);

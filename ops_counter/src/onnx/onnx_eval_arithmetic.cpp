@@ -18,14 +18,32 @@ using Ints = std::vector<std::int64_t>;
 
 Values ints_value(Ints v) { return Values{.real = false, .ints = std::move(v), .reals = {}}; }
 
+/// An integer band value (held as double) as the integer, where it is one exactly (|x| < 2^53).
+std::optional<std::int64_t> exact_int(double x) {
+  if (!(std::abs(x) < 9007199254740992.0) || x != std::trunc(x)) return std::nullopt;
+  return static_cast<std::int64_t>(x);
+}
+
 void cast(Evaluator& e, const Node& n) {
   const Dims* d = e.dims(n, 0);
   if (!d) return;
   const Values* in = e.values(n, 0);
-  if (!in) return e.set_dims(n, 0, *d);
   const std::int64_t to = int_attribute(n, "to", 1);
+  const bool real = to == 1 || to == 10 || to == 11 || to == 16;  // FLOAT, FLOAT16, DOUBLE, BFLOAT16
+  // An integer from a real: truncated toward zero; none for NaN and ±inf.
+  auto integer = [](double x) {
+    return std::abs(x) < 9.0e18 ? std::optional{static_cast<std::int64_t>(x)} : std::nullopt;
+  };
+  if (!in) {
+    const auto band = elementwise_band(e, n, *d, real, [&](const std::vector<double>& x) -> std::optional<double> {
+      if (real || to == 9) return real ? x[0] : double(x[0] != 0);
+      const auto i = integer(x[0]);
+      return i ? std::optional{double(*i)} : std::nullopt;
+    });
+    return band ? e.set_band(n, 0, *d, *band) : e.set_dims(n, 0, *d);
+  }
   Values v;
-  v.real = to == 1 || to == 10 || to == 11 || to == 16;  // FLOAT, FLOAT16, DOUBLE, BFLOAT16
+  v.real = real;
   for (std::size_t k = 0; k < in->size(); ++k) {
     const double x = in->at(k);
     if (v.real) {
@@ -35,8 +53,9 @@ void cast(Evaluator& e, const Node& n) {
     } else if (!in->real) {
       v.ints.push_back(in->ints[k]);
     } else {
-      if (!(std::abs(x) < 9.0e18)) return e.set_dims(n, 0, *d);  // NaN, ±inf: no integer
-      v.ints.push_back(static_cast<std::int64_t>(x));            // truncation toward zero
+      const auto i = integer(x);
+      if (!i) return e.set_dims(n, 0, *d);
+      v.ints.push_back(*i);
     }
   }
   e.set_values(n, 0, *d, std::move(v));
@@ -64,7 +83,7 @@ void constant_of_shape(Evaluator& e, const Node& n) {
   const Dims out = dims_from(e, n, *target, "dimension");
   const Values fill = n.fill.value_or(Values{.real = true, .ints = {}, .reals = {0.0}});
   const std::uint64_t count = element_count(out);
-  if (count > kMaxFoldedElements) return e.set_dims(n, 0, out);
+  if (count > kMaxFoldedElements) return e.set_band(n, 0, out, Band{fill.real, fill.at(0), fill.at(0), 0});
   Values v;
   v.real = fill.real;
   if (fill.real)
@@ -199,6 +218,31 @@ std::optional<Dims> broadcast_inputs(Evaluator& e, const Node& n) {
   return out;
 }
 
+/// A binary op over inputs too large to fold that are bands (elementwise_band): the op on their upper values and
+/// on their lower ones, as binary() computes an element (an integer division by zero or overflow: no band).
+void binary_band(Evaluator& e, const Node& n, const Arithmetic& op, const Dims& out) {
+  bool real = false;
+  for (std::size_t i = 0; i < n.inputs.size(); ++i)
+    if (const auto b = e.band(n, i)) real = real || b->real;
+  const auto band = elementwise_band(e, n, out, real && !op.boolean, [&](const std::vector<double>& x) {
+    std::optional<double> r;
+    if (real ? !op.reals : !op.ints) return r;
+    if (real) {
+      double acc = x[0];
+      for (std::size_t j = 1; j < x.size(); ++j) acc = op.reals(acc, x[j]);
+      return r = op.boolean ? double(acc != 0) : acc;
+    }
+    std::optional<std::int64_t> acc = exact_int(x[0]);
+    for (std::size_t j = 1; j < x.size() && acc; ++j) {
+      const auto b = exact_int(x[j]);
+      acc = !b || ((n.op == "Div" || n.op == "Mod") && *b == 0) ? std::nullopt : op.ints(*acc, *b);
+    }
+    if (acc) r = double(*acc);
+    return r;
+  });
+  return band ? e.set_band(n, 0, out, *band) : e.set_dims(n, 0, out);
+}
+
 /// Add, Sub, Mul, Div, Mod, Pow, Max, Min (variadic), comparisons and logic.
 void binary(Evaluator& e, const Node& n) {
   const auto out = broadcast_inputs(e, n);
@@ -209,7 +253,7 @@ void binary(Evaluator& e, const Node& n) {
   for (std::size_t i = 0; i < n.inputs.size(); ++i) {
     if (n.inputs[i].empty()) continue;
     in.emplace_back(e.values(n, i), e.dims(n, i));
-    if (!in.back().first) return e.set_dims(n, 0, *out);
+    if (!in.back().first) return binary_band(e, n, op, *out);
     real = real || in.back().first->real;
   }
   const std::uint64_t count = element_count(*out);
@@ -246,7 +290,15 @@ void where(Evaluator& e, const Node& n) {
   if (!out || n.inputs.size() != 3) return;
   const Values *c = e.values(n, 0), *x = e.values(n, 1), *y = e.values(n, 2);
   const std::uint64_t count = element_count(*out);
-  if (!c || !x || !y || x->real != y->real || count > kMaxFoldedElements) return e.set_dims(n, 0, *out);
+  if (!c || !x || !y) {  // bands: the choice on the upper values and on the lower ones
+    const std::optional<Band> bx = e.band(n, 1), by = e.band(n, 2);
+    const auto band = bx && by && bx->real == by->real
+                          ? elementwise_band(e, n, *out, bx->real,
+                                             [](const std::vector<double>& v) { return v[0] != 0 ? v[1] : v[2]; })
+                          : std::nullopt;
+    return band ? e.set_band(n, 0, *out, *band) : e.set_dims(n, 0, *out);
+  }
+  if (x->real != y->real || count > kMaxFoldedElements) return e.set_dims(n, 0, *out);
   Values v;
   v.real = x->real;
   for (std::size_t k = 0; k < count; ++k) {
@@ -266,24 +318,39 @@ void unary(Evaluator& e, const Node& n) {
   const Dims* d = e.dims(n, 0);
   if (!d) return;
   const Values* in = e.values(n, 0);
-  if (!in) return e.set_dims(n, 0, *d);
-  Values v = *in;
   const std::string& op = n.op;
-  if (!v.real && (op == "Sqrt" || op == "Reciprocal")) return e.set_dims(n, 0, *d);
+  auto real_op = [&op](double x) {
+    return op == "Neg"     ? -x
+           : op == "Abs"   ? std::abs(x)
+           : op == "Not"   ? static_cast<double>(x == 0)
+           : op == "Floor" ? std::floor(x)
+           : op == "Ceil"  ? std::ceil(x)
+           : op == "Sqrt"  ? std::sqrt(x)
+                           : 1.0 / x;
+  };
+  auto int_op = [&op](std::int64_t x) {  // none: overflow
+    if ((op == "Neg" || op == "Abs") && x == INT64_MIN) return std::optional<std::int64_t>{};
+    return std::optional{op == "Neg" ? -x : op == "Abs" ? std::abs(x) : op == "Not" ? std::int64_t{x == 0} : x};
+  };
+  const bool real = in ? in->real : e.band(n, 0) && e.band(n, 0)->real;
+  if (!real && (op == "Sqrt" || op == "Reciprocal")) return e.set_dims(n, 0, *d);
+  if (!in) {
+    const auto band = elementwise_band(e, n, *d, real, [&](const std::vector<double>& x) -> std::optional<double> {
+      if (real) return real_op(x[0]);
+      const auto i = exact_int(x[0]);
+      const auto r = i ? int_op(*i) : std::nullopt;
+      return r ? std::optional{double(*r)} : std::nullopt;
+    });
+    return band ? e.set_band(n, 0, *d, *band) : e.set_dims(n, 0, *d);
+  }
+  Values v = *in;
   for (std::size_t k = 0; k < v.size(); ++k) {
     if (v.real) {
-      double& x = v.reals[k];
-      x = op == "Neg"     ? -x
-          : op == "Abs"   ? std::abs(x)
-          : op == "Not"   ? static_cast<double>(x == 0)
-          : op == "Floor" ? std::floor(x)
-          : op == "Ceil"  ? std::ceil(x)
-          : op == "Sqrt"  ? std::sqrt(x)
-                          : 1.0 / x;
+      v.reals[k] = real_op(v.reals[k]);
     } else {
-      std::int64_t& x = v.ints[k];
-      if ((op == "Neg" || op == "Abs") && x == INT64_MIN) e.fail(n, "integer overflow");
-      x = op == "Neg" ? -x : op == "Abs" ? std::abs(x) : op == "Not" ? std::int64_t{x == 0} : x;
+      const auto r = int_op(v.ints[k]);
+      if (!r) e.fail(n, "integer overflow");
+      v.ints[k] = *r;
     }
   }
   e.set_values(n, 0, *d, std::move(v));

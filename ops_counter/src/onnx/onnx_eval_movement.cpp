@@ -41,7 +41,10 @@ void move(Evaluator& e, const Node& n, std::size_t out, const Dims& dims, std::s
   e.set_values(n, out, dims, std::move(v));
 }
 
+/// Output 0 holds input 0's elements in their order, as `dims` (a band where it carries).
 void same(Evaluator& e, const Node& n, const Dims& dims) {
+  const std::optional<Band> band = e.values(n, 0) ? std::nullopt : e.band(n, 0);
+  if (band && band_carries(*band, *e.dims(n, 0), dims)) return e.set_band(n, 0, dims, *band);
   move(e, n, 0, dims, 0, [](std::size_t k) { return k; });
 }
 
@@ -335,6 +338,9 @@ void expand(Evaluator& e, const Node& n) {
   const auto out = broadcast(*d, dims_from(e, n, *target, "target dimension"));
   if (!out)
     e.fail(n, fmt::format("{} does not broadcast to {}", dims_text(*d), dims_text(dims_from(e, n, *target, ""))));
+  const std::optional<Band> band = e.band(n, 0);  // a scalar expanded, or a band broadcast
+  if (band && element_count(*out) > kMaxFoldedElements && band_carries(*band, *d, *out))
+    return e.set_band(n, 0, *out, *band);
   move(e, n, 0, *out, 0, [&](std::size_t k) { return broadcast_index(*d, *out, k); });
 }
 
@@ -364,8 +370,15 @@ void trilu(Evaluator& e, const Node& n) {
   const Values* in = e.values(n, 0);
   const bool given_k = n.inputs.size() > 1 && !n.inputs[1].empty();
   const auto k = given_k ? e.scalar_int(n, 1) : std::optional<std::int64_t>{0};
-  if (!in || !k) return e.set_dims(n, 0, *d);
   const bool upper = int_attribute(n, "upper", 1) != 0;
+  // Too large to fold, a uniform input becomes a band: kept where c − r ≥ k (upper) or ≤ k, zero elsewhere.
+  if (const std::optional<Band> band = in ? std::nullopt : e.band(n, 0); band && band->uniform() && k) {
+    constexpr std::int64_t kBeyond = std::int64_t{1} << 40;  // past every diagonal of a tensor: the same split
+    const std::int64_t diagonal = std::clamp(*k, -kBeyond, kBeyond);
+    return e.set_band(
+        n, 0, *d, upper ? Band{band->real, band->upper, 0, diagonal} : Band{band->real, 0, band->upper, diagonal + 1});
+  }
+  if (!in || !k) return e.set_dims(n, 0, *d);
   const auto rows = (*d)[d->size() - 2], cols = d->back();
   Values v = *in;
   for (std::size_t i = 0; i < v.size(); ++i) {

@@ -22,6 +22,17 @@ struct Values {
   double at(std::size_t i) const { return real ? reals[i] : static_cast<double>(ints[i]); }
 };
 
+/// The value of a tensor too large to fold (kMaxFoldedElements) whose every trailing rows × cols slice holds two
+/// values split at a diagonal: element (r, c) is `upper` where c − r ≥ `offset`, else `lower` (`upper` == `lower`:
+/// uniform, whatever its shape) — how masks over long sequences are built from shapes (a constant of −inf or of
+/// ones, Trilu, then comparisons, casts and Where), kept without their rows² elements.
+struct Band {
+  bool real = false;  // as Values: integers and booleans exactly, floating-point as double
+  double upper = 0, lower = 0;
+  std::int64_t offset = 0;
+  bool uniform() const { return upper == lower; }
+};
+
 struct Tensor {
   std::optional<std::vector<std::uint64_t>> dims;  // static shape, when known
   bool constant = false;                           // an initializer or a Constant node's output
@@ -32,6 +43,7 @@ struct Tensor {
   bool float_initializer = false;
   std::optional<double> scalar;  // the value of a one-element constant
   std::optional<Values> values;  // an inline constant's or a folded tensor's (at most kMaxFoldedElements)
+  std::optional<Band> band;      // a larger one's, where it is two values split at a diagonal (or one)
   /// A constant of rank ≥ 2 whose every trailing q × k slice (k ≥ q) is the causal pattern, query i attending to
   /// keys j ≤ k − q + i: `causal_additive` a float mask, 0 where attended and ≤ kMaskedBelow elsewhere;
   /// `causal_keep` / `causal_drop` a bool condition true exactly where attended / masked.
@@ -45,6 +57,8 @@ struct Tensor {
 /// value(e) in row-major order; `boolean`: a bool tensor (0/1), else an additive float mask. Stops at the first
 /// value that rules the flags out. Defined in onnx_mask.cpp.
 void classify_causal(Tensor& t, std::uint64_t elements, const std::function<float(std::uint64_t)>& value, bool boolean);
+/// The same for a tensor whose value is `band` (of static shape t.dims; a bool tensor unless band.real).
+void classify_causal(Tensor& t, const Band& band);
 
 /// An additive mask value at or below this hides its score (exp underflows to 0 next to an unmasked score).
 inline constexpr double kMaskedBelow = -1e4;

@@ -299,7 +299,7 @@ std::optional<Match> linear_with_bias(const Context& c, std::size_t i) {
 Causality mask_causality(const Context& c, const std::string& tensor, const std::vector<std::uint64_t>& scores,
                          bool Tensor::*flag) {
   const Tensor* t = c.tensor(tensor);
-  if (!t || (!t->constant && !t->values)) return Causality::no;
+  if (!t || (!t->constant && !t->values && !t->band)) return Causality::no;
   if (t->external) return Causality::unknown;
   if (!(t->*flag) || !t->dims || t->dims->size() < 2 || scores.size() < 2) return Causality::no;
   const auto& d = *t->dims;

@@ -157,6 +157,17 @@ struct Reader {
     return std::nullopt;
   }
 
+  /// An inline float or bool tensor too large to fold whose elements are all equal (a torch.full or torch.ones an
+  /// exporter folded), as a uniform Band: what a mask built from it with Trilu is recognised by.
+  static std::optional<Band> uniform_band(const onnx::TensorProto& p, std::uint64_t elements) {
+    const auto value = mask_values_of(p, elements);
+    if (!value || elements == 0) return std::nullopt;
+    const float first = (*value)(0);
+    for (std::uint64_t e = 1; e < elements; ++e)
+      if ((*value)(e) != first) return std::nullopt;
+    return Band{p.data_type() != onnx::TensorProto::BOOL, first, first, 0};
+  }
+
   /// Sets the causal_* flags of `t` from its inline float or bool values (see Tensor).
   static void classify_mask(Tensor& t, const onnx::TensorProto& p, std::uint64_t elements) {
     const auto value = mask_values_of(p, elements);
@@ -207,6 +218,7 @@ struct Reader {
            std::to_string(elements));
     if (elements == 1) t.scalar = scalar_of(p);
     t.values = values_of(p, elements);
+    if (!t.values) t.band = uniform_band(p, elements);
     classify_mask(t, p, elements);
   }
 

@@ -116,6 +116,16 @@ const Values* Evaluator::values(const Node& n, std::size_t i) const {
   return it == graph_.tensors.end() || !it->second.values ? nullptr : &*it->second.values;
 }
 
+std::optional<Band> Evaluator::band(const Node& n, std::size_t i) const {
+  if (const Values* v = values(n, i)) {
+    if (v->size() != 1) return std::nullopt;
+    return Band{v->real, v->at(0), v->at(0), 0};
+  }
+  if (i >= n.inputs.size() || n.inputs[i].empty()) return std::nullopt;
+  const auto it = graph_.tensors.find(n.inputs[i]);
+  return it == graph_.tensors.end() ? std::nullopt : it->second.band;
+}
+
 bool Evaluator::outputs_known(const Node& n) const {
   for (const std::string& out : n.outputs)
     if (!out.empty() && !known_dims(out)) return false;
@@ -205,12 +215,22 @@ void Evaluator::set_values(const Node& n, std::size_t out, const Dims& dims, Val
       t, folded.size(), [&folded](std::uint64_t e) { return static_cast<float>(folded.at(e)); }, !folded.real);
 }
 
+void Evaluator::set_band(const Node& n, std::size_t out, const Dims& dims, const Band& band) {
+  set_dims(n, out, dims);
+  if (out >= n.outputs.size() || n.outputs[out].empty() || element_count(dims) <= kMaxFoldedElements) return;
+  graph_.folded.insert(n.outputs[out]);
+  Tensor& t = graph_.tensors[n.outputs[out]];
+  t.band = band;
+  classify_causal(t, band);
+}
+
 std::set<std::string> Evaluator::run() {
   // Values folded by an earlier pass are folded again (within this pass's budget); a constant whose stored
   // elements do not fill its shape has no value.
   for (const std::string& t : graph_.folded) {
     Tensor& folded = graph_.tensors[t];
     folded.values.reset();
+    folded.band.reset();
     folded.causal_additive = folded.causal_keep = folded.causal_drop = false;
   }
   graph_.folded.clear();
