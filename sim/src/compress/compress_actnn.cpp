@@ -19,6 +19,7 @@ kernels::actnn::Layout layout_of(const CompressRequest& r) {
   if (r.shape.size() < 2) throw Error("--per-sample needs a shape of two or more dimensions (samples first)");
   if (r.bits > 8) throw Error("--per-sample: the average --bits must be 1 to 8");
   const std::uint64_t samples = r.shape.front();
+  kernels::check_input(r.x, "actnn");  // before the samples' share of the elements: none of an empty tensor
   return {samples, r.x.elements / samples, allocate_bits(range_weights(r.x, samples), checked_mul(samples, r.bits))};
 }
 
