@@ -39,8 +39,8 @@ KernelTime KernelModel::gemm(const GpuSpec& gpu, const GemmShape& s) const {
   const double out_bytes = s.dtype == DType::fp8 ? double(dtype_bytes(DType::bf16)) : bytes_per_element;
   const double load_bytes = batch * (m * k + k * n) * bytes_per_element, store_bytes = batch * m * n * out_bytes;
   const double launch_s = value("launch_overhead_us") * 1e-6;
-  // split-K over the SMs the tiles leave idle, the fp32 partials combined by a second launch — taken only where
-  // it is faster than one pass (a library's heuristic chooses so)
+  // split-K where the tiles leave SMs idle, the fp32 partials combined by a second launch — the number of splits
+  // (1 … min(K steps, SMs): more would only add waves) that is fastest, as a library's heuristic chooses
   const auto timed = [&](double splits) {
     const double waves = ceil_div(tiles * splits, sms);
     const double compute_s = waves * (ceil_div(k_steps, splits) + value("gemm_pipeline_fill_steps")) * step_s;
@@ -52,8 +52,10 @@ KernelTime KernelModel::gemm(const GpuSpec& gpu, const GemmShape& s) const {
     t.bytes = load_bytes + store_bytes + 2 * partial_bytes;
     return t;
   };
-  const KernelTime whole = timed(1), split = timed(idle_sm_splits(tiles, sms, k_steps));
-  return split.latency_s < whole.latency_s ? split : whole;
+  KernelTime best = timed(1);
+  for (double splits = 2; tiles < sms && splits <= std::min(k_steps, sms); ++splits)
+    if (const KernelTime t = timed(splits); t.latency_s < best.latency_s) best = t;
+  return best;
 }
 
 }  // namespace ecosim::gpu
