@@ -153,16 +153,24 @@ KernelTime KernelModel::attention(const GpuSpec& gpu, AttentionImpl impl, const 
   if (s.dtype != DType::fp16 && s.dtype != DType::bf16 && !(fp32_allowed && s.dtype == DType::fp32))
     throw Error(fmt::format("{} attention is modelled in fp16 or bf16{}, not {}", attention_impl_name(impl),
                             fp32_allowed ? " or fp32" : "", dtype_name(s.dtype)));
-  // A decode step of grouped-query attention (one query a head, no backward): FlashAttention-2 and -3 pack a K/V
-  // head's query heads as the rows of one query tile (seqlenq_ngroups_swapped, pack_gqa) — one block per K/V head
-  // over its keys, each query attending every key (as compare's records of such a step are costed)
+  // The forward of a decode step of grouped-query attention (one query a head): FlashAttention-2 and -3 pack a
+  // K/V head's query heads as the rows of one query tile (seqlenq_ngroups_swapped, pack_gqa) — one block per K/V
+  // head over its keys, each query attending every key (as compare's records of such a step are costed); a
+  // backward pass after it (fwd+bwd) runs on the shape unpacked, as it does alone
   if ((impl == AttentionImpl::flash2 || impl == AttentionImpl::flash3) && s.seq == 1 && s.kv_heads < s.heads &&
-      !s.backward && !s.window) {
+      s.forward && !s.window) {
     AttentionShape packed = s;
     packed.seq = s.heads / s.kv_heads;
     packed.heads = packed.kv_heads = s.kv_heads;
-    packed.causal = false;
-    return fused_attention(gpu, impl, packed);
+    packed.causal = packed.backward = false;
+    KernelTime t = fused_attention(gpu, impl, packed);
+    if (s.backward) {
+      AttentionShape backward = s;
+      backward.forward = false;
+      const KernelTime b = fused_attention(gpu, impl, backward);
+      t.latency_s += b.latency_s, t.flops += b.flops, t.bytes += b.bytes;
+    }
+    return t;
   }
   if (impl == AttentionImpl::flash2 || impl == AttentionImpl::flash3 || impl == AttentionImpl::cudnn)
     return fused_attention(gpu, impl, s);
@@ -321,14 +329,16 @@ KernelTime KernelModel::sdpa_math_attention(const GpuSpec& gpu, const AttentionS
   fp32.dtype = DType::fp32;
   KernelTime t = unfused_attention(gpu, fp32);
   if (s.dtype != DType::fp32) {
-    // Q, K, V converted to fp32 (and dO in the backward pass), the outputs back: one streaming kernel each.
+    // Q, K, V converted to fp32 and the output back in the forward pass, dO in and dQ, dK, dV back in the backward
+    // pass: one streaming kernel each.
     const double heads = double(s.batch) * double(s.heads), d = double(s.dim), b = double(dtype_bytes(s.dtype));
     const double q = heads * double(s.seq) * d, kv = heads * double(s.kv_seq) * d;
     const auto convert = [&](double elements) { return streaming_kernel(gpu, elements * (b + 4.0)); };
-    for (const KernelTime& c : {convert(q), convert(kv), convert(kv), convert(q)}) {
-      t.latency_s += c.latency_s;
-      t.bytes += c.bytes;
-    }
+    if (s.forward)
+      for (const KernelTime& c : {convert(q), convert(kv), convert(kv), convert(q)}) {
+        t.latency_s += c.latency_s;
+        t.bytes += c.bytes;
+      }
     if (s.backward)
       for (const KernelTime& c : {convert(q), convert(q), convert(kv), convert(kv)}) {  // dO in; dQ, dK, dV out
         t.latency_s += c.latency_s;
