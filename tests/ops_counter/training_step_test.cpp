@@ -356,6 +356,14 @@ TEST_CASE("an import's layer kinds save what autograd keeps: views alias, consta
     }
   CHECK(gemms == 4);
   CHECK(products == 4 * (2 * 3 * 5 * 4));
+  // the probabilities' dropout runs in the forward too: a compare making the mask and a multiply applying it per
+  // probability (as the zoo's attention counts it)
+  std::uint64_t dropout_cmps = 0, dropout_muls = 0;
+  for (const OpRecord& r : step.forward)
+    if (r.name == "attn.probs_dropout")
+      dropout_cmps += r.counts.ops(OpKind::cmp), dropout_muls += r.counts.ops(OpKind::mul);
+  CHECK(dropout_cmps == 2 * 3 * 5);
+  CHECK(dropout_muls == 2 * 3 * 5);
 }
 
 TEST_CASE("a product keeps only what a computed gradient needs and shared weights count once") {

@@ -63,6 +63,9 @@ void emit_training_forward(const Layer& layer, Convention convention, OpSink& si
     const AttentionShape s = attention_shape(layer.name, *a);
     sink.record(dropout(layer.name + ".probs_dropout", s.groups, s.tokens, s.tokens, convention));
   }
+  if (const auto* a = std::get_if<SoftmaxAttention>(&layer.op); a && a->probs_dropout)  // an ONNX import's block
+    sink.record(
+        dropout(layer.name + ".probs_dropout", checked_mul(a->batch, a->heads), a->queries, a->keys, convention));
 }
 
 std::vector<GradientFlow> gradient_flow(const std::vector<Layer>& layers, const std::vector<LayerReads>& reads,
