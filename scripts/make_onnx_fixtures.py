@@ -32,6 +32,7 @@ Op fixtures (the counts tests/ops_counter/onnx_ops_test.cpp asserts are computed
   unknown_op           Relu → Foo → Foo (an op type ecosim does not know)
   cnn_ops              ConvTranspose 4→2, 3×3, stride 2, bias, on 6×6 → BatchNormalization → MaxPool 3×3 stride 2
                        → GlobalAveragePool
+  avgpool_padded       F.avg_pool2d(x, 3, 2, padding=1) on [2, 8, 16, 16] as torch exports it: Pad 1 → AveragePool
   shape_eval           the shape evaluator's ops on small integer tensors and on a float input x [2, 3, 4]: Reshape
                        with 0/−1, Shape → Gather, Slice (negative, clamped, reversed, strided), Range, Where,
                        Expand, Trilu, Tile, ScatterND, Split, Pad, Concat, Transpose, Mod, Div, Cast (values
@@ -242,6 +243,12 @@ def op_fixtures():
         n("GlobalAveragePool", ["pooled"], ["y"], name="gap"),
     ], [io("x", [1, 4, 6, 6])], [io("y", [1, 2, 1, 1])],
         [stripped("w", [4, 2, 3, 3]), stripped("b", [2])] + [stripped(c, [2]) for c in ("scale", "bias", "mean", "var")])
+    # F.avg_pool2d(x, 3, 2, padding=1) as torch exports it: a zero Pad, then the pool
+    yield "avgpool_padded", model("avgpool_padded", [
+        n("Pad", ["x", "pads"], ["padded"], name="pad", mode="constant"),
+        n("AveragePool", ["padded"], ["y"], name="avgpool", kernel_shape=[3, 3], strides=[2, 2]),
+    ], [io("x", [2, 8, 16, 16])], [io("y", [2, 8, 8, 8])],
+        [helper.make_tensor("pads", TensorProto.INT64, [8], [0, 0, 1, 1, 0, 0, 1, 1])])
     # a tied head: the token table gathered, then read again (transposed by Gemm) as the head's weight
     yield "tied_head", model(
         "tied_head", [n("Gather", ["table", "ids"], ["x"], name="embed"),

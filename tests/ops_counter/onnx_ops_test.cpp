@@ -79,6 +79,18 @@ TEST_CASE("ONNX ConvTranspose, BatchNormalization and pooling", "[onnx]") {
   CHECK(paper.ops(OpKind::add) == paper.ops(OpKind::mul));
 }
 
+TEST_CASE("ONNX average pooling with PyTorch's padding: mmcv counts the module's unpadded input", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  const OnnxModel m = fixture("avgpool_padded");
+  // 2·8·8·8 = 1,024 windows of 9 over the padded 2·8·18·18; mmcv one MAC per element of the module's input
+  // 2·8·16·16 = 4,096 (as MaxPool's pads attribute counts it), not of the padded 5,184
+  const OpCounts exact = total(m, Convention::exact), paper = total(m, Convention::paper);
+  CHECK(exact.ops(OpKind::mul) == 1024);
+  CHECK(exact.ops(OpKind::add) == 1024 * 8);
+  CHECK(paper.ops(OpKind::mul) == 2 * 8 * 16 * 16);
+  CHECK(paper.ops(OpKind::add) == 2 * 8 * 16 * 16);
+}
+
 TEST_CASE("ONNX decomposed LayerNorm counts as one LayerNorm, as LayerNormalization does", "[onnx]") {
   ECOSIM_ONNX_OR_SKIP();
   const OnnxModel decomposed = fixture("layernorm_decomposed"), op = fixture("layernorm_op");

@@ -215,6 +215,8 @@ std::optional<Layer> reduce(const Context& c, const Node& n) {
   return Layer{"", Reduction{.func = n.op, .rows = rows, .len = len, .per_row = mix}};
 }
 
+bool pool_padding(const Context& c, const Node& n);
+
 /// Pooling windows (mmcv: one MAC per input element): average = sum and one multiply, max = comparisons.
 std::optional<Layer> pool(const Context& c, const Node& n) {
   const std::uint64_t in = c.elements(n.inputs.at(0), n), rows = out_elements(c, n);
@@ -230,8 +232,14 @@ std::optional<Layer> pool(const Context& c, const Node& n) {
   }
   const bool average = n.op == "AveragePool" || n.op == "GlobalAveragePool";
   const ops::OpMix mix = average ? ops::OpMix{.mul = 1, .add = window - 1} : ops::OpMix{.cmp = window - 1};
+  // mmcv counts the module's input: PyTorch's own padding (a Pad before an average pool) is not part of it
+  const auto padding = c.producer(n.inputs.at(0));
+  const std::uint64_t module_in =
+      padding && pool_padding(c, c.node(*padding)) ? c.elements(c.node(*padding).inputs.at(0), n) : in;
   return Layer{
-      "", Reduction{.func = n.op, .rows = rows, .len = window, .per_row = mix, .paper_macs = in, .input_elements = in}};
+      "",
+      Reduction{
+          .func = n.op, .rows = rows, .len = window, .per_row = mix, .paper_macs = module_in, .input_elements = in}};
 }
 
 /// BatchNorm over [N, C, spatial...] as the zoo's BatchNorm2d (the spatial dims as one): counted in its inference
