@@ -12,6 +12,8 @@ Op fixtures (the counts tests/ops_counter/onnx_ops_test.cpp asserts are computed
   attention_mask       Q [1,2,6,4], K and V [1,2,5,4]: MatMul(Q, Kᵀ) / 2 + mask → Softmax → MatMul(·, V)
   decode_step          one decode step: Q [1,12,1,64] over 32,768 cached keys, K and V [1,12,32768,64] (inputs:
                        the shapes cost no bytes): MatMul(Q, Kᵀ) / 8 → Softmax → MatMul(·, V)
+  decode_cache         a decode step growing its KV cache: Q [1,2,1,4] over Concat(past [1,2,7,4], new [1,2,1,4])
+                       keys and values (axis 2 and −2), no mask
   causal_add           a causal decoder block: Q, K, V [1,2,6,4], MatMul(Q, Kᵀ) / 2 + a constant [1,1,6,6] mask
                        (0 on and below the diagonal, -1e9 above) → Softmax → MatMul(·, V)
   causal_where         the same with the mask as Where(keep [1,1,6,6] bool constant, scores, -inf) (GPT-2's form)
@@ -203,6 +205,17 @@ def op_fixtures():
         n("MatMul", ["p", "v"], ["out"], name="context"),
     ], [io("q", [1, 12, 1, 64]), io("k", [1, 12, 32768, 64]), io("v", [1, 12, 32768, 64])],
         [io("out", [1, 12, 1, 64])], [scalar("scale", 8.0)])
+    # a decode step growing its KV cache: the 7 cached keys and values (inputs) concatenated with the step's own
+    yield "decode_cache", model("decode_cache", [
+        n("Concat", ["past_k", "new_k"], ["k"], name="k_cache", axis=2),
+        n("Concat", ["past_v", "new_v"], ["v"], name="v_cache", axis=-2),
+        n("Transpose", ["k"], ["kt"], name="k_transpose", perm=[0, 1, 3, 2]),
+        n("MatMul", ["q", "kt"], ["scores"], name="scores"),
+        n("Div", ["scores", "scale"], ["scaled"], name="scale"),
+        n("Softmax", ["scaled"], ["p"], name="softmax", axis=-1),
+        n("MatMul", ["p", "v"], ["out"], name="context"),
+    ], [io("q", [1, 2, 1, 4]), io("past_k", [1, 2, 7, 4]), io("new_k", [1, 2, 1, 4]), io("past_v", [1, 2, 7, 4]),
+        io("new_v", [1, 2, 1, 4])], [io("out", [1, 2, 1, 4])], [scalar("scale", 2.0)])
     yield "causal_add", causal_block("causal_add", 6, 6, lambda i, j, shift: 0.0 if j <= shift + i else -1e9,
                                      FLOAT, lambda mask: [n("Add", ["scaled", mask], ["masked"], name="mask")])
     yield "causal_where", causal_block(

@@ -84,6 +84,31 @@ TEST_CASE("ONNX causal blocks: the constant mask found as causal in its three ex
   CHECK(onnx_total(fixture("causal_where"), Convention::exact).ops(OpKind::add) == 72 * 3 + 12 * 11 + 2 * 6 * 4 * 5);
 }
 
+TEST_CASE("ONNX decode step growing its KV cache: causal, so a recurrent variant folds the one new token", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  const OnnxModel m = fixture("decode_cache");
+  REQUIRE(m.attention.size() == 1);
+  const SoftmaxAttention& found = m.attention[0].shape;
+  CHECK(found.queries == 1);
+  CHECK(found.keys == 8);
+  CHECK(found.causal);  // the query is the newest of the keys: every key is attended, as without a mask
+  for (OpKind k : kAllOpKinds) {
+    INFO(name(k));
+    CHECK(onnx_total(m, Convention::exact, swap_to(AttentionVariant::msa)).ops(k) ==
+          onnx_total(m, Convention::exact).ops(k));
+  }
+  // Performer and EcoFormer fold the step's token onto the state the 7 cached keys left, rather than rebuilding
+  // it over every key (a cross-attention's cost: Performer's features and kv over all 8 keys each step)
+  for (AttentionVariant v : {AttentionVariant::performer, AttentionVariant::ecoformer}) {
+    INFO(name(v));
+    const std::vector<Layer> swapped = onnx_layers(m, swap_to(v));
+    const auto* a = std::get_if<AttentionConfig>(&swapped.back().op);
+    REQUIRE(a);
+    CHECK((a->causal && a->seq == 1 && a->key_count() == 8 && folded_keys(*a) == 1 && holds_state(*a)));
+  }
+  CHECK_THAT(swap_error(m, swap_to(AttentionVariant::linformer)), Catch::Contains("linformer has no causal form"));
+}
+
 TEST_CASE(
     "ONNX causal blocks: MSA keeps the lower triangle, the recurrent variants their causal form, others are refused",
     "[onnx]") {

@@ -133,6 +133,32 @@ std::optional<std::size_t> operand_scale(const Context& c, std::string t) {
   return std::nullopt;
 }
 
+/// Whether the keys or values operand `t` of one query's attention is a KV cache grown by this step: reached
+/// through views, transposes and casts from a Concat along its `keys` axis of a graph input (the cache held so far)
+/// and the step's own tokens — a decode step, its query the newest of the keys.
+bool grown_cache(const Context& c, std::string t, std::uint64_t keys) {
+  for (int step = 0; step < 8; ++step) {
+    const auto p = c.producer(t);
+    if (!p) return false;
+    const Node& n = c.node(*p);
+    if (n.op == "Concat" && !n.outputs.empty() && c.has_dims(n.outputs[0])) {
+      const auto& out = c.dims(n.outputs[0], n);
+      const auto found = n.ints.find("axis");  // required by ONNX; negative counts from the end
+      const std::int64_t rank = static_cast<std::int64_t>(out.size()),
+                         axis = found == n.ints.end() || found->second.empty() ? rank : found->second[0];
+      const bool along_keys =
+          axis >= -rank && axis < rank && out[static_cast<std::size_t>(axis < 0 ? axis + rank : axis)] == keys;
+      const bool held = std::any_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& x) {
+        return !x.empty() && !c.producer(x) && !c.constant(x);
+      });
+      return along_keys && held && n.inputs.size() >= 2;
+    }
+    if ((n.op != "Transpose" && n.op != "Cast" && !view_op(n.op)) || n.inputs.empty()) return false;
+    t = n.inputs[0];
+  }
+  return false;
+}
+
 std::optional<Match> attention(const Context& c, std::size_t i) {
   const Node& scores = c.node(i);
   if (scores.op != "MatMul" || !binary(scores) || c.constant(scores.inputs[0]) || c.constant(scores.inputs[1]) ||
@@ -205,6 +231,11 @@ std::optional<Match> attention(const Context& c, std::size_t i) {
     a.batch /= a.heads;
   }
   a.kv_heads = kv_heads(c, scores.inputs[1], scores, a.heads);
+  // One query over a KV cache its step grew: a decode step, as causal attention of the newest token (a variant's
+  // decode form then folds that token onto its state, rather than rebuilding it over every key).
+  if (causal == Causality::no && a.queries == 1 && a.keys > 1 && grown_cache(c, scores.inputs[1], a.keys) &&
+      grown_cache(c, context.inputs[1], a.keys))
+    a.causal = true;
   Match m{chain.nodes, Layer{"", a}, true};
   for (const std::string& operand : {scores.inputs[0], scores.inputs[1]})
     if (const auto scale = operand_scale(c, operand)) m.operand_scales.push_back(*scale);
