@@ -48,6 +48,17 @@ std::vector<float> normalized_tokens(const Tensor& qk, std::uint64_t head,
   return x;
 }
 
+/// `count` unit vectors of width d drawn as Philox normals (indices head·2^40 + …), each normalised: a causal
+/// form's anchors and learning sample, fixed beforehand — no token of the sequence, so none later than a query,
+/// enters its code.
+std::vector<float> random_unit_vectors(std::uint64_t count, std::uint64_t d, std::uint64_t seed, std::uint32_t stream,
+                                       std::uint64_t head) {
+  std::vector<float> x(count * d);
+  for (std::uint64_t i = 0; i < x.size(); ++i) x[i] = rng::normal(seed, stream, (head << 40) + i);
+  detail::l2_normalize_rows(x.data(), x.data(), count, d);
+  return x;
+}
+
 /// Scales each row of w (rows × cols) to unit ℓ1 norm (a zero row, probability 0 with Gaussian draws, stays).
 void unit_l1_rows(float* w, std::uint64_t rows, std::uint64_t cols) {
   for (std::uint64_t r = 0; r < rows; ++r) {
@@ -77,17 +88,24 @@ HashParams make_hash_params(const Tensor& qk, const AttentionConfig& config, std
   const std::uint64_t cols = p.kernel() ? m : d;
   p.projection.resize(checked_product({h_count, b, cols}));
   for (std::uint64_t i = 0; i < p.projection.size(); ++i) p.projection[i] = rng::normal(seed, kProjectionStream, i);
+  // Non-causal: anchors and the learning sample are tokens of the input (the paper's data-dependent choice).
+  // Causal: drawn beforehand, independent of the sequence, so a token's code and every earlier output stay what
+  // they are whatever comes later (tokens of the input would let later ones shape earlier codes).
+  const auto sample = [&](std::uint64_t count, std::uint32_t stream, std::uint64_t h) {
+    return config.causal ? random_unit_vectors(count, d, seed, stream, h)
+                         : normalized_tokens(qk, h, distinct_positions(count, pool, seed, stream, h));
+  };
   if (p.kernel()) {
     p.anchors.resize(checked_product({h_count, m, d}));
     for (std::uint64_t h = 0; h < h_count; ++h) {
-      const std::vector<float> a = normalized_tokens(qk, h, distinct_positions(m, pool, seed, kAnchorStream, h));
+      const std::vector<float> a = sample(m, kAnchorStream, h);
       std::copy(a.begin(), a.end(), p.anchors.begin() + static_cast<std::ptrdiff_t>(h * m * d));
     }
   }
   const bool learned = p.variant == AttentionVariant::ecoformer || p.variant == AttentionVariant::fp_ecoformer;
   for (std::uint64_t h = 0; learned && h < h_count; ++h) {
     const std::uint64_t n = std::min(kLearningTokens, pool);
-    const std::vector<float> x = normalized_tokens(qk, h, distinct_positions(n, pool, seed, kLearningSampleStream, h));
+    const std::vector<float> x = sample(n, kLearningSampleStream, h);
     const float* anchors = &p.anchors[h * m * d];  // learned on the features the hash will compute
     const std::vector<float> features = config.causal ? detail::causal_kernel(x.data(), n, d, anchors, m)
                                                       : detail::centred_kernel(x.data(), n, d, anchors, m);

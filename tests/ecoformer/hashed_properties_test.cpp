@@ -95,6 +95,28 @@ TEST_CASE("causal hashed attention equals the masked naive form, and a token's c
   }
 }
 
+TEST_CASE("causal hashed attention: a later token, or another batch entry, changes no earlier output", "[hashed]") {
+  for (AttentionVariant v : kHashedVariants) {
+    AttentionConfig c = hashed_config(v, 2, 2, 30, 8, 12, 9);
+    c.causal = true;
+    INFO("variant " << name(v));
+    const AttentionInputs in = synthetic_inputs(c, 5);
+    AttentionInputs changed = in;  // the last token of batch entry 0 and all of batch entry 1, q and v
+    const std::uint64_t row = c.seq * c.head_dim, entry = c.heads * row;
+    for (std::uint64_t h = 0; h < c.heads; ++h)
+      for (std::uint64_t k = 0; k < c.head_dim; ++k) {
+        changed.q.data[h * row + (c.seq - 1) * c.head_dim + k] += 3.0f;
+        changed.v.data[h * row + (c.seq - 1) * c.head_dim + k] -= 2.0f;
+      }
+    for (std::uint64_t i = entry; i < 2 * entry; ++i) changed.q.data[i] *= -1.5f, changed.v.data[i] += 1.0f;
+    const RunResult a = run_hashed(in, c, Device::cpu, 11, null_sink()),
+                    b = run_hashed(changed, c, Device::cpu, 11, null_sink());
+    for (std::uint64_t h = 0; h < c.heads; ++h)
+      for (std::uint64_t i = 0; i < (c.seq - 1) * c.head_dim; ++i)  // batch entry 0's rows before its last
+        CHECK(a.out.data[h * row + i] == b.out.data[h * row + i]);
+  }
+}
+
 TEST_CASE("codes are packed in the narrowest word and fp-ecoformer codes stay below 1 in magnitude", "[hashed]") {
   for (std::uint64_t bits : {8u, 24u, 48u}) {
     const HashedRun run = run_cpu(hashed_config(AttentionVariant::klsh_ecoformer, 1, 1, 40, 16, bits, 10), 3);

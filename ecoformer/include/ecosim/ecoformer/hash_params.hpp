@@ -34,7 +34,9 @@ inline constexpr std::uint64_t kLearningTokens = 256;
 
 /// Draws (and for ecoformer / fp-ecoformer learns) the parameters for config.variant from the shared q/k
 /// tensor `qk` ([batch][heads][seq][dim], not yet normalised). Learned variants start from the KLSH
-/// projection of the same seed and learn on a deterministic subsample of kLearningTokens tokens per head.
+/// projection of the same seed and learn on a deterministic subsample of kLearningTokens tokens per head. A
+/// causal config's anchors and learning sample are random unit vectors instead, fixed beforehand: no token of
+/// the sequence (so none later than a query, nor another batch entry's) shapes a code.
 /// Throws ecosim::Error for a variant that is not hashed or a shape that does not match config.
 HashParams make_hash_params(const Tensor& qk, const AttentionConfig& config, std::uint64_t seed);
 
