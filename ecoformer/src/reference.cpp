@@ -59,6 +59,9 @@ double max_relative_error(const std::vector<float>& a, const std::vector<float>&
   require_same_size(a, b);
   double diff = 0, scale = 1e-30;
   for (std::size_t i = 0; i < a.size(); ++i) {
+    // a NaN, or an infinity where the other is not the same one, is no agreement (std::max would pass over it)
+    if (!(std::isfinite(a[i]) && std::isfinite(b[i])) && !(a[i] == b[i]))
+      return std::numeric_limits<double>::infinity();
     diff = std::max(diff, std::abs(double{a[i]} - b[i]));
     scale = std::max(scale, std::abs(double{b[i]}));
   }

@@ -3,13 +3,24 @@
 // E·K, E·V),
 // Reformer (explicit buckets, stable sort and chunk membership, own key masked; rounds summed as one softmax).
 #include <catch2/catch.hpp>
+#include <limits>
 #include <numeric>
 
 #include "baseline_test_support.hpp"
 #include "ecosim/ecoformer/random_parameters.hpp"
+#include "ecosim/ecoformer/reference.hpp"
 
 using namespace ecosim;
 using namespace ecosim::test;
+
+TEST_CASE("the largest relative difference: a NaN, or an infinity the other lacks, never agrees", "[baselines]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  CHECK(max_relative_error({1.0f, 2.5f}, {1.0f, 2.0f}) == Approx(0.25));  // 0.5 / 2
+  CHECK(max_relative_error({nan, nan}, {1.0f, 2.0f}) == inf);             // an all-NaN kernel output
+  CHECK(max_relative_error({1.0f, 2.0f}, {1.0f, nan}) == inf);
+  CHECK(max_relative_error({inf, 1.0f}, {3.0f, 1.0f}) == inf);
+  CHECK(max_relative_error({inf, 1.0f}, {inf, 1.0f}) == 0);  // the same infinity agrees
+}
 
 TEST_CASE("online-softmax MSA equals the naive two-pass softmax", "[baselines]") {
   // N = 300 spans two key blocks and a partial query block; odd sizes elsewhere

@@ -14,7 +14,8 @@ Tensor naive_softmax_attention(const Tensor& q, const Tensor& k, const Tensor& v
 
 /// ‖a − b‖_F / ‖b‖_F (‖a − b‖_F when b = 0); throws ecosim::Error when the sizes differ.
 double relative_frobenius_error(const std::vector<float>& a, const std::vector<float>& b);
-/// max_i |a_i − b_i| / max(max_i |b_i|, tiny).
+/// max_i |a_i − b_i| / max(max_i |b_i|, tiny); infinity where an element of either is NaN, or infinite and not the
+/// other's equal (a kernel writing NaN fails any tolerance).
 double max_relative_error(const std::vector<float>& a, const std::vector<float>& b);
 
 }  // namespace ecosim::ecoformer
