@@ -73,9 +73,14 @@ std::vector<DType> autocast_dtypes(const std::vector<Layer>& layers, const std::
   bool has_layernorm = false;
   for (const Layer& l : layers) has_layernorm = has_layernorm || std::holds_alternative<LayerNorm>(l.op);
   std::vector<DType> output(layers.size());
+  const auto produced = [&](std::size_t source) {
+    return source == LayerReads::kNetworkInput ? DType::fp32 : output[source];
+  };
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const Layer& l = layers[i];
-    const DType input = reads[i].input == LayerReads::kNetworkInput ? DType::fp32 : output[reads[i].input];
+    // an op of two activations (an Add, a Mul, a Concat) promotes fp16 with fp32 to fp32, whichever comes first
+    DType input = produced(reads[i].input);
+    if (reads[i].other != LayerReads::kNone && produced(reads[i].other) == DType::fp32) input = DType::fp32;
     if (std::holds_alternative<Linear>(l.op) || std::holds_alternative<Conv2d>(l.op) ||
         std::holds_alternative<Matmul>(l.op) || std::holds_alternative<AttentionConfig>(l.op) ||
         std::holds_alternative<SoftmaxAttention>(l.op))

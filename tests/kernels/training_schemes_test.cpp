@@ -343,6 +343,29 @@ TEST_CASE("gact:avgB: GACT's allocation under an average budget — uniform at a
   CHECK_THROWS_WITH(parse_scheme("gact:avg40"), Contains("[1, 32]"));
 }
 
+TEST_CASE("amp: an op of an fp16 and an fp32 activation gives fp32, whichever operand comes first") {
+  // Linear(8 → 8) over 4 tokens (fp16 out), then its output plus the fp32 network input (as `fc + x` or `x + fc`),
+  // ReLU (keeps its output), Linear(8 → 8): the sum is fp32, so ReLU keeps 32 fp32 and fc2 its fp16 cast of them
+  for (const bool fc_first : {true, false}) {
+    INFO(fc_first);
+    const std::string input = network_input_name("x");
+    Layer add{.name = "add",
+              .op = Elementwise{.func = "Add", .elements = 32, .per_element = {.add = 1}, .inputs = 2},
+              .input = fc_first ? "fc" : input,
+              .other = fc_first ? input : "fc"};
+    const std::vector<Layer> layers = {{.name = "fc", .op = Linear{4, 8, 8}, .input = input},
+                                       add,
+                                       {"relu", Activation{.func = ActivationFunc::relu, .elements = 32}},
+                                       {"fc2", Linear{4, 8, 8}}};
+    const TrainingStep step = training_step(layers, Optimizer::sgd, Convention::exact);
+    const SchemeStep amp = apply_scheme(parse_scheme("amp"), layers, step, 1);
+    std::vector<std::string> forms;
+    for (const StoredTensor& s : amp.stored) forms.push_back(layers[s.first_saver].name + ":" + s.form);
+    CHECK(forms == std::vector<std::string>{"fc:fp16", "relu:fp32", "fc2:fp16"});
+    CHECK(amp.activation_bytes == 32 * 2 + 32 * 4 + 32 * 2);
+  }
+}
+
 TEST_CASE("a tensor two layers keep parts of is stored whole once when kept raw, each part apart when compressed") {
   // the final norm's output (10 rows × 8) read by two heads, each a part of it (a distilled ViT's class and
   // distillation tokens: 2 rows each)
