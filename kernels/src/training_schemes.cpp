@@ -237,8 +237,12 @@ SchemeStep apply_scheme(const Scheme& scheme, const std::vector<Layer>& layers, 
       const Layer& layer = layers[saver.layer];
       for (Role r : roles(layer, saver.what)) {
         Form f = rules.of(layer, part_saved(s, saver), i, saver.what, r, produced[i]);
-        if (f.key == s.dtype && f.compress.empty())
-          f = raw(s);  // kept as saved: the whole storage, shared with every saver keeping it so
+        // kept as saved, or as autocast produced it (no cast of the saver's own): the whole storage, shared with
+        // every saver keeping it so — a view of it (a chunk, a slice) keeps all of it alive
+        if (f.compress.empty() && f.key == s.dtype)
+          f = raw(s);
+        else if (f.compress.empty() && !f.own && f.key == name(produced[i]))
+          f = raw(s, produced[i]);
         else if (saver.elements < s.elements)
           f.own = true;  // a part compressed: apart from the others
         if (f.bytes == 0 || (!f.own && !shared.insert(f.key).second)) continue;

@@ -366,6 +366,20 @@ TEST_CASE("amp: an op of an fp16 and an fp32 activation gives fp32, whichever op
   }
 }
 
+TEST_CASE("amp: a layer keeping a view of an fp16 output keeps the whole fp16 storage") {
+  // Linear(8 → 8) over 10 tokens (fp16 under autocast), GELU over half of its output (a chunk: a view, 40 of the
+  // 80 elements): autograd keeps the chunk's whole storage, as produced — 80 fp16 — as `none` keeps 80 fp32
+  const std::vector<Layer> layers = {{"fc", Linear{10, 8, 8}},
+                                     {"act", Activation{.func = ActivationFunc::gelu, .elements = 40}}};
+  const TrainingStep step = training_step(layers, Optimizer::sgd, Convention::exact);
+  CHECK(step.activation_bytes == 80 * 4 + 80 * 4);  // fc's input, the GELU's whole input storage
+  const SchemeStep amp = apply_scheme(parse_scheme("amp"), layers, step, 1);
+  std::vector<std::string> forms;
+  for (const StoredTensor& s : amp.stored) forms.push_back(layers[s.first_saver].name + ":" + s.form);
+  CHECK(forms == std::vector<std::string>{"fc:fp16", "act:fp16"});
+  CHECK(amp.activation_bytes == 80 * 2 + 80 * 2);
+}
+
 TEST_CASE("a tensor two layers keep parts of is stored whole once when kept raw, each part apart when compressed") {
   // the final norm's output (10 rows × 8) read by two heads, each a part of it (a distilled ViT's class and
   // distillation tokens: 2 rows each)
