@@ -21,6 +21,7 @@ Op fixtures (the counts tests/ops_counter/onnx_ops_test.cpp asserts are computed
                        bool constant, -inf, scores); query i sees keys 0..4 + i
   causal_stripped      causal_add with its mask stripped (stored externally, as export_models.py strips weights):
                        whether the block is causal cannot be told
+  sdpa_causal_long     the same over 300 tokens: its mask (90,000 elements) too large to fold, followed as a band
   sdpa_causal          PyTorch 2's decomposed scaled_dot_product_attention(q, k, v, is_causal=True) as its
                        opset-14 symbolic writes it, Q, K, V [1,2,6,4]: scale = 1/√(Cast(Shape(q)[-1])) computed in
                        the graph, √scale multiplied into Q and into Kᵀ, the causal mask Where(Trilu(Expand(1,
@@ -128,12 +129,12 @@ def causal_block(name, queries, keys, value, dtype, mask_nodes, extra=()):
         [io("out", [1, 2, queries, 4])], [scalar("scale", 2.0), mask, *extra])
 
 
-def sdpa_causal():
+def sdpa_causal(name, tokens):
     """torch/onnx/symbolic_opset14.py's scaled_dot_product_attention (with _attention_scale and
-    _causal_attention_mask), node for node."""
+    _causal_attention_mask), node for node, over `tokens` queries and keys."""
     n = helper.make_node
-    shape = [1, 2, 6, 4]
-    return model("sdpa_causal", [
+    shape = [1, 2, tokens, 4]
+    return model(name, [
         n("Shape", ["q"], ["q_shape"], name="scale_shape"),
         n("Slice", ["q_shape", "minus_one", "int_max"], ["width"], name="scale_width"),
         n("Cast", ["width"], ["width_f"], name="scale_cast", to=FLOAT),
@@ -230,7 +231,8 @@ def op_fixtures():
         if t.name == "causal":
             stripped_mask.graph.initializer[i].CopyFrom(stripped("causal", [1, 1, 6, 6]))
     yield "causal_stripped", stripped_mask
-    yield "sdpa_causal", sdpa_causal()
+    yield "sdpa_causal", sdpa_causal("sdpa_causal", 6)
+    yield "sdpa_causal_long", sdpa_causal("sdpa_causal_long", 300)
     yield "einsum", model("einsum", [
         n("Einsum", ["q", "k"], ["scores"], name="scores", equation="bhqd, bhkd -> bhqk"),
         n("Einsum", ["a", "b"], ["rows"], name="rows", equation="ij,jk->i"),

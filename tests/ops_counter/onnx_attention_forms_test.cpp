@@ -87,6 +87,17 @@ TEST_CASE("PyTorch 2's decomposed scaled_dot_product_attention (√scale on Q an
   }
 }
 
+TEST_CASE("the same over 300 tokens: a mask of 90,000 elements, too large to fold, is found causal as a band",
+          "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  const OnnxModel m = import_onnx(kOps + "/sdpa_causal_long.onnx");
+  check_blocks(m, 1, {1, 2, 2, 300, 300, 4, true, true, false});
+  // swapped to MSA: the lower triangle, 300·301/2 pairs a head (paper: scores and context 2·pairs·d, the softmax's
+  // normalising mul per pair)
+  const std::uint64_t pairs = 2 * (300 * 301 / 2);
+  CHECK(onnx_total(m, Convention::paper, swap_to(AttentionVariant::msa)).ops(OpKind::mul) == 2 * pairs * 4 + pairs);
+}
+
 TEST_CASE("nn.MultiheadAttention's q / √E goes with its block when the block is swapped, and is counted with it",
           "[onnx]") {
   ECOSIM_ONNX_OR_SKIP();
