@@ -12,8 +12,10 @@ Op fixtures (the counts tests/ops_counter/onnx_ops_test.cpp asserts are computed
   attention_mask       Q [1,2,6,4], K and V [1,2,5,4]: MatMul(Q, Kᵀ) / 2 + mask → Softmax → MatMul(·, V)
   decode_step          one decode step: Q [1,12,1,64] over 32,768 cached keys, K and V [1,12,32768,64] (inputs:
                        the shapes cost no bytes): MatMul(Q, Kᵀ) / 8 → Softmax → MatMul(·, V)
-  decode_cache         a decode step growing its KV cache: Q [1,2,1,4] over Concat(past [1,2,7,4], new [1,2,1,4])
-                       keys and values (axis 2 and −2), no mask
+  decode_cache         a decode step growing its KV cache: Q [1,2,1,4] over Concat(past [1,2,7,4], the step's own
+                       [1,2,1,4], a Transpose of an input) keys and values (axis 2 and −2), no mask
+  concat_memories      Q [1,2,1,4] over Concat(two input memories [1,2,5,4], [1,2,3,4]) as keys and values: no
+                       cache grown by the step, so not a decode step
   causal_add           a causal decoder block: Q, K, V [1,2,6,4], MatMul(Q, Kᵀ) / 2 + a constant [1,1,6,6] mask
                        (0 on and below the diagonal, -1e9 above) → Softmax → MatMul(·, V)
   causal_where         the same with the mask as Where(keep [1,1,6,6] bool constant, scores, -inf) (GPT-2's form)
@@ -207,7 +209,10 @@ def op_fixtures():
     ], [io("q", [1, 12, 1, 64]), io("k", [1, 12, 32768, 64]), io("v", [1, 12, 32768, 64])],
         [io("out", [1, 12, 1, 64])], [scalar("scale", 8.0)])
     # a decode step growing its KV cache: the 7 cached keys and values (inputs) concatenated with the step's own
+    # (computed in the step: here laid out from the step's inputs by a Transpose)
     yield "decode_cache", model("decode_cache", [
+        n("Transpose", ["step_k"], ["new_k"], name="k_new", perm=[0, 1, 3, 2]),
+        n("Transpose", ["step_v"], ["new_v"], name="v_new", perm=[0, 1, 3, 2]),
         n("Concat", ["past_k", "new_k"], ["k"], name="k_cache", axis=2),
         n("Concat", ["past_v", "new_v"], ["v"], name="v_cache", axis=-2),
         n("Transpose", ["k"], ["kt"], name="k_transpose", perm=[0, 1, 3, 2]),
@@ -215,8 +220,18 @@ def op_fixtures():
         n("Div", ["scores", "scale"], ["scaled"], name="scale"),
         n("Softmax", ["scaled"], ["p"], name="softmax", axis=-1),
         n("MatMul", ["p", "v"], ["out"], name="context"),
-    ], [io("q", [1, 2, 1, 4]), io("past_k", [1, 2, 7, 4]), io("new_k", [1, 2, 1, 4]), io("past_v", [1, 2, 7, 4]),
-        io("new_v", [1, 2, 1, 4])], [io("out", [1, 2, 1, 4])], [scalar("scale", 2.0)])
+    ], [io("q", [1, 2, 1, 4]), io("past_k", [1, 2, 7, 4]), io("step_k", [1, 2, 4, 1]), io("past_v", [1, 2, 7, 4]),
+        io("step_v", [1, 2, 4, 1])], [io("out", [1, 2, 1, 4])], [scalar("scale", 2.0)])
+    # one query over two memories given as inputs, concatenated (attention pooling): no cache grown, not causal
+    yield "concat_memories", model("concat_memories", [
+        n("Concat", ["memory_a", "memory_b"], ["k"], name="keys", axis=2),
+        n("Transpose", ["k"], ["kt"], name="k_transpose", perm=[0, 1, 3, 2]),
+        n("MatMul", ["q", "kt"], ["scores"], name="scores"),
+        n("Div", ["scores", "scale"], ["scaled"], name="scale"),
+        n("Softmax", ["scaled"], ["p"], name="softmax", axis=-1),
+        n("MatMul", ["p", "k"], ["out"], name="context"),
+    ], [io("q", [1, 2, 1, 4]), io("memory_a", [1, 2, 5, 4]), io("memory_b", [1, 2, 3, 4])], [io("out", [1, 2, 1, 4])],
+        [scalar("scale", 2.0)])
     yield "causal_add", causal_block("causal_add", 6, 6, lambda i, j, shift: 0.0 if j <= shift + i else -1e9,
                                      FLOAT, lambda mask: [n("Add", ["scaled", mask], ["masked"], name="mask")])
     yield "causal_where", causal_block(

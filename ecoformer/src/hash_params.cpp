@@ -104,7 +104,8 @@ HashParams make_hash_params(const Tensor& qk, const AttentionConfig& config, std
   }
   const bool learned = p.variant == AttentionVariant::ecoformer || p.variant == AttentionVariant::fp_ecoformer;
   for (std::uint64_t h = 0; learned && h < h_count; ++h) {
-    const std::uint64_t n = std::min(kLearningTokens, pool);
+    // (causal: as many as always — a sample sized by the sequence would change with every token appended)
+    const std::uint64_t n = config.causal ? kLearningTokens : std::min(kLearningTokens, pool);
     const std::vector<float> x = sample(n, kLearningSampleStream, h);
     const float* anchors = &p.anchors[h * m * d];  // learned on the features the hash will compute
     const std::vector<float> features = config.causal ? detail::causal_kernel(x.data(), n, d, anchors, m)

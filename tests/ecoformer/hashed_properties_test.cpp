@@ -114,6 +114,23 @@ TEST_CASE("causal hashed attention: a later token, or another batch entry, chang
     for (std::uint64_t h = 0; h < c.heads; ++h)
       for (std::uint64_t i = 0; i < (c.seq - 1) * c.head_dim; ++i)  // batch entry 0's rows before its last
         CHECK(a.out.data[h * row + i] == b.out.data[h * row + i]);
+    // one token appended (a run of N + 1 over the same first N): the first N rows as before
+    AttentionConfig longer = c;
+    longer.seq = c.seq + 1;
+    const AttentionInputs more = synthetic_inputs(longer, 5);
+    AttentionInputs first = in;  // `more`'s first N tokens of every (batch, head)
+    for (Tensor* t : {&first.q, &first.k, &first.v}) {
+      const Tensor& from = t == &first.q ? more.q : t == &first.k ? more.k : more.v;
+      if (t->data.empty()) continue;
+      for (std::uint64_t g = 0; g < c.batch * c.heads; ++g)
+        std::copy_n(from.data.begin() + static_cast<std::ptrdiff_t>(g * longer.seq * c.head_dim), row,
+                    t->data.begin() + static_cast<std::ptrdiff_t>(g * row));
+    }
+    const RunResult n_tokens = run_hashed(first, c, Device::cpu, 11, null_sink()),
+                    n_plus_1 = run_hashed(more, longer, Device::cpu, 11, null_sink());
+    for (std::uint64_t g = 0; g < c.batch * c.heads; ++g)
+      for (std::uint64_t i = 0; i < row; ++i)
+        CHECK(n_tokens.out.data[g * row + i] == n_plus_1.out.data[g * longer.seq * c.head_dim + i]);
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <ctime>
+#include <limits>
 
 #include "ecosim/ops_counter/onnx_model.hpp"
 #include "onnx_graph.hpp"
@@ -102,4 +103,32 @@ TEST_CASE("shape evaluator: folded values stay within the overall budget", "[onn
   for (int i = 0; i < 100; ++i)                   // every one has its shape all the same
     CHECK(graph.tensors.at("z" + std::to_string(i)).dims ==
           std::vector<std::uint64_t>{onnx_import::kMaxFoldedElements});
+}
+
+TEST_CASE("shape evaluator: bands over 300 × 300 — a causal mask found without its elements, absent inputs none",
+          "[onnx]") {
+  onnx::ModelProto m = empty_model();
+  auto* g = m.mutable_graph();
+  int64_initializer(g, "size", {300, 300}, false);
+  auto* fill = node(g, "ConstantOfShape", {"size"}, "minus_inf");
+  auto* value = fill->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+  value->mutable_t()->add_dims(1);
+  value->mutable_t()->add_float_data(-std::numeric_limits<float>::infinity());
+  int64_initializer(g, "one", {1}, true);
+  node(g, "Trilu", {"minus_inf", "one"}, "causal");         // −∞ above the diagonal, 0 on and below it
+  node(g, "Trilu", {"minus_inf"}, "shifted");               // k = 0: the diagonal masked too — not causal
+  node(g, "Where", {"", "minus_inf", "causal"}, "absent");  // no condition: no band (nothing read past the inputs)
+  float_input(g, "x", {1, 8});
+  node(g, "Relu", {"x"}, "y");
+  g->add_output()->set_name("y");
+  const onnx_import::Graph graph = onnx_import::read_onnx_graph(m.SerializeAsString(), "generated");
+  const auto& causal = graph.tensors.at("causal");
+  REQUIRE(causal.band);
+  CHECK(!causal.values);  // 90,000 elements: past the per-tensor budget, kept as a band
+  CHECK(causal.causal_additive);
+  CHECK_FALSE(graph.tensors.at("shifted").causal_additive);
+  CHECK_FALSE(graph.tensors.at("absent").band);
 }

@@ -107,6 +107,11 @@ TEST_CASE("ONNX decode step growing its KV cache: causal, so a recurrent variant
     CHECK((a->causal && a->seq == 1 && a->key_count() == 8 && folded_keys(*a) == 1 && holds_state(*a)));
   }
   CHECK_THAT(swap_error(m, swap_to(AttentionVariant::linformer)), Catch::Contains("linformer has no causal form"));
+  // one query over two memories concatenated (both inputs: no key of the step's own) is no decode step
+  const OnnxModel pooled = fixture("concat_memories");
+  REQUIRE(pooled.attention.size() == 1);
+  CHECK(pooled.attention[0].shape.keys == 8);
+  CHECK_FALSE(pooled.attention[0].shape.causal);
 }
 
 TEST_CASE(

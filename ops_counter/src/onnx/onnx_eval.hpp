@@ -38,8 +38,8 @@ class Evaluator {
   /// Records output `out`'s shape and value (in graph.tensors; its element count must match); the value is dropped
   /// past the per-tensor and overall budgets (kMaxFoldedElements, kMaxFoldedTotal).
   void set_values(const Node& n, std::size_t out, const Dims& dims, Values v);
-  /// Records output `out`'s shape and, past the per-tensor budget (smaller ones are folded in full), its value as
-  /// `band`.
+  /// Records output `out`'s shape and, when it has more elements than the per-tensor budget (a rule folds smaller
+  /// ones in full with set_values), its value as `band`.
   void set_band(const Node& n, std::size_t out, const Dims& dims, const Band& band);
 
   /// Output `out` is a constant when input `in` is (an Identity of a weight: PyTorch shares a weight used twice
@@ -82,9 +82,9 @@ void add_shape_rules(Rules& rules);
 /// their order or broadcast (Identity, Reshape, Unsqueeze, Expand, elementwise ops): a uniform band always, another
 /// when both shapes keep the same trailing rows × cols.
 bool band_carries(const Band& band, const Dims& in, const Dims& out);
-/// The band of an elementwise op's output of shape `out` (of `real` elements) from its present inputs' bands, each
-/// carrying to `out` and the non-uniform ones at one offset: `value` of the inputs' upper values and of their lower
-/// ones (none: no band); none when an input has no band.
+/// The band of an elementwise op's output of shape `out` (of `real` elements) from its inputs' bands, each carrying
+/// to `out` and the non-uniform ones at one offset: `value` of the inputs' upper values and of their lower ones, in
+/// input order (none: no band); none when an input is absent or has no band.
 std::optional<Band> elementwise_band(const Evaluator& e, const Node& n, const Dims& out, bool real,
                                      const std::function<std::optional<double>(const std::vector<double>&)>& value);
 

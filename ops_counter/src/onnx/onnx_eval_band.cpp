@@ -13,8 +13,7 @@ std::optional<Band> elementwise_band(const Evaluator& e, const Node& n, const Di
                                      const std::function<std::optional<double>(const std::vector<double>&)>& value) {
   std::vector<double> upper, lower;
   std::optional<std::int64_t> offset;
-  for (std::size_t i = 0; i < n.inputs.size(); ++i) {
-    if (n.inputs[i].empty()) continue;
+  for (std::size_t i = 0; i < n.inputs.size(); ++i) {  // every input present: `value` reads them by position
     const std::optional<Band> b = e.band(n, i);
     const Dims* d = e.dims(n, i);
     if (!b || !d || !band_carries(*b, *d, out)) return std::nullopt;

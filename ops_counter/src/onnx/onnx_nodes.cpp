@@ -267,6 +267,8 @@ bool pool_padding(const Context& c, const Node& n) {
   const auto mode = n.strings.find("mode");
   if (mode != n.strings.end() && mode->second != "constant") return false;
   if (n.inputs.size() > 2 && !n.inputs[2].empty() && c.scalar(n.inputs[2]) != 0.0) return false;
+  if (const auto value = n.floats.find("value"); value != n.floats.end() && value->second != 0.0f)
+    return false;  // opset < 11
   const auto reader = c.sole_consumer(n.outputs[0]);
   return reader && c.node(*reader).op == "AveragePool";
 }

@@ -134,24 +134,30 @@ std::optional<std::size_t> operand_scale(const Context& c, std::string t) {
 }
 
 /// Whether the keys or values operand `t` of one query's attention is a KV cache grown by this step: reached
-/// through views, transposes and casts from a Concat along its `keys` axis of a graph input (the cache held so far)
-/// and the step's own tokens — a decode step, its query the newest of the keys.
+/// through views, transposes and casts from a Concat along its `keys` axis of exactly two tensors — a graph input
+/// (the cache held so far) and one key computed in this step (the step's own token) — a decode step, its query
+/// the newest of the keys. Two inputs concatenated, a constant (a Perceiver's latents) or a block of several new
+/// keys are not.
 bool grown_cache(const Context& c, std::string t, std::uint64_t keys) {
   for (int step = 0; step < 8; ++step) {
     const auto p = c.producer(t);
     if (!p) return false;
     const Node& n = c.node(*p);
-    if (n.op == "Concat" && !n.outputs.empty() && c.has_dims(n.outputs[0])) {
+    if (n.op == "Concat") {
+      if (n.inputs.size() != 2 || n.outputs.empty() || !c.has_dims(n.outputs[0])) return false;
       const auto& out = c.dims(n.outputs[0], n);
       const auto found = n.ints.find("axis");  // required by ONNX; negative counts from the end
       const std::int64_t rank = static_cast<std::int64_t>(out.size()),
                          axis = found == n.ints.end() || found->second.empty() ? rank : found->second[0];
-      const bool along_keys =
-          axis >= -rank && axis < rank && out[static_cast<std::size_t>(axis < 0 ? axis + rank : axis)] == keys;
-      const bool held = std::any_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& x) {
-        return !x.empty() && !c.producer(x) && !c.constant(x);
-      });
-      return along_keys && held && n.inputs.size() >= 2;
+      if (axis < -rank || axis >= rank) return false;
+      const auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
+      const auto held = [&](const std::string& x) { return !x.empty() && !c.producer(x) && !c.constant(x); };
+      const auto new_key = [&](const std::string& x) {
+        return !x.empty() && c.producer(x) && c.has_dims(x) && c.dims(x, n).size() == out.size() &&
+               c.dims(x, n)[a] == 1;
+      };
+      return out[a] == keys &&
+             ((held(n.inputs[0]) && new_key(n.inputs[1])) || (new_key(n.inputs[0]) && held(n.inputs[1])));
     }
     if ((n.op != "Transpose" && n.op != "Cast" && !view_op(n.op)) || n.inputs.empty()) return false;
     t = n.inputs[0];
@@ -231,9 +237,10 @@ std::optional<Match> attention(const Context& c, std::size_t i) {
     a.batch /= a.heads;
   }
   a.kv_heads = kv_heads(c, scores.inputs[1], scores, a.heads);
-  // One query over a KV cache its step grew: a decode step, as causal attention of the newest token (a variant's
-  // decode form then folds that token onto its state, rather than rebuilding it over every key).
-  if (causal == Causality::no && a.queries == 1 && a.keys > 1 && grown_cache(c, scores.inputs[1], a.keys) &&
+  // One query, unmasked, over a KV cache its step grew by one key: a decode step, as causal attention of the
+  // newest token (a variant's decode form then folds that token onto its state, rather than rebuilding it over
+  // every key).
+  if (terms == 0 && a.queries == 1 && a.keys > 1 && grown_cache(c, scores.inputs[1], a.keys) &&
       grown_cache(c, context.inputs[1], a.keys))
     a.causal = true;
   Match m{chain.nodes, Layer{"", a}, true};
