@@ -218,26 +218,52 @@ std::optional<Dims> broadcast_inputs(Evaluator& e, const Node& n) {
   return out;
 }
 
+/// One output element of a binary op over `count` operands in input order: reals (`real`, any operand real) or
+/// exact integers; `error` names why an integer result does not exist (a division by zero, an overflow).
+struct Element {
+  double real = 0;
+  std::int64_t integer = 0;
+  const char* error = nullptr;
+};
+template <class RealAt, class IntegerAt>
+Element combine(const Node& n, const Arithmetic& op, bool real, std::size_t count, const RealAt& real_at,
+                const IntegerAt& integer_at) {
+  Element r;
+  if (real) {
+    r.real = real_at(0);
+    for (std::size_t j = 1; j < count; ++j) r.real = op.reals(r.real, real_at(j));
+    return r;
+  }
+  r.integer = integer_at(0);
+  for (std::size_t j = 1; j < count; ++j) {
+    const std::int64_t b = integer_at(j);
+    if ((n.op == "Div" || n.op == "Mod") && b == 0) return {.error = "integer division by zero"};
+    const auto x = op.ints(r.integer, b);
+    if (!x) return {.error = "integer overflow"};
+    r.integer = *x;
+  }
+  return r;
+}
+/// The element as the output keeps it: a real, a comparison's 0/1 of reals, or the integer.
+double kept_real(const Element& e, bool real, const Arithmetic& op) {
+  return real ? (op.boolean ? double(e.real != 0) : e.real) : double(e.integer);
+}
+
 /// A binary op over inputs too large to fold that are bands (elementwise_band): the op on their upper values and
-/// on their lower ones, as binary() computes an element (an integer division by zero or overflow: no band).
+/// on their lower ones, as binary() computes an element (where it has none, no band).
 void binary_band(Evaluator& e, const Node& n, const Arithmetic& op, const Dims& out) {
   bool real = false;
   for (std::size_t i = 0; i < n.inputs.size(); ++i)
     if (const auto b = e.band(n, i)) real = real || b->real;
   const auto band = elementwise_band(e, n, out, real && !op.boolean, [&](const std::vector<double>& x) {
     std::optional<double> r;
-    if (real ? !op.reals : !op.ints) return r;
-    if (real) {
-      double acc = x[0];
-      for (std::size_t j = 1; j < x.size(); ++j) acc = op.reals(acc, x[j]);
-      return r = op.boolean ? double(acc != 0) : acc;
-    }
-    std::optional<std::int64_t> acc = exact_int(x[0]);
-    for (std::size_t j = 1; j < x.size() && acc; ++j) {
-      const auto b = exact_int(x[j]);
-      acc = !b || ((n.op == "Div" || n.op == "Mod") && *b == 0) ? std::nullopt : op.ints(*acc, *b);
-    }
-    if (acc) r = double(*acc);
+    std::vector<std::int64_t> integers;
+    for (double v : x)
+      if (const auto i = exact_int(v); !real && i) integers.push_back(*i);
+    if ((real ? !op.reals : !op.ints) || (!real && integers.size() != x.size())) return r;
+    const Element element = combine(
+        n, op, real, x.size(), [&](std::size_t j) { return x[j]; }, [&](std::size_t j) { return integers[j]; });
+    if (!element.error) r = kept_real(element, real, op);
     return r;
   });
   return band ? e.set_band(n, 0, out, *band) : e.set_dims(n, 0, out);
@@ -261,26 +287,15 @@ void binary(Evaluator& e, const Node& n) {
   Values v;
   v.real = real && !op.boolean;
   for (std::size_t k = 0; k < count; ++k) {
-    const auto& [first, first_dims] = in[0];
-    const std::size_t i0 = broadcast_index(*first_dims, *out, k);
-    std::int64_t acc_int = real ? 0 : first->ints[i0];
-    double acc_real = first->at(i0);
-    for (std::size_t j = 1; j < in.size(); ++j) {
-      const std::size_t ij = broadcast_index(*in[j].second, *out, k);
-      if (real) {
-        acc_real = op.reals(acc_real, in[j].first->at(ij));
-        continue;
-      }
-      const std::int64_t b = in[j].first->ints[ij];
-      if ((n.op == "Div" || n.op == "Mod") && b == 0) e.fail(n, "integer division by zero");
-      const auto r = op.ints(acc_int, b);
-      if (!r) e.fail(n, "integer overflow");
-      acc_int = *r;
-    }
+    const auto index = [&](std::size_t j) { return broadcast_index(*in[j].second, *out, k); };
+    const Element element = combine(
+        n, op, real, in.size(), [&](std::size_t j) { return in[j].first->at(index(j)); },
+        [&](std::size_t j) { return in[j].first->ints[index(j)]; });
+    if (element.error) e.fail(n, element.error);
     if (v.real)
-      v.reals.push_back(acc_real);
+      v.reals.push_back(element.real);
     else
-      v.ints.push_back(real ? static_cast<std::int64_t>(acc_real != 0) : acc_int);
+      v.ints.push_back(real ? static_cast<std::int64_t>(element.real != 0) : element.integer);
   }
   e.set_values(n, 0, *out, std::move(v));
 }
