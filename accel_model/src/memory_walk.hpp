@@ -18,7 +18,8 @@ namespace ecosim::accel {
 std::uint64_t memory_walked_cycles(const std::shared_ptr<const TileRun>& run, const AccelConfig& config);
 
 /// An estimate of memory_walked_cycles(run, config) for an op moving `dram_bits` whose cycles are at least
-/// `bound_cycles`: its first tiles walked until the DMA has moved kMemorySampleBits, their rate over all its bits
+/// `bound_cycles`: its first tiles walked until the DMA has moved kMemorySampleBits (or kMemorySampleTiles tiles,
+/// which bounds the sample of an op whose tiles move few bits), their rate over all its bits
 /// (at least the bound) — what the tiling searches order the candidates they walk by.
 double memory_walked_estimate(const std::shared_ptr<const TileRun>& run, const AccelConfig& config,
                               std::uint64_t dram_bits, std::uint64_t bound_cycles);
@@ -27,7 +28,7 @@ double memory_walked_estimate(const std::shared_ptr<const TileRun>& run, const A
 /// at most about a tenth of a second of walking on one DDR4 channel. Candidates past it are not walked
 /// (fastest_walked_candidate); 8× as many found tilings at most 0.3 % faster (a Llama-3 8B decode layer, PVTv2-B0).
 inline constexpr std::uint64_t kMemoryWalkBits = std::uint64_t{1} << 26;
-/// The bits of the sample walk of memory_walked_estimate.
-inline constexpr std::uint64_t kMemorySampleBits = std::uint64_t{1} << 17;
+/// The bits, at most the tiles, of the sample walk of memory_walked_estimate.
+inline constexpr std::uint64_t kMemorySampleBits = std::uint64_t{1} << 17, kMemorySampleTiles = 256;
 
 }  // namespace ecosim::accel
