@@ -1,0 +1,12 @@
+# Linformer with --proj-k above a layer's keys projects them up and costs more than softmax attention: counted so,
+# with a note on stderr naming the layer, its keys and --proj-k (DeiT-Ti's 197 tokens at the default k = 256); none
+# where k is at most the keys.
+include(${CMAKE_CURRENT_LIST_DIR}/../cli_helpers.cmake)
+ecosim_run(out rc count --model deit_tiny --attention linformer)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "note: linformer projects the 197 keys of '[^']+' up to k = 256 rows \\(--proj-k\\)")
+  message(FATAL_ERROR "expected a note on Linformer's projection up (exit ${rc}):\n${out}")
+endif()
+ecosim_run(out rc count --model deit_tiny --attention linformer --proj-k 64)
+if(NOT rc EQUAL 0 OR out MATCHES "note: linformer")
+  message(FATAL_ERROR "a note where k = 64 projects 197 keys down (exit ${rc}):\n${out}")
+endif()
