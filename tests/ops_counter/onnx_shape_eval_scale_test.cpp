@@ -132,3 +132,33 @@ TEST_CASE("shape evaluator: bands over 300 × 300 — a causal mask found withou
   CHECK_FALSE(graph.tensors.at("shifted").causal_additive);
   CHECK_FALSE(graph.tensors.at("absent").band);
 }
+
+TEST_CASE("shape evaluator: a Cast to FLOAT16 or BFLOAT16 rounds as the type stores values", "[onnx]") {
+  onnx::ModelProto m = empty_model();
+  auto* g = m.mutable_graph();
+  auto* x = g->add_initializer();
+  x->set_name("x");
+  x->set_data_type(onnx::TensorProto::DOUBLE);
+  x->add_dims(4);
+  for (double v : {1e-8, 65520.0, 1.0 / 3.0, 70000.0}) x->add_double_data(v);
+  for (const auto& [to, out] : {std::pair{10, "half"}, std::pair{16, "bfloat"}}) {
+    auto* cast = node(g, "Cast", {"x"}, out);
+    auto* attribute = cast->add_attribute();
+    attribute->set_name("to");
+    attribute->set_type(onnx::AttributeProto::INT);
+    attribute->set_i(to);
+  }
+  float_input(g, "in", {1, 8});
+  node(g, "Relu", {"in"}, "y");
+  g->add_output()->set_name("y");
+  const onnx_import::Graph graph = onnx_import::read_onnx_graph(m.SerializeAsString(), "generated");
+  const auto &half = graph.tensors.at("half").values, bfloat = graph.tensors.at("bfloat").values;
+  REQUIRE(half);
+  REQUIRE(bfloat);
+  const double inf = std::numeric_limits<double>::infinity();
+  // fp16 (as torch.float16 rounds them): 1e-8 below half its smallest step 2^-24 (0), 65520 halfway past 65504
+  // (ties to even: 65536, so ∞), 1/3 to 10 fraction bits, 70000 past the range
+  CHECK(half->reals == std::vector<double>{0.0, inf, 0.333251953125, inf});
+  // bf16: 7 fraction bits, float's range (the values torch.bfloat16 gives)
+  CHECK(bfloat->reals == std::vector<double>{std::ldexp(1.34375, -27), 65536.0, 0.333984375, 70144.0});
+}

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "ecosim/ops_counter/variant_registry.hpp"
 #include "onnx_eval.hpp"
@@ -24,6 +25,24 @@ std::optional<std::int64_t> exact_int(double x) {
   return static_cast<std::int64_t>(x);
 }
 
+/// A real cast to ONNX type `to` as it is stored: FLOAT rounds to float; FLOAT16 and BFLOAT16 to the nearest of
+/// their values (ties to even; past their largest, ±∞); DOUBLE as is — so a value too small for fp16 becomes 0, as
+/// the graph computes it.
+double stored_as(double x, std::int64_t to) {
+  if (std::isnan(x) || std::isinf(x) || to == 11) return x;
+  if (to == 1) return static_cast<double>(static_cast<float>(x));
+  // FLOAT16: 10 fraction bits, exponents down to −14, then subnormals in steps of 2^−24; BFLOAT16: float's range,
+  // 7 fraction bits
+  const int fraction_bits = to == 10 ? 10 : 7, min_exponent = to == 10 ? -14 : -126;
+  const double largest = to == 10 ? 65504.0 : static_cast<double>(std::numeric_limits<float>::max());
+  int exponent = 0;
+  std::frexp(x, &exponent);                                               // x = m · 2^exponent, 0.5 ≤ |m| < 1
+  const int step = std::max(exponent - 1, min_exponent) - fraction_bits;  // the spacing of values near x: 2^step
+  const double rounded = std::ldexp(std::nearbyint(std::ldexp(x, -step)), step);
+  if (std::abs(rounded) <= largest) return rounded;
+  return std::copysign(std::numeric_limits<double>::infinity(), x);
+}
+
 void cast(Evaluator& e, const Node& n) {
   const Dims* d = e.dims(n, 0);
   if (!d) return;
@@ -36,7 +55,7 @@ void cast(Evaluator& e, const Node& n) {
   };
   if (!in) {
     const auto band = elementwise_band(e, n, *d, real, [&](const std::vector<double>& x) -> std::optional<double> {
-      if (real || to == 9) return real ? x[0] : double(x[0] != 0);
+      if (real || to == 9) return real ? stored_as(x[0], to) : double(x[0] != 0);
       const auto i = integer(x[0]);
       return i ? std::optional{double(*i)} : std::nullopt;
     });
@@ -47,7 +66,7 @@ void cast(Evaluator& e, const Node& n) {
   for (std::size_t k = 0; k < in->size(); ++k) {
     const double x = in->at(k);
     if (v.real) {
-      v.reals.push_back(x);
+      v.reals.push_back(stored_as(x, to));
     } else if (to == 9) {  // BOOL
       v.ints.push_back(in->real ? x != 0 : in->ints[k] != 0);
     } else if (!in->real) {
