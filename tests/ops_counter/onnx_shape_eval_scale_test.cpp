@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <ctime>
 #include <limits>
+#include <tuple>
 
 #include "ecosim/ops_counter/onnx_model.hpp"
 #include "onnx_graph.hpp"
@@ -161,4 +162,30 @@ TEST_CASE("shape evaluator: a Cast to FLOAT16 or BFLOAT16 rounds as the type sto
   CHECK(half->reals == std::vector<double>{0.0, inf, 0.333251953125, inf});
   // bf16: 7 fraction bits, float's range (the values torch.bfloat16 gives)
   CHECK(bfloat->reals == std::vector<double>{std::ldexp(1.34375, -27), 65536.0, 0.333984375, 70144.0});
+}
+
+TEST_CASE("shape evaluator: a narrowing integer Cast keeps no value it cannot hold; INT64 keeps every one", "[onnx]") {
+  onnx::ModelProto m = empty_model();
+  auto* g = m.mutable_graph();
+  int64_initializer(g, "fits", {255, 0, 7}, false);
+  int64_initializer(g, "wraps", {256, 1}, false);  // 256 as UINT8: the runtimes wrap it to 0 or saturate it
+  int64_initializer(g, "largest", {std::numeric_limits<std::int64_t>::max()}, false);  // a Slice's open end
+  for (const auto& [in, to, out] : {std::tuple{"fits", 2, "fits_u8"}, std::tuple{"wraps", 2, "wraps_u8"},
+                                    std::tuple{"largest", 7, "largest_i64"}}) {
+    auto* cast = node(g, "Cast", {in}, out);
+    auto* attribute = cast->add_attribute();
+    attribute->set_name("to");
+    attribute->set_type(onnx::AttributeProto::INT);
+    attribute->set_i(to);
+  }
+  float_input(g, "x", {1, 8});
+  node(g, "Relu", {"x"}, "y");
+  g->add_output()->set_name("y");
+  const onnx_import::Graph graph = onnx_import::read_onnx_graph(m.SerializeAsString(), "generated");
+  REQUIRE(graph.tensors.at("fits_u8").values);
+  CHECK(graph.tensors.at("fits_u8").values->ints == std::vector<std::int64_t>{255, 0, 7});
+  CHECK_FALSE(graph.tensors.at("wraps_u8").values);
+  REQUIRE(graph.tensors.at("largest_i64").values);
+  CHECK(graph.tensors.at("largest_i64").values->ints ==
+        std::vector<std::int64_t>{std::numeric_limits<std::int64_t>::max()});
 }

@@ -49,9 +49,24 @@ void cast(Evaluator& e, const Node& n) {
   const Values* in = e.values(n, 0);
   const std::int64_t to = int_attribute(n, "to", 1);
   const bool real = to == 1 || to == 10 || to == 11 || to == 16;  // FLOAT, FLOAT16, DOUBLE, BFLOAT16
-  // An integer from a real: truncated toward zero; none for NaN and ±inf.
-  auto integer = [](double x) {
-    return std::abs(x) < 9.0e18 ? std::optional{static_cast<std::int64_t>(x)} : std::nullopt;
+  // The integer types' ranges (INT8, UINT8, INT16, UINT16, INT32, UINT32; INT64 and UINT64 as int64): a value
+  // outside its target's range has no value here (the runtimes wrap or saturate it differently).
+  const auto [lowest, highest] = [to]() -> std::pair<double, double> {
+    switch (to) {
+      case 3: return {-128.0, 127.0};
+      case 2: return {0.0, 255.0};
+      case 5: return {-32768.0, 32767.0};
+      case 4: return {0.0, 65535.0};
+      case 6: return {-2147483648.0, 2147483647.0};
+      case 12: return {0.0, 4294967295.0};
+      default: return {-9.0e18, 9.0e18};
+    }
+  }();
+  const bool narrow = to == 2 || to == 3 || to == 4 || to == 5 || to == 6 || to == 12;
+  // An integer from a real (truncated toward zero) or an integer, where the target holds it; none for NaN and ±inf.
+  auto integer = [&](double x) {
+    const double t = std::trunc(x);
+    return t >= lowest && t <= highest ? std::optional{static_cast<std::int64_t>(t)} : std::nullopt;
   };
   if (!in) {
     const auto band = elementwise_band(e, n, *d, real, [&](const std::vector<double>& x) -> std::optional<double> {
@@ -69,10 +84,10 @@ void cast(Evaluator& e, const Node& n) {
       v.reals.push_back(stored_as(x, to));
     } else if (to == 9) {  // BOOL
       v.ints.push_back(in->real ? x != 0 : in->ints[k] != 0);
-    } else if (!in->real) {
-      v.ints.push_back(in->ints[k]);
+    } else if (!in->real && (!narrow || (double(in->ints[k]) >= lowest && double(in->ints[k]) <= highest))) {
+      v.ints.push_back(in->ints[k]);  // exact (an int64's 2^63 − 1 slice end too)
     } else {
-      const auto i = integer(x);
+      const auto i = in->real ? integer(x) : std::nullopt;
       if (!i) return e.set_dims(n, 0, *d);
       v.ints.push_back(*i);
     }
