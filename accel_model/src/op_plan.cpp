@@ -255,9 +255,11 @@ std::string plan_causal_gemm(const GemmShape& shape, CausalKeys keys, std::uint6
       100.0 * double(computed) / double(checked_mul(shape.m, key_count)));
 }
 
-std::string plan_conv(const OpRecord& op, unsigned a_bits, unsigned w_bits, const AccelConfig& config, OpPlan& plan) {
+std::string plan_conv(const OpRecord& op, unsigned a_bits, unsigned w_bits, const AccelConfig& config, TilingMemo* memo,
+                      OpPlan& plan) {
   const ConvShape shape = conv_shape(op);
-  const ConvTiling tiling = choose_conv_tiling(shape, a_bits, w_bits, config);
+  const ConvTiling tiling =
+      memo ? memo->choose_conv(shape, a_bits, w_bits) : choose_conv_tiling(shape, a_bits, w_bits, config);
   plan.runs.push_back(conv_tiles(shape, a_bits, w_bits, tiling, config));
   return array_precision(a_bits, w_bits, config) + ", " + tiling.describe();
 }
@@ -330,7 +332,7 @@ OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& t
       break;
     case OpClass::eltwise:
     case OpClass::reduce: plan.mapping = plan_vector(op, config, tech, storage, plan); break;
-    case OpClass::conv: plan.mapping = plan_conv(op, a, w, config, plan); break;
+    case OpClass::conv: plan.mapping = plan_conv(op, a, w, config, memo, plan); break;
     case OpClass::memcpy:
       plan.runs.push_back(stream_run(Unit::dma, traffic_bits(op.counts, true, storage, config),
                                      traffic_bits(op.counts, false, storage, config), VectorWork{}, config));

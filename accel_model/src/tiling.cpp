@@ -556,14 +556,11 @@ class GemmRun : public TileRun {
 }  // namespace
 
 GemmTiling TilingMemo::choose(const GemmShape& shape) {
-  for (const auto& [known, tiling] : chosen_)
-    if (known == shape) return tiling;
-  GemmTiling tiling = choose_tiling(shape, config_);
-  if (chosen_.size() < kCapacity)
-    chosen_.emplace_back(shape, tiling);
-  else
-    chosen_[next_++ % kCapacity] = {shape, tiling};
-  return tiling;
+  return gemm_.get(shape, [&] { return choose_tiling(shape, config_); });
+}
+
+ConvTiling TilingMemo::choose_conv(const ConvShape& shape, unsigned a_bits, unsigned w_bits) {
+  return conv_.get({shape, a_bits, w_bits}, [&] { return choose_conv_tiling(shape, a_bits, w_bits, config_); });
 }
 
 std::shared_ptr<const TileRun> gemm_tiles(const GemmShape& s, const GemmTiling& g, const AccelConfig& c) {

@@ -167,13 +167,24 @@ TEST_CASE("no candidate tiling replays faster than the chosen one beyond the tie
   }
 }
 
-TEST_CASE("TilingMemo answers as choose_tiling, for shapes seen again and past its capacity") {
+TEST_CASE("TilingMemo answers as choose_tiling and choose_conv_tiling, for shapes seen again and past its capacity") {
   const AccelConfig c = builtin_config("bitfusion-45nm");
   TilingMemo memo(c);
   for (int pass = 0; pass < 2; ++pass)
     for (std::uint64_t i = 1; i <= TilingMemo::kCapacity + 8; ++i) {
       const GemmShape s{1 + i % 3, 8 * i, 64, 16 + i, 8, 8};
       const GemmTiling remembered = memo.choose(s), chosen = choose_tiling(s, c);
+      CHECK(remembered.describe() == chosen.describe());
+      CHECK(remembered.pipeline_cycles == chosen.pipeline_cycles);
+    }
+  // convolutions too (a ResNet repeats its blocks' shapes: under the `dram` memory each choice walks candidates)
+  for (int pass = 0; pass < 2; ++pass)
+    for (std::uint64_t i = 1; i <= TilingMemo::kCapacity + 8; ++i) {
+      ConvShape s;
+      s.in_channels = 4 + i % 5, s.out_channels = 8, s.in_h = s.in_w = 6 + i % 7, s.kernel_h = s.kernel_w = 3;
+      s.padding = 1, s.batch = 1 + i / 40;
+      const unsigned bits = i % 2 ? 8 : 4;
+      const ConvTiling remembered = memo.choose_conv(s, bits, 8), chosen = choose_conv_tiling(s, bits, 8, c);
       CHECK(remembered.describe() == chosen.describe());
       CHECK(remembered.pipeline_cycles == chosen.pipeline_cycles);
     }

@@ -8,10 +8,12 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "ecosim/accel_model/config.hpp"
+#include "ecosim/accel_model/conv_tiling.hpp"
 #include "ecosim/accel_model/op_plan.hpp"
 
 namespace ecosim::accel {
@@ -73,19 +75,38 @@ std::uint64_t tie_window_cycles(std::uint64_t fastest_cycles);
 /// energy and scored exactly, others scored by bound only as far as needed to settle whether one ties, so no
 /// candidate outside the window is faster (fastest_candidate.hpp).
 GemmTiling choose_tiling(const GemmShape& shape, const AccelConfig& config);
-/// choose_tiling for one configuration, remembering its last kCapacity answers by shape: a replay plans every
-/// op of a trace with one configuration, and models repeat their layers' shapes.
+/// choose_tiling and choose_conv_tiling for one configuration, remembering the last kCapacity answers of each by
+/// shape: a replay plans every op of a trace with one configuration, and models repeat their layers' shapes (a
+/// search walks the `dram` memory model, so it is worth remembering).
 class TilingMemo {
  public:
   static constexpr std::size_t kCapacity = 64;  // bounded: a replay's memory does not grow with the trace
   /// `config` must outlive the memo.
   explicit TilingMemo(const AccelConfig& config) : config_(config) {}
   GemmTiling choose(const GemmShape& shape);
+  ConvTiling choose_conv(const ConvShape& shape, unsigned a_bits, unsigned w_bits);
 
  private:
+  /// The last kCapacity answers, by key (the oldest replaced once full).
+  template <class Key, class Value>
+  struct Remembered {
+    std::vector<std::pair<Key, Value>> entries;
+    std::size_t next = 0;
+    template <class Make>
+    Value get(const Key& key, const Make& make) {
+      for (const auto& [known, value] : entries)
+        if (known == key) return value;
+      Value value = make();
+      if (entries.size() < kCapacity)
+        entries.emplace_back(key, value);
+      else
+        entries[next++ % kCapacity] = {key, value};
+      return value;
+    }
+  };
   const AccelConfig& config_;
-  std::vector<std::pair<GemmShape, GemmTiling>> chosen_;
-  std::size_t next_ = 0;  // the entry replaced next once full
+  Remembered<GemmShape, GemmTiling> gemm_;
+  Remembered<std::tuple<ConvShape, unsigned, unsigned>, ConvTiling> conv_;
 };
 
 /// The cycles the closed form (and SystemC) replays the tiling's tile sequence in, computed from the loop
