@@ -189,3 +189,30 @@ TEST_CASE("shape evaluator: a narrowing integer Cast keeps no value it cannot ho
   CHECK(graph.tensors.at("largest_i64").values->ints ==
         std::vector<std::int64_t>{std::numeric_limits<std::int64_t>::max()});
 }
+
+TEST_CASE("shape evaluator: a folded causal mask expanded past the budget stays a causal band", "[onnx]") {
+  // Trilu(−∞ [6, 6], k = 1) folds (36 elements); expanded over 2,000 heads (72,000 elements) it is a band
+  onnx::ModelProto m = empty_model();
+  auto* g = m.mutable_graph();
+  int64_initializer(g, "size", {6, 6}, false);
+  int64_initializer(g, "heads", {1, 2000, 6, 6}, false);
+  int64_initializer(g, "one", {1}, true);
+  auto* fill = node(g, "ConstantOfShape", {"size"}, "minus_inf");
+  auto* value = fill->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+  value->mutable_t()->add_dims(1);
+  value->mutable_t()->add_float_data(-std::numeric_limits<float>::infinity());
+  node(g, "Trilu", {"minus_inf", "one"}, "causal");
+  node(g, "Expand", {"causal", "heads"}, "per_head");
+  float_input(g, "x", {1, 8});
+  node(g, "Relu", {"x"}, "y");
+  g->add_output()->set_name("y");
+  const onnx_import::Graph graph = onnx_import::read_onnx_graph(m.SerializeAsString(), "generated");
+  REQUIRE(graph.tensors.at("causal").values);
+  CHECK(graph.tensors.at("causal").causal_additive);
+  const auto& per_head = graph.tensors.at("per_head");
+  REQUIRE(per_head.band);
+  CHECK(per_head.causal_additive);
+}

@@ -78,6 +78,9 @@ void add_scatter_rules(Rules& rules);
 void add_shape_rules(Rules& rules);
 
 // Bands (onnx_eval_band.cpp): the values of tensors too large to fold, where they are two values split at a diagonal.
+/// A folded value of shape `dims` (rank ≥ 2) as a band, where every trailing rows × cols slice is the same two
+/// values split at one diagonal; none otherwise (NaN included).
+std::optional<Band> band_of(const Values& values, const Dims& dims);
 /// Whether a band over an input of shape `in` is the value of an output of shape `out` holding the same elements in
 /// their order or broadcast (Identity, Reshape, Unsqueeze, Expand, elementwise ops): a uniform band always, another
 /// when both shapes keep the same trailing rows × cols.

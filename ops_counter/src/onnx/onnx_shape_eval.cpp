@@ -118,8 +118,9 @@ const Values* Evaluator::values(const Node& n, std::size_t i) const {
 
 std::optional<Band> Evaluator::band(const Node& n, std::size_t i) const {
   if (const Values* v = values(n, i)) {
-    if (v->size() != 1) return std::nullopt;
-    return Band{v->real, v->at(0), v->at(0), 0};
+    if (v->size() == 1) return Band{v->real, v->at(0), v->at(0), 0};
+    const Dims* d = dims(n, i);
+    return d ? band_of(*v, *d) : std::nullopt;  // a folded mask broadcast or combined past the budget
   }
   if (i >= n.inputs.size() || n.inputs[i].empty()) return std::nullopt;
   const auto it = graph_.tensors.find(n.inputs[i]);
