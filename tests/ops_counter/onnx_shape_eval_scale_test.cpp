@@ -164,7 +164,8 @@ TEST_CASE("shape evaluator: a Cast to FLOAT16 or BFLOAT16 rounds as the type sto
   CHECK(bfloat->reals == std::vector<double>{std::ldexp(1.34375, -27), 65536.0, 0.333984375, 70144.0});
 }
 
-TEST_CASE("shape evaluator: a narrowing integer Cast keeps no value it cannot hold; INT64 keeps every one", "[onnx]") {
+TEST_CASE("shape evaluator: a narrowing integer Cast keeps no value it cannot hold but INT64 keeps every one",
+          "[onnx]") {
   onnx::ModelProto m = empty_model();
   auto* g = m.mutable_graph();
   int64_initializer(g, "fits", {255, 0, 7}, false);
