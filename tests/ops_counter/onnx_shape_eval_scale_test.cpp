@@ -5,7 +5,6 @@
 #include <catch2/catch.hpp>
 #include <ctime>
 #include <limits>
-#include <tuple>
 
 #include "ecosim/ops_counter/onnx_model.hpp"
 #include "onnx_graph.hpp"
@@ -45,6 +44,32 @@ onnx::NodeProto* node(onnx::GraphProto* g, const std::string& op, std::vector<st
   for (const auto& i : in) n->add_input(i);
   n->add_output(out);
   return n;
+}
+
+/// A Cast of `in` to ONNX type `to`.
+void cast(onnx::GraphProto* g, const std::string& in, std::int64_t to, const std::string& out) {
+  auto* attribute = node(g, "Cast", {in}, out)->add_attribute();
+  attribute->set_name("to");
+  attribute->set_type(onnx::AttributeProto::INT);
+  attribute->set_i(to);
+}
+
+/// A ConstantOfShape of `size` (an initializer) filled with −∞.
+void minus_infinity(onnx::GraphProto* g, const std::string& size, const std::string& out) {
+  auto* value = node(g, "ConstantOfShape", {size}, out)->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+  value->mutable_t()->add_dims(1);
+  value->mutable_t()->add_float_data(-std::numeric_limits<float>::infinity());
+}
+
+/// `m`'s graph read, with a Relu of a float input as the network (the nodes under test compute on constants).
+onnx_import::Graph read_with_network(onnx::ModelProto& m) {
+  float_input(m.mutable_graph(), "network_input", {1, 8});
+  node(m.mutable_graph(), "Relu", {"network_input"}, "network_output");
+  m.mutable_graph()->add_output()->set_name("network_output");
+  return onnx_import::read_onnx_graph(m.SerializeAsString(), "generated");
 }
 
 }  // namespace
@@ -111,21 +136,12 @@ TEST_CASE("shape evaluator: bands over 300 × 300 — a causal mask found withou
   onnx::ModelProto m = empty_model();
   auto* g = m.mutable_graph();
   int64_initializer(g, "size", {300, 300}, false);
-  auto* fill = node(g, "ConstantOfShape", {"size"}, "minus_inf");
-  auto* value = fill->add_attribute();
-  value->set_name("value");
-  value->set_type(onnx::AttributeProto::TENSOR);
-  value->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
-  value->mutable_t()->add_dims(1);
-  value->mutable_t()->add_float_data(-std::numeric_limits<float>::infinity());
+  minus_infinity(g, "size", "minus_inf");
   int64_initializer(g, "one", {1}, true);
   node(g, "Trilu", {"minus_inf", "one"}, "causal");         // −∞ above the diagonal, 0 on and below it
   node(g, "Trilu", {"minus_inf"}, "shifted");               // k = 0: the diagonal masked too — not causal
   node(g, "Where", {"", "minus_inf", "causal"}, "absent");  // no condition: no band (nothing read past the inputs)
-  float_input(g, "x", {1, 8});
-  node(g, "Relu", {"x"}, "y");
-  g->add_output()->set_name("y");
-  const onnx_import::Graph graph = onnx_import::read_onnx_graph(m.SerializeAsString(), "generated");
+  const onnx_import::Graph graph = read_with_network(m);
   const auto& causal = graph.tensors.at("causal");
   REQUIRE(causal.band);
   CHECK(!causal.values);  // 90,000 elements: past the per-tensor budget, kept as a band
@@ -142,17 +158,9 @@ TEST_CASE("shape evaluator: a Cast to FLOAT16 or BFLOAT16 rounds as the type sto
   x->set_data_type(onnx::TensorProto::DOUBLE);
   x->add_dims(4);
   for (double v : {1e-8, 65520.0, 1.0 / 3.0, 70000.0}) x->add_double_data(v);
-  for (const auto& [to, out] : {std::pair{10, "half"}, std::pair{16, "bfloat"}}) {
-    auto* cast = node(g, "Cast", {"x"}, out);
-    auto* attribute = cast->add_attribute();
-    attribute->set_name("to");
-    attribute->set_type(onnx::AttributeProto::INT);
-    attribute->set_i(to);
-  }
-  float_input(g, "in", {1, 8});
-  node(g, "Relu", {"in"}, "y");
-  g->add_output()->set_name("y");
-  const onnx_import::Graph graph = onnx_import::read_onnx_graph(m.SerializeAsString(), "generated");
+  cast(g, "x", 10, "half");
+  cast(g, "x", 16, "bfloat");
+  const onnx_import::Graph graph = read_with_network(m);
   const auto &half = graph.tensors.at("half").values, bfloat = graph.tensors.at("bfloat").values;
   REQUIRE(half);
   REQUIRE(bfloat);
@@ -171,18 +179,10 @@ TEST_CASE("shape evaluator: a narrowing integer Cast keeps no value it cannot ho
   int64_initializer(g, "fits", {255, 0, 7}, false);
   int64_initializer(g, "wraps", {256, 1}, false);  // 256 as UINT8: the runtimes wrap it to 0 or saturate it
   int64_initializer(g, "largest", {std::numeric_limits<std::int64_t>::max()}, false);  // a Slice's open end
-  for (const auto& [in, to, out] : {std::tuple{"fits", 2, "fits_u8"}, std::tuple{"wraps", 2, "wraps_u8"},
-                                    std::tuple{"largest", 7, "largest_i64"}}) {
-    auto* cast = node(g, "Cast", {in}, out);
-    auto* attribute = cast->add_attribute();
-    attribute->set_name("to");
-    attribute->set_type(onnx::AttributeProto::INT);
-    attribute->set_i(to);
-  }
-  float_input(g, "x", {1, 8});
-  node(g, "Relu", {"x"}, "y");
-  g->add_output()->set_name("y");
-  const onnx_import::Graph graph = onnx_import::read_onnx_graph(m.SerializeAsString(), "generated");
+  cast(g, "fits", 2, "fits_u8");
+  cast(g, "wraps", 2, "wraps_u8");
+  cast(g, "largest", 7, "largest_i64");
+  const onnx_import::Graph graph = read_with_network(m);
   REQUIRE(graph.tensors.at("fits_u8").values);
   CHECK(graph.tensors.at("fits_u8").values->ints == std::vector<std::int64_t>{255, 0, 7});
   CHECK_FALSE(graph.tensors.at("wraps_u8").values);
@@ -198,19 +198,10 @@ TEST_CASE("shape evaluator: a folded causal mask expanded past the budget stays 
   int64_initializer(g, "size", {6, 6}, false);
   int64_initializer(g, "heads", {1, 2000, 6, 6}, false);
   int64_initializer(g, "one", {1}, true);
-  auto* fill = node(g, "ConstantOfShape", {"size"}, "minus_inf");
-  auto* value = fill->add_attribute();
-  value->set_name("value");
-  value->set_type(onnx::AttributeProto::TENSOR);
-  value->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
-  value->mutable_t()->add_dims(1);
-  value->mutable_t()->add_float_data(-std::numeric_limits<float>::infinity());
+  minus_infinity(g, "size", "minus_inf");
   node(g, "Trilu", {"minus_inf", "one"}, "causal");
   node(g, "Expand", {"causal", "heads"}, "per_head");
-  float_input(g, "x", {1, 8});
-  node(g, "Relu", {"x"}, "y");
-  g->add_output()->set_name("y");
-  const onnx_import::Graph graph = onnx_import::read_onnx_graph(m.SerializeAsString(), "generated");
+  const onnx_import::Graph graph = read_with_network(m);
   REQUIRE(graph.tensors.at("causal").values);
   CHECK(graph.tensors.at("causal").causal_additive);
   const auto& per_head = graph.tensors.at("per_head");
