@@ -51,7 +51,7 @@ void cast(Evaluator& e, const Node& n) {
   const bool real = to == 1 || to == 10 || to == 11 || to == 16;  // FLOAT, FLOAT16, DOUBLE, BFLOAT16
   // The integer types' ranges (INT8, UINT8, INT16, UINT16, INT32, UINT32; INT64 and UINT64 as int64): a value
   // outside its target's range has no value here (the runtimes wrap or saturate it differently).
-  const auto [lowest, highest] = [to]() -> std::pair<double, double> {
+  const std::pair<double, double> range = [to]() -> std::pair<double, double> {
     switch (to) {
       case 3: return {-128.0, 127.0};
       case 2: return {0.0, 255.0};
@@ -62,6 +62,7 @@ void cast(Evaluator& e, const Node& n) {
       default: return {-9.0e18, 9.0e18};
     }
   }();
+  const double lowest = range.first, highest = range.second;  // (not a structured binding: lambdas capture these)
   const bool narrow = to == 2 || to == 3 || to == 4 || to == 5 || to == 6 || to == 12;
   // An integer from a real (truncated toward zero) or an integer, where the target holds it; none for NaN and ±inf.
   auto integer = [&](double x) {
