@@ -12,13 +12,13 @@ namespace ecosim::cli {
 
 namespace po = boost::program_options;
 
-po::options_description accel_options(const std::string& default_engine) {
+po::options_description accel_options(const std::string& default_engine, const std::string& engines) {
   po::options_description o("Accelerator");
   o.add_options()("accel", po::value<std::string>()->default_value("bitfusion-45nm"), "built-in accelerator")(
       "accel-config", po::value<std::string>(),
       "accelerator JSON file, merged over the built-in one (format: accel_model/README.md)")(
       "fuse-attention", "run softmax attention fused (scores kept on chip), as mapping.fuse_attention = true")(
-      "engine", po::value<std::string>()->default_value(default_engine), "timing engine: systemc or closed-form");
+      "engine", po::value<std::string>()->default_value(default_engine), ("timing engine: " + engines).c_str());
   return o;
 }
 

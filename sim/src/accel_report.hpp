@@ -14,9 +14,10 @@
 namespace ecosim::cli {
 
 /// --accel, --accel-config, --fuse-attention and --engine, whose default is `default_engine` (systemc where this
-/// program links it, else closed-form: accel::default_engine()).
+/// program links it, else closed-form: accel::default_engine()) and whose help lists `engines`.
 boost::program_options::options_description accel_options(
-    const std::string& default_engine = std::string(accel::name(accel::default_engine())));
+    const std::string& default_engine = std::string(accel::name(accel::default_engine())),
+    const std::string& engines = "systemc or closed-form");
 /// The built-in accelerator named by --accel, or --accel-config merged over it; throws ecosim::Error.
 accel::AccelConfig parse_accel(const boost::program_options::variables_map& vm);
 /// The timing engine named by --engine (systemc or closed-form); throws ecosim::Error.

@@ -102,7 +102,7 @@ int crossover(const Args& args) {
       "energy per op of the op-energy column, JSON (default: built-in 45 nm table; the accelerator's columns price "
       "its own units, as replay does)");
   options.add(model_file_option());
-  options.add(accel_options("closed-form"));
+  options.add(accel_options("closed-form", "closed-form only (SystemC's cycles without its dynamic effects)"));
   options.add(variant_parameter_options());
   po::variables_map vm;
   if (!parse_args(args, options, vm,
