@@ -36,11 +36,14 @@ std::uint64_t require_grid(const AttentionConfig& c) {
                 std::to_string(c.grid_height));
   return h;
 }
-/// SRA's projections: q from every token; keys and values from the token grid reduced by a k = s = sr
-/// conv (with bias) and a LayerNorm (no reduction when sr = 1), then one kv Linear.
-void emit_sra_projections(const std::string& prefix, const AttentionConfig& c, Convention convention, OpSink& sink) {
+/// SRA's projections (with c.projections) and its spatial reduction (always: how it reduces its keys, part of
+/// the variant as Linformer's projections are): q from every token; keys and values from the token grid reduced
+/// by a k = s = sr conv (with bias) and a LayerNorm (no reduction when sr = 1), then one kv Linear.
+void emit_sra_reduction(const std::string& prefix, const AttentionConfig& c, Convention convention, OpSink& sink) {
   const std::uint64_t inner = checked_mul(c.heads, c.head_dim), keys = checked_mul(c.batch, sra_keys(c));
-  emit({prefix + ".q", Linear{.tokens = checked_mul(c.batch, c.seq), .in = c.width(), .out = inner}}, convention, sink);
+  if (c.projections)
+    emit({prefix + ".q", Linear{.tokens = checked_mul(c.batch, c.seq), .in = c.width(), .out = inner}}, convention,
+         sink);
   if (c.sr_ratio > 1) {
     const std::uint64_t h = token_grid_height(c);
     emit({prefix + ".sr", Conv2d{.batch = c.batch,
@@ -53,7 +56,8 @@ void emit_sra_projections(const std::string& prefix, const AttentionConfig& c, C
          convention, sink);
     emit({prefix + ".sr_norm", LayerNorm{keys, c.width()}}, convention, sink);
   }
-  emit({prefix + ".kv", Linear{.tokens = keys, .in = c.width(), .out = checked_mul(2, inner)}}, convention, sink);
+  if (c.projections)
+    emit({prefix + ".kv", Linear{.tokens = keys, .in = c.width(), .out = checked_mul(2, inner)}}, convention, sink);
 }
 }  // namespace
 
@@ -200,10 +204,10 @@ void emit_attention(const std::string& prefix, const AttentionConfig& c, Convent
   c.validate();
   const std::uint64_t tokens = checked_mul(c.batch, c.seq);
   const std::uint64_t inner = checked_mul(c.heads, c.head_dim);
-  if (c.projections) {
-    if (c.variant == AttentionVariant::sra) {
-      emit_sra_projections(prefix, c, convention, sink);
-    } else if (variant_info(c.variant).shares_qk) {  // one projection for queries and keys
+  if (c.variant == AttentionVariant::sra) {
+    emit_sra_reduction(prefix, c, convention, sink);
+  } else if (c.projections) {
+    if (variant_info(c.variant).shares_qk) {  // one projection for queries and keys
       emit({prefix + ".qk", Linear{.tokens = tokens, .in = c.width(), .out = inner}}, convention, sink);
       emit({prefix + ".v", Linear{.tokens = tokens, .in = c.width(), .out = inner}}, convention, sink);
     } else if (c.key_count() == c.seq || c.causal) {  // causal: the earlier keys' are cached (or in the state)

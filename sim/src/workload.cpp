@@ -98,7 +98,7 @@ po::options_description workload_options(Convention convention) {
       "heads", po::value<std::int64_t>()->default_value(1), "--layer: heads H")(
       "seq", po::value<std::int64_t>(), "--layer: tokens N")("dim", po::value<std::int64_t>()->default_value(32),
                                                              "--layer: head width D (embedding H·D)")(
-      "no-proj", "--layer: the attention core alone, without q/k/v/output projections")(
+      "no-proj", "--layer: the attention core alone, without q/k/v/output projections (a variant's own key reduction kept: Linformer's, SRA's conv)")(
       "rules", po::value<std::string>(),
       "--onnx, paper convention: mmcv (the default: the convention's MAC rules) or fvcore (conv, linear and "
       "matmul MACs only, biases not counted: how torchvision, timm and fvcore publish GFLOPs)");

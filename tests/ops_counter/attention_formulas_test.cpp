@@ -197,9 +197,16 @@ TEST_CASE("SRA: sr = 1 is MSA — sr > 1 reduces the keys by a strided conv of t
   // 4×6 grid, k = s = 2: 2×3 = 6 keys. Paper convention (MACs as mul + add):
   c.sr_ratio = 2;
   CHECK(sra_keys(c) == 6);
-  c.projections = false;
+  c.projections = false;  // the core keeps its reduction (how SRA reduces its keys), not q and kv
   const std::uint64_t core_macs = 2 * 2 * 24 * 6 * 4 * 2;  // scores and context, B·H·N·keys·d each
-  CHECK(attention(c, Convention::paper).ops(OpKind::add) == core_macs);
+  RecordingSink core;
+  emit_attention("attn", c, Convention::paper, core);
+  std::map<std::string, std::uint64_t> core_adds;
+  for (const OpRecord& r : core.records) core_adds[r.name] += r.counts.ops(OpKind::add);
+  CHECK(core_adds["attn.sr"] == 12 * 8 * (32 + 1));  // 2·6 outputs · 8 channels · (8·2·2 MACs + the bias)
+  CHECK(core_adds["attn.sr_norm"] == 2 * 12 * 8);  // 2 MACs an element of the 12 reduced tokens
+  CHECK(attention(c, Convention::paper).ops(OpKind::add) == core_macs + 12 * 8 * (32 + 1) + 2 * 12 * 8);
+  CHECK(core_adds.count("attn.q") + core_adds.count("attn.kv") + core_adds.count("attn.proj") == 0);
   c.projections = true;
   // Multiplications per record: q 48 tokens·8·8; conv 2·6 outputs·8 channels·(8·2·2); kv 12 tokens·8·16;
   // scores B·H·N·keys·d.
