@@ -86,6 +86,10 @@ std::vector<SweepAxis> parse_axes(const json& axes, const accel::AccelConfig& ba
     }
     out.push_back(std::move(axis));
   }
+  for (const SweepAxis& outer : out)  // one axis inside another: the two patches would overwrite each other
+    for (const SweepAxis& inner : out)
+      if (inner.key.starts_with(outer.key + "."))
+        throw Error(fmt::format("axis '{}' lies inside axis '{}': give the key in one of them", inner.key, outer.key));
   return out;
 }
 
