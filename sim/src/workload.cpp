@@ -31,7 +31,7 @@ po::options_description decoder_options() {
   o.add_options()("hf-config", po::value<std::string>(),
                   ("a Hugging Face config.json (model_type " + hf_model_types() + "), in place of --model").c_str())(
       "phase", po::value<std::string>(),
-      "prefill (causal pass over --seq N tokens, default the model's context) or decode (--tokens T steps over a "
+      "prefill (causal pass over --seq N tokens, default the model's context or its sliding window where shorter) or decode (--tokens T steps over a "
       "KV cache holding --context N tokens)")("context", po::value<std::int64_t>(),
                                               "decode: tokens already in the KV cache")(
       "tokens", po::value<std::int64_t>(), "decode: steps, one new token each (default 1)")(

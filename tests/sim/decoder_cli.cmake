@@ -159,8 +159,13 @@ endif()
 ecosim_run(out rc compare --hf-config tiny.json --variants msa --engine closed-form --out decdefault)
 file(READ ${WORKDIR}/decdefault/compare.json report)
 string(JSON batch_prefill GET "${report}" workload batch)
-if(NOT rc EQUAL 0 OR NOT batch_prefill EQUAL 1)
-  message(FATAL_ERROR "compare of a decoder's default prefill: batch ${batch_prefill} (want 1): rc ${rc}: ${out}")
+string(JSON phase_prefill GET "${report}" workload phase)
+string(JSON seq_prefill GET "${report}" workload seq)
+# the default prefill's length is recorded: tiny.json's max_position_embeddings (64)
+if(NOT rc EQUAL 0 OR NOT batch_prefill EQUAL 1 OR NOT phase_prefill STREQUAL "prefill" OR NOT seq_prefill EQUAL 64
+   OR NOT out MATCHES "prefill of 64 tokens")
+  message(FATAL_ERROR "compare of a decoder's default prefill: batch ${batch_prefill} (want 1), ${phase_prefill} of "
+                      "${seq_prefill} (want prefill of 64): rc ${rc}: ${out}")
 endif()
 # a windowed model past its window (Mistral's sliding_window): its own attention and 'sliding' compare, one sequence
 # (the model's phase checked with its own attention, not with MSA swapped in); MSA named is refused for the window
@@ -180,6 +185,14 @@ string(JSON native_energy GET "${report}" variants 1 accel_energy_pj)
 if(NOT windowed_batch EQUAL 1 OR NOT sliding_energy STREQUAL native_energy)
   message(FATAL_ERROR "windowed decode: batch ${windowed_batch} (want 1), sliding ${sliding_energy} pJ against "
                       "the model's own ${native_energy} pJ (the same attention)")
+endif()
+# --phase prefill without --seq: the model's context, or its sliding window where shorter (16 of 64), recorded
+ecosim_run(out rc compare --hf-config windowed.json --phase prefill --variants native --engine closed-form
+           --out windowed_prefill)
+file(READ ${WORKDIR}/windowed_prefill/compare.json report)
+string(JSON windowed_seq GET "${report}" workload seq)
+if(NOT rc EQUAL 0 OR NOT windowed_seq EQUAL 16)
+  message(FATAL_ERROR "windowed default prefill: seq ${windowed_seq} (want the window, 16): rc ${rc}: ${out}")
 endif()
 ecosim_run(out rc compare --hf-config windowed.json --phase decode --context 40 --variants msa --out windowed_msa)
 if(rc EQUAL 0 OR NOT out MATCHES "exceeds 'sliding_window' \\(16\\)")

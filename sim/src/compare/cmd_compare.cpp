@@ -344,8 +344,8 @@ int compare(const Args& args) {
     if (vm.count("hf-config")) report.workload["hf_config"] = vm["hf-config"].as<std::string>();
     if (phase.phase.phase == Phase::decode)
       report.workload.update({{"phase", "decode"}, {"context", phase.phase.context}, {"tokens", phase.phase.tokens}});
-    else if (phase.phase.phase == Phase::prefill)
-      report.workload.update({{"phase", "prefill"}, {"seq", phase.seq_len}});  // 0: the model's default length
+    else if (decoder)  // a prefill, --phase prefill or not: its length (the model's default where not given)
+      report.workload.update({{"phase", "prefill"}, {"seq", zoo.decoder_facts(model, own_attention)->context}});
   }
   report.published = published;
   report.published_applies = published_for(report.workload, accel_config, published);

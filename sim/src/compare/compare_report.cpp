@@ -72,7 +72,7 @@ std::string describe_workload(const nlohmann::json& w) {
     if (w.value("phase", "") == "decode")
       text += fmt::format(", decode: {} token(s) over a cache of {}", w["tokens"].dump(), w["context"].dump());
     else if (w.value("phase", "") == "prefill")
-      text += w["seq"] == 0 ? ", prefill of its default length" : ", prefill of " + w["seq"].dump() + " tokens";
+      text += ", prefill of " + w["seq"].dump() + " tokens";
   } else {
     text = "one attention layer";
     for (const LayerField& f : kLayerFields)
