@@ -5,8 +5,8 @@
 //   amp      autocast: conv, linear and matmul operands fp16 (a cast copy when produced in fp32), LayerNorm
 //            input and softmax output fp32, the others as produced (training_scheme_roles.cpp).
 //   actnn:L  conv and linear inputs (and BN inputs from L2) as ActNN codes, 4 bits (L1, L2) or 2 bits a sample
-//            on average (L3, the greedy allocator per sample); ReLU a 1-bit mask; max pool its indices as int8
-//            (offsets in the window, ActNN's QMaxPool2d); the rest fp32.
+//            on average (L3, the greedy allocator per sample); ReLU and dropout 1-bit masks (QReLU, QDropout);
+//            max pool its indices as int8 (offsets in the window, ActNN's QMaxPool2d); the rest fp32.
 //   gact:B   every floating tensor once as ActNN codes at B bits (32: raw), dropout masks at 1 bit; what
 //            GACT's quantizer skips as saved: tensors requiring no gradient (norm statistics; a network's input
 //            that is data, the images its first convolution takes, and what unrecorded layers make of it: a
@@ -144,7 +144,7 @@ struct Rules {
         r == Role::conv_input || r == Role::linear_input || (r == Role::bn_input && scheme.level >= 2);
     if (quantized && scheme.level == 3) return actnn_form("actnn_l3", per_sample_layout(s.elements, batch), true);
     if (quantized) return actnn_form("actnn4", actnn::Layout::uniform(s.elements, kActnnLowBits), true);
-    if (r == Role::relu_output) return mask_form(s);
+    if (r == Role::relu_output || r == Role::mask) return mask_form(s);  // ActNN's QReLU and QDropout: 1 bit
     if (r == Role::maxpool_input) return {"none", 0};
     if (r == Role::indices) return raw(s, DType::int8);
     return raw(s);

@@ -394,3 +394,16 @@ TEST_CASE("a tensor two layers keep parts of is stored whole once when kept raw,
   for (const StoredTensor& s : gact.stored) parts += step.saved[s.saved].producer == 0 && s.form == "gact4";
   CHECK(parts == 2);
 }
+
+TEST_CASE("actnn: dropout masks at 1 bit an element, as ActNN's QDropout packs them") {
+  const Run r = run("bert_base", 2, {"none", "actnn:L1", "actnn:L3"});
+  std::uint64_t masks = 0;
+  for (const SchemeStep& s : {r.schemes[1], r.schemes[2]})
+    for (const StoredTensor& t : s.stored) {
+      if (r.step.saved[t.saved].dtype != "bool") continue;
+      ++masks;
+      CHECK(t.form == "mask1");
+      CHECK(t.bytes == (r.step.saved[t.saved].elements + 7) / 8);
+    }
+  CHECK(masks > 0);  // BERT's dropouts: embeddings, attention probabilities, each block's two
+}
