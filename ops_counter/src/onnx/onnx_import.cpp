@@ -13,6 +13,18 @@ namespace ecosim {
 
 bool onnx_supported() { return true; }
 
+namespace {
+
+/// A BatchNormalization as an inference export writes it (OnnxModel::inference_batchnorms).
+bool inference_form(const onnx_import::Context& c, const onnx_import::Node& n) {
+  const auto outputs = std::count_if(n.outputs.begin(), n.outputs.end(), [](const std::string& o) { return !o.empty(); });
+  const auto mode = n.ints.find("training_mode");
+  const bool training = mode != n.ints.end() && !mode->second.empty() && mode->second[0] != 0;
+  return outputs == 1 && !training && n.inputs.size() == 5 && c.constant(n.inputs[3]) && c.constant(n.inputs[4]);
+}
+
+}  // namespace
+
 OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const OnnxImportOptions& options) {
   const onnx_import::Graph graph = onnx_import::read_onnx_graph(bytes, origin);
   const onnx_import::Context context(graph, origin);
@@ -143,6 +155,7 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
       continue;
     }
     if (onnx_import::attention_like_softmax(context, i)) model.unmatched_attention.push_back(node.name);
+    if (node.op == "BatchNormalization" && inference_form(context, node)) model.inference_batchnorms.push_back(node.name);
     onnx_import::NodeLayer layer = onnx_import::node_layer(context, node);
     if (!layer.known) ++model.unknown_ops[node.op];
     if (!layer.layer) {  // a view (or an unknown op): its outputs are its input's tensor

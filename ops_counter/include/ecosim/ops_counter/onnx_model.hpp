@@ -44,6 +44,11 @@ struct OnnxModel {
   std::vector<std::string> unmatched_attention;
   /// The leading dimension of the graph's first input: the export's batch (1 for an input without dimensions).
   std::uint64_t batch = 1;
+  /// BatchNormalization nodes of an inference export: one output, no training_mode, constant running statistics
+  /// (a training export's keeps its running-statistics outputs; a BatchNorm without running statistics is fed
+  /// batch statistics the graph computes). An inference export also folds BatchNorm into a preceding Conv and
+  /// drops Dropout: a training step of it misses their saved tensors.
+  std::vector<std::string> inference_batchnorms;
 };
 
 /// True when ecosim was built with ONNX support (ECOSIM_ONNX).
