@@ -6,7 +6,15 @@ max(|f(x)|, 1)) and a backward close to torch's: Few-Bit's gradient is f′ repl
 quantiser (ReLU's 1-bit one is exact: identical gradients; the smooth ones at 4 bits within 10 % overall), Mesa's
 is computed from 8-bit codes (within 5 % overall). And the element types: fp16 and bf16 tensors reach the kernels as
 their 16-bit words, fp64 through fp32, and come back in their own dtype, within the 8-bit error (2 %) of each
-scheme's packer. Exits 77 without torch.
+scheme's packer. Beyond the values:
+- a Few-Bit output (fp32, bf16) is a tensor of its own, which may be modified in place as torch's output may;
+- the codes hold no second derivative: differentiating a gradient through FewBitTanh raises (directly, and in a
+  gradient penalty differentiated for the first layer's weight alone), while ReLU's exact mask gives a gradient
+  penalty's gradient equal to torch's;
+- under compressed_activations("fewbit") the swapped functions honour what they are given, as torch's: out=,
+  inplace=True (the input modified, its gradient torch's), integer tensors (exact), float64 (torch's values),
+  GELU's tanh form (torch's own op).
+Exits 77 without torch.
 
 usage: drop_in_test.py
 """
@@ -15,6 +23,7 @@ import sys
 try:
     import torch
     import torch.nn as nn
+    import torch.nn.functional as F
 except ImportError as missing:
     print(f"SKIPPED: {missing}")
     sys.exit(77)
@@ -27,6 +36,146 @@ def forward_backward(module, x, upstream):
     y = module(leaf * 1.0)  # an activation, not a leaf: a leaf that requires grad is kept as a parameter
     y.backward(upstream)
     return y.detach(), leaf.grad
+
+
+def check(name, case):
+    """1 (a failure) unless case() returns True; an exception is a failure, printed."""
+    try:
+        ok = bool(case())
+    except Exception as failure:  # a case that raises where it should not
+        ok, name = False, f"{name} ({type(failure).__name__}: {str(failure)[:120]})"
+    print(f"{'ok  ' if ok else 'FAIL'} {name}")
+    return 0 if ok else 1
+
+
+def raises_second_derivative(compute):
+    try:
+        compute()
+    except RuntimeError as e:
+        return "second derivative" in str(e)
+    return False
+
+
+def inplace_on_output(dtype):
+    """y = FewBitGELU(x); y.add_(1): accepted, and the gradient is the one without the in-place add."""
+    x, upstream = torch.randn(8, 300).to(dtype), torch.randn(8, 300).to(dtype)
+    grads = []
+    for modify in (False, True):
+        leaf = x.clone().requires_grad_(True)
+        y = et.FewBitGELU(4)(leaf * 1)
+        if modify:
+            y.add_(1)
+        y.backward(upstream)
+        grads.append(leaf.grad)
+    return torch.equal(grads[0], grads[1])
+
+
+def penalty_model(activation):
+    torch.manual_seed(1)
+    return nn.Sequential(nn.Linear(16, 64), activation, nn.Linear(64, 64), activation, nn.Linear(64, 1))
+
+
+def penalty_gradient(model, x, inputs):
+    """The gradient for `inputs` of the gradient penalty ‖∂ sum(model(x)) / ∂x‖² (zeros where the penalty does not
+    depend on one: torch spells a zero second derivative of ReLU as zeros, the mask as no dependence)."""
+    g, = torch.autograd.grad(model(x).sum(), x, create_graph=True)
+    grads = torch.autograd.grad(g.pow(2).sum(), inputs, allow_unused=True)
+    return [torch.zeros_like(p) if d is None else d for p, d in zip(inputs, grads)]
+
+
+def exact_relu_penalty():
+    """ReLU's mask is its exact derivative, its second derivative zero: the penalty's gradient is torch's."""
+    model, x = penalty_model(nn.ReLU()), torch.randn(32, 16, requires_grad=True)
+    reference = penalty_gradient(model, x, list(model.parameters()))
+    with et.compressed_activations("fewbit", model=model):
+        mine = penalty_gradient(model, x, list(model.parameters()))
+    return all(torch.allclose(a, b, rtol=1e-5, atol=1e-7) for a, b in zip(mine, reference))
+
+
+def tanh_penalty_refused():
+    """The gradient penalty differentiated for the first layer's weight alone, whose path into the gradient runs
+    through tanh's f″ only where the incoming gradient is a constant: refused, not computed without it."""
+    model, x = penalty_model(nn.Tanh()), torch.randn(32, 16, requires_grad=True)
+    with et.compressed_activations("fewbit", model=model):
+        return raises_second_derivative(lambda: penalty_gradient(model, x, [model[0].weight]))
+
+
+def drop_in_second_derivative_refused():
+    x = torch.randn(1000, requires_grad=True)
+    g, = torch.autograd.grad(et.FewBitTanh(4)(x).sum(), x, create_graph=True)
+    return raises_second_derivative(lambda: torch.autograd.grad(g.sum(), x))
+
+
+def out_honoured(name):
+    """torch.<name>(x, out=o), swapped, looked up inside the context."""
+    x, out = torch.randn(10, requires_grad=True), torch.empty(10)
+    with torch.no_grad(), et.compressed_activations("fewbit"):
+        returned = getattr(torch, name)(x, out=out)
+    return returned is out and torch.equal(out, getattr(torch, name)(x.detach()))
+
+
+def inplace_honoured(module_class):
+    """module_class(inplace=True) on a Linear's output: that output modified to torch's values and returned, and the
+    gradient is torch's (exact for ReLU, within Few-Bit's quantised derivative, 10 %, for SiLU)."""
+    torch.manual_seed(2)
+    layer, x, upstream = nn.Linear(32, 300), torch.randn(16, 32), torch.randn(16, 300)
+    reference_output = module_class()(layer(x)).detach()
+    layer.zero_grad()
+    module_class(inplace=True)(layer(x)).backward(upstream)
+    reference = layer.weight.grad.clone()
+    layer.zero_grad()
+    with et.compressed_activations("fewbit", bits=4):
+        h = layer(x)
+        y = module_class(inplace=True)(h)
+        y.backward(upstream)
+    error = ((layer.weight.grad - reference).norm() / reference.norm()).item()
+    exact = module_class is nn.ReLU
+    close = torch.equal(y, reference_output) if exact else torch.allclose(y, reference_output, rtol=1e-6, atol=1e-6)
+    return y is h and close and (error == 0 if exact else error <= 0.10)
+
+
+def integer_relu():
+    x = torch.tensor([-3, 5, 2**30 + 1])
+    with et.compressed_activations("actnn"):
+        return torch.equal(F.relu(x), torch.tensor([0, 5, 2**30 + 1]))
+
+
+def float64_forward(owner, name):
+    """owner.<name> (looked up inside the context): torch's own float64 values (the kernels compute in fp32), the
+    gradient in float64."""
+    x = (torch.randn(1000, dtype=torch.float64) * 4).requires_grad_(True)
+    with et.compressed_activations("fewbit", bits=4):
+        y = getattr(owner, name)(x * 1)
+        y.sum().backward()
+    return torch.equal(y.detach(), getattr(owner, name)(x.detach())) and x.grad.dtype == torch.float64
+
+
+def gelu_tanh_form():
+    """F.gelu(approximate="tanh") has no codebook: torch's own op, its exact gradient."""
+    x = torch.randn(1000, requires_grad=True)
+    reference, = torch.autograd.grad(F.gelu(x * 1, approximate="tanh").sum(), x)
+    with et.compressed_activations("fewbit"):
+        mine, = torch.autograd.grad(F.gelu(x * 1, approximate="tanh").sum(), x)
+    return torch.equal(mine, reference)
+
+
+def fewbit_behaviours():
+    """The failures among the Few-Bit behaviours beyond the values (the module's documentation)."""
+    cases = [(f"a Few-Bit output ({dtype}) modified in place, as torch's may be",
+              lambda dtype=dtype: inplace_on_output(dtype)) for dtype in (torch.float32, torch.bfloat16)]
+    cases += [("FewBitTanh's second derivative raises", drop_in_second_derivative_refused),
+              ("a gradient penalty through Few-Bit tanh, for the first weight alone, raises", tanh_penalty_refused),
+              ("a gradient penalty through ReLU's exact mask equals torch's", exact_relu_penalty),
+              ("torch.sigmoid(x, out=o) writes o", lambda: out_honoured("sigmoid")),
+              ("torch.tanh(x, out=o) writes o", lambda: out_honoured("tanh")),
+              ("nn.ReLU(inplace=True) modifies its input, torch's gradient", lambda: inplace_honoured(nn.ReLU)),
+              ("nn.SiLU(inplace=True) modifies its input, gradient within 10 %", lambda: inplace_honoured(nn.SiLU)),
+              ("F.relu of an int64 tensor is exact", integer_relu),
+              ("F.gelu(approximate='tanh') is torch's", gelu_tanh_form)]
+    cases += [(f"{owner.__name__}.{name} of a float64 tensor: torch's values",
+               lambda owner=owner, name=name: float64_forward(owner, name))
+              for owner, name in ((F, "gelu"), (F, "silu"), (torch, "sigmoid"), (torch, "tanh"))]
+    return sum(check(name, case) for name, case in cases)
 
 
 def main():
@@ -61,6 +210,7 @@ def main():
             ok = back.dtype == dtype and error <= 0.02
             failures += not ok
             print(f"{'ok  ' if ok else 'FAIL'} {name} on {dtype}: back as {back.dtype}, error {error:.3%}")
+    failures += fewbit_behaviours()
     sys.exit(1 if failures else 0)
 
 

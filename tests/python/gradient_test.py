@@ -7,10 +7,16 @@ most R/(2·255) per element, about 1 % of a Gaussian group's RMS (R ≈ 5σ); a 
 the batch, which averages the noise down, while small gradients that are sums with cancellation (BatchNorm and
 LayerNorm scales, the ViT's class token, which gathers every layer's error) amplify it relative to their norm:
 measured 0.8 % and 1.3 % overall and at most 3 % for one tensor. As a check that the test can fail, the same step
-at 2 bits must stray further than at 8. Exits 77 (skipped) without torch or scikit-learn.
+at 2 bits must stray further than at 8.
+A tensor saved for backward and modified in place before backward reads it raises torch's error under the hooks,
+as it does without them (torch skips its own check for tensors that hooks pack): one kept as it is (under
+min_elements), one compressed, and a parameter an optimizer step updates between two backward passes of one graph
+(under actnn and fewbit).
+Exits 77 (skipped) without torch or scikit-learn.
 
 usage: gradient_test.py
 """
+import contextlib
 import sys
 
 try:
@@ -48,6 +54,59 @@ def worst_error(reference, other):
     return max(((other[n] - g).norm().item() / g.norm().item(), n) for n, g in reference.items() if g.norm() > 0)
 
 
+def hooks(scheme, model=None):
+    """compressed_activations(scheme), or no hooks for None."""
+    return ecosim.torch.compressed_activations(scheme, model=model) if scheme else contextlib.nullcontext()
+
+
+def modified_saved_tensor(size, scheme):
+    """b = a·2 saved by b·b, then b modified in place before backward."""
+    a = torch.randn(size, 8, requires_grad=True)
+    with hooks(scheme):
+        b = a * 2
+        c = b * b
+        b.mul_(0)
+        c.sum().backward()
+
+
+def updated_parameter(scheme):
+    """A Linear's output backward twice (retain_graph), an SGD step between: the saved weight is modified."""
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(300, 300)
+    opt = torch.optim.SGD(layer.parameters(), lr=1.0)
+    x = torch.randn(16, 300, requires_grad=True)
+    with hooks(scheme, layer):
+        out = layer(x * 1).pow(2).sum()
+        out.backward(retain_graph=True)
+        opt.step()
+        out.backward()
+
+
+def raises_inplace_error(case, scheme):
+    try:
+        case(scheme)
+    except RuntimeError as e:
+        return "modified by an inplace operation" in str(e)
+    return False
+
+
+def inplace_checks():
+    """The failures among the in-place modification cases (the module's documentation)."""
+    cases = [("a kept tensor (32 elements)", lambda scheme: modified_saved_tensor(4, scheme), ["actnn"]),
+             ("a compressed tensor (8192 elements)", lambda scheme: modified_saved_tensor(1024, scheme), ["actnn"]),
+             ("a parameter updated by an optimizer step", updated_parameter, ["actnn", "fewbit"])]
+    failures = 0
+    for name, case, schemes in cases:
+        plain = raises_inplace_error(case, None)
+        for scheme in schemes:
+            mine = raises_inplace_error(case, scheme)
+            ok = plain and mine
+            failures += not ok
+            print(f"{'ok  ' if ok else 'FAIL'} {name} modified in place before backward raises under {scheme} "
+                  f"({mine}) as without hooks ({plain})")
+    return failures
+
+
 def main():
     torch.set_num_threads(1)
     images, labels = digits_models.digits()
@@ -69,6 +128,7 @@ def main():
         print(f"{'ok  ' if ok else 'FAIL'} {model_class.__name__}: actnn 8 bits relative gradient error {total[8]:.3%} "
               f"(tolerance {TOTAL_TOLERANCE:.0%}), worst tensor {worst[8][0]:.3%} ({worst[8][1]}; tolerance "
               f"{TENSOR_TOLERANCE:.0%}); 2 bits {total[2]:.3%}, worst {worst[2][0]:.3%} ({worst[2][1]})")
+    failures += inplace_checks()
     sys.exit(1 if failures else 0)
 
 

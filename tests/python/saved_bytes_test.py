@@ -21,6 +21,17 @@ forward pass at batch 32.
   of its export within 1 % (the mask's arithmetic, on data, keeps nothing; torch 1.13, whose attention the export
   holds).
 The other schemes apply their own roles in train and every-tensor compression in the hooks: printed, not checked.
+The hooks' bookkeeping, against what plain autograd keeps:
+- under "fewbit", saved_storage_bytes equals the distinct storages a plain saved_tensors_hooks is handed (parameters
+  and buffers left out): an MLP with SiLU, tanh and sigmoid (tanh and sigmoid keep their output, the storage the
+  next layer keeps too), a conv net with ReLU and max pooling;
+- a broadcast view (a gate expanded over the batch) is kept at its storage's bytes, not materialised, under actnn
+  and mesa;
+- a parameter of a module other than `model` (a separate head) is kept, not compressed;
+- empty tensors with min_elements=0 are kept (actnn, gact:8, mesa);
+- GACT's summary reports the bits its tensors are at: 8 on the first step (its initial bits), with 4 requested;
+- a step is an iteration: a gradient penalty's backward passes and torch.utils.checkpoint's recomputation stay in
+  the step of their forward pass.
 Exits 77 (skipped) without torch.
 
 usage: saved_bytes_test.py WORKDIR
@@ -31,6 +42,7 @@ from pathlib import Path
 
 try:
     import torch
+    import torch.utils.checkpoint
 except ImportError as missing:
     print(f"SKIPPED: {missing}")
     sys.exit(77)
@@ -57,6 +69,139 @@ def gact_gap(model, x, scheme, train):
     predicted = train(scheme=scheme)["schemes"][0]["activation_bytes"]
     compressed = summary["bytes_after"] - masks
     return compressed, predicted, predicted / compressed - 1
+
+
+def ok_line(ok, text):
+    print(f"{'ok  ' if ok else 'FAIL'} {text}")
+    return 0 if ok else 1
+
+
+def autograd_storage_bytes(model, x):
+    """The distinct storages plain autograd keeps for model(x), its parameters and buffers left out."""
+    state = {t.storage().data_ptr() for t in [*model.parameters(), *model.buffers()]}
+    storages, kept = {}, []
+
+    def pack(t):
+        kept.append(t)  # alive until counted: a storage is named by its address
+        if t.storage().data_ptr() not in state:
+            storages[t.storage().data_ptr()] = t.storage().nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        model(x)
+    return sum(storages.values())
+
+
+def fewbit_storage_checks():
+    nn = torch.nn
+    torch.manual_seed(0)
+    failures = 0
+    for name, model, x in (
+            ("an MLP with SiLU, tanh and sigmoid", nn.Sequential(
+                nn.Linear(64, 128), nn.SiLU(), nn.Linear(128, 128), nn.Tanh(), nn.Linear(128, 32), nn.Sigmoid(),
+                nn.Linear(32, 10)), torch.randn(64, 64)),
+            ("a conv net with ReLU and max pooling", nn.Sequential(
+                nn.Conv2d(3, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2),
+                nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(32, 10)),
+             torch.randn(8, 3, 32, 32))):
+        model.train()
+        plain = autograd_storage_bytes(model, x)
+        with ecosim.torch.compressed_activations("fewbit", model=model) as hooks:
+            out = model(x)
+            held = hooks.summary()["saved_storage_bytes"]
+        del out
+        failures += ok_line(held == plain, f"{name} under fewbit: saved_storage_bytes {held} B, plain autograd "
+                                           f"keeps {plain} B")
+    return failures
+
+
+def broadcast_checks():
+    x, w = torch.randn(64, 1024, requires_grad=True), torch.randn(1024, 1024, requires_grad=True)
+    g0 = torch.randn(1, 1024)
+    failures = 0
+    for scheme in ("actnn", "mesa"):
+        with ecosim.torch.compressed_activations(scheme) as hooks:
+            gate = torch.sigmoid(g0 @ w)
+            ((x * 1.0) * gate.expand(64, 1024)).sum().backward()
+        expanded = [s for s in hooks.stats if s["shape"] == (64, 1024) and s["storage_bytes"] == 4096]
+        ok = len(expanded) == 1 and not expanded[0]["compressed"] and expanded[0]["bytes_after"] == 4096
+        failures += ok_line(ok, f"a gate expanded to 64×1024 (a 4096 B storage) under {scheme}: kept at its storage's "
+                                f"bytes: {[(s['compressed'], s['bytes_after']) for s in expanded]}")
+    return failures
+
+
+def foreign_parameter_check():
+    torch.manual_seed(0)
+    body, head = torch.nn.Sequential(torch.nn.Linear(256, 256), torch.nn.GELU()), torch.nn.Linear(256, 256)
+    with ecosim.torch.compressed_activations("actnn", model=body) as hooks:
+        head(body(torch.randn(32, 256))).pow(2).sum().backward()
+    weights = [s for s in hooks.stats if s["shape"] == (256, 256)]  # the head's (the body's input needs no gradient)
+    ok = len(weights) == 1 and weights[0]["state"] and not weights[0]["compressed"]
+    return ok_line(ok, "the weight of a head outside `model` is kept as a parameter: "
+                       f"{[(s['state'], s['compressed']) for s in weights]}")
+
+
+def empty_tensor_checks():
+    failures = 0
+    for scheme in ("actnn", "gact:8", "mesa"):
+        for shape in ((0, 10), (10, 0)):
+            x = torch.randn(shape, requires_grad=True)
+            try:
+                with ecosim.torch.compressed_activations(scheme, min_elements=0):
+                    (x * 1.0).exp().sum().backward()
+                ok = x.grad is not None and x.grad.shape == x.shape
+            except RuntimeError as e:
+                ok = False
+                print(f"     {str(e)[:200]}")
+            failures += ok_line(ok, f"an empty {shape} tensor with min_elements=0 under {scheme}")
+    return failures
+
+
+def gact_bits_check():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(256, 256), torch.nn.GELU(), torch.nn.Linear(256, 10))
+    with ecosim.torch.compressed_activations("gact", model=model) as hooks:
+        model(torch.randn(64, 256)).pow(2).sum().backward()
+        summary = hooks.summary()
+    used = {s["bits"] for s in hooks.stats if s["compressed"]}
+    ok = used == {8} and summary["bits"] == 8 and summary.get("requested_bits") == 4
+    return ok_line(ok, f"gact's first step: its tensors at {used} bits, summary bits {summary['bits']}, requested "
+                       f"{summary.get('requested_bits')}")
+
+
+def step_checks():
+    torch.manual_seed(0)
+    nn = torch.nn
+    model = nn.Sequential(nn.Linear(64, 256), nn.Tanh(), nn.Linear(256, 256), nn.GELU(), nn.Linear(256, 1))
+    x = torch.randn(32, 64, requires_grad=True)
+    with ecosim.torch.compressed_activations("actnn", model=model) as hooks:
+        y = model(x).sum()
+        forward = [s["shape"] for s in hooks.stats]
+        g, = torch.autograd.grad(y, x, create_graph=True)
+        g.pow(2).sum().backward()
+    ok = hooks.steps == 1 and [s["shape"] for s in hooks.stats][:len(forward)] == forward and \
+        len(hooks.stats) > len(forward)
+    failures = ok_line(ok, f"a gradient penalty's step: step {hooks.steps}, {len(forward)} tensors saved by the "
+                           f"forward pass, {len(hooks.stats)} in all")
+    blocks = nn.ModuleList([nn.Sequential(nn.Linear(256, 256), nn.GELU(), nn.Linear(256, 256)) for _ in range(3)])
+    x = torch.randn(64, 256, requires_grad=True)
+    with ecosim.torch.compressed_activations("actnn", model=blocks) as hooks:
+        h = x * 1.0
+        for block in blocks:
+            h = torch.utils.checkpoint.checkpoint(block, h)
+        loss = h.pow(2).sum()
+        forward = len(hooks.stats)
+        loss.backward()
+    recomputed = sum(s["shape"] == (64, 256) and s["compressed"] for s in hooks.stats)
+    ok = hooks.steps == 1 and recomputed >= 3 * 3
+    return failures + ok_line(ok, f"torch.utils.checkpoint over 3 blocks: step {hooks.steps}, {forward} tensors "
+                                  f"saved by the forward pass, {recomputed} activations compressed as backward "
+                                  f"recomputes the blocks")
+
+
+def bookkeeping_checks():
+    return (fewbit_storage_checks() + broadcast_checks() + foreign_parameter_check() + empty_tensor_checks()
+            + gact_bits_check() + step_checks())
 
 
 def main():
@@ -198,6 +343,7 @@ def main():
     ok = any(s["compressed"] and s["shape"] == (32, 64) for s in stats)
     failures += not ok
     print(f"{'ok  ' if ok else 'FAIL'} a leaf input requiring a gradient is compressed when the model is given")
+    failures += bookkeeping_checks()
     sys.exit(1 if failures else 0)
 
 

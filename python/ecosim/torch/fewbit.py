@@ -4,15 +4,19 @@ are nn.Modules; patched() swaps torch's functional activations for them while co
 (F.gelu with approximate="none", F.silu, F.relu, torch.sigmoid, torch.tanh: what nn.GELU, nn.SiLU, nn.ReLU,
 nn.Sigmoid and nn.Tanh call; a tensor method such as x.relu() is not swapped): all of them under "fewbit", ReLU
 alone under the other schemes. ReLU's derivative takes two values: its 1-bit code is exact (ActNN's ReLU keeps
-the same 1-bit mask), and it always takes 1 bit."""
+the same 1-bit mask), and it always takes 1 bit. Where no backward will read codes (no gradient wanted, an
+integer tensor, a trace or ONNX export running) and for what the codes do not cover (out=, GELU's tanh form),
+torch's own op runs; inplace=True modifies the input in place as torch's does."""
 import torch
 import torch.nn.functional as F
 
 from .. import _ecosim
-from .tensors import from_raw, kernel_input
+from .tensors import KERNEL_DTYPES, from_raw, kernel_input
 
 PIECEWISE_CONSTANT = {"relu"}
 ACTIVATIONS = ["gelu", "silu", "relu", "sigmoid", "tanh"]
+TORCH_OPS = {"gelu": F.gelu, "silu": F.silu, "relu": F.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh}
+SAVES_OUTPUT = {"relu", "sigmoid", "tanh"}  # what torch's own backward of each reads: its output, else its input
 codebooks = {}
 
 
@@ -25,28 +29,74 @@ def codebook(activation, bits):
     return codebooks[key]
 
 
+def keeps_codes(x):
+    """Whether f(x) is computed with codes for a backward: a floating tensor that requires a gradient, with grad
+    mode on and no trace running (an ONNX export or torch.jit.trace records torch's own op: the kernels' numpy
+    values would be recorded as constants, cutting the graph)."""
+    return x.is_floating_point() and x.requires_grad and torch.is_grad_enabled() and not torch.jit.is_tracing()
+
+
 class FewBitFunction(torch.autograd.Function):
+    """f(x) keeping b-bit codes of x (in place on x when asked); backward multiplies the incoming gradient by each
+    code's level. f(x) is the kernel's for its element types (fp32, fp16, bf16) and torch's own op for the others
+    (fp64), whose precision the kernels' fp32 would lose. The codes hold f′ quantized and no f″: a gradient computed
+    with create_graph=True depends on x through an error node, so that differentiating it raises. `tap`, a scalar
+    computed from a zero-size view of x (it holds none of x's data), links that node to x's graph: without it the
+    dependence on x would be missing, not refused (torch's once_differentiable links to the incoming gradient only)."""
+
     @staticmethod
-    def forward(ctx, x, book):
+    def forward(ctx, x, tap, book, activation, inplace):
         array, dtype, device = kernel_input(x)
         out, codes = _ecosim.fewbit_forward(book, array, dtype, device)
-        ctx.book, ctx.codes, ctx.device = book, codes, device
-        return from_raw(out, x.shape, x.dtype, x.device)
+        ctx.book, ctx.codes, ctx.activation, ctx.tap = book, codes, activation, tap
+        y = from_raw(out, x.shape, x.dtype, x.device) if x.dtype in KERNEL_DTYPES else TORCH_OPS[activation](x)
+        if not inplace:
+            return y
+        ctx.mark_dirty(x)
+        return x.copy_(y)
+
+    @staticmethod
+    def levels(ctx, grad):
+        """The incoming gradient times each code's level (the kernel)."""
+        with torch.no_grad():
+            array, dtype, device = kernel_input(grad)
+            out = _ecosim.fewbit_backward(ctx.book, ctx.codes, array, dtype, device)
+            return from_raw(out, grad.shape, grad.dtype, grad.device)
 
     @staticmethod
     def backward(ctx, grad):
-        array, dtype, device = kernel_input(grad)
-        out = _ecosim.fewbit_backward(ctx.book, ctx.codes, array, dtype, device)
-        return from_raw(out, grad.shape, grad.dtype, grad.device), None
+        out = FewBitFunction.levels(ctx, grad)
+        if torch.is_grad_enabled():  # create_graph=True: every use of this gradient's graph raises
+            message = (f"ecosim.torch: Few-Bit {ctx.activation} keeps b-bit codes of its derivative, not its second "
+                       f"derivative: the gradient of a gradient through it cannot be computed")
+            out, _ = torch._C._functions.DelayedError(message.encode(), 2)(out.requires_grad_(), ctx.tap)
+        return out, None, None, None, None
 
 
-def fewbit(x, activation, bits=2, record=None):
-    """f(x) whose backward reads b-bit codes instead of x; record(x, code_bytes, bits, activation), when given, is
-    told of each call that keeps codes for backward."""
+class ExactMaskFunction(FewBitFunction):
+    """ReLU: its 1-bit code is its derivative exactly and its second derivative is zero, so the backward, grad times
+    the mask, is differentiable as torch's own ReLU backward is: under create_graph=True it is computed with torch's
+    ops on the mask (the gradient of a gradient penalty is exact)."""
+
+    @staticmethod
+    def backward(ctx, grad):
+        if not torch.is_grad_enabled():  # no graph of the backward wanted: the kernel
+            return FewBitFunction.levels(ctx, grad), None, None, None, None
+        return grad * FewBitFunction.levels(ctx, torch.ones_like(grad)), None, None, None, None
+
+
+def fewbit(x, activation, bits=2, record=None, inplace=False):
+    """f(x) whose backward reads b-bit codes instead of x (in place on x when asked, as torch's inplace=True);
+    record(kept, code_bytes, bits), when given, is told of each call that keeps codes, `kept` the tensor torch's
+    own op would have saved (its output or its input, SAVES_OUTPUT). Torch's own op where no backward will read
+    codes (keeps_codes)."""
+    if not keeps_codes(x):
+        return TORCH_OPS[activation](x, inplace=True) if inplace else TORCH_OPS[activation](x)
     book = codebook(activation, bits)
-    y = FewBitFunction.apply(x, book)
-    if record is not None and y.requires_grad:
-        record(x, (x.numel() * book.bits + 7) // 8, book.bits, activation)
+    function = ExactMaskFunction if activation in PIECEWISE_CONSTANT else FewBitFunction
+    y = function.apply(x, x.as_strided((0,), (1,)).sum(), book, activation, inplace)
+    if record is not None:
+        record(y if activation in SAVES_OUTPUT else x, (x.numel() * book.bits + 7) // 8, book.bits)
     return y
 
 
@@ -95,15 +145,27 @@ class patched:
     def __enter__(self):
         originals = {(F, "gelu"): F.gelu, (F, "silu"): F.silu, (F, "relu"): F.relu,
                      (torch, "sigmoid"): torch.sigmoid, (torch, "tanh"): torch.tanh}
-        swapped = {
-            (F, "gelu"): lambda x, approximate="none": (fewbit(x, "gelu", self.bits, self.record)
-                                                         if approximate == "none"
-                                                         else originals[(F, "gelu")](x, approximate=approximate)),
-            (F, "silu"): lambda x, inplace=False: fewbit(x, "silu", self.bits, self.record),
-            (F, "relu"): lambda x, inplace=False: fewbit(x, "relu", self.bits, self.record),
-            (torch, "sigmoid"): lambda x, *, out=None: fewbit(x, "sigmoid", self.bits, self.record),
-            (torch, "tanh"): lambda x, *, out=None: fewbit(x, "tanh", self.bits, self.record),
-        }
+        bits, record = self.bits, self.record
+
+        def gelu(x, approximate="none"):  # the tanh form has other derivatives than the codebook's: torch's own
+            if approximate != "none":
+                return TORCH_OPS["gelu"](x, approximate=approximate)
+            return fewbit(x, "gelu", bits, record)
+
+        def silu(x, inplace=False):
+            return fewbit(x, "silu", bits, record, inplace)
+
+        def relu(x, inplace=False):
+            return fewbit(x, "relu", bits, record, inplace)
+
+        def sigmoid(x, *, out=None):  # out=: torch's own, into `out`
+            return fewbit(x, "sigmoid", bits, record) if out is None else TORCH_OPS["sigmoid"](x, out=out)
+
+        def tanh(x, *, out=None):
+            return fewbit(x, "tanh", bits, record) if out is None else TORCH_OPS["tanh"](x, out=out)
+
+        swapped = {(F, "gelu"): gelu, (F, "silu"): silu, (F, "relu"): relu, (torch, "sigmoid"): sigmoid,
+                   (torch, "tanh"): tanh}
         chosen = {key: function for key, function in swapped.items() if key[1] in self.which}
         held = [(module, attribute, key) for module in self.modules for attribute, value in vars(module).items()
                 for key in chosen if value is originals[key]]

@@ -2,24 +2,33 @@
 that compress every floating tensor autograd saves during the forward pass with the project's kernels and restore
 it when backward reads it, whatever the architecture (as GACT does).
 
-Kept as they are: the parameters and buffers of `model` when given (BatchNorm's running statistics; without a
-model, any leaf tensor that requires a gradient, and views of one, is taken for a parameter), integer and boolean
-tensors, and tensors under `min_elements` elements (norms' per-channel
-statistics, scalars). ReLU keeps the exact 1-bit mask of its derivative instead of its output under every scheme,
-as ActNN's ReLU does (a quantized output would turn small positive values into zeros and cut their gradients),
-through Few-Bit's 1-bit ReLU (ecosim.torch.fewbit). A tensor saved twice in one step (a ReLU's output that the
-next conv also saves, or a reshaped view of it: attention probabilities saved by the softmax as [B, H, N, N] and
-by the context matmul as [B·H, N, N]) is compressed once, as GACT's duplicate check does: it is recognised by its
+Kept as they are: parameters (any nn.Parameter, and views of one), the buffers of `model` when given (BatchNorm's
+running statistics; without a model, any leaf tensor that requires a gradient, and views of one, is taken for a
+parameter), integer and boolean tensors, empty tensors, tensors under `min_elements` elements (norms'
+per-channel statistics, scalars) and broadcast views (a dimension of stride 0: an expanded gate, whose storage is
+smaller than its elements; counted at its storage's bytes). ReLU keeps the exact 1-bit mask of its derivative
+instead of its output under every scheme, as ActNN's ReLU does (a quantized output would turn small positive values
+into zeros and cut their gradients), through Few-Bit's 1-bit ReLU (ecosim.torch.fewbit). A tensor saved twice
+in one step (a ReLU's output that the next conv also saves, or a reshaped view of it: attention probabilities
+saved by the softmax as [B, H, N, N] and by the context matmul as [B·H, N, N]) is compressed once, as GACT's duplicate check does: it is recognised by its
 address, version and element count when contiguous (else also its shape and strides) while the tensor first
 packed is still alive (a weak reference), since memory freed after packing may hold a new tensor at the same
 address. GACT itself quantizes only what its quantizer takes (ecosim.torch.schemes.GACT.takes): tensors that
 require a gradient, of 2 to 4 dimensions — a network's input images and norms' statistics stay as they are.
 
+A saved tensor modified in place before backward reads it raises torch's own error, as torch checks the tensors it
+saves itself (its check skips tensors that hooks pack): each save records its tensor's version, compared at
+unpack while the tensor, or the base it is a view of, is alive. (Few-Bit's codes are taken from the input as the
+forward pass computes it: a later in-place change of the input or output leaves the gradient that of the forward.)
+
 Statistics: `stats` lists this step's saved tensors (shape, dtype, bits, bytes_before, bytes_after, ...) and
-summary() totals them; a step starts at the first tensor saved after a backward pass has read one, so both stay
-readable after loss.backward() until the next forward pass.
+summary() totals them. A step is one training iteration: it starts at the first tensor saved after a backward pass
+without create_graph has ended, so stats stay readable after loss.backward() until the next forward pass; what is
+saved during a backward pass (create_graph=True, the recomputation of torch.utils.checkpoint) and between a
+backward pass with create_graph=True and the next backward (a gradient penalty's forward) belongs to the same step.
 """
 import itertools
+import math
 import weakref
 
 import torch
@@ -29,10 +38,24 @@ from .schemes import Packed, make_scheme
 from .tensors import element_bytes
 
 
-def is_parameter(t):
-    """A parameter (a leaf that requires grad) or a view of one (Linear saves weight.t())."""
-    base = t._base if t._base is not None else t
-    return base.is_leaf and base.requires_grad
+def base_of(t):
+    """The tensor t is a view of (t itself when it is none): its storage's owner, sharing t's version counter."""
+    return t._base if t._base is not None else t
+
+
+def is_broadcast(t):
+    """A view repeating its elements (a dimension of stride 0: an expanded or broadcast tensor)."""
+    return any(stride == 0 and size > 1 for stride, size in zip(t.stride(), t.shape))
+
+
+class Saved:
+    """What pack hands autograd: `value`, the tensor as kept or its compressed form (Packed, SharedView), with the
+    version of the tensor when saved and a weak reference to its base, whose version counter it shares."""
+    __slots__ = ("value", "base", "version", "shape", "dtype")
+
+    def __init__(self, value, t):
+        self.value, self.base, self.version = value, weakref.ref(base_of(t)), t._version
+        self.shape, self.dtype = t.shape, t.dtype
 
 
 class SharedView:
@@ -59,7 +82,8 @@ class CompressedActivations:
         self.name, self.bits, self.seed, self.min_elements = scheme, self.scheme.bits, seed, min_elements
         self.model = model
         self.steps, self.stats = 0, []
-        self.seen, self.storages, self.numbers, self.position, self.backward_started = {}, {}, None, 0, False
+        self.seen, self.storages, self.numbers, self.position = {}, {}, None, 0
+        self.in_backward, self.graph_kept, self.step_done = False, False, False
         self.hooks, self.patches = None, None
 
     def __enter__(self):
@@ -76,14 +100,32 @@ class CompressedActivations:
             self.patches = None
         self.hooks.__exit__(*exc)
 
-    def start_step_if_new(self):
-        if self.steps and not self.backward_started:
+    def join_step(self):
+        """The step a tensor saved now belongs to: a new one after a backward pass without create_graph has ended
+        (module documentation), never during a backward pass."""
+        if self.steps and (self.in_backward or not self.step_done):
             return
         if self.steps:
             self.scheme.end_step(self.stats)
         self.steps += 1
-        self.stats, self.seen, self.storages, self.position, self.backward_started = [], {}, {}, 0, False
+        self.stats, self.seen, self.storages, self.position, self.step_done = [], {}, {}, 0, False
         self.numbers = itertools.count()
+
+    def note_backward(self):
+        """Called as backward reads a saved tensor: marks a backward pass running until its end (an autograd
+        engine callback), and whether it builds a graph of its own (create_graph=True: grad mode on)."""
+        self.graph_kept |= torch.is_grad_enabled()
+        if self.in_backward:
+            return
+        try:
+            torch.autograd.Variable._execution_engine.queue_callback(self.backward_ended)
+        except RuntimeError:  # read outside a backward pass (a grad_fn's _saved_ attribute): no pass to follow
+            return
+        self.in_backward = True
+
+    def backward_ended(self):
+        self.step_done |= not self.graph_kept
+        self.in_backward, self.graph_kept = False, False
 
     def storage_id(self, t):
         """A number naming t's storage in this step: the same while any tensor of it packed so far lives."""
@@ -103,14 +145,30 @@ class CompressedActivations:
         entry.update(fields)
         self.stats.append(entry)
 
+    def is_state(self, t):
+        """A parameter or buffer: any nn.Parameter and views of one (Linear saves weight.t()), `model`'s buffers by
+        their storage when it is given; without a model, any leaf that requires a gradient (and views of one)."""
+        base = base_of(t)
+        if isinstance(base, torch.nn.Parameter):
+            return True
+        if self.model is not None:
+            return t.storage().data_ptr() in self.state_storages
+        return base.is_leaf and base.requires_grad
+
     def pack(self, t):
-        self.start_step_if_new()
-        # parameters and buffers: the model's, by their storage, when it is given; else any leaf that requires a
-        # gradient (and views of one) is taken for a parameter
-        if t.storage().data_ptr() in self.state_storages if self.state_storages else is_parameter(t):
+        self.join_step()
+        return Saved(self.compressed(t), t)
+
+    def compressed(self, t):
+        """t as the step keeps it (itself, or its compressed form), its entry added to stats."""
+        if self.is_state(t):
             self.stat(t, state=True)
             return t
-        if not t.is_floating_point() or t.numel() < self.min_elements or not self.scheme.takes(t):
+        if is_broadcast(t):  # compressing it would materialise every repeated element: its storage is smaller
+            self.stat(t, bytes_before=t.storage().nbytes(), bytes_after=t.storage().nbytes())
+            return t
+        if (not t.is_floating_point() or t.numel() == 0 or t.numel() < self.min_elements
+                or not self.scheme.takes(t)):
             self.stat(t)
             return t
         key = same_bytes_key(t)
@@ -131,32 +189,46 @@ class CompressedActivations:
         self.stat(t, bytes_after=packed.storage_bytes, bits=packed.bits, compressed=True)
         return packed
 
-    def unpack(self, packed):
-        self.backward_started = True
-        if isinstance(packed, SharedView):
-            return packed.packed.scheme.unpack(packed.packed).reshape(packed.shape)
-        return packed.scheme.unpack(packed) if isinstance(packed, Packed) else packed
+    def unpack(self, saved):
+        self.note_backward()
+        base = saved.base()
+        if base is not None and base._version != saved.version:
+            self.in_backward, self.graph_kept = False, False  # the failing pass runs no end-of-pass callback
+            raise RuntimeError(
+                f"one of the variables needed for gradient computation has been modified by an inplace operation: "
+                f"a saved {saved.dtype} tensor of shape {list(saved.shape)} is at version {base._version}; expected "
+                f"version {saved.version} instead (ecosim.torch.compressed_activations checks the tensors its "
+                f"hooks keep, as torch checks the tensors it saves itself)")
+        value = saved.value
+        if isinstance(value, SharedView):
+            return value.packed.scheme.unpack(value.packed).reshape(value.shape)
+        return value.scheme.unpack(value) if isinstance(value, Packed) else value
 
-    def record_fewbit(self, x, code_bytes, bits, activation):
-        self.start_step_if_new()
-        # what autograd keeps without the drop-in: ReLU its output (a storage the next layer keeps too), the others
-        # their input (kept by no other layer)
-        self.stat(x, bytes_after=code_bytes, bits=bits, compressed=True, activation=True,
-                  saves_input=activation != "relu")
+    def record_fewbit(self, kept, code_bytes, bits):
+        """A Few-Bit activation kept codes of `code_bytes` in place of `kept`, what torch's own op would have saved:
+        its output for ReLU, sigmoid and tanh (a storage the next layer may keep too, counted once), its input for
+        GELU and SiLU."""
+        self.join_step()
+        self.stat(kept, bytes_after=code_bytes, bits=bits, compressed=True, activation=True)
 
     def summary(self):
-        """This step's totals: tensors, bytes_before/after (each tensor the hooks were handed once; parameters and
-        buffers left out), saved_storage_bytes — the distinct storages autograd would keep uncompressed (what
-        `ecosim train` predicts as activation_bytes) — and ratio, saved_storage_bytes / bytes_after: the
-        activation memory without the hooks over with them. (bytes_before counts a tensor each layer saves apart,
-        a ReLU's input and the next layer's copy of its output both, where autograd shares one storage.)"""
+        """This step's totals: tensors, compressed_tensors, bits (the average over the compressed tensors'
+        elements of the bits they are kept at; None when none is; requested_bits: the scheme's setting),
+        bytes_before/after (each tensor the hooks were handed once; parameters and buffers left out),
+        saved_storage_bytes — the distinct storages autograd would keep uncompressed (what `ecosim train` predicts
+        as activation_bytes) — and ratio, saved_storage_bytes / bytes_after: the activation memory without the hooks
+        over with them. (bytes_before counts a tensor each layer saves apart, a ReLU's input and the next layer's
+        copy of its output both, where autograd shares one storage.)"""
         held = [s for s in self.stats if not s["state"]]
         fresh = [s for s in held if not s["shared"]]
+        compressed = [(s["bits"], math.prod(s["shape"])) for s in fresh if s["compressed"]]
+        elements = sum(n for _, n in compressed)
         before = sum(s["bytes_before"] for s in fresh)
         after = sum(s["bytes_after"] for s in fresh)
-        storages = {s["storage"]: s["storage_bytes"] for s in held if not s.get("activation") or s.get("saves_input")}
-        return {"step": self.steps, "scheme": self.name, "bits": self.bits, "tensors": len(held),
-                "compressed_tensors": sum(s["compressed"] for s in fresh), "bytes_before": before,
+        storages = {s["storage"]: s["storage_bytes"] for s in held}
+        return {"step": self.steps, "scheme": self.name, "requested_bits": self.bits,
+                "bits": sum(b * n for b, n in compressed) / elements if elements else None, "tensors": len(held),
+                "compressed_tensors": len(compressed), "bytes_before": before,
                 "bytes_after": after, "saved_storage_bytes": sum(storages.values()),
                 "ratio": sum(storages.values()) / after if after else float("inf")}
 

@@ -22,6 +22,8 @@ class MesaModule(nn.Module):
         self.mesa, self.calls = Mesa(8), 0
 
     def compressed(self, op, x, **kwargs):
+        if torch.jit.is_tracing():  # an ONNX export or torch.jit.trace: no backward, the running state untouched
+            return op(x, **kwargs)
         positions = itertools.count()
         self.calls += 1
         own = {p.storage().data_ptr() for p in self.parameters()}  # the module's weights are kept as they are

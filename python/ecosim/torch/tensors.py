@@ -24,10 +24,13 @@ def from_fp32(values, shape, dtype, device):
 
 
 def from_raw(values, shape, dtype, device):
-    """A tensor from a kernel's raw output elements (fp32 values, or fp16/bf16 words as uint16)."""
-    if values.dtype == np.uint16:  # fp16 or bf16 words: torch has no uint16, the bits pass as int16
-        return torch.from_numpy(values.view(np.int16)).view(dtype).reshape(shape).to(device=device)
-    return torch.from_numpy(values).reshape(shape).to(device=device, dtype=dtype)
+    """A tensor from a kernel's raw output elements (fp32 values, or fp16/bf16 words as uint16), of its own: not a
+    view (a custom Function's output that is a view of a tensor made inside it cannot be modified in place)."""
+    if values.dtype == np.uint16 and dtype == torch.bfloat16:  # numpy has no bf16: torch reads the words as a view
+        return torch.from_numpy(values.view(np.int16)).view(dtype).reshape(shape).clone().to(device=device)
+    if values.dtype == np.uint16:
+        values = values.view(np.float16)
+    return torch.from_numpy(values.reshape(shape)).to(device=device, dtype=dtype)
 
 
 def element_bytes(t):
