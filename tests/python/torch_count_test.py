@@ -5,7 +5,11 @@ counting the same export — muls, adds, energy, bytes, the workload's attention
 rows — with the export's own attention, with every block swapped for EcoFormer, under fvcore's rules and over the
 attention blocks alone; keywords the command refuses raise ecosim.Error naming them; the ViT's attention blocks
 are all found with their shapes, and nn.MultiheadAttention's; every submodule's training mode is restored after
-the export; an export torch refuses raises ecosim.Error.
+the export; an export torch refuses raises ecosim.Error. Counting inside compressed_activations (actnn, fewbit)
+gives the count outside it (the swapped activations export as torch's ops) and leaves the hooks' statistics
+empty; a BatchNorm after a conv is counted, not folded into it: count(Conv, BN) − count(Conv) is one multiply and
+one add per element (exact convention), as `ecosim count` counts a BatchNormalization; onnx= and model= are
+refused with ecosim.Error.
 Exits 77 (skipped) without torch or without ONNX support.
 
 usage: torch_count_test.py ECOSIM WORKDIR
@@ -133,6 +137,39 @@ def main():
         ok = "Unexportable" in str(e) and "torch.onnx.export failed" in str(e)
     failures += not ok
     print(f"{'ok  ' if ok else 'FAIL'} an export torch refuses raises ecosim.Error")
+    # inside the hooks: the export records torch's own activations (the Few-Bit ones compute through numpy, which
+    # a trace would record as constants) and the hooks record nothing
+    mlp = torch.nn.Sequential(torch.nn.Linear(64, 256), torch.nn.ReLU(), torch.nn.Linear(256, 256), torch.nn.GELU(),
+                              torch.nn.Linear(256, 10))
+    x = torch.randn(8, 64)
+    outside = ecosim.torch.count(mlp, x, convention="exact")
+    for scheme in ("actnn", "fewbit"):
+        with ecosim.torch.compressed_activations(scheme, model=mlp) as hooks:
+            inside = ecosim.torch.count(mlp, x, convention="exact")
+        ok = all(inside[f] == outside[f] for f in FIELDS) and not hooks.stats
+        failures += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} count inside compressed_activations('{scheme}'): {inside['muls']} muls, "
+              f"{inside['adds']} adds (outside: {outside['muls']}, {outside['adds']}); {len(hooks.stats)} tensors "
+              f"recorded")
+    # a BatchNorm in its eval form after a conv: y = a·x + b per element, not folded into the conv
+    conv, x = torch.nn.Conv2d(3, 16, 3, padding=1), torch.randn(2, 3, 32, 32)
+    alone = ecosim.torch.count(conv, x, convention="exact")
+    with_bn = ecosim.torch.count(torch.nn.Sequential(conv, torch.nn.BatchNorm2d(16)), x, convention="exact")
+    elements = 2 * 16 * 32 * 32
+    ok = (with_bn["muls"] - alone["muls"], with_bn["adds"] - alone["adds"]) == (elements, elements)
+    failures += not ok
+    print(f"{'ok  ' if ok else 'FAIL'} Conv+BatchNorm2d − Conv: {with_bn['muls'] - alone['muls']} muls, "
+          f"{with_bn['adds'] - alone['adds']} adds (BN's {elements} elements)")
+    for keyword in ("onnx", "model"):
+        try:
+            ecosim.torch.count(conv, x, **{keyword: "x"})
+            ok = False
+        except ecosim.Error as e:
+            ok = f"{keyword}=" in str(e)
+        except Exception:  # noqa: BLE001  (anything else is the failure checked)
+            ok = False
+        failures += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} count(..., {keyword}=...) raises ecosim.Error")
     sys.exit(1 if failures else 0)
 
 
