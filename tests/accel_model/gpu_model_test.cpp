@@ -479,8 +479,12 @@ TEST_CASE("gpu model: a trace is costed by class — softmax attention fused, ma
   for (AttentionImpl impl : {AttentionImpl::flash2, AttentionImpl::flash3, AttentionImpl::cudnn})
     best = std::min(best, model.attention(h100, impl, s).latency_s);
   CHECK(modelled_latency_s(ops, h100, Software::best_library) == best);
+  // ecosim's kernels as written: fp32 operands (the records' attention at fp16 would be half its bytes)
+  AttentionShape s_fp32 = s;
+  s_fp32.dtype = DType::fp32;
   CHECK(modelled_latency_s(ops, h100, Software::ecosim_kernels) ==
-        model.attention(h100, AttentionImpl::ecosim, s).latency_s);
+        model.attention(h100, AttentionImpl::ecosim, s_fp32).latency_s);
+  CHECK(model.attention(h100, AttentionImpl::ecosim, s_fp32).bytes > model.attention(h100, AttentionImpl::ecosim, s).bytes);
   // Outside a fusion group the same records are a GEMM, a streamed pass and a GEMM.
   for (auto& r : ops) r.group.clear();
   ops[1].counts.add_read_bytes(ecosim::DType::fp32, 1000).add_written_bytes(ecosim::DType::fp32, 1000);
@@ -634,11 +638,20 @@ TEST_CASE("gpu model: grouped-query attention reads K and V once per K/V head, a
   AttentionShape decode{8, 4, 1, 4096, 128, false, false, DType::fp16};
   decode.kv_heads = 1;
   CHECK(modelled_latency_s(step, h100, Software::best_library) == best_s(decode));
+  // ecosim's decode kernel keeps its cache in fp32 (msa_cuda.cu): priced so, and an fp16 or bf16 one refused
+  AttentionShape decode_fp32 = decode;
+  decode_fp32.dtype = DType::fp32;
   CHECK(modelled_latency_s(step, h100, Software::ecosim_kernels) ==
-        model.attention(h100, AttentionImpl::ecosim, decode).latency_s);
-  AttentionShape four_rows{8, 1, 4, 4096, 128, false, false, DType::fp16};  // what the records' shape alone says
-  CHECK(model.attention(h100, AttentionImpl::ecosim, decode).latency_s <
+        model.attention(h100, AttentionImpl::ecosim, decode_fp32).latency_s);
+  for (DType t : {DType::fp16, DType::bf16}) {
+    decode.dtype = t;
+    CHECK_THROWS_WITH(model.attention(h100, AttentionImpl::ecosim, decode), Catch::Contains("not " + std::string(dtype_name(t))));
+  }
+  AttentionShape four_rows{8, 1, 4, 4096, 128, false, false, DType::fp32};  // what the records' shape alone says
+  CHECK(model.attention(h100, AttentionImpl::ecosim, decode_fp32).latency_s <
         model.attention(h100, AttentionImpl::ecosim, four_rows).latency_s / 10);
+  four_rows.dtype = DType::bf16;  // its prefill kernel reads fp32 or fp16
+  CHECK_THROWS_WITH(model.attention(h100, AttentionImpl::ecosim, four_rows), Catch::Contains("not bf16"));
 }
 
 TEST_CASE("gpu model: fwd+bwd is the forward's time plus the backward's, grouped-query decode steps included") {

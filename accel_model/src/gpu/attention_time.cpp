@@ -353,6 +353,8 @@ KernelTime KernelModel::ecosim_attention(const GpuSpec& gpu, const AttentionShap
     throw Error("ecosim's attention kernel (ecoformer/src/msa_cuda.cu) has no backward pass");
   if (s.window) throw Error("ecosim's attention kernel (ecoformer/src/msa_cuda.cu) has no sliding window");
   if (s.dim > 128) throw Error(fmt::format("ecosim's attention kernel supports head widths up to 128, not {}", s.dim));
+  if (s.dtype == DType::bf16)
+    throw Error("ecosim's attention kernel (ecoformer/src/msa_cuda.cu) reads fp32 or fp16 operands, not bf16");
   if (s.seq == 1 && s.kv_seq > 1) return ecosim_decode_attention(gpu, s);
   // Per score element, on CUDA cores in fp32: 2·D FMAs, each with its shared-memory operand load — the loads
   // go through the SM's load/store unit, which issues one warp-wide load in the time the CUDA cores issue
@@ -408,6 +410,10 @@ KernelTime KernelModel::ecosim_decode_attention(const GpuSpec& gpu, const Attent
   // head width), then one block a group combines the splits. A block's time is its warps' chain over their keys
   // (each key's loads, warp sum and exponentials in sequence); the SMs hold as many blocks at once as their
   // registers and threads allow, and the whole step is no faster than its cache streamed from memory.
+  if (s.dtype != DType::fp32)
+    throw Error(fmt::format("ecosim's decode kernel (ecoformer/src/msa_cuda.cu, decode_partials) keeps its KV cache "
+                            "in fp32, not {}: give fp32",
+                            dtype_name(s.dtype)));
   const double groups = double(s.batch) * double(s.heads), keys = double(s.kv_seq), d = double(s.dim);
   const double split_keys = value("ecosim_decode_keys_per_split"), warps = value("ecosim_decode_block_warps");
   const double splits = std::ceil(keys / split_keys), blocks = splits * groups;

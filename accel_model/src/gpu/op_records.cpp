@@ -44,16 +44,6 @@ std::optional<AttentionShape> attention_of(std::span<const OpRecord> group) {
   return s;
 }
 
-double fused_s(const AttentionShape& s, const GpuSpec& gpu, Software software, const KernelModel& model) {
-  if (software == Software::ecosim_kernels) return model.attention(gpu, AttentionImpl::ecosim, s).latency_s;
-  double best = std::numeric_limits<double>::infinity();
-  for (AttentionImpl impl : {AttentionImpl::flash2, AttentionImpl::flash3, AttentionImpl::cudnn}) {
-    if (impl == AttentionImpl::flash3 && !gpu.warpgroup_mma) continue;
-    best = std::min(best, model.attention(gpu, impl, s).latency_s);
-  }
-  return best;
-}
-
 /// The data type a matmul-like record runs in under `software`.
 DType matmul_dtype(OpClass kind, Software software) {
   switch (software) {
@@ -63,6 +53,20 @@ DType matmul_dtype(OpClass kind, Software software) {
     case Software::pytorch_amp: return DType::fp16;
   }
   return DType::fp32;
+}
+
+double fused_s(const AttentionShape& s, const GpuSpec& gpu, Software software, const KernelModel& model) {
+  if (software == Software::ecosim_kernels) {  // as written: fp32 operands (matmul_dtype), its cache too
+    AttentionShape fp32 = s;
+    fp32.dtype = matmul_dtype(OpClass::gemm, software);
+    return model.attention(gpu, AttentionImpl::ecosim, fp32).latency_s;
+  }
+  double best = std::numeric_limits<double>::infinity();
+  for (AttentionImpl impl : {AttentionImpl::flash2, AttentionImpl::flash3, AttentionImpl::cudnn}) {
+    if (impl == AttentionImpl::flash3 && !gpu.warpgroup_mma) continue;
+    best = std::min(best, model.attention(gpu, impl, s).latency_s);
+  }
+  return best;
 }
 
 bool pytorch(Software software) { return software == Software::pytorch_fp32 || software == Software::pytorch_amp; }
