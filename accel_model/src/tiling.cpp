@@ -81,12 +81,15 @@ std::array<bool, kOrders.size()> first_of_their_nests(const Loops& l) {
 
 }  // namespace
 
-std::vector<std::uint64_t> tile_sizes(std::uint64_t dim) {
+std::vector<std::uint64_t> tile_sizes(std::uint64_t dim, std::uint64_t unit) {
   std::vector<std::uint64_t> sizes;
-  for (std::uint64_t t = 1;; t *= 2) {
-    sizes.push_back(std::min(t, dim));
-    if (t >= dim) break;
-  }
+  for (std::uint64_t first : {std::uint64_t{1}, std::max<std::uint64_t>(unit, 1)})
+    for (std::uint64_t t = first;; t *= 2) {
+      sizes.push_back(std::min(t, dim));
+      if (t >= dim) break;
+    }
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   return sizes;
 }
 
@@ -348,17 +351,21 @@ namespace {
 class SizeGrid {
  public:
   /// `items` (which must outlive the grid) counts the sizes and bounds it holds, as they are added.
-  SizeGrid(const GemmShape& s, std::size_t& items)
+  SizeGrid(const GemmShape& s, const AccelConfig& c, std::size_t& items)
       : s_(s),
-        k_(tile_sizes(s.k)),
-        n_(tile_sizes(s.n)),
+        k_(tile_sizes(s.k, k_unit(s, c))),
+        n_(tile_sizes(s.n, c.cols)),
         m_(tile_sizes(s.m)),
         entries_(k_.size() * n_.size() * m_.size()),
         items_(items) {
     items_ += entries_.size();
   }
-  static std::size_t entry_count(const GemmShape& s) {
-    return tile_sizes(s.k).size() * tile_sizes(s.n).size() * tile_sizes(s.m).size();
+  static std::size_t entry_count(const GemmShape& s, const AccelConfig& c) {
+    return tile_sizes(s.k, k_unit(s, c)).size() * tile_sizes(s.n, c.cols).size() * tile_sizes(s.m).size();
+  }
+  /// The reduction the array's rows take a cycle at the shape's precisions.
+  static std::uint64_t k_unit(const GemmShape& s, const AccelConfig& c) {
+    return c.rows * fusion(s.a_bits, s.w_bits, c).spatial;
   }
   const std::vector<std::uint64_t>& sizes_k() const { return k_; }
   const std::vector<std::uint64_t>& sizes_n() const { return n_; }
@@ -435,7 +442,8 @@ constexpr std::size_t kGridMemoItems = std::size_t{1} << 17;
 /// keep) made in `own`, counting its items in `own_items`.
 SizeGrid& grid_for(const GemmShape& s, const AccelConfig& c, std::unique_ptr<SizeGrid>& own, std::size_t& own_items) {
   const std::optional<GemmTimingKey> key = timing_key(s, c);
-  if (!key || SizeGrid::entry_count(s) > kGridMemoItems / 8) return *(own = std::make_unique<SizeGrid>(s, own_items));
+  if (!key || SizeGrid::entry_count(s, c) > kGridMemoItems / 8)
+    return *(own = std::make_unique<SizeGrid>(s, c, own_items));
   struct Memo {
     std::unordered_map<GemmTimingKey, std::unique_ptr<SizeGrid>, GemmTimingKeyHash> grids;
     std::size_t items = 0;  // counted by the grids
@@ -446,7 +454,7 @@ SizeGrid& grid_for(const GemmShape& s, const AccelConfig& c, std::unique_ptr<Siz
     memo.items = 0;
   }
   if (const auto found = memo.grids.find(*key); found != memo.grids.end()) return *found->second;
-  return *memo.grids.emplace(*key, std::make_unique<SizeGrid>(s, memo.items)).first->second;
+  return *memo.grids.emplace(*key, std::make_unique<SizeGrid>(s, c, memo.items)).first->second;
 }
 
 }  // namespace

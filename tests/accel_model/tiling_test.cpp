@@ -84,6 +84,24 @@ TEST_CASE("a fully connected layer takes batch·ceil(out/cols)·ceil(in/(rows·p
   }
 }
 
+TEST_CASE("an array side that is no power of two: tiles of its whole columns and rows keep it busy") {
+  // 1024 × 4096 × 1024 at 8 bits, compute-bound: the chosen tiling takes the whole-layer count
+  // m·ceil(n/cols)·ceil(k/rows), which power-of-two tiles miss by up to 25 % (16 × 40 ran as 16 × 32 did)
+  const GemmShape fc{1, 1024, 4096, 1024, 8, 8};
+  std::uint64_t cycles_16x32 = 0;
+  for (auto [rows, cols] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{{16, 32}, {16, 40}, {24, 24}, {20, 36}}) {
+    const AccelConfig c =
+        with_overrides(builtin_config("bitfusion-45nm"), {{"array", {{"rows", rows}, {"cols", cols}}}}, "array");
+    const GemmTiling t = choose_tiling(fc, c);
+    INFO(rows << "×" << cols << ": " << t.describe());
+    CHECK(t.compute_cycles == 1024 * ceil_div(4096, cols) * ceil_div(1024, rows));
+    if (cols == 32) cycles_16x32 = t.pipeline_cycles;
+    if (rows == 16 && cols == 40) CHECK(t.pipeline_cycles < cycles_16x32);  // its 25 % more columns used
+  }
+  CHECK(tile_sizes(100, 40) == std::vector<std::uint64_t>{1, 2, 4, 8, 16, 32, 40, 64, 80, 100});
+  CHECK(tile_sizes(100, 32) == tile_sizes(100));  // a power-of-two side adds none
+}
+
 namespace {
 
 /// Every candidate the search may choose from, enumerated here independently of tiling.cpp: each loop order

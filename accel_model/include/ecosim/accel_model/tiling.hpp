@@ -50,8 +50,10 @@ struct GemmTiling {
   std::string describe() const;
 };
 
-/// The candidate tile sizes along a dimension: the powers of two below it, and the dimension itself.
-std::vector<std::uint64_t> tile_sizes(std::uint64_t dim);
+/// The candidate tile sizes along a dimension, ascending: the powers of two below it, `unit` times each power of
+/// two below it (an array side that is no power of two: its whole columns, or rows at a fusion), and the
+/// dimension itself.
+std::vector<std::uint64_t> tile_sizes(std::uint64_t dim, std::uint64_t unit = 1);
 
 /// Cycles the array spends on one tile.
 std::uint64_t tile_cycles(std::uint64_t tm, std::uint64_t tn, std::uint64_t tk, Fusion f, const AccelConfig& c);
