@@ -264,7 +264,7 @@ ConvTiling choose_conv_tiling(const ConvShape& s, unsigned a_bits, unsigned w_bi
     candidates.push_back(&entry->second);
   };
   for (std::uint64_t tc : tile_sizes(s.group_in_channels())) {
-    for (std::uint64_t tk : tile_sizes(s.group_out_channels())) {
+    for (std::uint64_t tk : tile_sizes(s.group_out_channels(), c.cols)) {  // whole columns of any array
       if (tk * tc * rs * w_bits > half_w) break;
       for (std::uint64_t th : tile_sizes(s.out_h())) {
         const std::uint64_t rows = std::min(s.in_h, (th - 1) * s.stride + s.kernel_h);
