@@ -107,6 +107,7 @@ bool JsonReader::flag(const std::string& path) const {
 std::string JsonReader::text(const std::string& path) const {
   const nlohmann::json& v = at(path);
   if (!v.is_string()) fail(path, "must be a string");
+  if (v.get_ref<const std::string&>().empty()) fail(path, "must not be empty");
   return v.get<std::string>();
 }
 

@@ -83,6 +83,10 @@ TEST_CASE("an implausible clock names the key, the value and the range") {
                     Contains("dram.latency_cycles: must be a non-negative integer"));
 }
 
+TEST_CASE("an empty name is refused (every report would name the accelerator \"\")") {
+  CHECK_THROWS_WITH(parse_config(R"({"name": ""})", "c.json"), Contains("c.json: name: must not be empty"));
+}
+
 TEST_CASE("configurations are strict JSON: duplicate keys and deep nesting fail with their line") {
   CHECK_THROWS_WITH(parse_config("{\"dram\": {\"pj_per_bit\": 15,\n \"pj_per_bit\": 1}}", "c.json"),
                     Contains("c.json:2: duplicate key 'pj_per_bit'"));

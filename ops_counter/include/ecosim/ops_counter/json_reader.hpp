@@ -47,7 +47,7 @@ class JsonReader {
   std::uint64_t count(const std::string& path, Range<std::uint64_t> range) const;
   double number(const std::string& path, Range<double> range) const;
   bool flag(const std::string& path) const;
-  std::string text(const std::string& path) const;
+  std::string text(const std::string& path) const;  // a non-empty string
   /// The array at `path` (possibly empty).
   const nlohmann::json& list(const std::string& path) const;
   /// The object at `path`.
