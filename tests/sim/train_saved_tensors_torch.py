@@ -366,6 +366,22 @@ class ChannelsLastHead(nn.Module):
         return self.head(h.permute(0, 2, 3, 1).flatten(1)) + mixed.mean() + reduced.mean()
 
 
+class TiedSingleHead(nn.Module):
+    """One head whose queries are its keys (Reformer's shared QK) and whose values are the normed hidden state
+    itself: torch's matmuls save views of those tensors, so the q/k projection and the LayerNorm output are each
+    kept once however many operands read them."""
+
+    def __init__(self):
+        super().__init__()
+        self.pre, self.norm = nn.Linear(16, 16), nn.LayerNorm(16)
+        self.qk, self.proj = nn.Linear(16, 16), nn.Linear(16, 16)
+
+    def forward(self, x):
+        h = self.norm(self.pre(x))
+        qk = self.qk(h)
+        return self.proj(((qk @ qk.transpose(-2, -1)) * 0.25).softmax(-1) @ h)
+
+
 class BatchStatisticsNorm(nn.Module):
     """A BatchNorm without running statistics (track_running_stats=False): the export spells its batch mean and
     variance out (ReduceMean, Sub, Mul, ReduceMean) and feeds them to BatchNormalization, which PyTorch never runs
@@ -490,7 +506,9 @@ def main():
              (torch.randn(10, 8), torch.rand(10, 10), torch.rand(10, 4)), {}),
             ("transposed views reshaped: a flatten copies, a merge in order and a split do not", ChannelsLastHead(),
              torch.randn(3, 3, 6, 6), {}),
-            ("a BatchNorm without running statistics", BatchStatisticsNorm(), torch.randn(2, 3, 4, 4), {})):
+            ("a BatchNorm without running statistics", BatchStatisticsNorm(), torch.randn(2, 3, 4, 4), {}),
+            ("one head, tied queries and keys, the normed state as values", TiedSingleHead(), torch.randn(2, 6, 16),
+             {})):
         exported = workdir / f"{name.replace(' ', '_').replace(',', '')}.onnx"
         export_training(module, x, exported, **export)
         modelled, counted = ecosim_step(ecosim, ["--onnx", str(exported)])

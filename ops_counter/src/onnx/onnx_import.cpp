@@ -141,8 +141,11 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
         model.attention.push_back(std::move(found));
       }
       const onnx_import::Node& first = graph.nodes[match->nodes.front()];
+      const onnx_import::Node& last = graph.nodes[match->nodes.back()];
       mark(match->layer, match->nodes);
-      place(match->layer, first, graph.nodes[match->nodes.back()].outputs);
+      if (const auto* a = std::get_if<SoftmaxAttention>(&match->layer.op); a && a->operand_views && last.inputs.size() == 2)
+        if (const auto it = producer.find(last.inputs[1]); it != producer.end()) match->layer.value = it->second;  // v
+      place(match->layer, first, last.outputs);
       model.layers.push_back(std::move(match->layer));
       continue;
     }

@@ -237,6 +237,9 @@ std::optional<Match> attention(const Context& c, std::size_t i) {
     a.batch /= a.heads;
   }
   a.kv_heads = kv_heads(c, scores.inputs[1], scores, a.heads);
+  // torch's matmul folds the leading dims into one batch, a view of its operands unless two of them exceed 1
+  // (several heads of a batch: a transposed layout it copies)
+  a.operand_views = std::count_if(s.begin(), s.end() - 2, [](std::uint64_t d) { return d > 1; }) <= 1;
   // One query, unmasked, over a KV cache its step grew by one key: a decode step, as causal attention of the
   // newest token (a variant's decode form then folds that token onto its state, rather than rebuilding it over
   // every key).

@@ -151,11 +151,14 @@ struct TensorRules {
     const std::uint64_t queries = checked_product({groups, a.queries, a.head_dim});
     const std::uint64_t keys = checked_product({groups, a.keys, a.head_dim});
     const std::uint64_t scores = checked_product({groups, a.queries, a.keys});
+    // q, Kᵀ, v the graph's tensors themselves where whole, else copies of the block's own
+    const bool views = a.operand_views;
+    const auto operand = [&](Save::Of of, const char* what, std::uint64_t n) {
+      return Save{views ? of : Save::Of::own, what, n, kFp32, Save::For::always, views};
+    };
     LayerTensors t = pointwise(queries, queries,
-                               {{Save::Of::own, "q", queries},
-                                {Save::Of::own, "k", keys},
-                                {Save::Of::own, "probs", scores},
-                                {Save::Of::own, "v", keys}});
+                               {operand(Save::Of::input, "q", queries), operand(Save::Of::other, "k", keys),
+                                {Save::Of::own, "probs", scores}, operand(Save::Of::value, "v", keys)});
     if (a.probs_dropout)  // the mask, and the dropped probabilities `probs @ v` keeps instead
       t.saves.insert(t.saves.begin() + 3, {Save{Save::Of::own, "probs_dropout_mask", scores, kBool},
                                            Save{Save::Of::own, "dropped_probs", scores}});

@@ -49,14 +49,17 @@ std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const s
       if ((s.kept_for == Save::For::input_gradient && !flow[i].input_gradient) ||
           (s.kept_for == Save::For::other_gradient && !flow[i].other_gradient))
         continue;  // needed for a gradient nobody computes
-      const std::size_t id = s.of == Save::Of::input    ? input
-                             : s.of == Save::Of::output ? output
-                             : s.of == Save::Of::other && !layer.other.empty()
-                                 ? tensor_read(i, reads[i].other, layer.other, s.elements)
-                                 : new_tensor(s.elements, i, true);
-      const std::uint64_t part = s.of == Save::Of::input   ? t.input
-                                 : s.of == Save::Of::other ? std::min(s.elements, elements[id])
-                                                           : elements[id];
+      const bool read_other = s.of == Save::Of::other && !layer.other.empty();
+      const bool read_value = s.of == Save::Of::value && !layer.value.empty();
+      std::size_t id = s.of == Save::Of::input    ? input
+                       : s.of == Save::Of::output ? output
+                       : read_other               ? tensor_read(i, reads[i].other, layer.other, s.elements)
+                       : read_value               ? tensor_read(i, reads[i].value, layer.value, s.elements)
+                                                  : new_tensor(s.elements, i, true);
+      if (s.whole_only && elements[id] != s.elements) id = new_tensor(s.elements, i, true);  // a part: a copy
+      const std::uint64_t part = s.of == Save::Of::input                             ? t.input
+                                 : s.of == Save::Of::other || s.of == Save::Of::value ? std::min(s.elements, elements[id])
+                                                                                      : elements[id];
       if (const auto known = saved_index.find(id); known != saved_index.end()) {
         saved[known->second].last_saver = i;
         saved[known->second].savers.push_back({i, s.what, part});

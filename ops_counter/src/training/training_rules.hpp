@@ -25,14 +25,17 @@ inline constexpr ElementType kBool{"bool", 1};    // a dropout mask as CUDA keep
 /// or a tensor of its own (statistics, indices, attention internals).
 struct Save {
   /// input, output: the layer's; other: its second operand (Layer::other's output, else a tensor of its own);
-  /// own: a tensor of the layer's own
-  enum class Of : std::uint8_t { input, output, other, own } of;
+  /// value: an attention block's v (Layer::value's output, else its own); own: a tensor of the layer's own
+  enum class Of : std::uint8_t { input, output, other, own, value } of;
   std::string what;
   std::uint64_t elements;
   ElementType type = kFp32;
   /// Kept only for the gradient of one operand (a product's x·y keeps x for dy = x·dz): always, or only when the
   /// input (other) operand requires a gradient (GradientFlow), as autograd keeps it.
   enum class For : std::uint8_t { always, input_gradient, other_gradient } kept_for = For::always;
+  /// input, other, value: that tensor only where it is whole (`elements` of it); a part of it (q, k or v of a
+  /// packed projection) is a tensor of the layer's own, as torch's matmul copies it.
+  bool whole_only = false;
 };
 
 /// The tensors of one layer at fp32 elements: its input and output, the largest pair of activation gradients

@@ -101,6 +101,7 @@ std::vector<LayerReads> layer_reads(const std::vector<Layer>& layers) {
     const Layer& layer = layers[i];
     reads[i].input = !layer.input.empty() ? source(layer, layer.input) : i == 0 ? LayerReads::kNetworkInput : i - 1;
     if (!layer.other.empty()) reads[i].other = source(layer, layer.other);
+    if (!layer.value.empty()) reads[i].value = source(layer, layer.value);
     last_of[layer.name] = i;
   }
   return reads;

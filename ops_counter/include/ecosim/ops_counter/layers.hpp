@@ -114,6 +114,10 @@ struct SoftmaxAttention {
   /// Dropout on the probabilities (a training export's): the training step keeps its mask and the dropped
   /// probabilities (counting: the inference form, no dropout).
   bool probs_dropout = false;
+  /// q, Kᵀ and v are views of tensors the graph made (one head: torch's matmul reshapes copy nothing), so the
+  /// training step saves those tensors (Layer::input, other and value name their producers), each stored once
+  /// with whatever else saves it; otherwise copies of the block's own (several heads: the reshapes copy).
+  bool operand_views = false;
 };
 
 /// `per_element` operations on each of `elements` outputs, `inputs` operands read; paper: `paper_macs` MACs.
@@ -200,6 +204,9 @@ struct Layer {
   /// without running statistics): counted as the graph computes it, but a training step's BatchNorm computes
   /// its statistics itself, so the step neither runs nor records it.
   bool batch_statistics = false;
+  /// The layer whose output is an attention block's v (SoftmaxAttention::operand_views), or a network input by
+  /// name; empty: a tensor of its own. Only the training step's saved tensors use it.
+  std::string value = {};
 };
 
 /// Reports the layer's operations (one or more records named "<layer name>.<part>") to sink.

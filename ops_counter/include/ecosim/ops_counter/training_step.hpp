@@ -67,9 +67,9 @@ TrainingStep training_step(const std::vector<Layer>& layers, Optimizer optimizer
 /// input. `other` is kNone unless Layer::other names an operand.
 struct LayerReads {
   static constexpr std::size_t kNetworkInput = SavedTensor::kNetworkInput, kNone = kNetworkInput - 1;
-  std::size_t input = kNetworkInput, other = kNone;
+  std::size_t input = kNetworkInput, other = kNone, value = kNone;
 };
-/// What each layer of `layers` (in execution order) reads: Layer::input or Layer::other names the last earlier
+/// What each layer of `layers` (in execution order) reads: Layer::input, other or value names the last earlier
 /// layer of that name or a network input (is_network_input_name); an unnamed input is the output of the layer
 /// before (the first layer's, the network's input). Throws ecosim::Error naming the layer for a name that is
 /// neither. The one rule the saved tensors, the training schemes' dtypes and the step's input gradient follow.
