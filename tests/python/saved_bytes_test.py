@@ -199,9 +199,34 @@ def step_checks():
                                   f"recomputes the blocks")
 
 
+def failed_backward_check():
+    """A backward pass that raises after reading saved tensors (a tensor hook raising, as an out-of-memory error
+    would) runs no end-of-pass callback: each later iteration is still a step of its own, its stats its own."""
+    torch.manual_seed(0)
+    nn = torch.nn
+    model = nn.Sequential(nn.Linear(64, 128), nn.GELU(), nn.Linear(128, 10))
+
+    def out_of_memory(grad):
+        raise MemoryError("as an out-of-memory error in backward")
+
+    with ecosim.torch.compressed_activations("actnn", model=model) as hooks:
+        h = model[0](torch.randn(8, 64))
+        h.register_hook(out_of_memory)
+        try:
+            model[1:](h).sum().backward()  # GELU and the last Linear unpack first, then the hook on h raises
+        except MemoryError:
+            pass
+        counts = []
+        for _ in range(3):
+            model(torch.randn(8, 64)).sum().backward()
+            counts.append((hooks.steps, len(hooks.stats)))
+    ok = counts == [(2, 4), (3, 4), (4, 4)]
+    return ok_line(ok, f"after a backward pass that raised, (step, tensors saved) of 3 iterations: {counts}")
+
+
 def bookkeeping_checks():
     return (fewbit_storage_checks() + broadcast_checks() + foreign_parameter_check() + empty_tensor_checks()
-            + gact_bits_check() + step_checks())
+            + gact_bits_check() + step_checks() + failed_backward_check())
 
 
 def main():

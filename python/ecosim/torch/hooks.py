@@ -48,6 +48,16 @@ def is_broadcast(t):
     return any(stride == 0 and size > 1 for stride, size in zip(t.stride(), t.shape))
 
 
+def queued(callback):
+    """Whether an autograd backward pass runs in this thread: if so, callback is queued to run at its end (torch's
+    engine takes callbacks only during a pass, and runs them only when the pass completes without raising)."""
+    try:
+        torch.autograd.Variable._execution_engine.queue_callback(callback)
+    except RuntimeError:
+        return False
+    return True
+
+
 class Saved:
     """What pack hands autograd: `value`, the tensor as kept or its compressed form (Packed, SharedView), with the
     version of the tensor when saved and a weak reference to its base, whose version counter it shares."""
@@ -102,7 +112,10 @@ class CompressedActivations:
 
     def join_step(self):
         """The step a tensor saved now belongs to: a new one after a backward pass without create_graph has ended
-        (module documentation), never during a backward pass."""
+        (module documentation), never during a backward pass. A pass that raised (out of memory, a raising tensor
+        hook, a saved tensor modified in place) ran no end-of-pass callback: it is ended here, once no pass runs."""
+        if self.in_backward and not queued(lambda: None):
+            self.backward_ended()
         if self.steps and (self.in_backward or not self.step_done):
             return
         if self.steps:
@@ -115,13 +128,8 @@ class CompressedActivations:
         """Called as backward reads a saved tensor: marks a backward pass running until its end (an autograd
         engine callback), and whether it builds a graph of its own (create_graph=True: grad mode on)."""
         self.graph_kept |= torch.is_grad_enabled()
-        if self.in_backward:
-            return
-        try:
-            torch.autograd.Variable._execution_engine.queue_callback(self.backward_ended)
-        except RuntimeError:  # read outside a backward pass (a grad_fn's _saved_ attribute): no pass to follow
-            return
-        self.in_backward = True
+        if not self.in_backward:  # read outside a backward pass (a grad_fn's _saved_ attribute): no pass to follow
+            self.in_backward = queued(self.backward_ended)
 
     def backward_ended(self):
         self.step_done |= not self.graph_kept
@@ -193,7 +201,6 @@ class CompressedActivations:
         self.note_backward()
         base = saved.base()
         if base is not None and base._version != saved.version:
-            self.in_backward, self.graph_kept = False, False  # the failing pass runs no end-of-pass callback
             raise RuntimeError(
                 f"one of the variables needed for gradient computation has been modified by an inplace operation: "
                 f"a saved {saved.dtype} tensor of shape {list(saved.shape)} is at version {base._version}; expected "
