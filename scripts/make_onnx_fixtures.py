@@ -14,6 +14,8 @@ Op fixtures (the counts tests/ops_counter/onnx_ops_test.cpp asserts are computed
                        the shapes cost no bytes): MatMul(Q, Kᵀ) / 8 → Softmax → MatMul(·, V)
   decode_cache         a decode step growing its KV cache: Q [1,2,1,4] over Concat(past [1,2,7,4], the step's own
                        [1,2,1,4], a Transpose of an input) keys and values (axis 2 and −2), no mask
+  decode_cache_gqa     the same with 4 query heads over 2 K/V heads: the grown cache [1,2,8,4] repeated to the query
+                       heads after the update, as Hugging Face's repeat_kv (Reshape, Expand, Reshape)
   concat_memories      Q [1,2,1,4] over Concat(two input memories [1,2,5,4], [1,2,3,4]) as keys and values: no
                        cache grown by the step, so not a decode step
   causal_add           a causal decoder block: Q, K, V [1,2,6,4], MatMul(Q, Kᵀ) / 2 + a constant [1,1,6,6] mask
@@ -222,6 +224,25 @@ def op_fixtures():
         n("MatMul", ["p", "v"], ["out"], name="context"),
     ], [io("q", [1, 2, 1, 4]), io("past_k", [1, 2, 7, 4]), io("step_k", [1, 2, 4, 1]), io("past_v", [1, 2, 7, 4]),
         io("step_v", [1, 2, 4, 1])], [io("out", [1, 2, 1, 4])], [scalar("scale", 2.0)])
+    # the same grouped: 4 query heads over 2 K/V heads, the grown cache repeated to the query heads after the update
+    repeat = [[n("Reshape", [f"{t}", "kv_split"], [f"{t}_5d"], name=f"{t}_unsqueeze"),
+               n("Expand", [f"{t}_5d", "kv_expanded"], [f"{t}_expanded"], name=f"{t}_expand"),
+               n("Reshape", [f"{t}_expanded", "kv_merged"], [f"{t}_repeated"], name=f"{t}_repeat")] for t in ("k", "v")]
+    yield "decode_cache_gqa", model("decode_cache_gqa", [
+        n("Transpose", ["step_k"], ["new_k"], name="k_new", perm=[0, 1, 3, 2]),
+        n("Transpose", ["step_v"], ["new_v"], name="v_new", perm=[0, 1, 3, 2]),
+        n("Concat", ["past_k", "new_k"], ["k"], name="k_cache", axis=2),
+        n("Concat", ["past_v", "new_v"], ["v"], name="v_cache", axis=2),
+        *repeat[0], *repeat[1],
+        n("Transpose", ["k_repeated"], ["kt"], name="k_transpose", perm=[0, 1, 3, 2]),
+        n("MatMul", ["q", "kt"], ["scores"], name="scores"),
+        n("Div", ["scores", "scale"], ["scaled"], name="scale"),
+        n("Softmax", ["scaled"], ["p"], name="softmax", axis=-1),
+        n("MatMul", ["p", "v_repeated"], ["out"], name="context"),
+    ], [io("q", [1, 4, 1, 4]), io("past_k", [1, 2, 7, 4]), io("step_k", [1, 2, 4, 1]), io("past_v", [1, 2, 7, 4]),
+        io("step_v", [1, 2, 4, 1])], [io("out", [1, 4, 1, 4])],
+        [scalar("scale", 2.0), ints("kv_split", [1, 2, 1, 8, 4]), ints("kv_expanded", [1, 2, 2, 8, 4]),
+         ints("kv_merged", [1, 4, 8, 4])])
     # one query over two memories given as inputs, concatenated (attention pooling): no cache grown, not causal
     yield "concat_memories", model("concat_memories", [
         n("Concat", ["memory_a", "memory_b"], ["k"], name="keys", axis=2),

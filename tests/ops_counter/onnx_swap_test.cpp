@@ -86,27 +86,33 @@ TEST_CASE("ONNX causal blocks: the constant mask found as causal in its three ex
 
 TEST_CASE("ONNX decode step growing its KV cache: causal, so a recurrent variant folds the one new token", "[onnx]") {
   ECOSIM_ONNX_OR_SKIP();
-  const OnnxModel m = fixture("decode_cache");
-  REQUIRE(m.attention.size() == 1);
-  const SoftmaxAttention& found = m.attention[0].shape;
-  CHECK(found.queries == 1);
-  CHECK(found.keys == 8);
-  CHECK(found.causal);  // the query is the newest of the keys: every key is attended, as without a mask
-  for (OpKind k : kAllOpKinds) {
-    INFO(name(k));
-    CHECK(onnx_total(m, Convention::exact, swap_to(AttentionVariant::msa)).ops(k) ==
-          onnx_total(m, Convention::exact).ops(k));
+  // (fixture, K/V heads): 2 heads, and 4 query heads over 2 K/V heads repeated after the cache update (repeat_kv)
+  for (const auto& [file, kv_heads] : std::vector<std::pair<std::string, std::uint64_t>>{{"decode_cache", 2},
+                                                                                         {"decode_cache_gqa", 2}}) {
+    INFO(file);
+    const OnnxModel m = fixture(file);
+    REQUIRE(m.attention.size() == 1);
+    const SoftmaxAttention& found = m.attention[0].shape;
+    CHECK(found.queries == 1);
+    CHECK(found.keys == 8);
+    CHECK(found.kv_heads == kv_heads);
+    CHECK(found.causal);  // the query is the newest of the keys: every key is attended, as without a mask
+    for (OpKind k : kAllOpKinds) {
+      INFO(name(k));
+      CHECK(onnx_total(m, Convention::exact, swap_to(AttentionVariant::msa)).ops(k) ==
+            onnx_total(m, Convention::exact).ops(k));
+    }
+    // Performer and EcoFormer fold the step's token onto the state the 7 cached keys left, rather than rebuilding
+    // it over every key (a cross-attention's cost: Performer's features and kv over all 8 keys each step)
+    for (AttentionVariant v : {AttentionVariant::performer, AttentionVariant::ecoformer}) {
+      INFO(name(v));
+      const std::vector<Layer> swapped = onnx_layers(m, swap_to(v));
+      const auto* a = std::get_if<AttentionConfig>(&swapped.back().op);
+      REQUIRE(a);
+      CHECK((a->causal && a->seq == 1 && a->key_count() == 8 && folded_keys(*a) == 1 && holds_state(*a)));
+    }
+    CHECK_THAT(swap_error(m, swap_to(AttentionVariant::linformer)), Catch::Contains("linformer has no causal form"));
   }
-  // Performer and EcoFormer fold the step's token onto the state the 7 cached keys left, rather than rebuilding
-  // it over every key (a cross-attention's cost: Performer's features and kv over all 8 keys each step)
-  for (AttentionVariant v : {AttentionVariant::performer, AttentionVariant::ecoformer}) {
-    INFO(name(v));
-    const std::vector<Layer> swapped = onnx_layers(m, swap_to(v));
-    const auto* a = std::get_if<AttentionConfig>(&swapped.back().op);
-    REQUIRE(a);
-    CHECK((a->causal && a->seq == 1 && a->key_count() == 8 && folded_keys(*a) == 1 && holds_state(*a)));
-  }
-  CHECK_THAT(swap_error(m, swap_to(AttentionVariant::linformer)), Catch::Contains("linformer has no causal form"));
   // one query over two memories concatenated (both inputs: no key of the step's own) is no decode step
   const OnnxModel pooled = fixture("concat_memories");
   REQUIRE(pooled.attention.size() == 1);

@@ -134,7 +134,8 @@ std::optional<std::size_t> operand_scale(const Context& c, std::string t) {
 }
 
 /// Whether the keys or values operand `t` of one query's attention is a KV cache grown by this step: reached
-/// through views, transposes and casts from a Concat along its `keys` axis of exactly two tensors — a graph input
+/// through views, transposes, casts and the Expand or Tile of a grouped-query repeat (Hugging Face's repeat_kv
+/// after the cache update) from a Concat along its `keys` axis of exactly two tensors — a graph input
 /// (the cache held so far) and one key computed in this step (the step's own token) — a decode step, its query
 /// the newest of the keys. Two inputs concatenated, a constant (a Perceiver's latents) or a block of several new
 /// keys are not.
@@ -159,7 +160,8 @@ bool grown_cache(const Context& c, std::string t, std::uint64_t keys) {
       return out[a] == keys &&
              ((held(n.inputs[0]) && new_key(n.inputs[1])) || (new_key(n.inputs[0]) && held(n.inputs[1])));
     }
-    if ((n.op != "Transpose" && n.op != "Cast" && !view_op(n.op)) || n.inputs.empty()) return false;
+    const bool passes_on = n.op == "Transpose" || n.op == "Cast" || n.op == "Expand" || n.op == "Tile" || view_op(n.op);
+    if (!passes_on || n.inputs.empty()) return false;
     t = n.inputs[0];
   }
   return false;
