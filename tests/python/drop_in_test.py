@@ -8,9 +8,11 @@ is computed from 8-bit codes (within 5 % overall). And the element types: fp16 a
 their 16-bit words, fp64 through fp32, and come back in their own dtype, within the 8-bit error (2 %) of each
 scheme's packer. Beyond the values:
 - a Few-Bit output (fp32, bf16) is a tensor of its own, which may be modified in place as torch's output may;
-- the codes hold no second derivative: differentiating a gradient through FewBitTanh raises (directly, and in a
-  gradient penalty differentiated for the first layer's weight alone), while ReLU's exact mask gives a gradient
-  penalty's gradient equal to torch's;
+- the codes hold no second derivative: differentiating a gradient through FewBitTanh for what comes before it raises
+  (directly, and in a gradient penalty differentiated for the first or middle layer's weight alone); for the last
+  layer alone, which needs f′ only, the penalty's gradient equals plain torch's with f′ replaced by the codebook's
+  levels; the gradient computed with create_graph=True is the kernel's (fp32, bf16); ReLU's exact mask gives a
+  gradient penalty's gradient equal to torch's;
 - under compressed_activations("fewbit") the swapped functions honour what they are given, as torch's: out=,
   inplace=True (the input modified, its gradient torch's), integer tensors (exact), float64 (torch's values),
   GELU's tanh form (torch's own op).
@@ -92,12 +94,56 @@ def exact_relu_penalty():
     return all(torch.allclose(a, b, rtol=1e-5, atol=1e-7) for a, b in zip(mine, reference))
 
 
-def tanh_penalty_refused():
-    """The gradient penalty differentiated for the first layer's weight alone, whose path into the gradient runs
-    through tanh's f″ only where the incoming gradient is a constant: refused, not computed without it."""
+def tanh_penalty_refused(layer):
+    """The gradient penalty differentiated for the weight of a layer before a tanh alone, whose path into the
+    gradient runs through tanh's f″: refused, not computed without it."""
     model, x = penalty_model(nn.Tanh()), torch.randn(32, 16, requires_grad=True)
     with et.compressed_activations("fewbit", model=model):
-        return raises_second_derivative(lambda: penalty_gradient(model, x, [model[0].weight]))
+        return raises_second_derivative(lambda: penalty_gradient(model, x, [model[layer].weight]))
+
+
+class QuantisedTanh(nn.Module):
+    """Plain torch's tanh with Few-Bit's forward values and its derivative replaced by the codebook's level of each
+    element taken as a constant (f″ zero): levels[number of borders ≤ |x|], as the kernels code an even f′."""
+
+    def __init__(self, bits):
+        super().__init__()
+        book = et.fewbit.codebook("tanh", bits)
+        self.bits, self.borders, self.levels = bits, torch.tensor(book.borders), torch.tensor(book.levels)
+
+    def forward(self, x):
+        with torch.enable_grad():
+            value = et.FewBitTanh(self.bits)(x.detach().requires_grad_(True)).detach()
+        level = self.levels[torch.bucketize(x.detach().abs(), self.borders, right=True)]
+        return value + (x - x.detach()) * level
+
+
+def tanh_penalty_last_layer():
+    """The gradient penalty differentiated for the last layer alone, after both tanh: its path runs through the
+    gradients' incoming gradients only, which Few-Bit's codes give (f′ quantised, no f″). Equal to plain torch's
+    through QuantisedTanh, whose first-order gradient (checked too) is Few-Bit's."""
+    x = torch.randn(32, 16, requires_grad=True)
+    results = []
+    for activation, hooks in ((nn.Tanh(), et.compressed_activations("fewbit", bits=4)), (QuantisedTanh(4), None)):
+        model = penalty_model(activation)
+        last = [model[4].weight, model[4].bias]
+        with hooks if hooks else torch.enable_grad():
+            first, = torch.autograd.grad(model(x).sum(), x)
+            results.append((first, penalty_gradient(model, x, last)))
+    (first, mine), (first_reference, reference) = results
+    return torch.equal(first, first_reference) and mine[0].norm() > 0 and \
+        all(torch.allclose(a, b, rtol=1e-5, atol=1e-6) for a, b in zip(mine, reference))
+
+
+def create_graph_values(dtype):
+    """FewBitTanh's gradient computed with create_graph=True (torch's ops) equals the kernel's, bit for bit."""
+    x, upstream = torch.randn(8, 300).to(dtype), torch.randn(8, 300).to(dtype)
+    grads = []
+    for create_graph in (False, True):
+        leaf = x.clone().requires_grad_(True)
+        grad, = torch.autograd.grad(et.FewBitTanh(4)(leaf * 1), leaf, upstream, create_graph=create_graph)
+        grads.append(grad)
+    return grads[1].requires_grad and torch.equal(grads[0], grads[1].detach())
 
 
 def drop_in_second_derivative_refused():
@@ -163,8 +209,15 @@ def fewbit_behaviours():
     """The failures among the Few-Bit behaviours beyond the values (the module's documentation)."""
     cases = [(f"a Few-Bit output ({dtype}) modified in place, as torch's may be",
               lambda dtype=dtype: inplace_on_output(dtype)) for dtype in (torch.float32, torch.bfloat16)]
+    cases += [(f"FewBitTanh's gradient with create_graph=True ({dtype}) is the kernel's",
+               lambda dtype=dtype: create_graph_values(dtype)) for dtype in (torch.float32, torch.bfloat16)]
     cases += [("FewBitTanh's second derivative raises", drop_in_second_derivative_refused),
-              ("a gradient penalty through Few-Bit tanh, for the first weight alone, raises", tanh_penalty_refused),
+              ("a gradient penalty through Few-Bit tanh, for the first weight alone, raises",
+               lambda: tanh_penalty_refused(0)),
+              ("a gradient penalty through Few-Bit tanh, for the middle weight alone, raises",
+               lambda: tanh_penalty_refused(2)),
+              ("a gradient penalty through Few-Bit tanh, for the last layer alone, equals torch's with the quantised "
+               "derivative", tanh_penalty_last_layer),
               ("a gradient penalty through ReLU's exact mask equals torch's", exact_relu_penalty),
               ("torch.sigmoid(x, out=o) writes o", lambda: out_honoured("sigmoid")),
               ("torch.tanh(x, out=o) writes o", lambda: out_honoured("tanh")),

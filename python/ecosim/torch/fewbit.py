@@ -39,10 +39,15 @@ def keeps_codes(x):
 class FewBitFunction(torch.autograd.Function):
     """f(x) keeping b-bit codes of x (in place on x when asked); backward multiplies the incoming gradient by each
     code's level. f(x) is the kernel's for its element types (fp32, fp16, bf16) and torch's own op for the others
-    (fp64), whose precision the kernels' fp32 would lose. The codes hold f′ quantized and no f″: a gradient computed
-    with create_graph=True depends on x through an error node, so that differentiating it raises. `tap`, a scalar
-    computed from a zero-size view of x (it holds none of x's data), links that node to x's graph: without it the
-    dependence on x would be missing, not refused (torch's once_differentiable links to the incoming gradient only)."""
+    (fp64), whose precision the kernels' fp32 would lose.
+    With create_graph=True the gradient is built of torch's ops, grad times the levels as a constant (the kernel's
+    fp32 products): differentiable in grad, exactly, so a gradient penalty's gradient for what reaches the
+    activation only through its incoming gradient (the weights after it) is computed. Its dependence on x is f″,
+    which the codes do not hold: the gradient is linked to x's graph through an error node, so that differentiating
+    it for anything before the activation raises — except for ReLU, whose 1-bit code is its derivative exactly and
+    whose f″ is zero (as torch's own ReLU backward, which reads its mask as a constant). `tap`, a scalar computed
+    from a zero-size view of x (it holds none of x's data: its value is 0), is that link: without it the
+    dependence on x would be missing, not refused."""
 
     @staticmethod
     def forward(ctx, x, tap, book, activation, inplace):
@@ -65,24 +70,16 @@ class FewBitFunction(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad):
-        out = FewBitFunction.levels(ctx, grad)
-        if torch.is_grad_enabled():  # create_graph=True: every use of this gradient's graph raises
-            message = (f"ecosim.torch: Few-Bit {ctx.activation} keeps b-bit codes of its derivative, not its second "
-                       f"derivative: the gradient of a gradient through it cannot be computed")
-            out, _ = torch._C._functions.DelayedError(message.encode(), 2)(out.requires_grad_(), ctx.tap)
-        return out, None, None, None, None
-
-
-class ExactMaskFunction(FewBitFunction):
-    """ReLU: its 1-bit code is its derivative exactly and its second derivative is zero, so the backward, grad times
-    the mask, is differentiable as torch's own ReLU backward is: under create_graph=True it is computed with torch's
-    ops on the mask (the gradient of a gradient penalty is exact)."""
-
-    @staticmethod
-    def backward(ctx, grad):
         if not torch.is_grad_enabled():  # no graph of the backward wanted: the kernel
             return FewBitFunction.levels(ctx, grad), None, None, None, None
-        return grad * FewBitFunction.levels(ctx, torch.ones_like(grad)), None, None, None, None
+        levels = FewBitFunction.levels(ctx, torch.ones(grad.shape, device=grad.device))
+        out = (grad.float() * levels).to(grad.dtype)
+        if ctx.activation not in PIECEWISE_CONSTANT:
+            message = (f"ecosim.torch: Few-Bit {ctx.activation} keeps b-bit codes of its derivative, not its second "
+                       f"derivative: the gradient of a gradient through it cannot be computed for what comes before "
+                       f"it")
+            out = out + torch._C._functions.DelayedError(message.encode(), 1)(ctx.tap)
+        return out, None, None, None, None
 
 
 def fewbit(x, activation, bits=2, record=None, inplace=False):
@@ -93,8 +90,7 @@ def fewbit(x, activation, bits=2, record=None, inplace=False):
     if not keeps_codes(x):
         return TORCH_OPS[activation](x, inplace=True) if inplace else TORCH_OPS[activation](x)
     book = codebook(activation, bits)
-    function = ExactMaskFunction if activation in PIECEWISE_CONSTANT else FewBitFunction
-    y = function.apply(x, x.as_strided((0,), (1,)).sum(), book, activation, inplace)
+    y = FewBitFunction.apply(x, x.as_strided((0,), (1,)).sum(), book, activation, inplace)
     if record is not None:
         record(y if activation in SAVES_OUTPUT else x, (x.numel() * book.bits + 7) // 8, book.bits)
     return y
