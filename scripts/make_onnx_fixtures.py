@@ -18,6 +18,10 @@ Op fixtures (the counts tests/ops_counter/onnx_ops_test.cpp asserts are computed
                        heads after the update, as Hugging Face's repeat_kv (Reshape, Expand, Reshape)
   concat_memories      Q [1,2,1,4] over Concat(two input memories [1,2,5,4], [1,2,3,4]) as keys and values: no
                        cache grown by the step, so not a decode step
+  causal_padded        causal_add's block whose mask the graph adds up: the causal constant + (1 − am)·−10⁴ of a
+                       padding input am [1,6] reshaped to [1,1,1,6] (one mask, causal plus a term the same per query)
+  causal_padded_fill   the same as Hugging Face fills it: Where(am == 0 over [1,1,1,6], the lowest float, Clip(the
+                       causal constant with −inf above, min = the lowest float))
   causal_add           a causal decoder block: Q, K, V [1,2,6,4], MatMul(Q, Kᵀ) / 2 + a constant [1,1,6,6] mask
                        (0 on and below the diagonal, -1e9 above) → Softmax → MatMul(·, V)
   causal_where         the same with the mask as Where(keep [1,1,6,6] bool constant, scores, -inf) (GPT-2's form)
@@ -253,6 +257,24 @@ def op_fixtures():
         n("MatMul", ["p", "k"], ["out"], name="context"),
     ], [io("q", [1, 2, 1, 4]), io("memory_a", [1, 2, 5, 4]), io("memory_b", [1, 2, 3, 4])], [io("out", [1, 2, 1, 4])],
         [scalar("scale", 2.0)])
+    # a causal mask summed with a padding term of an input (the same for every query): one mask, still causal
+    padding = [n("Sub", ["one", "am"], ["pad"], name="pad_invert"),
+               n("Reshape", ["pad", "pad_shape"], ["pad_4d"], name="pad_unsqueeze")]
+    lowest = -3.4028234663852886e38
+    for name, combine in (
+            ("causal_padded", [n("Mul", ["pad_4d", "pad_scale"], ["pad_term"], name="pad_term"),
+                               n("Add", ["causal", "pad_term"], ["mask"], name="mask_sum")]),
+            ("causal_padded_fill", [n("Cast", ["pad_4d"], ["pad_bool"], name="pad_bool", to=TensorProto.BOOL),
+                                    n("Clip", ["causal", "lowest", ""], ["causal_clipped"], name="causal_clip"),
+                                    n("Where", ["pad_bool", "lowest", "causal_clipped"], ["mask"], name="mask_fill")])):
+        block = causal_block(name, 6, 6, lambda i, j, shift: 0.0 if j <= shift + i else
+                             (-1e9 if name == "causal_padded" else float("-inf")), FLOAT,
+                             lambda mask, combine=combine: [*padding, *combine,
+                                                            n("Add", ["scaled", "mask"], ["masked"], name="mask")],
+                             [scalar("one", 1.0), scalar("pad_scale", -1e4), scalar("lowest", lowest),
+                              ints("pad_shape", [1, 1, 1, 6])])
+        block.graph.input.append(io("am", [1, 6]))
+        yield name, block
     yield "causal_add", causal_block("causal_add", 6, 6, lambda i, j, shift: 0.0 if j <= shift + i else -1e9,
                                      FLOAT, lambda mask: [n("Add", ["scaled", mask], ["masked"], name="mask")])
     yield "causal_where", causal_block(

@@ -406,9 +406,40 @@ void unary(Evaluator& e, const Node& n) {
   e.set_values(n, 0, *d, std::move(v));
 }
 
+/// Clip: the input's shape; its value (or band) clamped where its bounds are known (inputs 1 and 2 from opset 11,
+/// the min and max attributes before; an absent bound none): a causal mask clamped to the type's lowest value.
+void clip(Evaluator& e, const Node& n) {
+  const Dims* d = e.dims(n, 0);
+  if (!d) return;
+  std::optional<double> low, high;
+  const auto bound = [&](std::size_t i, const char* attribute, std::optional<double>& to) {  // false: unknown
+    if (n.inputs.size() > i && !n.inputs[i].empty()) {
+      const Values* v = e.values(n, i);
+      if (!v || v->size() != 1) return false;
+      to = v->real ? v->reals[0] : double(v->ints[0]);
+    } else if (const auto f = n.floats.find(attribute); f != n.floats.end()) {
+      to = f->second;
+    }
+    return true;
+  };
+  if (!bound(1, "min", low) || !bound(2, "max", high)) return e.set_dims(n, 0, *d);
+  const auto clamp = [&](double x) { return high && x > *high ? *high : low && x < *low ? *low : x; };
+  const Values* in = e.values(n, 0);
+  if (!in) {
+    const std::optional<Band> b = e.band(n, 0);
+    return b && b->real ? e.set_band(n, 0, *d, Band{true, clamp(b->upper), clamp(b->lower), b->offset})
+                        : e.set_dims(n, 0, *d);
+  }
+  if (!in->real) return e.set_dims(n, 0, *d);  // integer clips: no mask is made so
+  Values v = *in;
+  for (double& x : v.reals) x = clamp(x);
+  e.set_values(n, 0, *d, std::move(v));
+}
+
 }  // namespace
 
 void add_arithmetic_rules(Rules& rules) {
+  rules["Clip"] = clip;
   rules["Cast"] = cast;
   rules["Shape"] = shape;
   rules["Size"] = size;

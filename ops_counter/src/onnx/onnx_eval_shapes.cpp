@@ -181,7 +181,6 @@ void add_shape_rules(Rules& rules) {
                          "HardSigmoid",
                          "HardSwish",
                          "LeakyRelu",
-                         "Clip",
                          "Softmax",
                          "LogSoftmax",
                          "Dropout",

@@ -8,6 +8,8 @@
 // then Mul γ, Add β when affine) and a Linear layer exported as MatMul + bias Add.
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <string_view>
 
 #include "ecosim/ops_counter/checked.hpp"
 #include "onnx_convert.hpp"
@@ -337,16 +339,60 @@ std::optional<Match> linear_with_bias(const Context& c, std::size_t i) {
   return Match{chain.nodes, Layer{"", Linear{.tokens = tokens, .in = w[0], .out = w[1], .bias = true}}};
 }
 
-}  // namespace
-
-Causality mask_causality(const Context& c, const std::string& tensor, const std::vector<std::uint64_t>& scores,
-                         bool Tensor::*flag) {
+/// mask_causality of a constant (or folded) mask alone.
+Causality known_causality(const Context& c, const std::string& tensor, const std::vector<std::uint64_t>& scores,
+                          bool Tensor::*flag) {
   const Tensor* t = c.tensor(tensor);
   if (!t || (!t->constant && !t->values && !t->band)) return Causality::no;
   if (t->external) return Causality::unknown;
   if (!(t->*flag) || !t->dims || t->dims->size() < 2 || scores.size() < 2) return Causality::no;
   const auto& d = *t->dims;
   return d[d.size() - 2] == scores[scores.size() - 2] && d.back() == scores.back() ? Causality::yes : Causality::no;
+}
+
+/// Whether `tensor` is the same for every query (a padding mask's term, varying along the keys only) as the graph
+/// computes it: a scalar, a tensor whose query axis (the second last) is 1, or one made from such tensors by
+/// elementwise ops, casts and expansions, within `depth` producers.
+bool key_only(const Context& c, const std::string& tensor, int depth) {
+  if (c.scalar(tensor)) return true;
+  if (const Tensor* t = c.tensor(tensor); t && t->dims && t->dims->size() >= 2 && (*t->dims)[t->dims->size() - 2] == 1)
+    return true;
+  const auto p = c.producer(tensor);
+  if (!p || depth == 0) return false;
+  const Node& n = c.node(*p);
+  static const std::set<std::string_view> elementwise = {"Add", "Sub", "Mul", "Div", "Neg", "Not", "Equal", "Where"};
+  if (n.inputs.empty()) return false;
+  if (n.op == "Expand" || n.op == "Cast" || n.op == "Unsqueeze") return key_only(c, n.inputs[0], depth - 1);
+  return elementwise.contains(n.op) && std::all_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& x) {
+           return !x.empty() && key_only(c, x, depth - 1);
+         });
+}
+
+/// An additive mask the graph computes as a causal one plus a term the same for every query (a padding mask:
+/// `causal + (1 − attention_mask)·−10⁴`), or a causal one filled where such a term says (`masked_fill`): causal.
+bool causal_with_padding(const Context& c, const std::string& tensor, const std::vector<std::uint64_t>& scores) {
+  const auto p = c.producer(tensor);
+  if (!p) return false;
+  const Node& n = c.node(*p);
+  constexpr int kDepth = 8;
+  const auto causal = [&](const std::string& x) {
+    return known_causality(c, x, scores, &Tensor::causal_additive) == Causality::yes;
+  };
+  if (n.op == "Add" && n.inputs.size() == 2)
+    return (causal(n.inputs[0]) && key_only(c, n.inputs[1], kDepth)) ||
+           (causal(n.inputs[1]) && key_only(c, n.inputs[0], kDepth));
+  return n.op == "Where" && n.inputs.size() == 3 && key_only(c, n.inputs[0], kDepth) &&
+         key_only(c, n.inputs[1], kDepth) && causal(n.inputs[2]);
+}
+
+}  // namespace
+
+Causality mask_causality(const Context& c, const std::string& tensor, const std::vector<std::uint64_t>& scores,
+                         bool Tensor::*flag) {
+  const Causality known = known_causality(c, tensor, scores, flag);
+  return known == Causality::no && flag == &Tensor::causal_additive && causal_with_padding(c, tensor, scores)
+             ? Causality::yes
+             : known;
 }
 
 bool attention_like_softmax(const Context& c, std::size_t i) {
