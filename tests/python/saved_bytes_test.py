@@ -30,8 +30,13 @@ The hooks' bookkeeping, against what plain autograd keeps:
 - a parameter of a module other than `model` (a separate head) is kept, not compressed;
 - empty tensors with min_elements=0 are kept (actnn, gact:8, mesa);
 - GACT's summary reports the bits its tensors are at: 8 on the first step (its initial bits), with 4 requested;
-- a step is an iteration: a gradient penalty's backward passes and torch.utils.checkpoint's recomputation stay in
-  the step of their forward pass.
+- a step is a forward pass and the backward pass that ends it: a gradient penalty's backward passes and
+  torch.utils.checkpoint's recomputation stay in the step of their forward pass; under gradient accumulation each
+  micro-batch is a step; after a backward pass that raised (a raising tensor hook, as out of memory), each
+  iteration is still a step of its own;
+- Few-Bit's codes are a saved tensor: under torch.utils.checkpoint(use_reentrant=False) the checkpoint holds its
+  block (none of it until backward), and the hooks count only what they hold, hand-computed bytes; the reentrant
+  one recomputes under the hooks, as many bytes as without checkpoint.
 Exits 77 (skipped) without torch.
 
 usage: saved_bytes_test.py WORKDIR
@@ -199,6 +204,51 @@ def step_checks():
                                   f"recomputes the blocks")
 
 
+def fewbit_checkpoint_check():
+    """Few-Bit's codes are a saved tensor: torch.utils.checkpoint without reentrance takes them, with the block's
+    other saved tensors, into its own hooks (none held until backward recomputes them): the hooks count what they
+    hold, the head's input (16×64 fp32: 4096 B). Without checkpoint, and with the reentrant one (whose forward
+    keeps its input, and whose recomputation runs under the hooks), the same step holds the block's input (4096 B),
+    GELU's codes (16×256 at 2 bits: 1024 B), the second Linear's input (16×256 fp32: 16384 B) and the head's input:
+    25600 B. The gradients are the same in the three."""
+    nn = torch.nn
+    torch.manual_seed(0)
+    block, head = nn.Sequential(nn.Linear(64, 256), nn.GELU(), nn.Linear(256, 64)), nn.Linear(64, 1)
+    x = torch.randn(16, 64)
+    failures = 0
+    for reentrant, codes, held in ((None, [1024], 25600), (True, [1024], 25600), (False, [], 4096)):
+        block.zero_grad()
+        with ecosim.torch.compressed_activations("fewbit", bits=2, model=nn.ModuleList([block, head])) as hooks:
+            inputs = x.clone().requires_grad_(True)  # the reentrant checkpoint wants an input requiring a gradient
+            h = block(inputs) if reentrant is None else \
+                torch.utils.checkpoint.checkpoint(block, inputs, use_reentrant=reentrant)
+            head(h).sum().backward()
+        mine = [s["bytes_after"] for s in hooks.stats if s.get("activation")]
+        after = hooks.summary()["bytes_after"]
+        if reentrant is None:
+            reference = block[0].weight.grad.clone()
+        same = torch.allclose(block[0].weight.grad, reference, rtol=1e-6, atol=1e-7)
+        failures += ok_line(mine == codes and after == held and same,
+                            f"fewbit, {'no checkpoint' if reentrant is None else f'use_reentrant={reentrant}'}: "
+                            f"codes {mine} B (expected {codes}), bytes_after {after} B (expected {held}), the "
+                            f"gradient as without checkpoint: {same}")
+    return failures
+
+
+def accumulation_check():
+    """Gradient accumulation, 2 optimizer iterations of 3 micro-batches: each micro-batch is a step, 6 in all."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.GELU(), torch.nn.Linear(128, 10))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    with ecosim.torch.compressed_activations("actnn", model=model) as hooks:
+        for _ in range(2):
+            for _ in range(3):
+                model(torch.randn(8, 64)).sum().backward()
+            optimizer.step()
+            optimizer.zero_grad()
+    return ok_line(hooks.steps == 6, f"2 iterations of 3 accumulated micro-batches: {hooks.steps} steps")
+
+
 def failed_backward_check():
     """A backward pass that raises after reading saved tensors (a tensor hook raising, as an out-of-memory error
     would) runs no end-of-pass callback: each later iteration is still a step of its own, its stats its own."""
@@ -226,7 +276,8 @@ def failed_backward_check():
 
 def bookkeeping_checks():
     return (fewbit_storage_checks() + broadcast_checks() + foreign_parameter_check() + empty_tensor_checks()
-            + gact_bits_check() + step_checks() + failed_backward_check())
+            + gact_bits_check() + step_checks() + fewbit_checkpoint_check() + accumulation_check()
+            + failed_backward_check())
 
 
 def main():

@@ -38,8 +38,10 @@ def keeps_codes(x):
 
 class FewBitFunction(torch.autograd.Function):
     """f(x) keeping b-bit codes of x (in place on x when asked); backward multiplies the incoming gradient by each
-    code's level. f(x) is the kernel's for its element types (fp32, fp16, bf16) and torch's own op for the others
-    (fp64), whose precision the kernels' fp32 would lose.
+    code's level. The codes are a saved tensor (uint8), so that saved-tensor hooks take them as they take the
+    tensors torch's ops save (torch.utils.checkpoint without reentrance: recomputed in backward, not held); `record`,
+    when given, is told of them first (fewbit()). f(x) is the kernel's for its element types (fp32, fp16, bf16) and
+    torch's own op for the others (fp64), whose precision the kernels' fp32 would lose.
     With create_graph=True the gradient is built of torch's ops, grad times the levels as a constant (the kernel's
     fp32 products): differentiable in grad, exactly, so a gradient penalty's gradient for what reaches the
     activation only through its incoming gradient (the weights after it) is computed. Its dependence on x is f″,
@@ -50,28 +52,33 @@ class FewBitFunction(torch.autograd.Function):
     dependence on x would be missing, not refused."""
 
     @staticmethod
-    def forward(ctx, x, tap, book, activation, inplace):
+    def forward(ctx, x, tap, book, activation, inplace, record):
         array, dtype, device = kernel_input(x)
         out, codes = _ecosim.fewbit_forward(book, array, dtype, device)
-        ctx.book, ctx.codes, ctx.activation, ctx.tap = book, codes, activation, tap
+        codes = torch.from_numpy(codes)
+        ctx.book, ctx.activation, ctx.tap = book, activation, tap
+        ctx.save_for_backward(codes)
         y = from_raw(out, x.shape, x.dtype, x.device) if x.dtype in KERNEL_DTYPES else TORCH_OPS[activation](x)
-        if not inplace:
-            return y
-        ctx.mark_dirty(x)
-        return x.copy_(y)
+        if inplace:
+            ctx.mark_dirty(x)
+            y = x.copy_(y)
+        if record is not None:
+            record(y if activation in SAVES_OUTPUT else x, codes, book.bits)
+        return y
 
     @staticmethod
     def levels(ctx, grad):
         """The incoming gradient times each code's level (the kernel)."""
         with torch.no_grad():
             array, dtype, device = kernel_input(grad)
-            out = _ecosim.fewbit_backward(ctx.book, ctx.codes, array, dtype, device)
+            codes, = ctx.saved_tensors
+            out = _ecosim.fewbit_backward(ctx.book, codes.numpy(), array, dtype, device)
             return from_raw(out, grad.shape, grad.dtype, grad.device)
 
     @staticmethod
     def backward(ctx, grad):
         if not torch.is_grad_enabled():  # no graph of the backward wanted: the kernel
-            return FewBitFunction.levels(ctx, grad), None, None, None, None
+            return FewBitFunction.levels(ctx, grad), None, None, None, None, None
         levels = FewBitFunction.levels(ctx, torch.ones(grad.shape, device=grad.device))
         out = (grad.float() * levels).to(grad.dtype)
         if ctx.activation not in PIECEWISE_CONSTANT:
@@ -79,21 +86,18 @@ class FewBitFunction(torch.autograd.Function):
                        f"derivative: the gradient of a gradient through it cannot be computed for what comes before "
                        f"it")
             out = out + torch._C._functions.DelayedError(message.encode(), 1)(ctx.tap)
-        return out, None, None, None, None
+        return out, None, None, None, None, None
 
 
 def fewbit(x, activation, bits=2, record=None, inplace=False):
     """f(x) whose backward reads b-bit codes instead of x (in place on x when asked, as torch's inplace=True);
-    record(kept, code_bytes, bits), when given, is told of each call that keeps codes, `kept` the tensor torch's
-    own op would have saved (its output or its input, SAVES_OUTPUT). Torch's own op where no backward will read
-    codes (keeps_codes)."""
+    record(kept, codes, bits), when given, is told of each call's codes (a uint8 tensor) before they are saved,
+    `kept` the tensor torch's own op would have saved (its output or its input, SAVES_OUTPUT). Torch's own op where
+    no backward will read codes (keeps_codes)."""
     if not keeps_codes(x):
         return TORCH_OPS[activation](x, inplace=True) if inplace else TORCH_OPS[activation](x)
     book = codebook(activation, bits)
-    y = FewBitFunction.apply(x, x.as_strided((0,), (1,)).sum(), book, activation, inplace)
-    if record is not None:
-        record(y if activation in SAVES_OUTPUT else x, (x.numel() * book.bits + 7) // 8, book.bits)
-    return y
+    return FewBitFunction.apply(x, x.as_strided((0,), (1,)).sum(), book, activation, inplace, record)
 
 
 class FewBitActivation(torch.nn.Module):

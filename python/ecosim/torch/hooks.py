@@ -22,10 +22,15 @@ unpack while the tensor, or the base it is a view of, is alive. (Few-Bit's codes
 forward pass computes it: a later in-place change of the input or output leaves the gradient that of the forward.)
 
 Statistics: `stats` lists this step's saved tensors (shape, dtype, bits, bytes_before, bytes_after, ...) and
-summary() totals them. A step is one training iteration: it starts at the first tensor saved after a backward pass
-without create_graph has ended, so stats stay readable after loss.backward() until the next forward pass; what is
-saved during a backward pass (create_graph=True, the recomputation of torch.utils.checkpoint) and between a
-backward pass with create_graph=True and the next backward (a gradient penalty's forward) belongs to the same step.
+summary() totals them. A step is a forward pass and the backward pass that ends it (not an optimizer's iteration:
+under gradient accumulation each micro-batch is a step): it starts at the first tensor saved after a backward pass
+without create_graph has ended, or has raised, so stats stay readable after loss.backward() until the next forward
+pass; what is saved during a backward pass (create_graph=True, the recomputation of a reentrant
+torch.utils.checkpoint) and between a backward pass with create_graph=True and the next backward (a gradient
+penalty's forward) belongs to the same step. The hooks count what they hold: tensors saved under saved-tensor hooks
+of their own inside the context (torch.utils.checkpoint with use_reentrant=False, which holds none of its block
+until backward recomputes it, then holds them itself) are neither compressed nor counted, Few-Bit's codes among
+them.
 """
 import itertools
 import math
@@ -93,6 +98,7 @@ class CompressedActivations:
         self.model = model
         self.steps, self.stats = 0, []
         self.seen, self.storages, self.numbers, self.position = {}, {}, None, 0
+        self.fewbit_codes = (lambda: None, None, None)  # the codes record_fewbit was last told of (weak references)
         self.in_backward, self.graph_kept, self.step_done = False, False, False
         self.hooks, self.patches = None, None
 
@@ -165,6 +171,10 @@ class CompressedActivations:
 
     def pack(self, t):
         self.join_step()
+        codes, kept, bits = self.fewbit_codes
+        if codes() is t:  # Few-Bit's codes: kept as they are, in place of what torch's own op would have saved
+            self.stat(kept(), bytes_after=element_bytes(t), bits=bits, compressed=True, activation=True)
+            return Saved(t, t)
         return Saved(self.compressed(t), t)
 
     def compressed(self, t):
@@ -211,12 +221,12 @@ class CompressedActivations:
             return value.packed.scheme.unpack(value.packed).reshape(value.shape)
         return value.scheme.unpack(value) if isinstance(value, Packed) else value
 
-    def record_fewbit(self, kept, code_bytes, bits):
-        """A Few-Bit activation kept codes of `code_bytes` in place of `kept`, what torch's own op would have saved:
+    def record_fewbit(self, kept, codes, bits):
+        """A Few-Bit activation is about to save `codes` in place of `kept`, what torch's own op would have saved:
         its output for ReLU, sigmoid and tanh (a storage the next layer may keep too, counted once), its input for
-        GELU and SiLU."""
-        self.join_step()
-        self.stat(kept, bytes_after=code_bytes, bits=bits, compressed=True, activation=True)
+        GELU and SiLU. Counted when these hooks pack the codes: not when other saved-tensor hooks take them
+        (torch.utils.checkpoint without reentrance, whose recomputation holds the block's tensors itself)."""
+        self.fewbit_codes = (weakref.ref(codes), weakref.ref(kept), bits)
 
     def summary(self):
         """This step's totals: tensors, compressed_tensors, bits (the average over the compressed tensors'
