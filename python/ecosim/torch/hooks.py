@@ -134,7 +134,7 @@ class CompressedActivations:
         """Called as backward reads a saved tensor: marks a backward pass running until its end (an autograd
         engine callback), and whether it builds a graph of its own (create_graph=True: grad mode on)."""
         self.graph_kept |= torch.is_grad_enabled()
-        if not self.in_backward:  # read outside a backward pass (a grad_fn's _saved_ attribute): no pass to follow
+        if not self.in_backward:  # stays False where read outside a backward pass (a grad_fn's _saved_ attribute)
             self.in_backward = queued(self.backward_ended)
 
     def backward_ended(self):
