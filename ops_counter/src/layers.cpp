@@ -175,11 +175,17 @@ struct LayerEmitter {
     const std::uint64_t bias = c.bias ? outputs : 0;
     // mmcv: every input pixel times C_in·(C_out/groups)·kernel² weights, plus one bias per output
     const std::uint64_t paper = checked_add(checked_mul(products, s.k), bias);
-    (*this)(ops::prefixed(ops::gemm("gemm", s), name), ops::macs(paper));
+    const auto convolution = [](OpRecord r) {
+      r.params[std::string(ops::kConvolutionParam)] = 1;
+      return r;
+    };
+    (*this)(convolution(ops::prefixed(ops::gemm("gemm", s), name)), ops::macs(paper));
     // contributions beyond the first of each output are summed (none are lost: every output has one)
     // (exact when every output receives a contribution, i.e. stride ≤ kernel)
     const std::uint64_t sums = checked_add(products > outputs ? products - outputs : 0, bias);
-    if (sums) (*this)(ops::prefixed(ops::eltwise("col2im", "add", 1, 1, sums, DType::fp32, {.add = 1}, 2), name), {});
+    if (sums)
+      (*this)(convolution(ops::prefixed(ops::eltwise("col2im", "add", 1, 1, sums, DType::fp32, {.add = 1}, 2), name)),
+              {});
   }
 };
 

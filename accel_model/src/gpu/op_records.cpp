@@ -79,11 +79,16 @@ double record_s(const OpRecord& r, const GpuSpec& gpu, Software software, const 
   switch (r.kind) {
     case OpClass::gemm:
     case OpClass::popcount_accumulate:
-    case OpClass::conv:
+    case OpClass::conv: {
       if (r.batch % passes) throw Error("record '" + r.name + "': its batch does not hold its passes");
-      kernel_s = model.gemm(gpu, {r.m, r.n, r.k, r.batch / passes, matmul_dtype(r.kind, software)}).latency_s;
+      // a convolution written as a GEMM (ops::kConvolutionParam) runs as one: cuDNN's precision
+      const OpClass as = r.param(ops::kConvolutionParam) ? OpClass::conv : r.kind;
+      kernel_s = model.gemm(gpu, {r.m, r.n, r.k, r.batch / passes, matmul_dtype(as, software)}).latency_s;
       break;
+    }
     case OpClass::eltwise:
+      if (r.param(ops::kConvolutionParam)) break;  // a convolution's col2im sums: inside cuDNN's kernel
+      [[fallthrough]];
     case OpClass::reduce:
     case OpClass::memcpy:
       kernel_s = model

@@ -85,6 +85,10 @@ inline constexpr std::string_view kPackedHeadsParam = "packed_heads";
 /// OpRecord::params key of a record whose work is done in that many sequential passes (Layer::passes: a decoder's
 /// decode steps), each a kernel of its own on a GPU; a GEMM's batch holds the passes (its weights read each).
 inline constexpr std::string_view kPassesParam = "passes";
+/// OpRecord::params key (1) of the GEMM and col2im sums a convolution is written as where it is no conv record (a
+/// transposed convolution, a convolution's weight and input gradients): a GPU library runs them as cuDNN
+/// convolutions (TF32 under PyTorch's fp32 default, the overlapping sums inside the kernel, no pass of their own).
+inline constexpr std::string_view kConvolutionParam = "convolution";
 /// r's outputs added onto a held state of `elements` values of type t (a causal linear attention's running sums
 /// over the earlier tokens): one addition per element, and the state read.
 void add_onto_state(OpRecord& r, DType t, std::uint64_t elements);
