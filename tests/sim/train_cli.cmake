@@ -248,3 +248,22 @@ list(GET csv_fields 17 csv_energy)
 if(NOT rc EQUAL 0 OR NOT rc2 EQUAL 0 OR NOT csv_energy EQUAL json_energy)  # the same double
   message(FATAL_ERROR "train --format csv accel_energy_pj ${csv_energy}, JSON ${json_energy}")
 endif()
+
+# a step whose peak memory exceeds the GPU's is priced but marked (gpu_fits false, a warning naming the GPU):
+# ResNet-50 at batch 1024 peaks near 90 GB against the L4's 24 GiB; at batch 8 it fits
+foreach(case "1024;OFF" "8;ON")  # (CMake reads JSON booleans as ON/OFF)
+  list(GET case 0 batch)
+  list(GET case 1 fits_wanted)
+  set(warning "")
+  if(fits_wanted STREQUAL "OFF")
+    set(warning "warning: none: the step.s peak memory")
+  endif()
+  execute_process(COMMAND ${EXE} train --model resnet50 --batch ${batch} --scheme none --gpu l4 --format json
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE json ERROR_VARIABLE err WORKING_DIRECTORY ${WORKDIR})
+  string(JSON fits GET "${json}" schemes 0 gpu_fits)
+  string(JSON peak GET "${json}" schemes 0 peak_bytes)
+  if(NOT rc EQUAL 0 OR NOT fits STREQUAL fits_wanted OR (warning AND NOT err MATCHES "${warning}.*exceeds the L4")
+     OR (NOT warning AND err MATCHES "exceeds"))
+    message(FATAL_ERROR "train resnet50 batch ${batch} on the L4: peak ${peak} B, gpu_fits ${fits}: ${err}")
+  endif()
+endforeach()

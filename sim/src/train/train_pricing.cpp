@@ -8,7 +8,7 @@
 namespace ecosim::cli {
 
 StepPrice price_step(const std::vector<OpRecord>& accel_records, const std::vector<OpRecord>& gpu_records,
-                     const PricingSetup& setup, const TechTable& tech, bool autocast) {
+                     const PricingSetup& setup, const TechTable& tech, bool autocast, std::uint64_t peak_bytes) {
   RecordList list(accel_records);
   accel::PlanSource plans(list, Convention::exact, "ecosim train", setup.accel, tech);
   const accel::ReplayResult replay = accel::replay(setup.engine, plans, setup.accel);
@@ -21,7 +21,8 @@ StepPrice price_step(const std::vector<OpRecord>& accel_records, const std::vect
       .gpu_ms = gpu::modelled_latency_s(gpu_records, setup.gpu, software) * 1e3,
       .gpu_label = "estimate: modelled, " + setup.gpu.name + ", " + std::string(gpu::software_description(software)),
       .gpu_ms_estimate = std::nullopt,  // set only where a measurement replaces gpu_ms
-      .gpu_peak_bytes_measured = std::nullopt};
+      .gpu_peak_bytes_measured = std::nullopt,
+      .gpu_fits = peak_bytes <= setup.gpu.memory_bytes};
 }
 
 }  // namespace ecosim::cli

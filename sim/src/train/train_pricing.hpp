@@ -21,6 +21,7 @@ struct StepPrice {
   std::string gpu_label;                  // "estimate: modelled, <GPU>, <software>", or "measured: ..."
   std::optional<double> gpu_ms_estimate;  // when gpu_ms is measured: the GPU model's estimate beside it
   std::optional<std::uint64_t> gpu_peak_bytes_measured;
+  bool gpu_fits = true;  // the step's peak memory within the GPU's (else gpu_ms assumes memory it does not have)
 };
 
 struct PricingSetup {
@@ -31,8 +32,8 @@ struct PricingSetup {
 
 /// `accel_records` (exact convention: schemes::step_records) replayed on setup.accel with setup.engine, and
 /// `gpu_records` (schemes::gpu_step_records) modelled on setup.gpu as PyTorch eager runs them (in fp16 where
-/// `autocast`).
+/// `autocast`), the step's `peak_bytes` checked against the GPU's memory (a warning on stderr where beyond it).
 StepPrice price_step(const std::vector<OpRecord>& accel_records, const std::vector<OpRecord>& gpu_records,
-                     const PricingSetup& setup, const TechTable& tech, bool autocast);
+                     const PricingSetup& setup, const TechTable& tech, bool autocast, std::uint64_t peak_bytes);
 
 }  // namespace ecosim::cli

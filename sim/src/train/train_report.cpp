@@ -86,6 +86,7 @@ nlohmann::ordered_json train_json(const nlohmann::ordered_json& workload, const 
       entry["accel_dram_bits"] = p->accel_dram_bits;
       entry["gpu_ms"] = p->gpu_ms;
       entry["gpu_ms_kind"] = p->gpu_label;
+      entry["gpu_fits"] = p->gpu_fits;
       if (p->gpu_ms_estimate) entry["gpu_ms_estimate"] = *p->gpu_ms_estimate;
       if (p->gpu_peak_bytes_measured) entry["gpu_peak_bytes_measured"] = *p->gpu_peak_bytes_measured;
     }
