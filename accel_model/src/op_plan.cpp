@@ -3,6 +3,7 @@
 
 #include <fmt/core.h>
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -286,34 +287,46 @@ void check_array_storage(const OpRecord& op, trace::FloatStorage storage) {
 OpPlan plan_causal_strips(const OpRecord& op, const AccelConfig& config, CausalKeys causal_keys, TilingMemo* memo) {
   if (causal_keys == CausalKeys::none) throw std::logic_error("plan_causal_strips of a GEMM without causal keys");
   const GemmShape shape{op.batch, op.m, op.n, op.k, operand_bits(op.a_dtype, config), operand_bits(op.b_dtype, config)};
+  const bool scores = causal_keys == CausalKeys::along_n;
+  const std::uint64_t window = op.param(ops::kWindowParam);
   const auto choose = [&](const GemmShape& s) { return memo ? memo->choose(s) : choose_tiling(s, config); };
   // The strips' tiling: the rectangle's, or one chosen for a strip's shape (the narrowest strip: the fewest whole
-  // array columns or rows, along the keys, holding 1/kMaxCausalStrips of them; over every query row, half of them
-  // or a quarter, as the strips' rows shrink along the diagonal): a tiling fitted to the rectangle can leave a
-  // strip's buffers half empty. The plan with the fewest closed-form cycles (a tie: less energy) is taken.
-  const bool scores = causal_keys == CausalKeys::along_n;
-  const std::uint64_t keys = scores ? shape.n : shape.k, lanes = scores ? config.cols : config.rows;
-  std::vector<GemmTiling> tilings = {choose(shape)};
-  for (std::uint64_t part : {1, 2, 4, 8, 16}) {
-    GemmShape strip = shape;
-    strip.m = ceil_div(shape.m, part);
-    (scores ? strip.n : strip.k) = std::min(keys, lanes * ceil_div(ceil_div(keys, kMaxCausalStrips), lanes));
-    tilings.push_back(choose(strip));
-  }
-  std::optional<OpPlan> best;
-  std::optional<OpRow> best_row;
-  for (const GemmTiling& tiling : tilings) {
-    OpPlan plan{op.name, op.kind, "", {}};
-    plan.mapping = plan_causal_gemm(shape, causal_keys, op.param(ops::kWindowParam), tiling, config, plan);
-    const OpRow row = closed_form_row(plan, config);
-    if (best_row && (row.cycles > tie_window_cycles(best_row->cycles) ||
-                     (best_row->cycles <= tie_window_cycles(row.cycles) &&
-                      row.energy.total_pj() >= best_row->energy.total_pj())))
-      continue;
-    best = std::move(plan);
-    best_row = row;
-  }
-  return std::move(*best);
+  // array columns or rows, along the keys, holding 1/kMaxCausalStrips of them; over all the query rows, a half, a
+  // quarter, an eighth or a sixteenth of them, as the strips' rows shrink along the diagonal): a tiling fitted to
+  // the rectangle can leave a strip's buffers half empty. The strips with the fewest closed-form cycles (a tie:
+  // less energy) are taken.
+  const auto fastest = [&] {
+    const std::uint64_t keys = scores ? shape.n : shape.k, lanes = scores ? config.cols : config.rows;
+    std::vector<GemmTiling> tilings = {choose(shape)};
+    for (std::uint64_t part : {1, 2, 4, 8, 16}) {
+      GemmShape strip = shape;
+      strip.m = ceil_div(shape.m, part);
+      (scores ? strip.n : strip.k) = std::min(keys, lanes * ceil_div(ceil_div(keys, kMaxCausalStrips), lanes));
+      const GemmTiling t = choose(strip);
+      const auto same = [&](const GemmTiling& u) {
+        return u.tm == t.tm && u.tn == t.tn && u.tk == t.tk && u.order == t.order;
+      };
+      if (std::none_of(tilings.begin(), tilings.end(), same)) tilings.push_back(t);
+    }
+    std::optional<GemmTiling> best;
+    std::optional<OpRow> best_row;
+    for (const GemmTiling& tiling : tilings) {
+      OpPlan plan{op.name, op.kind, "", {}};
+      plan_causal_gemm(shape, causal_keys, window, tiling, config, plan);
+      const OpRow row = closed_form_row(plan, config);
+      if (best_row && (row.cycles > tie_window_cycles(best_row->cycles) ||
+                       (best_row->cycles <= tie_window_cycles(row.cycles) &&
+                        row.energy.total_pj() >= best_row->energy.total_pj())))
+        continue;
+      best = tiling;
+      best_row = row;
+    }
+    return *best;
+  };
+  const GemmTiling tiling = memo ? memo->choose_strips(shape, scores, window, fastest) : fastest();
+  OpPlan plan{op.name, op.kind, "", {}};
+  plan.mapping = plan_causal_gemm(shape, causal_keys, window, tiling, config, plan);
+  return plan;
 }
 
 OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& tech, TilingMemo* memo,

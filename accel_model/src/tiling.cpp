@@ -571,6 +571,11 @@ ConvTiling TilingMemo::choose_conv(const ConvShape& shape, unsigned a_bits, unsi
   return conv_.get({shape, a_bits, w_bits}, [&] { return choose_conv_tiling(shape, a_bits, w_bits, config_); });
 }
 
+GemmTiling TilingMemo::choose_strips(const GemmShape& shape, bool keys_along_n, std::uint64_t window,
+                                     const std::function<GemmTiling()>& make) {
+  return strips_.get({shape, keys_along_n, window}, make);
+}
+
 std::shared_ptr<const TileRun> gemm_tiles(const GemmShape& s, const GemmTiling& g, const AccelConfig& c) {
   return std::make_shared<GemmRun>(s, g, c);
 }

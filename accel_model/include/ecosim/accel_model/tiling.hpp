@@ -6,6 +6,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -87,6 +88,10 @@ class TilingMemo {
   explicit TilingMemo(const AccelConfig& config) : config_(config) {}
   GemmTiling choose(const GemmShape& shape);
   ConvTiling choose_conv(const ConvShape& shape, unsigned a_bits, unsigned w_bits);
+  /// The one tiling of a causal GEMM's strips of keys (plan_causal_strips), made by `make` once per shape, keys
+  /// axis and sliding window.
+  GemmTiling choose_strips(const GemmShape& shape, bool keys_along_n, std::uint64_t window,
+                           const std::function<GemmTiling()>& make);
 
  private:
   /// The last kCapacity answers, by key (the oldest replaced once full).
@@ -109,6 +114,7 @@ class TilingMemo {
   const AccelConfig& config_;
   Remembered<GemmShape, GemmTiling> gemm_;
   Remembered<std::tuple<ConvShape, unsigned, unsigned>, ConvTiling> conv_;
+  Remembered<std::tuple<GemmShape, bool, std::uint64_t>, GemmTiling> strips_;
 };
 
 /// The cycles the closed form (and SystemC) replays the tiling's tile sequence in, computed from the loop
