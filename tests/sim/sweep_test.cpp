@@ -90,9 +90,11 @@ TEST_CASE("sweep spec: bad specs are errors naming the problem", "[sweep]") {
   CHECK_THAT(error_of(R"({"axes": {"array.rowz": [8]})" + tail), Catch::Contains("array.rowz"));
   CHECK_THAT(error_of(R"({"axes": {"array.rows": []})" + tail), Catch::Contains("empty"));
   CHECK_THAT(error_of(R"({"axes": {"array.rows": [0]})" + tail), Catch::Contains("array.rows"));
-  // an object axis over a dotted one inside it: one would overwrite the other's value, labelled with both
+  // an object axis setting a key a dotted axis sweeps: one would overwrite the other's value, labelled with both
   CHECK_THAT(error_of(R"({"axes": {"array": [{"rows": 8}], "array.rows": [32]})" + tail),
-             Catch::Contains("'array.rows' lies inside axis 'array'"));
+             Catch::Contains("axis 'array' sets 'array.rows', which axis 'array.rows' sweeps"));
+  // other keys of the same object combine (merged, nothing overwritten)
+  CHECK(error_of(R"({"axes": {"array": [{"cols": 40}], "array.rows": [16, 24]})" + tail).empty());
   CHECK_THAT(error_of(R"({"constraints": {"min_area_mm2": 5, "max_area_mm2": 1})" + tail),
              Catch::Contains("contradictory"));
   CHECK_THAT(error_of(R"({"colour": 1)" + tail), Catch::Contains("colour"));

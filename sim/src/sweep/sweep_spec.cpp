@@ -86,10 +86,17 @@ std::vector<SweepAxis> parse_axes(const json& axes, const accel::AccelConfig& ba
     }
     out.push_back(std::move(axis));
   }
-  for (const SweepAxis& outer : out)  // one axis inside another: the two patches would overwrite each other
-    for (const SweepAxis& inner : out)
-      if (inner.key.starts_with(outer.key + "."))
-        throw Error(fmt::format("axis '{}' lies inside axis '{}': give the key in one of them", inner.key, outer.key));
+  // an axis whose objects set a key another axis sweeps: one patch would overwrite the other's value
+  for (const SweepAxis& outer : out)
+    for (const SweepAxis& inner : out) {
+      if (!inner.key.starts_with(outer.key + ".")) continue;
+      std::string pointer = "/" + inner.key.substr(outer.key.size() + 1);
+      std::replace(pointer.begin(), pointer.end(), '.', '/');
+      for (const json& v : outer.values)
+        if (v.is_object() && v.contains(json::json_pointer(pointer)))
+          throw Error(fmt::format("axis '{}' sets '{}', which axis '{}' sweeps: give it in one of them", outer.key,
+                                  inner.key, inner.key));
+    }
   return out;
 }
 
