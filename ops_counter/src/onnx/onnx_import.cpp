@@ -15,8 +15,11 @@ bool onnx_supported() { return true; }
 
 namespace {
 
-/// A BatchNormalization as an inference export writes it (OnnxModel::inference_batchnorms).
+/// A node as only an inference export writes it (OnnxModel::inference_export_nodes).
 bool inference_form(const onnx_import::Context& c, const onnx_import::Node& n) {
+  if (n.op == "Conv")
+    return n.inputs.size() > 1 && c.constant(n.inputs[1]) && n.inputs[1].starts_with("onnx::Conv_");
+  if (n.op != "BatchNormalization") return false;
   const auto outputs = std::count_if(n.outputs.begin(), n.outputs.end(), [](const std::string& o) { return !o.empty(); });
   const auto mode = n.ints.find("training_mode");
   const bool training = mode != n.ints.end() && !mode->second.empty() && mode->second[0] != 0;
@@ -158,7 +161,7 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
       continue;
     }
     if (onnx_import::attention_like_softmax(context, i)) model.unmatched_attention.push_back(node.name);
-    if (node.op == "BatchNormalization" && inference_form(context, node)) model.inference_batchnorms.push_back(node.name);
+    if (inference_form(context, node)) model.inference_export_nodes.push_back(node.name);
     onnx_import::NodeLayer layer = onnx_import::node_layer(context, node);
     if (!layer.known) ++model.unknown_ops[node.op];
     if (!layer.layer) {  // a view (or an unknown op): its outputs are its input's tensor

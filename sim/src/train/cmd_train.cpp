@@ -46,13 +46,13 @@ std::pair<std::vector<Layer>, std::uint64_t> onnx_step_layers(const po::variable
                             model.origin, unknown_op_summary(model)));
   if (!model.unmatched_attention.empty())
     fmt::print(stderr, "warning: {}: {}\n", model.origin, unmatched_attention_warning(model));
-  if (!model.inference_batchnorms.empty())
+  if (!model.inference_export_nodes.empty())
     fmt::print(stderr,
-               "warning: {}: an inference export ({} BatchNormalization node(s) in inference form, '{}' first): "
-               "such an export also folds BatchNorm into a preceding Conv and drops Dropout, so their saved tensors "
-               "are missing from this step; export with torch.onnx.export(..., "
-               "training=torch.onnx.TrainingMode.TRAINING)\n",
-               model.origin, model.inference_batchnorms.size(), model.inference_batchnorms.front());
+               "warning: {}: an inference export ({} node(s) in inference form: a BatchNormalization without its "
+               "training outputs, or a convolution with a BatchNorm folded in; '{}' first): its BatchNorms folded "
+               "into convolutions and its Dropout dropped, their saved tensors are missing from this step; export "
+               "with torch.onnx.export(..., training=torch.onnx.TrainingMode.TRAINING)\n",
+               model.origin, model.inference_export_nodes.size(), model.inference_export_nodes.front());
   return {onnx_layers(model, std::nullopt), model.batch};
 }
 

@@ -44,11 +44,12 @@ struct OnnxModel {
   std::vector<std::string> unmatched_attention;
   /// The leading dimension of the graph's first input: the export's batch (1 for an input without dimensions).
   std::uint64_t batch = 1;
-  /// BatchNormalization nodes of an inference export: one output, no training_mode, constant running statistics
-  /// (a training export's keeps its running-statistics outputs; a BatchNorm without running statistics is fed
-  /// batch statistics the graph computes). An inference export also folds BatchNorm into a preceding Conv and
-  /// drops Dropout: a training step of it misses their saved tensors.
-  std::vector<std::string> inference_batchnorms;
+  /// Nodes that show an inference export: a BatchNormalization in inference form (one output, no training_mode,
+  /// constant running statistics; a training export's keeps its running-statistics outputs, and a BatchNorm
+  /// without running statistics is fed batch statistics the graph computes), or a Conv whose weights PyTorch's
+  /// exporter folded (an initializer it names onnx::Conv_*: a BatchNorm folded into it). An inference export folds
+  /// BatchNorm into a preceding Conv and drops Dropout: a training step of it misses their saved tensors.
+  std::vector<std::string> inference_export_nodes;
 };
 
 /// True when ecosim was built with ONNX support (ECOSIM_ONNX).
