@@ -70,9 +70,11 @@ TEST_CASE("memory models are chosen by name, and unknown names and keys are erro
                     Contains("memory: channels: 0 is out of range [1, 64] channels"));
   CHECK_THROWS_WITH(with_memory(R"({"model": "dram", "device": "HBM2", "mapping": "RoRoCoCh"})"),
                     Contains("memory: mapping: 'RoRoCoCh' must name Ro, Ba, Co and Ch once each"));
-  for (const char* bad : {"RoBgBaBgCoCh", "RoBgBaCo", "RoBaCoChX", "", "RoBgBaCoChCh"})
+  for (const char* bad : {"RoBgBaBgCoCh", "RoBgBaCo", "RoBaCoChX", "RoBgBaCoChCh"})
     CHECK_THROWS_WITH(with_memory(fmt::format(R"({{"model": "dram", "device": "HBM2", "mapping": "{}"}})", bad)),
                       Contains("and Bg at most once, most significant first (e.g. RoBaCoBgCh)"));
+  CHECK_THROWS_WITH(with_memory(R"({"model": "dram", "device": "HBM2", "mapping": ""})"),
+                    Contains("memory: mapping: must not be empty"));
   CHECK(make_memory_model(with_memory(R"({"model": "dram", "device": "HBM2", "mapping": "BgRoBaCoCh"})"))->name() ==
         "dram");
   CHECK_THROWS_WITH(with_memory(R"({"model": 3})"), Contains("memory: model: must be a string"));
