@@ -251,8 +251,10 @@ int train(const Args& args) {
     const std::string curve = memory_curve_csv(steps);
     const std::pair<const char*, const std::string*> files[] = {
         {"train.json", &json}, {"train.csv", &csv}, {"memory_curve.csv", &curve}};
-    for (const auto& [file, text] : files)
-      folder->write(file, [&](const std::string& path) { write_file_atomically(path, *text); });
+    for (const auto& file : files) {  // (a plain pair: clang's lambdas cannot capture structured bindings)
+      const std::string* text = file.second;
+      folder->write(file.first, [&](const std::string& path) { write_file_atomically(path, *text); });
+    }
     folder->keep();
     plot_memory_curves(vm["out"].as<std::string>());
   }
