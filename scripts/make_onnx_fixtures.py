@@ -22,6 +22,9 @@ Op fixtures (the counts tests/ops_counter/onnx_ops_test.cpp asserts are computed
                        padding input am [1,6] reshaped to [1,1,1,6] (one mask, causal plus a term the same per query)
   causal_padded_fill   the same as Hugging Face fills it: Where(am == 0 over [1,1,1,6], the lowest float, Clip(the
                        causal constant with −inf above, min = the lowest float))
+  causal_query_term    not causal: the causal constant plus a term of an input [1,1,6] unsqueezed to [1,1,6,1] (the
+                       same for every key, so varying per query)·−10⁴
+  causal_zero_fill     not causal: the causal constant filled with 0 (unmasked) where a padding input says
   causal_add           a causal decoder block: Q, K, V [1,2,6,4], MatMul(Q, Kᵀ) / 2 + a constant [1,1,6,6] mask
                        (0 on and below the diagonal, -1e9 above) → Softmax → MatMul(·, V)
   causal_where         the same with the mask as Where(keep [1,1,6,6] bool constant, scores, -inf) (GPT-2's form)
@@ -275,6 +278,20 @@ def op_fixtures():
                               ints("pad_shape", [1, 1, 1, 6])])
         block.graph.input.append(io("am", [1, 6]))
         yield name, block
+    # look-alikes that are not causal: a term varying per query, and a fill that unmasks
+    for name, mask_nodes, am_dims in (
+            ("causal_query_term", [n("Unsqueeze", ["am", "query_axis"], ["am_4d"], name="am_unsqueeze"),
+                                   n("Mul", ["am_4d", "pad_scale"], ["term"], name="term"),
+                                   n("Add", ["causal", "term"], ["mask"], name="mask_sum")], [1, 1, 6]),
+            ("causal_zero_fill", [*padding, n("Cast", ["pad_4d"], ["pad_bool"], name="pad_bool", to=TensorProto.BOOL),
+                                  n("Where", ["pad_bool", "zero", "causal"], ["mask"], name="mask_fill")], [1, 6])):
+        block = causal_block(name, 6, 6, lambda i, j, shift: 0.0 if j <= shift + i else -1e9, FLOAT,
+                             lambda mask, mask_nodes=mask_nodes: [*mask_nodes,
+                                                                  n("Add", ["scaled", "mask"], ["masked"], name="mask")],
+                             [scalar("one", 1.0), scalar("pad_scale", -1e4), scalar("zero", 0.0),
+                              ints("pad_shape", [1, 1, 1, 6]), ints("query_axis", [3])])
+        block.graph.input.append(io("am", am_dims))
+        yield name, block
     yield "causal_add", causal_block("causal_add", 6, 6, lambda i, j, shift: 0.0 if j <= shift + i else -1e9,
                                      FLOAT, lambda mask: [n("Add", ["scaled", mask], ["masked"], name="mask")])
     yield "causal_where", causal_block(
@@ -406,6 +423,9 @@ def shape_eval_fixture():
         n("Div", ["c_m7_7", "c_2"], ["div"]),                         # [-3, 3]
         n("Cast", ["f_27", ], ["cast"], to=TensorProto.INT64),        # [2, -2]
         n("MatMul", ["x", "w"], ["matmul"]),                          # [2, 3, 5]
+        n("Clip", ["f_m2_5_9", "f_8", "f_3"], ["clip_crossed"]),       # min > max: [3, 3, 3]
+        n("Clip", ["f_m2_5_9", "f_0", ""], ["clip_low"]),              # [0, 5, 9]
+        n("Clip", ["f_m2_5_9", "f_nan", ""], ["clip_nan"]),            # NaN: no value folded
     ]
     init = [ints("c_0_m1", [0, -1]), ints("c_m1_0_2", [-1, 0, 2]), ints("c_1_scalar", [1], []),
             ints("c_m1_0", [-1, 0]), ints("c_m2", [-2]), ints("c_big", [big]), ints("c_m1", [-1]),
@@ -416,7 +436,9 @@ def shape_eval_fixture():
             ints("c_2_5", [2, 5]), ints("c_1_0_0_1", [1, 0, 0, 1]), ints("c_0_0_0", [0, 0, 0]),
             ints("row_col", [1, 2, 3, 4], [2, 2]), ints("rows_2_0", [2, 0], [2, 1]),
             ints("rows_upd", [7, 8, 9, 4, 5, 6], [2, 3]), ints("elem_1_m1", [1, -1], [1, 2]), ints("elem_upd", [0]), ints("c_m7_7", [-7, 7]), ints("c_3_m3", [3, -3]), ints("c_2", [2]),
-            helper.make_tensor("f_27", FLOAT, [2], [2.7, -2.7]), stripped("w", [4, 5])]
+            helper.make_tensor("f_27", FLOAT, [2], [2.7, -2.7]), stripped("w", [4, 5]),
+            helper.make_tensor("f_m2_5_9", FLOAT, [3], [-2.0, 5.0, 9.0]), scalar("f_8", 8.0), scalar("f_3", 3.0),
+            scalar("f_0", 0.0), scalar("f_nan", float("nan"))]
     outputs = [n_.output[k] for n_ in nodes for k in range(len(n_.output))]
     return model("shape_eval", nodes, [io("x", [2, 3, 4])],
                  [helper.make_empty_tensor_value_info(o) for o in outputs], init)

@@ -100,6 +100,20 @@ TEST_CASE("shape evaluator: integer Mod, Div, Cast and MatMul shapes", "[onnx]")
   CHECK(dims(g, "matmul") == D{2, 3, 5});
 }
 
+TEST_CASE("shape evaluator: Clip folds with constant bounds, as ONNX clamps (min > max gives max)", "[onnx]") {
+  const Graph g = read_fixture("shape_eval");
+  const auto reals = [&](const std::string& t) {
+    INFO(t);
+    REQUIRE(g.tensors.at(t).values);
+    REQUIRE(g.tensors.at(t).values->real);
+    return g.tensors.at(t).values->reals;
+  };
+  CHECK(reals("clip_crossed") == std::vector<double>{3, 3, 3});
+  CHECK(reals("clip_low") == std::vector<double>{0, 5, 9});
+  CHECK(dims(g, "clip_nan") == D{3});
+  CHECK_FALSE(g.tensors.at("clip_nan").values);  // every value NaN: nothing a mask or a shape could use
+}
+
 TEST_CASE("shape evaluator: opset 18's axes and num_outputs inputs", "[onnx]") {
   const Graph g = read_fixture("shape_eval_opset18");
   CHECK(dims(g, "mean") == D{2, 3});       // axes [−1] as an input, keepdims 0

@@ -162,6 +162,18 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("ONNX look-alikes of a padded causal mask that are not causal: a term per query, a fill that unmasks",
+          "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  for (const char* file : {"causal_query_term", "causal_zero_fill"}) {
+    INFO(file);
+    const OnnxModel m = fixture(file);
+    REQUIRE(m.attention.size() == 1);
+    CHECK_FALSE(m.attention[0].shape.causal);
+    CHECK(swap_error(m, swap_to(AttentionVariant::linformer)) == "no error");  // bidirectional, as it computes
+  }
+}
+
 TEST_CASE("ONNX a block whose mask is stored externally: no swap, since its causality cannot be told", "[onnx]") {
   ECOSIM_ONNX_OR_SKIP();
   const OnnxModel m = fixture("causal_stripped");  // causal_add with its mask stripped

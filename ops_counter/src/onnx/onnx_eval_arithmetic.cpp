@@ -420,10 +420,14 @@ void clip(Evaluator& e, const Node& n) {
     } else if (const auto f = n.floats.find(attribute); f != n.floats.end()) {
       to = f->second;
     }
-    return true;
+    return !to || !std::isnan(*to);  // a NaN bound: every value NaN, as no mask is made
   };
   if (!bound(1, "min", low) || !bound(2, "max", high)) return e.set_dims(n, 0, *d);
-  const auto clamp = [&](double x) { return high && x > *high ? *high : low && x < *low ? *low : x; };
+  // ONNX (and numpy, torch): the max of x and min first, then the min of that and max (min > max gives max)
+  const auto clamp = [&](double x) {
+    if (low && x < *low) x = *low;
+    return high && x > *high ? *high : x;
+  };
   const Values* in = e.values(n, 0);
   if (!in) {
     const std::optional<Band> b = e.band(n, 0);

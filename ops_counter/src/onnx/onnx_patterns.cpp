@@ -362,14 +362,47 @@ bool key_only(const Context& c, const std::string& tensor, int depth) {
   const Node& n = c.node(*p);
   static const std::set<std::string_view> elementwise = {"Add", "Sub", "Mul", "Div", "Neg", "Not", "Equal", "Where"};
   if (n.inputs.empty()) return false;
-  if (n.op == "Expand" || n.op == "Cast" || n.op == "Unsqueeze") return key_only(c, n.inputs[0], depth - 1);
+  // (not an Unsqueeze: it may make the query axis, [1,1,N] to [1,1,N,1])
+  if (n.op == "Expand" || n.op == "Cast") return key_only(c, n.inputs[0], depth - 1);
   return elementwise.contains(n.op) && std::all_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& x) {
            return !x.empty() && key_only(c, x, depth - 1);
          });
 }
 
-/// An additive mask the graph computes as a causal one plus a term the same for every query (a padding mask:
-/// `causal + (1 − attention_mask)·−10⁴`), or a causal one filled where such a term says (`masked_fill`): causal.
+/// Whether `tensor` reaches `target` through casts alone.
+bool cast_of(const Context& c, std::string tensor, const std::string& target) {
+  for (int step = 0; step < 4 && tensor != target; ++step) {
+    const auto p = c.producer(tensor);
+    if (!p || c.node(*p).op != "Cast" || c.node(*p).inputs.empty()) return false;
+    tensor = c.node(*p).inputs[0];
+  }
+  return tensor == target;
+}
+
+/// Whether a padding term only lowers scores, so that added to a causal mask it unmasks nothing: a scalar ≤ 0, a
+/// product with a negative scalar (of a 0/1 indicator: `(1 − attention_mask)·−10⁴`), a selection of such terms, or
+/// `masked_fill(x, x ≠ 0, v)` with such a v (Hugging Face's inverted mask: 0 where not filled) — through casts and
+/// expansions, within `depth` producers.
+bool lowering(const Context& c, const std::string& tensor, int depth) {
+  if (const auto v = c.scalar(tensor)) return *v <= 0;
+  const auto p = c.producer(tensor);
+  if (!p || depth == 0) return false;
+  const Node& n = c.node(*p);
+  if ((n.op == "Cast" || n.op == "Expand") && !n.inputs.empty()) return lowering(c, n.inputs[0], depth - 1);
+  if (n.op == "Mul" && n.inputs.size() == 2)
+    return std::any_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& x) {
+      const auto v = c.scalar(x);
+      return v && *v < 0;
+    });
+  if (n.op == "Where" && n.inputs.size() == 3)
+    return lowering(c, n.inputs[1], depth - 1) &&
+           (cast_of(c, n.inputs[0], n.inputs[2]) || lowering(c, n.inputs[2], depth - 1));
+  return false;
+}
+
+/// An additive mask the graph computes as a causal one plus a term the same for every query that only lowers
+/// scores (a padding mask: `causal + (1 − attention_mask)·−10⁴`), or a causal one filled with a masking value where
+/// such a term says (`masked_fill`): causal.
 bool causal_with_padding(const Context& c, const std::string& tensor, const std::vector<std::uint64_t>& scores) {
   const auto p = c.producer(tensor);
   if (!p) return false;
@@ -378,11 +411,11 @@ bool causal_with_padding(const Context& c, const std::string& tensor, const std:
   const auto causal = [&](const std::string& x) {
     return known_causality(c, x, scores, &Tensor::causal_additive) == Causality::yes;
   };
+  const auto padding = [&](const std::string& x) { return key_only(c, x, kDepth) && lowering(c, x, kDepth); };
   if (n.op == "Add" && n.inputs.size() == 2)
-    return (causal(n.inputs[0]) && key_only(c, n.inputs[1], kDepth)) ||
-           (causal(n.inputs[1]) && key_only(c, n.inputs[0], kDepth));
-  return n.op == "Where" && n.inputs.size() == 3 && key_only(c, n.inputs[0], kDepth) &&
-         key_only(c, n.inputs[1], kDepth) && causal(n.inputs[2]);
+    return (causal(n.inputs[0]) && padding(n.inputs[1])) || (causal(n.inputs[1]) && padding(n.inputs[0]));
+  const auto fill = n.op == "Where" && n.inputs.size() == 3 ? c.scalar(n.inputs[1]) : std::nullopt;
+  return fill && *fill <= kMaskedBelow && key_only(c, n.inputs[0], kDepth) && causal(n.inputs[2]);
 }
 
 }  // namespace
