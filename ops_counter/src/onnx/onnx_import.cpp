@@ -17,8 +17,10 @@ namespace {
 
 /// A node as only an inference export writes it (OnnxModel::inference_export_nodes).
 bool inference_form(const onnx_import::Context& c, const onnx_import::Node& n) {
-  if (n.op == "Conv")
-    return n.inputs.size() > 1 && c.constant(n.inputs[1]) && n.inputs[1].starts_with("onnx::Conv_");
+  if (n.op == "Conv")  // a BatchNorm folded in makes both its weight and its bias (a weight norm only a weight)
+    return n.inputs.size() > 2 && std::all_of(n.inputs.begin() + 1, n.inputs.begin() + 3, [&](const std::string& t) {
+             return c.constant(t) && t.starts_with("onnx::Conv_");
+           });
   if (n.op != "BatchNormalization") return false;
   const auto outputs = std::count_if(n.outputs.begin(), n.outputs.end(), [](const std::string& o) { return !o.empty(); });
   const auto mode = n.ints.find("training_mode");
@@ -146,7 +148,7 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
       const onnx_import::Node& first = graph.nodes[match->nodes.front()];
       const onnx_import::Node& last = graph.nodes[match->nodes.back()];
       mark(match->layer, match->nodes);
-      if (const auto* a = std::get_if<SoftmaxAttention>(&match->layer.op); a && a->operand_views && last.inputs.size() == 2)
+      if (std::holds_alternative<SoftmaxAttention>(match->layer.op) && last.inputs.size() == 2)
         if (const auto it = producer.find(last.inputs[1]); it != producer.end()) match->layer.value = it->second;  // v
       place(match->layer, first, last.outputs);
       model.layers.push_back(std::move(match->layer));

@@ -153,12 +153,15 @@ struct TensorRules {
     const std::uint64_t scores = checked_product({groups, a.queries, a.keys});
     // q, Kᵀ, v the graph's tensors themselves where whole, else copies of the block's own
     const bool views = a.operand_views;
-    const auto operand = [&](Save::Of of, const char* what, std::uint64_t n) {
-      return Save{views ? of : Save::Of::own, what, n, kFp32, Save::For::always, views};
+    // (the scores' product keeps q for Kᵀ's gradient and Kᵀ for q's, as torch's bmm)
+    const auto operand = [&](Save::Of of, const char* what, std::uint64_t n, Save::For kept_for) {
+      return Save{views ? of : Save::Of::own, what, n, kFp32, kept_for, views};
     };
     LayerTensors t = pointwise(queries, queries,
-                               {operand(Save::Of::input, "q", queries), operand(Save::Of::other, "k", keys),
-                                {Save::Of::own, "probs", scores}, operand(Save::Of::value, "v", keys)});
+                               {operand(Save::Of::input, "q", queries, Save::For::other_gradient),
+                                operand(Save::Of::other, "k", keys, Save::For::input_gradient),
+                                {Save::Of::own, "probs", scores},
+                                operand(Save::Of::value, "v", keys, Save::For::always)});
     if (a.probs_dropout)  // the mask, and the dropped probabilities `probs @ v` keeps instead
       t.saves.insert(t.saves.begin() + 3, {Save{Save::Of::own, "probs_dropout_mask", scores, kBool},
                                            Save{Save::Of::own, "dropped_probs", scores}});

@@ -204,8 +204,9 @@ struct Layer {
   /// without running statistics): counted as the graph computes it, but a training step's BatchNorm computes
   /// its statistics itself, so the step neither runs nor records it.
   bool batch_statistics = false;
-  /// The layer whose output is an attention block's v (SoftmaxAttention::operand_views), or a network input by
-  /// name; empty: a tensor of its own. Only the training step's saved tensors use it.
+  /// The layer whose output is an attention block's v, or a network input by name: whether it requires a gradient,
+  /// and the tensor saved where SoftmaxAttention::operand_views; empty: a tensor of its own. Only the training step
+  /// uses it.
   std::string value = {};
 };
 

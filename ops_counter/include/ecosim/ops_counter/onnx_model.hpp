@@ -46,8 +46,8 @@ struct OnnxModel {
   std::uint64_t batch = 1;
   /// Nodes that show an inference export: a BatchNormalization in inference form (one output, no training_mode,
   /// constant running statistics; a training export's keeps its running-statistics outputs, and a BatchNorm
-  /// without running statistics is fed batch statistics the graph computes), or a Conv whose weights PyTorch's
-  /// exporter folded (an initializer it names onnx::Conv_*: a BatchNorm folded into it). An inference export folds
+  /// without running statistics is fed batch statistics the graph computes), or a Conv whose weight and bias PyTorch's
+  /// exporter folded (initializers it names onnx::Conv_*: a BatchNorm folded into it). An inference export folds
   /// BatchNorm into a preceding Conv and drops Dropout: a training step of it misses their saved tensors.
   std::vector<std::string> inference_export_nodes;
 };
