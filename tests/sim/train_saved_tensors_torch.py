@@ -382,6 +382,18 @@ class TiedSingleHead(nn.Module):
         return self.proj(((qk @ qk.transpose(-2, -1)) * 0.25).softmax(-1) @ h)
 
 
+class InputAsKeysAndValues(nn.Module):
+    """One head whose keys and values are the network's input (data: no gradient): the scores' product keeps the
+    keys for the queries' gradient, not the queries, which only the keys' gradient would need."""
+
+    def __init__(self):
+        super().__init__()
+        self.q, self.proj = nn.Linear(16, 16), nn.Linear(16, 16)
+
+    def forward(self, x):
+        return self.proj(((self.q(x) @ x.transpose(-2, -1)) * 0.25).softmax(-1) @ x)
+
+
 class BatchStatisticsNorm(nn.Module):
     """A BatchNorm without running statistics (track_running_stats=False): the export spells its batch mean and
     variance out (ReduceMean, Sub, Mul, ReduceMean) and feeds them to BatchNormalization, which PyTorch never runs
@@ -508,7 +520,8 @@ def main():
              torch.randn(3, 3, 6, 6), {}),
             ("a BatchNorm without running statistics", BatchStatisticsNorm(), torch.randn(2, 3, 4, 4), {}),
             ("one head, tied queries and keys, the normed state as values", TiedSingleHead(), torch.randn(2, 6, 16),
-             {})):
+             {}),
+            ("one head whose keys and values are the input data", InputAsKeysAndValues(), torch.randn(2, 6, 16), {})):
         exported = workdir / f"{name.replace(' ', '_').replace(',', '')}.onnx"
         export_training(module, x, exported, **export)
         modelled, counted = ecosim_step(ecosim, ["--onnx", str(exported)])
