@@ -146,6 +146,21 @@ def create_graph_values(dtype):
     return grads[1].requires_grad and torch.equal(grads[0], grads[1].detach())
 
 
+def create_graph_float64():
+    """ReLU's float64 gradient with create_graph=True keeps float64 (a 1e-12 part of it was rounded to fp32), and is
+    linear in the incoming gradient as torch.autograd.gradcheck finds it."""
+    from ecosim.torch.fewbit import fewbit
+    x = torch.randn(5, dtype=torch.float64)
+    upstream = torch.full((5,), 1 + 1e-12, dtype=torch.float64, requires_grad=True)
+
+    def gradient(g):
+        leaf = x.clone().requires_grad_(True)
+        return torch.autograd.grad(fewbit(leaf, "relu"), leaf, g, create_graph=True)[0]
+
+    return torch.equal(gradient(upstream).detach(), upstream.detach() * (x > 0)) and \
+        torch.autograd.gradcheck(gradient, (upstream,))
+
+
 def drop_in_second_derivative_refused():
     x = torch.randn(1000, requires_grad=True)
     g, = torch.autograd.grad(et.FewBitTanh(4)(x).sum(), x, create_graph=True)
@@ -211,7 +226,8 @@ def fewbit_behaviours():
               lambda dtype=dtype: inplace_on_output(dtype)) for dtype in (torch.float32, torch.bfloat16)]
     cases += [(f"FewBitTanh's gradient with create_graph=True ({dtype}) is the kernel's",
                lambda dtype=dtype: create_graph_values(dtype)) for dtype in (torch.float32, torch.bfloat16)]
-    cases += [("FewBitTanh's second derivative raises", drop_in_second_derivative_refused),
+    cases += [("ReLU's float64 gradient with create_graph=True keeps float64", create_graph_float64),
+              ("FewBitTanh's second derivative raises", drop_in_second_derivative_refused),
               ("a gradient penalty through Few-Bit tanh, for the first weight alone, raises",
                lambda: tanh_penalty_refused(0)),
               ("a gradient penalty through Few-Bit tanh, for the middle weight alone, raises",

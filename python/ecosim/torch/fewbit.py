@@ -80,7 +80,8 @@ class FewBitFunction(torch.autograd.Function):
         if not torch.is_grad_enabled():  # no graph of the backward wanted: the kernel
             return FewBitFunction.levels(ctx, grad), None, None, None, None, None
         levels = FewBitFunction.levels(ctx, torch.ones(grad.shape, device=grad.device))
-        out = (grad.float() * levels).to(grad.dtype)
+        # the kernel's product, bit for bit, in its dtypes (fp32 for half types); outside them, the gradient's own
+        out = (grad.float() * levels).to(grad.dtype) if grad.dtype in KERNEL_DTYPES else grad * levels.to(grad.dtype)
         if ctx.activation not in PIECEWISE_CONSTANT:
             message = (f"ecosim.torch: Few-Bit {ctx.activation} keeps b-bit codes of its derivative, not its second "
                        f"derivative: the gradient of a gradient through it cannot be computed for what comes before "
