@@ -314,9 +314,9 @@ OpPlan plan_causal_strips(const OpRecord& op, const AccelConfig& config, CausalK
       OpPlan plan{op.name, op.kind, "", {}};
       plan_causal_gemm(shape, causal_keys, window, tiling, config, plan);
       const OpRow row = closed_form_row(plan, config);
-      if (best_row && (row.cycles > tie_window_cycles(best_row->cycles) ||
-                       (best_row->cycles <= tie_window_cycles(row.cycles) &&
-                        row.energy.total_pj() >= best_row->energy.total_pj())))
+      if (best_row &&
+          (row.cycles > tie_window_cycles(best_row->cycles) ||
+           (best_row->cycles <= tie_window_cycles(row.cycles) && row.energy.total_pj() >= best_row->energy.total_pj())))
         continue;
       best = tiling;
       best_row = row;

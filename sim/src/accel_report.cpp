@@ -17,7 +17,8 @@ po::options_description accel_options(const std::string& default_engine, const s
   o.add_options()("accel", po::value<std::string>()->default_value("bitfusion-45nm"), "built-in accelerator")(
       "accel-config", po::value<std::string>(),
       "accelerator JSON file, merged over the built-in one (format: accel_model/README.md)")(
-      "fuse-attention", "run softmax attention fused (scores kept on chip), as mapping.fuse_attention = true; a sliding window's "
+      "fuse-attention",
+      "run softmax attention fused (scores kept on chip), as mapping.fuse_attention = true; a sliding window's "
       "stays unfused (the fused mapping has no band), so it compares unfused against fused MSA")(
       "engine", po::value<std::string>()->default_value(default_engine), ("timing engine: " + engines).c_str());
   return o;

@@ -31,7 +31,8 @@ po::options_description decoder_options() {
   o.add_options()("hf-config", po::value<std::string>(),
                   ("a Hugging Face config.json (model_type " + hf_model_types() + "), in place of --model").c_str())(
       "phase", po::value<std::string>(),
-      "prefill (causal pass over --seq N tokens, default the model's context or its sliding window where shorter) or decode (--tokens T steps over a "
+      "prefill (causal pass over --seq N tokens, default the model's context or its sliding window where shorter) or "
+      "decode (--tokens T steps over a "
       "KV cache holding --context N tokens)")("context", po::value<std::int64_t>(),
                                               "decode: tokens already in the KV cache")(
       "tokens", po::value<std::int64_t>(), "decode: steps, one new token each (default 1)")(
@@ -98,7 +99,9 @@ po::options_description workload_options(Convention convention) {
       "heads", po::value<std::int64_t>()->default_value(1), "--layer: heads H")(
       "seq", po::value<std::int64_t>(), "--layer: tokens N")("dim", po::value<std::int64_t>()->default_value(32),
                                                              "--layer: head width D (embedding H·D)")(
-      "no-proj", "--layer: the attention core alone, without q/k/v/output projections (a variant's own key reduction kept: Linformer's, SRA's conv)")(
+      "no-proj",
+      "--layer: the attention core alone, without q/k/v/output projections (a variant's own key reduction kept: "
+      "Linformer's, SRA's conv)")(
       "rules", po::value<std::string>(),
       "--onnx, paper convention: mmcv (the default: the convention's MAC rules) or fvcore (conv, linear and "
       "matmul MACs only, biases not counted: how torchvision, timm and fvcore publish GFLOPs)");

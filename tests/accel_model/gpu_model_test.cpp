@@ -12,13 +12,13 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "ecosim/ops_counter/primitives.hpp"
 #include "ecosim/accel_model/gpu/kernel_model.hpp"
 #include "ecosim/accel_model/gpu/measurements.hpp"
 #include "ecosim/accel_model/gpu/op_records.hpp"
 #include "ecosim/ecoformer/msa_kernel_geometry.hpp"
 #include "ecosim/ops_counter/attention.hpp"
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/primitives.hpp"
 
 using namespace ecosim::gpu;
 
@@ -485,7 +485,8 @@ TEST_CASE("gpu model: a trace is costed by class — softmax attention fused, ma
   s_fp32.dtype = DType::fp32;
   CHECK(modelled_latency_s(ops, h100, Software::ecosim_kernels) ==
         model.attention(h100, AttentionImpl::ecosim, s_fp32).latency_s);
-  CHECK(model.attention(h100, AttentionImpl::ecosim, s_fp32).bytes > model.attention(h100, AttentionImpl::ecosim, s).bytes);
+  CHECK(model.attention(h100, AttentionImpl::ecosim, s_fp32).bytes >
+        model.attention(h100, AttentionImpl::ecosim, s).bytes);
   // Outside a fusion group the same records are a GEMM, a streamed pass and a GEMM.
   for (auto& r : ops) r.group.clear();
   ops[1].counts.add_read_bytes(ecosim::DType::fp32, 1000).add_written_bytes(ecosim::DType::fp32, 1000);
@@ -657,7 +658,8 @@ TEST_CASE("gpu model: grouped-query attention reads K and V once per K/V head, a
         model.attention(h100, AttentionImpl::ecosim, decode_fp32).latency_s);
   for (DType t : {DType::fp16, DType::bf16}) {
     decode.dtype = t;
-    CHECK_THROWS_WITH(model.attention(h100, AttentionImpl::ecosim, decode), Catch::Contains("not " + std::string(dtype_name(t))));
+    CHECK_THROWS_WITH(model.attention(h100, AttentionImpl::ecosim, decode),
+                      Catch::Contains("not " + std::string(dtype_name(t))));
   }
   AttentionShape four_rows{8, 1, 4, 4096, 128, false, false, DType::fp32};  // what the records' shape alone says
   CHECK(model.attention(h100, AttentionImpl::ecosim, decode_fp32).latency_s <

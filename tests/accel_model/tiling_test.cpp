@@ -89,7 +89,8 @@ TEST_CASE("an array side that is no power of two: tiles of its whole columns and
   // m·ceil(n/cols)·ceil(k/rows), which power-of-two tiles miss by up to 25 % (16 × 40 ran as 16 × 32 did)
   const GemmShape fc{1, 1024, 4096, 1024, 8, 8};
   std::uint64_t cycles_16x32 = 0;
-  for (auto [rows, cols] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{{16, 32}, {16, 40}, {24, 24}, {20, 36}}) {
+  for (auto [rows, cols] :
+       std::vector<std::pair<std::uint64_t, std::uint64_t>>{{16, 32}, {16, 40}, {24, 24}, {20, 36}}) {
     const AccelConfig c =
         with_overrides(builtin_config("bitfusion-45nm"), {{"array", {{"rows", rows}, {"cols", cols}}}}, "array");
     const GemmTiling t = choose_tiling(fc, c);

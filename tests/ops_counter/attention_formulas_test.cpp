@@ -204,7 +204,7 @@ TEST_CASE("SRA: sr = 1 is MSA — sr > 1 reduces the keys by a strided conv of t
   std::map<std::string, std::uint64_t> core_adds;
   for (const OpRecord& r : core.records) core_adds[r.name] += r.counts.ops(OpKind::add);
   CHECK(core_adds["attn.sr"] == 12 * 8 * (32 + 1));  // 2·6 outputs · 8 channels · (8·2·2 MACs + the bias)
-  CHECK(core_adds["attn.sr_norm"] == 2 * 12 * 8);  // 2 MACs an element of the 12 reduced tokens
+  CHECK(core_adds["attn.sr_norm"] == 2 * 12 * 8);    // 2 MACs an element of the 12 reduced tokens
   CHECK(attention(c, Convention::paper).ops(OpKind::add) == core_macs + 12 * 8 * (32 + 1) + 2 * 12 * 8);
   CHECK(core_adds.count("attn.q") + core_adds.count("attn.kv") + core_adds.count("attn.proj") == 0);
   c.projections = true;

@@ -11,8 +11,7 @@
 
 namespace ecosim::test {
 
-inline OpCounts onnx_total(const OnnxModel& m, Convention convention,
-                           const std::optional<AttentionConfig>& swap = {}) {
+inline OpCounts onnx_total(const OnnxModel& m, Convention convention, const std::optional<AttentionConfig>& swap = {}) {
   OpCounter counter;
   for (const Layer& l : onnx_layers(m, swap)) emit(l, convention, counter);
   return counter.total();

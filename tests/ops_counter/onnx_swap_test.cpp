@@ -10,9 +10,9 @@
 #include "onnx_or_skip.hpp"
 
 using namespace ecosim;
+using ecosim::test::layer_total;
 using ecosim::test::onnx_total;
 using ecosim::test::swap_to;
-using ecosim::test::layer_total;
 using ecosim::test::swapped_block;
 
 namespace {
@@ -89,8 +89,8 @@ TEST_CASE("ONNX causal blocks: the constant mask found as causal in its three ex
 TEST_CASE("ONNX decode step growing its KV cache: causal, so a recurrent variant folds the one new token", "[onnx]") {
   ECOSIM_ONNX_OR_SKIP();
   // (fixture, K/V heads): 2 heads, and 4 query heads over 2 K/V heads repeated after the cache update (repeat_kv)
-  for (const auto& [file, kv_heads] : std::vector<std::pair<std::string, std::uint64_t>>{{"decode_cache", 2},
-                                                                                         {"decode_cache_gqa", 2}}) {
+  for (const auto& [file, kv_heads] :
+       std::vector<std::pair<std::string, std::uint64_t>>{{"decode_cache", 2}, {"decode_cache_gqa", 2}}) {
     INFO(file);
     const OnnxModel m = fixture(file);
     REQUIRE(m.attention.size() == 1);
@@ -129,8 +129,11 @@ TEST_CASE(
   // (fixture, queries, keys, attended pairs per head): 6 over 6 sees 1..6 keys; 3 over 7 sees 5, 6, 7; a causal
   // mask the graph sums with a padding input's term, or fills where that input says (Hugging Face's), still causal
   const std::vector<std::tuple<std::string, std::uint64_t, std::uint64_t, std::uint64_t>> blocks = {
-      {"causal_add", 6, 6, 21},    {"causal_where", 6, 6, 21},        {"causal_fill", 3, 7, 18},
-      {"causal_padded", 6, 6, 21}, {"causal_padded_fill", 6, 6, 21}};
+      {"causal_add", 6, 6, 21},
+      {"causal_where", 6, 6, 21},
+      {"causal_fill", 3, 7, 18},
+      {"causal_padded", 6, 6, 21},
+      {"causal_padded_fill", 6, 6, 21}};
   for (const auto& [file, queries, keys, pairs_per_head] : blocks) {
     INFO(file);
     const OnnxModel m = fixture(file);

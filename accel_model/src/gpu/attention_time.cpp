@@ -411,9 +411,10 @@ KernelTime KernelModel::ecosim_decode_attention(const GpuSpec& gpu, const Attent
   // (each key's loads, warp sum and exponentials in sequence); the SMs hold as many blocks at once as their
   // registers and threads allow, and the whole step is no faster than its cache streamed from memory.
   if (s.dtype != DType::fp32)
-    throw Error(fmt::format("ecosim's decode kernel (ecoformer/src/msa_cuda.cu, decode_partials) keeps its KV cache "
-                            "in fp32, not {}: give fp32",
-                            dtype_name(s.dtype)));
+    throw Error(
+        fmt::format("ecosim's decode kernel (ecoformer/src/msa_cuda.cu, decode_partials) keeps its KV cache "
+                    "in fp32, not {}: give fp32",
+                    dtype_name(s.dtype)));
   const double groups = double(s.batch) * double(s.heads), keys = double(s.kv_seq), d = double(s.dim);
   const double split_keys = value("ecosim_decode_keys_per_split"), warps = value("ecosim_decode_block_warps");
   const double splits = std::ceil(keys / split_keys), blocks = splits * groups;

@@ -22,7 +22,8 @@ bool inference_form(const onnx_import::Context& c, const onnx_import::Node& n) {
              return c.constant(t) && t.starts_with("onnx::Conv_");
            });
   if (n.op != "BatchNormalization") return false;
-  const auto outputs = std::count_if(n.outputs.begin(), n.outputs.end(), [](const std::string& o) { return !o.empty(); });
+  const auto outputs =
+      std::count_if(n.outputs.begin(), n.outputs.end(), [](const std::string& o) { return !o.empty(); });
   const auto mode = n.ints.find("training_mode");
   const bool training = mode != n.ints.end() && !mode->second.empty() && mode->second[0] != 0;
   return outputs == 1 && !training && n.inputs.size() == 5 && c.constant(n.inputs[3]) && c.constant(n.inputs[4]);

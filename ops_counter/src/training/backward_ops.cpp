@@ -106,7 +106,8 @@ struct BackwardEmitter {
     if (input_gradient) emit({"grad_input", grad_input}, convention, prefixed);
     // dW: per group, dY (C_out/g × pixels) times the input patches (pixels × (C_in/g)·k²): a convolution's
     OpRecord grad_weight = ops::gemm(
-        "grad_weight", {.batch = g, .m = c.out_ch / g, .n = checked_product({c.in_ch / g, c.kernel, c.kernel}), .k = pixels});
+        "grad_weight",
+        {.batch = g, .m = c.out_ch / g, .n = checked_product({c.in_ch / g, c.kernel, c.kernel}), .k = pixels});
     grad_weight.params[std::string(ops::kConvolutionParam)] = 1;
     record(grad_weight, ops::macs(checked_product({g, c.out_ch / g, grad_weight.n, pixels})));
     if (c.bias)  // mmcv counts one MAC per output for the bias, forward and backward

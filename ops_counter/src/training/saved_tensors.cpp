@@ -57,9 +57,10 @@ std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const s
                        : read_value               ? tensor_read(i, reads[i].value, layer.value, s.elements)
                                                   : new_tensor(s.elements, i, true);
       if (s.whole_only && elements[id] != s.elements) id = new_tensor(s.elements, i, true);  // a part: a copy
-      const std::uint64_t part = s.of == Save::Of::input                             ? t.input
-                                 : s.of == Save::Of::other || s.of == Save::Of::value ? std::min(s.elements, elements[id])
-                                                                                      : elements[id];
+      const std::uint64_t part = s.of == Save::Of::input ? t.input
+                                 : s.of == Save::Of::other || s.of == Save::Of::value
+                                     ? std::min(s.elements, elements[id])
+                                     : elements[id];
       if (const auto known = saved_index.find(id); known != saved_index.end()) {
         saved[known->second].last_saver = i;
         saved[known->second].savers.push_back({i, s.what, part});

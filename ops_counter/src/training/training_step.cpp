@@ -78,9 +78,9 @@ std::vector<GradientFlow> gradient_flow(const std::vector<Layer>& layers, const 
     flow[i].input_gradient = reads[i].input == LayerReads::kNetworkInput ? !reads_input_data(layers, reads, i)
                                                                          : requires_gradient(reads[i].input);
     flow[i].other_gradient = layers[i].other.empty() || requires_gradient(reads[i].other);
-    flow[i].recorded = !layers[i].batch_statistics &&
-                       (flow[i].input_gradient || requires_gradient(reads[i].other) ||
-                        requires_gradient(reads[i].value) || tensors[i].parameters > 0 || layers[i].table_parameters > 0);
+    flow[i].recorded = !layers[i].batch_statistics && (flow[i].input_gradient || requires_gradient(reads[i].other) ||
+                                                       requires_gradient(reads[i].value) || tensors[i].parameters > 0 ||
+                                                       layers[i].table_parameters > 0);
     if (flow[i].recorded && !tensors[i].unmodelled.empty()) throw Error(tensors[i].unmodelled);
   }
   return flow;

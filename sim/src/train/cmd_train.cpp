@@ -194,14 +194,15 @@ int train(const Args& args) {
     const PricingSetup setup{parse_accel(vm), accel::parse_engine(vm["engine"].as<std::string>()),
                              gpu::builtin_gpu(vm["gpu"].as<std::string>())};
     for (std::size_t i = 0; i < steps.size(); ++i) {
-      prices[i] = price_step(schemes::step_records(step, steps[i], layers), schemes::gpu_step_records(step, steps[i]),
-                             setup, TechTable::builtin_45nm(), schemes::runs_under_autocast(list[i]),
-                             steps[i].peak_bytes);
+      prices[i] =
+          price_step(schemes::step_records(step, steps[i], layers), schemes::gpu_step_records(step, steps[i]), setup,
+                     TechTable::builtin_45nm(), schemes::runs_under_autocast(list[i]), steps[i].peak_bytes);
       if (!prices[i]->gpu_fits)
         fmt::print(stderr,
                    "warning: {}: the step's peak memory ({:.1f} GB) exceeds the {}'s {:.1f} GB; its gpu_ms (gpu_fits "
                    "false) assumes memory the GPU does not have\n",
-                   list[i].name(), double(steps[i].peak_bytes) / 1e9, setup.gpu.name, double(setup.gpu.memory_bytes) / 1e9);
+                   list[i].name(), double(steps[i].peak_bytes) / 1e9, setup.gpu.name,
+                   double(setup.gpu.memory_bytes) / 1e9);
     }
     accel_name = setup.accel.name;
   }
