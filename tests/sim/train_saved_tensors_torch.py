@@ -394,6 +394,23 @@ class InputAsKeysAndValues(nn.Module):
         return self.proj(((self.q(x) @ x.transpose(-2, -1)) * 0.25).softmax(-1) @ x)
 
 
+class MultiQuery(nn.Module):
+    """Multi-query attention (4 query heads over one K/V head, repeated as Hugging Face's repeat_kv does): at
+    batch 1 the repeat stays a view of stride 0 through torch's matmul, which keeps the K/V projections' tensors."""
+
+    def __init__(self):
+        super().__init__()
+        self.q, self.k, self.v, self.proj = nn.Linear(16, 16), nn.Linear(16, 4), nn.Linear(16, 4), nn.Linear(16, 16)
+
+    def forward(self, x):
+        b, n, _ = x.shape
+        q = self.q(x).view(b, n, 4, 4).transpose(1, 2)
+        k, v = (f(x).view(b, n, 1, 4).transpose(1, 2)[:, :, None].expand(b, 1, 4, n, 4).reshape(b, 4, n, 4)
+                for f in (self.k, self.v))
+        context = ((q @ k.transpose(-2, -1)) * 0.5).softmax(-1) @ v
+        return self.proj(context.transpose(1, 2).reshape(b, n, 16))
+
+
 class BatchStatisticsNorm(nn.Module):
     """A BatchNorm without running statistics (track_running_stats=False): the export spells its batch mean and
     variance out (ReduceMean, Sub, Mul, ReduceMean) and feeds them to BatchNormalization, which PyTorch never runs
@@ -521,7 +538,8 @@ def main():
             ("a BatchNorm without running statistics", BatchStatisticsNorm(), torch.randn(2, 3, 4, 4), {}),
             ("one head, tied queries and keys, the normed state as values", TiedSingleHead(), torch.randn(2, 6, 16),
              {}),
-            ("one head whose keys and values are the input data", InputAsKeysAndValues(), torch.randn(2, 6, 16), {})):
+            ("one head whose keys and values are the input data", InputAsKeysAndValues(), torch.randn(2, 6, 16), {}),
+            ("multi-query attention at batch 1", MultiQuery(), torch.randn(1, 8, 16), {})):
         exported = workdir / f"{name.replace(' ', '_').replace(',', '')}.onnx"
         export_training(module, x, exported, **export)
         modelled, counted = ecosim_step(ecosim, ["--onnx", str(exported)])

@@ -153,9 +153,11 @@ struct TensorRules {
     const std::uint64_t scores = checked_product({groups, a.queries, a.keys});
     // q, Kᵀ, v the graph's tensors themselves where whole, else copies of the block's own
     const bool views = a.operand_views;
-    // (the scores' product keeps q for Kᵀ's gradient and Kᵀ for q's, as torch's bmm)
+    // (the scores' product keeps q for Kᵀ's gradient and Kᵀ for q's, as torch's bmm; one K/V head repeated to
+    // every query head stays a view of stride 0, a grouped one is copied)
+    const std::uint64_t kv_repeats = a.kv_heads == 1 ? a.heads : 1;
     const auto operand = [&](Save::Of of, const char* what, std::uint64_t n, Save::For kept_for) {
-      return Save{views ? of : Save::Of::own, what, n, kFp32, kept_for, views};
+      return Save{views ? of : Save::Of::own, what, n, kFp32, kept_for, views, of == Save::Of::input ? 1 : kv_repeats};
     };
     LayerTensors t = pointwise(queries, queries,
                                {operand(Save::Of::input, "q", queries, Save::For::other_gradient),

@@ -56,7 +56,8 @@ std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const s
                        : read_other               ? tensor_read(i, reads[i].other, layer.other, s.elements)
                        : read_value               ? tensor_read(i, reads[i].value, layer.value, s.elements)
                                                   : new_tensor(s.elements, i, true);
-      if (s.whole_only && elements[id] != s.elements) id = new_tensor(s.elements, i, true);  // a part: a copy
+      if (s.whole_only && elements[id] != s.elements && checked_mul(elements[id], s.repeats) != s.elements)
+        id = new_tensor(s.elements, i, true);  // a part: a copy
       const std::uint64_t part = s.of == Save::Of::input ? t.input
                                  : s.of == Save::Of::other || s.of == Save::Of::value
                                      ? std::min(s.elements, elements[id])

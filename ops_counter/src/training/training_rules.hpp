@@ -33,9 +33,11 @@ struct Save {
   /// Kept only for the gradient of one operand (a product's x·y keeps x for dy = x·dz): always, or only when the
   /// input (other) operand requires a gradient (GradientFlow), as autograd keeps it.
   enum class For : std::uint8_t { always, input_gradient, other_gradient } kept_for = For::always;
-  /// input, other, value: that tensor only where it is whole (`elements` of it); a part of it (q, k or v of a
-  /// packed projection) is a tensor of the layer's own, as torch's matmul copies it.
+  /// input, other, value: that tensor only where it is whole (`elements` of it), or repeated `repeats` times as a
+  /// view of stride 0 (one K/V head expanded to every query head); a part of it (q, k or v of a packed projection)
+  /// is a tensor of the layer's own, as torch's matmul copies it.
   bool whole_only = false;
+  std::uint64_t repeats = 1;
 };
 
 /// The tensors of one layer at fp32 elements: its input and output, the largest pair of activation gradients
