@@ -411,6 +411,19 @@ class MultiQuery(nn.Module):
         return self.proj(context.transpose(1, 2).reshape(b, n, 16))
 
 
+class DataScoresLearnedValues(nn.Module):
+    """Scores of the input data with itself (no gradient) weighting learned values: the context's product keeps the
+    probabilities for the values' gradient, not the values (the probabilities need none)."""
+
+    def __init__(self):
+        super().__init__()
+        self.v, self.proj = nn.Linear(16, 16), nn.Linear(16, 16)
+
+    def forward(self, x):
+        v = self.v(x)
+        return self.proj(((x @ x.transpose(-2, -1)) * 0.25).softmax(-1) @ v)
+
+
 class BatchStatisticsNorm(nn.Module):
     """A BatchNorm without running statistics (track_running_stats=False): the export spells its batch mean and
     variance out (ReduceMean, Sub, Mul, ReduceMean) and feeds them to BatchNormalization, which PyTorch never runs
@@ -539,7 +552,9 @@ def main():
             ("one head, tied queries and keys, the normed state as values", TiedSingleHead(), torch.randn(2, 6, 16),
              {}),
             ("one head whose keys and values are the input data", InputAsKeysAndValues(), torch.randn(2, 6, 16), {}),
-            ("multi-query attention at batch 1", MultiQuery(), torch.randn(1, 8, 16), {})):
+            ("multi-query attention at batch 1", MultiQuery(), torch.randn(1, 8, 16), {}),
+            ("scores of the input data weighting learned values", DataScoresLearnedValues(), torch.randn(2, 6, 16),
+             {})):
         exported = workdir / f"{name.replace(' ', '_').replace(',', '')}.onnx"
         export_training(module, x, exported, **export)
         modelled, counted = ecosim_step(ecosim, ["--onnx", str(exported)])

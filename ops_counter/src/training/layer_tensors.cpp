@@ -153,7 +153,8 @@ struct TensorRules {
     const std::uint64_t scores = checked_product({groups, a.queries, a.keys});
     // q, Kᵀ, v the graph's tensors themselves where whole, else copies of the block's own
     const bool views = a.operand_views;
-    // (the scores' product keeps q for Kᵀ's gradient and Kᵀ for q's, as torch's bmm; one K/V head repeated to
+    // (the scores' product keeps q for Kᵀ's gradient and Kᵀ for q's, as torch's bmm, the context's v for the
+    // probabilities' gradient, wanted where q's or Kᵀ's is; one K/V head repeated to
     // every query head stays a view of stride 0, a grouped one is copied)
     const std::uint64_t kv_repeats = a.kv_heads == 1 ? a.heads : 1;
     const auto operand = [&](Save::Of of, const char* what, std::uint64_t n, Save::For kept_for) {
@@ -163,7 +164,7 @@ struct TensorRules {
                                {operand(Save::Of::input, "q", queries, Save::For::other_gradient),
                                 operand(Save::Of::other, "k", keys, Save::For::input_gradient),
                                 {Save::Of::own, "probs", scores},
-                                operand(Save::Of::value, "v", keys, Save::For::always)});
+                                operand(Save::Of::value, "v", keys, Save::For::either_gradient)});
     if (a.probs_dropout)  // the mask, and the dropped probabilities `probs @ v` keeps instead
       t.saves.insert(t.saves.begin() + 3, {Save{Save::Of::own, "probs_dropout_mask", scores, kBool},
                                            Save{Save::Of::own, "dropped_probs", scores}});

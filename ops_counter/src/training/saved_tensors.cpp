@@ -47,7 +47,8 @@ std::vector<SavedTensor> saved_tensors(const std::vector<Layer>& layers, const s
     if (!flow[i].recorded) continue;  // autograd keeps nothing for it
     for (const Save& s : t.saves) {
       if ((s.kept_for == Save::For::input_gradient && !flow[i].input_gradient) ||
-          (s.kept_for == Save::For::other_gradient && !flow[i].other_gradient))
+          (s.kept_for == Save::For::other_gradient && !flow[i].other_gradient) ||
+          (s.kept_for == Save::For::either_gradient && !flow[i].input_gradient && !flow[i].other_gradient))
         continue;  // needed for a gradient nobody computes
       const bool read_other = s.of == Save::Of::other && !layer.other.empty();
       const bool read_value = s.of == Save::Of::value && !layer.value.empty();

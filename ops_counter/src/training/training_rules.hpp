@@ -31,8 +31,9 @@ struct Save {
   std::uint64_t elements;
   ElementType type = kFp32;
   /// Kept only for the gradient of one operand (a product's x·y keeps x for dy = x·dz): always, or only when the
-  /// input (other) operand requires a gradient (GradientFlow), as autograd keeps it.
-  enum class For : std::uint8_t { always, input_gradient, other_gradient } kept_for = For::always;
+  /// input (other) operand requires a gradient (GradientFlow), or either does (an attention's v, for the
+  /// probabilities' gradient), as autograd keeps it.
+  enum class For : std::uint8_t { always, input_gradient, other_gradient, either_gradient } kept_for = For::always;
   /// input, other, value: that tensor only where it is whole (`elements` of it), or repeated `repeats` times as a
   /// view of stride 0 (one K/V head expanded to every query head); a part of it (q, k or v of a packed projection)
   /// is a tensor of the layer's own, as torch's matmul copies it.
