@@ -213,6 +213,13 @@ std::string plan_gemm(const GemmShape& shape, const AccelConfig& config, TilingM
 /// masked products. The context's sums over the keys run on from strip to strip through partial sums in DRAM:
 /// a strip's rows split where their first key (before it: they add onto partial sums) or their last key (after
 /// it: they store partial sums, not outputs) leaves the strip, each part a run of its own.
+/// Whether a plan costing `a` is taken over one costing `b`: fewer closed-form cycles beyond the tie window, or
+/// within it less energy.
+bool preferred(const OpRow& a, const OpRow& b) {
+  const bool a_slower = a.cycles > tie_window_cycles(b.cycles), b_slower = b.cycles > tie_window_cycles(a.cycles);
+  return b_slower || (!a_slower && a.energy.total_pj() < b.energy.total_pj());
+}
+
 std::string plan_causal_gemm(const GemmShape& shape, CausalKeys keys, std::uint64_t window, const GemmTiling& tiling,
                              const AccelConfig& config, OpPlan& plan) {
   const bool scores = keys == CausalKeys::along_n;
@@ -314,10 +321,7 @@ OpPlan plan_causal_strips(const OpRecord& op, const AccelConfig& config, CausalK
       OpPlan plan{op.name, op.kind, "", {}};
       plan_causal_gemm(shape, causal_keys, window, tiling, config, plan);
       const OpRow row = closed_form_row(plan, config);
-      if (best_row &&
-          (row.cycles > tie_window_cycles(best_row->cycles) ||
-           (best_row->cycles <= tie_window_cycles(row.cycles) && row.energy.total_pj() >= best_row->energy.total_pj())))
-        continue;
+      if (best_row && !preferred(row, *best_row)) continue;
       best = tiling;
       best_row = row;
     }
@@ -349,10 +353,7 @@ OpPlan plan_op(const OpRecord& op, const AccelConfig& config, const TechTable& t
             "; causal: the whole rectangle computed, the masked part discarded (fewer cycles than strips of keys, "
             "or as few and less energy)";
         const OpRow strips_row = closed_form_row(plan, config), whole_row = closed_form_row(whole, config);
-        const bool strips_slower = strips_row.cycles > tie_window_cycles(whole_row.cycles);
-        const bool whole_slower = whole_row.cycles > tie_window_cycles(strips_row.cycles);
-        if (strips_slower || (!whole_slower && whole_row.energy.total_pj() < strips_row.energy.total_pj()))
-          plan = std::move(whole);
+        if (preferred(whole_row, strips_row)) plan = std::move(whole);
         break;
       }
       plan.mapping = plan_gemm({op.batch, op.m, op.n, op.k, a, w}, config, memo, plan);
