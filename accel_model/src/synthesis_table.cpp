@@ -51,8 +51,12 @@ SynthesisTable SynthesisTable::parse(std::string_view json_text, const std::stri
     a.exact_keys({"rows", "cols", "area_um2", "leakage_uw", "dynamic_uw"});
     const Synthesised s{a.count("rows", kDimension), a.count("cols", kDimension), a.number("area_um2", kAreaUm2),
                         a.number("leakage_uw", kPowerUw), a.number("dynamic_uw", kPowerUw)};
+    for (const Synthesised& listed : t.arrays_)
+      if (listed.rows == s.rows && listed.cols == s.cols)
+        a.fail("rows", fmt::format("{}×{} listed twice", s.rows, s.cols));
     if (s.rows == ref_rows && s.cols == ref_cols) t.reference_ = s, have_reference = true;
     if (s.rows == 1 && s.cols == 1) t.single_ = s, have_single = true;
+    t.arrays_.push_back(s);
   }
   if (!have_reference) r.fail("scale_from", fmt::format("no {}×{} array in 'arrays'", ref_rows, ref_cols));
   if (!have_single) r.fail("arrays", "needs the 1×1 array (the reference for other precision ranges)");
@@ -82,11 +86,15 @@ ArrayCost SynthesisTable::array(std::uint64_t rows, std::uint64_t cols, std::uin
     area_factor = unit->area_um2 / single_.area_um2;
     power_factor = unit->total_uw / (single_.leakage_uw + single_.dynamic_uw);
   }
-  const double units = double(rows * cols) / double(reference_.rows * reference_.cols);
+  // the array synthesised at this size where the table lists it (as the BitFusion simulator looks it up), else
+  // the `scale_from` array scaled by the unit count
+  const Synthesised* base = &reference_;
+  for (const Synthesised& s : arrays_)
+    if (s.rows == rows && s.cols == cols) base = &s;
+  const double units = double(rows * cols) / double(base->rows * base->cols);
   // µW / MHz = pJ per cycle: energy per cycle at the synthesis clock (dynamic energy does not depend on it).
-  return {reference_.dynamic_uw * units * power_factor / clock_mhz_,
-          reference_.leakage_uw * units * power_factor * kMwPerUw,
-          reference_.area_um2 * units * area_factor * kMm2PerUm2};
+  return {base->dynamic_uw * units * power_factor / clock_mhz_, base->leakage_uw * units * power_factor * kMwPerUw,
+          base->area_um2 * units * area_factor * kMm2PerUm2};
 }
 
 }  // namespace ecosim::accel

@@ -149,6 +149,24 @@ TEST_CASE("a precision range other than 8/2 scales the array by the single fusio
                     Contains("array.pmax_bits/pmin_bits") && Contains("8/4") && Contains("16/2"));
 }
 
+TEST_CASE("an array size the synthesis table lists is its own synthesis result, not the 4×4 scaled") {
+  // bitfusion_costs.md's 1×16 array: 29,352.6 µm², 998.3 µW leakage, 4,049.8 µW dynamic at 500 MHz (the 4×4
+  // scaled to 16 units would be 3,673.5 µW: 9 % less energy per cycle).
+  const AccelConfig row = config(R"({"array": {"rows": 1, "cols": 16}})");
+  CHECK(row.array_pj_per_cycle == Approx(4049.8 / 500));
+  CHECK(row.array_leakage_mw == Approx(0.9983));
+  CHECK(row.array_area_mm2 == Approx(0.0293526));
+  // and its 16×1 transpose is a different synthesis result
+  const AccelConfig column = config(R"({"array": {"rows": 16, "cols": 1}})");
+  CHECK(column.array_pj_per_cycle == Approx(3758.3 / 500));
+  // a size not listed scales the 4×4 array: 1×8 is half of it
+  const AccelConfig half = config(R"({"array": {"rows": 1, "cols": 8}})");
+  CHECK(half.array_pj_per_cycle == Approx(3673.5 / 2 / 500));
+  // at another precision range the listed array is scaled by the single units' ratio as the 4×4 is
+  const AccelConfig wide = config(R"({"array": {"rows": 1, "cols": 16, "pmax_bits": 16, "pmin_bits": 2}})");
+  CHECK(wide.array_pj_per_cycle == Approx(4049.8 / 500 * 1440.4 / 344.3));
+}
+
 TEST_CASE("cost tables are read strictly") {
   const std::string row = R"({"bytes": 128, "rw_port": false, "read_nj": 1, "write_nj": 1, "leakage_mw": 1,
                               "area_mm2": 1, "access_ns": 1})";
@@ -173,4 +191,10 @@ TEST_CASE("cost tables are read strictly") {
       "dynamic_uw": 1}], "fusion_units": []})",
                                           "s.json"),
                     Contains("s.json: scale_from: no 4×4 array"));
+  CHECK_THROWS_WITH(SynthesisTable::parse(R"({"source": "s", "clock_mhz": 500, "pmax_bits": 8, "pmin_bits": 2,
+      "scale_from": {"rows": 1, "cols": 1}, "arrays": [{"rows": 1, "cols": 1, "area_um2": 1, "leakage_uw": 1,
+      "dynamic_uw": 1}, {"rows": 1, "cols": 1, "area_um2": 2, "leakage_uw": 1, "dynamic_uw": 1}],
+      "fusion_units": []})",
+                                          "s.json"),
+                    Contains("s.json: arrays[1]: rows: 1×1 listed twice"));
 }

@@ -52,8 +52,9 @@ class SynthesisTable {
   /// Reads a table strictly, as CactiTable::parse; the `scale_from` array and the 1×1 array must be listed.
   static SynthesisTable parse(std::string_view json_text, const std::string& origin);
 
-  /// rows × cols fusion units of precision range pmax/pmin bits: the `scale_from` array's dynamic power
-  /// (per cycle at the synthesis clock), leakage and area × rows·cols / its unit count; at a precision range
+  /// rows × cols fusion units of precision range pmax/pmin bits: the array of that size where the table lists
+  /// one (as the BitFusion simulator looks it up), else the `scale_from` array's dynamic power (per cycle at the
+  /// synthesis clock), leakage and area × rows·cols / its unit count; at a precision range
   /// other than the table's, area × the single fusion unit's area at pmax/pmin ÷ the 1×1 array's, power
   /// (dynamic and leakage) × its total power ÷ the 1×1 array's. Throws ecosim::Error for a range not listed.
   ArrayCost array(std::uint64_t rows, std::uint64_t cols, std::uint64_t pmax_bits, std::uint64_t pmin_bits) const;
@@ -70,6 +71,7 @@ class SynthesisTable {
   double clock_mhz_ = 0;
   std::uint64_t pmax_bits_ = 0, pmin_bits_ = 0;
   Synthesised reference_, single_;  // the `scale_from` array and the 1×1 array
+  std::vector<Synthesised> arrays_;  // every array listed
   std::vector<FusionUnit> fusion_units_;
 };
 
