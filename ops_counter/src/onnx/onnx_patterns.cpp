@@ -2,10 +2,10 @@
 // (MatMul(Q, Kᵀ) → scale → mask → Softmax → MatMul(·, V); the scale a Mul or Div by a constant or by a scalar the
 // shape evaluator folded, the mask an Add or a Where selecting a hiding fill value, causal when a constant or
 // folded tensor hiding exactly the later keys, a second Add a bias (Swin's relative positions); scale, mask and
-// bias optional, in any order, with Reshapes and Casts between them; K/V heads counted before a grouped-query
-// Expand/Tile; Q or Kᵀ scaled by a scalar before the scores noted as the block's), GELU in its erf form (x/√2 → Erf →
-// +1 → ·x → ·0.5), SiLU (Sigmoid → ·x), LayerNorm decomposed (ReduceMean, Sub, Pow 2, ReduceMean, Add ε, Sqrt, Div,
-// then Mul γ, Add β when affine) and a Linear layer exported as MatMul + bias Add.
+// bias optional, in any order, with Reshapes and Casts between them; K/V heads counted as K broadcasts or before a
+// grouped-query Expand/Tile; Q or Kᵀ scaled by a scalar before the scores noted as the block's), GELU in its erf form
+// (x/√2 → Erf → +1 → ·x → ·0.5), SiLU (Sigmoid → ·x), LayerNorm decomposed (ReduceMean, Sub, Pow 2, ReduceMean, Add ε,
+// Sqrt, Div, then Mul γ, Add β when affine; over the last dims) and a Linear layer exported as MatMul + bias Add.
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -57,11 +57,25 @@ struct Chain {
 
 bool binary(const Node& n) { return n.inputs.size() == 2; }
 
-/// The last axis of a reduction/normalisation given by `key` (or `fallback` when absent), for a tensor of rank r.
-bool over_last_axis(const Node& n, const std::string& key, std::size_t rank, std::int64_t fallback) {
+/// How many trailing axes of a rank-r tensor a reduction/normalisation given by `key` (or `fallback` when absent)
+/// spans (nn.LayerNorm over its last dims): 0 unless its axes are the last ones, each once.
+std::size_t trailing_axes(const Node& n, const std::string& key, std::size_t rank, std::int64_t fallback) {
   const auto it = n.ints.find(key);
-  const std::vector<std::int64_t> axes = it == n.ints.end() ? std::vector<std::int64_t>{fallback} : it->second;
-  return axes.size() == 1 && (axes[0] == -1 || axes[0] == static_cast<std::int64_t>(rank) - 1);
+  std::vector<std::int64_t> axes = it == n.ints.end() ? std::vector<std::int64_t>{fallback} : it->second;
+  const auto r = static_cast<std::int64_t>(rank);
+  for (std::int64_t& a : axes) {
+    if (a < -r || a >= r) return 0;
+    if (a < 0) a += r;
+  }
+  std::sort(axes.begin(), axes.end());
+  for (std::size_t j = 0; j < axes.size(); ++j)
+    if (axes[j] != r - static_cast<std::int64_t>(axes.size() - j)) return 0;
+  return axes.size();
+}
+
+/// The last axis alone, as trailing_axes.
+bool over_last_axis(const Node& n, const std::string& key, std::size_t rank, std::int64_t fallback) {
+  return trailing_axes(n, key, rank, fallback) == 1;
 }
 
 /// Where(cond, scores, fill) or Where(cond, fill, scores), the last chain node, with a constant fill that hides
@@ -76,9 +90,15 @@ std::optional<Causality> where_mask(const Context& c, const Chain& chain, const 
   return mask_causality(c, n.inputs[0], scores, kept_second ? &Tensor::causal_keep : &Tensor::causal_drop);
 }
 
-/// The heads of the K operand `k` (of `heads` heads) before a grouped-query expansion: walking back through
-/// views, transposes and a scale to an Expand or Tile, the heads its input holds; `heads` when there is none.
-std::uint64_t kv_heads(const Context& c, const std::string& k, const Node& at, std::uint64_t heads) {
+/// The heads of the K operand `k` (of `heads` heads; the scores' heads axis `heads_axis` from their end, 0 when
+/// the heads are merged into the batch) before a grouped-query expansion: its own extent on that axis where
+/// MatMul broadcasts it over the heads (one K head unsqueezed for all: multi-query attention), else walking back
+/// through views, transposes and a scale to an Expand or Tile, the heads its input holds; `heads` when there is none.
+std::uint64_t kv_heads(const Context& c, const std::string& k, const Node& at, std::uint64_t heads,
+                       std::size_t heads_axis) {
+  const auto& kd = c.dims(k, at);
+  const std::uint64_t own = heads_axis == 0 ? heads : kd.size() < heads_axis ? 1 : kd[kd.size() - heads_axis];
+  if (own < heads && own && heads % own == 0) return own;
   std::string t = k;
   for (int step = 0; step < 8; ++step) {
     const auto p = c.producer(t);
@@ -97,21 +117,40 @@ std::uint64_t kv_heads(const Context& c, const std::string& k, const Node& at, s
 }
 
 /// The heads merged into the batch of rank-3 scores (nn.MultiheadAttention's bmm over bsz·heads): walking back
-/// from Q through transposes and a scale, the Reshape that split the width E into heads of head_dim; 1 when none.
+/// from Q through transposes, a scale, Reshapes keeping head_dim last (einops' "(b h) n d" merge) and selections
+/// keeping the last dim (a fused qkv's Gather or Split of q), the Reshape that split a wider last dim into
+/// head_dim chunks: their number less what the selections left out (k and v); 1 when none (a Reshape ending in
+/// another width: single-head attention over a feature map).
 std::uint64_t merged_heads(const Context& c, const std::string& q, std::uint64_t head_dim, std::uint64_t groups) {
+  constexpr std::string_view kPassing[] = {"Transpose", "Mul", "Div", "Cast", "Squeeze", "Unsqueeze"};
+  constexpr std::string_view kSelecting[] = {"Gather", "Split", "Slice"};
+  const auto in = [](std::string_view op, const auto& ops) {
+    return std::find(std::begin(ops), std::end(ops), op) != std::end(ops);
+  };
+  std::uint64_t selected = 1;  // the share of the walked tensor the selections kept, inverted
   std::string t = q;
-  for (int step = 0; step < 8; ++step) {
+  for (int step = 0; step < 8 && head_dim; ++step) {
     const auto p = c.producer(t);
     if (!p) break;
     const Node& n = c.node(*p);
-    if (n.inputs.empty() || n.inputs[0].empty() || !c.has_dims(n.inputs[0])) break;
+    if (n.inputs.empty() || n.inputs[0].empty() || !c.has_dims(n.inputs[0]) || !c.has_dims(t)) break;
+    const auto& x = c.dims(n.inputs[0], n);
+    const auto& y = c.dims(t, n);
+    if (x.empty() || y.empty()) break;
     if (n.op == "Reshape") {
-      const auto& x = c.dims(n.inputs[0], n);
-      const std::uint64_t width = x.empty() ? 0 : x.back();
-      if (head_dim == 0 || width == 0 || width % head_dim || groups % (width / head_dim)) break;
-      return width / head_dim;
+      if (y.back() != head_dim || x.back() % head_dim) break;
+      if (x.back() > head_dim) {  // the split into head_dim chunks
+        const std::uint64_t chunks = x.back() / head_dim;
+        if (chunks % selected || groups % (chunks / selected)) break;
+        return chunks / selected;
+      }
+    } else if (in(n.op, kSelecting) && x.back() == y.back()) {
+      const std::uint64_t before = c.elements(n.inputs[0], n), after = c.elements(t, n);
+      if (after == 0 || before % after) break;
+      selected = checked_mul(selected, before / after);
+    } else if (!in(n.op, kPassing)) {
+      break;
     }
-    if (n.op != "Transpose" && n.op != "Mul" && n.op != "Div" && n.op != "Cast") break;
     t = n.inputs[0];
   }
   return 1;
@@ -240,7 +279,7 @@ std::optional<Match> attention(const Context& c, std::size_t i) {
     a.heads = merged_heads(c, scores.inputs[0], a.head_dim, a.batch);
     a.batch /= a.heads;
   }
-  a.kv_heads = kv_heads(c, scores.inputs[1], scores, a.heads);
+  a.kv_heads = kv_heads(c, scores.inputs[1], scores, a.heads, s.size() >= 4 ? 3 : 0);
   // torch's matmul folds the leading dims into one batch, a view of its operands unless two of them exceed 1
   // (several heads of a batch: a transposed layout it copies)
   a.operand_views = std::count_if(s.begin(), s.end() - 2, [](std::uint64_t d) { return d > 1; }) <= 1;
@@ -304,8 +343,8 @@ std::optional<Match> decomposed_layernorm(const Context& c, std::size_t i) {
   const auto& x = c.dims(mean.inputs[0], mean);
   if (x.empty()) return std::nullopt;
   Chain chain{c, {i}};
-  if (!over_last_axis(mean, "axes", x.size(), 0) || !chain.next("Sub") || !binary(chain.last()) ||
-      chain.last().inputs[0] != mean.inputs[0])
+  const std::size_t axes = trailing_axes(mean, "axes", x.size(), 0);  // nn.LayerNorm over its last `axes` dims
+  if (axes == 0 || !chain.next("Sub") || !binary(chain.last()) || chain.last().inputs[0] != mean.inputs[0])
     return std::nullopt;
   if (chain.last().outputs.empty()) return std::nullopt;
   const std::string centred = chain.last().outputs[0];
@@ -314,15 +353,18 @@ std::optional<Match> decomposed_layernorm(const Context& c, std::size_t i) {
   chain.nodes.push_back(c.node(readers[0]).op == "Pow" ? readers[0] : readers[1]);
   if (chain.last().op != "Pow" || !binary(chain.last()) || !c.scalar(chain.last().inputs[1]) ||
       *c.scalar(chain.last().inputs[1]) != 2.0 || !chain.next("ReduceMean") ||
-      !over_last_axis(chain.last(), "axes", x.size(), 0) || !chain.next("Add") || !c.scalar(chain.other_input()) ||
-      !chain.next("Sqrt") || !chain.next("Div") || !binary(chain.last()) || chain.last().inputs[0] != centred)
+      trailing_axes(chain.last(), "axes", x.size(), 0) != axes || !chain.next("Add") ||
+      !c.scalar(chain.other_input()) || !chain.next("Sqrt") || !chain.next("Div") || !binary(chain.last()) ||
+      chain.last().inputs[0] != centred)
     return std::nullopt;
   // affine: then Mul γ, Add β (nn.LayerNorm(elementwise_affine=False) stops at the Div)
   Chain scaled{c, chain.nodes};
   const bool affine =
       scaled.next("Mul") && c.constant(scaled.other_input()) && scaled.next("Add") && c.constant(scaled.other_input());
   if (affine) chain.nodes = scaled.nodes;
-  const std::uint64_t width = x.back(), elements = c.elements(mean.inputs[0], mean);
+  std::uint64_t width = 1;
+  for (std::size_t d = x.size() - axes; d < x.size(); ++d) width = checked_mul(width, x[d]);
+  const std::uint64_t elements = c.elements(mean.inputs[0], mean);
   return Match{chain.nodes, Layer{"", LayerNorm{elements / width, width, affine}}};
 }
 
