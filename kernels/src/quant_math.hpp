@@ -174,14 +174,21 @@ inline constexpr std::uint32_t kMesaStream = 0x3e5a'0002u;
 
 namespace ecosim::quant {
 
+/// The narrowest range quantized over itself: below it B / range overflows fp32 (255 / 2^-120 < FLT_MAX), and
+/// every code would saturate; a narrower nonzero range is quantized over 2^-120 (error ≤ one step of it,
+/// 2.9e-39 at 8 bits), scale and step alike.
+ECOSIM_HD float quantized_range(float range) {
+  constexpr float kNarrowest = 0x1p-120f;
+  return range > 0.0f && range < kNarrowest ? kNarrowest : range;
+}
 /// B / range (0 for a constant group, whose codes are all 0 and dequantize to zero exactly).
 ECOSIM_HD float quant_scale(std::uint16_t range_bf16, std::uint32_t levels) {
-  const float range = bf16_to_float(range_bf16);
+  const float range = quantized_range(bf16_to_float(range_bf16));
   return range > 0.0f ? div_rn(static_cast<float>(levels), range) : 0.0f;
 }
 /// range / B, the dequantization step.
 ECOSIM_HD float quant_step(std::uint16_t range_bf16, std::uint32_t levels) {
-  return div_rn(bf16_to_float(range_bf16), static_cast<float>(levels));
+  return div_rn(quantized_range(bf16_to_float(range_bf16)), static_cast<float>(levels));
 }
 ECOSIM_HD std::uint32_t quantize(float x, float zero, float scale, float uniform, std::uint32_t levels) {
   return stochastic_round(mul_rn(sub_rn(x, zero), scale), uniform, levels);
@@ -212,7 +219,7 @@ ECOSIM_HD MesaScale mesa_update(bool first, MesaScale old, float min_value, floa
           add_rn(mul_rn(momentum, old.beta), mul_rn(rest, min_value))};
 }
 ECOSIM_HD bool mesa_finite(MesaScale s) { return is_finite(s.alpha) && is_finite(s.beta); }
-ECOSIM_HD float mesa_scale(float alpha) { return alpha > 0.0f ? div_rn(255.0f, alpha) : 0.0f; }
-ECOSIM_HD float mesa_step(float alpha) { return div_rn(alpha, 255.0f); }
+ECOSIM_HD float mesa_scale(float alpha) { return alpha > 0.0f ? div_rn(255.0f, quantized_range(alpha)) : 0.0f; }
+ECOSIM_HD float mesa_step(float alpha) { return div_rn(quantized_range(alpha), 255.0f); }
 
 }  // namespace ecosim::quant

@@ -110,7 +110,7 @@ void bind_mesa(py::module_& m) {
       [](const py::array& x, const std::string& dtype, std::uint64_t heads, std::uint64_t inner, k::mesa::State& state,
          std::uint64_t seed, const std::string& device) {
         const k::TensorView v = view(x, dtype);
-        if (heads == 0 || inner == 0 || v.elements % (heads * inner) != 0)
+        if (heads == 0 || inner == 0 || heads > v.elements / inner || v.elements % (heads * inner) != 0)
           throw Error("the tensor's " + std::to_string(v.elements) + " elements are not outer × " +
                       std::to_string(heads) + " heads × " + std::to_string(inner));
         const k::mesa::Layout layout{v.elements / (heads * inner), heads, inner};

@@ -108,6 +108,28 @@ TEST_CASE("codes lie in [0, 2^b-1] — metadata covers each group — dequantize
   }
 }
 
+TEST_CASE("a group narrower than 2^-120 is quantized over 2^-120: codes spread, error within one step of it",
+          "[actnn]") {
+  // values ~1e-37: B / range would overflow fp32 at 8 bits (255 / 7e-37 > FLT_MAX), every code saturating
+  std::vector<float> x = test::normal_tensor(512, 21);
+  for (float& v : x) v *= 1e-37f;
+  for (unsigned b : {2u, 8u}) {
+    CAPTURE(b);
+    const actnn::Compressed c =
+        actnn::quantize_cpu({x.data(), DType::fp32, x.size()}, actnn::Layout::uniform(512, b), 3);
+    const std::vector<float> y = actnn::dequantize_cpu(c);
+    for (std::uint64_t g = 0; g < c.range_bf16.size(); ++g) {
+      const double step = std::max<double>(bf16_value(c.range_bf16[g]), std::ldexp(1.0, -120)) / ((1u << b) - 1u);
+      double worst = 0;
+      for (std::uint64_t i = g * 256; i < (g + 1) * 256; ++i) worst = std::max(worst, std::abs(double(y[i]) - x[i]));
+      CHECK(worst <= step * (1 + 1e-6));
+    }
+    std::vector<std::uint32_t> codes;
+    for (std::uint64_t i = 0; i < 512; ++i) codes.push_back(c.code(0, i));
+    CHECK(std::count(codes.begin(), codes.end(), (1u << b) - 1u) < 256);  // not saturated
+  }
+}
+
 TEST_CASE("fp16 and bf16 inputs give the codes of their exact fp32 values", "[actnn]") {
   const std::vector<std::pair<test::HalfTensor, DType>> inputs = {{test::random_fp16(777, 1), DType::fp16},
                                                                   {test::random_bf16(777, 2), DType::bf16}};

@@ -81,6 +81,18 @@ TEST_CASE("alpha = 0 (a constant head) gives code 0 and dequantizes to beta with
   }
 }
 
+TEST_CASE("a head narrower than 2^-120 is quantized over 2^-120: codes spread, error within one step of it", "[mesa]") {
+  const mesa::Layout l{1, 1, 256};
+  std::vector<float> x = test::normal_tensor(256, 22);
+  for (float& v : x) v *= 1e-37f;  // 255 / α would overflow fp32
+  mesa::State state;
+  const mesa::Compressed c = mesa::quantize_cpu({x.data(), DType::fp32, 256}, l, state, 4);
+  const std::vector<float> y = mesa::dequantize_cpu(c);
+  const double step = std::max<double>(c.alpha[0], std::ldexp(1.0, -120)) / 255;
+  for (int i = 0; i < 256; ++i) REQUIRE(std::abs(double(y[i]) - x[i]) <= step * (1 + 1e-6));
+  CHECK(std::count(c.codes.begin(), c.codes.end(), std::uint8_t{255}) < 8);
+}
+
 TEST_CASE("mesa stochastic rounding is unbiased inside the range", "[mesa][statistics]") {
   const mesa::Layout l{1, 2, 64};
   const std::vector<float> x = test::normal_tensor(128, 4);

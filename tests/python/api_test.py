@@ -222,6 +222,14 @@ def main():
         check("trace(output='-') raises ecosim.Error", False)
     except ecosim.Error as e:
         check("trace(output='-') raises ecosim.Error (standard output is not a file to read back)", "output='-'" in str(e))
+    try:  # heads · inner wrapping to 0 in 64 bits: an error, not a division by zero
+        import numpy
+        ecosim._ecosim.mesa_quantize(numpy.zeros(4, numpy.float32), "fp32", 2**32, 2**32, ecosim._ecosim.MesaState(), 0)
+        check("mesa_quantize with heads · inner past 2^64 raises ecosim.Error", False)
+    except ImportError:
+        pass
+    except ecosim.Error as e:
+        check("mesa_quantize with heads · inner past 2^64 raises ecosim.Error naming the layout", "heads" in str(e))
     sys.exit(1 if failures else 0)
 
 

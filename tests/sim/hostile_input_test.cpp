@@ -255,6 +255,10 @@ std::vector<Case> cases() {
        "q.npy",
        file("q.npy", npy("4294967296, 4294967296, 4294967296", 64))},
       {"missing npy", {"run", "--variant", "msa", "--input", "a.npy,b.npy,c.npy"}, "a.npy"},
+      {"Mesa on an npy with an empty last dimension",
+       {"compress", "--scheme", "mesa", "--bits", "8", "--input", "e.npy"},
+       "mesa: empty tensor",
+       file("e.npy", npy("4, 0", 0))},
   };
 }
 

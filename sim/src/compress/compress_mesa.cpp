@@ -10,6 +10,7 @@ CompressResult compress_mesa(const CompressRequest& r) {
   using namespace kernels::mesa;
   if (r.bits != 8) throw Error("mesa stores 8-bit codes: give --bits 8");
   const std::uint64_t channels = r.shape.back();
+  if (r.x.elements == 0 || channels == 0) throw Error("mesa: empty tensor");
   if (r.groups == 0 || channels % r.groups != 0)
     throw Error("mesa: --groups " + std::to_string(r.groups) + " must divide the last dimension " +
                 std::to_string(channels));
