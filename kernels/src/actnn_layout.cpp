@@ -5,6 +5,7 @@
 #include "ecosim/kernels/actnn.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/primitives.hpp"
 #include "input_type.hpp"
 #include "pass_record.hpp"
 
@@ -63,8 +64,8 @@ std::uint32_t Compressed::code(std::uint64_t sample, std::uint64_t index) const 
 
 OpRecord quantize_record(const Layout& layout, DType input) {
   const std::uint64_t n = layout.elements(), groups = layout.groups();
-  OpRecord r =
-      pass_record("actnn.quantize_pack", "actnn_quantize", n, input, {{"groups", groups}, {"group_size", kGroupSize}});
+  OpRecord r = pass_record("actnn.quantize_pack", "actnn_quantize", n, input,
+                           {{std::string(ops::kGroupsParam), groups}, {std::string(ops::kGroupSizeParam), kGroupSize}});
   // Per group: min and max (2 compares per element), bf16 metadata and B/range (1 div); per element:
   // subtract, multiply, floor/fraction (1 add), compare with U and clamp (3 compares).
   r.counts.add(OpKind::cmp, DType::fp32, checked_mul(n, 5))
@@ -82,7 +83,7 @@ OpRecord quantize_record(const Layout& layout, DType input) {
 OpRecord dequantize_record(const Layout& layout) {
   const std::uint64_t n = layout.elements(), groups = layout.groups();
   OpRecord r = pass_record("actnn.unpack_dequantize", "actnn_dequantize", n, DType::fp32,
-                           {{"groups", groups}, {"group_size", kGroupSize}});
+                           {{std::string(ops::kGroupsParam), groups}, {std::string(ops::kGroupSizeParam), kGroupSize}});
   r.counts = affine_dequantize_counts(n, groups);
   const auto offsets = layout.sample_byte_offsets();
   for (std::uint64_t s = 0; s < layout.samples; ++s)

@@ -4,6 +4,7 @@
 
 #include "ecosim/kernels/fewbit.hpp"
 #include "ecosim/ops_counter/checked.hpp"
+#include "ecosim/ops_counter/primitives.hpp"
 
 namespace ecosim::kernels::fewbit {
 
@@ -16,7 +17,7 @@ OpRecord forward_record(const Codebook& c, std::uint64_t elements, DType t) {
   ops::OpMix mix = spec(c.activation).forward_ops;
   mix.cmp += c.borders.size();
   OpRecord r = ops::eltwise("fewbit.forward", func(c.activation, "forward"), 1, 1, elements, t, mix);
-  r.params = {{"bits", c.bits}};
+  r.params = {{std::string(ops::kCodeBitsParam), c.bits}};
   r.counts.add_written_bytes(code_dtype(c.bits), code_bytes(elements, c.bits));
   return r;
 }
@@ -24,7 +25,7 @@ OpRecord forward_record(const Codebook& c, std::uint64_t elements, DType t) {
 OpRecord backward_record(const Codebook& c, std::uint64_t elements, DType t) {
   // grad · level[code]: one multiply; reads the gradient and the packed codes, writes the gradient.
   OpRecord r = ops::eltwise("fewbit.backward", func(c.activation, "backward"), 1, 1, elements, t, {.mul = 1});
-  r.params = {{"bits", c.bits}};
+  r.params = {{std::string(ops::kCodeBitsParam), c.bits}};
   r.counts.add_read_bytes(code_dtype(c.bits), code_bytes(elements, c.bits));
   return r;
 }

@@ -7,6 +7,7 @@
 #include "ecosim/kernels/mesa.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/primitives.hpp"
 #include "input_errors.hpp"
 #include "input_type.hpp"
 #include "mesa_step.hpp"
@@ -42,7 +43,7 @@ void Compressed::check() const {
 
 OpRecord quantize_record(const Layout& layout, DType input) {
   const std::uint64_t n = layout.elements();
-  OpRecord r = pass_record("mesa.quantize", "mesa_quantize", n, input, {{"heads", layout.heads}});
+  OpRecord r = pass_record("mesa.quantize", "mesa_quantize", n, input, {{std::string(ops::kHeadsParam), layout.heads}});
   // Min/max (2 compares), subtract, multiply, fraction (1 add), compare with U and clamp (3 compares);
   // per head the moving averages (4 muls, 3 adds) and 255/α.
   r.counts.add(OpKind::cmp, DType::fp32, checked_mul(n, 5))
@@ -57,7 +58,8 @@ OpRecord quantize_record(const Layout& layout, DType input) {
 
 OpRecord dequantize_record(const Layout& layout) {
   const std::uint64_t n = layout.elements();
-  OpRecord r = pass_record("mesa.dequantize", "mesa_dequantize", n, DType::fp32, {{"heads", layout.heads}});
+  OpRecord r = pass_record("mesa.dequantize", "mesa_dequantize", n, DType::fp32,
+                           {{std::string(ops::kHeadsParam), layout.heads}});
   r.counts = affine_dequantize_counts(n, layout.heads);
   r.counts.add_read_bytes(DType::int8, checked_mul(n, kCodeBytes));
   r.counts.add_read_bytes(DType::fp32, checked_mul(layout.heads, kMetadataBytesPerHead));

@@ -69,7 +69,7 @@ struct LayerEmitter {
   void operator()(const Rotary& r) const {  // mmcv: no MACs (an elementwise op, like GELU or a residual)
     if (r.rotary_dims == 0 || r.rotary_dims % 2) throw Error("layer '" + name + "': rotary dims must be even");
     OpRecord rec = ops::eltwise("", "rotary", 1, r.vectors, r.rotary_dims, DType::fp32, ops::rotary_element());
-    rec.params = {{"rotary_dims", r.rotary_dims}};
+    rec.params = {{std::string(ops::kRotaryDimsParam), r.rotary_dims}};
     (*this)(std::move(rec), {});
   }
 
@@ -101,7 +101,7 @@ struct LayerEmitter {
     const std::uint64_t input = checked_product({p.batch, p.channels, p.in_h, p.in_w});
     OpRecord r = ops::reduce("", "avg_pool", p.batch, checked_product({p.channels, out_h, out_w}), window, DType::fp32,
                              {.mul = 1, .add = window - 1}, 1, input);
-    r.params = {{"kernel", p.kernel}, {"stride", p.stride}};
+    r.params = {{std::string(ops::kPoolKernelParam), p.kernel}, {std::string(ops::kPoolStrideParam), p.stride}};
     (*this)(std::move(r), ops::macs(input));  // mmcv: input elements
   }
 
@@ -117,7 +117,9 @@ struct LayerEmitter {
     const std::uint64_t input = checked_product({p.batch, p.channels, p.in_h, p.in_w});
     OpRecord r = ops::reduce("", "max_pool", p.batch, checked_product({p.channels, p.out_h(), p.out_w()}), window,
                              DType::fp32, {.cmp = window - 1}, 1, input);
-    r.params = {{"kernel", p.kernel}, {"stride", p.stride}, {"pad", p.pad}};
+    r.params = {{std::string(ops::kPoolKernelParam), p.kernel},
+                {std::string(ops::kPoolStrideParam), p.stride},
+                {std::string(ops::kPoolPadParam), p.pad}};
     (*this)(std::move(r), ops::macs(input));  // mmcv: input elements
   }
 

@@ -162,7 +162,14 @@ class LineParser {
     if (j.contains("params")) {
       const auto& p = j["params"];
       if (!p.is_object()) fail("params", "must be an object of name → non-negative integer");
-      for (const auto& [key, value] : p.items()) r.params[key] = count(value, "params." + key);
+      for (const auto& [key, value] : p.items()) {
+        // a conv record's geometry is checked whole below; a version-1 hash record's anchors on conversion
+        if (r.kind != OpClass::conv && !(v1_hash && key == "support") &&
+            std::find(std::begin(ops::kRecordParams), std::end(ops::kRecordParams), key) ==
+                std::end(ops::kRecordParams))
+          fail("params." + key, unknown_key_problem(key, ops::kRecordParams, "unknown param"));
+        r.params[key] = count(value, "params." + key);
+      }
       check_attention_params(r.params, r.batch, r.m);
       // sequential passes: a kernel each; a product's batch holds them
       const auto passes = r.params.find(std::string(ops::kPassesParam));

@@ -89,6 +89,23 @@ inline constexpr std::string_view kPassesParam = "passes";
 /// transposed convolution, a convolution's weight and input gradients): a GPU library runs them as cuDNN
 /// convolutions (TF32 under PyTorch's fp32 default, the overlapping sums inside the kernel, no pass of their own).
 inline constexpr std::string_view kConvolutionParam = "convolution";
+/// OpRecord::params keys that describe a record and that no cost reads: a rotary embedding's rotated dims, a
+/// pooling window's kernel, stride and padding, Few-Bit's code bits, a compression pass's metadata groups and
+/// their size (ActNN) or heads (Mesa).
+inline constexpr std::string_view kRotaryDimsParam = "rotary_dims";
+inline constexpr std::string_view kPoolKernelParam = "kernel";
+inline constexpr std::string_view kPoolStrideParam = "stride";
+inline constexpr std::string_view kPoolPadParam = "pad";
+inline constexpr std::string_view kCodeBitsParam = "bits";
+inline constexpr std::string_view kGroupsParam = "groups";
+inline constexpr std::string_view kGroupSizeParam = "group_size";
+inline constexpr std::string_view kHeadsParam = "heads";
+/// Every OpRecord::params key a record other than a conv record (whose params are its geometry, conv_shape.hpp)
+/// may carry; a trace's reader refuses any other (a misspelt marker would be read as none, silently).
+inline constexpr std::string_view kRecordParams[] = {
+    kCausalParam,      kWindowParam,     kKvGroupsParam,   kPackedHeadsParam, kPassesParam,
+    kConvolutionParam, kRotaryDimsParam, kPoolKernelParam, kPoolStrideParam,  kPoolPadParam,
+    kCodeBitsParam,    kGroupsParam,     kGroupSizeParam,  kHeadsParam};
 /// r's outputs added onto a held state of `elements` values of type t (a causal linear attention's running sums
 /// over the earlier tokens): one addition per element, and the state read.
 void add_onto_state(OpRecord& r, DType t, std::uint64_t elements);
