@@ -125,6 +125,9 @@ TEST_CASE("sweep spec: bad specs are errors naming the problem", "[sweep]") {
         "test.json: variants[0].bit: variant 'ecoformer' reads no such parameter (did you mean 'bits'?)");
   CHECK_THAT(error_of(R"({"axes": {"array.rowz": [8]})" + tail),
              Catch::Contains("array.rowz: unknown key (did you mean 'rows'?)"));
+  // a line break in a string would split its row of sweep.csv (--resume and MPI read the rows back as lines)
+  CHECK_THAT(error_of(R"({"axes": {"name": ["a\nb", "c"]})" + tail),
+             Catch::Contains("axes.name[0]: a control character"));
   // Seven axes of ten values (each valid: its default plus 0..9) span 10⁷ configurations, above
   // kMaxSweepConfigurations.
   std::string long_axes = R"({"axes": {)";
@@ -141,6 +144,14 @@ TEST_CASE("sweep spec: bad specs are errors naming the problem", "[sweep]") {
     long_axes += "]";
   }
   CHECK_THAT(error_of(long_axes + "}" + tail), Catch::Contains("configurations"));
+}
+
+TEST_CASE("sweep spec: two ONNX files of one name are two workloads, labelled by their paths", "[sweep]") {
+  SweepWorkload first, second;
+  first.onnx = "m1/model.onnx";
+  second.onnx = "m2/model.onnx";
+  CHECK(first.label() == "onnx m1/model.onnx");
+  CHECK(first.label() != second.label());  // else one plot panel and one Pareto front for both
 }
 
 TEST_CASE("sweep plan: configurations above max_area_mm2 are pruned, the others kept", "[sweep]") {

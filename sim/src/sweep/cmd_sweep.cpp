@@ -4,6 +4,7 @@
 // sweep.json, and the latency/energy/area plots with their Pareto fronts.
 #include <fmt/core.h>
 #include <fmt/ostream.h>
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -100,6 +101,7 @@ int coordinate(const po::variables_map& vm, const SweepSpec& spec, const MpiSess
 
   const auto start = Clock::now();
   auto last_progress = start, last_checkpoint = start;
+  Clock::duration checkpoint_interval = kCheckpointInterval;
   std::size_t finished = 0;
   const auto done = [&](SweepRow row) {
     rows[row.index] = std::move(row);
@@ -112,9 +114,12 @@ int coordinate(const po::variables_map& vm, const SweepSpec& spec, const MpiSess
                  duration(double(todo.size() - finished) / rate));
       last_progress = now;
     }
-    if (now - last_checkpoint >= kCheckpointInterval) {
+    if (now - last_checkpoint >= checkpoint_interval) {
       write_file_atomically(csv_path, render_sweep_csv(spec, rows));
-      last_checkpoint = now;
+      // counted from the write's end, and at least ten writes long: a checkpoint takes at most a tenth of the
+      // sweep's time however large its CSV grows (not one rewrite a row once a write outlasts the interval)
+      last_checkpoint = Clock::now();
+      checkpoint_interval = std::max<Clock::duration>(kCheckpointInterval, 10 * (last_checkpoint - now));
     }
   };
   if (mpi.size() > 1)

@@ -196,7 +196,7 @@ std::optional<double> area_bound(const json& constraints, const char* key) {
 }  // namespace
 
 std::string SweepWorkload::label() const {
-  if (!onnx.empty()) return "onnx " + std::filesystem::path(onnx).filename().string();
+  if (!onnx.empty()) return "onnx " + onnx;  // the path as the spec gives it: two files of one name stay apart
   return model.empty() ? fmt::format("layer b{} n{} d{} h{}", batch, seq, dim, heads)
                        : fmt::format("{} b{}", model, batch);
 }
@@ -231,11 +231,35 @@ std::vector<std::string> SweepSpec::axis_values(std::size_t index) const {
   return values;
 }
 
+namespace {
+
+/// Throws naming the first string of `j` (a value or a key, depth first) holding a line break or another
+/// control character: the rows are lines of sweep.csv (read back by --resume and MPI's gathering).
+void refuse_control_characters(const json& j, const std::string& path) {
+  const auto check = [&](const std::string& text, const std::string& where) {
+    if (std::any_of(text.begin(), text.end(), [](unsigned char ch) { return ch < 0x20 || ch == 0x7f; }))
+      throw Error(fmt::format("{}: a control character (a line break?) in a string: the rows are lines of sweep.csv",
+                              where.empty() ? "the spec" : where));
+  };
+  if (j.is_string()) check(j.get<std::string>(), path);
+  if (j.is_object())
+    for (const auto& [key, value] : j.items()) {
+      const std::string where = path.empty() ? key : path + "." + key;
+      check(key, where);
+      refuse_control_characters(value, where);
+    }
+  if (j.is_array())
+    for (std::size_t i = 0; i < j.size(); ++i) refuse_control_characters(j[i], fmt::format("{}[{}]", path, i));
+}
+
+}  // namespace
+
 SweepSpec parse_sweep_spec(std::string_view json_text, const std::string& origin) {
   SweepSpec spec;
   spec.document = parse_json(json_text, origin);
   const json& d = spec.document;
   try {
+    refuse_control_characters(d, "");
     check_keys(d, {"accelerator", "axes", "workloads", "variants", "engine", "constraints"}, "");
     if (d.contains("accelerator")) {
       if (!d["accelerator"].is_string()) throw Error("accelerator must be a built-in configuration's name");

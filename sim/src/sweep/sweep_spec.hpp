@@ -39,7 +39,7 @@ struct SweepWorkload {
   std::shared_ptr<const OnnxModel> onnx_model;
   std::shared_ptr<const ModelZoo> zoo;  // a Hugging Face config's decoder (`model` its name); null: the built-in zoo
   std::string hf_config;                // that config's file
-  std::string label() const;            // "pvt_v2_b0 b1", "layer b16 n3136 d32 h1", "onnx model.onnx"
+  std::string label() const;  // "pvt_v2_b0 b1", "layer b16 n3136 d32 h1", "onnx models/a.onnx" (the path as given)
 };
 
 /// A variant with one value of each of its parameters.
