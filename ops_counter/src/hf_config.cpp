@@ -82,6 +82,9 @@ constexpr BoolField kTied[] = {{"tie_word_embeddings", "tie_word_embeddings", tr
 constexpr BoolField kGemmaFlags[] = {{"tie_word_embeddings", "tie_word_embeddings", true},
                                      {"qkv_bias", "attention_bias", false},
                                      {"o_bias", "attention_bias", false}};
+constexpr BoolField kAttentionBias[] = {{"tie_word_embeddings", "tie_word_embeddings", false},
+                                        {"qkv_bias", "attention_bias", false},
+                                        {"o_bias", "attention_bias", false}};
 constexpr BoolField kNeoxFlags[] = {{"tie_word_embeddings", "tie_word_embeddings", false},
                                     {"parallel_attention", "use_parallel_residual", true},
                                     {"qkv_bias", "attention_bias", true},
@@ -99,9 +102,9 @@ const std::array<ModelType, 8> kModelTypes = {{
      R"({"norm": "rmsnorm", "mlp": "swiglu", "position": "rotary", "parallel_attention": false,
          "qkv_bias": true, "o_bias": false, "mlp_bias": false})",
      Given::named},
-    {"qwen3", kLlamaSizes, "hidden_act", "", kSilu, kLlamaFlags, "", 1.0,
+    {"qwen3", kLlamaSizes, "hidden_act", "", kSilu, kAttentionBias, "", 1.0,
      R"({"norm": "rmsnorm", "mlp": "swiglu", "position": "rotary", "parallel_attention": false,
-         "qk_norm": true})",
+         "mlp_bias": false, "qk_norm": true})",
      Given::named, Given::required},
     {"phi3", kLlamaSizes, "hidden_act", "", kSilu, kUntied, "partial_rotary_factor", 1.0,
      R"({"norm": "rmsnorm", "mlp": "swiglu", "position": "rotary", "parallel_attention": false,
@@ -128,6 +131,7 @@ constexpr std::string_view kIgnoredFields[] = {"_name_or_path",
                                                "eos_token_id",
                                                "pad_token_id",
                                                "torch_dtype",
+                                               "dtype",
                                                "transformers_version",
                                                "use_cache",
                                                "initializer_range",
@@ -148,8 +152,6 @@ constexpr std::string_view kIgnoredFields[] = {"_name_or_path",
                                                "summary_use_proj",
                                                "task_specific_params",
                                                "n_ctx",
-                                               "scale_attn_weights",
-                                               "scale_attn_by_inverse_layer_idx",
                                                "reorder_and_upcast_attn",
                                                "pretraining_tp",
                                                "classifier_dropout",
@@ -259,26 +261,53 @@ nlohmann::json decoder_entry_from_hf_config(const nlohmann::json& config, const 
                                                                    : nlohmann::json(type->rotary_fallback);
   }
 
-  read.push_back("rope_scaling");
-  if (present(config, "rope_scaling")) {
-    const nlohmann::json& r = config["rope_scaling"];
+  // rope_scaling, or transformers 5's rope_parameters (rope_theta and the scaling in one object)
+  for (std::string_view rope : {"rope_scaling", "rope_parameters"}) {
+    read.push_back(rope);
+    if (!present(config, rope)) continue;
+    const nlohmann::json& r = config[std::string(rope)];
     const auto kind = r.is_object() ? r.find(r.contains("rope_type") ? "rope_type" : "type") : r.end();
-    if (!r.is_object() || kind == r.end() || !kind->is_string() ||
-        std::find(std::begin(kRopeScalings), std::end(kRopeScalings), kind->get<std::string>()) ==
-            std::end(kRopeScalings))
-      fail(fmt::format("field 'rope_scaling': {} is not a known scaling (known: {}; each changes the angles only)",
+    const bool absent_kind = rope == "rope_parameters" && r.is_object() && kind == r.end();  // its default
+    if (!absent_kind && (!r.is_object() || kind == r.end() || !kind->is_string() ||
+                         std::find(std::begin(kRopeScalings), std::end(kRopeScalings), kind->get<std::string>()) ==
+                             std::end(kRopeScalings)))
+      fail(fmt::format("field '{}': {} is not a known scaling (known: {}; each changes the angles only)", rope,
                        r.dump(), names(kRopeScalings)));
+  }
+  if (model_type == "gpt_neox") {  // saved by transformers >= 4.4x beside rotary_pct (the same fraction)
+    read.push_back("partial_rotary_factor");
+    if (present(config, "partial_rotary_factor")) {
+      if (present(config, "rotary_pct") && config["partial_rotary_factor"] != config["rotary_pct"])
+        fail(fmt::format("fields 'partial_rotary_factor' ({}) and 'rotary_pct' ({}) disagree",
+                         config["partial_rotary_factor"].dump(), config["rotary_pct"].dump()));
+      entry["rotary_fraction"] = config["partial_rotary_factor"];
+      fields["rotary_fraction"] = "partial_rotary_factor";
+    }
+  }
+  if (model_type == "gpt2") {  // the scores' scaling: 1/√d on each (the default), and no other
+    read.insert(read.end(), {"scale_attn_weights", "scale_attn_by_inverse_layer_idx"});
+    if (present(config, "scale_attn_weights") && config["scale_attn_weights"] != true)
+      fail("field 'scale_attn_weights': unscaled scores are not modelled (the count divides each score by √d)");
+    if (present(config, "scale_attn_by_inverse_layer_idx") && config["scale_attn_by_inverse_layer_idx"] != false)
+      fail(
+          "field 'scale_attn_by_inverse_layer_idx': a second division of each score (by the layer's index) is not "
+          "modelled");
   }
   if (model_type == "gemma") {  // read by older versions only, and only a GELU: the MLP's function either way
     read.push_back("hidden_act");
     if (present(config, "hidden_act")) check_activation("hidden_act", config["hidden_act"]);
   }
-  if (model_type == "phi3")  // Hugging Face's Phi-3 builds no biases, whatever these say: a true one is not that model
-    for (std::string_view f : {"attention_bias", "mlp_bias", "lm_head_bias"}) {
-      read.push_back(f);
-      if (present(config, f) && config[std::string(f)] != false)
-        fail(fmt::format("field '{}': biases are not modelled for model_type phi3 (its layers have none)", f));
-    }
+  // Hugging Face's Phi-3 builds no biases and Qwen3 no MLP biases, whatever these say: a true one is not that model
+  const std::vector<std::string_view> no_biases =
+      model_type == "phi3"    ? std::vector<std::string_view>{"attention_bias", "mlp_bias", "lm_head_bias"}
+      : model_type == "qwen3" ? std::vector<std::string_view>{"mlp_bias"}
+                              : std::vector<std::string_view>{};
+  for (std::string_view f : no_biases) {
+    read.push_back(f);
+    if (present(config, f) && config[std::string(f)] != false)
+      fail(fmt::format("field '{}': biases there are not modelled for model_type {} (its layers have none)", f,
+                       model_type));
+  }
   if (model_type == "mistral" || model_type == "phi3") {
     read.push_back("sliding_window");
     fields["sliding_window"] = "sliding_window";

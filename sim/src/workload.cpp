@@ -161,8 +161,8 @@ Workload parse_workload(const po::variables_map& vm) {
   const std::string attention = vm["attention"].as<std::string>();
   // --onnx keeps the export's attention unless --attention names a variant
   w.model_options.native_attention = attention == "native" || (vm.count("onnx") && vm["attention"].defaulted());
-  if (w.model_options.native_attention && !vm.count("model") && !vm.count("onnx"))
-    throw Error("--attention native needs --model or --onnx (it means the model's own attention)");
+  if (w.model_options.native_attention && !vm.count("model") && !vm.count("onnx") && !vm.count("hf-config"))
+    throw Error("--attention native needs --model, --hf-config or --onnx (it means the model's own attention)");
   a.variant = w.model_options.native_attention ? AttentionVariant::msa : attention_variant_named(attention);
   a.batch = positive(vm, "batch");
   a.heads = positive(vm, "heads");

@@ -99,7 +99,14 @@ TEST_CASE("Qwen3, Phi-3 and Gemma configs: their own fields read, the rest refus
   nlohmann::json biased = phi3;
   biased["attention_bias"] = true;
   CHECK(error_of(biased) ==
-        "c.json: field 'attention_bias': biases are not modelled for model_type phi3 (its layers have none)");
+        "c.json: field 'attention_bias': biases there are not modelled for model_type phi3 (its layers have none)");
+  // Qwen3's MLP has no biases in Hugging Face whatever mlp_bias says (its attention's follow attention_bias)
+  nlohmann::json qwen3_mlp_bias = qwen3;
+  qwen3_mlp_bias["mlp_bias"] = true;
+  CHECK(error_of(qwen3_mlp_bias) ==
+        "c.json: field 'mlp_bias': biases there are not modelled for model_type qwen3 (its layers have none)");
+  qwen3_mlp_bias["mlp_bias"] = false;
+  CHECK(decoder_entry_from_hf_config(qwen3_mlp_bias, "c.json")["mlp_bias"] == false);
   // Gemma: GELU's tanh form by default, whatever hidden_act says as long as it is a GELU
   const nlohmann::json gemma =
       llama({{"model_type", "gemma"}, {"head_dim", 256}, {"hidden_act", "gelu"}, {"tie_word_embeddings", nullptr}});
@@ -121,6 +128,46 @@ TEST_CASE("Qwen3, Phi-3 and Gemma configs: their own fields read, the rest refus
   CHECK(error_of(llama({{"model_type", "gemma2"}})) ==
         "c.json: field 'model_type': 'gemma2' is not modelled (known: llama, mistral, qwen2, qwen3, phi3, gemma, gpt2, "
         "gpt_neox)");
+}
+
+TEST_CASE("configs saved by newer transformers read as the older fields they restate") {
+  // transformers 5: dtype for torch_dtype, rope_parameters holding rope_theta and the scaling
+  CHECK(error_of(llama({{"dtype", "bfloat16"}, {"rope_parameters", {{"rope_theta", 5e5}, {"rope_type", "llama3"}}}}))
+            .empty());
+  CHECK(error_of(llama({{"rope_parameters", {{"rope_theta", 1e4}}}})).empty());  // no rope_type: the default
+  CHECK(error_of(llama({{"rope_parameters", {{"rope_type", "spiral"}}}}))
+            .starts_with("c.json: field 'rope_parameters': {\"rope_type\":\"spiral\"} is not a known scaling"));
+  // GPT-NeoX re-saved by transformers >= 4.4x: partial_rotary_factor beside rotary_pct, the same fraction
+  nlohmann::json neox = {{"model_type", "gpt_neox"},        {"hidden_size", 2048},     {"num_attention_heads", 16},
+                         {"intermediate_size", 8192},       {"num_hidden_layers", 24}, {"vocab_size", 50304},
+                         {"max_position_embeddings", 2048}, {"hidden_act", "gelu"},    {"rotary_pct", 0.25}};
+  const nlohmann::json before = decoder_entry_from_hf_config(neox, "c.json");
+  neox["partial_rotary_factor"] = 0.25;
+  CHECK(decoder_entry_from_hf_config(neox, "c.json")["rotary_fraction"] == before["rotary_fraction"]);
+  neox.erase("rotary_pct");
+  CHECK(decoder_entry_from_hf_config(neox, "c.json")["rotary_fraction"] == 0.25);
+  neox["rotary_pct"] = 0.5;
+  CHECK(error_of(neox) == "c.json: fields 'partial_rotary_factor' (0.25) and 'rotary_pct' (0.5) disagree");
+}
+
+TEST_CASE("GPT-2's score scaling other than 1/sqrt(d) is refused, not ignored") {
+  const nlohmann::json gpt2 = {{"model_type", "gpt2"},
+                               {"n_embd", 768},
+                               {"n_head", 12},
+                               {"n_layer", 12},
+                               {"vocab_size", 50257},
+                               {"n_positions", 1024},
+                               {"activation_function", "gelu_new"}};
+  CHECK(error_of(gpt2).empty());
+  nlohmann::json c = gpt2;
+  c["scale_attn_weights"] = true;
+  c["scale_attn_by_inverse_layer_idx"] = false;
+  CHECK(error_of(c).empty());
+  c["scale_attn_by_inverse_layer_idx"] = true;
+  CHECK(error_of(c).starts_with("c.json: field 'scale_attn_by_inverse_layer_idx': a second division"));
+  c = gpt2;
+  c["scale_attn_weights"] = false;
+  CHECK(error_of(c).starts_with("c.json: field 'scale_attn_weights': unscaled scores are not modelled"));
 }
 
 TEST_CASE("hostile configs are errors naming the field") {

@@ -55,6 +55,15 @@ if(NOT rc EQUAL 0 OR NOT traced_muls EQUAL direct_muls)
   message(FATAL_ERROR "trace --hf-config: rc ${rc}, ${traced_muls} muls against ${direct_muls}: ${out}")
 endif()
 
+# --attention native with a config: the model's own attention (Mistral's window), as the zoo entry's
+ecosim_count_json(own_config --hf-config ${HF}/mistral_7b.json --attention native --phase decode --context 10000)
+ecosim_count_json(own_zoo --model mistral_7b --attention native --phase decode --context 10000)
+string(JSON config_muls GET "${own_config}" muls)
+string(JSON zoo_muls GET "${own_zoo}" muls)
+if(NOT config_muls EQUAL zoo_muls)
+  message(FATAL_ERROR "--hf-config --attention native: ${config_muls} muls against the zoo's ${zoo_muls}")
+endif()
+
 file(WRITE ${WORKDIR}/gqa.json
      [[{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 7,
         "intermediate_size": 14336, "num_hidden_layers": 32, "vocab_size": 128256,

@@ -369,7 +369,8 @@ int compare(const Args& args) {
       config.head_dim = positive(vm, "dim");
       config.projections = false;  // kernels take projected q, k, v
       read_variant_parameters(vm, config);
-      if (!whole_model && e.native) throw Error("'native' (a model's own attention) needs --model or --onnx");
+      if (!whole_model && e.native)
+        throw Error("'native' (a model's own attention) needs --model, --hf-config or --onnx");
       if (onnx) {  // the variant at every block's shape (throws naming the block it cannot replace)
         for (const Layer& layer : onnx_layers(*onnx, e.native ? std::nullopt : std::optional{config}))
           if (const auto* a = std::get_if<AttentionConfig>(&layer.op);
