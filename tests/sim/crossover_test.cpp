@@ -25,6 +25,13 @@ TEST_CASE("find_crossover: below from the first context, crossing by interpolati
   const Crossover c = find_crossover(contexts, msa, {30, 30, 30});  // 30 − (20 + 10·(c − 2)) = 0 at c = 3
   REQUIRE(c.kind == Crossover::Kind::crosses);
   CHECK(c.context == Approx(3.0));
+  // below at a shorter context, then above, then below again (Reformer's buckets): the last crossing, marked
+  const Crossover again = find_crossover({2, 3, 4, 5}, {20, 30, 40, 50}, {10, 40, 45, 45});
+  CHECK(again.kind == Crossover::Kind::crosses);
+  CHECK(again.context == Approx(4.5));
+  CHECK(again.below_earlier == 2);
+  CHECK(find_crossover({2, 3, 4}, {20, 30, 40}, {10, 40, 50}).below_earlier == 2);  // and not since: none
+  CHECK(find_crossover(contexts, msa, {30, 30, 30}).below_earlier == 0);
   // equal up to the context 2, below at 4: it parts from MSA somewhere after 2, by 4 (equal costs tell nothing of
   // where, so no interpolation: a sliding window's cost leaves MSA's at the window, wherever that lies)
   const Crossover tie = find_crossover(contexts, msa, {10, 20, 20});

@@ -69,17 +69,19 @@ nlohmann::ordered_json crossover_json(const Crossover& c) {
   const bool located = c.kind == Crossover::Kind::crosses || c.kind == Crossover::Kind::after_tie;
   j["context"] = located ? nlohmann::ordered_json(c.context) : nlohmann::ordered_json();
   if (c.kind == Crossover::Kind::after_tie) j["by"] = c.by;
+  if (c.below_earlier) j["below_earlier"] = c.below_earlier;  // below MSA there, then not: the crossing is the last
   return j;
 }
 
 std::string crossover_text(const Crossover& c, std::uint64_t first) {
+  const std::string earlier = c.below_earlier ? "*" : "";  // footnoted below the table
   switch (c.kind) {
-    case Crossover::Kind::crosses: return fmt::format("{:.0f}", c.context);
+    case Crossover::Kind::crosses: return fmt::format("{:.0f}{}", c.context, earlier);
     case Crossover::Kind::below_from_first: return fmt::format("≤ {}", first);
-    case Crossover::Kind::after_tie: return fmt::format("{:.0f}–{:.0f}", c.context, c.by);
+    case Crossover::Kind::after_tie: return fmt::format("{:.0f}–{:.0f}{}", c.context, c.by, earlier);
     case Crossover::Kind::not_within: break;
   }
-  return "none";
+  return "none" + earlier;
 }
 
 }  // namespace
@@ -91,12 +93,15 @@ Crossover find_crossover(const std::vector<std::uint64_t>& contexts, const std::
     if (cost[i] >= msa[i]) last_not_below = i;
   if (!last_not_below) return {Crossover::Kind::below_from_first, 0};
   const std::size_t j = *last_not_below;
-  if (j + 1 == contexts.size()) return {};
+  std::uint64_t below_earlier = 0;
+  for (std::size_t i = 0; i < j && !below_earlier; ++i)
+    if (cost[i] < msa[i]) below_earlier = contexts[i];
+  if (j + 1 == contexts.size()) return {.below_earlier = below_earlier};
   const double before = cost[j] - msa[j], after = cost[j + 1] - msa[j + 1];  // ≥ 0, then < 0
   const auto c0 = static_cast<double>(contexts[j]), c1 = static_cast<double>(contexts[j + 1]);
-  if (before == 0) return {Crossover::Kind::after_tie, c0, c1};
+  if (before == 0) return {Crossover::Kind::after_tie, c0, c1, below_earlier};
   const double t = before / (before - after);
-  return {Crossover::Kind::crosses, c0 + t * (c1 - c0)};
+  return {Crossover::Kind::crosses, c0 + t * (c1 - c0), 0, below_earlier};
 }
 
 std::vector<CrossoverSeries> crossover_series(const CrossoverRequest& request, const accel::AccelConfig& accel,
@@ -224,6 +229,13 @@ void print_crossover_table(std::ostream& out, const CrossoverRequest& request,
                        crossover_text(s.accel_latency, first), crossover_text(s.gpu_latency, first),
                        crossover_text(s.kv_cache, first));
   }
+  for (const CrossoverSeries& s : series)
+    for (const Crossover* c : {&s.op_energy, &s.accel_energy, &s.accel_latency, &s.gpu_latency, &s.kv_cache})
+      if (c->below_earlier) {
+        out << "  * below MSA at a shorter listed context (from " << c->below_earlier
+            << "), then not: the crossing shown is the last (crossover_vs_msa.*.below_earlier in the JSON)\n";
+        return;
+      }
 }
 
 std::string gpu_memory_warning(const std::string& where, const gpu::GpuSpec& gpu,

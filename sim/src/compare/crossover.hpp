@@ -40,11 +40,14 @@ struct CrossoverPoint {
 /// listed contexts (found by linear interpolation of the difference, exact where both costs are linear in the
 /// context, as a decode step's op energy is), after a listed context where the two are equal and by the next
 /// (equal costs tell nothing of where they part: a sliding window's cost leaves MSA's at the window), or not
-/// within them.
+/// within them. A cost below MSA's at a shorter context, then not (Reformer's buckets), is marked so: the
+/// crossing is the last.
 struct Crossover {
   enum class Kind : std::uint8_t { below_from_first, crosses, after_tie, not_within } kind = Kind::not_within;
   double context = 0;  // crosses: the interpolated context; after_tie: the last listed context with equal costs
   double by = 0;       // after_tie: the next listed context, where the cost is below
+  std::uint64_t below_earlier =
+      0;  // the first listed context where the cost was below MSA's before it was not; 0: none
 };
 
 /// The last listed context at which `cost` is not below `msa` is followed by the crossing; see Crossover.
