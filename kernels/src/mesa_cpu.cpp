@@ -43,14 +43,17 @@ void Compressed::check() const {
 
 OpRecord quantize_record(const Layout& layout, DType input) {
   const std::uint64_t n = layout.elements();
-  OpRecord r = pass_record("mesa.quantize", "mesa_quantize", n, input, {{std::string(ops::kHeadsParam), layout.heads}});
+  // two passes over memory, as the CUDA kernels run (mesa_cuda.cu): the per-head min/max, then the quantization
+  // with this step's running scale; each reads the input
+  OpRecord r = pass_record("mesa.quantize", "mesa_quantize", n, input,
+                           {{std::string(ops::kHeadsParam), layout.heads}, {std::string(ops::kPassesParam), 2}});
   // Min/max (2 compares), subtract, multiply, fraction (1 add), compare with U and clamp (3 compares);
   // per head the moving averages (4 muls, 3 adds) and 255/α.
   r.counts.add(OpKind::cmp, DType::fp32, checked_mul(n, 5))
       .add(OpKind::add, DType::fp32, checked_add(checked_mul(n, 2), checked_mul(layout.heads, 3)))
       .add(OpKind::mul, DType::fp32, checked_add(n, checked_mul(layout.heads, 4)))
       .add(OpKind::div, DType::fp32, layout.heads);
-  r.counts.add_read_bytes(input, storage_bytes(input, n));
+  r.counts.add_read_bytes(input, checked_mul(storage_bytes(input, n), 2));
   r.counts.add_written_bytes(DType::int8, checked_mul(n, kCodeBytes));
   r.counts.add_written_bytes(DType::fp32, checked_mul(layout.heads, kMetadataBytesPerHead));
   return r;

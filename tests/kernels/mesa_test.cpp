@@ -9,6 +9,7 @@
 #include "compression_test_data.hpp"
 #include "ecosim/kernels/mesa.hpp"
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/primitives.hpp"
 
 using namespace ecosim;
 using namespace ecosim::kernels;
@@ -124,7 +125,9 @@ TEST_CASE("mesa reports bytes, takes fp16/bf16 and rejects bad input", "[mesa]")
   const mesa::Compressed half = mesa::quantize_cpu({h.bits.data(), DType::fp16, 600}, {2, 3, 100}, a, 5, &sink);
   const mesa::Compressed full = mesa::quantize_cpu({h.values.data(), DType::fp32, 600}, {2, 3, 100}, b, 5);
   REQUIRE(half.codes == full.codes);
-  REQUIRE(sink.records.at(0).counts.read_bytes(DType::fp16) == 1200);
+  // 600 fp16 elements read twice: the min/max pass, then the quantizing pass (two kernels on a GPU)
+  REQUIRE(sink.records.at(0).counts.read_bytes(DType::fp16) == 2 * 1200);
+  REQUIRE(sink.records.at(0).param(ops::kPassesParam) == 2);
   REQUIRE(sink.records.at(0).counts.written_bytes(DType::int8) == 600);
   REQUIRE(half.storage_bytes() == 600 + 3 * 8);
   std::vector<float> x(10, 1.0f);
