@@ -56,8 +56,8 @@ CactiTable CactiTable::parse(std::string_view json_text, const std::string& orig
     row.bytes = b.number("bytes", kBankBytes);
     row.rw_port = b.flag("rw_port");
     row.cost = {b.number("read_nj", kAccessNj) * kPjPerNj, b.number("write_nj", kAccessNj) * kPjPerNj,
-                b.number("leakage_mw", kLeakageMw), b.number("area_mm2", kAreaMm2)};
-    b.number("access_ns", kAccessNs);  // (checked; timing comes from the configuration's clock)
+                b.number("leakage_mw", kLeakageMw), b.number("area_mm2", kAreaMm2),
+                b.number("access_ns", kAccessNs)};  // timing comes from the clock; this bounds it
     for (const Row& other : t.rows_)
       if (other.bytes == row.bytes && other.rw_port == row.rw_port)
         b.fail("bytes", fmt::format("{} bytes is listed twice for the same port kind", row.bytes));
@@ -88,7 +88,7 @@ SramBankCost CactiTable::bank(double bytes, bool rw_port, std::string& warning) 
         origin_, bytes, rw_port ? "with" : "without", kind.front()->bytes, kind.back()->bytes);
   auto at = [&](double SramBankCost::*field) { return log_log(bytes, a.bytes, a.cost.*field, b.bytes, b.cost.*field); };
   return {at(&SramBankCost::read_pj), at(&SramBankCost::write_pj), at(&SramBankCost::leakage_mw),
-          at(&SramBankCost::area_mm2)};
+          at(&SramBankCost::area_mm2), at(&SramBankCost::access_ns)};
 }
 
 }  // namespace ecosim::accel

@@ -120,6 +120,11 @@ void derive_costs(const JsonReader& r, AccelConfig& c) {
     if (!warning.empty())
       c.cost_warnings.push_back(
           fmt::format("buffers.{} ({} bytes in {} banks): {}", name(b), buf.bytes, buf.banks, warning));
+    if (const double cycle_ns = 1e3 / c.clock_mhz; cycle_ns < bank.access_ns)
+      c.cost_warnings.push_back(fmt::format(
+          "clock_mhz {}: its {:.3g} ns cycle is shorter than a buffers.{} bank's access ({:.3g} ns, CACTI, {} bytes "
+          "a bank): the replay still reads every bank once a cycle, which these banks cannot do at this clock",
+          c.clock_mhz, cycle_ns, name(b), bank.access_ns, double(buf.bytes) / double(buf.banks)));
     buf.read_pj_per_bit = bank.read_pj / double(cacti.block_bits());
     buf.write_pj_per_bit = bank.write_pj / double(cacti.block_bits());
     buf.leakage_mw = bank.leakage_mw * double(buf.banks);

@@ -167,6 +167,15 @@ TEST_CASE("an array size the synthesis table lists is its own synthesis result, 
   CHECK(wide.array_pj_per_cycle == Approx(4049.8 / 500 * 1440.4 / 344.3));
 }
 
+TEST_CASE("a clock faster than the buffers' banks can be read is warned of") {
+  // the default banks: weights 128 B (0.165 ns), inputs 2 KB (0.295 ns), outputs 512 B (0.227 ns)
+  CHECK(config(R"({"clock_mhz": 3000})").cost_warnings.empty());  // a 0.333 ns cycle
+  const AccelConfig fast = config(R"({"clock_mhz": 4000})");      // 0.25 ns: the input banks only
+  REQUIRE(fast.cost_warnings.size() == 1);
+  CHECK_THAT(fast.cost_warnings[0], Contains("clock_mhz 4000") && Contains("buffers.inputs bank's access (0.295 ns"));
+  CHECK(config(R"({"clock_mhz": 10000})").cost_warnings.size() == 3);
+}
+
 TEST_CASE("cost tables are read strictly") {
   const std::string row = R"({"bytes": 128, "rw_port": false, "read_nj": 1, "write_nj": 1, "leakage_mw": 1,
                               "area_mm2": 1, "access_ns": 1})";

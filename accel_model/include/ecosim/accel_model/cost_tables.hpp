@@ -13,6 +13,7 @@ namespace ecosim::accel {
 /// One SRAM bank: energy per access of one block (CactiTable::block_bits), leakage and area.
 struct SramBankCost {
   double read_pj = 0, write_pj = 0, leakage_mw = 0, area_mm2 = 0;
+  double access_ns = 0;  // CACTI's access time: the shortest cycle in which the bank is read
 };
 
 class CactiTable {
