@@ -1,7 +1,10 @@
 // Builder of Swin Transformers: 4×4 patch partition conv + LayerNorm, stages of pre-norm blocks with window
 // attention (LSA over non-overlapping windows; shifted windows cost the same, plus the shift mask), relative
 // position bias added to the window scores, patch merging (LayerNorm(4C) + Linear(4C, 2C) without bias)
-// between stages, final LayerNorm, mean pooling and a Linear head.
+// between stages, final LayerNorm, mean pooling and a Linear head. A stage whose grid is no larger than the
+// window is one window of the grid (Swin's own rule: resolutions below 224 shrink stage 4's).
+#include <algorithm>
+
 #include "ecosim/ops_counter/checked.hpp"
 #include "model_entry.hpp"
 
@@ -19,7 +22,8 @@ std::vector<Layer> build_swin(const ModelEntry& e, const ModelOptions& o) {
   if (depths.empty() || depths.size() > kMaxStages)
     throw Error("model '" + e.model() + "': 'depths' must list 1 to " + std::to_string(kMaxStages) + " stages");
   const auto heads = e.uints("num_heads", depths.size());
-  const std::uint64_t patch = e.uint("patch_size", 1024), window = e.uint("lsa_window"), ratio = e.uint("mlp_ratio");
+  const std::uint64_t patch = e.uint("patch_size", 1024), lsa_window = e.uint("lsa_window"),
+                      ratio = e.uint("mlp_ratio");
   const std::uint64_t size = image_size(e, o, checked_mul(patch, std::uint64_t{1} << (depths.size() - 1)));
   const std::vector<AttentionVariant> native = native_variants(e, o);
 
@@ -38,6 +42,8 @@ std::vector<Layer> build_swin(const ModelEntry& e, const ModelOptions& o) {
       c = checked_mul(2, c);
     }
     const std::uint64_t n = h * w, rows = checked_mul(o.batch, n);
+    // a grid no larger than the window is one window of the grid's size, unshifted (Swin's own rule, as timm's)
+    const std::uint64_t window = std::min({lsa_window, h, w});
     for (std::uint64_t b = 0; b < depths[s]; ++b) {
       const std::string block = stage + ".block" + std::to_string(b);
       BlockParts parts{.attention = block_attention(block_options(o, native, b), false, n, heads[s],

@@ -317,6 +317,20 @@ TEST_CASE("Swin-T and Swin-S: window attention, and the published GMACs under Sw
   CHECK(named("stage1.block0.shift_mask") == 0);
   CHECK(named("stage4.block1.shift_mask") == 0);
   CHECK(named("stage2.merge") == 1);
+
+  // At 160 px stage 4's grid is 5×5, smaller than the 7×7 window: one 5×5 window (Swin's own rule, as timm's),
+  // not 49 zero-padded tokens. Paper MACs of its attention: qkv 25·768·2304, proj 25·768², scores and context
+  // 2·25²·768, the scale 24·25² (and the relative-position bias adds, in their own row).
+  o.resolution = 160;
+  const std::vector<Layer> small = ModelZoo::builtin().build("swin_tiny", o);
+  for (const Layer& l : small)
+    if (l.name == "stage4.block0.attn") {
+      const AttentionConfig& a = std::get<AttentionConfig>(l.op);
+      CHECK(lsa_windows(a) == 1);
+      CHECK(test::count(l, Convention::paper).ops(OpKind::mul) ==
+            25 * 768 * 2304 + 25 * 768 * 768 + 2 * 25 * 25 * 768 + 24 * 25 * 25);
+    }
+  CHECK(std::count_if(small.begin(), small.end(), [](const Layer& l) { return l.name == "stage4.block0.attn"; }) == 1);
 }
 
 TEST_CASE("BERT-base and GPT-2 small: hand-computed MACs, sequence length, causal attention, LM head") {
