@@ -85,7 +85,11 @@ Tensor reformer_cpu(const AttentionInputs& in, const AttentionConfig& c, const K
   std::vector<std::vector<std::vector<std::uint32_t>>> buckets(g);
   for (std::uint64_t i = 0; i < g; ++i) {
     const ConstMatrixMap q = group(in.q, i);
-    const Eigen::VectorXf inverse_norm = q.rowwise().norm().cwiseMax(kNormEpsilon).cwiseInverse();
+    // Eigen's stable norm where the plain one overflows fp32 (|q| ≳ 1e19): the keys stay unit rows
+    Eigen::VectorXf norm = q.rowwise().norm();
+    for (Eigen::Index r = 0; r < norm.size(); ++r)
+      if (!std::isfinite(norm[r])) norm[r] = q.row(r).stableNorm();
+    const Eigen::VectorXf inverse_norm = norm.cwiseMax(kNormEpsilon).cwiseInverse();
     keys[i] = inverse_norm.asDiagonal() * q;
     const RowMatrix rotated = keys[i] * rotations;
     for (std::uint64_t r = 0; r < p.rounds; ++r) buckets[i].push_back(buckets_of_round(rotated, r, half));
