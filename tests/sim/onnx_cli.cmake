@@ -150,11 +150,11 @@ ecosim_run(out rc sweep sweep.json --out swept)
 if(NOT rc EQUAL 0 OR NOT EXISTS ${WORKDIR}/swept/sweep.csv)
   message(FATAL_ERROR "sweep with an ONNX workload failed: ${out}")
 endif()
-file(STRINGS ${WORKDIR}/swept/sweep.csv rows REGEX "^[0-9]+,onnx tiny_vit.onnx,(msa|performer),[^\n]*,$")
+file(STRINGS ${WORKDIR}/swept/sweep.csv rows REGEX "^[0-9]+,onnx [^,]*/tiny_vit.onnx,(msa|performer),[^\n]*,$")
 list(LENGTH rows n)
 require_equal("sweep rows of the ONNX workload without an error" ${n} 2)
-# --resume keeps rows only for the same inputs: the labels name an ONNX workload by its file name alone, so a
-# different model under the same name must be refused (the rows left as they were), not kept.
+# --resume keeps rows only for the same inputs: the labels name an ONNX workload by its path, so a
+# different model under the same path must be refused (the rows left as they were), not kept.
 file(COPY_FILE ${onnx}/models/tiny_vit.onnx ${WORKDIR}/model.onnx)
 file(WRITE ${WORKDIR}/resume_sweep.json "{\"workloads\": [{\"onnx\": \"model.onnx\"}], \"variants\": [{\"name\": \"msa\"}]}")
 file(REMOVE_RECURSE ${WORKDIR}/resumed)
