@@ -91,7 +91,8 @@ struct LayerEmitter {
   }
 
   void operator()(const MeanPool& p) const {
-    (*this)(ops::reduce("", "mean", p.batch, p.width, p.tokens, DType::fp32, {.mul = 1, .add = p.tokens - 1}, 1), {});
+    (*this)(ops::reduce("", "mean", p.batch, p.width, p.tokens, DType::fp32, {.mul = 1, .add = p.tokens - 1}, 1),
+            p.pooling_module ? ops::macs(checked_product({p.batch, p.tokens, p.width})) : OpCounts{});
   }
 
   void operator()(const AvgPool2d& p) const {

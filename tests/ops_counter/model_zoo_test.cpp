@@ -333,6 +333,19 @@ TEST_CASE("Swin-T and Swin-S: window attention, and the published GMACs under Sw
   CHECK(std::count_if(small.begin(), small.end(), [](const Layer& l) { return l.name == "stage4.block0.attn"; }) == 1);
 }
 
+TEST_CASE("an nn.AdaptiveAvgPool module counts its input elements in the paper convention, a tensor's mean none") {
+  // mmcv's pooling hook sees ResNet's and Swin's pool modules; PVT's x.mean() it does not
+  const auto pool_muls = [](const std::string& model) {
+    for (const Layer& l : ModelZoo::builtin().build(model, ModelOptions{}))
+      if (l.name == "pool") return test::count(l, Convention::paper).ops(OpKind::mul);
+    FAIL("no pool layer in " << model);
+    return std::uint64_t{0};
+  };
+  CHECK(pool_muls("resnet50") == 2048 * 7 * 7);
+  CHECK(pool_muls("swin_tiny") == 49 * 768);
+  CHECK(pool_muls("pvt_v2_b0") == 0);
+}
+
 TEST_CASE("BERT-base and GPT-2 small: hand-computed MACs, sequence length, causal attention, LM head") {
   // Per layer of n tokens of width c with FFN width f: q, k, v, out projections 4·n·c², FFN 2·n·c·f, two
   // LayerNorms 2·(2·n·c); and, a term of its own, the attention scores and context: 2·n²·c with every score

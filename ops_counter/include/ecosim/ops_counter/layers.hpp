@@ -61,6 +61,9 @@ struct MeanPool {  // mean over tokens (the classification heads)
   /// The mean of the whole tensor (torch's x.mean(), an ONNX ReduceMean without axes): its backward keeps nothing
   /// of its input (a mean over dims keeps it). Counting ignores it.
   bool whole_tensor = false;
+  /// An nn.AdaptiveAvgPool module (ResNet's, Swin's), whose mmcv hook counts its input elements in the paper
+  /// convention; a tensor's mean (x.mean(): PVT, Twins) no hook sees.
+  bool pooling_module = false;
 };
 
 struct AvgPool2d {  // average pooling over kernel × kernel windows, no padding
