@@ -230,6 +230,27 @@ TEST_CASE("gpu model: a decode step's split-KV attention takes no less time over
   }
 }
 
+TEST_CASE("gpu model: keys are split wherever the heads' query tiles leave SMs idle, not only for one tile") {
+  // FlashAttention-2's num_splits_heuristic splits whenever heads × query tiles fall short of the SMs: one more
+  // query (two tiles), one more head past half the SMs, or a second batch entry never costs ~2-4x the step
+  const KernelModel& model = KernelModel::builtin();
+  const GpuSpec h100 = builtin_gpu("h100-sxm");
+  const auto ms = [&](std::uint64_t batch, std::uint64_t heads, std::uint64_t seq, std::uint64_t kv_heads = 0) {
+    AttentionShape s{batch, heads, seq, 131072, 128, false, false, DType::fp16};
+    s.kv_heads = kv_heads;
+    return model.attention(h100, AttentionImpl::flash2, s).latency_s;
+  };
+  CHECK(ms(1, 32, 129) < 2.0 * ms(1, 32, 128));        // twice the work at most (was 3.6x)
+  CHECK(ms(1, 67, 1) < 1.1 * ms(1, 66, 1) * 67 / 66);  // one more head (was 1.75x)
+  CHECK(ms(2, 32, 1) < 2.1 * ms(1, 32, 1));            // a second sequence
+  CHECK(ms(1, 129, 1, 1) < 2.0 * ms(1, 128, 1, 1));    // a grouped-query decode packed into two query tiles (was 75x)
+  // and a split is no slower than the whole row on the idle SMs' share of the key tiles
+  const KernelTime decode =
+      model.attention(h100, AttentionImpl::flash2, {1, 67, 1, 131072, 128, false, false, DType::fp16});
+  CHECK(decode.latency_s <
+        1.1 * model.streaming_kernel(h100, decode.bytes).latency_s + 2 * model.value("launch_overhead_us") * 1e-6);
+}
+
 TEST_CASE("gpu model: a GEMM whose rows are not 16-byte aligned runs at the misaligned fraction") {
   const KernelModel& model = KernelModel::builtin();
   const GpuSpec h100 = builtin_gpu("h100-sxm");

@@ -41,6 +41,26 @@ double read_keys(const AttentionShape& s) {
   return s.window ? double(std::min(s.kv_seq, s.window + s.seq - 1)) : double(s.kv_seq);
 }
 
+/// The key splits FlashAttention-2 chooses for a forward pass of `blocks` thread blocks (heads × query tiles) over
+/// `key_tiles` key tiles (its num_splits_heuristic, with the model's one block an SM): none where the blocks nearly
+/// fill the SMs; else the fewest splits whose waves are within 85 % of the best wave efficiency, among the counts
+/// that change the key tiles a split takes, up to 128, the SMs and the key tiles.
+double kv_splits(double blocks, double sms, double key_tiles) {
+  if (blocks >= 0.8 * sms) return 1;
+  const double most = std::min({128.0, sms, key_tiles});
+  const auto eligible = [&](double n) { return n == 1 || ceil_div(key_tiles, n) != ceil_div(key_tiles, n - 1); };
+  const auto efficiency = [&](double n) {
+    const double waves = blocks * n / sms;
+    return waves / std::ceil(waves);
+  };
+  double best = 0;
+  for (double n = 1; n <= most; ++n)
+    if (eligible(n)) best = std::max(best, efficiency(n));
+  for (double n = 1; n <= most; ++n)
+    if (eligible(n) && efficiency(n) >= 0.85 * best) return n;
+  return 1;
+}
+
 /// The score matrix of a fused kernel in tiles: per query tile its key tiles (causal: up to the diagonal,
 /// bottom-right aligned; with a sliding window, from the tile of its first row's first key: FlashAttention's local
 /// attention). A tile is masked element by element, costing extra, where the causal diagonal or the band's lower
@@ -248,12 +268,17 @@ KernelTime KernelModel::fused_attention(const GpuSpec& gpu, AttentionImpl impl, 
                kv_bytes = kv_heads * d * read_keys(s) * element_bytes;
   const double io_bytes = 2 * q_bytes + 2 * kv_bytes;
   const double launch_s = value("launch_overhead_us") * 1e-6;
-  // Split-KV (FlashDecoding, FlashAttention-2's split-KV kernel for a KV cache): when the queries fit one tile
-  // and the heads leave SMs idle, each head's keys are split over `splits` blocks (one wave), each a partial
-  // softmax over its share, then a second launch combines the partial outputs and their row maxima and sums.
-  const double splits = grid.q_tiles == 1 ? idle_sm_splits(heads, sms, ceil_div(read_keys(s), tile)) : 1.0;
-  // (split-KV: one query tile, its key tiles shared out, each block paying the fill and edges once)
-  const double forward_units = splits > 1 ? std::ceil(rows.last / splits) + rows.last_overhead : spread(rows);
+  // Split-KV (FlashDecoding, FlashAttention-2's split-KV kernel): when the heads' query tiles leave SMs idle, each
+  // one's keys are split over `splits` blocks (kv_splits), each a partial softmax over its share, then a second
+  // launch combines the partial outputs and their row maxima and sums.
+  const double splits = kv_splits(heads * grid.q_tiles, sms, ceil_div(read_keys(s), tile));
+  // (split, each query tile's key tiles are shared out, each piece paying the fill and edges once; the last query
+  // tile's row is the longest: in whole waves, or spread as blocks finish when causal)
+  const double piece = std::ceil(rows.last / splits) + rows.last_overhead;
+  const double forward_units =
+      splits == 1 ? spread(rows)
+      : s.causal  ? std::max(heads * (rows.work + (splits - 1) * rows.blocks * rows.last_overhead) / sms, piece)
+                  : std::ceil(heads * rows.blocks * splits / sms) * piece;
   const double combine_bytes = splits > 1 ? heads * double(s.seq) * splits * (d + 2) * 4.0 : 0.0;  // fp32 partials
   KernelTime t;
   if (s.forward) {

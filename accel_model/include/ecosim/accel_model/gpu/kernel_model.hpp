@@ -97,8 +97,8 @@ class KernelModel {
   KernelTime ecosim_attention(const GpuSpec& gpu, const AttentionShape& s) const;
   KernelTime ecosim_decode_attention(const GpuSpec& gpu, const AttentionShape& s) const;
   double streamed_s(const GpuSpec& gpu, double bytes) const;
-  /// Ways a library splits the reduction of `units` work units (heads, output tiles) over the SMs they leave idle,
-  /// at most `most` (its reduction's steps): split-KV of a decode's attention, split-K of a skinny GEMM. 1: none.
+  /// Ways a library splits the reduction of `units` work units (output tiles) over the SMs they leave idle, at
+  /// most `most` (its reduction's steps): split-K of a skinny GEMM. 1: none.
   static double idle_sm_splits(double units, double sms, double most);
   std::map<std::string, ModelConstant> constants_;
 };
