@@ -251,6 +251,24 @@ TEST_CASE("gpu model: keys are split wherever the heads' query tiles leave SMs i
         1.1 * model.streaming_kernel(h100, decode.bytes).latency_s + 2 * model.value("launch_overhead_us") * 1e-6);
 }
 
+TEST_CASE("gpu model: unfused attention's bytes are those its kernels move, never above the HBM bandwidth") {
+  const KernelModel& model = KernelModel::builtin();
+  for (const char* name : {"h100-sxm", "a100-sxm", "l4"}) {
+    const GpuSpec gpu = builtin_gpu(name);
+    for (std::uint64_t seq : {512, 2048, 4096})
+      for (bool causal : {false, true})
+        for (bool backward : {false, true}) {
+          INFO(name << " seq " << seq << (causal ? " causal" : "") << (backward ? " fwd+bwd" : " fwd"));
+          AttentionShape s{2, 16, seq, seq, 64, causal, backward, DType::fp16};
+          const KernelTime t = model.attention(gpu, AttentionImpl::naive, s);
+          CHECK(t.bytes / t.latency_s <= gpu.memory_bytes_per_s);
+          // the forward's passes over the scores: S written, softmax read and written, P read (and the mask)
+          const double scores_bytes = 2.0 * 16 * double(seq) * double(seq) * 2;
+          CHECK(t.bytes >= (4 + (causal ? 2 : 0) + (backward ? 7 : 0)) * scores_bytes);
+        }
+  }
+}
+
 TEST_CASE("gpu model: a GEMM whose rows are not 16-byte aligned runs at the misaligned fraction") {
   const KernelModel& model = KernelModel::builtin();
   const GpuSpec h100 = builtin_gpu("h100-sxm");

@@ -315,37 +315,43 @@ KernelTime KernelModel::unfused_attention(const GpuSpec& gpu, const AttentionSha
   const double launch_s = value("launch_overhead_us") * 1e-6;
   // The heads are laid out of the packed (batch, seq, heads, dim) tensors and back: Q, K, V, O each copied.
   const double layout_bytes = 2 * heads * double(s.dim) * (2 * double(s.seq) + 2 * double(s.kv_seq)) * b;
-  const auto batched = [&](std::uint64_t m, std::uint64_t n, std::uint64_t k) {
-    return gemm(gpu, {m, n, k, s.batch * s.heads, s.dtype}).latency_s;
+  // each kernel's time and the bytes it moves, summed (the GEMMs' by their own model, a pass its bytes)
+  KernelTime k;
+  const auto batched = [&](std::uint64_t m, std::uint64_t n, std::uint64_t depth) {
+    const KernelTime g = gemm(gpu, {m, n, depth, s.batch * s.heads, s.dtype});
+    k.latency_s += g.latency_s;
+    k.bytes += g.bytes;
   };
   // PyTorch's generic elementwise, copy and softmax kernels (passes over long rows, broadcast indexing) sustain
   // a lower share of the memory bandwidth than a streaming copy.
   const double pass_bytes_per_s = value("framework_pass_fraction") * gpu.memory_bytes_per_s;
-  const auto pass = [&](double bytes) { return launch_s + bytes / pass_bytes_per_s; };
+  const auto pass = [&](double bytes) {
+    k.latency_s += launch_s + bytes / pass_bytes_per_s;
+    k.bytes += bytes;
+  };
+  const auto layout = [&] {  // four copies, their launches
+    k.latency_s += 3 * launch_s;
+    pass(layout_bytes);
+  };
   const std::uint64_t nq = s.seq, nk = s.kv_seq, d = s.dim;
-  double t = 0;
   if (s.forward) {
-    t += 4 * launch_s + layout_bytes / pass_bytes_per_s;
-    t += batched(nq, nk, d);  // S = Q Kᵀ
+    layout();
+    batched(nq, nk, d);  // S = Q Kᵀ
     // S + mask: the (Nq, Nkv) mask is read again for every head once it no longer fits in L2.
     const double mask_bytes = double(nq) * double(nk) * b;
-    if (s.causal) t += pass((2 + (mask_bytes > double(gpu.l2_bytes) ? 1 : 0)) * scores * b);
-    t += pass(2 * scores * b);  // P = softmax(S)
-    t += batched(nq, d, nk);    // O = P V
+    if (s.causal) pass((2 + (mask_bytes > double(gpu.l2_bytes) ? 1 : 0)) * scores * b);
+    pass(2 * scores * b);  // P = softmax(S)
+    batched(nq, d, nk);    // O = P V
   }
   if (s.backward) {
-    t += 4 * launch_s + layout_bytes / pass_bytes_per_s;  // dO in; dQ, dK, dV out
-    t += batched(nq, nk, d);                              // dP = dO Vᵀ
-    t += batched(nk, d, nq);                              // dV = Pᵀ dO
-    t += pass(3 * scores * b);                            // dS = P ∘ (dP − rowsum(dP ∘ P))
-    t += batched(nq, d, nk);                              // dQ = dS K
-    t += batched(nk, d, nq);                              // dK = dSᵀ Q
+    layout();              // dO in; dQ, dK, dV out
+    batched(nq, nk, d);    // dP = dO Vᵀ
+    batched(nk, d, nq);    // dV = Pᵀ dO
+    pass(3 * scores * b);  // dS = P ∘ (dP − rowsum(dP ∘ P))
+    batched(nq, d, nk);    // dQ = dS K
+    batched(nk, d, nq);    // dK = dSᵀ Q
   }
-  KernelTime k;
-  k.latency_s = t;
   k.flops = attention_flops(s);
-  k.bytes = (scores * b * 8.0 + layout_bytes) * (s.forward ? 1 : 0) +
-            (scores * b * 6.0 + layout_bytes) * (s.backward ? 1 : 0);
   return k;
 }
 
