@@ -5,6 +5,7 @@
 // first sc_start(). Each replay therefore makes a fresh sc_simcontext, builds its Top in it, drives it with
 // sc_start() op by op and deletes both at the end, so replays in one process (tests, sweeps) are independent
 // and start at time 0. Replays run one at a time per process (the current context is a SystemC global).
+#include <fmt/format.h>
 #include <cstdlib>
 #include <exception>
 #include <memory>
@@ -101,6 +102,12 @@ ReplayResult replay_systemc(PlanSource& plans, const AccelConfig& config, RowSin
     top->controller.start(current, row, has_next ? &next : nullptr);
     sc_core::sc_start();
     if (!top->controller.finished()) throw Error("the SystemC simulation stopped before the replay finished");
+    // a cycle is a nanosecond at SystemC's picosecond resolution: time saturates at 2^64 ps (1.8e16 cycles)
+    if (double(sc::now_cycles()) >= 0.999999 * double(sc::to_cycles(sc_core::sc_max_time())))
+      throw Error(
+          fmt::format("op '{}': the replay reaches the SystemC clock's limit ({:.3g} cycles, 2^64 ps), past "
+                      "which its cycles would be wrong; replay it with --engine closed-form",
+                      current.name, double(sc::to_cycles(sc_core::sc_max_time()))));
     charge_leakage(row, config);
     if (rows) rows->row(row);
     result.add(row);

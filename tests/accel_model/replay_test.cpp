@@ -125,3 +125,13 @@ TEST_CASE("binary codes × values: on the array at 2 bits or as additions on the
   CHECK(on_vector.total.array_cycles == 0);
   CHECK(on_vector.total.vector_cycles == (16ull * 16 * 32 * 3136 + c.vector_lanes - 1) / c.vector_lanes);
 }
+
+TEST_CASE("a replay past the SystemC clock's 2^64 ps (1.8e16 cycles) is refused, not printed saturated") {
+  // one fusion unit at 16-bit floats (4 passes a MAC): 100·131072·8192·28672 MACs take 1.2e16 cycles each op
+  const AccelConfig one =
+      parse_config(R"({"array": {"rows": 1, "cols": 1}, "mapping": {"float_operand_bits": 16}})", "one.json");
+  const OpRecord big = gemm(100, 131072, 8192, 28672, DType::fp16);
+  CHECK_NOTHROW(replay_sc({big}, one));  // one fits
+  CHECK_THROWS_WITH(replay_sc({big, big, gemm(1, 64, 64, 64, DType::fp16)}, one),
+                    Catch::Contains("reaches the SystemC clock's limit") && Catch::Contains("--engine closed-form"));
+}
