@@ -59,17 +59,27 @@ struct WorkSink : OpSink {
 
 }  // namespace
 
-po::options_description work_limit_options() {
+po::options_description time_limit_options() {
   po::options_description o("Limits on heavy work (checked before it starts)");
-  o.add_options()("max-memory-gb", po::value<double>(),
-                  "refuse work estimated to need more memory (default: half the RAM)")(
-      "max-minutes", po::value<double>(), "refuse work estimated to take longer (default: 60)");
+  o.add_options()("max-minutes", po::value<double>(), "refuse work estimated to take longer (default: 60)");
   return o;
 }
 
+po::options_description work_limit_options() {
+  po::options_description o("Limits on heavy work (checked before it starts)");
+  o.add_options()("max-memory-gb", po::value<double>(),
+                  "refuse work estimated to need more memory (default: half the RAM)");
+  const po::options_description time = time_limit_options();  // kept alive: options() refers into it
+  for (const auto& option : time.options()) o.add(option);
+  return o;
+}
+
+double parse_max_seconds(const po::variables_map& vm) {
+  return positive_option(vm, "max-minutes", kDefaultMinutes) * 60;
+}
+
 WorkLimits parse_work_limits(const po::variables_map& vm) {
-  return {positive_option(vm, "max-memory-gb", physical_memory_bytes() / 2 / kGB) * kGB,
-          positive_option(vm, "max-minutes", kDefaultMinutes) * 60};
+  return {positive_option(vm, "max-memory-gb", physical_memory_bytes() / 2 / kGB) * kGB, parse_max_seconds(vm)};
 }
 
 void check_memory(const WorkLimits& limits, double bytes, std::string_view what) {
@@ -84,7 +94,7 @@ void check_cpu_time(const WorkLimits& limits, double ops, std::string_view what)
   const double seconds = ops / estimated_rate("cpu_reference_ops_per_s");
   if (seconds <= limits.max_seconds) return;
   throw Error(
-      fmt::format("{} on the CPU reference is {:.3g} G operations, at least {:.0f} minutes; refused "
+      fmt::format("{} on the CPU reference is {:.3g} G operations, at least {:.2g} minutes; refused "
                   "before starting (raise the limit with --max-minutes {:.0f}, or run on a GPU)",
                   what, ops / 1e9, seconds / 60, seconds / 60 + 1));
 }
@@ -98,7 +108,7 @@ std::function<void(const accel::OpPlan&)> replay_budget(const WorkLimits& limits
     const double seconds = tiles / estimated_rate("replay_tiles_per_s");
     if (seconds <= limits.max_seconds) return;
     throw Error(
-        fmt::format("replaying up to op '{}' means walking {:.3g} accelerator tiles, at least {:.0f} minutes; "
+        fmt::format("replaying up to op '{}' means walking {:.3g} accelerator tiles, at least {:.2g} minutes; "
                     "refused before replaying it (raise the limit with --max-minutes {:.0f})",
                     plan.name, tiles, seconds / 60, seconds / 60 + 1));
   };

@@ -19,6 +19,9 @@ struct WorkLimits {
 
 /// --max-memory-gb and --max-minutes.
 boost::program_options::options_description work_limit_options();
+/// --max-minutes alone (work whose memory is not estimated: a sweep's points), and its value (or default) in s.
+boost::program_options::options_description time_limit_options();
+double parse_max_seconds(const boost::program_options::variables_map& vm);
 /// The limits given, or their defaults; throws ecosim::Error for a non-positive value.
 WorkLimits parse_work_limits(const boost::program_options::variables_map& vm);
 

@@ -249,6 +249,16 @@ TEST_CASE("sweep plan: a point that cannot run is an error row, the others run",
   }
 }
 
+TEST_CASE("sweep plan: a point whose replay is estimated past --max-minutes is an error row naming it", "[sweep]") {
+  // 16 × 65,536² scores on the SystemC engine without fast-forward: tens of millions of tiles walked
+  const SweepSpec spec = spec_with(R"({"workloads": [{"layer": {"seq": 65536, "batch": 16}}],
+    "variants": [{"name": "msa"}], "engine": "systemc", "axes": {"systemc.fast_forward": [false]}})");
+  const SweepPlan plan(spec, {.max_seconds = 0.6});
+  const SweepRow row = plan.run(plan.runnable().at(0));
+  CHECK_FALSE(row.ran);
+  CHECK_THAT(row.error, Catch::Contains("refused before replaying it") && Catch::Contains("--max-minutes"));
+}
+
 TEST_CASE("sweep plan: SystemC points run, in no fewer cycles than the closed form's lower bound", "[sweep]") {
   auto spec_for = [](const char* engine) {
     return spec_with(

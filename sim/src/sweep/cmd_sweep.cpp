@@ -63,7 +63,7 @@ int coordinate(const po::variables_map& vm, const SweepSpec& spec, const MpiSess
   std::map<std::size_t, SweepRow> rows;
   if (vm.count("resume") && std::filesystem::exists(csv_path))
     rows = read_sweep_csv(read_text_file(csv_path, max_sweep_csv_bytes(spec)), spec, csv_path);
-  const SweepPlan plan(spec);
+  const SweepPlan plan(spec, {.max_seconds = parse_max_seconds(vm)});
   std::vector<std::size_t> todo;
   for (std::size_t index : plan.runnable()) {
     const auto kept = rows.find(index);
@@ -152,10 +152,12 @@ int sweep(const Args& args) {
       "jobs,j", po::value<std::int64_t>()->default_value(std::max(1u, std::thread::hardware_concurrency())),
       "threads running points (one process; under mpirun each rank replays one point at a time)")(
       "resume", "keep the rows of DIR/sweep.csv and run only the missing points");
+  options.add(time_limit_options());  // per point: one estimated longer is an error row
   po::variables_map vm;
-  if (!parse_args(leading_argument_as(args, "spec"), options, vm,
-                  "ecosim sweep [SPEC.json] [--out sweep/] [--jobs N] [--resume]   (spec format: README.md, "
-                  "\"Design-space sweep\"); mpirun -np N ecosim sweep ... distributes the points"))
+  if (!parse_args(
+          leading_argument_as(args, "spec"), options, vm,
+          "ecosim sweep [SPEC.json] [--out sweep/] [--jobs N] [--resume] [--max-minutes M]   (spec format: README.md, "
+          "\"Design-space sweep\"); mpirun -np N ecosim sweep ... distributes the points"))
     return 0;
   const MpiSession mpi;
   try {
@@ -164,7 +166,7 @@ int sweep(const Args& args) {
                                                   vm["spec"].as<std::string>())
                                : default_sweep_spec();
     if (mpi.rank() == 0) return coordinate(vm, spec, mpi);
-    serve_points(SweepPlan(spec));  // the same plan as rank 0's, from the same spec
+    serve_points(SweepPlan(spec, {.max_seconds = parse_max_seconds(vm)}));  // rank 0's plan, from the same spec
     return 0;
   } catch (const std::exception& e) {
     if (mpi.size() == 1) throw;

@@ -64,8 +64,9 @@ std::mutex systemc_kernel;
 
 }  // namespace
 
-SweepPlan::SweepPlan(const SweepSpec& spec)
+SweepPlan::SweepPlan(const SweepSpec& spec, WorkLimits limits)
     : spec_(spec),
+      limits_(limits),
       base_(accel::builtin_config(spec.accelerator)),
       pruned_({{"configurations", 0}, {"points", 0}}),
       cost_warnings_({{"configurations", 0}}) {
@@ -146,7 +147,8 @@ SweepRow SweepPlan::run(std::size_t index) const {
   try {
     static const TechTable tech = TechTable::builtin_45nm();
     RecordList records(groups_[group].records);
-    accel::PlanSource plans(records, Convention::exact, w.label(), config, tech);
+    accel::PlanSource plans(records, Convention::exact, w.label(), config, tech,
+                            limits_.max_seconds > 0 ? replay_budget(limits_, config) : accel::PlanSource::PlanCheck{});
     accel::ReplayResult result;
     std::unique_lock lock(systemc_kernel, std::defer_lock);
     if (spec_.engine == accel::Engine::systemc) lock.lock();  // one SystemC simulation per process at a time

@@ -17,13 +17,15 @@
 #include "ecosim/ops_counter/op_record.hpp"
 #include "sweep_report.hpp"
 #include "sweep_spec.hpp"
+#include "work_limits.hpp"
 
 namespace ecosim::cli {
 
 class SweepPlan {
  public:
-  /// Builds the configurations and records; throws ecosim::Error when the constraints prune every point.
-  explicit SweepPlan(const SweepSpec& spec);
+  /// Builds the configurations and records; throws ecosim::Error when the constraints prune every point. A point
+  /// whose replay is estimated above `limits.max_seconds` (> 0) is refused (its row's error names --max-minutes).
+  explicit SweepPlan(const SweepSpec& spec, WorkLimits limits = {});
 
   const SweepSpec& spec() const { return spec_; }
   const accel::AccelConfig& base() const { return base_; }
@@ -45,6 +47,7 @@ class SweepPlan {
     std::string error;  // the records could not be built
   };
   const SweepSpec& spec_;
+  WorkLimits limits_;
   accel::AccelConfig base_;
   std::vector<std::optional<accel::AccelConfig>> configs_;  // by configuration index; empty: pruned
   std::vector<Group> groups_;
