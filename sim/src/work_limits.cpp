@@ -65,10 +65,15 @@ po::options_description time_limit_options() {
   return o;
 }
 
-po::options_description work_limit_options() {
+po::options_description memory_limit_options() {
   po::options_description o("Limits on heavy work (checked before it starts)");
   o.add_options()("max-memory-gb", po::value<double>(),
                   "refuse work estimated to need more memory (default: half the RAM)");
+  return o;
+}
+
+po::options_description work_limit_options() {
+  po::options_description o = memory_limit_options();
   const po::options_description time = time_limit_options();  // kept alive: options() refers into it
   for (const auto& option : time.options()) o.add(option);
   return o;

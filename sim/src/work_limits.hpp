@@ -19,6 +19,8 @@ struct WorkLimits {
 
 /// --max-memory-gb and --max-minutes.
 boost::program_options::options_description work_limit_options();
+/// --max-memory-gb alone (work whose time is not estimated: one tensor compressed).
+boost::program_options::options_description memory_limit_options();
 /// --max-minutes alone (work whose memory is not estimated: a sweep's points), and its value (or default) in s.
 boost::program_options::options_description time_limit_options();
 double parse_max_seconds(const boost::program_options::variables_map& vm);
