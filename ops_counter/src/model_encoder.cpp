@@ -2,6 +2,8 @@
 // position (and BERT's token-type) embedding adds, optional embedding LayerNorm, optional training dropouts, blocks in
 // pre-norm (GPT-2) or post-norm (BERT) form, causal attention in causal models (only a variant with a causal form),
 // optional final LayerNorm and language-model head.
+#include <fmt/format.h>
+
 #include "ecosim/ops_counter/checked.hpp"
 #include "model_entry.hpp"
 
@@ -16,6 +18,9 @@ constexpr std::string_view kKeys[] = {"seq_len",          "embed_dim",  "num_hea
 
 std::vector<Layer> build_encoder(const ModelEntry& e, const ModelOptions& o) {
   const std::uint64_t n = sequence_length(e, o);
+  if (n > e.uint("seq_len"))  // its learned position table has a row per position of its own length, no more
+    throw Error(fmt::format("model '{}': a sequence of {} tokens exceeds its {} learned positions ('seq_len')",
+                            e.model(), n, e.uint("seq_len")));
   const std::uint64_t c = e.uint("embed_dim"), heads = e.uint("num_heads"), hidden = e.uint("ffn_hidden");
   const bool causal = e.flag("causal"), post_norm = e.flag("post_norm");
   const std::uint64_t rows = checked_mul(o.batch, n), elements = checked_mul(rows, c);

@@ -376,6 +376,12 @@ TEST_CASE("BERT-base and GPT-2 small: hand-computed MACs, sequence length, causa
   CHECK(paper_adds(zoo, "gpt2_small", o) == gpt2_macs(1024));
   o.seq_len = 0;  // GPT-2's own context, 1024 tokens
   CHECK(paper_adds(zoo, "gpt2_small", o) == gpt2_macs(1024));
+  // past their learned positions (BERT's 512, GPT-2's 1024) there is no such model: refused, as a decoder's are
+  o.seq_len = 1025;
+  CHECK_THROWS_WITH(zoo.build("gpt2_small", o), Catch::Contains("exceeds its 1024 learned positions"));
+  o.seq_len = 513;
+  CHECK_THROWS_WITH(zoo.build("bert_base", o), Catch::Contains("exceeds its 512 learned positions"));
+  o.seq_len = 0;
   const ModelZoo headless =
       ModelZoo::parse(R"({"g": {"extends": "gpt2_small", "lm_head": false}})", "t").overlaying(zoo);
   CHECK(paper_adds(zoo, "gpt2_small", o) - paper_adds(headless, "g", o) == 1024 * c * vocab);
