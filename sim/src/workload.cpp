@@ -207,6 +207,8 @@ Workload parse_workload(const po::variables_map& vm) {
         !has_attention(built))
       throw Error(fmt::format("--attention {}: model '{}' has no attention to swap (count it without --attention)",
                               vm["attention"].as<std::string>(), w.model));
+    if (w.attention_scope && !has_attention(built))
+      throw Error(fmt::format("--scope attention: model '{}' has no attention layers (its count would be 0)", w.model));
     if (const std::optional<DecoderFacts> facts = w.decoder_facts(); !facts)
       reject_given(vm, {"kv-dtype", "weight-dtype"}, "decoder models (the decoder family, --hf-config)");
     else if (facts->kv_bytes_per_token == 0)  // a recurrent variant's state, kept in fp32
