@@ -13,13 +13,8 @@ void l2_normalize_rows(const float* x, float* out, std::uint64_t rows, std::uint
     const float* row = x + i * d;
     float norm2 = 0;
     for (std::uint64_t c = 0; c < d; ++c) norm2 += row[c] * row[c];
-    if (!std::isfinite(norm2)) {  // Σx² past FLT_MAX (|x| ≳ 1e19): the row scaled by its largest |x| first
-      float largest = 0;
-      for (std::uint64_t c = 0; c < d; ++c) largest = std::max(largest, std::abs(row[c]));
-      float scaled2 = 0;
-      for (std::uint64_t c = 0; c < d; ++c) scaled2 += (row[c] / largest) * (row[c] / largest);
-      const float inv_scaled = 1.0f / std::sqrt(scaled2);
-      for (std::uint64_t c = 0; c < d; ++c) out[i * d + c] = (row[c] / largest) * inv_scaled;
+    if (!std::isfinite(norm2)) {  // Σx² past FLT_MAX: still a unit row
+      unit_row_of_huge(row, out + i * d, static_cast<long long>(d));
       continue;
     }
     const float inv = 1.0f / std::max(std::sqrt(norm2), kNormEps);

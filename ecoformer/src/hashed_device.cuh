@@ -10,14 +10,20 @@
 
 namespace ecosim::ecoformer::detail {
 
-/// Row `row` of x (d values) divided by max(‖row‖, eps), into the same row of out.
+/// Row `row` of x (d values) divided by max(‖row‖, eps), into the same row of out; a row whose Σx² overflows fp32
+/// scaled by kHugeRowScale first (as unit_row_of_huge on the CPU; the scale 1 otherwise, which changes nothing).
 __device__ inline void normalize_row(const float* x, float* out, long long row, int d) {
   const float* in = x + row * d;
-  float norm2 = 0.0f;
+  float norm2 = 0.0f, scale = 1.0f;
 #pragma unroll 8
   for (int c = 0; c < d; ++c) norm2 = __fadd_rn(norm2, __fmul_rn(in[c], in[c]));
+  if (!isfinite(norm2)) {
+    scale = kHugeRowScale;
+    norm2 = 0.0f;
+    for (int c = 0; c < d; ++c) norm2 = __fadd_rn(norm2, __fmul_rn(__fmul_rn(in[c], scale), __fmul_rn(in[c], scale)));
+  }
   const float inv = 1.0f / fmaxf(sqrtf(norm2), kNormEps);
-  for (int c = 0; c < d; ++c) out[row * d + c] = __fmul_rn(in[c], inv);
+  for (int c = 0; c < d; ++c) out[row * d + c] = __fmul_rn(__fmul_rn(in[c], scale), inv);
 }
 
 /// ‖x_token − anchor_{head, a}‖², summed over c in order. The anchors are read transposed,

@@ -9,6 +9,7 @@
 
 #include "baseline_kernels.hpp"
 #include "eigen_views.hpp"
+#include "hashed_common.hpp"
 
 namespace ecosim::ecoformer::detail {
 
@@ -85,12 +86,11 @@ Tensor reformer_cpu(const AttentionInputs& in, const AttentionConfig& c, const K
   std::vector<std::vector<std::vector<std::uint32_t>>> buckets(g);
   for (std::uint64_t i = 0; i < g; ++i) {
     const ConstMatrixMap q = group(in.q, i);
-    // Eigen's stable norm where the plain one overflows fp32 (|q| ≳ 1e19): the keys stay unit rows
-    Eigen::VectorXf norm = q.rowwise().norm();
-    for (Eigen::Index r = 0; r < norm.size(); ++r)
-      if (!std::isfinite(norm[r])) norm[r] = q.row(r).stableNorm();
+    const Eigen::VectorXf norm = q.rowwise().norm();
     const Eigen::VectorXf inverse_norm = norm.cwiseMax(kNormEpsilon).cwiseInverse();
     keys[i] = inverse_norm.asDiagonal() * q;
+    for (Eigen::Index r = 0; r < norm.size(); ++r)  // Σq² past FLT_MAX (|q| ≳ 1e19): still a unit key
+      if (!std::isfinite(norm[r])) unit_row_of_huge(q.row(r).data(), keys[i].row(r).data(), q.cols());
     const RowMatrix rotated = keys[i] * rotations;
     for (std::uint64_t r = 0; r < p.rounds; ++r) buckets[i].push_back(buckets_of_round(rotated, r, half));
   }

@@ -11,6 +11,7 @@
 #include "batched_gemm.cuh"
 #include "ecosim/kernels/cuda_support.cuh"
 #include "ecosim/ops_counter/checked.hpp"
+#include "hashed_common.hpp"
 
 namespace ecosim::ecoformer::detail {
 
@@ -26,6 +27,7 @@ __global__ void normalize_rows(const float* x, float* unit, long long rows, int 
   if (r >= rows) return;
   float sum = 0.0f;
   for (int c = 0; c < d; ++c) sum += x[r * d + c] * x[r * d + c];
+  if (!isfinite(sum)) return unit_row_of_huge(x + r * d, unit + r * d, d);  // |x| ≳ 1e19: still a unit row
   const float inverse = 1.0f / fmaxf(sqrtf(sum), kNormEpsilon);
   for (int c = 0; c < d; ++c) unit[r * d + c] = x[r * d + c] * inverse;
 }
