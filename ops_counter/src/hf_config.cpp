@@ -164,6 +164,16 @@ constexpr std::string_view kIgnoredFields[] = {"_name_or_path",
 /// rope_scaling types: each changes the rotation angles only, never the work (Phi-3's longrope, formerly su, picks
 /// one of two factor lists by the context).
 constexpr std::string_view kRopeScalings[] = {"linear", "dynamic", "llama3", "yarn", "default", "longrope", "su"};
+/// The keys of those scalings' objects (and transformers 5's rope_parameters): angles only.
+constexpr std::string_view kRopeAngleKeys[] = {"rope_type",        "type",
+                                               "rope_theta",       "factor",
+                                               "low_freq_factor",  "high_freq_factor",
+                                               "short_factor",     "long_factor",
+                                               "beta_fast",        "beta_slow",
+                                               "attention_factor", "mscale",
+                                               "mscale_all_dim",   "original_max_position_embeddings",
+                                               "short_mscale",     "long_mscale",
+                                               "truncate"};
 
 std::string names(std::span<const std::string_view> list) {
   std::string s;
@@ -273,6 +283,12 @@ nlohmann::json decoder_entry_from_hf_config(const nlohmann::json& config, const 
                              std::end(kRopeScalings)))
       fail(fmt::format("field '{}': {} is not a known scaling (known: {}; each changes the angles only)", rope,
                        r.dump(), names(kRopeScalings)));
+    for (const auto& [key, value] : r.items())  // a key that may change the work (a rotated fraction) is not read
+      if (std::find(std::begin(kRopeAngleKeys), std::end(kRopeAngleKeys), key) == std::end(kRopeAngleKeys))
+        fail(
+            fmt::format("field '{}.{}' is not one ecosim reads (only the angles' keys: {}); refused rather than "
+                        "ignored",
+                        rope, key, names(kRopeAngleKeys)));
   }
   if (model_type == "gpt_neox") {  // saved by transformers >= 4.4x beside rotary_pct (the same fraction)
     read.push_back("partial_rotary_factor");

@@ -135,6 +135,9 @@ TEST_CASE("configs saved by newer transformers read as the older fields they res
   CHECK(error_of(llama({{"dtype", "bfloat16"}, {"rope_parameters", {{"rope_theta", 5e5}, {"rope_type", "llama3"}}}}))
             .empty());
   CHECK(error_of(llama({{"rope_parameters", {{"rope_theta", 1e4}}}})).empty());  // no rope_type: the default
+  // a key there that may change the work (the rotated fraction) is refused, not ignored
+  CHECK(error_of(llama({{"rope_parameters", {{"rope_theta", 1e4}, {"partial_rotary_factor", 0.5}}}}))
+            .starts_with("c.json: field 'rope_parameters.partial_rotary_factor' is not one ecosim reads"));
   CHECK(error_of(llama({{"rope_parameters", {{"rope_type", "spiral"}}}}))
             .starts_with("c.json: field 'rope_parameters': {\"rope_type\":\"spiral\"} is not a known scaling"));
   // GPT-NeoX re-saved by transformers >= 4.4x: partial_rotary_factor beside rotary_pct, the same fraction
