@@ -86,7 +86,8 @@ std::vector<Layer> build_resnet(const ModelEntry& e, const ModelOptions& o) {
       in_ch = out_ch;
     }
   }
-  layers.push_back({"pool", MeanPool{o.batch, checked_mul(b.h, b.w), in_ch, false, true}});
+  layers.push_back(
+      {"pool", MeanPool{.batch = o.batch, .tokens = checked_mul(b.h, b.w), .width = in_ch, .pooling_module = true}});
   layers.push_back({"fc", Linear{o.batch, in_ch, e.uint("num_classes")}});
   return layers;
 }

@@ -61,7 +61,7 @@ std::vector<Layer> build_swin(const ModelEntry& e, const ModelOptions& o) {
     }
     if (s + 1 == depths.size()) {
       layers.push_back({"norm", LayerNorm{rows, c}});
-      layers.push_back({"pool", MeanPool{o.batch, n, c, false, true}});
+      layers.push_back({"pool", MeanPool{.batch = o.batch, .tokens = n, .width = c, .pooling_module = true}});
       layers.push_back({"head", Linear{o.batch, c, e.uint("num_classes")}});
     }
   }

@@ -46,8 +46,8 @@ struct Crossover {
   enum class Kind : std::uint8_t { below_from_first, crosses, after_tie, not_within } kind = Kind::not_within;
   double context = 0;  // crosses: the interpolated context; after_tie: the last listed context with equal costs
   double by = 0;       // after_tie: the next listed context, where the cost is below
-  std::uint64_t below_earlier =
-      0;  // the first listed context where the cost was below MSA's before it was not; 0: none
+  // the first listed context where the cost was below MSA's before it was not; 0: none
+  std::uint64_t below_earlier = 0;
 };
 
 /// The last listed context at which `cost` is not below `msa` is followed by the crossing; see Crossover.

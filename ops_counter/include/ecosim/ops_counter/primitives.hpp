@@ -83,7 +83,8 @@ inline constexpr std::string_view kKvGroupsParam = "kv_groups";
 /// no mask): G, dividing the records' m. Each batch entry is one K/V head; m / G the queries of each head.
 inline constexpr std::string_view kPackedHeadsParam = "packed_heads";
 /// OpRecord::params key of a record whose work is done in that many sequential passes (Layer::passes: a decoder's
-/// decode steps), each a kernel of its own on a GPU; a GEMM's batch holds the passes (its weights read each).
+/// decode steps; Mesa's min/max pass before its quantizing pass), each a kernel of its own on a GPU; a GEMM's batch
+/// holds the passes (its weights read each).
 inline constexpr std::string_view kPassesParam = "passes";
 /// OpRecord::params key (1) of the GEMM and col2im sums a convolution is written as where it is no conv record (a
 /// transposed convolution, a convolution's weight and input gradients): a GPU library runs them as cuDNN
