@@ -569,6 +569,48 @@ TEST_CASE("gpu model: a trace is costed by class — softmax attention fused, ma
         Approx(1000 * model.value("pytorch_op_dispatch_us") * 1e-6).epsilon(1e-12));
 }
 
+TEST_CASE("gpu model: an attention group the fused kernel refuses is priced op by op, and says why") {
+  using Catch::Matchers::Contains;
+  const KernelModel& model = KernelModel::builtin();
+  const GpuSpec h100 = builtin_gpu("h100-sxm");
+  auto record = [](ecosim::OpClass kind, std::string func, std::uint64_t m, std::uint64_t n, std::uint64_t k) {
+    ecosim::OpRecord r;
+    r.kind = kind;
+    r.func = std::move(func);
+    r.batch = 4;
+    r.m = m;
+    r.n = n;
+    r.k = k;
+    r.group = "layer.softmax_attention";
+    return r;
+  };
+  const auto attention = [&](std::uint64_t dim) {
+    return std::vector<ecosim::OpRecord>{record(ecosim::OpClass::gemm, "", 1024, 1024, dim),
+                                         record(ecosim::OpClass::reduce, "softmax", 1024, 1024, 1),
+                                         record(ecosim::OpClass::gemm, "", 1024, dim, 1024)};
+  };
+  // head width 128: ecosim's fused kernel takes it; 136: it does not, so its three records are three kernels
+  CHECK(modelled_latency(attention(128), h100, Software::ecosim_kernels).op_by_op.empty());
+  const std::vector<ecosim::OpRecord> wide = attention(136);
+  const ModelledLatency ecosim = modelled_latency(wide, h100, Software::ecosim_kernels);
+  REQUIRE(ecosim.op_by_op.size() == 1);
+  CHECK_THAT(ecosim.op_by_op[0], Contains("head widths up to 128, not 136"));
+  const double one_by_one = model.gemm(h100, {1024, 1024, 136, 4, DType::fp32}).latency_s +
+                            model.streaming_kernel(h100, 0).latency_s +
+                            model.gemm(h100, {1024, 136, 1024, 4, DType::fp32}).latency_s;
+  CHECK(ecosim.seconds == Approx(one_by_one).epsilon(1e-12));
+  // the libraries take 136 (a multiple of 8 up to 256), not 132; two groups that share a reason list it once
+  CHECK(modelled_latency(wide, h100, Software::best_library).op_by_op.empty());
+  std::vector<ecosim::OpRecord> twice = attention(132);
+  for (ecosim::OpRecord r : attention(132)) {
+    r.group = "next.softmax_attention";
+    twice.push_back(r);
+  }
+  const ModelledLatency library = modelled_latency(twice, h100, Software::best_library);
+  REQUIRE(library.op_by_op.size() == 1);
+  CHECK_THAT(library.op_by_op[0], Contains("multiples of 8 up to 256, not 132"));
+}
+
 TEST_CASE("gpu model: a sliding window skips the key tiles before the band, and ecosim's kernel each block's last") {
   const KernelModel& model = KernelModel::builtin();
   const GpuSpec h100 = builtin_gpu("h100-sxm");

@@ -28,3 +28,17 @@ execute_process(COMMAND ${EXE} compare --gpu-model guess --out bad RESULT_VARIAB
 if(rc EQUAL 0 OR NOT err MATCHES "unknown --gpu-model 'guess'" OR EXISTS ${WORKDIR}/bad)
   message(FATAL_ERROR "an unknown --gpu-model must fail before any work (${rc}): ${err}")
 endif()
+# A head width ecosim's fused attention kernel does not take (over 128): its GPU column prices the attention op by
+# op, and the legend and the report say so and why (the library's, which takes 136, does not).
+file(REMOVE_RECURSE ${WORKDIR}/wide)
+execute_process(COMMAND ${EXE} compare --device cpu --variants msa --batch 1 --seq 64 --dim 136 --out wide
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err WORKING_DIRECTORY ${WORKDIR})
+if(NOT rc EQUAL 0 OR NOT out MATCHES "GPU ms of msa: attention priced op by op, not fused \\(ecosim's attention kernel")
+  message(FATAL_ERROR "head width 136: the legend does not say msa's GPU column is op by op (${rc}):\n${out}${err}")
+endif()
+file(READ ${WORKDIR}/wide/compare.json json)
+string(JSON reasons LENGTH "${json}" variants 0 gpu_op_by_op)
+string(JSON library_reasons LENGTH "${json}" variants 0 gpu_library_op_by_op)
+if(NOT reasons EQUAL 1 OR NOT library_reasons EQUAL 0)
+  message(FATAL_ERROR "head width 136: gpu_op_by_op lists ${reasons} reasons, the library's ${library_reasons}")
+endif()

@@ -216,6 +216,17 @@ ecosim_run(out rc crossover --hf-config windowed.json --contexts 8,16 --variants
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "crossover within the window: rc ${rc}: ${out}")
 endif()
+# crossover's GPU time at a head width FlashAttention and cuDNN do not take (12) prices MSA's attention op by op,
+# and says so on stderr (it was silent)
+file(READ ${WORKDIR}/tiny.json tiny_config)
+string(REPLACE [["hidden_size": 64]] [["hidden_size": 48]] narrow_config "${tiny_config}")
+file(WRITE ${WORKDIR}/narrow_heads.json "${narrow_config}")
+ecosim_run(out rc crossover --hf-config narrow_heads.json --contexts 16,32 --variants performer)
+string(CONCAT op_by_op "warning: msa at a context of 16: its GPU time prices attention op by op, not fused \\(flash2 "
+                     "supports head widths that are multiples of 8 up to 256, not 12\\)")
+if(NOT rc EQUAL 0 OR NOT out MATCHES "${op_by_op}")
+  message(FATAL_ERROR "crossover at head width 12: no op-by-op warning: rc ${rc}: ${out}")
+endif()
 # crossover --tech-table prices the op energy column; the accelerator's columns price its own units as every replay
 # does (a table decomposing exp into 10× the operations moved its energy, not its cycles, before)
 file(READ ${CMAKE_CURRENT_LIST_DIR}/../../ops_counter/data/tech_45nm.json builtin_table)

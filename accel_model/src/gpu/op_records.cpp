@@ -117,9 +117,9 @@ std::string_view software_description(Software software) {
   return "";
 }
 
-double modelled_latency_s(const std::vector<OpRecord>& ops, const GpuSpec& gpu, Software software,
-                          const KernelModel& model) {
-  double seconds = 0;
+ModelledLatency modelled_latency(const std::vector<OpRecord>& ops, const GpuSpec& gpu, Software software,
+                                 const KernelModel& model) {
+  ModelledLatency out;
   for (std::size_t i = 0; i < ops.size();) {
     std::size_t end = i + 1;
     if (!ops[i].group.empty())
@@ -129,19 +129,27 @@ double modelled_latency_s(const std::vector<OpRecord>& ops, const GpuSpec& gpu, 
     if (const auto shape = pytorch(software) ? std::nullopt : attention_of(group)) {
       try {
         fused = fused_s(*shape, gpu, software, model);
-      } catch (const Error&) {  // a head width the fused kernels do not take: its records one by one
+      } catch (const Error& e) {  // a shape the fused kernels do not take: its records one by one, and why
+        if (std::find(out.op_by_op.begin(), out.op_by_op.end(), e.what()) == out.op_by_op.end())
+          out.op_by_op.emplace_back(e.what());
       }
     }
     if (fused) {
-      seconds += *fused;
+      out.seconds += *fused;
     } else {
-      for (const OpRecord& r : group) seconds += record_s(r, gpu, software, model);
+      for (const OpRecord& r : group) out.seconds += record_s(r, gpu, software, model);
     }
     i = end;
   }
   // PyTorch eager: the CPU dispatches op after op ahead of the GPU, so the step takes the longer of the two
-  if (pytorch(software)) return std::max(seconds, double(ops.size()) * model.value("pytorch_op_dispatch_us") * 1e-6);
-  return seconds;
+  if (pytorch(software))
+    out.seconds = std::max(out.seconds, double(ops.size()) * model.value("pytorch_op_dispatch_us") * 1e-6);
+  return out;
+}
+
+double modelled_latency_s(const std::vector<OpRecord>& ops, const GpuSpec& gpu, Software software,
+                          const KernelModel& model) {
+  return modelled_latency(ops, gpu, software, model).seconds;
 }
 
 }  // namespace ecosim::gpu

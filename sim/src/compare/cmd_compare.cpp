@@ -438,7 +438,8 @@ int compare(const Args& args) {
                    std::nullopt,
                    run.timing,
                    std::nullopt};
-    const double modelled_ms = gpu::modelled_latency_s(run.ops, named_gpu, gpu::Software::ecosim_kernels) * 1e3;
+    const gpu::ModelledLatency modelled = gpu::modelled_latency(run.ops, named_gpu, gpu::Software::ecosim_kernels);
+    const double modelled_ms = modelled.seconds * 1e3;
     // a decoder's phase: whether the named GPU holds its weights and KV cache or state (else its GPU times assume
     // memory the GPU does not have, said on stderr)
     if (const std::optional<DecoderFacts> facts = workload ? workload->decoder_facts() : std::nullopt) {
@@ -458,7 +459,9 @@ int compare(const Args& args) {
       row.gpu_library_label =
           fmt::format("measured, {}, CUDA events ({})", ecoformer::kLibraryAttentionName, gpu::probe().device_name);
     } else {
-      row.gpu_library_latency_ms = gpu::modelled_latency_s(run.ops, named_gpu, gpu::Software::best_library) * 1e3;
+      gpu::ModelledLatency best = gpu::modelled_latency(run.ops, named_gpu, gpu::Software::best_library);
+      row.gpu_library_latency_ms = best.seconds * 1e3;
+      row.gpu_library_op_by_op = std::move(best.op_by_op);
       row.gpu_library_label =
           fmt::format("modelled, {}, {}{}", named_gpu.name, gpu::software_description(gpu::Software::best_library),
                       library.error.empty() ? "" : "; the measured baseline could not run: " + library.error);
@@ -478,6 +481,7 @@ int compare(const Args& args) {
       row.gpu_latency_kind = "modelled";
       row.gpu_label = fmt::format("modelled, {}, {}; no GPU kernel ran", named_gpu.name,
                                   gpu::software_description(gpu::Software::ecosim_kernels));
+      row.gpu_op_by_op = modelled.op_by_op;
     }
     report.provenance["gpu_timing"][e.label] =
         row.gpu_measured ? fmt::format(

@@ -2,6 +2,7 @@
 // contexts (1k = 1024 tokens), the variants against MSA and their parameters, the accelerator and tech table — and
 // its table or JSON; with --out DIR, crossover.json, crossover.csv and the plot crossover.png.
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -161,6 +162,12 @@ int crossover(const Args& args) {
                  gpu_memory_warning(fmt::format("{} at a context of {}", name(s.variant), p->context), request.gpu));
       break;
     }
+  for (const CrossoverSeries& s : series)  // said once a variant, at the first context that has it
+    if (const auto p =
+            std::find_if(s.points.begin(), s.points.end(), [](const auto& x) { return !x.gpu_op_by_op.empty(); });
+        p != s.points.end())
+      fmt::print(stderr, "warning: {} at a context of {}: its GPU time prices attention op by op, not fused ({})\n",
+                 name(s.variant), p->context, fmt::join(p->gpu_op_by_op, "; "));
   const nlohmann::ordered_json report = crossover_json(request, series, accel, tech);
   if (format == Format::json)
     std::cout << report.dump(2) << "\n";

@@ -134,6 +134,8 @@ nlohmann::json to_json(const CompareReport& r) {
                         {"gpu_library_latency_ms", row.gpu_library_latency_ms},
                         {"gpu_library", row.gpu_library_label},
                         {"gpu_library_latency_kind", row.gpu_library_measured ? "measured" : "modelled"},
+                        {"gpu_op_by_op", row.gpu_op_by_op},
+                        {"gpu_library_op_by_op", row.gpu_library_op_by_op},
                         {"gpu_model_error", opt(row.gpu_model_error)},
                         {"gpu_fits", row.gpu_fits ? nlohmann::json(*row.gpu_fits) : nlohmann::json(nullptr)},
                         {"kernel_timing", timing_json(row.kernel_timing)},

@@ -150,6 +150,18 @@ std::string published_gap_line(const CompareReport& r) {
                   significant(msa->accel_latency_ms, 4), r.published["variants"]["msa"]["latency_ms"].dump()));
 }
 
+/// Which variants' modelled GPU columns price their attention op by op instead of as a fused kernel, and why.
+std::string op_by_op_lines(const CompareReport& r) {
+  std::string out;
+  for (const CompareRow& row : r.rows)
+    for (const auto& [column, reasons] : {std::pair{"GPU ms", &row.gpu_op_by_op},
+                                          std::pair{"lib ms", &row.gpu_library_op_by_op}})
+      if (!reasons->empty())
+        out += wrapped(fmt::format("{} of {}: attention priced op by op, not fused ({})", column, row.variant,
+                                   fmt::join(*reasons, "; ")));
+  return out;
+}
+
 /// Where the figures come from: the accelerator model, the GPU latency, the ratios and the published ones.
 std::string legend(const CompareReport& r, bool with_ratios) {
   const auto& p = r.provenance;
@@ -168,6 +180,7 @@ std::string legend(const CompareReport& r, bool with_ratios) {
   if (!r.rows.empty())
     out += wrapped(std::string("lib ms: ") + (r.rows.front().gpu_library_measured ? "" : "~ ") +
                    r.rows.front().gpu_library_label);
+  out += op_by_op_lines(r);
   std::string errors;
   for (const CompareRow& row : r.rows)
     if (row.gpu_model_error)

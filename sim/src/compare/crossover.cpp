@@ -3,6 +3,8 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+
 #include "ecosim/accel_model/gpu/op_records.hpp"
 #include "ecosim/accel_model/plan_source.hpp"
 #include "ecosim/accel_model/replay.hpp"
@@ -43,14 +45,16 @@ CrossoverPoint point(const CrossoverRequest& r, AttentionVariant v, std::uint64_
   accel::PlanSource plans(records, Convention::exact, name(v), accel, accel_tech);
   const accel::ReplayResult replay = accel::replay_closed_form(plans, accel);
   const auto tokens = static_cast<double>(facts.new_tokens);
+  gpu::ModelledLatency gpu_time = gpu::modelled_latency(list.records, r.gpu, gpu::Software::best_library);
   return {.context = context,
           .op_energy_pj = tech.energy_pj(counter.total()) / tokens,
           .accel_energy_pj = replay.total.energy.total_pj() / tokens,
           .accel_latency_ms = replay.latency_ms() / tokens,
           .macs = facts.macs_per_token(),
-          .gpu_latency_ms = gpu::modelled_latency_s(list.records, r.gpu, gpu::Software::best_library) * 1e3 / tokens,
+          .gpu_latency_ms = gpu_time.seconds * 1e3 / tokens,
           .kv_cache_bytes = facts.kv_cache_bytes,
-          .gpu_fits = facts.resident_bytes() <= r.gpu.memory_bytes};
+          .gpu_fits = facts.resident_bytes() <= r.gpu.memory_bytes,
+          .gpu_op_by_op = std::move(gpu_time.op_by_op)};
 }
 
 template <typename T>
@@ -157,6 +161,11 @@ nlohmann::ordered_json crossover_json(const CrossoverRequest& request, const std
                              {"gpu_fits", p.gpu_fits},
                              {"macs_per_token", p.macs},
                              {"kv_cache_bytes", p.kv_cache_bytes}});
+    std::vector<std::string> op_by_op;  // why its GPU times price attention op by op, at any context
+    for (const CrossoverPoint& p : s.points)
+      for (const std::string& reason : p.gpu_op_by_op)
+        if (std::find(op_by_op.begin(), op_by_op.end(), reason) == op_by_op.end()) op_by_op.push_back(reason);
+    v["gpu_op_by_op"] = op_by_op;
     if (s.variant != AttentionVariant::msa)
       v["crossover_vs_msa"] = {{"op_energy", crossover_json(s.op_energy)},
                                {"accel_energy", crossover_json(s.accel_energy)},

@@ -34,6 +34,7 @@ struct CrossoverPoint {
   double gpu_latency_ms = 0;         // modelled on CrossoverRequest::gpu, the best library's kernels
   std::uint64_t kv_cache_bytes = 0;  // after the step or pass: KV cache or recurrent state, all layers
   bool gpu_fits = true;              // the weights and the KV cache or state fit the GPU's memory
+  std::vector<std::string> gpu_op_by_op = {};  // why the GPU time prices attention op by op, not fused
 };
 
 /// Where a cost falls below MSA's over the contexts listed: below already at the first, crossing between two

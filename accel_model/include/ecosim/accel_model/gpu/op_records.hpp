@@ -7,6 +7,7 @@
 // dispatches its ops (pytorch_op_dispatch_us a record: a step of small kernels is bound by the Python side).
 // Element-wise, reduction and copy records are bandwidth-bound in all.
 #pragma once
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -18,7 +19,18 @@ namespace ecosim::gpu {
 enum class Software { ecosim_kernels, best_library, pytorch_fp32, pytorch_amp };
 std::string_view software_description(Software software);
 
+/// The modelled latency of a list of records, and why any softmax-attention group in it was priced record by
+/// record instead of as the fused kernel (a head width, window or size the fused kernels do not take).
+struct ModelledLatency {
+  double seconds = 0;
+  std::vector<std::string> op_by_op;  // each distinct reason once
+};
+
 /// The modelled latency of `ops` in sequence on `gpu`, each kernel with its launch.
+ModelledLatency modelled_latency(const std::vector<OpRecord>& ops, const GpuSpec& gpu, Software software,
+                                 const KernelModel& model = KernelModel::builtin());
+
+/// modelled_latency(...).seconds, for callers that report no reasons.
 double modelled_latency_s(const std::vector<OpRecord>& ops, const GpuSpec& gpu, Software software,
                           const KernelModel& model = KernelModel::builtin());
 
