@@ -205,8 +205,16 @@ std::string plan_gemm(const GemmShape& shape, const AccelConfig& config, TilingM
   return array_precision(shape.a_bits, shape.w_bits, config) + ", " + tiling.describe();
 }
 
-/// A causal attention's GEMM of `shape` (queries along m, keys along n or k) in strips of keys, at most
-/// kMaxCausalStrips of them, every strip with `tiling`. The queries are the last M of the Nk positions (a
+/// The fewest keys a causal GEMM's strip holds over `keys` keys under a sliding `window` (0: none): a
+/// kMaxCausalStrips-th of them, or the window where narrower (at most kMaxWindowStrips strips).
+std::uint64_t least_strip_keys(std::uint64_t keys, std::uint64_t window) {
+  const std::uint64_t least = ceil_div(keys, kMaxCausalStrips);
+  if (!window || window >= least) return least;
+  return std::max(window, ceil_div(keys, kMaxWindowStrips));
+}
+
+/// A causal attention's GEMM of `shape` (queries along m, keys along n or k) in strips of keys, as many as
+/// least_strip_keys gives, every strip with `tiling`. The queries are the last M of the Nk positions (a
 /// prefill, or a decode block over a cache): query row r attends to the keys from r + o − W + 1 (or the first) to
 /// r + o, o = Nk − M, W the sliding window (0: none). So the keys [c₀, c₁) are attended by the rows from c₀ − o to
 /// c₁ − o + W − 2, and each strip is a GEMM of those rows over its keys; only the tiles on the band's edges compute
@@ -227,7 +235,7 @@ std::string plan_causal_gemm(const GemmShape& shape, CausalKeys keys, std::uint6
   const std::uint64_t offset = key_count - shape.m, band = window ? window : key_count;
   // Strips of whole key tiles where they are wide enough, else of whole array rows or columns (keys along n map
   // onto the array's columns, along k onto its rows), so the strips cut no tile the array would fill.
-  const std::uint64_t least = ceil_div(key_count, kMaxCausalStrips), lanes = scores ? config.cols : config.rows;
+  const std::uint64_t least = least_strip_keys(key_count, window), lanes = scores ? config.cols : config.rows;
   const std::uint64_t step = least >= key_tile ? key_tile : lanes, width = step * ceil_div(least, step);
   // The rows are ordered by their first and by their last key alike: the rows whose last key is below `key` are
   // the first rows_ending_before(key), those whose first key is below it the first rows_starting_before(key).
@@ -298,7 +306,7 @@ OpPlan plan_causal_strips(const OpRecord& op, const AccelConfig& config, CausalK
   const std::uint64_t window = op.param(ops::kWindowParam);
   const auto choose = [&](const GemmShape& s) { return memo ? memo->choose(s) : choose_tiling(s, config); };
   // The strips' tiling: the rectangle's, or one chosen for a strip's shape (the narrowest strip: the fewest whole
-  // array columns or rows, along the keys, holding 1/kMaxCausalStrips of them; over all the query rows, a half, a
+  // array columns or rows, along the keys, holding least_strip_keys of them; over all the query rows, a half, a
   // quarter, an eighth or a sixteenth of them, as the strips' rows shrink along the diagonal): a tiling fitted to
   // the rectangle can leave a strip's buffers half empty. The strips with the fewest closed-form cycles (a tie:
   // less energy) are taken.
@@ -308,7 +316,7 @@ OpPlan plan_causal_strips(const OpRecord& op, const AccelConfig& config, CausalK
     for (std::uint64_t part : {1, 2, 4, 8, 16}) {
       GemmShape strip = shape;
       strip.m = ceil_div(shape.m, part);
-      (scores ? strip.n : strip.k) = std::min(keys, lanes * ceil_div(ceil_div(keys, kMaxCausalStrips), lanes));
+      (scores ? strip.n : strip.k) = std::min(keys, lanes * ceil_div(least_strip_keys(keys, window), lanes));
       const GemmTiling t = choose(strip);
       const auto same = [&](const GemmTiling& u) {
         return u.tm == t.tm && u.tn == t.tn && u.tk == t.tk && u.order == t.order;

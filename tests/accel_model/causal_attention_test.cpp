@@ -204,7 +204,8 @@ TEST_CASE(
     "rectangle where faster") {
   AccelConfig c = builtin_config("bitfusion-45nm");
   // (queries, keys, sliding window): square blocks, a decode block of 3 queries over 700 keys, one query over
-  // 4096; sliding windows of 1024 and 300 keys over a prefill and of 1024 over a decode block of 3 queries
+  // 4096; sliding windows of 1024 and 300 keys over a prefill and of 1024 over a decode block of 3 queries, and
+  // of 64 over a prefill of more than 32 windows (strips of the window's keys, not of a 32nd of them)
   for (auto [queries, cache, window] : std::vector<std::array<std::uint64_t, 3>>{{77, 0, 0},
                                                                                  {256, 0, 0},
                                                                                  {1030, 0, 0},
@@ -213,7 +214,8 @@ TEST_CASE(
                                                                                  {1, 4095, 0},
                                                                                  {5000, 0, 1024},
                                                                                  {2000, 0, 300},
-                                                                                 {3, 5000, 1024}}) {
+                                                                                 {3, 5000, 1024},
+                                                                                 {20000, 0, 64}}) {
     const std::uint64_t heads = 2, d = 32;
     const std::vector<OpRecord> ops = msa_records(heads, queries, queries + cache, d, true, window);
     const std::uint64_t keys = ops[0].n, offset = keys - queries;  // a window keeps the last W + N − 1 keys
@@ -228,11 +230,12 @@ TEST_CASE(
       // Scores: strip after strip, its keys follow the last strip's and its rows are those from the first that
       // attends to its first key to the last query. Context: every output element finished once, in the strip
       // holding its row's last key (the other runs store partial sums).
-      std::uint64_t key_end = 0, macs = 0, finished = 0;
+      std::uint64_t key_end = 0, macs = 0, finished = 0, widest = 0;
       for (const auto& run : plan.runs) {
         const std::vector<TensorShape> t = run->tensors();  // A (batch, m, k), B (batch, k, n)
         const std::uint64_t m = t[0].dims[2], width = scores ? t[1].dims[3] : t[0].dims[3];
         macs += heads * m * width * d;
+        widest = std::max(widest, width);
         if (scores) {  // the rows from the first whose last key is the strip's first to the last whose first is in it
           const std::uint64_t band = window ? window : keys, first_row = key_end > offset ? key_end - offset : 0;
           const std::uint64_t end_row = std::min(queries, key_end + width + band - 1 - offset);
@@ -245,7 +248,8 @@ TEST_CASE(
       }
       if (scores) CHECK(key_end == keys);
       CHECK(finished == heads * queries * (scores ? keys : d) - (scores ? heads * queries * keys - macs / d : 0));
-      CHECK(plan.runs.size() <= 3 * kMaxCausalStrips);  // a window's context: rows starting, going on, finishing
+      // a window's context: rows starting, going on, finishing in each strip
+      CHECK(plan.runs.size() <= 3 * std::max(kMaxCausalStrips, window ? ceil_div(keys, window) : 0));
       const OpRow row = closed_form_row(plan, c);
       CHECK(row.macs == macs);
       // at least the attended pairs' products (the records'), at most the rectangle, all of it for one query
@@ -253,7 +257,10 @@ TEST_CASE(
       CHECK(row.macs <= heads * queries * keys * d);
       if (queries == 1) CHECK(row.macs == heads * keys * d);
       if (queries >= 1030 && !window) CHECK(row.macs < heads * queries * keys * d * 6 / 10);    // half the rectangle
-      if (queries >= 1030 && window) CHECK(row.macs * 2 < ops[i].counts.ops(OpKind::mul) * 3);  // about the band
+      if (queries >= 1030 && window) {  // about the band: a strip of w keys computes w + W − 1 rows of them
+        CHECK(row.macs * window <= ops[i].counts.ops(OpKind::mul) * (window + widest));
+        CHECK(widest <= std::max(ceil_div(keys, kMaxCausalStrips), 2 * window));
+      }
       // the strips' seams staged by class as the walk stages them
       CHECK(row.cycles == closed_form_row(plan, c, false, ClosedForm::tile_by_tile).cycles);
       CHECK(closed_form_row(plan, c, true).cycles == closed_form_row(plan, c, true, ClosedForm::tile_by_tile).cycles);

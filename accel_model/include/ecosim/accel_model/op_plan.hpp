@@ -175,6 +175,9 @@ enum class CausalKeys : std::uint8_t { none, along_n, along_k };
 
 /// Strips of keys a causal attention GEMM is planned in (at most), each over the query rows that attend to them.
 inline constexpr std::uint64_t kMaxCausalStrips = 32;
+/// Under a sliding window W narrower than 1/kMaxCausalStrips of the keys, strips of W keys (a strip of w keys is
+/// attended by w + W − 1 rows: its pairs are (1 + w/W)× the band's), yet at most this many.
+inline constexpr std::uint64_t kMaxWindowStrips = 4096;
 
 class TilingMemo;
 /// Plans one operation; throws ecosim::Error when the record cannot run (e.g. an operand wider than 32 bits, or
