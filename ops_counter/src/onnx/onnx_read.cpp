@@ -6,6 +6,8 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <Eigen/Core>
+
 #include <climits>
 #include <cstring>
 #include <deque>
@@ -66,6 +68,17 @@ struct Reader {
     if (!t.dims) t.dims = checked_dims(raw, v.name());
   }
 
+  /// A 16-bit float's value from its bits (ONNX stores them in raw data, or each in an int32_data entry).
+  static float half_value(std::uint32_t bits, bool bfloat16) {
+    const auto b = static_cast<std::uint16_t>(bits);
+    return bfloat16 ? static_cast<float>(Eigen::numext::bit_cast<Eigen::bfloat16>(b))
+                    : static_cast<float>(Eigen::numext::bit_cast<Eigen::half>(b));
+  }
+
+  static bool is_half(const onnx::TensorProto& p) {
+    return p.data_type() == onnx::TensorProto::FLOAT16 || p.data_type() == onnx::TensorProto::BFLOAT16;
+  }
+
   static std::optional<double> scalar_of(const onnx::TensorProto& p) {
     if (p.data_location() == onnx::TensorProto::EXTERNAL) return std::nullopt;
     const std::string& raw = p.raw_data();
@@ -82,6 +95,13 @@ struct Reader {
         return p.int64_data_size() == 1 ? static_cast<double>(p.int64_data(0)) : from_raw(std::int64_t{});
       case onnx::TensorProto::INT32:
         return p.int32_data_size() == 1 ? static_cast<double>(p.int32_data(0)) : from_raw(std::int32_t{});
+      case onnx::TensorProto::FLOAT16:
+      case onnx::TensorProto::BFLOAT16: {
+        const bool brain = p.data_type() == onnx::TensorProto::BFLOAT16;
+        if (p.int32_data_size() == 1) return half_value(static_cast<std::uint32_t>(p.int32_data(0)), brain);
+        const std::optional<double> bits = from_raw(std::uint16_t{});
+        return bits ? std::optional<double>(half_value(static_cast<std::uint32_t>(*bits), brain)) : std::nullopt;
+      }
       default: return std::nullopt;
     }
   }
@@ -128,6 +148,15 @@ struct Reader {
         v.reals.assign(p.double_data().begin(), p.double_data().end());
         from_raw(double{}, v.reals);
         break;
+      case onnx::TensorProto::FLOAT16:
+      case onnx::TensorProto::BFLOAT16: {
+        std::vector<std::int64_t> bits(p.int32_data().begin(), p.int32_data().end());
+        from_raw(std::uint16_t{}, bits);
+        v.real = true;
+        for (const std::int64_t b : bits)
+          v.reals.push_back(half_value(static_cast<std::uint32_t>(b), p.data_type() == onnx::TensorProto::BFLOAT16));
+        break;
+      }
       default: return std::nullopt;
     }
     if (v.size() != elements) return std::nullopt;
@@ -148,6 +177,18 @@ struct Reader {
           float v;
           std::memcpy(&v, raw.data() + e * sizeof v, sizeof v);
           return v;
+        };
+    } else if (is_half(p)) {
+      const bool brain = p.data_type() == onnx::TensorProto::BFLOAT16;
+      if (static_cast<std::uint64_t>(p.int32_data_size()) == elements)
+        return [&p, brain](std::uint64_t e) {
+          return half_value(static_cast<std::uint32_t>(p.int32_data(static_cast<int>(e))), brain);
+        };
+      if (raw.size() == elements * sizeof(std::uint16_t))
+        return [&raw, brain](std::uint64_t e) {
+          std::uint16_t v;
+          std::memcpy(&v, raw.data() + e * sizeof v, sizeof v);
+          return half_value(v, brain);
         };
     } else if (p.data_type() == onnx::TensorProto::BOOL) {
       if (static_cast<std::uint64_t>(p.int32_data_size()) == elements)
