@@ -2,8 +2,8 @@
 // kernel modules' layouts), copies in the same form stored once, the kernels' compress/decompress records, and
 // the memory curve with the stored bytes in place of the fp32 ones.
 //   none     every tensor as saved (fp32; int64 indices; bool masks).
-//   amp      autocast: conv, linear and matmul operands fp16 (a cast copy when produced in fp32), LayerNorm
-//            input and softmax output fp32, the others as produced (training_scheme_roles.cpp).
+//   amp      autocast: conv, linear and matmul operands fp16 (a cast copy when produced in fp32, the weights'
+//            too), LayerNorm input and softmax output fp32, the others as produced (training_scheme_roles.cpp).
 //   actnn:L  conv and linear inputs (and BN inputs from L2) as ActNN codes, 4 bits (L1, L2) or 2 bits a sample
 //            on average (L3, the greedy allocator per sample); ReLU and dropout 1-bit masks (QReLU, QDropout);
 //            max pool its indices as int8 (offsets in the window, ActNN's QMaxPool2d); the rest fp32.
@@ -255,6 +255,14 @@ SchemeStep apply_scheme(const Scheme& scheme, const std::vector<Layer>& layers, 
       }
     }
   }
+  // autocast's fp16 copy of each weight a matmul reads, saved by autograd as the matmul's operand (Mesa's layers
+  // keep the fp32 weight and cast inside)
+  if (scheme.kind == SchemeKind::amp)
+    for (std::size_t layer = 0; layer < step.matmul_weights.size(); ++layer)
+      if (const std::uint64_t bytes = storage_bytes(DType::fp16, step.matmul_weights[layer])) {
+        out.stored.push_back({StoredTensor::kWeightCopy, layer, "fp16", bytes, {{DType::fp16, bytes}}});
+        out.activation_bytes = checked_add(out.activation_bytes, bytes);
+      }
   std::copy_if(step.backward.begin(), step.backward.end(), std::back_inserter(out.backward), [&](const OpRecord& r) {
     return std::none_of(replaced.begin(), replaced.end(), [&](const std::string& p) { return r.name.starts_with(p); });
   });

@@ -8,7 +8,8 @@ data pointer, its full size in bytes) leaving out the parameters and buffers, an
 the same activation bytes within 1 % (ecosim's dropout masks counted at the CPU's 4 bytes an element, see
 ecosim_step) and exactly the module's trainable parameters; then exports the same network to ONNX in training mode (BatchNorm and dropout kept; weights
 stripped as scripts/export_models.py strips them) and asserts the same of `ecosim train --onnx`, and for the CNNs
-that under every scheme the export stores exactly what the zoo model stores. Exits 77
+that under every scheme the export stores exactly what the zoo model stores; and that amp stores autocast's
+weight copies as autograd saves them (CPU autocast, bf16). Exits 77
 (skipped) without torch or python3-onnx.
 
 usage: train_saved_tensors_torch.py ECOSIM WORKDIR
@@ -81,6 +82,33 @@ def scheme_bytes(ecosim, args, schemes):
     if run.returncode != 0:
         sys.exit(f"ecosim train {' '.join(args)} failed: {run.stderr}")
     return {s["scheme"]: s["activation_bytes"] for s in json.loads(run.stdout)["schemes"]}
+
+
+def autocast_weight_copies(model, x):
+    """The bytes of the weights' copies autograd saves under autocast (the CPU's, bf16: 2 bytes an element as
+    CUDA's fp16): the saved tensors equal to a parameter cast (a linear's saved as its transpose), each storage
+    once."""
+    weights = [p.detach() for p in model.parameters() if p.dim() >= 2]
+    copies = {}
+
+    def pack(t):
+        if t.dtype == torch.bfloat16:
+            views = [t, t.t()] if t.dim() == 2 else [t]
+            if any(v.shape == w.shape and torch.equal(v, w.to(torch.bfloat16)) for w in weights for v in views):
+                copies[t.storage().data_ptr()] = t.storage().nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), torch.autocast("cpu", dtype=torch.bfloat16):
+        model.train()(x)
+    return sum(copies.values())
+
+
+def amp_weight_copy_bytes(ecosim, args):
+    """The bytes `ecosim train --scheme amp` stores as autocast's copies of the weights."""
+    run = subprocess.run([ecosim, "train", "--scheme", "amp", "--format", "json", *args], capture_output=True,
+                         text=True, check=True)
+    saved = json.loads(run.stdout)["schemes"][0]["saved_tensors"]
+    return sum(t["bytes"] for t in saved if t["what"] == "weights (autocast's copy)")
 
 
 def first_pool_backward_bytes(ecosim, args):
@@ -502,6 +530,13 @@ def main():
             ok = counted == expected
             failures += not ok
             print(f"{'ok  ' if ok else 'FAIL'} {name}: {expected} parameters expected, {how} {counted}")
+        # under autocast autograd also saves each weight's fp16 copy, as amp stores it (it did not)
+        if args[1] in ("resnet18", "vit_small_test", "bert_test"):
+            measured_copies, modelled_copies = autocast_weight_copies(model, x), amp_weight_copy_bytes(ecosim, args)
+            ok = modelled_copies == measured_copies
+            failures += not ok
+            print(f"{'ok  ' if ok else 'FAIL'} {name} under autocast: torch saves {measured_copies} B of weight "
+                  f"copies, ecosim amp {modelled_copies} B")
         # the CNNs' exports under every scheme store what the zoo model of the same network stores (an imported
         # max pool as ActNN's int8 offsets, its int64 indices kept as they are under autocast)
         if args[1] in ("resnet18", "resnet50", "vgg11"):

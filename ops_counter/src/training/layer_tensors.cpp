@@ -32,7 +32,8 @@ struct TensorRules {
   LayerTensors operator()(const Linear& l) const {
     LayerTensors t =
         pointwise(checked_mul(l.tokens, l.in), checked_mul(l.tokens, l.out), {{Save::Of::input, "input", 0}});
-    t.parameters = checked_add(checked_mul(l.in, l.out), l.bias ? l.out : 0);
+    t.matmul_weights = checked_mul(l.in, l.out);
+    t.parameters = checked_add(t.matmul_weights, l.bias ? l.out : 0);
     return t;
   }
 
@@ -41,8 +42,8 @@ struct TensorRules {
     LayerTensors t =
         pointwise(checked_product({c.batch, c.in_ch, c.in_h, c.in_w}),
                   checked_product({c.batch, c.out_ch, c.out_h(), c.out_w()}), {{Save::Of::input, "input", 0}});
-    t.parameters =
-        checked_add(checked_product({c.out_ch, c.in_ch / c.groups, c.kernel, c.kernel}), c.bias ? c.out_ch : 0);
+    t.matmul_weights = checked_product({c.out_ch, c.in_ch / c.groups, c.kernel, c.kernel});
+    t.parameters = checked_add(t.matmul_weights, c.bias ? c.out_ch : 0);
     return t;
   }
 
@@ -136,8 +137,8 @@ struct TensorRules {
       t.saves.insert(t.saves.begin() + 4, {Save{Save::Of::own, "probs_dropout_mask", scores, kBool},
                                            Save{Save::Of::own, "dropped_probs", scores}});
     t.backward_transient = checked_add(t.backward_transient, checked_mul(2, scores));           // d(probs), d(scores)
-    t.parameters = checked_add(checked_product({a.width(), 3, inner}), checked_mul(3, inner));  // qkv + bias
-    t.parameters = checked_add(t.parameters, checked_add(checked_mul(inner, a.width()), a.width()));  // proj + bias
+    t.matmul_weights = checked_add(checked_product({a.width(), 3, inner}), checked_mul(inner, a.width()));  // qkv, proj
+    t.parameters = checked_add(t.matmul_weights, checked_add(checked_mul(3, inner), a.width()));  // + their biases
     return t;
   }
 

@@ -134,6 +134,8 @@ TrainingStep training_step(const std::vector<Layer>& layers, Optimizer optimizer
     const std::uint64_t own = tensors[i].parameters - std::min(tensors[i].parameters, layers[i].shared_parameters);
     step.parameters = checked_add(step.parameters, checked_add(own, layers[i].table_parameters));
     step.buffer_bytes = checked_add(step.buffer_bytes, tensors[i].buffer_bytes);
+    step.matmul_weights.push_back(tensors[i].matmul_weights -
+                                  std::min(tensors[i].matmul_weights, layers[i].shared_parameters));
   }
   step.update.push_back(training::update_record(optimizer, step.parameters));
   step.parameter_bytes = step.gradient_bytes = storage_bytes(DType::fp32, step.parameters);

@@ -57,6 +57,16 @@ nlohmann::ordered_json train_json(const nlohmann::ordered_json& workload, const 
     const PhaseTotals t = totals(step, s);
     nlohmann::ordered_json saved = nlohmann::ordered_json::array();
     for (const auto& x : s.stored) {
+      if (x.saved == kernels::schemes::StoredTensor::kWeightCopy) {  // the layer's name: its forward point's
+        saved.push_back({{"layer", step.memory_curve[x.first_saver].layer},
+                         {"what", "weights (autocast's copy)"},
+                         {"dtype", "fp32"},
+                         {"elements", step.matmul_weights[x.first_saver]},
+                         {"form", x.form},
+                         {"bytes", x.bytes},
+                         {"saved_by_layers", 1}});
+        continue;
+      }
       const SavedTensor& tensor = step.saved[x.saved];
       saved.push_back({{"layer", tensor.layer},
                        {"what", tensor.what},

@@ -43,7 +43,9 @@ std::vector<Scheme> default_schemes(const std::vector<Layer>& layers);
 
 /// One copy of a saved tensor as a scheme stores it (a tensor two savers keep in the same form is stored once).
 struct StoredTensor {
-  std::size_t saved = 0;        // index into TrainingStep::saved
+  /// `saved` of a layer's weights cast to fp16 by autocast (amp), which autograd saves for the matmuls' backward.
+  static constexpr std::size_t kWeightCopy = static_cast<std::size_t>(-1);
+  std::size_t saved = 0;        // index into TrainingStep::saved, or kWeightCopy
   std::size_t first_saver = 0;  // the layer that stores it (allocated after its forward)
   std::string form;             // "fp32", "fp16", "int64", "bool", "int8", "mask1", "actnn2", "mesa8", "fewbit2"
   std::uint64_t bytes = 0;

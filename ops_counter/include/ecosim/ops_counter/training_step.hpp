@@ -55,6 +55,10 @@ struct TrainingStep {
   std::uint64_t activation_bytes = 0;  // Σ saved tensors: the activation memory before backward
   std::uint64_t peak_bytes = 0;        // the highest point of memory_curve
   std::vector<MemoryPoint> memory_curve;
+  /// Per layer: the weight elements its matmuls (linear, convolution, attention projections) read, less those an
+  /// earlier layer already has (one module applied twice): what autocast casts to an fp16 copy, once a weight,
+  /// which autograd saves for the backward.
+  std::vector<std::uint64_t> matmul_weights;
 };
 
 /// The training step of `layers` (in execution order) at fp32. Throws ecosim::Error naming the layer for a kind
