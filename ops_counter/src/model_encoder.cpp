@@ -2,7 +2,6 @@
 // position (and BERT's token-type) embedding adds, optional embedding LayerNorm, optional training dropouts, blocks in
 // pre-norm (GPT-2) or post-norm (BERT) form, causal attention in causal models (only a variant with a causal form),
 // optional final LayerNorm and language-model head.
-#include <fmt/format.h>
 
 #include "ecosim/ops_counter/checked.hpp"
 #include "model_entry.hpp"
@@ -17,10 +16,7 @@ constexpr std::string_view kKeys[] = {"seq_len",          "embed_dim",  "num_hea
                                       "native_attention", "dropout"};
 
 std::vector<Layer> build_encoder(const ModelEntry& e, const ModelOptions& o) {
-  const std::uint64_t n = sequence_length(e, o);
-  if (n > e.uint("seq_len"))  // its learned position table has a row per position of its own length, no more
-    throw Error(fmt::format("model '{}': a sequence of {} tokens exceeds its {} learned positions ('seq_len')",
-                            e.model(), n, e.uint("seq_len")));
+  const std::uint64_t n = learned_sequence_length(e, o);
   const std::uint64_t c = e.uint("embed_dim"), heads = e.uint("num_heads"), hidden = e.uint("ffn_hidden");
   const bool causal = e.flag("causal"), post_norm = e.flag("post_norm");
   const std::uint64_t rows = checked_mul(o.batch, n), elements = checked_mul(rows, c);
@@ -54,8 +50,10 @@ std::vector<Layer> build_encoder(const ModelEntry& e, const ModelOptions& o) {
     append_block(layers, layer, rows, c, hidden, parts);
   }
   if (e.flag("final_norm")) layers.push_back({"norm", LayerNorm{rows, c}});
-  // A head tied to the token embedding (GPT-2's) shares its weights, not its work: its matmul counts all the same.
-  if (e.flag("lm_head")) layers.push_back({"lm_head", Linear{rows, c, vocab, false}});
+  // A head tied to the token embedding (GPT-2's, BERT's) shares its weights, not its work: its matmul counts all the
+  // same, its weights are the token table's (trained once)
+  if (e.flag("lm_head"))
+    layers.push_back({.name = "lm_head", .op = Linear{rows, c, vocab, false}, .shared_parameters = checked_mul(vocab, c)});
   return layers;
 }
 

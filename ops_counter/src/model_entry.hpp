@@ -87,6 +87,9 @@ ModelOptions block_options(const ModelOptions& o, const std::vector<AttentionVar
 std::uint64_t image_size(const ModelEntry& e, const ModelOptions& o, std::uint64_t total_stride);
 /// Tokens of a sequence model: the seq_len option or the entry's seq_len. Throws for a resolution.
 std::uint64_t sequence_length(const ModelEntry& e, const ModelOptions& o);
+/// sequence_length of a model with a learned position table (a row per position of its own seq_len): throws for
+/// a longer sequence, which it has no positions for.
+std::uint64_t learned_sequence_length(const ModelEntry& e, const ModelOptions& o);
 /// The learned tables a sequence model's input is looked up in, `width` wide: the token table (vocab_size rows)
 /// and the position table (a row per position of the model's own seq_len, whatever length is counted).
 std::uint64_t token_and_position_tables(const ModelEntry& e, std::uint64_t width);

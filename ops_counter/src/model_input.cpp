@@ -1,5 +1,7 @@
 // The input of a zoo model: an image side for image families, a token count for sequence families (each
 // refuses the other's option), and the convolutions that read the image grid (patch embedding, depthwise 3×3).
+#include <fmt/format.h>
+
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "model_entry.hpp"
@@ -43,6 +45,14 @@ std::uint64_t sequence_length(const ModelEntry& e, const ModelOptions& o) {
   if (o.resolution)
     throw Error("model '" + e.model() + "' takes a sequence: a resolution does not apply (give a sequence length)");
   return o.seq_len ? o.seq_len : e.uint("seq_len");
+}
+
+std::uint64_t learned_sequence_length(const ModelEntry& e, const ModelOptions& o) {
+  const std::uint64_t n = sequence_length(e, o);
+  if (n > e.uint("seq_len"))
+    throw Error(fmt::format("model '{}': a sequence of {} tokens exceeds its {} learned positions ('seq_len')",
+                            e.model(), n, e.uint("seq_len")));
+  return n;
 }
 
 std::uint64_t token_and_position_tables(const ModelEntry& e, std::uint64_t width) {

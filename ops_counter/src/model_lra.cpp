@@ -13,7 +13,7 @@ constexpr std::string_view kKeys[] = {"seq_len",          "embed_dim", "num_head
                                       "native_attention", "dual",      "vocab_size"};
 
 std::vector<Layer> build_lra(const ModelEntry& e, const ModelOptions& o) {
-  const std::uint64_t n = sequence_length(e, o);
+  const std::uint64_t n = learned_sequence_length(e, o);
   const std::uint64_t c = e.uint("embed_dim"), heads = e.uint("num_heads"), head_dim = e.uint("head_dim");
   const std::uint64_t hidden = e.uint("ffn_hidden"), cls_hidden = e.uint("classifier_hidden");
   const bool dual = e.flag("dual");

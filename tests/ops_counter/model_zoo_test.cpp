@@ -381,6 +381,8 @@ TEST_CASE("BERT-base and GPT-2 small: hand-computed MACs, sequence length, causa
   CHECK_THROWS_WITH(zoo.build("gpt2_small", o), Catch::Contains("exceeds its 1024 learned positions"));
   o.seq_len = 513;
   CHECK_THROWS_WITH(zoo.build("bert_base", o), Catch::Contains("exceeds its 512 learned positions"));
+  o.seq_len = 4097;  // the Long Range Arena encoders' tables too (4,096 positions; a longer sequence was counted)
+  CHECK_THROWS_WITH(zoo.build("lra_text", o), Catch::Contains("exceeds its 4096 learned positions"));
   o.seq_len = 0;
   const ModelZoo headless =
       ModelZoo::parse(R"({"g": {"extends": "gpt2_small", "lm_head": false}})", "t").overlaying(zoo);
