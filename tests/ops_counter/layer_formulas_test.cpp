@@ -106,6 +106,23 @@ TEST_CASE("residual add, elementwise product and mean pooling") {
   CHECK(count({"p", MeanPool{.batch = 2, .tokens = 5, .width = 3}}, Convention::paper).ops(OpKind::add) == 0);
 }
 
+TEST_CASE("an elementwise op reads each operand once, a broadcast one at its own size") {
+  // x [256, 64] + bias [64]; x · s [1, 64]; x − 1.0 (a scalar); x · y, both full: each written once
+  for (const auto& [other, read] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
+           {64, 16384 + 64}, {1, 16384 + 1}, {0, 2 * 16384}}) {
+    INFO(other);
+    const OpCounts c = count({"e", Elementwise{.func = "Add",
+                                               .elements = 16384,
+                                               .operand_elements = {0, other},
+                                               .per_element = {.add = 1},
+                                               .inputs = 2}},
+                             Convention::exact);
+    CHECK(c.ops(OpKind::add) == 16384);
+    CHECK(c.read_bytes() == 4 * read);
+    CHECK(c.written_bytes() == 4 * 16384);
+  }
+}
+
 TEST_CASE("average pooling, softmax and matmul layers") {
   // 2×8×8 channels, 2×2 windows, stride 2: 2·16 outputs of 3 adds and 1 mul; paper: one MAC per input
   const Layer pool{"pool", AvgPool2d{.batch = 1, .channels = 2, .in_h = 8, .in_w = 8, .kernel = 2, .stride = 2}};

@@ -128,7 +128,7 @@ struct Elementwise {
   std::string func;
   std::uint64_t elements = 1;
   /// Each operand's own elements where it broadcasts (a squeeze-excite scale [N, C, 1, 1] times [N, C, H, W]);
-  /// 0: `elements`. What autograd keeps of it depends on it; counting does not.
+  /// 0: `elements`. The bytes read, and what autograd keeps of it, depend on it; the operations do not.
   std::array<std::uint64_t, 2> operand_elements = {0, 0};
   ops::OpMix per_element;
   unsigned inputs = 1;
