@@ -310,12 +310,15 @@ Memory attention_memory(const ModelEntry& e, const Spec& s, const Shape& sh, con
     const std::uint64_t cached = window ? std::min(sh.keys, window) : sh.keys;
     m.cache = checked_add(m.cache, checked_product({o.batch, cached, per_token}));
     m.write = checked_add(m.write, checked_product({o.batch, sh.queries, per_token}));
-    // Reformer's step reads, in each round, the (before + 1)·L keys ending at it in that round's order
-    const std::uint64_t read_window =
-        a.variant == AttentionVariant::reformer ? checked_mul(a.hashes, reformer_decode_window(a)) : window;
+    // Reformer's step reads, in each round, the (before + 1)·L keys ending at it in that round's order — each query
+    // head its own, so the values too at each query head's positions (a K/V head's group reads it once a head)
+    const bool reformer = a.variant == AttentionVariant::reformer;
+    const std::uint64_t read_window = reformer ? checked_mul(a.hashes, reformer_decode_window(a)) : window;
+    const std::uint64_t read_per_token =
+        reformer ? storage_bytes(o.phase.kv_dtype, (a.key_heads() + a.heads) * s.head_dim) : per_token;
     if (decode)  // step t of T reads the cache of N + t tokens (its own just written), at most the window's
-      m.read = checked_add(
-          m.read, checked_product({o.batch, tokens_read(o.phase.context + 1, sh.keys, read_window), per_token}));
+      m.read = checked_add(m.read, checked_product({o.batch, tokens_read(o.phase.context + 1, sh.keys, read_window),
+                                                    read_per_token}));
   }
   return m;
 }

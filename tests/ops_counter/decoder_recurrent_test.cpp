@@ -200,17 +200,19 @@ TEST_CASE("decoder with grouped-query attention: state bytes by hand, per KV hea
   CHECK(zoo.decoder_facts("llama3_8b", decode_step(AttentionVariant::msa, 4096))->kv_bytes_per_token ==
         32 * (8 + 8) * 128 * 2);
   // a Reformer step reads, in each of its R rounds, the (before + 1)·L keys ending at it: R·(before + 1)·L cached
-  // tokens of the 4,096 (MSA's step reads them all)
+  // tokens of the 4,096 (MSA's step reads them all), each query head its own keys and the values at its own
+  // positions — (32 + 32)·128 elements a token and layer, not the (32 + 8)·128 cached
   const std::uint64_t reformer_reads = default_of(VariantParameterId::hashes) *
                                        (default_of(VariantParameterId::chunks_before) + 1) *
                                        default_of(VariantParameterId::chunk);
   const DecoderFacts reformer = *zoo.decoder_facts("llama3_8b", decode_step(AttentionVariant::reformer, 4096));
-  CHECK(reformer.kv_read_bytes == reformer_reads * reformer.kv_bytes_per_token);
+  const std::uint64_t reformer_read_per_token = 32 * (32 + 32) * 128 * 2;
+  CHECK(reformer.kv_read_bytes == reformer_reads * reformer_read_per_token);
   const DecoderFacts msa = *zoo.decoder_facts("llama3_8b", decode_step(AttentionVariant::msa, 4096));
   CHECK(msa.kv_read_bytes == 4096 * msa.kv_bytes_per_token);
   // a cache shorter than that: all of it
   const DecoderFacts short_cache = *zoo.decoder_facts("llama3_8b", decode_step(AttentionVariant::reformer, 100));
-  CHECK(short_cache.kv_read_bytes == 100 * short_cache.kv_bytes_per_token);
+  CHECK(short_cache.kv_read_bytes == 100 * reformer_read_per_token);
   // MHA (GPT-2 medium: 24 layers of 16 heads, d = 64, every head its own K/V): one state per head, as before
   const std::uint64_t f64 = (f * 64 + f + 1) * 4;
   CHECK(zoo.decoder_facts("gpt2_medium", decode_step(AttentionVariant::performer, 512))->recurrent_state_bytes ==
