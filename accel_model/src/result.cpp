@@ -59,6 +59,7 @@ void ReplayResult::add(const OpRow& row) {
   total.vector_cycles = checked_add(total.vector_cycles, row.vector_cycles);
   total.dram_cycles = checked_add(total.dram_cycles, row.dram_cycles);
   total.dram_bits = checked_add(total.dram_bits, row.dram_bits);
+  total.summed_stall_cycles = checked_add(total.summed_stall_cycles.value_or(0), row.stall_cycles());
   for (std::size_t b = 0; b < kBufferCount; ++b) {
     total.sram_read_bits[b] = checked_add(total.sram_read_bits[b], row.sram_read_bits[b]);
     total.sram_write_bits[b] = checked_add(total.sram_write_bits[b], row.sram_write_bits[b]);

@@ -36,6 +36,17 @@ TEST_CASE("SystemC cycles equal the closed form for compute-bound GEMMs") {
   }
 }
 
+TEST_CASE("a replay's stall cycles are its ops' summed: one op's overlapping units hide no other op's stalls") {
+  ReplayResult result;
+  OpRow fused{.name = "fused", .cycles = 100, .array_cycles = 80, .vector_cycles = 60};  // overlapped: stalls ≥ 0
+  OpRow waiting{.name = "waiting", .cycles = 100, .array_cycles = 50};                   // 50 cycles idle
+  result.add(fused);
+  result.add(waiting);
+  CHECK(fused.stall_cycles() == 0);
+  CHECK(waiting.stall_cycles() == 50);
+  CHECK(result.total.stall_cycles() == 50);  // from the summed counters: 200 − 190 = 10
+}
+
 TEST_CASE("MAC utilisation is at most the share of a fusion unit's bricks the operands' widths take") {
   // BitFusion's unit: 16 2-bit bricks, one 8-bit product a cycle, four 4-bit, sixteen 2-bit
   for (const auto& [bits, most] : {std::pair{DType::int8, 1.0 / 16}, {DType::int4, 4.0 / 16}, {DType::int2, 1.0}}) {

@@ -4,6 +4,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -53,12 +54,15 @@ struct OpRow {
   std::uint64_t array_cycles = 0, vector_cycles = 0;                            // busy cycles of each compute unit
   std::uint64_t dram_cycles = 0, dram_bits = 0;                                 // DMA busy cycles and bits moved
   std::array<std::uint64_t, kBufferCount> sram_read_bits{}, sram_write_bits{};  // by Buffer
-  /// Cycles no compute unit was busy, at least (exact unless the array and the vector unit overlapped).
+  /// Cycles no compute unit was busy, at least (exact unless the array and the vector unit overlapped); a sum of
+  /// rows (ReplayResult::total), the sum of theirs: one op's overlap hides no other op's stalls.
   std::uint64_t stall_cycles() const {
+    if (summed_stall_cycles) return *summed_stall_cycles;
     const std::uint64_t busy = array_cycles + vector_cycles;
     return cycles > busy ? cycles - busy : 0;
   }
   EnergyBreakdown energy;
+  std::optional<std::uint64_t> summed_stall_cycles = {};  // a sum of rows' (ReplayResult::add)
 };
 
 /// Receives each op's row as soon as the op has been replayed (rows are not kept by the replay).
