@@ -569,6 +569,37 @@ TEST_CASE("gpu model: a trace is costed by class — softmax attention fused, ma
         Approx(1000 * model.value("pytorch_op_dispatch_us") * 1e-6).epsilon(1e-12));
 }
 
+TEST_CASE("gpu model: bytes resident in L2 never stream slower than from memory") {
+  // a Blackwell-like GPU whose L2 (148 SMs × 1.965 GHz × the Hopper-tuned bytes a clock) is slower than its 8 TB/s
+  // memory's sustained rate: a copy just small enough to stay in L2 took longer than one just too large
+  const GpuSpec gpu = parse_gpu(R"({"name": "B200-like", "architecture": "blackwell", "sms": 148,
+      "boost_clock_mhz": 1965, "l2_bytes": 132120576, "memory_bytes": 206158430208, "memory_gb_per_s": 8000,
+      "cuda_core_fp32_tflops": 80, "tensor_dense_tflops": {"tf32": 1100, "fp16": 2250, "bf16": 2250, "fp8": 4500},
+      "warpgroup_mma": true, "special_function_ops_per_clock_per_sm": 16,
+      "sm_resources": {"registers": 65536, "threads": 2048, "blocks": 32, "shared_bytes": 233472},
+      "sources": ["a test's"]})",
+                                "test");
+  const KernelModel& model = KernelModel::builtin();
+  const double resident = model.value("l2_resident_share") * double(gpu.l2_bytes);
+  CHECK(model.streaming_kernel(gpu, resident).latency_s <= model.streaming_kernel(gpu, resident + 4096).latency_s);
+}
+
+TEST_CASE("gpu model: a one-query decode step costs the same causal or not (its mask hides no key)") {
+  const KernelModel& model = KernelModel::builtin();
+  for (const char* name : {"a100-sxm", "h100-sxm"}) {
+    const GpuSpec gpu = builtin_gpu(name);
+    for (AttentionImpl impl : {AttentionImpl::flash2, AttentionImpl::cudnn, AttentionImpl::naive}) {
+      INFO(name << " " << attention_impl_name(impl));
+      AttentionShape step{.batch = 4, .heads = 32, .seq = 1, .kv_seq = 32768, .dim = 128};
+      const KernelTime open = model.attention(gpu, impl, step);
+      step.causal = true;
+      const KernelTime masked = model.attention(gpu, impl, step);
+      CHECK(masked.latency_s == open.latency_s);
+      CHECK(masked.flops == open.flops);
+    }
+  }
+}
+
 TEST_CASE("gpu model: an attention group the fused kernel refuses is priced op by op, and says why") {
   using Catch::Matchers::Contains;
   const KernelModel& model = KernelModel::builtin();

@@ -159,6 +159,9 @@ KernelTime KernelModel::attention(const GpuSpec& gpu, AttentionImpl impl, const 
     throw Error(fmt::format("causal attention needs kv-seq >= seq (got seq {}, kv-seq {})", s.seq, s.kv_seq));
   if (s.window && !s.causal) throw Error("a sliding window bounds a causal attention's keys: give --causal with it");
   if (s.window >= s.kv_seq) s.window = 0;  // as wide as the keys, it bounds nothing (FlashAttention drops it too)
+  // one query, bottom-right aligned, sees every key: the mask hides nothing (FlashAttention-2 drops it when
+  // seqlen_q is 1), so the step runs as the unmasked one
+  if (s.seq == 1 && !s.window) s.causal = false;
   // Q, K, V and O must fit the GPU's memory (every implementation holds them; K and V per K/V head), in its dtype
   // (ecosim's kernel writes O in fp32).
   const double tensor_bytes = double(s.batch) * double(s.dim) *

@@ -1,6 +1,8 @@
 // Bandwidth-bound kernels (copy, softmax, RMSNorm): every element read once and written once, at the share of
 // the memory bandwidth a streaming kernel sustains — or, when the bytes fit in L2's resident share, at L2's
-// bandwidth (SMs x clock x its bytes a clock per SM) — plus the launch (which dominates small sizes).
+// bandwidth (SMs x clock x its bytes a clock per SM) where faster — plus the launch (which dominates small sizes).
+#include <algorithm>
+
 #include "ecosim/accel_model/gpu/kernel_model.hpp"
 #include "ecosim/ops_counter/error.hpp"
 
@@ -25,7 +27,9 @@ KernelTime KernelModel::streaming_kernel(const GpuSpec& gpu, double bytes) const
   t.bytes = bytes;
   const bool l2_resident = bytes <= value("l2_resident_share") * double(gpu.l2_bytes);
   const double l2_bytes_per_s = value("l2_bytes_per_clock_per_sm") * double(gpu.sms) * gpu.boost_clock_hz;
-  t.latency_s = value("launch_overhead_us") * 1e-6 + (l2_resident ? bytes / l2_bytes_per_s : streamed_s(gpu, bytes));
+  // resident in L2, no slower than streamed from memory (a GPU whose L2 is slower than its memory's sustained rate)
+  const double streamed = streamed_s(gpu, bytes);
+  t.latency_s = value("launch_overhead_us") * 1e-6 + (l2_resident ? std::min(bytes / l2_bytes_per_s, streamed) : streamed);
   return t;
 }
 
