@@ -287,6 +287,13 @@ string(JSON fits_64k GET "${json}" variants 0 points 1 gpu_fits)
 if(NOT fits_1k STREQUAL "ON" OR NOT fits_64k STREQUAL "OFF")
   message(FATAL_ERROR "crossover gpu_fits: 1k ${fits_1k}, 64k ${fits_64k} (expected ON, OFF)")
 endif()
+# each variant's first context that does not fit is said: on the L4 (25.8 GB) Reformer's cache (keys per query
+# head) overflows at 32k where MSA's fits, MSA's at 128k (only MSA's was said, at 128k)
+ecosim_run(out rc crossover --model qwen2_7b --batch 2 --variants performer,reformer --contexts 1k,32k,128k --gpu l4)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "warning: msa at a context of 131072: [^\n]*exceed the L4"
+   OR NOT out MATCHES "warning: reformer at a context of 32768: [^\n]*exceed the L4" OR out MATCHES "warning: performer")
+  message(FATAL_ERROR "crossover beyond the L4's memory: expected msa's and reformer's warnings, got ${rc}: ${out}")
+endif()
 # and by compare: at batch 64 over 64k tokens MSA's KV cache does not fit the H100 SXM (weights and cache as count
 # reports them, against its memory), Performer's state does; one sequence of 1k fits, over 8 decode steps too (the
 # weights are held once, however often a step reads them)

@@ -155,13 +155,11 @@ int crossover(const Args& args) {
   const TechTable tech =
       vm.count("tech-table") ? TechTable::load(vm["tech-table"].as<std::string>()) : TechTable::builtin_45nm();
   const std::vector<CrossoverSeries> series = crossover_series(request, accel, tech);
-  for (const CrossoverSeries& s : series)  // said once, for the first context and variant that does not fit
+  for (const CrossoverSeries& s : series)  // said once a variant, at the first context that does not fit
     if (const auto p = std::find_if(s.points.begin(), s.points.end(), [](const auto& x) { return !x.gpu_fits; });
-        p != s.points.end()) {
+        p != s.points.end())
       fmt::print(stderr, "{}",
                  gpu_memory_warning(fmt::format("{} at a context of {}", name(s.variant), p->context), request.gpu));
-      break;
-    }
   for (const CrossoverSeries& s : series)  // said once a variant, at the first context that has it
     if (const auto p =
             std::find_if(s.points.begin(), s.points.end(), [](const auto& x) { return !x.gpu_op_by_op.empty(); });
