@@ -1,6 +1,8 @@
 // Builder of decoder language models (family `decoder`: Llama, Mistral, Qwen2/3, Phi-3, Gemma, GPT-2, GPT-NeoX) for a
 // causal prefill or for decode steps over a KV cache, and their figures: parameters (summed from the layers built),
 // KV-cache bytes and traffic, weight traffic and matmul MACs (ops_counter/README.md, "Decoder LLMs").
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -178,6 +180,10 @@ AttentionConfig block_attention(const ModelEntry& e, const Spec& s, const Shape&
       throw Error("model '" + e.model() + "': its own attention is sliding, and it has no " +
                   e.field("sliding_window"));
     a.sliding_window = s.window;
+  } else if (a.variant == AttentionVariant::sliding && s.window && a.sliding_window > s.window) {
+    throw Error(fmt::format("model '{}': a sliding window of {} tokens is wider than its own {} ({}): it would attend "
+                            "keys the model never attends (--sliding-window {} or less, or --attention native)",
+                            e.model(), a.sliding_window, e.field("sliding_window"), s.window, s.window));
   }
   try {
     a.validate();

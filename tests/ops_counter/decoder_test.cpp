@@ -331,6 +331,13 @@ TEST_CASE("decoder features: GQA projections, partial rotary, parallel attention
   CHECK(zoo.decoder_facts("mistral_7b", {})->context == 4096);
   CHECK_THROWS_WITH(zoo.build("mistral_7b", prefill(8192)), Catch::Contains("'sliding_window' (4096)"));
   CHECK_THROWS_WITH(zoo.build("mistral_7b", decode(4096, 1)), Catch::Contains("sliding_window"));
+  // a sliding window swapped in no wider than Mistral's own: a wider one would attend keys Mistral never attends
+  ModelOptions wider = decode(8000, 1);
+  wider.attention.variant = AttentionVariant::sliding;
+  wider.attention.sliding_window = 8192;
+  CHECK_THROWS_WITH(zoo.build("mistral_7b", wider), Catch::Contains("wider than its own 'sliding_window' (4096)"));
+  wider.attention.sliding_window = 1024;
+  CHECK_NOTHROW(zoo.build("mistral_7b", wider));
   // a variant without a causal form is refused, not made bidirectional
   ModelOptions linformer = prefill(64);
   linformer.attention.variant = AttentionVariant::linformer;
