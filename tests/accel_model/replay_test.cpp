@@ -38,8 +38,9 @@ TEST_CASE("SystemC cycles equal the closed form for compute-bound GEMMs") {
 
 TEST_CASE("a replay's stall cycles are its ops' summed: one op's overlapping units hide no other op's stalls") {
   ReplayResult result;
-  OpRow fused{.name = "fused", .cycles = 100, .array_cycles = 80, .vector_cycles = 60};  // overlapped: stalls ≥ 0
-  OpRow waiting{.name = "waiting", .cycles = 100, .array_cycles = 50};                   // 50 cycles idle
+  OpRow fused, waiting;
+  fused.cycles = 100, fused.array_cycles = 80, fused.vector_cycles = 60;  // overlapped: stalls at least 0
+  waiting.cycles = 100, waiting.array_cycles = 50;                        // 50 cycles idle
   result.add(fused);
   result.add(waiting);
   CHECK(fused.stall_cycles() == 0);

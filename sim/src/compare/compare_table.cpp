@@ -162,6 +162,17 @@ std::string op_by_op_lines(const CompareReport& r) {
   return out;
 }
 
+/// A GPU column's labels, each distinct one once ("~ " before a modelled one's): its rows may mix a measured and
+/// a modelled figure.
+std::string distinct_labels(const CompareReport& r, bool CompareRow::*measured, std::string CompareRow::*label) {
+  std::vector<std::string> labels;
+  for (const CompareRow& row : r.rows) {
+    const std::string text = (row.*measured ? "" : "~ ") + row.*label;
+    if (std::find(labels.begin(), labels.end(), text) == labels.end()) labels.push_back(text);
+  }
+  return fmt::format("{}", fmt::join(labels, "; "));
+}
+
 /// Where the figures come from: the accelerator model, the GPU latency, the ratios and the published ones.
 std::string legend(const CompareReport& r, bool with_ratios) {
   const auto& p = r.provenance;
@@ -169,17 +180,9 @@ std::string legend(const CompareReport& r, bool with_ratios) {
       fmt::format("accel ms, accel uJ: {} model, {} engine, attention {}, incl. leakage",
                   p["accelerator"]["name"].get<std::string>(), p["engine"].get<std::string>(),
                   p["fuse_attention"].get<bool>() ? "fused (scores on chip)" : "unfused (op results via DRAM)"));
-  std::vector<std::string> gpu;
-  for (const CompareRow& row : r.rows) {
-    const std::string label = (row.gpu_measured ? "" : "~ ") + row.gpu_label;
-    if (std::find(gpu.begin(), gpu.end(), label) == gpu.end()) gpu.push_back(label);
-  }
-  std::string gpu_text = "GPU ms:";
-  for (const std::string& label : gpu) gpu_text += (gpu_text.back() == ':' ? " " : "; ") + label;
-  out += wrapped(gpu_text);
+  out += wrapped("GPU ms: " + distinct_labels(r, &CompareRow::gpu_measured, &CompareRow::gpu_label));
   if (!r.rows.empty())
-    out += wrapped(std::string("lib ms: ") + (r.rows.front().gpu_library_measured ? "" : "~ ") +
-                   r.rows.front().gpu_library_label);
+    out += wrapped("lib ms: " + distinct_labels(r, &CompareRow::gpu_library_measured, &CompareRow::gpu_library_label));
   out += op_by_op_lines(r);
   std::string errors;
   for (const CompareRow& row : r.rows)
