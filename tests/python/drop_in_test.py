@@ -220,6 +220,14 @@ def gelu_tanh_form():
     return torch.equal(mine, reference)
 
 
+def keyword_input(scheme, owner, name):
+    """owner.<name>(input=x), torch's own keyword, under `scheme`: the activation's values (it raised TypeError)."""
+    x = torch.randn(64)
+    reference = getattr(owner, name)(input=x)
+    with et.compressed_activations(scheme):
+        return torch.allclose(getattr(owner, name)(input=x * 1), reference, rtol=1e-6, atol=1e-6)
+
+
 def fewbit_behaviours():
     """The failures among the Few-Bit behaviours beyond the values (the module's documentation)."""
     cases = [(f"a Few-Bit output ({dtype}) modified in place, as torch's may be",
@@ -241,6 +249,10 @@ def fewbit_behaviours():
               ("nn.SiLU(inplace=True) modifies its input, gradient within 10 %", lambda: inplace_honoured(nn.SiLU)),
               ("F.relu of an int64 tensor is exact", integer_relu),
               ("F.gelu(approximate='tanh') is torch's", gelu_tanh_form)]
+    keyword_cases = (("actnn", F, "relu"), ("fewbit", F, "relu"), ("fewbit", F, "gelu"), ("fewbit", F, "silu"),
+                     ("fewbit", torch, "sigmoid"), ("fewbit", torch, "tanh"))
+    cases += [(f"{owner.__name__}.{name}(input=x) under {scheme}",
+               lambda s=scheme, o=owner, n=name: keyword_input(s, o, n)) for scheme, owner, name in keyword_cases]
     cases += [(f"{owner.__name__}.{name} of a float64 tensor: torch's values",
                lambda owner=owner, name=name: float64_forward(owner, name))
               for owner, name in ((F, "gelu"), (F, "silu"), (torch, "sigmoid"), (torch, "tanh"))]

@@ -148,22 +148,23 @@ class patched:
                      (torch, "sigmoid"): torch.sigmoid, (torch, "tanh"): torch.tanh}
         bits, record = self.bits, self.record
 
-        def gelu(x, approximate="none"):  # the tanh form has other derivatives than the codebook's: torch's own
+        # each under torch's own argument names (F.relu(input=x) is torch's call too)
+        def gelu(input, approximate="none"):  # the tanh form has other derivatives than the codebook's: torch's own
             if approximate != "none":
-                return TORCH_OPS["gelu"](x, approximate=approximate)
-            return fewbit(x, "gelu", bits, record)
+                return TORCH_OPS["gelu"](input, approximate=approximate)
+            return fewbit(input, "gelu", bits, record)
 
-        def silu(x, inplace=False):
-            return fewbit(x, "silu", bits, record, inplace)
+        def silu(input, inplace=False):
+            return fewbit(input, "silu", bits, record, inplace)
 
-        def relu(x, inplace=False):
-            return fewbit(x, "relu", bits, record, inplace)
+        def relu(input, inplace=False):
+            return fewbit(input, "relu", bits, record, inplace)
 
-        def sigmoid(x, *, out=None):  # out=: torch's own, into `out`
-            return fewbit(x, "sigmoid", bits, record) if out is None else TORCH_OPS["sigmoid"](x, out=out)
+        def sigmoid(input, *, out=None):  # out=: torch's own, into `out`
+            return fewbit(input, "sigmoid", bits, record) if out is None else TORCH_OPS["sigmoid"](input, out=out)
 
-        def tanh(x, *, out=None):
-            return fewbit(x, "tanh", bits, record) if out is None else TORCH_OPS["tanh"](x, out=out)
+        def tanh(input, *, out=None):
+            return fewbit(input, "tanh", bits, record) if out is None else TORCH_OPS["tanh"](input, out=out)
 
         swapped = {(F, "gelu"): gelu, (F, "silu"): silu, (F, "relu"): relu, (torch, "sigmoid"): sigmoid,
                    (torch, "tanh"): tanh}
