@@ -2,7 +2,8 @@
 """ecosim/torch/step_time.py (issue 20: a training step measured beside `ecosim train`'s model of it) on the CPU:
 the bytes autograd saves in the zoo network it builds equal ecosim train's activation bytes for the same model
 (within 1 %), every scheme's step is timed, ecosim's figures ride along labelled an estimate, and what it cannot
-measure — amp without a GPU, ActNN's levels, a zoo family without a PyTorch network — is a clean error. Exits 77
+measure — amp without a GPU, ActNN's levels, a zoo family without a PyTorch network, Few-Bit on a network whose
+activations it does not take — is a clean error. Exits 77
 (skipped) without torch.
 
 usage: step_time_test.py ECOSIM
@@ -58,7 +59,11 @@ def main():
     for what, args, message in (
             ("amp without a GPU", ["--schemes", "amp", "--device", "cpu"], "amp is measured on a GPU"),
             ("ActNN's levels", ["--schemes", "actnn:L3", "--device", "cpu"], "not its levels"),
-            ("a family without a PyTorch network", ["--model", "pvt_v2_b0"], "no PyTorch network")):
+            ("a family without a PyTorch network", ["--model", "pvt_v2_b0"], "no PyTorch network"),
+            # the zoo's ViT computes GELU's tanh form, which Few-Bit's codebooks do not take: nothing compressed
+            ("fewbit on a network it compresses nothing of", ["--model", "deit_tiny", "--schemes", "fewbit:2",
+                                                             "--device", "cpu"],
+             "compressed none of the tensors")):
         argv = ["--model", "resnet18", "--batch", "1", "--warmup", "0", "--repeats", "1", *args]
         run = step_time(*argv)
         check(f"{what}: a clean error", run.returncode != 0 and message in run.stderr and "Traceback" not in

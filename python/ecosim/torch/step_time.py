@@ -106,9 +106,13 @@ def measure_step(model, x, labels, scheme, optimizer_name, device, warmup, repea
             if autocast:                            # training tests do)
                 contexts.enter_context(torch.autocast("cuda", dtype=torch.float16))
             if scheme != "amp":
-                contexts.enter_context(hooks_for(scheme) if name in HOOK_SCHEMES else
-                                       torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t))
+                hooks = contexts.enter_context(hooks_for(scheme) if name in HOOK_SCHEMES else
+                                               torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t))
             output = model(x)
+            if name in HOOK_SCHEMES and not hooks.summary()["compressed_tensors"]:
+                raise ValueError(f"scheme '{scheme}' compressed none of the tensors this network saves (Few-Bit's "
+                                 "codebooks take exact GELU, SiLU, ReLU, sigmoid and tanh, not GELU's tanh form): "
+                                 "its time would be an uncompressed step's")
         loss = loss_of(output, labels)
         (scaler.scale(loss) if scaler else loss).backward()
         if scaler:
