@@ -102,6 +102,14 @@ if(NOT no_numpy)
     check("compress --input x16.npy ${parts}: ${dtype}, ${input_bytes} B, expected ${expected_dtype}, ${expected_bytes}"
           dtype STREQUAL expected_dtype AND input_bytes EQUAL expected_bytes)
   endforeach()
+  # an fp32 value beyond fp16's range under --dtype fp16 is said to overflow it (it was called a NaN or Inf of the
+  # input's own)
+  execute_process(COMMAND /usr/bin/python3 -c "import numpy as np; np.save('big.npy', np.array([1, 2, 7e4, 3], 'f4'))"
+                  WORKING_DIRECTORY ${WORKDIR})
+  ecosim_run(out rc compress --scheme actnn --bits 2 --input big.npy --dtype fp16)
+  if(rc EQUAL 0 OR NOT out MATCHES "element 2 \\(70000\\) overflows fp16" OR out MATCHES "non-finite")
+    message(FATAL_ERROR "compress of 70000 as fp16: rc ${rc}: ${out}")
+  endif()
 endif()
 
 # GACT under an average budget of 16 bits: an fp16 or bf16 activation fits raw (16 bits, nothing lost), an fp32

@@ -123,6 +123,9 @@ int compress(const Args& args) {
   const std::vector<std::uint8_t> bytes = kernels::encode(values, dtype);
   request.x = {bytes.data(), dtype, values.size()};
   const std::vector<float> input = kernels::decode(request.x);  // the values after rounding to --dtype
+  for (std::size_t i = 0; i < input.size(); ++i)  // finite in the file, not in --dtype: not the input's own NaN/Inf
+    if (std::isfinite(values[i]) && !std::isfinite(input[i]))
+      throw Error(fmt::format("element {} ({}) overflows {}: give --dtype fp32", i, values[i], name(dtype)));
 
   if (vm.count("trace") && scheme.name == "fewbit")
     throw Error(
