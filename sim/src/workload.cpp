@@ -134,20 +134,6 @@ std::uint64_t positive(const po::variables_map& vm, const std::string& key) {
 
 namespace {
 
-/// A note on stderr where Linformer projects a layer's keys up, to more rows than it has (k above the keys: the
-/// counts are right, but the variant then costs more than softmax attention).
-void note_projection_up(const Workload& w) {
-  for (const Layer& l : w.layers()) {
-    const auto* a = std::get_if<AttentionConfig>(&l.op);
-    if (!a || a->variant != AttentionVariant::linformer || a->proj_k <= a->key_count()) continue;
-    fmt::print(stderr,
-               "note: linformer projects the {} keys of '{}' up to k = {} rows (--proj-k): it costs more than softmax "
-               "attention there; k at most the keys projects them down\n",
-               a->key_count(), l.name, a->proj_k);
-    return;  // once: the first such layer
-  }
-}
-
 }  // namespace
 
 Workload parse_workload(const po::variables_map& vm) {
@@ -223,8 +209,20 @@ Workload parse_workload(const po::variables_map& vm) {
   } else {
     throw Error("give --model NAME, --onnx FILE or --layer attention");
   }
-  note_projection_up(w);
+  note_projection_up(w.layers());
   return w;
+}
+
+void note_projection_up(const std::vector<Layer>& layers) {
+  for (const Layer& l : layers) {
+    const auto* a = std::get_if<AttentionConfig>(&l.op);
+    if (!a || a->variant != AttentionVariant::linformer || a->proj_k <= a->key_count()) continue;
+    fmt::print(stderr,
+               "note: linformer projects the {} keys of '{}' up to k = {} rows (--proj-k): it costs more than softmax "
+               "attention there; k at most the keys projects them down\n",
+               a->key_count(), l.name, a->proj_k);
+    return;
+  }
 }
 
 nlohmann::json Workload::describe() const {

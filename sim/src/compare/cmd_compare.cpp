@@ -372,16 +372,19 @@ int compare(const Args& args) {
       if (!whole_model && e.native)
         throw Error("'native' (a model's own attention) needs --model, --hf-config or --onnx");
       if (onnx) {  // the variant at every block's shape (throws naming the block it cannot replace)
-        for (const Layer& layer : onnx_layers(*onnx, e.native ? std::nullopt : std::optional{config}))
+        const std::vector<Layer> layers = onnx_layers(*onnx, e.native ? std::nullopt : std::optional{config});
+        for (const Layer& layer : layers)
           if (const auto* a = std::get_if<AttentionConfig>(&layer.op);
               a && ecoformer::has_kernel(a->variant) && ecoformer::kernel_limitation(*a).empty())
             check_attention_kernel(limits, *a, device == DeviceChoice::cuda);
+        note_projection_up(layers);
       } else if (model.empty()) {
         config.validate();
         if (ecoformer::has_kernel(config.variant)) check_attention_kernel(limits, config, device == DeviceChoice::cuda);
+        note_projection_up({{"attention", config}});
       } else {
         take_model_window(vm, zoo, model, config);
-        model_workload(model, zoo, phase, e).layers();  // throws for a model the variant cannot build
+        note_projection_up(model_workload(model, zoo, phase, e).layers());  // throws for a model it cannot build
       }
       report.provenance["variant_parameters"][label] =
           e.native ? nlohmann::json(onnx ? "the export's own attention" : "the model's own attention (zoo)")
