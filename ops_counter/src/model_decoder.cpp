@@ -48,6 +48,9 @@ constexpr std::uint64_t kMaxHeads = 4096;
 constexpr std::uint64_t kMaxVocab = std::uint64_t{1} << 24;
 /// Positions (context) beyond 16 Mi tokens are no published model (the longest, 10 M).
 constexpr std::uint64_t kMaxPositions = std::uint64_t{1} << 24;
+/// Decode steps are an attention layer each, every block's: 2^20 of them (32,768 steps of a 32-block model) build
+/// in about a minute and 1.4 GB; more are refused before the memory runs out.
+constexpr std::uint64_t kMaxDecodeAttentionSteps = std::uint64_t{1} << 20;
 
 struct Spec {
   std::uint64_t hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0, layers = 0, vocab = 0;
@@ -120,6 +123,10 @@ Shape phase_shape(const ModelEntry& e, const Spec& s, const ModelOptions& o) {
     if (o.seq_len) fail("decode steps take the cached context (--context N), not a sequence length");
     if (o.phase.context == 0 || o.phase.tokens == 0)
       fail("decode needs at least one cached token (--context) and at least one step (--tokens)");
+    if (checked_mul(o.phase.tokens, s.layers) > kMaxDecodeAttentionSteps)
+      fail(fmt::format("{} decode steps over {} blocks are {} attention steps, above the {} counted at once: count "
+                       "them in parts (--context C --tokens T counts the steps after C cached tokens; the parts add)",
+                       o.phase.tokens, s.layers, o.phase.tokens * s.layers, kMaxDecodeAttentionSteps));
     sh = {o.phase.tokens, checked_add(o.phase.context, o.phase.tokens), o.phase.tokens};
   } else {
     const std::uint64_t n = o.seq_len ? o.seq_len : s.window ? std::min(s.positions, s.window) : s.positions;

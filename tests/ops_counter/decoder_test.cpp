@@ -331,6 +331,11 @@ TEST_CASE("decoder features: GQA projections, partial rotary, parallel attention
   CHECK(zoo.decoder_facts("mistral_7b", {})->context == 4096);
   CHECK_THROWS_WITH(zoo.build("mistral_7b", prefill(8192)), Catch::Contains("'sliding_window' (4096)"));
   CHECK_THROWS_WITH(zoo.build("mistral_7b", decode(4096, 1)), Catch::Contains("sliding_window"));
+  // decode steps are an attention layer a block each: past 2^20 of them (Llama-3.1-8B's 32 blocks × 32,768 steps)
+  // refused, naming the parts to count instead (a million steps ran the memory out)
+  CHECK_THROWS_WITH(zoo.build("llama3_1_8b", decode(1, 32769)),
+                    Catch::Contains("1048608 attention steps, above the 1048576") && Catch::Contains("in parts"));
+  CHECK_THROWS_WITH(zoo.decoder_facts("llama3_1_8b", decode(1, 1000000)), Catch::Contains("in parts"));
   // a sliding window swapped in no wider than Mistral's own: a wider one would attend keys Mistral never attends
   ModelOptions wider = decode(8000, 1);
   wider.attention.variant = AttentionVariant::sliding;
