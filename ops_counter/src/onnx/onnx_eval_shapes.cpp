@@ -1,12 +1,15 @@
 // The shape evaluator's rules for the ops that compute on activations, where ONNX inference leaves a gap: the
 // ops that keep their input's shape (activations, Softmax, the normalisations, Dropout), MatMul (batched,
 // broadcast), Gemm, Einsum (explicit output), Conv and pooling (explicit and automatic pads, ceil mode), the global
-// pools and the reductions (axes as an attribute or, from opset 18, an input).
+// pools and the reductions (axes as an attribute or, from opset 18, an input), Resize and Upsample (sizes or
+// scales).
 #include <fmt/core.h>
 
+#include <cmath>
 #include <map>
 #include <set>
 
+#include "ecosim/ops_counter/variant_registry.hpp"
 #include "onnx_eval.hpp"
 
 namespace ecosim::onnx_import {
@@ -168,6 +171,37 @@ Rule only_gaps(void (*rule)(Evaluator&, const Node&)) {
 
 }  // namespace
 
+/// Resize (opset 10: X, scales; from 11: X, roi, scales, sizes) and Upsample (opset 9: X, scales): the output
+/// sizes where given, else each input axis times its scale, rounded down (ONNX's rule). An export writes the sizes
+/// of `F.interpolate(size=...)` as Concat(Slice(Shape(x)), constant): folded, they give the shape ONNX's inference
+/// cannot. Opset 18's `axes` and aspect-ratio policies are left to ONNX.
+void resize(Evaluator& e, const Node& n) {
+  const Dims* d = e.dims(n, 0);
+  if (!d || n.ints.contains("axes") || n.strings.contains("keep_aspect_ratio_policy")) return;
+  const auto given = [&n](std::size_t i) { return n.inputs.size() > i && !n.inputs[i].empty(); };
+  Dims out;
+  if (n.op == "Resize" && given(3)) {
+    const auto sizes = e.ints(n, 3);
+    if (!sizes) return;
+    if (sizes->size() != d->size()) e.fail(n, "sizes differ in number from the input's axes");
+    out = dims_from(e, n, *sizes, "size");
+  } else {
+    const std::size_t at = n.op == "Upsample" || n.inputs.size() == 2 ? 1 : 2;
+    const Values* scales = given(at) ? e.values(n, at) : nullptr;
+    if (!scales) return;
+    if (scales->size() != d->size()) e.fail(n, "scales differ in number from the input's axes");
+    std::vector<std::int64_t> sizes;
+    for (std::size_t a = 0; a < d->size(); ++a) {
+      const double size = std::floor(double((*d)[a]) * scales->at(a));
+      if (!(size >= 0 && size <= double(kMaxDimension)))
+        e.fail(n, fmt::format("scale {} of axis {} gives no size of 0..{}", scales->at(a), a, kMaxDimension));
+      sizes.push_back(static_cast<std::int64_t>(size));
+    }
+    out = dims_from(e, n, sizes, "size");
+  }
+  e.set_dims(n, 0, out);
+}
+
 void add_shape_rules(Rules& rules) {
   for (const char* op : {"Relu",
                          "Gelu",
@@ -201,6 +235,7 @@ void add_shape_rules(Rules& rules) {
   for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"}) rules[op] = only_gaps(global_pool);
   for (const char* op : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd"})
     rules[op] = only_gaps(reduce);
+  for (const char* op : {"Resize", "Upsample"}) rules[op] = only_gaps(resize);
 }
 
 }  // namespace ecosim::onnx_import
