@@ -1,5 +1,6 @@
 // compare's terminal legend: each GPU column lists every distinct source of its rows (a measured library beside
-// one variant's kernel, a modelled one beside another's), and which rows price attention op by op and why.
+// one variant's kernel, a modelled one beside another's), which rows price attention op by op and why, and which
+// GPU's model the GPU model's error is of.
 #include <catch2/catch.hpp>
 
 #include "compare/compare_table.hpp"
@@ -19,6 +20,8 @@ TEST_CASE("compare's legend names each GPU column's every source and its op-by-o
   msa.gpu_measured = msa.gpu_library_measured = true;
   msa.gpu_label = "measured, CUDA events (H200)";
   msa.gpu_library_label = "measured, cuBLAS fp32 unfused (H200)";
+  msa.gpu_model_error = 0.25;
+  r.provenance["gpu_model_error_of"] = "H100 SXM";  // --gpu's, not the GPU that ran
   sra.variant = "sra";
   sra.gpu_label = "modelled, H200, ecosim's kernels";
   sra.gpu_library_label = "modelled, H200, best library";
@@ -30,4 +33,5 @@ TEST_CASE("compare's legend names each GPU column's every source and its op-by-o
   CHECK_THAT(text, Catch::Contains("GPU ms: measured, CUDA events (H200); ~ modelled, H200, ecosim's kernels"));
   CHECK_THAT(text, Catch::Contains("GPU ms of sra: attention priced op by op, not fused (ecosim's attention kernel"));
   CHECK_THAT(text, !Catch::Contains("of msa: attention priced"));
+  CHECK_THAT(text, Catch::Contains("GPU model's error (H100 SXM modelled) against this run's measurement: msa +25.0 %"));
 }
