@@ -155,10 +155,10 @@ struct LayerEmitter {
   void operator()(const Elementwise& e) const {
     OpRecord r = ops::eltwise("", e.func, 1, 1, e.elements, DType::fp32, e.per_element, 0);
     for (unsigned i = 0; i < e.inputs; ++i)  // each operand read once, a broadcast one at its own size
-      r.counts.add_read_bytes(DType::fp32, storage_bytes(DType::fp32, i < e.operand_elements.size() &&
-                                                                              e.operand_elements[i]
-                                                                          ? e.operand_elements[i]
-                                                                          : e.elements));
+      r.counts.add_read_bytes(
+          DType::fp32,
+          storage_bytes(DType::fp32,
+                        i < e.operand_elements.size() && e.operand_elements[i] ? e.operand_elements[i] : e.elements));
     (*this)(std::move(r), ops::macs(e.paper_macs));
   }
 

@@ -124,9 +124,10 @@ Shape phase_shape(const ModelEntry& e, const Spec& s, const ModelOptions& o) {
     if (o.phase.context == 0 || o.phase.tokens == 0)
       fail("decode needs at least one cached token (--context) and at least one step (--tokens)");
     if (checked_mul(o.phase.tokens, s.layers) > kMaxDecodeAttentionSteps)
-      fail(fmt::format("{} decode steps over {} blocks are {} attention steps, above the {} counted at once: count "
-                       "them in parts (--context C --tokens T counts the steps after C cached tokens; the parts add)",
-                       o.phase.tokens, s.layers, o.phase.tokens * s.layers, kMaxDecodeAttentionSteps));
+      fail(
+          fmt::format("{} decode steps over {} blocks are {} attention steps, above the {} counted at once: count "
+                      "them in parts (--context C --tokens T counts the steps after C cached tokens; the parts add)",
+                      o.phase.tokens, s.layers, o.phase.tokens * s.layers, kMaxDecodeAttentionSteps));
     sh = {o.phase.tokens, checked_add(o.phase.context, o.phase.tokens), o.phase.tokens};
   } else {
     const std::uint64_t n = o.seq_len ? o.seq_len : s.window ? std::min(s.positions, s.window) : s.positions;
@@ -187,10 +188,6 @@ AttentionConfig block_attention(const ModelEntry& e, const Spec& s, const Shape&
       throw Error("model '" + e.model() + "': its own attention is sliding, and it has no " +
                   e.field("sliding_window"));
     a.sliding_window = s.window;
-  } else if (a.variant == AttentionVariant::sliding && s.window && a.sliding_window > s.window) {
-    throw Error(fmt::format("model '{}': a sliding window of {} tokens is wider than its own {} ({}): it would attend "
-                            "keys the model never attends (--sliding-window {} or less, or --attention native)",
-                            e.model(), a.sliding_window, e.field("sliding_window"), s.window, s.window));
   }
   try {
     a.validate();
@@ -330,8 +327,8 @@ Memory attention_memory(const ModelEntry& e, const Spec& s, const Shape& sh, con
     const std::uint64_t read_per_token =
         reformer ? storage_bytes(o.phase.kv_dtype, (a.key_heads() + a.heads) * s.head_dim) : per_token;
     if (decode)  // step t of T reads the cache of N + t tokens (its own just written), at most the window's
-      m.read = checked_add(m.read, checked_product({o.batch, tokens_read(o.phase.context + 1, sh.keys, read_window),
-                                                    read_per_token}));
+      m.read = checked_add(
+          m.read, checked_product({o.batch, tokens_read(o.phase.context + 1, sh.keys, read_window), read_per_token}));
   }
   return m;
 }

@@ -53,7 +53,8 @@ std::vector<Layer> build_encoder(const ModelEntry& e, const ModelOptions& o) {
   // A head tied to the token embedding (GPT-2's, BERT's) shares its weights, not its work: its matmul counts all the
   // same, its weights are the token table's (trained once)
   if (e.flag("lm_head"))
-    layers.push_back({.name = "lm_head", .op = Linear{rows, c, vocab, false}, .shared_parameters = checked_mul(vocab, c)});
+    layers.push_back(
+        {.name = "lm_head", .op = Linear{rows, c, vocab, false}, .shared_parameters = checked_mul(vocab, c)});
   return layers;
 }
 

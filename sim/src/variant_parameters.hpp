@@ -32,7 +32,8 @@ std::optional<std::uint64_t> model_window(const ModelZoo& zoo, const std::string
 /// for a caller whose sliding window was not given: swapped in, `sliding` then keeps the model's window rather
 /// than the variant's default.
 void take_model_window(const ModelZoo& zoo, const std::string& model, AttentionConfig& c);
-/// The same unless --sliding-window was given on the command line.
+/// The same unless --sliding-window was given on the command line; one given wider than the model's own is noted
+/// on stderr (it attends keys the model never attends).
 void take_model_window(const boost::program_options::variables_map& vm, const ModelZoo& zoo, const std::string& model,
                        AttentionConfig& c);
 /// The parameters that c.variant reads, by JSON name ("proj_k"), with their values.

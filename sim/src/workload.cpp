@@ -132,9 +132,7 @@ std::uint64_t positive(const po::variables_map& vm, const std::string& key) {
   return static_cast<std::uint64_t>(v);
 }
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 Workload parse_workload(const po::variables_map& vm) {
   Workload w;

@@ -256,7 +256,7 @@ TEST_CASE(
       CHECK(row.macs >= ops[i].counts.ops(OpKind::mul));
       CHECK(row.macs <= heads * queries * keys * d);
       if (queries == 1) CHECK(row.macs == heads * keys * d);
-      if (queries >= 1030 && !window) CHECK(row.macs < heads * queries * keys * d * 6 / 10);    // half the rectangle
+      if (queries >= 1030 && !window) CHECK(row.macs < heads * queries * keys * d * 6 / 10);  // half the rectangle
       if (queries >= 1030 && window) {  // about the band: a strip of w keys computes w + W − 1 rows of them
         CHECK(row.macs * window <= ops[i].counts.ops(OpKind::mul) * (window + widest));
         CHECK(widest <= std::max(ceil_div(keys, kMaxCausalStrips), 2 * window));

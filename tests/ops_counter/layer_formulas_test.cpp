@@ -108,15 +108,14 @@ TEST_CASE("residual add, elementwise product and mean pooling") {
 
 TEST_CASE("an elementwise op reads each operand once, a broadcast one at its own size") {
   // x [256, 64] + bias [64]; x · s [1, 64]; x − 1.0 (a scalar); x · y, both full: each written once
-  for (const auto& [other, read] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
-           {64, 16384 + 64}, {1, 16384 + 1}, {0, 2 * 16384}}) {
+  for (const auto& [other, read] :
+       std::vector<std::pair<std::uint64_t, std::uint64_t>>{{64, 16384 + 64}, {1, 16384 + 1}, {0, 2 * 16384}}) {
     INFO(other);
-    const OpCounts c = count({"e", Elementwise{.func = "Add",
-                                               .elements = 16384,
-                                               .operand_elements = {0, other},
-                                               .per_element = {.add = 1},
-                                               .inputs = 2}},
-                             Convention::exact);
+    const OpCounts c = count(
+        {"e",
+         Elementwise{
+             .func = "Add", .elements = 16384, .operand_elements = {0, other}, .per_element = {.add = 1}, .inputs = 2}},
+        Convention::exact);
     CHECK(c.ops(OpKind::add) == 16384);
     CHECK(c.read_bytes() == 4 * read);
     CHECK(c.written_bytes() == 4 * 16384);

@@ -251,14 +251,15 @@ TEST_CASE("an encoder's language-model head is tied to its token table: its weig
   // 50,257 × 768, the positions 1,024 × 768, per block 2 LayerNorms, qkv, proj and the 4× MLP with biases, and
   // the final LayerNorm (the head reads the token table: 38.6 M more were counted before)
   const ModelZoo zoo = ModelZoo::parse(
-      R"({"g2": {"extends": "gpt2_small", "causal": false, "layers": 2},
+                           R"({"g2": {"extends": "gpt2_small", "causal": false, "layers": 2},
           "g2_headless": {"extends": "g2", "lm_head": false}})",
-      "test").overlaying(ModelZoo::builtin());
+                           "test")
+                           .overlaying(ModelZoo::builtin());
   ModelOptions o;
   o.native_attention = true;
   o.seq_len = 16;
-  const std::uint64_t c = 768, block = 2 * 2 * c + (3 * c * c + 3 * c) + (c * c + c) + (4 * c * c + 4 * c) +
-                                       (4 * c * c + c);
+  const std::uint64_t c = 768,
+                      block = 2 * 2 * c + (3 * c * c + 3 * c) + (c * c + c) + (4 * c * c + 4 * c) + (4 * c * c + c);
   const std::uint64_t expected = (50257 + 1024) * c + 2 * block + 2 * c;
   CHECK(training_step(zoo.build("g2", o), Optimizer::sgd, Convention::exact).parameters == expected);
   CHECK(training_step(zoo.build("g2_headless", o), Optimizer::sgd, Convention::exact).parameters == expected);

@@ -33,5 +33,6 @@ TEST_CASE("compare's legend names each GPU column's every source and its op-by-o
   CHECK_THAT(text, Catch::Contains("GPU ms: measured, CUDA events (H200); ~ modelled, H200, ecosim's kernels"));
   CHECK_THAT(text, Catch::Contains("GPU ms of sra: attention priced op by op, not fused (ecosim's attention kernel"));
   CHECK_THAT(text, !Catch::Contains("of msa: attention priced"));
-  CHECK_THAT(text, Catch::Contains("GPU model's error (H100 SXM modelled) against this run's measurement: msa +25.0 %"));
+  CHECK_THAT(text,
+             Catch::Contains("GPU model's error (H100 SXM modelled) against this run's measurement: msa +25.0 %"));
 }

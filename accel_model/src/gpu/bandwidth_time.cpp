@@ -29,7 +29,8 @@ KernelTime KernelModel::streaming_kernel(const GpuSpec& gpu, double bytes) const
   const double l2_bytes_per_s = value("l2_bytes_per_clock_per_sm") * double(gpu.sms) * gpu.boost_clock_hz;
   // resident in L2, no slower than streamed from memory (a GPU whose L2 is slower than its memory's sustained rate)
   const double streamed = streamed_s(gpu, bytes);
-  t.latency_s = value("launch_overhead_us") * 1e-6 + (l2_resident ? std::min(bytes / l2_bytes_per_s, streamed) : streamed);
+  t.latency_s =
+      value("launch_overhead_us") * 1e-6 + (l2_resident ? std::min(bytes / l2_bytes_per_s, streamed) : streamed);
   return t;
 }
 

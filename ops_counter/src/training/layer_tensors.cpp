@@ -136,7 +136,7 @@ struct TensorRules {
     if (a.probs_dropout)  // the mask, and the dropped probabilities the context matmul keeps
       t.saves.insert(t.saves.begin() + 4, {Save{Save::Of::own, "probs_dropout_mask", scores, kBool},
                                            Save{Save::Of::own, "dropped_probs", scores}});
-    t.backward_transient = checked_add(t.backward_transient, checked_mul(2, scores));           // d(probs), d(scores)
+    t.backward_transient = checked_add(t.backward_transient, checked_mul(2, scores));  // d(probs), d(scores)
     t.matmul_weights = checked_add(checked_product({a.width(), 3, inner}), checked_mul(inner, a.width()));  // qkv, proj
     t.parameters = checked_add(t.matmul_weights, checked_add(checked_mul(3, inner), a.width()));  // + their biases
     return t;

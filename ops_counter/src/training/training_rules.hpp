@@ -46,9 +46,9 @@ struct Save {
 struct LayerTensors {
   std::uint64_t input = 0, output = 0, backward_transient = 0;
   std::vector<Save> saves;
-  std::uint64_t parameters = 0;    // trainable elements (fp32)
+  std::uint64_t parameters = 0;      // trainable elements (fp32)
   std::uint64_t matmul_weights = 0;  // of them, the weights its matmuls read (autocast casts each to fp16)
-  std::uint64_t buffer_bytes = 0;  // state neither trained nor saved
+  std::uint64_t buffer_bytes = 0;    // state neither trained nor saved
   bool view = false;  // the output is a view of the input: one storage (a layer saving it keeps the input's)
   /// A parameterless kind without rules (an elementwise, reduction or selection op ecosim cannot differentiate):
   /// why, naming the layer; its sizes are its operands'. Refused where autograd records it (gradient_flow),

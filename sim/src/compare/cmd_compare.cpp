@@ -475,7 +475,7 @@ int compare(const Args& args) {
       row.gpu_latency_kind = "measured";
       row.gpu_label = "measured, CUDA events (" + gpu::probe().device_name + ")";
       row.gpu_model_error = (modelled_ms - row.gpu_latency_ms) / row.gpu_latency_ms;  // the model on this GPU run
-      report.provenance["gpu_model_error_of"] = named_gpu.name;  // --gpu's model, whatever GPU ran
+      report.provenance["gpu_model_error_of"] = named_gpu.name;                       // --gpu's model, whatever GPU ran
     } else if (gpu_model == "roofline") {
       row.gpu_latency_ms = estimate_gpu_latency_ms(run.ops, roofline);
       row.gpu_latency_kind = "estimated";

@@ -36,9 +36,9 @@ struct CompareRow {
   bool gpu_library_measured = false;
   std::string gpu_library_label;          // "measured, cuBLAS ... (<GPU>)" or "modelled, H100 SXM, best library (...)"
   std::optional<double> gpu_model_error;  // measured: (modelled − measured) / measured of ecosim's kernels
-  std::optional<KernelTiming> kernel_timing;  // none for a count-only variant or a whole model
-  std::optional<bool> gpu_fits;               // a decoder: its weights and KV cache or state fit the named GPU
-  std::vector<std::string> gpu_op_by_op = {};  // modelled: why attention was priced op by op, not fused
+  std::optional<KernelTiming> kernel_timing;           // none for a count-only variant or a whole model
+  std::optional<bool> gpu_fits;                        // a decoder: its weights and KV cache or state fit the named GPU
+  std::vector<std::string> gpu_op_by_op = {};          // modelled: why attention was priced op by op, not fused
   std::vector<std::string> gpu_library_op_by_op = {};  // the same for the library baseline
 };
 

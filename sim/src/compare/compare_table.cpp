@@ -154,8 +154,8 @@ std::string published_gap_line(const CompareReport& r) {
 std::string op_by_op_lines(const CompareReport& r) {
   std::string out;
   for (const CompareRow& row : r.rows)
-    for (const auto& [column, reasons] : {std::pair{"GPU ms", &row.gpu_op_by_op},
-                                          std::pair{"lib ms", &row.gpu_library_op_by_op}})
+    for (const auto& [column, reasons] :
+         {std::pair{"GPU ms", &row.gpu_op_by_op}, std::pair{"lib ms", &row.gpu_library_op_by_op}})
       if (!reasons->empty())
         out += wrapped(fmt::format("{} of {}: attention priced op by op, not fused ({})", column, row.variant,
                                    fmt::join(*reasons, "; ")));

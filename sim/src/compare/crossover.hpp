@@ -31,9 +31,9 @@ struct CrossoverRequest {
 struct CrossoverPoint {
   std::uint64_t context = 0;
   double op_energy_pj = 0, accel_energy_pj = 0, accel_latency_ms = 0, macs = 0;
-  double gpu_latency_ms = 0;         // modelled on CrossoverRequest::gpu, the best library's kernels
-  std::uint64_t kv_cache_bytes = 0;  // after the step or pass: KV cache or recurrent state, all layers
-  bool gpu_fits = true;              // the weights and the KV cache or state fit the GPU's memory
+  double gpu_latency_ms = 0;                   // modelled on CrossoverRequest::gpu, the best library's kernels
+  std::uint64_t kv_cache_bytes = 0;            // after the step or pass: KV cache or recurrent state, all layers
+  bool gpu_fits = true;                        // the weights and the KV cache or state fit the GPU's memory
   std::vector<std::string> gpu_op_by_op = {};  // why the GPU time prices attention op by op, not fused
 };
 
