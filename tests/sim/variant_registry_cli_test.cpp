@@ -122,7 +122,7 @@ TEST_CASE("sliding swapped into a model with its own window keeps that window un
   const Folder folder("ecosim_registry_model_window");
   const std::uint64_t window = ModelZoo::builtin().resolved("phi3_mini_4k").at("sliding_window");
   REQUIRE(window < default_of(VariantParameterId::sliding_window));  // so the default would differ
-  std::string notes;  // the last run's standard error
+  std::string notes;                                                 // the last run's standard error
   auto count = [&](std::vector<std::string> extra) {
     std::vector<std::string> args = {"count", "--model", "phi3_mini_4k", "--phase", "prefill",
                                      "--seq", "4096",    "--format",     "json",    "--attention"};
