@@ -40,13 +40,6 @@ accel::Engine parse_engine(const po::variables_map& vm) { return accel::parse_en
 
 namespace {
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string quoted = "\"";
-  for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-
 /// One op's row, or a total's (`total`: its kind column left empty — a total is of no one kind).
 std::string row_line(const accel::OpRow& r, double clock_mhz, bool csv, bool total = false) {
   const auto& e = r.energy;

@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 #include <fmt/ostream.h>
 #include <array>
+#include <cstdio>
 #include <boost/program_options/errors.hpp>
 #include <iostream>
 
@@ -93,7 +94,13 @@ int main(const Args& args) {
     return 2;
   }
   try {
-    return command->run(Args(args.begin() + 1, args.end()));
+    const int rc = command->run(Args(args.begin() + 1, args.end()));
+    // what it printed must have reached the standard output: a full disk or a closed pipe is an error, not a
+    // report cut short with success
+    std::cout.flush();
+    if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout))
+      throw Error("cannot write the standard output (a full disk, a file size limit or a closed pipe)");
+    return rc;
   } catch (const Error& e) {
     fmt::print(stderr, "ecosim {}: error: {}\n", command->name, e.what());
   } catch (const boost::program_options::error& e) {

@@ -32,7 +32,7 @@ namespace {
 constexpr const char* kCsvHeader = "name,muls,adds,cmp,exp,div,sqrt,popcount,bytes_read,bytes_written,energy_pj\n";
 
 std::string csv_row(const std::string& name, const OpCounts& c, const TechTable& tech) {
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", name, c.ops(OpKind::mul), c.ops(OpKind::add),
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(name), c.ops(OpKind::mul), c.ops(OpKind::add),
                      c.ops(OpKind::cmp), c.ops(OpKind::exp), c.ops(OpKind::div), c.ops(OpKind::sqrt),
                      c.ops(OpKind::popcount), c.read_bytes(), c.written_bytes(), csv_number(tech.energy_pj(c)));
 }
