@@ -213,8 +213,8 @@ const nlohmann::json& ModelZoo::entry(const std::string& model) const {
   return e;
 }
 
-nlohmann::json ModelZoo::resolved(const std::string& model) const {
-  std::vector<std::string> chain{model};  // the model, the model it extends, ...
+std::vector<std::string> ModelZoo::extends_chain(const std::string& model) const {
+  std::vector<std::string> chain{model};
   for (;;) {
     const nlohmann::json& link = entry(chain.back());
     const auto extends = link.find("extends");
@@ -223,6 +223,11 @@ nlohmann::json ModelZoo::resolved(const std::string& model) const {
     if (chain.size() > kMaxExtends) throw Error("model '" + model + "': 'extends' chain too long or circular");
     chain.push_back(extends->get<std::string>());
   }
+  return chain;
+}
+
+nlohmann::json ModelZoo::resolved(const std::string& model) const {
+  const std::vector<std::string> chain = extends_chain(model);
   nlohmann::json merged = nlohmann::json::object();
   for (auto link = chain.rbegin(); link != chain.rend(); ++link) merged.update(entry(*link));
   merged.erase("extends");

@@ -23,7 +23,28 @@ po::options_description model_file_option() {
 ModelZoo model_zoo(const po::variables_map& vm) {
   ModelZoo builtin = ModelZoo::builtin();
   if (!vm.count("model-file")) return builtin;
-  return ModelZoo::load(vm["model-file"].as<std::string>()).overlaying(builtin);
+  const std::string path = vm["model-file"].as<std::string>();
+  const ModelZoo file = ModelZoo::load(path);
+  ModelZoo zoo = file.overlaying(builtin);
+  // a built-in model extending a name the file redefines inherits the file's entry: said, as its name is the
+  // built-in's (PVTv2-B1 extends B0)
+  if (vm.count("model")) {
+    const std::vector<std::string> defined = file.names(), builtins = builtin.names();
+    const auto in = [](const std::vector<std::string>& names, const std::string& name) {
+      return std::find(names.begin(), names.end(), name) != names.end();
+    };
+    const auto in_file = [&](const std::string& name) { return in(defined, name); };
+    const std::string model = vm["model"].as<std::string>();
+    if (!in_file(model) && in(builtins, model))
+      for (const std::string& base : zoo.extends_chain(model))
+        if (in_file(base)) {
+          fmt::print(stderr,
+                     "note: built-in model '{}' extends '{}', which {} redefines: it inherits the file's entry\n",
+                     model, base, path);
+          break;
+        }
+  }
+  return zoo;
 }
 
 po::options_description decoder_options() {

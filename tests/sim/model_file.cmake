@@ -47,3 +47,18 @@ foreach(case "bad.json|not valid JSON" "family.json|'family' must be" "missing.j
     message(FATAL_ERROR "--model-file ${file}: expected exit 2 and one line with '${expected}', got ${rc}: ${out}")
   endif()
 endforeach()
+# A file redefining a built-in model changes the built-ins extending it (PVTv2-B1 extends B0): said on stderr when
+# one of them is counted (it was silent, under the built-in's name), not when the redefined model itself is.
+file(WRITE ${WORKDIR}/redefined.json [[{"pvt_v2_b0": {"family": "hierarchical_vit", "image_size": 224, "in_chans": 3,
+  "num_classes": 1000, "embed_dims": [32, 64, 160, 256], "num_heads": [1, 2, 5, 8], "mlp_ratios": [4, 4, 4, 4],
+  "sr_ratios": [8, 4, 2, 1], "depths": [2, 2, 2, 2], "patch_kernels": [7, 3, 3, 3], "patch_strides": [4, 2, 2, 2],
+  "patch_pads": [3, 1, 1, 1], "mlp_dwconv": true, "mlp_relu": false, "peg": false, "stage_norm": true,
+  "final_norm": false, "msa_stages": [], "native_attention": ["sra"]}}]])
+ecosim_run(out rc count --model-file redefined.json --model pvt_v2_b1)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "note: built-in model 'pvt_v2_b1' extends 'pvt_v2_b0', which redefined.json redefines")
+  message(FATAL_ERROR "pvt_v2_b1 over a redefined pvt_v2_b0: expected the note (${rc}):\n${out}")
+endif()
+ecosim_run(out rc count --model-file redefined.json --model pvt_v2_b0)
+if(out MATCHES "note: built-in model")
+  message(FATAL_ERROR "the redefined model itself: no note expected (${rc}):\n${out}")
+endif()

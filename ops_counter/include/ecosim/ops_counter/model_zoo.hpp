@@ -45,6 +45,8 @@ class ModelZoo {
   /// same network elsewhere, e.g. in PyTorch); throws for a circular chain, an unknown family, and a key of any
   /// entry in the chain that its family does not have ("<file>: <model>.<key>: unknown key …").
   nlohmann::json resolved(const std::string& model) const;
+  /// `model`, then the model it extends, and so on; throws for an unknown model or a circular chain.
+  std::vector<std::string> extends_chain(const std::string& model) const;
 
  private:
   /// The entry of `model` (an object); throws for an unknown model, listing the valid ones.
