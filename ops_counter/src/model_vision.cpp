@@ -22,7 +22,8 @@ std::vector<Layer> build_hierarchical_vit(const ModelEntry& e, const ModelOption
   const auto dims = e.uints("embed_dims", kStages), heads = e.uints("num_heads", kStages);
   const auto ratios = e.uints("mlp_ratios", kStages), depths = e.uints("depths", kStages, kMaxBlocks);
   const auto kernels = e.uints("patch_kernels", kStages), strides = e.uints("patch_strides", kStages);
-  const auto pads = e.uints("patch_pads", kStages), msa_stages = e.uints("msa_stages", 0);
+  // stages numbered from 0: a stage beyond them kept nothing as MSA, silently
+  const auto pads = e.uints("patch_pads", kStages), msa_stages = e.uints("msa_stages", 0, kStages - 1);
   const bool dwconv = e.flag("mlp_dwconv"), relu = e.flag("mlp_relu"), peg = e.flag("peg");
   const bool stage_norm = e.flag("stage_norm"), final_norm = e.flag("final_norm");
   // The model's own attention: spatial-reduction ratios (PVTv2, Twins' GSA), the locally-grouped window

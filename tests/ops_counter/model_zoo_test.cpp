@@ -229,6 +229,10 @@ TEST_CASE("hostile zoo files are errors and bound the work of a build") {
   CHECK(vision("2").build("v", {}).size() == ModelZoo::builtin().build("pvt_v2_b0", {}).size());
   CHECK_NOTHROW(vision("256").build("v", {}));
   CHECK_THROWS_WITH(vision("257").build("v", {}), Catch::Contains("'depths' must hold integers up to 256"));
+  // MSA stages are numbered 0..3: a stage 4 (counted from 1) kept nothing as MSA, silently
+  const ModelZoo stage_four =
+      ModelZoo::parse(R"({"s": {"extends": "pvt_v2_b0", "msa_stages": [4]}})", "t").overlaying(ModelZoo::builtin());
+  CHECK_THROWS_WITH(stage_four.build("s", {}), Catch::Contains("'msa_stages' must hold integers up to 3"));
   CHECK_THROWS_WITH(
       ModelZoo::parse(R"({"m": {"family": 7}})", "t").build("m", {}),
       Catch::Contains("'family' must be hierarchical_vit, vit, swin, lra, encoder, decoder, resnet or vgg"));
