@@ -22,10 +22,12 @@ std::vector<Layer> build_encoder(const ModelEntry& e, const ModelOptions& o) {
   const std::uint64_t rows = checked_mul(o.batch, n), elements = checked_mul(rows, c);
 
   // The token lookup is memory only (no layer): its table, and the position table (one row per position of the
-  // model's own length), ride on the position add; BERT's two token-type rows on theirs.
+  // model's own length), ride on the position add; BERT's two token-type rows on theirs. A head tied to the token
+  // table (GPT-2's, BERT's) holds it instead: its weights, trained once, which autocast casts for its matmul.
   const std::uint64_t vocab = e.uint("vocab_size");
-  std::vector<Layer> layers{
-      {.name = "embed.position", .op = ResidualAdd{elements}, .table_parameters = token_and_position_tables(e, c)}};
+  const bool head = e.flag("lm_head");
+  const std::uint64_t tables = token_and_position_tables(e, c) - (head ? checked_mul(vocab, c) : 0);
+  std::vector<Layer> layers{{.name = "embed.position", .op = ResidualAdd{elements}, .table_parameters = tables}};
   if (e.flag("token_type_embedding"))
     layers.push_back({.name = "embed.token_type", .op = ResidualAdd{elements}, .table_parameters = checked_mul(2, c)});
   if (e.flag("embedding_norm")) layers.push_back({"embed.norm", LayerNorm{rows, c}});
@@ -50,11 +52,7 @@ std::vector<Layer> build_encoder(const ModelEntry& e, const ModelOptions& o) {
     append_block(layers, layer, rows, c, hidden, parts);
   }
   if (e.flag("final_norm")) layers.push_back({"norm", LayerNorm{rows, c}});
-  // A head tied to the token embedding (GPT-2's, BERT's) shares its weights, not its work: its matmul counts all the
-  // same, its weights are the token table's (trained once)
-  if (e.flag("lm_head"))
-    layers.push_back(
-        {.name = "lm_head", .op = Linear{rows, c, vocab, false}, .shared_parameters = checked_mul(vocab, c)});
+  if (head) layers.push_back({"lm_head", Linear{rows, c, vocab, false}});
   return layers;
 }
 

@@ -76,7 +76,8 @@ void take_model_window(const ModelZoo& zoo, const std::string& model, AttentionC
 void take_model_window(const po::variables_map& vm, const ModelZoo& zoo, const std::string& model, AttentionConfig& c) {
   if (vm[variant_parameter(VariantParameterId::sliding_window).option()].defaulted())
     return take_model_window(zoo, model, c);
-  if (const std::optional<std::uint64_t> own = model_window(zoo, model); own && c.sliding_window > *own)
+  if (const std::optional<std::uint64_t> own = model_window(zoo, model);
+      own && c.variant == AttentionVariant::sliding && c.sliding_window > *own)
     fmt::print(stderr,
                "note: a sliding window of {} tokens (--sliding-window) is wider than {}'s own {}: it attends keys the "
                "model never attends\n",

@@ -261,7 +261,9 @@ TEST_CASE("an encoder's language-model head is tied to its token table: its weig
   const std::uint64_t c = 768,
                       block = 2 * 2 * c + (3 * c * c + 3 * c) + (c * c + c) + (4 * c * c + 4 * c) + (4 * c * c + c);
   const std::uint64_t expected = (50257 + 1024) * c + 2 * block + 2 * c;
-  CHECK(training_step(zoo.build("g2", o), Optimizer::sgd, Convention::exact).parameters == expected);
+  const TrainingStep tied = training_step(zoo.build("g2", o), Optimizer::sgd, Convention::exact);
+  CHECK(tied.parameters == expected);
+  CHECK(tied.matmul_weights.back() == 50257 * c);  // the head's matmul reads the table: autocast casts it
   CHECK(training_step(zoo.build("g2_headless", o), Optimizer::sgd, Convention::exact).parameters == expected);
 }
 

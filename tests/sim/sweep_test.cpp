@@ -3,6 +3,8 @@
 // --jobs 1 and --jobs 2 (sweep.json's axis values as the spec gives them), and --resume after a run cut short.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <fmt/core.h>
 #include <fstream>
 #include <sstream>
@@ -338,6 +340,23 @@ TEST_CASE("ecosim sweep: --resume keeps the rows of a run cut short and runs onl
   CHECK(other.exit_code != 0);
   CHECK_THAT(other.stderr_text, Catch::Contains("does not match this spec"));
   CHECK(read(f.path / "part" / "sweep.csv") == full);
+}
+
+TEST_CASE("ecosim sweep: a fresh run empties an earlier run's rows before it records its inputs", "[sweep][cli]") {
+  // an earlier run's rows, then a fresh run of one slow point (PVTv2-B0 at batch 65,536: seconds of replay) stopped
+  // before its first checkpoint: the rows beside its inputs must not be the earlier run's (--resume kept them)
+  Folder f("fresh_run");
+  fs::create_directories(f.path / "out");
+  std::ofstream(f.path / "out" / "sweep.csv") << "an earlier run's rows\n";
+  std::ofstream(f.path / "slow.json")
+      << R"({"axes": {"array.rows": [8]}, "workloads": [{"model": "pvt_v2_b0", "batch": [65536]}],
+             "variants": [{"name": "msa"}]})";
+  const ChildOutcome stopped = run_ecosim({"sweep", "slow.json", "--out", "out"}, f.path, kAddressSpaceBytes, 2);
+  REQUIRE(stopped.signal != 0);  // stopped by the alarm, before its point finished
+  const std::string rows = read(f.path / "out" / "sweep.csv");
+  CHECK(rows.starts_with("index,workload,variant"));
+  CHECK(std::count(rows.begin(), rows.end(), '\n') == 1);  // the header alone
+  CHECK(fs::exists(f.path / "out" / "sweep.inputs.json"));
 }
 
 TEST_CASE("ecosim sweep: --resume refuses rows computed from other inputs, and rows without a record of them",

@@ -93,6 +93,9 @@ int coordinate(const po::variables_map& vm, const SweepSpec& spec, const MpiSess
       }
   folder.create();
   folder.keep();  // checkpoints stay: --resume continues from them
+  // the rows on disk are these inputs' from now on: a run that starts afresh empties an earlier run's sweep.csv
+  // first (stopped before its first checkpoint, it left the old rows beside the new inputs, which --resume kept)
+  if (rows.empty()) write_file_atomically(csv_path, render_sweep_csv(spec, rows));
   write_file_atomically(sweep_inputs_path(out), inputs.dump(2) + "\n");
   fmt::print(stderr, "sweep: {} points ({} pruned, {} kept from {}), {} to run on {}, {} engine\n", spec.points(),
              plan.pruned()["points"].get<std::size_t>(), rows.size(), csv_path, todo.size(),

@@ -18,14 +18,7 @@ constexpr const char* kResultColumns =
 constexpr std::size_t kPointColumns = 5;  // workload, variant, parameters, engine, accelerator
 constexpr std::size_t kResultCount = 13;  // the columns of kResultColumns
 
-std::string quoted(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
-/// The fields of one CSV line (quotes as quoted() writes them); false for an unterminated quote.
+/// The fields of one CSV line (quotes as csv_field() writes them); false for an unterminated quote.
 bool split(const std::string& line, std::vector<std::string>& fields) {
   fields.assign(1, "");
   bool in_quotes = false;
@@ -73,15 +66,15 @@ bool parse_row(const std::vector<std::string>& f, std::size_t axes, SweepRow& ro
 
 std::string sweep_csv_header(const SweepSpec& spec) {
   std::string header = "index,workload,variant,parameters,engine,accelerator";
-  for (const SweepAxis& a : spec.axes) header += "," + quoted(a.key);
+  for (const SweepAxis& a : spec.axes) header += "," + csv_field(a.key);
   return header + "," + kResultColumns;
 }
 
 std::string sweep_csv_row(const SweepRow& row) {
   std::string line = fmt::format("{}", row.index);
-  for (const std::string& p : row.point) line += "," + quoted(p);
+  for (const std::string& p : row.point) line += "," + csv_field(p);
   line += "," + csv_number(row.area_mm2);
-  if (!row.ran) return line + std::string(kResultCount - 2, ',') + "," + quoted(row.error);
+  if (!row.ran) return line + std::string(kResultCount - 2, ',') + "," + csv_field(row.error);
   const auto& e = row.energy;
   return line + fmt::format(",{},{},{},{},{},{},{},{},{},{},{},", csv_number(row.latency_ms), row.cycles,
                             csv_number(e.total_pj()), csv_number(e.array_pj), csv_number(e.vector_pj),

@@ -138,7 +138,7 @@ std::string memory_curve_csv(const std::vector<SchemeStep>& schemes) {
   for (const SchemeStep& s : schemes)
     for (std::size_t i = 0; i < s.memory_curve.size(); ++i) {
       const MemoryPoint& p = s.memory_curve[i];
-      out += fmt::format("{},{},{},{},{}\n", s.scheme.name(), i, p.phase, p.layer, p.bytes);
+      out += fmt::format("{},{},{},{},{}\n", s.scheme.name(), i, p.phase, csv_field(p.layer), p.bytes);
     }
   return out;
 }
