@@ -71,7 +71,9 @@ std::string render_csv(const CompareReport& report);
 /// {"workload", "workload_description" (describe_workload), "provenance", "published_source" (null without
 /// published figures), "accel_area_mm2" (array,
 ///  each buffer, total), "variants": [{"name", "accel_latency_ms", "accel_energy_pj", "gpu_latency_ms",
-///  "gpu_latency_kind", "gpu_library_latency_ms", "gpu_library", "gpu_model_error", "kernel_timing" (null, or
+///  "gpu_latency_kind", "gpu_library_latency_ms", "gpu_library", "gpu_model_error" (of provenance
+///  "gpu_model_error_of"'s model), "gpu_op_by_op" and "gpu_library_op_by_op" (why attention was priced op by op),
+///  "kernel_timing" (null, or
 ///  {"device", "method", "warmup", "repetitions", "median_ms", "q1_ms", "q3_ms", "min_ms", "max_ms"}), "muls", "adds",
 ///  ...}]}
 nlohmann::json to_json(const CompareReport& report);
