@@ -319,9 +319,14 @@ TEST_CASE("ecosim sweep: --resume keeps the rows of a run cut short and runs onl
   REQUIRE(run_ecosim({"sweep", "spec.json", "--out", "full", "--jobs", "2"}, f.path, kAddressSpaceBytes, kSeconds)
               .exit_code == 0);
   const std::string full = read(f.path / "full" / "sweep.csv");
-  // What a killed run leaves: the header, the first 10 rows, and half of the 11th.
-  std::size_t cut = 0;
-  for (int line = 0; line < 11; ++line) cut = full.find('\n', cut) + 1;
+  // What a killed run leaves: the header, the first 10 rows, and half of the 11th. Its error rows (the last
+  // column, `error`, not empty) run again, the others are kept.
+  std::size_t cut = 0, errors = 0;
+  for (int line = 0; line < 11; ++line) {
+    const std::size_t end = full.find('\n', cut);
+    errors += line > 0 && full[end - 1] != ',';
+    cut = end + 1;
+  }
   const std::size_t half = cut + (full.find('\n', cut) - cut) / 2;
   fs::create_directories(f.path / "part");
   std::ofstream(f.path / "part" / "sweep.csv", std::ios::binary) << full.substr(0, half);
@@ -329,7 +334,8 @@ TEST_CASE("ecosim sweep: --resume keeps the rows of a run cut short and runs onl
   const ChildOutcome resumed = run_ecosim({"sweep", "spec.json", "--out", "part", "--resume", "--jobs", "2"}, f.path,
                                           kAddressSpaceBytes, kSeconds);
   REQUIRE(resumed.exit_code == 0);
-  CHECK_THAT(resumed.stderr_text, Catch::Contains("10 kept") && Catch::Contains("26 to run"));
+  CHECK_THAT(resumed.stderr_text, Catch::Contains(fmt::format("{} kept", 10 - errors)) &&
+                                      Catch::Contains(fmt::format("{} to run", 26 + errors)));
   CHECK(read(f.path / "part" / "sweep.csv") == full);
   // the same points timed by the other engine are not this spec's rows: refused, the file left as it was
   std::string systemc = kSmallSpec;
@@ -340,6 +346,21 @@ TEST_CASE("ecosim sweep: --resume keeps the rows of a run cut short and runs onl
   CHECK(other.exit_code != 0);
   CHECK_THAT(other.stderr_text, Catch::Contains("does not match this spec"));
   CHECK(read(f.path / "part" / "sweep.csv") == full);
+}
+
+TEST_CASE(
+    "ecosim sweep: --resume runs an earlier run's error rows again (a --max-minutes refusal under a raised limit)",
+    "[sweep][cli]") {
+  Folder f("resume_errors");
+  REQUIRE(run_ecosim({"sweep", "spec.json", "--out", "out", "--max-minutes", "0.0000001"}, f.path, kAddressSpaceBytes,
+                     kSeconds)
+              .exit_code == 0);
+  REQUIRE_THAT(read(f.path / "out" / "sweep.csv"), Catch::Contains("refused before replaying it"));
+  const ChildOutcome resumed =
+      run_ecosim({"sweep", "spec.json", "--out", "out", "--resume"}, f.path, kAddressSpaceBytes, kSeconds);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK_THAT(resumed.stderr_text, Catch::Contains("error rows run again"));
+  CHECK_THAT(read(f.path / "out" / "sweep.csv"), !Catch::Contains("refused before replaying it"));
 }
 
 TEST_CASE("ecosim sweep: a fresh run empties an earlier run's rows before it records its inputs", "[sweep][cli]") {

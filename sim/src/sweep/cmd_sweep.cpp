@@ -63,6 +63,8 @@ int coordinate(const po::variables_map& vm, const SweepSpec& spec, const MpiSess
   std::map<std::size_t, SweepRow> rows;
   if (vm.count("resume") && std::filesystem::exists(csv_path))
     rows = read_sweep_csv(read_text_file(csv_path, max_sweep_csv_bytes(spec)), spec, csv_path);
+  // an error row runs again: a --max-minutes refusal under a raised limit, a failure that was the machine's
+  const std::size_t retried = std::erase_if(rows, [](const auto& row) { return !row.second.ran; });
   const SweepPlan plan(spec, {.max_seconds = parse_max_seconds(vm)});
   std::vector<std::size_t> todo;
   for (std::size_t index : plan.runnable()) {
@@ -97,8 +99,9 @@ int coordinate(const po::variables_map& vm, const SweepSpec& spec, const MpiSess
   // first (stopped before its first checkpoint, it left the old rows beside the new inputs, which --resume kept)
   if (rows.empty()) write_file_atomically(csv_path, render_sweep_csv(spec, rows));
   write_file_atomically(sweep_inputs_path(out), inputs.dump(2) + "\n");
-  fmt::print(stderr, "sweep: {} points ({} pruned, {} kept from {}), {} to run on {}, {} engine\n", spec.points(),
-             plan.pruned()["points"].get<std::size_t>(), rows.size(), csv_path, todo.size(),
+  fmt::print(stderr, "sweep: {} points ({} pruned, {} kept from {}{}), {} to run on {}, {} engine\n", spec.points(),
+             plan.pruned()["points"].get<std::size_t>(), rows.size(), csv_path,
+             retried ? fmt::format(", its {} error rows run again", retried) : "", todo.size(),
              mpi.size() > 1 ? fmt::format("{} MPI ranks", mpi.size()) : fmt::format("{} thread(s)", jobs),
              accel::name(spec.engine));
 
@@ -154,7 +157,7 @@ int sweep(const Args& args) {
       "out", po::value<std::string>()->default_value("sweep"), "output directory")(
       "jobs,j", po::value<std::int64_t>()->default_value(std::max(1u, std::thread::hardware_concurrency())),
       "threads running points (one process; under mpirun each rank replays one point at a time)")(
-      "resume", "keep the rows of DIR/sweep.csv and run only the missing points");
+      "resume", "keep the rows of DIR/sweep.csv and run only the missing points (and its error rows again)");
   options.add(time_limit_options());  // per point: one estimated longer is an error row
   po::variables_map vm;
   if (!parse_args(
