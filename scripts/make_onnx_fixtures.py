@@ -536,6 +536,10 @@ def hostile_fixtures():
         n("Shape", ["r"], ["s"], name="shape"),
         n("Relu", ["x"], ["r"], name="relu"),
     ], [io("x", [2, 3])], [helper.make_tensor_value_info("s", TensorProto.INT64, None)])
+    yield "gemm_activations_bias", model("gemm_activations_bias", [n("Gemm", ["a", "b", "c"], ["y"], name="gemm")],
+                                         [io("a", [2, 3]), io("b", [3, 4]), io("c", [2, 4])], [io("y", [2, 4])])
+    yield "max_three", model("max_three", [n("Max", ["a", "b", "c"], ["y"], name="max")],
+                             [io("a", [2, 3]), io("b", [2, 3]), io("c", [2, 3])], [io("y", [2, 3])])
     yield "deep_nesting", model("deep", [nested_if(80)], [helper.make_tensor_value_info("c", TensorProto.BOOL, [])],
                                 [io("y", [1])], [scalar("x", 1.0)])
 

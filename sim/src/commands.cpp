@@ -4,8 +4,8 @@
 #include <fmt/core.h>
 #include <fmt/ostream.h>
 #include <array>
-#include <cstdio>
 #include <boost/program_options/errors.hpp>
+#include <cstdio>
 #include <iostream>
 
 #include "ecosim/ops_counter/error.hpp"
@@ -56,6 +56,23 @@ std::string unknown_command(const std::string& name) {
   return "unknown command '" + name + "' (valid: " + valid + ")";
 }
 
+constexpr const char* kStdoutLost =
+    "cannot write the standard output (a full disk, a file size limit or a closed pipe)";
+
+/// Whether everything printed reached the standard output: a full disk or a closed pipe is an error, not a report
+/// cut short with success.
+bool stdout_reached() {
+  std::cout.flush();
+  return std::cout && std::fflush(stdout) == 0 && !std::ferror(stdout);
+}
+
+/// The exit status of a usage or version text: 0 once it reached the standard output.
+int printed() {
+  if (stdout_reached()) return 0;
+  fmt::print(stderr, "ecosim: error: {}\n", kStdoutLost);
+  return 2;
+}
+
 }  // namespace
 
 std::span<const Command> commands() { return kCommands; }
@@ -82,11 +99,11 @@ int main(const Args& args) {
   if (args[0] == "help" && args.size() == 2) return main({args[1], "--help"});  // `ecosim help compare`
   if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     usage();
-    return 0;
+    return printed();
   }
   if (args[0] == "--version") {
     fmt::print(std::cout, "ecosim {}\n", ECOSIM_VERSION);
-    return 0;
+    return printed();
   }
   const Command* command = find(args[0]);
   if (command == nullptr) {
@@ -95,11 +112,7 @@ int main(const Args& args) {
   }
   try {
     const int rc = command->run(Args(args.begin() + 1, args.end()));
-    // what it printed must have reached the standard output: a full disk or a closed pipe is an error, not a
-    // report cut short with success
-    std::cout.flush();
-    if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout))
-      throw Error("cannot write the standard output (a full disk, a file size limit or a closed pipe)");
+    if (!stdout_reached()) throw Error(kStdoutLost);
     return rc;
   } catch (const Error& e) {
     fmt::print(stderr, "ecosim {}: error: {}\n", command->name, e.what());

@@ -197,6 +197,9 @@ TEST_CASE("ONNX hostile files are refused with a clear error", "[onnx]") {
   CHECK_THAT(error_of(hostile + "overflow_initializer.onnx"), Catch::Contains("more elements than 64 bits"));
   CHECK_THAT(error_of(hostile + "undefined_input.onnx"), Catch::Contains("undefined tensor 'nowhere'"));
   CHECK_THAT(error_of(hostile + "deep_nesting.onnx"), Catch::Contains("nested deeper"));
+  // counted as a bare product or a binary Max, C's additions and the third operand's comparisons were lost
+  CHECK_THAT(error_of(hostile + "gemm_activations_bias.onnx"), Catch::Contains("a Gemm of two activations plus C"));
+  CHECK_THAT(error_of(hostile + "max_three.onnx"), Catch::Contains("node 'max' (Max): has 3 operands"));
   CHECK_THAT(error_of(hostile + "missing_operand.onnx"), Catch::Contains("needs 2 input(s)"));
   CHECK_THAT(error_of(hostile + "empty_operand.onnx"), Catch::Contains("tensor 'a' is empty"));
   CHECK_THAT(error_of(hostile + "empty_initializer.onnx"),

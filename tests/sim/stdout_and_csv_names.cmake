@@ -1,5 +1,5 @@
 # What a command prints must reach its standard output: `count` into a full device exits 2 saying so (it exited 0
-# with the report lost). A layer or op name holding a comma or a quote is one CSV field, quoted (RFC 4180): it
+# with the report lost), and so do the usage and the version (they exited 0). A layer or op name holding a comma or a quote is one CSV field, quoted (RFC 4180): it
 # shifted every column after it.
 include(${CMAKE_CURRENT_LIST_DIR}/../cli_helpers.cmake)
 if(EXISTS /dev/full)
@@ -8,6 +8,13 @@ if(EXISTS /dev/full)
   if(NOT rc EQUAL 2 OR NOT err MATCHES "ecosim count: error: cannot write the standard output")
     message(FATAL_ERROR "count into /dev/full: expected exit 2 and the error, got ${rc}: ${err}")
   endif()
+  foreach(text --help --version)
+    execute_process(COMMAND ${EXE} ${text} OUTPUT_FILE /dev/full RESULT_VARIABLE rc ERROR_VARIABLE err
+                    WORKING_DIRECTORY ${WORKDIR})
+    if(NOT rc EQUAL 2 OR NOT err MATCHES "ecosim: error: cannot write the standard output")
+      message(FATAL_ERROR "ecosim ${text} into /dev/full: expected exit 2 and the error, got ${rc}: ${err}")
+    endif()
+  endforeach()
 endif()
 ecosim_run(out rc trace --layer attention --seq 8 -o named.jsonl)
 file(READ ${WORKDIR}/named.jsonl trace)

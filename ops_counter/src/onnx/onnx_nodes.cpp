@@ -75,6 +75,10 @@ unsigned constant_operands(const Context& c, const Node& n, unsigned count) {
 
 std::optional<Layer> elementwise(const Context& c, const Node& n) {
   const ElementwiseOp& op = elementwise_ops().at(n.op);
+  // Max and Min take any number of operands; counted as two, a third one's comparisons and reads would be lost
+  if (op.inputs == 2 && n.inputs.size() > 2)
+    c.fail(n, "has " + std::to_string(n.inputs.size()) +
+                  " operands; only two are counted (export it as a chain of binary nodes)");
   const std::uint64_t elements = out_elements(c, n);
   std::array<std::uint64_t, 2> operands = {0, 0};  // an operand broadcast to the output: its own elements
   for (std::size_t i = 0; i < 2 && i < n.inputs.size() && op.inputs == 2; ++i)
@@ -166,8 +170,13 @@ std::optional<Layer> gemm(const Context& c, const Node& n) {
   const bool ta = attribute(n, "transA", 0) != 0, tb = attribute(n, "transB", 0) != 0;
   const std::uint64_t m = ta ? a[1] : a[0], k = ta ? a[0] : a[1], cols = tb ? b[0] : b[1];
   if ((tb ? b[1] : b[0]) != k) c.fail(n, "inner dimensions differ");
-  if (!c.constant(n.inputs[1])) return Layer{"", Matmul{.m = m, .n = cols, .k = k}};
-  return Layer{"", Linear{.tokens = m, .in = k, .out = cols, .bias = n.inputs.size() > 2 && !n.inputs[2].empty()}};
+  const bool adds_c = n.inputs.size() > 2 && !n.inputs[2].empty();
+  if (!c.constant(n.inputs[1])) {
+    // a product of two activations has no Linear to hold C: counted as a bare Matmul its additions would be lost
+    if (adds_c) c.fail(n, "a Gemm of two activations plus C is not counted (export the addition as its own Add)");
+    return Layer{"", Matmul{.m = m, .n = cols, .k = k}};
+  }
+  return Layer{"", Linear{.tokens = m, .in = k, .out = cols, .bias = adds_c}};
 }
 
 /// Whether `tensor` is a learned weight: a floating-point initializer, read directly or through Identity (torch's
