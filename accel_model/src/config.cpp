@@ -223,7 +223,7 @@ AccelConfig parse_config(std::string_view json_text, const std::string& origin) 
 
 AccelConfig builtin_config(std::string_view name) {
   if (name == "bitfusion-45nm") return parse_config("{}", "bitfusion-45nm");
-  throw Error(fmt::format("unknown accelerator '{}' (built in: bitfusion-45nm; or give --accel-config FILE)", name));
+  throw Error(fmt::format("unknown accelerator '{}' (built in: bitfusion-45nm)", name));
 }
 
 AccelConfig load_config(const std::string& path) {

@@ -27,8 +27,15 @@ po::options_description accel_options(const std::string& default_engine, const s
 accel::AccelConfig parse_accel(const po::variables_map& vm) {
   if (vm.count("accel-config") && !vm["accel"].defaulted())
     throw Error("give either --accel or --accel-config, not both");
+  const auto builtin = [](const std::string& name) {
+    try {
+      return accel::builtin_config(name);
+    } catch (const Error& e) {
+      throw Error(std::string(e.what()) + "; or give --accel-config FILE");
+    }
+  };
   accel::AccelConfig config = vm.count("accel-config") ? accel::load_config(vm["accel-config"].as<std::string>())
-                                                       : accel::builtin_config(vm["accel"].as<std::string>());
+                                                       : builtin(vm["accel"].as<std::string>());
   if (vm.count("fuse-attention"))
     config = accel::with_overrides(config, {{"mapping", {{"fuse_attention", true}}}},
                                    config.name + " with --fuse-attention");

@@ -194,7 +194,7 @@ std::vector<Case> cases() {
        }},
       {"unknown accelerator",
        {"replay", "t.jsonl", "--accel", "tpu-v9"},
-       "unknown accelerator",
+       "unknown accelerator 'tpu-v9' (built in: bitfusion-45nm); or give --accel-config FILE",
        file("t.jsonl", small_trace())},
       // Enormous work described by small input.
       // Walked tile by tile, 2^60 elements are refused; fast-forward (the default) passes over their alike tiles.

@@ -99,6 +99,9 @@ TEST_CASE("sweep spec: bad specs are errors naming the problem", "[sweep]") {
   CHECK(error_of(R"({"axes": {"array": [{"cols": 40}], "array.rows": [16, 24]})" + tail).empty());
   CHECK_THAT(error_of(R"({"constraints": {"min_area_mm2": 5, "max_area_mm2": 1})" + tail),
              Catch::Contains("contradictory"));
+  // a spec names a built-in configuration only (it has no --accel-config to point to)
+  CHECK(error_of(R"({"accelerator": "tpu")" + tail) ==
+        "test.json: unknown accelerator 'tpu' (built in: bitfusion-45nm)");
   CHECK_THAT(error_of(R"({"colour": 1)" + tail), Catch::Contains("colour"));
   CHECK_THAT(error_of(R"({"engine": "fast")" + tail), Catch::Contains("engine"));
   CHECK_THAT(error_of(R"({"workloads": [{"model": "resnet"}], "variants": [{"name": "msa"}]})"),
