@@ -250,15 +250,23 @@ class MhaBlock(nn.Module):
 
 
 class Encoder(nn.Module):
-    """nn.TransformerEncoder (batch_first) with a key padding mask (True = padding)."""
+    """nn.TransformerEncoder (batch_first) with a key padding mask (True = padding); causal: also a causal mask,
+    "float" (generate_square_subsequent_mask's −inf above the diagonal) or "bool" (True above it)."""
 
-    def __init__(self, dim, heads, ff, layers):
+    def __init__(self, dim, heads, ff, layers, causal=None):
         super().__init__()
         layer = nn.TransformerEncoderLayer(dim, heads, ff, dropout=0.0, batch_first=True)
         self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.causal = causal
 
     def forward(self, x, padding_mask):
-        return self.encoder(x, src_key_padding_mask=padding_mask)
+        n = x.shape[1]
+        mask = None
+        if self.causal == "float":
+            mask = nn.Transformer.generate_square_subsequent_mask(n)
+        elif self.causal == "bool":
+            mask = torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)
+        return self.encoder(x, mask=mask, src_key_padding_mask=padding_mask)
 
 
 class CausalSelfAttention(nn.Module):
@@ -571,6 +579,10 @@ def main():
     export("vit_mha", ViT(32, 8, 64, 2, 2, 10, lambda: MhaBlock(64, 2)), (torch.zeros(1, 3, 32, 32),), ["image"], out_dir, grad=True)
     export("transformer_encoder", Encoder(64, 4, 128, 2), (torch.zeros(2, 16, 64), torch.zeros(2, 16, dtype=torch.bool)),
            ["src", "padding_mask"], out_dir, grad=True)
+    for causal in ("float", "bool"):  # the causal mask merged with the padding one
+        export(f"transformer_encoder_causal_{causal}", Encoder(64, 4, 128, 2, causal),
+               (torch.zeros(2, 16, 64), torch.zeros(2, 16, dtype=torch.bool)), ["src", "padding_mask"], out_dir,
+               grad=True)
     export("gpt_tiny", Gpt(100, 32, 64, 4, 2), (torch.zeros(1, 16, dtype=torch.long),), ["tokens"], out_dir)
     export("llama_block", LlamaBlock(64, 4, 2, 172), (torch.zeros(1, 16, 64),), ["x"], out_dir)
     export("swin_block", Swin(32, 2, 4), (torch.zeros(1, 7, 7, 32),), ["x"], out_dir)

@@ -146,6 +146,15 @@ TEST_CASE("attention in stock PyTorch exports: every block found with its shapes
   const OnnxModel encoder = import_onnx(kModels + "/transformer_encoder.onnx");
   check_blocks(encoder, 2, {2, 4, 4, 16, 16, 16, false, true, false});
   CHECK(encoder.batch == 2);  // its first input's leading dimension
+  // the same with a causal mask beside the padding one: torch merges them (a float mask as Where(padding, −inf,
+  // causal) times baddbmm's beta 1, bool masks as Where(causal | padding, −inf, 0)) — both read as causal, not as
+  // the "non-causal mask" every swap then priced bidirectionally, and the bool masks' Or is a known op
+  for (const char* form : {"float", "bool"}) {
+    INFO(form);
+    const OnnxModel causal = import_onnx(kModels + "/transformer_encoder_causal_" + form + ".onnx");
+    check_blocks(causal, 2, {2, 4, 4, 16, 16, 16, true, true, false});
+    CHECK(causal.unknown_ops.empty());
+  }
   // GPT-2: the causal mask sliced from a buffer
   check_blocks(import_onnx(kModels + "/gpt_tiny.onnx"), 2, {1, 4, 4, 16, 16, 16, true, true, false});
   // Llama: 4 query heads over 2 K/V heads expanded, torch.triu's causal mask, a Cast before the softmax

@@ -34,6 +34,12 @@ const std::map<std::string, ElementwiseOp>& elementwise_ops() {
       {"Equal", {{.cmp = 1}, 2}},
       {"Less", {{.cmp = 1}, 2}},
       {"Greater", {{.cmp = 1}, 2}},
+      {"LessOrEqual", {{.cmp = 1}, 2}},
+      {"GreaterOrEqual", {{.cmp = 1}, 2}},
+      {"And", {{.cmp = 1}, 2}},  // a logical op: one comparison-class op
+      {"Or", {{.cmp = 1}, 2}},
+      {"Xor", {{.cmp = 1}, 2}},
+      {"Not", {{.cmp = 1}}},
       {"Sqrt", {{.sqrt = 1}}},
       {"Exp", {{.exp = 1}}},
       {"Erf", {{.exp = 1}}},                                 // one transcendental evaluation

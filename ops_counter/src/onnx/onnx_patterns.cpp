@@ -442,11 +442,52 @@ bool lowering(const Context& c, const std::string& tensor, int depth) {
   return false;
 }
 
+/// `tensor` before the casts and the products by a scalar of at least 1 that make it (torch's baddbmm multiplies
+/// the mask by its beta, 1: a masking value stays one, an attended 0 stays 0), within four producers.
+std::string unscaled(const Context& c, std::string tensor) {
+  for (int step = 0; step < 4; ++step) {
+    const auto p = c.producer(tensor);
+    if (!p) break;
+    const Node& n = c.node(*p);
+    if (n.op == "Cast" && !n.inputs.empty()) {
+      tensor = n.inputs[0];
+      continue;
+    }
+    if (n.op != "Mul" || n.inputs.size() != 2) break;
+    const auto factor = [&](std::size_t i) {
+      const auto v = c.scalar(n.inputs[i]);
+      return v && *v >= 1;
+    };
+    if (factor(1))
+      tensor = n.inputs[0];
+    else if (factor(0))
+      tensor = n.inputs[1];
+    else
+      break;
+  }
+  return tensor;
+}
+
+/// Whether `tensor` holds zeros only, as a constant or a folded tensor (a scalar, its values or a uniform band).
+bool zeros(const Context& c, const std::string& tensor) {
+  if (const auto v = c.scalar(tensor)) return *v == 0;
+  const Tensor* t = c.tensor(tensor);
+  if (!t) return false;
+  if (t->values) {
+    for (std::size_t i = 0; i < t->values->size(); ++i)
+      if (t->values->at(i) != 0) return false;
+    return true;
+  }
+  return t->band && t->band->uniform() && t->band->upper == 0;
+}
+
 /// An additive mask the graph computes as a causal one plus a term the same for every query that only lowers
-/// scores (a padding mask: `causal + (1 − attention_mask)·−10⁴`), or a causal one filled with a masking value where
-/// such a term says (`masked_fill`): causal.
+/// scores (a padding mask: `causal + (1 − attention_mask)·−10⁴`), a causal one filled with a masking value where
+/// such a term says (`masked_fill`), or a masking value selected where a causal condition or a padding one holds
+/// (torch's bool masks merged: `Where(causal_drop | padding, −inf, 0)`): causal.
 bool causal_with_padding(const Context& c, const std::string& tensor, const std::vector<std::uint64_t>& scores) {
-  const auto p = c.producer(tensor);
+  const std::string mask = unscaled(c, tensor);
+  const auto p = c.producer(mask);
   if (!p) return false;
   const Node& n = c.node(*p);
   constexpr int kDepth = 8;
@@ -454,10 +495,21 @@ bool causal_with_padding(const Context& c, const std::string& tensor, const std:
     return known_causality(c, x, scores, &Tensor::causal_additive) == Causality::yes;
   };
   const auto padding = [&](const std::string& x) { return key_only(c, x, kDepth) && lowering(c, x, kDepth); };
+  if (known_causality(c, mask, scores, &Tensor::causal_additive) == Causality::yes) return true;
   if (n.op == "Add" && n.inputs.size() == 2)
     return (causal(n.inputs[0]) && padding(n.inputs[1])) || (causal(n.inputs[1]) && padding(n.inputs[0]));
   const auto fill = n.op == "Where" && n.inputs.size() == 3 ? c.scalar(n.inputs[1]) : std::nullopt;
-  return fill && *fill <= kMaskedBelow && key_only(c, n.inputs[0], kDepth) && causal(n.inputs[2]);
+  if (!fill || *fill > kMaskedBelow) return false;
+  if (key_only(c, n.inputs[0], kDepth) && causal(n.inputs[2])) return true;
+  // the selection's condition: causal_drop OR a padding condition (through casts), the rest 0
+  const auto either = c.producer(unscaled(c, n.inputs[0]));
+  if (!zeros(c, n.inputs[2]) || !either || c.node(*either).op != "Or" || c.node(*either).inputs.size() != 2)
+    return false;
+  const auto& terms = c.node(*either).inputs;
+  const auto drops = [&](const std::string& x) {
+    return known_causality(c, unscaled(c, x), scores, &Tensor::causal_drop) == Causality::yes;
+  };
+  return (drops(terms[0]) && key_only(c, terms[1], kDepth)) || (drops(terms[1]) && key_only(c, terms[0], kDepth));
 }
 
 }  // namespace
