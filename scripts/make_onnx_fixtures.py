@@ -41,6 +41,9 @@ Op fixtures (the counts tests/ops_counter/onnx_ops_test.cpp asserts are computed
                        pattern knows) → Softmax → MatMul(·, V): counted by the one-node rules and reported
   einsum               Einsum "bhqd, bhkd -> bhqk" of [1,2,6,4] and [1,2,5,4] (a batched GEMM), then Einsum
                        "ij,jk->i" of [6,5] and [5,3] (k summed within one operand: not a GEMM, an unknown op)
+  attention_written_softmax  Q, K, V [1,2,6,4]: MatMul(Q, Kᵀ) → Exp → / its ReduceSum → MatMul(·, V) (a softmax
+                       written out: reported as unrecognised attention, a swap refused)
+  attention_log_softmax  the same through LogSoftmax → Exp
   attention_einsum     Q, K, V [1,2,6,4]: Einsum "bhqd,bhkd->bhqk" → Softmax → Einsum "bhqk,bhkd->bhqd" (attention the
                        pattern does not take: reported as unrecognised, a swap refused)
   unknown_op           Relu → Foo → Foo (an op type ecosim does not know)
@@ -321,6 +324,22 @@ def op_fixtures():
         n("MatMul", ["p", "v"], ["out"], name="context"),
     ], [io("q", [1, 2, 6, 4]), io("k", [1, 2, 6, 4]), io("v", [1, 2, 6, 4]), io("w", [1, 2, 6, 6])],
         [io("out", [1, 2, 6, 4])])
+    qkv = [io("q", [1, 2, 6, 4]), io("k", [1, 2, 6, 4]), io("v", [1, 2, 6, 4])]
+    yield "attention_written_softmax", model("written_softmax", [
+        n("Transpose", ["k"], ["kt"], name="k_transpose", perm=[0, 1, 3, 2]),
+        n("MatMul", ["q", "kt"], ["scores"], name="scores"),
+        n("Exp", ["scores"], ["e"], name="exp"),
+        n("ReduceSum", ["e", "last"], ["sum"], name="sum", keepdims=1),
+        n("Div", ["e", "sum"], ["p"], name="normalise"),
+        n("MatMul", ["p", "v"], ["out"], name="context"),
+    ], qkv, [io("out", [1, 2, 6, 4])], [ints("last", [-1])])
+    yield "attention_log_softmax", model("log_softmax", [
+        n("Transpose", ["k"], ["kt"], name="k_transpose", perm=[0, 1, 3, 2]),
+        n("MatMul", ["q", "kt"], ["scores"], name="scores"),
+        n("LogSoftmax", ["scores"], ["l"], name="log_softmax", axis=-1),
+        n("Exp", ["l"], ["p"], name="exp"),
+        n("MatMul", ["p", "v"], ["out"], name="context"),
+    ], qkv, [io("out", [1, 2, 6, 4])])
     yield "attention_einsum", model("attention_einsum", [
         n("Einsum", ["q", "k"], ["scores"], name="scores", equation="bhqd,bhkd->bhqk"),
         n("Softmax", ["scores"], ["p"], name="softmax", axis=-1),

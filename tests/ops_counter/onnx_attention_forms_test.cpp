@@ -203,6 +203,18 @@ TEST_CASE("an attention the importer does not recognise still counts its product
   CHECK_THAT(swap_error(m, AttentionVariant::msa), Catch::Contains("cannot swap") && Catch::Contains("'softmax'"));
 }
 
+TEST_CASE("an attention whose softmax is written out is reported, and a swap refused", "[onnx]") {
+  ECOSIM_ONNX_OR_SKIP();
+  // exp / its sum, or log_softmax's exp: a swap that took the model's Softmax blocks alone left these out silently
+  for (const char* fixture : {"attention_written_softmax", "attention_log_softmax"}) {
+    INFO(fixture);
+    const OnnxModel m = import_onnx(kOps + "/" + fixture + ".onnx");
+    CHECK(m.attention.empty());
+    CHECK(m.unmatched_attention == std::vector<std::string>{"exp"});
+    CHECK_THAT(swap_error(m, AttentionVariant::performer), Catch::Contains("cannot swap") && Catch::Contains("'exp'"));
+  }
+}
+
 TEST_CASE("opset 23's Attention node is a found block: 4-D and 3-D inputs, grouped K/V, a KV cache, masks", "[onnx]") {
   ECOSIM_ONNX_OR_SKIP();
   // is_causal over Q, K, V [2,4,16,8]

@@ -70,8 +70,9 @@ std::optional<Match> attention_op(const Context& c, std::size_t i);
 /// decomposed LayerNorm, Linear + bias), if any.
 std::optional<Match> match_pattern(const Context& c, std::size_t i);
 
-/// Whether Softmax node `i` is attention's: its probabilities (through Casts) multiply an activation, MatMul(·, V)
-/// or an Einsum. One that no pattern matched is reported (OnnxModel::unmatched_attention).
+/// Whether Softmax node `i` (or the Exp of a softmax written out: exp / its ReduceSum, or log_softmax's exp) is
+/// attention's: its probabilities (through Casts) multiply an activation, MatMul(·, V) or an Einsum. One that no
+/// pattern matched is reported (OnnxModel::unmatched_attention).
 bool attention_like_softmax(const Context& c, std::size_t i);
 
 /// A two-operand Einsum with an explicit output and no ellipsis as a batched GEMM: batch = the indices in both

@@ -522,10 +522,31 @@ Causality mask_causality(const Context& c, const std::string& tensor, const std:
              : known;
 }
 
+/// The probabilities of a softmax written out from an Exp node: exp / ReduceSum(exp) (`e / e.sum(-1, keepdim=True)`)
+/// or the Exp of a LogSoftmax (`log_softmax(x).exp()`); none for another Exp.
+std::optional<std::string> written_out_softmax(const Context& c, const Node& n) {
+  if (n.op != "Exp" || n.inputs.empty() || n.outputs.empty()) return std::nullopt;
+  const std::string& e = n.outputs[0];
+  if (const auto p = c.producer(n.inputs[0]); p && c.node(*p).op == "LogSoftmax") return e;
+  for (std::size_t k : c.consumers(e)) {
+    const Node& div = c.node(k);
+    if (div.op != "Div" || !binary(div) || div.inputs[0] != e || div.outputs.empty()) continue;
+    const auto sum = c.producer(div.inputs[1]);
+    if (sum && c.node(*sum).op == "ReduceSum" && !c.node(*sum).inputs.empty() && c.node(*sum).inputs[0] == e)
+      return div.outputs[0];
+  }
+  return std::nullopt;
+}
+
 bool attention_like_softmax(const Context& c, std::size_t i) {
   const Node& n = c.node(i);
-  if (n.op != "Softmax" || n.outputs.empty()) return false;
-  std::string t = n.outputs[0];
+  std::string t;
+  if (n.op == "Softmax" && !n.outputs.empty())
+    t = n.outputs[0];
+  else if (const auto written = written_out_softmax(c, n))
+    t = *written;
+  else
+    return false;
   for (auto k = c.sole_consumer(t);
        k && (c.node(*k).op == "Cast" || c.node(*k).op == "Dropout") && !c.node(*k).outputs.empty();
        k = c.sole_consumer(t))
