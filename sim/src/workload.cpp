@@ -228,19 +228,29 @@ Workload parse_workload(const po::variables_map& vm) {
   } else {
     throw Error("give --model NAME, --onnx FILE or --layer attention");
   }
-  note_projection_up(w.layers());
+  note_attention_choices(w.layers());
   return w;
 }
 
-void note_projection_up(const std::vector<Layer>& layers) {
+void note_attention_choices(const std::vector<Layer>& layers) {
+  bool projected_up = false, banded = false;
   for (const Layer& l : layers) {
     const auto* a = std::get_if<AttentionConfig>(&l.op);
-    if (!a || a->variant != AttentionVariant::linformer || a->proj_k <= a->key_count()) continue;
-    fmt::print(stderr,
-               "note: linformer projects the {} keys of '{}' up to k = {} rows (--proj-k): it costs more than softmax "
-               "attention there; k at most the keys projects them down\n",
-               a->key_count(), l.name, a->proj_k);
-    return;
+    if (!a) continue;
+    if (!projected_up && a->variant == AttentionVariant::linformer && a->proj_k > a->key_count()) {
+      fmt::print(stderr,
+                 "note: linformer projects the {} keys of '{}' up to k = {} rows (--proj-k): it costs more than "
+                 "softmax attention there; k at most the keys projects them down\n",
+                 a->key_count(), l.name, a->proj_k);
+      projected_up = true;
+    }
+    if (!banded && a->variant == AttentionVariant::sliding && !a->causal && a->seq > 1) {
+      fmt::print(stderr,
+                 "note: sliding attends each query to the {} keys ending at it, a causal band: '{}' is not causal, so "
+                 "each query's later keys are left out (a symmetric, Longformer-style window is not modelled)\n",
+                 a->sliding_window, l.name);
+      banded = true;
+    }
   }
 }
 

@@ -66,9 +66,10 @@ po::options_description workload_options(Convention convention);
 /// Reads the options above; throws ecosim::Error for missing, contradictory or out-of-range values.
 Workload parse_workload(const po::variables_map& vm);
 
-/// A note on stderr where Linformer projects a layer's keys up, to more rows than it has (k above the keys: the
-/// counts are right, but the variant then costs more than softmax attention); once, for the first such layer.
-void note_projection_up(const std::vector<Layer>& layers);
+/// Notes on stderr where a variant is not what its user may think, each once, for the first such layer: Linformer
+/// projecting a layer's keys up, to more rows than it has (k above the keys: the counts are right, but the variant
+/// then costs more than softmax attention); the sliding window, a causal band, over a block that is not causal.
+void note_attention_choices(const std::vector<Layer>& layers);
 
 /// Throws ecosim::Error when one of `keys` was given on the command line (not merely defaulted): it is for
 /// `applies_to` only.

@@ -377,14 +377,14 @@ int compare(const Args& args) {
           if (const auto* a = std::get_if<AttentionConfig>(&layer.op);
               a && ecoformer::has_kernel(a->variant) && ecoformer::kernel_limitation(*a).empty())
             check_attention_kernel(limits, *a, device == DeviceChoice::cuda);
-        note_projection_up(layers);
+        note_attention_choices(layers);
       } else if (model.empty()) {
         config.validate();
         if (ecoformer::has_kernel(config.variant)) check_attention_kernel(limits, config, device == DeviceChoice::cuda);
-        note_projection_up({{"attention", config}});
+        note_attention_choices({{"attention", config}});
       } else {
         take_model_window(vm, zoo, model, config);
-        note_projection_up(model_workload(model, zoo, phase, e).layers());  // throws for a model it cannot build
+        note_attention_choices(model_workload(model, zoo, phase, e).layers());  // throws for a model it cannot build
       }
       report.provenance["variant_parameters"][label] =
           e.native ? nlohmann::json(onnx ? "the export's own attention" : "the model's own attention (zoo)")

@@ -1,6 +1,8 @@
 # Linformer with --proj-k above a layer's keys projects them up and costs more than softmax attention: counted so,
 # with a note on stderr naming the layer, its keys and --proj-k (DeiT-Ti's 197 tokens at the default k = 256); none
-# where k is at most the keys.
+# where k is at most the keys. The sliding window, a causal band, over a block that is not causal says it leaves
+# each query's later keys out (DeiT-Ti with --attention sliding counted the lower triangle without a word); a
+# decoder's causal blocks take it without a note.
 include(${CMAKE_CURRENT_LIST_DIR}/../cli_helpers.cmake)
 ecosim_run(out rc count --model deit_tiny --attention linformer)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "note: linformer projects the 197 keys of '[^']+' up to k = 256 rows \\(--proj-k\\)")
@@ -19,4 +21,12 @@ ecosim_run(out rc compare --variants msa,linformer --seq 64 --batch 1 --device c
            --out compare_layer)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "note: linformer projects the 64 keys of 'attention' up to k = 256 rows")
   message(FATAL_ERROR "compare of one 64-token layer: expected the note (exit ${rc}):\n${out}")
+endif()
+ecosim_run(out rc count --model deit_tiny --attention sliding)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "note: sliding attends each query to the 4096 keys ending at it, a causal band: '[^']+' is not causal")
+  message(FATAL_ERROR "sliding over DeiT-Ti: expected the causal-band note (exit ${rc}):\n${out}")
+endif()
+ecosim_run(out rc count --model mistral_7b --attention sliding)
+if(NOT rc EQUAL 0 OR out MATCHES "note: sliding")
+  message(FATAL_ERROR "sliding over a causal decoder: no note expected (exit ${rc}):\n${out}")
 endif()
