@@ -224,6 +224,13 @@ std::vector<Case> cases() {
        {"replay", "t.jsonl", "t.jsonl"},
        "unexpected argument 't.jsonl'",
        file("t.jsonl", small_trace())},
+      // an output path left out takes the next option as the path: the run went on without that option
+      {"--trace without its path",
+       {"run", "--variant", "performer", "--seq", "64", "--trace", "--causal", "--device", "cpu"},
+       "--trace takes a value, but got the option '--causal'"},
+      {"--out without its folder",
+       {"compare", "--variants", "msa", "--seq", "64", "--out", "--fuse-attention"},
+       "--out takes a value, but got the option '--fuse-attention'"},
       {"--seq with --model", {"count", "--model", "pvt_v2_b0", "--seq", "4"}, "--seq"},
       {"--resolution on a sequence model", {"count", "--model", "lra_text", "--resolution", "224"}, "resolution"},
       {"--seq-len on an image model", {"count", "--model", "pvt_v2_b0", "--seq-len", "100"}, "sequence length"},
