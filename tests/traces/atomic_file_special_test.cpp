@@ -1,5 +1,6 @@
 // AtomicFile on FIFOs, character devices and symbolic links: devices and FIFOs are written through and stay
 // what they are, a full device is a clear error, and a link is followed to its final target.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -7,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <optional>
 #include <thread>
 
@@ -126,4 +128,20 @@ TEST_CASE("a symbolic link is followed: its target is replaced, the link stays a
     REQUIRE(::symlink("loop_a", (folder / "loop_b").c_str()) == 0);
     CHECK_THROWS_WITH(AtomicFile(folder / "loop_a"), Catch::Contains(std::strerror(ELOOP)));
   }
+}
+
+TEST_CASE("a descriptor a shell opened (/dev/stderr, /proc/self/fd/N) is refused, not replaced by a rename") {
+  // `-o /dev/stdout >> log` renamed a new file over log, losing what was in it; the standard output is written
+  // as `-` is, another descriptor refused
+  const TempFolder folder("ecosim_atomic_descriptor");
+  write_file_atomically(folder / "log.txt", "precious\n");
+  const int fd = ::open((folder / "log.txt").c_str(), O_WRONLY | O_APPEND);
+  REQUIRE(fd >= 0);
+  const std::string descriptor = "/proc/self/fd/" + std::to_string(fd);
+  CHECK_THROWS_WITH(AtomicFile(descriptor),
+                    Catch::Contains("it is descriptor " + std::to_string(fd) + " of this process"));
+  CHECK_THROWS_WITH(AtomicFile("/dev/fd/" + std::to_string(fd)), Catch::Contains("descriptor"));
+  ::close(fd);
+  CHECK(folder.read("log.txt") == "precious\n");
+  CHECK(AtomicFile("/dev/stdout").stream().rdbuf() == std::cout.rdbuf());
 }

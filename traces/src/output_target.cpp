@@ -2,10 +2,14 @@
 #include "output_target.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <optional>
+#include <string>
+#include <variant>
 
 namespace ecosim::detail {
 
@@ -13,12 +17,26 @@ namespace {
 
 constexpr int kMaxSymlinkHops = 40;  // Linux's own limit (MAXSYMLINKS)
 
-/// The path a chain of symbolic links ends at (that path itself may not exist: a dangling link).
-std::string follow_symlinks(const std::string& path) {
+/// The descriptor a link of /proc/<pid>/fd (also reached as /dev/fd, /dev/stdout, /dev/stderr) stands for; none
+/// for another path. Such a link names what a shell redirected a descriptor to: renaming a file over its target
+/// would replace a file opened for appending (`>> log`) and lose what the shell wrote there.
+std::optional<int> descriptor_link(const std::filesystem::path& link) {
+  std::error_code ec;
+  const std::filesystem::path folder = std::filesystem::canonical(link.parent_path(), ec);
+  if (ec || folder.filename() != "fd" || folder.parent_path().parent_path() != "/proc") return std::nullopt;
+  const std::string name = link.filename().string();
+  if (name.empty() || name.size() > 9 || name.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return std::stoi(name);
+}
+
+/// The path a chain of symbolic links ends at (that path itself may not exist: a dangling link), or the descriptor
+/// the chain reaches (descriptor_link).
+std::variant<std::string, int> follow_symlinks(const std::string& path) {
   std::filesystem::path current = path;
   for (int hop = 0; hop < kMaxSymlinkHops; ++hop) {
     struct stat st {};
     if (::lstat(current.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return current.string();
+    if (const auto fd = descriptor_link(current)) return *fd;
     std::error_code ec;
     const std::filesystem::path target = std::filesystem::read_symlink(current, ec);
     if (ec) throw cannot_write(path, ec.message());
@@ -35,7 +53,15 @@ Error cannot_write(const std::string& path, const std::string& why) {
 
 OutputTarget resolve_output(const std::string& path) {
   if (path == "-") return {OutputKind::standard_output, path, std::nullopt};
-  OutputTarget target{OutputKind::replace, follow_symlinks(path), std::nullopt};
+  const auto followed = follow_symlinks(path);
+  if (const int* fd = std::get_if<int>(&followed)) {
+    if (*fd == STDOUT_FILENO) return {OutputKind::standard_output, "-", std::nullopt};
+    throw cannot_write(path, "it is descriptor " + std::to_string(*fd) +
+                                 " of this process, which a shell opened (renaming a file over its target would "
+                                 "replace what the shell wrote there); give the file's own path, or - for the "
+                                 "standard output");
+  }
+  OutputTarget target{OutputKind::replace, std::get<std::string>(followed), std::nullopt};
   struct stat st {};
   if (::stat(target.path.c_str(), &st) != 0) {
     if (errno == ENOENT) return target;  // a new file (its folder is checked when the temporary is created)
