@@ -145,15 +145,21 @@ std::uint64_t fused_dram_bits(const AttentionShape& s, FusedOrder order, std::ui
   return checked_mul(s.groups, bits);
 }
 
+std::size_t group_records(std::span<const OpRecord> ops) {
+  if (ops.empty() || ops[0].group.empty()) return 0;
+  std::size_t n = 1;
+  while (n < ops.size() && ops[n].group == ops[0].group) ++n;
+  return n;
+}
+
 std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, const AccelConfig& config) {
-  if (ops.size() < kAttentionGroupRecords || ops[0].group.empty()) return std::nullopt;
-  if (ops.size() > kAttentionGroupRecords && ops[kAttentionGroupRecords].group == ops[0].group)
-    return std::nullopt;  // a longer group is not one softmax attention
-  constexpr std::array<OpClass, kAttentionGroupRecords> kinds = {OpClass::gemm, OpClass::eltwise, OpClass::reduce,
-                                                                 OpClass::gemm};
-  for (std::size_t i = 0; i < kAttentionGroupRecords; ++i)
-    if (ops[i].group != ops[0].group || ops[i].kind != kinds[i]) return std::nullopt;
-  const OpRecord &scores = ops[0], &scale = ops[1], &softmax = ops[2], &context = ops[3];
+  const std::size_t n = group_records(ops);
+  if (n < 3 || n > kMaxAttentionGroupRecords) return std::nullopt;
+  const std::span<const OpRecord> scored = ops.subspan(1, n - 3);  // the elementwise ops on the scores
+  if (ops[0].kind != OpClass::gemm || ops[n - 2].kind != OpClass::reduce || ops[n - 1].kind != OpClass::gemm ||
+      !std::all_of(scored.begin(), scored.end(), [](const OpRecord& r) { return r.kind == OpClass::eltwise; }))
+    return std::nullopt;
+  const OpRecord &scores = ops[0], &softmax = ops[n - 2], &context = ops[n - 1];
   const auto causal = [](const OpRecord& r) { return r.param(ops::kCausalParam) == 1; };
   const auto window = [](const OpRecord& r) { return r.param(ops::kWindowParam); };
   const auto kv_groups = [](const OpRecord& r) { return r.param(ops::kKvGroupsParam); };
@@ -167,18 +173,20 @@ std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, con
                          .causal = causal(scores),
                          .window = window(scores),
                          .heads = grouped ? g / kv : 1};
-  for (const OpRecord& r : ops.first(kAttentionGroupRecords))
+  for (const OpRecord& r : ops.first(n))
     if (causal(r) != s.causal || window(r) != s.window || kv_groups(r) != kv)
       return std::nullopt;                                  // not one (causal, windowed, grouped) attention
   if (s.window && !s.causal) return std::nullopt;           // a window bounds a causal attention's keys only
   if (s.causal && s.keys < s.queries) return std::nullopt;  // a query would attend to no key
-  const bool consistent = g && s.queries && s.keys && s.dim && context.batch == g && context.m == s.queries &&
-                          context.n == s.dim && context.k == s.keys &&
-                          scale.batch * scale.m * scale.n == g * s.queries * s.keys &&
-                          softmax.batch * softmax.m == g * s.queries && softmax.n == s.keys &&
-                          operand_bits(scores.b_dtype, config) == s.operand_bits &&
-                          operand_bits(context.a_dtype, config) == s.operand_bits &&
-                          operand_bits(context.b_dtype, config) == s.operand_bits;
+  const bool consistent =
+      g && s.queries && s.keys && s.dim && context.batch == g && context.m == s.queries && context.n == s.dim &&
+      context.k == s.keys &&
+      std::all_of(scored.begin(), scored.end(),
+                  [&](const OpRecord& r) { return r.batch * r.m * r.n == g * s.queries * s.keys; }) &&
+      softmax.batch * softmax.m == g * s.queries && softmax.n == s.keys &&
+      operand_bits(scores.b_dtype, config) == s.operand_bits &&
+      operand_bits(context.a_dtype, config) == s.operand_bits &&
+      operand_bits(context.b_dtype, config) == s.operand_bits;
   return consistent ? std::optional(s) : std::nullopt;
 }
 
@@ -264,8 +272,8 @@ std::optional<FusedPlan> plan_fused_attention(std::span<const OpRecord> ops, con
   const std::optional<AttentionShape> shape = attention_group(ops, c);
   if (!shape || shape->window) return std::nullopt;  // no band in the fused mapping: a window runs unfused (in strips)
   const AttentionShape& s = *shape;
-  OpCounts softmax = ops[1].counts;
-  softmax += ops[2].counts;
+  OpCounts softmax;  // the vector unit's: the elementwise ops on the scores and the softmax
+  for (const OpRecord& r : ops.subspan(1, group_records(ops) - 2)) softmax += r.counts;
   const std::optional<FusedTiling> tiling = memo ? memo->choose(s, softmax) : choose_fused_tiling(s, softmax, c, tech);
   if (!tiling) return std::nullopt;
   const VectorWork vector = vector_work(fused_softmax_work(softmax, s, tiling->tq, tiling->tk), c, tech);

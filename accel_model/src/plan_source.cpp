@@ -1,11 +1,12 @@
-// PlanSource: plans records as they are pulled, with a window of five records where a fusion group starts; a
-// group whose fused schedule would move more DRAM bits, or cost more energy (both by the closed form), than its
-// ops unfused is handed out unfused.
+// PlanSource: plans records as they are pulled, with a window of a whole group and one record where a fusion group
+// starts; a group whose fused schedule would move more DRAM bits, or cost more energy (both by the closed form), than
+// its ops unfused is handed out unfused.
 #include "ecosim/accel_model/plan_source.hpp"
 
 #include <fmt/core.h>
-#include <array>
+#include <algorithm>
 #include <span>
+#include <vector>
 
 #include "ecosim/accel_model/fused_attention.hpp"
 #include "ecosim/accel_model/replay.hpp"
@@ -23,7 +24,7 @@ PlanSource::PlanSource(RecordSource& records, Convention convention, std::string
 }
 
 void PlanSource::fill(std::size_t count) {
-  if (first_ >= kAttentionGroupRecords) {  // drop planned records now and then, not one by one
+  if (first_ >= kMaxAttentionGroupRecords) {  // drop planned records now and then, not one by one
     window_.erase(window_.begin(), window_.begin() + static_cast<std::ptrdiff_t>(first_));
     first_ = 0;
   }
@@ -38,11 +39,10 @@ void PlanSource::fill(std::size_t count) {
 
 namespace {
 
-/// Where the keys lie in each of the four records of a causal softmax attention group starting `records` (its
-/// scores along n, its context along k); none for any other records.
-std::array<CausalKeys, kAttentionGroupRecords> causal_keys(std::span<const OpRecord> records,
-                                                           const AccelConfig& config) {
-  std::array<CausalKeys, kAttentionGroupRecords> keys{};
+/// Where the keys lie in each record of a causal softmax attention group starting `records` (its scores along n,
+/// its context along k, none in between); none for any other records.
+std::vector<CausalKeys> causal_keys(std::span<const OpRecord> records, const AccelConfig& config) {
+  std::vector<CausalKeys> keys(std::max<std::size_t>(group_records(records), 1), CausalKeys::none);
   const std::optional<AttentionShape> shape = attention_group(records, config);
   if (shape && shape->causal) keys.front() = CausalKeys::along_n, keys.back() = CausalKeys::along_k;
   return keys;
@@ -51,11 +51,11 @@ std::array<CausalKeys, kAttentionGroupRecords> causal_keys(std::span<const OpRec
 }  // namespace
 
 std::vector<OpPlan> PlanSource::plan_group_unfused(std::span<const OpRecord> group) {
-  const auto keys = causal_keys(group, config_);
+  const std::vector<CausalKeys> keys = causal_keys(group, config_);
   std::vector<OpPlan> plans;
-  for (std::size_t i = 0; i < kAttentionGroupRecords; ++i)
+  for (std::size_t i = 0; i < keys.size(); ++i)
     plans.push_back(plan_op(group[i], config_, tech_, &tilings_, float_storage_, keys[i]));
-  first_ += kAttentionGroupRecords;
+  first_ += keys.size();
   return plans;
 }
 
@@ -65,7 +65,7 @@ bool PlanSource::next(OpPlan& plan) {
     if (first_ == window_.size()) return false;
     const bool group_starts = !window_[first_].group.empty() && window_[first_].group != previous_group_;
     previous_group_ = window_[first_].group;
-    if (group_starts) fill(kAttentionGroupRecords + 1);  // one more: the group must end after its four records
+    if (group_starts) fill(kMaxAttentionGroupRecords + 1);  // one more: the group must end within the window
     const std::span<const OpRecord> waiting = std::span(window_).subspan(first_);
     // A fused attention's GEMMs hold floats at the operand width: under `recorded` storage its records are
     // planned one by one, where plan_op() refuses them.
@@ -83,10 +83,12 @@ bool PlanSource::next(OpPlan& plan) {
         } else {  // fusion would move more or cost more: the group runs unfused, and its rows say so
           const std::string note =
               fused->tiling.dram_bits > unfused_bits
-                  ? fmt::format("unfused: fusing {} would move {} DRAM bits ({}), more than these four ops' {}; ",
-                                waiting[0].group, fused->tiling.dram_bits, fused->tiling.describe(), unfused_bits)
-                  : fmt::format("unfused: fusing {} would cost {:.6g} pJ ({}), more than these four ops' {:.6g}; ",
-                                waiting[0].group, fused->tiling.energy_pj, fused->tiling.describe(), unfused_pj);
+                  ? fmt::format("unfused: fusing {} would move {} DRAM bits ({}), more than these {} ops' {}; ",
+                                waiting[0].group, fused->tiling.dram_bits, fused->tiling.describe(), unfused.size(),
+                                unfused_bits)
+                  : fmt::format("unfused: fusing {} would cost {:.6g} pJ ({}), more than these {} ops' {:.6g}; ",
+                                waiting[0].group, fused->tiling.energy_pj, fused->tiling.describe(), unfused.size(),
+                                unfused_pj);
           for (OpPlan& p : unfused) p.mapping = note + p.mapping;
           planned_ = std::move(unfused);
         }

@@ -140,14 +140,20 @@ struct LayerEmitter {
   void operator()(const SoftmaxAttention& a) const {
     const std::uint64_t g = checked_mul(a.batch, a.heads);
     stages::Stage core = stages::softmax_core(g, a.queries, a.keys, a.head_dim);
-    if (a.biased)  // the bias is one add per score
+    // the mask and the bias, each one add (or one selection) per score between the scale and the softmax, are
+    // of the attention's group: one attention, fused or not
+    const auto on_scores = [&](OpRecord r) {
+      r.group = core.front().exact.group;
+      return stages::StageRecord{std::move(r), OpCounts{}};
+    };
+    if (a.biased)
       core.insert(core.begin() + 2,
-                  {ops::eltwise("bias", "add", g, a.queries, a.keys, DType::fp32, {.add = 1}, 2), OpCounts{}});
-    if (a.masked)  // the mask is one add (or one selection) per score, between the scale and the softmax
-      core.insert(core.begin() + 2,
-                  {a.mask_select ? ops::eltwise("mask", "where", g, a.queries, a.keys, DType::fp32, {}, 2)
-                                 : ops::eltwise("mask", "add", g, a.queries, a.keys, DType::fp32, {.add = 1}, 2),
-                   OpCounts{}});
+                  on_scores(ops::eltwise("bias", "add", g, a.queries, a.keys, DType::fp32, {.add = 1}, 2)));
+    if (a.masked)
+      core.insert(
+          core.begin() + 2,
+          on_scores(a.mask_select ? ops::eltwise("mask", "where", g, a.queries, a.keys, DType::fp32, {}, 2)
+                                  : ops::eltwise("mask", "add", g, a.queries, a.keys, DType::fp32, {.add = 1}, 2)));
     if (!a.scaled) core.erase(core.begin() + 1);
     detail::AttentionEmitter(name, convention, sink)(core);
   }

@@ -49,6 +49,44 @@ AccelConfig with_buffers(std::uint64_t weights, std::uint64_t inputs, std::uint6
 }
 }  // namespace
 
+TEST_CASE("an imported attention's mask and bias are of its group: it fuses with them, and without its scale") {
+  // An ONNX block's mask and bias records sat outside the group and split it in two (a block scaled before the
+  // scores has none): --fuse-attention then planned BERT's, GPT-2's or nn.MultiheadAttention's op by op without
+  // a word.
+  AccelConfig c = builtin_config("bitfusion-45nm");
+  c.fuse_attention = true;
+  for (const bool scaled : {true, false})
+    for (const bool masked : {false, true})
+      for (const bool biased : {false, true}) {
+        INFO("scaled " << scaled << ", masked " << masked << ", biased " << biased);
+        const Layer block{"block", SoftmaxAttention{.batch = 2,
+                                                    .heads = 3,
+                                                    .queries = 40,
+                                                    .keys = 40,
+                                                    .head_dim = 16,
+                                                    .scaled = scaled,
+                                                    .masked = masked,
+                                                    .biased = biased}};
+        RecordingSink sink;
+        emit(block, Convention::exact, sink);
+        const std::size_t records = 3 + scaled + masked + biased;
+        REQUIRE(sink.records.size() == records);
+        CHECK(group_records(sink.records) == records);
+        const auto shape = attention_group(sink.records, c);
+        REQUIRE(shape);
+        CHECK((shape->groups == 6 && shape->queries == 40 && shape->keys == 40 && shape->dim == 16));
+        const std::vector<OpPlan> plans = plan_all(sink.records, c);
+        REQUIRE(plans.size() == 1);
+        CHECK(plans[0].mapping.starts_with("fused attention"));
+      }
+  // an elementwise op over fewer than every score is not one of the attention's
+  RecordingSink sink;
+  emit(Layer{"block", SoftmaxAttention{.queries = 8, .keys = 8, .head_dim = 4, .masked = true}}, Convention::exact,
+       sink);
+  sink.records[2].n = 4;
+  CHECK_FALSE(attention_group(sink.records, c));
+}
+
 TEST_CASE("softmax-attention groups fuse — other records plan as before") {
   // Records of one fusion group (OpRecord::group) fuse into one plan named after the group.
   AccelConfig c = builtin_config("bitfusion-45nm");
@@ -270,7 +308,7 @@ TEST_CASE("a group whose fused schedule moves more DRAM bits than its ops runs u
   for (std::size_t i = 0; i < 4; ++i) {
     CHECK(plans[i].name == unfused[i].name);
     CHECK(plans[i].mapping == fmt::format("unfused: fusing softmax_attention would move {} DRAM bits ({}), more "
-                                          "than these four ops' {}; {}",
+                                          "than these 4 ops' {}; {}",
                                           would.tiling.dram_bits, would.tiling.describe(), walked_dram_bits(unfused),
                                           unfused[i].mapping));
   }

@@ -21,8 +21,12 @@
 
 namespace ecosim::accel {
 
-/// Records in one group: scores, scale, softmax, context.
-inline constexpr std::size_t kAttentionGroupRecords = 4;
+/// Records in one group, at most: scores, up to three elementwise ops on the scores (the scale, a mask, a bias; an
+/// imported model's in its order, none where it scaled the queries before), softmax, context.
+inline constexpr std::size_t kMaxAttentionGroupRecords = 6;
+
+/// The records of the group ops[0] starts: ops[0] and the records after it with its group name (0: no group).
+std::size_t group_records(std::span<const OpRecord> ops);
 
 /// One attention group: G independent softmax attentions of `queries` positions over `keys` keys of width
 /// `dim`, operands of `operand_bits`; `causal` (the records' params.causal): position i attends to the first
@@ -88,13 +92,13 @@ std::uint64_t attended_in_tile(const AttentionShape& s, std::uint64_t q0, std::u
 std::uint64_t fused_dram_bits(const AttentionShape& s, FusedOrder order, std::uint64_t tq, std::uint64_t tk,
                               const AccelConfig& config);
 
-/// The attention at ops[0]: when ops[0] starts a group of exactly kAttentionGroupRecords records (a record
-/// after them, if given, is in another group) of kinds gemm, eltwise, reduce, gemm with consistent shapes (G
-/// groups, queries, keys, dim). nullopt otherwise: such records are planned one by one.
+/// The attention at ops[0]: when ops[0] starts a group (group_records: a record after it, if given, is in
+/// another group) of kinds gemm, 0 to 3 eltwise, reduce, gemm with consistent shapes (G groups, queries, keys,
+/// dim; each elementwise op over every score). nullopt otherwise: such records are planned one by one.
 std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, const AccelConfig& config);
 
-/// The vector unit's work in a fused group with tiles of tq queries × tk keys: `records` (the scale's and
-/// softmax's operations) plus the running softmax's, per query row and key tile its query tile visits after
+/// The vector unit's work in a fused group with tiles of tq queries × tk keys: `records` (the elementwise ops'
+/// and softmax's operations) plus the running softmax's, per query row and key tile its query tile visits after
 /// the first: the old maximum's correction factor (1 subtraction, 1 exp) and the rescaled sum and output row
 /// (d + 1 multiplications).
 OpCounts fused_softmax_work(const OpCounts& records, const AttentionShape& s, std::uint64_t tq, std::uint64_t tk);
