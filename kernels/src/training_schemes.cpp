@@ -230,6 +230,9 @@ SchemeStep apply_scheme(const Scheme& scheme, const std::vector<Layer>& layers, 
                     scheme.average_bits > 0 ? gact_allocation(scheme, layers, step) : std::vector<unsigned>{}};
   const std::vector<DType> produced = autocast_dtypes(layers, reads, step);
   std::set<std::string> replaced;  // "<layer>.backward.": the records a decompress record computes instead
+  // per layer, the full-precision copies its backward restores from codes (ActNN's dequantize_activation, GACT's
+  // unpack hook, Mesa's): alive beside the gradients while that layer's backward runs
+  std::vector<std::uint64_t> restored(layers.size(), 0);
   for (std::size_t i = 0; i < step.saved.size(); ++i) {
     const SavedTensor& s = step.saved[i];
     std::set<std::string> shared;  // the shared forms stored so far
@@ -251,7 +254,13 @@ SchemeStep apply_scheme(const Scheme& scheme, const std::vector<Layer>& layers, 
         out.activation_bytes = checked_add(out.activation_bytes, f.bytes);
         add_records(out.compress, f.compress, layer.name + ".compress");
         add_records(out.decompress, f.decompress, layer.name + ".decompress");
-        if (f.replaces_backward) replaced.insert(layer.name + ".backward.");
+        if (f.replaces_backward)  // Few-Bit's backward reads the codes themselves: nothing restored
+          replaced.insert(layer.name + ".backward.");
+        else if (!f.decompress.empty())  // at the width the layer computes in: Mesa's under autocast, else as saved
+          restored[saver.layer] =
+              checked_add(restored[saver.layer], scheme.kind == SchemeKind::mesa && s.dtype == "fp32"
+                                                     ? storage_bytes(produced[i], part_saved(s, saver).elements)
+                                                     : part_saved(s, saver).bytes);
       }
     }
   }
@@ -266,7 +275,8 @@ SchemeStep apply_scheme(const Scheme& scheme, const std::vector<Layer>& layers, 
   std::copy_if(step.backward.begin(), step.backward.end(), std::back_inserter(out.backward), [&](const OpRecord& r) {
     return std::none_of(replaced.begin(), replaced.end(), [&](const std::string& p) { return r.name.starts_with(p); });
   });
-  // the curve of `none` with each layer's held saved bytes replaced by the scheme's
+  // the curve of `none` with each layer's held saved bytes replaced by the scheme's, and in a layer's backward its
+  // restored copies
   std::vector<std::uint64_t> held_none(layers.size(), 0), held(layers.size(), 0);
   for (const SavedTensor& s : step.saved) held_none[s.first_saver] += s.bytes;
   for (const StoredTensor& s : out.stored) held[s.first_saver] += s.bytes;
@@ -279,6 +289,7 @@ SchemeStep apply_scheme(const Scheme& scheme, const std::vector<Layer>& layers, 
     const std::size_t layer = p < n ? p : 2 * n - 1 - p;  // forward in order, backward in reverse
     MemoryPoint point = step.memory_curve[p];
     point.bytes = checked_add(point.bytes - held_none[layer], held[layer]);
+    if (p >= n) point.bytes = checked_add(point.bytes, restored[layer]);
     out.peak_bytes = std::max(out.peak_bytes, point.bytes);
     out.memory_curve.push_back(std::move(point));
   }

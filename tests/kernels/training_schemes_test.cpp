@@ -419,3 +419,23 @@ TEST_CASE("actnn: dropout masks at 1 bit an element, as ActNN's QDropout packs t
     }
   CHECK(masks > 0);  // BERT's dropouts: embeddings, attention probabilities, each block's two
 }
+
+TEST_CASE("a layer's backward holds the full-precision copy it restores from codes, beside the gradients") {
+  // conv → ReLU → conv on 2 × 4 × 8 × 8: ActNN keeps the second conv's input as 4-bit codes and its backward
+  // dequantizes them to a whole fp32 tensor (dequantize_activation) — the peak left that copy out, so --max-batch
+  // reported batches that do not fit
+  const std::vector<Layer> layers = {
+      {"conv1", Conv2d{.batch = 2, .in_ch = 3, .out_ch = 4, .in_h = 8, .in_w = 8, .kernel = 3, .pad = 1}},
+      {"relu", Activation{.func = ActivationFunc::relu, .elements = 2 * 4 * 8 * 8}},
+      {"conv2", Conv2d{.batch = 2, .in_ch = 4, .out_ch = 4, .in_h = 8, .in_w = 8, .kernel = 3, .pad = 1}}};
+  const TrainingStep step = training_step(layers, Optimizer::sgd, Convention::exact);
+  const SchemeStep none = apply_scheme(parse_scheme("none"), layers, step, 2);
+  const SchemeStep actnn = apply_scheme(parse_scheme("actnn:L1"), layers, step, 2);
+  // points: conv1, relu, conv2 forward; conv2, relu, conv1 backward
+  REQUIRE(actnn.memory_curve.size() == 6);
+  const auto growth = [](const SchemeStep& s, std::size_t point) {  // from the end of the forward
+    return static_cast<std::int64_t>(s.memory_curve[point].bytes) - static_cast<std::int64_t>(s.memory_curve[2].bytes);
+  };
+  CHECK(actnn.memory_curve[3].layer == "conv2");
+  CHECK(growth(actnn, 3) - growth(none, 3) == 2 * 4 * 8 * 8 * 4);
+}
