@@ -96,6 +96,9 @@ class KernelModel {
   KernelTime sdpa_math_attention(const GpuSpec& gpu, const AttentionShape& s) const;
   KernelTime ecosim_attention(const GpuSpec& gpu, const AttentionShape& s) const;
   KernelTime ecosim_decode_attention(const GpuSpec& gpu, const AttentionShape& s) const;
+  /// The GEMM computed as laid out: C = A·B, tiles of its M × N output (gemm takes Cᵀ = BᵀAᵀ where N is below one
+  /// MMA's rows and that is faster).
+  KernelTime oriented_gemm(const GpuSpec& gpu, const GemmShape& shape) const;
   double streamed_s(const GpuSpec& gpu, double bytes) const;
   /// Ways a library splits the reduction of `units` work units (output tiles) over the SMs they leave idle, at
   /// most `most` (its reduction's steps): split-K of a skinny GEMM. 1: none.
