@@ -4,6 +4,7 @@
 // in memory go through the same std::istream code. The encoder writes version 1.0 with the header padded so the data
 // starts on a 64-byte boundary, as numpy does.
 #include "ecosim/ecoformer/npy.hpp"
+#include "ecosim/ops_counter/input_files.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -244,6 +245,7 @@ NpyArray read_npy(const std::string& path, Uint16Data u2) {
   if (std::filesystem::is_directory(path, ec)) throw Error("cannot read '" + path + "': it is a directory");
   std::ifstream file(path, std::ios::binary);
   if (!file) throw Error("cannot open '" + path + "'");
+  remember_input_file(path);
   NpyArray array = read_stream(file, path, u2);
   if (file.bad()) throw Error("cannot read '" + path + "'");
   return array;

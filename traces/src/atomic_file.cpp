@@ -1,5 +1,6 @@
 // AtomicFile: exclusive temporary + rename for files, direct writes for standard output, devices and FIFOs.
 #include "ecosim/traces/atomic_file.hpp"
+#include "ecosim/ops_counter/input_files.hpp"
 
 #include <fcntl.h>
 #include <sys/random.h>
@@ -66,6 +67,7 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), out_(nullptr)
   if (path_.empty()) throw Error("empty output path");
   const detail::OutputTarget target = detail::resolve_output(path_);
   target_ = target.path;
+  refuse_input_target();
   if (target.kind == detail::OutputKind::standard_output) {
     out_.rdbuf(std::cout.rdbuf());  // synchronised with stdio, so it keeps its place among printed lines
     return;
@@ -103,6 +105,12 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), out_(nullptr)
 
 AtomicFile::~AtomicFile() { discard_temp(); }
 
+void AtomicFile::refuse_input_target() const {
+  if (is_input_file(target_))
+    throw detail::cannot_write(path_,
+                               "it is an input of this command, which the output would replace; give another path");
+}
+
 void AtomicFile::discard_temp() noexcept {
   if (temp_.empty()) return;
   const detail::TerminationSignalsBlocked blocked;
@@ -122,6 +130,7 @@ void AtomicFile::commit() {
   if (error == 0 && !out_) error = EIO;  // a failure the stream saw but no system call reported
   if (error != 0) throw detail::cannot_write(path_, std::strerror(error));  // the destructor removes the temporary
   if (!temp_.empty()) {
+    refuse_input_target();                            // (an input read after this file was opened)
     const detail::TerminationSignalsBlocked blocked;  // renamed and unregistered as one step
     if (::rename(temp_.c_str(), target_.c_str()) != 0) throw detail::cannot_write(path_, std::strerror(errno));
     detail::unregister_temp(temp_);

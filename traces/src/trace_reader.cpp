@@ -2,6 +2,7 @@
 // every field, with line numbers in the errors; the streaming TraceReader, and whole-trace parse/read_file on
 // top of it.
 #include "ecosim/traces/trace_reader.hpp"
+#include "ecosim/ops_counter/input_files.hpp"
 
 #include <algorithm>
 #include <initializer_list>
@@ -282,6 +283,7 @@ class LineParser {
 
 TraceReader::TraceReader(const std::string& path)
     : file_(std::make_unique<std::ifstream>(open_text_file(path))), in_(*file_), origin_(path) {
+  remember_input_file(path);
   read_header();
 }
 

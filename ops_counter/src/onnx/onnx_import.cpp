@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "ecosim/ops_counter/input_files.hpp"
 #include "ecosim/ops_counter/text_file.hpp"
 #include "onnx_convert.hpp"
 
@@ -193,6 +194,7 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
 }
 
 OnnxModel import_onnx(const std::string& path, const OnnxImportOptions& options) {
+  remember_input_file(path);
   return parse_onnx(read_text_file(path, options.max_file_bytes, "--onnx-max-bytes"), path, options);
 }
 

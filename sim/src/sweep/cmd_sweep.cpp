@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/input_files.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
 #include "ecosim/ops_counter/text_file.hpp"
 #include "ecosim/sim/commands.hpp"
@@ -60,6 +61,9 @@ int coordinate(const po::variables_map& vm, const SweepSpec& spec, const MpiSess
   const std::string out = vm["out"].as<std::string>();
   const std::string csv_path = out + "/sweep.csv";
   ReportFolder folder(out);  // checked before any work
+  const std::string report_path = out + "/sweep.json";
+  for (const std::string& file : {csv_path, report_path, sweep_inputs_path(out)})  // (AtomicFile: at the end)
+    if (is_input_file(file)) throw Error(fmt::format("the spec is {}, which the sweep writes", file));
   std::map<std::size_t, SweepRow> rows;
   if (vm.count("resume") && std::filesystem::exists(csv_path))
     rows = read_sweep_csv(read_text_file(csv_path, max_sweep_csv_bytes(spec)), spec, csv_path);
@@ -137,7 +141,7 @@ int coordinate(const po::variables_map& vm, const SweepSpec& spec, const MpiSess
   nlohmann::ordered_json report =
       sweep_json(spec, rows, plan.pruned(), provenance(plan.base(), spec.engine, TechTable::builtin_45nm()));
   report["cost_warnings"] = plan.cost_warnings();
-  write_file_atomically(out + "/sweep.json", report.dump(2) + "\n");
+  write_file_atomically(report_path, report.dump(2) + "\n");
   std::size_t errors = 0;
   for (const auto& [index, row] : rows) errors += row.ran ? 0 : 1;
   fmt::print(stderr, "sweep: {} points in {:.3f} s ({:.0f} points/s); wrote {}/sweep.csv and {}/sweep.json\n",
@@ -167,6 +171,7 @@ int sweep(const Args& args) {
     return 0;
   const MpiSession mpi;
   try {
+    if (vm.count("spec")) remember_input_file(vm["spec"].as<std::string>());
     const SweepSpec spec = vm.count("spec")
                                ? parse_sweep_spec(read_text_file(vm["spec"].as<std::string>(), kMaxJsonDocumentBytes),
                                                   vm["spec"].as<std::string>())

@@ -28,6 +28,8 @@ class AtomicFile {
 
  private:
   void discard_temp() noexcept;
+  /// Throws when the file it would replace is an input of this process (ecosim/ops_counter/input_files.hpp).
+  void refuse_input_target() const;
 
   std::string path_;    // as given (for messages)
   std::string target_;  // after following symbolic links: what commit() replaces

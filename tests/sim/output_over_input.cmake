@@ -1,0 +1,25 @@
+# An output path naming one of the command's inputs is refused and the input kept: `replay t.jsonl --timeline
+# t.jsonl` replaced the trace with a timeline, `run --input q.npy,... --output q.npy` the array with the output,
+# `sweep dir/sweep.json --out dir` the spec with the report (each exited 0).
+include(${CMAKE_CURRENT_LIST_DIR}/../cli_helpers.cmake)
+ecosim_run(out rc trace --layer attention --seq 4 -o t.jsonl)
+file(READ ${WORKDIR}/t.jsonl before)
+ecosim_run(out rc replay t.jsonl --timeline t.jsonl)
+file(READ ${WORKDIR}/t.jsonl after)
+if(NOT rc EQUAL 2 OR NOT out MATCHES "cannot write 't.jsonl': it is an input of this command" OR
+   NOT after STREQUAL before)
+  message(FATAL_ERROR "replay --timeline over its trace: expected a refusal and the trace kept (exit ${rc}):\n${out}")
+endif()
+ecosim_run(out rc run --variant msa --seq 8 --dim 4 --device cpu --save-inputs saved)
+file(READ ${WORKDIR}/saved/q.npy before HEX)
+ecosim_run(out rc run --variant msa --device cpu --input saved/q.npy,saved/k.npy,saved/v.npy --output saved/q.npy)
+file(READ ${WORKDIR}/saved/q.npy after HEX)
+if(NOT rc EQUAL 2 OR NOT out MATCHES "it is an input of this command" OR NOT after STREQUAL before)
+  message(FATAL_ERROR "run --output over its --input: expected a refusal and q.npy kept (exit ${rc}):\n${out}")
+endif()
+file(MAKE_DIRECTORY ${WORKDIR}/sw)
+file(WRITE ${WORKDIR}/sw/sweep.json [[{"workloads": [{"layer": {"seq": [16]}}], "variants": [{"name": "msa"}]}]])
+ecosim_run(out rc sweep sw/sweep.json --out sw)
+if(NOT rc EQUAL 2 OR NOT out MATCHES "the spec is sw/sweep.json, which the sweep writes" OR EXISTS ${WORKDIR}/sw/sweep.csv)
+  message(FATAL_ERROR "sweep over its own spec: expected a refusal before any output (exit ${rc}):\n${out}")
+endif()
