@@ -1,8 +1,8 @@
 // `ecosim run` (its report on std::cout, which the Python package captures): runs one attention variant's kernel (CUDA,
 // or the CPU reference) on synthetic or .npy input, times it, counts the operations it reports (and writes them as a
 // trace), and compares its output with exact softmax attention on the same input (for the variants that share queries
-// and keys — Reformer and the hashed family read Q as both — the reference is MSA(Q, Q, V), the attention they
-// approximate);
+// and keys — Reformer and the hashed family read Q as both — the reference is MSA(Q, Q, V), which differs from
+// their own definitions: ecoformer/README.md);
 // --output keeps the kernel's output as .npy for `ecosim validate --output`; --save-inputs DIR keeps Q, K, V
 // and the kernel's random parameters with a manifest (saved_inputs.hpp) for `ecosim validate --params DIR`.
 #include <fmt/core.h>
