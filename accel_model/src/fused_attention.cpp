@@ -190,6 +190,16 @@ std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, con
   return consistent ? std::optional(s) : std::nullopt;
 }
 
+std::uint64_t score_operand_bytes(std::span<const OpRecord> ops) {
+  const std::size_t n = group_records(ops);
+  if (n < 3) return 0;
+  const std::uint64_t scores = ops[0].counts.written_bytes();
+  std::uint64_t extra = 0;
+  for (const OpRecord& r : ops.subspan(1, n - 3))
+    if (r.counts.read_bytes() > scores) extra = checked_add(extra, r.counts.read_bytes() - scores);
+  return extra;
+}
+
 OpCounts fused_softmax_work(const OpCounts& records, const AttentionShape& s, std::uint64_t tq, std::uint64_t tk) {
   std::uint64_t rows_after_first = 0;  // per group: query rows × key tiles visited after the first
   const std::uint64_t rows = s.query_rows();
@@ -270,7 +280,8 @@ std::optional<FusedTiling> FusedTilingMemo::choose(const AttentionShape& s, cons
 std::optional<FusedPlan> plan_fused_attention(std::span<const OpRecord> ops, const AccelConfig& c,
                                               const TechTable& tech, FusedTilingMemo* memo) {
   const std::optional<AttentionShape> shape = attention_group(ops, c);
-  if (!shape || shape->window) return std::nullopt;  // no band in the fused mapping: a window runs unfused (in strips)
+  if (!shape || shape->window) return std::nullopt;   // no band in the fused mapping: a window runs unfused (in strips)
+  if (score_operand_bytes(ops)) return std::nullopt;  // a mask or bias it would not read
   const AttentionShape& s = *shape;
   OpCounts softmax;  // the vector unit's: the elementwise ops on the scores and the softmax
   for (const OpRecord& r : ops.subspan(1, group_records(ops) - 2)) softmax += r.counts;

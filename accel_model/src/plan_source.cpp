@@ -93,6 +93,15 @@ bool PlanSource::next(OpPlan& plan) {
           planned_ = std::move(unfused);
         }
       }
+    // a mask or bias operand (an ONNX block's) the fused mapping does not stream: unfused, and its rows say so
+    if (planned_.empty() && config_.fuse_attention && group_starts && attention_group(waiting, config_))
+      if (const std::uint64_t operand = score_operand_bytes(waiting)) {
+        const std::string note =
+            fmt::format("unfused: {} adds a mask or bias to its scores, {} bytes the fused mapping does not read; ",
+                        waiting[0].group, operand);
+        planned_ = plan_group_unfused(waiting);
+        for (OpPlan& p : planned_) p.mapping = note + p.mapping;
+      }
     // a causal attention's GEMMs skip the masked tiles (plan_op)
     if (planned_.empty() && group_starts && causal_keys(waiting, config_).front() != CausalKeys::none)
       planned_ = plan_group_unfused(waiting);

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/input_files.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
 #include "ecosim/ops_counter/text_file.hpp"
 #include "ecosim/traces/atomic_file.hpp"
@@ -99,9 +100,12 @@ void SavedInputsWriter::write(const ecoformer::AttentionInputs& inputs, const ec
                                      : s.name == "k" ? inputs.k.data
                                      : s.name == "v" ? inputs.v.data
                                                      : parameters.at(s.name);
-    const std::string file = s.name + ".npy";
-    folder_.write(file,
-                  [&](const std::string& path) { write_file_atomically(path, ecoformer::npy_bytes(s.shape, data)); });
+    const std::string file = s.name + ".npy", bytes = ecoformer::npy_bytes(s.shape, data);
+    folder_.write(file, [&](const std::string& path) {
+      // an --input that is this very file (run --input d/q.npy,... --save-inputs d) already holds these bytes
+      if (is_input && is_input_file(path) && read_text_file(path, bytes.size() + 1) == bytes) return;
+      write_file_atomically(path, bytes);
+    });
     files.push_back(json{{"name", s.name},
                          {"file", file},
                          {"role", is_input ? "input" : "parameter"},

@@ -153,7 +153,11 @@ std::uint64_t positive(const po::variables_map& vm, const std::string& key) {
   return static_cast<std::uint64_t>(v);
 }
 
-namespace {}  // namespace
+std::uint64_t non_negative(const po::variables_map& vm, const std::string& key) {
+  const std::int64_t v = vm[key].as<std::int64_t>();
+  if (v < 0) throw Error("--" + key + " must be ≥ 0, got " + std::to_string(v));
+  return static_cast<std::uint64_t>(v);
+}
 
 Workload parse_workload(const po::variables_map& vm) {
   Workload w;

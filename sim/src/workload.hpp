@@ -80,6 +80,8 @@ void reject_model_layout_options(const po::variables_map& vm);
 
 /// A strictly positive integer option (parsed signed, so "-3" is rejected rather than wrapped).
 std::uint64_t positive(const po::variables_map& vm, const std::string& key);
+/// The int64 option `key`, which must be ≥ 0 (a seed: read as unsigned, -1 wrapped to 2⁶⁴ − 1).
+std::uint64_t non_negative(const po::variables_map& vm, const std::string& key);
 
 /// `args` with a first argument that is not an option taken as the value of `--<option>` (`replay t.jsonl`,
 /// `sweep spec.json`).

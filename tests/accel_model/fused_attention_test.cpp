@@ -49,10 +49,13 @@ AccelConfig with_buffers(std::uint64_t weights, std::uint64_t inputs, std::uint6
 }
 }  // namespace
 
-TEST_CASE("an imported attention's mask and bias are of its group: it fuses with them, and without its scale") {
+TEST_CASE(
+    "an imported attention's mask and bias are of its group: it fuses without its scale, and says why not "
+    "with a mask") {
   // An ONNX block's mask and bias records sat outside the group and split it in two (a block scaled before the
   // scores has none): --fuse-attention then planned BERT's, GPT-2's or nn.MultiheadAttention's op by op without
-  // a word.
+  // a word. A mask or bias operand is a tensor the fused mapping does not stream: such a group runs unfused, each
+  // row saying so.
   AccelConfig c = builtin_config("bitfusion-45nm");
   c.fuse_attention = true;
   for (const bool scaled : {true, false})
@@ -76,8 +79,18 @@ TEST_CASE("an imported attention's mask and bias are of its group: it fuses with
         REQUIRE(shape);
         CHECK((shape->groups == 6 && shape->queries == 40 && shape->keys == 40 && shape->dim == 16));
         const std::vector<OpPlan> plans = plan_all(sink.records, c);
-        REQUIRE(plans.size() == 1);
-        CHECK(plans[0].mapping.starts_with("fused attention"));
+        if (!masked && !biased) {
+          CHECK(score_operand_bytes(sink.records) == 0);
+          REQUIRE(plans.size() == 1);
+          CHECK(plans[0].mapping.starts_with("fused attention"));
+          continue;
+        }
+        // each term's operand: a score-sized fp32 tensor
+        CHECK(score_operand_bytes(sink.records) == std::uint64_t(masked + biased) * 6 * 40 * 40 * 4);
+        REQUIRE(plans.size() == records);
+        for (const OpPlan& p : plans)
+          CHECK_THAT(p.mapping,
+                     Catch::StartsWith("unfused: block.softmax_attention adds a mask or bias to its scores"));
       }
   // an elementwise op over fewer than every score is not one of the attention's
   RecordingSink sink;

@@ -224,6 +224,10 @@ std::vector<Case> cases() {
        {"replay", "t.jsonl", "t.jsonl"},
        "unexpected argument 't.jsonl'",
        file("t.jsonl", small_trace())},
+      // a negative seed was read as unsigned: -1 ran as 2^64 - 1, as compress refuses it
+      {"a negative run seed",
+       {"run", "--variant", "msa", "--seq", "8", "--device", "cpu", "--seed", "-1"},
+       "--seed must be ≥ 0, got -1"},
       // an output path left out takes the next option as the path: the run went on without that option
       {"--trace without its path",
        {"run", "--variant", "performer", "--seq", "64", "--trace", "--causal", "--device", "cpu"},

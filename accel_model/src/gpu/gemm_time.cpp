@@ -2,7 +2,7 @@
 // GEMMs reach (less when rows are not 16-byte aligned) plus its pipeline fill, overlapped with its operand
 // loads, then its epilogue's write; plus the launch. A product of few rows (a decode step's) runs the library's
 // skinny kernels: tiles only as tall as its rows (to the tensor cores' granularity), and where the tiles leave
-// SMs idle their K loop split over them (split-K), the partial sums combined in a second pass. A product of fewer
+// SMs idle their K loop split over them (split-K), the partial sums combined in a second pass. A product of no more
 // columns than one MMA's rows runs as its transpose Cᵀ = BᵀAᵀ where that is faster (the library's GEMV and
 // small-M kernels serve a skinny dimension on either side): it costs what the same product of few rows does.
 #include <algorithm>
@@ -29,7 +29,7 @@ double KernelModel::idle_sm_splits(double units, double sms, double most) {
 KernelTime KernelModel::gemm(const GpuSpec& gpu, const GemmShape& s) const {
   if (s.m == 0 || s.n == 0 || s.k == 0 || s.batch == 0) throw Error("GEMM dimensions m, n, k and batch must be >= 1");
   const KernelTime c = oriented_gemm(gpu, s);
-  if (double(s.n) >= value("gemm_min_tile_rows")) return c;
+  if (double(s.n) > value("gemm_min_tile_rows")) return c;
   GemmShape transposed = s;
   std::swap(transposed.m, transposed.n);
   const KernelTime ct = oriented_gemm(gpu, transposed);

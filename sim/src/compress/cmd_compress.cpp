@@ -94,8 +94,7 @@ int compress(const Args& args) {
   if (bits > 32) throw Error("--bits " + std::to_string(bits) + " is more than the 32 of a raw fp32 element");
   request.bits = static_cast<unsigned>(bits);
   request.activation = vm["activation"].as<std::string>();
-  if (vm["seed"].as<std::int64_t>() < 0) throw Error("--seed must be ≥ 0");
-  request.seed = static_cast<std::uint64_t>(vm["seed"].as<std::int64_t>());
+  request.seed = non_negative(vm, "seed");
   request.groups = positive(vm, "groups");
   request.per_sample_bits = vm.count("per-sample") > 0;
   if (request.per_sample_bits && scheme.name != "actnn") throw Error("--per-sample applies to --scheme actnn only");

@@ -113,7 +113,7 @@ int run(const Args& args) {
       "cache or recurrent state (on --device), each step checked against the causal run's row; reported in the output, "
       "not in --trace, which holds the causal run's records")("device", po::value<std::string>()->default_value("auto"),
                                                               "auto, cpu or cuda")(
-      "seed", po::value<std::uint64_t>()->default_value(0), "seed of the synthetic input and random parameters")(
+      "seed", po::value<std::int64_t>()->default_value(0), "seed of the synthetic input and random parameters")(
       "trace", po::value<std::string>(), "write the instrumented op trace (JSON Lines) here")(
       "input", po::value<std::string>(), "q.npy,k.npy,v.npy: float32 [batch, heads, seq, dim] instead of synthetic")(
       "output", po::value<std::string>(), "write the kernel's output here: .npy, float32 [batch, heads, seq, dim]")(
@@ -131,7 +131,7 @@ int run(const Args& args) {
   AttentionConfig config = parse_config(vm);
   check_parameters_apply(vm, std::vector<AttentionVariant>{config.variant});
   const WorkLimits limits = parse_work_limits(vm);
-  const std::uint64_t seed = vm["seed"].as<std::uint64_t>();
+  const std::uint64_t seed = non_negative(vm, "seed");
   const ecoformer::Device device = resolve_device(vm["device"].as<std::string>()) == DeviceChoice::cuda
                                        ? ecoformer::Device::cuda
                                        : ecoformer::Device::cpu;

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "../workload.hpp"
 #include "attention_npy.hpp"
 #include "ecosim/ecoformer/kernel_parameters.hpp"
 #include "ecosim/ecoformer/reference.hpp"
@@ -133,7 +134,7 @@ SavedInputs seeded_problem(const po::variables_map& vm, const WorkLimits& limits
   config.head_dim = problem.inputs.q.dim;
   config.validate();
   check_attention_kernel(limits, config, false);
-  problem.seed = vm["seed"].as<std::uint64_t>();
+  problem.seed = non_negative(vm, "seed");
   problem.parameters = ecoformer::draw_kernel_parameters(problem.inputs, config, problem.seed);
   return problem;
 }
@@ -154,7 +155,7 @@ po::options_description validate_output_options() {
       "required as bfloat16 for uint16 data)")(
       "rtol", po::value<double>(), "relative tolerance (default: from the variant and the output's precision)")(
       "atol", po::value<double>(), "absolute tolerance added to rtol's bound (default 0)")(
-      "seed", po::value<std::uint64_t>()->default_value(0), "seed of the random parameters, as `run --seed`")(
+      "seed", po::value<std::int64_t>()->default_value(0), "seed of the random parameters, as `run --seed`")(
       "causal", "the output is of causal attention, as `run --causal` (a --params folder's manifest says it itself)");
   options.add(variant_parameter_options());
   options.add(work_limit_options());

@@ -97,6 +97,10 @@ std::uint64_t fused_dram_bits(const AttentionShape& s, FusedOrder order, std::ui
 /// dim; each elementwise op over every score). nullopt otherwise: such records are planned one by one.
 std::optional<AttentionShape> attention_group(std::span<const OpRecord> ops, const AccelConfig& config);
 
+/// Bytes the elementwise ops of the attention group at ops[0] read beyond the scores: a mask's or a bias's operand
+/// (an ONNX block's), which the fused mapping does not stream — such a group is planned unfused, saying so.
+std::uint64_t score_operand_bytes(std::span<const OpRecord> ops);
+
 /// The vector unit's work in a fused group with tiles of tq queries × tk keys: `records` (the elementwise ops'
 /// and softmax's operations) plus the running softmax's, per query row and key tile its query tile visits after
 /// the first: the old maximum's correction factor (1 subtraction, 1 exp) and the rescaled sum and output row

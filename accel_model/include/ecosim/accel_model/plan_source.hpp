@@ -1,5 +1,5 @@
 // PlanSource: the operations of a record source planned one at a time, so a replay holds one op's plan (and
-// at most five records), whatever the trace's length.
+// at most a fusion group and one record more), whatever the trace's length.
 #pragma once
 #include <cstddef>
 #include <functional>
@@ -40,7 +40,7 @@ class PlanSource {
  private:
   /// Reads records until `count` are waiting (fewer at the end of the source).
   void fill(std::size_t count);
-  /// The four records of a softmax attention group starting `group`, each planned alone (a causal one's GEMMs
+  /// The records of a softmax attention group starting `group`, each planned alone (a causal one's GEMMs
   /// skipping the masked tiles), and passed.
   std::vector<OpPlan> plan_group_unfused(std::span<const OpRecord> group);
 
@@ -54,8 +54,8 @@ class PlanSource {
   std::vector<OpRecord> window_;  // records read, not yet planned: window_[first_] onwards
   std::size_t first_ = 0;
   bool exhausted_ = false;
-  std::vector<OpPlan> planned_;      // plans made, to hand out in order (a group's four, planned unfused)
-  std::string previous_group_;       // the group of the record planned last: fusion is tried where a group starts
+  std::vector<OpPlan> planned_;  // plans made, to hand out in order (a group's records, planned unfused)
+  std::string previous_group_;   // the group of the record planned last: fusion is tried where a group starts
 };
 
 }  // namespace ecosim::accel

@@ -96,7 +96,7 @@ class KernelModel {
   KernelTime sdpa_math_attention(const GpuSpec& gpu, const AttentionShape& s) const;
   KernelTime ecosim_attention(const GpuSpec& gpu, const AttentionShape& s) const;
   KernelTime ecosim_decode_attention(const GpuSpec& gpu, const AttentionShape& s) const;
-  /// The GEMM computed as laid out: C = A·B, tiles of its M × N output (gemm takes Cᵀ = BᵀAᵀ where N is below one
+  /// The GEMM computed as laid out: C = A·B, tiles of its M × N output (gemm takes Cᵀ = BᵀAᵀ where N is at most one
   /// MMA's rows and that is faster).
   KernelTime oriented_gemm(const GpuSpec& gpu, const GemmShape& shape) const;
   double streamed_s(const GpuSpec& gpu, double bytes) const;
