@@ -124,7 +124,7 @@ Stage reformer_chunk_attention(const AttentionConfig& c) {
         // scale, and (shared QK) mask each token's own key: one position compare per score, in the same pass
         scale_and_mask("chunk_scale" + suffix, batch, q, keys),
         // max, subtract, exp, sum; normalisation waits for the rounds to be combined
-        ops::reduce("chunk_softmax" + suffix, "softmax_unnormalised", batch, q, keys, DType::fp32,
+        ops::reduce("chunk_softmax" + suffix, std::string(ops::kUnnormalisedSoftmaxFunc), batch, q, keys, DType::fp32,
                     {.add = 2 * keys - 1, .cmp = keys - 1, .exp = keys}, keys),
         ops::gemm("chunk_context" + suffix, {.batch = batch, .m = q, .n = d, .k = keys})};
     const std::uint64_t per_batch =

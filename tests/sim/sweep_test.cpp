@@ -254,6 +254,18 @@ TEST_CASE("sweep plan: a point that cannot run is an error row, the others run",
   }
 }
 
+TEST_CASE("sweep plan: a variant on a model without attention is an error row, msa its own row", "[sweep]") {
+  // ResNet-18's performer row was its msa row, labelled performer (trace refuses the swap)
+  const SweepSpec spec =
+      spec_with(R"({"workloads": [{"model": "resnet18"}], "variants": [{"name": "msa"}, {"name": "performer"}]})");
+  const SweepPlan plan(spec);
+  REQUIRE(plan.runnable().size() == 2);
+  const SweepRow msa = plan.run(plan.runnable()[0]), performer = plan.run(plan.runnable()[1]);
+  CHECK(msa.ran);
+  CHECK_FALSE(performer.ran);
+  CHECK(performer.error == "model 'resnet18' has no attention to swap for performer");
+}
+
 TEST_CASE("sweep plan: a point whose replay is estimated past --max-minutes is an error row naming it", "[sweep]") {
   // 16 × 65,536² scores on the SystemC engine without fast-forward: tens of millions of tiles walked
   const SweepSpec spec = spec_with(R"({"workloads": [{"layer": {"seq": 65536, "batch": 16}}],

@@ -20,7 +20,8 @@ std::optional<AttentionShape> attention_of(std::span<const OpRecord> group) {
   bool softmax = false;
   for (const OpRecord& r : group) {
     if (r.kind == OpClass::gemm) gemms.push_back(&r);
-    softmax |= r.func == "softmax";
+    // (Reformer's chunk softmax too: its chunks are attentions a fused kernel runs, as ecosim's CUDA kernel does)
+    softmax |= r.func == "softmax" || r.func == ops::kUnnormalisedSoftmaxFunc;
   }
   if (gemms.size() != 2 || !softmax) return std::nullopt;
   const OpRecord& scores = *gemms[0];  // batch·heads × (queries × keys), depth = head width

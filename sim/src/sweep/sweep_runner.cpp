@@ -14,6 +14,7 @@
 #include "ecosim/accel_model/replay.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/layers.hpp"
+#include "ecosim/ops_counter/model_zoo.hpp"
 #include "ecosim/ops_counter/sinks.hpp"
 #include "variant_parameters.hpp"
 #include "workload.hpp"
@@ -46,6 +47,9 @@ std::vector<OpRecord> build_records(const SweepWorkload& w, const SweepVariant& 
     if (!v.sliding_window_given) take_model_window(workload.zoo, w.model, variant);
     workload.model_options.attention = variant;
     workload.model_options.batch = w.batch;
+    // (a CNN's rows for every variant were its own, identical, each labelled with the variant; msa is the model)
+    if (variant.variant != AttentionVariant::msa && !has_attention(workload.zoo.build(w.model, workload.model_options)))
+      throw Error(fmt::format("model '{}' has no attention to swap for {}", w.model, name(variant.variant)));
   }
   RecordingSink sink;
   workload.emit_records(sink);

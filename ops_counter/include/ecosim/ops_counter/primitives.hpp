@@ -67,6 +67,9 @@ OpRecord l2_normalize(std::string name, std::uint64_t batch, std::uint64_t rows,
 /// one softmax attention; Reformer's four chunk records per chunk shape (with several shapes, suffix ".<i>").
 inline constexpr std::string_view kSoftmaxAttentionGroup = "softmax_attention";
 inline constexpr std::string_view kChunkAttentionGroup = "chunk_attention";
+/// The func of Reformer's chunk softmax: max, subtract, exp and sum, its normalisation left until the hash rounds
+/// are combined (a softmax as a fused kernel runs it).
+inline constexpr std::string_view kUnnormalisedSoftmaxFunc = "softmax_unnormalised";
 /// OpRecord::params key marking a causal softmax attention's four records (value 1): their shapes are the
 /// queries × keys rectangle, their counts those of the attended pairs only (query i of N over Nk keys sees the
 /// first Nk − N + i + 1).
