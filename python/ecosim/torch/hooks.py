@@ -147,7 +147,7 @@ class CompressedActivations:
         tensors, number = self.storages.get(ptr, ([], None))
         if not any(ref() is not None for ref in tensors):
             tensors, number = [], next(self.numbers)
-        tensors.append(weakref.ref(t))
+        tensors.append(weakref.ref(base_of(t)))
         self.storages[ptr] = (tensors, number)
         return number
 
@@ -200,10 +200,12 @@ class CompressedActivations:
         packed = self.scheme.pack(t, self.position, seed)
         self.position += 1
         if packed is None:
-            self.seen[key] = (weakref.ref(t), None)
+            self.seen[key] = (weakref.ref(base_of(t)), None)
             self.stat(t)
             return t
-        self.seen[key] = (weakref.ref(t), packed)
+        # the storage's owner: a view torch's Linear makes of a 3-D input dies once replaced by its codes, and the
+        # next layer saving the same input (separate q, k, v projections) would compress it again
+        self.seen[key] = (weakref.ref(base_of(t)), packed)
         self.stat(t, bytes_after=packed.storage_bytes, bits=packed.bits, compressed=True)
         return packed
 

@@ -16,18 +16,18 @@ kernels (ecosim._ecosim) and restoring it for backward:
 import math
 
 from .. import _ecosim
-from .tensors import from_fp32, kernel_input
+from .tensors import from_fp32, kernel_input, laid_out
 
 DEFAULT_BITS = {"actnn": 2, "gact": 4, "mesa": 8, "fewbit": 2}
 
 
 class Packed:
     """One compressed tensor: the kernel's object and what is needed to restore the tensor."""
-    __slots__ = ("scheme", "compressed", "shape", "dtype", "device", "storage_bytes", "bits")
+    __slots__ = ("scheme", "compressed", "shape", "stride", "dtype", "device", "storage_bytes", "bits")
 
     def __init__(self, scheme, compressed, t, bits):
         self.scheme, self.compressed, self.bits = scheme, compressed, bits
-        self.shape, self.dtype, self.device = t.shape, t.dtype, t.device
+        self.shape, self.stride, self.dtype, self.device = t.shape, t.stride(), t.dtype, t.device
         self.storage_bytes = compressed.storage_bytes
 
 
@@ -70,7 +70,7 @@ class ActNN(Scheme):
 
     def unpack(self, p):
         device = "cuda" if p.device.type == "cuda" else "cpu"
-        return from_fp32(_ecosim.actnn_dequantize(p.compressed, device), p.shape, p.dtype, p.device)
+        return laid_out(from_fp32(_ecosim.actnn_dequantize(p.compressed, device), p.shape, p.dtype, p.device), p.stride)
 
 
 class GACT(ActNN):
@@ -146,7 +146,7 @@ class Mesa(Scheme):
 
     def unpack(self, p):
         device = "cuda" if p.device.type == "cuda" else "cpu"
-        return from_fp32(_ecosim.mesa_dequantize(p.compressed, device), p.shape, p.dtype, p.device)
+        return laid_out(from_fp32(_ecosim.mesa_dequantize(p.compressed, device), p.shape, p.dtype, p.device), p.stride)
 
 
 class KeepOthers(Scheme):

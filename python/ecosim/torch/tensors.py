@@ -23,6 +23,15 @@ def from_fp32(values, shape, dtype, device):
     return torch.from_numpy(values).reshape(shape).to(device=device, dtype=dtype)
 
 
+def laid_out(t, stride):
+    """t with the strides of the tensor it restores: a channels_last activation comes back channels_last (torch
+    1.13's CPU backward of the exact GELU is wrong when its saved input and its incoming gradient differ in
+    layout)."""
+    if t.stride() == tuple(stride):
+        return t
+    return torch.empty_strided(t.shape, stride, dtype=t.dtype, device=t.device).copy_(t)
+
+
 def from_raw(values, shape, dtype, device):
     """A tensor from a kernel's raw output elements (fp32 values, or fp16/bf16 words as uint16), of its own: not a
     view (a custom Function's output that is a view of a tensor made inside it cannot be modified in place)."""
