@@ -269,6 +269,28 @@ class Encoder(nn.Module):
         return self.encoder(x, mask=mask, src_key_padding_mask=padding_mask)
 
 
+class T5SelfAttention(nn.Module):
+    """T5's decoder self-attention: no scale, a relative-position bias (a learned table gathered by bucket) added to
+    the causal mask before the two are added to the scores."""
+
+    def __init__(self, dim, heads, tokens):
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(dim, 3 * dim, bias=False)
+        self.o = nn.Linear(dim, dim, bias=False)
+        self.relative = nn.Embedding(32, heads)
+        position = torch.arange(tokens)
+        self.register_buffer("buckets", (position[None, :] - position[:, None]).clamp(-16, 15) + 16)
+        self.register_buffer("mask", torch.triu(torch.full((tokens, tokens), -1e9), diagonal=1)[None, None])
+
+    def forward(self, x):
+        b, n, c = x.shape
+        q, k, v = self.qkv(x).reshape(b, n, 3, self.heads, c // self.heads).permute(2, 0, 3, 1, 4)
+        bias = self.relative(self.buckets).permute(2, 0, 1)[None] + self.mask
+        p = torch.softmax(q @ k.transpose(-2, -1) + bias, dim=-1)
+        return self.o((p @ v).transpose(1, 2).reshape(b, n, c))
+
+
 class CausalSelfAttention(nn.Module):
     """GPT-2's attention: fused qkv, a causal mask buffer sliced to the sequence, masked_fill, softmax."""
 
@@ -584,6 +606,7 @@ def main():
                (torch.zeros(2, 16, 64), torch.zeros(2, 16, dtype=torch.bool)), ["src", "padding_mask"], out_dir,
                grad=True)
     export("gpt_tiny", Gpt(100, 32, 64, 4, 2), (torch.zeros(1, 16, dtype=torch.long),), ["tokens"], out_dir)
+    export("t5_block", T5SelfAttention(64, 4, 16), (torch.zeros(1, 16, 64),), ["x"], out_dir)
     export("llama_block", LlamaBlock(64, 4, 2, 172), (torch.zeros(1, 16, 64),), ["x"], out_dir)
     export("swin_block", Swin(32, 2, 4), (torch.zeros(1, 7, 7, 32),), ["x"], out_dir)
     export("resnet50", ResNet50(), (image224,), ["image"], out_dir)

@@ -22,8 +22,8 @@ Op fixtures (the counts tests/ops_counter/onnx_ops_test.cpp asserts are computed
                        padding input am [1,6] reshaped to [1,1,1,6] (one mask, causal plus a term the same per query)
   causal_padded_fill   the same as Hugging Face fills it: Where(am == 0 over [1,1,1,6], the lowest float, Clip(the
                        causal constant with −inf above, min = the lowest float))
-  causal_query_term    not causal: the causal constant plus a term of an input [1,1,6] unsqueezed to [1,1,6,1] (the
-                       same for every key, so varying per query)·−10⁴
+  causal_query_term    causal and biased: the causal constant plus a term of an input [1,1,6] unsqueezed to [1,1,6,1]
+                       (the same for every key, so varying per query)·−10⁴, a bias merged into the mask
   causal_zero_fill     not causal: the causal constant filled with 0 (unmasked) where a padding input says
   causal_add           a causal decoder block: Q, K, V [1,2,6,4], MatMul(Q, Kᵀ) / 2 + a constant [1,1,6,6] mask
                        (0 on and below the diagonal, -1e9 above) → Softmax → MatMul(·, V)

@@ -157,6 +157,9 @@ TEST_CASE("attention in stock PyTorch exports: every block found with its shapes
   }
   // GPT-2: the causal mask sliced from a buffer
   check_blocks(import_onnx(kModels + "/gpt_tiny.onnx"), 2, {1, 4, 4, 16, 16, 16, true, true, false});
+  // T5's decoder: its relative-position bias (a table gathered by bucket) added to the causal mask before the
+  // scores — causal and biased (read as a non-causal mask, every swap priced it bidirectionally)
+  check_blocks(import_onnx(kModels + "/t5_block.onnx"), 1, {1, 4, 4, 16, 16, 16, true, true, true});
   // Llama: 4 query heads over 2 K/V heads expanded, torch.triu's causal mask, a Cast before the softmax
   check_blocks(import_onnx(kModels + "/llama_block.onnx"), 1, {1, 4, 2, 16, 16, 16, true, true, false});
   // Swin: 4 windows of 4×4 tokens, 2 heads of 16, the relative-position bias and the shifted windows' mask added

@@ -75,6 +75,11 @@ std::optional<Match> match_pattern(const Context& c, std::size_t i);
 /// pattern matched is reported (OnnxModel::unmatched_attention).
 bool attention_like_softmax(const Context& c, std::size_t i);
 
+/// Whether `tensor` (through casts and products by a scalar ≥ 1) is a causal additive mask (mask_causality) plus
+/// another term: a bias merged into the mask before the scores (T5's decoder adds its relative-position bias to
+/// its causal mask), which only moves the attended scores.
+bool causal_plus_bias(const Context& c, const std::string& tensor, const std::vector<std::uint64_t>& scores);
+
 /// A two-operand Einsum with an explicit output and no ellipsis as a batched GEMM: batch = the indices in both
 /// operands and the output, m (n) = those of the first (second) operand alone, k = those of both summed; none for
 /// other forms (an index summed within one operand), which count as an unknown op.

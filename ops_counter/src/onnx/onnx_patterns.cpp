@@ -228,7 +228,14 @@ std::optional<Match> attention(const Context& c, std::size_t i) {
     } else if (terms < 2 && chain.next("Add")) {
       if (!binary(chain.last())) return std::nullopt;
       ++terms;
-      note(mask_causality(c, chain.other_input(), score_dims, &Tensor::causal_additive));
+      const std::string& term = chain.other_input();
+      const Causality found = mask_causality(c, term, score_dims, &Tensor::causal_additive);
+      if (found == Causality::no && terms == 1 && causal_plus_bias(c, term, score_dims)) {
+        ++terms;  // a bias merged into the causal mask before the scores (T5's decoder): causal, and biased
+        note(Causality::yes);
+      } else {
+        note(found);
+      }
     } else if (terms < 2 && !select && chain.next("Where")) {
       const auto where = where_mask(c, chain, score_dims);
       if (!where) return std::nullopt;
@@ -536,6 +543,15 @@ std::optional<std::string> written_out_softmax(const Context& c, const Node& n) 
       return div.outputs[0];
   }
   return std::nullopt;
+}
+
+bool causal_plus_bias(const Context& c, const std::string& tensor, const std::vector<std::uint64_t>& scores) {
+  const auto p = c.producer(unscaled(c, tensor));
+  if (!p || c.node(*p).op != "Add" || c.node(*p).inputs.size() != 2) return false;
+  const auto& terms = c.node(*p).inputs;
+  return std::any_of(terms.begin(), terms.end(), [&](const std::string& x) {
+    return mask_causality(c, x, scores, &Tensor::causal_additive) == Causality::yes;
+  });
 }
 
 bool attention_like_softmax(const Context& c, std::size_t i) {
