@@ -1,4 +1,5 @@
-// remember_input_file / is_input_file: a process-wide set of (device, inode) pairs under a mutex.
+// remember_input_file / is_input_file: a process-wide set of (device, inode) pairs under a mutex, kept while an
+// InputFilesScope is alive.
 #include "ecosim/ops_counter/input_files.hpp"
 
 #include <sys/stat.h>
@@ -23,13 +24,28 @@ std::set<FileId>& inputs() {
   return files;
 }
 
+int& scopes() {  // InputFilesScope objects alive
+  static int count = 0;
+  return count;
+}
+
 }  // namespace
+
+InputFilesScope::InputFilesScope() {
+  const std::lock_guard lock(inputs_mutex());
+  ++scopes();
+}
+
+InputFilesScope::~InputFilesScope() {
+  const std::lock_guard lock(inputs_mutex());
+  if (--scopes() == 0) inputs().clear();
+}
 
 void remember_input_file(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
   const std::lock_guard lock(inputs_mutex());
-  inputs().insert({st.st_dev, st.st_ino});
+  if (scopes() > 0) inputs().insert({st.st_dev, st.st_ino});
 }
 
 bool is_input_file(const std::string& path) {

@@ -1,12 +1,12 @@
 // Attention tensors in .npy files: the 4-dimensional shape check on reading, and the atomic write of an output.
 #include "attention_npy.hpp"
 
-#include <sstream>
 #include <vector>
 
 #include "ecosim/ecoformer/npy.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/traces/atomic_file.hpp"
+#include "workload.hpp"
 
 namespace ecosim::cli {
 
@@ -19,9 +19,7 @@ ecoformer::Tensor read_attention_tensor(const std::string& path) {
 }
 
 ecoformer::AttentionInputs read_attention_inputs(const std::string& list) {
-  std::vector<std::string> paths;
-  std::stringstream items(list);
-  for (std::string path; std::getline(items, path, ',');) paths.push_back(path);
+  const std::vector<std::string> paths = comma_items(list, "input");
   if (paths.size() != 3) throw Error("--input takes three files q.npy,k.npy,v.npy, got '" + list + "'");
   return {read_attention_tensor(paths[0]), read_attention_tensor(paths[1]), read_attention_tensor(paths[2])};
 }

@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/input_files.hpp"
 #include "provenance.hpp"
 
 namespace ecosim::cli {
@@ -78,6 +79,7 @@ int printed() {
 std::span<const Command> commands() { return kCommands; }
 
 int run_command(const Args& args) {
+  const InputFilesScope inputs;  // an output never replaces this command's inputs
   if (args.empty()) throw Error("no command given");
   const Command* command = find(args[0]);
   if (command == nullptr) throw Error(unknown_command(args[0]));
@@ -111,6 +113,7 @@ int main(const Args& args) {
     return 2;
   }
   try {
+    const InputFilesScope inputs;  // an output never replaces this command's inputs
     const int rc = command->run(Args(args.begin() + 1, args.end()));
     if (!stdout_reached()) throw Error(kStdoutLost);
     return rc;

@@ -6,6 +6,7 @@
 #include <fmt/ostream.h>
 #include <iostream>
 
+#include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
 #include "ecosim/ops_counter/hf_config.hpp"
 #include "variant_parameters.hpp"
@@ -153,6 +154,18 @@ std::uint64_t positive(const po::variables_map& vm, const std::string& key) {
   return static_cast<std::uint64_t>(v);
 }
 
+std::vector<std::string> comma_items(const std::string& text, const std::string& option) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  for (std::size_t comma = text.find(',');; comma = text.find(',', start)) {
+    items.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (items.back().empty())
+      throw Error(fmt::format("--{}: an empty item in '{}' (give items separated by single commas)", option, text));
+    if (comma == std::string::npos) return items;
+    start = comma + 1;
+  }
+}
+
 std::uint64_t non_negative(const po::variables_map& vm, const std::string& key) {
   const std::int64_t v = vm[key].as<std::int64_t>();
   if (v < 0) throw Error("--" + key + " must be ≥ 0, got " + std::to_string(v));
@@ -237,7 +250,7 @@ Workload parse_workload(const po::variables_map& vm) {
 }
 
 void note_attention_choices(const std::vector<Layer>& layers) {
-  bool projected_up = false, banded = false;
+  bool projected_up = false, banded = false, padded = false;
   for (const Layer& l : layers) {
     const auto* a = std::get_if<AttentionConfig>(&l.op);
     if (!a) continue;
@@ -254,6 +267,19 @@ void note_attention_choices(const std::vector<Layer>& layers) {
                  "each query's later keys are left out (a symmetric, Longformer-style window is not modelled)\n",
                  a->sliding_window, l.name);
       banded = true;
+    }
+    // Twins pads the grid to whole windows, padded tokens attending too: counted so, but a window far off the grid
+    // multiplies the work without a word
+    if (!padded && a->variant == AttentionVariant::lsa) {
+      const std::uint64_t height = token_grid_height(*a),
+                          tokens = checked_product({lsa_windows(*a), a->window, a->window});
+      if (tokens > 2 * a->seq) {
+        fmt::print(stderr,
+                   "note: lsa pads the {} x {} token grid of '{}' to whole {} x {} windows: {} tokens where it has {} "
+                   "({:.3g}x the attention's work; --window and --grid-height set the windows and the grid)\n",
+                   height, a->seq / height, l.name, a->window, a->window, tokens, a->seq, double(tokens) / a->seq);
+        padded = true;
+      }
     }
   }
 }

@@ -68,7 +68,8 @@ Workload parse_workload(const po::variables_map& vm);
 
 /// Notes on stderr where a variant is not what its user may think, each once, for the first such layer: Linformer
 /// projecting a layer's keys up, to more rows than it has (k above the keys: the counts are right, but the variant
-/// then costs more than softmax attention); the sliding window, a causal band, over a block that is not causal.
+/// then costs more than softmax attention); the sliding window, a causal band, over a block that is not causal;
+/// LSA padding its token grid to more than twice its tokens.
 void note_attention_choices(const std::vector<Layer>& layers);
 
 /// Throws ecosim::Error when one of `keys` was given on the command line (not merely defaulted): it is for
@@ -80,6 +81,9 @@ void reject_model_layout_options(const po::variables_map& vm);
 
 /// A strictly positive integer option (parsed signed, so "-3" is rejected rather than wrapped).
 std::uint64_t positive(const po::variables_map& vm, const std::string& key);
+/// The items of a comma-separated value of --`option`; an empty value or an empty item (`msa,`, `a,,b`) is an error
+/// (a trailing comma's empty item was dropped, a leading one refused).
+std::vector<std::string> comma_items(const std::string& text, const std::string& option);
 /// The int64 option `key`, which must be ≥ 0 (a seed: read as unsigned, -1 wrapped to 2⁶⁴ − 1).
 std::uint64_t non_negative(const po::variables_map& vm, const std::string& key);
 

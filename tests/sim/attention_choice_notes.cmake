@@ -30,3 +30,13 @@ ecosim_run(out rc count --model mistral_7b --attention sliding)
 if(NOT rc EQUAL 0 OR out MATCHES "note: sliding")
   message(FATAL_ERROR "sliding over a causal decoder: no note expected (exit ${rc}):\n${out}")
 endif()
+# LSA on a 151-token layer (a 1 x 151 grid, prime) pads it to 22 windows of 7 x 7: 1,078 tokens, said; Twins-SVT-S's
+# own 56 x 56 grid fills its windows: no note
+ecosim_run(out rc count --layer attention --seq 151 --attention lsa)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "note: lsa pads the 1 x 151 token grid of 'attention' to whole 7 x 7 windows: 1078 tokens where it has 151")
+  message(FATAL_ERROR "lsa over 151 tokens: expected the padding note (exit ${rc}):\n${out}")
+endif()
+ecosim_run(out rc count --model twins_svt_s --attention native)
+if(NOT rc EQUAL 0 OR out MATCHES "note: lsa pads")
+  message(FATAL_ERROR "twins_svt_s: no padding note expected (exit ${rc}):\n${out}")
+endif()

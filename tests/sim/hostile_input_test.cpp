@@ -224,6 +224,13 @@ std::vector<Case> cases() {
        {"replay", "t.jsonl", "t.jsonl"},
        "unexpected argument 't.jsonl'",
        file("t.jsonl", small_trace())},
+      // an empty item of a list: a trailing one was dropped (and an empty list ran MSA alone), a leading one refused
+      {"a trailing comma in --variants",
+       {"compare", "--variants", "msa,", "--seq", "64"},
+       "--variants: an empty item in 'msa,'"},
+      {"an empty --variants list",
+       {"crossover", "--model", "gpt2_small", "--variants", ""},
+       "--variants: an empty item in ''"},
       // a negative seed was read as unsigned: -1 ran as 2^64 - 1, as compress refuses it
       {"a negative run seed",
        {"run", "--variant", "msa", "--seq", "8", "--device", "cpu", "--seed", "-1"},

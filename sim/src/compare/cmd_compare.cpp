@@ -12,7 +12,6 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
-#include <sstream>
 
 #include "accel_report.hpp"
 #include "compare_report.hpp"
@@ -174,8 +173,7 @@ VariantRun run_onnx(const OnnxModel& model, const Entry& e, DeviceChoice device)
 /// Variant names (or "native"), each once.
 std::vector<std::string> parse_variants(const std::string& list) {
   std::vector<std::string> out;
-  std::stringstream items(list);
-  for (std::string item; std::getline(items, item, ',');) {
+  for (const std::string& item : comma_items(list, "variants")) {
     if (item != "native") attention_variant_named(item);  // throws listing the valid names
     if (std::find(out.begin(), out.end(), item) != out.end()) throw Error("--variants lists '" + item + "' twice");
     out.push_back(item);

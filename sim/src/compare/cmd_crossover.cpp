@@ -8,7 +8,6 @@
 #include <cctype>
 #include <iostream>
 #include <optional>
-#include <sstream>
 
 #include "accel_report.hpp"
 #include "count_report.hpp"
@@ -32,8 +31,7 @@ namespace {
 /// "1k,2k,32768": tokens, k = 1024; ascending, each once.
 std::vector<std::uint64_t> parse_contexts(const std::string& list) {
   std::vector<std::uint64_t> out;
-  std::stringstream items(list);
-  for (std::string item; std::getline(items, item, ',');) {
+  for (const std::string& item : comma_items(list, "contexts")) {
     const bool kilo = !item.empty() && (item.back() == 'k' || item.back() == 'K');
     const std::string digits = kilo ? item.substr(0, item.size() - 1) : item;
     if (digits.empty() || digits.size() > 9 ||
@@ -51,8 +49,7 @@ std::vector<std::uint64_t> parse_contexts(const std::string& list) {
 /// msa first, then the others listed, each once.
 std::vector<AttentionVariant> parse_variant_list(const std::string& list) {
   std::vector<AttentionVariant> out{AttentionVariant::msa};
-  std::stringstream items(list);
-  for (std::string item; std::getline(items, item, ',');) {
+  for (const std::string& item : comma_items(list, "variants")) {
     const AttentionVariant v = attention_variant_named(item);  // throws listing the valid names
     if (v == AttentionVariant::msa) continue;
     if (std::find(out.begin(), out.end(), v) != out.end()) throw Error("--variants lists '" + item + "' twice");

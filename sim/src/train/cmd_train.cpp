@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <iostream>
 #include <optional>
-#include <sstream>
 #include <tuple>
 #include <utility>
 
@@ -76,8 +75,7 @@ std::uint64_t memory_bytes(const po::variables_map& vm) {
 std::vector<schemes::Scheme> parse_schemes(const po::variables_map& vm, const std::vector<Layer>& layers) {
   if (!vm.count("scheme")) return schemes::default_schemes(layers);
   std::vector<schemes::Scheme> list;
-  std::istringstream in(vm["scheme"].as<std::string>());
-  for (std::string s; std::getline(in, s, ',');) {
+  for (const std::string& s : comma_items(vm["scheme"].as<std::string>(), "scheme")) {
     try {
       list.push_back(schemes::parse_scheme(s));
     } catch (const Error& e) {
