@@ -4,7 +4,6 @@
 // in memory go through the same std::istream code. The encoder writes version 1.0 with the header padded so the data
 // starts on a 64-byte boundary, as numpy does.
 #include "ecosim/ecoformer/npy.hpp"
-#include "ecosim/ops_counter/input_files.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -20,6 +19,7 @@
 #include "ecosim/ecoformer/msa_fp16.hpp"
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/error.hpp"
+#include "ecosim/ops_counter/input_files.hpp"
 
 namespace ecosim::ecoformer {
 

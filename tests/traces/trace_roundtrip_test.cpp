@@ -45,3 +45,21 @@ TEST_CASE("an unfinished writer leaves no file behind") {
   }
   CHECK_FALSE(std::filesystem::exists(path));
 }
+
+TEST_CASE("a record its readers would refuse is refused by the writer, leaving no file") {
+  // an elementwise record of 5000 × 8192 × 28,672 elements in n (Llama-3-70B's SiLU at batch 5000) was written,
+  // and count and replay of the trace then refused its line
+  const auto path = unique_temp_path("ecosim_too_large", ".jsonl").string();
+  std::filesystem::remove(path);
+  {
+    trace::TraceWriter writer(path, {});
+    OpRecord op;
+    op.name = "silu";
+    op.n = trace::kMaxShape + 1;
+    CHECK_THROWS_WITH(writer.record(op), Catch::Contains("record 'silu': n = 1099511627777 is outside") &&
+                                             Catch::Contains("1..2^40"));
+    op.n = trace::kMaxShape;  // the largest it reads
+    CHECK_NOTHROW(writer.record(op));
+  }
+  CHECK_FALSE(std::filesystem::exists(path));
+}

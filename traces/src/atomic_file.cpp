@@ -1,6 +1,5 @@
 // AtomicFile: exclusive temporary + rename for files, direct writes for standard output, devices and FIFOs.
 #include "ecosim/traces/atomic_file.hpp"
-#include "ecosim/ops_counter/input_files.hpp"
 
 #include <fcntl.h>
 #include <sys/random.h>
@@ -13,6 +12,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "ecosim/ops_counter/input_files.hpp"
 #include "fd_streambuf.hpp"
 #include "output_target.hpp"
 #include "temp_registry.hpp"

@@ -2,7 +2,6 @@
 // every field, with line numbers in the errors; the streaming TraceReader, and whole-trace parse/read_file on
 // top of it.
 #include "ecosim/traces/trace_reader.hpp"
-#include "ecosim/ops_counter/input_files.hpp"
 
 #include <algorithm>
 #include <initializer_list>
@@ -14,6 +13,7 @@
 
 #include "ecosim/ops_counter/checked.hpp"
 #include "ecosim/ops_counter/conv_shape.hpp"
+#include "ecosim/ops_counter/input_files.hpp"
 #include "ecosim/ops_counter/json_input.hpp"
 #include "ecosim/ops_counter/json_reader.hpp"
 #include "ecosim/ops_counter/primitives.hpp"
@@ -23,9 +23,6 @@
 namespace ecosim::trace {
 
 namespace {
-
-// Shape fields beyond this are not a real workload (and would overflow products of a few of them).
-constexpr std::uint64_t kMaxShape = std::uint64_t{1} << 40;
 
 class LineParser {
  public:

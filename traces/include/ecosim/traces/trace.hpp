@@ -17,6 +17,9 @@ namespace ecosim::trace {
 inline constexpr int kFormatVersion = 2;
 inline constexpr int kOldestFormatVersion = 1;
 inline constexpr std::string_view kFormatName = "ecosim-trace";
+/// A record's batch, m, n and k are each in 1..kMaxShape: beyond it no real workload (and products of a few of
+/// them would overflow); the writer refuses what the reader would.
+inline constexpr std::uint64_t kMaxShape = std::uint64_t{1} << 40;
 
 /// How a trace's float data types (fp32, fp16, bf16) are held on an accelerator (traces/README.md, header):
 /// `operand`: real numbers of a network the accelerator runs quantised, held at its float operand width;
