@@ -26,7 +26,8 @@ def arguments(options):
     for key, value in options.items():
         if value is None or (is_boolean(value) and not value):
             continue
-        flag = "--" + key.replace("_", "-")
+        # a trailing underscore is Python's escape of a keyword (pass_="bwd" for --pass)
+        flag = "--" + (key[:-1] if key.endswith("_") else key).replace("_", "-")
         if is_boolean(value):
             argv.append(flag)
         elif isinstance(value, (list, tuple)):

@@ -158,10 +158,13 @@ def main():
     check("compare: the same variants, counts, accelerator and GPU-model figures",
           measured_aside(mine) == measured_aside(theirs) and mine["workload"] == theirs["workload"])
 
-    gpu_args = dict(gpu="h200", op="attention", impl="flash2", batch=4, heads=16, seq=4096, dim=128, causal=True)
+    # pass_: Python's keyword `pass` with the trailing underscore that escapes it, for --pass
+    gpu_args = dict(gpu="h200", op="attention", impl="flash2", batch=4, heads=16, seq=4096, dim=128, causal=True,
+                    pass_="fwd+bwd")
     mine = ecosim.gpu_time(**gpu_args)
     theirs = json.loads(cli(exe, "gpu-time", "--gpu", "h200", "--op", "attention", "--impl", "flash2", "--batch", "4",
-                            "--heads", "16", "--seq", "4096", "--dim", "128", "--causal", "--format", "json"))
+                            "--heads", "16", "--seq", "4096", "--dim", "128", "--causal", "--pass", "fwd+bwd",
+                            "--format", "json"))
     check("gpu_time: the command line's report", without_command_line(mine) == without_command_line(theirs))
 
     run_args = dict(variant="ecoformer", causal=True, seq=96, heads=2, dim=16, decode_steps=4, device="cpu")
