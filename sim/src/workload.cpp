@@ -367,12 +367,15 @@ bool parse_args(const std::vector<std::string>& args, const po::options_descript
       throw Error(fmt::format("unexpected argument '{}': every argument is an option (--name VALUE, or a flag alone)",
                               o.value.empty() ? std::string() : o.value.front()));
   // an option whose value was left out takes the next option as its value (`--trace --causal` wrote a file named
-  // "--causal" and ran without --causal): no value of ecosim's starts with "--"
+  // "--causal" and ran without --causal): a value in the next argument never starts with "--" (`--trace=--x.jsonl`
+  // gives one so on purpose)
   for (const po::option& o : parsed.options)
     for (const std::string& value : o.value)
-      if (value.starts_with("--"))
-        throw Error(fmt::format("--{} takes a value, but got the option '{}' (give --{} its value first)", o.string_key,
-                                value, o.string_key));
+      if (value.starts_with("--") && o.original_tokens.size() > 1)
+        throw Error(
+            fmt::format("--{} takes a value, but got the option '{}' (give --{} its value first; a value "
+                        "that starts with -- as --{}=VALUE)",
+                        o.string_key, value, o.string_key, o.string_key));
   po::store(parsed, vm);
   if (vm.count("help")) {
     fmt::print(std::cout, "usage: {}\n\n", usage_line);

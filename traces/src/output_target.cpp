@@ -17,26 +17,33 @@ namespace {
 
 constexpr int kMaxSymlinkHops = 40;  // Linux's own limit (MAXSYMLINKS)
 
-/// The descriptor a link of /proc/<pid>/fd (also reached as /dev/fd, /dev/stdout, /dev/stderr) stands for; none
-/// for another path. Such a link names what a shell redirected a descriptor to: renaming a file over its target
-/// would replace a file opened for appending (`>> log`) and lose what the shell wrote there.
-std::optional<int> descriptor_link(const std::filesystem::path& link) {
+/// A link of /proc/<pid>/fd (also reached as /dev/fd, /dev/stdout, /dev/stderr): what a shell redirected a
+/// descriptor to. Renaming a file over its target would replace a file opened for appending (`>> log`) and lose
+/// what the shell wrote there.
+struct DescriptorLink {
+  std::string path;  // the link itself: opening it opens what the descriptor holds
+  int fd = 0;
+  bool own = false;  // of this process
+};
+
+/// The descriptor link `link` is; none for another path.
+std::optional<DescriptorLink> descriptor_link(const std::filesystem::path& link) {
   std::error_code ec;
   const std::filesystem::path folder = std::filesystem::canonical(link.parent_path(), ec);
   if (ec || folder.filename() != "fd" || folder.parent_path().parent_path() != "/proc") return std::nullopt;
   const std::string name = link.filename().string();
   if (name.empty() || name.size() > 9 || name.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-  return std::stoi(name);
+  return DescriptorLink{link.string(), std::stoi(name), folder.parent_path().filename() == std::to_string(::getpid())};
 }
 
 /// The path a chain of symbolic links ends at (that path itself may not exist: a dangling link), or the descriptor
 /// the chain reaches (descriptor_link).
-std::variant<std::string, int> follow_symlinks(const std::string& path) {
+std::variant<std::string, DescriptorLink> follow_symlinks(const std::string& path) {
   std::filesystem::path current = path;
   for (int hop = 0; hop < kMaxSymlinkHops; ++hop) {
     struct stat st {};
     if (::lstat(current.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return current.string();
-    if (const auto fd = descriptor_link(current)) return *fd;
+    if (auto link = descriptor_link(current)) return *std::move(link);
     std::error_code ec;
     const std::filesystem::path target = std::filesystem::read_symlink(current, ec);
     if (ec) throw cannot_write(path, ec.message());
@@ -54,12 +61,15 @@ Error cannot_write(const std::string& path, const std::string& why) {
 OutputTarget resolve_output(const std::string& path) {
   if (path == "-") return {OutputKind::standard_output, path, std::nullopt};
   const auto followed = follow_symlinks(path);
-  if (const int* fd = std::get_if<int>(&followed)) {
-    if (*fd == STDOUT_FILENO) return {OutputKind::standard_output, "-", std::nullopt};
-    throw cannot_write(path, "it is descriptor " + std::to_string(*fd) +
-                                 " of this process, which a shell opened (renaming a file over its target would "
-                                 "replace what the shell wrote there); give the file's own path, or - for the "
-                                 "standard output");
+  if (const DescriptorLink* link = std::get_if<DescriptorLink>(&followed)) {
+    if (link->own && link->fd == STDOUT_FILENO) return {OutputKind::standard_output, "-", std::nullopt};
+    struct stat st {};
+    if (::stat(link->path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+      return {OutputKind::write_through, link->path, std::nullopt};  // a terminal, a pipe, a device
+    throw cannot_write(path, "it is descriptor " + std::to_string(link->fd) + " of " +
+                                 (link->own ? "this" : "another") +
+                                 " process, a file a shell opened (renaming a file over it would replace what the "
+                                 "shell wrote there); give the file's own path, or - for the standard output");
   }
   OutputTarget target{OutputKind::replace, std::get<std::string>(followed), std::nullopt};
   struct stat st {};
