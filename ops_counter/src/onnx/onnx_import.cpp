@@ -187,6 +187,19 @@ OnnxModel parse_onnx(std::string_view bytes, const std::string& origin, const On
     place(*layer.layer, node, node.outputs);
     model.layers.push_back(std::move(*layer.layer));
   }
+  // (through the Identity copies an exporter writes of one initializer for several equal ones)
+  const auto initializer = [&](std::string tensor) {
+    for (auto p = context.producer(tensor); p && graph.nodes[*p].op == "Identity" && !graph.nodes[*p].inputs.empty();
+         p = context.producer(tensor))
+      tensor = graph.nodes[*p].inputs[0];
+    return tensor;
+  };
+  std::map<std::string, int> norm_scales;  // scale initializer → norms reading it
+  for (const onnx_import::Node& node : graph.nodes)
+    if ((node.op == "LayerNormalization" || node.op == "BatchNormalization") && node.inputs.size() > 1 &&
+        context.constant(node.inputs[1]))
+      if (const std::string scale = initializer(node.inputs[1]); ++norm_scales[scale] == 2)
+        model.shared_norm_scales.push_back(scale);
   if (options.strict && !model.unknown_ops.empty())
     throw Error(fmt::format("ONNX model '{}': unknown op types (refused under --strict): {}", origin,
                             unknown_op_summary(model)));

@@ -52,6 +52,12 @@ std::pair<std::vector<Layer>, std::uint64_t> onnx_step_layers(const po::variable
                "into convolutions and its Dropout dropped, their saved tensors are missing from this step; export "
                "with torch.onnx.export(..., training=torch.onnx.TrainingMode.TRAINING)\n",
                model.origin, model.inference_export_nodes.size(), model.inference_export_nodes.front());
+  if (!model.shared_norm_scales.empty())
+    fmt::print(stderr,
+               "warning: {}: {} norm scale(s) read by several norms ('{}' first): their parameters count once. An "
+               "inference export merges initializers of equal values (a fresh model's γ = 1); unless the model "
+               "shares these norms, export with torch.onnx.export(..., training=torch.onnx.TrainingMode.TRAINING)\n",
+               model.origin, model.shared_norm_scales.size(), model.shared_norm_scales.front());
   return {onnx_layers(model, std::nullopt), model.batch};
 }
 
@@ -159,14 +165,14 @@ int train(const Args& args) {
   const std::string model = vm.count("model") ? vm["model"].as<std::string>() : "";
   const ModelZoo zoo = model_zoo(vm);
   if (!model.empty()) reject_given(vm, {"strict", "onnx-max-bytes"}, "--onnx");
+  if (vm.count("max-batch") && model.empty())  // (before an export is read, and warned about)
+    throw Error("--max-batch rebuilds the model at each batch: it needs --model (an export's is fixed)");
   std::vector<Layer> layers;
   if (model.empty())
     std::tie(layers, model_options.batch) = onnx_step_layers(vm);
   else
     layers = zoo.build(model, model_options);
   if (vm.count("max-batch")) {
-    if (model.empty())
-      throw Error("--max-batch rebuilds the model at each batch: it needs --model (an export's is fixed)");
     const std::uint64_t memory = memory_bytes(vm);
     if (!vm["batch"].defaulted()) throw Error("--max-batch searches the batch: leave out --batch");
     if (folder) throw Error("--max-batch writes no --out folder");

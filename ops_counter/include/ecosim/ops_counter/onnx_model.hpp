@@ -50,6 +50,10 @@ struct OnnxModel {
   /// exporter folded (initializers it names onnx::Conv_*: a BatchNorm folded into it). An inference export folds
   /// BatchNorm into a preceding Conv and drops Dropout: a training step of it misses their saved tensors.
   std::vector<std::string> inference_export_nodes;
+  /// Scale initializers that several LayerNormalization or BatchNormalization nodes read: a model sharing its
+  /// norms, or an inference export, whose exporter merges initializers of equal values (a fresh model's γ = 1):
+  /// the training step then counts their parameters once.
+  std::vector<std::string> shared_norm_scales;
 };
 
 /// True when ecosim was built with ONNX support (ECOSIM_ONNX).
