@@ -25,6 +25,7 @@ Op fixtures (the counts tests/ops_counter/onnx_ops_test.cpp asserts are computed
   causal_query_term    causal and biased: the causal constant plus a term of an input [1,1,6] unsqueezed to [1,1,6,1]
                        (the same for every key, so varying per query)·−10⁴, a bias merged into the mask
   causal_zero_fill     not causal: the causal constant filled with 0 (unmasked) where a padding input says
+  causal_plus_band     not causal: the causal constant plus a constant band masking keys more than 2 back (a window)
   causal_add           a causal decoder block: Q, K, V [1,2,6,4], MatMul(Q, Kᵀ) / 2 + a constant [1,1,6,6] mask
                        (0 on and below the diagonal, -1e9 above) → Softmax → MatMul(·, V)
   causal_where         the same with the mask as Where(keep [1,1,6,6] bool constant, scores, -inf) (GPT-2's form)
@@ -295,6 +296,14 @@ def op_fixtures():
                               ints("pad_shape", [1, 1, 1, 6]), ints("query_axis", [3])])
         block.graph.input.append(io("am", am_dims))
         yield name, block
+    # the causal constant plus a constant band (keys more than 2 back masked): a sliding window, not causal (its
+    # values known, the sum's own values tell; only a term computed at run time is taken for a bias)
+    band = helper.make_tensor("band", FLOAT, [1, 1, 6, 6], [-1e9 if j < i - 2 else 0.0 for i in range(6)
+                                                             for j in range(6)])
+    yield "causal_plus_band", causal_block("causal_plus_band", 6, 6, lambda i, j, shift: 0.0 if j <= shift + i else
+                                           -1e9, FLOAT, lambda mask: [n("Add", [mask, "band"], ["mask"], name="sum"),
+                                                                      n("Add", ["scaled", "mask"], ["masked"],
+                                                                        name="mask")], [band])
     yield "causal_add", causal_block("causal_add", 6, 6, lambda i, j, shift: 0.0 if j <= shift + i else -1e9,
                                      FLOAT, lambda mask: [n("Add", ["scaled", mask], ["masked"], name="mask")])
     yield "causal_where", causal_block(

@@ -168,10 +168,14 @@ TEST_CASE(
 TEST_CASE("ONNX look-alikes of a padded causal mask: a fill that unmasks is not causal, a term per query is a bias",
           "[onnx]") {
   ECOSIM_ONNX_OR_SKIP();
-  const OnnxModel fill = fixture("causal_zero_fill");
-  REQUIRE(fill.attention.size() == 1);
-  CHECK_FALSE(fill.attention[0].shape.causal);
-  CHECK(swap_error(fill, swap_to(AttentionVariant::linformer)) == "no error");  // bidirectional, as it computes
+  // a fill that unmasks, and a constant band added to the causal mask (a window: the sum's values tell)
+  for (const char* file : {"causal_zero_fill", "causal_plus_band"}) {
+    INFO(file);
+    const OnnxModel m = fixture(file);
+    REQUIRE(m.attention.size() == 1);
+    CHECK_FALSE(m.attention[0].shape.causal);
+    CHECK(swap_error(m, swap_to(AttentionVariant::linformer)) == "no error");  // bidirectional, as it computes
+  }
   // the causal constant plus a term added to the mask (a bias merged into it, as T5's decoder does): causal, the
   // term a bias the swap leaves out (here one value a query row, which no softmax row even sees)
   const OnnxModel term = fixture("causal_query_term");

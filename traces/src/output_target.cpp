@@ -64,12 +64,13 @@ OutputTarget resolve_output(const std::string& path) {
   if (const DescriptorLink* link = std::get_if<DescriptorLink>(&followed)) {
     if (link->own && link->fd == STDOUT_FILENO) return {OutputKind::standard_output, "-", std::nullopt};
     struct stat st {};
-    if (::stat(link->path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+    if (::stat(link->path.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISFIFO(st.st_mode)))
       return {OutputKind::write_through, link->path, std::nullopt};  // a terminal, a pipe, a device
     throw cannot_write(path, "it is descriptor " + std::to_string(link->fd) + " of " +
                                  (link->own ? "this" : "another") +
-                                 " process, a file a shell opened (renaming a file over it would replace what the "
-                                 "shell wrote there); give the file's own path, or - for the standard output");
+                                 " process, a file or socket a shell opened (renaming a file over it would replace "
+                                 "what the shell wrote there); give the file's own path, or - for the standard "
+                                 "output");
   }
   OutputTarget target{OutputKind::replace, std::get<std::string>(followed), std::nullopt};
   struct stat st {};

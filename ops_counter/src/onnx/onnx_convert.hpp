@@ -76,8 +76,9 @@ std::optional<Match> match_pattern(const Context& c, std::size_t i);
 bool attention_like_softmax(const Context& c, std::size_t i);
 
 /// Whether `tensor` (through casts and products by a scalar ≥ 1) is a causal additive mask (mask_causality) plus
-/// another term: a bias merged into the mask before the scores (T5's decoder adds its relative-position bias to
-/// its causal mask), which only moves the attended scores.
+/// another term whose values the graph computes at run time: a bias merged into the mask before the scores (T5's
+/// decoder adds its relative-position bias, gathered from a learned table, to its causal mask), taken to move the
+/// attended scores only. A term of known values is not one: the sum's own values tell (a band, an unmasking).
 bool causal_plus_bias(const Context& c, const std::string& tensor, const std::vector<std::uint64_t>& scores);
 
 /// A two-operand Einsum with an explicit output and no ellipsis as a batched GEMM: batch = the indices in both

@@ -549,9 +549,14 @@ bool causal_plus_bias(const Context& c, const std::string& tensor, const std::ve
   const auto p = c.producer(unscaled(c, tensor));
   if (!p || c.node(*p).op != "Add" || c.node(*p).inputs.size() != 2) return false;
   const auto& terms = c.node(*p).inputs;
-  return std::any_of(terms.begin(), terms.end(), [&](const std::string& x) {
-    return mask_causality(c, x, scores, &Tensor::causal_additive) == Causality::yes;
-  });
+  const auto valued = [&](const std::string& x) {  // values known: the sum's own values tell (a band, an unmasking)
+    const Tensor* t = c.tensor(x);
+    return t && (t->values || t->band || t->scalar);
+  };
+  for (int i = 0; i < 2; ++i)
+    if (mask_causality(c, terms[i], scores, &Tensor::causal_additive) == Causality::yes && !valued(terms[1 - i]))
+      return true;
+  return false;
 }
 
 bool attention_like_softmax(const Context& c, std::size_t i) {

@@ -16,7 +16,7 @@ kernels (ecosim._ecosim) and restoring it for backward:
 import math
 
 from .. import _ecosim
-from .tensors import from_fp32, kernel_input, laid_out
+from .tensors import dense_stride, from_fp32, kernel_input, laid_out
 
 DEFAULT_BITS = {"actnn": 2, "gact": 4, "mesa": 8, "fewbit": 2}
 
@@ -27,7 +27,7 @@ class Packed:
 
     def __init__(self, scheme, compressed, t, bits):
         self.scheme, self.compressed, self.bits = scheme, compressed, bits
-        self.shape, self.stride, self.dtype, self.device = t.shape, t.stride(), t.dtype, t.device
+        self.shape, self.stride, self.dtype, self.device = t.shape, dense_stride(t), t.dtype, t.device
         self.storage_bytes = compressed.storage_bytes
 
 

@@ -23,11 +23,18 @@ def from_fp32(values, shape, dtype, device):
     return torch.from_numpy(values).reshape(shape).to(device=device, dtype=dtype)
 
 
+def dense_stride(t):
+    """t's strides where they lay its elements out densely in another order than row-major (channels_last), else
+    None: a view's (a slice's gaps, an expansion's repeats) would be rebuilt over its whole span."""
+    formats = [torch.channels_last] if t.dim() == 4 else [torch.channels_last_3d] if t.dim() == 5 else []
+    return t.stride() if not t.is_contiguous() and any(t.is_contiguous(memory_format=f) for f in formats) else None
+
+
 def laid_out(t, stride):
-    """t with the strides of the tensor it restores: a channels_last activation comes back channels_last (torch
-    1.13's CPU backward of the exact GELU is wrong when its saved input and its incoming gradient differ in
-    layout)."""
-    if t.stride() == tuple(stride):
+    """t with the strides of the tensor it restores (dense_stride; None: as it is): a channels_last activation
+    comes back channels_last (torch 1.13's CPU backward of the exact GELU is wrong when its saved input and its
+    incoming gradient differ in layout)."""
+    if stride is None or t.stride() == tuple(stride):
         return t
     return torch.empty_strided(t.shape, stride, dtype=t.dtype, device=t.device).copy_(t)
 

@@ -60,12 +60,16 @@ int fewbit(const Args& args) {
   // The derivatives change over x ~ 1: on coarser cells the borders, held to grid points, land far from the optimum
   // (--range 1e4 at 3 bits gave an 11x larger error, --range 1e6 a 1-bit quantiser), as printed as optimal.
   constexpr double kMaxCellWidth = 0.02;
-  if (const double cell = 2 * range / double(fb::solved_grid_cells(grid)); cell > kMaxCellWidth)
-    throw Error(fmt::format(
-        "--range {} over {} grid cells makes cells {:.4g} wide, coarser than the {} the "
-        "derivatives' scale needs (its borders, held to grid points, would be far from optimal): "
-        "give --grid {:.0f} or more (at most {}), or a smaller --range",
-        range, fb::solved_grid_cells(grid), cell, kMaxCellWidth, std::ceil(2 * range / kMaxCellWidth), fb::kMaxGrid));
+  if (const double cell = 2 * range / double(fb::solved_grid_cells(grid)); cell > kMaxCellWidth) {
+    const double needed = std::ceil(2 * range / kMaxCellWidth), widest = kMaxCellWidth * double(fb::kMaxGrid) / 2;
+    throw Error(
+        fmt::format("--range {} over {} grid cells makes cells {:.4g} wide, coarser than the {} the "
+                    "derivatives' scale needs (its borders, held to grid points, would be far from optimal): {}",
+                    range, fb::solved_grid_cells(grid), cell, kMaxCellWidth,
+                    needed <= double(fb::kMaxGrid)
+                        ? fmt::format("give --grid {:.0f} or more, or a smaller --range", needed)
+                        : fmt::format("give --range {:g} or less (at --grid {})", widest, fb::kMaxGrid)));
+  }
 
   const fb::Quantizer q = fb::solve(s.activation, static_cast<unsigned>(bits), {.range = range, .grid = grid});
   if (format == "json") {
