@@ -56,8 +56,8 @@ TEST_CASE("a record its readers would refuse is refused by the writer, leaving n
     OpRecord op;
     op.name = "silu";
     op.n = trace::kMaxShape + 1;
-    CHECK_THROWS_WITH(writer.record(op), Catch::Contains("record 'silu': n = 1099511627777 is outside") &&
-                                             Catch::Contains("1..2^40"));
+    CHECK_THROWS_WITH(writer.record(op),
+                      Catch::Contains("record 'silu': n = 1099511627777 is outside") && Catch::Contains("1..2^40"));
     op.n = trace::kMaxShape;  // the largest it reads
     CHECK_NOTHROW(writer.record(op));
   }
