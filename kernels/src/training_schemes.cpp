@@ -256,9 +256,9 @@ SchemeStep apply_scheme(const Scheme& scheme, const std::vector<Layer>& layers, 
         add_records(out.decompress, f.decompress, layer.name + ".decompress");
         if (f.replaces_backward)  // Few-Bit's backward reads the codes themselves: nothing restored
           replaced.insert(layer.name + ".backward.");
-        else if (!f.decompress.empty())  // at the width the layer computes in: Mesa's under autocast, else as saved
+        else if (!f.decompress.empty())  // at the width the layer computes in: under autocast (Mesa's), else as saved
           restored[saver.layer] =
-              checked_add(restored[saver.layer], scheme.kind == SchemeKind::mesa && s.dtype == "fp32"
+              checked_add(restored[saver.layer], runs_under_autocast(scheme) && s.dtype == "fp32"
                                                      ? storage_bytes(produced[i], part_saved(s, saver).elements)
                                                      : part_saved(s, saver).bytes);
       }
