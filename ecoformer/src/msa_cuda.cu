@@ -7,8 +7,8 @@
 // last row sees, and a row's later keys in that tile score −∞ (weight 0). Key 0, seen by every row, is in the
 // first tile, so no row's running maximum stays −∞. Decoding (msa_decode_state_cuda): the K/V cache on the
 // device, [group][capacity][d], grown by doubling; a step's one query a group is split over the cache
-// (FlashDecoding's split-KV): blocks of kDecodeWarps warps each take kDecodeKeysPerSplit keys, a warp a key at a time
-// with its lanes across the head width, each keeping an online softmax (maximum, sum, weighted values), the warps of
+// (FlashDecoding's split-KV): blocks of kDecodeWarps warps each take kDecodeKeysPerSplit keys, a warp
+// kDecodeKeysAtOnce keys at a time (their rows loaded together) with its lanes across the head width, each keeping an online softmax (maximum, sum, weighted values), the warps of
 // a block then its splits combined by rescaling to their common maximum.
 #include <cuda_fp16.h>
 
@@ -30,6 +30,7 @@ constexpr int kKeyTile = kMsaKeyTile;    // keys per shared-memory tile
 constexpr std::uint64_t kMaxHeadDim = 128;
 constexpr int kDecodeWarps = kMsaDecodeWarps;
 constexpr std::uint64_t kDecodeKeysPerSplit = kMsaDecodeKeysPerSplit;
+constexpr int kDecodeKeysAtOnce = kMsaDecodeKeysAtOnce;
 
 __device__ float to_float(float x) { return x; }
 __device__ float to_float(__half x) { return __half2float(x); }
@@ -132,7 +133,8 @@ void softmax_attention(const T* q, const T* k, const T* v, float* out, std::uint
 }
 
 /// One step's partial softmax sums over the keys [split·kDecodeKeysPerSplit, …) of group blockIdx.y (+ first_group):
-/// a warp a key (lanes across the head width, lane l holding widths l, l + 32, …), each warp an online softmax,
+/// a warp kDecodeKeysAtOnce keys a step (lanes across the head width, lane l holding widths l, l + 32, …), each warp
+/// an online softmax,
 /// the block's warps then rescaled to their common maximum: m, l and acc[d] into the split's partial.
 template <int kMaxD>
 __global__ void decode_partials(const float* q, const float* k, const float* v, float* partial_max, float* partial_sum,
@@ -155,21 +157,40 @@ __global__ void decode_partials(const float* q, const float* k, const float* v, 
   float m = -INFINITY, l = 0.0f;
   const long long first = split * static_cast<long long>(kDecodeKeysPerSplit);
   const long long last = min(keys, first + static_cast<long long>(kDecodeKeysPerSplit));
-  for (long long j = first + warp; j < last; j += kDecodeWarps) {
-    float dot = 0.0f;
+  // kDecodeKeysAtOnce keys a warp step: their key and value rows are all loaded before any is used, so that many
+  // rows are in flight a warp instead of one (the step is bound by the loads' latency)
+  constexpr int kAtOnce = kDecodeKeysAtOnce;
+  for (long long j0 = first + warp * kAtOnce; j0 < last; j0 += kDecodeWarps * kAtOnce) {
+    float dot[kAtOnce], value[kAtOnce][kPerLane];
 #pragma unroll
-    for (int i = 0; i < kPerLane; ++i) {
-      const int c = lane + 32 * i;
-      if (c < d) dot += q_lane[i] * kg[j * d + c];
+    for (int u = 0; u < kAtOnce; ++u) {
+      const long long j = j0 + u;
+      dot[u] = 0.0f;
+#pragma unroll
+      for (int i = 0; i < kPerLane; ++i) {
+        const int c = lane + 32 * i;
+        const bool here = j < last && c < d;
+        if (here) dot[u] += q_lane[i] * kg[j * d + c];
+        value[u][i] = here ? vg[j * d + c] : 0.0f;
+      }
     }
-    for (int offset = 16; offset > 0; offset /= 2) dot += __shfl_xor_sync(0xffffffffu, dot, offset);
-    const float score = dot * scale, m_new = fmaxf(m, score);
-    const float rescale = expf(m - m_new), weight = expf(score - m_new);  // rescale 0 while m is −∞
-    l = l * rescale + weight;
 #pragma unroll
-    for (int i = 0; i < kPerLane; ++i) {
-      const int c = lane + 32 * i;
-      if (c < d) acc[i] = acc[i] * rescale + weight * vg[j * d + c];
+    for (int u = 0; u < kAtOnce; ++u)
+      for (int offset = 16; offset > 0; offset /= 2) dot[u] += __shfl_xor_sync(0xffffffffu, dot[u], offset);
+    float m_new = m;
+#pragma unroll
+    for (int u = 0; u < kAtOnce; ++u)
+      if (j0 + u < last) m_new = fmaxf(m_new, dot[u] * scale);
+    const float rescale = expf(m - m_new);  // 0 while m is −∞
+    l *= rescale;
+#pragma unroll
+    for (int i = 0; i < kPerLane; ++i) acc[i] *= rescale;
+#pragma unroll
+    for (int u = 0; u < kAtOnce; ++u) {
+      const float weight = j0 + u < last ? expf(dot[u] * scale - m_new) : 0.0f;
+      l += weight;
+#pragma unroll
+      for (int i = 0; i < kPerLane; ++i) acc[i] += weight * value[u][i];
     }
     m = m_new;
   }
@@ -195,21 +216,48 @@ __global__ void decode_partials(const float* q, const float* k, const float* v, 
   }
 }
 
-/// The step's output of each group from its splits' partials: each rescaled to the largest maximum, summed in
-/// split order, divided by the summed weights. A block a group, a thread a width.
+/// The step's output of each group from its splits' partials: each rescaled to the largest maximum, summed, divided
+/// by the summed weights. A block a group: its threads find the largest maximum together (each a stride of the
+/// splits, then the block's), each warp sums every kDecodeWarps-th split (lanes across the head width), and the
+/// warps' sums are added in warp order — a fixed order, so the result does not depend on the schedule.
+template <int kMaxD>
 __global__ void decode_combine(const float* partial_max, const float* partial_sum, const float* partial_acc, float* out,
                                long long splits, int d) {
-  const long long group = blockIdx.x;
+  constexpr int kPerLane = kMaxD < 32 ? 1 : kMaxD / 32;
+  __shared__ float warp_value[kDecodeWarps], warp_acc[kDecodeWarps][kMaxD];
+  const long long group = blockIdx.x, first = group * splits;
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   float largest = -INFINITY;
-  for (long long s = 0; s < splits; ++s) largest = fmaxf(largest, partial_max[group * splits + s]);
-  float sum = 0.0f;
-  for (long long s = 0; s < splits; ++s)
-    sum += partial_sum[group * splits + s] * expf(partial_max[group * splits + s] - largest);
-  for (int c = static_cast<int>(threadIdx.x); c < d; c += blockDim.x) {
+  for (long long s = threadIdx.x; s < splits; s += kDecodeWarps * 32) largest = fmaxf(largest, partial_max[first + s]);
+  for (int offset = 16; offset > 0; offset /= 2) largest = fmaxf(largest, __shfl_xor_sync(0xffffffffu, largest, offset));
+  if (lane == 0) warp_value[warp] = largest;
+  __syncthreads();
+  for (int w = 0; w < kDecodeWarps; ++w) largest = fmaxf(largest, warp_value[w]);
+  __syncthreads();  // warp_value is reused for the sums below
+  float sum = 0.0f, acc[kPerLane];
+#pragma unroll
+  for (int i = 0; i < kPerLane; ++i) acc[i] = 0.0f;
+#pragma unroll kDecodeKeysAtOnce
+  for (long long s = warp; s < splits; s += kDecodeWarps) {  // unrolled: that many splits' loads in flight a warp
+    const float weight = expf(partial_max[first + s] - largest);
+    sum += partial_sum[first + s] * weight;
+#pragma unroll
+    for (int i = 0; i < kPerLane; ++i) {
+      const int c = lane + 32 * i;
+      if (c < d) acc[i] += partial_acc[(first + s) * d + c] * weight;
+    }
+  }
+  if (lane == 0) warp_value[warp] = sum;
+#pragma unroll
+  for (int i = 0; i < kPerLane; ++i)
+    if (lane + 32 * i < kMaxD) warp_acc[warp][lane + 32 * i] = acc[i];
+  __syncthreads();
+  float total = 0.0f;
+  for (int w = 0; w < kDecodeWarps; ++w) total += warp_value[w];
+  for (int c = static_cast<int>(threadIdx.x); c < d; c += kDecodeWarps * 32) {
     float value = 0.0f;
-    for (long long s = 0; s < splits; ++s)
-      value += partial_acc[(group * splits + s) * d + c] * expf(partial_max[group * splits + s] - largest);
-    out[group * d + c] = value / sum;
+    for (int w = 0; w < kDecodeWarps; ++w) value += warp_acc[w][c];
+    out[group * d + c] = value / total;
   }
 }
 
@@ -231,7 +279,7 @@ void decode_step(const float* q, const float* k, const float* v, float* out, flo
         static_cast<long long>(kv_rows), static_cast<int>(d), scale, static_cast<long long>(splits));
     cuda::check_launch("MSA decode partials");
   }
-  decode_combine<<<cuda::grid_x(g, "MSA decode combine (a block a group)"), kDecodeWarps * 32>>>(
+  decode_combine<kMaxD><<<cuda::grid_x(g, "MSA decode combine (a block a group)"), kDecodeWarps * 32>>>(
       partial_max, partial_sum, partial_acc, out, static_cast<long long>(splits), static_cast<int>(d));
   cuda::check_launch("MSA decode combine");
 }

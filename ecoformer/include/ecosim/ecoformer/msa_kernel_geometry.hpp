@@ -10,5 +10,6 @@ inline constexpr int kMsaBlockRows = 64;            // query rows (one thread ea
 inline constexpr int kMsaKeyTile = 32;              // keys (and values) a shared-memory tile
 inline constexpr int kMsaDecodeWarps = 4;           // warps a block of a decode step's partial sums
 inline constexpr int kMsaDecodeKeysPerSplit = 256;  // keys of the cache a block of a decode step takes
+inline constexpr int kMsaDecodeKeysAtOnce = 4;      // keys a warp of a decode step loads together, a step
 
 }  // namespace ecosim::ecoformer
