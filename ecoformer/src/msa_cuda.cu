@@ -8,8 +8,9 @@
 // first tile, so no row's running maximum stays −∞. Decoding (msa_decode_state_cuda): the K/V cache on the
 // device, [group][capacity][d], grown by doubling; a step's one query a group is split over the cache
 // (FlashDecoding's split-KV): blocks of kDecodeWarps warps each take kDecodeKeysPerSplit keys, a warp
-// kDecodeKeysAtOnce keys at a time (their rows loaded together) with its lanes across the head width, each keeping an online softmax (maximum, sum, weighted values), the warps of
-// a block then its splits combined by rescaling to their common maximum.
+// kDecodeKeysAtOnce keys at a time (their rows loaded in one step) with its lanes across the head width, each keeping
+// an online softmax (maximum, sum, weighted values), the warps of a block then its splits combined by rescaling to
+// their common maximum.
 #include <cuda_fp16.h>
 
 #include <algorithm>
@@ -157,8 +158,10 @@ __global__ void decode_partials(const float* q, const float* k, const float* v, 
   float m = -INFINITY, l = 0.0f;
   const long long first = split * static_cast<long long>(kDecodeKeysPerSplit);
   const long long last = min(keys, first + static_cast<long long>(kDecodeKeysPerSplit));
-  // kDecodeKeysAtOnce keys a warp step: their key and value rows are all loaded before any is used, so that many
-  // rows are in flight a warp instead of one (the step is bound by the loads' latency)
+  // kDecodeKeysAtOnce keys a warp step, their key and value rows loaded before any is used, meant to put that many
+  // rows in flight a warp. Measured on the lent H200 (session 26, docs/gpu-check-s26-decode.md) the loads still ran
+  // one after another, probably because each sits in a branch (a key past the split, a lane past the width)
+  // the compiler does not hoist it out of; accel_model's GPU model prices the kernel as measured.
   constexpr int kAtOnce = kDecodeKeysAtOnce;
   for (long long j0 = first + warp * kAtOnce; j0 < last; j0 += kDecodeWarps * kAtOnce) {
     float dot[kAtOnce], value[kAtOnce][kPerLane];
@@ -229,7 +232,8 @@ __global__ void decode_combine(const float* partial_max, const float* partial_su
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   float largest = -INFINITY;
   for (long long s = threadIdx.x; s < splits; s += kDecodeWarps * 32) largest = fmaxf(largest, partial_max[first + s]);
-  for (int offset = 16; offset > 0; offset /= 2) largest = fmaxf(largest, __shfl_xor_sync(0xffffffffu, largest, offset));
+  for (int offset = 16; offset > 0; offset /= 2)
+    largest = fmaxf(largest, __shfl_xor_sync(0xffffffffu, largest, offset));
   if (lane == 0) warp_value[warp] = largest;
   __syncthreads();
   for (int w = 0; w < kDecodeWarps; ++w) largest = fmaxf(largest, warp_value[w]);
@@ -238,7 +242,7 @@ __global__ void decode_combine(const float* partial_max, const float* partial_su
 #pragma unroll
   for (int i = 0; i < kPerLane; ++i) acc[i] = 0.0f;
 #pragma unroll kDecodeKeysAtOnce
-  for (long long s = warp; s < splits; s += kDecodeWarps) {  // unrolled: that many splits' loads in flight a warp
+  for (long long s = warp; s < splits; s += kDecodeWarps) {  // unrolled: meant to overlap the splits' loads
     const float weight = expf(partial_max[first + s] - largest);
     sum += partial_sum[first + s] * weight;
 #pragma unroll

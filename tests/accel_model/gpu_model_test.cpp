@@ -101,6 +101,7 @@ TEST_CASE("gpu model: ecosim's kernel runs as many blocks an SM as its registers
   CHECK(model.value("ecosim_attention_key_tile") == ecosim::ecoformer::kMsaKeyTile);
   CHECK(model.value("ecosim_decode_block_warps") == ecosim::ecoformer::kMsaDecodeWarps);
   CHECK(model.value("ecosim_decode_keys_per_split") == ecosim::ecoformer::kMsaDecodeKeysPerSplit);
+  CHECK(model.value("ecosim_decode_keys_at_once") == ecosim::ecoformer::kMsaDecodeKeysAtOnce);
   const GpuSpec h100 = builtin_gpu("h100-sxm"), l4 = builtin_gpu("l4");
   // 64 threads (2 warps) a block. D 32: 104 registers -> 3,328 a warp, 6,656 a block: 9 of 65,536 (shared:
   // 4 x (2 x 32 x 32 + 32 x 64) + 1,024 = 17,408 B, 13 of 228 KiB). D 64: 175 -> 5,632 a warp (units of 256),
@@ -472,6 +473,17 @@ TEST_CASE("gpu model: a latency timed as one PyTorch call adds the call's dispat
   REQUIRE_THROWS_WITH(parse_timed("wall"), Catch::Matchers::Contains("valid: kernel, pytorch-call"));
 }
 
+TEST_CASE("gpu model: a card CUDA names is found among the built-in GPUs, an unknown one is none of them") {
+  // the names cudaGetDeviceProperties gave on the lent machines (H200, H100 SXM5) and on the others' datasheets
+  CHECK(builtin_gpu_of_device("NVIDIA H200") == "h200");
+  CHECK(builtin_gpu_of_device("NVIDIA H100 80GB HBM3") == "h100-sxm");
+  CHECK(builtin_gpu_of_device("NVIDIA H100 PCIe") == "h100-pcie");
+  CHECK_FALSE(builtin_gpu_of_device("Tesla T4"));
+  CHECK_FALSE(builtin_gpu_of_device("H200"));  // the whole name, not a part of it
+  for (const std::string& name : builtin_gpu_names())
+    for (const std::string& device : builtin_gpu(name).cuda_device_names) CHECK(builtin_gpu_of_device(device) == name);
+}
+
 TEST_CASE("gpu model: hostile input is a clear error") {
   using Catch::Matchers::Contains;
   const KernelModel& model = KernelModel::builtin();
@@ -702,27 +714,31 @@ TEST_CASE("gpu model: a sliding window skips the key tiles before the band, and 
   CHECK_THROWS_WITH(model.attention(h100, AttentionImpl::ecosim, e), Catch::Contains("no sliding window"));
 }
 
-TEST_CASE("gpu model: ecosim's split-KV decode step streams a long cache and is one warp's chain over a short one") {
+TEST_CASE("gpu model: ecosim's split-KV decode step is its warps' loads in sequence, from L2 or from HBM") {
   const KernelModel& model = KernelModel::builtin();
   const GpuSpec h200 = builtin_gpu("h200");
-  const auto step_s = [&](std::uint64_t keys) {
-    AttentionShape s{1, 16, 1, keys, 64, true, false, DType::fp32};
+  const auto step_s = [&](std::uint64_t keys, std::uint64_t dim) {
+    AttentionShape s{1, 16, 1, keys, dim, false, false, DType::fp32};
     return model.attention(h200, AttentionImpl::ecosim, s).latency_s;
   };
-  const double launches_s = 2 * model.value("launch_overhead_us") * 1e-6;
-  // 65,536 keys: 4,096 blocks of 128 threads in 4 rounds of 64 keys a warp (0.10 ms) under the 537 MB of K and V
-  // streamed (0.125 ms): the cache's bytes bound it, and twice the cache takes twice as long
-  const double cache_bytes = 16.0 * 2 * 65536 * 64 * 4;
+  const double launches_s = 4 * model.value("launch_overhead_us") * 1e-6;  // the K/V append's two copies, two kernels
+  const double l2_s = model.value("ecosim_decode_l2_load_cycles") / h200.boost_clock_hz;
+  const double hbm_s = model.value("ecosim_decode_hbm_load_cycles") / h200.boost_clock_hz;
+  // 1,025 keys at head width 64 (8.4 MB of cache, in L2): 5 splits, 80 blocks in one round; a warp's 64 keys, two
+  // rows each, two loads a lane a row: 256 loads; the combine: the maxima (one a thread), then a warp's 2 splits of
+  // 4 loads each (maximum, sum, two of the acc row)
+  CHECK(step_s(1025, 64) == Approx(launches_s + 256 * l2_s + (1 + 2 * 4) * l2_s));
+  // 65,537 keys (537 MB, from HBM): 257 splits, 4,112 blocks; 56 registers a thread -> 9 blocks an SM, 1,188 at
+  // once: 4 rounds of 256 loads, above the cache's streaming time; the combine: 3 + 65 x 4 loads in L2
+  const double cache_bytes = 16.0 * 2 * 65537 * 64 * 4;
   const double streamed_s = cache_bytes / (model.value("hbm_fraction") * h200.memory_bytes_per_s);
-  CHECK(step_s(65536) >= launches_s + streamed_s);
-  CHECK(step_s(65536) <= launches_s + 1.01 * streamed_s);
-  CHECK((step_s(131072) - launches_s) / (step_s(65536) - launches_s) == Approx(2).epsilon(0.01));
-  // 1,024 keys: 64 blocks, one round; each warp walks 64 keys in sequence
-  CHECK(step_s(1024) ==
-        Approx(launches_s + 64 * model.value("ecosim_decode_latency_cycles_per_key") / h200.boost_clock_hz));
+  CHECK(4 * 256 * hbm_s > streamed_s);
+  CHECK(step_s(65537, 64) == Approx(launches_s + 4 * 256 * hbm_s + (3 + 65 * 4) * l2_s));
+  // head width 128: four loads a lane a row, twice the chain of width 64 over the same keys in L2
+  CHECK(step_s(1025, 128) - step_s(1025, 64) == Approx(256 * l2_s + 2 * 2 * l2_s));
   // far below the prefill kernel's time for one query row a group over the same cache (16 threads in all)
   AttentionShape prefill_row{1, 16, 2, 65536, 64, true, false, DType::fp32};
-  CHECK(step_s(65536) * 100 < model.attention(h200, AttentionImpl::ecosim, prefill_row).latency_s);
+  CHECK(step_s(65536, 64) * 20 < model.attention(h200, AttentionImpl::ecosim, prefill_row).latency_s);
 }
 
 TEST_CASE("gpu model: grouped-query attention reads K and V once per K/V head, as a trace's causal groups mark") {

@@ -3,8 +3,8 @@
 // EcoFormer family, whose state mirrors its reference's running sums; the state after the tokens equals their
 // sums computed here in double (a recurrent variant's) or the tokens themselves (MSA's cache), and its bytes are
 // what the counter's recurrent_state_bytes says (constant), or the cache's (growing).
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 
 #include "../gpu_or_skip.hpp"
@@ -259,9 +259,10 @@ TEST_CASE("MSA decode steps on the GPU over a cache of several splits are the ca
   }
 }
 
-TEST_CASE("an MSA decode step on the GPU over more splits than a combining block has threads is its query's softmax "
-          "over the cache",
-          "[gpu]") {
+TEST_CASE(
+    "an MSA decode step on the GPU over more splits than a combining block has threads is its query's softmax "
+    "over the cache",
+    "[gpu]") {
   if (!gpu_or_skip()) return;
   // 40,000 + 1 keys: 157 splits of 256, more than the 128 threads that combine a group's splits; a key counted
   // twice or missed would move the output by about 1/40,000 of a value, far above the bound
@@ -282,7 +283,7 @@ TEST_CASE("an MSA decode step on the GPU over more splits than a combining block
     std::vector<double> scores(n);
     for (std::uint64_t j = 0; j < n; ++j) {
       double dot = 0;
-      for (std::uint64_t c = 0; c < d; ++c) dot += q[c] * all.k.data[(g * n + j) * d + c];
+      for (std::uint64_t c = 0; c < d; ++c) dot += double(q[c]) * all.k.data[(g * n + j) * d + c];
       scores[j] = dot / std::sqrt(double(d));
     }
     const double largest = *std::max_element(scores.begin(), scores.end());

@@ -21,7 +21,7 @@ TEST_CASE("compare's legend names each GPU column's every source and its op-by-o
   msa.gpu_label = "measured, CUDA events (H200)";
   msa.gpu_library_label = "measured, cuBLAS fp32 unfused (H200)";
   msa.gpu_model_error = 0.25;
-  r.provenance["gpu_model_error_of"] = "H100 SXM";  // --gpu's, not the GPU that ran
+  r.provenance["gpu_model_error_of"] = "H100 SXM";  // --gpu's (given), not the GPU that ran
   sra.variant = "sra";
   sra.gpu_label = "modelled, H200, ecosim's kernels";
   sra.gpu_library_label = "modelled, H200, best library";

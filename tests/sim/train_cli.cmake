@@ -194,11 +194,13 @@ string(JSON none_kind GET "${measured}" schemes 0 gpu_ms_kind)
 string(JSON none_estimate GET "${measured}" schemes 0 gpu_ms_estimate)
 string(JSON none_peak GET "${measured}" schemes 0 gpu_peak_bytes_measured)
 string(JSON gact_ms GET "${measured}" schemes 1 gpu_ms)
+string(JSON gact_kind GET "${measured}" schemes 1 gpu_ms_kind)
 string(JSON actnn_kind GET "${measured}" schemes 2 gpu_ms_kind)
 string(JSON actnn_estimate ERROR_VARIABLE no_estimate GET "${measured}" schemes 2 gpu_ms_estimate)
 string(JSON autograd_saved GET "${measured}" workload autograd_saved_bytes_measured)
 if(NOT none_ms EQUAL 12.5 OR NOT gact_ms EQUAL 13.5 OR NOT none_peak EQUAL 1000 OR NOT none_estimate GREATER 0
    OR NOT none_kind MATCHES "^measured: PyTorch 2.x on Stand-in GPU" OR NOT actnn_kind MATCHES "^estimate"
+   OR none_kind MATCHES "hooks" OR NOT gact_kind MATCHES "through ecosim.torch's hooks, which take each saved tensor"
    OR NOT no_estimate OR NOT autograd_saved EQUAL 5)
   message(FATAL_ERROR "train --measure-gpu: measured figures not in place: ${measured}")
 endif()
@@ -217,7 +219,20 @@ string(JSON seq_len_built GET "${measured}" workload autograd_saved_bytes_measur
 if(NOT rc EQUAL 0 OR NOT seq_len_built EQUAL 64)
   message(FATAL_ERROR "train --measure-gpu --seq-len 64: the network was built at ${seq_len_built}: ${measured}")
 endif()
+# --gpu-device: the estimate's GPU by the name CUDA gives the card (step_time.py passes torch's): the built-in file
+# that lists it, else --gpu's default with a note; not beside --gpu
+execute_process(COMMAND ${EXE} train --model resnet18 --batch 2 --resolution 64 --scheme none --gpu-device "NVIDIA H200"
+                --format json RESULT_VARIABLE rc OUTPUT_VARIABLE by_device ERROR_VARIABLE err)
+string(JSON device_gpu GET "${by_device}" workload gpu)
+execute_process(COMMAND ${EXE} train --model resnet18 --batch 2 --resolution 64 --scheme none --gpu-device "Tesla T4"
+                --format json RESULT_VARIABLE rc_unknown OUTPUT_VARIABLE unknown_device ERROR_VARIABLE unknown_err)
+string(JSON unknown_gpu GET "${unknown_device}" workload gpu)
+if(NOT rc EQUAL 0 OR NOT device_gpu STREQUAL "h200" OR NOT rc_unknown EQUAL 0 OR NOT unknown_gpu STREQUAL "h100-sxm"
+   OR NOT unknown_err MATCHES "no built-in GPU file names the card 'Tesla T4'")
+  message(FATAL_ERROR "train --gpu-device: ${by_device}${err} / ${unknown_device}${unknown_err}")
+endif()
 foreach(case "--model;resnet18;--measure-gpu;python3|absolute path"
+             "--model;resnet18;--gpu;l4;--gpu-device;NVIDIA H200|give --gpu or --gpu-device, not both"
              "--onnx;${onnx_models}/small_cnn.onnx;--measure-gpu;/usr/bin/python3|it needs --model")
   string(REPLACE "|" ";" parts "${case}")
   list(POP_BACK parts message)

@@ -439,11 +439,14 @@ KernelTime KernelModel::ecosim_attention(const GpuSpec& gpu, const AttentionShap
 }
 
 KernelTime KernelModel::ecosim_decode_attention(const GpuSpec& gpu, const AttentionShape& s) const {
-  // A decode step (one query row a group, msa_cuda.cu's split-KV kernels): blocks of ecosim_decode_block_warps warps
-  // each take ecosim_decode_keys_per_split keys of a group's cache, a warp a key at a time (its lanes across the
-  // head width), then one block a group combines the splits. A block's time is its warps' chain over their keys
-  // (each key's loads, warp sum and exponentials in sequence); the SMs hold as many blocks at once as their
-  // registers and threads allow, and the whole step is no faster than its cache streamed from memory.
+  // A decode step (one query row a group, msa_cuda.cu): the new token's key and value copied into the cache, then
+  // the split-KV kernels — blocks of ecosim_decode_block_warps warps each take ecosim_decode_keys_per_split keys of
+  // a group's cache, a warp a few keys a step with its lanes across the head width; then a block a group combines
+  // the splits, a warp a split at a time. Measured on the lent H200 (session 26), a warp's time is its loads in
+  // sequence — each key's row of K and of V, a load a lane per 32 of the compiled head width, each waiting for the
+  // one before (a load inside a branch is not issued ahead of it) — at the latency of an L2 hit where the cache
+  // stays in L2 from one step to the next, else of an HBM access; the SMs hold as many blocks at once as their
+  // registers and threads allow, and the partial sums are no faster than the cache streamed from memory.
   if (s.dtype != DType::fp32)
     throw Error(
         fmt::format("ecosim's decode kernel (ecoformer/src/msa_cuda.cu, decode_partials) keeps its KV cache "
@@ -452,17 +455,31 @@ KernelTime KernelModel::ecosim_decode_attention(const GpuSpec& gpu, const Attent
   const double groups = double(s.batch) * double(s.heads), keys = double(s.kv_seq), d = double(s.dim);
   const double split_keys = value("ecosim_decode_keys_per_split"), warps = value("ecosim_decode_block_warps");
   const double splits = std::ceil(keys / split_keys), blocks = splits * groups;
+  // the kernel is compiled for head widths up to 32, 64 and 128: a lane loads width / 32 elements of each row
+  const int width = s.dim <= 32 ? 32 : s.dim <= 64 ? 64 : 128;
+  const double lane_loads = width / 32.0;
   const double block_threads = 32 * warps, unit = value("register_allocation_unit");
-  const double block_registers = std::ceil(value("ecosim_decode_registers") * 32 / unit) * unit * warps;
+  const double block_registers =
+      std::ceil(value(fmt::format("ecosim_decode_registers_d{}", width)) * 32 / unit) * unit * warps;
   const double resident = std::min({double(gpu.sm.blocks), std::floor(double(gpu.sm.threads) / block_threads),
                                     std::floor(double(gpu.sm.registers) / block_registers)});
   const double rounds = std::ceil(blocks / (double(gpu.sms) * resident));
-  const double chain_s = std::ceil(std::min(keys, split_keys) / warps) * value("ecosim_decode_latency_cycles_per_key") /
-                         gpu.boost_clock_hz;
-  const double element = double(dtype_bytes(s.dtype));
-  const double io_bytes = groups * (2 * keys * d * element + d * element + d * 4) + 2 * blocks * (d + 2) * 4;
+  const double element = double(dtype_bytes(s.dtype)), cache_bytes = groups * 2 * keys * d * element;
+  const double l2_load_s = value("ecosim_decode_l2_load_cycles") / gpu.boost_clock_hz;
+  const bool cache_in_l2 = cache_bytes <= value("ecosim_decode_l2_share") * double(gpu.l2_bytes);
+  const double cache_load_s = cache_in_l2 ? l2_load_s : value("ecosim_decode_hbm_load_cycles") / gpu.boost_clock_hz;
+  // a split's keys dealt to its warps a few at a time: the first warp holds the most
+  const double at_once = value("ecosim_decode_keys_at_once"), split = std::min(keys, split_keys);
+  const double deal = warps * at_once,
+               warp_keys = at_once * std::floor(split / deal) + std::min(at_once, std::fmod(split, deal));
+  const double chain_s = warp_keys * 2 * lane_loads * cache_load_s;
+  // the combine: the splits' maxima a thread each, then a warp's splits (maximum, sum and acc row each), in L2
+  const double combine_s =
+      (std::ceil(splits / block_threads) + std::ceil(splits / warps) * (2 + lane_loads)) * l2_load_s;
+  const double io_bytes = cache_bytes + groups * (d * element + d * 4) + 2 * blocks * (d + 2) * 4;
   KernelTime t;
-  t.latency_s = 2 * value("launch_overhead_us") * 1e-6 + std::max(rounds * chain_s, streamed_s(gpu, io_bytes));
+  t.latency_s =
+      4 * value("launch_overhead_us") * 1e-6 + std::max(rounds * chain_s, streamed_s(gpu, io_bytes)) + combine_s;
   t.flops = attention_flops(s);
   t.bytes = io_bytes;
   return t;

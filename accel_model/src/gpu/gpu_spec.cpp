@@ -2,6 +2,7 @@
 // every number inside a physical range, so that a typo or a negative bandwidth is an error naming the key.
 #include "ecosim/accel_model/gpu/gpu_spec.hpp"
 
+#include <algorithm>
 #include <array>
 
 #include <fmt/core.h>
@@ -98,14 +99,30 @@ GpuSpec builtin_gpu(std::string_view name) {
   throw Error(fmt::format("unknown GPU '{}' (known: {})", name, known));
 }
 
+std::optional<std::string> builtin_gpu_of_device(std::string_view device_name) {
+  for (const auto& g : kBuiltin) {
+    const GpuSpec spec = parse_gpu(g.text(), fmt::format("builtin gpus/{}.json", g.name));
+    if (std::find(spec.cuda_device_names.begin(), spec.cuda_device_names.end(), device_name) !=
+        spec.cuda_device_names.end())
+      return std::string(g.name);
+  }
+  return std::nullopt;
+}
+
 GpuSpec parse_gpu(std::string_view json_text, const std::string& origin) {
   const nlohmann::json doc = parse_json(json_text, origin);
   const JsonReader r(doc, origin);
   r.exact_keys({"name", "architecture", "sms", "boost_clock_mhz", "l2_bytes", "memory_bytes", "memory_gb_per_s",
                 "cuda_core_fp32_tflops", "tensor_dense_tflops", "warpgroup_mma",
-                "special_function_ops_per_clock_per_sm", "sm_resources", "sources"});
+                "special_function_ops_per_clock_per_sm", "sm_resources", "sources"},
+               {"cuda_device_names"});
   GpuSpec g;
   g.name = r.text("name");
+  if (r.has("cuda_device_names"))
+    for (const nlohmann::json& device : r.list("cuda_device_names")) {
+      if (!device.is_string()) r.fail("cuda_device_names", "must be a list of strings");
+      g.cuda_device_names.push_back(device.get<std::string>());
+    }
   g.architecture = r.text("architecture");
   g.sms = r.count("sms", kSms);
   g.boost_clock_hz = r.number("boost_clock_mhz", kClockMhz) * 1e6;

@@ -59,7 +59,7 @@ MeasuredPoint parse_point(const JsonReader& r, const std::set<std::string>& sour
     m.attention = {r.count("batch", kDimension),
                    r.count("heads", kDimension),
                    r.count("seq", kDimension),
-                   0,
+                   r.has("kv_seq") ? r.count("kv_seq", kDimension) : 0,
                    r.count("dim", kDimension),
                    r.flag("causal"),
                    false,
@@ -106,7 +106,7 @@ std::vector<MeasuredPoint> parse_measurements(std::string_view json_text, const 
     else if (op == "attention")
       pr.exact_keys({"id", "source", "gpu", "op", "dtype", "conditions", "impl", "pass", "batch", "heads", "seq", "dim",
                      "causal"},
-                    {"tflops", "gbs", "gbs_range", "timed"});
+                    {"tflops", "gbs", "gbs_range", "timed", "kv_seq"});
     else
       pr.exact_keys({"id", "source", "gpu", "op", "dtype", "conditions", "rows", "cols"},
                     {"tflops", "gbs", "gbs_range", "timed"});

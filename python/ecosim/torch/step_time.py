@@ -150,19 +150,9 @@ def measure_step(model, x, labels, scheme, optimizer_name, device, warmup, repea
     return {"step_ms": statistics.median(times), "step_ms_range": [min(times), max(times)], "peak_bytes": peak}
 
 
-def gpu_file_name(device_name):
-    """The ecosim GPU file of a CUDA device name (None when ecosim has none: an H100 NVL, an A100 PCIe, ...)."""
-    for markers, name in ((("H200",), "h200"), (("H100", "PCIe"), "h100-pcie"), (("H100", "SXM"), "h100-sxm"),
-                          (("H100", "HBM3"), "h100-sxm"), (("A100", "SXM"), "a100-sxm"), (("L4",), "l4"),
-                          (("4090",), "rtx4090")):
-        if all(marker in device_name for marker in markers) and "NVL" not in device_name:
-            return name
-    return None
-
-
-def predicted(ecosim, args, schemes, gpu):
+def predicted(ecosim, args, schemes):
     """ecosim train's figures for the same step, by scheme (one run for all of them)."""
-    argv = [ecosim, "train", *args, "--scheme", ",".join(schemes), "--format", "json"] + (["--gpu", gpu] if gpu else [])
+    argv = [ecosim, "train", *args, "--scheme", ",".join(schemes), "--format", "json"]
     run = subprocess.run(argv, capture_output=True, text=True)
     if run.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} failed: {run.stderr.strip()}")
@@ -182,7 +172,8 @@ def main(argv=None):
     p.add_argument("--repeats", type=int, default=10)
     p.add_argument("--zoo", type=Path, help="a zoo file (default: the source tree's ops_counter/data/model_zoo.json)")
     p.add_argument("--ecosim", help="the ecosim binary: add ecosim train's figures for the same step")
-    p.add_argument("--gpu", help="ecosim's GPU file for its estimate (default: this GPU's, when ecosim has it)")
+    p.add_argument("--gpu", help="ecosim's GPU file for its estimate (default: this GPU's, when ecosim has it: "
+                                 "ecosim train --gpu-device)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--json-out", type=Path, help="write the JSON report into this file instead of printing it")
     a = p.parse_args(argv)
@@ -205,8 +196,9 @@ def main(argv=None):
     saved = saved_activation_bytes(model, x)  # on the CPU: what autograd keeps does not depend on the device
     model, x = model.to(device), x.to(device)
     labels = labels.to(device) if labels is not None else None
-    gpu = a.gpu or (gpu_file_name(torch.cuda.get_device_name()) if device.type == "cuda" else None)
-    train_args = ["--model", a.model, "--batch", str(a.batch), "--optimizer", a.optimizer] + \
+    gpu_args = ["--gpu", a.gpu] if a.gpu else ["--gpu-device", torch.cuda.get_device_name()] if device.type == "cuda" \
+        else []
+    train_args = ["--model", a.model, "--batch", str(a.batch), "--optimizer", a.optimizer] + gpu_args + \
         (["--resolution", str(a.resolution)] if a.resolution else []) + \
         (["--model-file", str(a.zoo)] if a.zoo else [])
     report = {"model": a.model, "batch": a.batch, "optimizer": a.optimizer, "device": str(device),
@@ -214,7 +206,7 @@ def main(argv=None):
               "torch": torch.__version__, "saved_activation_bytes": saved, "schemes": []}
     initial = {k: v.clone() for k, v in model.state_dict().items()}
     schemes = a.schemes.split(",")
-    estimates = predicted(a.ecosim, train_args, schemes, gpu) if a.ecosim else {}
+    estimates = predicted(a.ecosim, train_args, schemes) if a.ecosim else {}
     for scheme in schemes:
         model.load_state_dict(initial)  # every scheme from the same weights
         row = {"scheme": scheme, **measure_step(model, x, labels, scheme, a.optimizer, device, a.warmup, a.repeats)}

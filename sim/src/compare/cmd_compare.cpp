@@ -402,6 +402,7 @@ int compare(const Args& args) {
   ReportFolder folder(out);  // checked now, created only once every run has succeeded
   std::vector<std::vector<OpRecord>> traces;
   std::map<std::array<std::uint64_t, 4>, LibraryTiming> library_runs;  // per shape, on the GPU
+  std::optional<gpu::GpuSpec> ran_gpu;  // the GPU the model's error is of, set at the first measured row
   for (const Entry& e : entries) {
     const bool kernel = model.empty() && !e.native && ecoformer::has_kernel(e.config.variant);
     fmt::print(stderr, "[{}] {} ...\n", e.label, kernel ? "running kernel" : "building analytic trace");
@@ -472,8 +473,18 @@ int compare(const Args& args) {
       row.gpu_measured = true;
       row.gpu_latency_kind = "measured";
       row.gpu_label = "measured, CUDA events (" + gpu::probe().device_name + ")";
-      row.gpu_model_error = (modelled_ms - row.gpu_latency_ms) / row.gpu_latency_ms;  // the model on this GPU run
-      report.provenance["gpu_model_error_of"] = named_gpu.name;                       // --gpu's model, whatever GPU ran
+      // the model's error on this run: of the GPU that ran where it is a built-in one and --gpu was not given
+      if (!ran_gpu) {
+        const std::optional<std::string> builtin =
+            vm["gpu"].defaulted() ? gpu::builtin_gpu_of_device(gpu::probe().device_name) : std::nullopt;
+        ran_gpu = builtin ? gpu::builtin_gpu(*builtin) : named_gpu;
+      }
+      const double ran_modelled_ms =
+          ran_gpu->name == named_gpu.name
+              ? modelled_ms
+              : gpu::modelled_latency(run.ops, *ran_gpu, gpu::Software::ecosim_kernels).seconds * 1e3;
+      row.gpu_model_error = (ran_modelled_ms - row.gpu_latency_ms) / row.gpu_latency_ms;
+      report.provenance["gpu_model_error_of"] = ran_gpu->name;
     } else if (gpu_model == "roofline") {
       row.gpu_latency_ms = estimate_gpu_latency_ms(run.ops, roofline);
       row.gpu_latency_kind = "estimated";

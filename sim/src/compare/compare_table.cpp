@@ -188,7 +188,7 @@ std::string legend(const CompareReport& r, bool with_ratios) {
   for (const CompareRow& row : r.rows)
     if (row.gpu_model_error)
       errors += fmt::format("{}{} {:+.1f} %", errors.empty() ? "" : ", ", row.variant, *row.gpu_model_error * 100);
-  if (!errors.empty())  // the model of --gpu's GPU, which need not be the one that ran
+  if (!errors.empty())  // the model of the GPU that ran where it is a built-in one and --gpu is not given, else --gpu's
     out += wrapped(fmt::format("GPU model's error ({} modelled) against this run's measurement: {}",
                                r.provenance["gpu_model_error_of"].get<std::string>(), errors));
   out += wrapped(with_ratios ? "lat/MSA, E/MSA: accelerator latency and energy relative to msa's in this run"

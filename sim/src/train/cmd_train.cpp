@@ -94,6 +94,18 @@ std::vector<schemes::Scheme> parse_schemes(const po::variables_map& vm, const st
   return list;
 }
 
+/// The GPU file of the step's estimate: --gpu's, or with --gpu-device the built-in one CUDA's name of the card is
+/// listed in (none: --gpu's default, said on stderr).
+std::string estimated_gpu(const po::variables_map& vm) {
+  if (!vm.count("gpu-device")) return vm["gpu"].as<std::string>();
+  if (!vm["gpu"].defaulted()) throw Error("give --gpu or --gpu-device, not both");
+  const std::string device = vm["gpu-device"].as<std::string>();
+  if (const std::optional<std::string> builtin = gpu::builtin_gpu_of_device(device)) return *builtin;
+  fmt::print(stderr, "note: no built-in GPU file names the card '{}'; the estimate is for the {}\n", device,
+             vm["gpu"].as<std::string>());
+  return vm["gpu"].as<std::string>();
+}
+
 /// The options a model was built with (resolution, sequence length, the zoo file), added to a report's workload.
 void add_build_options(nlohmann::ordered_json& workload, const ModelOptions& o, const po::variables_map& vm) {
   if (o.resolution) workload["resolution"] = o.resolution;
@@ -126,6 +138,9 @@ int train(const Args& args) {
       "accelerator JSON file, merged over the built-in one (format: accel_model/README.md)")(
       "engine", po::value<std::string>()->default_value("closed-form"), "accelerator timing: closed-form or systemc")(
       "gpu", po::value<std::string>()->default_value("h100-sxm"), "GPU whose modelled step time is estimated")(
+      "gpu-device", po::value<std::string>(),
+      "instead of --gpu: the GPU as CUDA names it (torch.cuda.get_device_name(), e.g. 'NVIDIA H200'): the built-in "
+      "GPU file that lists the name, else --gpu's default with a note")(
       "measure-gpu", po::value<std::string>(),
       "also measure the step in PyTorch on this machine's GPU with the interpreter at this absolute path (a python3 "
       "whose torch sees the GPU): none, amp, and with the ecosim package importable gact, mesa, fewbit; the "
@@ -151,8 +166,9 @@ int train(const Args& args) {
     throw Error("--measure-gpu prices the step in the exact convention");
   if (vm.count("measure-gpu") && vm.count("max-batch")) throw Error("--measure-gpu measures one step, not --max-batch");
   if (vm.count("max-batch") || convention != Convention::exact)  // nothing is priced: a pricing option is unused
-    reject_given(vm, {"accel", "accel-config", "engine", "gpu"},
+    reject_given(vm, {"accel", "accel-config", "engine", "gpu", "gpu-device"},
                  "pricing one step on the accelerator and the GPU (the exact convention, without --max-batch)");
+  const std::string gpu_name = estimated_gpu(vm);
   const Format format = parse_format(vm["format"].as<std::string>());
   std::optional<ReportFolder> folder;
   if (vm.count("out")) folder.emplace(vm["out"].as<std::string>());
@@ -196,7 +212,7 @@ int train(const Args& args) {
   std::string accel_name;
   if (convention == Convention::exact) {
     const PricingSetup setup{parse_accel(vm), accel::parse_engine(vm["engine"].as<std::string>()),
-                             gpu::builtin_gpu(vm["gpu"].as<std::string>())};
+                             gpu::builtin_gpu(gpu_name)};
     for (std::size_t i = 0; i < steps.size(); ++i) {
       prices[i] =
           price_step(schemes::step_records(step, steps[i], layers), schemes::gpu_step_records(step, steps[i]), setup,
@@ -223,7 +239,7 @@ int train(const Args& args) {
         prices[i]->gpu_ms_estimate = prices[i]->gpu_ms;
         prices[i]->gpu_ms = it->second.step_ms;
         prices[i]->gpu_peak_bytes_measured = it->second.peak_bytes;
-        prices[i]->gpu_label = m.label;
+        prices[i]->gpu_label = measured_label(m, list[i]);
       }
   }
 
@@ -242,7 +258,7 @@ int train(const Args& args) {
   if (convention == Convention::exact) {
     workload["accel"] = accel_name;
     workload["engine"] = vm["engine"].as<std::string>();
-    workload["gpu"] = vm["gpu"].as<std::string>();
+    workload["gpu"] = gpu_name;
   }
   add_build_options(workload, model_options, vm);
   if (measured && measured->why_not.empty())  // what autograd saved in PyTorch's fp32 forward, beside none's

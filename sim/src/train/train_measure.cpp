@@ -44,6 +44,14 @@ class TemporaryFolder {
 
 bool measurable(const kernels::schemes::Scheme& scheme) { return scheme.kind != kernels::schemes::SchemeKind::actnn; }
 
+std::string measured_label(const StepMeasurement& m, const kernels::schemes::Scheme& scheme) {
+  using kernels::schemes::SchemeKind;
+  if (scheme.kind == SchemeKind::none || scheme.kind == SchemeKind::amp) return m.label;
+  return m.label +
+         "; through ecosim.torch's hooks, which take each saved tensor through host memory to the kernels and back "
+         "(the hooks' time, not the scheme's own device kernels')";
+}
+
 StepMeasurement measure_step_on_gpu(const std::string& python, const ModelZoo& zoo, const std::string& model,
                                     const ModelOptions& options, const std::vector<kernels::schemes::Scheme>& schemes,
                                     Optimizer optimizer) {

@@ -31,6 +31,11 @@ struct StepMeasurement {
 /// Whether step_time.py measures `scheme` (ActNN's levels it does not: the hooks take bits).
 bool measurable(const kernels::schemes::Scheme& scheme);
 
+/// The label of `scheme`'s measured step: m.label, and for a scheme measured through ecosim.torch's hooks (GACT,
+/// Mesa, Few-Bit) that the hooks take each saved tensor through host memory, so the time is theirs, not the
+/// scheme's own device kernels'.
+std::string measured_label(const StepMeasurement& m, const kernels::schemes::Scheme& scheme);
+
 /// The step of zoo `model` at options' batch, resolution and sequence length (0: the model's) under the
 /// measurable ones of `schemes`, measured on the GPU by the interpreter at `python` (an absolute path).
 StepMeasurement measure_step_on_gpu(const std::string& python, const ModelZoo& zoo, const std::string& model,

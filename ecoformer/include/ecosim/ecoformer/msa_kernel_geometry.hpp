@@ -1,7 +1,7 @@
 // The launch geometry of ecosim's CUDA online-softmax attention kernel and of its split-KV decode step
 // (ecoformer/src/msa_cuda.cu), defined here once: accel_model's GPU model prices those kernels by the same numbers
-// (data/gpu_kernel_model.json's ecosim_attention_block_rows, ecosim_attention_key_tile, ecosim_decode_block_warps
-// and ecosim_decode_keys_per_split), and a test keeps the two equal.
+// (data/gpu_kernel_model.json's ecosim_attention_block_rows, ecosim_attention_key_tile, ecosim_decode_block_warps,
+// ecosim_decode_keys_per_split and ecosim_decode_keys_at_once), and a test keeps the two equal.
 #pragma once
 
 namespace ecosim::ecoformer {

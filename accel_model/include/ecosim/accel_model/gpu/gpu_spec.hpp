@@ -2,6 +2,7 @@
 // per GPU (accel_model/data/gpus/<name>.json, built in) or from a user's file of the same form.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,8 +23,9 @@ struct SmResources {
 };
 
 struct GpuSpec {
-  std::string name;          // "H100 SXM"
-  std::string architecture;  // "ampere", "hopper", "ada"
+  std::string name;                            // "H100 SXM"
+  std::vector<std::string> cuda_device_names;  // the names CUDA gives the card ("NVIDIA H200"); may be empty
+  std::string architecture;                    // "ampere", "hopper", "ada"
   std::uint64_t sms = 0;
   double boost_clock_hz = 0;
   std::uint64_t l2_bytes = 0, memory_bytes = 0;
@@ -46,6 +48,8 @@ std::vector<std::string> builtin_gpu_names();
 /// A built-in GPU by file name ("h100-sxm") or display name ("H100 SXM"); throws ecosim::Error naming the
 /// known ones.
 GpuSpec builtin_gpu(std::string_view name);
+/// The built-in GPU (its file name) whose cuda_device_names hold `device_name` as CUDA reports it, if any.
+std::optional<std::string> builtin_gpu_of_device(std::string_view device_name);
 /// A GPU description from JSON text; errors name `origin` and the key.
 GpuSpec parse_gpu(std::string_view json_text, const std::string& origin);
 /// A GPU description from a file.
