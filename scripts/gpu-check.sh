@@ -349,7 +349,9 @@ sys.exit(any(not s["gpu_ms_kind"].startswith("measured") for s in json.load(open
 ncu_step() {
   local name=$1
   shift
-  if step "ncu-$name" 40 ncu --launch-count 24 --csv --page raw --metrics "$ncu_metrics" \
+  # --clock-control none: the clocks the CUDA-event benchmarks run at (ncu locks them to base by default, which
+  # made session 26's per-kernel times incomparable with the events' totals)
+  if step "ncu-$name" 40 ncu --clock-control none --launch-count 24 --csv --page raw --metrics "$ncu_metrics" \
     --section ComputeWorkloadAnalysis --section WarpStateStats --log-file "$logs/ncu-$name.csv" "$@" &&
     (( ! dry_run )); then
     python3 "$root/scripts/gpu_ncu_table.py" "$logs/ncu-$name.csv" >"$logs/ncu-$name.md" 2>>"$logs/ncu-$name.log" ||
