@@ -204,6 +204,19 @@ if(NOT none_ms EQUAL 12.5 OR NOT gact_ms EQUAL 13.5 OR NOT none_peak EQUAL 1000 
    OR NOT no_estimate OR NOT autograd_saved EQUAL 5)
   message(FATAL_ERROR "train --measure-gpu: measured figures not in place: ${measured}")
 endif()
+# the GPU that ran prices the estimate beside its measurement where CUDA's name of it is a built-in GPU's (and
+# --gpu is not given); a card no file lists leaves --gpu's default
+string(JSON stand_in_gpu GET "${measured}" workload gpu)
+file(READ ${WORKDIR}/stand_in_python stand_in)
+string(REPLACE "Stand-in GPU" "NVIDIA H200" stand_in "${stand_in}")
+file(WRITE ${WORKDIR}/stand_in_h200 "${stand_in}")
+file(CHMOD ${WORKDIR}/stand_in_h200 PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+ecosim_run(on_h200 rc train --model resnet18 --batch 2 --resolution 64 --scheme none --measure-gpu ${WORKDIR}/stand_in_h200
+           --format json)
+string(JSON h200_gpu GET "${on_h200}" workload gpu)
+if(NOT rc EQUAL 0 OR NOT h200_gpu STREQUAL "h200" OR NOT stand_in_gpu STREQUAL "h100-sxm")
+  message(FATAL_ERROR "train --measure-gpu: the estimate's GPU: ${h200_gpu} / ${stand_in_gpu}: ${on_h200}")
+endif()
 # the network is built at the length train prices: a stand-in reporting the zoo entry's seq_len it was handed
 file(WRITE ${WORKDIR}/stand_in_seq_len [=[#!/usr/bin/python3
 import json, sys

@@ -94,15 +94,16 @@ std::vector<schemes::Scheme> parse_schemes(const po::variables_map& vm, const st
   return list;
 }
 
-/// The GPU file of the step's estimate: --gpu's, or with --gpu-device the built-in one CUDA's name of the card is
-/// listed in (none: --gpu's default, said on stderr).
-std::string estimated_gpu(const po::variables_map& vm) {
-  if (!vm.count("gpu-device")) return vm["gpu"].as<std::string>();
-  if (!vm["gpu"].defaulted()) throw Error("give --gpu or --gpu-device, not both");
-  const std::string device = vm["gpu-device"].as<std::string>();
+/// The GPU file of the step's estimate: --gpu's if given; else the built-in one listing CUDA's name of the card,
+/// --gpu-device's or else the measured GPU's (`measured_device`, empty: none measured); else --gpu's default (a
+/// --gpu-device no file lists said on stderr).
+std::string estimated_gpu(const po::variables_map& vm, const std::string& measured_device) {
+  const std::string device = vm.count("gpu-device") ? vm["gpu-device"].as<std::string>() : measured_device;
+  if (!vm["gpu"].defaulted() || device.empty()) return vm["gpu"].as<std::string>();
   if (const std::optional<std::string> builtin = gpu::builtin_gpu_of_device(device)) return *builtin;
-  fmt::print(stderr, "note: no built-in GPU file names the card '{}'; the estimate is for the {}\n", device,
-             vm["gpu"].as<std::string>());
+  if (vm.count("gpu-device"))
+    fmt::print(stderr, "note: no built-in GPU file names the card '{}'; the estimate is for the {}\n", device,
+               vm["gpu"].as<std::string>());
   return vm["gpu"].as<std::string>();
 }
 
@@ -168,7 +169,7 @@ int train(const Args& args) {
   if (vm.count("max-batch") || convention != Convention::exact)  // nothing is priced: a pricing option is unused
     reject_given(vm, {"accel", "accel-config", "engine", "gpu", "gpu-device"},
                  "pricing one step on the accelerator and the GPU (the exact convention, without --max-batch)");
-  const std::string gpu_name = estimated_gpu(vm);
+  if (vm.count("gpu-device") && !vm["gpu"].defaulted()) throw Error("give --gpu or --gpu-device, not both");
   const Format format = parse_format(vm["format"].as<std::string>());
   std::optional<ReportFolder> folder;
   if (vm.count("out")) folder.emplace(vm["out"].as<std::string>());
@@ -208,40 +209,47 @@ int train(const Args& args) {
   const TrainingStep step = training_step(layers, optimizer, convention);
   std::vector<SchemeStep> steps;
   for (const schemes::Scheme& s : list) steps.push_back(schemes::apply_scheme(s, layers, step, model_options.batch));
+  // the accelerator's setup read before a measurement (a wrong option fails at once), the GPU's after it (the
+  // GPU that ran is the estimate's where --gpu is not given)
+  std::optional<PricingSetup> setup;
+  if (convention == Convention::exact)
+    setup.emplace(PricingSetup{parse_accel(vm), accel::parse_engine(vm["engine"].as<std::string>()),
+                               gpu::builtin_gpu(vm["gpu"].as<std::string>())});  // an unknown --gpu fails here
+  std::optional<StepMeasurement> measured;
+  if (vm.count("measure-gpu")) {
+    measured.emplace(
+        measure_step_on_gpu(vm["measure-gpu"].as<std::string>(), zoo, model, model_options, list, optimizer));
+    if (!measured->why_not.empty())
+      fmt::print(stderr, "note: the GPU step was not measured ({}); gpu_ms stays the GPU model's estimate\n",
+                 measured->why_not);
+  }
+  const std::string gpu_name = estimated_gpu(vm, measured ? measured->device_name : "");
   StepPrices prices(steps.size());  // priced in the exact convention only (the accelerator's work)
   std::string accel_name;
-  if (convention == Convention::exact) {
-    const PricingSetup setup{parse_accel(vm), accel::parse_engine(vm["engine"].as<std::string>()),
-                             gpu::builtin_gpu(gpu_name)};
+  if (setup) {
+    setup->gpu = gpu::builtin_gpu(gpu_name);
     for (std::size_t i = 0; i < steps.size(); ++i) {
       prices[i] =
-          price_step(schemes::step_records(step, steps[i], layers), schemes::gpu_step_records(step, steps[i]), setup,
+          price_step(schemes::step_records(step, steps[i], layers), schemes::gpu_step_records(step, steps[i]), *setup,
                      TechTable::builtin_45nm(), schemes::runs_under_autocast(list[i]), steps[i].peak_bytes);
       if (!prices[i]->gpu_fits)
         fmt::print(stderr,
                    "warning: {}: the step's peak memory ({:.1f} GB) exceeds the {}'s {:.1f} GB; its gpu_ms (gpu_fits "
                    "false) assumes memory the GPU does not have\n",
-                   list[i].name(), double(steps[i].peak_bytes) / 1e9, setup.gpu.name,
-                   double(setup.gpu.memory_bytes) / 1e9);
+                   list[i].name(), double(steps[i].peak_bytes) / 1e9, setup->gpu.name,
+                   double(setup->gpu.memory_bytes) / 1e9);
     }
-    accel_name = setup.accel.name;
+    accel_name = setup->accel.name;
   }
 
-  std::optional<StepMeasurement> measured;
-  if (vm.count("measure-gpu")) {
-    const StepMeasurement& m = measured.emplace(
-        measure_step_on_gpu(vm["measure-gpu"].as<std::string>(), zoo, model, model_options, list, optimizer));
-    if (!m.why_not.empty())
-      fmt::print(stderr, "note: the GPU step was not measured ({}); gpu_ms stays the GPU model's estimate\n",
-                 m.why_not);
+  if (measured)
     for (std::size_t i = 0; i < steps.size(); ++i)
-      if (const auto it = m.schemes.find(list[i].name()); it != m.schemes.end() && prices[i]) {
+      if (const auto it = measured->schemes.find(list[i].name()); it != measured->schemes.end() && prices[i]) {
         prices[i]->gpu_ms_estimate = prices[i]->gpu_ms;
         prices[i]->gpu_ms = it->second.step_ms;
         prices[i]->gpu_peak_bytes_measured = it->second.peak_bytes;
-        prices[i]->gpu_label = measured_label(m, list[i]);
+        prices[i]->gpu_label = measured_label(*measured, list[i]);
       }
-  }
 
   nlohmann::ordered_json workload = model.empty()
                                         ? nlohmann::ordered_json{{"onnx", vm["onnx"].as<std::string>()},

@@ -89,8 +89,9 @@ StepMeasurement measure_step_on_gpu(const std::string& python, const ModelZoo& z
           row.at("step_ms").get<double>(),
           row.at("peak_bytes").is_null() ? 0 : row.at("peak_bytes").get<std::uint64_t>()};
     m.saved_activation_bytes = j.at("saved_activation_bytes").get<std::uint64_t>();
+    m.device_name = j.at("device_name").get<std::string>();
     m.label = fmt::format("measured: PyTorch {} on {}, median step of 10 after 3 (CUDA events)",
-                          j.at("torch").get<std::string>(), j.at("device_name").get<std::string>());
+                          j.at("torch").get<std::string>(), m.device_name);
   } catch (const std::exception& e) {
     m.schemes.clear();
     m.why_not = std::string("step_time.py's report: ") + e.what();

@@ -25,6 +25,7 @@ struct StepMeasurement {
   std::map<std::string, MeasuredScheme> schemes;  // by the scheme's name, as `ecosim train` spells it
   std::uint64_t saved_activation_bytes = 0;       // what autograd saves in the fp32 forward
   std::string label;                              // "measured: PyTorch <version> on <GPU>, ..."
+  std::string device_name;                        // the GPU as CUDA names it ("NVIDIA H200")
   std::string why_not;                            // set when nothing was measured
 };
 
