@@ -7,7 +7,7 @@
 #     skip is a failure; the > 65,535-group and >= 2^31-element cases included) and `ecosim validate --suite
 #     attention|compression --device cuda`; then, alone on the GPU, `ecosim compare --device cuda`, whose
 #     compare.json must hold only measured GPU latencies.
-#   stage 2 (budget 300 s; the build folder of stage 1 is reused, so it must follow while the machine is
+#   stage 2 (budget 270 s; the build folder of stage 1 is reused, so it must follow while the machine is
 #     still warm, i.e. within 30 s): each kernel's registers, stack and local memory (cuobjdump; any spill or
 #     local array fails the step); compute-sanitizer memcheck, racecheck, initcheck and synccheck on the [gpu]
 #     cases of each GPU test binary but the [large] ones (side by side); then, alone on the GPU, the
@@ -56,7 +56,7 @@ if (( ${#stages[@]} == 0 )); then
   stages=(1 2)
 fi
 [[ "${stages[0]}" =~ ^[12]$ ]] || { echo "error: --stage must be 1 or 2" >&2; exit 2; }
-declare -A stage_budget_s=([1]=300 [2]=300)
+declare -A stage_budget_s=([1]=300 [2]=270)
 [[ "$build" = /* ]] || build="$root/$build"
 report_dir=${OUT:-$build}
 logs="$build/gpu-check-logs"
@@ -297,8 +297,8 @@ stage2() {
   step bench-compression 40 "$build/bin/bench_compression" --device cuda --elements $((64 << 20)) \
     --repetitions 10
   local seqs=1024,3136,4096,16384,65536
-  step bench-attention 80 "$build/bin/bench_attention" --device cuda --seqs "$seqs" --dims 32,64 \
-    --max-seconds-per-case 5 --max-seconds 65 --json "$logs/bench-attention.json"
+  step bench-attention 70 "$build/bin/bench_attention" --device cuda --seqs "$seqs" --dims 32,64 \
+    --max-seconds-per-case 5 --max-seconds 55 --json "$logs/bench-attention.json"
   step bench-sdpa 40 python3 "$root/scripts/bench_sdpa" --seqs "$seqs" --dims 32,64 --max-seconds-per-case 5 \
     --max-seconds 30 --json "$logs/bench-sdpa.json"
   step attention-table 10 python3 "$root/scripts/attention_table" "$logs/bench-attention.json" \

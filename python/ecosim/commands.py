@@ -1,5 +1,8 @@
-"""The ecosim commands run in this process (the extension's run_command, no shell, no child ecosim process),
-keyword arguments mapped to the command line's options and the JSON report returned as Python data.
+"""The ecosim commands run in this process (the extension's run_command, no shell), keyword arguments mapped to the
+command line's options and the JSON report returned as Python data. The one exception is engine="systemc": this
+module leaves the SystemC engine out of its process (libsystemc sets up a simulation kernel as it loads), so a
+command asked for it runs the ecosim command line as a child process (no shell): $ECOSIM_CLI, else the build
+tree's bin/ecosim beside this package, else `ecosim` on PATH.
 
 Options mirror `ecosim COMMAND --help`: a keyword is its option with '-' written '_' (per_layer=True for
 --per-layer), True gives a flag, None or False leaves the option out, a list or tuple is joined with commas
@@ -7,6 +10,9 @@ Options mirror `ecosim COMMAND --help`: a keyword is its option with '-' written
 """
 import json
 import os
+import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -37,13 +43,40 @@ def arguments(options):
     return argv
 
 
+def systemc_command_line():
+    """The ecosim command line that runs a command with engine="systemc" (see the module's documentation)."""
+    named = os.environ.get("ECOSIM_CLI")
+    if named:
+        if os.path.isfile(named) and os.access(named, os.X_OK):
+            return named
+        raise _ecosim.Error(f"ECOSIM_CLI names '{named}', which is not an executable file")
+    beside = Path(_ecosim.__file__).resolve().parents[2] / "bin" / "ecosim"  # build/python/ecosim -> build/bin
+    for candidate in (os.fspath(beside), shutil.which("ecosim")):
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    raise _ecosim.Error("engine='systemc' runs the ecosim command line in a child process (this module leaves "
+                        "SystemC out of its own): none found beside the package or on PATH; name it in ECOSIM_CLI, "
+                        "or use engine='closed-form'")
+
+
 def run(command, options, *extra):
     """Runs `ecosim COMMAND EXTRA... OPTIONS...` and returns what it printed (the user's options last: a flag given
     to an option that takes a value then meets no value to swallow, and the command names it as missing)."""
     for reserved in ("format", "help"):
         if reserved in options:
             raise _ecosim.Error(f"ecosim.{command} takes no {reserved}= (it returns the JSON report as Python data)")
-    return _ecosim.run_command([command, *extra, *arguments(options)])
+    argv = [command, *extra, *arguments(options)]
+    if options.get("engine") != "systemc":
+        return _ecosim.run_command(argv)
+    child = subprocess.run([systemc_command_line(), *argv], capture_output=True, text=True)
+    sys.stderr.write(child.stderr if child.returncode == 0 else "")  # progress lines, as in this process
+    if child.returncode != 0:
+        prefix = f"ecosim {command}: error: "
+        lines = [line for line in child.stderr.splitlines() if line.strip()]
+        message = next((line[len(prefix):] for line in reversed(lines) if line.startswith(prefix)),
+                       lines[-1] if lines else f"exit status {child.returncode}")
+        raise _ecosim.Error(message)
+    return child.stdout
 
 
 def count(**options):

@@ -4,7 +4,7 @@ run_attention called
 from Python return the same JSON reports as `ecosim COMMAND ... --format json` run as a program with the same
 options (the command line recorded in the provenance aside), and their errors raise ecosim.Error carrying the
 command's message; any other command (compress) runs through the same captured entry. The module leaves the SystemC
-engine out: replays default to the closed form.
+engine out of its process: replays default to the closed form, and engine="systemc" runs the command line.
 
 usage: api_test.py ECOSIM WORKDIR   (the package on PYTHONPATH: build/python)
 """
@@ -135,18 +135,33 @@ def main():
     check("iter_trace streams the same header and records", header == traced["header"]
           and next(records) == traced["records"][0] and list(records) == traced["records"][1:])
 
-    # the module leaves the SystemC engine out (libsystemc sets up a simulation kernel as it loads): the replay
-    # default is the closed form, and asking for SystemC is an error naming what to use
+    # the module leaves the SystemC engine out of its process (libsystemc sets up a simulation kernel as it loads):
+    # the replay default is the closed form, and engine="systemc" runs the command line as a child process — its
+    # report is the command line's own, and this process still loads no libsystemc
     maps = Path("/proc/self/maps")
     if maps.exists():
         check("importing ecosim loads no libsystemc", "libsystemc" not in maps.read_text())
     check("replay without engine= runs the closed form", ecosim.replay(traced)["engine"] == "closed-form")
+    os.environ["ECOSIM_CLI"] = exe
+    mine = ecosim.replay(trace_file, engine="systemc")
+    theirs = json.loads(cli(exe, "replay", "--trace", str(trace_file), "--engine", "systemc", "--format", "json"))
+    check("replay(engine='systemc') is the command line's SystemC replay",
+          mine["engine"] == "systemc" and without_command_line(mine) == without_command_line(theirs))
+    if maps.exists():
+        check("a SystemC replay from Python loads no libsystemc here", "libsystemc" not in maps.read_text())
     try:
-        ecosim.replay(traced, engine="systemc")
-        check("replay(engine='systemc') raises ecosim.Error", False)
+        ecosim.replay(trace_file, engine="systemc", accel="no-such-accelerator")
+        check("replay(engine='systemc', accel=<unknown>) raises ecosim.Error", False)
     except ecosim.Error as e:
-        check("replay(engine='systemc') raises ecosim.Error naming closed-form and the command line",
-              "not linked into this program" in str(e) and "closed-form" in str(e), str(e))
+        check("replay(engine='systemc', accel=<unknown>) raises ecosim.Error with the command's message",
+              "no-such-accelerator" in str(e) and not str(e).startswith("ecosim replay:"), str(e))
+    os.environ["ECOSIM_CLI"] = str(workdir / "no-such-ecosim")
+    try:
+        ecosim.replay(trace_file, engine="systemc")
+        check("ECOSIM_CLI naming no program raises ecosim.Error", False)
+    except ecosim.Error as e:
+        check("ECOSIM_CLI naming no program raises ecosim.Error naming it", "ECOSIM_CLI" in str(e), str(e))
+    del os.environ["ECOSIM_CLI"]
 
     compare_args = dict(batch=1, seq=64, dim=16, variants=["msa", "ecoformer"], device="cpu", engine="closed-form")
     mine = ecosim.compare(out=workdir / "py_compare", **compare_args)

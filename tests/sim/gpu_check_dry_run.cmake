@@ -16,7 +16,7 @@ execute_process(COMMAND ${CMAKE_COMMAND} -E env OUT=${out_dir} bash ${script} --
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "gpu-check.sh --dry-run exited ${rc}: ${out}${err}")
 endif()
-foreach(expected "== stage 1: budget 300s" "== stage 2: budget 300s"
+foreach(expected "== stage 1: budget 300s" "== stage 2: budget 270s"
                  "configure .*-G Ninja .*-DCMAKE_CUDA_ARCHITECTURES=90" "build .*cmake --build .*--target ecosim"
                  "gpu-tests .*ECOSIM_REQUIRE_GPU=1 ctest .*--no-tests=error" "-L gpu"
                  "validate-attention .*validate --suite attention --device cuda"
@@ -25,7 +25,8 @@ foreach(expected "== stage 1: budget 300s" "== stage 2: budget 300s"
                  "bench-attention .*bench_attention --device cuda" "bench-sdpa .*scripts/bench_sdpa"
                  "gpu-model-probe .*scripts/gpu_model_probe --ecosim"
                  "bench-compression .*bench_compression --device cuda"
-                 "ncu-ecoformer .*ncu .*run --variant ecoformer .*--device cuda" "ncu-compression"
+                 "ncu-ecoformer .*ncu --clock-control none .*run --variant ecoformer .*--device cuda" "ncu-compression"
+                 "train-step-hooks .*--batch 16 --warmup 1 --repeats 5"
                  "train-step-hooks .*step_time.py .*--schemes none.*fewbit:2 .*--device cuda"
                  "prerequisite-compute-sanitizer" "prerequisite-ncu"
                  "resource-usage .*cuobjdump --dump-resource-usage .*bin/ecosim" "compare-cuda .*compare --device cuda")
@@ -55,7 +56,7 @@ if(n_returned GREATER 8 OR NOT n_out EQUAL n_returned)
 endif()
 file(READ ${out_dir}/gpu-check.md md)
 # (the seconds each stage took: whole seconds of the clock, 1 or more on a loaded machine although nothing ran)
-if(NOT md MATCHES "## Stage 1 \\([0-9]+s of a 300s budget\\)" OR NOT md MATCHES "## Stage 2 \\([0-9]+s of a 300s budget\\)")
+if(NOT md MATCHES "## Stage 1 \\([0-9]+s of a 300s budget\\)" OR NOT md MATCHES "## Stage 2 \\([0-9]+s of a 270s budget\\)")
   message(FATAL_ERROR "gpu-check.md does not show both stages with their budgets:\n${md}")
 endif()
 string(JSON dry GET "${json}" dry_run)

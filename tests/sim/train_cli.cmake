@@ -184,10 +184,18 @@ json.dump({"schemes": [{"scheme": s, "step_ms": 12.5 + i, "peak_bytes": 1000 + i
            "saved_activation_bytes": 5, "torch": "2.x", "device_name": "Stand-in GPU"}, open(out, "w"))
 ]=])
 file(CHMOD ${WORKDIR}/stand_in_python PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
-ecosim_run(measured rc train --model resnet18 --batch 2 --resolution 64 --scheme none,gact:4,actnn:L3
-           --measure-gpu ${WORKDIR}/stand_in_python --format json)
+# train's JSON report on stdout, its notes apart
+function(train_report out_var rc_var err_var)
+  execute_process(COMMAND ${EXE} train ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+                  WORKING_DIRECTORY ${WORKDIR})
+  set(${out_var} "${out}" PARENT_SCOPE)
+  set(${rc_var} ${rc} PARENT_SCOPE)
+  set(${err_var} "${err}" PARENT_SCOPE)
+endfunction()
+train_report(measured rc measured_err --model resnet18 --batch 2 --resolution 64 --scheme none,gact:4,actnn:L3
+             --measure-gpu ${WORKDIR}/stand_in_python --format json)
 if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "train --measure-gpu with a stand-in interpreter: rc ${rc}: ${measured}")
+  message(FATAL_ERROR "train --measure-gpu with a stand-in interpreter: rc ${rc}: ${measured}${measured_err}")
 endif()
 string(JSON none_ms GET "${measured}" schemes 0 gpu_ms)
 string(JSON none_kind GET "${measured}" schemes 0 gpu_ms_kind)
@@ -211,12 +219,28 @@ file(READ ${WORKDIR}/stand_in_python stand_in)
 string(REPLACE "Stand-in GPU" "NVIDIA H200" stand_in "${stand_in}")
 file(WRITE ${WORKDIR}/stand_in_h200 "${stand_in}")
 file(CHMOD ${WORKDIR}/stand_in_h200 PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
-ecosim_run(on_h200 rc train --model resnet18 --batch 2 --resolution 64 --scheme none --measure-gpu ${WORKDIR}/stand_in_h200
-           --format json)
+train_report(on_h200 rc err --model resnet18 --batch 2 --resolution 64 --scheme none --measure-gpu
+             ${WORKDIR}/stand_in_h200 --format json)
 string(JSON h200_gpu GET "${on_h200}" workload gpu)
-if(NOT rc EQUAL 0 OR NOT h200_gpu STREQUAL "h200" OR NOT stand_in_gpu STREQUAL "h100-sxm")
-  message(FATAL_ERROR "train --measure-gpu: the estimate's GPU: ${h200_gpu} / ${stand_in_gpu}: ${on_h200}")
+train_report(on_l4 rc_l4 err_l4 --model resnet18 --batch 2 --resolution 64 --scheme none --gpu l4 --measure-gpu
+             ${WORKDIR}/stand_in_h200 --format json)  # --gpu given: its GPU, whatever ran
+string(JSON l4_gpu GET "${on_l4}" workload gpu)
+if(NOT rc EQUAL 0 OR NOT h200_gpu STREQUAL "h200" OR NOT stand_in_gpu STREQUAL "h100-sxm" OR NOT rc_l4 EQUAL 0
+   OR NOT l4_gpu STREQUAL "l4" OR NOT measured_err MATCHES "no built-in GPU file names the card 'Stand-in GPU'")
+  message(FATAL_ERROR "train --measure-gpu: the estimate's GPU: ${h200_gpu} / ${stand_in_gpu} / ${l4_gpu}: "
+                      "${on_h200}${err}${measured_err}")
 endif()
+# a wrong pricing option fails before the (slow) measurement: the interpreter never runs
+file(WRITE ${WORKDIR}/stand_in_marker "#!/bin/sh\ntouch ${WORKDIR}/interpreter_ran\n")
+file(CHMOD ${WORKDIR}/stand_in_marker PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+foreach(wrong "--accel;nope" "--engine;nope" "--gpu;h300")
+  file(REMOVE ${WORKDIR}/interpreter_ran)
+  ecosim_run(out rc train --model resnet18 --batch 2 --resolution 64 --scheme none ${wrong}
+             --measure-gpu ${WORKDIR}/stand_in_marker)
+  if(rc EQUAL 0 OR EXISTS ${WORKDIR}/interpreter_ran)
+    message(FATAL_ERROR "train ${wrong} --measure-gpu: not refused before the measurement: ${out}")
+  endif()
+endforeach()
 # the network is built at the length train prices: a stand-in reporting the zoo entry's seq_len it was handed
 file(WRITE ${WORKDIR}/stand_in_seq_len [=[#!/usr/bin/python3
 import json, sys
@@ -226,8 +250,8 @@ json.dump({"schemes": [{"scheme": "none", "step_ms": 1.0, "peak_bytes": 1}],
           open(sys.argv[sys.argv.index("--json-out") + 1], "w"))
 ]=])
 file(CHMOD ${WORKDIR}/stand_in_seq_len PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
-ecosim_run(measured rc train --model bert_base --seq-len 64 --scheme none --measure-gpu ${WORKDIR}/stand_in_seq_len
-           --format json)
+train_report(measured rc err --model bert_base --seq-len 64 --scheme none --measure-gpu ${WORKDIR}/stand_in_seq_len
+             --format json)
 string(JSON seq_len_built GET "${measured}" workload autograd_saved_bytes_measured)
 if(NOT rc EQUAL 0 OR NOT seq_len_built EQUAL 64)
   message(FATAL_ERROR "train --measure-gpu --seq-len 64: the network was built at ${seq_len_built}: ${measured}")

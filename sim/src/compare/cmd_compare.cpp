@@ -251,7 +251,8 @@ int compare(const Args& args) {
       "the blocks' shapes ('native': the export's own attention)")(
       "device", po::value<std::string>()->default_value("auto"), "kernels on auto|cpu|cuda")(
       "gpu", po::value<std::string>()->default_value("h100-sxm"),
-      "GPU of the modelled columns: a100-sxm, h100-sxm, h100-pcie, h200, l4, rtx4090")(
+      "GPU of the modelled columns: a100-sxm, h100-sxm, h100-pcie, h200, l4, rtx4090 (not given, kernels run on a "
+      "GPU: the model's error printed beside them is of that GPU where a built-in file lists CUDA's name of it)")(
       "gpu-model", po::value<std::string>()->default_value("model"),
       "the GPU column without a GPU: model (accel_model's GPU model) or roofline (max(ops / FP32 peak, bytes / "
       "bandwidth) per op)")("out", po::value<std::string>()->default_value("reports"), "output directory");

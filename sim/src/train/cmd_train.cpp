@@ -95,15 +95,14 @@ std::vector<schemes::Scheme> parse_schemes(const po::variables_map& vm, const st
 }
 
 /// The GPU file of the step's estimate: --gpu's if given; else the built-in one listing CUDA's name of the card,
-/// --gpu-device's or else the measured GPU's (`measured_device`, empty: none measured); else --gpu's default (a
-/// --gpu-device no file lists said on stderr).
+/// --gpu-device's or else `measured_device` (the GPU that ran; empty: none); else --gpu's default (a card no file
+/// lists said on stderr).
 std::string estimated_gpu(const po::variables_map& vm, const std::string& measured_device) {
   const std::string device = vm.count("gpu-device") ? vm["gpu-device"].as<std::string>() : measured_device;
   if (!vm["gpu"].defaulted() || device.empty()) return vm["gpu"].as<std::string>();
   if (const std::optional<std::string> builtin = gpu::builtin_gpu_of_device(device)) return *builtin;
-  if (vm.count("gpu-device"))
-    fmt::print(stderr, "note: no built-in GPU file names the card '{}'; the estimate is for the {}\n", device,
-               vm["gpu"].as<std::string>());
+  fmt::print(stderr, "note: no built-in GPU file names the card '{}'; the estimate is for the {}\n", device,
+             vm["gpu"].as<std::string>());
   return vm["gpu"].as<std::string>();
 }
 
@@ -138,7 +137,9 @@ int train(const Args& args) {
       "accel-config", po::value<std::string>(),
       "accelerator JSON file, merged over the built-in one (format: accel_model/README.md)")(
       "engine", po::value<std::string>()->default_value("closed-form"), "accelerator timing: closed-form or systemc")(
-      "gpu", po::value<std::string>()->default_value("h100-sxm"), "GPU whose modelled step time is estimated")(
+      "gpu", po::value<std::string>()->default_value("h100-sxm"),
+      "GPU whose modelled step time is estimated (not given, with --measure-gpu: the GPU that ran where a built-in "
+      "file lists CUDA's name of it)")(
       "gpu-device", po::value<std::string>(),
       "instead of --gpu: the GPU as CUDA names it (torch.cuda.get_device_name(), e.g. 'NVIDIA H200'): the built-in "
       "GPU file that lists the name, else --gpu's default with a note")(
@@ -209,12 +210,20 @@ int train(const Args& args) {
   const TrainingStep step = training_step(layers, optimizer, convention);
   std::vector<SchemeStep> steps;
   for (const schemes::Scheme& s : list) steps.push_back(schemes::apply_scheme(s, layers, step, model_options.batch));
-  // the accelerator's setup read before a measurement (a wrong option fails at once), the GPU's after it (the
-  // GPU that ran is the estimate's where --gpu is not given)
-  std::optional<PricingSetup> setup;
-  if (convention == Convention::exact)
-    setup.emplace(PricingSetup{parse_accel(vm), accel::parse_engine(vm["engine"].as<std::string>()),
-                               gpu::builtin_gpu(vm["gpu"].as<std::string>())});  // an unknown --gpu fails here
+  StepPrices prices(steps.size());  // priced in the exact convention only (the accelerator's work)
+  std::string accel_name, gpu_name = estimated_gpu(vm, "");
+  std::optional<gpu::GpuSpec> estimate_gpu;
+  if (convention == Convention::exact) {
+    const PricingSetup setup{parse_accel(vm), accel::parse_engine(vm["engine"].as<std::string>()),
+                             gpu::builtin_gpu(gpu_name)};
+    for (std::size_t i = 0; i < steps.size(); ++i)
+      prices[i] =
+          price_step(schemes::step_records(step, steps[i], layers), schemes::gpu_step_records(step, steps[i]), setup,
+                     TechTable::builtin_45nm(), schemes::runs_under_autocast(list[i]), steps[i].peak_bytes);
+    accel_name = setup.accel.name;
+    estimate_gpu = setup.gpu;
+  }
+
   std::optional<StepMeasurement> measured;
   if (vm.count("measure-gpu")) {
     measured.emplace(
@@ -222,25 +231,25 @@ int train(const Args& args) {
     if (!measured->why_not.empty())
       fmt::print(stderr, "note: the GPU step was not measured ({}); gpu_ms stays the GPU model's estimate\n",
                  measured->why_not);
-  }
-  const std::string gpu_name = estimated_gpu(vm, measured ? measured->device_name : "");
-  StepPrices prices(steps.size());  // priced in the exact convention only (the accelerator's work)
-  std::string accel_name;
-  if (setup) {
-    setup->gpu = gpu::builtin_gpu(gpu_name);
-    for (std::size_t i = 0; i < steps.size(); ++i) {
-      prices[i] =
-          price_step(schemes::step_records(step, steps[i], layers), schemes::gpu_step_records(step, steps[i]), *setup,
-                     TechTable::builtin_45nm(), schemes::runs_under_autocast(list[i]), steps[i].peak_bytes);
-      if (!prices[i]->gpu_fits)
-        fmt::print(stderr,
-                   "warning: {}: the step's peak memory ({:.1f} GB) exceeds the {}'s {:.1f} GB; its gpu_ms (gpu_fits "
-                   "false) assumes memory the GPU does not have\n",
-                   list[i].name(), double(steps[i].peak_bytes) / 1e9, setup->gpu.name,
-                   double(setup->gpu.memory_bytes) / 1e9);
+    // the estimate beside the measurement: of the GPU that ran where --gpu (or --gpu-device) did not say
+    if (!vm.count("gpu-device") && !measured->device_name.empty() && estimate_gpu) {
+      const std::string ran = estimated_gpu(vm, measured->device_name);
+      if (ran != gpu_name) {
+        gpu_name = ran;
+        estimate_gpu = gpu::builtin_gpu(ran);
+        for (std::size_t i = 0; i < steps.size(); ++i)
+          price_on_gpu(*prices[i], schemes::gpu_step_records(step, steps[i]), *estimate_gpu,
+                       schemes::runs_under_autocast(list[i]), steps[i].peak_bytes);
+      }
     }
-    accel_name = setup->accel.name;
   }
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    if (prices[i] && !prices[i]->gpu_fits)
+      fmt::print(stderr,
+                 "warning: {}: the step's peak memory ({:.1f} GB) exceeds the {}'s {:.1f} GB; its gpu_ms (gpu_fits "
+                 "false) assumes memory the GPU does not have\n",
+                 list[i].name(), double(steps[i].peak_bytes) / 1e9, estimate_gpu->name,
+                 double(estimate_gpu->memory_bytes) / 1e9);
 
   if (measured)
     for (std::size_t i = 0; i < steps.size(); ++i)

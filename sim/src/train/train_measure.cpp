@@ -94,6 +94,7 @@ StepMeasurement measure_step_on_gpu(const std::string& python, const ModelZoo& z
                           j.at("torch").get<std::string>(), m.device_name);
   } catch (const std::exception& e) {
     m.schemes.clear();
+    m.device_name.clear();
     m.why_not = std::string("step_time.py's report: ") + e.what();
   }
   return m;

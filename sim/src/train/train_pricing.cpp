@@ -12,17 +12,20 @@ StepPrice price_step(const std::vector<OpRecord>& accel_records, const std::vect
   RecordList list(accel_records);
   accel::PlanSource plans(list, Convention::exact, "ecosim train", setup.accel, tech);
   const accel::ReplayResult replay = accel::replay(setup.engine, plans, setup.accel);
+  StepPrice price{.accel_latency_ms = replay.latency_ms(),
+                  .accel_energy_pj = replay.total.energy.total_pj(),
+                  .accel_dram_pj = replay.total.energy.dram_pj,
+                  .accel_dram_bits = replay.total.dram_bits};
+  price_on_gpu(price, gpu_records, setup.gpu, autocast, peak_bytes);
+  return price;
+}
+
+void price_on_gpu(StepPrice& price, const std::vector<OpRecord>& gpu_records, const gpu::GpuSpec& gpu, bool autocast,
+                  std::uint64_t peak_bytes) {
   const gpu::Software software = autocast ? gpu::Software::pytorch_amp : gpu::Software::pytorch_fp32;
-  return {
-      .accel_latency_ms = replay.latency_ms(),
-      .accel_energy_pj = replay.total.energy.total_pj(),
-      .accel_dram_pj = replay.total.energy.dram_pj,
-      .accel_dram_bits = replay.total.dram_bits,
-      .gpu_ms = gpu::modelled_latency_s(gpu_records, setup.gpu, software) * 1e3,
-      .gpu_label = "estimate: modelled, " + setup.gpu.name + ", " + std::string(gpu::software_description(software)),
-      .gpu_ms_estimate = std::nullopt,  // set only where a measurement replaces gpu_ms
-      .gpu_peak_bytes_measured = std::nullopt,
-      .gpu_fits = peak_bytes <= setup.gpu.memory_bytes};
+  price.gpu_ms = gpu::modelled_latency_s(gpu_records, gpu, software) * 1e3;
+  price.gpu_label = "estimate: modelled, " + gpu.name + ", " + std::string(gpu::software_description(software));
+  price.gpu_fits = peak_bytes <= gpu.memory_bytes;
 }
 
 }  // namespace ecosim::cli

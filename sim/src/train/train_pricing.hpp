@@ -35,5 +35,8 @@ struct PricingSetup {
 /// `autocast`), the step's `peak_bytes` checked against the GPU's memory (a warning on stderr where beyond it).
 StepPrice price_step(const std::vector<OpRecord>& accel_records, const std::vector<OpRecord>& gpu_records,
                      const PricingSetup& setup, const TechTable& tech, bool autocast, std::uint64_t peak_bytes);
+/// price's GPU estimate (gpu_ms, gpu_label, gpu_fits) of `gpu_records` on `gpu`, as price_step sets it.
+void price_on_gpu(StepPrice& price, const std::vector<OpRecord>& gpu_records, const gpu::GpuSpec& gpu, bool autocast,
+                  std::uint64_t peak_bytes);
 
 }  // namespace ecosim::cli
