@@ -12,10 +12,11 @@ StepPrice price_step(const std::vector<OpRecord>& accel_records, const std::vect
   RecordList list(accel_records);
   accel::PlanSource plans(list, Convention::exact, "ecosim train", setup.accel, tech);
   const accel::ReplayResult replay = accel::replay(setup.engine, plans, setup.accel);
-  StepPrice price{.accel_latency_ms = replay.latency_ms(),
-                  .accel_energy_pj = replay.total.energy.total_pj(),
-                  .accel_dram_pj = replay.total.energy.dram_pj,
-                  .accel_dram_bits = replay.total.dram_bits};
+  StepPrice price;
+  price.accel_latency_ms = replay.latency_ms();
+  price.accel_energy_pj = replay.total.energy.total_pj();
+  price.accel_dram_pj = replay.total.energy.dram_pj;
+  price.accel_dram_bits = replay.total.dram_bits;
   price_on_gpu(price, gpu_records, setup.gpu, autocast, peak_bytes);
   return price;
 }
