@@ -34,6 +34,7 @@
 #include "ecosim/traces/trace_writer.hpp"
 #include "embedded_texts.hpp"
 #include "gpu_estimate.hpp"
+#include "gpu_of_run.hpp"
 #include "plot_script.hpp"
 #include "provenance.hpp"
 #include "replay/replay_progress.hpp"
@@ -476,8 +477,7 @@ int compare(const Args& args) {
       row.gpu_label = "measured, CUDA events (" + gpu::probe().device_name + ")";
       // the model's error on this run: of the GPU that ran where it is a built-in one and --gpu was not given
       if (!ran_gpu) {
-        const std::optional<std::string> builtin =
-            vm["gpu"].defaulted() ? gpu::builtin_gpu_of_device(gpu::probe().device_name) : std::nullopt;
+        const std::optional<std::string> builtin = gpu_of_run(vm, gpu::probe().device_name);
         ran_gpu = builtin ? gpu::builtin_gpu(*builtin) : named_gpu;
       }
       const double ran_modelled_ms =

@@ -17,6 +17,7 @@
 #include "ecosim/sim/commands.hpp"
 #include "ecosim/traces/atomic_file.hpp"
 #include "embedded_texts.hpp"
+#include "gpu_of_run.hpp"
 #include "plot_script.hpp"
 #include "provenance.hpp"
 #include "report_folder.hpp"
@@ -99,8 +100,8 @@ std::vector<schemes::Scheme> parse_schemes(const po::variables_map& vm, const st
 /// lists said on stderr).
 std::string estimated_gpu(const po::variables_map& vm, const std::string& measured_device) {
   const std::string device = vm.count("gpu-device") ? vm["gpu-device"].as<std::string>() : measured_device;
+  if (const std::optional<std::string> builtin = gpu_of_run(vm, device)) return *builtin;
   if (!vm["gpu"].defaulted() || device.empty()) return vm["gpu"].as<std::string>();
-  if (const std::optional<std::string> builtin = gpu::builtin_gpu_of_device(device)) return *builtin;
   fmt::print(stderr, "note: no built-in GPU file names the card '{}'; the estimate is for the {}\n", device,
              vm["gpu"].as<std::string>());
   return vm["gpu"].as<std::string>();
